@@ -1,0 +1,180 @@
+// Starts the local services the service needs (Redis, a MongoDB-protocol server) on loopback,
+// idempotently, with all data under .local/. Used by `npm start`, `npm test` and CI.
+// A real mongod on PATH or MONGODB_URI in the environment wins over FerretDB.
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, statSync, rmSync, cpSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const localDir = path.join(root, '.local');
+const FERRETDB_MODULE = 'github.com/FerretDB/FerretDB';
+const FERRETDB_VERSION = 'v1.24.2';
+
+class ServiceError extends Error {}
+
+function log(msg) {
+  process.stderr.write(`[services] ${msg}\n`);
+}
+
+function which(cmd) {
+  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** Resolves true when something accepts TCP connections on host:port. */
+function portOpen(port, host = '127.0.0.1', timeoutMs = 500) {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host });
+    const done = (ok) => { s.destroy(); resolve(ok); };
+    s.setTimeout(timeoutMs, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+/** Sends an inline PING and resolves true on +PONG: tells a Redis from another program on the port. */
+function redisPing(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host: '127.0.0.1' });
+    let buf = '';
+    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
+    s.once('error', () => resolve(false));
+    s.once('connect', () => s.write('PING\r\n'));
+    s.on('data', (d) => { buf += d; if (buf.includes('\r\n')) { s.destroy(); resolve(buf.startsWith('+PONG')); } });
+  });
+}
+
+async function waitFor(check, what, timeoutMs = 30_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new ServiceError(`${what} did not become ready within ${timeoutMs / 1000}s (see ${path.join(localDir, 'logs')})`);
+}
+
+function aptInstall(pkg) {
+  if (process.getuid && process.getuid() !== 0) {
+    throw new ServiceError(`${pkg} is not installed and this user cannot install it: run 'sudo apt-get install -y ${pkg}'`);
+  }
+  log(`installing ${pkg} from Debian packages`);
+  const upd = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+  const inst = spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  if (upd.status !== 0 || inst.status !== 0) throw new ServiceError(`could not install ${pkg} with apt-get`);
+}
+
+function daemon(cmd, args, logName) {
+  mkdirSync(path.join(localDir, 'logs'), { recursive: true });
+  const out = openSync(path.join(localDir, 'logs', logName), 'a');
+  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+  return child.pid;
+}
+
+export async function ensureRedis(port = Number(process.env.LOCAL_REDIS_PORT ?? 6390)) {
+  const url = `redis://127.0.0.1:${port}`;
+  if (await redisPing(port)) return url;
+  if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not Redis; set LOCAL_REDIS_PORT`);
+  if (!which('redis-server')) aptInstall('redis-server');
+  const dir = path.join(localDir, 'redis');
+  mkdirSync(dir, { recursive: true });
+  log(`starting redis-server on 127.0.0.1:${port}`);
+  daemon('redis-server', [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'yes',
+    '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
+    '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
+  ], 'redis.log');
+  await waitFor(() => redisPing(port), 'redis-server');
+  return url;
+}
+
+function buildFerretDb(bin) {
+  const go = which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
+  if (!go) throw new ServiceError('no MongoDB-protocol server: neither mongod, MONGODB_URI nor Go (to build FerretDB) is available');
+  log(`building FerretDB ${FERRETDB_VERSION} with Go (first run only, about two minutes)`);
+  // `go install mod@version` asks the proxy for the version list, which it may refuse; download the exact
+  // version and build it from the module cache instead.
+  const json = execFileSync(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], { encoding: 'utf8', cwd: localDir, env: { ...process.env, GOFLAGS: '-mod=mod' } });
+  // The module cache is read-only and lacks the generated version file the binary insists on: build
+  // from a writable copy with that file written.
+  const src = path.join(localDir, 'src', `ferretdb-${FERRETDB_VERSION}`);
+  rmSync(src, { recursive: true, force: true });
+  cpSync(JSON.parse(json).Dir, src, { recursive: true });
+  spawnSync('chmod', ['-R', 'u+w', src]);
+  writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
+  const r = spawnSync(go, ['build', '-o', bin, './cmd/ferretdb'], { cwd: src, stdio: 'inherit', env: { ...process.env, GOFLAGS: '-buildvcs=false -mod=mod', CGO_ENABLED: '0' } });
+  if (r.status !== 0 || !existsSync(bin)) throw new ServiceError('building FerretDB failed (see output above)');
+}
+
+export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 27027)) {
+  if (process.env.MONGODB_URI) return process.env.MONGODB_URI;
+  const uri = `mongodb://127.0.0.1:${port}/`;
+  if (await portOpen(port)) return uri;
+  const mongod = which('mongod');
+  if (mongod) {
+    const dbpath = path.join(localDir, 'mongod');
+    mkdirSync(dbpath, { recursive: true });
+    log(`starting mongod on 127.0.0.1:${port}`);
+    daemon(mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dbpath], 'mongod.log');
+  } else {
+    const bin = path.join(localDir, 'bin', 'ferretdb');
+    mkdirSync(path.dirname(bin), { recursive: true });
+    if (!existsSync(bin)) buildFerretDb(bin);
+    const data = path.join(localDir, 'ferretdb', 'data');
+    const state = path.join(localDir, 'ferretdb', 'state');
+    mkdirSync(data, { recursive: true });
+    mkdirSync(state, { recursive: true });
+    log(`starting FerretDB (SQLite backend) on 127.0.0.1:${port}`);
+    daemon(bin, [
+      '--handler=sqlite', `--sqlite-url=file:${data}/`, `--listen-addr=127.0.0.1:${port}`,
+      `--state-dir=${state}`, '--telemetry=disable', '--log-level=warn', '--debug-addr=-',
+    ], 'ferretdb.log');
+  }
+  await waitFor(() => portOpen(port), 'MongoDB-protocol server');
+  return uri;
+}
+
+/** Starts everything and writes .local/services.json; returns the connection settings. */
+export async function ensureServices() {
+  mkdirSync(localDir, { recursive: true });
+  const [redisUrl, mongoUri] = [await ensureRedis(), await ensureMongo()];
+  const services = { redisUrl, mongoUri };
+  writeFileSync(path.join(localDir, 'services.json'), JSON.stringify(services, null, 2));
+  return services;
+}
+
+export function readServices() {
+  const f = path.join(localDir, 'services.json');
+  return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null;
+}
+
+/** Installs npm packages when node_modules is missing or older than package.json. */
+export function ensureNodeModules() {
+  const marker = path.join(root, 'node_modules', '.package-lock.json');
+  const pkg = path.join(root, 'package.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(pkg).mtimeMs) return;
+  log('installing npm packages');
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) throw new ServiceError('npm install failed (see output above)');
+}
+
+export async function main() {
+  try {
+    const s = await ensureServices();
+    process.stdout.write(JSON.stringify(s) + '\n');
+  } catch (err) {
+    if (err instanceof ServiceError) {
+      log(`error: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+export { ServiceError };
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  await main();
+}

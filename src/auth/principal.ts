@@ -1,0 +1,17 @@
+import type { Permission } from './permissions.js';
+
+/** Who is calling, as established by a token scheme; the same shape for REST, GraphQL and the hub. */
+export interface Principal {
+  tenant: string;
+  userId: string;
+  username: string;
+  role: string;
+  permissions: ReadonlySet<Permission>;
+  /** Server-side session the token belongs to; revoking it ends the principal's access. */
+  sessionId?: string;
+  scheme: 'internal' | 'idp';
+  /** Set when a support user acts for `userId` (impersonation). */
+  actorUserId?: string;
+  /** Set on offline-token sessions: the stated purpose. */
+  purpose?: string;
+}

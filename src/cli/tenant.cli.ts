@@ -1,0 +1,52 @@
+import { loadConfig, ConfigError } from '../config/config.js';
+import { createInfra, createServices, closeInfra } from '../composition.js';
+import { AppError } from '../core/errors.js';
+
+const USAGE = 'usage: npm run tenant -- create NAME [DISPLAY NAME] | migrate NAME | migrate-all | list';
+
+/** Tenant administration from the shell: the same service calls as the provisioning endpoint. */
+async function main(argv: string[]): Promise<number> {
+  const [cmd, name, ...rest] = argv;
+  if (!cmd || (['create', 'migrate'].includes(cmd) && !name)) {
+    process.stderr.write(`${USAGE}\n`);
+    return 64;
+  }
+  const config = loadConfig({ ...process.env, ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+  const infra = await createInfra(config);
+  const { tenants } = createServices(infra);
+  try {
+    switch (cmd) {
+      case 'create': {
+        const r = await tenants.create({ name: name!, displayName: rest.join(' ') || undefined });
+        process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+        break;
+      }
+      case 'migrate':
+        process.stdout.write(`${JSON.stringify(await tenants.migrate(name!), null, 2)}\n`);
+        break;
+      case 'migrate-all':
+        for (const t of await tenants.list()) process.stdout.write(`${t.name}: ${JSON.stringify(await tenants.migrate(t.name))}\n`);
+        break;
+      case 'list':
+        for (const t of await tenants.list()) process.stdout.write(`${t.name}\t${t.status}\tv${t.schemaVersion}\t${t.displayName}\n`);
+        break;
+      default:
+        process.stderr.write(`${USAGE}\n`);
+        return 64;
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof AppError) {
+      process.stderr.write(`error (${e.code}): ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await closeInfra(infra);
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
+  process.stderr.write(e instanceof ConfigError ? `${e.message}\n` : `fatal: ${e?.stack ?? e}\n`);
+  process.exit(1);
+});

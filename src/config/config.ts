@@ -1,0 +1,178 @@
+import { z } from 'zod';
+
+/** Process roles a node can run; the default runs all of them in one process. */
+export const ROLES = ['http', 'hub', 'actors', 'workers', 'telemetry', 'idp'] as const;
+export type Role = (typeof ROLES)[number];
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * Every environment variable the service reads, in one schema. Names and defaults are documented
+ * in .env.example and docs/configuration.md; nothing else reads process.env.
+ */
+export const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  ROLES: z
+    .string()
+    .default(ROLES.join(','))
+    .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(ROLES)).min(1)),
+  NODE_ID: z.string().min(1).optional(),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: port.default(8080),
+  PUBLIC_URL: z.url().optional(),
+  BASE_DOMAIN: z.string().min(1).default('localhost'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT: z.string().default('1mb'),
+  TRUST_PROXY: z.string().default('loopback'),
+
+  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27027/'),
+  MONGODB_CATALOG_DB: z.string().min(1).default('consult_catalog'),
+  MONGODB_TENANT_DB_PREFIX: z.string().min(1).default('consult_t_'),
+  MONGODB_TIMEOUT_MS: positiveInt.default(5000),
+
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6390'),
+  REDIS_PREFIX: z.string().default('consult:'),
+
+  STORAGE_DRIVER: z.enum(['fs', 's3']).default('fs'),
+  STORAGE_FS_ROOT: z.string().default('.local/objects'),
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_BUCKET: z.string().default('consult'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(true),
+
+  PROVISIONING_CODE: z.string().min(16, 'must be at least 16 characters').default('dev-provisioning-code-change-me'),
+  TOKEN_ISSUER: z.string().default('consult-service'),
+  ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(300),
+  REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(60 * 60 * 12),
+
+  OIDC_MODE: z.enum(['embedded', 'external']).default('embedded'),
+  OIDC_ISSUER_TEMPLATE: z.string().includes('{tenant}').optional(),
+  OIDC_CLIENT_ID: z.string().default('consult-web'),
+  OIDC_CLIENT_SECRET: z.string().default('consult-web-secret'),
+  OIDC_AUDIENCE: z.string().default('consult-api'),
+
+  GRPC_HOST: z.string().default('0.0.0.0'),
+  GRPC_PORT: port.default(50051),
+
+  VCS_ADAPTER: z.enum(['embedded', 'livekit']).default('embedded'),
+  LIVEKIT_URL: z.string().optional(),
+  LIVEKIT_API_KEY: z.string().optional(),
+  LIVEKIT_API_SECRET: z.string().optional(),
+
+  ACTOR_SHARDS: positiveInt.default(256),
+  ACTOR_LEASE_MS: positiveInt.default(5000),
+  ACTOR_IDLE_MS: positiveInt.default(120_000),
+
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  RATE_LIMIT_PER_IP: positiveInt.default(600),
+  RATE_LIMIT_SIGNIN_PER_IP: positiveInt.default(30),
+  RATE_LIMIT_SIGNIN_PER_ACCOUNT: positiveInt.default(10),
+  PAGE_MAX_TAKE: positiveInt.default(100),
+
+  SEED_DEMO: bool.default(false),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** The validated, frozen configuration handed to the composition root. */
+export interface Config {
+  env: Env['NODE_ENV'];
+  nodeId: string;
+  roles: readonly Role[];
+  http: { host: string; port: number; publicUrl: string; baseDomain: string; bodyLimit: string; trustProxy: string };
+  log: { level: Env['LOG_LEVEL'] };
+  mongo: { uri: string; catalogDb: string; tenantDbPrefix: string; timeoutMs: number };
+  redis: { url: string; prefix: string };
+  storage: {
+    driver: Env['STORAGE_DRIVER'];
+    fsRoot: string;
+    s3: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
+  };
+  auth: {
+    provisioningCode: string;
+    tokenIssuer: string;
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlSeconds: number;
+    oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string };
+  };
+  grpc: { host: string; port: number };
+  vcs: { adapter: Env['VCS_ADAPTER']; livekit: { url?: string; apiKey?: string; apiSecret?: string } };
+  actors: { shards: number; leaseMs: number; idleMs: number };
+  limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; pageMaxTake: number };
+  seedDemo: boolean;
+}
+
+/** Thrown with every invalid setting at once, so an operator fixes them in one pass. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    Object.values(o).forEach(deepFreeze);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(source).filter(([, v]) => v !== '')));
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (e.STORAGE_DRIVER === 's3' && !e.S3_ENDPOINT) problems.push('S3_ENDPOINT: required when STORAGE_DRIVER=s3');
+  if (e.VCS_ADAPTER === 'livekit' && !(e.LIVEKIT_URL && e.LIVEKIT_API_KEY && e.LIVEKIT_API_SECRET)) {
+    problems.push('LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET: required when VCS_ADAPTER=livekit');
+  }
+  if (e.OIDC_MODE === 'external' && !e.OIDC_ISSUER_TEMPLATE) problems.push('OIDC_ISSUER_TEMPLATE: required when OIDC_MODE=external');
+  if (e.NODE_ENV === 'production' && e.PROVISIONING_CODE === 'dev-provisioning-code-change-me') {
+    problems.push('PROVISIONING_CODE: the development default must not be used in production');
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const publicUrl = e.PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`;
+  return deepFreeze({
+    env: e.NODE_ENV,
+    nodeId: e.NODE_ID ?? `node-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    roles: e.ROLES,
+    http: { host: e.HOST, port: e.PORT, publicUrl, baseDomain: e.BASE_DOMAIN, bodyLimit: e.BODY_LIMIT, trustProxy: e.TRUST_PROXY },
+    log: { level: e.LOG_LEVEL },
+    mongo: { uri: e.MONGODB_URI, catalogDb: e.MONGODB_CATALOG_DB, tenantDbPrefix: e.MONGODB_TENANT_DB_PREFIX, timeoutMs: e.MONGODB_TIMEOUT_MS },
+    redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
+    storage: {
+      driver: e.STORAGE_DRIVER,
+      fsRoot: e.STORAGE_FS_ROOT,
+      s3: { endpoint: e.S3_ENDPOINT, region: e.S3_REGION, bucket: e.S3_BUCKET, accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY, forcePathStyle: e.S3_FORCE_PATH_STYLE },
+    },
+    auth: {
+      provisioningCode: e.PROVISIONING_CODE,
+      tokenIssuer: e.TOKEN_ISSUER,
+      accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
+      oidc: {
+        mode: e.OIDC_MODE,
+        issuerTemplate: e.OIDC_ISSUER_TEMPLATE ?? `${publicUrl}/realms/{tenant}`,
+        clientId: e.OIDC_CLIENT_ID,
+        clientSecret: e.OIDC_CLIENT_SECRET,
+        audience: e.OIDC_AUDIENCE,
+      },
+    },
+    grpc: { host: e.GRPC_HOST, port: e.GRPC_PORT },
+    vcs: { adapter: e.VCS_ADAPTER, livekit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET } },
+    actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
+    limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, pageMaxTake: e.PAGE_MAX_TAKE },
+    seedDemo: e.SEED_DEMO,
+  } satisfies Config);
+}

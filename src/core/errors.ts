@@ -1,0 +1,135 @@
+/**
+ * Every error the service reports, by stable code. REST problem responses, GraphQL
+ * `extensions.code` and hub negative acks all use these codes, so clients branch on one list.
+ * Add a code here (with its HTTP status) rather than inventing one at a throw site.
+ */
+export const ERROR_CODES = {
+  bad_request: { status: 400, title: 'Bad request' },
+  validation_failed: { status: 400, title: 'Validation failed' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  token_invalid: { status: 401, title: 'Token invalid' },
+  token_expired: { status: 401, title: 'Token expired' },
+  session_revoked: { status: 401, title: 'Session revoked' },
+  invalid_credentials: { status: 401, title: 'Invalid credentials' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  permission_denied: { status: 403, title: 'Permission denied' },
+  wrong_tenant: { status: 403, title: 'Token belongs to another tenant' },
+  account_locked: { status: 423, title: 'Account locked' },
+  not_found: { status: 404, title: 'Not found' },
+  route_not_found: { status: 404, title: 'Route not found' },
+  tenant_not_found: { status: 404, title: 'Tenant not found' },
+  user_not_found: { status: 404, title: 'User not found' },
+  contact_not_found: { status: 404, title: 'Contact not found' },
+  group_not_found: { status: 404, title: 'Group not found' },
+  event_not_found: { status: 404, title: 'Event not found' },
+  meeting_not_found: { status: 404, title: 'Meeting not found' },
+  call_not_found: { status: 404, title: 'Call not found' },
+  notice_not_found: { status: 404, title: 'Notice not found' },
+  device_not_found: { status: 404, title: 'Device not found' },
+  peripheral_type_not_found: { status: 404, title: 'Peripheral type not found' },
+  file_not_found: { status: 404, title: 'File not found' },
+  login_code_not_found: { status: 404, title: 'Login code not found' },
+  login_code_expired: { status: 410, title: 'Login code expired' },
+  login_code_used: { status: 409, title: 'Login code already used' },
+  login_code_pending: { status: 409, title: 'Login code not approved yet' },
+  conflict: { status: 409, title: 'Conflict' },
+  invalid_state: { status: 409, title: 'Invalid state transition' },
+  tenant_exists: { status: 409, title: 'Tenant already exists' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  file_type_not_allowed: { status: 415, title: 'File type not allowed' },
+  file_content_mismatch: { status: 415, title: 'File content does not match its extension' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
+  pin_policy_violation: { status: 422, title: 'PIN does not meet the tenant policy' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  not_owner: { status: 503, title: 'Actor is owned by another node' },
+  service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
+  timeout: { status: 504, title: 'Timed out' },
+  internal: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  /** Field-level validation problems, reported as `errors` in the problem document. */
+  errors?: FieldError[];
+  /** Seconds a client should wait (rate limits, lockouts); sent as Retry-After. */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+/** The one error type domain code throws; transports translate it once each. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly errors?: FieldError[];
+  readonly retryAfter?: number;
+
+  constructor(readonly code: ErrorCode, message?: string, opts: AppErrorOptions = {}) {
+    super(message ?? ERROR_CODES[code].title, { cause: opts.cause });
+    this.name = 'AppError';
+    this.status = ERROR_CODES[code].status;
+    this.errors = opts.errors;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
+
+/** Maps anything thrown to an AppError; unknown errors become `internal` without leaking their text. */
+export function toAppError(e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  const err = e as { name?: string; code?: unknown; message?: string };
+  if (err?.name === 'ZodError') return fromZod(e as ZodLike);
+  if (err?.name === 'MongoServerSelectionError' || err?.name === 'MongoNetworkError' || err?.name === 'MongoNotConnectedError' || err?.name === 'MongooseServerSelectionError') {
+    return new AppError('service_unavailable', 'Database unavailable', { cause: e, retryAfter: 5 });
+  }
+  if (err?.code === 11000) return new AppError('conflict', 'Duplicate key', { cause: e });
+  if (err?.name === 'CastError') return new AppError('validation_failed', 'Invalid identifier', { cause: e });
+  return new AppError('internal', undefined, { cause: e });
+}
+
+interface ZodLike {
+  issues: { path: PropertyKey[]; message: string }[];
+}
+
+export function fromZod(e: ZodLike, prefix?: string): AppError {
+  const errors = e.issues.map((i) => ({
+    field: [prefix, ...i.path.map(String)].filter(Boolean).join('.') || '(body)',
+    message: i.message,
+  }));
+  const first = errors[0];
+  return new AppError('validation_failed', first ? `${first.field}: ${first.message}` : undefined, { errors });
+}
+
+/** The shape every transport sends for an error (RFC 9457 fields plus `code`). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  correlationId?: string;
+  instance?: string;
+  errors?: FieldError[];
+}
+
+export function toProblem(e: AppError, correlationId?: string, instance?: string): Problem {
+  return {
+    type: `urn:consult:problem:${e.code}`,
+    title: ERROR_CODES[e.code].title,
+    status: e.status,
+    detail: e.code === 'internal' ? 'An unexpected error occurred' : e.message,
+    code: e.code,
+    ...(correlationId ? { correlationId } : {}),
+    ...(instance ? { instance } : {}),
+    ...(e.errors ? { errors: e.errors } : {}),
+  };
+}

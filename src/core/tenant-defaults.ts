@@ -1,0 +1,29 @@
+/** Runtime configuration a new tenant starts with; tenant admins change it afterwards. */
+export function defaultSettings(displayName: string) {
+  return {
+    _id: 'tenant',
+    displayName,
+    locale: 'en',
+    timezone: 'UTC',
+    uploads: {
+      maxBytes: 100 * 1024 * 1024,
+      allowedExtensions: ['jpg', 'jpeg', 'png', 'gif', 'webp', 'pdf', 'mp4', 'mp3', 'wav', 'txt', 'csv', 'xlsx', 'docx'],
+      maxImagePixels: 50_000_000,
+    },
+    security: {
+      pin: { minLength: 4, maxLength: 8, digitsOnly: true, historyCount: 3 },
+      lockout: { maxAttempts: 5, lockoutSeconds: 300 },
+      session: { accessTokenTtlSeconds: 300, refreshTokenTtlSeconds: 43_200, offlineTokenTtlDays: 7, maxSessionsPerUser: 20 },
+      loginCodeTtlSeconds: 120,
+    },
+    features: { recording: true, chat: true, rapidConnect: true, guestJoin: true },
+    meetings: { ringTimeoutSeconds: 45, heartbeatSeconds: 15 },
+  };
+}
+
+export const DEFAULT_PERIPHERAL_TYPES = [
+  { key: 'headset', name: 'Headset', capabilities: ['video', 'audio', 'display', 'remote-control'] },
+  { key: 'camera', name: 'Camera', capabilities: ['video', 'zoom', 'pan', 'tilt'] },
+  { key: 'usb-stethoscope', name: 'USB stethoscope', capabilities: ['audio', 'recording'] },
+  { key: 'otoscope', name: 'Otoscope', capabilities: ['video', 'still'] },
+];

@@ -1,0 +1,76 @@
+import { Schema, type InferSchemaType } from 'mongoose';
+
+/**
+ * A sign-in session. Refresh tokens rotate: `refreshHash` is the current one; presenting an older
+ * one (`previousHashes`) is reuse and revokes the session.
+ */
+export const SessionSchema = new Schema(
+  {
+    _id: { type: String },
+    userId: { type: Schema.Types.ObjectId, required: true },
+    method: { type: String, enum: ['oidc', 'qr', 'pin', 'offline', 'impersonation', 'device'], required: true },
+    refreshHash: { type: String, required: true, unique: true },
+    previousHashes: { type: [String], default: [] },
+    actorUserId: { type: Schema.Types.ObjectId },
+    purpose: String,
+    expiresAt: { type: Date, required: true },
+    revokedAt: Date,
+    revokeReason: String,
+    lastUsedAt: Date,
+    userAgent: String,
+    ip: String,
+  },
+  { timestamps: true },
+);
+SessionSchema.index({ userId: 1, revokedAt: 1 });
+SessionSchema.index({ previousHashes: 1 });
+
+/** A QR login code: pending -> approved -> redeemed, or expired (checked by time). */
+export const LoginCodeSchema = new Schema(
+  {
+    code: { type: String, required: true, unique: true },
+    pollSecretHash: { type: String, required: true },
+    status: { type: String, enum: ['pending', 'approved', 'redeemed'], default: 'pending', required: true },
+    deviceName: String,
+    approvedBy: { type: Schema.Types.ObjectId },
+    expiresAt: { type: Date, required: true },
+    extendedCount: { type: Number, default: 0 },
+    redeemedAt: Date,
+  },
+  { timestamps: true },
+);
+
+/** An offline token: purpose-scoped, stored hashed, revocable. */
+export const OfflineTokenSchema = new Schema(
+  {
+    tokenHash: { type: String, required: true, unique: true },
+    userId: { type: Schema.Types.ObjectId, required: true },
+    purpose: { type: String, required: true },
+    permissions: { type: [String], default: [] },
+    expiresAt: { type: Date, required: true },
+    revokedAt: Date,
+    lastUsedAt: Date,
+  },
+  { timestamps: true },
+);
+OfflineTokenSchema.index({ userId: 1, purpose: 1 });
+
+/** Audit trail of security-relevant actions (sign-in, lockout, impersonation, remote control...). */
+export const AuditSchema = new Schema(
+  {
+    action: { type: String, required: true },
+    actorId: { type: Schema.Types.ObjectId },
+    subjectId: { type: Schema.Types.ObjectId },
+    outcome: { type: String, enum: ['success', 'failure'], required: true },
+    ip: String,
+    details: { type: Schema.Types.Mixed },
+  },
+  { timestamps: { createdAt: true, updatedAt: false } },
+);
+AuditSchema.index({ action: 1, createdAt: -1 });
+AuditSchema.index({ subjectId: 1, createdAt: -1 });
+
+export type SessionDoc = InferSchemaType<typeof SessionSchema>;
+export type LoginCodeDoc = InferSchemaType<typeof LoginCodeSchema>;
+export type OfflineTokenDoc = InferSchemaType<typeof OfflineTokenSchema>;
+export type AuditDoc = InferSchemaType<typeof AuditSchema>;

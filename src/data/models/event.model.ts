@@ -1,0 +1,59 @@
+import { Schema, Types, type InferSchemaType, type HydratedDocument } from 'mongoose';
+import { EVENT_STATUSES } from '../../core/event-status.js';
+
+const ParticipantSchema = new Schema(
+  {
+    userId: { type: Schema.Types.ObjectId, required: true },
+    role: { type: String, enum: ['host', 'participant', 'guest'], default: 'participant', required: true },
+  },
+  { _id: false },
+);
+
+const AttachmentSchema = new Schema(
+  {
+    mediaFileId: { type: Schema.Types.ObjectId, required: true },
+    name: { type: String, required: true },
+    hash: { type: String, required: true },
+  },
+  { _id: false },
+);
+
+/** A scheduled consultation. `meetingCode` is the join code guests and headsets use. */
+export const EventSchema = new Schema(
+  {
+    name: { type: String, required: true, trim: true },
+    nameLower: { type: String, required: true },
+    description: String,
+    startAt: { type: Date, required: true },
+    endAt: { type: Date, required: true },
+    organizerId: { type: Schema.Types.ObjectId, required: true },
+    participants: { type: [ParticipantSchema], default: [] },
+    participantIds: { type: [Schema.Types.ObjectId], default: [] },
+    attachments: { type: [AttachmentSchema], default: [] },
+    status: { type: String, enum: EVENT_STATUSES, default: 'scheduled', required: true },
+    meetingCode: { type: String, required: true, unique: true },
+    room: {
+      provider: String,
+      roomName: String,
+      url: String,
+      assignedAt: Date,
+    },
+    hasLedger: { type: Boolean, default: false },
+    hasRecording: { type: Boolean, default: false },
+    hasChat: { type: Boolean, default: false },
+    startedAt: Date,
+    endedAt: Date,
+    completedAt: Date,
+    cancelledAt: Date,
+    cancelReason: String,
+  },
+  { timestamps: true },
+);
+EventSchema.index({ participantIds: 1, startAt: -1 });
+EventSchema.index({ organizerId: 1, startAt: -1 });
+EventSchema.index({ status: 1, startAt: 1 });
+EventSchema.index({ nameLower: 1 });
+
+export type EventDoc = InferSchemaType<typeof EventSchema>;
+export type EventRecord = HydratedDocument<EventDoc>;
+export { Types };

@@ -1,0 +1,43 @@
+import { Schema, type InferSchemaType } from 'mongoose';
+
+/**
+ * Record of an uploaded file for an event or session. The bytes live in the object store under
+ * `hash`; `clientRef` makes retried mobile uploads (syncFiles) idempotent.
+ */
+export const MediaFileSchema = new Schema(
+  {
+    hash: { type: String, required: true },
+    size: { type: Number, required: true },
+    contentType: { type: String, required: true },
+    fileName: { type: String, required: true },
+    extension: { type: String, required: true },
+    ownerId: { type: Schema.Types.ObjectId, required: true },
+    eventId: { type: Schema.Types.ObjectId },
+    sessionId: { type: String },
+    clientRef: { type: String, required: true, unique: true },
+    kind: { type: String, enum: ['image', 'video', 'audio', 'document', 'recording', 'other'], required: true },
+    thumbnailHash: String,
+    thumbnailStatus: { type: String, enum: ['none', 'pending', 'ready', 'failed'], default: 'none' },
+    width: Number,
+    height: Number,
+  },
+  { timestamps: true },
+);
+MediaFileSchema.index({ eventId: 1, createdAt: -1 });
+MediaFileSchema.index({ hash: 1 });
+MediaFileSchema.index({ ownerId: 1, createdAt: -1 });
+
+/** A share of a media file by path, optionally expiring. */
+export const FileShareSchema = new Schema(
+  {
+    mediaFileId: { type: Schema.Types.ObjectId, required: true },
+    path: { type: String, required: true, unique: true },
+    createdBy: { type: Schema.Types.ObjectId, required: true },
+    expiresAt: Date,
+  },
+  { timestamps: true },
+);
+FileShareSchema.index({ mediaFileId: 1 });
+
+export type MediaFileDoc = InferSchemaType<typeof MediaFileSchema>;
+export type FileShareDoc = InferSchemaType<typeof FileShareSchema>;

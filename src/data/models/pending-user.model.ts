@@ -1,0 +1,36 @@
+import { Schema, type InferSchemaType } from 'mongoose';
+
+/** A row of an uploaded pending-users spreadsheet; `username` is the natural key rows upsert on. */
+export const PendingUserSchema = new Schema(
+  {
+    username: { type: String, required: true, unique: true, lowercase: true, trim: true },
+    email: { type: String, lowercase: true, trim: true },
+    displayName: { type: String, required: true },
+    role: { type: String, required: true },
+    importId: { type: String, required: true },
+    rowNumber: { type: Number, required: true },
+    status: { type: String, enum: ['pending', 'activated'], default: 'pending' },
+  },
+  { timestamps: true },
+);
+PendingUserSchema.index({ importId: 1, rowNumber: 1 });
+
+/** One spreadsheet import: progress and the per-row error report. */
+export const ImportSchema = new Schema(
+  {
+    _id: { type: String },
+    fileHash: { type: String, required: true },
+    fileName: { type: String, required: true },
+    requestedBy: { type: Schema.Types.ObjectId, required: true },
+    status: { type: String, enum: ['queued', 'running', 'completed', 'failed'], default: 'queued' },
+    rowsTotal: { type: Number, default: 0 },
+    rowsDone: { type: Number, default: 0 },
+    rowsImported: { type: Number, default: 0 },
+    rowErrors: { type: [{ row: Number, field: String, message: String, _id: false }], default: [] },
+    error: String,
+  },
+  { timestamps: true },
+);
+
+export type PendingUserDoc = InferSchemaType<typeof PendingUserSchema>;
+export type ImportDoc = InferSchemaType<typeof ImportSchema>;

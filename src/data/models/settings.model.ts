@@ -1,0 +1,45 @@
+import { Schema, type InferSchemaType } from 'mongoose';
+
+/**
+ * The tenant's runtime configuration (TenantConfig) and security rules, one document with `_id: 'tenant'`.
+ * Defaults live in src/core/tenant-defaults.ts and are written by the seed migration.
+ */
+export const SettingsSchema = new Schema(
+  {
+    _id: { type: String, default: 'tenant' },
+    displayName: { type: String, required: true },
+    locale: { type: String, default: 'en' },
+    timezone: { type: String, default: 'UTC' },
+    uploads: {
+      maxBytes: { type: Number, required: true },
+      allowedExtensions: { type: [String], required: true },
+      maxImagePixels: { type: Number, required: true },
+    },
+    security: {
+      pin: {
+        minLength: { type: Number, required: true },
+        maxLength: { type: Number, required: true },
+        digitsOnly: { type: Boolean, required: true },
+        historyCount: { type: Number, required: true },
+      },
+      lockout: { maxAttempts: { type: Number, required: true }, lockoutSeconds: { type: Number, required: true } },
+      session: {
+        accessTokenTtlSeconds: { type: Number, required: true },
+        refreshTokenTtlSeconds: { type: Number, required: true },
+        offlineTokenTtlDays: { type: Number, required: true },
+        maxSessionsPerUser: { type: Number, required: true },
+      },
+      loginCodeTtlSeconds: { type: Number, required: true },
+    },
+    features: {
+      recording: { type: Boolean, default: true },
+      chat: { type: Boolean, default: true },
+      rapidConnect: { type: Boolean, default: true },
+      guestJoin: { type: Boolean, default: true },
+    },
+    meetings: { ringTimeoutSeconds: { type: Number, default: 45 }, heartbeatSeconds: { type: Number, default: 15 } },
+  },
+  { timestamps: true },
+);
+
+export type SettingsDoc = InferSchemaType<typeof SettingsSchema>;

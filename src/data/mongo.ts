@@ -1,0 +1,70 @@
+import mongoose, { type Connection } from 'mongoose';
+import { tenantModels, type TenantModels } from './tenant-models.js';
+import { catalogModels, type CatalogModels } from './catalog-models.js';
+
+export interface MongoOptions {
+  uri: string;
+  catalogDb: string;
+  tenantDbPrefix: string;
+  timeoutMs: number;
+}
+
+/** A tenant's database with its models; the only handle repositories receive. */
+export interface TenantDb {
+  tenant: string;
+  conn: Connection;
+  models: TenantModels;
+}
+
+/**
+ * One MongoDB connection pool for the process; the catalog and each tenant are databases on it
+ * (mongoose `useDb` with its cache), so tenants never share a collection.
+ */
+export class Mongo {
+  readonly catalog: CatalogModels;
+  private readonly tenants = new Map<string, TenantDb>();
+
+  private constructor(readonly conn: Connection, private readonly opts: MongoOptions) {
+    this.catalog = catalogModels(conn.useDb(opts.catalogDb, { useCache: true }));
+  }
+
+  static async connect(opts: MongoOptions): Promise<Mongo> {
+    const conn = mongoose.createConnection(opts.uri, {
+      serverSelectionTimeoutMS: opts.timeoutMs,
+      connectTimeoutMS: opts.timeoutMs,
+      socketTimeoutMS: 30_000,
+      maxPoolSize: 50,
+      autoIndex: false,
+      autoCreate: false,
+    });
+    await conn.asPromise();
+    return new Mongo(conn, opts);
+  }
+
+  dbName(tenant: string): string {
+    return `${this.opts.tenantDbPrefix}${tenant}`;
+  }
+
+  tenantDb(tenant: string): TenantDb {
+    let db = this.tenants.get(tenant);
+    if (!db) {
+      const conn = this.conn.useDb(this.dbName(tenant), { useCache: true });
+      db = { tenant, conn, models: tenantModels(conn) };
+      this.tenants.set(tenant, db);
+    }
+    return db;
+  }
+
+  async ping(): Promise<void> {
+    await this.conn.db!.admin().command({ ping: 1 });
+  }
+
+  async dropTenantDb(tenant: string): Promise<void> {
+    await this.tenantDb(tenant).conn.dropDatabase();
+    this.tenants.delete(tenant);
+  }
+
+  async close(): Promise<void> {
+    await this.conn.close();
+  }
+}

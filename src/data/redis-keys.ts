@@ -1,0 +1,27 @@
+/**
+ * Every Redis key and channel name the service uses, built here and nowhere else. Keys of one
+ * tenant share a `{tenant}` hash tag so multi-key operations stay in one cluster slot.
+ */
+export function redisKeys(prefix: string) {
+  const t = (tenant: string) => `${prefix}t:{${tenant}}:`;
+  return {
+    prefix,
+    rateLimit: (bucket: string, id: string) => `${prefix}rl:${bucket}:${id}`,
+    session: (tenant: string, sessionId: string) => `${t(tenant)}session:${sessionId}`,
+    revokedSession: (tenant: string, sessionId: string) => `${t(tenant)}revoked:${sessionId}`,
+    loginCode: (tenant: string, code: string) => `${t(tenant)}logincode:${code}`,
+    pinFailures: (tenant: string, userId: string) => `${t(tenant)}pinfail:${userId}`,
+    pinLock: (tenant: string, userId: string) => `${t(tenant)}pinlock:${userId}`,
+    presence: (tenant: string, userId: string) => `${t(tenant)}presence:${userId}`,
+    presenceNodes: (tenant: string) => `${t(tenant)}presence-nodes`,
+    nodeAlive: (nodeId: string) => `${prefix}node:${nodeId}:alive`,
+    signingKeys: `${prefix}auth:signing-keys`,
+    queuePrefix: `${prefix}bull`,
+    actors: `${prefix}actors:`,
+    hubAdapter: `${prefix}hub`,
+    userSockets: (tenant: string) => `${t(tenant)}revocations`,
+    revocationChannel: `${prefix}revocations`,
+  };
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -1,0 +1,74 @@
+import type { Connection, Model, Schema } from 'mongoose';
+import { UserSchema, type UserDoc } from './models/user.model.js';
+import { RoleSchema, type RoleDoc } from './models/role.model.js';
+import { SettingsSchema, type SettingsDoc } from './models/settings.model.js';
+import { EventSchema, type EventDoc } from './models/event.model.js';
+import { PeripheralTypeSchema, type PeripheralTypeDoc } from './models/peripheral-type.model.js';
+import { DeviceSchema, type DeviceDoc } from './models/device.model.js';
+import { GroupSchema, type GroupDoc } from './models/group.model.js';
+import { FavouriteSchema, type FavouriteDoc } from './models/favourite.model.js';
+import { NoticeSchema, NoticeAckSchema, type NoticeDoc, type NoticeAckDoc } from './models/notice.model.js';
+import { MediaFileSchema, FileShareSchema, type MediaFileDoc, type FileShareDoc } from './models/media-file.model.js';
+import { PendingUserSchema, ImportSchema, type PendingUserDoc, type ImportDoc } from './models/pending-user.model.js';
+import { SessionSchema, LoginCodeSchema, OfflineTokenSchema, AuditSchema, type SessionDoc, type LoginCodeDoc, type OfflineTokenDoc, type AuditDoc } from './models/auth.model.js';
+import { TelemetryRecordSchema, ParticipantLogSchema, type TelemetryRecordDoc, type ParticipantLogDoc } from './models/telemetry.model.js';
+import { CallRecordSchema, type CallRecordDoc } from './models/call.model.js';
+
+/** Every collection of a tenant database: model name -> (schema, collection). */
+const DEFINITIONS = {
+  User: [UserSchema, 'users'],
+  Role: [RoleSchema, 'roles'],
+  Settings: [SettingsSchema, 'settings'],
+  Event: [EventSchema, 'events'],
+  PeripheralType: [PeripheralTypeSchema, 'peripheral_types'],
+  Device: [DeviceSchema, 'devices'],
+  Group: [GroupSchema, 'groups'],
+  Favourite: [FavouriteSchema, 'favourites'],
+  Notice: [NoticeSchema, 'notices'],
+  NoticeAck: [NoticeAckSchema, 'notice_acks'],
+  MediaFile: [MediaFileSchema, 'media_files'],
+  FileShare: [FileShareSchema, 'file_shares'],
+  PendingUser: [PendingUserSchema, 'pending_users'],
+  Import: [ImportSchema, 'imports'],
+  Session: [SessionSchema, 'sessions'],
+  LoginCode: [LoginCodeSchema, 'login_codes'],
+  OfflineToken: [OfflineTokenSchema, 'offline_tokens'],
+  Audit: [AuditSchema, 'audit'],
+  TelemetryRecord: [TelemetryRecordSchema, 'telemetry_records'],
+  ParticipantLog: [ParticipantLogSchema, 'participant_logs'],
+  CallRecord: [CallRecordSchema, 'call_records'],
+} as const satisfies Record<string, readonly [Schema, string]>;
+
+export interface TenantModels {
+  User: Model<UserDoc>;
+  Role: Model<RoleDoc>;
+  Settings: Model<SettingsDoc>;
+  Event: Model<EventDoc>;
+  PeripheralType: Model<PeripheralTypeDoc>;
+  Device: Model<DeviceDoc>;
+  Group: Model<GroupDoc>;
+  Favourite: Model<FavouriteDoc>;
+  Notice: Model<NoticeDoc>;
+  NoticeAck: Model<NoticeAckDoc>;
+  MediaFile: Model<MediaFileDoc>;
+  FileShare: Model<FileShareDoc>;
+  PendingUser: Model<PendingUserDoc>;
+  Import: Model<ImportDoc>;
+  Session: Model<SessionDoc>;
+  LoginCode: Model<LoginCodeDoc>;
+  OfflineToken: Model<OfflineTokenDoc>;
+  Audit: Model<AuditDoc>;
+  TelemetryRecord: Model<TelemetryRecordDoc>;
+  ParticipantLog: Model<ParticipantLogDoc>;
+  CallRecord: Model<CallRecordDoc>;
+}
+
+export const TENANT_MODEL_NAMES = Object.keys(DEFINITIONS) as (keyof TenantModels)[];
+
+export function tenantModels(conn: Connection): TenantModels {
+  const out: Record<string, Model<unknown>> = {};
+  for (const [name, [schema, collection]] of Object.entries(DEFINITIONS)) {
+    out[name] = conn.models[name] ?? conn.model(name, schema, collection);
+  }
+  return out as unknown as TenantModels;
+}

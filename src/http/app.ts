@@ -1,0 +1,39 @@
+import express, { type Express, type Router } from 'express';
+import './types.js';
+import type { Infra, Services } from '../composition.js';
+import { requestContext } from './middleware/request-context.js';
+import { resolveTenant } from './middleware/tenant.js';
+import { errorHandler, notFound } from './middleware/errors.js';
+import { healthRouter } from './routes/health.router.js';
+import { tenantRouter } from './routes/tenant/tenant.router.js';
+import { adminMigrateRouter } from './routes/admin/admin.router.js';
+
+export interface HttpAppOptions {
+  /** Routers mounted before the tenant resolver (e.g. the embedded identity provider under /realms). */
+  preTenant?: { path: string; router: Router | Express }[];
+  /** Extra routers mounted on tenant hosts, in order (added by each capability). */
+  routes?: { path: string; router: Router }[];
+}
+
+/**
+ * The Express application: context -> tenant -> body parsing -> routes -> 404 -> problem errors.
+ * Routers are thin: they validate, call one service method and present the result.
+ */
+export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOptions = {}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', infra.config.http.trustProxy);
+  app.set('query parser', 'simple');
+  app.use(requestContext(infra.logger, infra.metrics));
+  app.use(healthRouter(infra));
+  for (const m of opts.preTenant ?? []) app.use(m.path, m.router);
+  app.use(resolveTenant(services.tenants, infra.mongo, infra.config.http.baseDomain));
+  app.use(express.json({ limit: infra.config.http.bodyLimit }));
+  app.use(express.urlencoded({ extended: false, limit: infra.config.http.bodyLimit }));
+  app.use('/api/tenant', tenantRouter());
+  app.use('/api/admin', adminMigrateRouter(services, infra.config.auth.provisioningCode));
+  for (const m of opts.routes ?? []) app.use(m.path, m.router);
+  app.use(notFound);
+  app.use(errorHandler(infra.logger));
+  return app;
+}

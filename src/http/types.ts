@@ -1,0 +1,18 @@
+import type { ResolvedTenant } from '../core/tenant.service.js';
+import type { TenantDb } from '../data/mongo.js';
+import type { Principal } from '../auth/principal.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      correlationId: string;
+      /** Tenant named by the host's subdomain, when it names one. */
+      tenant?: ResolvedTenant;
+      tenantDb?: TenantDb;
+      principal?: Principal;
+    }
+  }
+}
+
+export {};

@@ -1,0 +1,39 @@
+import { loadConfig, ConfigError } from './config/config.js';
+import { startNode } from './node.js';
+
+/** Process entry: reads ROLES, starts them, and shuts down in order on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(78);
+    }
+    throw e;
+  }
+  const node = await startNode(config);
+  const log = node.infra.logger;
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    if (++signals > 1) {
+      log.warn({ component: 'main', signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    log.info({ component: 'main', signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    node.stop().then(() => process.exit(0), (err) => {
+      log.error({ component: 'main', err }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`fatal: ${err?.stack ?? err}\n`);
+  process.exit(1);
+});

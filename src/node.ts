@@ -1,0 +1,89 @@
+import http, { type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express, Router } from 'express';
+import type { Config, Role } from './config/config.js';
+import { createInfra, createServices, closeInfra, type Infra, type Services } from './composition.js';
+import { createHttpApp } from './http/app.js';
+import { seedDemoUsers } from './data/seed/demo.seed.js';
+import { ROLE_ORDER, ROLE_STARTERS, type RoleHandle } from './roles.js';
+
+export interface NodeHandle {
+  config: Config;
+  infra: Infra;
+  services: Services;
+  server?: HttpServer;
+  /** Base URL of the HTTP server (ephemeral port resolved). */
+  url?: string;
+  roles: Map<Role, RoleHandle>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one node with the roles of its configuration. Used by src/main.ts and by tests that run
+ * several nodes in one process. Shutdown order: stop accepting, drain hub and actors, workers,
+ * telemetry, then Redis and MongoDB.
+ */
+export async function startNode(config: Config, overrides: Parameters<typeof createInfra>[1] = {}): Promise<NodeHandle> {
+  const infra = await createInfra(config, overrides);
+  const services = createServices(infra);
+  if (config.seedDemo) {
+    await services.tenants.ensure({ name: 'demo', displayName: 'Demo Hospital' });
+    await seedDemoUsers(infra.mongo.tenantDb('demo'));
+  }
+  const needsHttp = config.roles.some((r) => r === 'http' || r === 'hub' || r === 'idp');
+  const server = needsHttp ? http.createServer() : undefined;
+  const preTenant: { path: string; router: Router | Express }[] = [];
+  const routes: { path: string; router: Router }[] = [];
+  const started = new Map<Role, RoleHandle>();
+  const mount = {
+    preTenant: (path: string, router: Router | Express) => preTenant.push({ path, router }),
+    route: (path: string, router: Router) => routes.push({ path, router }),
+  };
+
+  try {
+    for (const role of ROLE_ORDER) {
+      if (!config.roles.includes(role) || role === 'http') continue;
+      const load = ROLE_STARTERS[role];
+      if (!load) throw new Error(`role '${role}' is not available in this build`);
+      const start = await load();
+      started.set(role, await start({ infra, services, server, mount, started }));
+      infra.logger.info({ component: 'node', role }, 'role started');
+    }
+    if (server) {
+      const app = createHttpApp(infra, services, { preTenant, routes: config.roles.includes('http') ? routes : [] });
+      server.on('request', app);
+      server.keepAliveTimeout = 65_000;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.http.port, config.http.host, () => resolve());
+      });
+    }
+  } catch (e) {
+    await stopAll(started, server, infra);
+    throw e;
+  }
+
+  const addr = server?.address() as AddressInfo | null | undefined;
+  const url = addr ? `http://127.0.0.1:${addr.port}` : undefined;
+  infra.logger.info({ component: 'node', roles: config.roles, url }, 'node started');
+  let stopping: Promise<void> | undefined;
+  return {
+    config, infra, services, server, url, roles: started,
+    stop: () => (stopping ??= stopAll(started, server, infra)),
+  };
+}
+
+async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | undefined, infra: Infra): Promise<void> {
+  const closing = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
+  server?.closeIdleConnections();
+  for (const role of [...started.keys()].reverse()) {
+    try {
+      await started.get(role)!.stop();
+    } catch (err) {
+      infra.logger.error({ component: 'node', role, err }, 'role failed to stop cleanly');
+    }
+  }
+  server?.closeAllConnections();
+  await closing;
+  await closeInfra(infra);
+}

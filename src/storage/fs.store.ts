@@ -1,0 +1,110 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat, access, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../core/errors.js';
+import { assertSafeKey, type ByteRange, type ObjectInfo, type ObjectStore, type PutResult } from './object-store.js';
+
+/** Counts and hashes bytes in flight; aborts past maxBytes. */
+export function hashingLimiter(maxBytes = Number.POSITIVE_INFINITY) {
+  const hash = createHash('sha256');
+  let size = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > maxBytes) return cb(new AppError('payload_too_large', `File exceeds the limit of ${maxBytes} bytes`));
+      hash.update(chunk);
+      cb(null, chunk);
+    },
+  });
+  return { stream, result: () => ({ size, sha256: hash.digest('hex') }) };
+}
+
+/** Filesystem driver, the embedded default: objects are files under `root`, written via temp + rename. */
+export class FsObjectStore implements ObjectStore {
+  readonly driver = 'fs' as const;
+  private readonly tmp: string;
+
+  constructor(private readonly root: string) {
+    this.root = path.resolve(root);
+    this.tmp = path.join(this.root, '.tmp');
+  }
+
+  private file(key: string): string {
+    assertSafeKey(key);
+    const p = path.join(this.root, key);
+    if (!p.startsWith(this.root + path.sep)) throw new Error('object key escapes the store');
+    return p;
+  }
+
+  async putContentAddressed(prefix: string, body: Readable, opts: { contentType?: string; maxBytes?: number } = {}): Promise<PutResult> {
+    await mkdir(this.tmp, { recursive: true });
+    const tmpFile = path.join(this.tmp, randomUUID());
+    const h = hashingLimiter(opts.maxBytes);
+    try {
+      await pipeline(body, h.stream, createWriteStream(tmpFile));
+      const { size, sha256 } = h.result();
+      const key = `${prefix}/${sha256}`;
+      const dest = this.file(key);
+      const exists = await stat(dest).then(() => true, () => false);
+      if (exists) {
+        await rm(tmpFile, { force: true });
+        return { key, size, sha256, created: false };
+      }
+      await mkdir(path.dirname(dest), { recursive: true });
+      await rename(tmpFile, dest);
+      if (opts.contentType) await writeFile(`${dest}.meta`, JSON.stringify({ contentType: opts.contentType }));
+      return { key, size, sha256, created: true };
+    } catch (e) {
+      await rm(tmpFile, { force: true });
+      throw e;
+    }
+  }
+
+  async put(key: string, body: Readable | Buffer, opts: { contentType?: string } = {}): Promise<PutResult> {
+    const dest = this.file(key);
+    await mkdir(path.dirname(dest), { recursive: true });
+    await mkdir(this.tmp, { recursive: true });
+    const tmpFile = path.join(this.tmp, randomUUID());
+    const h = hashingLimiter();
+    try {
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, h.stream, createWriteStream(tmpFile));
+      await rename(tmpFile, dest);
+    } catch (e) {
+      await rm(tmpFile, { force: true });
+      throw e;
+    }
+    if (opts.contentType) await writeFile(`${dest}.meta`, JSON.stringify({ contentType: opts.contentType }));
+    return { key, ...h.result(), created: true };
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    const f = this.file(key);
+    const st = await stat(f).catch(() => null);
+    if (!st?.isFile()) return null;
+    const meta = await import('node:fs/promises').then((fs) => fs.readFile(`${f}.meta`, 'utf8')).then((s) => JSON.parse(s) as { contentType?: string }, () => ({} as { contentType?: string }));
+    const base = path.basename(key);
+    const etag = /^[a-f0-9]{64}$/.test(base) ? base : `${st.size.toString(16)}-${st.mtimeMs.toString(16)}`;
+    return { key, size: st.size, etag, contentType: meta.contentType, lastModified: st.mtime };
+  }
+
+  async get(key: string, range?: ByteRange): Promise<{ info: ObjectInfo; body: Readable }> {
+    const info = await this.head(key);
+    if (!info) throw new AppError('file_not_found');
+    const body = createReadStream(this.file(key), range ? { start: range.start, end: range.end } : {});
+    return { info, body };
+  }
+
+  async delete(key: string): Promise<void> {
+    const f = this.file(key);
+    await rm(f, { force: true });
+    await rm(`${f}.meta`, { force: true });
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    await access(this.root);
+  }
+}

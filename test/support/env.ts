@@ -1,0 +1,36 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../src/config/config.js';
+
+/** A short id unique to this test run and file, used to keep databases, keys and queues apart. */
+export function uniqueId(): string {
+  return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  const id = uniqueId();
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    BASE_DOMAIN: 'localhost',
+    MONGODB_URI: process.env.TEST_MONGODB_URI ?? 'mongodb://127.0.0.1:27027/',
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6390',
+    REDIS_PREFIX: `test:${id}:`,
+    STORAGE_FS_ROOT: mkdtempSync(path.join(tmpdir(), 'consult-objects-')),
+    PROVISIONING_CODE: `provisioning-${id}-secret`,
+    NODE_ID: `n-${id}`,
+    ...overrides,
+  };
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig(testEnv(overrides));
+}

@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+
+/** True when a Docker engine answers on its socket (developer laptops, hosted CI). */
+async function dockerReachable(): Promise<boolean> {
+  const socketPath = process.env.DOCKER_HOST?.startsWith('unix://') ? process.env.DOCKER_HOST.slice(7) : '/var/run/docker.sock';
+  if (!process.env.DOCKER_HOST && !existsSync(socketPath)) return false;
+  return new Promise((resolve) => {
+    const req = http.request({ socketPath, path: '/_ping', timeout: 1000 }, (res) => resolve(res.statusCode === 200));
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => { req.destroy(); resolve(false); });
+    req.end();
+  });
+}
+
+/**
+ * Real services for the whole run: testcontainers (MongoDB, Redis) where a Docker engine answers,
+ * otherwise the project's local services (scripts/services.mjs). Tests read TEST_* variables.
+ */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.TEST_REDIS_URL && process.env.TEST_MONGODB_URI) return;
+  if (process.env.TEST_USE_DOCKER !== '0' && (await dockerReachable())) {
+    const { GenericContainer, Wait } = await import('testcontainers');
+    const redis = await new GenericContainer('redis:7-alpine').withCommand(['redis-server', '--maxmemory-policy', 'noeviction']).withExposedPorts(6379).start();
+    const mongo = await new GenericContainer('mongo:7').withExposedPorts(27017).withWaitStrategy(Wait.forLogMessage(/Waiting for connections/)).start();
+    process.env.TEST_REDIS_URL = `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`;
+    process.env.TEST_MONGODB_URI = `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}/`;
+    return;
+  }
+  // @ts-expect-error plain ESM script without types
+  const { ensureServices } = await import('../../scripts/services.mjs');
+  const s = (await ensureServices()) as { redisUrl: string; mongoUri: string };
+  process.env.TEST_REDIS_URL = s.redisUrl;
+  process.env.TEST_MONGODB_URI = s.mongoUri;
+}
