@@ -5,8 +5,7 @@ import { requestContext } from './middleware/request-context.js';
 import { resolveTenant } from './middleware/tenant.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { healthRouter } from './routes/health.router.js';
-import { tenantRouter } from './routes/tenant/tenant.router.js';
-import { adminMigrateRouter } from './routes/admin/admin.router.js';
+import { restRoutes } from './routes/index.js';
 
 export interface HttpAppOptions {
   /** Routers mounted before the tenant resolver (e.g. the embedded identity provider under /realms). */
@@ -30,8 +29,7 @@ export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOpt
   app.use(resolveTenant(services.tenants, infra.mongo, infra.config.http.baseDomain));
   app.use(express.json({ limit: infra.config.http.bodyLimit }));
   app.use(express.urlencoded({ extended: false, limit: infra.config.http.bodyLimit }));
-  app.use('/api/tenant', tenantRouter());
-  app.use('/api/admin', adminMigrateRouter(services, infra.config.auth.provisioningCode));
+  for (const m of restRoutes(infra, services)) app.use(m.path, m.router);
   for (const m of opts.routes ?? []) app.use(m.path, m.router);
   app.use(notFound);
   app.use(errorHandler(infra.logger));

@@ -1,0 +1,57 @@
+/**
+ * The contract between the actor runtime (src/actors/runtime) and the actors built on it
+ * (call, meeting, device). Behaviours are plain objects; the runtime owns placement, turns,
+ * snapshots, fencing, routing and handoff.
+ */
+export type ActorKind = 'call' | 'meeting' | 'device';
+
+/** An actor's identity. The runtime shards on `${tenant}/${kind}/${id}`. */
+export interface ActorAddress {
+  tenant: string;
+  kind: ActorKind;
+  id: string;
+}
+
+/** A push to hub rooms, delivered after the turn's state is persisted (at-most-once, like any push). */
+export interface HubPublisher {
+  emit(rooms: string | string[], event: string, payload: unknown): void;
+}
+
+export interface ActorContext<S> {
+  readonly address: ActorAddress;
+  /** The actor's state; mutate it in place or replace it. Snapshotted after every turn that changed it. */
+  state: S;
+  /** Fencing token of the shard at this turn; durable writes outside the runtime must carry it. */
+  readonly epoch: number;
+  /** Schedules `msg` to this actor after `delayMs`, delivered as an ordinary turn (persisted with the snapshot). */
+  setTimer(name: string, delayMs: number, msg: unknown): void;
+  clearTimer(name: string): void;
+  /** Queues a hub push; sent only once the turn has been persisted. */
+  emit(rooms: string | string[], event: string, payload: unknown): void;
+  /** Asks another actor (never itself) and awaits the reply. */
+  ask<R = unknown>(to: ActorAddress, msg: unknown): Promise<R>;
+  /** Lets the runtime deactivate the actor after this turn (its snapshot is kept or deleted per `forget`). */
+  passivate(opts?: { forget?: boolean }): void;
+}
+
+export interface ActorBehavior<S = unknown, M = unknown, R = unknown> {
+  kind: ActorKind;
+  initialState(address: ActorAddress): S;
+  /** One turn: messages to one actor are processed one at a time, in arrival order. */
+  receive(ctx: ActorContext<S>, msg: M): Promise<R> | R;
+}
+
+export interface AskOptions {
+  timeoutMs?: number;
+  /** Same id => the message is applied at most once even when the sender retries. */
+  dedupeId?: string;
+}
+
+export interface ActorSystem {
+  readonly nodeId: string;
+  register<S, M, R>(behavior: ActorBehavior<S, M, R>): void;
+  /** Delivers `msg` to the actor wherever it lives (activating it on its owner) and returns the reply. */
+  ask<R = unknown>(to: ActorAddress, msg: unknown, opts?: AskOptions): Promise<R>;
+  /** Graceful shutdown: stop taking turns, persist, release leases so other nodes take over. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,15 @@
+import type { Router } from 'express';
+import type { Infra, Services } from '../../composition.js';
+import { tenantRouter } from './tenant/tenant.router.js';
+import { adminMigrateRouter } from './admin/admin.router.js';
+
+/**
+ * Every REST router and where it is mounted. Add one line per capability; keep routers thin.
+ * Order matters only where two routers share a prefix.
+ */
+export function restRoutes(infra: Infra, services: Services): { path: string; router: Router }[] {
+  return [
+    { path: '/api/tenant', router: tenantRouter() },
+    { path: '/api/admin', router: adminMigrateRouter(services, infra.config.auth.provisioningCode) },
+  ];
+}
