@@ -1,0 +1,37 @@
+/**
+ * Port to the video conferencing system (VCS). Adapters: embedded (no external system; drives the
+ * telemetry flow in tests) and LiveKit (server SDK, join tokens minted locally).
+ */
+export interface VcsRoom {
+  provider: string;
+  roomName: string;
+  /** Where clients connect (the adapter's media server URL). */
+  url: string;
+}
+
+export interface VcsParticipant {
+  /** Stable identity in the room: the user id, or `device:<id>` / `guest:<id>`. */
+  identity: string;
+  name: string;
+  role: 'host' | 'participant' | 'guest' | 'device';
+}
+
+/** What a client needs to join a room (part of JoinResponse and MeetingData). */
+export interface VcsJoinDetails extends VcsRoom {
+  token: string;
+  expiresAt: string;
+}
+
+export interface VcsRecording {
+  recordingId: string;
+  startedAt: string;
+}
+
+export interface VideoConferencing {
+  readonly provider: string;
+  /** Assigns (or returns the already assigned) room for an event; idempotent per (tenant, eventId). */
+  createRoom(tenant: string, eventId: string): Promise<VcsRoom>;
+  joinDetails(tenant: string, room: VcsRoom, participant: VcsParticipant): Promise<VcsJoinDetails>;
+  startRecording(tenant: string, room: VcsRoom): Promise<VcsRecording>;
+  stopRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<{ stoppedAt: string }>;
+}
