@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ChildNode {
+  proc: ChildProcess;
+  url: string;
+  /** Hard kill (SIGKILL): no handoff, no cleanup; what a crashed node looks like. */
+  kill(): Promise<void>;
+  /** Graceful stop (SIGTERM) and wait for exit. */
+  stop(): Promise<number | null>;
+  /** Log lines (parsed JSON) the node printed so far. */
+  logs: Record<string, unknown>[];
+}
+
+/**
+ * Runs src/main.ts as a separate process with the given environment (use testEnv() so it shares the
+ * test's databases and Redis prefix) and resolves once it logged 'node started'.
+ */
+export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000): Promise<ChildNode> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+    cwd: root,
+    env: { ...process.env, ...env, LOG_LEVEL: env.CHILD_LOG_LEVEL ?? 'info', NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  let stderr = '';
+  proc.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`child node did not start within ${timeoutMs} ms\n${stderr}`));
+    }, timeoutMs);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child node exited with ${code} before starting\n${stderr}`));
+    });
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      let rec: Record<string, unknown>;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        return;
+      }
+      logs.push(rec);
+      if (rec.msg === 'node started') {
+        clearTimeout(timer);
+        proc.removeAllListeners('exit');
+        resolve({
+          proc,
+          url: String(rec.url ?? ''),
+          logs,
+          async kill() {
+            proc.kill('SIGKILL');
+            await exited;
+          },
+          async stop() {
+            proc.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+  });
+}
