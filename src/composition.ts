@@ -8,6 +8,7 @@ import { redisKeys, type RedisKeys } from './data/redis-keys.js';
 import { TenantRepository } from './data/repositories/tenant.repository.js';
 import { TenantService } from './core/tenant.service.js';
 import { createObjectStore, type ObjectStore } from './storage/index.js';
+import { createDirectoryServices } from './core/directory.wiring.js';
 
 /** Connections to the outside world, created once per process and closed in order. */
 export interface Infra {
@@ -41,7 +42,7 @@ export async function closeInfra(infra: Infra): Promise<void> {
 export function createServices(infra: Infra) {
   const tenantRepo = new TenantRepository(infra.mongo.catalog);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: tenantRepo });
-  return { tenantRepo, tenants };
+  return { tenantRepo, tenants, ...createDirectoryServices(infra) };
 }
 
 export type Services = ReturnType<typeof createServices>;

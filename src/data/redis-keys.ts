@@ -15,6 +15,10 @@ export function redisKeys(prefix: string) {
     presence: (tenant: string, userId: string) => `${t(tenant)}presence:${userId}`,
     presenceNodes: (tenant: string) => `${t(tenant)}presence-nodes`,
     nodeAlive: (nodeId: string) => `${prefix}node:${nodeId}:alive`,
+    /** Set of `tenant|userId|socketId` connections a node holds, so a sweep can remove a dead node's. */
+    presenceNodeConnections: (nodeId: string) => `${prefix}node:${nodeId}:presence`,
+    /** Set of node ids that hold (or held) presence connections. */
+    presenceNodeIndex: `${prefix}presence:nodes`,
     signingKeys: `${prefix}auth:signing-keys`,
     queuePrefix: `${prefix}bull`,
     actors: `${prefix}actors:`,

@@ -1,0 +1,142 @@
+import { Types } from 'mongoose';
+import type { Redis } from 'ioredis';
+import type { RedisKeys } from '../data/redis-keys.js';
+import type { Logger } from '../observability/logger.js';
+import { isObjectIdString } from './object-id.js';
+
+/** What presence needs from the user store: lastSeenAt lives on the User document (MongoDB). */
+export interface LastSeenStore {
+  touchLastSeen(tenant: string, userId: Types.ObjectId, at: Date): Promise<void>;
+  lastSeenAt(tenant: string, userId: Types.ObjectId): Promise<Date | null | undefined>;
+}
+
+export interface PresenceDeps {
+  redis: Redis;
+  keys: Pick<RedisKeys, 'presence' | 'nodeAlive' | 'presenceNodeConnections' | 'presenceNodeIndex'>;
+  lastSeen: LastSeenStore;
+  logger?: Logger;
+  /** How long a node counts as alive after its last heartbeat. */
+  nodeTtlMs?: number;
+}
+
+export interface PresenceChange {
+  tenant: string;
+  userId: string;
+}
+
+/** Adds a connection; returns 1 when it is the user's first (offline -> online). */
+const ADD = `
+local added = redis.call('SADD', KEYS[1], ARGV[1])
+if added == 1 and redis.call('SCARD', KEYS[1]) == 1 then return 1 end
+return 0`;
+
+/** Removes a connection; returns 1 when it was the user's last (online -> offline). */
+const REMOVE = `
+local removed = redis.call('SREM', KEYS[1], ARGV[1])
+if removed == 1 and redis.call('SCARD', KEYS[1]) == 0 then return 1 end
+return 0`;
+
+const SEP = '|';
+
+/**
+ * Presence across hub nodes. Each user has a Redis set of `nodeId|socketId` connections; each node has
+ * an index of the connections it holds and a heartbeat key with a TTL. A node that dies stops
+ * heartbeating; any node's sweep then removes its connections, so presence survives a crash.
+ * Online transitions are decided atomically in Redis (Lua), so exactly one caller sees each change.
+ */
+export class PresenceService {
+  private readonly ttlMs: number;
+
+  constructor(private readonly deps: PresenceDeps) {
+    this.ttlMs = deps.nodeTtlMs ?? 30_000;
+  }
+
+  /** Records a socket of a user on a node; true when the user just came online. */
+  async connected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean> {
+    const { redis, keys } = this.deps;
+    await redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs, 'NX');
+    await redis.multi().sadd(keys.presenceNodeIndex, nodeId).sadd(keys.presenceNodeConnections(nodeId), [tenant, userId, socketId].join(SEP)).exec();
+    const first = (await redis.eval(ADD, 1, keys.presence(tenant, userId), nodeId + SEP + socketId)) === 1;
+    await this.touch(tenant, userId);
+    return first;
+  }
+
+  /** Removes a socket of a user; true when it was the user's last connection anywhere. */
+  async disconnected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean> {
+    const { redis, keys } = this.deps;
+    await redis.srem(keys.presenceNodeConnections(nodeId), [tenant, userId, socketId].join(SEP));
+    const last = (await redis.eval(REMOVE, 1, keys.presence(tenant, userId), nodeId + SEP + socketId)) === 1;
+    await this.touch(tenant, userId);
+    return last;
+  }
+
+  async isOnline(tenant: string, userId: string): Promise<boolean> {
+    return (await this.deps.redis.exists(this.deps.keys.presence(tenant, userId))) === 1;
+  }
+
+  /** Online ids among `userIds`, in one round trip (contact lists merge this). */
+  async onlineMany(tenant: string, userIds: readonly string[]): Promise<Set<string>> {
+    if (!userIds.length) return new Set();
+    const pipe = this.deps.redis.pipeline();
+    for (const id of userIds) pipe.exists(this.deps.keys.presence(tenant, id));
+    const res = (await pipe.exec()) ?? [];
+    return new Set(userIds.filter((_, i) => res[i]?.[1] === 1));
+  }
+
+  /** Last time the user connected or disconnected (MongoDB, User.lastSeenAt); null when never seen. */
+  async lastSeen(tenant: string, userId: string): Promise<Date | null> {
+    if (!isObjectIdString(userId)) return null;
+    return (await this.deps.lastSeen.lastSeenAt(tenant, new Types.ObjectId(userId))) ?? null;
+  }
+
+  /** Called by each hub node on a timer shorter than the TTL; keeps its connections alive. */
+  async nodeHeartbeat(nodeId: string): Promise<void> {
+    const { redis, keys } = this.deps;
+    await redis.multi().set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs).sadd(keys.presenceNodeIndex, nodeId).exec();
+  }
+
+  /**
+   * Removes the connections of every node whose heartbeat expired and returns the users that went
+   * offline because of it (so the hub pushes userStatus). Safe to run on every node concurrently:
+   * the Lua removal reports each transition to exactly one sweeper.
+   */
+  async sweepDeadNodes(): Promise<PresenceChange[]> {
+    const { redis, keys } = this.deps;
+    const nodes = await redis.smembers(keys.presenceNodeIndex);
+    const changes: PresenceChange[] = [];
+    for (const nodeId of nodes) {
+      if (await redis.exists(keys.nodeAlive(nodeId))) continue;
+      changes.push(...(await this.removeNode(nodeId)));
+    }
+    return changes;
+  }
+
+  private async removeNode(nodeId: string): Promise<PresenceChange[]> {
+    const { redis, keys } = this.deps;
+    const setKey = keys.presenceNodeConnections(nodeId);
+    const changes: PresenceChange[] = [];
+    for (const member of await redis.smembers(setKey)) {
+      const [tenant, userId, socketId] = member.split(SEP);
+      if (!tenant || !userId || !socketId) continue;
+      await redis.srem(setKey, member);
+      const last = (await redis.eval(REMOVE, 1, keys.presence(tenant, userId), nodeId + SEP + socketId)) === 1;
+      if (last) {
+        changes.push({ tenant, userId });
+        await this.touch(tenant, userId);
+      }
+    }
+    if ((await redis.scard(setKey)) === 0) await redis.srem(keys.presenceNodeIndex, nodeId);
+    this.deps.logger?.info({ component: 'presence', nodeId, wentOffline: changes.length }, 'swept dead node');
+    return changes;
+  }
+
+  /** Guests and devices without a user document have no lastSeen; failures never break presence. */
+  private async touch(tenant: string, userId: string): Promise<void> {
+    if (!isObjectIdString(userId)) return;
+    try {
+      await this.deps.lastSeen.touchLastSeen(tenant, new Types.ObjectId(userId), new Date());
+    } catch (err) {
+      this.deps.logger?.warn({ component: 'presence', tenant, err: (err as Error).message }, 'lastSeen update failed');
+    }
+  }
+}

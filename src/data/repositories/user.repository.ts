@@ -1,0 +1,96 @@
+import { Types } from 'mongoose';
+import type { TenantDb } from '../mongo.js';
+import type { UserDoc } from '../models/user.model.js';
+
+export type UserRecord = UserDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
+
+export interface UserSearch {
+  /** Case-insensitive substring of the display name or username. */
+  name?: string;
+  /** Alphabet bucket (`A`..`Z` or `#`). */
+  initial?: string;
+  /** Restrict to these ids (favourites, frequent contacts, group members). */
+  ids?: Types.ObjectId[];
+  excludeId?: Types.ObjectId;
+  skip: number;
+  take: number;
+  sort?: 'name' | 'recent';
+}
+
+/** Escapes user input for a literal match inside a regular expression. */
+export function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Users of one tenant: the directory (contacts) and the subjects of presence. */
+export class UserRepository {
+  constructor(private readonly db: TenantDb) {}
+
+  private get User() {
+    return this.db.models.User;
+  }
+
+  findById(id: Types.ObjectId): Promise<UserRecord | null> {
+    return this.User.findById(id).lean<UserRecord>().exec();
+  }
+
+  findByUsername(username: string): Promise<UserRecord | null> {
+    return this.User.findOne({ username: username.toLowerCase() }).lean<UserRecord>().exec();
+  }
+
+  /** One query for many ids (the batch function of GraphQL loaders and presenters). */
+  findByIds(ids: readonly Types.ObjectId[]): Promise<UserRecord[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.User.find({ _id: { $in: ids } }).lean<UserRecord[]>().exec();
+  }
+
+  /** Counts which of `ids` are active users of this tenant (participant validation). */
+  async existingActiveIds(ids: readonly Types.ObjectId[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.User.find({ _id: { $in: ids }, status: 'active' }, { _id: 1 }).lean<{ _id: Types.ObjectId }[]>().exec();
+    return new Set(rows.map((r) => String(r._id)));
+  }
+
+  private filter(q: Omit<UserSearch, 'skip' | 'take' | 'sort'>): Record<string, unknown> {
+    const f: Record<string, unknown> = { status: 'active' };
+    if (q.name) {
+      const re = new RegExp(escapeRegex(q.name.toLowerCase()));
+      f.$or = [{ sortName: re }, { username: re }];
+    }
+    if (q.initial) f.initial = q.initial;
+    const idCond: Record<string, unknown> = {};
+    if (q.ids) idCond.$in = q.ids;
+    if (q.excludeId) idCond.$ne = q.excludeId;
+    if (Object.keys(idCond).length) f._id = idCond;
+    return f;
+  }
+
+  search(q: UserSearch): Promise<UserRecord[]> {
+    return this.User.find(this.filter(q)).sort({ sortName: 1, _id: 1 }).skip(q.skip).limit(q.take).lean<UserRecord[]>().exec();
+  }
+
+  count(q: Omit<UserSearch, 'skip' | 'take' | 'sort'>): Promise<number> {
+    return this.User.countDocuments(this.filter(q)).exec();
+  }
+
+  /** Alphabet buckets that hold at least one active contact, with their sizes. */
+  async initials(excludeId?: Types.ObjectId): Promise<{ initial: string; count: number }[]> {
+    const match: Record<string, unknown> = { status: 'active' };
+    if (excludeId) match._id = { $ne: excludeId };
+    const rows = await this.User.aggregate<{ _id: string; count: number }>([
+      { $match: match },
+      { $group: { _id: '$initial', count: { $sum: 1 } } },
+      { $sort: { _id: 1 } },
+    ]).exec();
+    return rows.map((r) => ({ initial: r._id, count: r.count }));
+  }
+
+  async updateProfile(id: Types.ObjectId, set: Partial<Pick<UserDoc, 'displayName' | 'firstName' | 'lastName' | 'title' | 'department' | 'phone' | 'email' | 'avatarHash' | 'sortName' | 'initial'>>): Promise<UserRecord | null> {
+    return this.User.findByIdAndUpdate(id, { $set: set }, { new: true }).lean<UserRecord>().exec();
+  }
+
+  /** Only moves lastSeenAt forward, so a late write from a slow node never rewinds it. */
+  async touchLastSeen(id: Types.ObjectId, at: Date): Promise<void> {
+    await this.User.updateOne({ _id: id, $or: [{ lastSeenAt: { $exists: false } }, { lastSeenAt: null }, { lastSeenAt: { $lt: at } }] }, { $set: { lastSeenAt: at } }).exec();
+  }
+}
