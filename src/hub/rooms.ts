@@ -1,0 +1,21 @@
+/**
+ * Every Socket.IO room name, built here and nowhere else. Each name carries the tenant, so a push for
+ * one tenant can never reach another tenant's sockets even when ids collide. Actors, the hub and the
+ * telemetry completion all address clients through these functions.
+ */
+export const rooms = {
+  /** Every socket of a tenant (presence pushes). */
+  tenant: (tenant: string) => `tenant:${tenant}`,
+  /** Every socket (all devices) of one user. */
+  user: (tenant: string, userId: string) => `user:${tenant}:${userId}`,
+  /** Every socket that joined an event's meeting (people and headsets). */
+  meeting: (tenant: string, eventId: string) => `meeting:${tenant}:${eventId}`,
+  /** Only the headsets of an event's meeting (shareImage / clearImage). */
+  meetingDevices: (tenant: string, eventId: string) => `meeting-devices:${tenant}:${eventId}`,
+  /** The sockets of one headset/device. */
+  device: (tenant: string, deviceId: string) => `device:${tenant}:${deviceId}`,
+  /** A free-form room of joinRoom / sayHiToRoom. */
+  custom: (tenant: string, roomId: string) => `room:${tenant}:${roomId}`,
+} as const;
+
+export type RoomNames = typeof rooms;
