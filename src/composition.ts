@@ -33,6 +33,7 @@ export async function createInfra(config: Config, overrides: Partial<Pick<Infra,
 
 export async function closeInfra(infra: Infra): Promise<void> {
   await Promise.allSettled([infra.redis.quit(), infra.mongo.close()]);
+  infra.store.close?.();
 }
 
 /**

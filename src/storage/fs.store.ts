@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat, access, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, access, writeFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../core/errors.js';
-import { assertSafeKey, type ByteRange, type ObjectInfo, type ObjectStore, type PutResult } from './object-store.js';
+import { assertSafeKey, contentEtag, type ByteRange, type ObjectInfo, type ObjectStore, type PutResult } from './object-store.js';
 
 /** Counts and hashes bytes in flight; aborts past maxBytes. */
 export function hashingLimiter(maxBytes = Number.POSITIVE_INFINITY) {
@@ -35,7 +35,7 @@ export class FsObjectStore implements ObjectStore {
   private file(key: string): string {
     assertSafeKey(key);
     const p = path.join(this.root, key);
-    if (!p.startsWith(this.root + path.sep)) throw new Error('object key escapes the store');
+    if (!p.startsWith(this.root + path.sep)) throw new AppError('bad_request', 'Invalid object path');
     return p;
   }
 
@@ -84,15 +84,15 @@ export class FsObjectStore implements ObjectStore {
     const f = this.file(key);
     const st = await stat(f).catch(() => null);
     if (!st?.isFile()) return null;
-    const meta = await import('node:fs/promises').then((fs) => fs.readFile(`${f}.meta`, 'utf8')).then((s) => JSON.parse(s) as { contentType?: string }, () => ({} as { contentType?: string }));
-    const base = path.basename(key);
-    const etag = /^[a-f0-9]{64}$/.test(base) ? base : `${st.size.toString(16)}-${st.mtimeMs.toString(16)}`;
+    const meta = await readFile(`${f}.meta`, 'utf8').then((s) => JSON.parse(s) as { contentType?: string }, () => ({} as { contentType?: string }));
+    const etag = contentEtag(key) ?? `${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}`;
     return { key, size: st.size, etag, contentType: meta.contentType, lastModified: st.mtime };
   }
 
   async get(key: string, range?: ByteRange): Promise<{ info: ObjectInfo; body: Readable }> {
     const info = await this.head(key);
     if (!info) throw new AppError('file_not_found');
+    if (range && (range.start > range.end || range.end >= info.size)) throw new AppError('range_not_satisfiable');
     const body = createReadStream(this.file(key), range ? { start: range.start, end: range.end } : {});
     return { info, body };
   }

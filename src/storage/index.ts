@@ -8,7 +8,10 @@ export type { ObjectStore } from './object-store.js';
 export async function createObjectStore(cfg: Config['storage']): Promise<ObjectStore> {
   if (cfg.driver === 's3') {
     const { S3ObjectStore } = await import('./s3.store.js');
-    return new S3ObjectStore(cfg.s3);
+    const store = new S3ObjectStore(cfg.s3);
+    // A missing bucket is created (embedded and test setups); an unreachable server shows in /readyz.
+    await store.ensureBucket().catch(() => undefined);
+    return store;
   }
   return new FsObjectStore(cfg.fsRoot);
 }

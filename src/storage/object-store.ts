@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { AppError } from '../core/errors.js';
 
 export interface ObjectInfo {
   key: string;
@@ -43,11 +44,28 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** Cheap reachability check for /readyz. */
   ping(): Promise<void>;
+  /** Releases sockets or handles the driver holds (optional). */
+  close?(): void;
 }
 
-/** Refuses keys that could escape the store's namespace; every driver calls it. */
+/**
+ * Refuses keys that could escape the store's namespace or reach the drivers' own bookkeeping
+ * (hidden segments such as the staging area, `.meta` side files); every driver calls it.
+ */
 export function assertSafeKey(key: string): void {
-  if (!key || key.length > 1024 || key.startsWith('/') || key.includes('\\') || key.includes('\0') || key.split('/').some((s) => s === '' || s === '.' || s === '..')) {
-    throw new Error(`unsafe object key: ${JSON.stringify(key)}`);
-  }
+  if (!isSafeKey(key)) throw new AppError('bad_request', 'Invalid object path');
+}
+
+/** The predicate behind assertSafeKey, for callers that answer bad input with their own error. */
+export function isSafeKey(key: string): boolean {
+  if (!key || key.length > 1024 || key.startsWith('/') || key.includes('\\') || key.includes('\0') || key.endsWith('.meta')) return false;
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(key)) return false;
+  return !key.split('/').some((s) => s === '' || s.startsWith('.'));
+}
+
+/** Content-addressed keys end in the hex SHA-256 of the bytes, which is then the strongest possible ETag. */
+export function contentEtag(key: string): string | undefined {
+  const base = key.slice(key.lastIndexOf('/') + 1);
+  return /^[a-f0-9]{64}$/.test(base) ? base : undefined;
 }

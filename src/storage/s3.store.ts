@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  S3Client,
+  HeadObjectCommand,
+  GetObjectCommand,
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  HeadBucketCommand,
+  CreateBucketCommand,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { AppError } from '../core/errors.js';
+import { hashingLimiter } from './fs.store.js';
+import { assertSafeKey, contentEtag, type ByteRange, type ObjectInfo, type ObjectStore, type PutResult } from './object-store.js';
+
+export interface S3StoreOptions {
+  endpoint?: string;
+  region: string;
+  bucket: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+  /** Multipart part size; parts are the only buffered unit (constant memory per upload). */
+  partSize?: number;
+}
+
+/** Staging prefix for content-addressed writes whose final name is only known once hashed. */
+const STAGING = '.staging';
+
+/**
+ * S3 driver. Uploads stream through lib-storage's multipart `Upload` (parts of `partSize`, a few in
+ * flight), so memory stays bounded whatever the object size. Content-addressed writes stage under a
+ * random key while hashing, then a server-side copy names the object after its hash: bytes never pass
+ * through this process twice.
+ */
+export class S3ObjectStore implements ObjectStore {
+  readonly driver = 's3' as const;
+  private readonly s3: S3Client;
+  private readonly bucket: string;
+  private readonly partSize: number;
+
+  constructor(opts: S3StoreOptions) {
+    const cfg: S3ClientConfig = {
+      region: opts.region,
+      endpoint: opts.endpoint,
+      forcePathStyle: opts.forcePathStyle,
+      // Checksums only where S3 requires them: S3-compatible servers differ in the newer defaults.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    };
+    if (opts.accessKeyId && opts.secretAccessKey) cfg.credentials = { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey };
+    this.s3 = new S3Client(cfg);
+    this.bucket = opts.bucket;
+    this.partSize = Math.max(opts.partSize ?? 8 * 1024 * 1024, 5 * 1024 * 1024);
+  }
+
+  /** Creates the bucket when missing (embedded and test setups; production buckets are provisioned). */
+  async ensureBucket(): Promise<void> {
+    const exists = await this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })).then(() => true, () => false);
+    if (!exists) await this.s3.send(new CreateBucketCommand({ Bucket: this.bucket }));
+  }
+
+  private async upload(key: string, body: Readable | Buffer, contentType?: string): Promise<void> {
+    const upload = new Upload({
+      client: this.s3,
+      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType },
+      partSize: this.partSize,
+      queueSize: 2,
+      leavePartsOnError: false,
+    });
+    await upload.done();
+  }
+
+  async putContentAddressed(prefix: string, body: Readable, opts: { contentType?: string; maxBytes?: number } = {}): Promise<PutResult> {
+    const staging = `${STAGING}/${randomUUID()}`;
+    const h = hashingLimiter(opts.maxBytes);
+    // The limiter's error must reach the caller even though lib-storage reads the piped stream.
+    const piped = body.pipe(h.stream);
+    body.once('error', (e) => piped.destroy(e));
+    try {
+      await this.upload(staging, piped, opts.contentType);
+      const { size, sha256 } = h.result();
+      const key = `${prefix}/${sha256}`;
+      assertSafeKey(key);
+      if (await this.head(key)) return { key, size, sha256, created: false };
+      await this.s3.send(new CopyObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        CopySource: `${this.bucket}/${staging}`,
+        ContentType: opts.contentType,
+        MetadataDirective: 'REPLACE',
+      }));
+      return { key, size, sha256, created: true };
+    } finally {
+      await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: staging })).catch(() => undefined);
+    }
+  }
+
+  async put(key: string, body: Readable | Buffer, opts: { contentType?: string } = {}): Promise<PutResult> {
+    assertSafeKey(key);
+    const h = hashingLimiter();
+    const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+    const piped = source.pipe(h.stream);
+    source.once('error', (e) => piped.destroy(e));
+    await this.upload(key, piped, opts.contentType);
+    return { key, ...h.result(), created: true };
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    assertSafeKey(key);
+    try {
+      const r = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { key, size: r.ContentLength ?? 0, etag: contentEtag(key) ?? stripQuotes(r.ETag), contentType: r.ContentType, lastModified: r.LastModified };
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<{ info: ObjectInfo; body: Readable }> {
+    assertSafeKey(key);
+    const info = await this.head(key);
+    if (!info) throw new AppError('file_not_found');
+    if (range && (range.start > range.end || range.end >= info.size)) throw new AppError('range_not_satisfiable');
+    try {
+      const r = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      return { info, body: r.Body as Readable };
+    } catch (e) {
+      if (isNotFound(e)) throw new AppError('file_not_found');
+      throw e;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertSafeKey(key);
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async ping(): Promise<void> {
+    await this.s3.send(new HeadBucketCommand({ Bucket: this.bucket }));
+  }
+
+  /** Releases the client's sockets. */
+  close(): void {
+    this.s3.destroy();
+  }
+}
+
+function stripQuotes(etag: string | undefined): string {
+  return (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
+}
+
+function isNotFound(e: unknown): boolean {
+  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return err?.name === 'NotFound' || err?.name === 'NoSuchKey' || err?.$metadata?.httpStatusCode === 404;
+}

@@ -1,0 +1,108 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { describe, it, expect } from '@jest/globals';
+import type { ObjectStore } from '../../../src/storage/object-store.js';
+
+export async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(Buffer.from(c as Buffer));
+  return Buffer.concat(chunks);
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** Deterministic bytes produced chunk by chunk, so large bodies never sit in memory whole. */
+function generated(total: number, seed: number): { stream: () => Readable; sha256: string } {
+  const chunk = (i: number) => Buffer.alloc(64 * 1024, (i * 31 + seed) % 251);
+  const count = Math.ceil(total / (64 * 1024));
+  const h = createHash('sha256');
+  for (let i = 0; i < count; i++) h.update(chunk(i));
+  return {
+    sha256: h.digest('hex'),
+    stream: () => Readable.from((function* () { for (let i = 0; i < count; i++) yield chunk(i); })()),
+  };
+}
+
+/**
+ * The behaviour every ObjectStore driver must show; run against each driver with its own prefix.
+ * `store()` is read lazily because drivers start in beforeAll.
+ */
+export function objectStoreContract(name: string, store: () => ObjectStore, prefix: () => string): void {
+  describe(`ObjectStore contract: ${name}`, () => {
+    it('stores content under its hash, once', async () => {
+      const bytes = randomBytes(5000);
+      const first = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes]), { contentType: 'image/png' });
+      expect(first).toEqual({ key: `${prefix()}/media/${sha(bytes)}`, size: 5000, sha256: sha(bytes), created: true });
+      const again = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes.subarray(0, 10), bytes.subarray(10)]));
+      expect(again).toEqual({ ...first, created: false });
+      const info = await store().head(first.key);
+      expect(info).toMatchObject({ key: first.key, size: 5000, etag: sha(bytes), contentType: 'image/png' });
+    });
+
+    it('streams whole objects and inclusive byte ranges', async () => {
+      const bytes = randomBytes(4096);
+      const { key } = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes]));
+      const whole = await store().get(key);
+      expect(await readAll(whole.body)).toEqual(bytes);
+      const part = await store().get(key, { start: 100, end: 199 });
+      expect(await readAll(part.body)).toEqual(bytes.subarray(100, 200));
+      const tail = await store().get(key, { start: 4095, end: 4095 });
+      expect(await readAll(tail.body)).toEqual(bytes.subarray(4095));
+      await expect(store().get(key, { start: 10, end: 4096 })).rejects.toMatchObject({ code: 'range_not_satisfiable' });
+      await expect(store().get(key, { start: 20, end: 10 })).rejects.toMatchObject({ code: 'range_not_satisfiable' });
+    });
+
+    it('reports absent objects', async () => {
+      expect(await store().head(`${prefix()}/media/${'0'.repeat(64)}`)).toBeNull();
+      await expect(store().get(`${prefix()}/media/${'0'.repeat(64)}`)).rejects.toMatchObject({ code: 'file_not_found' });
+    });
+
+    it('aborts a write past maxBytes and leaves nothing behind', async () => {
+      const bytes = randomBytes(10_000);
+      await expect(store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes.subarray(0, 6000), bytes.subarray(6000)]), { maxBytes: 8000 }))
+        .rejects.toMatchObject({ code: 'payload_too_large' });
+      expect(await store().head(`${prefix()}/media/${sha(bytes)}`)).toBeNull();
+      const exact = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes.subarray(0, 8000)]), { maxBytes: 8000 });
+      expect(exact.size).toBe(8000);
+    });
+
+    it('propagates a failing source stream and stores nothing', async () => {
+      const source = new Readable({ read() { this.destroy(new Error('client went away')); } });
+      await expect(store().putContentAddressed(`${prefix()}/media`, source)).rejects.toThrow('client went away');
+    });
+
+    it('streams a multi-part sized object in bounded chunks with the right hash', async () => {
+      const big = generated(11 * 1024 * 1024, 7);
+      const r = await store().putContentAddressed(`${prefix()}/media`, big.stream(), { contentType: 'video/mp4' });
+      expect(r).toMatchObject({ sha256: big.sha256, size: 11 * 1024 * 1024, created: true });
+      const back = createHash('sha256');
+      for await (const c of (await store().get(r.key)).body) back.update(c as Buffer);
+      expect(back.digest('hex')).toBe(big.sha256);
+    });
+
+    it('puts exact multi-segment keys, overwrites them and deletes them', async () => {
+      const key = `${prefix()}/assets/logos/2024/main.png`;
+      const put = await store().put(key, Buffer.from('one'), { contentType: 'image/png' });
+      expect(put).toMatchObject({ key, size: 3, sha256: sha(Buffer.from('one')) });
+      await store().put(key, Readable.from([Buffer.from('two!')]));
+      const got = await store().get(key);
+      expect((await readAll(got.body)).toString()).toBe('two!');
+      expect(got.info.size).toBe(4);
+      expect(got.info.etag).toBeTruthy();
+      await store().delete(key);
+      expect(await store().head(key)).toBeNull();
+      await expect(store().delete(key)).resolves.toBeUndefined();
+    });
+
+    it('refuses keys that could escape the namespace or reach driver bookkeeping', async () => {
+      for (const key of ['../x', 'a/../b', '/abs', 'a//b', '.staging/x', '.tmp/x', 'a\\b', 'x.meta', 'a/\u0000b', '']) {
+        await expect(store().put(key, Buffer.from('x'))).rejects.toMatchObject({ code: 'bad_request' });
+        await expect(store().head(key)).rejects.toMatchObject({ code: 'bad_request' });
+      }
+    });
+
+    it('answers ping', async () => {
+      await expect(store().ping()).resolves.toBeUndefined();
+    });
+  });
+}

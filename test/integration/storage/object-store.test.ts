@@ -1,0 +1,39 @@
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { Readable } from 'node:stream';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { startTestS3, type TestS3 } from '../../support/s3.js';
+import { uniqueId } from '../../support/env.js';
+import { objectStoreContract, readAll } from './object-store.contract.js';
+
+/** Both drivers pass one contract: the fs driver of a node's default config, the S3 driver against s3rver. */
+describe('storage drivers', () => {
+  let fsNode: TestNode;
+  let s3Node: TestNode;
+  let s3: TestS3;
+  const prefix = `t/${uniqueId()}`;
+
+  beforeAll(async () => {
+    s3 = await startTestS3();
+    [fsNode, s3Node] = await Promise.all([startTestNode(), startTestNode(s3.env)]);
+  });
+  afterAll(async () => {
+    await Promise.all([fsNode?.destroy(), s3Node?.destroy()]);
+    await s3?.stop();
+  });
+
+  objectStoreContract('fs', () => fsNode.infra.store, () => prefix);
+  objectStoreContract('s3', () => s3Node.infra.store, () => prefix);
+
+  it('wires the driver named by configuration and reports it ready', async () => {
+    expect(fsNode.infra.store.driver).toBe('fs');
+    expect(s3Node.infra.store.driver).toBe('s3');
+    const ready = await s3Node.http.get('/readyz');
+    expect(ready.body.checks.objectStore.status).toBe('up');
+  });
+
+  it('keeps the two drivers apart', async () => {
+    const r = await s3Node.infra.store.putContentAddressed(`${prefix}/only-s3`, Readable.from([Buffer.from('s3 only')]));
+    expect(await fsNode.infra.store.head(r.key)).toBeNull();
+    expect((await readAll((await s3Node.infra.store.get(r.key)).body)).toString()).toBe('s3 only');
+  });
+});
