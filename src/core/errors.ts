@@ -91,9 +91,31 @@ export function toAppError(e: unknown): AppError {
   if (err?.name === 'MongoServerSelectionError' || err?.name === 'MongoNetworkError' || err?.name === 'MongoNotConnectedError' || err?.name === 'MongooseServerSelectionError') {
     return new AppError('service_unavailable', 'Database unavailable', { cause: e, retryAfter: 5 });
   }
-  if (err?.code === 11000) return new AppError('conflict', 'Duplicate key', { cause: e });
-  if (err?.name === 'CastError') return new AppError('validation_failed', 'Invalid identifier', { cause: e });
+  if (err?.code === 11000) return duplicateKey(e as { keyPattern?: Record<string, unknown> });
+  if (err?.name === 'CastError') {
+    const field = (e as { path?: string }).path ?? 'id';
+    return new AppError('validation_failed', `${field}: invalid identifier`, { cause: e, errors: [{ field, message: 'invalid identifier' }] });
+  }
+  if (err?.name === 'ValidationError' && typeof (e as { errors?: unknown }).errors === 'object') return fromMongooseValidation(e as MongooseValidationLike);
   return new AppError('internal', undefined, { cause: e });
+}
+
+/** MongoDB names the unique fields (keyPattern); FerretDB does not, so the field list may be empty. */
+function duplicateKey(e: { keyPattern?: Record<string, unknown> }): AppError {
+  const fields = Object.keys(e.keyPattern ?? {});
+  if (!fields.length) return new AppError('conflict', 'Duplicate key', { cause: e });
+  return new AppError('conflict', `Duplicate value for ${fields.join(', ')}`, { cause: e, errors: fields.map((field) => ({ field, message: 'already exists' })) });
+}
+
+interface MongooseValidationLike {
+  errors: Record<string, { path?: string; message: string }>;
+}
+
+/** A document that failed its mongoose schema: a 400 naming each field, never a 500. */
+function fromMongooseValidation(e: MongooseValidationLike): AppError {
+  const errors = Object.entries(e.errors).map(([field, v]) => ({ field: v.path ?? field, message: v.message }));
+  const first = errors[0];
+  return new AppError('validation_failed', first ? `${first.field}: ${first.message}` : undefined, { cause: e, errors });
 }
 
 interface ZodLike {
