@@ -1,0 +1,162 @@
+import { AppError } from '../core/errors.js';
+import { rooms } from '../hub/rooms.js';
+import type { ActorBehavior, ActorContext } from './runtime/types.js';
+import type { Caller } from './common.schema.js';
+import type { DeviceMsg, DevicePush, DeviceState, HeadsetDeviceInfo, RapidConnectUserInfo, RemoteControlPush, RemoteControlRequest } from './device.schema.js';
+
+/** One entry of the remote-control audit trail. */
+export interface DeviceAuditEntry {
+  action: string;
+  actorId: string;
+  deviceId: string;
+  outcome: 'success' | 'failure';
+  details: Record<string, unknown>;
+}
+
+export interface DeviceActorDeps {
+  /** Heartbeat cadence announced to headsets. */
+  heartbeatIntervalMs: number;
+  /** A headset silent for this long is marked offline (an actor timer, so it fires on whichever node owns it). */
+  offlineAfterMs: number;
+  audit(tenant: string, entry: DeviceAuditEntry): Promise<void>;
+}
+
+type Ctx = ActorContext<DeviceState>;
+const OFFLINE_TIMER = 'offline';
+
+function push(s: DeviceState): DevicePush {
+  return { deviceId: s.deviceId, status: s.status, ...(s.meetingId ? { meetingId: s.meetingId } : {}), ...(s.info ? { info: s.info } : {}), ...(s.lastHeartbeatAt ? { lastHeartbeatAt: s.lastHeartbeatAt } : {}) };
+}
+
+/** Rooms that watch a device: its own sockets and, while it is in one, its meeting. */
+function watchers(ctx: Ctx): string[] {
+  const t = ctx.address.tenant;
+  return [rooms.device(t, ctx.state.deviceId), ...(ctx.state.meetingId ? [rooms.meeting(t, ctx.state.meetingId)] : [])];
+}
+
+function requireAccount(s: DeviceState, caller: Caller): void {
+  if (!s.registered || s.accountId !== caller.userId) throw new AppError('forbidden', 'This device is registered to another account; call initRapidConnect first');
+}
+
+function requireInMeeting(s: DeviceState, meetingId: string): void {
+  if (!s.registered) throw new AppError('device_not_found', 'No such device');
+  if (s.meetingId !== meetingId) throw new AppError('forbidden', 'The device is not in this meeting');
+}
+
+function rapidConnect(ctx: Ctx, deps: DeviceActorDeps, caller: Caller, joinCode: string): RapidConnectUserInfo {
+  const s = ctx.state;
+  if (s.registered && s.accountId !== caller.userId) throw new AppError('conflict', 'This device is registered to another account');
+  Object.assign(s, { registered: true, accountId: caller.userId, joinCode, status: 'online', lastHeartbeatAt: new Date().toISOString() });
+  ctx.setTimer(OFFLINE_TIMER, deps.offlineAfterMs, { type: 'offlineTimeout' });
+  ctx.emit(watchers(ctx), 'deviceUpdated', push(s));
+  return { deviceId: s.deviceId, joinCode, userId: caller.userId, username: caller.username, tenant: ctx.address.tenant, ...(s.meetingId ? { meetingId: s.meetingId } : {}), heartbeatIntervalMs: deps.heartbeatIntervalMs };
+}
+
+function heartbeat(ctx: Ctx, deps: DeviceActorDeps, caller: Caller, meetingId: string | null | undefined, info: HeadsetDeviceInfo): DevicePush {
+  const s = ctx.state;
+  requireAccount(s, caller);
+  if (meetingId && s.meetingId && meetingId !== s.meetingId) throw new AppError('forbidden', 'The device is not in this meeting');
+  const changed = s.status !== 'online' || JSON.stringify({ ...s.info }) !== JSON.stringify({ ...info });
+  s.status = 'online';
+  s.info = info;
+  s.lastHeartbeatAt = new Date().toISOString();
+  ctx.setTimer(OFFLINE_TIMER, deps.offlineAfterMs, { type: 'offlineTimeout' });
+  ctx.emit(watchers(ctx), 'deviceInfo', push(s));
+  if (changed) ctx.emit(watchers(ctx), 'deviceUpdated', push(s));
+  return push(s);
+}
+
+function offline(ctx: Ctx): DevicePush {
+  if (ctx.state.status !== 'offline') {
+    ctx.state.status = 'offline';
+    ctx.state.controllerId = undefined;
+    ctx.emit(watchers(ctx), 'deviceUpdated', push(ctx.state));
+  }
+  return push(ctx.state);
+}
+
+function assign(ctx: Ctx, caller: Caller, eventId: string): DevicePush {
+  const s = ctx.state;
+  if (!s.registered) throw new AppError('device_not_found', 'No such device');
+  s.meetingId = eventId;
+  s.controllerId = undefined;
+  const payload = { deviceId: s.deviceId, eventId, addedBy: caller.userId, device: push(s) };
+  ctx.emit(watchers(ctx), 'onDeviceAdded', payload);
+  ctx.emit(rooms.user(ctx.address.tenant, caller.userId), 'onDeviceAdded', payload);
+  return push(s);
+}
+
+function peripheral(ctx: Ctx, msg: Extract<DeviceMsg, { type: 'startPeripheral' | 'stopPeripheral' }>): DevicePush & { peripherals: DeviceState['peripherals'] } {
+  const s = ctx.state;
+  requireInMeeting(s, msg.req.eventId);
+  const at = new Date().toISOString();
+  if (msg.type === 'startPeripheral') {
+    const r = msg.req;
+    s.peripherals[r.peripheralId] = { peripheralId: r.peripheralId, peripheralType: r.peripheralType, settings: r.settings, startedBy: msg.caller.userId, startedAt: at };
+    ctx.emit(watchers(ctx), 'peripheralStarted', { deviceId: s.deviceId, eventId: r.eventId, ...s.peripherals[r.peripheralId] });
+  } else {
+    if (!s.peripherals[msg.req.peripheralId]) throw new AppError('invalid_state', 'The peripheral is not running');
+    delete s.peripherals[msg.req.peripheralId];
+    ctx.emit(watchers(ctx), 'peripheralStopped', { deviceId: s.deviceId, eventId: msg.req.eventId, peripheralId: msg.req.peripheralId, stoppedBy: msg.caller.userId, stoppedAt: at });
+  }
+  return { ...push(s), peripherals: { ...s.peripherals } };
+}
+
+function requestRemote(ctx: Ctx, caller: Caller, meetingId: string): { deviceId: string; controllerId: string } {
+  const s = ctx.state;
+  requireInMeeting(s, meetingId);
+  s.controllerId = caller.userId;
+  const cmd = nextCommand(ctx, caller, meetingId, { deviceId: s.deviceId, command: 'remoteRequested' });
+  ctx.emit(rooms.device(ctx.address.tenant, s.deviceId), 'onRemoteControl', cmd);
+  return { deviceId: s.deviceId, controllerId: caller.userId };
+}
+
+function nextCommand(ctx: Ctx, caller: Caller, meetingId: string, req: RemoteControlRequest): RemoteControlPush {
+  ctx.state.commandSeq += 1;
+  return { deviceId: ctx.state.deviceId, meetingId, commandId: `${ctx.state.deviceId}:${ctx.state.commandSeq}`, command: req.command, ...(req.params ? { params: req.params } : {}), from: caller.userId };
+}
+
+async function remoteControl(ctx: Ctx, deps: DeviceActorDeps, msg: Extract<DeviceMsg, { type: 'remoteControl' }>): Promise<{ commandId: string; deliveredAt: string }> {
+  const s = ctx.state;
+  const base = { action: 'device.remoteControl', actorId: msg.caller.userId, deviceId: s.deviceId };
+  try {
+    requireInMeeting(s, msg.meetingId);
+    if (s.controllerId !== msg.caller.userId) throw new AppError('forbidden', 'Request remote control of the device first');
+  } catch (e) {
+    await deps.audit(ctx.address.tenant, { ...base, outcome: 'failure', details: { meetingId: msg.meetingId, command: msg.req.command, code: (e as AppError).code } });
+    throw e;
+  }
+  const cmd = nextCommand(ctx, msg.caller, msg.meetingId, msg.req);
+  await deps.audit(ctx.address.tenant, { ...base, outcome: 'success', details: { meetingId: msg.meetingId, command: cmd.command, commandId: cmd.commandId, params: cmd.params ?? {} } });
+  ctx.emit(rooms.device(ctx.address.tenant, s.deviceId), 'onRemoteControl', cmd);
+  return { commandId: cmd.commandId, deliveredAt: new Date().toISOString() };
+}
+
+function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
+  switch (msg.type) {
+    case 'rapidConnect': return rapidConnect(ctx, deps, msg.caller, msg.joinCode);
+    case 'assignMeeting': return assign(ctx, msg.caller, msg.eventId);
+    case 'heartbeat': return heartbeat(ctx, deps, msg.caller, msg.meetingId, msg.info);
+    case 'offlineTimeout': return offline(ctx);
+    case 'startPeripheral':
+    case 'stopPeripheral': return peripheral(ctx, msg);
+    case 'requestRemote': return requestRemote(ctx, msg.caller, msg.meetingId);
+    case 'remoteControl': return remoteControl(ctx, deps, msg);
+    case 'get':
+      if (!ctx.state.registered) throw new AppError('device_not_found', 'No such device');
+      return push(ctx.state);
+    default: throw new AppError('bad_request', 'Unknown device message');
+  }
+}
+
+/**
+ * One actor per headset (keyed by its unique id): heartbeats, peripherals and remote control go
+ * through it, and a missed heartbeat turns it offline through an actor timer wherever it lives.
+ */
+export function deviceActor(deps: DeviceActorDeps): ActorBehavior<DeviceState, DeviceMsg, unknown> {
+  return {
+    kind: 'device',
+    initialState: (address) => ({ deviceId: address.id, registered: false, status: 'offline', peripherals: {}, commandSeq: 0 }),
+    receive: (ctx, msg) => route(ctx, deps, msg),
+  };
+}

@@ -1,0 +1,145 @@
+import { AppError } from '../core/errors.js';
+import { rooms } from '../hub/rooms.js';
+import type { ActorBehavior, ActorContext } from './runtime/types.js';
+import type { Caller } from './common.schema.js';
+import type { MeetingData, MeetingDetails, MeetingEventPush, MeetingMsg, MeetingState } from './meeting.schema.js';
+
+/** What the meeting actor needs from the directory and recording services (wired in the hub role). */
+export interface MeetingActorDeps {
+  /** Assigns the room through the VCS port (event scheduled -> started) and returns MeetingData for the host. */
+  initEvent(tenant: string, caller: Caller, eventId: string): Promise<MeetingData>;
+  /** Join details for a participant; refuses people who are not participants of the event. */
+  joinEvent(tenant: string, caller: Caller, eventId: string): Promise<MeetingData>;
+  /** Whether the user is a participant (or organizer) of the event. */
+  isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
+  startRecording(tenant: string, eventId: string, userId: string): Promise<void>;
+  stopRecording(tenant: string, eventId: string, userId: string): Promise<void>;
+}
+
+type Ctx = ActorContext<MeetingState>;
+
+/** Every meeting change is one numbered meetingEvent to the meeting room, in turn order. */
+function publish(ctx: Ctx, type: string, by?: string, data?: Record<string, unknown>): MeetingEventPush {
+  ctx.state.seq += 1;
+  const push: MeetingEventPush = { eventId: ctx.state.eventId, seq: ctx.state.seq, type, at: new Date().toISOString(), ...(by ? { by } : {}), ...(data ? { data } : {}) };
+  ctx.emit(rooms.meeting(ctx.address.tenant, ctx.state.eventId), 'meetingEvent', push);
+  return push;
+}
+
+function details(s: MeetingState): MeetingDetails {
+  return { eventId: s.eventId, started: s.started, room: s.room, members: Object.values(s.members), deviceIds: [...s.deviceIds], recording: { ...s.recording }, sharedImage: s.sharedImage, seq: s.seq };
+}
+
+function requireMember(s: MeetingState, caller: Caller): void {
+  if (!s.members[caller.userId]) throw new AppError('forbidden', 'Join the meeting first');
+}
+
+function addMember(ctx: Ctx, caller: Caller): boolean {
+  if (ctx.state.members[caller.userId]) return false;
+  ctx.state.members[caller.userId] = { userId: caller.userId, username: caller.username, role: caller.role, joinedAt: new Date().toISOString() };
+  return true;
+}
+
+async function init(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<MeetingData & { meeting: MeetingDetails }> {
+  const data = await deps.initEvent(ctx.address.tenant, caller, ctx.address.id);
+  const first = !ctx.state.started;
+  ctx.state.started = true;
+  if (data.room) ctx.state.room = data.room;
+  const joined = addMember(ctx, caller);
+  if (first) publish(ctx, 'meetingStarted', caller.userId, { room: ctx.state.room });
+  if (joined) publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
+  return { ...data, meeting: details(ctx.state) };
+}
+
+async function join(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<MeetingData & { meeting: MeetingDetails }> {
+  const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id);
+  if (data.room) ctx.state.room = data.room;
+  if (addMember(ctx, caller)) publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
+  return { ...data, meeting: details(ctx.state) };
+}
+
+async function getDetails(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<MeetingDetails> {
+  if (!ctx.state.members[caller.userId] && !(await deps.isParticipant(ctx.address.tenant, ctx.address.id, caller.userId))) {
+    throw new AppError('meeting_not_found', 'No such meeting');
+  }
+  return details(ctx.state);
+}
+
+async function recording(ctx: Ctx, deps: MeetingActorDeps, caller: Caller, start: boolean): Promise<MeetingDetails> {
+  const s = ctx.state;
+  requireMember(s, caller);
+  if (!s.started) throw new AppError('invalid_state', 'The meeting has not started');
+  if (s.recording.active === start) return details(s);
+  if (start) {
+    await deps.startRecording(ctx.address.tenant, s.eventId, caller.userId);
+    s.recording = { active: true, startedAt: new Date().toISOString(), startedBy: caller.userId };
+  } else {
+    await deps.stopRecording(ctx.address.tenant, s.eventId, caller.userId);
+    s.recording = { ...s.recording, active: false, stoppedAt: new Date().toISOString() };
+  }
+  publish(ctx, start ? 'recordingStarted' : 'recordingStopped', caller.userId);
+  return details(s);
+}
+
+function shareImage(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'shareImage' }>): MeetingDetails {
+  requireMember(ctx.state, msg.caller);
+  ctx.state.sharedImage = { image: msg.req.image, caption: msg.req.caption, by: msg.caller.userId, at: new Date().toISOString() };
+  ctx.emit(rooms.meetingDevices(ctx.address.tenant, ctx.state.eventId), 'onShareImage', { eventId: ctx.state.eventId, ...ctx.state.sharedImage });
+  publish(ctx, 'imageShared', msg.caller.userId, { image: msg.req.image });
+  return details(ctx.state);
+}
+
+function clearImage(ctx: Ctx, caller: Caller): MeetingDetails {
+  requireMember(ctx.state, caller);
+  delete ctx.state.sharedImage;
+  ctx.emit(rooms.meetingDevices(ctx.address.tenant, ctx.state.eventId), 'onClearImage', { eventId: ctx.state.eventId, by: caller.userId });
+  publish(ctx, 'imageCleared', caller.userId);
+  return details(ctx.state);
+}
+
+function addDevice(ctx: Ctx, caller: Caller, deviceId: string): MeetingDetails {
+  requireMember(ctx.state, caller);
+  if (!ctx.state.deviceIds.includes(deviceId)) {
+    ctx.state.deviceIds.push(deviceId);
+    publish(ctx, 'deviceAdded', caller.userId, { deviceId });
+  }
+  return details(ctx.state);
+}
+
+function notify(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'notify' }>): MeetingEventPush {
+  requireMember(ctx.state, msg.caller);
+  return publish(ctx, 'notify', msg.caller.userId, { action: msg.action, ...(msg.data ? { payload: msg.data } : {}) });
+}
+
+function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
+  switch (msg.type) {
+    case 'init': return init(ctx, deps, msg.caller);
+    case 'join': return join(ctx, deps, msg.caller);
+    case 'details': return getDetails(ctx, deps, msg.caller);
+    case 'notify': return notify(ctx, msg);
+    case 'startRecording': return recording(ctx, deps, msg.caller, true);
+    case 'stopRecording': return recording(ctx, deps, msg.caller, false);
+    case 'shareImage': return shareImage(ctx, msg);
+    case 'clearImage': return clearImage(ctx, msg.caller);
+    case 'requestHostAccess':
+      requireMember(ctx.state, msg.caller);
+      return publish(ctx, 'hostAccessRequested', msg.caller.userId, { userId: msg.caller.userId, username: msg.caller.username });
+    case 'addDevice': return addDevice(ctx, msg.caller, msg.deviceId);
+    case 'isMember': return { member: Boolean(ctx.state.members[msg.userId]) };
+    case 'completed': return publish(ctx, 'meetingCompleted', undefined, msg.data);
+    default: throw new AppError('bad_request', 'Unknown meeting message');
+  }
+}
+
+/**
+ * One actor per event: joins, recording, shared images and notifications of a meeting are turns of
+ * this actor, so every participant, on whatever node, receives the same numbered meetingEvents in
+ * the same order.
+ */
+export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState, MeetingMsg, unknown> {
+  return {
+    kind: 'meeting',
+    initialState: (address) => ({ eventId: address.id, started: false, members: {}, deviceIds: [], recording: { active: false }, seq: 0 }),
+    receive: (ctx, msg) => route(ctx, deps, msg),
+  };
+}
