@@ -1,18 +1,73 @@
 import type { Infra } from '../composition.js';
+import type { VideoConferencing } from '../vcs/vcs.port.js';
 import { UserRepository } from '../data/repositories/user.repository.js';
+import { FavouriteRepository } from '../data/repositories/favourite.repository.js';
+import { CallRecordRepository } from '../data/repositories/call-record.repository.js';
+import { EventRepository } from '../data/repositories/event.repository.js';
+import { GroupRepository } from '../data/repositories/group.repository.js';
+import { NoticeRepository } from '../data/repositories/notice.repository.js';
+import { PeripheralRepository } from '../data/repositories/peripheral.repository.js';
+import { DeviceRepository } from '../data/repositories/device.repository.js';
+import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
+import { AppError } from './errors.js';
 import { PresenceService, type LastSeenStore } from './presence.service.js';
+import { ContactService } from './contact.service.js';
+import { GroupService } from './group.service.js';
+import { NoticeService } from './notice.service.js';
+import { EventService } from './event.service.js';
+import { MeetingService } from './meeting.service.js';
+import { PeripheralService } from './peripheral.service.js';
+import { AdminService } from './admin.service.js';
+
+/** Repository factories per tenant: a tenant's database is only reached through its name. */
+function tenantRepos(infra: Infra) {
+  const db = (t: string) => infra.mongo.tenantDb(t);
+  return {
+    users: (t: string) => new UserRepository(db(t)),
+    favourites: (t: string) => new FavouriteRepository(db(t)),
+    calls: (t: string) => new CallRecordRepository(db(t)),
+    events: (t: string) => new EventRepository(db(t)),
+    groups: (t: string) => new GroupRepository(db(t)),
+    notices: (t: string) => new NoticeRepository(db(t)),
+    peripherals: (t: string) => new PeripheralRepository(db(t)),
+    devices: (t: string) => new DeviceRepository(db(t)),
+    settings: (t: string) => new TenantConfigRepository(db(t)),
+  };
+}
 
 /**
  * Wires the directory, scheduling and tenant-administration services (presence, contacts, groups,
  * notices, events, meetings, peripherals, admin helpers) from infra. createServices spreads the result,
- * so each service is reached as `services.<name>`.
+ * so each service is reached as `services.<name>`. `vcs` is the video conferencing adapter wired by
+ * createServices; meetings resolve it at call time.
  */
-export function createDirectoryServices(infra: Infra) {
-  const users = (tenant: string) => new UserRepository(infra.mongo.tenantDb(tenant));
+export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoConferencing | undefined } = {}) {
+  const r = tenantRepos(infra);
   const lastSeen: LastSeenStore = {
-    touchLastSeen: (tenant, id, at) => users(tenant).touchLastSeen(id, at),
-    lastSeenAt: async (tenant, id) => (await users(tenant).findById(id))?.lastSeenAt,
+    touchLastSeen: (tenant, id, at) => r.users(tenant).touchLastSeen(id, at),
+    lastSeenAt: async (tenant, id) => (await r.users(tenant).findById(id))?.lastSeenAt,
   };
   const presence = new PresenceService({ redis: infra.redis, keys: infra.keys, lastSeen, logger: infra.logger });
-  return { presence };
+  const onlineMany = (t: string, ids: readonly string[]) => presence.onlineMany(t, ids);
+  const pageMaxTake = infra.config.limits.pageMaxTake;
+  const { publicUrl, baseDomain } = infra.config.http;
+  const admin = new AdminService({
+    users: r.users, settings: r.settings, isOnline: (t, id) => presence.isOnline(t, id),
+    site: { publicUrl, baseDomain, issuerTemplate: infra.config.auth.oidc.issuerTemplate, clientId: infra.config.auth.oidc.clientId },
+  });
+  const vcs = () => {
+    const v = opts.vcs?.();
+    if (!v) throw new AppError('service_unavailable', 'No video conferencing adapter is configured');
+    return v;
+  };
+  return {
+    presence,
+    admin,
+    contacts: new ContactService({ ...r, onlineMany, store: infra.store, pageMaxTake }),
+    groups: new GroupService(r),
+    notices: new NoticeService(r),
+    events: new EventService({ ...r, onlineMany, pageMaxTake }),
+    meetings: new MeetingService({ ...r, features: (t) => admin.features(t), vcs }),
+    peripherals: new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode }),
+  };
 }

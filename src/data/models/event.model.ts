@@ -29,6 +29,8 @@ export const EventSchema = new Schema(
     organizerId: { type: Schema.Types.ObjectId, required: true },
     participants: { type: [ParticipantSchema], default: [] },
     participantIds: { type: [Schema.Types.ObjectId], default: [] },
+    /** Device accounts (headsets) attached to the event by join code (addDeviceToEvent). */
+    deviceIds: { type: [Schema.Types.ObjectId], default: [] },
     attachments: { type: [AttachmentSchema], default: [] },
     status: { type: String, enum: EVENT_STATUSES, default: 'scheduled', required: true },
     meetingCode: { type: String, required: true, unique: true },

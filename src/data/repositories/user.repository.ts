@@ -11,6 +11,8 @@ export interface UserSearch {
   initial?: string;
   /** Restrict to these ids (favourites, frequent contacts, group members). */
   ids?: Types.ObjectId[];
+  /** Leave these out (favourites already listed first). */
+  notIds?: Types.ObjectId[];
   excludeId?: Types.ObjectId;
   skip: number;
   take: number;
@@ -60,7 +62,8 @@ export class UserRepository {
     if (q.initial) f.initial = q.initial;
     const idCond: Record<string, unknown> = {};
     if (q.ids) idCond.$in = q.ids;
-    if (q.excludeId) idCond.$ne = q.excludeId;
+    const out = [...(q.notIds ?? []), ...(q.excludeId ? [q.excludeId] : [])];
+    if (out.length) idCond.$nin = out;
     if (Object.keys(idCond).length) f._id = idCond;
     return f;
   }

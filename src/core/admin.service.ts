@@ -1,0 +1,103 @@
+import QRCode from 'qrcode';
+import type { Principal } from '../auth/principal.js';
+import type { UserRecord, UserRepository } from '../data/repositories/user.repository.js';
+import type { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
+import type { ResolvedTenant } from './tenant.service.js';
+import { AppError } from './errors.js';
+import { oid } from './object-id.js';
+import { defaultSettings } from './tenant-defaults.js';
+
+export interface Connectivity {
+  user: UserRecord;
+  online: boolean;
+  lastSeenAt: Date | null;
+}
+
+export interface AdminDeps {
+  users: (tenant: string) => Pick<UserRepository, 'findById' | 'findByUsername'>;
+  settings: (tenant: string) => TenantConfigRepository;
+  isOnline: (tenant: string, userId: string) => Promise<boolean>;
+  /** Public base URL of the deployment, the base domain tenants are subdomains of, and the OIDC issuer template. */
+  site: { publicUrl: string; baseDomain: string; issuerTemplate: string; clientId: string };
+}
+
+export type TenantConfig = ReturnType<typeof defaultSettings> & { tenant: string };
+
+/**
+ * Admin helpers (connectivity look-ups) and tenant administration read models (TenantConfig, basic
+ * info, private-server onboarding configuration). Path tenants must be the caller's own tenant:
+ * another tenant's users are answered user_not_found, never looked up.
+ */
+export class AdminService {
+  constructor(private readonly deps: AdminDeps) {}
+
+  async byContact(p: Principal, contactId: string): Promise<Connectivity> {
+    const user = await this.deps.users(p.tenant).findById(oid(contactId, 'contact_not_found'));
+    if (!user) throw new AppError('contact_not_found', `No contact ${contactId}`);
+    return this.connectivity(p.tenant, user);
+  }
+
+  async byUsername(p: Principal, tenant: string, username: string): Promise<Connectivity> {
+    if (tenant.toLowerCase() !== p.tenant) throw new AppError('user_not_found', `No user '${username}'`);
+    const user = await this.deps.users(p.tenant).findByUsername(username);
+    if (!user) throw new AppError('user_not_found', `No user '${username}'`);
+    return this.connectivity(p.tenant, user);
+  }
+
+  private async connectivity(tenant: string, user: UserRecord): Promise<Connectivity> {
+    const online = await this.deps.isOnline(tenant, String(user._id));
+    return { user, online, lastSeenAt: user.lastSeenAt ?? null };
+  }
+
+  /** TenantConfig: the stored settings over the defaults (a setting added later still has a value). */
+  async tenantConfig(tenant: ResolvedTenant): Promise<TenantConfig> {
+    const s = await this.deps.settings(tenant.name).settings();
+    const d = defaultSettings(tenant.displayName);
+    return {
+      ...d,
+      tenant: tenant.name,
+      displayName: s?.displayName ?? d.displayName,
+      locale: s?.locale ?? d.locale,
+      timezone: s?.timezone ?? d.timezone,
+      uploads: { ...d.uploads, ...(s?.uploads ?? {}) } as TenantConfig['uploads'],
+      security: { ...d.security, ...(s?.security ?? {}) } as TenantConfig['security'],
+      features: { ...d.features, ...(s?.features ?? {}) },
+      meetings: { ...d.meetings, ...(s?.meetings ?? {}) },
+    };
+  }
+
+  async features(tenant: string): Promise<TenantConfig['features']> {
+    const s = await this.deps.settings(tenant).settings();
+    return { ...defaultSettings(tenant).features, ...(s?.features ?? {}) };
+  }
+
+  basicTenantInfo(tenant: ResolvedTenant): { name: string; displayName: string; baseUrl: string; realm: string } {
+    return { name: tenant.name, displayName: tenant.displayName, baseUrl: this.tenantUrl(tenant.name), realm: tenant.name };
+  }
+
+  /** What a standalone app scans to point itself at this tenant (docs/decisions/206-private-server-config.md). */
+  privateServerConfig(tenant: ResolvedTenant) {
+    const baseUrl = this.tenantUrl(tenant.name);
+    return {
+      version: 1,
+      tenant: tenant.name,
+      displayName: tenant.displayName,
+      baseUrl,
+      graphqlUrl: `${baseUrl}/graphql`,
+      hubUrl: `${baseUrl}/hubs/mobile`,
+      oidc: { issuer: this.deps.site.issuerTemplate.replace('{tenant}', tenant.name), clientId: this.deps.site.clientId },
+    };
+  }
+
+  async privateServerConfigQrCode(tenant: ResolvedTenant): Promise<{ config: ReturnType<AdminService['privateServerConfig']>; dataUrl: string }> {
+    const config = this.privateServerConfig(tenant);
+    const dataUrl = await QRCode.toDataURL(JSON.stringify(config), { errorCorrectionLevel: 'M', margin: 2, width: 320 });
+    return { config, dataUrl };
+  }
+
+  /** `{scheme}://{tenant}.{baseDomain}[:port]`, from the deployment's public URL. */
+  tenantUrl(tenant: string): string {
+    const u = new URL(this.deps.site.publicUrl);
+    return `${u.protocol}//${tenant}.${this.deps.site.baseDomain}${u.port ? `:${u.port}` : ''}`;
+  }
+}

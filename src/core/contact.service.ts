@@ -1,0 +1,167 @@
+import { Readable } from 'node:stream';
+import type { Types } from 'mongoose';
+import type { Principal } from '../auth/principal.js';
+import type { UserRecord, UserRepository, UserSearch } from '../data/repositories/user.repository.js';
+import type { FavouriteRepository } from '../data/repositories/favourite.repository.js';
+import type { CallRecordRepository } from '../data/repositories/call-record.repository.js';
+import type { EventRepository } from '../data/repositories/event.repository.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import { sortKeys } from '../data/models/user.model.js';
+import { AppError } from './errors.js';
+import { oid } from './object-id.js';
+import { clampTake, type Page, type Paging } from './paging.js';
+import type { ContactSearchQuery, MyContactsArgs, SetFavouriteCommand, UpdateContactCommand } from './contact.schema.js';
+
+/** A contact as every transport shows it: the user, merged with presence and the caller's favourite mark. */
+export interface ContactView {
+  user: UserRecord;
+  online: boolean;
+  favourite: boolean;
+}
+
+export interface ContactDeps {
+  users: (tenant: string) => UserRepository;
+  favourites: (tenant: string) => FavouriteRepository;
+  calls: (tenant: string) => Pick<CallRecordRepository, 'recentCounterparts'>;
+  events: (tenant: string) => Pick<EventRepository, 'recentCounterparts'>;
+  onlineMany: (tenant: string, userIds: readonly string[]) => Promise<Set<string>>;
+  store: Pick<ObjectStore, 'putContentAddressed'>;
+  pageMaxTake: number;
+}
+
+/** How much history `frequent` and the call list look at. */
+const HISTORY_CALLS = 200;
+const HISTORY_EVENTS = 100;
+export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
+
+/** Contacts directory: search, frequent contacts, favourites, own profile. */
+export class ContactService {
+  constructor(private readonly deps: ContactDeps) {}
+
+  async search(p: Principal, q: ContactSearchQuery): Promise<Page<ContactView>> {
+    const paging = clampTake(q, this.deps.pageMaxTake);
+    if (q.frequent) return this.ranked(p, paging, { name: q.name, initial: q.alphabet });
+    return this.alphabetical(p, paging, { name: q.name, initial: q.alphabet });
+  }
+
+  /** GraphQL myContacts: the same directory with the sort orders the apps ask for. */
+  async myContacts(p: Principal, a: MyContactsArgs): Promise<Page<ContactView>> {
+    const paging = clampTake(a.paging, this.deps.pageMaxTake);
+    if (a.isCallList) return this.ranked(p, paging, { initial: a.alphabet });
+    if (a.sortType === 'FAVOURITES_FIRST') return this.favouritesFirst(p, paging, a.alphabet);
+    return this.alphabetical(p, paging, { initial: a.alphabet });
+  }
+
+  async me(p: Principal): Promise<ContactView & { lastSeenAt: Date | null }> {
+    const user = await this.deps.users(p.tenant).findById(oid(p.userId, 'user_not_found'));
+    if (!user) throw new AppError('user_not_found', 'The signed-in user no longer exists');
+    const [view] = await this.views(p, [user]);
+    return { ...view!, lastSeenAt: user.lastSeenAt ?? null };
+  }
+
+  async byIds(p: Principal, ids: readonly Types.ObjectId[]): Promise<ContactView[]> {
+    const users = await this.deps.users(p.tenant).findByIds(ids);
+    return this.views(p, users.filter((u) => u.status === 'active'));
+  }
+
+  async setFavourite(p: Principal, cmd: SetFavouriteCommand): Promise<{ contactId: string; favourite: boolean }> {
+    const contactId = oid(cmd.contactId, 'contact_not_found');
+    const contact = await this.deps.users(p.tenant).findById(contactId);
+    if (!contact || contact.status !== 'active') throw new AppError('contact_not_found', `No contact ${cmd.contactId}`);
+    await this.deps.favourites(p.tenant).set(oid(p.userId, 'user_not_found'), contactId, cmd.favourite);
+    return { contactId: String(contactId), favourite: cmd.favourite };
+  }
+
+  /** Updates the caller's own contact card; the avatar (if any) is stored under its content hash. */
+  async update(p: Principal, cmd: UpdateContactCommand, avatar?: { body: Buffer }): Promise<ContactView & { lastSeenAt: Date | null }> {
+    const set: Parameters<UserRepository['updateProfile']>[1] = { ...cmd };
+    if (cmd.displayName) Object.assign(set, sortKeys(cmd.displayName));
+    if (avatar) set.avatarHash = await this.storeAvatar(p.tenant, avatar.body);
+    const updated = await this.deps.users(p.tenant).updateProfile(oid(p.userId, 'user_not_found'), set);
+    if (!updated) throw new AppError('user_not_found', 'The signed-in user no longer exists');
+    return this.me(p);
+  }
+
+  async alphabets(p: Principal): Promise<{ initial: string; count: number }[]> {
+    return this.deps.users(p.tenant).initials(oid(p.userId, 'user_not_found'));
+  }
+
+  /** Presence and favourites for a page of users, in one Redis round trip and one query. */
+  async views(p: Principal, users: UserRecord[]): Promise<ContactView[]> {
+    const ids = users.map((u) => String(u._id));
+    const [online, favs] = await Promise.all([
+      this.deps.onlineMany(p.tenant, ids),
+      this.deps.favourites(p.tenant).among(oid(p.userId, 'user_not_found'), users.map((u) => u._id)),
+    ]);
+    return users.map((user) => ({ user, online: online.has(String(user._id)), favourite: favs.has(String(user._id)) }));
+  }
+
+  private async alphabetical(p: Principal, paging: Paging, f: Pick<UserSearch, 'name' | 'initial'>): Promise<Page<ContactView>> {
+    const repo = this.deps.users(p.tenant);
+    const q = { ...f, excludeId: oid(p.userId, 'user_not_found') };
+    const [users, total] = await Promise.all([repo.search({ ...q, ...paging }), repo.count(q)]);
+    return { items: await this.views(p, users), total, ...paging };
+  }
+
+  private async favouritesFirst(p: Principal, paging: Paging, initial?: string): Promise<Page<ContactView>> {
+    const repo = this.deps.users(p.tenant);
+    const me = oid(p.userId, 'user_not_found');
+    const favIds = await this.deps.favourites(p.tenant).contactIds(me);
+    const favQ = { ids: favIds, initial, excludeId: me };
+    const restQ = { notIds: favIds, initial, excludeId: me };
+    const [favTotal, restTotal] = await Promise.all([repo.count(favQ), repo.count(restQ)]);
+    const favs = paging.skip < favTotal ? await repo.search({ ...favQ, skip: paging.skip, take: paging.take }) : [];
+    const restSkip = Math.max(0, paging.skip - favTotal);
+    const restTake = paging.take - favs.length;
+    const rest = restTake > 0 ? await repo.search({ ...restQ, skip: restSkip, take: restTake }) : [];
+    return { items: await this.views(p, [...favs, ...rest]), total: favTotal + restTotal, ...paging };
+  }
+
+  /** Counterparts from recent calls and meetings, ranked by how often, then how recently. */
+  private async ranked(p: Principal, paging: Paging, f: { name?: string; initial?: string }): Promise<Page<ContactView>> {
+    const me = oid(p.userId, 'user_not_found');
+    const [calls, meetings] = await Promise.all([
+      this.deps.calls(p.tenant).recentCounterparts(me, HISTORY_CALLS),
+      this.deps.events(p.tenant).recentCounterparts(me, HISTORY_EVENTS),
+    ]);
+    const score = new Map<string, { id: Types.ObjectId; n: number; last: number }>();
+    for (const h of [...calls, ...meetings]) {
+      const s = score.get(String(h.id)) ?? { id: h.id, n: 0, last: 0 };
+      s.n += 1;
+      s.last = Math.max(s.last, h.at.getTime());
+      score.set(String(h.id), s);
+    }
+    const order = [...score.values()].sort((a, b) => b.n - a.n || b.last - a.last);
+    const users = await this.deps.users(p.tenant).findByIds(order.map((o) => o.id));
+    const byId = new Map(users.map((u) => [String(u._id), u]));
+    const needle = f.name?.toLowerCase();
+    const matching = order
+      .map((o) => byId.get(String(o.id)))
+      .filter((u): u is UserRecord => !!u && u.status === 'active')
+      .filter((u) => (!needle || u.sortName.includes(needle) || u.username.includes(needle)) && (!f.initial || u.initial === f.initial));
+    const pageUsers = matching.slice(paging.skip, paging.skip + paging.take);
+    return { items: await this.views(p, pageUsers), total: matching.length, ...paging };
+  }
+
+  private async storeAvatar(tenant: string, body: Buffer): Promise<string> {
+    if (body.length > AVATAR_MAX_BYTES) throw new AppError('payload_too_large', `avatar: at most ${AVATAR_MAX_BYTES} bytes`);
+    const type = imageType(body);
+    if (!type) throw new AppError('file_content_mismatch', 'avatar: must be a PNG, JPEG, GIF or WebP image', { errors: [{ field: 'avatar', message: 'not a PNG, JPEG, GIF or WebP image' }] });
+    const put = await this.deps.store.putContentAddressed(avatarPrefix(tenant), Readable.from([body]), { contentType: type, maxBytes: AVATAR_MAX_BYTES });
+    return put.sha256;
+  }
+}
+
+/** Avatars live in the tenant's `assets` container, named by content hash (docs/api/contacts.md). */
+export function avatarPrefix(tenant: string): string {
+  return `t/${tenant}/assets/avatars`;
+}
+
+/** Recognises the image formats accepted as avatars by their leading bytes. */
+export function imageType(b: Buffer): string | undefined {
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  if (b.length >= 6 && (b.subarray(0, 6).toString('latin1') === 'GIF87a' || b.subarray(0, 6).toString('latin1') === 'GIF89a')) return 'image/gif';
+  if (b.length >= 12 && b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return undefined;
+}

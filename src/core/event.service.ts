@@ -1,0 +1,156 @@
+import { randomInt } from 'node:crypto';
+import type { Types } from 'mongoose';
+import type { Principal } from '../auth/principal.js';
+import type { EventRecord, EventRepository, NewEvent } from '../data/repositories/event.repository.js';
+import type { UserRecord, UserRepository } from '../data/repositories/user.repository.js';
+import { AppError, type FieldError } from './errors.js';
+import { oid, oids } from './object-id.js';
+import { clampTake, type Page } from './paging.js';
+import { MAX_EVENT_HOURS, type CreateEventCommand, type DeleteEventsCommand, type EventListQuery, type UpdateEventCommand } from './event.schema.js';
+
+export interface EventDeps {
+  events: (tenant: string) => EventRepository;
+  users: (tenant: string) => Pick<UserRepository, 'existingActiveIds' | 'findByIds'>;
+  onlineMany: (tenant: string, userIds: readonly string[]) => Promise<Set<string>>;
+  pageMaxTake: number;
+}
+
+export interface EventParticipantView {
+  user: UserRecord;
+  role: 'host' | 'participant' | 'guest';
+  online: boolean;
+}
+
+export interface CancelResult {
+  cancelled: string[];
+  failed: { eventId: string; code: 'event_not_found' | 'invalid_state' }[];
+}
+
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** A join code guests and headsets type or scan: 10 unambiguous characters (about 50 bits). */
+export function newMeetingCode(): string {
+  return Array.from({ length: 10 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
+}
+
+/**
+ * Scheduling: events (consultations) with participants, dates and attachments. Only organizers
+ * change or cancel an event, and only while it is `scheduled` (src/core/event-status.ts).
+ */
+export class EventService {
+  constructor(private readonly deps: EventDeps) {}
+
+  async list(p: Principal, q: EventListQuery): Promise<Page<EventRecord>> {
+    const repo = this.deps.events(p.tenant);
+    const me = oid(p.userId, 'user_not_found');
+    const page = clampTake(q, this.deps.pageMaxTake);
+    const [items, total] = await Promise.all([repo.list(me, { name: q.name, ...page }), repo.count(me, q.name)]);
+    return { items, total, ...page };
+  }
+
+  /** The event when the caller organizes, attends or is attached to it; event_not_found otherwise. */
+  async details(p: Principal, eventId: string): Promise<EventRecord> {
+    const e = await this.deps.events(p.tenant).findVisible(oid(eventId, 'event_not_found'), oid(p.userId, 'event_not_found'));
+    if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
+    return e;
+  }
+
+  async participants(p: Principal, eventId: string): Promise<EventParticipantView[]> {
+    const e = await this.details(p, eventId);
+    const users = await this.deps.users(p.tenant).findByIds(e.participants.map((x) => x.userId));
+    const byId = new Map(users.map((u) => [String(u._id), u]));
+    const online = await this.deps.onlineMany(p.tenant, users.map((u) => String(u._id)));
+    return e.participants.flatMap((x) => {
+      const user = byId.get(String(x.userId));
+      return user ? [{ user, role: x.role as EventParticipantView['role'], online: online.has(String(user._id)) }] : [];
+    });
+  }
+
+  async create(p: Principal, cmd: CreateEventCommand): Promise<EventRecord> {
+    const organizerId = oid(p.userId, 'user_not_found');
+    const dates = checkDates(cmd.startAt, cmd.endAt);
+    const participants = await this.resolveParticipants(p.tenant, organizerId, cmd.participants);
+    const attachments = await this.resolveAttachments(p.tenant, cmd.attachments);
+    const base: Omit<NewEvent, 'meetingCode'> = { name: cmd.name, description: cmd.description, ...dates, organizerId, participants, attachments };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.deps.events(p.tenant).create({ ...base, meetingCode: newMeetingCode() });
+      } catch (e) {
+        if ((e as { code?: number }).code !== 11000 || attempt >= 3) throw e;
+      }
+    }
+  }
+
+  async update(p: Principal, cmd: UpdateEventCommand): Promise<EventRecord> {
+    const current = await this.details(p, cmd.eventId);
+    const me = oid(p.userId);
+    if (!current.organizerId.equals(me)) throw new AppError('forbidden', 'Only the organizer can change an event');
+    if (current.status !== 'scheduled') throw new AppError('invalid_state', `An event that is ${current.status} cannot be changed`);
+    const changes: Parameters<EventRepository['update']>[2] = {};
+    if (cmd.name !== undefined) changes.name = cmd.name;
+    if (cmd.description !== undefined) changes.description = cmd.description;
+    if (cmd.startAt || cmd.endAt) Object.assign(changes, checkDates(cmd.startAt ?? current.startAt.toISOString(), cmd.endAt ?? current.endAt.toISOString()));
+    if (cmd.participants) changes.participants = await this.resolveParticipants(p.tenant, me, cmd.participants);
+    if (cmd.attachments) changes.attachments = await this.resolveAttachments(p.tenant, cmd.attachments);
+    const updated = await this.deps.events(p.tenant).update(current._id, me, changes);
+    if (!updated) throw new AppError('invalid_state', 'The event changed state while it was being updated');
+    return updated;
+  }
+
+  /** Cancels each event the caller organizes that is still scheduled; reports the others per id. */
+  async cancel(p: Principal, cmd: DeleteEventsCommand): Promise<CancelResult> {
+    const me = oid(p.userId, 'event_not_found');
+    const repo = this.deps.events(p.tenant);
+    const out: CancelResult = { cancelled: [], failed: [] };
+    for (const eventId of [...new Set(cmd.eventIds.map((s) => s.toLowerCase()))]) {
+      const e = await repo.findVisible(oid(eventId, 'event_not_found'), me);
+      if (!e || !e.organizerId.equals(me)) {
+        out.failed.push({ eventId, code: 'event_not_found' });
+        continue;
+      }
+      const done = await repo.transition(e._id, ['scheduled'], 'cancelled', { cancelledAt: new Date(), cancelReason: cmd.reason });
+      if (done) out.cancelled.push(eventId);
+      else out.failed.push({ eventId, code: 'invalid_state' });
+    }
+    return out;
+  }
+
+  private async resolveParticipants(tenant: string, organizerId: Types.ObjectId, list: CreateEventCommand['participants']): Promise<NewEvent['participants']> {
+    const known = await this.deps.users(tenant).existingActiveIds(oids(list.map((x) => x.userId)));
+    const errors: FieldError[] = [];
+    list.forEach((x, i) => {
+      if (!known.has(x.userId.toLowerCase())) errors.push({ field: `participants.${i}.userId`, message: 'no active user with this id' });
+    });
+    if (errors.length) throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
+    const out = new Map<string, NewEvent['participants'][number]>([[String(organizerId), { userId: organizerId, role: 'host' }]]);
+    for (const x of list) {
+      const key = x.userId.toLowerCase();
+      if (!out.has(key)) out.set(key, { userId: oid(key), role: x.role });
+    }
+    return [...out.values()];
+  }
+
+  private async resolveAttachments(tenant: string, ids: string[]): Promise<NewEvent['attachments']> {
+    const files = await this.deps.events(tenant).findMediaFiles(oids(ids));
+    const byId = new Map(files.map((f) => [String(f._id), f]));
+    const errors: FieldError[] = [];
+    ids.forEach((id, i) => {
+      if (!byId.has(id.toLowerCase())) errors.push({ field: `attachments.${i}`, message: 'no uploaded file with this id' });
+    });
+    if (errors.length) throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
+    return [...new Set(ids.map((s) => s.toLowerCase()))].map((id) => {
+      const f = byId.get(id)!;
+      return { mediaFileId: f._id, name: f.fileName, hash: f.hash };
+    });
+  }
+}
+
+function checkDates(startAt: string, endAt: string): { startAt: Date; endAt: Date } {
+  const s = new Date(startAt);
+  const e = new Date(endAt);
+  if (!(e > s)) throw new AppError('validation_failed', 'endAt: must be after startAt', { errors: [{ field: 'endAt', message: 'must be after startAt' }] });
+  if (e.getTime() - s.getTime() > MAX_EVENT_HOURS * 3_600_000) {
+    throw new AppError('validation_failed', `endAt: an event lasts at most ${MAX_EVENT_HOURS} hours`, { errors: [{ field: 'endAt', message: `an event lasts at most ${MAX_EVENT_HOURS} hours` }] });
+  }
+  return { startAt: s, endAt: e };
+}

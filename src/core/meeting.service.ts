@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { Types } from 'mongoose';
+import type { Principal } from '../auth/principal.js';
+import type { EventRecord, EventRepository } from '../data/repositories/event.repository.js';
+import type { UserRepository } from '../data/repositories/user.repository.js';
+import type { DeviceRecord, DeviceRepository } from '../data/repositories/device.repository.js';
+import type { VcsJoinDetails, VcsParticipant, VcsRoom, VideoConferencing } from '../vcs/vcs.port.js';
+import { AppError } from './errors.js';
+import { isObjectIdString, oid } from './object-id.js';
+import { sourcesOf } from './event-status.js';
+import { secretEquals } from './secret.js';
+import { newMeetingCode } from './event.service.js';
+
+export type MeetingRole = 'host' | 'participant' | 'guest' | 'device';
+
+/** Result of initEvent (SPEC MeetingData): the event's room and the caller's join details. */
+export interface MeetingData {
+  eventId: string;
+  eventName: string;
+  meetingCode: string;
+  status: string;
+  role: MeetingRole;
+  join: VcsJoinDetails;
+}
+
+/** Result of joining by code (SPEC JoinResponse). */
+export interface JoinResponse extends MeetingData {
+  participant: VcsParticipant;
+}
+
+/** Who joins by code: a signed-in user (or device account), or an anonymous guest with a name. */
+export type Joiner = { kind: 'principal'; principal: Principal } | { kind: 'guest'; displayName: string };
+
+/** Result of startRapidConnect (SPEC RapidConnectUserInfo). */
+export interface RapidConnectUserInfo extends MeetingData {
+  device: DeviceRecord;
+  host: { userId: string; displayName: string };
+}
+
+export interface MeetingFeatures {
+  guestJoin: boolean;
+  rapidConnect: boolean;
+}
+
+export interface MeetingDeps {
+  events: (tenant: string) => EventRepository;
+  users: (tenant: string) => Pick<UserRepository, 'findById'>;
+  devices: (tenant: string) => Pick<DeviceRepository, 'findAvailable'>;
+  features: (tenant: string) => Promise<MeetingFeatures>;
+  /** Resolved at call time: the adapter is wired by the video conferencing capability. */
+  vcs: () => VideoConferencing;
+}
+
+const JOINABLE = ['scheduled', 'started'] as const;
+
+/**
+ * Meetings: the live side of an event. initEvent assigns the room through the video conferencing
+ * port and moves the event scheduled -> started; joins hand out per-participant join details.
+ * Used by REST (join by code, rapid connect) and by the hub (initEvent, joinEvent, addDeviceToEvent).
+ */
+export class MeetingService {
+  constructor(private readonly deps: MeetingDeps) {}
+
+  /** Organizer, participant or attached device of the event. */
+  async isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean> {
+    if (!isObjectIdString(eventId) || !isObjectIdString(userId)) return false;
+    return !!(await this.deps.events(tenant).findVisible(oid(eventId), oid(userId)));
+  }
+
+  /** Starts the event's meeting (idempotent): assigns the room and returns the host's join details. */
+  async initEvent(p: Principal, eventId: string): Promise<MeetingData> {
+    const e = await this.visible(p, eventId);
+    const role = roleOf(e, oid(p.userId));
+    if (role !== 'host') throw new AppError('forbidden', 'Only a host of the event can start its meeting');
+    const started = await this.ensureStarted(p.tenant, e);
+    return this.meetingData(p.tenant, started, await this.identity(p, role));
+  }
+
+  /** Join details of a started meeting for one of its participants. */
+  async joinDetails(p: Principal, eventId: string): Promise<MeetingData> {
+    const e = await this.visible(p, eventId);
+    if (e.status !== 'started' || !e.room?.roomName) throw new AppError('invalid_state', 'The meeting has not started');
+    return this.meetingData(p.tenant, e, await this.identity(p, roleOf(e, oid(p.userId)) ?? 'participant'));
+  }
+
+  /**
+   * Join by meeting code (QR or typed). The code is the capability: whoever holds it joins, as a
+   * guest unless they belong to the event. Joining starts a scheduled meeting.
+   */
+  async joinByCode(tenant: string, meetingCode: string, joiner: Joiner): Promise<JoinResponse> {
+    const e = await this.deps.events(tenant).findByMeetingCode(meetingCode.toUpperCase());
+    if (!e) throw new AppError('meeting_not_found', 'No meeting with this code');
+    if (!(JOINABLE as readonly string[]).includes(e.status)) throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    let participant: VcsParticipant;
+    if (joiner.kind === 'guest') {
+      if (!(await this.deps.features(tenant)).guestJoin) throw new AppError('forbidden', 'Guest join is disabled for this tenant');
+      participant = { identity: `guest:${randomUUID()}`, name: joiner.displayName, role: 'guest' };
+    } else {
+      const role = isObjectIdString(joiner.principal.userId) ? roleOf(e, oid(joiner.principal.userId)) : undefined;
+      participant = await this.identity(joiner.principal, role ?? (joiner.principal.role === 'device' ? 'device' : 'guest'));
+    }
+    const started = await this.ensureStarted(tenant, e);
+    const data = await this.meetingData(tenant, started, participant);
+    return { ...data, participant };
+  }
+
+  /** A headset attaches itself to an event, proving it holds the event's join code. */
+  async addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<{ eventId: string; deviceUserId: string; meetingCode: string }> {
+    const repo = this.deps.events(p.tenant);
+    const e = isObjectIdString(input.eventId) ? await repo.findById(oid(input.eventId)) : null;
+    if (!e || !secretEquals(e.meetingCode, input.joinCode.toUpperCase())) throw new AppError('event_not_found', 'No event for this id and join code');
+    if (!(JOINABLE as readonly string[]).includes(e.status)) throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    const updated = await repo.addDevice(e._id, oid(p.userId, 'user_not_found'));
+    return { eventId: String(e._id), deviceUserId: p.userId, meetingCode: updated!.meetingCode };
+  }
+
+  /**
+   * Rapid connect: a host starts an ad-hoc consultation with a headset or other device right now.
+   * Creates a short event with the caller as host, starts its room and returns what the device needs.
+   */
+  async startRapidConnect(p: Principal, deviceId: string): Promise<RapidConnectUserInfo> {
+    if (!(await this.deps.features(p.tenant)).rapidConnect) throw new AppError('forbidden', 'Rapid connect is disabled for this tenant');
+    const me = oid(p.userId, 'user_not_found');
+    const device = await this.deps.devices(p.tenant).findAvailable(oid(deviceId, 'device_not_found'), me);
+    if (!device) throw new AppError('device_not_found', `No device ${deviceId}`);
+    const now = new Date();
+    const e = await this.deps.events(p.tenant).create({
+      name: `Rapid connect: ${device.name}`, startAt: now, endAt: new Date(now.getTime() + 3_600_000),
+      organizerId: me, participants: [{ userId: me, role: 'host' }], attachments: [], meetingCode: newMeetingCode(),
+    });
+    const started = await this.ensureStarted(p.tenant, e);
+    const host = await this.identity(p, 'host');
+    return { ...(await this.meetingData(p.tenant, started, host)), device, host: { userId: p.userId, displayName: host.name } };
+  }
+
+  private async visible(p: Principal, eventId: string): Promise<EventRecord> {
+    const e = isObjectIdString(eventId) && isObjectIdString(p.userId) ? await this.deps.events(p.tenant).findVisible(oid(eventId), oid(p.userId)) : null;
+    if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
+    return e;
+  }
+
+  /** scheduled -> started with a room; concurrent starters converge on the same room (createRoom is idempotent). */
+  private async ensureStarted(tenant: string, e: EventRecord): Promise<EventRecord> {
+    if (e.status === 'started' && e.room?.roomName) return e;
+    if (!sourcesOf('started').includes(e.status as 'scheduled') && e.status !== 'started') throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    const room = await this.deps.vcs().createRoom(tenant, String(e._id));
+    const repo = this.deps.events(tenant);
+    await repo.setRoom(e._id, { ...room, assignedAt: new Date() });
+    const moved = await repo.transition(e._id, sourcesOf('started'), 'started', { startedAt: new Date() });
+    const now = moved ?? (await repo.findById(e._id));
+    if (!now || now.status !== 'started') throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);
+    return now;
+  }
+
+  private async meetingData(tenant: string, e: EventRecord, who: VcsParticipant): Promise<MeetingData> {
+    const room: VcsRoom = { provider: e.room!.provider!, roomName: e.room!.roomName!, url: e.room!.url! };
+    const join = await this.deps.vcs().joinDetails(tenant, room, who);
+    return { eventId: String(e._id), eventName: e.name, meetingCode: e.meetingCode, status: e.status, role: who.role, join };
+  }
+
+  private async identity(p: Principal, role: MeetingRole): Promise<VcsParticipant> {
+    const user = isObjectIdString(p.userId) ? await this.deps.users(p.tenant).findById(oid(p.userId)) : null;
+    const isDevice = user?.kind === 'device' || p.role === 'device';
+    return { identity: isDevice ? `device:${p.userId}` : p.userId, name: user?.displayName ?? p.username, role: isDevice && role !== 'host' ? 'device' : role };
+  }
+}
+
+/** The caller's role in the event, or undefined when not part of it. */
+function roleOf(e: EventRecord, userId: Types.ObjectId): MeetingRole | undefined {
+  if (e.organizerId.equals(userId)) return 'host';
+  const p = e.participants.find((x) => x.userId.equals(userId));
+  if (p) return p.role as MeetingRole;
+  return e.deviceIds?.some((d) => d.equals(userId)) ? 'device' : undefined;
+}

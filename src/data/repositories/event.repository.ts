@@ -1,0 +1,100 @@
+import type { Types } from 'mongoose';
+import type { TenantDb } from '../mongo.js';
+import type { EventDoc } from '../models/event.model.js';
+import type { EventStatus } from '../../core/event-status.js';
+import { escapeRegex } from './user.repository.js';
+
+export type EventRecord = EventDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
+
+export interface NewEvent {
+  name: string;
+  description?: string;
+  startAt: Date;
+  endAt: Date;
+  organizerId: Types.ObjectId;
+  participants: { userId: Types.ObjectId; role: 'host' | 'participant' | 'guest' }[];
+  attachments: { mediaFileId: Types.ObjectId; name: string; hash: string }[];
+  meetingCode: string;
+}
+
+export type EventChanges = Partial<Omit<NewEvent, 'organizerId' | 'meetingCode'>>;
+
+/** Who may see an event: its organizer, participants and attached devices. */
+function visibleTo(userId: Types.ObjectId) {
+  return { $or: [{ organizerId: userId }, { participantIds: userId }, { deviceIds: userId }] };
+}
+
+/** Events (consultations) of one tenant. Status changes are guarded updates, never read-modify-write. */
+export class EventRepository {
+  constructor(private readonly db: TenantDb) {}
+
+  private get Event() {
+    return this.db.models.Event;
+  }
+
+  async create(e: NewEvent): Promise<EventRecord> {
+    const doc = await this.Event.create({ ...e, nameLower: e.name.toLowerCase(), participantIds: e.participants.map((p) => p.userId), status: 'scheduled' });
+    return doc.toObject() as EventRecord;
+  }
+
+  findById(id: Types.ObjectId): Promise<EventRecord | null> {
+    return this.Event.findById(id).lean<EventRecord>().exec();
+  }
+
+  findVisible(id: Types.ObjectId, userId: Types.ObjectId): Promise<EventRecord | null> {
+    return this.Event.findOne({ _id: id, ...visibleTo(userId) }).lean<EventRecord>().exec();
+  }
+
+  findByMeetingCode(code: string): Promise<EventRecord | null> {
+    return this.Event.findOne({ meetingCode: code }).lean<EventRecord>().exec();
+  }
+
+  private listFilter(userId: Types.ObjectId, name?: string) {
+    return { ...visibleTo(userId), ...(name ? { nameLower: new RegExp(escapeRegex(name.toLowerCase())) } : {}) };
+  }
+
+  list(userId: Types.ObjectId, q: { name?: string; skip: number; take: number }): Promise<EventRecord[]> {
+    return this.Event.find(this.listFilter(userId, q.name)).sort({ startAt: -1, _id: -1 }).skip(q.skip).limit(q.take).lean<EventRecord[]>().exec();
+  }
+
+  count(userId: Types.ObjectId, name?: string): Promise<number> {
+    return this.Event.countDocuments(this.listFilter(userId, name)).exec();
+  }
+
+  /** Applies changes only while the event is still `scheduled` (the one state in which it is editable). */
+  update(id: Types.ObjectId, organizerId: Types.ObjectId, c: EventChanges): Promise<EventRecord | null> {
+    const set: Record<string, unknown> = { ...c };
+    if (c.name) set.nameLower = c.name.toLowerCase();
+    if (c.participants) set.participantIds = c.participants.map((p) => p.userId);
+    return this.Event.findOneAndUpdate({ _id: id, organizerId, status: 'scheduled' }, { $set: set }, { new: true }).lean<EventRecord>().exec();
+  }
+
+  /** Moves an event to `to` only from one of `from`; null when the guard did not match. */
+  transition(id: Types.ObjectId, from: readonly EventStatus[], to: EventStatus, set: Record<string, unknown> = {}): Promise<EventRecord | null> {
+    return this.Event.findOneAndUpdate({ _id: id, status: { $in: from } }, { $set: { status: to, ...set } }, { new: true }).lean<EventRecord>().exec();
+  }
+
+  setRoom(id: Types.ObjectId, room: { provider: string; roomName: string; url: string; assignedAt: Date }): Promise<EventRecord | null> {
+    return this.Event.findOneAndUpdate({ _id: id }, { $set: { room } }, { new: true }).lean<EventRecord>().exec();
+  }
+
+  addDevice(id: Types.ObjectId, deviceUserId: Types.ObjectId): Promise<EventRecord | null> {
+    return this.Event.findOneAndUpdate({ _id: id }, { $addToSet: { deviceIds: deviceUserId } }, { new: true }).lean<EventRecord>().exec();
+  }
+
+  /** Counterparts of a user in recent events, most recent first (feeds `frequent` contacts). */
+  async recentCounterparts(userId: Types.ObjectId, limitEvents: number): Promise<{ id: Types.ObjectId; at: Date }[]> {
+    const rows = await this.Event.find({ participantIds: userId, status: { $ne: 'cancelled' } }, { participantIds: 1, startAt: 1 })
+      .sort({ startAt: -1 })
+      .limit(limitEvents)
+      .lean<{ participantIds: Types.ObjectId[]; startAt: Date }[]>()
+      .exec();
+    return rows.flatMap((r) => r.participantIds.filter((p) => !p.equals(userId)).map((id) => ({ id, at: r.startAt })));
+  }
+
+  /** Media files of this tenant by id (attachments are validated against them). */
+  findMediaFiles(ids: readonly Types.ObjectId[]): Promise<{ _id: Types.ObjectId; fileName: string; hash: string }[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.db.models.MediaFile.find({ _id: { $in: ids } }, { fileName: 1, hash: 1 }).lean<{ _id: Types.ObjectId; fileName: string; hash: string }[]>().exec();
+  }
+}

@@ -1,0 +1,44 @@
+import type { Types } from 'mongoose';
+import type { TenantDb } from '../mongo.js';
+import type { GroupDoc } from '../models/group.model.js';
+
+export type GroupRecord = GroupDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
+
+/** Contact groups. Writes are guarded by owner so a non-owner's request matches nothing. */
+export class GroupRepository {
+  constructor(private readonly db: TenantDb) {}
+
+  private get Group() {
+    return this.db.models.Group;
+  }
+
+  async create(ownerId: Types.ObjectId, name: string, participantIds: Types.ObjectId[]): Promise<GroupRecord> {
+    const doc = await this.Group.create({ ownerId, name, participantIds });
+    return doc.toObject() as GroupRecord;
+  }
+
+  /** A group its owner or one of its participants may read. */
+  findVisible(id: Types.ObjectId, userId: Types.ObjectId): Promise<GroupRecord | null> {
+    return this.Group.findOne({ _id: id, $or: [{ ownerId: userId }, { participantIds: userId }] }).lean<GroupRecord>().exec();
+  }
+
+  findVisibleMany(ids: readonly Types.ObjectId[], userId: Types.ObjectId): Promise<GroupRecord[]> {
+    return this.Group.find({ _id: { $in: ids }, $or: [{ ownerId: userId }, { participantIds: userId }] }).lean<GroupRecord[]>().exec();
+  }
+
+  listVisible(userId: Types.ObjectId): Promise<GroupRecord[]> {
+    return this.Group.find({ $or: [{ ownerId: userId }, { participantIds: userId }] }).sort({ name: 1 }).lean<GroupRecord[]>().exec();
+  }
+
+  rename(id: Types.ObjectId, ownerId: Types.ObjectId, name: string): Promise<GroupRecord | null> {
+    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $set: { name } }, { new: true }).lean<GroupRecord>().exec();
+  }
+
+  addParticipants(id: Types.ObjectId, ownerId: Types.ObjectId, ids: Types.ObjectId[]): Promise<GroupRecord | null> {
+    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $addToSet: { participantIds: { $each: ids } } }, { new: true }).lean<GroupRecord>().exec();
+  }
+
+  removeParticipants(id: Types.ObjectId, ownerId: Types.ObjectId, ids: Types.ObjectId[]): Promise<GroupRecord | null> {
+    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $pull: { participantIds: { $in: ids } } }, { new: true }).lean<GroupRecord>().exec();
+  }
+}
