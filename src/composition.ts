@@ -8,6 +8,9 @@ import { redisKeys, type RedisKeys } from './data/redis-keys.js';
 import { TenantRepository } from './data/repositories/tenant.repository.js';
 import { TenantService } from './core/tenant.service.js';
 import { createObjectStore, type ObjectStore } from './storage/index.js';
+import { createAuthServices } from './auth/auth-services.js';
+import { createJobQueues, type JobQueues } from './workers/job-queues.js';
+import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
 import { createDirectoryServices } from './core/directory.wiring.js';
 
 /** Connections to the outside world, created once per process and closed in order. */
@@ -19,6 +22,8 @@ export interface Infra {
   redis: Redis;
   keys: RedisKeys;
   store: ObjectStore;
+  /** BullMQ queues (enqueue side), on their own connection. */
+  queues: JobQueues;
 }
 
 export async function createInfra(config: Config, overrides: Partial<Pick<Infra, 'logger' | 'metrics'>> = {}): Promise<Infra> {
@@ -28,10 +33,11 @@ export async function createInfra(config: Config, overrides: Partial<Pick<Infra,
   redis.on('error', (err) => logger.warn({ component: 'redis', err: err.message }, 'redis error'));
   const mongo = await Mongo.connect(config.mongo);
   const store = await createObjectStore(config.storage);
-  return { config, logger, metrics, mongo, redis, keys: redisKeys(config.redis.prefix), store };
+  return { config, logger, metrics, mongo, redis, keys: redisKeys(config.redis.prefix), store, queues: createJobQueues(config) };
 }
 
 export async function closeInfra(infra: Infra): Promise<void> {
+  await infra.queues.close();
   await Promise.allSettled([infra.redis.quit(), infra.mongo.close()]);
   infra.store.close?.();
 }
@@ -43,7 +49,8 @@ export async function closeInfra(infra: Infra): Promise<void> {
 export function createServices(infra: Infra) {
   const tenantRepo = new TenantRepository(infra.mongo.catalog);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: tenantRepo });
-  return { tenantRepo, tenants, ...createDirectoryServices(infra) };
+  const auth = createAuthServices(infra);
+  return { tenantRepo, tenants, auth, ...createDirectoryServices(infra), ...createTelemetryServices(infra, tenants, tenantRepo) };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -26,5 +26,8 @@ export type RoleStarter = (ctx: RoleContext) => Promise<RoleHandle>;
  * Roles in start order. Each is imported lazily so a worker-only node never loads Socket.IO and an
  * HTTP-only node never loads sharp. `http` is built by the node itself.
  */
-export const ROLE_STARTERS: Partial<Record<Role, () => Promise<RoleStarter>>> = {};
+export const ROLE_STARTERS: Partial<Record<Role, () => Promise<RoleStarter>>> = {
+  workers: async () => (await import('./workers/workers.role.js')).startWorkersRole,
+  telemetry: async () => (await import('./telemetry/telemetry.role.js')).startTelemetryRole,
+};
 export const ROLE_ORDER: readonly Role[] = ['idp', 'actors', 'workers', 'telemetry', 'hub', 'http'];

@@ -65,6 +65,13 @@ export const EnvSchema = z.object({
   LIVEKIT_URL: z.string().optional(),
   LIVEKIT_API_KEY: z.string().optional(),
   LIVEKIT_API_SECRET: z.string().optional(),
+  VCS_EMBEDDED_SECRET: z.string().min(16).default('dev-embedded-vcs-secret-change-me'),
+  VCS_EMBEDDED_FINALIZE_MS: z.coerce.number().int().min(0).default(0),
+
+  JOBS_CONCURRENCY: positiveInt.default(4),
+  JOBS_ATTEMPTS: positiveInt.default(5),
+  JOBS_BACKOFF_MS: positiveInt.default(1000),
+  JOBS_LOCK_MS: positiveInt.default(30_000),
 
   ACTOR_SHARDS: positiveInt.default(256),
   ACTOR_LEASE_MS: positiveInt.default(5000),
@@ -103,7 +110,8 @@ export interface Config {
     oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string };
   };
   grpc: { host: string; port: number };
-  vcs: { adapter: Env['VCS_ADAPTER']; livekit: { url?: string; apiKey?: string; apiSecret?: string } };
+  vcs: { adapter: Env['VCS_ADAPTER']; livekit: { url?: string; apiKey?: string; apiSecret?: string }; embedded: { secret: string; finalizeMs: number } };
+  jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   actors: { shards: number; leaseMs: number; idleMs: number };
   limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; pageMaxTake: number };
   seedDemo: boolean;
@@ -140,6 +148,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (e.NODE_ENV === 'production' && e.PROVISIONING_CODE === 'dev-provisioning-code-change-me') {
     problems.push('PROVISIONING_CODE: the development default must not be used in production');
   }
+  if (e.NODE_ENV === 'production' && e.VCS_ADAPTER === 'embedded' && e.VCS_EMBEDDED_SECRET === 'dev-embedded-vcs-secret-change-me') {
+    problems.push('VCS_EMBEDDED_SECRET: the development default must not be used in production');
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const publicUrl = e.PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`;
@@ -170,7 +181,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       },
     },
     grpc: { host: e.GRPC_HOST, port: e.GRPC_PORT },
-    vcs: { adapter: e.VCS_ADAPTER, livekit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET } },
+    vcs: { adapter: e.VCS_ADAPTER, livekit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }, embedded: { secret: e.VCS_EMBEDDED_SECRET, finalizeMs: e.VCS_EMBEDDED_FINALIZE_MS } },
+    jobs: { concurrency: e.JOBS_CONCURRENCY, attempts: e.JOBS_ATTEMPTS, backoffMs: e.JOBS_BACKOFF_MS, lockMs: e.JOBS_LOCK_MS },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
     limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, pageMaxTake: e.PAGE_MAX_TAKE },
     seedDemo: e.SEED_DEMO,

@@ -21,8 +21,14 @@ export function redisKeys(prefix: string) {
     presenceNodeIndex: `${prefix}presence:nodes`,
     signingKeys: `${prefix}auth:signing-keys`,
     queuePrefix: `${prefix}bull`,
+    /** Hash with an event's recording state (session counter, state, recording id). */
+    recording: (tenant: string, eventId: string) => `${t(tenant)}recording:${eventId}`,
+    /** Hash the embedded video conferencing adapter keeps per recording (shared by every node). */
+    vcsRecording: (recordingId: string) => `${prefix}vcs:recording:${recordingId}`,
     actors: `${prefix}actors:`,
     hubAdapter: `${prefix}hub`,
+    /** Pub/Sub channel of pushes produced outside the hub (workers): JSON { rooms, event, payload }. */
+    hubPush: `${prefix}hub-push`,
     userSockets: (tenant: string) => `${t(tenant)}revocations`,
     revocationChannel: `${prefix}revocations`,
   };

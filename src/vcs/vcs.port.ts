@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * Port to the video conferencing system (VCS). Adapters: embedded (no external system; drives the
  * telemetry flow in tests) and LiveKit (server SDK, join tokens minted locally).
@@ -22,6 +24,13 @@ export interface VcsJoinDetails extends VcsRoom {
   expiresAt: string;
 }
 
+/** A finished recording's bytes, streamed (never held whole in memory). */
+export interface VcsRecordingArtifact {
+  body: Readable;
+  contentType: string;
+  fileName: string;
+}
+
 export interface VcsRecording {
   recordingId: string;
   startedAt: string;
@@ -33,5 +42,8 @@ export interface VideoConferencing {
   createRoom(tenant: string, eventId: string): Promise<VcsRoom>;
   joinDetails(tenant: string, room: VcsRoom, participant: VcsParticipant): Promise<VcsJoinDetails>;
   startRecording(tenant: string, room: VcsRoom): Promise<VcsRecording>;
+  /** Idempotent: stopping an already stopped recording returns the first stop time. */
   stopRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<{ stoppedAt: string }>;
+  /** The stopped recording's file, or null while the system is still finalizing it. */
+  openRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<VcsRecordingArtifact | null>;
 }

@@ -1,0 +1,106 @@
+import type { Logger } from 'pino';
+import { AppError } from './errors.js';
+import { oid } from './object-id.js';
+import { sourcesOf } from './event-status.js';
+import type { TenantDb } from '../data/mongo.js';
+import type { HubPublisher } from '../actors/runtime/types.js';
+import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
+import { TelemetryRepository, type TelemetryRecord } from '../data/repositories/telemetry.repository.js';
+import { ParticipantLogRepository, type LedgerEntry } from '../data/repositories/participant-log.repository.js';
+import type { TelemetryCompletionJobData } from '../workers/queues.js';
+
+interface Deps {
+  tenants: { require(name: string): Promise<{ db: TenantDb }> };
+  publisher: HubPublisher;
+  /** Room of an event's meeting (src/hub/rooms.ts). */
+  meetingRoom(tenant: string, eventId: string): string;
+  logger: Logger;
+}
+
+export interface CompletionResult {
+  eventId: string;
+  completed: boolean;
+  status: string;
+  ledgerEntries: number;
+  flags: { hasLedger: boolean; hasRecording: boolean; hasChat: boolean };
+}
+
+/**
+ * Turns a conference's stored telemetry into the event's outcome: the ledger (participant logs,
+ * upserted by natural key), the flags, and the move to `completed` by a guarded update. Running it
+ * again with the same telemetry writes the same rows and finds the event already completed, so it
+ * changes nothing and pushes nothing.
+ */
+export class CompletionService {
+  constructor(private readonly deps: Deps) {}
+
+  async complete(d: TelemetryCompletionJobData, progress: (p: number) => Promise<void> = async () => undefined): Promise<CompletionResult> {
+    const { db } = await this.deps.tenants.require(d.tenant);
+    const records = (await new TelemetryRepository(db).listForConference(d.conferenceId)).filter((r) => r.eventId.toHexString() === d.eventId);
+    const end = records.find((r) => r.type === 'conference_ended');
+    if (!end) throw new AppError('invalid_state', 'The conference has not ended');
+    const ledger = buildLedger(records, end.occurredAt);
+    await new ParticipantLogRepository(db).upsertMany(d.eventId, d.conferenceId, ledger);
+    await progress(50);
+    const flags = {
+      hasLedger: ledger.length > 0,
+      hasRecording: records.some((r) => r.type === 'recording_started'),
+      hasChat: records.some((r) => r.type === 'chat_activity' && Number((r.payload as { messageCount?: number }).messageCount ?? 0) > 0),
+    };
+    const done = await this.transition(db, d.eventId, end.occurredAt, flags);
+    await progress(100);
+    const result: CompletionResult = { eventId: d.eventId, completed: done.changed, status: done.event.status, ledgerEntries: ledger.length, flags: pickFlags(done.event) };
+    if (done.changed) this.push(d.tenant, d.eventId, result);
+    this.deps.logger.info({ component: 'completion', tenant: d.tenant, eventId: d.eventId, changed: done.changed, entries: ledger.length }, 'completion applied');
+    return result;
+  }
+
+  /** scheduled -> started -> completed through guarded updates; flags are only ever raised. */
+  private async transition(db: TenantDb, eventId: string, endedAt: Date, flags: CompletionResult['flags']): Promise<{ changed: boolean; event: EventRecord }> {
+    const events = new EventRepository(db);
+    const id = oid(eventId, 'event_not_found');
+    const raise = Object.fromEntries(Object.entries(flags).filter(([, v]) => v));
+    await events.transition(id, ['scheduled'], 'started', { startedAt: endedAt });
+    const moved = await events.transition(id, sourcesOf('completed'), 'completed', { ...raise, endedAt, completedAt: new Date() });
+    if (moved) return { changed: true, event: moved };
+    await new TelemetryRepository(db).raiseEventFlags(eventId, raise);
+    const current = await events.findById(id);
+    if (!current) throw new AppError('event_not_found');
+    return { changed: false, event: current };
+  }
+
+  private push(tenant: string, eventId: string, r: CompletionResult): void {
+    try {
+      this.deps.publisher.emit(this.deps.meetingRoom(tenant, eventId), 'meetingEvent', { type: 'completed', eventId, status: r.status, ...r.flags });
+    } catch (err) {
+      this.deps.logger.warn({ component: 'completion', err: (err as Error).message }, 'meetingEvent push failed');
+    }
+  }
+}
+
+function pickFlags(e: EventRecord): CompletionResult['flags'] {
+  return { hasLedger: Boolean(e.hasLedger), hasRecording: Boolean(e.hasRecording), hasChat: Boolean(e.hasChat) };
+}
+
+/**
+ * Pairs joins and leaves per participant in sequence order. A second join while present is
+ * ignored; a leave without a join is ignored; anyone still present leaves when the conference ends.
+ */
+export function buildLedger(records: readonly Pick<TelemetryRecord, 'type' | 'occurredAt' | 'payload'>[], endedAt: Date): LedgerEntry[] {
+  const open = new Map<string, { joinedAt: Date; userId?: string; displayName?: string }>();
+  const out: LedgerEntry[] = [];
+  const close = (key: string, leftAt: Date) => {
+    const s = open.get(key)!;
+    open.delete(key);
+    const end = leftAt < s.joinedAt ? s.joinedAt : leftAt;
+    out.push({ participantKey: key, userId: s.userId, displayName: s.displayName, joinedAt: s.joinedAt, leftAt: end, durationSeconds: Math.round((end.getTime() - s.joinedAt.getTime()) / 1000) });
+  };
+  for (const r of records) {
+    const p = r.payload as { participantKey?: string; userId?: string; displayName?: string };
+    if (!p.participantKey) continue;
+    if (r.type === 'participant_joined' && !open.has(p.participantKey)) open.set(p.participantKey, { joinedAt: r.occurredAt, userId: p.userId || undefined, displayName: p.displayName || undefined });
+    if (r.type === 'participant_left' && open.has(p.participantKey)) close(p.participantKey, r.occurredAt);
+  }
+  for (const key of [...open.keys()]) close(key, endedAt);
+  return out;
+}

@@ -1,0 +1,154 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { AppError } from './errors.js';
+import { oid } from './object-id.js';
+import type { TenantDb } from '../data/mongo.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import type { VcsRoom, VideoConferencing } from '../vcs/vcs.port.js';
+import type { RecordingJobData } from '../workers/queues.js';
+import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
+import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
+import { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
+
+export type RecordingState = 'idle' | 'starting' | 'recording' | 'stopping' | 'stopped';
+
+export interface RecordingStatus {
+  eventId: string;
+  state: RecordingState;
+  session: number;
+  jobId?: string;
+}
+
+interface Deps {
+  tenants: { require(name: string): Promise<{ db: TenantDb }> };
+  redis: Redis;
+  recordingKey(tenant: string, eventId: string): string;
+  vcs: VideoConferencing;
+  store: Pick<ObjectStore, 'putContentAddressed'>;
+  enqueue(data: RecordingJobData): Promise<{ id: string }>;
+  logger: Logger;
+}
+
+/** Object-store prefix of a tenant's media (content-addressed: `${prefix}/${sha256}`). */
+export const mediaPrefix = (tenant: string) => `${tenant}/media`;
+
+/** Starting is a no-op while a recording is starting or running; otherwise a new session begins. */
+const START = `
+local st = redis.call('HGET', KEYS[1], 'state')
+if st == 'starting' or st == 'recording' then return {0, tonumber(redis.call('HGET', KEYS[1], 'session'))} end
+local n = redis.call('HINCRBY', KEYS[1], 'session', 1)
+redis.call('HSET', KEYS[1], 'state', 'starting', 'by:' .. n, ARGV[1])
+return {1, n}`;
+/** Stopping moves the current session to `stopping`; repeated stops return the same session. */
+const STOP = `
+local st = redis.call('HGET', KEYS[1], 'state')
+local n = tonumber(redis.call('HGET', KEYS[1], 'session') or '0')
+if st == 'starting' or st == 'recording' then redis.call('HSET', KEYS[1], 'state', 'stopping'); return {1, n} end
+if st == 'stopping' then return {0, n} end
+return {-1, n}`;
+/** Advances the state only if the session is still the current one and in the expected state. */
+const ADVANCE = `
+if redis.call('HGET', KEYS[1], 'session') == ARGV[1] and redis.call('HGET', KEYS[1], 'state') == ARGV[2] then
+  redis.call('HSET', KEYS[1], 'state', ARGV[3]) return 1 end
+return 0`;
+
+/**
+ * Recording control for an event's conference. Requests only record intent (in Redis, per event)
+ * and enqueue the `recording` job; the job talks to the video conferencing system and, on stop,
+ * stores the recording as media of the event and raises hasRecording. Each start/stop pair is a
+ * numbered session, so job ids are derived from the work and retries never start a second recording.
+ */
+export class RecordingService {
+  constructor(private readonly deps: Deps) {}
+
+  async requestStart(tenant: string, eventId: string, userId: string): Promise<RecordingStatus> {
+    const event = await this.requireEvent(tenant, eventId);
+    if (event.status === 'completed' || event.status === 'cancelled') throw new AppError('invalid_state', `Event is ${event.status}`);
+    oid(userId, 'user_not_found');
+    const [fresh, session] = (await this.deps.redis.eval(START, 1, this.key(tenant, eventId), userId)) as [number, number];
+    const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'start', session });
+    this.deps.logger.info({ component: 'recording', tenant, eventId, session, fresh: fresh === 1 }, 'recording start requested');
+    return { eventId, state: 'starting', session, jobId: job.id };
+  }
+
+  async requestStop(tenant: string, eventId: string, userId: string): Promise<RecordingStatus> {
+    await this.requireEvent(tenant, eventId);
+    oid(userId, 'user_not_found');
+    const [code, session] = (await this.deps.redis.eval(STOP, 1, this.key(tenant, eventId))) as [number, number];
+    if (code === -1) throw new AppError('invalid_state', 'The event is not being recorded');
+    const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'stop', session });
+    return { eventId, state: 'stopping', session, jobId: job.id };
+  }
+
+  async status(tenant: string, eventId: string): Promise<RecordingStatus> {
+    await this.requireEvent(tenant, eventId);
+    const h = await this.deps.redis.hmget(this.key(tenant, eventId), 'state', 'session');
+    return { eventId, state: (h[0] as RecordingState | null) ?? 'idle', session: Number(h[1] ?? 0) };
+  }
+
+  /** The `recording` job: idempotent per (event, session, action). */
+  async runJob(d: RecordingJobData, progress: (p: number) => Promise<void>): Promise<Record<string, unknown>> {
+    const { db } = await this.deps.tenants.require(d.tenant);
+    const events = new EventRepository(db);
+    const event = await events.findById(oid(d.eventId, 'event_not_found'));
+    if (!event) throw new AppError('event_not_found');
+    const room = await this.roomOf(d.tenant, event, events);
+    return d.action === 'start' ? this.start(d, room) : this.stop(d, room, db, progress);
+  }
+
+  private async start(d: RecordingJobData, room: VcsRoom): Promise<Record<string, unknown>> {
+    const key = this.key(d.tenant, d.eventId);
+    const existing = await this.deps.redis.hget(key, `rec:${d.session}`);
+    if (existing) return { recordingId: existing };
+    const rec = await this.deps.vcs.startRecording(d.tenant, room);
+    if (!(await this.deps.redis.hsetnx(key, `rec:${d.session}`, rec.recordingId))) {
+      await this.deps.vcs.stopRecording(d.tenant, room, rec.recordingId);
+      return { recordingId: await this.deps.redis.hget(key, `rec:${d.session}`) };
+    }
+    await this.deps.redis.eval(ADVANCE, 1, key, String(d.session), 'starting', 'recording');
+    return { recordingId: rec.recordingId, startedAt: rec.startedAt };
+  }
+
+  private async stop(d: RecordingJobData, room: VcsRoom, db: TenantDb, progress: (p: number) => Promise<void>) {
+    const key = this.key(d.tenant, d.eventId);
+    const recordingId = await this.deps.redis.hget(key, `rec:${d.session}`);
+    if (!recordingId) throw new AppError('service_unavailable', 'Recording has not started yet; retrying');
+    await progress(10);
+    await this.deps.vcs.stopRecording(d.tenant, room, recordingId);
+    await progress(50);
+    const file = await this.deps.vcs.openRecording(d.tenant, room, recordingId);
+    if (!file) throw new AppError('service_unavailable', 'Recording is still being finalized; retrying');
+    const put = await this.deps.store.putContentAddressed(mediaPrefix(d.tenant), file.body, { contentType: file.contentType });
+    await progress(80);
+    const ownerId = (await this.deps.redis.hget(key, `by:${d.session}`)) ?? d.userId;
+    const { record } = await new MediaFileRepository(db).createOnce({
+      hash: put.sha256, size: put.size, contentType: file.contentType, fileName: file.fileName,
+      extension: file.fileName.split('.').pop()?.toLowerCase() ?? 'bin', ownerId, eventId: d.eventId,
+      clientRef: `recording.${recordingId}`, kind: 'recording', thumbnailStatus: 'none',
+    });
+    await new TelemetryRepository(db).raiseEventFlags(d.eventId, { hasRecording: true });
+    await this.deps.redis.eval(ADVANCE, 1, key, String(d.session), 'stopping', 'stopped');
+    await progress(100);
+    return { recordingId, mediaFileId: String(record._id), hash: put.sha256, size: put.size };
+  }
+
+  private async roomOf(tenant: string, event: EventRecord, events: EventRepository): Promise<VcsRoom> {
+    if (event.room?.roomName && event.room.provider === this.deps.vcs.provider) {
+      return { provider: event.room.provider, roomName: event.room.roomName, url: event.room.url ?? '' };
+    }
+    const room = await this.deps.vcs.createRoom(tenant, String(event._id));
+    await events.setRoom(event._id, { ...room, assignedAt: new Date() });
+    return room;
+  }
+
+  private async requireEvent(tenant: string, eventId: string): Promise<EventRecord> {
+    const { db } = await this.deps.tenants.require(tenant);
+    const event = await new EventRepository(db).findById(oid(eventId, 'event_not_found'));
+    if (!event) throw new AppError('event_not_found');
+    return event;
+  }
+
+  private key(tenant: string, eventId: string): string {
+    return this.deps.recordingKey(tenant, eventId);
+  }
+}

@@ -1,0 +1,34 @@
+import type { Server } from '@grpc/grpc-js';
+import type { RoleContext, RoleHandle } from '../roles.js';
+import { startTelemetryServer, telemetryHandlers } from './telemetry.server.js';
+
+export interface TelemetryRoleHandle extends RoleHandle {
+  /** The port the gRPC server is bound to (resolved when GRPC_PORT=0). */
+  port: number;
+}
+
+/** The 'telemetry' role: the gRPC ingest of the video conferencing system's conference telemetry. */
+export async function startTelemetryRole(ctx: RoleContext): Promise<TelemetryRoleHandle> {
+  const { infra, services } = ctx;
+  const handlers = telemetryHandlers(services.telemetry, infra.logger.child({ component: 'telemetry' }), infra.metrics);
+  const { server, port } = await startTelemetryServer({ host: infra.config.grpc.host, port: infra.config.grpc.port, handlers });
+  infra.logger.info({ component: 'telemetry', host: infra.config.grpc.host, port }, 'telemetry ingest listening');
+  return {
+    port,
+    stop: () => shutdown(server),
+  };
+}
+
+/** Lets in-flight calls finish for up to 5 s, then cuts the rest. */
+function shutdown(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, 5000);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,118 @@
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { toAppError, type AppError } from '../core/errors.js';
+import type { Metrics } from '../observability/metrics.js';
+import { AUTH_METADATA, ERROR_CODE_METADATA, TENANT_METADATA, telemetryServiceDefinition } from './proto.js';
+import { MAX_BATCH, toRecords } from './telemetry.schema.js';
+import type { TelemetryAck, TelemetryIngestService } from './telemetry-ingest.service.js';
+
+/** gRPC status for each HTTP-ish status of our error codes. */
+function grpcStatus(e: AppError): grpc.status {
+  if (e.code === 'validation_failed' || e.code === 'bad_request') return grpc.status.INVALID_ARGUMENT;
+  if (e.status === 401) return grpc.status.UNAUTHENTICATED;
+  if (e.status === 403) return grpc.status.PERMISSION_DENIED;
+  if (e.status === 404) return grpc.status.NOT_FOUND;
+  if (e.status === 409) return grpc.status.FAILED_PRECONDITION;
+  if (e.status === 413) return grpc.status.RESOURCE_EXHAUSTED;
+  if (e.status === 503) return grpc.status.UNAVAILABLE;
+  if (e.status === 504) return grpc.status.DEADLINE_EXCEEDED;
+  return grpc.status.INTERNAL;
+}
+
+export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
+  const e = toAppError(err);
+  const metadata = new grpc.Metadata();
+  metadata.set(ERROR_CODE_METADATA, e.code);
+  return { code: grpcStatus(e), details: e.code === 'internal' ? 'internal error' : e.message, metadata };
+}
+
+function credentials(md: grpc.Metadata): [string | undefined, string | undefined] {
+  const tenant = md.get(TENANT_METADATA)[0];
+  const auth = md.get(AUTH_METADATA)[0];
+  const key = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7).trim() : undefined;
+  return [typeof tenant === 'string' ? tenant : undefined, key];
+}
+
+const wireAck = (a: TelemetryAck) => ({ ack: { stored: a.stored, duplicates: a.duplicates, completionsEnqueued: a.completionsEnqueued } });
+
+/**
+ * The transport of the ingest: authenticate from metadata, validate, hand over to the ingest
+ * service, acknowledge. A client stream is stored in chunks of MAX_BATCH as it arrives, so memory
+ * stays bounded however long the conference.
+ */
+export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger, metrics: Metrics): grpc.UntypedServiceImplementation {
+  const received = metrics.counter('telemetry_messages_total', 'Telemetry messages received', ['outcome']);
+  const refused = metrics.counter('telemetry_calls_refused_total', 'Telemetry calls refused', ['code']);
+  const fail = (cb: grpc.sendUnaryData<unknown>, err: unknown) => {
+    const se = toServiceError(err);
+    refused.inc({ code: String(se.metadata?.get(ERROR_CODE_METADATA)[0]) });
+    if (se.code === grpc.status.INTERNAL) logger.error({ component: 'telemetry', err }, 'telemetry call failed');
+    cb(se as grpc.ServiceError);
+  };
+  const count = (a: TelemetryAck) => {
+    received.inc({ outcome: 'stored' }, a.stored);
+    received.inc({ outcome: 'duplicate' }, a.duplicates);
+  };
+
+  return {
+    sendTelemetryBatch(call: grpc.ServerUnaryCall<{ events: unknown[] }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+      (async () => {
+        const tenant = await ingest.authenticate(...credentials(call.metadata));
+        const ack = await ingest.ingest(tenant, toRecords(call.request.events ?? []));
+        count(ack);
+        cb(null, wireAck(ack));
+      })().catch((err) => fail(cb, err));
+    },
+
+    streamTelemetry(call: grpc.ServerReadableStream<{ event?: unknown }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+      const total: TelemetryAck = { stored: 0, duplicates: 0, completionsEnqueued: [] };
+      let buffer: unknown[] = [];
+      let index = 0;
+      let failed = false;
+      let chain = ingest.authenticate(...credentials(call.metadata));
+      const flush = () => {
+        const chunk = buffer;
+        const offset = index - chunk.length;
+        buffer = [];
+        chain = chain.then(async (tenant) => {
+          const ack = await ingest.ingest(tenant, toRecords(chunk, offset));
+          count(ack);
+          total.stored += ack.stored;
+          total.duplicates += ack.duplicates;
+          total.completionsEnqueued.push(...ack.completionsEnqueued);
+          return tenant;
+        });
+      };
+      const abort = (err: unknown) => {
+        if (failed) return;
+        failed = true;
+        call.removeAllListeners('data');
+        fail(cb, err);
+      };
+      chain.catch(abort);
+      call.on('data', (msg: { event?: unknown }) => {
+        buffer.push(msg.event ?? {});
+        index += 1;
+        if (buffer.length >= MAX_BATCH) {
+          flush();
+          chain.catch(abort);
+        }
+      });
+      call.on('end', () => {
+        flush();
+        chain.then(() => { if (!failed) cb(null, wireAck(total)); }, abort);
+      });
+      call.on('error', abort);
+    },
+  };
+}
+
+/** Starts the gRPC server on host:port (port 0 = any free port) and returns the bound port. */
+export async function startTelemetryServer(opts: { host: string; port: number; handlers: grpc.UntypedServiceImplementation }): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+  server.addService(telemetryServiceDefinition(), opts.handlers);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${opts.host}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+  });
+  return { server, port };
+}

@@ -1,0 +1,31 @@
+import type { Infra } from '../composition.js';
+import type { TenantRepository } from '../data/repositories/tenant.repository.js';
+import type { TenantService } from '../core/tenant.service.js';
+import { RecordingService } from '../core/recording.service.js';
+import { CompletionService } from '../core/completion.service.js';
+import { rooms } from '../hub/rooms.js';
+import { createVcs } from '../vcs/index.js';
+import { RedisChannelHubPublisher } from './hub-push.publisher.js';
+import { TelemetryIngestService } from './telemetry-ingest.service.js';
+
+/**
+ * Services of the jobs/telemetry area for createServices: `jobs` (typed enqueue API), `vcs`
+ * (the video conferencing port per VCS_ADAPTER), `recording`, `completion` and the `telemetry`
+ * ingest. Pushes from here go through the hub push channel (no Socket.IO server needed).
+ */
+export function createTelemetryServices(infra: Infra, tenants: TenantService, tenantRepo: TenantRepository) {
+  const jobs = infra.queues;
+  const vcs = createVcs(infra.config, { redis: infra.redis, keys: infra.keys });
+  const recording = new RecordingService({
+    tenants, redis: infra.redis, recordingKey: infra.keys.recording, vcs, store: infra.store,
+    enqueue: (data) => jobs.enqueue('recording', data), logger: infra.logger,
+  });
+  const completion = new CompletionService({
+    tenants, publisher: new RedisChannelHubPublisher(infra.redis, infra.keys.hubPush, infra.logger),
+    meetingRoom: rooms.meeting, logger: infra.logger,
+  });
+  const telemetry = new TelemetryIngestService({
+    catalog: tenantRepo, tenants, enqueueCompletion: (data) => jobs.enqueue('telemetry-completion', data), logger: infra.logger,
+  });
+  return { jobs, vcs, recording, completion, telemetry };
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { SignJWT, jwtVerify } from 'jose';
+import { AppError } from '../core/errors.js';
+import type { VcsJoinDetails, VcsParticipant, VcsRecording, VcsRecordingArtifact, VcsRoom, VideoConferencing } from './vcs.port.js';
+
+export interface EmbeddedVcsDeps {
+  redis: Redis;
+  /** Redis key of one recording's hash (src/data/redis-keys.ts `vcsRecording`). */
+  recordingKey(recordingId: string): string;
+  /** HS256 key of join tokens. */
+  secret: string;
+  /** Base URL clients are told to connect to (this service's public URL). */
+  publicUrl: string;
+  /** Simulated time the media system needs to finalize a recording on stop. */
+  finalizeMs?: number;
+  tokenTtlSeconds?: number;
+}
+
+const ISSUER = 'consult-embedded-vcs';
+/** 8 kHz, 8-bit mono: a valid WAV of silence costs 8 kB per recorded second. */
+const SAMPLE_RATE = 8000;
+const MAX_RECORDING_SECONDS = 600;
+
+/** Room names are deterministic so every node assigns the same room to an event. */
+export function roomNameFor(tenant: string, eventId: string): string {
+  return `consult-${tenant}-${eventId}`;
+}
+
+/**
+ * The video conferencing system with no external parts, for development, demos and tests. Rooms
+ * are named from (tenant, event); join tokens are JWTs signed with jose; recordings are tracked in
+ * Redis so any node may stop what another started. There is no media plane, so a recording's file
+ * is a valid WAV of silence as long as the recorded time (capped at ten minutes).
+ */
+export class EmbeddedVcs implements VideoConferencing {
+  readonly provider = 'embedded';
+  private readonly key: Uint8Array;
+
+  constructor(private readonly deps: EmbeddedVcsDeps) {
+    this.key = new TextEncoder().encode(deps.secret);
+  }
+
+  async createRoom(tenant: string, eventId: string): Promise<VcsRoom> {
+    const roomName = roomNameFor(tenant, eventId);
+    return { provider: this.provider, roomName, url: `${this.deps.publicUrl.replace(/\/$/, '')}/vcs/rooms/${roomName}` };
+  }
+
+  async joinDetails(tenant: string, room: VcsRoom, p: VcsParticipant): Promise<VcsJoinDetails> {
+    const ttl = this.deps.tokenTtlSeconds ?? 4 * 3600;
+    const exp = Math.floor(Date.now() / 1000) + ttl;
+    const token = await new SignJWT({ tenant, room: room.roomName, name: p.name, role: p.role })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience(room.roomName)
+      .setSubject(p.identity)
+      .setIssuedAt()
+      .setExpirationTime(exp)
+      .sign(this.key);
+    return { ...room, token, expiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  /** Checks a join token for `roomName`; what the embedded media side would do on connect. */
+  async verifyJoinToken(token: string, roomName: string): Promise<{ identity: string; tenant: string; role: string; name: string }> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: roomName, algorithms: ['HS256'] });
+      return { identity: String(payload.sub), tenant: String(payload.tenant), role: String(payload.role), name: String(payload.name) };
+    } catch (e) {
+      throw new AppError('token_invalid', 'Join token refused', { cause: e });
+    }
+  }
+
+  async startRecording(tenant: string, room: VcsRoom): Promise<VcsRecording> {
+    const recordingId = `emb_${randomUUID().replace(/-/g, '')}`;
+    const startedAt = new Date().toISOString();
+    await this.deps.redis.hset(this.deps.recordingKey(recordingId), { tenant, room: room.roomName, startedAt });
+    return { recordingId, startedAt };
+  }
+
+  async stopRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<{ stoppedAt: string }> {
+    const key = this.deps.recordingKey(recordingId);
+    await this.requireRecording(key, tenant, room);
+    if (this.deps.finalizeMs) await sleep(this.deps.finalizeMs);
+    await this.deps.redis.hsetnx(key, 'stoppedAt', new Date().toISOString());
+    return { stoppedAt: (await this.deps.redis.hget(key, 'stoppedAt'))! };
+  }
+
+  async openRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<VcsRecordingArtifact | null> {
+    const rec = await this.requireRecording(this.deps.recordingKey(recordingId), tenant, room);
+    if (!rec.stoppedAt) return null;
+    const ms = Date.parse(rec.stoppedAt) - Date.parse(rec.startedAt!);
+    const seconds = Math.min(MAX_RECORDING_SECONDS, Math.max(1, Math.round(ms / 1000)));
+    return { body: silentWav(seconds), contentType: 'audio/wav', fileName: `${room.roomName}-${recordingId}.wav` };
+  }
+
+  private async requireRecording(key: string, tenant: string, room: VcsRoom): Promise<Record<string, string>> {
+    const rec = await this.deps.redis.hgetall(key);
+    if (!rec.startedAt || rec.tenant !== tenant || rec.room !== room.roomName) {
+      throw new AppError('not_found', 'No such recording in this room');
+    }
+    return rec;
+  }
+}
+
+/** Streams a PCM WAV file of silence in 64 kB chunks. */
+export function silentWav(seconds: number): Readable {
+  const dataBytes = seconds * SAMPLE_RATE;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(SAMPLE_RATE, 24);
+  header.writeUInt32LE(SAMPLE_RATE, 28);
+  header.writeUInt16LE(1, 32);
+  header.writeUInt16LE(8, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(dataBytes, 40);
+  function* chunks() {
+    yield header;
+    const chunk = Buffer.alloc(64 * 1024, 0x80);
+    for (let left = dataBytes; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+  }
+  return Readable.from(chunks(), { objectMode: false });
+}

@@ -1,0 +1,147 @@
+import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config.js';
+import { AppError, fromZod } from '../core/errors.js';
+import { createRedis } from '../data/redis.js';
+import { redisKeys } from '../data/redis-keys.js';
+import { JOBS, QUEUE_NAMES, type JobData, type JobName, type QueueName } from './queues.js';
+
+export interface JobQueueOptions {
+  /** Connection with `maxRetriesPerRequest: null` (BullMQ requirement); shared by every Queue, closed by close(). */
+  connection: Redis;
+  prefix: string;
+  attempts: number;
+  backoffMs: number;
+}
+
+/** What callers see of a job: enough to show progress and failures without BullMQ types. */
+export interface JobView {
+  id: string;
+  name: string;
+  queue: QueueName;
+  state: string;
+  progress: unknown;
+  attemptsMade: number;
+  failedReason?: string;
+  returnValue?: unknown;
+  finishedAt?: string;
+}
+
+/**
+ * The typed enqueue API (`services.jobs`). Job ids come from the work itself, so a retried request
+ * or replayed telemetry does not queue the same work twice; completed jobs are kept a day (and
+ * failed ones a week) so that dedup window and the failed list stay visible.
+ */
+export class JobQueues {
+  private readonly queues = new Map<QueueName, Queue>();
+  private readonly events = new Map<QueueName, { ev: QueueEvents; conn: Redis }>();
+
+  constructor(private readonly opts: JobQueueOptions) {}
+
+  queue(name: QueueName): Queue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: this.opts.connection, prefix: this.opts.prefix });
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  /** Validates `data` against the job's schema and enqueues it under its derived id. */
+  async enqueue<N extends JobName>(name: N, data: JobData<N>, opts: Pick<JobsOptions, 'delay' | 'priority'> = {}): Promise<{ id: string; queue: QueueName }> {
+    const def = JOBS[name];
+    const parsed = def.data.safeParse(data);
+    if (!parsed.success) throw fromZod(parsed.error, `job.${name}`);
+    const id = (def.jobId as (d: unknown) => string)(parsed.data);
+    await this.queue(def.queue).add(name, parsed.data, {
+      ...opts,
+      jobId: id,
+      attempts: def.attempts ?? this.opts.attempts,
+      backoff: { type: 'exponential', delay: this.opts.backoffMs },
+      removeOnComplete: { age: 24 * 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
+    return { id, queue: def.queue };
+  }
+
+  async get(name: JobName, id: string): Promise<JobView | null> {
+    const queue = JOBS[name].queue;
+    const job = await this.queue(queue).getJob(id);
+    return job ? view(job, queue) : null;
+  }
+
+  /** Jobs that exhausted their attempts, newest first: the failed state an operator looks at. */
+  async failed(queues: readonly QueueName[] = QUEUE_NAMES, limit = 50): Promise<JobView[]> {
+    const out: JobView[] = [];
+    for (const queue of queues) {
+      const jobs = await this.queue(queue).getFailed(0, limit - 1);
+      out.push(...(await Promise.all(jobs.map((j) => view(j, queue)))));
+    }
+    return out.sort((a, b) => (b.finishedAt ?? '').localeCompare(a.finishedAt ?? '')).slice(0, limit);
+  }
+
+  async counts(queue: QueueName): Promise<Record<string, number>> {
+    return this.queue(queue).getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+  }
+
+  /**
+   * Resolves with the job's view once it completed or failed for good; used by CLIs, demos and
+   * tests to await work without polling.
+   */
+  async waitUntilFinished(name: JobName, id: string, timeoutMs = 30_000): Promise<JobView> {
+    const queue = JOBS[name].queue;
+    const events = await this.queueEvents(queue);
+    const job = await this.queue(queue).getJob(id);
+    if (!job) throw new AppError('not_found', `No job ${id}`);
+    await job.waitUntilFinished(events, timeoutMs).catch(() => undefined);
+    const fresh = await this.get(name, id);
+    if (!fresh) throw new AppError('not_found', `Job ${id} was removed`);
+    return fresh;
+  }
+
+  private async queueEvents(queue: QueueName): Promise<QueueEvents> {
+    let entry = this.events.get(queue);
+    if (!entry) {
+      const conn = this.opts.connection.duplicate();
+      entry = { ev: new QueueEvents(queue, { connection: conn, prefix: this.opts.prefix }), conn };
+      this.events.set(queue, entry);
+      await entry.ev.waitUntilReady();
+    }
+    return entry.ev;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.events.values()].map(async (e) => {
+      await e.ev.close();
+      await e.conn.quit();
+    }));
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    this.events.clear();
+    this.queues.clear();
+    await this.opts.connection.quit().catch(() => undefined);
+  }
+}
+
+async function view(job: Job, queue: QueueName): Promise<JobView> {
+  return {
+    id: job.id!,
+    name: job.name,
+    queue,
+    state: await job.getState(),
+    progress: job.progress,
+    attemptsMade: job.attemptsMade,
+    ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+    ...(job.returnvalue !== undefined && job.returnvalue !== null ? { returnValue: job.returnvalue } : {}),
+    ...(job.finishedOn ? { finishedAt: new Date(job.finishedOn).toISOString() } : {}),
+  };
+}
+
+/** Builds the process's queues on their own BullMQ connection (`maxRetriesPerRequest: null`). */
+export function createJobQueues(config: Config): JobQueues {
+  return new JobQueues({
+    connection: createRedis(config.redis.url, 'queues', { maxRetriesPerRequest: null, enableAutoPipelining: false }),
+    prefix: redisKeys(config.redis.prefix).queuePrefix,
+    attempts: config.jobs.attempts,
+    backoffMs: config.jobs.backoffMs,
+  });
+}

@@ -1,0 +1,82 @@
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { RoleContext, RoleHandle } from '../roles.js';
+import { createRedis } from '../data/redis.js';
+import { isAppError } from '../core/errors.js';
+import { runWithContext } from '../observability/context.js';
+import { loadCatalogue, type JobContext, type LoadedHandler } from './catalogue.js';
+import { JOBS, activeQueues, isJobName, type QueueName } from './queues.js';
+
+/** Error codes that no retry can fix: the job fails at once instead of burning its attempts. */
+const PERMANENT = new Set(['not_found', 'event_not_found', 'tenant_not_found', 'user_not_found', 'validation_failed', 'invalid_state', 'file_not_found', 'forbidden']);
+
+/**
+ * The 'workers' role: checks the job catalogue (refusing to start when a job lacks its one
+ * handler), then runs one BullMQ Worker per queue. Stalled jobs (a worker died holding one) are
+ * taken back after the lock expires and run again by any worker; handlers are idempotent.
+ */
+export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
+  const { infra } = ctx;
+  const handlers = await loadCatalogue();
+  const cfg = infra.config.jobs;
+  const connection = createRedis(infra.config.redis.url, 'workers', { maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const jobCtx: JobContext = { infra, services: ctx.services };
+  const workers = activeQueues().map((queue) => {
+    const worker = new Worker(queue, (job) => process(job, handlers, jobCtx), {
+      connection,
+      prefix: infra.keys.queuePrefix,
+      concurrency: cfg.concurrency,
+      lockDuration: cfg.lockMs,
+      stalledInterval: cfg.lockMs,
+      maxStalledCount: 1,
+    });
+    observe(worker, queue, ctx);
+    return worker;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  infra.logger.info({ component: 'workers', queues: activeQueues(), jobs: [...handlers.keys()] }, 'workers started');
+  return {
+    async stop() {
+      await Promise.allSettled(workers.map((w) => w.close()));
+      await connection.quit().catch(() => undefined);
+    },
+  };
+}
+
+async function process(job: Job, handlers: Map<string, LoadedHandler>, ctx: JobContext): Promise<unknown> {
+  const handler = handlers.get(job.name);
+  if (!handler || !isJobName(job.name)) throw new UnrecoverableError(`no handler for job '${job.name}'`);
+  const parsed = JOBS[job.name].data.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`invalid data for '${job.name}': ${parsed.error.issues[0]?.message}`);
+  const data = parsed.data as { tenant?: string };
+  const log = ctx.infra.logger.child({ component: 'job', job: job.name, jobId: job.id, tenant: data.tenant, attempt: job.attemptsMade + 1 });
+  return runWithContext({ correlationId: `job-${job.id}`, tenant: data.tenant, component: 'job' }, async () => {
+    try {
+      return await handler({ id: job.id!, data: parsed.data as never, attemptsMade: job.attemptsMade, progress: (p) => job.updateProgress(p), log }, ctx);
+    } catch (e) {
+      if (isAppError(e) && PERMANENT.has(e.code)) throw new UnrecoverableError(`${e.code}: ${e.message}`);
+      throw e;
+    }
+  });
+}
+
+/** Metrics per job name (completed, failed, duration) and a log line for every failure after the last attempt. */
+function observe(worker: Worker, queue: QueueName, ctx: RoleContext): void {
+  const m = ctx.infra.metrics;
+  const completed = m.counter('jobs_completed_total', 'Jobs completed', ['queue', 'job']);
+  const failed = m.counter('jobs_failed_total', 'Job attempts failed; final="true" once no attempt is left', ['queue', 'job', 'final']);
+  const duration = m.histogram('job_duration_seconds', 'Job run time', ['queue', 'job'], [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]);
+  const log = ctx.infra.logger.child({ component: 'workers', queue });
+  worker.on('completed', (job) => {
+    completed.inc({ queue, job: job.name });
+    if (job.processedOn && job.finishedOn) duration.observe({ queue, job: job.name }, (job.finishedOn - job.processedOn) / 1000);
+  });
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    failed.inc({ queue, job: job.name, final: String(final) });
+    const fields = { job: job.name, jobId: job.id, attemptsMade: job.attemptsMade, reason: err.message };
+    if (final) log.error(fields, 'job failed after its last attempt');
+    else log.warn(fields, 'job attempt failed; will retry');
+  });
+  worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+}
