@@ -27,8 +27,11 @@ export function redisKeys(prefix: string) {
     vcsRecording: (recordingId: string) => `${prefix}vcs:recording:${recordingId}`,
     actors: `${prefix}actors:`,
     hubAdapter: `${prefix}hub`,
-    /** Pub/Sub channel of pushes produced outside the hub (workers): JSON { rooms, event, payload }. */
-    hubPush: `${prefix}hub-push`,
+    /**
+     * Pub/Sub channel of pushes produced outside the hub (workers, actors without a hub attached):
+     * JSON { rooms, event, payload }; the same channel as the actor runtime's `hubPushChannel`.
+     */
+    hubPush: `${prefix}actors:hub-push`,
     userSockets: (tenant: string) => `${t(tenant)}revocations`,
     revocationChannel: `${prefix}revocations`,
   };

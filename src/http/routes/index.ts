@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { Infra, Services } from '../../composition.js';
 import { tenantRouter } from './tenant/tenant.router.js';
 import { adminMigrateRouter } from './admin/admin.router.js';
+import { accountRouter, jwksRouter } from './account/account.router.js';
 
 /**
  * Every REST router and where it is mounted. Add one line per capability; keep routers thin.
@@ -11,5 +12,7 @@ export function restRoutes(infra: Infra, services: Services): { path: string; ro
   return [
     { path: '/api/tenant', router: tenantRouter() },
     { path: '/api/admin', router: adminMigrateRouter(services, infra.config.auth.provisioningCode) },
+    { path: '/api/account', router: accountRouter(infra, services) },
+    { path: '/', router: jwksRouter(services) },
   ];
 }

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { Types } from 'mongoose';
+import * as grpc from '@grpc/grpc-js';
+import { Redis } from 'ioredis';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { EventRepository } from '../../../src/data/repositories/event.repository.js';
+import { ParticipantLogRepository } from '../../../src/data/repositories/participant-log.repository.js';
+import { TelemetryClient, TelemetryCallError, conferenceScript } from '../../../src/vcs/telemetry.client.js';
+import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
+import { rooms } from '../../../src/hub/rooms.js';
+
+async function newEvent(node: TestNode, tenant: string) {
+  const repo = new EventRepository(node.infra.mongo.tenantDb(tenant));
+  const organizerId = new Types.ObjectId();
+  return repo.create({
+    name: 'Consultation', startAt: new Date(), endAt: new Date(Date.now() + 3600_000), organizerId,
+    participants: [{ userId: organizerId, role: 'host' }], attachments: [], meetingCode: randomBytes(4).toString('hex'),
+  });
+}
+
+describe('gRPC telemetry ingest and completion', () => {
+  let node: TestNode;
+  let address: string;
+  let acmeKey: string;
+  let otherKey: string;
+  let sub: Redis;
+  const pushes: { rooms: string[]; event: string; payload: any }[] = [];
+
+  beforeAll(async () => {
+    node = await startTestNode({ ROLES: 'workers,telemetry', JOBS_BACKOFF_MS: '50' });
+    await node.services.tenants.create({ name: 'acme' });
+    await node.services.tenants.create({ name: 'other' });
+    acmeKey = await node.services.telemetry.issueKey('acme');
+    otherKey = await node.services.telemetry.issueKey('other');
+    address = `127.0.0.1:${(node.roles.get('telemetry') as TelemetryRoleHandle).port}`;
+    sub = new Redis(node.config.redis.url);
+    sub.on('message', (_ch, raw) => pushes.push(JSON.parse(raw)));
+    await sub.subscribe(node.infra.keys.hubPush);
+  });
+  afterAll(async () => {
+    await sub.quit();
+    await node.destroy();
+  });
+
+  it('completes an event from a streamed conference, with flags and ledger, applied once when sent twice', async () => {
+    const event = await newEvent(node, 'acme');
+    const eventId = event._id.toHexString();
+    const userId = new Types.ObjectId().toHexString();
+    const script = conferenceScript({
+      conferenceId: `conf-${eventId}`, eventId, chatMessages: 3, recording: true,
+      participants: [{ key: userId, userId, name: 'Dr Who' }, { key: 'guest:1', name: 'Guest' }],
+    });
+    const client = new TelemetryClient(address, 'acme', acmeKey);
+    const ack = await client.stream(script);
+    expect(ack).toEqual({ stored: script.length, duplicates: 0, completionsEnqueued: [`conf-${eventId}`] });
+
+    const jobs = node.services.jobs;
+    const jobId = `completion.acme.${eventId}.conf-${eventId}`;
+    const done = await jobs.waitUntilFinished('telemetry-completion', jobId);
+    expect(done.state).toBe('completed');
+
+    const db = node.infra.mongo.tenantDb('acme');
+    const after = await new EventRepository(db).findById(event._id);
+    expect(after).toMatchObject({ status: 'completed', hasLedger: true, hasRecording: true, hasChat: true });
+    const ledger = await new ParticipantLogRepository(db).listForEvent(eventId);
+    expect(ledger.map((l) => [l.participantKey, l.durationSeconds])).toEqual([[userId, 25 * 60], ['guest:1', 25 * 60]]);
+    expect(ledger[0]!.userId?.toHexString()).toBe(userId);
+    expect(pushes.filter((p) => p.rooms.includes(rooms.meeting('acme', eventId)))).toEqual([
+      { rooms: [rooms.meeting('acme', eventId)], event: 'meetingEvent', payload: { type: 'completed', eventId, status: 'completed', hasLedger: true, hasRecording: true, hasChat: true } },
+    ]);
+
+    const replay = await client.stream(script);
+    expect(replay).toMatchObject({ stored: 0, duplicates: script.length });
+    const completedAt = after!.completedAt;
+    const again = await node.services.completion.complete({ tenant: 'acme', eventId, conferenceId: `conf-${eventId}` });
+    expect(again.completed).toBe(false);
+    expect((await new EventRepository(db).findById(event._id))!.completedAt).toEqual(completedAt);
+    expect(await new ParticipantLogRepository(db).listForEvent(eventId)).toHaveLength(2);
+    expect(await db.models.TelemetryRecord.countDocuments({ conferenceId: `conf-${eventId}` })).toBe(script.length);
+    expect(pushes.filter((p) => p.rooms.includes(rooms.meeting('acme', eventId)))).toHaveLength(1);
+    client.close();
+  });
+
+  it('sets only the flags the telemetry shows (unary batch, no chat, no recording)', async () => {
+    const event = await newEvent(node, 'acme');
+    const eventId = event._id.toHexString();
+    const client = new TelemetryClient(address, 'acme', acmeKey);
+    await client.sendBatch(conferenceScript({ conferenceId: `b-${eventId}`, eventId, participants: [{ key: 'device:7', name: 'Headset' }] }));
+    await node.services.jobs.waitUntilFinished('telemetry-completion', `completion.acme.${eventId}.b-${eventId}`);
+    const after = await new EventRepository(node.infra.mongo.tenantDb('acme')).findById(event._id);
+    expect(after).toMatchObject({ status: 'completed', hasLedger: true, hasRecording: false, hasChat: false });
+    client.close();
+  });
+
+  it('refuses bad credentials and another tenant\'s key with UNAUTHENTICATED', async () => {
+    const event = await newEvent(node, 'acme');
+    const script = conferenceScript({ conferenceId: 'x1', eventId: event._id.toHexString(), participants: [] });
+    for (const client of [new TelemetryClient(address, 'acme', 'wrong-key'), new TelemetryClient(address, 'acme', otherKey), new TelemetryClient(address, 'nobody', acmeKey)]) {
+      const err = await client.stream(script).catch((e) => e);
+      expect(err).toBeInstanceOf(TelemetryCallError);
+      expect(err).toMatchObject({ status: grpc.status.UNAUTHENTICATED, code: 'invalid_credentials' });
+      client.close();
+    }
+    expect(await node.infra.mongo.tenantDb('acme').models.TelemetryRecord.countDocuments({ conferenceId: 'x1' })).toBe(0);
+  });
+
+  it('does not reach another tenant\'s event with a valid key of its own', async () => {
+    const acmeEvent = await newEvent(node, 'acme');
+    const client = new TelemetryClient(address, 'other', otherKey);
+    const err = await client.sendBatch(conferenceScript({ conferenceId: 'y1', eventId: acmeEvent._id.toHexString(), participants: [] })).catch((e) => e);
+    expect(err).toMatchObject({ status: grpc.status.NOT_FOUND, code: 'event_not_found' });
+    client.close();
+  });
+
+  it('refuses malformed messages with INVALID_ARGUMENT naming the field, storing nothing', async () => {
+    const event = await newEvent(node, 'acme');
+    const eventId = event._id.toHexString();
+    const client = new TelemetryClient(address, 'acme', acmeKey);
+    const ts = { seconds: '1767261600', nanos: 0 };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ conferenceId: 'm1', eventId, sequence: '0', occurredAt: ts, participantLeft: { participantKey: 'a' } }, 'events[0].sequence'],
+      [{ conferenceId: 'm1', eventId: 'not-an-id', sequence: '1', occurredAt: ts, participantLeft: { participantKey: 'a' } }, 'events[0].eventId'],
+      [{ conferenceId: 'm1', eventId, sequence: '1', occurredAt: ts }, 'events[0].payload'],
+      [{ conferenceId: 'm1', eventId, sequence: '1', occurredAt: ts, participantJoined: { participantKey: '' } }, 'events[0].participantJoined.participantKey'],
+    ];
+    for (const [msg, field] of cases) {
+      const err = await client.stream([msg], { raw: true }).catch((e) => e);
+      expect(err).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'validation_failed' });
+      expect(err.message).toContain(field);
+    }
+    expect(await node.infra.mongo.tenantDb('acme').models.TelemetryRecord.countDocuments({ conferenceId: 'm1' })).toBe(0);
+    client.close();
+  });
+});
