@@ -3,6 +3,7 @@ import './types.js';
 import type { Infra, Services } from '../composition.js';
 import { requestContext } from './middleware/request-context.js';
 import { resolveTenant } from './middleware/tenant.js';
+import { authenticate } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { healthRouter } from './routes/health.router.js';
 import { restRoutes } from './routes/index.js';
@@ -27,6 +28,7 @@ export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOpt
   app.use(healthRouter(infra));
   for (const m of opts.preTenant ?? []) app.use(m.path, m.router);
   app.use(resolveTenant(services.tenants, infra.mongo, infra.config.http.baseDomain));
+  app.use(authenticate(services.auth));
   app.use(express.json({ limit: infra.config.http.bodyLimit }));
   app.use(express.urlencoded({ extended: false, limit: infra.config.http.bodyLimit }));
   for (const m of restRoutes(infra, services)) app.use(m.path, m.router);

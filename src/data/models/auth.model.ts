@@ -13,6 +13,7 @@ export const SessionSchema = new Schema(
     previousHashes: { type: [String], default: [] },
     actorUserId: { type: Schema.Types.ObjectId },
     purpose: String,
+    offlineTokenId: String,
     expiresAt: { type: Date, required: true },
     revokedAt: Date,
     revokeReason: String,

@@ -21,6 +21,8 @@ export const UserSchema = new Schema(
     department: String,
     phone: String,
     avatarHash: String,
+    /** scrypt hash of the password the embedded identity provider checks (absent for external IdP users). */
+    passwordHash: String,
     pinHash: String,
     pinHistory: { type: [String], default: [] },
     pinSetAt: Date,

@@ -1,0 +1,71 @@
+import { decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
+import { AppError } from '../core/errors.js';
+import type { TenantDb } from '../data/mongo.js';
+import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import type { InternalTokens } from './internal-tokens.js';
+import type { OidcRealms } from './oidc-realms.js';
+import type { Revocations } from './revocations.js';
+import type { Authorizer } from './authorizer.js';
+import { isPermission, type Permission } from './permissions.js';
+import type { Principal } from './principal.js';
+
+export interface AccessTokenVerifierDeps {
+  internal: InternalTokens;
+  realms: OidcRealms;
+  revocations: Revocations;
+  authorizer: Authorizer;
+  tenantDb(tenant: string): TenantDb;
+}
+
+/**
+ * The policy selector: one entry point for REST, GraphQL and the hub handshake. The token's (unverified)
+ * issuer picks the scheme; the chosen scheme then verifies everything, including that the token's
+ * tenant is the tenant of the host it is presented on.
+ */
+export class AccessTokenVerifier {
+  constructor(private readonly deps: AccessTokenVerifierDeps) {}
+
+  async verify(tenant: string, token: string): Promise<Principal> {
+    const iss = peekIssuer(token);
+    if (iss === this.deps.internal.issuer) return this.internal(tenant, token);
+    const realmTenant = this.deps.realms.tenantOfIssuer(iss);
+    if (!realmTenant) throw new AppError('token_invalid', 'Token issuer is not trusted');
+    if (realmTenant !== tenant) throw new AppError('wrong_tenant', 'The token was issued for another tenant');
+    return this.idp(tenant, await this.deps.realms.verify(tenant, token));
+  }
+
+  private async internal(tenant: string, token: string): Promise<Principal> {
+    const c = await this.deps.internal.verify(token);
+    if (c.tenant !== tenant) throw new AppError('wrong_tenant', 'The token was issued for another tenant');
+    if (await this.deps.revocations.isRevoked(tenant, c.sid)) throw new AppError('session_revoked', 'The session of this token has been revoked');
+    return {
+      tenant, userId: c.sub, username: c.preferred_username, role: c.role, scheme: 'internal', sessionId: c.sid,
+      permissions: new Set<Permission>(c.perms.filter(isPermission)),
+      ...(c.act?.sub ? { actorUserId: c.act.sub } : {}), ...(c.purpose ? { purpose: c.purpose } : {}),
+    };
+  }
+
+  private async idp(tenant: string, claims: JWTPayload): Promise<Principal> {
+    const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(String(claims.sub));
+    if (!user || user.status !== 'active') throw new AppError('token_invalid', 'The token subject is not an active user of this tenant');
+    return {
+      tenant, userId: user._id.toString(), username: user.username, role: user.role, scheme: 'idp',
+      permissions: await this.deps.authorizer.permissionsOf(tenant, user.role),
+    };
+  }
+}
+
+/** Reads `iss` without trusting it, refusing unsigned (`alg: none`) and malformed tokens up front. */
+function peekIssuer(token: string): string {
+  let header: { alg?: string };
+  let payload: JWTPayload;
+  try {
+    header = decodeProtectedHeader(token);
+    payload = decodeJwt(token);
+  } catch {
+    throw new AppError('token_invalid', 'Token is malformed');
+  }
+  if (!header.alg || header.alg.toLowerCase() === 'none') throw new AppError('token_invalid', 'Unsigned tokens are not accepted');
+  if (typeof payload.iss !== 'string') throw new AppError('token_invalid', 'Token has no issuer');
+  return payload.iss;
+}

@@ -1,0 +1,63 @@
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config.js';
+import type { TenantDb } from '../data/mongo.js';
+import type { RedisKeys } from '../data/redis-keys.js';
+import { SigningKeys } from './signing-keys.js';
+import { InternalTokens } from './internal-tokens.js';
+import { OidcRealms } from './oidc-realms.js';
+import { Authorizer } from './authorizer.js';
+import { Revocations } from './revocations.js';
+import { AccessTokenVerifier } from './access-token-verifier.js';
+import type { Principal } from './principal.js';
+import { AuditService } from '../core/audit.service.js';
+import { SecurityRulesService } from '../core/security-rules.service.js';
+import { SessionService } from '../core/session.service.js';
+import { LoginCodeService } from '../core/login-code.service.js';
+import { PinService } from '../core/pin.service.js';
+import { OfflineTokenService } from '../core/offline-token.service.js';
+import { ImpersonationService } from '../core/impersonation.service.js';
+import { SignInService } from '../core/sign-in.service.js';
+import { AccountService } from '../core/account.service.js';
+
+export interface AuthInfra {
+  config: Config;
+  redis: Redis;
+  keys: RedisKeys;
+  mongo: { tenantDb(tenant: string): TenantDb };
+}
+
+/** Signing keys rotate daily; the previous day's key still verifies tokens minted just before. */
+const KEY_ROTATION_SECONDS = 24 * 60 * 60;
+
+/**
+ * Wires identity, token and session services (called once by createServices). Each service gets only
+ * the I/O it needs; `verifyAccessToken` is the one verification entry point of every transport.
+ */
+export function createAuthServices(infra: AuthInfra) {
+  const { config, redis, keys } = infra;
+  const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
+  const signingKeys = new SigningKeys({ redis, hashKey: keys.signingKeys, rotationSeconds: KEY_ROTATION_SECONDS });
+  const tokens = new InternalTokens({ keys: signingKeys, issuer: config.auth.tokenIssuer, audience: config.auth.oidc.audience });
+  const o = config.auth.oidc;
+  const realms = new OidcRealms({ issuerTemplate: o.issuerTemplate, clientId: o.clientId, clientSecret: o.clientSecret, audience: o.audience });
+  const authorizer = new Authorizer({ tenantDb });
+  const revocations = new Revocations({ redis, channel: keys.revocationChannel, markerKey: keys.revokedSession, markerTtlSeconds: Math.max(config.auth.refreshTokenTtlSeconds, 3600) });
+  const verifier = new AccessTokenVerifier({ internal: tokens, realms, revocations, authorizer, tenantDb });
+  const audit = new AuditService({ tenantDb });
+  const rules = new SecurityRulesService({ tenantDb });
+  const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, rules, audit });
+  const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit });
+  const pins = new PinService({ tenantDb, redis, keys, rules, sessions, audit });
+  const offlineTokens = new OfflineTokenService({ tenantDb, rules, sessions, audit });
+  const impersonation = new ImpersonationService({ tenantDb, authorizer, sessions, audit });
+  const signIn = new SignInService({ tenantDb, realms, verifier, sessions, audit, loginCodes, pins });
+  const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins });
+  return {
+    signingKeys, tokens, realms, authorizer, revocations, verifier, audit, rules, sessions,
+    loginCodes, pins, offlineTokens, impersonation, signIn, account,
+    /** Verifies a bearer token presented on `tenant`'s host (REST, GraphQL, hub handshake). */
+    verifyAccessToken: (tenant: string, token: string): Promise<Principal> => verifier.verify(tenant, token),
+  };
+}
+
+export type AuthServices = ReturnType<typeof createAuthServices>;

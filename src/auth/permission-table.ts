@@ -1,0 +1,144 @@
+import type { Permission } from './permissions.js';
+
+/**
+ * What an operation requires: a permission, `authenticated` (any signed-in principal, the operation
+ * checks ownership itself) or `public` (no token; the operation authenticates by other means such as
+ * a refresh token, a login code or the provisioning code).
+ */
+export type Requirement = Permission | 'authenticated' | 'public';
+export type Transport = 'rest' | 'graphql' | 'hub';
+
+export interface OperationEntry {
+  transport: Transport;
+  /** REST: `METHOD /path` exactly as SPEC.md names it; GraphQL: operation name; hub: method name. */
+  name: string;
+  requires: Requirement;
+  note?: string;
+}
+
+/**
+ * The one table of every REST endpoint, GraphQL operation and hub method and what it needs.
+ * Transports look their operation up with `permissionFor(id)`; docs/permissions.md is rendered from it.
+ */
+export const OPERATIONS = {
+  // Account
+  'account.login': { transport: 'rest', name: 'POST /api/account/login', requires: 'public', note: 'authorization code + PKCE, approved QR code, or device PIN' },
+  'account.extendLoginCode': { transport: 'rest', name: 'POST /api/account/extendLoginCode', requires: 'public', note: 'proved by the login code poll secret' },
+  'account.qrCode': { transport: 'rest', name: 'GET /api/account/qrCode', requires: 'public' },
+  'account.approveLoginCode': { transport: 'rest', name: 'POST /api/account/approveLoginCode', requires: 'authenticated', note: 'a signed-in web user approves a QR login code for themselves' },
+  'account.logout': { transport: 'rest', name: 'POST /api/account/{userId}/logout', requires: 'authenticated', note: 'own sessions; another user\'s needs users:manage' },
+  'account.resetPin': { transport: 'rest', name: 'POST /api/account/resetPin', requires: 'profile:write', note: 'another user\'s PIN needs users:manage' },
+  'account.offlineToken': { transport: 'rest', name: 'POST /api/account/offlineToken', requires: 'account:offline' },
+  'account.revokeOfflineToken': { transport: 'rest', name: 'POST /api/account/revokeOfflineToken', requires: 'account:offline' },
+  'account.offlineLogin': { transport: 'rest', name: 'POST /api/account/offlineLogin', requires: 'public', note: 'proved by the offline token' },
+  'account.refresh': { transport: 'rest', name: 'POST /api/account/refresh', requires: 'public', note: 'proved by the refresh token' },
+  'account.impersonate': { transport: 'rest', name: 'POST /api/account/impersonate', requires: 'account:impersonate' },
+  'account.org': { transport: 'rest', name: 'POST /api/account/org', requires: 'public' },
+  'account.assignRole': { transport: 'rest', name: 'POST /api/account/assignRole', requires: 'users:manage' },
+  'account.jwks': { transport: 'rest', name: 'GET /.well-known/jwks.json', requires: 'public', note: 'public keys of internal tokens' },
+  // Media and files
+  'media.upload': { transport: 'rest', name: 'POST /api/media/upload', requires: 'media:upload' },
+  'media.download': { transport: 'rest', name: 'GET /api/media/download/{tenant}/{hash}', requires: 'media:read' },
+  'media.downloadAlias': { transport: 'rest', name: 'GET /media/download/{tenant}/{hash}', requires: 'media:read' },
+  'media.syncFiles': { transport: 'rest', name: 'POST /api/media/syncFiles', requires: 'media:upload', note: 'queued mobile uploads' },
+  'files.shared': { transport: 'rest', name: 'GET /api/files/shared/{filePath}', requires: 'media:read' },
+  'files.container': { transport: 'rest', name: 'GET /files/{tenantId}/{container}/{*path}', requires: 'media:read' },
+  // Tenant
+  'tenant.ping': { transport: 'rest', name: 'GET /api/tenant/ping', requires: 'public' },
+  'tenant.startRecording': { transport: 'rest', name: 'GET /api/tenant/startrecording', requires: 'meetings:record' },
+  // Admin helpers
+  'admin.lastSeenContact': { transport: 'rest', name: 'GET /api/admin/lastSeen/{contactId}', requires: 'presence:read' },
+  'admin.lastSeenUser': { transport: 'rest', name: 'GET /api/admin/lastSeen/{tenant}/{username}', requires: 'presence:read' },
+  'admin.isOnline': { transport: 'rest', name: 'GET /api/admin/isOnline/{tenant}/{username}', requires: 'presence:read' },
+  'admin.user': { transport: 'rest', name: 'GET /api/admin/user/{tenant}/{username}', requires: 'presence:read' },
+  'admin.migrate': { transport: 'rest', name: 'POST /api/admin/migrate/{tenantName}', requires: 'public', note: 'proved by the provisioning code' },
+  // Bulk user upload
+  'uploads.pendingUsers': { transport: 'rest', name: 'POST /api/uploads/pendingUsers', requires: 'users:import' },
+  // Contacts
+  'contacts.get': { transport: 'rest', name: 'GET /api/contacts/get', requires: 'contacts:read' },
+  'contacts.groupUsers': { transport: 'rest', name: 'GET /api/contacts/group/users/{groupId}', requires: 'contacts:read' },
+  'contacts.me': { transport: 'rest', name: 'GET /api/contacts/me', requires: 'profile:read' },
+  'contacts.setFavourite': { transport: 'rest', name: 'POST /api/contacts/setFavourite', requires: 'contacts:read' },
+  'contacts.update': { transport: 'rest', name: 'POST /api/contacts/update', requires: 'profile:write' },
+  'contacts.groupCreate': { transport: 'rest', name: 'POST /api/contacts/group/create', requires: 'groups:manage' },
+  'contacts.groupRename': { transport: 'rest', name: 'POST /api/contacts/group/rename', requires: 'groups:manage' },
+  'contacts.groupAdd': { transport: 'rest', name: 'POST /api/contacts/group/add', requires: 'groups:manage' },
+  'contacts.groupRemove': { transport: 'rest', name: 'POST /api/contacts/group/remove', requires: 'groups:manage' },
+  'contacts.notificationSeen': { transport: 'rest', name: 'POST /api/contacts/notificationSeen/{noticeId}', requires: 'notices:read' },
+  // Events
+  'events.list': { transport: 'rest', name: 'GET /api/events/get', requires: 'events:read' },
+  'events.get': { transport: 'rest', name: 'GET /api/events/get/{eventId}', requires: 'events:read' },
+  'events.getParticipants': { transport: 'rest', name: 'GET /api/events/getParticipants/{eventId}', requires: 'events:read' },
+  'events.create': { transport: 'rest', name: 'POST /api/events/create', requires: 'events:write' },
+  'events.update': { transport: 'rest', name: 'POST /api/events/update', requires: 'events:write' },
+  'events.cancel': { transport: 'rest', name: 'POST /api/events/cancel', requires: 'events:cancel' },
+  // Meetings
+  'meetings.join': { transport: 'rest', name: 'POST /api/meetings/join/{meetingCode}', requires: 'meetings:join' },
+  'meetings.startRapidConnect': { transport: 'rest', name: 'POST /api/meetings/startRapidConnect/{deviceId}', requires: 'meetings:join' },
+  // Notifications
+  'notification.save': { transport: 'rest', name: 'POST /api/notification/save', requires: 'notices:manage' },
+  'notification.clear': { transport: 'rest', name: 'POST /api/notification/clear', requires: 'notices:manage' },
+  'notification.current': { transport: 'rest', name: 'GET /api/notification/current', requires: 'notices:read' },
+  // Peripherals
+  'peripheral.types': { transport: 'rest', name: 'GET /api/peripheral/types', requires: 'peripherals:read' },
+  'peripheral.getDevice': { transport: 'rest', name: 'POST /api/peripheral/getDevice/{deviceTypeId}', requires: 'devices:register' },
+  'peripheral.devices': { transport: 'rest', name: 'GET /api/peripheral/devices', requires: 'peripherals:read' },
+  // GraphQL
+  'graphql.me': { transport: 'graphql', name: 'me', requires: 'profile:read' },
+  'graphql.tenantConfig': { transport: 'graphql', name: 'tenantConfig', requires: 'tenant:read' },
+  'graphql.basicTenantInfo': { transport: 'graphql', name: 'basicTenantInfo', requires: 'public' },
+  'graphql.generatePrivateServerConfig': { transport: 'graphql', name: 'generatePrivateServerConfig', requires: 'tenant:admin' },
+  'graphql.generatePrivateServerConfigQrCode': { transport: 'graphql', name: 'generatePrivateServerConfigQrCode', requires: 'tenant:admin' },
+  'graphql.tenantSecurityRules': { transport: 'graphql', name: 'tenantSecurityRules', requires: 'tenant:read' },
+  'graphql.myContacts': { transport: 'graphql', name: 'myContacts', requires: 'contacts:read' },
+  'graphql.contactAlphabets': { transport: 'graphql', name: 'contactAlphabets', requires: 'contacts:read' },
+  'graphql.groupById': { transport: 'graphql', name: 'groupById', requires: 'contacts:read' },
+  'graphql.hasPin': { transport: 'graphql', name: 'hasPin', requires: 'profile:read' },
+  'graphql.myNotice': { transport: 'graphql', name: 'myNotice', requires: 'notices:read' },
+  // Realtime hub (/hubs/mobile)
+  'hub.initEvent': { transport: 'hub', name: 'initEvent', requires: 'meetings:host' },
+  'hub.joinEvent': { transport: 'hub', name: 'joinEvent', requires: 'meetings:join' },
+  'hub.getMeetingDetails': { transport: 'hub', name: 'getMeetingDetails', requires: 'meetings:join' },
+  'hub.initCall': { transport: 'hub', name: 'initCall', requires: 'calls:make' },
+  'hub.acceptCall': { transport: 'hub', name: 'acceptCall', requires: 'calls:make' },
+  'hub.cancelCall': { transport: 'hub', name: 'cancelCall', requires: 'calls:make' },
+  'hub.endCall': { transport: 'hub', name: 'endCall', requires: 'calls:make' },
+  'hub.addParticipant': { transport: 'hub', name: 'addParticipant', requires: 'calls:make' },
+  'hub.joinRoom': { transport: 'hub', name: 'joinRoom', requires: 'meetings:join' },
+  'hub.sayHiToRoom': { transport: 'hub', name: 'sayHiToRoom', requires: 'meetings:join' },
+  'hub.initRapidConnect': { transport: 'hub', name: 'initRapidConnect', requires: 'meetings:join' },
+  'hub.addDeviceToEvent': { transport: 'hub', name: 'addDeviceToEvent', requires: 'devices:register' },
+  'hub.notify': { transport: 'hub', name: 'notify', requires: 'meetings:host' },
+  'hub.offer': { transport: 'hub', name: 'offer', requires: 'meetings:join' },
+  'hub.answer': { transport: 'hub', name: 'answer', requires: 'meetings:join' },
+  'hub.iceCandidate': { transport: 'hub', name: 'iceCandidate', requires: 'meetings:join' },
+  'hub.startRecording': { transport: 'hub', name: 'startRecording', requires: 'meetings:record' },
+  'hub.stopRecording': { transport: 'hub', name: 'stopRecording', requires: 'meetings:record' },
+  'hub.startPeripheral': { transport: 'hub', name: 'startPeripheral', requires: 'devices:control' },
+  'hub.stopPeripheral': { transport: 'hub', name: 'stopPeripheral', requires: 'devices:control' },
+  'hub.deviceStatus': { transport: 'hub', name: 'deviceStatus', requires: 'devices:report' },
+  'hub.requestRemote': { transport: 'hub', name: 'requestRemote', requires: 'devices:control' },
+  'hub.requestHostAccess': { transport: 'hub', name: 'requestHostAccess', requires: 'meetings:join' },
+  'hub.remoteControl': { transport: 'hub', name: 'remoteControl', requires: 'devices:control' },
+  'hub.shareImage': { transport: 'hub', name: 'shareImage', requires: 'meetings:host' },
+  'hub.clearImage': { transport: 'hub', name: 'clearImage', requires: 'meetings:host' },
+} as const satisfies Record<string, OperationEntry>;
+
+export type OperationId = keyof typeof OPERATIONS;
+
+/** The requirement of an operation; every transport asks here rather than hard-coding a permission. */
+export function permissionFor(id: OperationId): Requirement {
+  return OPERATIONS[id].requires;
+}
+
+/** Operation id of a hub method or GraphQL operation by its SPEC name, for transports that dispatch by name. */
+export function operationByName(transport: Transport, name: string): OperationId | undefined {
+  return (Object.keys(OPERATIONS) as OperationId[]).find((id) => OPERATIONS[id].transport === transport && OPERATIONS[id].name === name);
+}
+
+/** Whether a principal's permissions satisfy a requirement (`public` always, `authenticated` with any principal). */
+export function satisfies(req: Requirement, permissions: ReadonlySet<string> | undefined): boolean {
+  if (req === 'public') return true;
+  if (!permissions) return false;
+  return req === 'authenticated' || permissions.has(req);
+}

@@ -1,0 +1,42 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/** URL-safe random secret with `bytes` of entropy. */
+export function randomSecret(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** SHA-256 of a high-entropy secret (refresh tokens, offline tokens, poll secrets): fast is fine there. */
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+
+function scryptAsync(secret: string, salt: Buffer, len: number, opts: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => scrypt(secret, salt, len, opts, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+/**
+ * Slow hash for low-entropy secrets (PINs, passwords): scrypt with a random salt, encoded with its
+ * parameters so they can be raised later without invalidating stored hashes.
+ */
+export async function slowHash(secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(secret, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+export async function slowVerify(secret: string, encoded: string | undefined | null): Promise<boolean> {
+  const parts = encoded?.split('$');
+  if (!parts || parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [, n, r, p, salt, key] = parts as [string, string, string, string, string, string];
+  const expected = Buffer.from(key, 'base64url');
+  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

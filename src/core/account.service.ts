@@ -1,0 +1,99 @@
+import { AppError } from './errors.js';
+import type { TenantDb } from '../data/mongo.js';
+import { CredentialRepository, type SecurityRules } from '../data/repositories/credential.repository.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import type { OidcRealms } from '../auth/oidc-realms.js';
+import type { Principal } from '../auth/principal.js';
+import type { Permission } from '../auth/permissions.js';
+import type { SecurityRulesService } from './security-rules.service.js';
+import type { SessionService } from './session.service.js';
+import type { AuditService } from './audit.service.js';
+import type { PinService } from './pin.service.js';
+
+export interface Me {
+  user: { id: string; username: string; displayName: string; email?: string; role: string; kind: string };
+  tenant: string;
+  permissions: Permission[];
+  scheme: Principal['scheme'];
+  sessionId?: string;
+  impersonatedBy?: string;
+  purpose?: string;
+}
+
+export interface OrgInfo {
+  tenant: string;
+  displayName: string;
+  realm: { issuer: string; clientId: string; audience: string; scopes: string[] };
+}
+
+export interface AccountServiceDeps {
+  tenantDb(tenant: string): TenantDb;
+  authorizer: Authorizer;
+  realms: OidcRealms;
+  rules: SecurityRulesService;
+  sessions: SessionService;
+  audit: AuditService;
+  pins: PinService;
+}
+
+/** Account queries and commands shared by REST and GraphQL: me, hasPin, security rules, org, logout, roles. */
+export class AccountService {
+  constructor(private readonly deps: AccountServiceDeps) {}
+
+  /** GraphQL `me`: the user and the permissions of this principal (capped for impersonation/offline). */
+  async me(principal: Principal): Promise<Me> {
+    const u = await this.creds(principal.tenant).findById(principal.userId);
+    if (!u) throw new AppError('user_not_found', 'The signed-in user no longer exists');
+    return {
+      user: { id: principal.userId, username: u.username, displayName: u.displayName, role: u.role, kind: u.kind, ...(u.email ? { email: u.email } : {}) },
+      tenant: principal.tenant, permissions: [...principal.permissions].sort(), scheme: principal.scheme,
+      ...(principal.sessionId ? { sessionId: principal.sessionId } : {}),
+      ...(principal.actorUserId ? { impersonatedBy: principal.actorUserId } : {}),
+      ...(principal.purpose ? { purpose: principal.purpose } : {}),
+    };
+  }
+
+  /** GraphQL `hasPin`. */
+  hasPin(principal: Principal): Promise<boolean> {
+    return this.deps.pins.hasPin(principal.tenant, principal.userId);
+  }
+
+  /** GraphQL `tenantSecurityRules`: PIN policy, lockout, session rules, login-code TTL. */
+  securityRules(tenant: string): Promise<SecurityRules> {
+    return this.deps.rules.get(tenant);
+  }
+
+  /** POST /api/account/org: what a client needs to start sign-in on this tenant. */
+  org(tenant: { name: string; displayName: string }): OrgInfo {
+    const r = this.deps.realms;
+    return { tenant: tenant.name, displayName: tenant.displayName, realm: { issuer: r.issuerFor(tenant.name), clientId: r.clientId, audience: r.audience, scopes: ['openid', 'profile', 'email'] } };
+  }
+
+  /**
+   * Logout: revokes the caller's session (its refresh token stops working, its tokens are refused and
+   * the hub drops its sockets). For another user it needs users:manage and revokes all their sessions.
+   */
+  async logout(principal: Principal, userId: string, ip?: string): Promise<{ revokedSessions: number }> {
+    const self = userId === principal.userId;
+    if (!self && !principal.permissions.has('users:manage')) throw new AppError('permission_denied', "Logging out another user requires the 'users:manage' permission");
+    const filter = self ? (principal.sessionId ? { ids: [principal.sessionId] } : undefined) : { userId };
+    const revoked = filter ? await this.deps.sessions.revoke(principal.tenant, filter, 'logout') : [];
+    await this.deps.audit.record(principal.tenant, { action: principal.actorUserId && self ? 'impersonation.end' : 'logout', outcome: 'success', actorId: principal.actorUserId ?? principal.userId, subjectId: userId, ip, details: { sessions: revoked.map((s) => s._id) } });
+    return { revokedSessions: revoked.length };
+  }
+
+  /** Tenant admins assign roles; nobody can hand out a role granting more than they hold. */
+  async assignRole(principal: Principal, userId: string, role: string): Promise<{ userId: string; role: string }> {
+    if (!(await this.deps.authorizer.roleExists(principal.tenant, role))) throw new AppError('validation_failed', `role: unknown role '${role}'`, { errors: [{ field: 'role', message: 'unknown role' }] });
+    const granted = await this.deps.authorizer.permissionsOf(principal.tenant, role);
+    const beyond = [...granted].filter((p) => !principal.permissions.has(p));
+    if (beyond.length) throw new AppError('permission_denied', `The role grants permissions you do not hold: ${beyond.join(', ')}`);
+    if (!(await this.creds(principal.tenant).setRole(userId, role))) throw new AppError('user_not_found', 'No such user');
+    await this.deps.audit.record(principal.tenant, { action: 'role.assign', outcome: 'success', actorId: principal.userId, subjectId: userId, details: { role } });
+    return { userId, role };
+  }
+
+  private creds(tenant: string): CredentialRepository {
+    return new CredentialRepository(this.deps.tenantDb(tenant));
+  }
+}

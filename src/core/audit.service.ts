@@ -1,0 +1,22 @@
+import type { TenantDb } from '../data/mongo.js';
+import { AuditRepository, type AuditEntry, type AuditRecord } from '../data/repositories/audit.repository.js';
+
+/** Audit actions written by the auth services; other capabilities add their own names. */
+export type AuditAction =
+  | 'signin.success' | 'signin.failure' | 'signin.lockout' | 'logout' | 'session.reuse_detected'
+  | 'impersonation.start' | 'impersonation.end' | 'pin.reset' | 'pin.set'
+  | 'offline_token.issue' | 'offline_token.revoke' | 'login_code.approve' | 'role.assign'
+  | (string & {});
+
+/** Writes the tenant's security audit trail; awaited so a sign-in is never unrecorded. */
+export class AuditService {
+  constructor(private readonly deps: { tenantDb(tenant: string): TenantDb }) {}
+
+  async record(tenant: string, entry: AuditEntry & { action: AuditAction }): Promise<void> {
+    await new AuditRepository(this.deps.tenantDb(tenant)).append(entry);
+  }
+
+  list(tenant: string, filter: { action?: string; subjectId?: string }, limit?: number): Promise<AuditRecord[]> {
+    return new AuditRepository(this.deps.tenantDb(tenant)).list(filter, limit);
+  }
+}

@@ -1,0 +1,108 @@
+import { randomInt } from 'node:crypto';
+import QRCode from 'qrcode';
+import { AppError } from './errors.js';
+import type { TenantDb } from '../data/mongo.js';
+import { LoginCodeRepository, type LoginCodeRecord } from '../data/repositories/login-code.repository.js';
+import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import type { Principal } from '../auth/principal.js';
+import { randomSecret, sha256 } from '../auth/secrets.js';
+import type { SecurityRulesService } from './security-rules.service.js';
+import type { SessionService, LoginResponse } from './session.service.js';
+import type { AuditService } from './audit.service.js';
+import type { SignInContext } from './sign-in.service.js';
+
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+const CODE_LENGTH = 10;
+const MAX_EXTENSIONS = 5;
+/** Seconds a polling client should wait between polls (sent as Retry-After on `login_code_pending`). */
+export const POLL_INTERVAL_SECONDS = 2;
+
+export interface GeneratedLoginCode {
+  code: string;
+  pollSecret: string;
+  expiresAt: string;
+  pollIntervalSeconds: number;
+  approveUrl: string;
+  /** PNG data URL of the QR code encoding `approveUrl`. */
+  qrCode: string;
+}
+
+export interface LoginCodeServiceDeps {
+  tenantDb(tenant: string): TenantDb;
+  rules: SecurityRulesService;
+  sessions: SessionService;
+  audit: AuditService;
+}
+
+/**
+ * QR login: a device creates a code (pending) and shows it as a QR image, a signed-in web user approves
+ * it (approved), and the device's poll redeems it once into a session of the approver (redeemed).
+ * Codes expire by time; only the holder of the poll secret can extend or redeem.
+ */
+export class LoginCodeService {
+  constructor(private readonly deps: LoginCodeServiceDeps) {}
+
+  async create(tenant: string, input: { deviceName?: string }, approveBaseUrl: string): Promise<GeneratedLoginCode> {
+    const ttl = (await this.deps.rules.get(tenant)).loginCodeTtlSeconds;
+    const code = Array.from({ length: CODE_LENGTH }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
+    const pollSecret = randomSecret(24);
+    const expiresAt = new Date(Date.now() + ttl * 1000);
+    await this.repo(tenant).create({ code, pollSecretHash: sha256(pollSecret), deviceName: input.deviceName, expiresAt });
+    const approveUrl = `${approveBaseUrl}/login/approve?code=${code}`;
+    const qrCode = await QRCode.toDataURL(approveUrl, { errorCorrectionLevel: 'M', margin: 1, width: 320 });
+    return { code, pollSecret, expiresAt: expiresAt.toISOString(), pollIntervalSeconds: POLL_INTERVAL_SECONDS, approveUrl, qrCode };
+  }
+
+  async extend(tenant: string, input: { code: string; pollSecret: string }): Promise<{ code: string; expiresAt: string }> {
+    const ttl = (await this.deps.rules.get(tenant)).loginCodeTtlSeconds;
+    const now = new Date();
+    const done = await this.repo(tenant).extend(input.code, sha256(input.pollSecret), new Date(now.getTime() + ttl * 1000), now, MAX_EXTENSIONS);
+    if (done) return { code: done.code, expiresAt: done.expiresAt.toISOString() };
+    const c = await this.owned(tenant, input.code, input.pollSecret);
+    if (c.extendedCount >= MAX_EXTENSIONS && c.status === 'pending' && c.expiresAt > now) throw new AppError('invalid_state', 'The login code cannot be extended any further');
+    throw refusal(c, now);
+  }
+
+  /** A signed-in user approves a pending code for themselves (not while impersonating). */
+  async approve(principal: Principal, code: string): Promise<{ code: string; status: 'approved'; deviceName?: string }> {
+    if (principal.actorUserId) throw new AppError('forbidden', 'A login code cannot be approved while impersonating');
+    const now = new Date();
+    const done = await this.repo(principal.tenant).approve(code, principal.userId, now);
+    if (!done) {
+      const c = await this.repo(principal.tenant).findByCode(code);
+      if (!c) throw new AppError('login_code_not_found', 'No such login code');
+      throw refusal(c, now);
+    }
+    await this.deps.audit.record(principal.tenant, { action: 'login_code.approve', outcome: 'success', actorId: principal.userId, subjectId: principal.userId, details: { deviceName: done.deviceName } });
+    return { code, status: 'approved', ...(done.deviceName ? { deviceName: done.deviceName } : {}) };
+  }
+
+  /** The device's poll: `login_code_pending` until approved, then a session once; afterwards `login_code_used`. */
+  async redeem(tenant: string, input: { code: string; pollSecret: string }, ctx: SignInContext): Promise<LoginResponse> {
+    const now = new Date();
+    const done = await this.repo(tenant).redeem(input.code, sha256(input.pollSecret), now);
+    if (!done) throw refusal(await this.owned(tenant, input.code, input.pollSecret), now);
+    const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(done.approvedBy));
+    if (!user || user.status !== 'active') throw new AppError('invalid_credentials', 'The approving account is not active');
+    const session = await this.deps.sessions.start({ tenant, user, method: 'qr', ip: ctx.ip, userAgent: ctx.userAgent });
+    await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: session.user.id, ip: ctx.ip, details: { method: 'qr', deviceName: done.deviceName } });
+    return session;
+  }
+
+  private async owned(tenant: string, code: string, pollSecret: string): Promise<LoginCodeRecord> {
+    const c = await this.repo(tenant).findByCode(code);
+    if (!c || c.pollSecretHash !== sha256(pollSecret)) throw new AppError('login_code_not_found', 'No such login code for this poll secret');
+    return c;
+  }
+
+  private repo(tenant: string): LoginCodeRepository {
+    return new LoginCodeRepository(this.deps.tenantDb(tenant));
+  }
+}
+
+function refusal(c: LoginCodeRecord, now: Date): AppError {
+  if (c.status === 'redeemed') return new AppError('login_code_used', 'The login code has already been used');
+  if (c.expiresAt <= now) return new AppError('login_code_expired', 'The login code has expired');
+  if (c.status === 'pending') return new AppError('login_code_pending', 'The login code has not been approved yet', { retryAfter: POLL_INTERVAL_SECONDS });
+  return new AppError('invalid_state', 'The login code has already been approved');
+}

@@ -1,0 +1,69 @@
+import { AppError } from './errors.js';
+import type { TenantDb } from '../data/mongo.js';
+import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
+import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import { OFFLINE_PERMISSIONS, intersect } from '../auth/authorizer.js';
+import type { Principal } from '../auth/principal.js';
+import type { Permission } from '../auth/permissions.js';
+import { randomSecret, sha256 } from '../auth/secrets.js';
+import type { SecurityRulesService } from './security-rules.service.js';
+import type { SessionService, LoginResponse } from './session.service.js';
+import type { AuditService } from './audit.service.js';
+import type { SignInContext } from './sign-in.service.js';
+
+export interface IssuedOfflineToken {
+  id: string;
+  token: string;
+  purpose: string;
+  permissions: Permission[];
+  expiresAt: string;
+}
+
+export interface OfflineTokenServiceDeps {
+  tenantDb(tenant: string): TenantDb;
+  rules: SecurityRulesService;
+  sessions: SessionService;
+  audit: AuditService;
+}
+
+/**
+ * Offline tokens: issued for a stated purpose to a signed-in user, stored as a hash, carrying at most
+ * the read-only OFFLINE_PERMISSIONS, revocable (revoking also ends the sessions opened with it).
+ */
+export class OfflineTokenService {
+  constructor(private readonly deps: OfflineTokenServiceDeps) {}
+
+  async issue(principal: Principal, purpose: string): Promise<IssuedOfflineToken> {
+    if (principal.actorUserId || principal.purpose) throw new AppError('forbidden', 'Offline tokens cannot be issued from an impersonation or offline session');
+    const permissions = intersect(principal.permissions, OFFLINE_PERMISSIONS).sort();
+    const token = `ot_${randomSecret(32)}`;
+    const days = (await this.deps.rules.get(principal.tenant)).session.offlineTokenTtlDays;
+    const expiresAt = new Date(Date.now() + days * 86_400_000);
+    const id = await this.repo(principal.tenant).create({ tokenHash: sha256(token), userId: principal.userId, purpose, permissions, expiresAt });
+    await this.deps.audit.record(principal.tenant, { action: 'offline_token.issue', outcome: 'success', actorId: principal.userId, subjectId: principal.userId, details: { id, purpose } });
+    return { id, token, purpose, permissions, expiresAt: expiresAt.toISOString() };
+  }
+
+  async login(tenant: string, token: string, ctx: SignInContext): Promise<LoginResponse> {
+    const record = await this.repo(tenant).findLiveByHash(sha256(token), new Date());
+    const user = record ? await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(record.userId)) : null;
+    if (!record || !user || user.status !== 'active') {
+      await this.deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', ip: ctx.ip, details: { method: 'offline' } });
+      throw new AppError('invalid_credentials', 'The offline token is not valid');
+    }
+    const session = await this.deps.sessions.start({ tenant, user, method: 'offline', purpose: record.purpose, offlineTokenId: record._id.toString(), ip: ctx.ip, userAgent: ctx.userAgent });
+    await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: session.user.id, ip: ctx.ip, details: { method: 'offline', purpose: record.purpose } });
+    return session;
+  }
+
+  async revoke(principal: Principal, id: string): Promise<{ id: string; revoked: true; sessionsRevoked: number }> {
+    if (!(await this.repo(principal.tenant).revoke(id, principal.userId))) throw new AppError('not_found', 'No live offline token with this id');
+    const sessions = await this.deps.sessions.revoke(principal.tenant, { offlineTokenId: id }, 'offline_token_revoked');
+    await this.deps.audit.record(principal.tenant, { action: 'offline_token.revoke', outcome: 'success', actorId: principal.userId, subjectId: principal.userId, details: { id } });
+    return { id, revoked: true, sessionsRevoked: sessions.length };
+  }
+
+  private repo(tenant: string): OfflineTokenRepository {
+    return new OfflineTokenRepository(this.deps.tenantDb(tenant));
+  }
+}

@@ -1,0 +1,28 @@
+import type { TenantDb } from '../data/mongo.js';
+import { CredentialRepository, type SecurityRules } from '../data/repositories/credential.repository.js';
+import { defaultSettings } from './tenant-defaults.js';
+
+/**
+ * The tenant's security rules (PIN policy, lockout, session lifetimes, login-code TTL) from its Settings
+ * document, falling back to the defaults for a tenant migrated before a rule existed.
+ */
+export class SecurityRulesService {
+  private readonly cache = new Map<string, { at: number; rules: SecurityRules }>();
+
+  constructor(private readonly deps: { tenantDb(tenant: string): TenantDb; cacheMs?: number }) {}
+
+  async get(tenant: string): Promise<SecurityRules> {
+    const hit = this.cache.get(tenant);
+    if (hit && Date.now() - hit.at < (this.deps.cacheMs ?? 5000)) return hit.rules;
+    const stored = await new CredentialRepository(this.deps.tenantDb(tenant)).securityRules();
+    const d = defaultSettings(tenant).security;
+    const rules: SecurityRules = {
+      pin: { ...d.pin, ...stored?.pin },
+      lockout: { ...d.lockout, ...stored?.lockout },
+      session: { ...d.session, ...stored?.session },
+      loginCodeTtlSeconds: stored?.loginCodeTtlSeconds ?? d.loginCodeTtlSeconds,
+    };
+    this.cache.set(tenant, { at: Date.now(), rules });
+    return rules;
+  }
+}

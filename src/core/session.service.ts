@@ -1,0 +1,150 @@
+import { AppError } from './errors.js';
+import type { TenantDb } from '../data/mongo.js';
+import { SessionRepository, type SessionMethod, type SessionRecord } from '../data/repositories/session.repository.js';
+import { CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
+import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
+import type { InternalTokens } from '../auth/internal-tokens.js';
+import { OFFLINE_PERMISSIONS, intersect, type Authorizer } from '../auth/authorizer.js';
+import type { Revocations } from '../auth/revocations.js';
+import { isPermission, type Permission } from '../auth/permissions.js';
+import { randomSecret, sha256 } from '../auth/secrets.js';
+import type { SecurityRulesService } from './security-rules.service.js';
+import type { AuditService } from './audit.service.js';
+
+/** Session metadata returned by login and refresh (LoginMeta). */
+export interface LoginMeta {
+  tokenType: 'Bearer';
+  accessToken: string;
+  expiresIn: number;
+  expiresAt: string;
+  refreshToken: string;
+  refreshExpiresAt: string;
+  sessionId: string;
+}
+
+export interface SessionUser {
+  id: string;
+  username: string;
+  displayName: string;
+  role: string;
+  kind: string;
+}
+
+/** LoginResponse: the session plus who signed in and what they may do. */
+export interface LoginResponse extends LoginMeta {
+  user: SessionUser;
+  permissions: Permission[];
+  impersonatedBy?: string;
+  purpose?: string;
+}
+
+export interface StartSession {
+  tenant: string;
+  user: AccountRecord;
+  method: SessionMethod;
+  actor?: AccountRecord;
+  purpose?: string;
+  offlineTokenId?: string;
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface SessionServiceDeps {
+  tenantDb(tenant: string): TenantDb;
+  tokens: InternalTokens;
+  authorizer: Authorizer;
+  revocations: Revocations;
+  rules: SecurityRulesService;
+  audit: AuditService;
+}
+
+/**
+ * Server-side sessions behind internal tokens. A refresh token `rt_<sessionId>.<secret>` is single use:
+ * each refresh swaps its hash atomically, and presenting a superseded one revokes the whole session.
+ */
+export class SessionService {
+  constructor(private readonly deps: SessionServiceDeps) {}
+
+  async start(s: StartSession): Promise<LoginResponse> {
+    const rules = await this.deps.rules.get(s.tenant);
+    const sessionId = randomSecret(16);
+    const secret = randomSecret(32);
+    const refreshExpiresAt = new Date(Date.now() + rules.session.refreshTokenTtlSeconds * 1000);
+    await new SessionRepository(this.deps.tenantDb(s.tenant)).create({
+      _id: sessionId, userId: s.user._id.toString(), method: s.method, refreshHash: sha256(secret), expiresAt: refreshExpiresAt,
+      actorUserId: s.actor?._id.toString(), purpose: s.purpose, offlineTokenId: s.offlineTokenId, ip: s.ip, userAgent: s.userAgent?.slice(0, 300),
+    });
+    const permissions = await this.permissionsFor(s.tenant, s.user, s.actor, s.offlineTokenId);
+    const meta = await this.issue(s.tenant, s.user, sessionId, `rt_${sessionId}.${secret}`, refreshExpiresAt, permissions, s.actor, s.purpose);
+    return {
+      ...meta, permissions, user: presentUser(s.user),
+      ...(s.actor ? { impersonatedBy: s.actor._id.toString() } : {}), ...(s.purpose ? { purpose: s.purpose } : {}),
+    };
+  }
+
+  /** Rotates the refresh token; reuse of a superseded one revokes the session (theft detection). */
+  async refresh(tenant: string, refreshToken: string): Promise<LoginMeta> {
+    const parsed = /^rt_([A-Za-z0-9_-]{10,64})\.([A-Za-z0-9_-]{20,128})$/.exec(refreshToken);
+    if (!parsed) throw new AppError('invalid_credentials', 'Refresh token is malformed');
+    const [, sessionId, secret] = parsed as unknown as [string, string, string];
+    const repo = new SessionRepository(this.deps.tenantDb(tenant));
+    const nextSecret = randomSecret(32);
+    const rotated = await repo.rotate(sessionId, sha256(secret), sha256(nextSecret), new Date());
+    if (!rotated) return this.refuseRefresh(tenant, sessionId, sha256(secret));
+    const creds = new CredentialRepository(this.deps.tenantDb(tenant));
+    const user = await creds.findById(String(rotated.userId));
+    const actor = rotated.actorUserId ? await creds.findById(String(rotated.actorUserId)) : undefined;
+    if (!user || user.status !== 'active' || actor === null || (actor && actor.status !== 'active')) {
+      await this.revoke(tenant, { ids: [sessionId] }, 'account_inactive');
+      throw new AppError('session_revoked', 'The account of this session is no longer active');
+    }
+    const permissions = await this.permissionsFor(tenant, user, actor ?? undefined, rotated.offlineTokenId ?? undefined);
+    return this.issue(tenant, user, sessionId, `rt_${sessionId}.${nextSecret}`, rotated.expiresAt, permissions, actor ?? undefined, rotated.purpose ?? undefined);
+  }
+
+  /** Revokes live sessions, marks them for every node and announces them to the hub. */
+  async revoke(tenant: string, filter: { ids?: string[]; userId?: string; offlineTokenId?: string }, reason: string): Promise<SessionRecord[]> {
+    const revoked = await new SessionRepository(this.deps.tenantDb(tenant)).revoke(filter, reason);
+    for (const s of revoked) await this.deps.revocations.revoke({ tenant, sessionId: s._id, userId: String(s.userId) });
+    return revoked;
+  }
+
+  find(tenant: string, sessionId: string): Promise<SessionRecord | null> {
+    return new SessionRepository(this.deps.tenantDb(tenant)).findById(sessionId);
+  }
+
+  private async refuseRefresh(tenant: string, sessionId: string, presentedHash: string): Promise<never> {
+    const session = await this.find(tenant, sessionId);
+    if (session && !session.revokedAt && session.previousHashes.includes(presentedHash)) {
+      await this.revoke(tenant, { ids: [sessionId] }, 'refresh_token_reuse');
+      await this.deps.audit.record(tenant, { action: 'session.reuse_detected', outcome: 'failure', subjectId: String(session.userId), details: { sessionId } });
+      throw new AppError('session_revoked', 'Refresh token reuse detected; the session has been revoked');
+    }
+    if (session?.revokedAt) throw new AppError('session_revoked', 'The session has been revoked');
+    throw new AppError('invalid_credentials', 'Refresh token is not valid');
+  }
+
+  /** Role permissions, capped by the impersonator's (no escalation) or by the offline token's scope. */
+  private async permissionsFor(tenant: string, user: AccountRecord, actor?: AccountRecord, offlineTokenId?: string): Promise<Permission[]> {
+    let perms = [...(await this.deps.authorizer.permissionsOf(tenant, user.role))];
+    if (actor) perms = intersect(perms, await this.deps.authorizer.permissionsOf(tenant, actor.role));
+    if (offlineTokenId) {
+      const token = await new OfflineTokenRepository(this.deps.tenantDb(tenant)).findById(offlineTokenId);
+      perms = intersect(intersect(perms, OFFLINE_PERMISSIONS), (token?.permissions ?? []).filter(isPermission));
+    }
+    return perms.sort();
+  }
+
+  private async issue(tenant: string, user: AccountRecord, sessionId: string, refreshToken: string, refreshExpiresAt: Date, perms: Permission[], actor?: AccountRecord, purpose?: string): Promise<LoginMeta> {
+    const ttl = (await this.deps.rules.get(tenant)).session.accessTokenTtlSeconds;
+    const { token, expiresAt } = await this.deps.tokens.issue({
+      sub: user._id.toString(), tenant, role: user.role, perms, sid: sessionId, preferred_username: user.username,
+      ...(actor ? { act: { sub: actor._id.toString() } } : {}), ...(purpose ? { purpose } : {}),
+    }, ttl);
+    return { tokenType: 'Bearer', accessToken: token, expiresIn: ttl, expiresAt: expiresAt.toISOString(), refreshToken, refreshExpiresAt: refreshExpiresAt.toISOString(), sessionId };
+  }
+}
+
+export function presentUser(u: AccountRecord): SessionUser {
+  return { id: u._id.toString(), username: u.username, displayName: u.displayName, role: u.role, kind: u.kind };
+}

@@ -1,0 +1,66 @@
+import { AppError } from './errors.js';
+import type { TenantDb } from '../data/mongo.js';
+import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import type { OidcRealms } from '../auth/oidc-realms.js';
+import type { AccessTokenVerifier } from '../auth/access-token-verifier.js';
+import type { SessionService, LoginResponse } from './session.service.js';
+import type { AuditService } from './audit.service.js';
+import type { LoginCodeService } from './login-code.service.js';
+import type { PinService } from './pin.service.js';
+
+/** Where a sign-in comes from (for audit records and session metadata). */
+export interface SignInContext {
+  ip?: string;
+  userAgent?: string;
+}
+
+/** LoginRequest, by method (validated by the route's zod schema). */
+export type LoginInput =
+  | { method: 'code'; callbackUrl: string; codeVerifier: string; state?: string }
+  | { method: 'qr'; code: string; pollSecret: string }
+  | { method: 'pin'; username: string; pin: string };
+
+export interface SignInServiceDeps {
+  tenantDb(tenant: string): TenantDb;
+  realms: OidcRealms;
+  verifier: AccessTokenVerifier;
+  sessions: SessionService;
+  audit: AuditService;
+  loginCodes: LoginCodeService;
+  pins: PinService;
+}
+
+/** POST /api/account/login: one entry, three methods, every outcome audited. */
+export class SignInService {
+  constructor(private readonly deps: SignInServiceDeps) {}
+
+  login(tenant: string, input: LoginInput, ctx: SignInContext): Promise<LoginResponse> {
+    switch (input.method) {
+      case 'code':
+        return this.codeExchange(tenant, input, ctx);
+      case 'qr':
+        return this.deps.loginCodes.redeem(tenant, input, ctx);
+      case 'pin':
+        return this.deps.pins.unlock(tenant, input, ctx);
+    }
+  }
+
+  /**
+   * Authorization code + PKCE: the service (a confidential client of the tenant's realm) exchanges the
+   * code, verifies the realm's access token like any IdP token, and opens an internal session.
+   */
+  private async codeExchange(tenant: string, input: Extract<LoginInput, { method: 'code' }>, ctx: SignInContext): Promise<LoginResponse> {
+    try {
+      const { accessToken } = await this.deps.realms.exchangeCode(tenant, new URL(input.callbackUrl), input.codeVerifier, input.state);
+      const principal = await this.deps.verifier.verify(tenant, accessToken);
+      const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(principal.userId);
+      if (!user) throw new AppError('invalid_credentials', 'The signed-in account is not a user of this tenant');
+      const session = await this.deps.sessions.start({ tenant, user, method: 'oidc', ip: ctx.ip, userAgent: ctx.userAgent });
+      await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: session.user.id, ip: ctx.ip, details: { method: 'oidc' } });
+      return session;
+    } catch (e) {
+      await this.deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', ip: ctx.ip, details: { method: 'oidc', code: (e as AppError).code } });
+      throw e;
+    }
+  }
+}

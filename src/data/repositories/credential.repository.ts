@@ -1,0 +1,70 @@
+import { isValidObjectId } from 'mongoose';
+import type { TenantDb } from '../mongo.js';
+import { sortKeys } from '../models/user.model.js';
+
+/** The fields of a user that sign-in and authorization need. */
+export interface AccountRecord {
+  _id: { toString(): string };
+  username: string;
+  idpSubject: string;
+  displayName: string;
+  email?: string | null;
+  kind: 'person' | 'device';
+  role: string;
+  status: 'active' | 'pending' | 'disabled';
+  passwordHash?: string | null;
+  pinHash?: string | null;
+  pinHistory?: string[];
+}
+
+export interface SecurityRules {
+  pin: { minLength: number; maxLength: number; digitsOnly: boolean; historyCount: number };
+  lockout: { maxAttempts: number; lockoutSeconds: number };
+  session: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number; offlineTokenTtlDays: number; maxSessionsPerUser: number };
+  loginCodeTtlSeconds: number;
+}
+
+const FIELDS = { username: 1, idpSubject: 1, displayName: 1, email: 1, kind: 1, role: 1, status: 1, passwordHash: 1, pinHash: 1, pinHistory: 1 };
+
+/** Credential reads and writes on users (password and PIN hashes, role) and the tenant's security rules. */
+export class CredentialRepository {
+  constructor(private readonly db: TenantDb) {}
+
+  findById(id: string): Promise<AccountRecord | null> {
+    if (!isValidObjectId(id)) return Promise.resolve(null);
+    return this.db.models.User.findById(id).select(FIELDS).lean<AccountRecord>().exec();
+  }
+
+  findByUsername(username: string): Promise<AccountRecord | null> {
+    return this.db.models.User.findOne({ username: username.toLowerCase().trim() }).select(FIELDS).lean<AccountRecord>().exec();
+  }
+
+  findBySubject(subject: string): Promise<AccountRecord | null> {
+    return this.db.models.User.findOne({ idpSubject: subject }).select(FIELDS).lean<AccountRecord>().exec();
+  }
+
+  async setPin(id: string, pinHash: string | null, history: string[]): Promise<void> {
+    await this.db.models.User.updateOne({ _id: id }, pinHash ? { $set: { pinHash, pinHistory: history, pinSetAt: new Date() } } : { $unset: { pinHash: 1, pinSetAt: 1 } });
+  }
+
+  async setPasswordHash(id: string, passwordHash: string): Promise<void> {
+    await this.db.models.User.updateOne({ _id: id }, { $set: { passwordHash } });
+  }
+
+  async setRole(id: string, role: string): Promise<boolean> {
+    const r = await this.db.models.User.updateOne({ _id: id }, { $set: { role } });
+    return r.matchedCount === 1;
+  }
+
+  /** Creates a user for provisioning and tests; the directory owner manages profiles otherwise. */
+  async create(u: { username: string; displayName: string; role: string; kind?: 'person' | 'device'; passwordHash?: string }): Promise<string> {
+    const username = u.username.toLowerCase().trim();
+    const doc = await this.db.models.User.create({ ...u, username, idpSubject: username, status: 'active', ...sortKeys(u.displayName) });
+    return doc._id.toString();
+  }
+
+  async securityRules(): Promise<SecurityRules | null> {
+    const s = await this.db.models.Settings.findById('tenant').select({ security: 1 }).lean<{ security?: SecurityRules }>().exec();
+    return s?.security ?? null;
+  }
+}

@@ -1,0 +1,52 @@
+import type { TenantDb } from '../mongo.js';
+
+export interface LoginCodeRecord {
+  code: string;
+  pollSecretHash: string;
+  status: 'pending' | 'approved' | 'redeemed';
+  deviceName?: string | null;
+  approvedBy?: unknown;
+  expiresAt: Date;
+  extendedCount: number;
+  redeemedAt?: Date | null;
+}
+
+/**
+ * QR login codes. Every transition is one conditional update (status, poll secret and expiry in the
+ * filter), so two pollers or two approvers can never both win.
+ */
+export class LoginCodeRepository {
+  constructor(private readonly db: TenantDb) {}
+
+  async create(c: { code: string; pollSecretHash: string; deviceName?: string; expiresAt: Date }): Promise<void> {
+    await this.db.models.LoginCode.create({ ...c, status: 'pending', extendedCount: 0 });
+  }
+
+  findByCode(code: string): Promise<LoginCodeRecord | null> {
+    return this.db.models.LoginCode.findOne({ code }).lean<LoginCodeRecord>().exec();
+  }
+
+  approve(code: string, userId: string, now: Date): Promise<LoginCodeRecord | null> {
+    return this.db.models.LoginCode.findOneAndUpdate(
+      { code, status: 'pending', expiresAt: { $gt: now } },
+      { $set: { status: 'approved', approvedBy: userId } },
+      { returnDocument: 'after' },
+    ).lean<LoginCodeRecord>().exec();
+  }
+
+  redeem(code: string, pollSecretHash: string, now: Date): Promise<LoginCodeRecord | null> {
+    return this.db.models.LoginCode.findOneAndUpdate(
+      { code, pollSecretHash, status: 'approved', expiresAt: { $gt: now } },
+      { $set: { status: 'redeemed', redeemedAt: now } },
+      { returnDocument: 'after' },
+    ).lean<LoginCodeRecord>().exec();
+  }
+
+  extend(code: string, pollSecretHash: string, expiresAt: Date, now: Date, maxExtensions: number): Promise<LoginCodeRecord | null> {
+    return this.db.models.LoginCode.findOneAndUpdate(
+      { code, pollSecretHash, status: 'pending', expiresAt: { $gt: now }, extendedCount: { $lt: maxExtensions } },
+      { $set: { expiresAt }, $inc: { extendedCount: 1 } },
+      { returnDocument: 'after' },
+    ).lean<LoginCodeRecord>().exec();
+  }
+}

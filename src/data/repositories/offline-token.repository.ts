@@ -1,0 +1,43 @@
+import { isValidObjectId } from 'mongoose';
+import type { TenantDb } from '../mongo.js';
+
+export interface OfflineTokenRecord {
+  _id: { toString(): string };
+  tokenHash: string;
+  userId: unknown;
+  purpose: string;
+  permissions: string[];
+  expiresAt: Date;
+  revokedAt?: Date | null;
+}
+
+/** Offline tokens, stored by hash only. */
+export class OfflineTokenRepository {
+  constructor(private readonly db: TenantDb) {}
+
+  async create(t: { tokenHash: string; userId: string; purpose: string; permissions: string[]; expiresAt: Date }): Promise<string> {
+    const doc = await this.db.models.OfflineToken.create(t);
+    return doc._id.toString();
+  }
+
+  findById(id: string): Promise<OfflineTokenRecord | null> {
+    if (!isValidObjectId(id)) return Promise.resolve(null);
+    return this.db.models.OfflineToken.findById(id).lean<OfflineTokenRecord>().exec();
+  }
+
+  /** A live token by hash: not revoked and not expired (checked by time, no TTL index). */
+  findLiveByHash(tokenHash: string, now: Date): Promise<OfflineTokenRecord | null> {
+    return this.db.models.OfflineToken.findOneAndUpdate(
+      { tokenHash, revokedAt: null, expiresAt: { $gt: now } },
+      { $set: { lastUsedAt: now } },
+      { returnDocument: 'after' },
+    ).lean<OfflineTokenRecord>().exec();
+  }
+
+  /** Revokes a token of `userId`; false when there is no live token of that user with this id. */
+  async revoke(id: string, userId: string): Promise<boolean> {
+    if (!isValidObjectId(id)) return false;
+    const r = await this.db.models.OfflineToken.updateOne({ _id: id, userId, revokedAt: null }, { $set: { revokedAt: new Date() } });
+    return r.modifiedCount === 1;
+  }
+}

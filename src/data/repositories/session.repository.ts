@@ -1,0 +1,67 @@
+import type { TenantDb } from '../mongo.js';
+
+export type SessionMethod = 'oidc' | 'qr' | 'pin' | 'offline' | 'impersonation' | 'device';
+
+export interface SessionRecord {
+  _id: string;
+  userId: unknown;
+  method: SessionMethod;
+  refreshHash: string;
+  previousHashes: string[];
+  actorUserId?: unknown;
+  purpose?: string | null;
+  offlineTokenId?: string | null;
+  expiresAt: Date;
+  revokedAt?: Date | null;
+  revokeReason?: string | null;
+}
+
+export interface NewSession {
+  _id: string;
+  userId: string;
+  method: SessionMethod;
+  refreshHash: string;
+  expiresAt: Date;
+  actorUserId?: string;
+  purpose?: string;
+  offlineTokenId?: string;
+  ip?: string;
+  userAgent?: string;
+}
+
+/** Server-side sessions; a refresh token names its session and proves it by the current hash. */
+export class SessionRepository {
+  constructor(private readonly db: TenantDb) {}
+
+  async create(s: NewSession): Promise<void> {
+    await this.db.models.Session.create({ ...s, previousHashes: [], lastUsedAt: new Date() });
+  }
+
+  findById(id: string): Promise<SessionRecord | null> {
+    return this.db.models.Session.findById(id).lean<SessionRecord>().exec();
+  }
+
+  /**
+   * Swaps the refresh hash only if `oldHash` is still current and the session is live: the
+   * conditional update makes a refresh token single use even under concurrent presentation.
+   */
+  rotate(id: string, oldHash: string, newHash: string, now: Date): Promise<SessionRecord | null> {
+    return this.db.models.Session.findOneAndUpdate(
+      { _id: id, refreshHash: oldHash, revokedAt: null, expiresAt: { $gt: now } },
+      { $set: { refreshHash: newHash, lastUsedAt: now }, $push: { previousHashes: oldHash } },
+      { returnDocument: 'after' },
+    ).lean<SessionRecord>().exec();
+  }
+
+  /** Marks live sessions revoked; returns the ids that were live (so each is announced once). */
+  async revoke(filter: { ids?: string[]; userId?: string; offlineTokenId?: string }, reason: string): Promise<SessionRecord[]> {
+    const q: Record<string, unknown> = { revokedAt: null };
+    if (filter.ids) q._id = { $in: filter.ids };
+    if (filter.userId) q.userId = filter.userId;
+    if (filter.offlineTokenId) q.offlineTokenId = filter.offlineTokenId;
+    const live = await this.db.models.Session.find(q).select({ _id: 1, userId: 1 }).lean<SessionRecord[]>().exec();
+    if (!live.length) return [];
+    await this.db.models.Session.updateMany({ _id: { $in: live.map((s) => s._id) }, revokedAt: null }, { $set: { revokedAt: new Date(), revokeReason: reason } });
+    return live;
+  }
+}

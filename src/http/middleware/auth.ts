@@ -1,0 +1,62 @@
+import type { RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import { AppError } from '../../core/errors.js';
+import type { AuthServices } from '../../auth/auth-services.js';
+import { permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
+import type { Principal } from '../../auth/principal.js';
+import { subscribeRevocations as subscribe, type RevocationMessage } from '../../auth/revocations.js';
+import type { RedisKeys } from '../../data/redis-keys.js';
+
+export type { RevocationMessage };
+
+/** The bearer token of an Authorization header, or undefined when there is none. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return m?.[1];
+}
+
+/**
+ * Establishes `req.principal` from a bearer token on tenant hosts. A request without a token passes
+ * through unauthenticated (`guard` decides); a token that fails verification is refused with 401, and
+ * a token of another tenant with 403 `wrong_tenant`.
+ */
+export function authenticate(auth: Pick<AuthServices, 'verifyAccessToken'>): RequestHandler {
+  return async (req, _res, next) => {
+    const header = req.get('authorization');
+    if (!header || !req.tenant) return next();
+    const token = bearerToken(header);
+    if (!token) throw new AppError('unauthenticated', 'Authorization header must be a Bearer token');
+    req.principal = await auth.verifyAccessToken(req.tenant.name, token);
+    next();
+  };
+}
+
+/** Enforces the permission-table entry of an operation: 401 without a principal, 403 without the permission. */
+export function guard(operationId: OperationId): RequestHandler {
+  const required = permissionFor(operationId);
+  return (req, _res, next) => {
+    if (required === 'public') return next();
+    if (!req.principal) throw new AppError('unauthenticated', 'Sign in to use this endpoint');
+    if (!satisfies(required, req.principal.permissions)) throw new AppError('permission_denied', `This operation requires the '${required}' permission`);
+    next();
+  };
+}
+
+/** The principal of a guarded request (guard has run, so it is present). */
+export function principalOf(req: { principal?: Principal }): Principal {
+  if (!req.principal) throw new AppError('unauthenticated', 'Sign in to use this endpoint');
+  return req.principal;
+}
+
+/** Verifies a token for a tenant outside HTTP (the hub handshake): `verifyAccessToken(services.auth)(tenant, token)`. */
+export function verifyAccessToken(auth: Pick<AuthServices, 'verifyAccessToken'>): (tenant: string, token: string) => Promise<Principal> {
+  return (tenant, token) => auth.verifyAccessToken(tenant, token);
+}
+
+/**
+ * Calls `onRevoked({ tenant, sessionId, userId })` whenever any node revokes a session (logout, refresh
+ * reuse, offline-token revocation, impersonation end). Returns an unsubscribe function.
+ */
+export function subscribeRevocations(infra: { redis: Redis; keys: Pick<RedisKeys, 'revocationChannel'> }, onRevoked: (m: RevocationMessage) => void): Promise<() => Promise<void>> {
+  return subscribe(infra.redis, infra.keys.revocationChannel, onRevoked);
+}

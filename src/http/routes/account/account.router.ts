@@ -1,0 +1,76 @@
+import { Router, type Request } from 'express';
+import type { Infra, Services } from '../../../composition.js';
+import { guard, principalOf } from '../../middleware/auth.js';
+import { rateLimit, byIp, byBodyField } from '../../middleware/rate-limit.js';
+import { requireTenant } from '../../middleware/tenant.js';
+import { parse } from '../../validate.js';
+import type { SignInContext } from '../../../core/sign-in.service.js';
+import * as S from './account.schema.js';
+
+function ctx(req: Request): SignInContext {
+  return { ip: req.ip, userAgent: req.get('user-agent') };
+}
+
+/** /api/account: sign-in, sessions, PIN, offline tokens, impersonation (docs/auth.md). */
+export function accountRouter(infra: Infra, services: Services): Router {
+  const a = services.auth;
+  const l = infra.config.limits;
+  const limiter = { redis: infra.redis, keyFor: infra.keys.rateLimit };
+  const perIp = { bucket: 'signin-ip', limit: l.signinPerIp, windowSeconds: l.windowSeconds, key: byIp };
+  const signIn = rateLimit(limiter, [perIp, { bucket: 'signin-account', limit: l.signinPerAccount, windowSeconds: l.windowSeconds, key: byBodyField('username') }]);
+  const r = Router();
+  r.use(requireTenant);
+
+  r.post('/login', guard('account.login'), signIn, async (req, res) => {
+    res.json(await a.signIn.login(req.tenant!.name, parse(S.LoginRequest, req.body), ctx(req)));
+  });
+  r.get('/qrCode', guard('account.qrCode'), rateLimit(limiter, [perIp]), async (req, res) => {
+    const q = parse(S.GenerateQRCodeCommand, req.query, 'query');
+    res.status(201).json(await a.loginCodes.create(req.tenant!.name, q, `${req.protocol}://${req.get('host')}`));
+  });
+  r.post('/extendLoginCode', guard('account.extendLoginCode'), rateLimit(limiter, [perIp]), async (req, res) => {
+    res.json(await a.loginCodes.extend(req.tenant!.name, parse(S.ExtendLoginCodeCommand, req.body)));
+  });
+  r.post('/approveLoginCode', guard('account.approveLoginCode'), async (req, res) => {
+    res.json(await a.loginCodes.approve(principalOf(req), parse(S.ApproveLoginCodeCommand, req.body).code));
+  });
+  r.post('/:userId/logout', guard('account.logout'), async (req, res) => {
+    res.json(await a.account.logout(principalOf(req), parse(S.LogoutParams, req.params, 'params').userId, req.ip));
+  });
+  r.post('/resetPin', guard('account.resetPin'), async (req, res) => {
+    res.json(await a.pins.reset(principalOf(req), parse(S.ResetPinCommand, req.body)));
+  });
+  r.post('/offlineToken', guard('account.offlineToken'), async (req, res) => {
+    res.status(201).json(await a.offlineTokens.issue(principalOf(req), parse(S.OfflineTokenQuery, req.query, 'query').purpose));
+  });
+  r.post('/revokeOfflineToken', guard('account.revokeOfflineToken'), async (req, res) => {
+    res.json(await a.offlineTokens.revoke(principalOf(req), parse(S.RevokeOfflineTokenCommand, req.body).id));
+  });
+  r.post('/offlineLogin', guard('account.offlineLogin'), rateLimit(limiter, [perIp]), async (req, res) => {
+    res.json(await a.offlineTokens.login(req.tenant!.name, parse(S.OfflineLoginRequest, req.body).token, ctx(req)));
+  });
+  r.post('/refresh', guard('account.refresh'), async (req, res) => {
+    res.json(await a.sessions.refresh(req.tenant!.name, parse(S.RefreshRequest, req.body).refreshToken));
+  });
+  r.post('/impersonate', guard('account.impersonate'), async (req, res) => {
+    res.json(await a.impersonation.start(principalOf(req), parse(S.ImpersonateCommand, req.body), ctx(req)));
+  });
+  r.post('/org', guard('account.org'), (req, res) => {
+    parse(S.OrgRequest, req.body);
+    res.json(a.account.org(req.tenant!));
+  });
+  r.post('/assignRole', guard('account.assignRole'), async (req, res) => {
+    const body = parse(S.AssignRoleCommand, req.body);
+    res.json(await a.account.assignRole(principalOf(req), body.userId, body.role));
+  });
+  return r;
+}
+
+/** GET /.well-known/jwks.json: public keys of internal tokens (any host, no tenant needed). */
+export function jwksRouter(services: Services): Router {
+  const r = Router();
+  r.get('/.well-known/jwks.json', guard('account.jwks'), async (_req, res) => {
+    res.set('cache-control', 'public, max-age=300').json(await services.auth.signingKeys.jwks());
+  });
+  return r;
+}

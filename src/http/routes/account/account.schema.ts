@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+const code = z.string().trim().toUpperCase().regex(/^[A-Z0-9]{6,16}$/, 'not a login code');
+const secret = z.string().min(16).max(200);
+const objectId = z.string().regex(/^[a-f0-9]{24}$/i, 'not a user id');
+
+/** LoginRequest: one of the sign-in methods (docs/auth.md). */
+export const LoginRequest = z.discriminatedUnion('method', [
+  z.object({
+    method: z.literal('code'),
+    /** The redirect URL the browser landed on (with code, state and iss). */
+    callbackUrl: z.url().max(4000),
+    codeVerifier: z.string().min(43).max(128),
+    state: z.string().max(500).optional(),
+  }),
+  z.object({ method: z.literal('qr'), code, pollSecret: secret }),
+  z.object({ method: z.literal('pin'), username: z.string().trim().min(1).max(200), pin: z.string().min(1).max(64) }),
+]);
+export type LoginRequest = z.infer<typeof LoginRequest>;
+
+/** GenerateQRCodeCommand (query of GET /api/account/qrCode). */
+export const GenerateQRCodeCommand = z.object({ deviceName: z.string().trim().max(100).optional() });
+export const ExtendLoginCodeCommand = z.object({ code, pollSecret: secret });
+export const ApproveLoginCodeCommand = z.object({ code });
+export const LogoutParams = z.object({ userId: objectId });
+/** ResetPinCommand: own PIN (`newPin`), or another user's (`userId`, optional `newPin`; absent clears it). */
+export const ResetPinCommand = z.object({ userId: objectId.optional(), newPin: z.string().min(1).max(64).optional() });
+export const OfflineTokenQuery = z.object({ purpose: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only') });
+export const RevokeOfflineTokenCommand = z.object({ id: z.string().regex(/^[a-f0-9]{24}$/i, 'not a token id') });
+export const OfflineLoginRequest = z.object({ token: z.string().min(10).max(200) });
+export const RefreshRequest = z.object({ refreshToken: z.string().min(10).max(300) });
+export const ImpersonateCommand = z
+  .object({ userId: objectId.optional(), username: z.string().trim().min(1).max(200).optional() })
+  .refine((v) => Boolean(v.userId) !== Boolean(v.username), { message: 'give exactly one of userId or username', path: ['userId'] });
+export const OrgRequest = z.object({ org: z.string().max(100).optional() }).optional();
+export const AssignRoleCommand = z.object({ userId: objectId, role: z.string().trim().toLowerCase().min(1).max(64) });

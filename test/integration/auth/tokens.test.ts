@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SignJWT, createLocalJWKSet, jwtVerify, decodeJwt } from 'jose';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { createUser, tokenFor, loginFor } from '../../support/auth.js';
+import { subscribeRevocations, type RevocationMessage } from '../../../src/http/middleware/auth.js';
+
+describe('internal tokens, sessions and the policy selector', () => {
+  let node: TestNode;
+  let aliceId: string;
+
+  beforeAll(async () => {
+    node = await startTestNode();
+    aliceId = await createUser(node, 'acme', { username: 'alice', role: 'clinician', displayName: 'Alice' });
+    await createUser(node, 'acme', { username: 'pat', role: 'patient' });
+    await createUser(node, 'globex', { username: 'gina', role: 'admin' });
+  });
+  afterAll(async () => node.destroy());
+
+  const ping = (token: string, tenant = 'acme') => node.http.get('/api/tenant/ping', { tenant, token });
+  const problem = (r: { status: number; body: { code: string }; headers: Record<string, unknown> }) => ({ status: r.status, code: r.body.code, type: String(r.headers['content-type']).split(';')[0] });
+
+  it('issues an ES256 token with the documented claims, verifiable against the public JWKS', async () => {
+    const token = await tokenFor(node, 'acme', 'alice');
+    const jwks = await node.http.get('/.well-known/jwks.json');
+    expect(jwks.status).toBe(200);
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body), { issuer: node.config.auth.tokenIssuer, audience: node.config.auth.oidc.audience });
+    expect(protectedHeader.alg).toBe('ES256');
+    expect(protectedHeader.kid).toBeTruthy();
+    expect(payload).toMatchObject({ sub: aliceId, tenant: 'acme', role: 'clinician', preferred_username: 'alice' });
+    expect(payload.perms).toEqual(expect.arrayContaining(['events:write', 'meetings:host']));
+    expect(typeof payload.sid).toBe('string');
+    expect((await ping(token)).status).toBe(200);
+  });
+
+  it('refuses expired, wrong-audience, alg none, tampered and foreign-issuer tokens with 401 problems', async () => {
+    const { kid, key } = await node.services.auth.signingKeys.current();
+    const good = await tokenFor(node, 'acme', 'alice');
+    const claims = decodeJwt(good);
+    const sign = (p: Record<string, unknown>, aud = node.config.auth.oidc.audience, exp = Math.floor(Date.now() / 1000) + 60) =>
+      new SignJWT(p).setProtectedHeader({ alg: 'ES256', kid }).setIssuer(node.config.auth.tokenIssuer).setAudience(aud).setExpirationTime(exp).sign(key);
+    const expired = await sign({ ...claims, exp: undefined }, undefined, Math.floor(Date.now() / 1000) - 120);
+    const wrongAud = await sign({ ...claims, aud: undefined, exp: undefined }, 'someone-else');
+    const [h, , s] = good.split('.');
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${good.split('.')[1]}.`;
+    const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, perms: ['tenant:admin'] })).toString('base64url')}.${s}`;
+    const foreign = await new SignJWT({ tenant: 'acme' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://evil.example/realms/acme').setSubject('x').setAudience('consult-api').setExpirationTime('1m').sign(new TextEncoder().encode('k'.repeat(32)));
+    expect(problem(await ping(expired))).toEqual({ status: 401, code: 'token_expired', type: 'application/problem+json' });
+    expect(problem(await ping(wrongAud))).toMatchObject({ status: 401, code: 'token_invalid' });
+    expect(problem(await ping(none))).toMatchObject({ status: 401, code: 'token_invalid' });
+    expect(problem(await ping(tampered))).toMatchObject({ status: 401, code: 'token_invalid' });
+    expect(problem(await ping(foreign))).toMatchObject({ status: 401, code: 'token_invalid' });
+    expect(problem(await ping('not-a-jwt'))).toMatchObject({ status: 401, code: 'token_invalid' });
+    const basic = await node.http.get('/api/tenant/ping', { tenant: 'acme', headers: { authorization: 'Basic abc' } });
+    expect(basic.status).toBe(401);
+  });
+
+  it("refuses a token of tenant A on tenant B's host (403 wrong_tenant)", async () => {
+    const token = await tokenFor(node, 'globex', 'gina');
+    expect(problem(await ping(token, 'acme'))).toMatchObject({ status: 403, code: 'wrong_tenant' });
+    await expect(node.services.auth.verifyAccessToken('acme', token)).rejects.toMatchObject({ code: 'wrong_tenant' });
+  });
+
+  it('answers 401 without a token and 403 without the permission of the table', async () => {
+    const anon = await node.http.post('/api/account/impersonate', { tenant: 'acme', body: { username: 'alice' } });
+    expect(problem(anon)).toMatchObject({ status: 401, code: 'unauthenticated' });
+    const pat = await tokenFor(node, 'acme', 'pat');
+    const denied = await node.http.post('/api/account/impersonate', { tenant: 'acme', token: pat, body: { username: 'alice' } });
+    expect(problem(denied)).toMatchObject({ status: 403, code: 'permission_denied' });
+    const role = await node.http.post('/api/account/assignRole', { tenant: 'acme', token: pat, body: { userId: aliceId, role: 'patient' } });
+    expect(role.status).toBe(403);
+  });
+
+  it('rotates refresh tokens once and revokes the session on reuse', async () => {
+    const login = await loginFor(node, 'acme', 'alice');
+    const first = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ tokenType: 'Bearer', sessionId: login.sessionId });
+    expect(first.body.refreshToken).not.toBe(login.refreshToken);
+    expect((await ping(first.body.accessToken)).status).toBe(200);
+    const reuse = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    expect(problem(reuse)).toMatchObject({ status: 401, code: 'session_revoked' });
+    const after = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: first.body.refreshToken } });
+    expect(problem(after)).toMatchObject({ status: 401, code: 'session_revoked' });
+    expect(problem(await ping(first.body.accessToken))).toMatchObject({ status: 401, code: 'session_revoked' });
+    const audit = await node.services.auth.audit.list('acme', { action: 'session.reuse_detected' });
+    expect(audit.length).toBe(1);
+    const junk = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: 'rt_nonsense-token' } });
+    expect(problem(junk)).toMatchObject({ status: 401, code: 'invalid_credentials' });
+  });
+
+  it('logout revokes refresh and access, and announces the revocation for the hub', async () => {
+    const login = await loginFor(node, 'acme', 'alice');
+    const seen: RevocationMessage[] = [];
+    let notify!: () => void;
+    const got = new Promise<void>((r) => (notify = r));
+    const stop = await subscribeRevocations(node.infra, (m) => { seen.push(m); notify(); });
+    try {
+      const other = await node.http.post(`/api/account/${'0'.repeat(24)}/logout`, { tenant: 'acme', token: login.accessToken });
+      expect(other.status).toBe(403);
+      const out = await node.http.post(`/api/account/${aliceId}/logout`, { tenant: 'acme', token: login.accessToken });
+      expect(out.status).toBe(200);
+      expect(out.body.revokedSessions).toBe(1);
+      await got;
+      expect(seen).toEqual([{ tenant: 'acme', sessionId: login.sessionId, userId: aliceId }]);
+    } finally {
+      await stop();
+    }
+    expect(problem(await ping(login.accessToken))).toMatchObject({ status: 401, code: 'session_revoked' });
+    await expect(node.services.auth.verifyAccessToken('acme', login.accessToken)).rejects.toMatchObject({ code: 'session_revoked' });
+    const refresh = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    expect(problem(refresh)).toMatchObject({ status: 401, code: 'session_revoked' });
+    expect((await node.services.auth.audit.list('acme', { action: 'logout' })).length).toBe(1);
+  });
+});
