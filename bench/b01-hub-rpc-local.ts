@@ -1,0 +1,92 @@
+/**
+ * B1: hub RPC through a local actor. Clients call getMeetingDetails (emitWithAck -> handshake-
+ * authenticated socket -> validation and permission -> meeting actor turn on this node -> ack) on
+ * one node running http, hub and actors; the baseline is a bare Socket.IO echo server under the same
+ * client load. Closed loop gives the throughput; an open loop at a fixed rate gives p50/p99.
+ */
+import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
+import { check } from './harness/types.js';
+import { startBaseline, missingModules, missingRoles, firstReason, logFile } from './harness/sides.js';
+import { runLoad } from './harness/load.js';
+import { scaled } from './harness/scale.js';
+import { HubCluster, HUB_PATH, type BenchUser } from './harness/hub-cluster.js';
+import type { HostProcess } from './harness/hosts.js';
+
+export const rpcSettings = {
+  conns: scaled(50, 10),
+  inflight: 2,
+  closedMs: scaled(5000, 1500),
+  openRate: scaled(2000, 300),
+  openMs: scaled(5000, 1500),
+  warmupMs: scaled(1000, 300),
+};
+
+export interface RpcTarget {
+  url: string;
+  host?: string;
+  path: string;
+  tokens: string[];
+  eventIds: string[];
+}
+
+/** Runs the closed-loop and the open-loop phase against one target; figures of one round. */
+export async function rpcRound(ctx: BenchContext, bench: string, label: string, i: number, t: RpcTarget): Promise<Figures> {
+  const s = rpcSettings;
+  const base = {
+    url: t.url, host: t.host, path: t.path, tokens: t.tokens, conns: s.conns, event: 'getMeetingDetails',
+    args: t.eventIds.map((eventId) => [{ eventId }]), setup: { event: 'initEvent', args: t.eventIds.map((eventId) => [{ eventId }]) },
+    warmupMs: s.warmupMs,
+  };
+  const closed = await runLoad('socket-rpc', { ...base, mode: 'closed', inflight: s.inflight, durationMs: s.closedMs, deadlineMs: s.closedMs + 60_000 }, logFile(ctx, `${bench}-load-${label}-closed-${i}`));
+  const open = await runLoad('socket-rpc', { ...base, mode: 'open', rate: s.openRate, durationMs: s.openMs, deadlineMs: s.openMs + 60_000 }, logFile(ctx, `${bench}-load-${label}-open-${i}`));
+  for (const r of [closed, open]) if (r.errors) throw new Error(`${label}: ${r.errors} failed calls, first: ${r.firstError}`);
+  return { throughput_per_s: closed.throughput_per_s, closed_p99_ms: closed.p99_ms, open_rate_per_s: open.throughput_per_s, p50_ms: open.p50_ms, p99_ms: open.p99_ms };
+}
+
+/** One user per connection, each organizing its own event (so turns spread over many actors). */
+export async function provision(cluster: HubCluster, perUser = 1): Promise<{ users: BenchUser[]; events: string[][] }> {
+  await cluster.tenant();
+  const users = await cluster.users('host', rpcSettings.conns, 'clinician');
+  const events: string[][] = [];
+  for (let k = 0; k < perUser; k++) events.push(await cluster.events(users.map((u) => u.id)));
+  return { users, events };
+}
+
+function sides(ctx: BenchContext): { product: Side; baseline: Side } {
+  const cluster = HubCluster.create(ctx, 'b01');
+  let target: RpcTarget | undefined;
+  let echo: HostProcess | undefined;
+  return {
+    product: {
+      label: 'product',
+      async start() {
+        await cluster.addNode();
+        const { users, events } = await provision(cluster);
+        target = { ...cluster.target(0), path: HUB_PATH, tokens: users.map((u) => u.token), eventIds: events[0]! };
+      },
+      round: (i) => rpcRound(ctx, 'b01', 'product', i, target!),
+      stop: () => cluster.stop(),
+    },
+    baseline: {
+      label: 'bare socket.io echo',
+      async start() {
+        echo = await startBaseline(ctx, 'b01', 'socketio-echo.server.ts');
+      },
+      round: (i) => rpcRound(ctx, 'b01', 'baseline', i, { url: echo!.info.url, path: echo!.info.path, tokens: [], eventIds: target?.eventIds ?? ['0'] }),
+      stop: async () => echo?.stop(),
+    },
+  };
+}
+
+export const benchmark: Benchmark = {
+  id: 'b01',
+  title: 'Hub RPC through a local actor (getMeetingDetails): throughput, p50/p99',
+  target: '>= 50% of baseline throughput; p99 <= 25 ms at 2k RPC/s',
+  baselineName: 'bare Socket.IO echo server',
+  rounds: scaled(3, 1),
+  settings: rpcSettings,
+  ratioFigure: 'throughput_per_s',
+  unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),
+  sides: async (ctx) => sides(ctx),
+  checks: (p, _b, ratio) => [check('throughput ratio', ratio, 'min', 0.5), check('p99 ms at open rate', p.p99_ms, 'max', 25)],
+};

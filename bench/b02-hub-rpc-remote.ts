@@ -1,0 +1,59 @@
+/**
+ * B2: hub RPC to an actor owned by another node. Two product nodes; every client is connected to
+ * node A and calls meetings whose actor the runtime places on node B (request/ack over Redis). The
+ * baseline is B1's path measured in the same cluster and run: the same clients calling meetings
+ * whose actor lives on node A.
+ */
+import type { Benchmark, BenchContext, Side } from './harness/types.js';
+import { check } from './harness/types.js';
+import { missingModules, missingRoles, firstReason } from './harness/sides.js';
+import { scaled } from './harness/scale.js';
+import { HubCluster, HUB_PATH } from './harness/hub-cluster.js';
+import { provision, rpcRound, rpcSettings, type RpcTarget } from './b01-hub-rpc-local.js';
+
+const CANDIDATES = 8;
+
+function sides(ctx: BenchContext): { product: Side; baseline: Side } {
+  const cluster = HubCluster.create(ctx, 'b02');
+  const targets: { remote?: RpcTarget; local?: RpcTarget } = {};
+  return {
+    product: {
+      label: 'remote actor',
+      async start() {
+        await cluster.addNode();
+        await cluster.addNode();
+        const { users, events } = await provision(cluster, CANDIDATES);
+        const [a, b] = cluster.nodeIds as [string, string];
+        const pick = (owner: string) => users.map((_, u) => {
+          const id = events.map((e) => e[u]!).find((ev) => cluster.meetingOwner(ev) === owner);
+          if (!id) throw new Error(`no candidate event of user ${u} is placed on ${owner}; raise CANDIDATES`);
+          return id;
+        });
+        const base = { ...cluster.target(0), path: HUB_PATH, tokens: users.map((u) => u.token) };
+        targets.remote = { ...base, eventIds: pick(b) };
+        targets.local = { ...base, eventIds: pick(a) };
+      },
+      round: (i) => rpcRound(ctx, 'b02', 'remote', i, targets.remote!),
+      stop: () => cluster.stop(),
+    },
+    baseline: {
+      label: 'local actor (B1 path, same cluster)',
+      start: async () => undefined,
+      round: (i) => rpcRound(ctx, 'b02', 'local', i, targets.local!),
+      stop: async () => undefined,
+    },
+  };
+}
+
+export const benchmark: Benchmark = {
+  id: 'b02',
+  title: 'Hub RPC to an actor owned by another node: throughput, p50/p99',
+  target: 'p99 <= 50 ms',
+  baselineName: 'B1 (local actor, same cluster and clients)',
+  rounds: scaled(3, 1),
+  settings: { ...rpcSettings, nodes: 2, candidateEventsPerUser: CANDIDATES },
+  ratioFigure: 'throughput_per_s',
+  unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),
+  sides: async (ctx) => sides(ctx),
+  checks: (p) => [check('p99 ms at open rate', p.p99_ms, 'max', 50)],
+};

@@ -1,0 +1,79 @@
+/**
+ * Set-up calls a benchmark makes on a product node, through the project's own services (test support
+ * for users and tokens, so tokens are the real internal ones). Run inside the node's process.
+ */
+import type { NodeHandle } from '../../src/node.js';
+import { sortKeys } from '../../src/data/models/user.model.js';
+
+interface AuthSupport {
+  createUser(node: NodeHandle, tenant: string, u: { username: string; role: string; displayName?: string }): Promise<string>;
+  tokenFor(node: NodeHandle, tenant: string, username: string, opts?: Record<string, unknown>): Promise<string>;
+}
+
+/** test/support/auth.ts, loaded lazily: the benchmarks that need tokens say so when it is missing. */
+export async function authSupport(): Promise<AuthSupport> {
+  const spec = '../../test/support/auth.js';
+  return (await import(spec)) as AuthSupport;
+}
+
+export type Fixtures = Record<string, (args: any) => Promise<unknown>>;
+
+export function fixtures(node: NodeHandle): Fixtures {
+  return {
+    async tenant(a: { name: string }) {
+      await node.services.tenants.ensure({ name: a.name, displayName: `Bench ${a.name}` });
+      return { name: a.name };
+    },
+    /** Creates `count` users `${prefix}${i}` and returns their ids and access tokens. */
+    async users(a: { tenant: string; prefix: string; count: number; role: string }) {
+      const auth = await authSupport();
+      const out: { username: string; id: string; token: string }[] = [];
+      for (let i = 0; i < a.count; i++) {
+        const username = `${a.prefix}${i}`;
+        const id = await auth.createUser(node, a.tenant, { username, role: a.role, displayName: `Bench ${a.prefix} ${i}` });
+        out.push({ username, id, token: await auth.tokenFor(node, a.tenant, username) });
+      }
+      return out;
+    },
+    /** Bulk contacts for search benchmarks (inserted directly: set-up speed, not the code under test). */
+    async seedContacts(a: { tenant: string; count: number }) {
+      const { User } = node.infra.mongo.tenantDb(a.tenant).models;
+      const first = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gus', 'Hana', 'Ivo', 'Jana', 'Kai', 'Lena', 'Mara', 'Nils', 'Ola', 'Pia'];
+      const docs = Array.from({ length: a.count }, (_, i) => {
+        const displayName = `${first[i % first.length]} Contact${String(i).padStart(6, '0')}`;
+        return { username: `contact${i}`, idpSubject: `contact${i}`, displayName, role: 'patient', kind: 'person', status: 'active', ...sortKeys(displayName) };
+      });
+      for (let i = 0; i < docs.length; i += 1000) await User.insertMany(docs.slice(i, i + 1000), { ordered: false });
+      return { count: a.count };
+    },
+    /**
+     * Scheduled events (one per organizer) starting now, each with the given participants; returns
+     * their ids in organizer order. Inserted directly: set-up, not the code under test.
+     */
+    async events(a: { tenant: string; organizerIds: string[]; participantIds?: string[] }) {
+      const { Event } = node.infra.mongo.tenantDb(a.tenant).models;
+      const now = Date.now();
+      const ids: string[] = [];
+      for (const [i, organizerId] of a.organizerIds.entries()) {
+        const participants = [organizerId, ...(a.participantIds ?? []).filter((p) => p !== organizerId)];
+        const doc = await Event.create({
+          name: `Bench consultation ${i}`, nameLower: `bench consultation ${i}`, startAt: new Date(now), endAt: new Date(now + 3600_000),
+          organizerId, participants: participants.map((userId) => ({ userId, role: userId === organizerId ? 'host' : 'participant' })),
+          participantIds: participants, status: 'scheduled', meetingCode: `bench${now.toString(36)}${i}`,
+        });
+        ids.push(String(doc._id));
+      }
+      return ids;
+    },
+    async metrics() {
+      return node.infra.metrics.registry.getMetricsAsJSON();
+    },
+    /** Drops this benchmark's databases (catalog and tenants). */
+    async destroy() {
+      const tenants = await node.services.tenants.list().catch(() => []);
+      for (const t of tenants) await node.infra.mongo.dropTenantDb(t.name).catch(() => undefined);
+      await node.infra.mongo.conn.useDb(node.config.mongo.catalogDb).dropDatabase().catch(() => undefined);
+      return { dropped: tenants.length };
+    },
+  };
+}

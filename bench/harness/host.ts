@@ -1,0 +1,73 @@
+/**
+ * Child-process entry that hosts one server under test (a product node or a baseline server) so its
+ * memory and CPU are its own. The parent drives it over IPC: start, call a fixture, read memory, stop.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** What a hosted module's `start(params)` returns. */
+export interface Hosted {
+  info: Record<string, unknown>;
+  calls?: Record<string, (args: any) => Promise<unknown>>;
+  stop(): Promise<void>;
+}
+
+interface Request {
+  id: number;
+  cmd: 'start' | 'call' | 'mem' | 'peak-reset' | 'peak' | 'stop';
+  module?: string;
+  params?: unknown;
+  name?: string;
+  args?: unknown;
+}
+
+let hosted: Hosted | undefined;
+let peakRss = process.memoryUsage.rss();
+setInterval(() => {
+  const rss = process.memoryUsage.rss();
+  if (rss > peakRss) peakRss = rss;
+}, 20).unref();
+
+function collect(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+}
+
+async function handle(req: Request): Promise<unknown> {
+  switch (req.cmd) {
+    case 'start': {
+      const mod = (await import(pathToFileURL(path.resolve(req.module!)).href)) as { start(p: unknown): Promise<Hosted> };
+      hosted = await mod.start(req.params);
+      return hosted.info;
+    }
+    case 'call': {
+      const fn = hosted?.calls?.[req.name!];
+      if (!fn) throw new Error(`hosted module has no call '${req.name}'`);
+      return fn(req.args);
+    }
+    case 'mem':
+      collect();
+      return process.memoryUsage();
+    case 'peak-reset':
+      collect();
+      peakRss = process.memoryUsage.rss();
+      return { rss: peakRss };
+    case 'peak':
+      return { peakRss: Math.max(peakRss, process.memoryUsage.rss()), rss: process.memoryUsage.rss() };
+    case 'stop':
+      await hosted?.stop();
+      setImmediate(() => process.exit(0));
+      return { stopped: true };
+  }
+}
+
+process.on('message', (req: Request) => {
+  handle(req).then(
+    (result) => process.send?.({ id: req.id, ok: true, result }),
+    (err: Error) => process.send?.({ id: req.id, ok: false, error: String(err?.stack ?? err) }),
+  );
+});
+process.on('disconnect', () => process.exit(0));

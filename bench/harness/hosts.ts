@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { benchRoot, projectRoot } from './paths.js';
+
+export interface HostProcess {
+  pid: number;
+  info: Record<string, any>;
+  call<T = any>(name: string, args?: unknown): Promise<T>;
+  /** Memory after a full GC. */
+  mem(): Promise<NodeJS.MemoryUsage>;
+  peakReset(): Promise<number>;
+  peak(): Promise<{ peakRss: number; rss: number }>;
+  stop(): Promise<void>;
+  /** Sends a signal and (for SIGKILL) waits for the exit. */
+  signal(sig: NodeJS.Signals): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+export interface HostOptions {
+  env?: Record<string, string>;
+  /** Raises the open-file limit inside the child (`ulimit -n`), for many connections. */
+  nofile?: number;
+  /** Directory for a V8 CPU profile written at exit (`--cpu-prof`). */
+  cpuProfDir?: string;
+  logFile: string;
+  startTimeoutMs?: number;
+}
+
+/** Spawns bench/harness/host.ts with `module` and resolves once its start() returned. */
+export async function spawnHost(module: string, params: unknown, opts: HostOptions): Promise<HostProcess> {
+  const nodeArgs = ['--expose-gc', '--import', 'tsx'];
+  if (opts.cpuProfDir) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`);
+  nodeArgs.push(path.join(benchRoot, 'harness', 'host.ts'));
+  const proc = spawnNode(nodeArgs, opts);
+  const client = ipcClient(proc);
+  const timeout = opts.startTimeoutMs ?? 60_000;
+  const info = await Promise.race([
+    client.request({ cmd: 'start', module: path.join(benchRoot, module), params }),
+    client.exited.then((code) => { throw new Error(`${module} exited with ${code} while starting (log: ${opts.logFile})`); }),
+    new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${module} did not start within ${timeout} ms (log: ${opts.logFile})`)), timeout).unref()),
+  ]).catch((e) => {
+    proc.kill('SIGKILL');
+    throw e;
+  });
+  return {
+    pid: proc.pid!,
+    info: info as Record<string, any>,
+    exited: client.exited,
+    call: (name, args) => client.request({ cmd: 'call', name, args }) as Promise<any>,
+    mem: () => client.request({ cmd: 'mem' }) as Promise<NodeJS.MemoryUsage>,
+    peakReset: async () => ((await client.request({ cmd: 'peak-reset' })) as { rss: number }).rss,
+    peak: () => client.request({ cmd: 'peak' }) as Promise<{ peakRss: number; rss: number }>,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const killer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+      await client.request({ cmd: 'stop' }).catch(() => undefined);
+      await client.exited;
+      clearTimeout(killer);
+    },
+    async signal(sig) {
+      proc.kill(sig);
+      if (sig === 'SIGKILL') await client.exited;
+    },
+  };
+}
+
+/** Spawns node (through `sh -c ulimit` when a higher fd limit is wanted) with IPC, logging to a file. */
+export function spawnNode(nodeArgs: string[], opts: { env?: Record<string, string>; nofile?: number; logFile: string }): ChildProcess {
+  mkdirSync(path.dirname(opts.logFile), { recursive: true });
+  const out = openSync(opts.logFile, 'a');
+  const env = { ...process.env, NODE_OPTIONS: '', ...opts.env };
+  const stdio: ['ignore', number, number, 'ipc'] = ['ignore', out, out, 'ipc'];
+  if (opts.nofile) {
+    const script = `ulimit -n ${opts.nofile} 2>/dev/null || ulimit -n $(ulimit -Hn); exec "$0" "$@"`;
+    return spawn('sh', ['-c', script, process.execPath, ...nodeArgs], { cwd: projectRoot, env, stdio });
+  }
+  return spawn(process.execPath, nodeArgs, { cwd: projectRoot, env, stdio });
+}
+
+/** Request/response over a child's IPC channel, plus its exit. */
+export function ipcClient(proc: ChildProcess) {
+  let next = 0;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => {
+    for (const p of pending.values()) p.reject(new Error(`process ${proc.pid} exited (${code})`));
+    pending.clear();
+    resolve(code);
+  }));
+  proc.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (m.ok) p.resolve(m.result);
+    else p.reject(new Error(m.error));
+  });
+  return {
+    exited,
+    request(msg: Record<string, unknown>): Promise<unknown> {
+      const id = ++next;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        proc.send({ id, ...msg }, (err) => {
+          if (err) {
+            pending.delete(id);
+            reject(err);
+          }
+        });
+      });
+    },
+  };
+}

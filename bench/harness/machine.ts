@@ -1,0 +1,66 @@
+import os from 'node:os';
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import mongoose from 'mongoose';
+import { projectRoot } from './paths.js';
+
+const PACKAGES = ['socket.io', 'socket.io-client', '@socket.io/redis-adapter', '@socket.io/redis-streams-adapter', 'express', 'mongoose', 'ioredis', 'bullmq', 'sharp', 'exceljs', '@grpc/grpc-js', '@aws-sdk/client-s3', 'zod', 'tsx'];
+
+function packageVersion(name: string): string {
+  try {
+    return JSON.parse(readFileSync(path.join(projectRoot, 'node_modules', name, 'package.json'), 'utf8')).version;
+  } catch {
+    return 'absent';
+  }
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function serverVersions(redisUrl: string, mongoUri: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    out.redis = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown';
+  } catch (e) {
+    out.redis = `unreachable: ${(e as Error).message}`;
+  } finally {
+    redis.disconnect();
+  }
+  const conn = mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 3000 });
+  try {
+    await conn.asPromise();
+    const info = await conn.db!.admin().command({ buildInfo: 1 });
+    out.mongodb_protocol = `${info.version}${info.ferretdbVersion ? ` (FerretDB ${info.ferretdbVersion})` : ''}`;
+  } catch (e) {
+    out.mongodb_protocol = `unreachable: ${(e as Error).message}`;
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+  return out;
+}
+
+/** The machine, software versions and load the results were measured with. */
+export async function describeMachine(redisUrl: string, mongoUri: string) {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryMiB: Math.round(os.totalmem() / 2 ** 20),
+    freeMemoryMiB: Math.round(os.freemem() / 2 ** 20),
+    loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    commit: gitCommit(),
+    servers: await serverVersions(redisUrl, mongoUri),
+    packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
+  };
+}

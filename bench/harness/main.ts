@@ -1,0 +1,103 @@
+/**
+ * `npm run bench [-- b06 ...] [--quick] [--profile b06]`: runs the selected benchmarks (all by
+ * default), each beside its baseline, and writes bench/results/{latest|partial|quick}.{json,md}.
+ */
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { benchRoot } from './paths.js';
+import { describeMachine } from './machine.js';
+import { runBenchmark } from './runner.js';
+import { writeReport, type RunReport } from './report.js';
+import { currentScale } from './scale.js';
+import type { Benchmark, BenchContext, BenchOutcome } from './types.js';
+
+function parseArgs(argv: string[]) {
+  const ids: string[] = [];
+  let profile: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--quick') process.env.BENCH_SCALE = 'quick';
+    else if (a === '--profile') profile = normalise(argv[++i] ?? '');
+    else ids.push(normalise(a));
+  }
+  return { ids, profile };
+}
+
+/** `b6`, `B06`, `6` -> `b06`. */
+function normalise(id: string): string {
+  const n = /^b?(\d+)$/i.exec(id.trim());
+  return n ? `b${n[1]!.padStart(2, '0')}` : id.toLowerCase();
+}
+
+function benchFiles(): { id: string; file: string }[] {
+  return readdirSync(benchRoot)
+    .filter((f) => /^b\d\d-.*\.ts$/.test(f))
+    .sort()
+    .map((f) => ({ id: f.slice(0, 3), file: path.join(benchRoot, f) }));
+}
+
+async function load(file: string): Promise<Benchmark> {
+  const mod = (await import(file)) as { benchmark: Benchmark };
+  return mod.benchmark;
+}
+
+async function main(): Promise<void> {
+  const { ids, profile } = parseArgs(process.argv.slice(2));
+  if (profile) process.env.BENCH_PROFILE = profile;
+  const all = benchFiles();
+  const unknown = ids.filter((id) => !all.some((b) => b.id === id));
+  if (unknown.length) throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${all.map((b) => b.id).join(', ')}`);
+  const selected = ids.length ? all.filter((b) => ids.includes(b.id)) : all;
+  const startedAt = new Date();
+  const workDir = path.join(benchRoot, '.work', startedAt.toISOString().replace(/[:.]/g, '-'));
+  mkdirSync(workDir, { recursive: true });
+  const ctx: BenchContext = {
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6390',
+    mongoUri: process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27027/',
+    workDir,
+    cacheDir: path.join(benchRoot, '.cache'),
+    log: (msg) => process.stderr.write(`[bench] ${msg}\n`),
+  };
+  mkdirSync(ctx.cacheDir, { recursive: true });
+  const machine = await describeMachine(ctx.redisUrl, ctx.mongoUri);
+  ctx.log(`${currentScale()} scale; ${machine.cpuModel} x${machine.cores}; logs under ${workDir}`);
+  const outcomes: BenchOutcome[] = [];
+  for (const { id, file } of selected) {
+    let b: Benchmark;
+    try {
+      b = await load(file);
+    } catch (e) {
+      ctx.log(`${id}: cannot load (${(e as Error).message.split('\n')[0]})`);
+      outcomes.push({ id, title: path.basename(file, '.ts'), target: '-', baselineName: '-', status: 'not_measured', reason: `benchmark could not load its subject: ${(e as Error).message.split('\n')[0]}`, settings: {}, rounds: { product: [], baseline: [] }, ratio: null, checks: [], pass: null, durationMs: 0 });
+      continue;
+    }
+    ctx.log(`${b.id} ${b.title} (${b.rounds} rounds)`);
+    const o = await runBenchmark(b, ctx);
+    ctx.log(`${b.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''} ratio=${o.ratio ?? '-'} pass=${o.pass} in ${Math.round(o.durationMs / 1000)} s`);
+    outcomes.push(o);
+  }
+  const finishedAt = new Date();
+  const report: RunReport = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
+    scale: currentScale(),
+    selection: selected.map((b) => b.id),
+    machine,
+    settings: { profile: profile ?? null, loadGenerators: 'separate processes on loopback, bounded counts and deadlines' },
+    benchmarks: outcomes,
+  };
+  const base = currentScale() === 'quick' ? 'quick' : ids.length ? 'partial' : 'latest';
+  const out = writeReport(path.join(benchRoot, 'results'), base, report);
+  ctx.log(`wrote ${out.json} and ${out.md}`);
+  // Logs stay for inspection; object stores and generated uploads can be gigabytes.
+  if (!process.env.BENCH_KEEP_WORK) {
+    for (const f of readdirSync(workDir)) if (f !== 'logs') rmSync(path.join(workDir, f), { recursive: true, force: true, maxRetries: 2 });
+  }
+  process.exit(0);
+}
+
+main().catch((e) => {
+  process.stderr.write(`[bench] fatal: ${e?.stack ?? e}\n`);
+  process.exit(1);
+});

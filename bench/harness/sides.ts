@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { spawnHost, type HostProcess, type HostOptions } from './hosts.js';
+import { benchRoot } from './paths.js';
+import type { BenchContext } from './types.js';
+
+export function logFile(ctx: BenchContext, name: string): string {
+  return path.join(ctx.workDir, 'logs', `${name}.log`);
+}
+
+/** Where a CPU profile of this benchmark's product goes when `--profile <id>` selected it. */
+export function profileDir(bench: string): string | undefined {
+  return process.env.BENCH_PROFILE === bench ? path.join(benchRoot, 'results', 'profiles') : undefined;
+}
+
+/** Starts a real product node (child process) with `env` (ROLES included). */
+export function startProduct(ctx: BenchContext, bench: string, name: string, env: Record<string, string>, opts: Partial<HostOptions> = {}): Promise<HostProcess> {
+  return spawnHost('harness/product-node.ts', { env }, { logFile: logFile(ctx, `${bench}-${name}`), cpuProfDir: profileDir(bench), ...opts });
+}
+
+/** Starts a baseline server module (bench/baselines/<file>) in its own process. */
+export function startBaseline(ctx: BenchContext, bench: string, file: string, params: unknown = {}, opts: Partial<HostOptions> = {}): Promise<HostProcess> {
+  return spawnHost(`baselines/${file}`, params, { logFile: logFile(ctx, `${bench}-baseline`), ...opts });
+}
+
+/** Deletes every Redis key under a benchmark's prefix. */
+export async function cleanupRedis(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Stops product nodes after dropping their databases and Redis keys (best effort: a stop must not throw). */
+export async function stopProduct(ctx: BenchContext, nodes: (HostProcess | undefined)[], prefix: string): Promise<void> {
+  const live = nodes.filter((n): n is HostProcess => !!n);
+  await live[0]?.call('destroy').catch((e: Error) => ctx.log(`  destroy: ${e.message.split('\n')[0]}`));
+  await Promise.all(live.map((n) => n.stop()));
+  await cleanupRedis(ctx.redisUrl, prefix).catch((e: Error) => ctx.log(`  redis cleanup: ${e.message}`));
+}
+
+/** Existence of a source file of the project (how a benchmark tells its subject has landed). */
+export async function missingModules(...files: string[]): Promise<string | null> {
+  const { existsSync } = await import('node:fs');
+  const missing = files.filter((f) => !existsSync(path.join(benchRoot, '..', f)));
+  return missing.length ? `not in this tree yet: ${missing.join(', ')}` : null;
+}
+
+/** Roles not registered in src/roles.ts yet (a node cannot start them), or null. */
+export async function missingRoles(...roles: string[]): Promise<string | null> {
+  const { ROLE_STARTERS } = await import('../../src/roles.js');
+  const missing = roles.filter((r) => !(ROLE_STARTERS as Record<string, unknown>)[r]);
+  return missing.length ? `role(s) ${missing.join(', ')} not registered in src/roles.ts yet` : null;
+}
+
+/** First non-null reason of several availability checks. */
+export async function firstReason(...checks: Promise<string | null>[]): Promise<string | null> {
+  for (const r of await Promise.all(checks)) if (r) return r;
+  return null;
+}
+
+/** Log file of a load generator started directly with spawnLoad. */
+export const spawnLoadLog = logFile;

@@ -1,0 +1,49 @@
+/**
+ * Helpers every load generator uses: parameters from argv (validated), a hard deadline so the
+ * process always stops by itself, and reporting to the harness over IPC.
+ */
+import type { z } from 'zod';
+
+export function params<S extends z.ZodType>(schema: S): z.infer<S> {
+  const parsed = schema.safeParse(JSON.parse(process.argv[2] ?? '{}'));
+  if (!parsed.success) {
+    finish({ error: `bad parameters: ${parsed.error.message}` });
+    throw new Error('bad parameters');
+  }
+  return parsed.data;
+}
+
+/** Sends an interim message (e.g. `ready`) to the harness. */
+export function tell(type: string, body: Record<string, unknown> = {}): void {
+  process.send?.({ type, ...body });
+}
+
+/** Sends the final result and exits once it is flushed. */
+export function finish(body: Record<string, unknown>): void {
+  const exit = () => process.exit(0);
+  if (process.send) process.send({ type: 'result', ...body }, exit);
+  else exit();
+  setTimeout(exit, 2000).unref();
+}
+
+/** Exits with an error result if the generator is still running after `ms`. */
+export function deadline(ms: number): void {
+  setTimeout(() => finish({ error: `deadline of ${ms} ms reached` }), ms).unref();
+}
+
+/** Resolves on the harness's next message of `type`. */
+export function waitFor(type: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type === type) {
+        process.off('message', on);
+        resolve(m as Record<string, unknown>);
+      }
+    };
+    process.on('message', on);
+  });
+}
+
+export const now = (): number => performance.now();
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

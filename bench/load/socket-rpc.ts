@@ -1,0 +1,105 @@
+/**
+ * Socket.IO RPC load: `conns` websocket clients call `event` with an acknowledgement, either closed
+ * loop (`inflight` calls outstanding per connection, as fast as acks come back) or open loop (a fixed
+ * total `rate` per second). Reports throughput and latency; acks `{ ok: false }` count as errors.
+ */
+import { z } from 'zod';
+import type { Socket } from 'socket.io-client';
+import { connectMany } from './sio-client.js';
+import { params, finish, deadline, tell, now, sleep } from './common.js';
+import { latencyFigures } from '../harness/stats.js';
+
+const P = z.object({
+  url: z.string(),
+  path: z.string().default('/socket.io'),
+  host: z.string().optional(),
+  tokens: z.array(z.string()).default([]),
+  conns: z.number().int().positive(),
+  event: z.string(),
+  /** Arguments per connection (index modulo length); the ack callback is appended. */
+  args: z.array(z.array(z.unknown())).min(1),
+  /** Optional call each connection makes once before the warm-up (e.g. joining its meeting). */
+  setup: z.object({ event: z.string(), args: z.array(z.array(z.unknown())).min(1) }).optional(),
+  mode: z.enum(['closed', 'open']),
+  inflight: z.number().int().positive().default(1),
+  rate: z.number().positive().default(1000),
+  warmupMs: z.number().int().nonnegative().default(500),
+  durationMs: z.number().int().positive(),
+  ackTimeoutMs: z.number().int().positive().default(5000),
+  deadlineMs: z.number().int().positive(),
+});
+const p = params(P);
+deadline(p.deadlineMs);
+
+const lat: number[] = [];
+let ok = 0;
+let errors = 0;
+let firstError: unknown;
+let measuring = false;
+
+function call(socket: Socket, i: number): Promise<void> {
+  const args = p.args[i % p.args.length]!;
+  const t0 = now();
+  return socket.timeout(p.ackTimeoutMs).emitWithAck(p.event, ...args).then(
+    (ack: any) => {
+      if (!measuring) return;
+      if (ack && typeof ack === 'object' && ack.ok === false) {
+        errors++;
+        firstError ??= ack.error;
+      } else {
+        ok++;
+        lat.push(now() - t0);
+      }
+    },
+    (e: Error) => {
+      if (!measuring) return;
+      errors++;
+      firstError ??= e.message;
+    },
+  );
+}
+
+async function closedLoop(sockets: Socket[], until: number): Promise<void> {
+  const loop = async (s: Socket, i: number) => {
+    while (now() < until) await call(s, i);
+  };
+  await Promise.all(sockets.flatMap((s, i) => Array.from({ length: p.inflight }, () => loop(s, i))));
+}
+
+async function openLoop(sockets: Socket[], until: number): Promise<void> {
+  const tickMs = 5;
+  const perTick = (p.rate * tickMs) / 1000;
+  let owed = 0;
+  let k = 0;
+  const calls: Promise<void>[] = [];
+  while (now() < until) {
+    owed += perTick;
+    for (; owed >= 1; owed--, k++) calls.push(call(sockets[k % sockets.length]!, k % sockets.length));
+    await sleep(tickMs);
+  }
+  await Promise.all(calls);
+}
+
+async function main(): Promise<void> {
+  const token = (i: number) => (p.tokens.length ? p.tokens[i % p.tokens.length] : undefined);
+  const sockets = await connectMany(p.conns, (i) => ({ url: p.url, path: p.path, host: p.host, token: token(i) }));
+  if (p.setup) {
+    const { event, args } = p.setup;
+    await Promise.all(sockets.map(async (s, i) => {
+      const ack = await s.timeout(p.ackTimeoutMs).emitWithAck(event, ...args[i % args.length]!);
+      if (ack && typeof ack === 'object' && ack.ok === false) throw new Error(`setup ${event} refused: ${JSON.stringify(ack.error)}`);
+    }));
+  }
+  tell('ready', { conns: sockets.length });
+  const run = p.mode === 'closed' ? closedLoop : openLoop;
+  await run(sockets, now() + p.warmupMs);
+  measuring = true;
+  const t0 = now();
+  await run(sockets, t0 + p.durationMs);
+  const elapsed = now() - t0;
+  measuring = false;
+  for (const s of sockets) s.disconnect();
+  finish({ ok, errors, firstError: firstError === undefined ? undefined : JSON.stringify(firstError), elapsedMs: elapsed, throughput_per_s: (ok / elapsed) * 1000, ...latencyFigures(lat) });
+}
+
+main().catch((e) => finish({ error: String(e?.message ?? e) }));
