@@ -50,7 +50,8 @@ export function createServices(infra: Infra) {
   const tenantRepo = new TenantRepository(infra.mongo.catalog);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: tenantRepo });
   const auth = createAuthServices(infra);
-  return { tenantRepo, tenants, auth, ...createDirectoryServices(infra), ...createTelemetryServices(infra, tenants, tenantRepo) };
+  const telemetry = createTelemetryServices(infra, tenants, tenantRepo);
+  return { tenantRepo, tenants, auth, ...createDirectoryServices(infra, { vcs: () => telemetry.vcs }), ...telemetry };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -66,20 +66,20 @@ export class EventRepository {
     const set: Record<string, unknown> = { ...c };
     if (c.name) set.nameLower = c.name.toLowerCase();
     if (c.participants) set.participantIds = c.participants.map((p) => p.userId);
-    return this.Event.findOneAndUpdate({ _id: id, organizerId, status: 'scheduled' }, { $set: set }, { new: true }).lean<EventRecord>().exec();
+    return this.Event.findOneAndUpdate({ _id: id, organizerId, status: 'scheduled' }, { $set: set }, { returnDocument: 'after' }).lean<EventRecord>().exec();
   }
 
   /** Moves an event to `to` only from one of `from`; null when the guard did not match. */
   transition(id: Types.ObjectId, from: readonly EventStatus[], to: EventStatus, set: Record<string, unknown> = {}): Promise<EventRecord | null> {
-    return this.Event.findOneAndUpdate({ _id: id, status: { $in: from } }, { $set: { status: to, ...set } }, { new: true }).lean<EventRecord>().exec();
+    return this.Event.findOneAndUpdate({ _id: id, status: { $in: from } }, { $set: { status: to, ...set } }, { returnDocument: 'after' }).lean<EventRecord>().exec();
   }
 
   setRoom(id: Types.ObjectId, room: { provider: string; roomName: string; url: string; assignedAt: Date }): Promise<EventRecord | null> {
-    return this.Event.findOneAndUpdate({ _id: id }, { $set: { room } }, { new: true }).lean<EventRecord>().exec();
+    return this.Event.findOneAndUpdate({ _id: id }, { $set: { room } }, { returnDocument: 'after' }).lean<EventRecord>().exec();
   }
 
   addDevice(id: Types.ObjectId, deviceUserId: Types.ObjectId): Promise<EventRecord | null> {
-    return this.Event.findOneAndUpdate({ _id: id }, { $addToSet: { deviceIds: deviceUserId } }, { new: true }).lean<EventRecord>().exec();
+    return this.Event.findOneAndUpdate({ _id: id }, { $addToSet: { deviceIds: deviceUserId } }, { returnDocument: 'after' }).lean<EventRecord>().exec();
   }
 
   /** Counterparts of a user in recent events, most recent first (feeds `frequent` contacts). */

@@ -31,14 +31,14 @@ export class GroupRepository {
   }
 
   rename(id: Types.ObjectId, ownerId: Types.ObjectId, name: string): Promise<GroupRecord | null> {
-    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $set: { name } }, { new: true }).lean<GroupRecord>().exec();
+    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $set: { name } }, { returnDocument: 'after' }).lean<GroupRecord>().exec();
   }
 
   addParticipants(id: Types.ObjectId, ownerId: Types.ObjectId, ids: Types.ObjectId[]): Promise<GroupRecord | null> {
-    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $addToSet: { participantIds: { $each: ids } } }, { new: true }).lean<GroupRecord>().exec();
+    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $addToSet: { participantIds: { $each: ids } } }, { returnDocument: 'after' }).lean<GroupRecord>().exec();
   }
 
   removeParticipants(id: Types.ObjectId, ownerId: Types.ObjectId, ids: Types.ObjectId[]): Promise<GroupRecord | null> {
-    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $pull: { participantIds: { $in: ids } } }, { new: true }).lean<GroupRecord>().exec();
+    return this.Group.findOneAndUpdate({ _id: id, ownerId }, { $pullAll: { participantIds: ids } }, { returnDocument: 'after' }).lean<GroupRecord>().exec();
   }
 }

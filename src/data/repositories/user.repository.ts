@@ -89,7 +89,7 @@ export class UserRepository {
   }
 
   async updateProfile(id: Types.ObjectId, set: Partial<Pick<UserDoc, 'displayName' | 'firstName' | 'lastName' | 'title' | 'department' | 'phone' | 'email' | 'avatarHash' | 'sortName' | 'initial'>>): Promise<UserRecord | null> {
-    return this.User.findByIdAndUpdate(id, { $set: set }, { new: true }).lean<UserRecord>().exec();
+    return this.User.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<UserRecord>().exec();
   }
 
   /** Only moves lastSeenAt forward, so a late write from a slow node never rewinds it. */

@@ -3,6 +3,14 @@ import type { Infra, Services } from '../../composition.js';
 import { tenantRouter } from './tenant/tenant.router.js';
 import { adminMigrateRouter } from './admin/admin.router.js';
 import { accountRouter, jwksRouter } from './account/account.router.js';
+import { contactsRouter } from './contacts/contacts.router.js';
+import { eventsRouter } from './events/events.router.js';
+import { meetingsRouter } from './meetings/meetings.router.js';
+import { notificationRouter } from './notification/notification.router.js';
+import { peripheralRouter } from './peripheral/peripheral.router.js';
+import { adminPresenceRouter } from './admin/presence.router.js';
+import { recordingRouter } from './tenant/recording.router.js';
+import { docsRouter } from '../openapi/docs.router.js';
 
 /**
  * Every REST router and where it is mounted. Add one line per capability; keep routers thin.
@@ -13,6 +21,14 @@ export function restRoutes(infra: Infra, services: Services): { path: string; ro
     { path: '/api/tenant', router: tenantRouter() },
     { path: '/api/admin', router: adminMigrateRouter(services, infra.config.auth.provisioningCode) },
     { path: '/api/account', router: accountRouter(infra, services) },
+    { path: '/api/contacts', router: contactsRouter(services) },
+    { path: '/api/events', router: eventsRouter(services) },
+    { path: '/api/meetings', router: meetingsRouter(services) },
+    { path: '/api/notification', router: notificationRouter(services) },
+    { path: '/api/peripheral', router: peripheralRouter(services) },
+    { path: '/api/admin', router: adminPresenceRouter(services) },
+    { path: '/api/tenant', router: recordingRouter(services) },
+    { path: '/api/docs', router: docsRouter() },
     { path: '/', router: jwksRouter(services) },
   ];
 }

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { JoinResponse as JoinResponseData, MeetingData as MeetingDataRecord, RapidConnectUserInfo as RapidConnectData } from '../../core/meeting.service.js';
+import { DeviceInfo, presentDevice } from './peripheral.presenter.js';
+
+const JoinDetails = z.object({
+  provider: z.string(),
+  roomName: z.string(),
+  url: z.string().describe('Where the client connects (the video conferencing server)'),
+  token: z.string().describe('Join token for this participant'),
+  expiresAt: z.string(),
+});
+
+/** MeetingData (result of initEvent), also the base of JoinResponse and RapidConnectUserInfo. */
+export const MeetingData = z.object({
+  eventId: z.string(),
+  eventName: z.string(),
+  meetingCode: z.string(),
+  status: z.string(),
+  role: z.enum(['host', 'participant', 'guest', 'device']),
+  join: JoinDetails,
+});
+
+export const JoinResponse = MeetingData.extend({
+  participant: z.object({ identity: z.string(), name: z.string(), role: z.enum(['host', 'participant', 'guest', 'device']) }),
+});
+
+export const RapidConnectUserInfo = MeetingData.extend({
+  device: DeviceInfo,
+  host: z.object({ userId: z.string(), displayName: z.string() }),
+});
+
+export function presentMeetingData(m: MeetingDataRecord): z.infer<typeof MeetingData> {
+  const { provider, roomName, url, token, expiresAt } = m.join;
+  return { eventId: m.eventId, eventName: m.eventName, meetingCode: m.meetingCode, status: m.status, role: m.role, join: { provider, roomName, url, token, expiresAt } };
+}
+
+export function presentJoinResponse(j: JoinResponseData): z.infer<typeof JoinResponse> {
+  return { ...presentMeetingData(j), participant: { identity: j.participant.identity, name: j.participant.name, role: j.participant.role } };
+}
+
+export function presentRapidConnect(r: RapidConnectData): z.infer<typeof RapidConnectUserInfo> {
+  return { ...presentMeetingData(r), device: presentDevice({ device: r.device, type: undefined }), host: r.host };
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { Router } from 'express';
+import type { Services } from '../../../composition.js';
+import { SaveNoticeCommand } from '../../../core/notice.service.js';
+import { op, routerFor, type RouteGroup } from '../../openapi/route-spec.js';
+import { CurrentNotice, Notice, presentNotice } from '../../presenters/notice.presenter.js';
+
+/** /api/notification: the tenant-wide system notice. */
+export const notificationRoutes: RouteGroup = {
+  base: '/api/notification',
+  tag: 'Notifications',
+  routes: [
+    op({
+      operationId: 'notification.save', method: 'post', path: '/save', body: SaveNoticeCommand, response: Notice,
+      summary: 'Save a new system notice; it replaces the current one',
+      handle: async (s, { p, body }) => presentNotice(await s.notices.save(p, body)),
+    }),
+    op({
+      operationId: 'notification.clear', method: 'post', path: '/clear', response: z.object({ cleared: z.boolean() }),
+      summary: 'Clear the current notice (cleared: false when there was none)',
+      handle: (s, { p }) => s.notices.clear(p),
+    }),
+    op({
+      operationId: 'notification.current', method: 'get', path: '/current', response: CurrentNotice,
+      summary: 'The current notice, or null',
+      handle: async (s, { p }) => {
+        const n = await s.notices.current(p);
+        return { notice: n ? presentNotice(n) : null };
+      },
+    }),
+  ],
+};
+
+export function notificationRouter(services: Services): Router {
+  return routerFor(notificationRoutes, services);
+}
