@@ -9,8 +9,11 @@ export interface CallActorDeps {
   ringTimeoutMs: number;
   /** The subset of `ids` that are active users of the tenant (nobody rings a stranger or another tenant). */
   activeUserIds(tenant: string, ids: string[]): Promise<Set<string>>;
-  /** Writes the call's history record (frequent contacts, call list); `epoch` fences stale owners. */
-  saveRecord(tenant: string, call: CallState, epoch: number): Promise<void>;
+  /**
+   * Writes the call's history record (frequent contacts, call list) under the turn's epoch; returns
+   * false when a newer owner already wrote it (the runtime then counts the write as fenced).
+   */
+  saveRecord(tenant: string, call: CallState, epoch: number): Promise<boolean>;
 }
 
 type Ctx = ActorContext<CallState>;
@@ -28,6 +31,12 @@ function info(s: CallState): CallInfo {
 
 function parties(s: CallState): string[] {
   return [...new Set([s.callerId, ...s.invitedIds])];
+}
+
+/** History writes go through the runtime's fence, so a stale owner cannot overwrite a newer one. */
+async function record(ctx: Ctx, deps: CallActorDeps): Promise<void> {
+  const snapshot = info(ctx.state);
+  await ctx.fencedWrite(async (epoch) => ((await deps.saveRecord(ctx.address.tenant, snapshot, epoch)) ? true : false));
 }
 
 function isLive(s: CallState): boolean {
@@ -52,7 +61,7 @@ async function init(ctx: Ctx, deps: CallActorDeps, msg: Extract<CallMsg, { type:
   if (unknown) throw new AppError('user_not_found', `No user ${unknown}`);
   ctx.state = newCall(ctx.address.id, msg.caller, msg.callerName, msg.req, callees);
   ctx.setTimer(RING_TIMER, deps.ringTimeoutMs, { type: 'ringTimeout' });
-  await deps.saveRecord(ctx.address.tenant, ctx.state, ctx.epoch);
+  await record(ctx, deps);
   const push = { call: info(ctx.state) };
   ctx.emit(callees.map((id) => rooms.user(ctx.address.tenant, id)), 'onNewCall', push);
   return info(ctx.state);
@@ -82,7 +91,7 @@ async function accept(ctx: Ctx, deps: CallActorDeps, caller: Caller): Promise<Ca
     s.status = 'active';
     s.answeredAt = new Date().toISOString();
     ctx.clearTimer(RING_TIMER);
-    await deps.saveRecord(ctx.address.tenant, s, ctx.epoch);
+    await record(ctx, deps);
   }
   ctx.emit(parties(s).map((id) => rooms.user(ctx.address.tenant, id)), 'onCallUpdated', { call: info(s) });
   return info(s);
@@ -94,7 +103,7 @@ async function finish(ctx: Ctx, deps: CallActorDeps, status: 'ended' | 'missed' 
   s.endedAt = new Date().toISOString();
   s.endReason = reason;
   ctx.clearTimer(RING_TIMER);
-  await deps.saveRecord(ctx.address.tenant, s, ctx.epoch);
+  await record(ctx, deps);
   const push: EndCallPush = { callId: s.callId, status, reason, ...(by ? { endedBy: by } : {}) };
   ctx.emit(parties(s).map((id) => rooms.user(ctx.address.tenant, id)), 'onEndCall', push);
   return info(s);
@@ -125,7 +134,7 @@ async function addParticipant(ctx: Ctx, deps: CallActorDeps, caller: Caller, use
   const known = await deps.activeUserIds(ctx.address.tenant, [userId]);
   if (!known.has(userId)) throw new AppError('user_not_found', `No user ${userId}`);
   s.invitedIds.push(userId);
-  await deps.saveRecord(ctx.address.tenant, s, ctx.epoch);
+  await record(ctx, deps);
   ctx.emit(rooms.user(ctx.address.tenant, userId), 'onNewCall', { call: info(s) });
   ctx.emit(parties(s).filter((id) => id !== userId).map((id) => rooms.user(ctx.address.tenant, id)), 'onCallUpdated', { call: info(s) });
   return info(s);

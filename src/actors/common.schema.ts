@@ -11,5 +11,7 @@ export const Caller = z.object({
   username: z.string(),
   role: z.string(),
   permissions: z.array(z.string()),
+  scheme: z.enum(['internal', 'idp']).optional(),
+  sessionId: z.string().optional(),
 });
 export type Caller = z.infer<typeof Caller>;

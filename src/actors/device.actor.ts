@@ -38,9 +38,11 @@ function requireAccount(s: DeviceState, caller: Caller): void {
   if (!s.registered || s.accountId !== caller.userId) throw new AppError('forbidden', 'This device is registered to another account; call initRapidConnect first');
 }
 
-function requireInMeeting(s: DeviceState, meetingId: string): void {
+/** Only a participant of the meeting the device is in may control it. */
+function requireInMeeting(s: DeviceState, meetingId: string, member: boolean): void {
   if (!s.registered) throw new AppError('device_not_found', 'No such device');
   if (s.meetingId !== meetingId) throw new AppError('forbidden', 'The device is not in this meeting');
+  if (!member) throw new AppError('forbidden', 'Only a participant of the meeting may control its devices');
 }
 
 function rapidConnect(ctx: Ctx, deps: DeviceActorDeps, caller: Caller, joinCode: string): RapidConnectUserInfo {
@@ -88,7 +90,7 @@ function assign(ctx: Ctx, caller: Caller, eventId: string): DevicePush {
 
 function peripheral(ctx: Ctx, msg: Extract<DeviceMsg, { type: 'startPeripheral' | 'stopPeripheral' }>): DevicePush & { peripherals: DeviceState['peripherals'] } {
   const s = ctx.state;
-  requireInMeeting(s, msg.req.eventId);
+  requireInMeeting(s, msg.req.eventId, msg.member);
   const at = new Date().toISOString();
   if (msg.type === 'startPeripheral') {
     const r = msg.req;
@@ -102,9 +104,9 @@ function peripheral(ctx: Ctx, msg: Extract<DeviceMsg, { type: 'startPeripheral' 
   return { ...push(s), peripherals: { ...s.peripherals } };
 }
 
-function requestRemote(ctx: Ctx, caller: Caller, meetingId: string): { deviceId: string; controllerId: string } {
+function requestRemote(ctx: Ctx, caller: Caller, meetingId: string, member: boolean): { deviceId: string; controllerId: string } {
   const s = ctx.state;
-  requireInMeeting(s, meetingId);
+  requireInMeeting(s, meetingId, member);
   s.controllerId = caller.userId;
   const cmd = nextCommand(ctx, caller, meetingId, { deviceId: s.deviceId, command: 'remoteRequested' });
   ctx.emit(rooms.device(ctx.address.tenant, s.deviceId), 'onRemoteControl', cmd);
@@ -120,7 +122,7 @@ async function remoteControl(ctx: Ctx, deps: DeviceActorDeps, msg: Extract<Devic
   const s = ctx.state;
   const base = { action: 'device.remoteControl', actorId: msg.caller.userId, deviceId: s.deviceId };
   try {
-    requireInMeeting(s, msg.meetingId);
+    requireInMeeting(s, msg.meetingId, msg.member);
     if (s.controllerId !== msg.caller.userId) throw new AppError('forbidden', 'Request remote control of the device first');
   } catch (e) {
     await deps.audit(ctx.address.tenant, { ...base, outcome: 'failure', details: { meetingId: msg.meetingId, command: msg.req.command, code: (e as AppError).code } });
@@ -140,7 +142,7 @@ function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
     case 'offlineTimeout': return offline(ctx);
     case 'startPeripheral':
     case 'stopPeripheral': return peripheral(ctx, msg);
-    case 'requestRemote': return requestRemote(ctx, msg.caller, msg.meetingId);
+    case 'requestRemote': return requestRemote(ctx, msg.caller, msg.meetingId, msg.member);
     case 'remoteControl': return remoteControl(ctx, deps, msg);
     case 'get':
       if (!ctx.state.registered) throw new AppError('device_not_found', 'No such device');

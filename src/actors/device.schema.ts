@@ -103,8 +103,9 @@ export type DeviceMsg =
   | { type: 'assignMeeting'; caller: Caller; eventId: string }
   | { type: 'heartbeat'; caller: Caller; meetingId?: string | null; info: HeadsetDeviceInfo }
   | { type: 'offlineTimeout' }
-  | { type: 'startPeripheral'; caller: Caller; req: StartPeripheralRequest }
-  | { type: 'stopPeripheral'; caller: Caller; req: StopPeripheralRequest }
-  | { type: 'requestRemote'; caller: Caller; meetingId: string }
-  | { type: 'remoteControl'; caller: Caller; meetingId: string; req: RemoteControlRequest }
+  /** `member`: whether the caller joined the meeting (asked of the meeting actor by the hub). */
+  | { type: 'startPeripheral'; caller: Caller; member: boolean; req: StartPeripheralRequest }
+  | { type: 'stopPeripheral'; caller: Caller; member: boolean; req: StopPeripheralRequest }
+  | { type: 'requestRemote'; caller: Caller; member: boolean; meetingId: string }
+  | { type: 'remoteControl'; caller: Caller; member: boolean; meetingId: string; req: RemoteControlRequest }
   | { type: 'get' };

@@ -98,7 +98,6 @@ function clearImage(ctx: Ctx, caller: Caller): MeetingDetails {
 }
 
 function addDevice(ctx: Ctx, caller: Caller, deviceId: string): MeetingDetails {
-  requireMember(ctx.state, caller);
   if (!ctx.state.deviceIds.includes(deviceId)) {
     ctx.state.deviceIds.push(deviceId);
     publish(ctx, 'deviceAdded', caller.userId, { deviceId });
@@ -126,6 +125,7 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
       return publish(ctx, 'hostAccessRequested', msg.caller.userId, { userId: msg.caller.userId, username: msg.caller.username });
     case 'addDevice': return addDevice(ctx, msg.caller, msg.deviceId);
     case 'isMember': return { member: Boolean(ctx.state.members[msg.userId]) };
+    case 'members': return { memberIds: Object.keys(ctx.state.members), deviceIds: [...ctx.state.deviceIds] };
     case 'completed': return publish(ctx, 'meetingCompleted', undefined, msg.data);
     default: throw new AppError('bad_request', 'Unknown meeting message');
   }

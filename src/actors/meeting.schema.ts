@@ -76,8 +76,10 @@ export type MeetingMsg =
   | { type: 'shareImage'; caller: Caller; req: ShareImageRequest }
   | { type: 'clearImage'; caller: Caller }
   | { type: 'requestHostAccess'; caller: Caller }
+  /** A headset proved the join code to the meeting service; it joins as a device, not a member. */
   | { type: 'addDevice'; caller: Caller; deviceId: string }
   | { type: 'isMember'; userId: string }
+  | { type: 'members' }
   | { type: 'completed'; data?: Record<string, unknown> };
 
 export interface MeetingDetails {

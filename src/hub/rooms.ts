@@ -14,6 +14,8 @@ export const rooms = {
   meetingDevices: (tenant: string, eventId: string) => `meeting-devices:${tenant}:${eventId}`,
   /** The sockets of one headset/device. */
   device: (tenant: string, deviceId: string) => `device:${tenant}:${deviceId}`,
+  /** The sockets of one sign-in session (disconnected together when the session is revoked). */
+  session: (tenant: string, sessionId: string) => `session:${tenant}:${sessionId}`,
   /** A free-form room of joinRoom / sayHiToRoom. */
   custom: (tenant: string, roomId: string) => `room:${tenant}:${roomId}`,
 } as const;

@@ -10,6 +10,8 @@ export const CallRecordSchema = new Schema(
     startedAt: { type: Date, required: true },
     answeredAt: Date,
     endedAt: Date,
+    /** Fencing token of the call actor's shard at the last write (a stale owner's write is refused). */
+    actorEpoch: Number,
   },
   { timestamps: true },
 );

@@ -16,7 +16,7 @@ function callDeps(records: CallState[]): CallActorDeps {
   return {
     ringTimeoutMs: 1000,
     activeUserIds: async (_t, ids) => new Set(ids.filter((id) => [A, B, C].includes(id))),
-    saveRecord: async (_t, call) => void records.push(structuredClone(call)),
+    saveRecord: async (_t, call) => { records.push(structuredClone(call)); return true; },
   };
 }
 
@@ -133,15 +133,16 @@ describe('device actor turns', () => {
     const h = turnHarness(deviceActor(deps(audit)), { tenant: T, kind: 'device', id: 'hs-2' });
     await h.send({ type: 'rapidConnect', caller: who('dev', 'device'), joinCode: 'WXYZ' });
     await h.send({ type: 'assignMeeting', caller: who(A), eventId: 'ev1' });
-    await expect(h.send({ type: 'requestRemote', caller: who(A), meetingId: 'ev9' })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(h.send({ type: 'remoteControl', caller: who(A), meetingId: 'ev1', req: { deviceId: 'hs-2', command: 'zoom' } })).rejects.toMatchObject({ code: 'forbidden' });
-    await h.send({ type: 'requestRemote', caller: who(A), meetingId: 'ev1' });
-    const ack = await h.send({ type: 'remoteControl', caller: who(A), meetingId: 'ev1', req: { deviceId: 'hs-2', command: 'zoom', params: { level: 2 } } });
+    await expect(h.send({ type: 'requestRemote', caller: who(A), member: true, meetingId: 'ev9' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(h.send({ type: 'remoteControl', caller: who(A), member: true, meetingId: 'ev1', req: { deviceId: 'hs-2', command: 'zoom' } })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(h.send({ type: 'requestRemote', caller: who(C), member: false, meetingId: 'ev1' })).rejects.toMatchObject({ code: 'forbidden' });
+    await h.send({ type: 'requestRemote', caller: who(A), member: true, meetingId: 'ev1' });
+    const ack = await h.send({ type: 'remoteControl', caller: who(A), member: true, meetingId: 'ev1', req: { deviceId: 'hs-2', command: 'zoom', params: { level: 2 } } });
     expect(ack.commandId).toBe('hs-2:2');
     expect(h.emitted.filter((e) => e.event === 'onRemoteControl').map((e) => e.payload.command)).toEqual(['remoteRequested', 'zoom']);
     expect(audit.map((a) => a.outcome)).toEqual(['failure', 'success']);
-    await h.send({ type: 'startPeripheral', caller: who(A), req: { eventId: 'ev1', deviceId: 'hs-2', peripheralId: 'steth' } });
-    await h.send({ type: 'stopPeripheral', caller: who(A), req: { eventId: 'ev1', deviceId: 'hs-2', peripheralId: 'steth' } });
+    await h.send({ type: 'startPeripheral', caller: who(A), member: true, req: { eventId: 'ev1', deviceId: 'hs-2', peripheralId: 'steth' } });
+    await h.send({ type: 'stopPeripheral', caller: who(A), member: true, req: { eventId: 'ev1', deviceId: 'hs-2', peripheralId: 'steth' } });
     expect(h.emitted.filter((e) => e.event.startsWith('peripheral')).map((e) => e.event)).toEqual(['peripheralStarted', 'peripheralStopped']);
   });
 });

@@ -28,6 +28,11 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
         emit: (r, event, payload) => void pending.push({ rooms: ([] as string[]).concat(r), event, payload: structuredClone(payload) }),
         ask: async () => { throw new Error('ask is not used by these behaviours'); },
         passivate: () => undefined,
+        fencedWrite: async (write) => {
+          const r = await write(1);
+          if (r === false) throw new Error('fenced');
+          return r;
+        },
       };
       const reply = await behavior.receive(ctx, msg);
       emitted.push(...pending);

@@ -1,0 +1,75 @@
+import { Types } from 'mongoose';
+import type { Principal } from '../auth/principal.js';
+import { isPermission } from '../auth/permissions.js';
+import type { Caller } from '../actors/common.schema.js';
+import type { CallActorDeps } from '../actors/call.actor.js';
+import type { MeetingActorDeps } from '../actors/meeting.actor.js';
+import type { DeviceActorDeps, DeviceAuditEntry } from '../actors/device.actor.js';
+import type { MeetingData } from '../actors/meeting.schema.js';
+import type { TenantDb } from '../data/mongo.js';
+import { UserRepository } from '../data/repositories/user.repository.js';
+import { CallHistoryRepository } from '../data/repositories/call-history.repository.js';
+
+/** How long a call rings before it becomes a missed call. */
+export const RING_TIMEOUT_MS = 45_000;
+/** Heartbeat cadence announced to headsets, and how many may be missed before the device is offline. */
+export const DEVICE_HEARTBEAT_MS = 10_000;
+export const DEVICE_MISSED_HEARTBEATS = 3;
+
+/** The services the actors use, as narrow as the behaviours need them. */
+export interface ActorServices {
+  tenantDb(tenant: string): TenantDb;
+  meetings: {
+    initEvent(p: Principal, eventId: string): Promise<object>;
+    joinDetails(p: Principal, eventId: string): Promise<object>;
+    isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
+  };
+  recording: {
+    requestStart(tenant: string, eventId: string, userId: string): Promise<unknown>;
+    requestStop(tenant: string, eventId: string, userId: string): Promise<unknown>;
+  };
+  audit: { record(tenant: string, entry: { action: string; outcome: 'success' | 'failure'; actorId?: string; details?: Record<string, unknown> }): Promise<void> };
+}
+
+/** The principal a turn acts for, rebuilt from the caller the hub verified at the handshake. */
+export function principalOf(tenant: string, c: Caller): Principal {
+  return { tenant, userId: c.userId, username: c.username, role: c.role, permissions: new Set(c.permissions.filter(isPermission)), scheme: c.scheme ?? 'internal', ...(c.sessionId ? { sessionId: c.sessionId } : {}) };
+}
+
+export function callDeps(s: ActorServices): CallActorDeps {
+  return {
+    ringTimeoutMs: RING_TIMEOUT_MS,
+    activeUserIds: (tenant, ids) => new UserRepository(s.tenantDb(tenant)).existingActiveIds(ids.map((id) => new Types.ObjectId(id))),
+    saveRecord: (tenant, call, epoch) =>
+      new CallHistoryRepository(s.tenantDb(tenant)).save(
+        {
+          callId: call.callId,
+          callerId: call.callerId,
+          participantIds: call.invitedIds,
+          status: call.status === 'idle' ? 'ringing' : call.status,
+          startedAt: new Date(call.startedAt ?? Date.now()),
+          ...(call.answeredAt ? { answeredAt: new Date(call.answeredAt) } : {}),
+          ...(call.endedAt ? { endedAt: new Date(call.endedAt) } : {}),
+        },
+        epoch,
+      ),
+  };
+}
+
+export function meetingDeps(s: ActorServices): MeetingActorDeps {
+  return {
+    initEvent: async (tenant, caller, eventId) => (await s.meetings.initEvent(principalOf(tenant, caller), eventId)) as MeetingData,
+    joinEvent: async (tenant, caller, eventId) => (await s.meetings.joinDetails(principalOf(tenant, caller), eventId)) as MeetingData,
+    isParticipant: (tenant, eventId, userId) => s.meetings.isParticipant(tenant, eventId, userId),
+    startRecording: async (tenant, eventId, userId) => void (await s.recording.requestStart(tenant, eventId, userId)),
+    stopRecording: async (tenant, eventId, userId) => void (await s.recording.requestStop(tenant, eventId, userId)),
+  };
+}
+
+export function deviceDeps(s: ActorServices): DeviceActorDeps {
+  return {
+    heartbeatIntervalMs: DEVICE_HEARTBEAT_MS,
+    offlineAfterMs: DEVICE_HEARTBEAT_MS * DEVICE_MISSED_HEARTBEATS,
+    audit: (tenant, e: DeviceAuditEntry) => s.audit.record(tenant, { action: e.action, outcome: e.outcome, actorId: e.actorId, details: { ...e.details, deviceId: e.deviceId } }),
+  };
+}

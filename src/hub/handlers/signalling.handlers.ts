@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { AppError } from '../../core/errors.js';
+import { rooms } from '../rooms.js';
+import { method } from '../method.js';
+import { IceCandidateMessage, RoomId, SdpMessage } from '../signalling.schema.js';
+import type { HubContext, HubSocket } from '../hub.types.js';
+
+/** Members of the call or meeting a signalling message names, from its actor (the one source of truth). */
+async function membersOf(ctx: HubContext, socket: HubSocket, scope: { eventId?: string; callId?: string }): Promise<string[]> {
+  const tenant = socket.data.tenant;
+  if (scope.callId) return (await ctx.actors.ask<{ memberIds: string[] }>({ tenant, kind: 'call', id: scope.callId }, { type: 'members' })).memberIds;
+  return (await ctx.actors.ask<{ memberIds: string[] }>({ tenant, kind: 'meeting', id: scope.eventId! }, { type: 'members' })).memberIds;
+}
+
+/** Relays offer/answer/iceCandidate to the target's sockets, only when sender and target share the call or meeting. */
+async function relay(ctx: HubContext, socket: HubSocket, name: 'offer' | 'answer' | 'iceCandidate', msg: SdpMessage | IceCandidateMessage): Promise<{ delivered: true }> {
+  const from = socket.data.principal.userId;
+  const members = await membersOf(ctx, socket, msg);
+  if (!members.includes(from) || !members.includes(msg.targetUserId)) throw new AppError('forbidden', 'Signalling is relayed only between members of the same meeting or call');
+  const { targetUserId, ...rest } = msg;
+  const target = ctx.io.to(rooms.user(socket.data.tenant, targetUserId));
+  if (name === 'iceCandidate') target.emit('iceCandidate', { ...(rest as Omit<IceCandidateMessage, 'targetUserId'>), fromUserId: from });
+  else target.emit(name, { ...(rest as Omit<SdpMessage, 'targetUserId'>), fromUserId: from });
+  return { delivered: true };
+}
+
+/** WebRTC signalling and free-form rooms. */
+export const signallingMethods = [
+  method({ name: 'offer', op: 'hub.offer', args: z.tuple([SdpMessage]), run: (ctx, socket, [msg]) => relay(ctx, socket, 'offer', msg) }),
+  method({ name: 'answer', op: 'hub.answer', args: z.tuple([SdpMessage]), run: (ctx, socket, [msg]) => relay(ctx, socket, 'answer', msg) }),
+  method({ name: 'iceCandidate', op: 'hub.iceCandidate', args: z.tuple([IceCandidateMessage]), run: (ctx, socket, [msg]) => relay(ctx, socket, 'iceCandidate', msg) }),
+  method({
+    name: 'joinRoom',
+    op: 'hub.joinRoom',
+    args: z.tuple([RoomId]),
+    run: async (_ctx, socket, [roomId]) => {
+      await socket.join(rooms.custom(socket.data.tenant, roomId));
+      return { roomId };
+    },
+  }),
+  method({
+    name: 'sayHiToRoom',
+    op: 'hub.sayHiToRoom',
+    args: z.tuple([RoomId]),
+    run: async (_ctx, socket, [roomId]) => {
+      const room = rooms.custom(socket.data.tenant, roomId);
+      if (!socket.rooms.has(room)) throw new AppError('forbidden', 'Join the room first');
+      socket.to(room).emit('sayHi', { roomId, from: { userId: socket.data.principal.userId, username: socket.data.principal.username } });
+      return { roomId };
+    },
+  }),
+];

@@ -1,0 +1,55 @@
+import type { Logger } from '../observability/logger.js';
+import { rooms } from './rooms.js';
+import type { HubServer, HubSocket } from './hub.types.js';
+
+/** The presence service calls the hub makes (the directory's PresenceService satisfies it). */
+export interface PresencePort {
+  connected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean>;
+  disconnected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean>;
+  nodeHeartbeat(nodeId: string): Promise<void>;
+  sweepDeadNodes(): Promise<{ tenant: string; userId: string }[]>;
+}
+
+/**
+ * Presence on the hub: counts connections across nodes (in Redis, through the presence service) and
+ * pushes userStatus to the tenant room on each online/offline transition. A node heartbeat keeps this
+ * node's connections alive; the sweep removes a dead node's and announces who went offline.
+ */
+export class HubPresence {
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly io: HubServer, private readonly presence: PresencePort, private readonly nodeId: string, private readonly logger: Logger) {}
+
+  async start(intervalMs: number): Promise<void> {
+    await this.presence.nodeHeartbeat(this.nodeId);
+    this.timer = setInterval(() => void this.tick(), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async onConnect(socket: HubSocket): Promise<void> {
+    const { tenant, principal } = socket.data;
+    if (await this.presence.connected(tenant, principal.userId, this.nodeId, socket.id)) this.push(tenant, principal.userId, true);
+  }
+
+  async onDisconnect(socket: HubSocket): Promise<void> {
+    const { tenant, principal } = socket.data;
+    if (await this.presence.disconnected(tenant, principal.userId, this.nodeId, socket.id)) this.push(tenant, principal.userId, false);
+  }
+
+  private push(tenant: string, userId: string, online: boolean): void {
+    this.io.to(rooms.tenant(tenant)).emit('userStatus', { userId, online, at: new Date().toISOString() });
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.presence.nodeHeartbeat(this.nodeId);
+      for (const gone of await this.presence.sweepDeadNodes()) this.push(gone.tenant, gone.userId, false);
+    } catch (err) {
+      this.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence heartbeat failed');
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server } from 'socket.io';
+import { createShardedAdapter } from '@socket.io/redis-adapter';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { handshake, type HandshakeDeps } from './handshake.js';
+import { bind, type HubMethod } from './method.js';
+import { rooms } from './rooms.js';
+import { SocketRateLimit, type RateLimitOptions } from './socket-rate-limit.js';
+import type { HubPresence } from './hub.presence.js';
+import type { HubContext, HubServer, HubSocket } from './hub.types.js';
+
+/** The path existing mobile and headset clients connect to (SPEC). */
+export const HUB_PATH = '/hubs/mobile';
+
+export interface HubServerDeps {
+  server: HttpServer;
+  pubClient: Redis;
+  subClient: Redis;
+  channelPrefix: string;
+  handshake: HandshakeDeps;
+  rateLimit: RateLimitOptions;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * Socket.IO on the node's HTTP server with the sharded Redis adapter (docs/decisions/310): rooms are
+ * addressed across every hub node, each room on its own sharded channel.
+ */
+export function createHubServer(deps: HubServerDeps): HubServer {
+  const io: HubServer = new Server(deps.server, {
+    path: HUB_PATH,
+    serveClient: false,
+    cors: { origin: true, credentials: true },
+    maxHttpBufferSize: 256 * 1024,
+    pingInterval: 20_000,
+    pingTimeout: 20_000,
+    adapter: createShardedAdapter(deps.pubClient, deps.subClient, { channelPrefix: deps.channelPrefix, subscriptionMode: 'dynamic' }),
+  });
+  io.use(handshake(deps.handshake));
+  return io;
+}
+
+/**
+ * Handles each authenticated socket: its rooms (user, tenant, session), presence, and every client
+ * method bound with rate limit, permission check, validation and ack.
+ */
+export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod[], presence: HubPresence, rate: RateLimitOptions, metrics: Metrics): void {
+  const connected = metrics.gauge('hub_connected_sockets', 'Sockets connected to this hub node');
+  io.on('connection', (socket: HubSocket) => {
+    const { tenant, principal } = socket.data;
+    connected.inc();
+    const own = [rooms.user(tenant, principal.userId), rooms.tenant(tenant), ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : [])];
+    void socket.join(own);
+    const limit = new SocketRateLimit(rate);
+    for (const m of methods) bind(ctx, socket, m, limit);
+    presence.onConnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed'));
+    socket.on('disconnect', () => {
+      connected.dec();
+      presence.onDisconnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'));
+    });
+  });
+}
+
+/** Disconnects this node's sockets of a revoked session (every hub node receives the revocation). */
+export function disconnectSession(io: HubServer, tenant: string, sessionId: string): void {
+  io.local.in(rooms.session(tenant, sessionId)).disconnectSockets(true);
+}

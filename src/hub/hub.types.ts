@@ -1,0 +1,23 @@
+import type { Server, Socket } from 'socket.io';
+import type { ActorSystem } from '../actors/runtime/types.js';
+import type { Principal } from '../auth/principal.js';
+import type { Logger } from '../observability/logger.js';
+import type { ClientToServerEvents, InterServerEvents, ServerToClientEvents, SocketData } from './hub.events.js';
+
+export type HubServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type HubSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+
+/** The meeting service calls the hub needs (the directory's MeetingService satisfies it). */
+export interface HubMeetings {
+  joinByCode(tenant: string, meetingCode: string, joiner: { kind: 'principal'; principal: Principal }): Promise<{ eventId: string }>;
+  addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<{ eventId: string }>;
+}
+
+/** What handlers reach: the socket server, the actor system and a few services. */
+export interface HubContext {
+  io: HubServer;
+  actors: Pick<ActorSystem, 'ask'>;
+  meetings: HubMeetings;
+  logger: Logger;
+  deviceHeartbeatMs: number;
+}
