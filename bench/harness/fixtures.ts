@@ -16,6 +16,12 @@ export async function authSupport(): Promise<AuthSupport> {
   return (await import(spec)) as AuthSupport;
 }
 
+/** The part of services.jobs (src/workers/job-queues.ts) the thumbnail benchmark drives. */
+interface JobsApi {
+  enqueue(name: string, data: unknown): Promise<{ id: string }>;
+  waitUntilFinished(name: string, id: string, timeoutMs: number): Promise<{ state: string; failedReason?: string }>;
+}
+
 export type Fixtures = Record<string, (args: any) => Promise<unknown>>;
 
 export function fixtures(node: NodeHandle): Fixtures {
@@ -64,6 +70,36 @@ export function fixtures(node: NodeHandle): Fixtures {
         ids.push(String(doc._id));
       }
       return ids;
+    },
+    /** Raises the tenant's upload size limit (B7 uploads 1 GiB; the default is 100 MiB). */
+    async uploadLimits(a: { tenant: string; maxBytes: number }) {
+      const { Settings } = node.infra.mongo.tenantDb(a.tenant).models;
+      await Settings.updateMany({}, { $set: { 'uploads.maxBytes': a.maxBytes } });
+      return { maxBytes: a.maxBytes };
+    },
+    /** Stores images as tenant media content (as an upload would) and returns their hashes. */
+    async putImages(a: { tenant: string; files: string[] }) {
+      const { readFile } = await import('node:fs/promises');
+      const { layout } = await import('../../src/storage/layout.js');
+      const { createHash } = await import('node:crypto');
+      const hashes: string[] = [];
+      for (const f of a.files) {
+        const buf = await readFile(f);
+        const hash = createHash('sha256').update(buf).digest('hex');
+        await node.infra.store.put(layout.media(a.tenant, hash), buf, { contentType: 'image/jpeg' });
+        hashes.push(hash);
+      }
+      return hashes;
+    },
+    /** Enqueues one thumbnail job per hash through services.jobs and waits for all; returns the elapsed ms. */
+    async thumbnails(a: { tenant: string; hashes: string[]; timeoutMs: number }) {
+      const jobs = (node.services as unknown as { jobs: JobsApi }).jobs;
+      const t0 = performance.now();
+      const ids = await Promise.all(a.hashes.map((hash) => jobs.enqueue('thumbnail', { tenant: a.tenant, hash })));
+      const views = await Promise.all(ids.map((j) => jobs.waitUntilFinished('thumbnail', j.id, a.timeoutMs)));
+      const elapsedMs = performance.now() - t0;
+      const failed = views.filter((v) => v.state !== 'completed');
+      return { elapsedMs, completed: views.length - failed.length, failed: failed.length, firstFailure: failed[0]?.failedReason };
     },
     async metrics() {
       return node.infra.metrics.registry.getMetricsAsJSON();

@@ -1,0 +1,95 @@
+/**
+ * B8: pending-user import of a 100k-row spreadsheet: upload to POST /api/uploads/pendingUsers, the
+ * BullMQ import job (streaming exceljs read, row validation, batched upserts by username, progress),
+ * until the import reports completed. Rows/s over upload + import, and the node's peak RSS (http and
+ * workers in one process). The baseline is exceljs's streaming read of the same file alone.
+ */
+import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
+import { check } from './harness/types.js';
+import { productEnv, tenantHost } from './harness/env.js';
+import { startProduct, startBaseline, stopProduct, missingModules, missingRoles, firstReason, logFile } from './harness/sides.js';
+import { runLoad } from './harness/load.js';
+import { scaled } from './harness/scale.js';
+import { pendingUsersSheet } from './harness/inputs.js';
+import type { HostProcess } from './harness/hosts.js';
+import { request } from '../test/support/http.js';
+
+const MiB = 2 ** 20;
+const settings = { rows: scaled(100_000, 2000), pollMs: 250, importTimeoutMs: 600_000 };
+
+async function waitImport(url: string, host: string, token: string, location: string): Promise<{ status: string; rowsImported: number; rowErrorCount: number; error?: unknown }> {
+  const until = Date.now() + settings.importTimeoutMs;
+  for (;;) {
+    const r = await request(url, 'GET', location, { host, token });
+    if (r.status !== 200) throw new Error(`import status ${r.status}: ${r.text.slice(0, 300)}`);
+    if (r.body.status === 'completed' || r.body.status === 'failed') return r.body;
+    if (Date.now() > until) throw new Error(`import still ${r.body.status} after ${settings.importTimeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, settings.pollMs));
+  }
+}
+
+function sides(ctx: BenchContext): { product: Side; baseline: Side } {
+  const env = productEnv(ctx, 'b08', { ROLES: 'http,workers' });
+  let node: HostProcess | undefined;
+  let reader: HostProcess | undefined;
+  let file = '';
+  const productRound = async (i: number): Promise<Figures> => {
+    // A fresh tenant per round: every round imports the same usernames as new pending users.
+    const tenant = `bench${i}`;
+    await node!.call('tenant', { name: tenant });
+    const token = (await node!.call<{ token: string }[]>('users', { tenant, prefix: 'importer', count: 1, role: 'admin' }))[0]!.token;
+    const url = node!.info.url as string;
+    const host = tenantHost(url, tenant);
+    const before = await node!.peakReset();
+    const t0 = Date.now();
+    const up = await runLoad('upload', {
+      url, path: '/api/uploads/pendingUsers', multipart: true, file, fileName: 'pending-users.xlsx',
+      headers: { host, authorization: `Bearer ${token}` }, deadlineMs: 120_000,
+    }, logFile(ctx, `b08-load-upload-${i}`));
+    const done = await waitImport(url, host, token, `/api/uploads/pendingUsers/${JSON.parse(up.body).importId}`);
+    const seconds = (Date.now() - t0) / 1000;
+    if (done.status !== 'completed' || done.rowsImported !== settings.rows) throw new Error(`import ${done.status}: ${done.rowsImported} rows, ${done.rowErrorCount} errors ${JSON.stringify(done.error ?? '')}`);
+    const { peakRss } = await node!.peak();
+    return { rows_per_s: done.rowsImported / seconds, seconds, peak_rss_mib: peakRss / MiB, rss_growth_mib: (peakRss - before) / MiB };
+  };
+  const baselineRound = async (): Promise<Figures> => {
+    const before = await reader!.peakReset();
+    const r = await reader!.call<{ rows: number; elapsedMs: number }>('read', { file });
+    if (r.rows !== settings.rows) throw new Error(`exceljs read ${r.rows} rows, expected ${settings.rows}`);
+    const { peakRss } = await reader!.peak();
+    return { rows_per_s: r.rows / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000, peak_rss_mib: peakRss / MiB, rss_growth_mib: (peakRss - before) / MiB };
+  };
+  return {
+    product: {
+      label: 'product',
+      async start() {
+        file = await pendingUsersSheet(ctx.cacheDir, settings.rows);
+        node = await startProduct(ctx, 'b08', 'node', env);
+      },
+      round: productRound,
+      stop: () => stopProduct(ctx, [node], env.REDIS_PREFIX),
+    },
+    baseline: {
+      label: 'exceljs streaming read alone',
+      async start() {
+        file = await pendingUsersSheet(ctx.cacheDir, settings.rows);
+        reader = await startBaseline(ctx, 'b08', 'exceljs-read.ts');
+      },
+      round: baselineRound,
+      stop: async () => reader?.stop(),
+    },
+  };
+}
+
+export const benchmark: Benchmark = {
+  id: 'b08',
+  title: 'Pending-user import of 100k rows: rows/s and peak RSS',
+  target: '>= 50% of baseline rows/s; RSS <= 300 MiB',
+  baselineName: 'exceljs streaming read of the same file alone',
+  rounds: scaled(2, 1),
+  settings,
+  ratioFigure: 'rows_per_s',
+  unavailable: () => firstReason(missingRoles('workers'), missingModules('src/http/routes/uploads/uploads.router.ts', 'src/workers/jobs/pending-user-import.job.ts', 'test/support/auth.ts')),
+  sides: async (ctx) => sides(ctx),
+  checks: (p, _b, ratio) => [check('rows/s ratio', ratio, 'min', 0.5), check('peak RSS MiB', p.peak_rss_mib, 'max', 300)],
+};

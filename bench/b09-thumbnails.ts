@@ -1,0 +1,67 @@
+/**
+ * B9: thumbnail jobs per second through BullMQ: `images` distinct JPEGs stored as tenant media, one
+ * thumbnail job each enqueued through services.jobs, timed until every job finished (the workers
+ * role: fetch from the store, sharp, store the WebP, mark the media records). The baseline is sharp
+ * alone making the same thumbnails from memory with the same concurrency.
+ */
+import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
+import { check } from './harness/types.js';
+import { productEnv } from './harness/env.js';
+import { startProduct, startBaseline, stopProduct, missingModules, missingRoles, firstReason } from './harness/sides.js';
+import { scaled } from './harness/scale.js';
+import { images } from './harness/inputs.js';
+import type { HostProcess } from './harness/hosts.js';
+
+const settings = { images: scaled(60, 8), width: 1600, height: 1200, concurrency: 4 };
+
+function sides(ctx: BenchContext): { product: Side; baseline: Side } {
+  const env = productEnv(ctx, 'b09', { ROLES: 'workers', JOBS_CONCURRENCY: String(settings.concurrency) });
+  let node: HostProcess | undefined;
+  let alone: HostProcess | undefined;
+  let files: string[] = [];
+  const productRound = async (i: number): Promise<Figures> => {
+    // A fresh tenant per round: job ids derive from tenant and content, and finished work is skipped.
+    const tenant = `bench${i}`;
+    await node!.call('tenant', { name: tenant });
+    const hashes = await node!.call<string[]>('putImages', { tenant, files });
+    const r = await node!.call<{ elapsedMs: number; completed: number; failed: number; firstFailure?: string }>('thumbnails', { tenant, hashes, timeoutMs: 300_000 });
+    if (r.failed) throw new Error(`${r.failed} thumbnail jobs failed: ${r.firstFailure}`);
+    return { jobs_per_s: r.completed / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000 };
+  };
+  return {
+    product: {
+      label: 'product',
+      async start() {
+        files = await images(ctx.cacheDir, settings.images, settings.width, settings.height);
+        node = await startProduct(ctx, 'b09', 'node', env);
+      },
+      round: productRound,
+      stop: () => stopProduct(ctx, [node], env.REDIS_PREFIX),
+    },
+    baseline: {
+      label: 'sharp alone',
+      async start() {
+        files = await images(ctx.cacheDir, settings.images, settings.width, settings.height);
+        alone = await startBaseline(ctx, 'b09', 'sharp-thumbnails.ts');
+      },
+      round: async () => {
+        const r = await alone!.call<{ elapsedMs: number; done: number }>('run', { files, concurrency: settings.concurrency });
+        return { jobs_per_s: r.done / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000 };
+      },
+      stop: async () => alone?.stop(),
+    },
+  };
+}
+
+export const benchmark: Benchmark = {
+  id: 'b09',
+  title: 'Thumbnail jobs/s through BullMQ',
+  target: '>= 80% of baseline',
+  baselineName: 'sharp alone on the same images',
+  rounds: scaled(3, 1),
+  settings,
+  ratioFigure: 'jobs_per_s',
+  unavailable: () => firstReason(missingRoles('workers'), missingModules('src/workers/jobs/thumbnail.job.ts')),
+  sides: async (ctx) => sides(ctx),
+  checks: (_p, _b, ratio) => [check('jobs/s ratio', ratio, 'min', 0.8)],
+};
