@@ -32,6 +32,12 @@ export interface ActorContext<S> {
   ask<R = unknown>(to: ActorAddress, msg: unknown): Promise<R>;
   /** Lets the runtime deactivate the actor after this turn (its snapshot is kept or deleted per `forget`). */
   passivate(opts?: { forget?: boolean }): void;
+  /**
+   * Runs a durable write outside the runtime (e.g. a MongoDB update) under this turn's epoch: `write`
+   * must apply only when the stored epoch is not newer (src/actors/runtime/fenced-write.ts epochFilter)
+   * and return `false` when nothing matched. A stale epoch is counted and throws `not_owner`.
+   */
+  fencedWrite<T>(write: (epoch: number) => Promise<T | false>): Promise<T>;
 }
 
 export interface ActorBehavior<S = unknown, M = unknown, R = unknown> {
@@ -54,4 +60,9 @@ export interface ActorSystem {
   ask<R = unknown>(to: ActorAddress, msg: unknown, opts?: AskOptions): Promise<R>;
   /** Graceful shutdown: stop taking turns, persist, release leases so other nodes take over. */
   stop(): Promise<void>;
+  /**
+   * Attaches the hub's publisher for ctx.emit pushes (the hub role starts after the actors role).
+   * Until then pushes go to a Redis channel (see hub-publisher.ts).
+   */
+  useHubPublisher(publisher: HubPublisher): void;
 }

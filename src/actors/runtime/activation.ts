@@ -1,0 +1,230 @@
+import { performance } from 'node:perf_hooks';
+import { AppError, toAppError } from '../../core/errors.js';
+import type { Logger } from '../../observability/logger.js';
+import { addressKey } from './placement.js';
+import type { SnapshotStore, TimerEntry, TurnReply, WriterLease } from './snapshot-store.js';
+import { errorFromWire } from './transport.js';
+import { TurnContext, type TurnServices } from './turn-context.js';
+import type { ActorAddress, ActorBehavior, HubPublisher } from './types.js';
+
+/** A message waiting in a mailbox, with the caller's continuation. */
+export interface Envelope {
+  msg: unknown;
+  dedupeId?: string;
+  /** Set for timer turns: the timer's name. */
+  timer?: string;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+/** What an activation needs from the system that hosts it. */
+export interface ActivationHost extends TurnServices {
+  readonly store: SnapshotStore;
+  readonly logger: Logger;
+  readonly idleMs: number;
+  publisher(): HubPublisher;
+  /** True while the activation's lease may serve a turn (self-fencing, handoff). */
+  mayServe(act: Activation): boolean;
+  /** Moves messages not yet started to the shard's handoff buffer. */
+  buffer(act: Activation, items: Envelope[]): void;
+  /** A write of this activation was fenced (counted unless `counted`): its shard has a newer owner. */
+  rejected(act: Activation, counted?: boolean): void;
+  deactivate(act: Activation, reason: 'idle' | 'requested'): void;
+  observe(event: 'activated' | 'dedupe' | 'depth' | 'turn', act: Activation, value?: number): void;
+}
+
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/**
+ * One live actor: its state, timers and mailbox. Turns run strictly one at a time in arrival order;
+ * a turn's reply is released only after its write-through to Redis succeeded under the epoch fence.
+ */
+export class Activation {
+  readonly key: string;
+  state: unknown;
+  readonly timers = new Map<string, TimerEntry>();
+  readonly ready: Promise<void>;
+  closed = false;
+  private readonly queue: Envelope[] = [];
+  private readonly handles = new Map<string, { due: number; handle: NodeJS.Timeout }>();
+  private running = false;
+  private idleTimer?: NodeJS.Timeout;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly host: ActivationHost,
+    private readonly behavior: ActorBehavior,
+    readonly address: ActorAddress,
+    readonly lease: WriterLease,
+  ) {
+    this.key = addressKey(address);
+    this.ready = this.load();
+    this.ready.catch(() => undefined);
+  }
+
+  get kind(): string {
+    return this.address.kind;
+  }
+
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  enqueue(env: Envelope): void {
+    if (this.closed) return env.reject(new AppError('not_owner', 'actor was deactivated'));
+    this.queue.push(env);
+    this.host.observe('depth', this, 1);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    void this.pump();
+  }
+
+  /** Resolves once no turn is running (the running turn, if any, has persisted or failed). */
+  whenIdle(): Promise<void> {
+    return this.running ? new Promise((r) => this.idleWaiters.push(r)) : Promise.resolve();
+  }
+
+  /** Stops the activation; returns the messages that never started, for the caller to re-route. */
+  close(): Envelope[] {
+    this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    for (const h of this.handles.values()) clearTimeout(h.handle);
+    this.handles.clear();
+    const left = this.queue.splice(0);
+    this.host.observe('depth', this, -left.length);
+    return left;
+  }
+
+  private async load(): Promise<void> {
+    const snap = await this.host.store.load(this.lease.shard, this.key);
+    this.state = snap ? snap.state : this.behavior.initialState(this.address);
+    for (const t of snap?.timers ?? []) this.timers.set(t.name, t);
+    this.syncTimers();
+    this.host.observe('activated', this);
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      await this.ready;
+      while (this.queue.length && !this.closed) {
+        if (!this.host.mayServe(this)) {
+          const items = this.queue.splice(0);
+          this.host.observe('depth', this, -items.length);
+          this.host.buffer(this, items);
+          break;
+        }
+        const env = this.queue.shift()!;
+        this.host.observe('depth', this, -1);
+        await this.turn(env).then(env.resolve, env.reject);
+      }
+    } catch (e) {
+      for (const env of this.close()) env.reject(new AppError('service_unavailable', 'actor could not be activated', { cause: e }));
+      this.host.deactivate(this, 'requested');
+    } finally {
+      this.running = false;
+      for (const w of this.idleWaiters.splice(0)) w();
+      if (!this.closed && !this.queue.length) this.armIdle();
+    }
+  }
+
+  private armIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (!this.running && !this.queue.length && !this.closed) this.host.deactivate(this, 'idle');
+    }, this.host.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private serialize(): string {
+    return JSON.stringify({ s: this.state ?? null, t: [...this.timers.values()] });
+  }
+
+  private restore(serialized: string): void {
+    const { s, t } = JSON.parse(serialized) as { s: unknown; t: TimerEntry[] };
+    this.state = s;
+    this.timers.clear();
+    for (const entry of t) this.timers.set(entry.name, entry);
+  }
+
+  private async turn(env: Envelope): Promise<unknown> {
+    const started = performance.now();
+    if (env.timer && !this.timers.has(env.timer)) return undefined;
+    const replay = env.dedupeId ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId) : undefined;
+    if (replay) {
+      this.host.observe('dedupe', this);
+      return unwrap(replay);
+    }
+    if (env.timer) this.timers.delete(env.timer);
+    const before = this.serialize();
+    const ctx = new TurnContext(this, this.host);
+    const reply = await this.run(ctx, env.msg, before);
+    if (ctx.fenced) {
+      this.host.rejected(this, true);
+      throw new AppError('not_owner', 'write fenced: the shard has a newer owner');
+    }
+    const changed = !!env.timer || this.serialize() !== before;
+    const mode = ctx.forget ? 'del' : changed ? 'set' : 'none';
+    if (mode !== 'none' || env.dedupeId) {
+      const snapshot = mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
+      const saved = await this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId: env.dedupeId, reply });
+      if (!saved) {
+        this.host.rejected(this);
+        throw new AppError('not_owner', 'write rejected: the shard has a newer owner');
+      }
+    }
+    this.syncTimers();
+    if (reply.ok) ctx.flush(this.host.publisher());
+    this.host.observe('turn', this, (performance.now() - started) / 1000);
+    if (ctx.passivateRequested) this.host.deactivate(this, 'requested');
+    return unwrap(reply);
+  }
+
+  /** Runs the behaviour; a failed turn leaves state and timers as they were before it. */
+  private async run(ctx: TurnContext<unknown>, msg: unknown, before: string): Promise<TurnReply> {
+    try {
+      const value = await this.behavior.receive(ctx, msg);
+      return { ok: true, value: value === undefined ? undefined : JSON.parse(JSON.stringify(value)) };
+    } catch (e) {
+      const err = toAppError(e);
+      if (err.code === 'internal') this.host.logger.error({ component: 'actors', actor: this.key, err: e }, 'actor turn failed');
+      this.restore(before);
+      ctx.discard();
+      return { ok: false, error: { code: err.code, message: err.code === 'internal' ? 'actor turn failed' : err.message } };
+    }
+  }
+
+  /** Aligns the in-process timer handles with the (persisted) timer table. */
+  private syncTimers(): void {
+    for (const [name, h] of this.handles) {
+      const t = this.timers.get(name);
+      if (!t || t.due !== h.due) {
+        clearTimeout(h.handle);
+        this.handles.delete(name);
+      }
+    }
+    for (const t of this.timers.values()) {
+      if (this.handles.has(t.name) || this.closed) continue;
+      const handle = setTimeout(() => this.fire(t.name, t.due), Math.min(MAX_TIMER_DELAY, Math.max(0, t.due - Date.now())));
+      this.handles.set(t.name, { due: t.due, handle });
+    }
+  }
+
+  private fire(name: string, due: number): void {
+    this.handles.delete(name);
+    const t = this.timers.get(name);
+    if (!t || t.due !== due || this.closed) return;
+    if (t.due > Date.now() + 5) return this.syncTimers();
+    this.enqueue({
+      msg: t.msg,
+      timer: name,
+      resolve: () => undefined,
+      reject: (err) => this.host.logger.warn({ component: 'actors', actor: this.key, timer: name, err: (err as Error).message }, 'timer turn failed'),
+    });
+  }
+}
+
+function unwrap(reply: TurnReply): unknown {
+  if (reply.ok) return reply.value;
+  throw errorFromWire(reply.error ?? { code: 'internal', message: 'actor turn failed' });
+}

@@ -1,0 +1,352 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+import { AppError } from '../../core/errors.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { Activation, type ActivationHost, type Envelope } from './activation.js';
+import { actorKeys, type ActorKeys } from './actor-keys.js';
+import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
+import { RedisHubPublisher } from './hub-publisher.js';
+import { Membership } from './membership.js';
+import { ActorAddressSchema, addressKey, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
+import { ShardLeases, type ShardLease } from './shard-leases.js';
+import { SnapshotStore, type WriterLease } from './snapshot-store.js';
+import { RedisTransport } from './transport.js';
+import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions, HubPublisher } from './types.js';
+
+export interface ActorSystemDeps {
+  nodeId: string;
+  /** Command connection (shared with the node); the system duplicates it for its blocking inbox reads. */
+  redis: Redis;
+  /** Base of the runtime's keys: `infra.keys.actors`. */
+  keyPrefix: string;
+  config: { shards: number; leaseMs: number; idleMs: number };
+  logger: Logger;
+  metrics: Metrics;
+  publisher?: HubPublisher;
+  behaviors?: ActorBehavior<any, any, any>[];
+  /** Default total budget of an ask, retries included (default max(10 s, 4 x lease)). */
+  askTimeoutMs?: number;
+  /** How long replies are remembered for de-duplication (default 10 minutes). */
+  dedupeTtlMs?: number;
+}
+
+/** Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced, membership. */
+export type ActorSystemEvents = EventEmitter;
+
+interface Buffered {
+  address: ActorAddress;
+  env: Envelope;
+}
+
+const RETRYABLE = new Set(['not_owner', 'timeout', 'service_unavailable']);
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The actor runtime of one node: owns shards by fenced Redis leases, hosts their activations and
+ * routes messages to whichever node owns an actor. See docs/actors.md.
+ */
+export class RedisActorSystem implements ActorSystem, ActivationHost {
+  readonly nodeId: string;
+  readonly events: ActorSystemEvents = new EventEmitter();
+  readonly store: SnapshotStore;
+  readonly logger: Logger;
+  readonly idleMs: number;
+  readonly keys: ActorKeys;
+  readonly metrics: ActorMetrics;
+  readonly leases: ShardLeases;
+  readonly membership: Membership;
+  private readonly transport: RedisTransport;
+  private readonly behaviors = new Map<ActorKind, ActorBehavior>();
+  private readonly actors = new Map<string, Activation>();
+  private readonly claims = new Map<number, Promise<ShardLease | undefined>>();
+  private readonly buffers = new Map<number, Buffered[]>();
+  private readonly handoffs = new Map<number, Promise<void>>();
+  private readonly tickMs: number;
+  private readonly askTimeoutMs: number;
+  private hub: HubPublisher;
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+  private stopping?: Promise<void>;
+  private joined?: Promise<unknown>;
+  private depth = 0;
+
+  constructor(private readonly deps: ActorSystemDeps) {
+    const { nodeId, redis, config, logger } = deps;
+    this.nodeId = nodeId;
+    this.logger = logger.child({ component: 'actors' });
+    this.idleMs = config.idleMs;
+    this.keys = actorKeys(deps.keyPrefix);
+    this.metrics = actorMetrics(deps.metrics);
+    this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
+    this.askTimeoutMs = deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4);
+    this.store = new SnapshotStore({ redis, keys: this.keys, dedupeTtlMs: deps.dedupeTtlMs ?? 600_000 });
+    this.leases = new ShardLeases({ redis, keys: this.keys, nodeId, leaseMs: config.leaseMs });
+    this.membership = new Membership({ redis, keys: this.keys, nodeId, ttlMs: config.leaseMs });
+    this.transport = new RedisTransport({ redis, keys: this.keys, nodeId, logger: this.logger, onRequest: (r) => this.deliver(r.to, r.msg, r.dedupeId) });
+    this.hub = deps.publisher ?? new RedisHubPublisher(redis, this.keys.hubPushChannel, this.logger);
+    for (const b of deps.behaviors ?? []) this.behaviors.set(b.kind, b as ActorBehavior);
+  }
+
+  /** Starts reading the inbox and the lease/heartbeat timer; joins membership if behaviours are registered. */
+  async start(): Promise<void> {
+    this.transport.start();
+    this.timer = setInterval(() => this.onTick(), this.tickMs);
+    await (this.behaviors.size ? this.join() : this.membership.refresh());
+  }
+
+  /** Resolves once this node hosts actors (is a placement target). */
+  ready(): Promise<unknown> {
+    return this.joined ?? Promise.resolve();
+  }
+
+  register<S, M, R>(behavior: ActorBehavior<S, M, R>): void {
+    this.behaviors.set(behavior.kind, behavior as ActorBehavior);
+    if (this.timer && !this.joined) void this.join();
+  }
+
+  useHubPublisher(publisher: HubPublisher): void {
+    this.hub = publisher;
+  }
+
+  publisher(): HubPublisher {
+    return this.hub;
+  }
+
+  async ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
+    const address = ActorAddressSchema.parse(to);
+    const dedupeId = opts.dedupeId ?? randomUUID();
+    const deadline = Date.now() + (opts.timeoutMs ?? this.askTimeoutMs);
+    const attemptMs = Math.max(300, this.deps.config.leaseMs);
+    for (let attempt = 1; ; attempt++) {
+      const remaining = deadline - Date.now();
+      try {
+        if (remaining <= 0) throw new AppError('timeout', 'actor did not answer in time');
+        const shard = shardOf(address, this.deps.config.shards);
+        const owner = await this.resolveOwner(shard);
+        this.metrics.routed.inc({ route: owner === this.nodeId ? 'local' : 'remote' });
+        if (owner === this.nodeId) return (await withTimeout(this.deliver(address, msg, dedupeId), remaining)) as R;
+        return (await this.transport.request(owner, { to: address, msg, dedupeId, attempt }, Math.min(remaining, attemptMs))) as R;
+      } catch (e) {
+        const code = (e as AppError).code;
+        if (!RETRYABLE.has(code) || Date.now() >= deadline) throw e;
+        await delay(Math.min(25 * 2 ** Math.min(attempt, 4), Math.max(0, deadline - Date.now())));
+      }
+    }
+  }
+
+  /** Where to send a message for `shard`: its lease holder, else its rendezvous owner among live nodes. */
+  private async resolveOwner(shard: number): Promise<string> {
+    if (this.leases.isServing(shard)) return this.nodeId;
+    const holder = await this.leases.holder(shard);
+    if (holder && holder !== this.nodeId) return holder;
+    const nodes = this.membership.nodes().length ? this.membership.nodes() : await this.membership.refresh();
+    const desired = rendezvousOwner(shard, this.stopping ? nodes.filter((n) => n !== this.nodeId) : nodes);
+    if (!desired) throw new AppError('service_unavailable', 'no node hosts actors');
+    return desired;
+  }
+
+  /** Runs a message on this node, claiming the shard if it is vacant and this node is its rendezvous owner. */
+  private async deliver(to: ActorAddress, msg: unknown, dedupeId?: string): Promise<unknown> {
+    const behavior = this.behaviors.get(to.kind);
+    if (!behavior || this.stopping) throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
+    const shard = shardOf(to, this.deps.config.shards);
+    let lease = this.leases.get(shard);
+    if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.dropShard(shard, 'self-fenced');
+    lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard));
+    if (!lease) throw new AppError('not_owner', 'the shard is owned by another node');
+    return new Promise((resolve, reject) => {
+      const env = { msg, dedupeId, resolve, reject };
+      if (lease.handingOff) this.buffers.get(shard)?.push({ address: to, env }) ?? reject(new AppError('not_owner', 'shard moved'));
+      else this.activation(to, behavior, lease).enqueue(env);
+    });
+  }
+
+  private activation(to: ActorAddress, behavior: ActorBehavior, lease: ShardLease): Activation {
+    const key = addressKey(to);
+    const existing = this.actors.get(key);
+    if (existing && !existing.closed && existing.lease === lease) return existing;
+    const act = new Activation(this, behavior, to, lease);
+    this.actors.set(key, act);
+    return act;
+  }
+
+  private async claimIfDesired(shard: number): Promise<ShardLease | undefined> {
+    const nodes = this.membership.nodes();
+    if (rendezvousOwner(shard, nodes.includes(this.nodeId) ? nodes : [...nodes, this.nodeId]) !== this.nodeId) return undefined;
+    let claim = this.claims.get(shard);
+    if (!claim) {
+      claim = this.leases.acquire(shard).finally(() => this.claims.delete(shard));
+      this.claims.set(shard, claim);
+      void claim.then((l) => l && this.acquired(l), () => undefined);
+    }
+    return claim;
+  }
+
+  private acquired(lease: ShardLease): void {
+    this.metrics.shardsOwned.set(this.leases.all().length);
+    this.events.emit('shard-acquired', lease.shard, lease.epoch);
+    void this.wakeTimers(lease.shard, '+inf');
+  }
+
+  /** Activates the shard's actors that have timers, so timers fire after failover, handoff or passivation. */
+  private async wakeTimers(shard: number, until: number | '+inf'): Promise<void> {
+    const keys = await this.store.dueTimers(shard, until === '+inf' ? Number.MAX_SAFE_INTEGER : until).catch(() => [] as string[]);
+    if (!keys.length) return;
+    const lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard).catch(() => undefined));
+    if (!lease || lease.handingOff) return;
+    for (const key of keys) {
+      const address = parseAddressKey(key);
+      const behavior = address && this.behaviors.get(address.kind);
+      if (address && behavior && !this.actors.has(key)) this.activation(address, behavior, lease);
+    }
+  }
+
+  // ---- ActivationHost ----
+
+  mayServe(act: Activation): boolean {
+    return this.leases.get(act.lease.shard) === act.lease && this.leases.isServing(act.lease.shard);
+  }
+
+  buffer(act: Activation, items: Envelope[]): void {
+    const lease = act.lease as ShardLease;
+    const buf = lease.handingOff ? this.buffers.get(lease.shard) : undefined;
+    for (const env of items) {
+      if (buf) buf.push({ address: act.address, env });
+      else env.reject(new AppError('not_owner', 'shard lease lapsed'));
+    }
+  }
+
+  rejected(act: Activation, counted = false): void {
+    if (!counted) this.onFenced(act.address);
+    if (this.leases.get(act.lease.shard) === act.lease) this.dropShard(act.lease.shard, 'fenced');
+  }
+
+  onFenced(address: ActorAddress): void {
+    this.metrics.fencedWrites.inc({ kind: address.kind });
+    this.events.emit('fenced', address);
+  }
+
+  isCurrent(lease: WriterLease): Promise<boolean> {
+    return this.store.checkFence(lease);
+  }
+
+  deactivate(act: Activation, reason: 'idle' | 'requested' | 'handoff' | 'fenced'): void {
+    if (this.actors.get(act.key) === act) this.actors.delete(act.key);
+    const left = act.close();
+    this.metrics.passivations.inc({ kind: act.kind, reason });
+    this.events.emit('passivated', act.address, reason);
+    for (const env of left) this.deliver(act.address, env.msg, env.dedupeId).then(env.resolve, env.reject);
+  }
+
+  observe(event: 'activated' | 'dedupe' | 'depth' | 'turn', act: Activation, value = 0): void {
+    if (event === 'activated') {
+      this.metrics.activations.inc({ kind: act.kind });
+      this.events.emit('activated', act.address, act.lease.epoch);
+    } else if (event === 'dedupe') this.metrics.dedupeHits.inc({ kind: act.kind });
+    else if (event === 'turn') this.metrics.turnDuration.observe({ kind: act.kind }, value);
+    else this.metrics.mailboxDepth.set((this.depth += value));
+  }
+
+  // ---- leases, fencing, rebalance, handoff ----
+
+  private join(): Promise<unknown> {
+    this.joined ??= this.membership.join().then((nodes) => this.events.emit('membership', nodes));
+    return this.joined;
+  }
+
+  private onTick(): void {
+    for (const lease of this.leases.lapsed()) if (!lease.handingOff) this.dropShard(lease.shard, 'self-fenced');
+    if (this.ticking || this.stopping) return;
+    this.ticking = true;
+    this.tick()
+      .catch((err) => this.logger.warn({ err: (err as Error).message }, 'actor tick failed'))
+      .finally(() => (this.ticking = false));
+  }
+
+  private async tick(): Promise<void> {
+    const before = this.membership.nodes().join(',');
+    const nodes = await this.membership.refresh();
+    if (nodes.join(',') !== before) this.events.emit('membership', nodes);
+    for (const shard of await this.leases.renewAll()) this.dropShard(shard, 'lost');
+    if (!this.membership.isJoined || !nodes.includes(this.nodeId)) return;
+    for (const lease of this.leases.all()) {
+      const desired = rendezvousOwner(lease.shard, nodes);
+      if (!lease.handingOff && desired && desired !== this.nodeId) void this.handoff(lease, 'rebalance');
+    }
+    const until = Date.now() + 2 * this.tickMs;
+    const mine = [...Array(this.deps.config.shards).keys()].filter((s) => rendezvousOwner(s, nodes) === this.nodeId);
+    await Promise.all(mine.map((s) => this.wakeTimers(s, until)));
+  }
+
+  /** Stops serving a shard at once (self-fenced, lost or fenced): activations go, Redis keeps the lease until it expires. */
+  private dropShard(shard: number, reason: 'self-fenced' | 'lost' | 'fenced'): void {
+    const lease = this.leases.get(shard);
+    if (!lease) return;
+    this.leases.forget(lease);
+    for (const act of this.activationsOf(shard)) {
+      this.actors.delete(act.key);
+      for (const env of act.close()) env.reject(new AppError('not_owner', `shard ${reason}`));
+      this.metrics.passivations.inc({ kind: act.kind, reason: 'fenced' });
+    }
+    this.metrics.shardsOwned.set(this.leases.all().length);
+    this.logger.warn({ shard, epoch: lease.epoch, reason }, 'stopped serving shard');
+    this.events.emit('shard-lost', shard, reason);
+  }
+
+  private activationsOf(shard: number): Activation[] {
+    return [...this.actors.values()].filter((a) => a.lease.shard === shard);
+  }
+
+  private handoff(lease: ShardLease, reason: 'stop' | 'rebalance'): Promise<void> {
+    let running = this.handoffs.get(lease.shard);
+    if (!running) {
+      running = this.runHandoff(lease, reason).finally(() => this.handoffs.delete(lease.shard));
+      this.handoffs.set(lease.shard, running);
+    }
+    return running;
+  }
+
+  /** Buffer -> finish the running turn (already persisted) -> release -> forward the buffer to the new owner. */
+  private async runHandoff(lease: ShardLease, reason: 'stop' | 'rebalance'): Promise<void> {
+    lease.handingOff = true;
+    const buffered: Buffered[] = [];
+    this.buffers.set(lease.shard, buffered);
+    const acts = this.activationsOf(lease.shard);
+    await Promise.all(acts.map((a) => a.whenIdle()));
+    for (const act of acts) {
+      if (this.actors.get(act.key) === act) this.actors.delete(act.key);
+      for (const env of act.close()) buffered.push({ address: act.address, env });
+      this.metrics.passivations.inc({ kind: act.kind, reason: 'handoff' });
+    }
+    if (this.leases.get(lease.shard) === lease) {
+      await this.leases.release(lease).catch((err) => this.logger.warn({ shard: lease.shard, err: (err as Error).message }, 'lease release failed'));
+    }
+    this.buffers.delete(lease.shard);
+    this.metrics.handoffs.inc({ reason });
+    this.metrics.shardsOwned.set(this.leases.all().length);
+    this.events.emit('handoff', lease.shard, reason);
+    await Promise.allSettled(buffered.map(({ address, env }) => this.ask(address, env.msg, { dedupeId: env.dedupeId }).then(env.resolve, env.reject)));
+  }
+
+  /** Graceful stop: leave membership, hand every shard off, then stop reading the inbox. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      clearInterval(this.timer);
+      await this.membership.leave().catch(() => undefined);
+      await Promise.all([...this.leases.all().map((l) => this.handoff(l, 'stop')), ...this.handoffs.values()]);
+      await this.transport.stop();
+      this.logger.info({ node: this.nodeId }, 'actor system stopped');
+    })();
+    return this.stopping;
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError('timeout', 'actor did not answer in time')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,18 @@
+import { RedisActorSystem, type ActorSystemDeps } from './actor-system.js';
+
+export { RedisActorSystem, type ActorSystemDeps, type ActorSystemEvents } from './actor-system.js';
+export { fencedWrite, epochFilter, epochStamp, type Fence } from './fenced-write.js';
+export { RedisHubPublisher, subscribeHubPushes, type HubPush } from './hub-publisher.js';
+export { addressKey, shardOf, rendezvousOwner, ActorAddressSchema } from './placement.js';
+export { actorSystemOf, type ActorsRoleHandle } from './actors.role.js';
+export type * from './types.js';
+
+/**
+ * Creates and starts a node's actor system (used by the `actors` role, tests and child-process
+ * fixtures). Behaviours passed here are registered before the node joins placement.
+ */
+export async function createActorSystem(deps: ActorSystemDeps): Promise<RedisActorSystem> {
+  const system = new RedisActorSystem(deps);
+  await system.start();
+  return system;
+}

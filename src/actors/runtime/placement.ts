@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { ActorAddress } from './types.js';
+
+/** Wire schema of an address; every message crossing Redis is checked against it. */
+export const ActorAddressSchema = z.object({
+  tenant: z.string().min(1).max(100),
+  kind: z.enum(['call', 'meeting', 'device']),
+  id: z.string().min(1).max(200),
+});
+
+/** The identity string the runtime shards on and names snapshots by. */
+export function addressKey(a: ActorAddress): string {
+  return `${a.tenant}/${a.kind}/${a.id}`;
+}
+
+/** Inverse of addressKey (tenant names and kinds never contain '/'; ids may). */
+export function parseAddressKey(key: string): ActorAddress | undefined {
+  const [tenant, kind, ...rest] = key.split('/');
+  const parsed = ActorAddressSchema.safeParse({ tenant, kind, id: rest.join('/') });
+  return parsed.success ? parsed.data : undefined;
+}
+
+function hash32(s: string): number {
+  return createHash('sha1').update(s).digest().readUInt32BE(0);
+}
+
+/**
+ * Stable shard of an address: a hash that does not depend on the process or Node version, so every
+ * node agrees. The shard count must stay fixed for a deployment (epochs are per shard).
+ */
+export function shardOf(a: ActorAddress, shards: number): number {
+  return hash32(addressKey(a)) % shards;
+}
+
+/**
+ * Rendezvous (highest random weight) owner of a shard among live nodes: deterministic on every node
+ * that sees the same membership, and a join or leave moves only about 1/N of the shards.
+ */
+export function rendezvousOwner(shard: number, nodes: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestScore = -1;
+  for (const node of nodes) {
+    const score = hash32(`${shard}|${node}`);
+    if (score > bestScore || (score === bestScore && best !== undefined && node < best)) {
+      best = node;
+      bestScore = score;
+    }
+  }
+  return best;
+}

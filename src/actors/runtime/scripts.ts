@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** A Lua script run by EVALSHA, loaded on first use (and again after a Redis restart). */
+export class LuaScript {
+  private readonly sha: string;
+
+  constructor(readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  async run<T>(redis: Redis, keys: string[], args: (string | number)[]): Promise<T> {
+    try {
+      return (await redis.evalsha(this.sha, keys.length, ...keys, ...args)) as T;
+    } catch (e) {
+      if (!String((e as Error).message).includes('NOSCRIPT')) throw e;
+      return (await redis.eval(this.source, keys.length, ...keys, ...args)) as T;
+    }
+  }
+}
+
+/**
+ * Claims a vacant shard: INCR the epoch (the fencing token) and set the lease `node|epoch` with a TTL.
+ * A node may re-claim a lease it still holds in Redis (it dropped its shard locally): the epoch still
+ * increases, fencing its own older activations. KEYS: lease, epoch. ARGV: node, leaseMs.
+ */
+export const ACQUIRE = new LuaScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur and string.sub(cur, 1, string.len(ARGV[1]) + 1) ~= (ARGV[1] .. '|') then return {0, cur} end
+local e = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. e, 'PX', ARGV[2])
+return {1, tostring(e)}
+`);
+
+/** Extends a lease only while it still names this node and epoch. KEYS: lease. ARGV: value, leaseMs. */
+export const RENEW = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`);
+
+/** Gives a lease up (handoff) so the next owner claims at once. KEYS: lease. ARGV: value. */
+export const RELEASE = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+/**
+ * The fenced write-through of one turn: applies only when the shard's epoch is the writer's epoch and
+ * the lease still names the writer. Writes (or deletes) the snapshot, keeps the shard's timer index and
+ * remembers the turn's reply under its de-duplication id, all at once.
+ * KEYS: lease, epoch, snapshot, timers, dedupe.
+ * ARGV: leaseValue, epoch, mode(set|del|none), snapshotJson, member, nextDue(''=none), replyJson(''=none), dedupeTtlMs.
+ */
+export const SAVE_TURN = new LuaScript(`
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[3] == 'set' then redis.call('SET', KEYS[3], ARGV[4])
+elseif ARGV[3] == 'del' then redis.call('DEL', KEYS[3]) end
+if ARGV[3] ~= 'none' then
+  if ARGV[6] == '' then redis.call('ZREM', KEYS[4], ARGV[5]) else redis.call('ZADD', KEYS[4], ARGV[6], ARGV[5]) end
+end
+if ARGV[7] ~= '' then redis.call('SET', KEYS[5], ARGV[7], 'PX', ARGV[8]) end
+return 1
+`);
+
+/** True while `node|epoch` is still the shard's lease and epoch. KEYS: lease, epoch. ARGV: value, epoch. */
+export const CHECK_FENCE = new LuaScript(`
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return 1
+`);
+
+/**
+ * Membership on Redis server time (no clock agreement needed between nodes): drops expired nodes,
+ * then joins (heartbeat), leaves or just reads. KEYS: nodes. ARGV: node, ttlMs, mode(join|leave|peek).
+ */
+export const HEARTBEAT = new LuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ARGV[3] == 'join' then redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+elseif ARGV[3] == 'leave' then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+`);

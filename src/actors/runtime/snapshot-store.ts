@@ -1,0 +1,73 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { ActorKeys } from './actor-keys.js';
+import { CHECK_FENCE, SAVE_TURN } from './scripts.js';
+
+const TimerEntrySchema = z.object({ name: z.string(), due: z.number(), msg: z.unknown() });
+const SnapshotSchema = z.object({ state: z.unknown(), timers: z.array(TimerEntrySchema), epoch: z.number() });
+const TurnReplySchema = z.object({
+  ok: z.boolean(),
+  value: z.unknown().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+
+export type TimerEntry = z.infer<typeof TimerEntrySchema>;
+export type Snapshot = z.infer<typeof SnapshotSchema>;
+/** The remembered outcome of a turn, replayed to a retried message with the same de-duplication id. */
+export type TurnReply = z.infer<typeof TurnReplySchema>;
+
+/** What one turn persists: the snapshot (or its deletion) and the reply under its de-duplication id. */
+export interface TurnWrite {
+  mode: 'set' | 'del' | 'none';
+  snapshot?: Snapshot;
+  dedupeId?: string;
+  reply?: TurnReply;
+}
+
+export interface WriterLease {
+  shard: number;
+  epoch: number;
+  value: string;
+}
+
+/** Actor snapshots, the timer index and remembered replies, all written through the epoch fence. */
+export class SnapshotStore {
+  constructor(private readonly deps: { redis: Redis; keys: ActorKeys; dedupeTtlMs: number }) {}
+
+  async load(shard: number, key: string): Promise<Snapshot | undefined> {
+    const raw = await this.deps.redis.get(this.deps.keys.snapshot(shard, key));
+    if (!raw) return undefined;
+    return SnapshotSchema.parse(JSON.parse(raw));
+  }
+
+  async lookupReply(shard: number, key: string, dedupeId: string): Promise<TurnReply | undefined> {
+    const raw = await this.deps.redis.get(this.deps.keys.dedupe(shard, key, dedupeId));
+    return raw ? TurnReplySchema.parse(JSON.parse(raw)) : undefined;
+  }
+
+  /** Persists a turn; false when the writer's epoch is stale (the write was rejected by Redis). */
+  async saveTurn(lease: WriterLease, key: string, w: TurnWrite): Promise<boolean> {
+    const { redis, keys, dedupeTtlMs } = this.deps;
+    const s = lease.shard;
+    const dedupeKey = w.dedupeId ? keys.dedupe(s, key, w.dedupeId) : keys.snapshot(s, key);
+    const timers = w.snapshot?.timers ?? [];
+    const nextDue = w.mode === 'set' && timers.length ? String(Math.min(...timers.map((t) => t.due))) : '';
+    const ok = await SAVE_TURN.run<number>(
+      redis,
+      [keys.lease(s), keys.epoch(s), keys.snapshot(s, key), keys.timers(s), dedupeKey],
+      [lease.value, String(lease.epoch), w.mode, w.snapshot ? JSON.stringify(w.snapshot) : '', key, nextDue, w.dedupeId && w.reply ? JSON.stringify(w.reply) : '', dedupeTtlMs],
+    );
+    return ok === 1;
+  }
+
+  /** Actors of a shard with a timer due before `until` (epoch ms): they must be active to fire it. */
+  async dueTimers(shard: number, until: number): Promise<string[]> {
+    return this.deps.redis.zrangebyscore(this.deps.keys.timers(shard), '-inf', until, 'LIMIT', 0, 500);
+  }
+
+  /** True while `lease` is still current in Redis (used by fencedWrite before external writes). */
+  async checkFence(lease: WriterLease): Promise<boolean> {
+    const { redis, keys } = this.deps;
+    return (await CHECK_FENCE.run<number>(redis, [keys.lease(lease.shard), keys.epoch(lease.shard)], [lease.value, String(lease.epoch)])) === 1;
+  }
+}

@@ -1,0 +1,98 @@
+import { AppError } from '../../core/errors.js';
+import { fencedWrite } from './fenced-write.js';
+import { addressKey } from './placement.js';
+import type { ActorAddress, ActorContext, HubPublisher } from './types.js';
+import type { TimerEntry, WriterLease } from './snapshot-store.js';
+
+/** The slice of an activation a turn may touch. */
+export interface TurnTarget {
+  readonly address: ActorAddress;
+  readonly lease: WriterLease;
+  state: unknown;
+  readonly timers: Map<string, TimerEntry>;
+}
+
+/** What the runtime lends a turn: asking other actors and checking/counting the fence. */
+export interface TurnServices {
+  ask<R>(to: ActorAddress, msg: unknown): Promise<R>;
+  isCurrent(lease: WriterLease): Promise<boolean>;
+  onFenced(address: ActorAddress): void;
+}
+
+interface Push {
+  rooms: string | string[];
+  event: string;
+  payload: unknown;
+}
+
+/** One turn's view of its actor; pushes and passivation take effect only after the turn persisted. */
+export class TurnContext<S> implements ActorContext<S> {
+  private readonly pushes: Push[] = [];
+  passivateRequested = false;
+  forget = false;
+  /** Set when a fencedWrite found a newer epoch: this node no longer owns the shard. */
+  fenced = false;
+
+  constructor(private readonly target: TurnTarget, private readonly services: TurnServices) {}
+
+  get address(): ActorAddress {
+    return this.target.address;
+  }
+
+  get state(): S {
+    return this.target.state as S;
+  }
+
+  set state(next: S) {
+    this.target.state = next;
+  }
+
+  get epoch(): number {
+    return this.target.lease.epoch;
+  }
+
+  setTimer(name: string, delayMs: number, msg: unknown): void {
+    this.target.timers.set(name, { name, due: Date.now() + Math.max(0, delayMs), msg });
+  }
+
+  clearTimer(name: string): void {
+    this.target.timers.delete(name);
+  }
+
+  emit(rooms: string | string[], event: string, payload: unknown): void {
+    this.pushes.push({ rooms, event, payload });
+  }
+
+  ask<R = unknown>(to: ActorAddress, msg: unknown): Promise<R> {
+    if (addressKey(to) === addressKey(this.address)) {
+      return Promise.reject(new AppError('bad_request', 'an actor cannot ask itself (its mailbox is busy with this turn)'));
+    }
+    return this.services.ask<R>(to, msg);
+  }
+
+  passivate(opts: { forget?: boolean } = {}): void {
+    this.passivateRequested = true;
+    this.forget = !!opts.forget;
+  }
+
+  fencedWrite<T>(write: (epoch: number) => Promise<T | false>): Promise<T> {
+    const lease = this.target.lease;
+    return fencedWrite({ epoch: lease.epoch, isCurrent: () => this.services.isCurrent(lease), onFenced: () => this.onFenced() }, write);
+  }
+
+  private onFenced(): void {
+    this.fenced = true;
+    this.services.onFenced(this.address);
+  }
+
+  /** Sends the queued pushes; called only after the turn's snapshot is persisted. */
+  flush(publisher: HubPublisher): void {
+    for (const p of this.pushes.splice(0)) publisher.emit(p.rooms, p.event, p.payload);
+  }
+
+  discard(): void {
+    this.pushes.length = 0;
+    this.passivateRequested = false;
+    this.forget = false;
+  }
+}

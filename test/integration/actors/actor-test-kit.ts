@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
+import path from 'node:path';
+import { actorSystemOf, rendezvousOwner, shardOf, type RedisActorSystem } from '../../../src/actors/runtime/index.js';
+import type { ActorAddress, ActorBehavior } from '../../../src/actors/runtime/types.js';
+import { uniqueId } from '../../support/env.js';
+import { startTestNode, type TestNode } from '../../support/node.js';
+
+/** Settings shared by every node of one test cluster (same Redis prefix = same cluster). */
+export function clusterEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return { ROLES: 'actors', REDIS_PREFIX: `test:${uniqueId()}:`, ACTOR_LEASE_MS: '600', ACTOR_SHARDS: '16', ACTOR_IDLE_MS: '60000', ...overrides };
+}
+
+export interface ActorNode {
+  node: TestNode;
+  system: RedisActorSystem;
+}
+
+/** Starts a node with the `actors` role, registers `behavior` on it and waits until it hosts actors. */
+export async function startActorNode(env: Record<string, string>, behavior: ActorBehavior<any, any, any>): Promise<ActorNode> {
+  const node = await startTestNode(env);
+  const system = actorSystemOf(node.roles);
+  system.register(behavior);
+  await system.ready();
+  return { node, system };
+}
+
+/** Resolves with the arguments of the next `event` for which `match` holds. */
+export function nextEvent<A extends unknown[]>(emitter: EventEmitter, event: string, match: (...args: A) => boolean = () => true): Promise<A> {
+  return new Promise((resolve) => {
+    const on = (...args: unknown[]) => {
+      if (!match(...(args as A))) return;
+      emitter.off(event, on);
+      resolve(args as A);
+    };
+    emitter.on(event, on);
+  });
+}
+
+/** Waits until `system` sees exactly `nodes` as the live hosting nodes. */
+export async function waitForMembers(system: RedisActorSystem, nodes: string[]): Promise<void> {
+  const want = [...nodes].sort().join(',');
+  if (system.membership.nodes().join(',') === want) return;
+  await nextEvent<[string[]]>(system.events, 'membership', (live) => live.join(',') === want);
+}
+
+/** The first `call` actor address (ids `${prefix}0`, `${prefix}1`, ...) whose rendezvous owner is `owner`. */
+export function addressOwnedBy(owner: string, nodes: string[], shards: number, prefix = 'a', tenant = 'acme'): ActorAddress {
+  for (let i = 0; ; i++) {
+    const a: ActorAddress = { tenant, kind: 'call', id: `${prefix}${i}` };
+    if (rendezvousOwner(shardOf(a, shards), [...nodes].sort()) === owner) return a;
+  }
+}
+
+/** Deletes every Redis key of a test prefix. */
+export async function dropPrefix(node: TestNode, prefix: string): Promise<void> {
+  const redis = node.infra.redis;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+export interface FixtureNode {
+  child: ChildProcess;
+  nodeId: string;
+  ask<R = unknown>(to: ActorAddress, msg: unknown, opts?: { timeoutMs?: number; dedupeId?: string }): Promise<R>;
+  next<T = any>(type: string): Promise<T>;
+}
+
+/** Spawns test/e2e/actors/fixtures/actor-node.fixture.ts as a separate actor node of the cluster. */
+export async function spawnActorNode(env: Record<string, string>, nodeId: string): Promise<FixtureNode> {
+  const fixture = path.resolve('test/e2e/actors/fixtures/actor-node.fixture.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6390',
+      ACTOR_KEY_PREFIX: `${env.REDIS_PREFIX}actors:`,
+      ACTOR_SHARDS: env.ACTOR_SHARDS,
+      ACTOR_LEASE_MS: env.ACTOR_LEASE_MS,
+      NODE_ID: nodeId,
+      NODE_OPTIONS: '',
+    },
+  });
+  let seq = 0;
+  const next = <T>(type: string) =>
+    new Promise<T>((resolve, reject) => {
+      const on = (m: { type: string }) => {
+        if (m.type !== type) return;
+        child.off('message', on);
+        child.off('exit', onExit);
+        resolve(m as T);
+      };
+      const onExit = (code: number | null) => reject(new Error(`fixture exited (${code}) before '${type}'`));
+      child.on('message', on);
+      child.once('exit', onExit);
+    });
+  const ready = next('ready');
+  await ready;
+  return {
+    child,
+    nodeId,
+    next,
+    ask: <R>(to: ActorAddress, msg: unknown, opts?: { timeoutMs?: number; dedupeId?: string }) => {
+      const id = ++seq;
+      const reply = new Promise<R>((resolve, reject) => {
+        const on = (m: { type: string; id: number; ok: boolean; value: R; code?: string }) => {
+          if (m.type !== 'reply' || m.id !== id) return;
+          child.off('message', on);
+          if (m.ok) resolve(m.value);
+          else reject(Object.assign(new Error(m.code), { code: m.code }));
+        };
+        child.on('message', on);
+      });
+      child.send({ cmd: 'ask', id, to, msg, opts });
+      return reply;
+    },
+  };
+}
+
+/** SIGKILLs a fixture node and waits for it to be gone. */
+export function hardKill(f: FixtureNode, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (f.child.exitCode !== null || f.child.signalCode !== null) return Promise.resolve();
+  const gone = new Promise<void>((r) => f.child.once('exit', () => r()));
+  f.child.kill(signal);
+  return gone;
+}

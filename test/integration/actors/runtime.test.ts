@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { epochFilter, epochStamp, shardOf } from '../../../src/actors/runtime/index.js';
+import type { ActorAddress, HubPublisher } from '../../../src/actors/runtime/types.js';
+import { counterBehavior, type CounterState } from '../../e2e/actors/fixtures/counter.behavior.js';
+import { clusterEnv, dropPrefix, nextEvent, startActorNode, type ActorNode } from './actor-test-kit.js';
+
+type Reply = CounterState & { epoch: number };
+
+describe('actor runtime on one node', () => {
+  const env = clusterEnv({ ACTOR_IDLE_MS: '400' });
+  const pushes: { rooms: string | string[]; event: string; payload: any }[] = [];
+  const publisher: HubPublisher = { emit: (rooms, event, payload) => pushes.push({ rooms, event, payload }) };
+  let inTurn = 0;
+  let maxInTurn = 0;
+  const records = new Map<string, { v: string; actorEpoch: number }>();
+  let a: ActorNode;
+  const addr = (id: string): ActorAddress => ({ tenant: 'acme', kind: 'call', id });
+
+  beforeAll(async () => {
+    a = await startActorNode(
+      env,
+      counterBehavior({
+        onTurnStart: () => (maxInTurn = Math.max(maxInTurn, ++inTurn)),
+        onTurnEnd: () => inTurn--,
+        record: async (epoch, v) => {
+          const coll = a.node.infra.mongo.conn.db!.collection<{ _id: string; v: string; actorEpoch: number }>('actor_fence_test');
+          const r = await coll.updateOne({ _id: 'doc', ...epochFilter(epoch) }, { $set: { v, ...epochStamp(epoch) } });
+          if (r.matchedCount) records.set('doc', { v, actorEpoch: epoch });
+          return r.matchedCount === 1;
+        },
+      }),
+    );
+    a.system.useHubPublisher(publisher);
+  });
+  afterAll(async () => {
+    await a.node.infra.mongo.conn.db!.collection('actor_fence_test').drop().catch(() => undefined);
+    await dropPrefix(a.node, env.REDIS_PREFIX);
+    await a.node.destroy();
+  });
+
+  it('runs turns one at a time, in arrival order', async () => {
+    const to = addr('order');
+    await a.system.ask(to, { op: 'get' });
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => a.system.ask<Reply>(to, { op: 'slow', seq: i })));
+    expect(replies[29].log).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(maxInTurn).toBe(1);
+  });
+
+  it('rolls a failed turn back and answers with its error code', async () => {
+    const to = addr('fails');
+    await a.system.ask(to, { op: 'inc' });
+    await expect(a.system.ask(to, { op: 'fail' })).rejects.toMatchObject({ code: 'invalid_state' });
+    expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(1);
+  });
+
+  it('fires timers as turns and pushes only after the turn persisted', async () => {
+    const to = addr('timer');
+    const fired = new Promise<void>((resolve) => {
+      const orig = publisher.emit;
+      publisher.emit = (rooms, event, payload) => {
+        orig(rooms, event, payload);
+        if (event === 'fired') resolve();
+      };
+    });
+    await a.system.ask(to, { op: 'timer', name: 't1', ms: 30 });
+    await fired;
+    const snap = await a.system.store.load(shardOf(to, 16), 'acme/call/timer');
+    expect(snap?.state).toMatchObject({ fired: ['t1'] });
+    expect(snap?.timers).toEqual([]);
+    expect(pushes.find((p) => p.event === 'fired')).toMatchObject({ rooms: 'room:timer', payload: { name: 't1' } });
+  });
+
+  it('passivates on request and reactivates from the snapshot', async () => {
+    const to = addr('passive');
+    for (let i = 0; i < 3; i++) await a.system.ask(to, { op: 'inc', seq: i });
+    const gone = nextEvent(a.system.events, 'passivated', (p: ActorAddress, reason: string) => p.id === 'passive' && reason === 'requested');
+    await a.system.ask(to, { op: 'passivate' });
+    await gone;
+    const back = nextEvent(a.system.events, 'activated', (p: ActorAddress) => p.id === 'passive');
+    const r = await a.system.ask<Reply>(to, { op: 'get' });
+    await back;
+    expect(r).toMatchObject({ count: 3, log: [0, 1, 2] });
+  });
+
+  it('forgets the snapshot when passivated with forget', async () => {
+    const to = addr('forget');
+    await a.system.ask(to, { op: 'inc' });
+    await a.system.ask(to, { op: 'passivate', forget: true });
+    expect(await a.system.store.load(shardOf(to, 16), 'acme/call/forget')).toBeUndefined();
+    expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(0);
+  });
+
+  it('passivates idle actors, and a timer wakes a passivated actor', async () => {
+    const to = addr('sleeper');
+    const idle = nextEvent(a.system.events, 'passivated', (p: ActorAddress, reason: string) => p.id === 'sleeper' && reason === 'idle');
+    await a.system.ask(to, { op: 'timer', name: 'wake', ms: 900 });
+    await idle;
+    const woke = nextEvent(a.system.events, 'activated', (p: ActorAddress) => p.id === 'sleeper');
+    const fired = new Promise<void>((resolve) => {
+      const orig = publisher.emit;
+      publisher.emit = (rooms, event, payload) => {
+        orig(rooms, event, payload);
+        if (event === 'fired' && (payload as { name: string }).name === 'wake') resolve();
+      };
+    });
+    await woke;
+    await fired;
+    expect((await a.system.ask<Reply>(to, { op: 'get' })).fired).toEqual(['wake']);
+  });
+
+  it('applies a retried ask with the same de-duplication id once, also after reactivation', async () => {
+    const to = addr('dedupe');
+    const first = await a.system.ask<Reply>(to, { op: 'inc', seq: 1 }, { dedupeId: 'req-1' });
+    const again = await a.system.ask<Reply>(to, { op: 'inc', seq: 1 }, { dedupeId: 'req-1' });
+    expect(again).toEqual(first);
+    await a.system.ask(to, { op: 'passivate' });
+    const afterReactivation = await a.system.ask<Reply>(to, { op: 'inc', seq: 1 }, { dedupeId: 'req-1' });
+    expect(afterReactivation.count).toBe(1);
+    expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(1);
+    const hits = await a.system.metrics.dedupeHits.get();
+    expect(hits.values.reduce((n, v) => n + v.value, 0)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('fences durable writes made on the actor\'s behalf by epoch', async () => {
+    const to = addr('fenced');
+    const coll = a.node.infra.mongo.conn.db!.collection<{ _id: string; v: string; actorEpoch?: number }>('actor_fence_test');
+    await coll.insertOne({ _id: 'doc', v: 'initial' });
+    const r = await a.system.ask<Reply>(to, { op: 'record', v: 'first' });
+    expect(records.get('doc')).toEqual({ v: 'first', actorEpoch: r.epoch });
+    await coll.updateOne({ _id: 'doc' }, { $set: { actorEpoch: r.epoch + 1, v: 'newer owner' } });
+    const fenced = nextEvent(a.system.events, 'fenced');
+    const lost = nextEvent(a.system.events, 'shard-lost', (_s: number, reason: string) => reason === 'fenced');
+    const retried = await a.system.ask<Reply>(to, { op: 'record', v: 'retried' });
+    await Promise.all([fenced, lost]);
+    expect(retried.epoch).toBeGreaterThanOrEqual(r.epoch + 1);
+    expect(await coll.findOne({ _id: 'doc' })).toMatchObject({ v: 'retried', actorEpoch: retried.epoch });
+  });
+
+  it('rejects a snapshot write from a stale epoch in Redis and counts it', async () => {
+    const to = addr('stale');
+    const r = await a.system.ask<Reply>(to, { op: 'inc' });
+    const shard = shardOf(to, 16);
+    const stale = { shard, epoch: r.epoch - 1, value: `${a.system.nodeId}|${r.epoch - 1}` };
+    expect(await a.system.store.saveTurn(stale, 'acme/call/stale', { mode: 'set', snapshot: { state: { count: 99 }, timers: [], epoch: r.epoch - 1 } })).toBe(false);
+    const current = a.system.leases.get(shard)!;
+    expect(await a.system.store.saveTurn(current, 'acme/call/stale', { mode: 'none' })).toBe(true);
+    expect((await a.system.store.load(shard, 'acme/call/stale'))?.state).toMatchObject({ count: 1 });
+  });
+
+  it('reports its figures through the node metrics', async () => {
+    const text = await a.node.infra.metrics.registry.metrics();
+    for (const name of ['actor_activations_total', 'actor_messages_routed_total', 'actor_fenced_writes_total', 'actor_mailbox_depth', 'actor_turn_duration_seconds', 'actor_passivations_total']) {
+      expect(text).toContain(name);
+    }
+  });
+});
