@@ -1,8 +1,9 @@
 // Starts the local services the service needs (Redis, a MongoDB-protocol server) on loopback,
 // idempotently, with all data under .local/. Used by `npm start`, `npm test` and CI.
-// A real mongod on PATH or MONGODB_URI in the environment wins over FerretDB.
+// A real mongod on PATH or MONGODB_URI in the environment wins over FerretDB; when FerretDB cannot be
+// built (no Go), mongo-java-server from Maven is the fallback. Running services are reused.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, statSync, rmSync, cpSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, readdirSync, statSync, rmSync, cpSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,12 +92,19 @@ export async function ensureRedis(port = Number(process.env.LOCAL_REDIS_PORT ?? 
 }
 
 function buildFerretDb(bin) {
-  const go = which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
-  if (!go) throw new ServiceError('no MongoDB-protocol server: neither mongod, MONGODB_URI nor Go (to build FerretDB) is available');
+  // LOCAL_GO names the Go binary; `none` pretends there is none (exercises the Java fallback).
+  const go = process.env.LOCAL_GO === 'none' ? null
+    : process.env.LOCAL_GO ?? which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
+  if (!go) throw new ServiceError('Go is not installed (FerretDB is built from source with it)');
   log(`building FerretDB ${FERRETDB_VERSION} with Go (first run only, about two minutes)`);
   // `go install mod@version` asks the proxy for the version list, which it may refuse; download the exact
   // version and build it from the module cache instead.
-  const json = execFileSync(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], { encoding: 'utf8', cwd: localDir, env: { ...process.env, GOFLAGS: '-mod=mod' } });
+  let json;
+  try {
+    json = execFileSync(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], { encoding: 'utf8', cwd: localDir, env: { ...process.env, GOFLAGS: '-mod=mod' } });
+  } catch (e) {
+    throw new ServiceError(`downloading FerretDB ${FERRETDB_VERSION} with Go failed: ${String(e.stderr ?? e.message).trim().split('\n').pop()}`);
+  }
   // The module cache is read-only and lacks the generated version file the binary insists on: build
   // from a writable copy with that file written.
   const src = path.join(localDir, 'src', `ferretdb-${FERRETDB_VERSION}`);
@@ -106,41 +114,98 @@ function buildFerretDb(bin) {
   writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
   const r = spawnSync(go, ['build', '-o', bin, './cmd/ferretdb'], { cwd: src, stdio: 'inherit', env: { ...process.env, GOFLAGS: '-buildvcs=false -mod=mod', CGO_ENABLED: '0' } });
   if (r.status !== 0 || !existsSync(bin)) throw new ServiceError('building FerretDB failed (see output above)');
+  rmSync(src, { recursive: true, force: true });
 }
 
-export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 27027)) {
-  if (process.env.MONGODB_URI) return process.env.MONGODB_URI;
-  const uri = `mongodb://127.0.0.1:${port}/`;
-  if (await portOpen(port)) return uri;
+const MONGO_SERVERS = ['auto', 'mongod', 'ferretdb', 'mongo-java-server'];
+
+function startMongod(mongod, port) {
+  const dbpath = path.join(localDir, 'mongod');
+  mkdirSync(dbpath, { recursive: true });
+  log(`starting mongod on 127.0.0.1:${port}`);
+  daemon(mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dbpath], 'mongod.log');
+}
+
+function startFerretDb(port) {
+  const bin = path.join(localDir, 'bin', 'ferretdb');
+  mkdirSync(path.dirname(bin), { recursive: true });
+  if (!existsSync(bin)) buildFerretDb(bin);
+  const data = path.join(localDir, 'ferretdb', 'data');
+  const state = path.join(localDir, 'ferretdb', 'state');
+  mkdirSync(data, { recursive: true });
+  mkdirSync(state, { recursive: true });
+  log(`starting FerretDB (SQLite backend) on 127.0.0.1:${port}`);
+  daemon(bin, [
+    '--handler=sqlite', `--sqlite-url=file:${data}/`, `--listen-addr=127.0.0.1:${port}`,
+    `--state-dir=${state}`, '--telemetry=disable', '--log-level=warn', '--debug-addr=-',
+  ], 'ferretdb.log');
+}
+
+/** Fetches mongo-java-server and its dependencies from Maven once (jars under .local/mongo-java-server/lib). */
+function installMongoJavaServer(lib) {
+  if (existsSync(lib) && readdirSync(lib).some((f) => f.startsWith('mongo-java-server-h2-backend'))) return;
+  if (!which('java') || !which('mvn')) aptInstall('maven');
+  log('fetching mongo-java-server with Maven (first run only)');
+  const pom = path.join(root, 'deploy', 'mongo-java-server', 'pom.xml');
+  const r = spawnSync('mvn', ['-q', '-B', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`], { stdio: 'inherit' });
+  if (r.status !== 0) throw new ServiceError('fetching mongo-java-server with Maven failed (see output above)');
+}
+
+function startMongoJavaServer(port) {
+  const dir = path.join(localDir, 'mongo-java-server');
+  const lib = path.join(dir, 'lib');
+  installMongoJavaServer(lib);
+  const launcher = path.join(root, 'deploy', 'mongo-java-server', 'MongoJavaServerLauncher.java');
+  log(`starting mongo-java-server (H2 backend) on 127.0.0.1:${port}`);
+  daemon('java', ['-Xmx512m', '-cp', `${lib}/*`, launcher, '127.0.0.1', String(port), path.join(dir, 'data.mv')], 'mongo-java-server.log');
+}
+
+/**
+ * Picks and starts a MongoDB-protocol server: a real mongod on PATH, else FerretDB (built with Go),
+ * else mongo-java-server (Java, from Maven). LOCAL_MONGO_SERVER forces one of them.
+ */
+function startMongoServer(port) {
+  const choice = process.env.LOCAL_MONGO_SERVER ?? 'auto';
+  if (!MONGO_SERVERS.includes(choice)) throw new ServiceError(`LOCAL_MONGO_SERVER must be one of ${MONGO_SERVERS.join(', ')}`);
   const mongod = which('mongod');
-  if (mongod) {
-    const dbpath = path.join(localDir, 'mongod');
-    mkdirSync(dbpath, { recursive: true });
-    log(`starting mongod on 127.0.0.1:${port}`);
-    daemon(mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dbpath], 'mongod.log');
-  } else {
-    const bin = path.join(localDir, 'bin', 'ferretdb');
-    mkdirSync(path.dirname(bin), { recursive: true });
-    if (!existsSync(bin)) buildFerretDb(bin);
-    const data = path.join(localDir, 'ferretdb', 'data');
-    const state = path.join(localDir, 'ferretdb', 'state');
-    mkdirSync(data, { recursive: true });
-    mkdirSync(state, { recursive: true });
-    log(`starting FerretDB (SQLite backend) on 127.0.0.1:${port}`);
-    daemon(bin, [
-      '--handler=sqlite', `--sqlite-url=file:${data}/`, `--listen-addr=127.0.0.1:${port}`,
-      `--state-dir=${state}`, '--telemetry=disable', '--log-level=warn', '--debug-addr=-',
-    ], 'ferretdb.log');
+  if (choice === 'mongod' || (choice === 'auto' && mongod)) {
+    if (!mongod) throw new ServiceError('LOCAL_MONGO_SERVER=mongod but no mongod is on PATH');
+    startMongod(mongod, port);
+    return 'mongod';
   }
-  await waitFor(() => portOpen(port), 'MongoDB-protocol server');
-  return uri;
+  if (choice === 'ferretdb') return (startFerretDb(port), 'ferretdb');
+  if (choice === 'mongo-java-server') return (startMongoJavaServer(port), 'mongo-java-server');
+  const failures = [];
+  for (const [name, start] of [['ferretdb', startFerretDb], ['mongo-java-server', startMongoJavaServer]]) {
+    try {
+      start(port);
+      return name;
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      failures.push(`${name}: ${e.message}`);
+      log(`${name} is not available (${e.message})${name === 'ferretdb' ? '; falling back to mongo-java-server' : ''}`);
+    }
+  }
+  throw new ServiceError(`no MongoDB-protocol server could be started.\n  ${failures.join('\n  ')}\n` +
+    '  Install Go (FerretDB is built from source), or Java and Maven (mongo-java-server), or start MongoDB and set MONGODB_URI.');
+}
+
+/** Reuses whatever already listens on the port (a second `npm start`), else starts a server. */
+export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 27027)) {
+  if (process.env.MONGODB_URI) return { uri: process.env.MONGODB_URI, server: 'external' };
+  const uri = `mongodb://127.0.0.1:${port}/`;
+  if (await portOpen(port)) return { uri, server: readServices()?.mongoServer ?? 'running' };
+  const server = startMongoServer(port);
+  await waitFor(() => portOpen(port), `MongoDB-protocol server (${server})`, server === 'mongo-java-server' ? 60_000 : 30_000);
+  return { uri, server };
 }
 
 /** Starts everything and writes .local/services.json; returns the connection settings. */
 export async function ensureServices() {
   mkdirSync(localDir, { recursive: true });
-  const [redisUrl, mongoUri] = [await ensureRedis(), await ensureMongo()];
-  const services = { redisUrl, mongoUri };
+  const redisUrl = await ensureRedis();
+  const mongo = await ensureMongo();
+  const services = { redisUrl, mongoUri: mongo.uri, mongoServer: mongo.server };
   writeFileSync(path.join(localDir, 'services.json'), JSON.stringify(services, null, 2));
   return services;
 }
