@@ -12,6 +12,7 @@ import { createAuthServices } from './auth/auth-services.js';
 import { createJobQueues, type JobQueues } from './workers/job-queues.js';
 import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
 import { createDirectoryServices } from './core/directory.wiring.js';
+import { createMediaServices } from './core/media.wiring.js';
 
 /** Connections to the outside world, created once per process and closed in order. */
 export interface Infra {
@@ -51,7 +52,7 @@ export function createServices(infra: Infra) {
   const tenants = new TenantService({ mongo: infra.mongo, tenants: tenantRepo });
   const auth = createAuthServices(infra);
   const telemetry = createTelemetryServices(infra, tenants, tenantRepo);
-  return { tenantRepo, tenants, auth, ...createDirectoryServices(infra, { vcs: () => telemetry.vcs }), ...telemetry };
+  return { tenantRepo, tenants, auth, ...createDirectoryServices(infra, { vcs: () => telemetry.vcs }), ...telemetry, ...createMediaServices(infra) };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -41,6 +41,7 @@ export const OPERATIONS = {
   'media.download': { transport: 'rest', name: 'GET /api/media/download/{tenant}/{hash}', requires: 'media:read' },
   'media.downloadAlias': { transport: 'rest', name: 'GET /media/download/{tenant}/{hash}', requires: 'media:read' },
   'media.syncFiles': { transport: 'rest', name: 'POST /api/media/syncFiles', requires: 'media:upload', note: 'queued mobile uploads' },
+  'media.thumbnail': { transport: 'rest', name: 'GET /api/media/thumbnail/{tenant}/{hash}', requires: 'media:read', note: 'image thumbnail once the thumbnail job produced it' },
   'files.shared': { transport: 'rest', name: 'GET /api/files/shared/{filePath}', requires: 'media:read' },
   'files.container': { transport: 'rest', name: 'GET /files/{tenantId}/{container}/{*path}', requires: 'media:read' },
   // Tenant
@@ -54,6 +55,7 @@ export const OPERATIONS = {
   'admin.migrate': { transport: 'rest', name: 'POST /api/admin/migrate/{tenantName}', requires: 'public', note: 'proved by the provisioning code' },
   // Bulk user upload
   'uploads.pendingUsers': { transport: 'rest', name: 'POST /api/uploads/pendingUsers', requires: 'users:import' },
+  'uploads.pendingUsersStatus': { transport: 'rest', name: 'GET /api/uploads/pendingUsers/{importId}', requires: 'users:import', note: 'progress and per-row error report of an import' },
   // Contacts
   'contacts.get': { transport: 'rest', name: 'GET /api/contacts/get', requires: 'contacts:read' },
   'contacts.groupUsers': { transport: 'rest', name: 'GET /api/contacts/group/users/{groupId}', requires: 'contacts:read' },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import {
   S3Client,
   HeadObjectCommand,
@@ -77,8 +77,8 @@ export class S3ObjectStore implements ObjectStore {
     const staging = `${STAGING}/${randomUUID()}`;
     const h = hashingLimiter(opts.maxBytes);
     // The limiter's error must reach the caller even though lib-storage reads the piped stream.
-    const piped = body.pipe(h.stream);
-    body.once('error', (e) => piped.destroy(e));
+    const piped = h.stream;
+    pipeline(body, piped, () => undefined);
     try {
       await this.upload(staging, piped, opts.contentType);
       const { size, sha256 } = h.result();
@@ -102,8 +102,8 @@ export class S3ObjectStore implements ObjectStore {
     assertSafeKey(key);
     const h = hashingLimiter();
     const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-    const piped = source.pipe(h.stream);
-    source.once('error', (e) => piped.destroy(e));
+    const piped = h.stream;
+    pipeline(source, piped, () => undefined);
     await this.upload(key, piped, opts.contentType);
     return { key, ...h.result(), created: true };
   }

@@ -39,6 +39,8 @@ function entry<N extends JobName>(name: N, load: () => Promise<JobHandler<N>>): 
 export const CATALOGUE: readonly CatalogueEntry[] = [
   entry('recording', async () => (await import('./jobs/recording.job.js')).recordingJob),
   entry('telemetry-completion', async () => (await import('./jobs/telemetry-completion.job.js')).telemetryCompletionJob),
+  entry('thumbnail', async () => (await import('./jobs/thumbnail.job.js')).thumbnailJob),
+  entry('pending-user-import', async () => (await import('./jobs/pending-user-import.job.js')).pendingUserImportJob),
 ];
 
 export class CatalogueError extends Error {

@@ -33,6 +33,20 @@ export const TelemetryCompletionJobData = z.object({
 });
 export type TelemetryCompletionJobData = z.infer<typeof TelemetryCompletionJobData>;
 
+/** Renders the thumbnail of a tenant's stored image content (by content hash). */
+export const ThumbnailJobData = z.object({
+  tenant: Tenant,
+  hash: z.string().regex(/^[a-f0-9]{64}$/),
+});
+export type ThumbnailJobData = z.infer<typeof ThumbnailJobData>;
+
+/** Imports the pending users of one uploaded spreadsheet (an Import record). */
+export const PendingUserImportJobData = z.object({
+  tenant: Tenant,
+  importId: z.string().uuid(),
+});
+export type PendingUserImportJobData = z.infer<typeof PendingUserImportJobData>;
+
 export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   queue: QueueName;
   data: S;
@@ -58,6 +72,16 @@ export const JOBS = {
     queue: 'telemetry',
     data: TelemetryCompletionJobData,
     jobId: (d) => `completion.${d.tenant}.${d.eventId}.${safe(d.conferenceId)}`,
+  }),
+  thumbnail: defineJob({
+    queue: 'media',
+    data: ThumbnailJobData,
+    jobId: (d) => `thumbnail.${d.tenant}.${d.hash}`,
+  }),
+  'pending-user-import': defineJob({
+    queue: 'imports',
+    data: PendingUserImportJobData,
+    jobId: (d) => `import.${d.tenant}.${d.importId}`,
   }),
 } satisfies Record<string, JobDefinition>;
 

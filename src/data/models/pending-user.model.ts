@@ -27,6 +27,10 @@ export const ImportSchema = new Schema(
     rowsDone: { type: Number, default: 0 },
     rowsImported: { type: Number, default: 0 },
     rowErrors: { type: [{ row: Number, field: String, message: String, _id: false }], default: [] },
+    /** Every row error found; `rowErrors` keeps only the first ones (the report is capped). */
+    rowErrorCount: { type: Number, default: 0 },
+    startedAt: Date,
+    finishedAt: Date,
     error: String,
   },
   { timestamps: true },

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { AppError, isAppError } from './errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { TenantDb } from '../data/mongo.js';
+import { ImportRepository, type ImportRecord, type RowError } from '../data/repositories/import.repository.js';
+import { PendingUserRepository, type PendingUserRow } from '../data/repositories/pending-user.repository.js';
+import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import { layout } from '../storage/layout.js';
+import { checkExtension, guardedSource, uploadFailure } from './upload-policy.js';
+import type { UploadPart } from './media.service.js';
+import { DEFAULT_SPREADSHEET_LIMITS, inspectXlsxContainer, type SpreadsheetLimits } from './spreadsheet-limits.js';
+import { readPendingUserSheet, type SheetRow } from './pending-user-sheet.js';
+
+export interface ImportDeps {
+  store: ObjectStore;
+  tenantDb(tenant: string): TenantDb;
+  /** Queues the import job (idempotent by tenant and import id). */
+  enqueueImport(job: { tenant: string; importId: string }): Promise<unknown>;
+  limits?: Partial<SpreadsheetLimits>;
+}
+
+export interface ImportSummary {
+  rowsTotal: number;
+  rowsImported: number;
+  rowErrors: number;
+}
+
+export type ImportProgress = (p: { done: number; imported: number; errors: number }) => Promise<void>;
+
+/** Rows upserted per round trip, and how many row errors the stored report keeps. */
+const BATCH = 500;
+export const MAX_REPORTED_ERRORS = 1000;
+
+/**
+ * Bulk import of pending users (POST /api/uploads/pendingUsers): the spreadsheet is stored, an Import
+ * record tracks progress and the per-row error report, and a job streams the sheet into upserts keyed
+ * by username. A retried job starts the report over; the upserts make the rows themselves idempotent.
+ */
+export class ImportService {
+  private readonly limits: SpreadsheetLimits;
+
+  constructor(private readonly deps: ImportDeps) {
+    this.limits = { ...DEFAULT_SPREADSHEET_LIMITS, ...deps.limits };
+  }
+
+  /** Stores the uploaded xlsx, creates the Import and queues its job. */
+  async start(principal: Principal, parts: AsyncIterable<UploadPart>): Promise<ImportRecord> {
+    const db = this.deps.tenantDb(principal.tenant);
+    const uploadLimits = await new MediaFileRepository(db).uploadLimits();
+    if (!uploadLimits) throw new AppError('tenant_not_found', 'The tenant is not provisioned');
+    let stored: { hash: string; fileName: string } | undefined;
+    for await (const part of parts) {
+      if (part.type === 'field') continue;
+      if (part.name !== 'file' || stored) {
+        part.stream.resume();
+        throw new AppError('validation_failed', 'Exactly one file part named "file" is expected', { errors: [{ field: 'file', message: 'exactly one file' }] });
+      }
+      stored = await this.storeSheet(principal.tenant, part.fileName, part.stream);
+    }
+    if (!stored) throw new AppError('validation_failed', 'file: a spreadsheet is required', { errors: [{ field: 'file', message: 'required' }] });
+    const record = await new ImportRepository(db).create({ id: randomUUID(), fileHash: stored.hash, fileName: stored.fileName, requestedBy: principal.userId });
+    await this.deps.enqueueImport({ tenant: principal.tenant, importId: record.id });
+    return record;
+  }
+
+  private async storeSheet(tenant: string, fileName: string, stream: Readable) {
+    try {
+      checkExtension(fileName, { maxBytes: this.limits.maxFileBytes, allowedExtensions: ['xlsx'], maxImagePixels: 0 });
+    } catch (e) {
+      stream.resume();
+      throw e;
+    }
+    const put = await this.deps.store
+      .putContentAddressed(layout.importsPrefix(tenant), guardedSource(stream, 'xlsx'), { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', maxBytes: this.limits.maxFileBytes })
+      .catch((e: unknown) => {
+        stream.resume();
+        throw uploadFailure(e);
+      });
+    return { hash: put.sha256, fileName: fileName.slice(0, 255) };
+  }
+
+  /** Progress and the error report of one import of the caller's tenant. */
+  async status(principal: Principal, importId: string): Promise<ImportRecord> {
+    const record = await new ImportRepository(this.deps.tenantDb(principal.tenant)).findById(importId);
+    if (!record) throw new AppError('import_not_found');
+    return record;
+  }
+
+  /** The job: checks the container, streams rows, upserts in batches, reports progress. */
+  async run(data: { tenant: string; importId: string }, progress: ImportProgress = async () => undefined): Promise<ImportSummary> {
+    const db = this.deps.tenantDb(data.tenant);
+    const imports = new ImportRepository(db);
+    const record = await imports.findById(data.importId);
+    if (!record) throw new AppError('import_not_found');
+    if (record.status === 'completed') return { rowsTotal: record.rowsTotal, rowsImported: record.rowsImported, rowErrors: record.rowErrorCount ?? 0 };
+    await imports.start(data.importId);
+    const key = layout.import(data.tenant, record.fileHash);
+    try {
+      const info = await this.deps.store.head(key);
+      if (!info) throw new AppError('spreadsheet_rejected', 'The uploaded spreadsheet is missing');
+      await inspectXlsxContainer(async (start, end) => (await this.deps.store.get(key, { start, end })).body, info.size, this.limits);
+      const summary = await this.importRows(db, data.importId, key, progress);
+      await imports.finish(data.importId, summary.rowsTotal);
+      return summary;
+    } catch (e) {
+      if (isAppError(e) && e.code === 'spreadsheet_rejected') await imports.fail(data.importId, e.message);
+      throw e;
+    }
+  }
+
+  private async importRows(db: TenantDb, importId: string, key: string, progress: ImportProgress): Promise<ImportSummary> {
+    const batch = new ImportBatch(new ImportRepository(db), new PendingUserRepository(db), importId, await new PendingUserRepository(db).roleNames());
+    const { body } = await this.deps.store.get(key);
+    try {
+      for await (const row of readPendingUserSheet(body, this.limits)) {
+        if (batch.add(row) >= BATCH) await progress(await batch.flush());
+      }
+      await progress(await batch.flush());
+    } finally {
+      body.destroy();
+    }
+    return batch.summary();
+  }
+}
+
+/** Accumulates one batch of rows: in-sheet duplicates, unknown roles and existing users become row errors. */
+class ImportBatch {
+  private rows: PendingUserRow[] = [];
+  private errors: RowError[] = [];
+  private readonly seen = new Map<string, number>();
+  private totals = { done: 0, imported: 0, errors: 0, reported: 0 };
+
+  constructor(private readonly imports: ImportRepository, private readonly users: PendingUserRepository, private readonly importId: string, private readonly roles: Set<string>) {}
+
+  add(r: SheetRow): number {
+    if (!r.ok) this.errors.push({ row: r.row, field: r.field, message: r.message });
+    else if (this.seen.has(r.value.username)) this.errors.push({ row: r.row, field: 'username', message: `duplicate of row ${this.seen.get(r.value.username)}` });
+    else if (!this.roles.has(r.value.role)) this.errors.push({ row: r.row, field: 'role', message: `unknown role '${r.value.role}'` });
+    else {
+      this.seen.set(r.value.username, r.row);
+      this.rows.push({ ...r.value, rowNumber: r.row });
+    }
+    return this.rows.length + this.errors.length;
+  }
+
+  async flush(): Promise<{ done: number; imported: number; errors: number }> {
+    const done = this.rows.length + this.errors.length;
+    const existing = await this.users.existingUsers(this.rows.map((r) => r.username));
+    const fresh = this.rows.filter((r) => !existing.has(r.username));
+    for (const r of this.rows) if (existing.has(r.username)) this.errors.push({ row: r.rowNumber, field: 'username', message: 'already a user of the tenant' });
+    const imported = await this.users.upsertMany(fresh, this.importId);
+    const room = Math.max(0, MAX_REPORTED_ERRORS - this.totals.reported);
+    const report = this.errors.sort((a, b) => a.row - b.row).slice(0, room);
+    await this.imports.progress(this.importId, { rowsDone: done, rowsImported: imported, errors: report, errorCount: this.errors.length });
+    this.totals = { done: this.totals.done + done, imported: this.totals.imported + imported, errors: this.totals.errors + this.errors.length, reported: this.totals.reported + report.length };
+    this.rows = [];
+    this.errors = [];
+    return { done: this.totals.done, imported: this.totals.imported, errors: this.totals.errors };
+  }
+
+  summary(): ImportSummary {
+    return { rowsTotal: this.totals.done, rowsImported: this.totals.imported, rowErrors: this.totals.errors };
+  }
+}

@@ -1,0 +1,19 @@
+import type { Infra } from '../composition.js';
+import { MediaService } from './media.service.js';
+import { ImportService } from './import.service.js';
+
+/** Media uploads and downloads, and pending-user imports, wired from infra (spread into createServices). */
+export function createMediaServices(infra: Pick<Infra, 'store' | 'mongo' | 'queues'>) {
+  const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
+  const media = new MediaService({
+    store: infra.store,
+    tenantDb,
+    enqueueThumbnail: (job) => infra.queues.enqueue('thumbnail', job),
+  });
+  const imports = new ImportService({
+    store: infra.store,
+    tenantDb,
+    enqueueImport: (job) => infra.queues.enqueue('pending-user-import', job),
+  });
+  return { media, imports };
+}

@@ -1,0 +1,87 @@
+import type { Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { z } from 'zod';
+import { AppError } from './errors.js';
+import type { SpreadsheetLimits } from './spreadsheet-limits.js';
+
+/** One data row of the pending-users sheet, validated; `row` is the sheet's 1-based row number. */
+export const PendingUserRow = z.object({
+  username: z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9._@-]{1,63}$/, 'letters, digits and . _ @ - only, 2 to 64 characters'),
+  email: z.union([z.literal('').transform(() => undefined), z.email('not a valid e-mail address')]).optional(),
+  displayName: z.string().trim().min(1, 'required').max(200),
+  role: z.string().trim().toLowerCase().min(1, 'required').max(64),
+});
+export type PendingUserRow = z.infer<typeof PendingUserRow>;
+
+export type SheetRow = { row: number; ok: true; value: PendingUserRow } | { row: number; ok: false; field: string; message: string };
+
+/** Header spellings accepted for each field (compared lower-case without spaces, dashes or underscores). */
+const HEADERS: Record<keyof PendingUserRow, readonly string[]> = {
+  username: ['username', 'user', 'login'],
+  email: ['email', 'mail', 'emailaddress'],
+  displayName: ['displayname', 'name', 'fullname'],
+  role: ['role'],
+};
+
+const norm = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** The text of a cell whatever exceljs made of it (rich text, hyperlink, formula result, number, date). */
+export function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Date) return v.toISOString();
+  const o = v as { richText?: { text: string }[]; text?: unknown; result?: unknown };
+  if (Array.isArray(o.richText)) return o.richText.map((r) => r.text).join('');
+  if (o.text !== undefined) return cellText(o.text);
+  if (o.result !== undefined) return cellText(o.result);
+  return '';
+}
+
+function columnsOf(header: unknown[]): Partial<Record<keyof PendingUserRow, number>> {
+  const cols: Partial<Record<keyof PendingUserRow, number>> = {};
+  header.forEach((v, i) => {
+    const h = norm(cellText(v));
+    for (const [field, names] of Object.entries(HEADERS) as [keyof PendingUserRow, readonly string[]][]) {
+      if (names.includes(h) && cols[field] === undefined) cols[field] = i;
+    }
+  });
+  const missing = (['username', 'displayName', 'role'] as const).filter((f) => cols[f] === undefined);
+  if (missing.length) throw new AppError('spreadsheet_rejected', `The header row lacks the column(s): ${missing.join(', ')}`);
+  return cols;
+}
+
+function toRow(row: number, values: unknown[], cols: Partial<Record<keyof PendingUserRow, number>>): SheetRow | undefined {
+  const raw = Object.fromEntries(Object.entries(cols).map(([f, i]) => [f, cellText(values[i!]).trim()]));
+  if (Object.values(raw).every((v) => v === '')) return undefined;
+  const r = PendingUserRow.safeParse(raw);
+  if (r.success) return { row, ok: true, value: r.data };
+  const issue = r.error.issues[0]!;
+  return { row, ok: false, field: String(issue.path[0] ?? 'row'), message: issue.message };
+}
+
+/**
+ * Streams the first worksheet of an xlsx, yielding validated rows one by one. exceljs's streaming
+ * WorkbookReader never holds the sheet; the limits on rows and columns stop a parsing bomb early.
+ */
+export async function* readPendingUserSheet(input: Readable, limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>): AsyncGenerator<SheetRow> {
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', worksheets: 'emit', entries: 'emit' });
+  let cols: Partial<Record<keyof PendingUserRow, number>> | undefined;
+  let rows = 0;
+  for await (const sheet of reader) {
+    for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
+      const values = row.values as unknown[];
+      if (values.length - 1 > limits.maxColumns) throw new AppError('spreadsheet_rejected', `Row ${row.number} has more than ${limits.maxColumns} columns`);
+      if (!cols) {
+        cols = columnsOf(values);
+        continue;
+      }
+      const parsed = toRow(row.number, values, cols);
+      if (!parsed) continue;
+      if (++rows > limits.maxRows) throw new AppError('spreadsheet_rejected', `The sheet has more than ${limits.maxRows} rows`);
+      yield parsed;
+    }
+    break;
+  }
+  if (!cols) throw new AppError('spreadsheet_rejected', 'The workbook has no header row');
+}

@@ -1,0 +1,89 @@
+import { Types, type HydratedDocument } from 'mongoose';
+import type { TenantDb } from '../mongo.js';
+import type { MediaFileDoc } from '../models/media-file.model.js';
+import type { UploadLimits } from '../../core/upload-policy.js';
+
+export type MediaFileRecord = HydratedDocument<MediaFileDoc>;
+
+export interface NewMediaFile {
+  hash: string;
+  size: number;
+  contentType: string;
+  fileName: string;
+  extension: string;
+  ownerId: string;
+  eventId?: string;
+  sessionId?: string;
+  clientRef: string;
+  kind: MediaFileDoc['kind'];
+  thumbnailStatus: MediaFileDoc['thumbnailStatus'];
+}
+
+/** MediaFile records of one tenant, plus the two facts uploads need from elsewhere (limits, event access). */
+export class MediaFileRepository {
+  constructor(private readonly db: TenantDb) {}
+
+  /** The tenant's upload configuration (Settings.uploads), or null before the tenant is migrated. */
+  async uploadLimits(): Promise<UploadLimits | null> {
+    const s = await this.db.models.Settings.findById('tenant', { uploads: 1 }).lean();
+    return s?.uploads ? { maxBytes: s.uploads.maxBytes, allowedExtensions: s.uploads.allowedExtensions, maxImagePixels: s.uploads.maxImagePixels } : null;
+  }
+
+  /** True when the event exists and the user organises it or takes part in it. */
+  async canAttachToEvent(eventId: string, userId: string): Promise<boolean> {
+    if (!Types.ObjectId.isValid(eventId) || !Types.ObjectId.isValid(userId)) return false;
+    const uid = new Types.ObjectId(userId);
+    const hit = await this.db.models.Event.exists({ _id: new Types.ObjectId(eventId), $or: [{ organizerId: uid }, { participantIds: uid }] });
+    return Boolean(hit);
+  }
+
+  findByClientRef(clientRef: string): Promise<MediaFileRecord | null> {
+    return this.db.models.MediaFile.findOne({ clientRef });
+  }
+
+  findByHash(hash: string): Promise<MediaFileRecord | null> {
+    return this.db.models.MediaFile.findOne({ hash }).sort({ createdAt: -1 });
+  }
+
+  findById(id: string): Promise<MediaFileRecord | null> {
+    if (!Types.ObjectId.isValid(id)) return Promise.resolve(null);
+    return this.db.models.MediaFile.findById(id);
+  }
+
+  /**
+   * Inserts the record, or returns the one already holding `clientRef` (a retried upload). The unique
+   * index on clientRef settles concurrent retries: the loser reads the winner's record.
+   */
+  async createOnce(input: NewMediaFile): Promise<{ record: MediaFileRecord; created: boolean }> {
+    const existing = await this.findByClientRef(input.clientRef);
+    if (existing) return { record: existing, created: false };
+    try {
+      const record = await this.db.models.MediaFile.create({
+        ...input,
+        ownerId: new Types.ObjectId(input.ownerId),
+        eventId: input.eventId ? new Types.ObjectId(input.eventId) : undefined,
+      });
+      return { record, created: true };
+    } catch (e) {
+      if ((e as { code?: number }).code !== 11000) throw e;
+      const winner = await this.findByClientRef(input.clientRef);
+      if (!winner) throw e;
+      return { record: winner, created: false };
+    }
+  }
+
+  /** Records the thumbnail outcome on every record sharing the content (content is stored once). */
+  async setThumbnail(hash: string, update: { status: 'ready' | 'failed' | 'pending'; thumbnailHash?: string; width?: number; height?: number }): Promise<number> {
+    const $set: Record<string, unknown> = { thumbnailStatus: update.status };
+    if (update.thumbnailHash) $set.thumbnailHash = update.thumbnailHash;
+    if (update.width) $set.width = update.width;
+    if (update.height) $set.height = update.height;
+    const r = await this.db.models.MediaFile.updateMany({ hash }, { $set });
+    return r.matchedCount;
+  }
+
+  /** Whether a thumbnail for this content already exists (the job's idempotency check). */
+  async thumbnailReady(hash: string): Promise<boolean> {
+    return Boolean(await this.db.models.MediaFile.exists({ hash, thumbnailStatus: 'ready' }));
+  }
+}

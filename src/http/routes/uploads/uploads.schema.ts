@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import type { ImportRecord } from '../../../data/repositories/import.repository.js';
+
+export const ImportParams = z.object({ importId: z.string().uuid('must be an import id') });
+
+/** Progress and the per-row error report of a pending-users import. */
+export function presentImport(r: ImportRecord) {
+  return {
+    importId: r.id,
+    fileName: r.fileName,
+    status: r.status,
+    rowsTotal: r.rowsTotal,
+    rowsDone: r.rowsDone,
+    rowsImported: r.rowsImported,
+    rowErrorCount: r.rowErrorCount ?? 0,
+    rowErrors: r.rowErrors.map((e) => ({ row: e.row, field: e.field, message: e.message })),
+    error: r.error ?? undefined,
+    createdAt: r.get('createdAt')?.toISOString?.(),
+    startedAt: r.startedAt?.toISOString(),
+    finishedAt: r.finishedAt?.toISOString(),
+  };
+}

@@ -1,0 +1,31 @@
+import { AppError } from '../core/errors.js';
+import { isSafeKey } from './object-store.js';
+
+/**
+ * Where things live in the object store (docs/storage.md). Every key starts with the tenant, so one
+ * tenant's objects can never be named through another tenant's paths.
+ */
+export const CONTAINERS = ['media', 'thumbnails', 'recordings', 'assets', 'imports'] as const;
+export type Container = (typeof CONTAINERS)[number];
+
+/** Containers readable through GET /files/{tenantId}/{container}/{*path}; imports stay private. */
+export const READABLE_CONTAINERS: readonly Container[] = ['media', 'thumbnails', 'recordings', 'assets'];
+
+export const SHA256_HEX = /^[a-f0-9]{64}$/;
+
+export const layout = {
+  /** Prefix content-addressed uploads go under: `t/{tenant}/media/{sha256}`. */
+  mediaPrefix: (tenant: string) => `t/${tenant}/media`,
+  media: (tenant: string, hash: string) => `t/${tenant}/media/${hash}`,
+  /** Derived from the source hash, so re-running the thumbnail job rewrites the same object. */
+  thumbnail: (tenant: string, hash: string) => `t/${tenant}/thumbnails/${hash}.webp`,
+  importsPrefix: (tenant: string) => `t/${tenant}/imports`,
+  import: (tenant: string, hash: string) => `t/${tenant}/imports/${hash}`,
+  /** A path inside a container; refuses traversal, hidden segments and unknown containers. */
+  containerFile(tenant: string, container: string, filePath: string): string {
+    if (!(READABLE_CONTAINERS as readonly string[]).includes(container)) throw new AppError('file_not_found', `No container '${container}'`);
+    const key = `t/${tenant}/${container}/${filePath}`;
+    if (!isSafeKey(key)) throw new AppError('bad_request', 'Invalid file path');
+    return key;
+  },
+};

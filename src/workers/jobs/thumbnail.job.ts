@@ -1,0 +1,82 @@
+import sharp from 'sharp';
+import { UnrecoverableError } from 'bullmq';
+import type { Readable } from 'node:stream';
+import type { TenantDb } from '../../data/mongo.js';
+import { MediaFileRepository } from '../../data/repositories/media-file.repository.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import { layout } from '../../storage/layout.js';
+import { ThumbnailJobData } from '../queues.js';
+import type { JobHandler } from '../catalogue.js';
+
+export interface ThumbnailDeps {
+  store: ObjectStore;
+  tenantDb(tenant: string): TenantDb;
+}
+
+export interface ThumbnailResult {
+  status: 'ready' | 'skipped';
+  width?: number;
+  height?: number;
+}
+
+/** Longest side of a thumbnail, in pixels. */
+export const THUMBNAIL_SIZE = 320;
+
+/**
+ * Renders the WebP thumbnail of stored image content and marks every MediaFile of that content ready.
+ * Idempotent: the thumbnail key derives from the source hash, and finished work is skipped. sharp
+ * refuses images above the tenant's maxImagePixels before decoding them (decompression bombs); that
+ * and undecodable content are permanent failures, recorded as `failed` without retries.
+ */
+export function thumbnailHandler(deps: ThumbnailDeps) {
+  return async (input: ThumbnailJobData): Promise<ThumbnailResult> => {
+    const data = ThumbnailJobData.parse(input);
+    const files = new MediaFileRepository(deps.tenantDb(data.tenant));
+    const thumbKey = layout.thumbnail(data.tenant, data.hash);
+    if ((await files.thumbnailReady(data.hash)) && (await deps.store.head(thumbKey))) return { status: 'skipped' };
+    const limits = await files.uploadLimits();
+    if (!limits) throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
+    const source = await deps.store.get(layout.media(data.tenant, data.hash)).catch(() => null);
+    if (!source) {
+      await files.setThumbnail(data.hash, { status: 'failed' });
+      throw new UnrecoverableError('source content is missing');
+    }
+    try {
+      const input = await readBounded(source.body, limits.maxBytes);
+      const image = sharp(input, { limitInputPixels: limits.maxImagePixels, failOn: 'error', sequentialRead: true });
+      const meta = await image.metadata();
+      const thumb = await image.rotate().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
+      const put = await deps.store.put(thumbKey, thumb, { contentType: 'image/webp' });
+      await files.setThumbnail(data.hash, { status: 'ready', thumbnailHash: put.sha256, width: meta.width, height: meta.height });
+      return { status: 'ready', width: meta.width, height: meta.height };
+    } catch (e) {
+      if (e instanceof UnrecoverableError || !isImageError(e)) throw e;
+      await files.setThumbnail(data.hash, { status: 'failed' });
+      throw new UnrecoverableError(`image refused: ${(e as Error).message}`);
+    }
+  };
+}
+
+/**
+ * sharp decodes from memory (it buffers stream input anyway); the encoded bytes are bounded by the
+ * tenant's upload limit and the decoded pixels by limitInputPixels.
+ */
+async function readBounded(body: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of body) {
+    size += (c as Buffer).length;
+    if (size > maxBytes) throw new UnrecoverableError('source exceeds the upload limit');
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function isImageError(e: unknown): boolean {
+  const m = (e as Error)?.message ?? '';
+  return /pixel limit|unsupported image format|Input buffer|VipsJpeg|vips|corrupt|premature end/i.test(m);
+}
+
+/** The catalogue's handler: the thumbnail work on this node's object store and databases. */
+export const thumbnailJob: JobHandler<'thumbnail'> = (job, { infra }) =>
+  thumbnailHandler({ store: infra.store, tenantDb: (t) => infra.mongo.tenantDb(t) })(job.data);
