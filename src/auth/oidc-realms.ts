@@ -6,6 +6,14 @@ import { mapJoseError } from './internal-tokens.js';
 /** Algorithms accepted on identity-provider tokens; `none` and HMAC (key confusion) never are. */
 export const IDP_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
+/**
+ * The RFC 8707 resource indicator naming our API: the audience itself when it is an absolute URI,
+ * otherwise `urn:<audience>` (indicators must be absolute URIs; the token's `aud` stays the audience).
+ */
+export function resourceIndicator(audience: string): string {
+  return /^[a-z][a-z0-9+.-]*:/i.test(audience) ? audience : `urn:${audience}`;
+}
+
 export interface OidcRealmsDeps {
   /** Issuer URL with a `{tenant}` placeholder (embedded: `${publicUrl}/realms/{tenant}`). */
   issuerTemplate: string;
@@ -71,7 +79,7 @@ export class OidcRealms {
   async exchangeCode(tenant: string, callbackUrl: URL, codeVerifier: string, expectedState?: string): Promise<{ accessToken: string }> {
     const config = await this.configuration(tenant);
     try {
-      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: codeVerifier, expectedState, idTokenExpected: true }, { resource: this.deps.audience });
+      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: codeVerifier, expectedState, idTokenExpected: true }, { resource: resourceIndicator(this.deps.audience) });
       return { accessToken: tokens.access_token };
     } catch (e) {
       const err = e as { error?: string; code?: string };

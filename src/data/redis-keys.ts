@@ -20,6 +20,9 @@ export function redisKeys(prefix: string) {
     /** Set of node ids that hold (or held) presence connections. */
     presenceNodeIndex: `${prefix}presence:nodes`,
     signingKeys: `${prefix}auth:signing-keys`,
+    /** Embedded identity provider: shared signing JWKS and cookie keys, and its per-realm storage. */
+    idpSecrets: `${prefix}auth:idp-secrets`,
+    idpStore: (tenant: string) => `${t(tenant)}idp:`,
     queuePrefix: `${prefix}bull`,
     /** Hash with an event's recording state (session counter, state, recording id). */
     recording: (tenant: string, eventId: string) => `${t(tenant)}recording:${eventId}`,

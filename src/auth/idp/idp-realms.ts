@@ -1,0 +1,50 @@
+import type Provider from 'oidc-provider';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config/config.js';
+import type { TenantDb } from '../../data/mongo.js';
+import { loadIdpSecrets, type IdpSecrets } from './idp-secrets.js';
+import { createRealmProvider } from './provider.factory.js';
+
+export interface IdpRealmsDeps {
+  config: Config;
+  redis: Redis;
+  keys: { idpSecrets: string; idpStore(tenant: string): string };
+  tenantDb(tenant: string): TenantDb;
+}
+
+/** Redirect URIs registered for the service's client: the public URL and the tenant's own host. */
+export function redirectUrisFor(config: Config, tenant: string): string[] {
+  const pub = new URL(config.http.publicUrl);
+  const tenantHost = `${pub.protocol}//${tenant}.${config.http.baseDomain}${pub.port ? `:${pub.port}` : ''}`;
+  return [`${config.http.publicUrl.replace(/\/$/, '')}/auth/callback`, `${tenantHost}/auth/callback`];
+}
+
+/** Embedded realms, created lazily on first use of a tenant and kept for the life of the node. */
+export class IdpRealms {
+  private readonly providers = new Map<string, Promise<Provider>>();
+  private secrets?: Promise<IdpSecrets>;
+
+  constructor(private readonly deps: IdpRealmsDeps) {}
+
+  get(tenant: string): Promise<Provider> {
+    let p = this.providers.get(tenant);
+    if (!p) {
+      p = this.create(tenant);
+      this.providers.set(tenant, p);
+      p.catch(() => this.providers.delete(tenant));
+    }
+    return p;
+  }
+
+  private async create(tenant: string): Promise<Provider> {
+    this.secrets ??= loadIdpSecrets(this.deps.redis, this.deps.keys.idpSecrets);
+    const { config } = this.deps;
+    const provider = createRealmProvider({
+      tenant, issuer: config.auth.oidc.issuerTemplate.replace('{tenant}', tenant), clientId: config.auth.oidc.clientId, clientSecret: config.auth.oidc.clientSecret,
+      redirectUris: redirectUrisFor(config, tenant), audience: config.auth.oidc.audience, accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
+      secrets: await this.secrets, redis: this.deps.redis, storePrefix: this.deps.keys.idpStore(tenant), tenantDb: this.deps.tenantDb(tenant),
+    });
+    provider.proxy = config.http.trustProxy !== 'false';
+    return provider;
+  }
+}

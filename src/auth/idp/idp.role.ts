@@ -1,0 +1,51 @@
+import { Router } from 'express';
+import type { RoleStarter } from '../../roles.js';
+import { DEMO_USERS, DEMO_PASSWORD } from '../../data/seed/demo.seed.js';
+import { CredentialRepository } from '../../data/repositories/credential.repository.js';
+import { rateLimit, byIp, byBodyField } from '../../http/middleware/rate-limit.js';
+import { slowHash } from '../secrets.js';
+import { IdpRealms } from './idp-realms.js';
+import { interactionRouter } from './interaction.router.js';
+
+/**
+ * The embedded identity provider role: one oidc-provider per tenant realm under /realms/{tenant},
+ * mounted before the tenant resolver. Unknown tenants get a 404 problem. In external mode the role
+ * mounts nothing (Keycloak or another provider serves the realms).
+ */
+export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
+  const log = infra.logger.child({ component: 'idp' });
+  if (infra.config.auth.oidc.mode === 'external') {
+    log.info('OIDC_MODE=external: the embedded identity provider is not mounted');
+    return { stop: async () => undefined };
+  }
+  const realms = new IdpRealms({ config: infra.config, redis: infra.redis, keys: infra.keys, tenantDb: (t) => infra.mongo.tenantDb(t) });
+  const provider = async (tenant: string) => {
+    await services.tenants.require(tenant);
+    return realms.get(tenant);
+  };
+  const l = infra.config.limits;
+  const limiter = rateLimit({ redis: infra.redis, keyFor: infra.keys.rateLimit }, [
+    { bucket: 'idp-ip', limit: l.signinPerIp, windowSeconds: l.windowSeconds, key: byIp },
+    { bucket: 'idp-account', limit: l.signinPerAccount, windowSeconds: l.windowSeconds, key: byBodyField('username') },
+  ]);
+  const router = Router();
+  router.use(interactionRouter({ provider, tenantDb: (t) => infra.mongo.tenantDb(t), audit: services.auth.audit }, limiter));
+  const callbacks = new WeakMap<object, ReturnType<Awaited<ReturnType<typeof provider>>['callback']>>();
+  router.use('/:tenant', async (req, res) => {
+    const p = await provider(req.params.tenant);
+    if (!callbacks.has(p)) callbacks.set(p, p.callback());
+    await callbacks.get(p)!(req, res);
+  });
+  mount.preTenant('/realms', router);
+  if (infra.config.seedDemo) await seedDemoPasswords(new CredentialRepository(infra.mongo.tenantDb('demo')));
+  log.info({ issuerTemplate: infra.config.auth.oidc.issuerTemplate }, 'embedded identity provider mounted');
+  return { stop: async () => undefined };
+};
+
+/** Demo users sign in at the embedded realm with the documented demo password. */
+async function seedDemoPasswords(creds: CredentialRepository): Promise<void> {
+  for (const u of DEMO_USERS) {
+    const user = await creds.findByUsername(u.username);
+    if (user && !user.passwordHash) await creds.setPasswordHash(user._id.toString(), await slowHash(DEMO_PASSWORD));
+  }
+}

@@ -1,0 +1,66 @@
+import Provider, { errors, type Configuration } from 'oidc-provider';
+import type { Redis } from 'ioredis';
+import type { TenantDb } from '../../data/mongo.js';
+import { CredentialRepository } from '../../data/repositories/credential.repository.js';
+import { redisAdapterFactory } from './redis-adapter.js';
+import type { IdpSecrets } from './idp-secrets.js';
+import { resourceIndicator } from '../oidc-realms.js';
+
+export interface RealmOptions {
+  tenant: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  audience: string;
+  accessTokenTtlSeconds: number;
+  secrets: IdpSecrets;
+  redis: Redis;
+  storePrefix: string;
+  tenantDb: TenantDb;
+}
+
+/** The resource-server scope our API accepts in realm access tokens. */
+export const API_SCOPE = 'api';
+
+/**
+ * One standards OIDC provider for one tenant realm: authorization code with PKCE for the service's
+ * client, JWT access tokens for the API audience (resource indicators), accounts = the tenant's users.
+ * Consent is implicit for this first-party client (the interaction router grants what is asked).
+ */
+export function createRealmProvider(o: RealmOptions): Provider {
+  const resource = resourceIndicator(o.audience);
+  const config: Configuration = {
+    adapter: redisAdapterFactory(o.redis, o.storePrefix),
+    clients: [{ client_id: o.clientId, client_secret: o.clientSecret, redirect_uris: o.redirectUris, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+    pkce: { required: () => true },
+    jwks: o.secrets.jwks as Configuration['jwks'],
+    cookies: { keys: o.secrets.cookieKeys },
+    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'] },
+    scopes: ['openid', 'profile', 'email', 'offline_access', API_SCOPE],
+    findAccount: async (_ctx, sub) => {
+      const user = await new CredentialRepository(o.tenantDb).findBySubject(sub);
+      if (!user || user.status !== 'active') return undefined;
+      return { accountId: sub, claims: () => ({ sub, name: user.displayName, preferred_username: user.username, ...(user.email ? { email: user.email } : {}) }) };
+    },
+    interactions: { url: (_ctx, interaction) => `${new URL(o.issuer).pathname}/interaction/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== resource) throw new errors.InvalidTarget();
+          return { scope: API_SCOPE, audience: o.audience, accessTokenFormat: 'jwt', accessTokenTTL: o.accessTokenTtlSeconds, jwt: { sign: { alg: 'RS256' } } };
+        },
+      },
+    },
+    ttl: { AccessToken: o.accessTokenTtlSeconds, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 8 * 3600, Grant: 8 * 3600, RefreshToken: 8 * 3600 },
+    renderError: async (ctx, out) => {
+      ctx.type = 'json';
+      ctx.body = { error: out.error, error_description: out.error_description };
+    },
+  };
+  return new Provider(o.issuer, config);
+}

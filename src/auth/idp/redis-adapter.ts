@@ -1,0 +1,68 @@
+import type { Redis } from 'ioredis';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+
+/** Models whose records are grouped by grant, so revoking a grant removes all of them. */
+const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'ClientCredentials', 'BackchannelAuthenticationRequest']);
+
+/**
+ * oidc-provider storage in Redis, so interactions, codes and sessions of the embedded identity provider
+ * survive across nodes (any node can continue a sign-in another node started). Records expire by TTL.
+ */
+export function redisAdapterFactory(redis: Redis, prefix: string): (name: string) => Adapter {
+  return (name: string) => new RedisAdapter(redis, prefix, name);
+}
+
+class RedisAdapter implements Adapter {
+  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly name: string) {}
+
+  private key(id: string): string {
+    return `${this.prefix}${this.name}:${id}`;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const key = this.key(id);
+    const m = this.redis.multi();
+    if (expiresIn) m.set(key, JSON.stringify(payload), 'EX', expiresIn);
+    else m.set(key, JSON.stringify(payload));
+    if (GRANTABLE.has(this.name) && payload.grantId) {
+      const grantKey = `${this.prefix}grant:${payload.grantId}`;
+      m.rpush(grantKey, key);
+      if (expiresIn) m.expire(grantKey, expiresIn, 'GT').expire(grantKey, expiresIn, 'NX');
+    }
+    if (payload.userCode) m.set(`${this.prefix}userCode:${payload.userCode}`, id, 'EX', expiresIn ?? 600);
+    if (payload.uid) m.set(`${this.prefix}uid:${payload.uid}`, id, 'EX', expiresIn ?? 600);
+    await m.exec();
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const raw = await this.redis.get(this.key(id));
+    return raw ? (JSON.parse(raw) as AdapterPayload) : undefined;
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    const id = await this.redis.get(`${this.prefix}uid:${uid}`);
+    return id ? this.find(id) : undefined;
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    const id = await this.redis.get(`${this.prefix}userCode:${userCode}`);
+    return id ? this.find(id) : undefined;
+  }
+
+  /** Marks a record consumed (single-use codes), keeping its remaining TTL. */
+  async consume(id: string): Promise<void> {
+    const found = await this.find(id);
+    if (!found) return;
+    await this.redis.set(this.key(id), JSON.stringify({ ...found, consumed: Math.floor(Date.now() / 1000) }), 'KEEPTTL');
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.redis.del(this.key(id));
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    const grantKey = `${this.prefix}grant:${grantId}`;
+    const keys = await this.redis.lrange(grantKey, 0, -1);
+    await this.redis.del(...keys, grantKey);
+  }
+}

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import * as oidc from 'openid-client';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { createUser, freePort } from '../../support/auth.js';
+import { request, type HttpResult } from '../../support/http.js';
+import { resourceIndicator } from '../../../src/auth/oidc-realms.js';
+
+/** A browser stand-in: follows the embedded realm's redirects by hand, keeping its cookies. */
+class Browser {
+  private readonly cookies = new Map<string, string>();
+  constructor(private readonly base: string) {}
+
+  async go(method: string, pathOrUrl: string, form?: Record<string, string>): Promise<HttpResult> {
+    const url = new URL(pathOrUrl, this.base);
+    const headers: Record<string, string> = { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') };
+    let rawBody: string | undefined;
+    if (form) {
+      rawBody = new URLSearchParams(form).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const r = await request(this.base, method, url.pathname + url.search, { host: url.host, headers, rawBody });
+    for (const c of ([] as string[]).concat(r.headers['set-cookie'] ?? [])) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      this.cookies.set(pair!.slice(0, i), pair!.slice(i + 1));
+    }
+    return r;
+  }
+}
+
+describe('authorization code + PKCE against the embedded realm', () => {
+  let node: TestNode;
+  let base: string;
+  let redirectUri: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    redirectUri = `${base}/auth/callback`;
+    node = await startTestNode({ ROLES: 'http,idp', PORT: String(port), PUBLIC_URL: base });
+    await createUser(node, 'acme', { username: 'carol', role: 'clinician', displayName: 'Dr Carol', password: 'correct horse' });
+    await createUser(node, 'globex', { username: 'gus', role: 'clinician', password: 'gus-password' });
+  });
+  afterAll(async () => node.destroy());
+
+  /** Drives the realm's login page like a browser and returns the callback URL with the code. */
+  async function authorize(tenant: string, username: string, password: string) {
+    const config = await node.services.auth.realms.configuration(tenant);
+    const codeVerifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const authUrl = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile email api', code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256', state });
+    const browser = new Browser(base);
+    const toLogin = await browser.go('GET', authUrl.href);
+    expect(toLogin.status).toBe(303);
+    const page = await browser.go('GET', toLogin.headers.location!);
+    expect(page.status).toBe(200);
+    const action = /action="([^"]+)"/.exec(page.text)![1]!;
+    const wrong = await browser.go('POST', action, { username, password: 'not-it' });
+    expect(wrong.status).toBe(401);
+    const posted = await browser.go('POST', action, { username, password });
+    expect(posted.status).toBe(303);
+    let location = posted.headers.location!;
+    const hops: string[] = [location];
+    for (let i = 0; i < 5 && location && !location.startsWith(redirectUri); i++) {
+      const hop = await browser.go('GET', location);
+      location = hop.headers.location!;
+      hops.push(`${hop.status} ${location ?? hop.text.slice(0, 200)}`);
+    }
+    expect(hops.join(' | ')).toContain(redirectUri);
+    return { callbackUrl: new URL(location, base).href, codeVerifier, state };
+  }
+
+  it('exchanges the code through the service and returns a LoginResponse with internal tokens', async () => {
+    const { callbackUrl, codeVerifier, state } = await authorize('acme', 'carol', 'correct horse');
+    const r = await node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'code', callbackUrl, codeVerifier, state } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ tokenType: 'Bearer', user: { username: 'carol', role: 'clinician' } });
+    expect(r.body.permissions).toContain('events:write');
+    expect((await node.http.get('/api/tenant/ping', { tenant: 'acme', token: r.body.accessToken })).status).toBe(200);
+    const again = await node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'code', callbackUrl, codeVerifier, state } });
+    expect(again.status).toBe(401);
+    expect(again.body.code).toBe('invalid_credentials');
+    const audit = await node.services.auth.audit.list('acme', { action: 'signin.success' });
+    expect(audit[0]?.details).toMatchObject({ method: 'oidc' });
+  });
+
+  it('refuses a wrong PKCE verifier', async () => {
+    const { callbackUrl, state } = await authorize('acme', 'carol', 'correct horse');
+    const r = await node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'code', callbackUrl, codeVerifier: oidc.randomPKCECodeVerifier(), state } });
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe('invalid_credentials');
+  });
+
+  it("accepts the realm's own access token (IdP scheme) on its tenant only", async () => {
+    const { callbackUrl, codeVerifier, state } = await authorize('globex', 'gus', 'gus-password');
+    const config = await node.services.auth.realms.configuration('globex');
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(callbackUrl), { pkceCodeVerifier: codeVerifier, expectedState: state }, { resource: resourceIndicator(node.config.auth.oidc.audience) });
+    const principal = await node.services.auth.verifyAccessToken('globex', tokens.access_token);
+    expect(principal).toMatchObject({ tenant: 'globex', username: 'gus', scheme: 'idp' });
+    expect((await node.http.get('/api/tenant/ping', { tenant: 'globex', token: tokens.access_token })).status).toBe(200);
+    const foreign = await node.http.get('/api/tenant/ping', { tenant: 'acme', token: tokens.access_token });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.code).toBe('wrong_tenant');
+  });
+
+  it('serves discovery per realm and a 404 problem for an unknown realm', async () => {
+    const d = await request(base, 'GET', '/realms/acme/.well-known/openid-configuration', { host: new URL(base).host });
+    expect(d.status).toBe(200);
+    expect(d.body.issuer).toBe(`${base}/realms/acme`);
+    const none = await request(base, 'GET', '/realms/nobody/.well-known/openid-configuration', { host: new URL(base).host });
+    expect(none.status).toBe(404);
+    expect(none.body.code).toBe('tenant_not_found');
+  });
+});
