@@ -1,0 +1,29 @@
+import type { Request } from 'express';
+import type { Services } from '../../composition.js';
+import type { Principal } from '../../auth/principal.js';
+import type { ResolvedTenant } from '../../core/tenant.service.js';
+import { AppError } from '../../core/errors.js';
+import { permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
+import { createLoaders, type Loaders } from './loaders.js';
+
+export interface GraphQLContext {
+  services: Services;
+  tenant: ResolvedTenant;
+  principal?: Principal;
+  correlationId: string;
+  loaders: Loaders;
+}
+
+export function buildContext(services: Services, req: Request): GraphQLContext {
+  if (!req.tenant) throw new AppError('tenant_not_found', 'GraphQL is served on tenant hosts');
+  return { services, tenant: req.tenant, principal: req.principal, correlationId: req.correlationId, loaders: createLoaders(services, req.principal) };
+}
+
+/** The permission-table check of one operation (same table and errors as the REST guard). */
+export function need(ctx: GraphQLContext, id: OperationId): Principal {
+  const required = permissionFor(id);
+  if (required === 'public') return ctx.principal as Principal;
+  if (!ctx.principal) throw new AppError('unauthenticated', 'Sign in to use this operation');
+  if (!satisfies(required, ctx.principal.permissions)) throw new AppError('permission_denied', `This operation requires the '${required}' permission`);
+  return ctx.principal;
+}

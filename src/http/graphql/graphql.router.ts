@@ -1,0 +1,76 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { expressMiddleware } from '@as-integrations/express5';
+import { Router } from 'express';
+import type { GraphQLFormattedError } from 'graphql';
+import type { Services } from '../../composition.js';
+import { ERROR_CODES, isAppError, toAppError, type ErrorCode } from '../../core/errors.js';
+import type { Logger } from '../../observability/logger.js';
+import { requireTenant } from '../middleware/tenant.js';
+import { buildContext, type GraphQLContext } from './context.js';
+import { queryLimits } from './limits.js';
+import { resolvers } from './resolvers.js';
+import { typeDefs } from './schema.js';
+
+/** Apollo's own failure codes mapped onto the service's codes, so clients branch on one list. */
+const APOLLO_CODES: Record<string, ErrorCode> = {
+  GRAPHQL_PARSE_FAILED: 'bad_request',
+  GRAPHQL_VALIDATION_FAILED: 'validation_failed',
+  BAD_USER_INPUT: 'validation_failed',
+  BAD_REQUEST: 'bad_request',
+  PERSISTED_QUERY_NOT_SUPPORTED: 'bad_request',
+  OPERATION_RESOLUTION_FAILURE: 'bad_request',
+};
+
+/** Every GraphQL error carries `extensions.code` = an AppError code (and status); internals never leak. */
+export function formatError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    const apolloCode = formatted.extensions?.code as string | undefined;
+    if (!isAppError(original) && apolloCode && APOLLO_CODES[apolloCode]) {
+      const code = APOLLO_CODES[apolloCode]!;
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code, status: ERROR_CODES[code].status } };
+    }
+    const e = toAppError(original);
+    if (e.code === 'internal') logger.error({ component: 'graphql', err: original }, 'resolver failed');
+    return {
+      message: e.code === 'internal' ? 'An unexpected error occurred' : e.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: e.code, status: e.status, ...(e.errors ? { errors: e.errors } : {}) },
+    };
+  };
+}
+
+/** Adds the request's correlation id to every error, like REST problem documents. */
+const correlationPlugin: ApolloServerPlugin<GraphQLContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ contextValue, response }) {
+        if (response.body.kind === 'single' && response.body.singleResult.errors) {
+          response.body.singleResult.errors = response.body.singleResult.errors.map((e) => ({ ...e, extensions: { ...e.extensions, correlationId: contextValue.correlationId } }));
+        }
+      },
+    };
+  },
+};
+
+/**
+ * POST /graphql on tenant hosts. Apollo starts in the background so the router can be mounted
+ * synchronously with the REST routers; requests wait for it.
+ */
+export function graphqlRouter(services: Services, logger: Logger): Router {
+  const server = new ApolloServer<GraphQLContext>({
+    typeDefs,
+    resolvers,
+    validationRules: [queryLimits],
+    formatError: formatError(logger),
+    includeStacktraceInErrorResponses: false,
+    plugins: [ApolloServerPluginLandingPageDisabled(), correlationPlugin],
+  });
+  server.startInBackgroundHandlingStartupErrorsByLoggingAndFailingAllRequests();
+  const r = Router();
+  r.use('/', requireTenant, expressMiddleware(server, { context: async ({ req }) => buildContext(services, req) }));
+  return r;
+}

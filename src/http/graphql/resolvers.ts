@@ -1,0 +1,95 @@
+import type { ContactView } from '../../core/contact.service.js';
+import { MyContactsArgs } from '../../core/contact.schema.js';
+import { fromZod } from '../../core/errors.js';
+import type { GroupRecord } from '../../data/repositories/group.repository.js';
+import { presentContactInfo, presentContactSummary } from '../presenters/contact.presenter.js';
+import { presentGroup } from '../presenters/group.presenter.js';
+import { presentMyNotice } from '../presenters/notice.presenter.js';
+import { presentPage } from '../presenters/common.presenter.js';
+import { need, type GraphQLContext } from './context.js';
+
+type Ctx = GraphQLContext;
+type Args = Record<string, unknown>;
+
+/** Resolvers call the same services and presenters as REST; each checks the permission table first. */
+export const resolvers = {
+  Query: {
+    me: async (_: unknown, __: Args, ctx: Ctx) => ctx.services.auth.account.me(need(ctx, 'graphql.me')),
+    tenantConfig: async (_: unknown, __: Args, ctx: Ctx) => {
+      need(ctx, 'graphql.tenantConfig');
+      return ctx.services.admin.tenantConfig(ctx.tenant);
+    },
+    basicTenantInfo: (_: unknown, __: Args, ctx: Ctx) => {
+      need(ctx, 'graphql.basicTenantInfo');
+      return ctx.services.admin.basicTenantInfo(ctx.tenant);
+    },
+    generatePrivateServerConfig: (_: unknown, __: Args, ctx: Ctx) => {
+      need(ctx, 'graphql.generatePrivateServerConfig');
+      return ctx.services.admin.privateServerConfig(ctx.tenant);
+    },
+    generatePrivateServerConfigQrCode: (_: unknown, __: Args, ctx: Ctx) => {
+      need(ctx, 'graphql.generatePrivateServerConfigQrCode');
+      return ctx.services.admin.privateServerConfigQrCode(ctx.tenant);
+    },
+    tenantSecurityRules: (_: unknown, __: Args, ctx: Ctx) => {
+      need(ctx, 'graphql.tenantSecurityRules');
+      return ctx.services.auth.account.securityRules(ctx.tenant.name);
+    },
+    myContacts: async (_: unknown, args: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.myContacts');
+      const parsed = MyContactsArgs.safeParse(withoutNulls(args));
+      if (!parsed.success) throw fromZod(parsed.error);
+      return presentPage(await ctx.services.contacts.myContacts(p, parsed.data), (v) => presentContactSummary(p.tenant, v));
+    },
+    contactAlphabets: async (_: unknown, __: Args, ctx: Ctx) => {
+      const rows = await ctx.services.contacts.alphabets(need(ctx, 'graphql.contactAlphabets'));
+      return rows.map((r) => ({ letter: r.initial, count: r.count }));
+    },
+    groupById: async (_: unknown, args: Args, ctx: Ctx) => ctx.services.groups.byId(need(ctx, 'graphql.groupById'), String(args.groupId)),
+    hasPin: (_: unknown, __: Args, ctx: Ctx) => ctx.services.auth.account.hasPin(need(ctx, 'graphql.hasPin')),
+    myNotice: async (_: unknown, __: Args, ctx: Ctx) => {
+      const mine = await ctx.services.notices.mine(need(ctx, 'graphql.myNotice'));
+      return mine ? presentMyNotice(mine) : null;
+    },
+  },
+  Me: {
+    id: (me: { user: { id: string } }) => me.user.id,
+    username: (me: { user: { username: string } }) => me.user.username,
+    displayName: (me: { user: { displayName: string } }) => me.user.displayName,
+    email: (me: { user: { email?: string } }) => me.user.email ?? null,
+    role: (me: { user: { role: string } }) => me.user.role,
+    kind: (me: { user: { kind: string } }) => me.user.kind,
+    contact: async (_: unknown, __: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.me');
+      return presentContactInfo(p.tenant, await ctx.services.contacts.me(p));
+    },
+  },
+  Group: {
+    id: (g: GroupRecord) => String(g._id),
+    ownerId: (g: GroupRecord) => String(g.ownerId),
+    participantCount: (g: GroupRecord) => g.participantIds.length,
+    owner: async (g: GroupRecord, _: Args, ctx: Ctx) => summary(ctx, await ctx.loaders.contact.load(String(g.ownerId))),
+    participants: async (g: GroupRecord, _: Args, ctx: Ctx) => {
+      const views = await ctx.loaders.contact.loadMany(g.participantIds.map(String));
+      return views.flatMap((v) => (v && !(v instanceof Error) ? [summary(ctx, v)] : []));
+    },
+    name: (g: GroupRecord) => presentGroup(g).name,
+  },
+  PrivateServerConfig: {
+    json: (c: object) => JSON.stringify(c),
+  },
+};
+
+function summary(ctx: Ctx, v: ContactView | null) {
+  return v ? presentContactSummary(ctx.tenant.name, v) : null;
+}
+
+/** GraphQL passes explicit nulls for omitted optional arguments; zod defaults apply to undefined only. */
+function withoutNulls(o: Args): Args {
+  const out: Args = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (v === null || v === undefined) continue;
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) ? withoutNulls(v as Args) : v;
+  }
+  return out;
+}

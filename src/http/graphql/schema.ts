@@ -1,0 +1,200 @@
+/**
+ * The GraphQL schema (SDL). docs/api/schema.graphql is this schema printed; a test keeps them equal.
+ * Served at POST /graphql on tenant hosts (docs/decisions/202-graphql-endpoint.md).
+ */
+export const typeDefs = /* GraphQL */ `
+  "Current user and permissions."
+  type Me {
+    id: ID!
+    username: String!
+    displayName: String!
+    email: String
+    role: String!
+    kind: String!
+    tenant: String!
+    permissions: [String!]!
+    scheme: String!
+    impersonatedBy: ID
+    purpose: String
+    "The user's own contact card (presence, avatar, profile fields)."
+    contact: ContactInfo!
+  }
+
+  "A contact as lists show it, merged with presence and the caller's favourite mark."
+  type Contact {
+    id: ID!
+    username: String!
+    displayName: String!
+    initial: String!
+    kind: String!
+    title: String
+    department: String
+    avatarUrl: String
+    online: Boolean!
+    favourite: Boolean!
+  }
+
+  "A full contact card."
+  type ContactInfo {
+    id: ID!
+    username: String!
+    displayName: String!
+    initial: String!
+    kind: String!
+    title: String
+    department: String
+    avatarUrl: String
+    online: Boolean!
+    favourite: Boolean!
+    firstName: String
+    lastName: String
+    email: String
+    phone: String
+    role: String!
+    lastSeenAt: String
+  }
+
+  type ContactPage {
+    items: [Contact!]!
+    total: Int!
+    skip: Int!
+    take: Int!
+  }
+
+  "An alphabet bucket of the contact index (A-Z or #) and how many contacts it holds."
+  type AlphabetBucket {
+    letter: String!
+    count: Int!
+  }
+
+  "A contact group (GroupInfo)."
+  type Group {
+    id: ID!
+    name: String!
+    ownerId: ID!
+    owner: Contact
+    participantCount: Int!
+    participants: [Contact!]!
+  }
+
+  type MyNotice {
+    id: ID!
+    title: String!
+    body: String!
+    severity: String!
+    createdAt: String!
+    seen: Boolean!
+    seenAt: String
+  }
+
+  type UploadConfig {
+    maxBytes: Float!
+    allowedExtensions: [String!]!
+    maxImagePixels: Float!
+  }
+
+  type TenantFeatures {
+    recording: Boolean!
+    chat: Boolean!
+    rapidConnect: Boolean!
+    guestJoin: Boolean!
+  }
+
+  type MeetingSettings {
+    ringTimeoutSeconds: Int!
+    heartbeatSeconds: Int!
+  }
+
+  "Tenant runtime configuration."
+  type TenantConfig {
+    tenant: String!
+    displayName: String!
+    locale: String!
+    timezone: String!
+    uploads: UploadConfig!
+    features: TenantFeatures!
+    meetings: MeetingSettings!
+  }
+
+  type BasicTenantInfo {
+    name: String!
+    displayName: String!
+    baseUrl: String!
+    realm: String!
+  }
+
+  type OidcClientConfig {
+    issuer: String!
+    clientId: String!
+  }
+
+  "Private-server (standalone) onboarding configuration."
+  type PrivateServerConfig {
+    version: Int!
+    tenant: String!
+    displayName: String!
+    baseUrl: String!
+    graphqlUrl: String!
+    hubUrl: String!
+    oidc: OidcClientConfig!
+    "The whole configuration as the JSON text the QR code carries."
+    json: String!
+  }
+
+  type PrivateServerConfigQrCode {
+    "PNG image as a data: URL."
+    dataUrl: String!
+    config: PrivateServerConfig!
+  }
+
+  type PinPolicy {
+    minLength: Int!
+    maxLength: Int!
+    digitsOnly: Boolean!
+    historyCount: Int!
+  }
+
+  type LockoutRules {
+    maxAttempts: Int!
+    lockoutSeconds: Int!
+  }
+
+  type SessionRules {
+    accessTokenTtlSeconds: Int!
+    refreshTokenTtlSeconds: Int!
+    offlineTokenTtlDays: Int!
+    maxSessionsPerUser: Int!
+  }
+
+  type TenantSecurityRules {
+    pin: PinPolicy!
+    lockout: LockoutRules!
+    session: SessionRules!
+    loginCodeTtlSeconds: Int!
+  }
+
+  enum ContactSortType {
+    NAME
+    FAVOURITES_FIRST
+  }
+
+  input PagingInput {
+    skip: Int = 0
+    take: Int = 20
+  }
+
+  type Query {
+    me: Me!
+    tenantConfig: TenantConfig!
+    basicTenantInfo: BasicTenantInfo!
+    generatePrivateServerConfig: PrivateServerConfig!
+    generatePrivateServerConfigQrCode: PrivateServerConfigQrCode!
+    tenantSecurityRules: TenantSecurityRules!
+    "Contact list. isCallList ranks contacts by recent calls and meetings; take is clamped to PAGE_MAX_TAKE."
+    myContacts(sortType: ContactSortType = NAME, paging: PagingInput, alphabet: String, isCallList: Boolean = false): ContactPage!
+    contactAlphabets: [AlphabetBucket!]!
+    groupById(groupId: ID!): Group!
+    hasPin: Boolean!
+    myNotice: MyNotice
+  }
+`;
