@@ -1,0 +1,194 @@
+import { Readable } from 'node:stream';
+import sharp from 'sharp';
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { createUser, tokenFor } from '../../support/auth.js';
+import { ImportService } from '../../../src/core/import.service.js';
+import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
+import { readPendingUserSheet } from '../../../src/core/pending-user-sheet.js';
+import { multipart, png, xlsx, type FormPart } from './form.js';
+import { zipOf } from './zip.js';
+
+describe('media jobs on a worker node', () => {
+  let node: TestNode;
+  let admin: string;
+  let clinician: string;
+
+  const post = (route: string, token: string, parts: FormPart[], tenant = 'acme') => {
+    const { body, headers } = multipart(parts);
+    return node.http.post(route, { tenant, token, rawBody: body, headers });
+  };
+  const sheetPart = (fileName: string, content: Buffer): FormPart[] => [{ name: 'file', file: { fileName, content } }];
+  const db = (tenant = 'acme') => node.infra.mongo.tenantDb(tenant).models;
+
+  beforeAll(async () => {
+    node = await startTestNode({ ROLES: 'http,workers' });
+    await createUser(node, 'acme', { username: 'ada', role: 'admin' });
+    await createUser(node, 'acme', { username: 'carl', role: 'clinician' });
+    admin = await tokenFor(node, 'acme', 'ada');
+    clinician = await tokenFor(node, 'acme', 'carl');
+  });
+  afterAll(async () => node?.destroy());
+
+  describe('thumbnail job', () => {
+    it('produces a thumbnail before it is served', async () => {
+      const image = await png(800, 600);
+      const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'wound.png', content: image } }]);
+      expect(up.status).toBe(201);
+      const { hash } = up.body.data;
+      const job = await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${hash}`);
+      expect(job.state).toBe('completed');
+      const rec = await db().MediaFile.findById(up.body.data.id).lean();
+      expect(rec).toMatchObject({ thumbnailStatus: 'ready', width: 800, height: 600 });
+      const thumb = await node.http.get(`/api/media/thumbnail/acme/${hash}`, { tenant: 'acme', token: clinician });
+      expect(thumb.status).toBe(200);
+      expect(thumb.headers['content-type']).toBe('image/webp');
+      const meta = await sharp(thumb.raw).metadata();
+      expect(meta).toMatchObject({ format: 'webp', width: 320, height: 240 });
+    });
+
+    it('is idempotent, and a re-upload of the same image reuses the thumbnail', async () => {
+      const image = await png(64, 64);
+      const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'a.png', content: image } }]);
+      await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
+      const run = thumbnailHandler({ store: node.infra.store, tenantDb: (t) => node.infra.mongo.tenantDb(t) });
+      expect(await run({ tenant: 'acme', hash: up.body.data.hash })).toEqual({ status: 'skipped' });
+      const again = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'b.png', content: image } }]);
+      expect(again.body.data.thumbnailStatus).toBe('ready');
+    });
+
+    it('refuses an image above the tenant pixel limit (decompression bomb) without retrying', async () => {
+      await db().Settings.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 10_000 } });
+      try {
+        const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'huge.png', content: await png(200, 100) } }]);
+        const job = await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
+        expect(job.state).toBe('failed');
+        expect(job.attemptsMade).toBe(1);
+        expect(job.failedReason).toMatch(/pixel limit/i);
+        expect((await db().MediaFile.findById(up.body.data.id).lean())?.thumbnailStatus).toBe('failed');
+        const thumb = await node.http.get(`/api/media/thumbnail/acme/${up.body.data.hash}`, { tenant: 'acme', token: clinician });
+        expect(thumb.status).toBe(409);
+        expect(thumb.body.code).toBe('thumbnail_not_ready');
+        const original = await node.http.get(up.body.data.url, { tenant: 'acme', token: clinician });
+        expect(original.status).toBe(200);
+      } finally {
+        await db().Settings.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 50_000_000 } });
+      }
+    });
+  });
+
+  describe('pending-user import', () => {
+    const rows = [
+      ['Username', 'E-mail', 'Display name', 'Role'],
+      ['nurse.one', 'one@clinic.org', 'Nurse One', 'clinician'],
+      ['Patient.Two', '', 'Patient Two', 'Patient'],
+      ['x', 'x@clinic.org', 'Too Short', 'patient'],
+      ['three', 'not-an-email', 'Three', 'patient'],
+      ['four', 'four@clinic.org', '', 'patient'],
+      ['five', 'five@clinic.org', 'Five', 'wizard'],
+      ['nurse.one', 'dup@clinic.org', 'Duplicate', 'clinician'],
+      ['carl', 'carl@clinic.org', 'Existing User', 'clinician'],
+      ['six', 'six@clinic.org', 'Six', 'guest'],
+    ];
+    const expectedErrors = [
+      { row: 4, field: 'username' },
+      { row: 5, field: 'email' },
+      { row: 6, field: 'displayName' },
+      { row: 7, field: 'role' },
+      { row: 8, field: 'username' },
+      { row: 9, field: 'username' },
+    ];
+
+    const runImport = async (content: Buffer, fileName = 'users.xlsx') => {
+      const up = await post('/api/uploads/pendingUsers', admin, sheetPart(fileName, content));
+      expect(up.status).toBe(202);
+      const job = await node.infra.queues.waitUntilFinished('pending-user-import', `import.acme.${up.body.importId}`);
+      const status = await node.http.get(`/api/uploads/pendingUsers/${up.body.importId}`, { tenant: 'acme', token: admin });
+      return { up, job, status };
+    };
+
+    it('imports good rows and reports each bad row', async () => {
+      const { up, job, status } = await runImport(await xlsx(rows));
+      expect(up.body).toMatchObject({ status: 'queued', fileName: 'users.xlsx' });
+      expect(job.state).toBe('completed');
+      expect(job.progress).toEqual({ done: 9, imported: 3, errors: 6 });
+      expect(status.status).toBe(200);
+      expect(status.body).toMatchObject({ status: 'completed', rowsTotal: 9, rowsDone: 9, rowsImported: 3, rowErrorCount: 6 });
+      expect(status.body.rowErrors.map((e: { row: number; field: string }) => ({ row: e.row, field: e.field }))).toEqual(expectedErrors);
+      expect(status.body.rowErrors[4].message).toBe('duplicate of row 2');
+      expect(status.body.rowErrors[5].message).toBe('already a user of the tenant');
+      const pending = await db().PendingUser.find({}).sort({ username: 1 }).lean();
+      expect(pending.map((p) => [p.username, p.role, p.email ?? null, p.rowNumber])).toEqual([
+        ['nurse.one', 'clinician', 'one@clinic.org', 2],
+        ['patient.two', 'patient', null, 3],
+        ['six', 'guest', 'six@clinic.org', 10],
+      ]);
+    });
+
+    it('upserts by username: importing the sheet again duplicates nothing', async () => {
+      const { status } = await runImport(await xlsx(rows));
+      expect(status.body).toMatchObject({ status: 'completed', rowsImported: 3, rowErrorCount: 6 });
+      expect(await db().PendingUser.countDocuments({})).toBe(3);
+      expect((await db().PendingUser.findOne({ username: 'six' }).lean())?.importId).toBe(status.body.importId);
+    });
+
+    it('re-runs a job interrupted mid-way to the same report and rows', async () => {
+      const { status } = await runImport(await xlsx([rows[0]!, ['seven', '', 'Seven', 'patient'], ['x', '', 'Bad', 'patient']]));
+      const id = status.body.importId;
+      await db().Import.updateOne({ _id: id }, { $set: { status: 'running', rowsDone: 1, rowsImported: 1 } });
+      const service = new ImportService({ store: node.infra.store, tenantDb: (t) => node.infra.mongo.tenantDb(t), enqueueImport: async () => undefined });
+      expect(await service.run({ tenant: 'acme', importId: id })).toEqual({ rowsTotal: 2, rowsImported: 1, rowErrors: 1 });
+      const again = await node.http.get(`/api/uploads/pendingUsers/${id}`, { tenant: 'acme', token: admin });
+      expect(again.body).toMatchObject({ status: 'completed', rowsDone: 2, rowsImported: 1, rowErrorCount: 1 });
+      expect(again.body.rowErrors).toHaveLength(1);
+      expect(await db().PendingUser.countDocuments({ username: 'seven' })).toBe(1);
+    });
+
+    it('refuses what is not an xlsx workbook at upload', async () => {
+      const csv = await post('/api/uploads/pendingUsers', admin, sheetPart('users.csv', Buffer.from('username,role\n')));
+      expect(csv.status).toBe(415);
+      expect(csv.body.code).toBe('file_type_not_allowed');
+      const fake = await post('/api/uploads/pendingUsers', admin, sheetPart('users.xlsx', Buffer.from('MZ not a zip')));
+      expect(fake.status).toBe(415);
+      expect(fake.body.code).toBe('file_content_mismatch');
+    });
+
+    it('fails a zip bomb before inflating it, with the reason in the report', async () => {
+      const bomb = zipOf([{ name: 'xl/worksheets/sheet1.xml', data: Buffer.alloc(20 * 1024 * 1024) }]);
+      expect(bomb.length).toBeLessThan(100_000);
+      const { job, status } = await runImport(bomb, 'bomb.xlsx');
+      expect(job.state).toBe('failed');
+      expect(job.attemptsMade).toBe(1);
+      expect(status.body).toMatchObject({ status: 'failed' });
+      expect(status.body.error).toMatch(/zip bomb/);
+    });
+
+    it('fails a sheet without the required columns', async () => {
+      const { status } = await runImport(await xlsx([['Name', 'Email'], ['A', 'a@b.org']]));
+      expect(status.body.status).toBe('failed');
+      expect(status.body.error).toMatch(/username.*role/);
+    });
+
+    it('stops at the row and column limits while streaming', async () => {
+      const many = await xlsx([rows[0]!, ...Array.from({ length: 20 }, (_, i) => [`user${i}`, '', `User ${i}`, 'patient'])]);
+      const read = async (limits: { maxRows: number; maxColumns: number }) => {
+        let n = 0;
+        for await (const _ of readPendingUserSheet(Readable.from([many]), limits)) n++;
+        return n;
+      };
+      expect(await read({ maxRows: 100, maxColumns: 10 })).toBe(20);
+      await expect(read({ maxRows: 5, maxColumns: 10 })).rejects.toMatchObject({ code: 'spreadsheet_rejected' });
+      await expect(read({ maxRows: 100, maxColumns: 3 })).rejects.toMatchObject({ code: 'spreadsheet_rejected' });
+    });
+
+    it('needs users:import and answers unknown imports with 404', async () => {
+      const r = await post('/api/uploads/pendingUsers', clinician, sheetPart('users.xlsx', await xlsx(rows)));
+      expect(r.status).toBe(403);
+      const missing = await node.http.get('/api/uploads/pendingUsers/6f1c1a52-3f0e-4b51-9a4e-9d1c7c1d2e3f', { tenant: 'acme', token: admin });
+      expect(missing.status).toBe(404);
+      expect(missing.body.code).toBe('import_not_found');
+      const bad = await node.http.get('/api/uploads/pendingUsers/not-an-id', { tenant: 'acme', token: admin });
+      expect(bad.status).toBe(400);
+    });
+  });
+});
