@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import type { RoleContext, RoleHandle } from '../roles.js';
+import { createRedis } from '../data/redis.js';
+import { actorSystemOf, subscribeHubPushes } from '../actors/runtime/index.js';
+import { callActor } from '../actors/call.actor.js';
+import { meetingActor } from '../actors/meeting.actor.js';
+import { deviceActor } from '../actors/device.actor.js';
+import { subscribeRevocations } from '../http/middleware/auth.js';
+import { callDeps, deviceDeps, meetingDeps, DEVICE_HEARTBEAT_MS, type ActorServices } from './actor-deps.js';
+import { createHubServer, disconnectSession, onConnections } from './hub.server.js';
+import { HubPresence } from './hub.presence.js';
+import { SocketIoHubPublisher } from './hub.publisher.js';
+import { callMethods } from './handlers/call.handlers.js';
+import { meetingMethods } from './handlers/meeting.handlers.js';
+import { deviceMethods } from './handlers/device.handlers.js';
+import { signallingMethods } from './handlers/signalling.handlers.js';
+import type { HubContext } from './hub.types.js';
+
+/** Per-socket budget of hub calls: bursts of 60, then 20 per second. */
+export const HUB_RATE_LIMIT = { burst: 60, perSecond: 20 } as const;
+/** Presence heartbeat of this node (the presence service expires a silent node's connections). */
+export const PRESENCE_HEARTBEAT_MS = 10_000;
+
+export const HUB_METHODS = [...callMethods, ...meetingMethods, ...deviceMethods, ...signallingMethods];
+
+export interface HubRoleHandle extends RoleHandle {
+  io: ReturnType<typeof createHubServer>;
+}
+
+/** Registers the call, meeting and device behaviours on the node's actor system. */
+function registerActors(ctx: RoleContext): ReturnType<typeof actorSystemOf> {
+  const system = actorSystemOf(ctx.started);
+  const { infra, services } = ctx;
+  const s: ActorServices = { tenantDb: (t) => infra.mongo.tenantDb(t), meetings: services.meetings, recording: services.recording, audit: services.auth.audit };
+  system.register(callActor(callDeps(s)));
+  system.register(meetingActor(meetingDeps(s)));
+  system.register(deviceActor(deviceDeps(s)));
+  return system;
+}
+
+/**
+ * The `hub` role: Socket.IO at /hubs/mobile on the node's HTTP server, wired to the actor system.
+ * Stops in order: stop accepting sockets, presence, subscriptions, then the adapter's Redis clients.
+ */
+export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
+  const { infra, services, server } = ctx;
+  if (!server) throw new Error("the 'hub' role needs the node's HTTP server");
+  const system = registerActors(ctx);
+  const pub = createRedis(infra.config.redis.url, 'hub-pub');
+  const sub = createRedis(infra.config.redis.url, 'hub-sub');
+  const pushSub = createRedis(infra.config.redis.url, 'hub-push-sub');
+  const io = createHubServer({
+    server, pubClient: pub, subClient: sub, channelPrefix: infra.keys.hubAdapter, rateLimit: HUB_RATE_LIMIT, logger: infra.logger, metrics: infra.metrics,
+    handshake: { baseDomain: infra.config.http.baseDomain, resolveTenant: (n) => services.tenants.resolve(n), verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), logger: infra.logger },
+  });
+  const publisher = new SocketIoHubPublisher(io, infra.logger);
+  system.useHubPublisher(publisher);
+  const hub: HubContext = { io, actors: system, meetings: services.meetings, logger: infra.logger, deviceHeartbeatMs: DEVICE_HEARTBEAT_MS };
+  const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
+  await presence.start(PRESENCE_HEARTBEAT_MS);
+  onConnections(io, hub, HUB_METHODS, presence, HUB_RATE_LIMIT, infra.metrics);
+  const relay = (p: { rooms: string[]; event: string; payload: unknown }) => publisher.emitLocal(p.rooms, p.event, p.payload);
+  const unsubs = [
+    // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node
+    // delivers them to its own sockets, so together they reach every socket once.
+    await subscribeHubPushes(pushSub, infra.keys.hubPush, relay),
+    await subscribeRevocations(infra, (m) => disconnectSession(io, m.tenant, m.sessionId)),
+  ];
+  return { io, stop: () => stopHub(io, presence, unsubs, [pub, sub, pushSub]) };
+}
+
+async function stopHub(io: HubRoleHandle['io'], presence: HubPresence, unsubs: (() => Promise<void>)[], clients: Redis[]): Promise<void> {
+  presence.stop();
+  io.local.disconnectSockets(true);
+  await new Promise<void>((resolve) => io.close(() => resolve()));
+  await Promise.allSettled(unsubs.map((u) => u()));
+  await Promise.allSettled(clients.map((c) => c.quit()));
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { createUser, tokenFor } from '../../support/auth.js';
+import { call, connect, recorder, type HubClient } from './hub-client.js';
+
+describe('hub handshake and negative acks', () => {
+  let node: TestNode;
+  let clinician: string;
+  let patient: string;
+  let otherTenant: string;
+  const open: HubClient[] = [];
+  const track = (s: HubClient) => (open.push(s), s);
+
+  beforeAll(async () => {
+    node = await startTestNode({ ROLES: 'http,hub,actors' });
+    await createUser(node, 'acme', { username: 'alice', role: 'clinician' });
+    await createUser(node, 'acme', { username: 'pat', role: 'patient' });
+    await createUser(node, 'globex', { username: 'gina', role: 'clinician' });
+    clinician = await tokenFor(node, 'acme', 'alice');
+    patient = await tokenFor(node, 'acme', 'pat');
+    otherTenant = await tokenFor(node, 'globex', 'gina');
+  });
+  afterAll(async () => {
+    for (const s of open) s.close();
+    await node.destroy();
+  });
+
+  it('accepts the token as auth.token and as the access_token query parameter', async () => {
+    const a = track(await connect(node.url!, 'acme', { token: clinician }));
+    const b = track(await connect(node.url!, 'acme', { token: patient, viaQuery: true }));
+    expect(a.connected && b.connected).toBe(true);
+  });
+
+  it('refuses handshakes without a token, with a bad token, another tenant token or an unknown tenant', async () => {
+    await expect(connect(node.url!, 'acme')).rejects.toMatchObject({ data: { code: 'unauthenticated' } });
+    await expect(connect(node.url!, 'acme', { token: 'not-a-token' })).rejects.toMatchObject({ data: { code: expect.stringMatching(/token_invalid|unauthenticated/) } });
+    const wrong = await connect(node.url!, 'acme', { token: otherTenant }).catch((e) => e);
+    expect(['wrong_tenant', 'token_invalid']).toContain(wrong.data.code);
+    await expect(connect(node.url!, 'nobody', { token: clinician })).rejects.toMatchObject({ data: { code: 'tenant_not_found' } });
+  });
+
+  it('answers methods without permission, malformed payloads and unknown calls with coded acks', async () => {
+    const pat = track(await connect(node.url!, 'acme', { token: patient }));
+    const denied = await call(pat, 'initEvent', { eventId: 'a'.repeat(24) });
+    expect(denied).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
+    const bad = await call(pat, 'initCall', { calleeIds: ['nope'] });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+    expect((bad as any).error.errors[0].field).toMatch(/^args\.0\.calleeIds/);
+    const garbage = await call(pat, 'acceptCall', 'x', 42, null);
+    expect(garbage).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+    const missing = await call(pat, 'acceptCall', { callId: '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6d' });
+    expect(missing).toMatchObject({ ok: false, error: { code: 'call_not_found' } });
+    expect(pat.connected).toBe(true);
+  });
+
+  it('refuses signalling to someone who is not in the same call', async () => {
+    const alice = track(await connect(node.url!, 'acme', { token: clinician }));
+    const r = await call(alice, 'offer', { targetUserId: 'b'.repeat(24), callId: '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6e', sdp: 'v=0' });
+    expect(r).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    const both = await call(alice, 'offer', { targetUserId: 'b'.repeat(24), sdp: 'v=0' });
+    expect(both).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+  });
+
+  it('rate-limits a flooding socket with retryAfter and keeps serving others', async () => {
+    const flood = track(await connect(node.url!, 'acme', { token: patient }));
+    const acks = await Promise.all(Array.from({ length: 120 }, () => call(flood, 'joinRoom', 'lobby')));
+    const limited = acks.filter((a) => !a.ok);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0]).toMatchObject({ ok: false, error: { code: 'rate_limited', retryAfter: expect.any(Number) } });
+    const other = track(await connect(node.url!, 'acme', { token: clinician }));
+    expect(await call(other, 'joinRoom', 'lobby')).toMatchObject({ ok: true });
+  });
+
+  it('greets a room only when joined, and only its members hear it', async () => {
+    const a = track(await connect(node.url!, 'acme', { token: clinician }));
+    const b = track(await connect(node.url!, 'acme', { token: patient }));
+    const rb = recorder(b);
+    expect(await call(a, 'sayHiToRoom', 'ward-3')).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    await call(b, 'joinRoom', 'ward-3');
+    await call(a, 'joinRoom', 'ward-3');
+    expect(await call(a, 'sayHiToRoom', 'ward-3')).toMatchObject({ ok: true });
+    expect(await rb.next('sayHi')).toMatchObject({ roomId: 'ward-3', from: { username: 'alice' } });
+  });
+});
