@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { OPERATIONS } from '../../../src/auth/permission-table.js';
+import { DOCUMENTED_GROUPS, openApiDocument, openApiPath } from '../../../src/http/openapi/openapi.js';
+import { startTestNode, type TestNode } from '../../support/node.js';
+
+describe('OpenAPI document and docs page', () => {
+  let node: TestNode;
+  beforeAll(async () => {
+    node = await startTestNode();
+  });
+  afterAll(async () => node.destroy());
+
+  it('matches the checked-in docs/api/openapi.json (regenerate: npx tsx src/http/openapi/write-docs.ts)', () => {
+    const checkedIn = JSON.parse(readFileSync(new URL('../../../docs/api/openapi.json', import.meta.url), 'utf8'));
+    expect(checkedIn).toEqual(openApiDocument());
+  });
+
+  it('documents every route with the exact SPEC path of its permission-table entry', () => {
+    const doc = openApiDocument() as { paths: Record<string, Record<string, { operationId: string }>> };
+    for (const g of DOCUMENTED_GROUPS) {
+      for (const r of g.routes) {
+        const path = openApiPath(g.base, r.path);
+        expect(doc.paths[path]?.[r.method]?.operationId).toBe(r.operationId);
+        expect(OPERATIONS[r.operationId].name).toBe(`${r.method.toUpperCase()} ${path}`);
+      }
+    }
+  });
+
+  it('serves the document and a self-contained interactive page', async () => {
+    const json = await node.http.get('/api/docs/openapi.json');
+    expect(json.status).toBe(200);
+    expect(json.body.openapi).toBe('3.1.0');
+    expect(json.body.paths['/api/events/get/{eventId}'].get.parameters[0]).toMatchObject({ name: 'eventId', in: 'path', required: true });
+    const page = await node.http.get('/api/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.text).toContain('/api/docs/openapi.json');
+    expect(page.text).not.toMatch(/<script[^>]+src=|<link[^>]+href="http/);
+  });
+});
