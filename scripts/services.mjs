@@ -225,6 +225,21 @@ export function ensureNodeModules() {
   if (r.status !== 0) throw new ServiceError('npm install failed (see output above)');
 }
 
+/**
+ * What listens on the service's port: 'ours' when /healthz answers like this service (a second
+ * `npm start`), 'other' for anything else, null when the port is free.
+ */
+export async function whoListens(port) {
+  if (!(await portOpen(port))) return null;
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
+    const body = await res.json();
+    return body?.status === 'up' && typeof body.node === 'string' ? 'ours' : 'other';
+  } catch {
+    return 'other';
+  }
+}
+
 export async function main() {
   try {
     const s = await ensureServices();

@@ -1,7 +1,22 @@
 // `npm start`: installs what is missing, starts the local services (Redis, a MongoDB-protocol
 // server), then runs every role of the service in one process on port 8080 with the demo tenant.
 import { spawn } from 'node:child_process';
-import { ensureNodeModules, ensureServices, ServiceError } from './services.mjs';
+import { existsSync } from 'node:fs';
+import { ensureNodeModules, ensureServices, whoListens, ServiceError } from './services.mjs';
+
+// Settings from .env (see .env.example); variables already in the environment win.
+if (existsSync('.env')) process.loadEnvFile('.env');
+const port = Number(process.env.PORT || 8080);
+const listening = await whoListens(port);
+if (listening === 'ours') {
+  process.stdout.write(`[start] the service is already running on port ${port}; nothing to do.\n` +
+    `        curl -H 'Host: demo.localhost:${port}' http://127.0.0.1:${port}/api/tenant/ping\n`);
+  process.exit(0);
+}
+if (listening === 'other') {
+  process.stderr.write(`[start] port ${port} is used by another program: stop it or run with PORT=<free port>\n`);
+  process.exit(1);
+}
 
 try {
   ensureNodeModules();

@@ -1,5 +1,6 @@
 import { loadConfig, ConfigError } from './config/config.js';
 import { startNode } from './node.js';
+import { renderBanner } from './cli/banner.js';
 
 /** Process entry: reads ROLES, starts them, and shuts down in order on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -15,12 +16,20 @@ async function main(): Promise<void> {
   }
   const node = await startNode(config);
   const log = node.infra.logger;
-  let signals = 0;
+  if (config.seedDemo) {
+    const grpcPort = (node.roles.get('telemetry') as { port?: number } | undefined)?.port;
+    process.stdout.write(`${renderBanner({ config, url: node.url, grpcPort })}\n`);
+  }
+  let firstSignalAt = 0;
   const shutdown = (signal: string) => {
-    if (++signals > 1) {
+    // One Ctrl+C reaches this process several times (terminal, npm and scripts/start.mjs all pass it
+    // on): repeats within a second are the same request; a later one means "stop waiting".
+    if (firstSignalAt && Date.now() - firstSignalAt < 1000) return;
+    if (firstSignalAt) {
       log.warn({ component: 'main', signal }, 'second signal: exiting now');
       process.exit(1);
     }
+    firstSignalAt = Date.now();
     log.info({ component: 'main', signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
