@@ -101,6 +101,10 @@ export function fixtures(node: NodeHandle): Fixtures {
       const failed = views.filter((v) => v.state !== 'completed');
       return { elapsedMs, completed: views.length - failed.length, failed: failed.length, firstFailure: failed[0]?.failedReason };
     },
+    /** Issues the tenant's gRPC telemetry key (services.telemetry.issueKey). */
+    async telemetryKey(a: { tenant: string }) {
+      return (node.services as unknown as { telemetry: { issueKey(t: string): Promise<string> } }).telemetry.issueKey(a.tenant);
+    },
     async metrics() {
       return node.infra.metrics.registry.getMetricsAsJSON();
     },
