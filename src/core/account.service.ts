@@ -66,7 +66,7 @@ export class AccountService {
   /** POST /api/account/org: what a client needs to start sign-in on this tenant. */
   org(tenant: { name: string; displayName: string }): OrgInfo {
     const r = this.deps.realms;
-    return { tenant: tenant.name, displayName: tenant.displayName, realm: { issuer: r.issuerFor(tenant.name), clientId: r.clientId, audience: r.audience, scopes: ['openid', 'profile', 'email'] } };
+    return { tenant: tenant.name, displayName: tenant.displayName, realm: { issuer: r.issuerFor(tenant.name), clientId: r.clientId, audience: r.audience, scopes: ['openid', 'profile', 'email', 'api'] } };
   }
 
   /**
