@@ -97,7 +97,10 @@ export class EventService {
     return updated;
   }
 
-  /** Cancels each event the caller organizes that is still scheduled; reports the others per id. */
+  /**
+   * Cancels each event the caller organizes that is still scheduled; reports the others per id.
+   * When no listed event exists for the caller at all, answers event_not_found (404).
+   */
   async cancel(p: Principal, cmd: DeleteEventsCommand): Promise<CancelResult> {
     const me = oid(p.userId, 'event_not_found');
     const repo = this.deps.events(p.tenant);
@@ -112,6 +115,7 @@ export class EventService {
       if (done) out.cancelled.push(eventId);
       else out.failed.push({ eventId, code: 'invalid_state' });
     }
+    if (!out.cancelled.length && out.failed.every((f) => f.code === 'event_not_found')) throw new AppError('event_not_found', 'None of the events exist');
     return out;
   }
 

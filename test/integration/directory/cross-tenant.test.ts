@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DOCUMENTED_GROUPS, openApiPath } from '../../../src/http/openapi/openapi.js';
+import { as, world, type World } from './fixtures.js';
+
+const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
+
+interface BData {
+  eventId: string;
+  meetingCode: string;
+  groupId: string;
+  noticeId: string;
+  deviceId: string;
+  deviceKey: string;
+  typeId: string;
+  contactId: string;
+}
+
+/** For each operation: the path params and body that carry tenant B's ids (null: no ids to carry). */
+function inputs(b: BData, tenantB: string): Record<string, { params?: Record<string, string>; query?: string; body?: unknown } | null> {
+  return {
+    'contacts.get': null,
+    'contacts.groupUsers': { params: { groupId: b.groupId } },
+    'contacts.me': null,
+    'contacts.setFavourite': { body: { contactId: b.contactId } },
+    'contacts.update': null,
+    'contacts.groupCreate': { body: { name: 'x', participantIds: [b.contactId] } },
+    'contacts.groupRename': { body: { groupId: b.groupId, name: 'x' } },
+    'contacts.groupAdd': { body: { groupId: b.groupId, participantIds: [b.contactId] } },
+    'contacts.groupRemove': { body: { groupId: b.groupId, participantIds: [b.contactId] } },
+    'contacts.notificationSeen': { params: { noticeId: b.noticeId } },
+    'events.list': null,
+    'events.get': { params: { eventId: b.eventId } },
+    'events.getParticipants': { params: { eventId: b.eventId } },
+    'events.create': { body: { name: 'x', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: b.contactId }] } },
+    'events.update': { body: { eventId: b.eventId, name: 'hijacked' } },
+    'events.cancel': { body: { eventIds: [b.eventId] } },
+    'meetings.join': { params: { meetingCode: b.meetingCode } },
+    'meetings.startRapidConnect': { params: { deviceId: b.deviceId } },
+    'notification.save': null,
+    'notification.clear': null,
+    'notification.current': null,
+    'peripheral.types': null,
+    'peripheral.getDevice': { params: { deviceTypeId: b.typeId }, body: { physicalIds: ['SN-B'] } },
+    'peripheral.devices': null,
+    'admin.lastSeenContact': { params: { contactId: b.contactId } },
+    'admin.lastSeenUser': { params: { tenant: tenantB, username: 'pat' } },
+    'admin.isOnline': { params: { tenant: tenantB, username: 'pat' } },
+    'admin.user': { params: { tenant: tenantB, username: 'pat' } },
+    'tenant.startRecording': { query: `eventId=${b.eventId}` },
+  };
+}
+
+describe('cross-tenant isolation: every endpoint with tenant B ids and a tenant A token', () => {
+  let w: World;
+  let b: BData;
+
+  beforeAll(async () => {
+    w = await world('xta', 'xtb');
+    const B = (who: keyof World['b']) => as(w, w.b[who], w.tenantB);
+    const ev = (await B('alice').post('/api/events/create', { name: 'Secret B consult', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: w.b.pat.id }] })).body;
+    const group = (await B('alice').post('/api/contacts/group/create', { name: 'B group', participantIds: [w.b.pat.id] })).body;
+    const notice = (await B('admin').post('/api/notification/save', { title: 'B notice', body: 'secret' })).body;
+    const typeId = (await B('admin').get('/api/peripheral/types')).body[0].id;
+    const dev = (await B('admin').post(`/api/peripheral/getDevice/${typeId}`, { physicalIds: ['SN-B'] })).body;
+    b = { eventId: ev.id, meetingCode: ev.meetingCode, groupId: group.id, noticeId: notice.id, deviceId: dev.device.id, deviceKey: dev.deviceKey, typeId, contactId: w.b.pat.id };
+  });
+  afterAll(async () => w.node.destroy());
+
+  it('has an input for every documented operation', () => {
+    const table = inputs(b, w.tenantB);
+    for (const g of DOCUMENTED_GROUPS) for (const r of g.routes) expect(Object.keys(table)).toContain(r.operationId);
+  });
+
+  it('answers every endpoint on tenant A without any of tenant B data', async () => {
+    const table = inputs(b, w.tenantB);
+    const secrets = [...Object.values(b), 'Secret B consult', 'B group', 'B notice', ...Object.values(w.b).map((x) => x.id)];
+    for (const g of DOCUMENTED_GROUPS) {
+      for (const r of g.routes) {
+        const input = table[r.operationId];
+        let path = openApiPath(g.base, r.path);
+        for (const [k, v] of Object.entries(input?.params ?? {})) path = path.replace(`{${k}}`, encodeURIComponent(v));
+        if (input?.query) path += `?${input.query}`;
+        if (path.includes('{')) throw new Error(`no params for ${r.operationId}`);
+        const res = r.method === 'get' ? await as(w, w.a.admin).get(path) : await as(w, w.a.admin).post(path, input?.body ?? {});
+        // Ids the caller sent may be echoed in the problem detail; anything else of tenant B is a leak.
+        const sent = JSON.stringify(input ?? {});
+        const leaked = secrets.filter((s) => !sent.includes(s) && res.text.includes(s));
+        expect({ op: r.operationId, leaked }).toEqual({ op: r.operationId, leaked: [] });
+        if (input) expect({ op: r.operationId, status: res.status >= 400 && res.status < 500 }).toEqual({ op: r.operationId, status: true });
+      }
+    }
+  });
+
+  it("refuses a tenant A token on tenant B's host", async () => {
+    const r = await w.node.http.get(`/api/events/get/${b.eventId}`, { tenant: w.tenantB, token: w.a.admin.token });
+    expect([401, 403]).toContain(r.status);
+    expect(r.text).not.toContain('Secret B consult');
+  });
+
+  it('left tenant B data untouched', async () => {
+    const ev = await as(w, w.b.alice, w.tenantB).get(`/api/events/get/${b.eventId}`);
+    expect(ev.body).toMatchObject({ name: 'Secret B consult', status: 'scheduled' });
+    const g = await as(w, w.b.alice, w.tenantB).get(`/api/contacts/group/users/${b.groupId}`);
+    expect(g.body.map((c: { id: string }) => c.id)).toEqual([w.b.pat.id]);
+  });
+});
