@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { createUser, tokenFor } from '../../support/auth.js';
+import { OPERATIONS, type OperationId } from '../../../src/auth/permission-table.js';
+
+/** A concrete request path for a table entry's path template. */
+function concrete(path: string): string {
+  return path
+    .replace('{*path}', 'some/file.txt')
+    .replace(/\{(tenant|tenantId|tenantName)\}/g, 'acme')
+    .replace(/\{[A-Za-z]*Id\}/g, '0123456789abcdef01234567')
+    .replace(/\{[A-Za-z]+\}/g, 'x');
+}
+
+describe('every REST endpoint and GraphQL operation enforces the permission table', () => {
+  let node: TestNode;
+  let nobody: string;
+
+  beforeAll(async () => {
+    node = await startTestNode();
+    await createUser(node, 'acme', { username: 'nobody', role: 'powerless' });
+    const { db } = await node.services.tenants.require('acme');
+    await db.models.Role.create({ name: 'powerless', description: 'No permissions (test)', permissions: [] });
+    nobody = await tokenFor(node, 'acme', 'nobody');
+  });
+  afterAll(async () => node.destroy());
+
+  const guarded = (transport: string) => (Object.keys(OPERATIONS) as OperationId[])
+    .map((id) => [id, OPERATIONS[id]] as const)
+    .filter(([, e]) => e.transport === transport && e.requires !== 'public' && e.requires !== 'authenticated');
+
+  it('answers 403 permission_denied on REST without the permission, and 401 without a token', async () => {
+    const outcomes: string[] = [];
+    for (const [id, e] of guarded('rest')) {
+      const [method, path] = e.name.split(' ') as [string, string];
+      const r = await node.http[method.toLowerCase() as 'get' | 'post'](concrete(path), { tenant: 'acme', token: nobody, body: {} });
+      const anon = await node.http[method.toLowerCase() as 'get' | 'post'](concrete(path), { tenant: 'acme', body: {} });
+      outcomes.push(`${id} ${r.status} ${r.body?.code} ${anon.status}`);
+    }
+    for (const o of outcomes) expect(o).toMatch(/ 403 permission_denied 401$/);
+  });
+
+  it('answers permission_denied on GraphQL operations without the permission', async () => {
+    const outcomes: string[] = [];
+    for (const [id, e] of guarded('graphql')) {
+      const args = e.name === 'groupById' ? '(groupId: "0123456789abcdef01234567")' : '';
+      const ask = (selection: string) => node.http.post('/graphql', { tenant: 'acme', token: nobody, body: { query: `{ ${e.name}${args}${selection} }` } });
+      let r = await ask('');
+      if (/must have a selection/.test(JSON.stringify(r.body))) r = await ask(' { __typename }');
+      const codes = (r.body?.errors ?? []).map((x: { extensions?: { code?: string } }) => x.extensions?.code);
+      outcomes.push(`${id} ${codes.includes('permission_denied') ? 'denied' : JSON.stringify(r.body).slice(0, 200)}`);
+    }
+    for (const o of outcomes) expect(o).toMatch(/ denied$/);
+  });
+});
