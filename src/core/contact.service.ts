@@ -134,7 +134,7 @@ export class ContactService {
     const order = [...score.values()].sort((a, b) => b.n - a.n || b.last - a.last);
     const users = await this.deps.users(p.tenant).findByIds(order.map((o) => o.id));
     const byId = new Map(users.map((u) => [String(u._id), u]));
-    const needle = f.name?.toLowerCase();
+    const needle = f.name ? sortKeys(f.name).sortName : undefined;
     const matching = order
       .map((o) => byId.get(String(o.id)))
       .filter((u): u is UserRecord => !!u && u.status === 'active')

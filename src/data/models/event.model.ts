@@ -53,6 +53,7 @@ export const EventSchema = new Schema(
 );
 EventSchema.index({ participantIds: 1, startAt: -1 });
 EventSchema.index({ organizerId: 1, startAt: -1 });
+EventSchema.index({ deviceIds: 1 });
 EventSchema.index({ status: 1, startAt: 1 });
 EventSchema.index({ nameLower: 1 });
 

@@ -1,6 +1,6 @@
 import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
-import type { UserDoc } from '../models/user.model.js';
+import { sortKeys, type UserDoc } from '../models/user.model.js';
 
 export type UserRecord = UserDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
 
@@ -56,7 +56,7 @@ export class UserRepository {
   private filter(q: Omit<UserSearch, 'skip' | 'take' | 'sort'>): Record<string, unknown> {
     const f: Record<string, unknown> = { status: 'active' };
     if (q.name) {
-      const re = new RegExp(escapeRegex(q.name.toLowerCase()));
+      const re = new RegExp(escapeRegex(sortKeys(q.name).sortName));
       f.$or = [{ sortName: re }, { username: re }];
     }
     if (q.initial) f.initial = q.initial;

@@ -52,6 +52,15 @@ describe('contacts REST', () => {
     const r = await as(w, w.a.alice).get('/api/contacts/get?frequent=true');
     expect(r.status).toBe(200);
     expect(r.body.items.map((c: { id: string }) => c.id)).toEqual([w.a.pat.id]);
+    // Two calls with Bob outrank one meeting with Pat.
+    const { CallRecord } = w.node.infra.mongo.tenantDb(w.tenantA).models;
+    for (const n of [1, 2]) {
+      await CallRecord.create({ _id: `call-${n}`, callerId: w.a.bob.id, participantIds: [w.a.alice.id], status: 'ended', startedAt: new Date(Date.now() - n * 60_000) });
+    }
+    const ranked = await as(w, w.a.alice).get('/api/contacts/get?frequent=1');
+    expect(ranked.body.items.map((c: { id: string }) => c.id)).toEqual([w.a.bob.id, w.a.pat.id]);
+    const named = await as(w, w.a.alice).get('/api/contacts/get?frequent=true&name=PAT');
+    expect(named.body.items.map((c: { id: string }) => c.id)).toEqual([w.a.pat.id]);
   });
 
   it('returns the caller card (me)', async () => {
