@@ -152,7 +152,7 @@ export class ContactService {
   }
 }
 
-/** Avatars live in the tenant's `assets` container, named by content hash (docs/api/contacts.md). */
+/** Avatars live in the tenant's `assets` container, named by content hash (docs/decisions/208-contact-lists.md). */
 export function avatarPrefix(tenant: string): string {
   return `t/${tenant}/assets/avatars`;
 }

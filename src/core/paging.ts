@@ -5,7 +5,7 @@ export const Id = z.string().regex(/^[a-f0-9]{24}$/i, 'must be a 24-hex-digit id
 
 /**
  * skip/take paging. `take` above the configured maximum (PAGE_MAX_TAKE, default 100) is clamped,
- * not refused, and the page echoes the take it used (docs/decisions/201-paging-take-cap.md).
+ * not refused, and the page echoes the take it used (docs/decisions/003-paging.md).
  */
 export const Paging = z.object({
   skip: z.coerce.number().int().min(0).max(1_000_000).default(0),
