@@ -7,6 +7,8 @@ import type { Metrics } from '../../observability/metrics.js';
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
+import { askWithRetry, type AskRoute } from './ask-loop.js';
+import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import { RedisHubPublisher } from './hub-publisher.js';
 import { Membership } from './membership.js';
 import { ActorAddressSchema, addressKey, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
@@ -25,6 +27,8 @@ export interface ActorSystemDeps {
   logger: Logger;
   metrics: Metrics;
   publisher?: HubPublisher;
+  /** Channel of the default Redis publisher (`infra.keys.hubPush`; defaults to `<keyPrefix>hub-push`). */
+  hubPushChannel?: string;
   behaviors?: ActorBehavior<any, any, any>[];
   /** Default total budget of an ask, retries included (default max(10 s, 4 x lease)). */
   askTimeoutMs?: number;
@@ -35,19 +39,12 @@ export interface ActorSystemDeps {
 /** Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced, membership. */
 export type ActorSystemEvents = EventEmitter;
 
-interface Buffered {
-  address: ActorAddress;
-  env: Envelope;
-}
-
-const RETRYABLE = new Set(['not_owner', 'timeout', 'service_unavailable']);
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The actor runtime of one node: owns shards by fenced Redis leases, hosts their activations and
  * routes messages to whichever node owns an actor. See docs/actors.md.
  */
-export class RedisActorSystem implements ActorSystem, ActivationHost {
+export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHost {
   readonly nodeId: string;
   readonly events: ActorSystemEvents = new EventEmitter();
   readonly store: SnapshotStore;
@@ -61,8 +58,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost {
   private readonly behaviors = new Map<ActorKind, ActorBehavior>();
   private readonly actors = new Map<string, Activation>();
   private readonly claims = new Map<number, Promise<ShardLease | undefined>>();
-  private readonly buffers = new Map<number, Buffered[]>();
-  private readonly handoffs = new Map<number, Promise<void>>();
+  readonly buffers = new Map<number, Buffered[]>();
+  private readonly handoffs = new Handoffs(this);
   private readonly tickMs: number;
   private readonly askTimeoutMs: number;
   private hub: HubPublisher;
@@ -71,6 +68,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost {
   private stopping?: Promise<void>;
   private joined?: Promise<unknown>;
   private depth = 0;
+  private readonly route: AskRoute;
 
   constructor(private readonly deps: ActorSystemDeps) {
     const { nodeId, redis, config, logger } = deps;
@@ -85,8 +83,16 @@ export class RedisActorSystem implements ActorSystem, ActivationHost {
     this.leases = new ShardLeases({ redis, keys: this.keys, nodeId, leaseMs: config.leaseMs });
     this.membership = new Membership({ redis, keys: this.keys, nodeId, ttlMs: config.leaseMs });
     this.transport = new RedisTransport({ redis, keys: this.keys, nodeId, logger: this.logger, onRequest: (r) => this.deliver(r.to, r.msg, r.dedupeId) });
-    this.hub = deps.publisher ?? new RedisHubPublisher(redis, this.keys.hubPushChannel, this.logger);
+    this.hub = deps.publisher ?? new RedisHubPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
     for (const b of deps.behaviors ?? []) this.behaviors.set(b.kind, b as ActorBehavior);
+    this.route = {
+      nodeId,
+      attemptMs: Math.max(300, config.leaseMs),
+      resolveOwner: (shard) => this.resolveOwner(shard),
+      deliverLocal: (to, msg, dedupeId) => this.deliver(to, msg, dedupeId),
+      request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
+      routed: (route) => this.metrics.routed.inc({ route }),
+    };
   }
 
   /** Starts reading the inbox and the lease/heartbeat timer; joins membership if behaviours are registered. */
@@ -116,24 +122,14 @@ export class RedisActorSystem implements ActorSystem, ActivationHost {
 
   async ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
     const address = ActorAddressSchema.parse(to);
-    const dedupeId = opts.dedupeId ?? randomUUID();
-    const deadline = Date.now() + (opts.timeoutMs ?? this.askTimeoutMs);
-    const attemptMs = Math.max(300, this.deps.config.leaseMs);
-    for (let attempt = 1; ; attempt++) {
-      const remaining = deadline - Date.now();
-      try {
-        if (remaining <= 0) throw new AppError('timeout', 'actor did not answer in time');
-        const shard = shardOf(address, this.deps.config.shards);
-        const owner = await this.resolveOwner(shard);
-        this.metrics.routed.inc({ route: owner === this.nodeId ? 'local' : 'remote' });
-        if (owner === this.nodeId) return (await withTimeout(this.deliver(address, msg, dedupeId), remaining)) as R;
-        return (await this.transport.request(owner, { to: address, msg, dedupeId, attempt }, Math.min(remaining, attemptMs))) as R;
-      } catch (e) {
-        const code = (e as AppError).code;
-        if (!RETRYABLE.has(code) || Date.now() >= deadline) throw e;
-        await delay(Math.min(25 * 2 ** Math.min(attempt, 4), Math.max(0, deadline - Date.now())));
-      }
-    }
+    const plan = {
+      to: address,
+      shard: shardOf(address, this.deps.config.shards),
+      msg,
+      dedupeId: opts.dedupeId ?? randomUUID(),
+      deadline: Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
+    };
+    return (await askWithRetry(this.route, plan)) as R;
   }
 
   /** Where to send a message for `shard`: its lease holder, else its rendezvous owner among live nodes. */
@@ -273,7 +269,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost {
     if (!this.membership.isJoined || !nodes.includes(this.nodeId)) return;
     for (const lease of this.leases.all()) {
       const desired = rendezvousOwner(lease.shard, nodes);
-      if (!lease.handingOff && desired && desired !== this.nodeId) void this.handoff(lease, 'rebalance');
+      if (!lease.handingOff && desired && desired !== this.nodeId) void this.handoffs.start(lease, 'rebalance');
     }
     const until = Date.now() + 2 * this.tickMs;
     const mine = [...Array(this.deps.config.shards).keys()].filter((s) => rendezvousOwner(s, nodes) === this.nodeId);
@@ -295,39 +291,16 @@ export class RedisActorSystem implements ActorSystem, ActivationHost {
     this.events.emit('shard-lost', shard, reason);
   }
 
-  private activationsOf(shard: number): Activation[] {
+  activationsOf(shard: number): Activation[] {
     return [...this.actors.values()].filter((a) => a.lease.shard === shard);
   }
 
-  private handoff(lease: ShardLease, reason: 'stop' | 'rebalance'): Promise<void> {
-    let running = this.handoffs.get(lease.shard);
-    if (!running) {
-      running = this.runHandoff(lease, reason).finally(() => this.handoffs.delete(lease.shard));
-      this.handoffs.set(lease.shard, running);
-    }
-    return running;
+  evict(act: Activation): void {
+    if (this.actors.get(act.key) === act) this.actors.delete(act.key);
   }
 
-  /** Buffer -> finish the running turn (already persisted) -> release -> forward the buffer to the new owner. */
-  private async runHandoff(lease: ShardLease, reason: 'stop' | 'rebalance'): Promise<void> {
-    lease.handingOff = true;
-    const buffered: Buffered[] = [];
-    this.buffers.set(lease.shard, buffered);
-    const acts = this.activationsOf(lease.shard);
-    await Promise.all(acts.map((a) => a.whenIdle()));
-    for (const act of acts) {
-      if (this.actors.get(act.key) === act) this.actors.delete(act.key);
-      for (const env of act.close()) buffered.push({ address: act.address, env });
-      this.metrics.passivations.inc({ kind: act.kind, reason: 'handoff' });
-    }
-    if (this.leases.get(lease.shard) === lease) {
-      await this.leases.release(lease).catch((err) => this.logger.warn({ shard: lease.shard, err: (err as Error).message }, 'lease release failed'));
-    }
-    this.buffers.delete(lease.shard);
-    this.metrics.handoffs.inc({ reason });
-    this.metrics.shardsOwned.set(this.leases.all().length);
-    this.events.emit('handoff', lease.shard, reason);
-    await Promise.allSettled(buffered.map(({ address, env }) => this.ask(address, env.msg, { dedupeId: env.dedupeId }).then(env.resolve, env.reject)));
+  async forward({ address, env }: Buffered): Promise<void> {
+    await this.ask(address, env.msg, { dedupeId: env.dedupeId }).then(env.resolve, env.reject);
   }
 
   /** Graceful stop: leave membership, hand every shard off, then stop reading the inbox. */
@@ -335,18 +308,10 @@ export class RedisActorSystem implements ActorSystem, ActivationHost {
     this.stopping ??= (async () => {
       clearInterval(this.timer);
       await this.membership.leave().catch(() => undefined);
-      await Promise.all([...this.leases.all().map((l) => this.handoff(l, 'stop')), ...this.handoffs.values()]);
+      await Promise.all([...this.leases.all().map((l) => this.handoffs.start(l, 'stop')), ...this.handoffs.inProgress()]);
       await this.transport.stop();
       this.logger.info({ node: this.nodeId }, 'actor system stopped');
     })();
     return this.stopping;
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AppError('timeout', 'actor did not answer in time')), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

@@ -21,6 +21,7 @@ export async function startActorsRole(ctx: RoleContext): Promise<ActorsRoleHandl
     config: infra.config.actors,
     logger: infra.logger,
     metrics: infra.metrics,
+    hubPushChannel: infra.keys.hubPush,
   });
   await system.start();
   return { system, stop: () => system.stop() };

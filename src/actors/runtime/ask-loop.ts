@@ -1,0 +1,56 @@
+import { AppError } from '../../core/errors.js';
+import type { ActorAddress } from './types.js';
+
+/** Routing failures after which the sender re-resolves the owner and tries again. */
+const RETRYABLE = new Set(['not_owner', 'timeout', 'service_unavailable']);
+
+export interface AskRoute {
+  nodeId: string;
+  /** Budget of one remote attempt: a dead owner is given up on after this. */
+  attemptMs: number;
+  resolveOwner(shard: number): Promise<string>;
+  deliverLocal(to: ActorAddress, msg: unknown, dedupeId: string): Promise<unknown>;
+  request(node: string, body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number }, timeoutMs: number): Promise<unknown>;
+  routed(route: 'local' | 'remote'): void;
+}
+
+export interface AskPlan {
+  to: ActorAddress;
+  shard: number;
+  msg: unknown;
+  dedupeId: string;
+  /** Date.now() after which the ask fails with the last error (or `timeout`). */
+  deadline: number;
+}
+
+/**
+ * Delivers one message to wherever its actor lives: resolve the owner, send, and on `not_owner`,
+ * `timeout` or `service_unavailable` re-resolve and retry with back-off, always with the same
+ * de-duplication id so a repeat is answered from the remembered reply.
+ */
+export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    const remaining = plan.deadline - Date.now();
+    try {
+      if (remaining <= 0) throw new AppError('timeout', 'actor did not answer in time');
+      const owner = await route.resolveOwner(plan.shard);
+      const local = owner === route.nodeId;
+      route.routed(local ? 'local' : 'remote');
+      if (local) return await withTimeout(route.deliverLocal(plan.to, plan.msg, plan.dedupeId), remaining);
+      return await route.request(owner, { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt }, Math.min(remaining, route.attemptMs));
+    } catch (e) {
+      if (!RETRYABLE.has((e as AppError).code) || Date.now() >= plan.deadline) throw e;
+      await delay(Math.min(25 * 2 ** Math.min(attempt, 4), Math.max(0, plan.deadline - Date.now())));
+    }
+  }
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError('timeout', 'actor did not answer in time')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
