@@ -12,9 +12,13 @@ import { scaled } from './harness/scale.js';
 import { HubCluster, HUB_PATH, type BenchUser } from './harness/hub-cluster.js';
 import type { HostProcess } from './harness/hosts.js';
 
+/**
+ * The hub allows each socket 20 calls/s (burst 60): 200 connections keep 2k RPC/s at 10 calls/s per
+ * socket, and the closed loop (one call in flight per socket) stays under the limit too.
+ */
 export const rpcSettings = {
-  conns: scaled(50, 10),
-  inflight: 2,
+  conns: scaled(200, 20),
+  inflight: 1,
   closedMs: scaled(5000, 1500),
   openRate: scaled(2000, 300),
   openMs: scaled(5000, 1500),
@@ -39,8 +43,9 @@ export async function rpcRound(ctx: BenchContext, bench: string, label: string, 
   };
   const closed = await runLoad('socket-rpc', { ...base, mode: 'closed', inflight: s.inflight, durationMs: s.closedMs, deadlineMs: s.closedMs + 60_000 }, logFile(ctx, `${bench}-load-${label}-closed-${i}`));
   const open = await runLoad('socket-rpc', { ...base, mode: 'open', rate: s.openRate, durationMs: s.openMs, deadlineMs: s.openMs + 60_000 }, logFile(ctx, `${bench}-load-${label}-open-${i}`));
-  for (const r of [closed, open]) if (r.errors) throw new Error(`${label}: ${r.errors} failed calls, first: ${r.firstError}`);
-  return { throughput_per_s: closed.throughput_per_s, closed_p99_ms: closed.p99_ms, open_rate_per_s: open.throughput_per_s, p50_ms: open.p50_ms, p99_ms: open.p99_ms };
+  for (const r of [closed, open]) if (r.errors) ctx.log(`  ${label}: ${r.errors} failed calls, first: ${r.firstError}`);
+  const failed = (closed.errors + open.errors) / Math.max(1, closed.ok + closed.errors + open.ok + open.errors);
+  return { throughput_per_s: closed.throughput_per_s, closed_p99_ms: closed.p99_ms, open_rate_per_s: open.throughput_per_s, p50_ms: open.p50_ms, p99_ms: open.p99_ms, failed_ratio: failed };
 }
 
 /** One user per connection, each organizing its own event (so turns spread over many actors). */
@@ -88,5 +93,10 @@ export const benchmark: Benchmark = {
   ratioFigure: 'throughput_per_s',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),
   sides: async (ctx) => sides(ctx),
-  checks: (p, _b, ratio) => [check('throughput ratio', ratio, 'min', 0.5), check('p99 ms at open rate', p.p99_ms, 'max', 25)],
+  checks: (p, _b, ratio) => [
+    check('throughput ratio', ratio, 'min', 0.5),
+    check('p99 ms at open rate', p.p99_ms, 'max', 25),
+    check('open rate reached (RPC/s)', p.open_rate_per_s, 'min', rpcSettings.openRate * 0.95),
+    check('failed calls ratio', p.failed_ratio, 'max', 0),
+  ],
 };

@@ -11,7 +11,7 @@ import { scaled } from './harness/scale.js';
 import { HubCluster, HUB_PATH } from './harness/hub-cluster.js';
 import { provision, rpcRound, rpcSettings, type RpcTarget } from './b01-hub-rpc-local.js';
 
-const CANDIDATES = 8;
+const CANDIDATES = 16;
 
 function sides(ctx: BenchContext): { product: Side; baseline: Side } {
   const cluster = HubCluster.create(ctx, 'b02');
@@ -55,5 +55,5 @@ export const benchmark: Benchmark = {
   ratioFigure: 'throughput_per_s',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),
   sides: async (ctx) => sides(ctx),
-  checks: (p) => [check('p99 ms at open rate', p.p99_ms, 'max', 50)],
+  checks: (p) => [check('p99 ms at open rate', p.p99_ms, 'max', 50), check('failed calls ratio', p.failed_ratio, 'max', 0)],
 };

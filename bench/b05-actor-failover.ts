@@ -42,7 +42,7 @@ async function killRound(ctx: BenchContext, cluster: HubCluster, host: BenchUser
   if (!eventId) throw new Error('no candidate meeting placed on the victim');
   const before = await metricSum(cluster.node(victim), 'actor_activations_total');
   const probe = spawnLoad('failover-probe', {
-    ...cluster.target(0), path: HUB_PATH, token: host.token, eventId, writes: settings.writesBeforeKill, deadlineMs: 120_000,
+    ...cluster.target(0), path: HUB_PATH, token: host.token, eventId, writes: settings.writesBeforeKill, probeEveryMs: 100, deadlineMs: 120_000,
   }, { logFile: spawnLoadLog(ctx, `b05-probe-${i}`) });
   const ready = await Promise.race([probe.when<{ lastSeq: number }>('ready'), probe.result.then(() => { throw new Error('probe ended early'); })]);
   await waitUntil('the meeting actor activated on the victim', 5000, async () => (await metricSum(cluster.node(victim), 'actor_activations_total')) > before);

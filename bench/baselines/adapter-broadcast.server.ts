@@ -1,7 +1,8 @@
 /**
  * Baseline of B4: a bare Socket.IO server with the Redis adapter. Clients `join` a room; `notify`
  * broadcasts the payload to the room (every node of the same adapter key delivers to its clients).
- * Run two of these with the same `key` for the two-node comparison.
+ * Run two of these with the same `key` for the two-node comparison; `sharded` picks the sharded
+ * adapter (Redis 7 sharded pub/sub, dynamic subscriptions), as the product's hub uses.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ export async function start(p: { redisUrl: string; key: string; sharded?: boolea
   const pub = new Redis(p.redisUrl);
   const sub = pub.duplicate();
   const server = http.createServer();
-  const adapter = p.sharded ? createShardedAdapter(pub, sub, { channelPrefix: p.key }) : createAdapter(pub, sub, { key: p.key });
+  const adapter = p.sharded ? createShardedAdapter(pub, sub, { channelPrefix: p.key, subscriptionMode: 'dynamic' }) : createAdapter(pub, sub, { key: p.key });
   const io = new Server(server, { path: '/socket.io', transports: ['websocket'], adapter });
   io.on('connection', (socket) => {
     socket.on('join', (room: string, ack: (r: unknown) => void) => {

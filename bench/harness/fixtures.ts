@@ -59,15 +59,18 @@ export function fixtures(node: NodeHandle): Fixtures {
     async events(a: { tenant: string; organizerIds: string[]; participantIds?: string[] }) {
       const { Event } = node.infra.mongo.tenantDb(a.tenant).models;
       const now = Date.now();
-      const ids: string[] = [];
-      for (const [i, organizerId] of a.organizerIds.entries()) {
+      const docs = a.organizerIds.map((organizerId, i) => {
         const participants = [organizerId, ...(a.participantIds ?? []).filter((p) => p !== organizerId)];
-        const doc = await Event.create({
+        return {
           name: `Bench consultation ${i}`, nameLower: `bench consultation ${i}`, startAt: new Date(now), endAt: new Date(now + 3600_000),
           organizerId, participants: participants.map((userId) => ({ userId, role: userId === organizerId ? 'host' : 'participant' })),
-          participantIds: participants, status: 'scheduled', meetingCode: `bench${now.toString(36)}${i}`,
-        });
-        ids.push(String(doc._id));
+          participantIds: participants, status: 'scheduled', meetingCode: `bench${now.toString(36)}${i}${Math.random().toString(36).slice(2, 6)}`,
+        };
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < docs.length; i += 500) {
+        const created = await Event.insertMany(docs.slice(i, i + 500), { ordered: true });
+        ids.push(...created.map((d) => String(d._id)));
       }
       return ids;
     },
