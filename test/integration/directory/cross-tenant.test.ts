@@ -91,6 +91,19 @@ describe('cross-tenant isolation: every endpoint with tenant B ids and a tenant 
     }
   });
 
+  it('answers every GraphQL operation on tenant A without any of tenant B data', async () => {
+    const query = `{ me { id contact { id } } tenantConfig { tenant displayName } basicTenantInfo { name } generatePrivateServerConfig { json }
+      tenantSecurityRules { loginCodeTtlSeconds } myContacts(isCallList: false) { items { id displayName } } contactAlphabets { letter count }
+      hasPin myNotice { id title } }`;
+    const all = await w.node.http.post('/graphql', { tenant: w.tenantA, token: w.a.admin.token, body: { query } });
+    expect(all.body.errors).toBeUndefined();
+    const secrets = [...Object.values(b), 'Secret B consult', 'B group', 'B notice', ...Object.values(w.b).map((x) => x.id), w.tenantB];
+    expect(secrets.filter((s) => all.text.includes(s))).toEqual([]);
+    const group = await w.node.http.post('/graphql', { tenant: w.tenantA, token: w.a.admin.token, body: { query: `{ groupById(groupId: "${b.groupId}") { name participants { id } } }` } });
+    expect(group.body.errors[0].extensions.code).toBe('group_not_found');
+    expect(group.text).not.toContain('B group');
+  });
+
   it("refuses a tenant A token on tenant B's host", async () => {
     const r = await w.node.http.get(`/api/events/get/${b.eventId}`, { tenant: w.tenantB, token: w.a.admin.token });
     expect([401, 403]).toContain(r.status);
