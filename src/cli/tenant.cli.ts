@@ -1,6 +1,7 @@
 import { loadConfig, ConfigError } from '../config/config.js';
 import { createInfra, createServices, closeInfra } from '../composition.js';
-import { AppError } from '../core/errors.js';
+import { existsSync } from 'node:fs';
+import { AppError, toAppError } from '../core/errors.js';
 
 const USAGE = 'usage: npm run tenant -- create NAME [DISPLAY NAME] | migrate NAME | migrate-all | list';
 
@@ -11,8 +12,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
+  if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadConfig({ ...process.env, ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-  const infra = await createInfra(config);
+  const infra = await createInfra(config).catch((e: unknown) => {
+    throw new AppError('service_unavailable', `cannot reach MongoDB at ${config.mongo.uri} (${(e as Error).message}); 'npm run services' starts the local servers`);
+  });
   const { tenants } = createServices(infra);
   try {
     switch (cmd) {
@@ -36,17 +40,18 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (e) {
-    if (e instanceof AppError) {
-      process.stderr.write(`error (${e.code}): ${e.message}\n`);
-      return 1;
-    }
-    throw e;
+    const app = toAppError(e);
+    if (app.code === 'internal') throw e;
+    process.stderr.write(`error (${app.code}): ${app.message}\n`);
+    return 1;
   } finally {
     await closeInfra(infra);
   }
 }
 
 main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
-  process.stderr.write(e instanceof ConfigError ? `${e.message}\n` : `fatal: ${e?.stack ?? e}\n`);
-  process.exit(1);
+  if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
+  else if (e instanceof AppError) process.stderr.write(`error (${e.code}): ${e.message}\n`);
+  else process.stderr.write(`fatal: ${e?.stack ?? e}\n`);
+  process.exit(e instanceof ConfigError ? 78 : 1);
 });

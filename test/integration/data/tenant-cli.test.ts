@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { testEnv } from '../../support/env.js';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { LATEST_VERSION } from '../../../src/data/migrations/migrations.js';
+
+const run = promisify(execFile);
+
+/** Runs `npm run tenant -- ...` the way an operator does (tsx, real process, real database). */
+async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof err.code === 'number' ? err.code : -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+  }
+}
+
+describe('tenant CLI (npm run tenant)', () => {
+  let env: Record<string, string>;
+  let node: TestNode;
+
+  beforeAll(async () => {
+    env = testEnv();
+    node = await startTestNode({ MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!, MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX! });
+  });
+  afterAll(async () => node.destroy());
+
+  it('creates, lists and migrates a tenant idempotently', async () => {
+    const created = await cli(env, 'create', 'clinic-cli', 'CLI', 'Clinic');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ tenant: { name: 'clinic-cli', displayName: 'CLI Clinic' }, migration: { to: LATEST_VERSION } });
+
+    const list = await cli(env, 'list');
+    expect(list.stdout).toContain(`clinic-cli\tactive\tv${LATEST_VERSION}\tCLI Clinic`);
+
+    const migrated = await cli(env, 'migrate', 'clinic-cli');
+    expect(migrated.code).toBe(0);
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ from: LATEST_VERSION, applied: [] });
+    expect((await node.services.tenants.resolve('clinic-cli'))?.displayName).toBe('CLI Clinic');
+  });
+
+  it('reports bad input and missing tenants as one coded line with a failing exit code', async () => {
+    const bad = await cli(env, 'create', 'Bad_Name');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toMatch(/^error \(validation_failed\): tenantName: /);
+    const dup = await cli(env, 'create', 'clinic-cli');
+    expect(dup.stderr).toMatch(/^error \(tenant_exists\)/);
+    const ghost = await cli(env, 'migrate', 'ghost');
+    expect(ghost.stderr).toMatch(/^error \(tenant_not_found\)/);
+    const usage = await cli(env, 'explode');
+    expect(usage.code).toBe(64);
+    expect(usage.stderr).toMatch(/^usage:/);
+  });
+
+  it('reports an unreachable database without a stack trace', async () => {
+    const r = await cli({ ...env, MONGODB_URI: 'mongodb://127.0.0.1:9/', MONGODB_TIMEOUT_MS: '300' }, 'list');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error \(service_unavailable\): cannot reach MongoDB/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
