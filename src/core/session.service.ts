@@ -74,6 +74,7 @@ export class SessionService {
       _id: sessionId, userId: s.user._id.toString(), method: s.method, refreshHash: sha256(secret), expiresAt: refreshExpiresAt,
       actorUserId: s.actor?._id.toString(), purpose: s.purpose, offlineTokenId: s.offlineTokenId, ip: s.ip, userAgent: s.userAgent?.slice(0, 300),
     });
+    await this.enforceCap(s.tenant, s.user._id.toString(), rules.session.maxSessionsPerUser);
     const permissions = await this.permissionsFor(s.tenant, s.user, s.actor, s.offlineTokenId);
     const meta = await this.issue(s.tenant, s.user, sessionId, `rt_${sessionId}.${secret}`, refreshExpiresAt, permissions, s.actor, s.purpose);
     return {
@@ -111,6 +112,12 @@ export class SessionService {
 
   find(tenant: string, sessionId: string): Promise<SessionRecord | null> {
     return new SessionRepository(this.deps.tenantDb(tenant)).findById(sessionId);
+  }
+
+  /** Keeps at most `max` live sessions per user by revoking the oldest (tenant rule maxSessionsPerUser). */
+  private async enforceCap(tenant: string, userId: string, max: number): Promise<void> {
+    const live = await new SessionRepository(this.deps.tenantDb(tenant)).liveIdsForUser(userId, new Date());
+    if (live.length > max) await this.revoke(tenant, { ids: live.slice(0, live.length - max) }, 'session_limit');
   }
 
   private async refuseRefresh(tenant: string, sessionId: string, presentedHash: string): Promise<never> {

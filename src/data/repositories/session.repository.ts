@@ -53,6 +53,12 @@ export class SessionRepository {
     ).lean<SessionRecord>().exec();
   }
 
+  /** Ids of a user's live sessions, oldest first (for the per-user session cap). */
+  async liveIdsForUser(userId: string, now: Date): Promise<string[]> {
+    const rows = await this.db.models.Session.find({ userId, revokedAt: null, expiresAt: { $gt: now } }).sort({ createdAt: 1 }).select({ _id: 1 }).lean<{ _id: string }[]>().exec();
+    return rows.map((r) => r._id);
+  }
+
   /** Marks live sessions revoked; returns the ids that were live (so each is announced once). */
   async revoke(filter: { ids?: string[]; userId?: string; offlineTokenId?: string }, reason: string): Promise<SessionRecord[]> {
     const q: Record<string, unknown> = { revokedAt: null };
