@@ -32,7 +32,7 @@ export interface ActorSystemDeps {
   behaviors?: ActorBehavior<any, any, any>[];
   /** Default total budget of an ask, retries included (default max(10 s, 4 x lease)). */
   askTimeoutMs?: number;
-  /** How long replies are remembered for de-duplication (default 10 minutes). */
+  /** How long replies are remembered for de-duplication (default 2 minutes, at least 6 asks' budget). */
   dedupeTtlMs?: number;
 }
 
@@ -68,6 +68,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private stopping?: Promise<void>;
   private joined?: Promise<unknown>;
   private depth = 0;
+  private closed = false;
   private readonly route: AskRoute;
 
   constructor(private readonly deps: ActorSystemDeps) {
@@ -79,7 +80,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.metrics = actorMetrics(deps.metrics);
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
     this.askTimeoutMs = deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4);
-    this.store = new SnapshotStore({ redis, keys: this.keys, dedupeTtlMs: deps.dedupeTtlMs ?? 600_000 });
+    this.store = new SnapshotStore({ redis, keys: this.keys, dedupeTtlMs: deps.dedupeTtlMs ?? Math.max(120_000, 6 * this.askTimeoutMs) });
     this.leases = new ShardLeases({ redis, keys: this.keys, nodeId, leaseMs: config.leaseMs });
     this.membership = new Membership({ redis, keys: this.keys, nodeId, ttlMs: config.leaseMs });
     this.transport = new RedisTransport({ redis, keys: this.keys, nodeId, logger: this.logger, onRequest: (r) => this.deliver(r.to, r.msg, r.dedupeId) });
@@ -121,6 +122,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   async ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
+    if (this.closed) throw new AppError('service_unavailable', 'actor system stopped');
     const address = ActorAddressSchema.parse(to);
     const plan = {
       to: address,
@@ -310,6 +312,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       await this.membership.leave().catch(() => undefined);
       await Promise.all([...this.leases.all().map((l) => this.handoffs.start(l, 'stop')), ...this.handoffs.inProgress()]);
       await this.transport.stop();
+      this.closed = true;
       this.logger.info({ node: this.nodeId }, 'actor system stopped');
     })();
     return this.stopping;

@@ -20,16 +20,23 @@ export class LuaScript {
 }
 
 /**
- * Claims a vacant shard: INCR the epoch (the fencing token) and set the lease `node|epoch` with a TTL.
- * A node may re-claim a lease it still holds in Redis (it dropped its shard locally): the epoch still
- * increases, fencing its own older activations. KEYS: lease, epoch. ARGV: node, leaseMs.
+ * Claims a vacant shard: raise the epoch (the fencing token) and set the lease `node|epoch` with a TTL.
+ * The epoch is max(previous + 1, Redis server time in ms), so it keeps growing even if Redis lost its
+ * data, and epochs stamped on documents elsewhere stay comparable. A node may re-claim a lease it still
+ * holds in Redis (it dropped its shard locally): the epoch still increases, fencing its own older
+ * activations. KEYS: lease, epoch. ARGV: node, leaseMs.
  */
 export const ACQUIRE = new LuaScript(`
 local cur = redis.call('GET', KEYS[1])
 if cur and string.sub(cur, 1, string.len(ARGV[1]) + 1) ~= (ARGV[1] .. '|') then return {0, cur} end
-local e = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. '|' .. e, 'PX', ARGV[2])
-return {1, tostring(e)}
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local e = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
+if e < now then e = now end
+local es = string.format('%.0f', e)
+redis.call('SET', KEYS[2], es)
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. es, 'PX', ARGV[2])
+return {1, es}
 `);
 
 /** Extends a lease only while it still names this node and epoch. KEYS: lease. ARGV: value, leaseMs. */
