@@ -6,6 +6,7 @@ import type { UserRecord, UserRepository } from '../data/repositories/user.repos
 import { AppError, type FieldError } from './errors.js';
 import { oid, oids } from './object-id.js';
 import { clampTake, type Page } from './paging.js';
+import { sourcesOf } from './event-status.js';
 import { MAX_EVENT_HOURS, type CreateEventCommand, type DeleteEventsCommand, type EventListQuery, type UpdateEventCommand } from './event.schema.js';
 
 export interface EventDeps {
@@ -111,7 +112,7 @@ export class EventService {
         out.failed.push({ eventId, code: 'event_not_found' });
         continue;
       }
-      const done = await repo.transition(e._id, ['scheduled'], 'cancelled', { cancelledAt: new Date(), cancelReason: cmd.reason });
+      const done = await repo.transition(e._id, sourcesOf('cancelled'), 'cancelled', { cancelledAt: new Date(), cancelReason: cmd.reason });
       if (done) out.cancelled.push(eventId);
       else out.failed.push({ eventId, code: 'invalid_state' });
     }
