@@ -15,7 +15,6 @@ import { adminPresenceRouter } from './admin/presence.router.js';
 import { recordingRouter } from './tenant/recording.router.js';
 import { docsRouter } from '../openapi/docs.router.js';
 import { graphqlRouter } from '../graphql/graphql.router.js';
-import { graphqlRouter } from '../graphql/graphql.router.js';
 
 /**
  * Every REST router and where it is mounted. Add one line per capability; keep routers thin.
@@ -39,7 +38,6 @@ export function restRoutes(infra: Infra, services: Services): { path: string; ro
     { path: '/api/admin', router: adminPresenceRouter(services) },
     { path: '/api/tenant', router: recordingRouter(services) },
     { path: '/api/docs', router: docsRouter() },
-    { path: '/graphql', router: graphqlRouter(services, infra.logger) },
     { path: '/graphql', router: graphqlRouter(services, infra.logger) },
     { path: '/', router: jwksRouter(services) },
   ];
