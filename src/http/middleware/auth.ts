@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError } from '../../core/errors.js';
 import type { AuthServices } from '../../auth/auth-services.js';
-import { permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
+import { OPERATIONS, permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
 import type { Principal } from '../../auth/principal.js';
 import { subscribeRevocations as subscribe, type RevocationMessage } from '../../auth/revocations.js';
 import type { RedisKeys } from '../../data/redis-keys.js';
@@ -16,6 +16,13 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /**
+ * Sign-in endpoints prove the caller by their body (refresh token, login code, PIN...). A client often
+ * still sends its old, possibly expired, bearer token there; it is ignored rather than refused.
+ */
+const SIGN_IN_OPERATIONS: OperationId[] = ['account.login', 'account.refresh', 'account.offlineLogin', 'account.qrCode', 'account.extendLoginCode', 'account.org'];
+const SIGN_IN_ROUTES = new Set<string>(SIGN_IN_OPERATIONS.map((id) => OPERATIONS[id].name));
+
+/**
  * Establishes `req.principal` from a bearer token on tenant hosts. A request without a token passes
  * through unauthenticated (`guard` decides); a token that fails verification is refused with 401, and
  * a token of another tenant with 403 `wrong_tenant`.
@@ -23,7 +30,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 export function authenticate(auth: Pick<AuthServices, 'verifyAccessToken'>): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
-    if (!header || !req.tenant) return next();
+    if (!header || !req.tenant || SIGN_IN_ROUTES.has(`${req.method} ${req.path}`)) return next();
     const token = bearerToken(header);
     if (!token) throw new AppError('unauthenticated', 'Authorization header must be a Bearer token');
     req.principal = await auth.verifyAccessToken(req.tenant.name, token);

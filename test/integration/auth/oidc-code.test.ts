@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { SignJWT, importJWK, type JWK } from 'jose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, freePort } from '../../support/auth.js';
 import { request, type HttpResult } from '../../support/http.js';
@@ -101,6 +102,26 @@ describe('authorization code + PKCE against the embedded realm', () => {
     const foreign = await node.http.get('/api/tenant/ping', { tenant: 'acme', token: tokens.access_token });
     expect(foreign.status).toBe(403);
     expect(foreign.body.code).toBe('wrong_tenant');
+  });
+
+  it('refuses realm tokens that are expired, for another audience, unsigned, tampered or HMAC-signed', async () => {
+    const secrets = JSON.parse((await node.infra.redis.get(node.infra.keys.idpSecrets))!) as { jwks: { keys: (JWK & { kid: string })[] } };
+    const rsa = secrets.jwks.keys.find((k) => k.alg === 'RS256')!;
+    const key = await importJWK(rsa, 'RS256');
+    const issuer = node.services.auth.realms.issuerFor('globex');
+    const mint = (aud: string, exp: number) => new SignJWT({ scope: 'api' }).setProtectedHeader({ alg: 'RS256', kid: rsa.kid, typ: 'at+jwt' }).setIssuer(issuer).setSubject('gus').setAudience(aud).setIssuedAt().setExpirationTime(exp).sign(key);
+    const now = Math.floor(Date.now() / 1000);
+    const good = await mint(node.config.auth.oidc.audience, now + 60);
+    const codeOf = async (token: string) => (await node.http.get('/api/tenant/ping', { tenant: 'globex', token })).body.code ?? 'ok';
+    expect(await codeOf(good)).toBe('ok');
+    expect(await codeOf(await mint(node.config.auth.oidc.audience, now - 120))).toBe('token_expired');
+    expect(await codeOf(await mint('another-api', now + 60))).toBe('token_invalid');
+    const [h, p, sig] = good.split('.') as [string, string, string];
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+    expect(await codeOf(`${h}.${Buffer.from(JSON.stringify({ ...payload, sub: 'someone-else' })).toString('base64url')}.${sig}`)).toBe('token_invalid');
+    expect(await codeOf(`${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${p}.`)).toBe('token_invalid');
+    const hmac = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('x'.repeat(32)));
+    expect(await codeOf(hmac)).toBe('token_invalid');
   });
 
   it('serves discovery per realm and a 404 problem for an unknown realm', async () => {

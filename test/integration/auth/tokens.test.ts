@@ -72,7 +72,9 @@ describe('internal tokens, sessions and the policy selector', () => {
 
   it('rotates refresh tokens once and revokes the session on reuse', async () => {
     const login = await loginFor(node, 'acme', 'alice');
-    const first = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    const expired = await node.services.auth.tokens.issue({ sub: aliceId, tenant: 'acme', role: 'clinician', perms: [], sid: login.sessionId, preferred_username: 'alice' }, -60);
+    // A stale bearer token sent along with the refresh is ignored, not refused.
+    const first = await node.http.post('/api/account/refresh', { tenant: 'acme', token: expired.token, body: { refreshToken: login.refreshToken } });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ tokenType: 'Bearer', sessionId: login.sessionId });
     expect(first.body.refreshToken).not.toBe(login.refreshToken);
