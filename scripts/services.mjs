@@ -47,6 +47,34 @@ function redisPing(port) {
   });
 }
 
+/** The BSON document `{ hello: 1, $db: 'admin' }`, written by hand to keep this script dependency-free. */
+function helloDoc() {
+  const el = (type, name, value) => Buffer.concat([Buffer.from([type]), Buffer.from(`${name}\0`), value]);
+  const int32 = (n) => { const b = Buffer.alloc(4); b.writeInt32LE(n); return b; };
+  const body = Buffer.concat([el(0x10, 'hello', int32(1)), el(0x02, '$db', Buffer.concat([int32(6), Buffer.from('admin\0')])), Buffer.from([0])]);
+  return Buffer.concat([int32(body.length + 4), body]);
+}
+
+/** Sends an OP_MSG hello and resolves true when an OP_MSG comes back: a MongoDB-protocol server listens. */
+function mongoPing(port) {
+  return new Promise((resolve) => {
+    const doc = helloDoc();
+    const header = Buffer.alloc(16);
+    header.writeInt32LE(16 + 4 + 1 + doc.length, 0);
+    header.writeInt32LE(1, 4);
+    header.writeInt32LE(2013, 12);
+    const s = net.connect({ port, host: '127.0.0.1' });
+    let buf = Buffer.alloc(0);
+    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
+    s.once('error', () => resolve(false));
+    s.once('connect', () => s.write(Buffer.concat([header, Buffer.alloc(4), Buffer.from([0]), doc])));
+    s.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length >= 16) { s.destroy(); resolve(buf.readInt32LE(12) === 2013); }
+    });
+  });
+}
+
 async function waitFor(check, what, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -147,7 +175,7 @@ function installMongoJavaServer(lib) {
   if (!which('java') || !which('mvn')) aptInstall('maven');
   log('fetching mongo-java-server with Maven (first run only)');
   const pom = path.join(root, 'deploy', 'mongo-java-server', 'pom.xml');
-  const r = spawnSync('mvn', ['-q', '-B', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`], { stdio: 'inherit' });
+  const r = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`], { stdio: 'inherit' });
   if (r.status !== 0) throw new ServiceError('fetching mongo-java-server with Maven failed (see output above)');
 }
 
@@ -194,9 +222,10 @@ function startMongoServer(port) {
 export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 27027)) {
   if (process.env.MONGODB_URI) return { uri: process.env.MONGODB_URI, server: 'external' };
   const uri = `mongodb://127.0.0.1:${port}/`;
-  if (await portOpen(port)) return { uri, server: readServices()?.mongoServer ?? 'running' };
+  if (await mongoPing(port)) return { uri, server: readServices()?.mongoServer ?? 'running' };
+  if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_MONGO_PORT`);
   const server = startMongoServer(port);
-  await waitFor(() => portOpen(port), `MongoDB-protocol server (${server})`, server === 'mongo-java-server' ? 60_000 : 30_000);
+  await waitFor(() => mongoPing(port), `MongoDB-protocol server (${server})`, server === 'mongo-java-server' ? 60_000 : 30_000);
   return { uri, server };
 }
 
