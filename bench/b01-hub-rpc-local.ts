@@ -19,9 +19,9 @@ import type { HostProcess } from './harness/hosts.js';
 export const rpcSettings = {
   conns: scaled(200, 20),
   inflight: 1,
-  closedMs: scaled(5000, 1500),
+  closedMs: scaled(4000, 1500),
   openRate: scaled(2000, 300),
-  openMs: scaled(5000, 1500),
+  openMs: scaled(4000, 1500),
   warmupMs: scaled(1000, 300),
 };
 
@@ -88,7 +88,7 @@ export const benchmark: Benchmark = {
   title: 'Hub RPC through a local actor (getMeetingDetails): throughput, p50/p99',
   target: '>= 50% of baseline throughput; p99 <= 25 ms at 2k RPC/s',
   baselineName: 'bare Socket.IO echo server',
-  rounds: scaled(3, 1),
+  rounds: scaled(2, 1),
   settings: rpcSettings,
   ratioFigure: 'throughput_per_s',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),

@@ -18,7 +18,7 @@ import { percentile } from './harness/stats.js';
 const sum = (xs: number[]) => xs.reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
 
 const settings = {
-  kills: scaled(5, 1),
+  kills: scaled(3, 1),
   writesBeforeKill: 20,
   actorLeaseMs: 5000,
   candidateEvents: 16,

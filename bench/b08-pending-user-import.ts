@@ -15,20 +15,25 @@ import type { HostProcess } from './harness/hosts.js';
 import { request } from '../test/support/http.js';
 
 const MiB = 2 ** 20;
-const settings = { rows: scaled(100_000, 2000), pollMs: 250, importTimeoutMs: 600_000 };
+/**
+ * The import is given `importTimeoutMs`: on a database that cannot keep up, the figures are the rows
+ * done by then (`completed` 0), so the run stays bounded.
+ */
+const settings = { rows: scaled(100_000, 2000), pollMs: 500, importTimeoutMs: scaled(120_000, 60_000) };
 
 /**
  * Polls the import's status until it finished. A failed poll (the status read itself timing out
  * while the import loads the database) is counted and retried, not fatal: the import is measured.
  */
-async function waitImport(url: string, host: string, token: string, location: string): Promise<{ status: string; rowsImported: number; rowErrorCount: number; error?: unknown; failedPolls: number }> {
+async function waitImport(url: string, host: string, token: string, location: string): Promise<{ status: string; rowsDone: number; rowsImported: number; rowErrorCount: number; error?: unknown; failedPolls: number }> {
   const until = Date.now() + settings.importTimeoutMs;
   let failedPolls = 0;
+  let last: { status: string; rowsDone: number; rowsImported: number; rowErrorCount: number } = { status: 'unknown', rowsDone: 0, rowsImported: 0, rowErrorCount: 0 };
   for (;;) {
     const r = await request(url, 'GET', location, { host, token }).catch((e: Error) => ({ status: 0, text: e.message, body: {} as any }));
-    if (r.status === 200 && (r.body.status === 'completed' || r.body.status === 'failed')) return { ...r.body, failedPolls };
-    if (r.status !== 200) failedPolls++;
-    if (Date.now() > until) throw new Error(`import not finished after ${settings.importTimeoutMs} ms (last poll ${r.status}: ${r.text.slice(0, 200)})`);
+    if (r.status === 200) last = r.body;
+    else failedPolls++;
+    if (last.status === 'completed' || last.status === 'failed' || Date.now() > until) return { ...last, failedPolls };
     await new Promise((res) => setTimeout(res, settings.pollMs));
   }
 }
@@ -53,9 +58,11 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     }, logFile(ctx, `b08-load-upload-${i}`));
     const done = await waitImport(url, host, token, `/api/uploads/pendingUsers/${JSON.parse(up.body).importId}`);
     const seconds = (Date.now() - t0) / 1000;
-    if (done.status !== 'completed' || done.rowsImported !== settings.rows) throw new Error(`import ${done.status}: ${done.rowsImported} rows, ${done.rowErrorCount} errors ${JSON.stringify(done.error ?? '')}`);
+    if (done.status === 'failed') throw new Error(`import failed: ${JSON.stringify(done.error ?? '')}`);
+    if (done.status !== 'completed') ctx.log(`  import still ${done.status} after ${seconds} s: ${done.rowsDone} of ${settings.rows} rows`);
     const { peakRss } = await node!.peak();
-    return { rows_per_s: done.rowsImported / seconds, seconds, peak_rss_mib: peakRss / MiB, rss_growth_mib: (peakRss - before) / MiB, failed_status_polls: done.failedPolls };
+    const completed = done.status === 'completed' && done.rowsImported === settings.rows ? 1 : 0;
+    return { rows_per_s: (completed ? done.rowsImported : done.rowsDone) / seconds, rows_done: done.rowsDone, completed, seconds, peak_rss_mib: peakRss / MiB, rss_growth_mib: (peakRss - before) / MiB, failed_status_polls: done.failedPolls };
   };
   const baselineRound = async (): Promise<Figures> => {
     const before = await reader!.peakReset();
@@ -91,10 +98,10 @@ export const benchmark: Benchmark = {
   title: 'Pending-user import of 100k rows: rows/s and peak RSS',
   target: '>= 50% of baseline rows/s; RSS <= 300 MiB',
   baselineName: 'exceljs streaming read of the same file alone',
-  rounds: scaled(2, 1),
+  rounds: 1,
   settings,
   ratioFigure: 'rows_per_s',
   unavailable: () => firstReason(missingRoles('workers'), missingModules('src/http/routes/uploads/uploads.router.ts', 'src/workers/jobs/pending-user-import.job.ts', 'test/support/auth.ts')),
   sides: async (ctx) => sides(ctx),
-  checks: (p, _b, ratio) => [check('rows/s ratio', ratio, 'min', 0.5), check('peak RSS MiB', p.peak_rss_mib, 'max', 300)],
+  checks: (p, _b, ratio) => [check('import completed', p.completed, 'min', 1), check('rows/s ratio', ratio, 'min', 0.5), check('peak RSS MiB', p.peak_rss_mib, 'max', 300)],
 };
