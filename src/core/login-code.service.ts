@@ -14,6 +14,8 @@ import type { SignInContext } from './sign-in.service.js';
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 10;
 const MAX_EXTENSIONS = 5;
+/** Expired codes are kept a day (so late polls still read `login_code_expired`), then purged. */
+const PURGE_AFTER_MS = 24 * 60 * 60 * 1000;
 /** Seconds a polling client should wait between polls (sent as Retry-After on `login_code_pending`). */
 export const POLL_INTERVAL_SECONDS = 2;
 
@@ -48,6 +50,7 @@ export class LoginCodeService {
     const pollSecret = randomSecret(24);
     const expiresAt = new Date(Date.now() + ttl * 1000);
     await this.repo(tenant).create({ code, pollSecretHash: sha256(pollSecret), deviceName: input.deviceName, expiresAt });
+    await this.repo(tenant).purgeExpired(new Date(Date.now() - PURGE_AFTER_MS));
     const approveUrl = `${approveBaseUrl}/login/approve?code=${code}`;
     const qrCode = await QRCode.toDataURL(approveUrl, { errorCorrectionLevel: 'M', margin: 1, width: 320 });
     return { code, pollSecret, expiresAt: expiresAt.toISOString(), pollIntervalSeconds: POLL_INTERVAL_SECONDS, approveUrl, qrCode };

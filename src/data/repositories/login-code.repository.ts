@@ -22,6 +22,11 @@ export class LoginCodeRepository {
     await this.db.models.LoginCode.create({ ...c, status: 'pending', extendedCount: 0 });
   }
 
+  /** Housekeeping without TTL indexes: drops codes that expired before `before`. */
+  async purgeExpired(before: Date): Promise<number> {
+    return (await this.db.models.LoginCode.deleteMany({ expiresAt: { $lt: before } })).deletedCount;
+  }
+
   findByCode(code: string): Promise<LoginCodeRecord | null> {
     return this.db.models.LoginCode.findOne({ code }).lean<LoginCodeRecord>().exec();
   }
