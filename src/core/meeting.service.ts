@@ -7,7 +7,7 @@ import type { DeviceRecord, DeviceRepository } from '../data/repositories/device
 import type { VcsJoinDetails, VcsParticipant, VcsRoom, VideoConferencing } from '../vcs/vcs.port.js';
 import { AppError } from './errors.js';
 import { isObjectIdString, oid } from './object-id.js';
-import { sourcesOf } from './event-status.js';
+import { sourcesOf, type EventStatus } from './event-status.js';
 import { secretEquals } from './secret.js';
 import { newMeetingCode } from './event.service.js';
 
@@ -142,7 +142,8 @@ export class MeetingService {
   /** scheduled -> started with a room; concurrent starters converge on the same room (createRoom is idempotent). */
   private async ensureStarted(tenant: string, e: EventRecord): Promise<EventRecord> {
     if (e.status === 'started' && e.room?.roomName) return e;
-    if (!sourcesOf('started').includes(e.status as 'scheduled') && e.status !== 'started') throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    const status = e.status as EventStatus;
+    if (status !== 'started' && !sourcesOf('started').includes(status)) throw new AppError('invalid_state', `The meeting is ${e.status}`);
     const room = await this.deps.vcs().createRoom(tenant, String(e._id));
     const repo = this.deps.events(tenant);
     await repo.setRoom(e._id, { ...room, assignedAt: new Date() });
