@@ -39,6 +39,9 @@ describe('POST /api/contacts/update (multipart)', () => {
     const hash = createHash('sha256').update(PNG).digest('hex');
     expect(r.body.avatarUrl).toBe(`/files/${w.tenantA}/assets/avatars/${hash}`);
     expect(await w.node.infra.store.head(`t/${w.tenantA}/assets/avatars/${hash}`)).toMatchObject({ size: PNG.length });
+    const img = await w.node.http.get(r.body.avatarUrl, { tenant: w.tenantA, token: w.a.alice.token });
+    expect(img.status).toBe(200);
+    expect(img.raw.equals(PNG)).toBe(true);
   });
 
   it('refuses non-images, oversized avatars, bad fields and non-multipart bodies', async () => {
