@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import { DEMO_USERS, DEMO_PASSWORD } from '../data/seed/demo.seed.js';
+import { DEMO_MEETING_CODE } from '../data/seed/demo-content.seed.js';
 
 /** Where a freshly started node answers, as a person would type it. */
 export interface BannerInput {
@@ -34,6 +35,7 @@ export function renderBanner({ config, url, grpcPort }: BannerInput): string {
   }
   lines.push('', `  Demo sign-in (password "${DEMO_PASSWORD}" for every user):`);
   for (const u of DEMO_USERS) lines.push(`    ${u.username.padEnd(10)} ${u.role.padEnd(10)} ${u.displayName}`);
+  lines.push('', `  Demo consultation: Dr Alice Moreau with Pat Patient tomorrow 09:00 UTC, join code ${DEMO_MEETING_CODE}`);
   lines.push('', '  Stop with Ctrl+C. Local data lives in .local/ (delete it to start afresh).', '');
   return lines.join('\n');
 }

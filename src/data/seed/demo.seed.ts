@@ -1,5 +1,6 @@
 import type { TenantDb } from '../mongo.js';
 import { sortKeys } from '../models/user.model.js';
+import { seedDemoContent } from './demo-content.seed.js';
 
 /** Demo users of the `demo` tenant (password for each in the embedded identity provider: `demo`). */
 export const DEMO_USERS = [
@@ -13,7 +14,7 @@ export const DEMO_USERS = [
 
 export const DEMO_PASSWORD = 'demo';
 
-/** Upserts the demo users by username; safe to run at every start. */
+/** Upserts the demo users by username, then the demo content; safe to run at every start. */
 export async function seedDemoUsers(db: TenantDb): Promise<void> {
   for (const u of DEMO_USERS) {
     await db.models.User.updateOne(
@@ -22,4 +23,5 @@ export async function seedDemoUsers(db: TenantDb): Promise<void> {
       { upsert: true },
     );
   }
+  await seedDemoContent(db);
 }
