@@ -38,7 +38,7 @@ describe('authorization code + PKCE against the embedded realm', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     redirectUri = `${base}/auth/callback`;
-    node = await startTestNode({ ROLES: 'http,idp', PORT: String(port), PUBLIC_URL: base });
+    node = await startTestNode({ ROLES: 'http,idp', PORT: String(port), PUBLIC_URL: base, SEED_DEMO: 'true' });
     await createUser(node, 'acme', { username: 'carol', role: 'clinician', displayName: 'Dr Carol', password: 'correct horse' });
     await createUser(node, 'globex', { username: 'gus', role: 'clinician', password: 'gus-password' });
   });
@@ -83,6 +83,13 @@ describe('authorization code + PKCE against the embedded realm', () => {
     expect(again.body.code).toBe('invalid_credentials');
     const audit = await node.services.auth.audit.list('acme', { action: 'signin.success' });
     expect(audit[0]?.details).toMatchObject({ method: 'oidc' });
+  });
+
+  it('lets the seeded demo users sign in with the demo password', async () => {
+    const { callbackUrl, codeVerifier, state } = await authorize('demo', 'alice', 'demo');
+    const r = await node.http.post('/api/account/login', { tenant: 'demo', body: { method: 'code', callbackUrl, codeVerifier, state } });
+    expect(r.status).toBe(200);
+    expect(r.body.user).toMatchObject({ username: 'alice', role: 'clinician' });
   });
 
   it('refuses a wrong PKCE verifier', async () => {
