@@ -7,6 +7,7 @@ export function actorMetrics(m: Metrics) {
     passivations: m.counter('actor_passivations_total', 'Actors deactivated', ['kind', 'reason']),
     routed: m.counter('actor_messages_routed_total', 'Messages routed to an actor, by where its owner was', ['route']),
     handoffs: m.counter('actor_handoffs_total', 'Shards handed to another node', ['reason']),
+    forwarded: m.counter('actor_handoff_forwarded_total', 'Buffered messages forwarded to the next owner after a handoff'),
     fencedWrites: m.counter('actor_fenced_writes_total', 'Writes rejected because the writer epoch was stale', ['kind']),
     dedupeHits: m.counter('actor_dedupe_hits_total', 'Retried messages answered from the remembered reply', ['kind']),
     mailboxDepth: m.gauge('actor_mailbox_depth', 'Messages waiting in mailboxes on this node'),

@@ -54,6 +54,7 @@ export class Handoffs {
     lease.handingOff = true;
     const buffered: Buffered[] = [];
     host.buffers.set(lease.shard, buffered);
+    host.events.emit('handoff-started', lease.shard, reason);
     const acts = host.activationsOf(lease.shard);
     await Promise.all(acts.map((a) => a.whenIdle()));
     for (const act of acts) {
@@ -68,6 +69,7 @@ export class Handoffs {
     host.metrics.handoffs.inc({ reason });
     host.metrics.shardsOwned.set(host.leases.all().length);
     host.events.emit('handoff', lease.shard, reason);
+    if (buffered.length) host.metrics.forwarded.inc(buffered.length);
     await Promise.allSettled(buffered.map((item) => host.forward(item)));
   }
 }

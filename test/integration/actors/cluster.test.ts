@@ -8,6 +8,17 @@ import { addressOwnedBy, clusterEnv, dropPrefix, nextEvent, startActorNode, wait
 type Reply = CounterState & { epoch: number };
 const SHARDS = 16;
 
+/** Turns of op 'slow' with a gated seq number wait until the test opens the gate. */
+const gates = new Map<number, { wait(): Promise<void> }>();
+function gate(seq: number) {
+  let open!: () => void;
+  let enter!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  const entered = new Promise<void>((r) => (enter = r));
+  gates.set(seq, { wait: () => (enter(), opened) });
+  return { open, entered };
+}
+
 describe('actor runtime across nodes', () => {
   const env = clusterEnv({ ACTOR_SHARDS: String(SHARDS) });
   const ids = { a: `a-${uniqueId()}`, b: `b-${uniqueId()}`, c: `c-${uniqueId()}` };
@@ -58,7 +69,7 @@ describe('actor runtime across nodes', () => {
       a.system.events.on('handoff', on);
       b.system.events.on('handoff', on);
     });
-    c = await startActorNode({ ...env, NODE_ID: ids.c }, counterBehavior());
+    c = await startActorNode({ ...env, NODE_ID: ids.c }, counterBehavior({ slow: (seq) => gates.get(seq)?.wait() ?? Promise.resolve() }));
     await allMoved;
     for (const [i, to] of actors.entries()) {
       const r = await c.system.ask<Reply>(to, { op: 'get' });
@@ -69,24 +80,43 @@ describe('actor runtime across nodes', () => {
     expect(handoffs.reduce((n, v) => n + v.value, 0)).toBeGreaterThanOrEqual(moving.size);
   });
 
-  it('hands off on graceful stop without losing an acknowledged message', async () => {
+  it('hands off on graceful stop: finishes the running turn, forwards the queued ones, loses nothing', async () => {
     const leaving = c!;
     await waitForMembers(a.system, [ids.a, ids.b, ids.c]);
     const targets = Array.from({ length: 4 }, (_, i) => addressOwnedBy(ids.c, [ids.a, ids.b, ids.c], SHARDS, `stop${i}-`));
     for (const to of targets) await a.system.ask(to, { op: 'get' });
-    const sends = targets.flatMap((to) => Array.from({ length: 15 }, (_, i) => a.system.ask<Reply>(to, { op: 'inc', seq: i }, { dedupeId: `${addressKey(to)}#${i}` })));
-    const stopped = leaving.node.destroy();
-    const results = await Promise.allSettled(sends);
+    const held = { seq: 1000 };
+    const g = gate(held.seq);
+    const running = a.system.ask<Reply>(targets[0], { op: 'slow', seq: held.seq }, { dedupeId: 'held-turn' });
+    await g.entered;
+    const queued = Array.from({ length: 5 }, (_, i) => a.system.ask<Reply>(targets[0], { op: 'inc', seq: i }, { dedupeId: `queued#${i}` }));
+    await waitForDepth(leaving, 5);
+    const sends = targets.slice(1).flatMap((to) => Array.from({ length: 15 }, (_, i) => a.system.ask<Reply>(to, { op: 'inc', seq: i }, { dedupeId: `${addressKey(to)}#${i}` })));
+    const handoffStarted = nextEvent(leaving.system.events, 'handoff-started', (shard: number) => shard === shardOf(targets[0], SHARDS));
+    const stopped = leaving.system.stop();
+    await handoffStarted;
+    g.open();
+    const results = await Promise.allSettled([running, ...queued, ...sends]);
     await stopped;
+    await leaving.node.destroy();
     c = undefined;
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    for (const to of targets) {
+    const first = await b.system.ask<Reply>(targets[0], { op: 'get' });
+    expect(first.count).toBe(5);
+    expect(first.log[0]).toBe(held.seq);
+    expect([...first.log.slice(1)].sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4]);
+    for (const to of targets.slice(1)) {
       const r = await b.system.ask<Reply>(to, { op: 'get' });
       expect(r.count).toBe(15);
       expect([...r.log].sort((x, y) => x - y)).toEqual(Array.from({ length: 15 }, (_, i) => i));
       expect(await a.system.leases.holder(shardOf(to, SHARDS))).not.toBe(ids.c);
     }
-    const handoffs = await leaving.system.metrics.handoffs.get();
-    expect(handoffs.values.find((v) => v.labels.reason === 'stop')?.value).toBeGreaterThan(0);
+    expect((await leaving.system.metrics.handoffs.get()).values.find((v) => v.labels.reason === 'stop')?.value).toBeGreaterThan(0);
+    expect((await leaving.system.metrics.forwarded.get()).values[0]?.value).toBeGreaterThanOrEqual(5);
   });
 });
+
+/** Resolves once the node has `n` messages waiting in its mailboxes. */
+async function waitForDepth(n: ActorNode, depth: number): Promise<void> {
+  while ((await n.system.metrics.mailboxDepth.get()).values[0]?.value !== depth) await new Promise((r) => setImmediate(r));
+}
