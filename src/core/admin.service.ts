@@ -10,13 +10,15 @@ import { defaultSettings } from './tenant-defaults.js';
 export interface Connectivity {
   user: UserRecord;
   online: boolean;
+  /** Sockets open across hub nodes. */
+  connections: number;
   lastSeenAt: Date | null;
 }
 
 export interface AdminDeps {
   users: (tenant: string) => Pick<UserRepository, 'findById' | 'findByUsername'>;
   settings: (tenant: string) => TenantConfigRepository;
-  isOnline: (tenant: string, userId: string) => Promise<boolean>;
+  connections: (tenant: string, userId: string) => Promise<number>;
   /** Public base URL of the deployment, the base domain tenants are subdomains of, and the OIDC issuer template. */
   site: { publicUrl: string; baseDomain: string; issuerTemplate: string; clientId: string };
 }
@@ -45,8 +47,8 @@ export class AdminService {
   }
 
   private async connectivity(tenant: string, user: UserRecord): Promise<Connectivity> {
-    const online = await this.deps.isOnline(tenant, String(user._id));
-    return { user, online, lastSeenAt: user.lastSeenAt ?? null };
+    const connections = await this.deps.connections(tenant, String(user._id));
+    return { user, online: connections > 0, connections, lastSeenAt: user.lastSeenAt ?? null };
   }
 
   /** TenantConfig: the stored settings over the defaults (a setting added later still has a value). */

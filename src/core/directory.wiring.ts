@@ -52,7 +52,7 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
   const pageMaxTake = infra.config.limits.pageMaxTake;
   const { publicUrl, baseDomain } = infra.config.http;
   const admin = new AdminService({
-    users: r.users, settings: r.settings, isOnline: (t, id) => presence.isOnline(t, id),
+    users: r.users, settings: r.settings, connections: (t, id) => presence.connections(t, id),
     site: { publicUrl, baseDomain, issuerTemplate: infra.config.auth.oidc.issuerTemplate, clientId: infra.config.auth.oidc.clientId },
   });
   const vcs = () => {

@@ -74,6 +74,11 @@ export class PresenceService {
     return (await this.deps.redis.exists(this.deps.keys.presence(tenant, userId))) === 1;
   }
 
+  /** How many sockets the user holds across all nodes (admin connectivity info). */
+  async connections(tenant: string, userId: string): Promise<number> {
+    return this.deps.redis.scard(this.deps.keys.presence(tenant, userId));
+  }
+
   /** Online ids among `userIds`, in one round trip (contact lists merge this). */
   async onlineMany(tenant: string, userIds: readonly string[]): Promise<Set<string>> {
     if (!userIds.length) return new Set();

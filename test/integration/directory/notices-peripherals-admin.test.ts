@@ -84,10 +84,13 @@ describe('notifications, peripherals and admin helpers', () => {
       expect(byContact.body).toMatchObject({ userId: w.a.pat.id, username: 'pat', online: true });
       expect(byContact.body.lastSeenAt).toEqual(expect.any(String));
       expect((await as(w, w.a.sam).get(`/api/admin/isOnline/${w.tenantA}/pat`)).body).toEqual({ userId: w.a.pat.id, username: 'pat', online: true });
+      await w.node.services.presence.connected(w.tenantA, w.a.pat.id, 'node-y', 'sock-2');
+      expect((await as(w, w.a.sam).get(`/api/admin/user/${w.tenantA}/pat`)).body.connections).toBe(2);
+      await w.node.services.presence.disconnected(w.tenantA, w.a.pat.id, 'node-y', 'sock-2');
       await w.node.services.presence.disconnected(w.tenantA, w.a.pat.id, 'node-x', 'sock-1');
       expect((await as(w, w.a.sam).get(`/api/admin/lastSeen/${w.tenantA}/PAT`)).body.online).toBe(false);
       const info = await as(w, w.a.sam).get(`/api/admin/user/${w.tenantA}/pat`);
-      expect(info.body).toMatchObject({ username: 'pat', displayName: 'Pat Patient', kind: 'person', role: 'patient', status: 'active', online: false });
+      expect(info.body).toMatchObject({ username: 'pat', displayName: 'Pat Patient', kind: 'person', role: 'patient', status: 'active', online: false, connections: 0 });
     });
 
     it('refuses other tenants, unknown users and callers without presence:read', async () => {
