@@ -1,6 +1,8 @@
 // `npm test`: installs what is missing, starts the local services, then runs the whole suite.
 import { spawnSync } from 'node:child_process';
-import { ensureNodeModules, ensureServices, ServiceError } from './services.mjs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { ensureNodeModules, ensureServices, localDir, ServiceError } from './services.mjs';
 
 try {
   ensureNodeModules();
@@ -15,5 +17,12 @@ try {
   throw e;
 }
 const args = process.argv.slice(2);
-const r = spawnSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', 'node_modules/jest/bin/jest.js', ...args], { stdio: 'inherit', env: process.env });
+// jest's own summary is not a closing line CI reads; the JSON results give a plain "N passed, N failed".
+const results = path.join(localDir, 'jest-results.json');
+rmSync(results, { force: true });
+const r = spawnSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', 'node_modules/jest/bin/jest.js', '--json', `--outputFile=${results}`, ...args], { stdio: 'inherit', env: process.env });
+if (existsSync(results)) {
+  const { numPassedTests, numFailedTests, numPendingTests } = JSON.parse(readFileSync(results, 'utf8'));
+  process.stdout.write(`\n${numPassedTests} passed, ${numFailedTests} failed${numPendingTests ? `, ${numPendingTests} skipped` : ''}\n`);
+}
 process.exit(r.status ?? 1);
