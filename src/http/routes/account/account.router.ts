@@ -1,7 +1,8 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { Infra, Services } from '../../../composition.js';
 import { guard, principalOf } from '../../middleware/auth.js';
-import { rateLimit, byIp, byBodyField } from '../../middleware/rate-limit.js';
+import { rateLimit, byIp, byBodyField, type RateLimitRule } from '../../middleware/rate-limit.js';
+import type { AuthServices } from '../../../auth/auth-services.js';
 import { requireTenant } from '../../middleware/tenant.js';
 import { parse } from '../../validate.js';
 import type { SignInContext } from '../../../core/sign-in.service.js';
@@ -13,24 +14,43 @@ function ctx(req: Request): SignInContext {
 
 /** /api/account: sign-in, sessions, PIN, offline tokens, impersonation (docs/auth.md). */
 export function accountRouter(infra: Infra, services: Services): Router {
-  const a = services.auth;
   const l = infra.config.limits;
   const limiter = { redis: infra.redis, keyFor: infra.keys.rateLimit };
-  const perIp = { bucket: 'signin-ip', limit: l.signinPerIp, windowSeconds: l.windowSeconds, key: byIp };
-  const signIn = rateLimit(limiter, [perIp, { bucket: 'signin-account', limit: l.signinPerAccount, windowSeconds: l.windowSeconds, key: byBodyField('username') }]);
+  const perIp: RateLimitRule = { bucket: 'signin-ip', limit: l.signinPerIp, windowSeconds: l.windowSeconds, key: byIp };
+  const perAccount: RateLimitRule = { bucket: 'signin-account', limit: l.signinPerAccount, windowSeconds: l.windowSeconds, key: byBodyField('username') };
   const r = Router();
   r.use(requireTenant);
+  signInRoutes(r, services.auth, { signIn: rateLimit(limiter, [perIp, perAccount]), ip: rateLimit(limiter, [perIp]) });
+  accountRoutes(r, services.auth);
+  return r;
+}
 
-  r.post('/login', guard('account.login'), signIn, async (req, res) => {
+/** Public sign-in endpoints (rate limited): login, QR code, extension, offline login, refresh, org. */
+function signInRoutes(r: Router, a: AuthServices, limit: { signIn: RequestHandler; ip: RequestHandler }): void {
+  r.post('/login', guard('account.login'), limit.signIn, async (req, res) => {
     res.json(await a.signIn.login(req.tenant!.name, parse(S.LoginRequest, req.body), ctx(req)));
   });
-  r.get('/qrCode', guard('account.qrCode'), rateLimit(limiter, [perIp]), async (req, res) => {
+  r.get('/qrCode', guard('account.qrCode'), limit.ip, async (req, res) => {
     const q = parse(S.GenerateQRCodeCommand, req.query, 'query');
     res.status(201).json(await a.loginCodes.create(req.tenant!.name, q, `${req.protocol}://${req.get('host')}`));
   });
-  r.post('/extendLoginCode', guard('account.extendLoginCode'), rateLimit(limiter, [perIp]), async (req, res) => {
+  r.post('/extendLoginCode', guard('account.extendLoginCode'), limit.ip, async (req, res) => {
     res.json(await a.loginCodes.extend(req.tenant!.name, parse(S.ExtendLoginCodeCommand, req.body)));
   });
+  r.post('/offlineLogin', guard('account.offlineLogin'), limit.ip, async (req, res) => {
+    res.json(await a.offlineTokens.login(req.tenant!.name, parse(S.OfflineLoginRequest, req.body).token, ctx(req)));
+  });
+  r.post('/refresh', guard('account.refresh'), async (req, res) => {
+    res.json(await a.sessions.refresh(req.tenant!.name, parse(S.RefreshRequest, req.body).refreshToken));
+  });
+  r.post('/org', guard('account.org'), (req, res) => {
+    parse(S.OrgRequest, req.body);
+    res.json(a.account.org(req.tenant!));
+  });
+}
+
+/** Endpoints of a signed-in principal: approval, logout, PIN, offline tokens, impersonation, roles. */
+function accountRoutes(r: Router, a: AuthServices): void {
   r.post('/approveLoginCode', guard('account.approveLoginCode'), async (req, res) => {
     res.json(await a.loginCodes.approve(principalOf(req), parse(S.ApproveLoginCodeCommand, req.body).code));
   });
@@ -46,24 +66,13 @@ export function accountRouter(infra: Infra, services: Services): Router {
   r.post('/revokeOfflineToken', guard('account.revokeOfflineToken'), async (req, res) => {
     res.json(await a.offlineTokens.revoke(principalOf(req), parse(S.RevokeOfflineTokenCommand, req.body).id));
   });
-  r.post('/offlineLogin', guard('account.offlineLogin'), rateLimit(limiter, [perIp]), async (req, res) => {
-    res.json(await a.offlineTokens.login(req.tenant!.name, parse(S.OfflineLoginRequest, req.body).token, ctx(req)));
-  });
-  r.post('/refresh', guard('account.refresh'), async (req, res) => {
-    res.json(await a.sessions.refresh(req.tenant!.name, parse(S.RefreshRequest, req.body).refreshToken));
-  });
   r.post('/impersonate', guard('account.impersonate'), async (req, res) => {
     res.json(await a.impersonation.start(principalOf(req), parse(S.ImpersonateCommand, req.body), ctx(req)));
-  });
-  r.post('/org', guard('account.org'), (req, res) => {
-    parse(S.OrgRequest, req.body);
-    res.json(a.account.org(req.tenant!));
   });
   r.post('/assignRole', guard('account.assignRole'), async (req, res) => {
     const body = parse(S.AssignRoleCommand, req.body);
     res.json(await a.account.assignRole(principalOf(req), body.userId, body.role));
   });
-  return r;
 }
 
 /** GET /.well-known/jwks.json: public keys of internal tokens (any host, no tenant needed). */
