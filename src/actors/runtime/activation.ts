@@ -29,7 +29,7 @@ export interface ActivationHost extends TurnServices {
   buffer(act: Activation, items: Envelope[]): void;
   /** A write of this activation was fenced (counted unless `counted`): its shard has a newer owner. */
   rejected(act: Activation, counted?: boolean): void;
-  deactivate(act: Activation, reason: 'idle' | 'requested'): void;
+  deactivate(act: Activation, reason: 'idle' | 'requested' | 'error'): void;
   observe(event: 'activated' | 'dedupe' | 'depth' | 'turn', act: Activation, value?: number): void;
 }
 
@@ -120,7 +120,7 @@ export class Activation {
       }
     } catch (e) {
       for (const env of this.close()) env.reject(new AppError('service_unavailable', 'actor could not be activated', { cause: e }));
-      this.host.deactivate(this, 'requested');
+      this.host.deactivate(this, 'error');
     } finally {
       this.running = false;
       for (const w of this.idleWaiters.splice(0)) w();
@@ -150,7 +150,7 @@ export class Activation {
   private async turn(env: Envelope): Promise<unknown> {
     const started = performance.now();
     if (env.timer && !this.timers.has(env.timer)) return undefined;
-    const replay = env.dedupeId ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId) : undefined;
+    const replay = env.dedupeId ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId).catch(unavailable) : undefined;
     if (replay) {
       this.host.observe('dedupe', this);
       return unwrap(replay);
@@ -167,7 +167,11 @@ export class Activation {
     const mode = ctx.forget ? 'del' : changed ? 'set' : 'none';
     if (mode !== 'none' || env.dedupeId) {
       const snapshot = mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
-      const saved = await this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId: env.dedupeId, reply });
+      const saved = await this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId: env.dedupeId, reply }).catch((e) => {
+        // Unknown whether Redis applied it: drop this activation so the next turn reloads the snapshot.
+        this.host.deactivate(this, 'error');
+        return unavailable(e);
+      });
       if (!saved) {
         this.host.rejected(this);
         throw new AppError('not_owner', 'write rejected: the shard has a newer owner');
@@ -222,6 +226,11 @@ export class Activation {
       reject: (err) => this.host.logger.warn({ component: 'actors', actor: this.key, timer: name, err: (err as Error).message }, 'timer turn failed'),
     });
   }
+}
+
+/** Redis failures are retryable for the sender (same de-duplication id), never `internal`. */
+function unavailable(cause: unknown): never {
+  throw new AppError('service_unavailable', 'actor state store unavailable', { cause });
 }
 
 function unwrap(reply: TurnReply): unknown {

@@ -230,7 +230,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     return this.store.checkFence(lease);
   }
 
-  deactivate(act: Activation, reason: 'idle' | 'requested' | 'handoff' | 'fenced'): void {
+  deactivate(act: Activation, reason: 'idle' | 'requested' | 'error'): void {
     if (this.actors.get(act.key) === act) this.actors.delete(act.key);
     const left = act.close();
     this.metrics.passivations.inc({ kind: act.kind, reason });
