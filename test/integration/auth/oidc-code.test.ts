@@ -131,6 +131,23 @@ describe('authorization code + PKCE against the embedded realm', () => {
     expect(await codeOf(hmac)).toBe('token_invalid');
   });
 
+  it('works the same in external mode against another node\'s realms (OIDC_ISSUER_TEMPLATE)', async () => {
+    const external = await startTestNode({
+      OIDC_MODE: 'external', OIDC_ISSUER_TEMPLATE: `${base}/realms/{tenant}`,
+      REDIS_PREFIX: node.config.redis.prefix, MONGODB_CATALOG_DB: node.config.mongo.catalogDb, MONGODB_TENANT_DB_PREFIX: node.config.mongo.tenantDbPrefix,
+    });
+    try {
+      const { callbackUrl, codeVerifier, state } = await authorize('acme', 'carol', 'correct horse');
+      const r = await external.http.post('/api/account/login', { tenant: 'acme', body: { method: 'code', callbackUrl, codeVerifier, state } });
+      expect(r.status).toBe(200);
+      expect(r.body.user.username).toBe('carol');
+      const none = await request(external.url!, 'GET', '/realms/acme/.well-known/openid-configuration');
+      expect(none.status).toBe(404);
+    } finally {
+      await external.stop();
+    }
+  });
+
   it('serves discovery per realm and a 404 problem for an unknown realm', async () => {
     const d = await request(base, 'GET', '/realms/acme/.well-known/openid-configuration', { host: new URL(base).host });
     expect(d.status).toBe(200);
