@@ -28,7 +28,7 @@ async function hold(ctx: BenchContext, label: string, i: number, server: HostPro
   const per = Math.ceil(settings.connections / settings.clientProcesses);
   const t0 = Date.now();
   const loads = Array.from({ length: settings.clientProcesses }, (_, k) => spawnLoad('idle-conns', {
-    ...target, tokens: target.tokens.slice(k).concat(target.tokens.slice(0, k)), conns: per, parallel: settings.parallelHandshakesPerProcess, deadlineMs: 240_000,
+    ...target, tokens: target.tokens.slice(k).concat(target.tokens.slice(0, k)), conns: per, parallel: settings.parallelHandshakesPerProcess, deadlineMs: 420_000,
   }, { logFile: logFile(ctx, `b03-load-${label}-${i}-${k}`), nofile: settings.nofile }));
   try {
     await Promise.all(loads.map((l) => Promise.race([l.when('ready'), l.result.then(() => { throw new Error('load finished before ready'); })])));

@@ -34,9 +34,14 @@ export function summarise(file: string, top = 15): string {
     const name = frameName(byId.get(id)!);
     self.set(name, (self.get(name) ?? 0) + dt);
   });
-  const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
-  const lines = [`Profile ${path.basename(file)}: ${(total / 1e6).toFixed(1)} s sampled`, '', '| Self time | Share | Frame |', '|---|---|---|'];
-  for (const [name, t] of rows) lines.push(`| ${(t / 1000).toFixed(0)} ms | ${((100 * t) / total).toFixed(1)}% | \`${name.replace(/\|/g, '\\|')}\` |`);
+  const idle = self.get('(idle)') ?? 0;
+  const busy = Math.max(1, total - idle);
+  const rows = [...self.entries()].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, top);
+  const lines = [
+    `Profile ${path.basename(file)}: ${(total / 1e6).toFixed(1)} s sampled, ${((100 * idle) / total).toFixed(1)}% idle, ${(busy / 1e6).toFixed(1)} s on the CPU`,
+    '', '| Self time | Share of CPU time | Frame |', '|---|---|---|',
+  ];
+  for (const [name, t] of rows) lines.push(`| ${(t / 1000).toFixed(0)} ms | ${((100 * t) / busy).toFixed(1)}% | \`${name.replace(/\|/g, '\\|')}\` |`);
   return lines.join('\n');
 }
 
