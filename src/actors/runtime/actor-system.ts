@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { AppError } from '../../core/errors.js';
+import { AppError, fromZod } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
@@ -123,7 +123,9 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   async ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
     if (this.closed) throw new AppError('service_unavailable', 'actor system stopped');
-    const address = ActorAddressSchema.parse(to);
+    const parsed = ActorAddressSchema.safeParse(to);
+    if (!parsed.success) throw fromZod(parsed.error, 'to');
+    const address = parsed.data;
     const plan = {
       to: address,
       shard: shardOf(address, this.deps.config.shards),

@@ -147,6 +147,21 @@ describe('actor runtime on one node', () => {
     expect((await a.system.store.load(shard, 'acme/call/stale'))?.state).toMatchObject({ count: 1 });
   });
 
+  it('refuses a malformed address with a coded error and survives garbage in its inbox', async () => {
+    await expect(a.system.ask({ tenant: 'acme', kind: 'nope' as never, id: 'x' }, { op: 'get' })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(a.system.ask({ tenant: '', kind: 'call', id: 'x' }, { op: 'get' })).rejects.toMatchObject({ code: 'validation_failed' });
+    const { keys, nodeId } = a.system;
+    const probe = { t: 'req', rid: 'r1', from: 'probe', to: addr('probe'), msg: { op: 'inc' }, dedupeId: 'probe-1', attempt: 1 };
+    await a.node.infra.redis.lpush(keys.inbox(nodeId), 'not json', JSON.stringify({ t: 'req', rid: 1 }), JSON.stringify(probe));
+    const reader = a.node.infra.redis.duplicate();
+    try {
+      const [, raw] = (await reader.brpop(keys.replies('probe'), 10))!;
+      expect(JSON.parse(raw)).toMatchObject({ t: 'rep', rid: 'r1', ok: true, value: { count: 1 } });
+    } finally {
+      reader.disconnect();
+    }
+  });
+
   it('reports its figures through the node metrics', async () => {
     const text = await a.node.infra.metrics.registry.metrics();
     for (const name of ['actor_activations_total', 'actor_messages_routed_total', 'actor_fenced_writes_total', 'actor_mailbox_depth', 'actor_turn_duration_seconds', 'actor_passivations_total']) {
