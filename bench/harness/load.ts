@@ -1,3 +1,4 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchRoot } from './paths.js';
 import { spawnNode } from './hosts.js';
@@ -17,7 +18,10 @@ export interface LoadProcess<R> {
  * a hard deadline (`deadlineMs`, enforced inside and again here) so nothing outlives its benchmark.
  */
 export function spawnLoad<R = any>(name: string, params: Record<string, unknown> & { deadlineMs: number }, opts: { logFile: string; nofile?: number }): LoadProcess<R> {
-  const proc = spawnNode(['--import', 'tsx', path.join(benchRoot, 'load', `${name}.ts`), JSON.stringify(params)], opts);
+  const paramsFile = `${opts.logFile}.params.json`;
+  mkdirSync(path.dirname(paramsFile), { recursive: true });
+  writeFileSync(paramsFile, JSON.stringify(params));
+  const proc = spawnNode(['--import', 'tsx', path.join(benchRoot, 'load', `${name}.ts`), `@${paramsFile}`], opts);
   const waiters = new Map<string, ((m: any) => void)[]>();
   const seen = new Map<string, any>();
   let settle: { resolve(v: R): void; reject(e: Error): void };
@@ -35,6 +39,7 @@ export function spawnLoad<R = any>(name: string, params: Record<string, unknown>
   });
   proc.once('exit', (code, sig) => {
     clearTimeout(guard);
+    rmSync(paramsFile, { force: true });
     settle.reject(new Error(`load ${name} exited (${code ?? sig}) without a result; see ${opts.logFile}`));
     for (const ws of waiters.values()) for (const w of ws) w({ type: 'exit', code });
   });

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { benchRoot } from './paths.js';
 import { describeMachine } from './machine.js';
 import { runBenchmark } from './runner.js';
-import { writeReport, type RunReport } from './report.js';
+import { writeReport, markdown, type RunReport } from './report.js';
+import { updatePerformanceDoc } from './docs.js';
 import { currentScale } from './scale.js';
 import type { Benchmark, BenchContext, BenchOutcome } from './types.js';
 
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
   const base = currentScale() === 'quick' ? 'quick' : ids.length ? 'partial' : 'latest';
   const out = writeReport(path.join(benchRoot, 'results'), base, report);
   ctx.log(`wrote ${out.json} and ${out.md}`);
+  if (base === 'latest' && updatePerformanceDoc(markdown(report))) ctx.log('updated the results table in docs/performance.md');
   // Logs stay for inspection; object stores and generated uploads can be gigabytes.
   if (!process.env.BENCH_KEEP_WORK) {
     for (const f of readdirSync(workDir)) if (f !== 'logs') rmSync(path.join(workDir, f), { recursive: true, force: true, maxRetries: 2 });

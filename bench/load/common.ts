@@ -2,10 +2,13 @@
  * Helpers every load generator uses: parameters from argv (validated), a hard deadline so the
  * process always stops by itself, and reporting to the harness over IPC.
  */
+import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 
 export function params<S extends z.ZodType>(schema: S): z.infer<S> {
-  const parsed = schema.safeParse(JSON.parse(process.argv[2] ?? '{}'));
+  // `@file` carries large parameter sets (hundreds of tokens exceed the kernel's argument limit).
+  const arg = process.argv[2] ?? '{}';
+  const parsed = schema.safeParse(JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg));
   if (!parsed.success) {
     finish({ error: `bad parameters: ${parsed.error.message}` });
     throw new Error('bad parameters');
