@@ -6,7 +6,7 @@ import { callActor } from '../actors/call.actor.js';
 import { meetingActor } from '../actors/meeting.actor.js';
 import { deviceActor } from '../actors/device.actor.js';
 import { subscribeRevocations } from '../http/middleware/auth.js';
-import { callDeps, deviceDeps, meetingDeps, DEVICE_HEARTBEAT_MS, type ActorServices } from './actor-deps.js';
+import { callDeps, deviceDeps, meetingDeps, type ActorServices } from './actor-deps.js';
 import { createHubServer, disconnectSession, onConnections } from './hub.server.js';
 import { HubPresence } from './hub.presence.js';
 import { SocketIoHubPublisher } from './hub.publisher.js';
@@ -55,7 +55,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   });
   const publisher = new SocketIoHubPublisher(io, infra.logger);
   system.useHubPublisher(publisher);
-  const hub: HubContext = { io, actors: system, meetings: services.meetings, logger: infra.logger, deviceHeartbeatMs: DEVICE_HEARTBEAT_MS };
+  const hub: HubContext = { io, actors: system, meetings: services.meetings, logger: infra.logger };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
   await presence.start(PRESENCE_HEARTBEAT_MS);
   onConnections(io, hub, HUB_METHODS, presence, HUB_RATE_LIMIT, infra.metrics);

@@ -49,6 +49,11 @@ export function createHubServer(deps: HubServerDeps): HubServer {
  */
 export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod[], presence: HubPresence, rate: RateLimitOptions, metrics: Metrics): void {
   const connected = metrics.gauge('hub_connected_sockets', 'Sockets connected to this hub node');
+  // Presence is recorded before the client sees `connect`, so a client's later calls and
+  // disconnects are always ordered after its online transition.
+  io.use((socket, next) => {
+    presence.onConnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed')).finally(() => next());
+  });
   io.on('connection', (socket: HubSocket) => {
     const { tenant, principal } = socket.data;
     connected.inc();
@@ -56,7 +61,6 @@ export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod
     void socket.join(own);
     const limit = new SocketRateLimit(rate);
     for (const m of methods) bind(ctx, socket, m, limit);
-    presence.onConnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed'));
     socket.on('disconnect', () => {
       connected.dec();
       presence.onDisconnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'));

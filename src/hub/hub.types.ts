@@ -19,5 +19,4 @@ export interface HubContext {
   actors: Pick<ActorSystem, 'ask'>;
   meetings: HubMeetings;
   logger: Logger;
-  deviceHeartbeatMs: number;
 }

@@ -81,6 +81,11 @@ describe('hub across three nodes', () => {
     expect(sequences[1]).toEqual(sequences[0]);
     expect(sequences[2]).toEqual(sequences[0]);
     expect(await call(pat, 'notify', 'x', { eventId })).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
+    await must(bob, 'startRecording', { eventId });
+    expect(await rs[2]!.next('meetingEvent', (e) => e.type === 'recordingStarted')).toMatchObject({ by: ids.bob });
+    expect((await must(alice, 'stopRecording', { eventId })).recording.active).toBe(false);
+    expect(await rs[1]!.next('meetingEvent', (e) => e.type === 'recordingStopped')).toMatchObject({ by: ids.alice });
+    expect(await call(pat, 'startRecording', { eventId })).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
   });
 
   it('relays WebRTC signalling between members of a meeting on different nodes only', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { createUser, tokenFor } from '../../support/auth.js';
+import { createUser, loginFor, tokenFor } from '../../support/auth.js';
 import { call, connect, recorder, type HubClient } from './hub-client.js';
 
 describe('hub handshake and negative acks', () => {
@@ -80,5 +80,16 @@ describe('hub handshake and negative acks', () => {
     await call(a, 'joinRoom', 'ward-3');
     expect(await call(a, 'sayHiToRoom', 'ward-3')).toMatchObject({ ok: true });
     expect(await rb.next('sayHi')).toMatchObject({ roomId: 'ward-3', from: { username: 'alice' } });
+  });
+
+  it('disconnects the sockets of a revoked session and refuses its token afterwards', async () => {
+    const login = await loginFor(node, 'acme', 'pat');
+    const kept = track(await connect(node.url!, 'acme', { token: patient }));
+    const doomed = track(await connect(node.url!, 'acme', { token: login.accessToken }));
+    const reason = new Promise<string>((r) => doomed.once('disconnect', (why) => r(why)));
+    await node.services.auth.sessions.revoke('acme', { ids: [login.sessionId] }, 'test');
+    expect(await reason).toBe('io server disconnect');
+    expect(kept.connected).toBe(true);
+    await expect(connect(node.url!, 'acme', { token: login.accessToken })).rejects.toMatchObject({ data: { code: 'session_revoked' } });
   });
 });
