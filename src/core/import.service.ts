@@ -30,7 +30,7 @@ export interface ImportSummary {
 export type ImportProgress = (p: { done: number; imported: number; errors: number }) => Promise<void>;
 
 /** Rows upserted per round trip, and how many row errors the stored report keeps. */
-const BATCH = 500;
+const BATCH = 1000;
 export const MAX_REPORTED_ERRORS = 1000;
 
 /**
@@ -115,9 +115,11 @@ export class ImportService {
     const { body } = await this.deps.store.get(key);
     try {
       for await (const row of readPendingUserSheet(body, this.limits)) {
-        if (batch.add(row) >= BATCH) await progress(await batch.flush());
+        if (batch.add(row) < BATCH) continue;
+        const totals = await batch.flush();
+        if (totals) await progress(totals);
       }
-      await progress(await batch.flush());
+      await progress((await batch.flush(true))!);
     } finally {
       body.destroy();
     }
@@ -125,12 +127,20 @@ export class ImportService {
   }
 }
 
-/** Accumulates one batch of rows: in-sheet duplicates, unknown roles and existing users become row errors. */
+/**
+ * Accumulates rows batch by batch: in-sheet duplicates, unknown roles and existing users become row
+ * errors. Rows are upserted every batch; the Import's counters are written at most once a second and
+ * the capped error report (bounded in memory) once at the end, because a record carrying the report
+ * is rewritten whole on every update and that would dominate a large import.
+ */
 class ImportBatch {
   private rows: PendingUserRow[] = [];
   private errors: RowError[] = [];
   private readonly seen = new Map<string, number>();
-  private totals = { done: 0, imported: 0, errors: 0, reported: 0 };
+  private readonly report: RowError[] = [];
+  private totals = { done: 0, imported: 0, errors: 0 };
+  private pending = { done: 0, imported: 0, errors: 0 };
+  private lastWrite = Date.now();
 
   constructor(private readonly imports: ImportRepository, private readonly users: PendingUserRepository, private readonly importId: string, private readonly roles: Set<string>) {}
 
@@ -145,18 +155,24 @@ class ImportBatch {
     return this.rows.length + this.errors.length;
   }
 
-  async flush(): Promise<{ done: number; imported: number; errors: number }> {
+  /** Upserts the batch; returns the running totals when they were written, else undefined. */
+  async flush(final = false): Promise<{ done: number; imported: number; errors: number } | undefined> {
     const done = this.rows.length + this.errors.length;
     const existing = await this.users.existingUsers(this.rows.map((r) => r.username));
     const fresh = this.rows.filter((r) => !existing.has(r.username));
     for (const r of this.rows) if (existing.has(r.username)) this.errors.push({ row: r.rowNumber, field: 'username', message: 'already a user of the tenant' });
     const imported = await this.users.upsertMany(fresh, this.importId);
-    const room = Math.max(0, MAX_REPORTED_ERRORS - this.totals.reported);
-    const report = this.errors.sort((a, b) => a.row - b.row).slice(0, room);
-    await this.imports.progress(this.importId, { rowsDone: done, rowsImported: imported, errors: report, errorCount: this.errors.length });
-    this.totals = { done: this.totals.done + done, imported: this.totals.imported + imported, errors: this.totals.errors + this.errors.length, reported: this.totals.reported + report.length };
+    const room = Math.max(0, MAX_REPORTED_ERRORS - this.report.length);
+    this.report.push(...this.errors.sort((a, b) => a.row - b.row).slice(0, room));
+    this.totals = { done: this.totals.done + done, imported: this.totals.imported + imported, errors: this.totals.errors + this.errors.length };
+    this.pending = { done: this.pending.done + done, imported: this.pending.imported + imported, errors: this.pending.errors + this.errors.length };
     this.rows = [];
     this.errors = [];
+    if (!final && Date.now() - this.lastWrite < 1000) return undefined;
+    const p = this.pending;
+    await this.imports.progress(this.importId, { rowsDone: p.done, rowsImported: p.imported, errors: final ? this.report : [], errorCount: p.errors });
+    this.pending = { done: 0, imported: 0, errors: 0 };
+    this.lastWrite = Date.now();
     return { done: this.totals.done, imported: this.totals.imported, errors: this.totals.errors };
   }
 

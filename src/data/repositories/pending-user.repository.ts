@@ -25,22 +25,33 @@ export class PendingUserRepository {
     return new Set(users.map((u) => u.username));
   }
 
-  /** Upserts a batch; a re-run of the same import rewrites the same documents. */
+  /**
+   * Upserts a batch by username. New usernames go in with one insertMany (an upsert per row costs a
+   * collection scan on some MongoDB-wire servers); known ones, and any a concurrent import inserted
+   * first (duplicate key), are updated. A re-run of the same import rewrites the same documents.
+   */
   async upsertMany(rows: readonly PendingUserRow[], importId: string): Promise<number> {
     if (!rows.length) return 0;
-    await this.db.models.PendingUser.bulkWrite(
-      rows.map((r) => ({
-        updateOne: {
-          filter: { username: r.username },
-          update: {
-            $set: { displayName: r.displayName, role: r.role, importId, rowNumber: r.rowNumber, ...(r.email ? { email: r.email } : {}) },
-            $setOnInsert: { status: 'pending' },
-          },
-          upsert: true,
-        },
-      })),
-      { ordered: false },
-    );
+    const M = this.db.models.PendingUser;
+    const known = new Set((await M.find({ username: { $in: rows.map((r) => r.username) } }, { username: 1 }).lean()).map((d) => d.username));
+    const fresh = rows.filter((r) => !known.has(r.username));
+    const retry = new Set<string>();
+    if (fresh.length) {
+      try {
+        await M.insertMany(fresh.map((r) => ({ ...fields(r, importId), status: 'pending' })), { ordered: false });
+      } catch (e) {
+        const failed = duplicateIndexes(e);
+        if (!failed) throw e;
+        for (const i of failed) retry.add(fresh[i]!.username);
+      }
+    }
+    const updates = rows.filter((r) => known.has(r.username) || retry.has(r.username));
+    if (updates.length) {
+      await M.bulkWrite(
+        updates.map((r) => ({ updateOne: { filter: { username: r.username }, update: { $set: fields(r, importId), $setOnInsert: { status: 'pending' } }, upsert: true } })),
+        { ordered: false },
+      );
+    }
     return rows.length;
   }
 
@@ -51,4 +62,17 @@ export class PendingUserRepository {
   countForImport(importId: string): Promise<number> {
     return this.db.models.PendingUser.countDocuments({ importId });
   }
+}
+
+function fields(r: PendingUserRow, importId: string) {
+  return { username: r.username, displayName: r.displayName, role: r.role, importId, rowNumber: r.rowNumber, ...(r.email ? { email: r.email } : {}) };
+}
+
+/** Indexes of an unordered insertMany that failed only on duplicate keys; undefined for any other failure. */
+function duplicateIndexes(e: unknown): number[] | undefined {
+  const err = e as { code?: number; writeErrors?: { index: number; code?: number; err?: { code?: number } }[] };
+  const list = err.writeErrors ?? [];
+  if (!list.length) return err.code === 11000 ? [] : undefined;
+  const codes = list.map((w) => w.code ?? w.err?.code);
+  return codes.every((c) => c === 11000) ? list.map((w) => w.index) : undefined;
 }

@@ -43,3 +43,17 @@ export async function xlsx(rows: (string | number | undefined)[][]): Promise<Buf
   await wb.commit();
   return Buffer.concat(chunks);
 }
+
+/** A large xlsx streamed row by row from a generator (the test never holds the rows as an array). */
+export async function xlsxOf(header: string[], count: number, row: (i: number) => (string | number)[]): Promise<Buffer> {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false });
+  const ws = wb.addWorksheet('Pending users');
+  ws.addRow(header).commit();
+  for (let i = 0; i < count; i++) ws.addRow(row(i)).commit();
+  ws.commit();
+  await wb.commit();
+  return Buffer.concat(chunks);
+}

@@ -6,7 +6,8 @@ import { createUser, tokenFor } from '../../support/auth.js';
 import { ImportService } from '../../../src/core/import.service.js';
 import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
 import { readPendingUserSheet } from '../../../src/core/pending-user-sheet.js';
-import { multipart, png, xlsx, type FormPart } from './form.js';
+import { multipart, png, xlsx, xlsxOf, type FormPart } from './form.js';
+import { MAX_REPORTED_ERRORS } from '../../../src/core/import.service.js';
 import { zipOf } from './zip.js';
 
 describe('media jobs on a worker node', () => {
@@ -99,10 +100,10 @@ describe('media jobs on a worker node', () => {
       { row: 9, field: 'username' },
     ];
 
-    const runImport = async (content: Buffer, fileName = 'users.xlsx') => {
+    const runImport = async (content: Buffer, fileName = 'users.xlsx', timeoutMs = 30_000) => {
       const up = await post('/api/uploads/pendingUsers', admin, sheetPart(fileName, content));
       expect(up.status).toBe(202);
-      const job = await node.infra.queues.waitUntilFinished('pending-user-import', `import.acme.${up.body.importId}`);
+      const job = await node.infra.queues.waitUntilFinished('pending-user-import', `import.acme.${up.body.importId}`, timeoutMs);
       const status = await node.http.get(`/api/uploads/pendingUsers/${up.body.importId}`, { tenant: 'acme', token: admin });
       return { up, job, status };
     };
@@ -180,6 +181,17 @@ describe('media jobs on a worker node', () => {
       await expect(read({ maxRows: 5, maxColumns: 10 })).rejects.toMatchObject({ code: 'spreadsheet_rejected' });
       await expect(read({ maxRows: 100, maxColumns: 3 })).rejects.toMatchObject({ code: 'spreadsheet_rejected' });
     });
+
+    it('streams a 100k-row sheet, upserting valid rows and capping the error report', async () => {
+      const big = await xlsxOf(['username', 'email', 'display name', 'role'], 100_000, (i) => [`bulk${i}`, `bulk${i}@clinic.org`, `Bulk ${i}`, i % 100 === 0 ? 'patient' : 'wizard']);
+      const { job, status } = await runImport(big, 'bulk.xlsx', 170_000);
+      expect(job.state).toBe('completed');
+      expect(job.progress).toEqual({ done: 100_000, imported: 1_000, errors: 99_000 });
+      expect(status.body).toMatchObject({ status: 'completed', rowsTotal: 100_000, rowsDone: 100_000, rowsImported: 1_000, rowErrorCount: 99_000 });
+      expect(status.body.rowErrors).toHaveLength(MAX_REPORTED_ERRORS);
+      expect(status.body.rowErrors[0]).toEqual({ row: 3, field: 'role', message: "unknown role 'wizard'" });
+      expect(await db().PendingUser.countDocuments({ username: /^bulk/ })).toBe(1_000);
+    }, 180_000);
 
     it('needs users:import and answers unknown imports with 404', async () => {
       const r = await post('/api/uploads/pendingUsers', clinician, sheetPart('users.xlsx', await xlsx(rows)));
