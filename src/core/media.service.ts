@@ -115,7 +115,7 @@ export class MediaService {
   private async record(principal: Principal, stored: { hash: string; size: number; fileName: string; ext: string }, fields: UploadFields): Promise<UploadResult> {
     const { files, shares } = this.repos(principal.tenant);
     const { contentType, kind } = typeOf(stored.ext);
-    const thumbDone = kind === 'image' && (await files.thumbnailReady(stored.hash));
+    const outcome = kind === 'image' ? await files.thumbnailOutcome(stored.hash) : undefined;
     const { record, created } = await files.createOnce({
       hash: stored.hash,
       size: stored.size,
@@ -127,9 +127,9 @@ export class MediaService {
       sessionId: fields.sessionId,
       clientRef: fields.clientRef ? scopedRef(principal, fields.clientRef) : `upload:${randomUUID()}`,
       kind,
-      thumbnailStatus: kind !== 'image' ? 'none' : thumbDone ? 'ready' : 'pending',
+      thumbnailStatus: kind !== 'image' ? 'none' : outcome ?? 'pending',
     });
-    if (created && kind === 'image' && !thumbDone) await this.deps.enqueueThumbnail({ tenant: principal.tenant, hash: stored.hash });
+    if (created && kind === 'image' && !outcome) await this.deps.enqueueThumbnail({ tenant: principal.tenant, hash: stored.hash });
     let share = created ? undefined : (await shares.findForMediaFile(record.id)) ?? undefined;
     if (created && fields.share) {
       const expiresAt = fields.shareExpiresInSeconds ? new Date(Date.now() + fields.shareExpiresInSeconds * 1000) : undefined;

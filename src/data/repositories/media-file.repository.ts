@@ -82,6 +82,12 @@ export class MediaFileRepository {
     return r.matchedCount;
   }
 
+  /** The settled thumbnail outcome of this content, if any record has one (content is stored once). */
+  async thumbnailOutcome(hash: string): Promise<'ready' | 'failed' | undefined> {
+    const hit = await this.db.models.MediaFile.findOne({ hash, thumbnailStatus: { $in: ['ready', 'failed'] } }, { thumbnailStatus: 1, thumbnailHash: 1, width: 1, height: 1 }).lean();
+    return hit?.thumbnailStatus === 'ready' || hit?.thumbnailStatus === 'failed' ? hit.thumbnailStatus : undefined;
+  }
+
   /** Whether a thumbnail for this content already exists (the job's idempotency check). */
   async thumbnailReady(hash: string): Promise<boolean> {
     return Boolean(await this.db.models.MediaFile.exists({ hash, thumbnailStatus: 'ready' }));

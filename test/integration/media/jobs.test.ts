@@ -61,7 +61,8 @@ describe('media jobs on a worker node', () => {
     it('refuses an image above the tenant pixel limit (decompression bomb) without retrying', async () => {
       await db().Settings.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 10_000 } });
       try {
-        const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'huge.png', content: await png(200, 100) } }]);
+        const image = await png(200, 100);
+        const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'huge.png', content: image } }]);
         const job = await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
         expect(job.state).toBe('failed');
         expect(job.attemptsMade).toBe(1);
@@ -72,6 +73,8 @@ describe('media jobs on a worker node', () => {
         expect(thumb.body.code).toBe('thumbnail_not_ready');
         const original = await node.http.get(up.body.data.url, { tenant: 'acme', token: clinician });
         expect(original.status).toBe(200);
+        const again = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'huge-again.png', content: image } }]);
+        expect(again.body.data.thumbnailStatus).toBe('failed');
       } finally {
         await db().Settings.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 50_000_000 } });
       }
