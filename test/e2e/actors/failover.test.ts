@@ -32,6 +32,9 @@ describe('failover after a hard kill of the owning process', () => {
     const epochBefore = acked[0].epoch;
     expect(await p.system.leases.holder(shardOf(to, SHARDS))).toBe(ids.child);
 
+    const firedAfterFailover = new Promise<void>((resolve) => {
+      p.system.useHubPublisher({ emit: (_rooms, event, payload) => event === 'fired' && (payload as { name: string }).name === 'after-failover' && resolve() });
+    });
     await hardKill(child);
     const r = await p.system.ask<Reply>(to, { op: 'get' }, { timeoutMs: 30_000 });
     expect(r.count).toBe(10);
@@ -39,10 +42,8 @@ describe('failover after a hard kill of the owning process', () => {
     expect(r.epoch).toBeGreaterThan(epochBefore);
     expect(await p.system.leases.holder(shardOf(to, SHARDS))).toBe(ids.parent);
 
-    const fired = await new Promise<Reply>((resolve) => {
-      p.system.useHubPublisher({ emit: (_rooms, event) => event === 'fired' && resolve(p.system.ask<Reply>(to, { op: 'get' })) });
-    });
-    expect(fired.fired).toEqual(['after-failover']);
+    await firedAfterFailover;
+    expect((await p.system.ask<Reply>(to, { op: 'get' })).fired).toEqual(['after-failover']);
   });
 
   it('answers a retried ask from the remembered reply after failover', async () => {

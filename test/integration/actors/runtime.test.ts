@@ -93,9 +93,6 @@ describe('actor runtime on one node', () => {
   it('passivates idle actors, and a timer wakes a passivated actor', async () => {
     const to = addr('sleeper');
     const idle = nextEvent(a.system.events, 'passivated', (p: ActorAddress, reason: string) => p.id === 'sleeper' && reason === 'idle');
-    await a.system.ask(to, { op: 'timer', name: 'wake', ms: 900 });
-    await idle;
-    const woke = nextEvent(a.system.events, 'activated', (p: ActorAddress) => p.id === 'sleeper');
     const fired = new Promise<void>((resolve) => {
       const orig = publisher.emit;
       publisher.emit = (rooms, event, payload) => {
@@ -103,6 +100,9 @@ describe('actor runtime on one node', () => {
         if (event === 'fired' && (payload as { name: string }).name === 'wake') resolve();
       };
     });
+    await a.system.ask(to, { op: 'timer', name: 'wake', ms: 900 });
+    await idle;
+    const woke = nextEvent(a.system.events, 'activated', (p: ActorAddress) => p.id === 'sleeper');
     await woke;
     await fired;
     expect((await a.system.ask<Reply>(to, { op: 'get' })).fired).toEqual(['wake']);
