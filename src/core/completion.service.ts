@@ -47,7 +47,7 @@ export class CompletionService {
       hasRecording: records.some((r) => r.type === 'recording_started'),
       hasChat: records.some((r) => r.type === 'chat_activity' && Number((r.payload as { messageCount?: number }).messageCount ?? 0) > 0),
     };
-    const done = await this.transition(db, d.eventId, end.occurredAt, flags);
+    const done = await this.transition(db, d.eventId, { startedAt: records[0]!.occurredAt, endedAt: end.occurredAt }, flags);
     await progress(100);
     const result: CompletionResult = { eventId: d.eventId, completed: done.changed, status: done.event.status, ledgerEntries: ledger.length, flags: pickFlags(done.event) };
     if (done.changed) this.push(d.tenant, d.eventId, result);
@@ -56,12 +56,12 @@ export class CompletionService {
   }
 
   /** scheduled -> started -> completed through guarded updates; flags are only ever raised. */
-  private async transition(db: TenantDb, eventId: string, endedAt: Date, flags: CompletionResult['flags']): Promise<{ changed: boolean; event: EventRecord }> {
+  private async transition(db: TenantDb, eventId: string, at: { startedAt: Date; endedAt: Date }, flags: CompletionResult['flags']): Promise<{ changed: boolean; event: EventRecord }> {
     const events = new EventRepository(db);
     const id = oid(eventId, 'event_not_found');
     const raise = Object.fromEntries(Object.entries(flags).filter(([, v]) => v));
-    await events.transition(id, ['scheduled'], 'started', { startedAt: endedAt });
-    const moved = await events.transition(id, sourcesOf('completed'), 'completed', { ...raise, endedAt, completedAt: new Date() });
+    await events.transition(id, ['scheduled'], 'started', { startedAt: at.startedAt });
+    const moved = await events.transition(id, sourcesOf('completed'), 'completed', { ...raise, endedAt: at.endedAt, completedAt: new Date() });
     if (moved) return { changed: true, event: moved };
     await new TelemetryRepository(db).raiseEventFlags(eventId, raise);
     const current = await events.findById(id);

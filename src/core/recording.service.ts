@@ -4,6 +4,7 @@ import { AppError } from './errors.js';
 import { oid } from './object-id.js';
 import type { TenantDb } from '../data/mongo.js';
 import type { ObjectStore } from '../storage/object-store.js';
+import { layout } from '../storage/layout.js';
 import type { VcsRoom, VideoConferencing } from '../vcs/vcs.port.js';
 import type { RecordingJobData } from '../workers/queues.js';
 import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
@@ -28,9 +29,6 @@ interface Deps {
   enqueue(data: RecordingJobData): Promise<{ id: string }>;
   logger: Logger;
 }
-
-/** Object-store prefix of a tenant's media (content-addressed: `${prefix}/${sha256}`). */
-export const mediaPrefix = (tenant: string) => `${tenant}/media`;
 
 /** Starting is a no-op while a recording is starting or running; otherwise a new session begins. */
 const START = `
@@ -57,6 +55,7 @@ return 0`;
  * and enqueue the `recording` job; the job talks to the video conferencing system and, on stop,
  * stores the recording as media of the event and raises hasRecording. Each start/stop pair is a
  * numbered session, so job ids are derived from the work and retries never start a second recording.
+ * The file is stored like any upload (content-addressed media), so the media download routes serve it.
  */
 export class RecordingService {
   constructor(private readonly deps: Deps) {}
@@ -118,7 +117,7 @@ export class RecordingService {
     await progress(50);
     const file = await this.deps.vcs.openRecording(d.tenant, room, recordingId);
     if (!file) throw new AppError('service_unavailable', 'Recording is still being finalized; retrying');
-    const put = await this.deps.store.putContentAddressed(mediaPrefix(d.tenant), file.body, { contentType: file.contentType });
+    const put = await this.deps.store.putContentAddressed(layout.mediaPrefix(d.tenant), file.body, { contentType: file.contentType });
     await progress(80);
     const ownerId = (await this.deps.redis.hget(key, `by:${d.session}`)) ?? d.userId;
     const { record } = await new MediaFileRepository(db).createOnce({

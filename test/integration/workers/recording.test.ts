@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { EventRepository } from '../../../src/data/repositories/event.repository.js';
+import { layout } from '../../../src/storage/layout.js';
 import { newEvent } from './fixtures.js';
 
 describe('recording job', () => {
@@ -36,7 +37,7 @@ describe('recording job', () => {
     expect(media).toHaveLength(1);
     expect(media[0]).toMatchObject({ kind: 'recording', contentType: 'audio/wav', hash: result.hash, size: result.size });
     expect(String(media[0]!.ownerId)).toBe(userId);
-    const stored = await node.infra.store.head(`acme/media/${result.hash}`);
+    const stored = await node.infra.store.head(layout.media('acme', result.hash));
     expect(stored?.size).toBe(result.size);
     const after = await new EventRepository(db).findById(event._id);
     expect(after).toMatchObject({ hasRecording: true, room: { provider: 'embedded', roomName: `consult-acme-${eventId}` } });
