@@ -170,6 +170,19 @@ describe('media upload flow', () => {
       expect(truncated.status).toBe(400);
     });
 
+    it('keeps serving after a client disconnects mid-file', async () => {
+      const { body, headers } = multipart(file('cut.pdf', Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(200_000, 0x43)])));
+      const port = new URL(node.url!).port;
+      await new Promise<void>((resolve) => {
+        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/media/upload', headers: { ...headers, host: `acme.localhost:${port}`, authorization: `Bearer ${alice}`, 'content-length': String(body.length) } });
+        req.on('error', () => resolve());
+        req.write(body.subarray(0, 100_000), () => req.destroy());
+        req.on('close', () => resolve());
+      });
+      const after = await upload(alice, file('after.txt', Buffer.from('still serving')));
+      expect(after.status).toBe(201);
+    });
+
     it('requires a token with media:upload', async () => {
       const anon = await node.http.post('/api/media/upload', { tenant: 'acme', ...(() => { const m = multipart(file('a.txt', Buffer.from('a'))); return { rawBody: m.body, headers: m.headers }; })() });
       expect(anon.status).toBe(401);

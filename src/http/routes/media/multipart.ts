@@ -42,6 +42,10 @@ export async function* multipartParts(req: Request): AsyncGenerator<UploadPart> 
   bb.on('partsLimit', () => refuse('Too many parts'));
   bb.on('close', () => push({ type: 'end' }));
   bb.on('error', () => push({ type: 'error', error: new AppError('bad_request', 'Malformed or truncated multipart body') }));
+  // A client that disconnects mid-body never ends the pipe: fail the form so the store's write aborts.
+  req.once('close', () => {
+    if (!req.complete) bb.destroy(new Error('Unexpected end of form'));
+  });
   req.pipe(bb);
   let finished = false;
   try {
