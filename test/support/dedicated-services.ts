@@ -1,0 +1,121 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * A private service process (Redis or a MongoDB-protocol server) on an ephemeral loopback port with
+ * its own data directory, so restart tests never touch the shared instances other tests use.
+ * `stop`/`kill` end the process; `start` brings it back on the SAME port with the SAME data.
+ */
+export interface DedicatedService {
+  url: string;
+  port: number;
+  dataDir: string;
+  start(): Promise<void>;
+  /** SIGTERM and wait (Redis flushes its AOF; FerretDB closes its SQLite files). */
+  stop(): Promise<void>;
+  /** SIGKILL and wait: a crash, nothing flushed beyond what the persistence setting already wrote. */
+  kill(): Promise<void>;
+  /** Stops the process and removes its data directory. */
+  destroy(): Promise<void>;
+}
+
+/** Asks the kernel for a free loopback port. */
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host: '127.0.0.1' });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(500, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not come up within ${timeoutMs} ms`);
+}
+
+function which(cmd: string): string | null {
+  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** Runs `argv(port, dir)` as a child; the process is restartable on the same port and directory. */
+async function dedicated(name: string, scheme: string, argv: (port: number, dir: string) => [string, string[]]): Promise<DedicatedService> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), `dedicated-${name}-`));
+  let proc: ChildProcess | undefined;
+  const end = async (signal: NodeJS.Signals) => {
+    const p = proc;
+    proc = undefined;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return;
+    const exited = new Promise((r) => p.once('exit', r));
+    p.kill(signal);
+    await exited;
+    await waitUntil(async () => !(await portOpen(port)), `${name} port release`, 10_000);
+  };
+  const svc: DedicatedService = {
+    url: `${scheme}://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    async start() {
+      if (proc) return;
+      const [cmd, args] = argv(port, dataDir);
+      proc = spawn(cmd, args, { stdio: 'ignore' });
+      await waitUntil(() => portOpen(port), name);
+    },
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+    async destroy() {
+      await end('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  await svc.start();
+  return svc;
+}
+
+/**
+ * A private redis-server. Persistence: AOF with `appendfsync always` (the default here), so every
+ * acknowledged write survives even a SIGKILL of Redis; pass 'everysec' to test the production
+ * trade-off (at most about one second of writes lost on a crash, none on a clean restart).
+ */
+export function dedicatedRedis(fsync: 'always' | 'everysec' = 'always'): Promise<DedicatedService> {
+  return dedicated('redis', 'redis', (port, dir) => [
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', fsync, '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no'],
+  ]);
+}
+
+/** A private MongoDB-protocol server: mongod when on PATH, else the FerretDB binary the project builds (SQLite). */
+export function dedicatedMongo(): Promise<DedicatedService> {
+  const mongod = which('mongod');
+  const ferret = path.join(root, '.local', 'bin', 'ferretdb');
+  if (!mongod && !existsSync(ferret)) throw new Error('no mongod on PATH and no .local/bin/ferretdb (run `npm test` once to build it)');
+  return dedicated('mongo', 'mongodb', (port, dir) =>
+    mongod
+      ? [mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dir]]
+      : [ferret, ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--listen-addr=127.0.0.1:${port}`, `--state-dir=${dir}`, '--telemetry=disable', '--log-level=warn', '--debug-addr=-']],
+  ).then((s) => ({ ...s, url: `${s.url}/` }));
+}
