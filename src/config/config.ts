@@ -77,6 +77,11 @@ export const EnvSchema = z.object({
   ACTOR_LEASE_MS: positiveInt.default(5000),
   ACTOR_IDLE_MS: positiveInt.default(120_000),
 
+  HUB_RING_TIMEOUT_MS: positiveInt.default(45_000),
+  HUB_DEVICE_HEARTBEAT_MS: positiveInt.default(10_000),
+  HUB_RATE_LIMIT_BURST: positiveInt.default(60),
+  HUB_RATE_LIMIT_PER_SECOND: positiveInt.default(20),
+
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   RATE_LIMIT_PER_IP: positiveInt.default(600),
   RATE_LIMIT_SIGNIN_PER_IP: positiveInt.default(30),
@@ -113,6 +118,7 @@ export interface Config {
   vcs: { adapter: Env['VCS_ADAPTER']; livekit: { url?: string; apiKey?: string; apiSecret?: string }; embedded: { secret: string; finalizeMs: number } };
   jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   actors: { shards: number; leaseMs: number; idleMs: number };
+  hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
   limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; pageMaxTake: number };
   seedDemo: boolean;
 }
@@ -184,6 +190,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     vcs: { adapter: e.VCS_ADAPTER, livekit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }, embedded: { secret: e.VCS_EMBEDDED_SECRET, finalizeMs: e.VCS_EMBEDDED_FINALIZE_MS } },
     jobs: { concurrency: e.JOBS_CONCURRENCY, attempts: e.JOBS_ATTEMPTS, backoffMs: e.JOBS_BACKOFF_MS, lockMs: e.JOBS_LOCK_MS },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
+    hub: { ringTimeoutMs: e.HUB_RING_TIMEOUT_MS, deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS, rateLimit: { burst: e.HUB_RATE_LIMIT_BURST, perSecond: e.HUB_RATE_LIMIT_PER_SECOND } },
     limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, pageMaxTake: e.PAGE_MAX_TAKE },
     seedDemo: e.SEED_DEMO,
   } satisfies Config);

@@ -10,11 +10,14 @@ import type { TenantDb } from '../data/mongo.js';
 import { UserRepository } from '../data/repositories/user.repository.js';
 import { CallHistoryRepository } from '../data/repositories/call-history.repository.js';
 
-/** How long a call rings before it becomes a missed call. */
-export const RING_TIMEOUT_MS = 45_000;
-/** Heartbeat cadence announced to headsets, and how many may be missed before the device is offline. */
-export const DEVICE_HEARTBEAT_MS = 10_000;
+/** How many headset heartbeats may be missed before the device is offline. */
 export const DEVICE_MISSED_HEARTBEATS = 3;
+
+/** Timers of the behaviours (config.hub: HUB_RING_TIMEOUT_MS, HUB_DEVICE_HEARTBEAT_MS). */
+export interface ActorTimings {
+  ringTimeoutMs: number;
+  deviceHeartbeatMs: number;
+}
 
 /** The services the actors use, as narrow as the behaviours need them. */
 export interface ActorServices {
@@ -36,9 +39,9 @@ export function principalOf(tenant: string, c: Caller): Principal {
   return { tenant, userId: c.userId, username: c.username, role: c.role, permissions: new Set(c.permissions.filter(isPermission)), scheme: c.scheme ?? 'internal', ...(c.sessionId ? { sessionId: c.sessionId } : {}) };
 }
 
-export function callDeps(s: ActorServices): CallActorDeps {
+export function callDeps(s: ActorServices, t: ActorTimings): CallActorDeps {
   return {
-    ringTimeoutMs: RING_TIMEOUT_MS,
+    ringTimeoutMs: t.ringTimeoutMs,
     activeUserIds: (tenant, ids) => new UserRepository(s.tenantDb(tenant)).existingActiveIds(ids.map((id) => new Types.ObjectId(id))),
     saveRecord: (tenant, call, epoch) =>
       new CallHistoryRepository(s.tenantDb(tenant)).save(
@@ -66,10 +69,10 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
   };
 }
 
-export function deviceDeps(s: ActorServices): DeviceActorDeps {
+export function deviceDeps(s: ActorServices, t: ActorTimings): DeviceActorDeps {
   return {
-    heartbeatIntervalMs: DEVICE_HEARTBEAT_MS,
-    offlineAfterMs: DEVICE_HEARTBEAT_MS * DEVICE_MISSED_HEARTBEATS,
+    heartbeatIntervalMs: t.deviceHeartbeatMs,
+    offlineAfterMs: t.deviceHeartbeatMs * DEVICE_MISSED_HEARTBEATS,
     audit: (tenant, e: DeviceAuditEntry) => s.audit.record(tenant, { action: e.action, outcome: e.outcome, actorId: e.actorId, details: { ...e.details, deviceId: e.deviceId } }),
   };
 }

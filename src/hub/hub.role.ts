@@ -16,8 +16,6 @@ import { deviceMethods } from './handlers/device.handlers.js';
 import { signallingMethods } from './handlers/signalling.handlers.js';
 import type { HubContext } from './hub.types.js';
 
-/** Per-socket budget of hub calls: bursts of 60, then 20 per second. */
-export const HUB_RATE_LIMIT = { burst: 60, perSecond: 20 } as const;
 /** Presence heartbeat of this node (the presence service expires a silent node's connections). */
 export const PRESENCE_HEARTBEAT_MS = 10_000;
 
@@ -32,9 +30,10 @@ function registerActors(ctx: RoleContext): ReturnType<typeof actorSystemOf> {
   const system = actorSystemOf(ctx.started);
   const { infra, services } = ctx;
   const s: ActorServices = { tenantDb: (t) => infra.mongo.tenantDb(t), meetings: services.meetings, recording: services.recording, audit: services.auth.audit };
-  system.register(callActor(callDeps(s)));
+  const timings = infra.config.hub;
+  system.register(callActor(callDeps(s, timings)));
   system.register(meetingActor(meetingDeps(s)));
-  system.register(deviceActor(deviceDeps(s)));
+  system.register(deviceActor(deviceDeps(s, timings)));
   return system;
 }
 
@@ -50,7 +49,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const sub = createRedis(infra.config.redis.url, 'hub-sub');
   const pushSub = createRedis(infra.config.redis.url, 'hub-push-sub');
   const io = createHubServer({
-    server, pubClient: pub, subClient: sub, channelPrefix: infra.keys.hubAdapter, rateLimit: HUB_RATE_LIMIT, logger: infra.logger, metrics: infra.metrics,
+    server, pubClient: pub, subClient: sub, channelPrefix: infra.keys.hubAdapter, logger: infra.logger, metrics: infra.metrics,
     handshake: { baseDomain: infra.config.http.baseDomain, resolveTenant: (n) => services.tenants.resolve(n), verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), logger: infra.logger },
   });
   const publisher = new SocketIoHubPublisher(io, infra.logger);
@@ -58,7 +57,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const hub: HubContext = { io, actors: system, meetings: services.meetings, logger: infra.logger };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
   await presence.start(PRESENCE_HEARTBEAT_MS);
-  onConnections(io, hub, HUB_METHODS, presence, HUB_RATE_LIMIT, infra.metrics);
+  onConnections(io, hub, HUB_METHODS, presence, infra.config.hub.rateLimit, infra.metrics);
   const relay = (p: { rooms: string[]; event: string; payload: unknown }) => publisher.emitLocal(p.rooms, p.event, p.payload);
   const unsubs = [
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node

@@ -20,7 +20,6 @@ export interface HubServerDeps {
   subClient: Redis;
   channelPrefix: string;
   handshake: HandshakeDeps;
-  rateLimit: RateLimitOptions;
   logger: Logger;
   metrics: Metrics;
 }

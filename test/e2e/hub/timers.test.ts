@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createUser, tokenFor } from '../../support/auth.js';
+import type { TestNode } from '../../support/node.js';
+import { startCluster } from './cluster.js';
+import { call, connect, must, recorder, type HubClient } from './hub-client.js';
+
+describe('actor timers seen through the hub (two nodes, short timers)', () => {
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  let n: TestNode[];
+  const ids: Record<string, string> = {};
+  const open: HubClient[] = [];
+  const on = async (i: number, user: string) => {
+    const s = await connect(n[i]!.url!, 'acme', { token: await tokenFor(n[0]!, 'acme', user) });
+    open.push(s);
+    return s;
+  };
+
+  beforeAll(async () => {
+    cluster = await startCluster(2, { HUB_RING_TIMEOUT_MS: '800', HUB_DEVICE_HEARTBEAT_MS: '300' });
+    n = cluster.nodes;
+    for (const [u, role] of [['alice', 'clinician'], ['bob', 'clinician'], ['headset', 'device']] as const) {
+      ids[u] = await createUser(n[0]!, 'acme', { username: u, role, ...(role === 'device' ? { kind: 'device' as const } : {}) });
+    }
+  });
+  afterAll(async () => {
+    for (const s of open) s.close();
+    await cluster.destroy();
+  });
+
+  it('turns an unanswered call into a missed call for caller and callee, and records it', async () => {
+    const alice = await on(0, 'alice');
+    const bob = await on(1, 'bob');
+    const [ra, rb] = [recorder(alice), recorder(bob)];
+    const info = await must(alice, 'initCall', { calleeIds: [ids.bob], callType: 'audio' });
+    await rb.next('onNewCall');
+    const [a, b] = await Promise.all([ra.next('onEndCall'), rb.next('onEndCall')]);
+    expect(a).toMatchObject({ callId: info.callId, status: 'missed', reason: 'no answer' });
+    expect(b.status).toBe('missed');
+    const accept = await call(bob, 'acceptCall', { callId: info.callId });
+    expect(accept).toMatchObject({ ok: false, error: { code: 'invalid_state' } });
+    const rec = await n[1]!.infra.mongo.tenantDb('acme').models.CallRecord.findById(info.callId).lean();
+    expect(rec?.status).toBe('missed');
+  });
+
+  it('marks a headset offline after missed heartbeats and tells the meeting', async () => {
+    const host = await n[0]!.services.auth.verifyAccessToken('acme', await tokenFor(n[0]!, 'acme', 'alice'));
+    const now = Date.now();
+    const event = await n[0]!.services.events.create(host, { name: 'Ward round', startAt: new Date(now).toISOString(), endAt: new Date(now + 3_600_000).toISOString(), participants: [], attachments: [] });
+    const eventId = String(event._id);
+    const alice = await on(0, 'alice');
+    const headset = await on(1, 'headset');
+    const ra = recorder(alice);
+    await must(alice, 'initEvent', { eventId });
+    const info = await must(headset, 'initRapidConnect', 'HS-T-1', event.meetingCode);
+    expect(info.heartbeatIntervalMs).toBe(300);
+    await must(headset, 'deviceStatus', eventId, { deviceId: 'HS-T-1', batteryLevel: 50 });
+    expect(await ra.next('deviceUpdated', (d) => d.status === 'offline')).toMatchObject({ deviceId: 'HS-T-1', meetingId: eventId });
+    await must(headset, 'deviceStatus', eventId, { deviceId: 'HS-T-1', batteryLevel: 49 });
+    expect(await ra.next('deviceUpdated', (d) => d.status === 'online' && d.info?.batteryLevel === 49)).toBeTruthy();
+  });
+});
