@@ -69,9 +69,11 @@ export class CompletionService {
     return { changed: false, event: current };
   }
 
+  /** meetingEvent in the hub's shape (docs/hub.md) without `seq`: it does not come from the meeting actor. */
   private push(tenant: string, eventId: string, r: CompletionResult): void {
     try {
-      this.deps.publisher.emit(this.deps.meetingRoom(tenant, eventId), 'meetingEvent', { type: 'completed', eventId, status: r.status, ...r.flags });
+      const payload = { eventId, type: 'meetingCompleted', at: new Date().toISOString(), data: { status: r.status, ...r.flags } };
+      this.deps.publisher.emit(this.deps.meetingRoom(tenant, eventId), 'meetingEvent', payload);
     } catch (err) {
       this.deps.logger.warn({ component: 'completion', err: (err as Error).message }, 'meetingEvent push failed');
     }

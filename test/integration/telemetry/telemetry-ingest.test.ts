@@ -66,9 +66,10 @@ describe('gRPC telemetry ingest and completion', () => {
     const ledger = await new ParticipantLogRepository(db).listForEvent(eventId);
     expect(ledger.map((l) => [l.participantKey, l.durationSeconds])).toEqual([[userId, 25 * 60], ['guest:1', 25 * 60]]);
     expect(ledger[0]!.userId?.toHexString()).toBe(userId);
-    expect(pushes.filter((p) => p.rooms.includes(rooms.meeting('acme', eventId)))).toEqual([
-      { rooms: [rooms.meeting('acme', eventId)], event: 'meetingEvent', payload: { type: 'completed', eventId, status: 'completed', hasLedger: true, hasRecording: true, hasChat: true } },
-    ]);
+    expect(pushes.filter((p) => p.rooms.includes(rooms.meeting('acme', eventId)))).toEqual([{
+      rooms: [rooms.meeting('acme', eventId)], event: 'meetingEvent',
+      payload: { eventId, type: 'meetingCompleted', at: expect.any(String), data: { status: 'completed', hasLedger: true, hasRecording: true, hasChat: true } },
+    }]);
 
     const replay = await client.stream(script);
     expect(replay).toMatchObject({ stored: 0, duplicates: script.length });
