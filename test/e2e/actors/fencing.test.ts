@@ -47,11 +47,13 @@ describe('fencing a stalled owner', () => {
     const before = await owner.system.ask<Reply>(to, { op: 'inc', seq: 1 });
     const fenced = nextEvent(owner.system.events, 'fenced', (a) => addressKey(a as never) === addressKey(to));
     const claimed = other.next<{ epoch: number; node: string }>('claimed');
+    const stoppedServing = nextEvent<[number, string]>(owner.system.events, 'shard-lost', (shard) => shard === shardOf(to, SHARDS));
 
     const late = owner.system.ask<Reply>(to, { op: 'stall', v: 'A-late' }, { timeoutMs: 200 });
     other.child.send({ cmd: 'claim', to, afterEpoch: before.epoch, marker });
     await expect(late).rejects.toMatchObject({ code: expect.stringMatching(/^(timeout|not_owner)$/) });
-    const [{ epoch: newEpoch, node }] = await Promise.all([claimed, fenced]);
+    const [{ epoch: newEpoch, node }, , [, reason]] = await Promise.all([claimed, fenced, stoppedServing]);
+    expect(['self-fenced', 'fenced']).toContain(reason);
 
     expect(node).toBe(ids.other);
     expect(newEpoch).toBeGreaterThan(before.epoch);
