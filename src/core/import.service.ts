@@ -120,6 +120,10 @@ export class ImportService {
         if (totals) await progress(totals);
       }
       await progress((await batch.flush(true))!);
+    } catch (e) {
+      // Rows read before a rejection (row limit, unreadable part) stay imported and reported.
+      if (isAppError(e) && e.code === 'spreadsheet_rejected') await batch.flush(true);
+      throw e;
     } finally {
       body.destroy();
     }

@@ -65,6 +65,25 @@ function toRow(row: number, values: unknown[], cols: Partial<Record<keyof Pendin
  * WorkbookReader never holds the sheet; the limits on rows and columns stop a parsing bomb early.
  */
 export async function* readPendingUserSheet(input: Readable, limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>): AsyncGenerator<SheetRow> {
+  try {
+    yield* readRows(input, limits);
+  } catch (e) {
+    throw unreadable(e);
+  }
+}
+
+/**
+ * Parser failures (bad zip, malformed XML) are the file's fault and final; system errors of the
+ * stream (a storage connection reset) stay as they are so the job retries them.
+ */
+function unreadable(e: unknown): unknown {
+  if (e instanceof AppError) return e;
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code === 'string' && /^E[A-Z]/.test(code)) return e;
+  return new AppError('spreadsheet_rejected', `The workbook could not be read: ${(e as Error)?.message ?? 'unknown error'}`.slice(0, 300), { cause: e });
+}
+
+async function* readRows(input: Readable, limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>): AsyncGenerator<SheetRow> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', worksheets: 'emit', entries: 'emit' });
   let cols: Partial<Record<keyof PendingUserRow, number>> | undefined;
   let rows = 0;

@@ -4,6 +4,7 @@ import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { ImportService } from '../../../src/core/import.service.js';
+import { ImportRepository } from '../../../src/data/repositories/import.repository.js';
 import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
 import { readPendingUserSheet } from '../../../src/core/pending-user-sheet.js';
 import { multipart, png, xlsx, xlsxOf, type FormPart } from './form.js';
@@ -167,6 +168,19 @@ describe('media jobs on a worker node', () => {
       expect(status.body.error).toMatch(/zip bomb/);
     });
 
+    it('fails a workbook whose parts cannot be parsed, without retrying', async () => {
+      const garbage = zipOf([
+        { name: '[Content_Types].xml', data: Buffer.from('<Types><<<not xml') },
+        { name: 'xl/workbook.xml', data: Buffer.from('<workbook><sheets><sheet name="a" sheetId="1" r:id="rId1"/></sheets>') },
+        { name: 'xl/worksheets/sheet1.xml', data: Buffer.from('<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>username</t></is></c></row><row r="2"><c') },
+      ]);
+      const { job, status } = await runImport(garbage, 'garbage.xlsx');
+      expect(job.state).toBe('failed');
+      expect(job.attemptsMade).toBe(1);
+      expect(status.body.status).toBe('failed');
+      expect(status.body.error).toBeTruthy();
+    });
+
     it('fails a sheet without the required columns', async () => {
       const { status } = await runImport(await xlsx([['Name', 'Email'], ['A', 'a@b.org']]));
       expect(status.body.status).toBe('failed');
@@ -195,6 +209,19 @@ describe('media jobs on a worker node', () => {
       expect(status.body.rowErrors[0]).toEqual({ row: 3, field: 'role', message: "unknown role 'wizard'" });
       expect(await db().PendingUser.countDocuments({ username: /^bulk/ })).toBe(1_000);
     }, 180_000);
+
+    it('keeps and reports the rows read before a limit stops the sheet', async () => {
+      const sheet = await xlsx([rows[0]!, ...Array.from({ length: 5 }, (_, i) => [`lim${i}`, '', `Lim ${i}`, 'patient']), ['', '', '', '']]);
+      const put = await node.infra.store.putContentAddressed('t/acme/imports', Readable.from([sheet]));
+      const id = '0b5a8a6e-8a51-4e61-9d3e-1f6d3c9a7b21';
+      await new ImportRepository(node.infra.mongo.tenantDb('acme')).create({ id, fileHash: put.sha256, fileName: 'lim.xlsx', requestedBy: '6740a6f2c0b2a1e4d3c2b1a0' });
+      const service = new ImportService({ store: node.infra.store, tenantDb: (t) => node.infra.mongo.tenantDb(t), enqueueImport: async () => undefined, limits: { maxRows: 3 } });
+      await expect(service.run({ tenant: 'acme', importId: id })).rejects.toMatchObject({ code: 'spreadsheet_rejected' });
+      const rec = await db().Import.findById(id).lean();
+      expect(rec).toMatchObject({ status: 'failed', rowsDone: 3, rowsImported: 3 });
+      expect(rec?.error).toMatch(/more than 3 rows/);
+      expect(await db().PendingUser.countDocuments({ username: /^lim/ })).toBe(3);
+    });
 
     it('needs users:import and answers unknown imports with 404', async () => {
       const r = await post('/api/uploads/pendingUsers', clinician, sheetPart('users.xlsx', await xlsx(rows)));
