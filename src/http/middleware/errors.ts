@@ -21,6 +21,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 function bodyParserError(err: { type?: string; status?: number; expose?: boolean }): AppError | undefined {
+  // The router rejects a path parameter that is not valid percent-encoded UTF-8 (`%c0%ae`) with a URIError.
+  if (err instanceof URIError && err.status === 400) return new AppError('bad_request', 'The request path is not valid percent-encoded UTF-8');
   switch (err?.type) {
     case 'entity.parse.failed':
       return new AppError('malformed_json', 'The request body is not valid JSON');
