@@ -126,7 +126,6 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
     case 'addDevice': return addDevice(ctx, msg.caller, msg.deviceId);
     case 'isMember': return { member: Boolean(ctx.state.members[msg.userId]) };
     case 'members': return { memberIds: Object.keys(ctx.state.members), deviceIds: [...ctx.state.deviceIds] };
-    case 'completed': return publish(ctx, 'meetingCompleted', undefined, msg.data);
     default: throw new AppError('bad_request', 'Unknown meeting message');
   }
 }

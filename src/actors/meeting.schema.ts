@@ -79,8 +79,7 @@ export type MeetingMsg =
   /** A headset proved the join code to the meeting service; it joins as a device, not a member. */
   | { type: 'addDevice'; caller: Caller; deviceId: string }
   | { type: 'isMember'; userId: string }
-  | { type: 'members' }
-  | { type: 'completed'; data?: Record<string, unknown> };
+  | { type: 'members' };
 
 export interface MeetingDetails {
   eventId: string;

@@ -17,6 +17,7 @@ export interface PresencePort {
  */
 export class HubPresence {
   private timer?: NodeJS.Timeout;
+  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(private readonly io: HubServer, private readonly presence: PresencePort, private readonly nodeId: string, private readonly logger: Logger) {}
 
@@ -30,14 +31,30 @@ export class HubPresence {
     clearInterval(this.timer);
   }
 
-  async onConnect(socket: HubSocket): Promise<void> {
-    const { tenant, principal } = socket.data;
-    if (await this.presence.connected(tenant, principal.userId, this.nodeId, socket.id)) this.push(tenant, principal.userId, true);
+  /** Waits for presence updates in flight (shutdown: before Redis closes). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
   }
 
-  async onDisconnect(socket: HubSocket): Promise<void> {
+  onConnect(socket: HubSocket): Promise<void> {
     const { tenant, principal } = socket.data;
-    if (await this.presence.disconnected(tenant, principal.userId, this.nodeId, socket.id)) this.push(tenant, principal.userId, false);
+    return this.track(async () => {
+      if (await this.presence.connected(tenant, principal.userId, this.nodeId, socket.id)) this.push(tenant, principal.userId, true);
+    });
+  }
+
+  onDisconnect(socket: HubSocket): Promise<void> {
+    const { tenant, principal } = socket.data;
+    return this.track(async () => {
+      if (await this.presence.disconnected(tenant, principal.userId, this.nodeId, socket.id)) this.push(tenant, principal.userId, false);
+    });
+  }
+
+  private track(work: () => Promise<void>): Promise<void> {
+    const p = work();
+    this.pending.add(p);
+    void p.catch(() => undefined).finally(() => this.pending.delete(p));
+    return p;
   }
 
   private push(tenant: string, userId: string, online: boolean): void {

@@ -72,6 +72,7 @@ async function stopHub(io: HubRoleHandle['io'], presence: HubPresence, unsubs: (
   presence.stop();
   io.local.disconnectSockets(true);
   await new Promise<void>((resolve) => io.close(() => resolve()));
+  await presence.drain();
   await Promise.allSettled(unsubs.map((u) => u()));
   await Promise.allSettled(clients.map((c) => c.quit()));
 }

@@ -51,12 +51,22 @@ describe('hub across three nodes', () => {
     expect(p2.call.callerId).toBe(ids.alice);
     expect((await must(bobTablet, 'acceptCall', { callId: info.callId })).status).toBe('active');
     expect((await ra.next('onCallUpdated')).call.status).toBe('active');
+    const carol = await on(0, 'carol');
+    const rc = recorder(carol);
+    await must(bobTablet, 'addParticipant', { callId: info.callId, userId: ids.carol });
+    expect((await rc.next('onNewCall')).call.invitedIds).toContain(ids.carol);
     await must(alice, 'endCall', { callId: info.callId });
+    expect(await rc.next('onEndCall')).toMatchObject({ callId: info.callId, status: 'ended', endedBy: ids.alice });
     const ends = await Promise.all([ra.next('onEndCall'), rp.next('onEndCall'), rt.next('onEndCall')]);
     expect(ends.map((e) => e.status)).toEqual(['ended', 'ended', 'ended']);
     const rec = await n[2]!.infra.mongo.tenantDb('acme').models.CallRecord.findById(info.callId).lean();
     expect(rec).toMatchObject({ status: 'ended' });
     expect(String(rec!.callerId)).toBe(ids.alice);
+
+    const second = await must(alice, 'initCall', { calleeIds: [ids.bob] });
+    await rp.next('onNewCall', (p) => p.call.callId === second.callId);
+    expect((await must(alice, 'cancelCall', { callId: second.callId })).status).toBe('cancelled');
+    expect(await rt.next('onEndCall', (e) => e.callId === second.callId)).toMatchObject({ status: 'cancelled' });
   });
 
   it('gives participants on different nodes the same meetingEvents in the same order', async () => {
@@ -126,6 +136,14 @@ describe('hub across three nodes', () => {
     expect(await rh.next('onShareImage')).toMatchObject({ eventId, by: ids.alice });
     const audit = await n[1]!.infra.mongo.tenantDb('acme').models.Audit.find({ action: 'device.remoteControl' }).lean();
     expect(audit.some((a) => a.outcome === 'success' && (a.details as any).commandId === ack.commandId)).toBe(true);
+
+    const next = await newEvent([]);
+    const nextId = String(next._id);
+    await must(alice, 'initEvent', { eventId: nextId });
+    await must(headset, 'addDeviceToEvent', next.meetingCode, nextId);
+    expect(await ra.next('onDeviceAdded', (d) => d.eventId === nextId)).toMatchObject({ deviceId: 'HS-SERIAL-1' });
+    expect(await call(alice, 'remoteControl', eventId, { deviceId: 'HS-SERIAL-1', command: 'zoomOut' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await call(headset, 'addDeviceToEvent', 'WRONG-CODE', nextId)).toMatchObject({ ok: false, error: { code: 'event_not_found' } });
   });
 
   it('pushes userStatus to the tenant across nodes on first connect and last disconnect', async () => {
