@@ -15,8 +15,9 @@ export interface RunReport {
 
 function fmt(v: number | null | undefined): string {
   if (v === null || v === undefined || Number.isNaN(v)) return '-';
+  if (Number.isInteger(v)) return String(v);
   const a = Math.abs(v);
-  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 0.1 ? v.toFixed(2) : v.toPrecision(2);
 }
 
 function figures(f: Record<string, number> | undefined): string {
