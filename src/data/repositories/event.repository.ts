@@ -3,6 +3,7 @@ import type { TenantDb } from '../mongo.js';
 import type { EventDoc } from '../models/event.model.js';
 import type { EventStatus } from '../../core/event-status.js';
 import { escapeRegex } from './user.repository.js';
+import { claimedTransition } from './transition-claim.js';
 
 export type EventRecord = EventDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
 
@@ -69,9 +70,14 @@ export class EventRepository {
     return this.Event.findOneAndUpdate({ _id: id, organizerId, status: 'scheduled' }, { $set: set }, { returnDocument: 'after' }).lean<EventRecord>().exec();
   }
 
-  /** Moves an event to `to` only from one of `from`; null when the guard did not match. */
-  transition(id: Types.ObjectId, from: readonly EventStatus[], to: EventStatus, set: Record<string, unknown> = {}): Promise<EventRecord | null> {
-    return this.Event.findOneAndUpdate({ _id: id, status: { $in: from } }, { $set: { status: to, ...set } }, { returnDocument: 'after' }).lean<EventRecord>().exec();
+  /**
+   * Moves an event to `to` only from one of `from`; null when the guard did not match or another caller
+   * moved it first. Exclusive on FerretDB too, through a transition claim (transition-claim.ts).
+   */
+  async transition(id: Types.ObjectId, from: readonly EventStatus[], to: EventStatus, set: Record<string, unknown> = {}): Promise<EventRecord | null> {
+    const current = await this.Event.findById(id, { status: 1 }).lean().exec();
+    if (!current || !from.includes(current.status as EventStatus)) return null;
+    return claimedTransition<EventRecord>(this.db, this.Event, id, current.status, { $set: { status: to, ...set } });
   }
 
   setRoom(id: Types.ObjectId, room: { provider: string; roomName: string; url: string; assignedAt: Date }): Promise<EventRecord | null> {

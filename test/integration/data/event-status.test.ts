@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Types } from 'mongoose';
+import mongoose, { Types } from 'mongoose';
 import { EVENT_STATUSES, EVENT_TRANSITIONS, canTransition, sourcesOf, type EventStatus } from '../../../src/core/event-status.js';
 import { EventSchema } from '../../../src/data/models/event.model.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import type { TenantDb } from '../../../src/data/mongo.js';
+import { EventRepository } from '../../../src/data/repositories/event.repository.js';
 
 /** The decided machine (docs/event-status.md), written out pair by pair. */
 const ALLOWED = new Set(['scheduled>started', 'scheduled>cancelled', 'started>ended', 'started>completed', 'ended>completed']);
@@ -45,14 +46,16 @@ describe('event status machine', () => {
   });
 });
 
-describe('event status guarded updates on the MongoDB-protocol server', () => {
+describe('event status transitions on the MongoDB-protocol server', () => {
   let node: TestNode;
   let db: TenantDb;
+  let events: EventRepository;
 
   beforeAll(async () => {
     node = await startTestNode();
     await node.services.tenants.create({ name: 'status', displayName: 'Status Clinic' });
     db = node.infra.mongo.tenantDb('status');
+    events = new EventRepository(db);
   });
   afterAll(async () => node.destroy());
 
@@ -64,22 +67,39 @@ describe('event status guarded updates on the MongoDB-protocol server', () => {
     return doc._id;
   }
 
-  /** The compare-and-set every status change uses: matches only when the current status may move to `to`. */
-  const transition = (id: Types.ObjectId, to: EventStatus) =>
-    db.models.Event.updateOne({ _id: id, status: { $in: sourcesOf(to) } }, { $set: { status: to } }).exec();
+  const transition = (id: Types.ObjectId, to: EventStatus) => events.transition(id, sourcesOf(to), to, { completedAt: new Date() });
 
-  it('lets exactly one of two concurrent completions win', async () => {
-    const id = await newEvent('started');
-    const results = await Promise.all([transition(id, 'completed'), transition(id, 'completed')]);
-    expect(results.map((r) => r.modifiedCount).sort()).toEqual([0, 1]);
-    expect((await db.models.Event.findById(id).lean().exec())?.status).toBe('completed');
+  it('lets exactly one of concurrent transitions out of a status win, every time', async () => {
+    for (let i = 0; i < 15; i++) {
+      const id = await newEvent('started');
+      const results = await Promise.all([transition(id, 'completed'), transition(id, 'completed'), transition(id, 'ended')]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = results.find(Boolean)!;
+      expect((await db.models.Event.findById(id).lean().exec())?.status).toBe(winner.status);
+    }
+  });
+
+  it('lets a cancellation and a start race for a scheduled event with one winner', async () => {
+    const id = await newEvent('scheduled');
+    const [started, cancelled] = await Promise.all([transition(id, 'started'), transition(id, 'cancelled')]);
+    expect([started, cancelled].filter(Boolean)).toHaveLength(1);
   });
 
   it('refuses a transition out of a terminal status', async () => {
     const id = await newEvent('cancelled');
-    expect((await transition(id, 'started')).matchedCount).toBe(0);
-    expect((await transition(id, 'completed')).matchedCount).toBe(0);
+    expect(await transition(id, 'started')).toBeNull();
+    expect(await transition(id, 'completed')).toBeNull();
     expect((await db.models.Event.findById(id).lean().exec())?.status).toBe('cancelled');
+  });
+
+  it('rolls forward a transition whose writer died after claiming it', async () => {
+    const id = await newEvent('ended');
+    const update = { $set: { status: 'completed', hasLedger: true } };
+    await db.conn.collection<{ _id: string; at: Date; update: string }>('_transition_claims').insertOne({
+      _id: `events:${id}:ended`, at: new Date(Date.now() - 60_000), update: mongoose.mongo.BSON.EJSON.stringify(update, { relaxed: false }),
+    });
+    expect(await transition(id, 'completed')).toBeNull();
+    expect(await db.models.Event.findById(id).lean().exec()).toMatchObject({ status: 'completed', hasLedger: true });
   });
 
   it('rejects a status outside the machine', async () => {
