@@ -4,6 +4,7 @@ import path from 'node:path';
 import http from 'node:http';
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
+import { request } from '../../support/http.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { multipart, png, type FormPart } from './form.js';
 
@@ -239,6 +240,14 @@ describe('media upload flow', () => {
       const alias = await node.http.get(`/media/download/acme/${hash}`, { tenant: 'acme', token: bob });
       expect(alias.status).toBe(200);
       expect(alias.raw.equals(content)).toBe(true);
+    });
+
+    it('answers HEAD with the headers only', async () => {
+      const r = await request(node.url!, 'HEAD', `/api/media/download/acme/${hash}`, { tenant: 'acme', token: bob });
+      expect(r.status).toBe(200);
+      expect(r.headers['content-length']).toBe(String(content.length));
+      expect(r.headers.etag).toBe(`"${hash}"`);
+      expect(r.raw.length).toBe(0);
     });
 
     it('answers If-None-Match with 304', async () => {
