@@ -17,6 +17,7 @@ function packageVersion(name: string): string {
 }
 
 function gitCommit(): string {
+  if (process.env.BENCH_COMMIT) return process.env.BENCH_COMMIT;
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, encoding: 'utf8' }).trim();
   } catch {
