@@ -17,25 +17,47 @@ export interface LedgerEntry {
 export class ParticipantLogRepository {
   constructor(private readonly db: TenantDb) {}
 
-  /** Upserts every entry by its natural key, so writing the same ledger twice leaves one row each. */
-  async upsertMany(eventId: string, conferenceId: string, entries: readonly LedgerEntry[]): Promise<{ inserted: number }> {
-    if (!entries.length) return { inserted: 0 };
+  /**
+   * Writes the ledger by natural key (event, participant, join time): rows missing are inserted in one
+   * unordered insert, rows whose leave time changed are updated, identical rows are left alone, so
+   * writing the same ledger twice changes nothing. (Per-row upserts are slow on MongoDB-wire servers.)
+   */
+  async upsertMany(eventId: string, conferenceId: string, entries: readonly LedgerEntry[]): Promise<{ inserted: number; updated: number }> {
+    if (!entries.length) return { inserted: 0, updated: 0 };
     const event = new Types.ObjectId(eventId);
-    const ops = entries.map((e) => ({
-      updateOne: {
-        filter: { eventId: event, participantKey: e.participantKey, joinedAt: e.joinedAt },
-        update: {
-          $set: { leftAt: e.leftAt, durationSeconds: e.durationSeconds, ...(e.displayName ? { displayName: e.displayName } : {}) },
-          $setOnInsert: { conferenceId, ...(e.userId && Types.ObjectId.isValid(e.userId) ? { userId: new Types.ObjectId(e.userId) } : {}) },
-        },
-        upsert: true,
-      },
-    }));
-    const res = await this.db.models.ParticipantLog.bulkWrite(ops, { ordered: false });
-    return { inserted: res.upsertedCount ?? 0 };
+    const existing = new Map((await this.listForEvent(eventId)).map((r) => [keyOf(r), r]));
+    const missing = entries.filter((e) => !existing.has(keyOf(e)));
+    const changed = entries.filter((e) => {
+      const row = existing.get(keyOf(e));
+      return row && (row.leftAt?.getTime() !== e.leftAt.getTime() || row.durationSeconds !== e.durationSeconds);
+    });
+    let inserted = missing.length;
+    if (missing.length) {
+      const docs = missing.map((e) => ({ ...e, eventId: event, conferenceId, userId: e.userId && Types.ObjectId.isValid(e.userId) ? new Types.ObjectId(e.userId) : undefined }));
+      try {
+        await this.db.models.ParticipantLog.insertMany(docs, { ordered: false });
+      } catch (e) {
+        if (!isDuplicateOnly(e)) throw e;
+        inserted = 0;
+      }
+    }
+    for (const e of changed) {
+      await this.db.models.ParticipantLog.updateOne({ eventId: event, participantKey: e.participantKey, joinedAt: e.joinedAt }, { $set: { leftAt: e.leftAt, durationSeconds: e.durationSeconds } }).exec();
+    }
+    return { inserted, updated: changed.length };
   }
 
   listForEvent(eventId: string): Promise<ParticipantLogRecord[]> {
     return this.db.models.ParticipantLog.find({ eventId: new Types.ObjectId(eventId) }).sort({ joinedAt: 1, participantKey: 1 }).lean<ParticipantLogRecord[]>().exec();
   }
+}
+
+const keyOf = (r: { participantKey: string; joinedAt: Date }) => `${r.participantKey}@${r.joinedAt.getTime()}`;
+
+/** True when an unordered insert failed only on duplicate keys (a concurrent run wrote those rows). */
+function isDuplicateOnly(e: unknown): boolean {
+  type WriteError = { code?: number; err?: { code?: number } };
+  const errors = (e as { writeErrors?: WriteError[] | WriteError }).writeErrors;
+  const list = Array.isArray(errors) ? errors : errors ? [errors] : [];
+  return list.length ? list.every((w) => (w.code ?? w.err?.code) === 11000) : (e as { code?: number }).code === 11000;
 }

@@ -29,20 +29,35 @@ export class TelemetryRepository {
 
   /**
    * Inserts the records that are new; a (conferenceId, sequence) already stored is left untouched,
-   * so a replay changes nothing. Returns how many were new.
+   * so a replay changes nothing. One read of the keys present, then one unordered insert of the rest
+   * (cheaper than per-row upserts on MongoDB-wire servers); the unique index settles concurrent inserts.
    */
   async storeOnce(records: readonly NewTelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
     if (!records.length) return { stored: 0, duplicates: 0 };
-    const ops = records.map((r) => ({
-      updateOne: {
-        filter: { conferenceId: r.conferenceId, sequence: r.sequence },
-        update: { $setOnInsert: { ...r, eventId: new Types.ObjectId(r.eventId) } },
-        upsert: true,
-      },
-    }));
-    const res = await this.db.models.TelemetryRecord.bulkWrite(ops, { ordered: false }).catch((e) => retryDuplicate(e, () => this.db.models.TelemetryRecord.bulkWrite(ops, { ordered: false })));
-    const stored = res.upsertedCount ?? 0;
+    const present = await this.presentKeys(records);
+    const fresh = new Map<string, NewTelemetryRecord>();
+    for (const r of records) if (!present.has(keyOf(r))) fresh.set(keyOf(r), r);
+    const docs = [...fresh.values()].map((r) => ({ ...r, eventId: new Types.ObjectId(r.eventId) }));
+    let stored = docs.length;
+    if (docs.length) {
+      try {
+        await this.db.models.TelemetryRecord.insertMany(docs, { ordered: false });
+      } catch (e) {
+        const dup = duplicateCount(e);
+        if (dup === null) throw e;
+        stored -= dup;
+      }
+    }
     return { stored, duplicates: records.length - stored };
+  }
+
+  private async presentKeys(records: readonly NewTelemetryRecord[]): Promise<Set<string>> {
+    const conferences = [...new Set(records.map((r) => r.conferenceId))];
+    const sequences = [...new Set(records.map((r) => r.sequence))];
+    const rows = await this.db.models.TelemetryRecord.find({ conferenceId: { $in: conferences }, sequence: { $in: sequences } }, { conferenceId: 1, sequence: 1, _id: 0 })
+      .lean<{ conferenceId: string; sequence: number }[]>()
+      .exec();
+    return new Set(rows.map(keyOf));
   }
 
   listForConference(conferenceId: string): Promise<TelemetryRecord[]> {
@@ -68,8 +83,13 @@ export class TelemetryRepository {
   }
 }
 
-/** Two concurrent upserts of the same key can race to a duplicate-key error; the second pass sees the row. */
-async function retryDuplicate<T>(e: unknown, again: () => Promise<T>): Promise<T> {
-  if ((e as { code?: number }).code === 11000 || /E11000/.test(String((e as Error)?.message))) return again();
-  throw e;
+const keyOf = (r: { conferenceId: string; sequence: number }) => `${r.conferenceId}#${r.sequence}`;
+
+/** Number of duplicate-key rejections of an unordered insert, or null when the error is something else. */
+function duplicateCount(e: unknown): number | null {
+  type WriteError = { code?: number; err?: { code?: number } };
+  const errors = (e as { writeErrors?: WriteError[] | WriteError }).writeErrors;
+  const list = Array.isArray(errors) ? errors : errors ? [errors] : [];
+  if (!list.length) return (e as { code?: number }).code === 11000 ? 1 : null;
+  return list.every((w) => (w.code ?? w.err?.code) === 11000) ? list.length : null;
 }

@@ -94,6 +94,19 @@ describe('gRPC telemetry ingest and completion', () => {
     client.close();
   });
 
+  it('stores a long stream in chunks and acknowledges it whole', async () => {
+    const event = await newEvent(node, 'acme');
+    const eventId = event._id.toHexString();
+    const participants = Array.from({ length: 300 }, (_, i) => ({ key: `guest:${i}`, name: `Guest ${i}` }));
+    const script = conferenceScript({ conferenceId: `long-${eventId}`, eventId, participants });
+    expect(script.length).toBe(601);
+    const client = new TelemetryClient(address, 'acme', acmeKey);
+    expect(await client.stream(script)).toEqual({ stored: 601, duplicates: 0, completionsEnqueued: [`long-${eventId}`] });
+    await node.services.jobs.waitUntilFinished('telemetry-completion', `completion.acme.${eventId}.long-${eventId}`);
+    expect(await new ParticipantLogRepository(node.infra.mongo.tenantDb('acme')).listForEvent(eventId)).toHaveLength(300);
+    client.close();
+  });
+
   it('refuses bad credentials and another tenant\'s key with UNAUTHENTICATED', async () => {
     const event = await newEvent(node, 'acme');
     const script = conferenceScript({ conferenceId: 'x1', eventId: event._id.toHexString(), participants: [] });

@@ -3,6 +3,7 @@ import { Types } from 'mongoose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { EventRepository } from '../../../src/data/repositories/event.repository.js';
 import { layout } from '../../../src/storage/layout.js';
+import type { EmbeddedVcs } from '../../../src/vcs/index.js';
 import { newEvent } from './fixtures.js';
 
 describe('recording job', () => {
@@ -41,6 +42,15 @@ describe('recording job', () => {
     expect(stored?.size).toBe(result.size);
     const after = await new EventRepository(db).findById(event._id);
     expect(after).toMatchObject({ hasRecording: true, room: { provider: 'embedded', roomName: `consult-acme-${eventId}` } });
+  });
+
+  it('gives join details with a signed token for the event room (embedded VCS)', async () => {
+    const vcs = node.services.vcs as EmbeddedVcs;
+    const room = await vcs.createRoom('acme', '0123456789abcdef01234567');
+    expect(await vcs.createRoom('acme', '0123456789abcdef01234567')).toEqual(room);
+    const join = await vcs.joinDetails('acme', room, { identity: userId, name: 'Dr Who', role: 'host' });
+    expect(await vcs.verifyJoinToken(join.token, room.roomName)).toEqual({ identity: userId, tenant: 'acme', role: 'host', name: 'Dr Who' });
+    await expect(vcs.verifyJoinToken(join.token, 'consult-acme-other')).rejects.toMatchObject({ code: 'token_invalid' });
   });
 
   it('refuses stop when nothing records and unknown events with coded errors', async () => {
