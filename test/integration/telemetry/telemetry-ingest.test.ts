@@ -107,6 +107,22 @@ describe('gRPC telemetry ingest and completion', () => {
     client.close();
   });
 
+  it('stores a conference sent by two concurrent streams once', async () => {
+    const event = await newEvent(node, 'acme');
+    const eventId = event._id.toHexString();
+    const script = conferenceScript({ conferenceId: `race-${eventId}`, eventId, chatMessages: 1, participants: [{ key: 'a', name: 'A' }, { key: 'b', name: 'B' }] });
+    const [c1, c2] = [new TelemetryClient(address, 'acme', acmeKey), new TelemetryClient(address, 'acme', acmeKey)];
+    const acks = await Promise.all([c1.stream(script), c2.stream(script)]);
+    expect(acks[0]!.stored + acks[1]!.stored).toBe(script.length);
+    expect(acks[0]!.duplicates + acks[1]!.duplicates).toBe(script.length);
+    await node.services.jobs.waitUntilFinished('telemetry-completion', `completion.acme.${eventId}.race-${eventId}`);
+    const db = node.infra.mongo.tenantDb('acme');
+    expect(await db.models.TelemetryRecord.countDocuments({ conferenceId: `race-${eventId}` })).toBe(script.length);
+    expect(await new ParticipantLogRepository(db).listForEvent(eventId)).toHaveLength(2);
+    c1.close();
+    c2.close();
+  });
+
   it('refuses bad credentials and another tenant\'s key with UNAUTHENTICATED', async () => {
     const event = await newEvent(node, 'acme');
     const script = conferenceScript({ conferenceId: 'x1', eventId: event._id.toHexString(), participants: [] });
