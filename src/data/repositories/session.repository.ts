@@ -1,4 +1,5 @@
 import type { TenantDb } from '../mongo.js';
+import { claimedUpdate } from './transition-claim.js';
 
 export type SessionMethod = 'oidc' | 'qr' | 'pin' | 'offline' | 'impersonation' | 'device';
 
@@ -46,11 +47,14 @@ export class SessionRepository {
    * conditional update makes a refresh token single use even under concurrent presentation.
    */
   rotate(id: string, oldHash: string, newHash: string, now: Date): Promise<SessionRecord | null> {
-    return this.db.models.Session.findOneAndUpdate(
+    // A claim on (session, old hash) keeps the refresh single use on FerretDB too (transition-claim.ts).
+    return claimedUpdate<SessionRecord>(
+      this.db,
+      this.db.models.Session,
+      `${id}:${oldHash}`,
       { _id: id, refreshHash: oldHash, revokedAt: null, expiresAt: { $gt: now } },
       { $set: { refreshHash: newHash, lastUsedAt: now }, $push: { previousHashes: oldHash } },
-      { returnDocument: 'after' },
-    ).lean<SessionRecord>().exec();
+    );
   }
 
   /** Ids of a user's live sessions, oldest first (for the per-user session cap). */

@@ -95,8 +95,9 @@ describe('event status transitions on the MongoDB-protocol server', () => {
   it('rolls forward a transition whose writer died after claiming it', async () => {
     const id = await newEvent('ended');
     const update = { $set: { status: 'completed', hasLedger: true } };
-    await db.conn.collection<{ _id: string; at: Date; update: string }>('_transition_claims').insertOne({
-      _id: `events:${id}:ended`, at: new Date(Date.now() - 60_000), update: mongoose.mongo.BSON.EJSON.stringify(update, { relaxed: false }),
+    const ejson = (v: object) => mongoose.mongo.BSON.EJSON.stringify(v, { relaxed: false });
+    await db.conn.collection<{ _id: string; at: Date; filter: string; update: string }>('_transition_claims').insertOne({
+      _id: `events:${id}:ended`, at: new Date(Date.now() - 60_000), filter: ejson({ _id: id, status: 'ended' }), update: ejson(update),
     });
     expect(await transition(id, 'completed')).toBeNull();
     expect(await db.models.Event.findById(id).lean().exec()).toMatchObject({ status: 'completed', hasLedger: true });
