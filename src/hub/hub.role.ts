@@ -54,7 +54,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   });
   const publisher = new SocketIoHubPublisher(io, infra.logger);
   system.useHubPublisher(publisher);
-  const hub: HubContext = { io, actors: system, meetings: services.meetings, logger: infra.logger };
+  const hub: HubContext = { io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
   await presence.start(PRESENCE_HEARTBEAT_MS);
   onConnections(io, hub, HUB_METHODS, presence, infra.config.hub.rateLimit, infra.metrics);

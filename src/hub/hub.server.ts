@@ -32,7 +32,8 @@ export function createHubServer(deps: HubServerDeps): HubServer {
   const io: HubServer = new Server(deps.server, {
     path: HUB_PATH,
     serveClient: false,
-    cors: { origin: true, credentials: true },
+    // Tokens travel in the handshake payload, never in cookies, so any origin may connect.
+    cors: { origin: true },
     maxHttpBufferSize: 256 * 1024,
     pingInterval: 20_000,
     pingTimeout: 20_000,

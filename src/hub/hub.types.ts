@@ -2,6 +2,7 @@ import type { Server, Socket } from 'socket.io';
 import type { ActorSystem } from '../actors/runtime/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { ClientToServerEvents, InterServerEvents, ServerToClientEvents, SocketData } from './hub.events.js';
 
 export type HubServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
@@ -19,4 +20,5 @@ export interface HubContext {
   actors: Pick<ActorSystem, 'ask'>;
   meetings: HubMeetings;
   logger: Logger;
+  metrics: Metrics;
 }

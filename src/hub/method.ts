@@ -32,8 +32,11 @@ export function callerOf(socket: HubSocket): Caller {
  */
 export function bind(ctx: HubContext, socket: HubSocket, m: HubMethod, limit: SocketRateLimit): void {
   const required = permissionFor(m.op);
+  const calls = ctx.metrics.counter('hub_method_calls_total', 'Hub method calls by method and outcome (ok or error code)', ['method', 'outcome']);
+  const duration = ctx.metrics.histogram('hub_method_duration_seconds', 'Hub method latency, from receipt to ack', ['method'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   const listener = async (...raw: unknown[]): Promise<void> => {
     const ack = typeof raw.at(-1) === 'function' ? (raw.pop() as (r: AckResult) => void) : undefined;
+    const t0 = performance.now();
     let result: AckResult;
     try {
       limit.take();
@@ -45,6 +48,12 @@ export function bind(ctx: HubContext, socket: HubSocket, m: HubMethod, limit: So
       result = fail(e, ctx.logger, m.name);
     }
     ack?.(result);
+    try {
+      duration.observe({ method: m.name }, (performance.now() - t0) / 1000);
+      calls.inc({ method: m.name, outcome: result.ok ? 'ok' : result.error.code });
+    } catch (err) {
+      ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'hub metrics failed');
+    }
   };
   socket.on(m.name, listener as never);
 }

@@ -53,6 +53,22 @@ describe('hub handshake and negative acks', () => {
     expect(pat.connected).toBe(true);
   });
 
+  it('keeps tenants apart: another tenant cannot reach a call by its id', async () => {
+    const alice = track(await connect(node.url!, 'acme', { token: clinician }));
+    const pat = (await node.services.auth.verifyAccessToken('acme', patient)).userId;
+    const acmeCall = (await call(alice, 'initCall', { calleeIds: [pat] })) as any;
+    expect(acmeCall.ok).toBe(true);
+    const gina = track(await connect(node.url!, 'globex', { token: otherTenant }));
+    expect(await call(gina, 'acceptCall', { callId: acmeCall.data.callId })).toMatchObject({ ok: false, error: { code: 'call_not_found' } });
+    expect(await call(gina, 'endCall', { callId: acmeCall.data.callId })).toMatchObject({ ok: false, error: { code: 'call_not_found' } });
+    await call(alice, 'cancelCall', { callId: acmeCall.data.callId });
+  });
+
+  it('counts method calls by outcome in the metrics', async () => {
+    const m = await node.http.get('/metrics');
+    expect(m.text).toMatch(/hub_method_calls_total\{[^}]*method="initEvent"[^}]*outcome="permission_denied"/);
+  });
+
   it('refuses signalling to someone who is not in the same call', async () => {
     const alice = track(await connect(node.url!, 'acme', { token: clinician }));
     const r = await call(alice, 'offer', { targetUserId: 'b'.repeat(24), callId: '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6e', sdp: 'v=0' });
