@@ -35,10 +35,11 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
       proc.kill('SIGKILL');
       reject(new Error(`child node did not start within ${timeoutMs} ms\n${stderr}`));
     }, timeoutMs);
-    proc.once('exit', (code) => {
+    const early = (code: number | null) => {
       clearTimeout(timer);
       reject(new Error(`child node exited with ${code} before starting\n${stderr}`));
-    });
+    };
+    proc.once('exit', early);
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       let rec: Record<string, unknown>;
       try {
@@ -49,7 +50,7 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
       logs.push(rec);
       if (rec.msg === 'node started') {
         clearTimeout(timer);
-        proc.removeAllListeners('exit');
+        proc.removeListener('exit', early);
         resolve({
           proc,
           url: String(rec.url ?? ''),
