@@ -41,8 +41,8 @@ export async function rpcRound(ctx: BenchContext, bench: string, label: string, 
     args: t.eventIds.map((eventId) => [{ eventId }]), setup: { event: 'initEvent', args: t.eventIds.map((eventId) => [{ eventId }]) },
     warmupMs: s.warmupMs,
   };
-  const closed = await runLoad('socket-rpc', { ...base, mode: 'closed', inflight: s.inflight, durationMs: s.closedMs, deadlineMs: s.closedMs + 60_000 }, logFile(ctx, `${bench}-load-${label}-closed-${i}`));
-  const open = await runLoad('socket-rpc', { ...base, mode: 'open', rate: s.openRate, durationMs: s.openMs, deadlineMs: s.openMs + 60_000 }, logFile(ctx, `${bench}-load-${label}-open-${i}`));
+  const closed = await runLoad('socket-rpc', { ...base, mode: 'closed', inflight: s.inflight, durationMs: s.closedMs, deadlineMs: s.closedMs + 180_000 }, logFile(ctx, `${bench}-load-${label}-closed-${i}`));
+  const open = await runLoad('socket-rpc', { ...base, mode: 'open', rate: s.openRate, durationMs: s.openMs, deadlineMs: s.openMs + 180_000 }, logFile(ctx, `${bench}-load-${label}-open-${i}`));
   for (const r of [closed, open]) if (r.errors) ctx.log(`  ${label}: ${r.errors} failed calls, first: ${r.firstError}`);
   const failed = (closed.errors + open.errors) / Math.max(1, closed.ok + closed.errors + open.ok + open.errors);
   return { throughput_per_s: closed.throughput_per_s, closed_p99_ms: closed.p99_ms, open_rate_per_s: open.throughput_per_s, p50_ms: open.p50_ms, p99_ms: open.p99_ms, failed_ratio: failed };
