@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,4 +18,10 @@ export function recordResult(scenario: string, result: Record<string, unknown>):
   }
   all[scenario] = { ...result, at: new Date().toISOString(), soak: process.env.SOAK === '1' };
   writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
+}
+
+/** Appends a timestamped progress line to .local/resilience-trace.log (what a long run was doing when it failed). */
+export function trace(line: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  appendFileSync(path.join(path.dirname(file), 'resilience-trace.log'), `${new Date().toISOString()} ${line}\n`);
 }
