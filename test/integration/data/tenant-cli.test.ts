@@ -6,11 +6,13 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { LATEST_VERSION } from '../../../src/data/migrations/migrations.js';
 
 const run = promisify(execFile);
+/** Each CLI run starts a TypeScript process (a few seconds, much more on a loaded machine). */
+const CLI_TEST_MS = 600_000;
 
 /** Runs `npm run tenant -- ...` the way an operator does (tsx, real process, real database). */
 async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    const r = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', ...args], { env: { ...process.env, ...env }, timeout: 150_000 });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };
@@ -40,7 +42,7 @@ describe('tenant CLI (npm run tenant)', () => {
     expect(migrated.code).toBe(0);
     expect(JSON.parse(migrated.stdout)).toMatchObject({ from: LATEST_VERSION, applied: [] });
     expect((await node.services.tenants.resolve('clinic-cli'))?.displayName).toBe('CLI Clinic');
-  });
+  }, CLI_TEST_MS);
 
   it('reports bad input and missing tenants as one coded line with a failing exit code', async () => {
     const bad = await cli(env, 'create', 'Bad_Name');
@@ -53,12 +55,12 @@ describe('tenant CLI (npm run tenant)', () => {
     const usage = await cli(env, 'explode');
     expect(usage.code).toBe(64);
     expect(usage.stderr).toMatch(/^usage:/);
-  });
+  }, CLI_TEST_MS);
 
   it('reports an unreachable database without a stack trace', async () => {
     const r = await cli({ ...env, MONGODB_URI: 'mongodb://127.0.0.1:9/', MONGODB_TIMEOUT_MS: '300' }, 'list');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error \(service_unavailable\): cannot reach MongoDB/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-  });
+  }, CLI_TEST_MS);
 });
