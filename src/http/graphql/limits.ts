@@ -9,7 +9,13 @@ const LIST_SIZES: Record<string, number> = { items: 100, participants: 500, cont
 
 type Fragments = Record<string, FragmentDefinitionNode>;
 
-function walk(set: SelectionSetNode | undefined, frags: Fragments, depth: number, seen: Set<string>): { depth: number; cost: number } {
+type Measure = { depth: number; cost: number };
+
+/**
+ * Depth and cost of a selection set. Each fragment is measured once (relative to where it is spread)
+ * and memoised, so fragments spreading fragments twice per level cannot make this walk exponential.
+ */
+function walk(set: SelectionSetNode | undefined, frags: Fragments, depth: number, seen: Set<string>, memo: Map<string, Measure> = new Map()): Measure {
   if (!set) return { depth, cost: 0 };
   let maxDepth = depth;
   let cost = 0;
@@ -17,14 +23,16 @@ function walk(set: SelectionSetNode | undefined, frags: Fragments, depth: number
     let sub: { depth: number; cost: number };
     if (sel.kind === Kind.FIELD) {
       if (sel.name.value.startsWith('__')) continue;
-      const inner = walk(sel.selectionSet, frags, depth + 1, seen);
+      const inner = walk(sel.selectionSet, frags, depth + 1, seen, memo);
       sub = { depth: inner.depth, cost: 1 + inner.cost * (LIST_SIZES[sel.name.value] ?? 1) };
     } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-      sub = walk(sel.selectionSet, frags, depth, seen);
+      sub = walk(sel.selectionSet, frags, depth, seen, memo);
     } else {
       const name = sel.name.value;
       if (seen.has(name) || !frags[name]) continue;
-      sub = walk(frags[name]!.selectionSet, frags, depth, new Set([...seen, name]));
+      const rel = memo.get(name) ?? walk(frags[name]!.selectionSet, frags, 0, new Set([...seen, name]), memo);
+      memo.set(name, rel);
+      sub = { depth: depth + rel.depth, cost: rel.cost };
     }
     maxDepth = Math.max(maxDepth, sub.depth);
     cost += sub.cost;
