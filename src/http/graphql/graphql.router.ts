@@ -3,7 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Services } from '../../composition.js';
 import { ERROR_CODES, isAppError, toAppError, type ErrorCode } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
@@ -31,6 +31,10 @@ export function formatError(logger: Logger) {
     if (!isAppError(original) && apolloCode && APOLLO_CODES[apolloCode]) {
       const code = APOLLO_CODES[apolloCode]!;
       return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code, status: ERROR_CODES[code].status } };
+    }
+    // graphql-js's own request errors (a mutation or subscription on a schema without that root type) carry no code.
+    if (original instanceof GraphQLError && !original.originalError) {
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'bad_request', status: ERROR_CODES.bad_request.status } };
     }
     const e = toAppError(original);
     if (e.code === 'internal') logger.error({ component: 'graphql', err: original }, 'resolver failed');
