@@ -35,7 +35,8 @@ export class PinService {
     }
     const userId = user._id.toString();
     await this.assertNotLocked(tenant, userId);
-    if (!(await slowVerify(input.pin, user.pinHash))) await this.fail(tenant, userId, rules, ctx);
+    const attempt = await this.reserveAttempt(tenant, userId, rules);
+    if (!(await slowVerify(input.pin, user.pinHash))) await this.fail(tenant, userId, attempt, rules, ctx);
     await this.deps.redis.del(this.deps.keys.pinFailures(tenant, userId));
     const session = await this.deps.sessions.start({ tenant, user, method: 'pin', ip: ctx.ip, userAgent: ctx.userAgent });
     await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: userId, ip: ctx.ip, details: { method: 'pin' } });
@@ -84,12 +85,23 @@ export class PinService {
     if (ttl > 0 || ttl === -1) throw new AppError('account_locked', 'Too many failed PIN attempts; try again later', { retryAfter: Math.max(ttl, 1) });
   }
 
-  private async fail(tenant: string, userId: string, rules: SecurityRules, ctx: SignInContext): Promise<never> {
+  /**
+   * Counts the attempt before the PIN is checked, so a concurrent burst cannot have more guesses
+   * evaluated than the policy allows (attempts past the maximum are refused unchecked).
+   */
+  private async reserveAttempt(tenant: string, userId: string, rules: SecurityRules): Promise<number> {
     const { maxAttempts, lockoutSeconds } = rules.lockout;
     const key = this.deps.keys.pinFailures(tenant, userId);
     const [[, count]] = (await this.deps.redis.multi().incr(key).expire(key, lockoutSeconds).exec()) as [[null, number]];
+    if (count > maxAttempts) throw new AppError('account_locked', 'Too many failed PIN attempts; try again later', { retryAfter: lockoutSeconds });
+    return count;
+  }
+
+  private async fail(tenant: string, userId: string, count: number, rules: SecurityRules, ctx: SignInContext): Promise<never> {
+    const { maxAttempts, lockoutSeconds } = rules.lockout;
     if (count >= maxAttempts) {
-      await this.deps.redis.multi().set(this.deps.keys.pinLock(tenant, userId), '1', 'EX', lockoutSeconds).del(key).exec();
+      // The failure counter is left to expire with the lock: deleting it here would let in-flight attempts start over.
+      await this.deps.redis.set(this.deps.keys.pinLock(tenant, userId), '1', 'EX', lockoutSeconds);
       await this.deps.audit.record(tenant, { action: 'signin.lockout', outcome: 'failure', subjectId: userId, ip: ctx.ip, details: { method: 'pin', attempts: count, lockoutSeconds } });
       throw new AppError('account_locked', 'Too many failed PIN attempts; the account is locked', { retryAfter: lockoutSeconds });
     }
