@@ -4,7 +4,7 @@ import { OPERATIONS, permissionFor, operationByName, type OperationId } from '..
 import { isPermission } from '../../../src/auth/permissions.js';
 import { renderPermissionsDoc } from '../../../src/auth/permission-doc.js';
 
-const spec = readFileSync(new URL('../../../../shared/SPEC.md', import.meta.url), 'utf8');
+const spec = readFileSync(new URL('../../../docs/spec/SPEC.md', import.meta.url), 'utf8');
 
 /** Rows of the SPEC.md table under a heading: first cell values. */
 function tableRows(heading: string): string[][] {
