@@ -26,8 +26,11 @@ export type Fixtures = Record<string, (args: any) => Promise<unknown>>;
 
 export function fixtures(node: NodeHandle): Fixtures {
   return {
+    /** The benchmark tenant; its access tokens live 2 h so a long round never sees them expire. */
     async tenant(a: { name: string }) {
       await node.services.tenants.ensure({ name: a.name, displayName: `Bench ${a.name}` });
+      const { Settings } = node.infra.mongo.tenantDb(a.name).models;
+      await Settings.updateMany({}, { $set: { 'security.session.accessTokenTtlSeconds': 7200 } });
       return { name: a.name };
     },
     /** Creates `count` users `${prefix}${i}` and returns their ids and access tokens. */
