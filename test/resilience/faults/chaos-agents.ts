@@ -19,8 +19,12 @@ export class ChaosContext {
     return urls[Math.floor(Math.random() * urls.length)]!;
   }
 
-  failure(code: string): void {
+  /** Non-transient failures with the method and message (the first few), to say what a finding was. */
+  readonly details: string[] = [];
+
+  failure(code: string, detail?: string): void {
     this.failures.set(code, (this.failures.get(code) ?? 0) + 1);
+    if (!TRANSIENT.has(code) && detail && this.details.length < 20) this.details.push(detail);
   }
 
   /** Failures whose code is not a transient failover symptom: each one is a finding. */
@@ -42,7 +46,7 @@ export function callLive<T = any>(s: HubClient, method: keyof ClientToServerEven
     s.once('disconnect', onDrop);
     (s.timeout(10_000) as unknown as { emitWithAck(ev: string, ...a: unknown[]): Promise<Ack<T>> })
       .emitWithAck(method, ...args)
-      .then(resolve, () => resolve({ ok: false, error: { code: 'ack_timeout', message: 'no ack' } }))
+      .then((r) => resolve(r.ok ? r : { ok: false, error: { ...r.error, message: `${method}: ${r.error.message}` } }), () => resolve({ ok: false, error: { code: 'ack_timeout', message: 'no ack' } }))
       .finally(() => s.off('disconnect', onDrop));
   });
 }
@@ -68,7 +72,7 @@ export class Session {
     }
     const r = await this.setup(s);
     if (!r.ok) {
-      this.ctx.failure(r.error.code);
+      this.ctx.failure(r.error.code, `setup: ${r.error.message}`);
       s.close();
       return undefined;
     }
@@ -92,6 +96,6 @@ export async function loop(ctx: ChaosContext, everyMs: number, step: () => Promi
 /** The result of an ack: the data, or undefined after counting the failure. */
 export function take<T>(ctx: ChaosContext, r: Ack<T>): T | undefined {
   if (r.ok) return r.data;
-  ctx.failure(r.error.code);
+  ctx.failure(r.error.code, r.error.message);
   return undefined;
 }

@@ -51,13 +51,20 @@ export class ChaosCluster {
     await this.spawn(slot);
   }
 
-  /** Runs faults round-robin, alternating SIGKILL and SIGTERM, until `until` (epoch ms). */
+  /**
+   * Every `everyMs` until `until` (epoch ms), stops or kills one live node (alternating SIGKILL and
+   * SIGTERM) while at least two are live; its restart runs in the background, so faults keep coming
+   * while nodes boot and at times a single node carries every actor.
+   */
   async chaos(until: number, everyMs: number): Promise<void> {
+    const restarts: Promise<void>[] = [];
     for (let round = 0; Date.now() < until; round++) {
       await pause(everyMs);
-      if (Date.now() >= until) break;
-      await this.fault(round % this.size, round % 2 === 0);
+      const live = this.slots.flatMap((c, i) => (c ? [i] : []));
+      if (live.length < 2 || Date.now() >= until) continue;
+      restarts.push(this.fault(live[round % live.length]!, round % 2 === 0));
     }
+    await Promise.all(restarts);
   }
 
   /** Sum of a counter over the live nodes' /metrics (the dead ones took theirs with them). */

@@ -139,11 +139,13 @@ describe('faults: chaos run over three hub nodes', () => {
   it('loses no acknowledged state, never has two owners of an epoch, and converges', async () => {
     const sampler = new LeaseSampler(anchor.infra.redis, shared.REDIS_PREFIX, Array.from({ length: SHARDS }, (_, i) => i));
     sampler.start();
+    // Meetings start before anyone joins: a participant's "not started" later would be lost state.
+    for (const e of events) await settled('getMeetingDetails', { eventId: e.id });
     const agents = [...events.flatMap((_, m) => [hostAgent(m), participantAgent(m)]), callAgent(), headsetAgent()];
     trace('chaos: agents running');
     await cluster.chaos(Date.now() + RUN_MS, FAULT_EVERY_MS);
     ctx.stopped = true;
-    trace(`chaos: faults over ${JSON.stringify(cluster.kills)}, counts ${JSON.stringify(counts)}, failures ${JSON.stringify(Object.fromEntries(ctx.failures))}`);
+    trace(`chaos: faults over ${JSON.stringify(cluster.kills)}, counts ${JSON.stringify(counts)}, failures ${JSON.stringify(Object.fromEntries(ctx.failures))} ${JSON.stringify(ctx.details)}`);
     await Promise.all(agents);
     sampler.stop();
     trace('chaos: agents stopped');
@@ -177,7 +179,7 @@ describe('faults: chaos run over three hub nodes', () => {
     expect(sampler.sharedEpochs()).toEqual([]);
     expect(sampler.regressions).toEqual([]);
     expect(ctx.unexpected()).toEqual({});
-    expect(cluster.kills.sigkill + cluster.kills.sigterm).toBeGreaterThanOrEqual(SOAK ? 20 : 3);
+    expect(cluster.kills.sigkill + cluster.kills.sigterm).toBeGreaterThanOrEqual(SOAK ? 30 : 5);
     expect(counts.callsEnded + counts.heartbeats).toBeGreaterThan(0);
   }, RUN_MS + 360_000);
 });
