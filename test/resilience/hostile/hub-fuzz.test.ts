@@ -45,13 +45,15 @@ describe('hostile hub input: every method of the permission table', () => {
   const ask = (s: HubClient, method: string, args: unknown[]): Promise<Ack | Error> =>
     (s.timeout(15_000) as unknown as { emitWithAck(ev: string, ...a: unknown[]): Promise<Ack> }).emitWithAck(method, ...args).catch((e: Error) => e);
 
+  const rawEmit = (s: HubClient, ev: string, ...args: unknown[]) => (s as unknown as { emit(e: string, ...a: unknown[]): void }).emit(ev, ...args);
+
   it('answers malformed, wrongly typed and boundary arguments with coded nacks, and keeps the socket', async () => {
     const sockets = { admin: await socket(admin), patient: await socket(patient) };
     const input = fc.tuple(fc.array(nastyValue, { maxLength: 3 }), fc.constantFrom<'admin' | 'patient'>('admin', 'admin', 'patient'));
     for (const op of opsOf('hub')) {
       for (const [args, who] of fc.sample(input, runs(12))) tally.add(`hub.${op.name}`, hubBreach(await ask(sockets[who], op.name, args)));
       // Without an acknowledgement callback the server must not throw either.
-      sockets.admin.emit(op.name as never, ...([{ x: 1 }] as never[]));
+      rawEmit(sockets.admin, op.name, { x: 1 });
     }
     expect(tally.breaches).toEqual([]);
     expect(sockets.admin.connected && sockets.patient.connected).toBe(true);
@@ -60,10 +62,10 @@ describe('hostile hub input: every method of the permission table', () => {
 
   it('ignores unknown events and survives an oversized frame (the socket may be dropped, the node is not)', async () => {
     const s = await socket(admin);
-    s.emit('noSuchMethod' as never, ...([{ a: 1 }] as never[]));
-    s.emit('__proto__' as never);
+    rawEmit(s, 'noSuchMethod', { a: 1 });
+    rawEmit(s, '__proto__');
     const closed = new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason)));
-    s.emit('joinRoom' as never, ...(['x'.repeat(3 * 1024 * 1024)] as never[]));
+    rawEmit(s, 'joinRoom', 'x'.repeat(3 * 1024 * 1024));
     expect(await closed).toBeTruthy();
     const again = await socket(admin);
     const ack = await ask(again, 'joinRoom', ['lobby']);

@@ -1,0 +1,61 @@
+import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
+import { createUser, tokenFor } from '../../support/auth.js';
+import type { TestNode } from '../../support/node.js';
+
+export const ROLES = Object.keys(BUILTIN_ROLES);
+
+export interface SeededTenant {
+  name: string;
+  /** Recognisable string written into every seeded name and title of this tenant. */
+  marker: string;
+  users: Record<string, { id: string; username: string; token: string }>;
+  groupId: string;
+  eventId: string;
+  meetingCode: string;
+  noticeId: string;
+}
+
+/**
+ * One user per built-in role plus a group, an event (with a meeting code) and a notice, all carrying
+ * the tenant's marker in display names, names and titles (never in usernames or ids, which a caller
+ * may legitimately send and see echoed).
+ */
+export async function seedTenant(node: TestNode, name: string, marker: string): Promise<SeededTenant> {
+  const users: SeededTenant['users'] = {};
+  for (const role of ROLES) {
+    const username = `${role}-${name}`;
+    const id = await createUser(node, name, { username, role, displayName: `${role} ${marker}`, kind: role === 'device' ? 'device' : 'person' });
+    users[role] = { id: String(id), username, token: await tokenFor(node, name, username) };
+  }
+  const as = (role: string) => ({ tenant: name, token: users[role]!.token });
+  const group = await node.http.post('/api/contacts/group/create', { ...as('clinician'), body: { name: `Ward ${marker}`, participantIds: [users.patient!.id] } });
+  const start = new Date(Date.now() + 3600_000);
+  const event = await node.http.post('/api/events/create', {
+    ...as('clinician'),
+    body: { name: `Consult ${marker}`, description: `Notes ${marker}`, startAt: start.toISOString(), endAt: new Date(start.getTime() + 1800_000).toISOString(), participants: [{ userId: users.patient!.id }] },
+  });
+  const notice = await node.http.post('/api/notification/save', { ...as('admin'), body: { title: `Notice ${marker}`, body: `Body ${marker}` } });
+  const data = (r: { status: number; body: any }) => {
+    if (r.status >= 300) throw new Error(`seeding ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.data ?? r.body;
+  };
+  return { name, marker, users, groupId: data(group).id, eventId: data(event).id, meetingCode: data(event).meetingCode, noticeId: data(notice).id };
+}
+
+/** Path parameter values taken from one seeded tenant (own ids or, for cross-tenant probes, the other's). */
+export function paramValues(t: SeededTenant, caller: string): Record<string, string> {
+  return {
+    groupId: t.groupId, noticeId: t.noticeId, eventId: t.eventId, contactId: t.users.patient!.id, deviceId: t.users.device!.id,
+    deviceTypeId: t.users.device!.id, meetingCode: t.meetingCode, tenant: t.name, tenantId: t.name, tenantName: t.name,
+    username: t.users.patient!.username, userId: t.users[caller]!.id, hash: 'a'.repeat(64), filePath: 'shared-file', container: 'media',
+    '*path': 'a.png', importId: t.eventId,
+  };
+}
+
+/** A body naming the same tenant's ids in every field an endpoint might read them from. */
+export function bodyFor(t: SeededTenant, caller: string): Record<string, unknown> {
+  return {
+    groupId: t.groupId, eventId: t.eventId, noticeId: t.noticeId, userId: t.users[caller]!.id, contactId: t.users.patient!.id,
+    participantIds: [t.users.patient!.id], participants: [{ userId: t.users.patient!.id }], isFavourite: true, name: 'renamed',
+  };
+}
