@@ -14,6 +14,9 @@ const GRAPHQL: Record<string, string> = {
   hasPin: '{ hasPin }', myNotice: '{ myNotice { id title body } }',
 };
 
+/** Hub methods addressing an event by id: tenant B's event id must never work for tenant A. */
+const EVENT_METHODS = ['initEvent', 'joinEvent', 'getMeetingDetails', 'addDeviceToEvent', 'startRecording', 'stopRecording'];
+
 type Side = 'own' | 'other';
 interface Cell { transport: string; op: string; role: string; side: Side; requires: Requirement; status: number; code?: string; text: string }
 
@@ -73,6 +76,7 @@ describe('isolation matrix: operations x tenants x roles', () => {
           const code = ack.ok ? undefined : ack.error?.code;
           cells.push({ transport: 'hub', op: op.name, role, side, requires: op.requires, status: code === 'permission_denied' ? 403 : ack.ok ? 200 : 400, code, text: JSON.stringify(ack) });
           expect({ op: op.name, role, internal: code === 'internal' }).toEqual({ op: op.name, role, internal: false });
+          if (side === 'other' && EVENT_METHODS.includes(op.name)) expect({ op: op.name, role, ok: ack.ok }).toEqual({ op: op.name, role, ok: false });
         }
       }
     }
