@@ -154,10 +154,16 @@ function startMongod(mongod, port) {
   daemon(mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dbpath], 'mongod.log');
 }
 
-function startFerretDb(port) {
+/** Path of the project's FerretDB binary, built on first use (also used by tests that need a private server). */
+export function ferretDbBinary() {
   const bin = path.join(localDir, 'bin', 'ferretdb');
   mkdirSync(path.dirname(bin), { recursive: true });
   if (!existsSync(bin)) buildFerretDb(bin);
+  return bin;
+}
+
+function startFerretDb(port) {
+  const bin = ferretDbBinary();
   const data = path.join(localDir, 'ferretdb', 'data');
   const state = path.join(localDir, 'ferretdb', 'state');
   mkdirSync(data, { recursive: true });

@@ -12,6 +12,20 @@ export interface JobQueueOptions {
   prefix: string;
   attempts: number;
   backoffMs: number;
+  /**
+   * How long an enqueue may wait for Redis before the caller gets a retryable 503. The connection
+   * retries without limit (BullMQ needs that), so without a deadline a request would hang during a
+   * Redis outage; a late add is harmless because job ids are derived from the work.
+   */
+  enqueueTimeoutMs?: number;
+}
+
+function withDeadline<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError('service_unavailable', 'Job queue unavailable', { retryAfter: 5 })), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** What callers see of a job: enough to show progress and failures without BullMQ types. */
@@ -53,14 +67,14 @@ export class JobQueues {
     const parsed = def.data.safeParse(data);
     if (!parsed.success) throw fromZod(parsed.error, `job.${name}`);
     const id = (def.jobId as (d: unknown) => string)(parsed.data);
-    await this.queue(def.queue).add(name, parsed.data, {
+    await withDeadline(this.opts.enqueueTimeoutMs ?? 5000, this.queue(def.queue).add(name, parsed.data, {
       ...opts,
       jobId: id,
       attempts: def.attempts ?? this.opts.attempts,
       backoff: { type: 'exponential', delay: this.opts.backoffMs },
       removeOnComplete: { age: 24 * 3600, count: 10_000 },
       removeOnFail: { age: 7 * 24 * 3600 },
-    });
+    }));
     return { id, queue: def.queue };
   }
 

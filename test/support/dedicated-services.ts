@@ -1,11 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * A private service process (Redis or a MongoDB-protocol server) on an ephemeral loopback port with
@@ -109,10 +106,12 @@ export function dedicatedRedis(fsync: 'always' | 'everysec' = 'always'): Promise
 }
 
 /** A private MongoDB-protocol server: mongod when on PATH, else the FerretDB binary the project builds (SQLite). */
-export function dedicatedMongo(): Promise<DedicatedService> {
+export async function dedicatedMongo(): Promise<DedicatedService> {
   const mongod = which('mongod');
-  const ferret = path.join(root, '.local', 'bin', 'ferretdb');
-  if (!mongod && !existsSync(ferret)) throw new Error('no mongod on PATH and no .local/bin/ferretdb (run `npm test` once to build it)');
+  // The shared server may be reused from elsewhere (MONGODB_URI, a running instance), so the binary
+  // may not have been built yet: build it now rather than fail.
+  // @ts-expect-error plain ESM script without types
+  const ferret: string = mongod ? '' : (await import('../../scripts/services.mjs')).ferretDbBinary();
   return dedicated('mongo', 'mongodb', (port, dir) =>
     mongod
       ? [mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dir]]
