@@ -26,29 +26,31 @@ export class PendingUserRepository {
   }
 
   /**
-   * Upserts a batch by username. New usernames go in with one insertMany (an upsert per row costs a
-   * collection scan on some MongoDB-wire servers); known ones, and any a concurrent import inserted
-   * first (duplicate key), are updated. A re-run of the same import rewrites the same documents.
+   * Upserts a batch by username. The batch is inserted first with one unordered insertMany straight
+   * through the driver (no per-row read: a lookup by username scans the collection on some
+   * MongoDB-wire servers, and a fresh import, the common case, has nothing to look up); only rows the
+   * unique index refused as duplicates (already pending from an earlier import, or inserted first by a
+   * concurrent one) are then updated by username. A re-run of the same import rewrites the same documents.
    */
   async upsertMany(rows: readonly PendingUserRow[], importId: string): Promise<number> {
     if (!rows.length) return 0;
     const M = this.db.models.PendingUser;
-    const known = new Set((await M.find({ username: { $in: rows.map((r) => r.username) } }, { username: 1 }).lean()).map((d) => d.username));
-    const fresh = rows.filter((r) => !known.has(r.username));
-    const retry = new Set<string>();
-    if (fresh.length) {
-      try {
-        await M.insertMany(fresh.map((r) => ({ ...fields(r, importId), status: 'pending' })), { ordered: false });
-      } catch (e) {
-        const failed = duplicateIndexes(e);
-        if (!failed) throw e;
-        for (const i of failed) retry.add(fresh[i]!.username);
-      }
+    const now = new Date();
+    const docs = rows.map((r) => ({ ...fields(r, importId), status: 'pending', createdAt: now, updatedAt: now }));
+    let duplicates: number[] = [];
+    try {
+      await M.collection.insertMany(docs, { ordered: false });
+    } catch (e) {
+      const failed = duplicateIndexes(e);
+      if (!failed) throw e;
+      duplicates = failed;
     }
-    const updates = rows.filter((r) => known.has(r.username) || retry.has(r.username));
-    if (updates.length) {
-      await M.bulkWrite(
-        updates.map((r) => ({ updateOne: { filter: { username: r.username }, update: { $set: fields(r, importId), $setOnInsert: { status: 'pending' } }, upsert: true } })),
+    if (duplicates.length) {
+      await M.collection.bulkWrite(
+        duplicates.map((i) => {
+          const r = rows[i]!;
+          return { updateOne: { filter: { username: r.username }, update: { $set: { ...fields(r, importId), updatedAt: now }, $setOnInsert: { status: 'pending', createdAt: now } }, upsert: true } };
+        }),
         { ordered: false },
       );
     }
@@ -64,15 +66,16 @@ export class PendingUserRepository {
   }
 }
 
+/** The stored fields of a row, normalised as the schema would (writes here go through the driver). */
 function fields(r: PendingUserRow, importId: string) {
-  return { username: r.username, displayName: r.displayName, role: r.role, importId, rowNumber: r.rowNumber, ...(r.email ? { email: r.email } : {}) };
+  return { username: r.username, displayName: r.displayName, role: r.role, importId, rowNumber: r.rowNumber, ...(r.email ? { email: r.email.trim().toLowerCase() } : {}) };
 }
 
 /** Indexes of an unordered insertMany that failed only on duplicate keys; undefined for any other failure. */
 function duplicateIndexes(e: unknown): number[] | undefined {
   const err = e as { code?: number; writeErrors?: { index: number; code?: number; err?: { code?: number } }[] };
   const list = err.writeErrors ?? [];
-  if (!list.length) return err.code === 11000 ? [] : undefined;
+  if (!list.length) return undefined;
   const codes = list.map((w) => w.code ?? w.err?.code);
   return codes.every((c) => c === 11000) ? list.map((w) => w.index) : undefined;
 }

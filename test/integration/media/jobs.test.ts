@@ -137,6 +137,21 @@ describe('media jobs on a worker node', () => {
       expect((await db().PendingUser.findOne({ username: 'six' }).lean())?.importId).toBe(status.body.importId);
     });
 
+    it('a later import updates the rows already pending, keeping their status and creation time', async () => {
+      await runImport(await xlsx(rows));
+      const before = await db().PendingUser.findOne({ username: 'six' }).lean();
+      const { status } = await runImport(await xlsx([rows[0]!, ['six', 'Six.New@Clinic.org', 'Six Renamed', 'patient'], ['seven', 'Seven@Clinic.org', 'Seven', 'patient']]));
+      expect(status.body).toMatchObject({ status: 'completed', rowsImported: 2 });
+      const six = await db().PendingUser.findOne({ username: 'six' }).lean();
+      expect(six).toMatchObject({ displayName: 'Six Renamed', role: 'patient', email: 'six.new@clinic.org', importId: status.body.importId, rowNumber: 2, status: 'pending' });
+      expect(six?.createdAt).toEqual(before?.createdAt);
+      expect(six!.updatedAt!.getTime()).toBeGreaterThan(before!.updatedAt!.getTime());
+      const seven = await db().PendingUser.findOne({ username: 'seven' }).lean();
+      expect(seven).toMatchObject({ email: 'seven@clinic.org', status: 'pending', rowNumber: 3 });
+      expect(seven?.createdAt).toBeInstanceOf(Date);
+      expect(await db().PendingUser.countDocuments({ username: 'six' })).toBe(1);
+    });
+
     it('re-runs a job interrupted mid-way to the same report and rows', async () => {
       const { status } = await runImport(await xlsx([rows[0]!, ['seven', '', 'Seven', 'patient'], ['x', '', 'Bad', 'patient']]));
       const id = status.body.importId;
