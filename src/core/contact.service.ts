@@ -10,6 +10,7 @@ import { sortKeys } from '../data/models/user.model.js';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
 import { clampTake, type Page, type Paging } from './paging.js';
+import { TtlCache } from './ttl-cache.js';
 import type { ContactSearchQuery, MyContactsArgs, SetFavouriteCommand, UpdateContactCommand } from './contact.schema.js';
 
 /** A contact as every transport shows it: the user, merged with presence and the caller's favourite mark. */
@@ -33,9 +34,14 @@ export interface ContactDeps {
 const HISTORY_CALLS = 200;
 const HISTORY_EVENTS = 100;
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
+/** How long a page's `total` may be reused (docs/decisions/111-contact-search-totals.md). */
+export const TOTAL_REUSE_MS = 5000;
 
 /** Contacts directory: search, frequent contacts, favourites, own profile. */
 export class ContactService {
+  /** Recent totals of alphabetical searches, per tenant, caller and filter. */
+  private readonly totals = new TtlCache<string, number>({ ttlMs: TOTAL_REUSE_MS, maxEntries: 10_000 });
+
   constructor(private readonly deps: ContactDeps) {}
 
   async search(p: Principal, q: ContactSearchQuery): Promise<Page<ContactView>> {
@@ -99,7 +105,11 @@ export class ContactService {
   private async alphabetical(p: Principal, paging: Paging, f: Pick<UserSearch, 'name' | 'initial'>): Promise<Page<ContactView>> {
     const repo = this.deps.users(p.tenant);
     const q = { ...f, excludeId: oid(p.userId, 'user_not_found') };
-    const [users, total] = await Promise.all([repo.search({ ...q, ...paging }), repo.count(q)]);
+    const key = JSON.stringify([p.tenant, p.userId, f.name ?? '', f.initial ?? '']);
+    const recent = this.totals.get(key);
+    const [users, counted] = await Promise.all([repo.search({ ...q, ...paging }), recent ?? repo.count(q)]);
+    const total = pageTotal(paging, users.length, counted);
+    this.totals.set(key, total);
     return { items: await this.views(p, users), total, ...paging };
   }
 
@@ -164,4 +174,15 @@ export function imageType(b: Buffer): string | undefined {
   if (b.length >= 6 && (b.subarray(0, 6).toString('latin1') === 'GIF87a' || b.subarray(0, 6).toString('latin1') === 'GIF89a')) return 'image/gif';
   if (b.length >= 12 && b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
   return undefined;
+}
+
+/**
+ * The total of a page, consistent with the page itself: exact when the page is the last one (short
+ * and not empty, or the first page); else the counted (or recently counted) total, clamped to what
+ * the page proves: at least skip + a full page, at most skip when a later page came back empty.
+ */
+export function pageTotal(paging: Paging, found: number, counted: number): number {
+  if (found < paging.take && (found > 0 || paging.skip === 0)) return paging.skip + found;
+  if (found === 0) return Math.min(counted, paging.skip);
+  return Math.max(counted, paging.skip + found);
 }
