@@ -1,7 +1,7 @@
 /**
  * Redis keys of the actor runtime, all under the `actors` prefix of src/data/redis-keys.ts. Keys of one
  * shard share a `{sN}` hash tag so the fenced Lua scripts touch one cluster slot; a node's inbox and
- * reply list share the node's tag so one BRPOP serves both.
+ * reply list share the node's tag (one slot per node; each list has its own blocking reader).
  */
 export function actorKeys(base: string) {
   const shard = (s: number) => `${base}{s${s}}:`;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ActorKeys } from './actor-keys.js';
+import { EnvelopeOutbox } from './envelope-outbox.js';
 import { ActorAddressSchema } from './placement.js';
 
 const RequestSchema = z.object({
@@ -22,13 +23,14 @@ const ReplySchema = z.object({
   value: z.unknown().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
-const EnvelopeSchema = z.discriminatedUnion('t', [RequestSchema, ReplySchema]);
 
 export type RemoteRequest = z.infer<typeof RequestSchema>;
 type Reply = z.infer<typeof ReplySchema>;
 
 /** How long undelivered envelopes of a dead node linger before Redis drops them. */
 const ENVELOPE_TTL_MS = 60_000;
+/** Envelopes taken from a list per round trip. */
+const BATCH = 256;
 
 export interface TransportDeps {
   redis: Redis;
@@ -45,26 +47,45 @@ export function errorFromWire(e: { code: string; message: string }): AppError {
   return new AppError(code, e.message);
 }
 
+interface Pending {
+  node: string;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+  timer: NodeJS.Timeout;
+}
+
 /**
- * Acknowledged request/reply between nodes over Redis lists (one inbox and one reply list per node,
- * read with a single BRPOP). Unlike pub/sub, a request waits in the list until the owner reads it;
- * the sender still times out and retries with the same de-duplication id if no reply comes.
+ * Acknowledged request/reply between nodes over Redis lists: one inbox and one reply list per node,
+ * each drained by its own blocking connection up to BATCH envelopes per round trip (BLMPOP), so replies
+ * never wait behind requests. Requests of one batch are served concurrently (the mailbox of each actor
+ * still runs its turns one at a time, in arrival order); envelopes going out in the same event-loop turn
+ * are written together (EnvelopeOutbox). Unlike pub/sub, a request waits in the list until the owner
+ * reads it; the sender still times out and retries with the same de-duplication id if no reply comes.
  */
 export class RedisTransport {
-  private readonly pending = new Map<string, { resolve(v: unknown): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
-  private readonly blocking: Redis;
+  private readonly pending = new Map<string, Pending>();
+  private readonly readers: Redis[];
+  private readonly outbox: EnvelopeOutbox;
   private running = false;
-  private loop?: Promise<void>;
+  private loops: Promise<void>[] = [];
 
   constructor(private readonly deps: TransportDeps) {
-    this.blocking = deps.redis.duplicate({ connectionName: `consult:actors-inbox:${deps.nodeId}`, maxRetriesPerRequest: null, enableAutoPipelining: false });
-    this.blocking.on('error', (err) => deps.logger.debug({ component: 'actors', err: err.message }, 'inbox connection error'));
+    this.outbox = new EnvelopeOutbox(deps.redis, ENVELOPE_TTL_MS);
+    this.readers = ['inbox', 'replies'].map((list) => {
+      const conn = deps.redis.duplicate({ connectionName: `consult:actors-${list}:${deps.nodeId}`, maxRetriesPerRequest: null, enableAutoPipelining: false });
+      conn.on('error', (err) => deps.logger.debug({ component: 'actors', list, err: err.message }, 'actor list connection error'));
+      return conn;
+    });
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.readLoop();
+    const { keys, nodeId } = this.deps;
+    this.loops = [
+      this.readLoop(this.readers[0]!, keys.inbox(nodeId), (raw) => this.onRequestEnvelope(raw)),
+      this.readLoop(this.readers[1]!, keys.replies(nodeId), (raw) => this.onReplyEnvelope(raw)),
+    ];
   }
 
   /** Sends a request to `node` and resolves with its reply, or rejects with `timeout` after `timeoutMs`. */
@@ -76,8 +97,8 @@ export class RedisTransport {
         this.pending.delete(rid);
         reject(new AppError('timeout', `no reply from node ${node}`));
       }, timeoutMs);
-      this.pending.set(rid, { resolve, reject, timer });
-      this.push(this.deps.keys.inbox(node), env).catch((e) => {
+      this.pending.set(rid, { node, resolve, reject, timer });
+      this.outbox.send(this.deps.keys.inbox(node), env).catch((e) => {
         clearTimeout(timer);
         this.pending.delete(rid);
         reject(new AppError('service_unavailable', 'actor transport unavailable', { cause: e }));
@@ -85,11 +106,25 @@ export class RedisTransport {
     });
   }
 
+  /**
+   * Gives up at once on requests waiting for nodes that left membership (crashed: no heartbeat for a
+   * lease), so their senders re-route now instead of at their attempt timeout. A late reply is ignored;
+   * a late execution is answered from the remembered reply when the sender retries with its dedupeId.
+   */
+  abandon(nodes: ReadonlySet<string>): void {
+    for (const [rid, p] of this.pending) {
+      if (!nodes.has(p.node)) continue;
+      this.pending.delete(rid);
+      clearTimeout(p.timer);
+      p.reject(new AppError('service_unavailable', `node ${p.node} left`));
+    }
+  }
+
   /** Stops reading, answers requests still in the inbox with not_owner so senders re-route at once. */
   async stop(): Promise<void> {
     this.running = false;
-    this.blocking.disconnect();
-    await this.loop?.catch(() => undefined);
+    for (const r of this.readers) r.disconnect();
+    await Promise.all(this.loops.map((l) => l.catch(() => undefined)));
     for (const [rid, p] of this.pending) {
       clearTimeout(p.timer);
       p.reject(new AppError('service_unavailable', 'actor system stopped'));
@@ -97,40 +132,43 @@ export class RedisTransport {
     }
     const left = await this.deps.redis.lrange(this.deps.keys.inbox(this.deps.nodeId), 0, -1).catch(() => [] as string[]);
     await this.deps.redis.del(this.deps.keys.inbox(this.deps.nodeId)).catch(() => undefined);
-    await Promise.all(left.map((raw) => this.refuse(raw)));
+    for (const raw of left) this.refuse(raw);
+    await this.outbox.flush().catch(() => undefined);
   }
 
-  private async refuse(raw: string): Promise<void> {
+  private refuse(raw: string): void {
     const parsed = RequestSchema.safeParse(safeJson(raw));
     if (!parsed.success) return;
     const error = { code: 'not_owner', message: 'node is shutting down' };
-    await this.push(this.deps.keys.replies(parsed.data.from), { t: 'rep', rid: parsed.data.rid, ok: false, error }).catch(() => undefined);
+    this.outbox.send(this.deps.keys.replies(parsed.data.from), { t: 'rep', rid: parsed.data.rid, ok: false, error }).catch(() => undefined);
   }
 
-  private async readLoop(): Promise<void> {
-    const { keys, nodeId, logger } = this.deps;
+  /** Drains `key`: blocks up to a second for the first envelope, then takes up to BATCH at once. */
+  private async readLoop(conn: Redis, key: string, handle: (raw: string) => void): Promise<void> {
     while (this.running) {
-      let item: [string, string] | null;
+      let popped: [string, string[]] | null;
       try {
-        item = await this.blocking.brpop(keys.inbox(nodeId), keys.replies(nodeId), 1);
+        popped = await conn.blmpop(1, 1, key, 'RIGHT', 'COUNT', BATCH);
       } catch (err) {
         if (!this.running) return;
-        logger.warn({ component: 'actors', err: (err as Error).message }, 'inbox read failed');
+        this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'actor list read failed');
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
-      if (item) this.dispatch(item[1]);
+      for (const raw of popped?.[1] ?? []) handle(raw);
     }
   }
 
-  private dispatch(raw: string): void {
-    const parsed = EnvelopeSchema.safeParse(safeJson(raw));
-    if (!parsed.success) {
-      this.deps.logger.warn({ component: 'actors' }, 'dropped a malformed envelope');
-      return;
-    }
-    if (parsed.data.t === 'rep') this.settle(parsed.data);
-    else void this.serve(parsed.data);
+  private onRequestEnvelope(raw: string): void {
+    const parsed = RequestSchema.safeParse(safeJson(raw));
+    if (parsed.success) void this.serve(parsed.data);
+    else this.deps.logger.warn({ component: 'actors' }, 'dropped a malformed request envelope');
+  }
+
+  private onReplyEnvelope(raw: string): void {
+    const parsed = ReplySchema.safeParse(safeJson(raw));
+    if (parsed.success) this.settle(parsed.data);
+    else this.deps.logger.warn({ component: 'actors' }, 'dropped a malformed reply envelope');
   }
 
   private settle(rep: Reply): void {
@@ -150,13 +188,9 @@ export class RedisTransport {
       const err = toAppError(e);
       reply = { t: 'rep', rid: req.rid, ok: false, error: { code: err.code, message: err.code === 'internal' ? 'actor turn failed' : err.message } };
     }
-    await this.push(this.deps.keys.replies(req.from), reply).catch((err) =>
+    await this.outbox.send(this.deps.keys.replies(req.from), reply).catch((err) =>
       this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'reply not delivered'),
     );
-  }
-
-  private async push(key: string, env: unknown): Promise<void> {
-    await this.deps.redis.multi().lpush(key, JSON.stringify(env)).pexpire(key, ENVELOPE_TTL_MS).exec();
   }
 }
 

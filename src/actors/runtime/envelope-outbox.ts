@@ -1,0 +1,54 @@
+import type { Redis } from 'ioredis';
+
+interface Batch {
+  values: string[];
+  waiters: { resolve(): void; reject(e: unknown): void }[];
+}
+
+/**
+ * Coalesces envelopes bound for the same Redis list: whatever is sent before the current microtask
+ * queue drains goes out as one `LPUSH key v1 v2 ...` with its `PEXPIRE` in one MULTI, instead of a
+ * transaction per envelope. Flushing on a microtask (not setImmediate) keeps a lone envelope's latency
+ * unchanged. LPUSH of several values keeps their order for the reader's right-hand pops (FIFO).
+ */
+export class EnvelopeOutbox {
+  private batches = new Map<string, Batch>();
+  private scheduled = false;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly redis: Redis, private readonly ttlMs: number) {}
+
+  /** Resolves once the envelope is in the list; rejects when Redis refused or was unreachable. */
+  send(key: string, env: unknown): Promise<void> {
+    let batch = this.batches.get(key);
+    if (!batch) {
+      batch = { values: [], waiters: [] };
+      this.batches.set(key, batch);
+    }
+    batch.values.push(JSON.stringify(env));
+    const done = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
+    if (!this.scheduled) {
+      this.scheduled = true;
+      queueMicrotask(() => void this.flush());
+    }
+    return done;
+  }
+
+  /** Writes whatever is queued now; resolves when every write so far has settled. */
+  flush(): Promise<void> {
+    this.scheduled = false;
+    const batches = this.batches;
+    this.batches = new Map();
+    const writes = [...batches].map(([key, b]) =>
+      this.redis.multi().lpush(key, ...b.values).pexpire(key, this.ttlMs).exec().then(
+        (res) => {
+          const failed = res?.find(([err]) => err)?.[0];
+          for (const w of b.waiters) failed ? w.reject(failed) : w.resolve();
+        },
+        (err) => b.waiters.forEach((w) => w.reject(err)),
+      ),
+    );
+    this.flushing = Promise.all([this.flushing, ...writes]).then(() => undefined);
+    return this.flushing;
+  }
+}
