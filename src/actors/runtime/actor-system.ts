@@ -11,8 +11,9 @@ import { askWithRetry, type AskRoute } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import { RedisHubPublisher } from './hub-publisher.js';
 import { Membership } from './membership.js';
+import { OwnerCache } from './owner-cache.js';
 import { ActorAddressSchema, addressKey, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
-import { ShardLeases, type ShardLease } from './shard-leases.js';
+import { monotonicNow, ShardLeases, type ShardLease } from './shard-leases.js';
 import { SnapshotStore, type WriterLease } from './snapshot-store.js';
 import { RedisTransport } from './transport.js';
 import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions, HubPublisher } from './types.js';
@@ -58,6 +59,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private readonly behaviors = new Map<ActorKind, ActorBehavior>();
   private readonly actors = new Map<string, Activation>();
   private readonly claims = new Map<number, Promise<ShardLease | undefined>>();
+  private readonly owners = new OwnerCache();
+  private refreshing?: Promise<readonly string[]>;
   readonly buffers = new Map<number, Buffered[]>();
   private readonly handoffs = new Handoffs(this);
   private readonly tickMs: number;
@@ -92,6 +95,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       resolveOwner: (shard) => this.resolveOwner(shard),
       deliverLocal: (to, msg, dedupeId) => this.deliver(to, msg, dedupeId),
       request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
+      unroute: (shard) => this.owners.forget(shard),
       routed: (route) => this.metrics.routed.inc({ route }),
     };
   }
@@ -136,12 +140,22 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     return (await askWithRetry(this.route, plan)) as R;
   }
 
-  /** Where to send a message for `shard`: its lease holder, else its rendezvous owner among live nodes. */
+  /**
+   * Where to send a message for `shard`: its lease holder (cached, see OwnerCache), else its rendezvous
+   * owner among the nodes live right now: a vacant shard is read against fresh membership, so the first
+   * message after a dead owner's lease expired goes to (and is claimed by) a live node at once.
+   */
   private async resolveOwner(shard: number): Promise<string> {
     if (this.leases.isServing(shard)) return this.nodeId;
-    const holder = await this.leases.holder(shard);
-    if (holder && holder !== this.nodeId) return holder;
-    const nodes = this.membership.nodes().length ? this.membership.nodes() : await this.membership.refresh();
+    const cached = this.owners.get(shard);
+    if (cached) return cached;
+    const sentAt = monotonicNow();
+    const holder = await this.leases.lookup(shard);
+    if (holder && holder.node !== this.nodeId) {
+      this.owners.set(shard, holder.node, sentAt + Math.min(holder.ttlMs, this.tickMs));
+      return holder.node;
+    }
+    const nodes = await this.refreshMembership();
     const desired = rendezvousOwner(shard, this.stopping ? nodes.filter((n) => n !== this.nodeId) : nodes);
     if (!desired) throw new AppError('service_unavailable', 'no node hosts actors');
     return desired;
@@ -173,8 +187,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   private async claimIfDesired(shard: number): Promise<ShardLease | undefined> {
-    const nodes = this.membership.nodes();
-    if (rendezvousOwner(shard, nodes.includes(this.nodeId) ? nodes : [...nodes, this.nodeId]) !== this.nodeId) return undefined;
+    if (!this.isDesired(shard, this.membership.nodes()) && !this.isDesired(shard, await this.refreshMembership())) return undefined;
     let claim = this.claims.get(shard);
     if (!claim) {
       claim = this.leases.acquire(shard).finally(() => this.claims.delete(shard));
@@ -182,6 +195,30 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       void claim.then((l) => l && this.acquired(l), () => undefined);
     }
     return claim;
+  }
+
+  private isDesired(shard: number, nodes: readonly string[]): boolean {
+    return rendezvousOwner(shard, nodes.includes(this.nodeId) ? nodes : [...nodes, this.nodeId]) === this.nodeId;
+  }
+
+  /**
+   * Reads membership now (one refresh at a time). Nodes that dropped out stop being routed to, and asks
+   * waiting on them re-route at once instead of at their attempt timeout.
+   */
+  private refreshMembership(): Promise<readonly string[]> {
+    this.refreshing ??= (async () => {
+      const before = this.membership.nodes();
+      const nodes = await this.membership.refresh();
+      if (nodes.join(',') === before.join(',')) return nodes;
+      const gone = new Set(before.filter((n) => !nodes.includes(n)));
+      if (gone.size) {
+        this.owners.forgetNodes(gone);
+        this.transport.abandon(gone);
+      }
+      this.events.emit('membership', nodes);
+      return nodes;
+    })().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
   }
 
   private acquired(lease: ShardLease): void {
@@ -266,9 +303,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   private async tick(): Promise<void> {
-    const before = this.membership.nodes().join(',');
-    const nodes = await this.membership.refresh();
-    if (nodes.join(',') !== before) this.events.emit('membership', nodes);
+    const nodes = await this.refreshMembership();
     for (const shard of await this.leases.renewAll()) this.dropShard(shard, 'lost');
     if (!this.membership.isJoined || !nodes.includes(this.nodeId)) return;
     for (const lease of this.leases.all()) {

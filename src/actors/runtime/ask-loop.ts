@@ -12,6 +12,8 @@ export interface AskRoute {
   deliverLocal(to: ActorAddress, msg: unknown, dedupeId: string): Promise<unknown>;
   request(node: string, body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number }, timeoutMs: number): Promise<unknown>;
   routed(route: 'local' | 'remote'): void;
+  /** Forgets the remembered owner of `shard` (an attempt there failed). */
+  unroute(shard: number): void;
 }
 
 export interface AskPlan {
@@ -39,7 +41,9 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
       if (local) return await withTimeout(route.deliverLocal(plan.to, plan.msg, plan.dedupeId), remaining);
       return await route.request(owner, { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt }, Math.min(remaining, route.attemptMs));
     } catch (e) {
-      if (!RETRYABLE.has((e as AppError).code) || Date.now() >= plan.deadline) throw e;
+      if (!RETRYABLE.has((e as AppError).code)) throw e;
+      route.unroute(plan.shard);
+      if (Date.now() >= plan.deadline) throw e;
       await delay(Math.min(25 * 2 ** Math.min(attempt, 4), Math.max(0, plan.deadline - Date.now())));
     }
   }

@@ -71,8 +71,14 @@ export class ShardLeases {
 
   /** The node named by the shard's lease in Redis, if any. */
   async holder(shard: number): Promise<string | undefined> {
-    const v = await this.deps.redis.get(this.deps.keys.lease(shard));
-    return v ? v.slice(0, v.lastIndexOf('|')) : undefined;
+    return (await this.lookup(shard))?.node;
+  }
+
+  /** The shard's lease holder and the lease's remaining TTL (one round trip), if the lease exists. */
+  async lookup(shard: number): Promise<{ node: string; ttlMs: number } | undefined> {
+    const { redis, keys } = this.deps;
+    const [v, ttl] = await Promise.all([redis.get(keys.lease(shard)), redis.pttl(keys.lease(shard))]);
+    return v ? { node: v.slice(0, v.lastIndexOf('|')), ttlMs: Math.max(0, ttl) } : undefined;
   }
 
   /** Renews every held lease; returns the shards Redis no longer gives this node. */

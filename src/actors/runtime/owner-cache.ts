@@ -1,0 +1,34 @@
+import { monotonicNow } from './shard-leases.js';
+
+/**
+ * Where this node last found the lease holder of a shard it sends to, so a remote ask costs no lease
+ * lookup in Redis. Only a routing hint: the owner checks its own lease before every turn and answers
+ * `not_owner` otherwise, after which the sender forgets the entry and looks again. An entry never
+ * outlives the lease it was read from (nor a lease tick), nor the holder's membership.
+ */
+export class OwnerCache {
+  private readonly entries = new Map<number, { node: string; until: number }>();
+
+  /** The remembered holder of `shard`, while still fresh. */
+  get(shard: number): string | undefined {
+    const e = this.entries.get(shard);
+    if (!e) return undefined;
+    if (monotonicNow() < e.until) return e.node;
+    this.entries.delete(shard);
+    return undefined;
+  }
+
+  /** Remembers `node` until the monotonic instant `until`. */
+  set(shard: number, node: string, until: number): void {
+    this.entries.set(shard, { node, until });
+  }
+
+  forget(shard: number): void {
+    this.entries.delete(shard);
+  }
+
+  /** Drops every entry naming one of `nodes` (they left membership). */
+  forgetNodes(nodes: ReadonlySet<string>): void {
+    for (const [shard, e] of this.entries) if (nodes.has(e.node)) this.entries.delete(shard);
+  }
+}
