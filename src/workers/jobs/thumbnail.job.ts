@@ -33,7 +33,8 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
     const data = ThumbnailJobData.parse(input);
     const files = new MediaFileRepository(deps.tenantDb(data.tenant));
     const thumbKey = layout.thumbnail(data.tenant, data.hash);
-    if ((await files.thumbnailReady(data.hash)) && (await deps.store.head(thumbKey))) return { status: 'skipped' };
+    // The object first: a stat of the store is cheaper than the query, and fresh work has no thumbnail yet.
+    if ((await deps.store.head(thumbKey)) && (await files.thumbnailReady(data.hash))) return { status: 'skipped' };
     const limits = await files.uploadLimits();
     if (!limits) throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
     const source = await deps.store.get(layout.media(data.tenant, data.hash)).catch(() => null);
