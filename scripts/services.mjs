@@ -3,7 +3,7 @@
 // A real mongod on PATH or MONGODB_URI in the environment wins over FerretDB; when FerretDB cannot be
 // built (no Go), mongo-java-server from Maven is the fallback. Running services are reused.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, readdirSync, statSync, rmSync, cpSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, readdirSync, statSync, rmSync, cpSync, renameSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,6 +175,23 @@ function startFerretDb(port) {
   ], 'ferretdb.log');
 }
 
+/**
+ * FerretDB 1.x on SQLite can die mid-write (seen: SIGBUS in the WAL index while another connection
+ * dropped that database) and then refuses to start on a database file it left without its metadata
+ * table. The local server's data are scratch (tests and benchmarks make their own databases), so such
+ * data are moved aside, not repaired; returns whether that was the failure.
+ */
+function quarantineBrokenFerretDbData() {
+  const logFile = path.join(localDir, 'logs', 'ferretdb.log');
+  const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-4000) : '';
+  if (!tail.includes('no such table: _ferretdb_collections')) return false;
+  const data = path.join(localDir, 'ferretdb', 'data');
+  const aside = `${data}.broken-${Date.now()}`;
+  renameSync(data, aside);
+  log(`FerretDB could not open its data (a database file without its metadata table); moved them to ${aside} and starting on fresh data`);
+  return true;
+}
+
 /** Fetches mongo-java-server and its dependencies from Maven once (jars under .local/mongo-java-server/lib). */
 function installMongoJavaServer(lib) {
   if (existsSync(lib) && readdirSync(lib).some((f) => f.startsWith('mongo-java-server-h2-backend'))) return;
@@ -231,7 +248,13 @@ export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 
   if (await mongoPing(port)) return { uri, server: readServices()?.mongoServer ?? 'running' };
   if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_MONGO_PORT`);
   const server = startMongoServer(port);
-  await waitFor(() => mongoPing(port), `MongoDB-protocol server (${server})`, server === 'mongo-java-server' ? 60_000 : 30_000);
+  try {
+    await waitFor(() => mongoPing(port), `MongoDB-protocol server (${server})`, server === 'mongo-java-server' ? 60_000 : 30_000);
+  } catch (e) {
+    if (server !== 'ferretdb' || !quarantineBrokenFerretDbData()) throw e;
+    startFerretDb(port);
+    await waitFor(() => mongoPing(port), 'MongoDB-protocol server (ferretdb, on fresh data)', 30_000);
+  }
   return { uri, server };
 }
 
