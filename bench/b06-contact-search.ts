@@ -50,7 +50,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         await node.call('seedContacts', { tenant: TENANT, count: settings.contacts });
       },
       round: (i) => load(node!.info.url, { host: tenantHost(node!.info.url, TENANT), authorization: `Bearer ${token}` }, i, 'product'),
-      stop: () => stopProduct(ctx, [node], env.REDIS_PREFIX),
+      stop: () => stopProduct(ctx, [node], env),
     },
     baseline: {
       label: 'bare express',

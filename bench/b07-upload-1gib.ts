@@ -41,7 +41,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         url: node!.info.url, path: '/api/media/upload', multipart: true,
         headers: { host: tenantHost(node!.info.url, TENANT), authorization: `Bearer ${token}` },
       }),
-      stop: () => stopProduct(ctx, [node], env.REDIS_PREFIX),
+      stop: () => stopProduct(ctx, [node], env),
     },
     baseline: {
       label: 'raw copy into the object store',

@@ -79,7 +79,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         node = await startProduct(ctx, 'b08', 'node', env);
       },
       round: productRound,
-      stop: () => stopProduct(ctx, [node], env.REDIS_PREFIX),
+      stop: () => stopProduct(ctx, [node], env),
     },
     baseline: {
       label: 'exceljs streaming read alone',

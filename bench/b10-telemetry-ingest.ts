@@ -39,7 +39,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         [eventId] = await node.call<string[]>('events', { tenant: TENANT, organizerIds: [organizer!.id] });
       },
       round: (i) => round('product', i, `127.0.0.1:${node!.info.grpcPort}`, { 'x-tenant': TENANT, authorization: `Bearer ${key}` }),
-      stop: () => stopProduct(ctx, [node], env.REDIS_PREFIX),
+      stop: () => stopProduct(ctx, [node], env),
     },
     baseline: {
       label: 'bare grpc-js',

@@ -114,12 +114,5 @@ export function fixtures(node: NodeHandle): Fixtures {
     async metrics() {
       return node.infra.metrics.registry.getMetricsAsJSON();
     },
-    /** Drops this benchmark's databases (catalog and tenants). */
-    async destroy() {
-      const tenants = await node.services.tenants.list().catch(() => []);
-      for (const t of tenants) await node.infra.mongo.dropTenantDb(t.name).catch(() => undefined);
-      await node.infra.mongo.conn.useDb(node.config.mongo.catalogDb).dropDatabase().catch(() => undefined);
-      return { dropped: tenants.length };
-    },
   };
 }

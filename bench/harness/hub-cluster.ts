@@ -76,6 +76,6 @@ export class HubCluster {
   }
 
   stop(): Promise<void> {
-    return stopProduct(this.ctx, this.nodes, this.env.REDIS_PREFIX);
+    return stopProduct(this.ctx, this.nodes, this.env);
   }
 }

@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import mongoose from 'mongoose';
 import { spawnHost, type HostProcess, type HostOptions } from './hosts.js';
 import { benchRoot } from './paths.js';
 import type { BenchContext } from './types.js';
+import type { ProductEnv } from './env.js';
 
 export function logFile(ctx: BenchContext, name: string): string {
   return path.join(ctx.workDir, 'logs', `${name}.log`);
@@ -38,12 +40,27 @@ export async function cleanupRedis(redisUrl: string, prefix: string): Promise<vo
   }
 }
 
-/** Stops product nodes after dropping their databases and Redis keys (best effort: a stop must not throw). */
-export async function stopProduct(ctx: BenchContext, nodes: (HostProcess | undefined)[], prefix: string): Promise<void> {
-  const live = nodes.filter((n): n is HostProcess => !!n);
-  await live[0]?.call('destroy').catch((e: Error) => ctx.log(`  destroy: ${e.message.split('\n')[0]}`));
-  await Promise.all(live.map((n) => n.stop()));
-  await cleanupRedis(ctx.redisUrl, prefix).catch((e: Error) => ctx.log(`  redis cleanup: ${e.message}`));
+/**
+ * Stops product nodes, then drops their databases (catalog and tenants) and Redis keys, best effort:
+ * a stop must not throw. The databases go only after every node has stopped, from a connection of
+ * the harness: FerretDB on SQLite has crashed (SIGBUS) when a database was dropped under a live writer.
+ */
+export async function stopProduct(ctx: BenchContext, nodes: (HostProcess | undefined)[], env: ProductEnv): Promise<void> {
+  await Promise.all(nodes.filter((n): n is HostProcess => !!n).map((n) => n.stop()));
+  await dropDatabases(ctx.mongoUri, env).catch((e: Error) => ctx.log(`  database cleanup: ${e.message.split('\n')[0]}`));
+  await cleanupRedis(ctx.redisUrl, env.REDIS_PREFIX).catch((e: Error) => ctx.log(`  redis cleanup: ${e.message}`));
+}
+
+async function dropDatabases(mongoUri: string, env: ProductEnv): Promise<void> {
+  const conn = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+  try {
+    const { databases } = await conn.db!.admin().listDatabases({ nameOnly: true });
+    for (const { name } of databases) {
+      if (name === env.MONGODB_CATALOG_DB || name.startsWith(env.MONGODB_TENANT_DB_PREFIX)) await conn.useDb(name).dropDatabase();
+    }
+  } finally {
+    await conn.close();
+  }
 }
 
 /** Existence of a source file of the project (how a benchmark tells its subject has landed). */
