@@ -20,7 +20,8 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + (Number.isFinite(b) ? b : 
 const settings = {
   kills: scaled(3, 1),
   writesBeforeKill: 20,
-  actorLeaseMs: 5000,
+  // The runtime default (src/config), so B5 measures failover as deployed.
+  actorLeaseMs: 3000,
   candidateEvents: 16,
 };
 

@@ -74,7 +74,7 @@ export const EnvSchema = z.object({
   JOBS_LOCK_MS: positiveInt.default(30_000),
 
   ACTOR_SHARDS: positiveInt.default(256),
-  ACTOR_LEASE_MS: positiveInt.default(5000),
+  ACTOR_LEASE_MS: positiveInt.default(3000),
   ACTOR_IDLE_MS: positiveInt.default(120_000),
 
   HUB_RING_TIMEOUT_MS: positiveInt.default(45_000),

@@ -11,7 +11,7 @@ import { NoticeSchema, NoticeAckSchema, type NoticeDoc, type NoticeAckDoc } from
 import { MediaFileSchema, FileShareSchema, type MediaFileDoc, type FileShareDoc } from './models/media-file.model.js';
 import { PendingUserSchema, ImportSchema, type PendingUserDoc, type ImportDoc } from './models/pending-user.model.js';
 import { SessionSchema, LoginCodeSchema, OfflineTokenSchema, AuditSchema, type SessionDoc, type LoginCodeDoc, type OfflineTokenDoc, type AuditDoc } from './models/auth.model.js';
-import { TelemetryRecordSchema, ParticipantLogSchema, type TelemetryRecordDoc, type ParticipantLogDoc } from './models/telemetry.model.js';
+import { TelemetryRecordSchema, ConferenceBindingSchema, ParticipantLogSchema, type TelemetryRecordDoc, type ConferenceBindingDoc, type ParticipantLogDoc } from './models/telemetry.model.js';
 import { CallRecordSchema, type CallRecordDoc } from './models/call.model.js';
 
 /** Every collection of a tenant database: model name -> (schema, collection). */
@@ -35,6 +35,7 @@ const DEFINITIONS = {
   OfflineToken: [OfflineTokenSchema, 'offline_tokens'],
   Audit: [AuditSchema, 'audit'],
   TelemetryRecord: [TelemetryRecordSchema, 'telemetry_records'],
+  ConferenceBinding: [ConferenceBindingSchema, 'conference_bindings'],
   ParticipantLog: [ParticipantLogSchema, 'participant_logs'],
   CallRecord: [CallRecordSchema, 'call_records'],
 } as const satisfies Record<string, readonly [Schema, string]>;
@@ -59,6 +60,7 @@ export interface TenantModels {
   OfflineToken: Model<OfflineTokenDoc>;
   Audit: Model<AuditDoc>;
   TelemetryRecord: Model<TelemetryRecordDoc>;
+  ConferenceBinding: Model<ConferenceBindingDoc>;
   ParticipantLog: Model<ParticipantLogDoc>;
   CallRecord: Model<CallRecordDoc>;
 }

@@ -1,18 +1,36 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../core/errors.js';
+import { TtlCache } from '../core/ttl-cache.js';
 import type { TenantDb } from '../data/mongo.js';
 import { TelemetryRepository, type NewTelemetryRecord } from '../data/repositories/telemetry.repository.js';
 import type { TelemetryCompletionJobData } from '../workers/queues.js';
 
+interface CatalogEntry {
+  status: string;
+  telemetryKeyHash?: string | null;
+}
+
+/** How long each in-process fact is trusted; see docs/decisions/425-telemetry-ingest-caches.md. */
+export interface TelemetryCacheOptions {
+  /** Tenant status and key hash from the catalog (a rotation elsewhere takes up to this long here). */
+  credentialMs: number;
+  /** That an event exists (only positive answers are kept). */
+  eventMs: number;
+  maxEntries: number;
+}
+
+const DEFAULT_CACHE: TelemetryCacheOptions = { credentialMs: 5000, eventMs: 30_000, maxEntries: 10_000 };
+
 interface Deps {
   catalog: {
-    findByName(name: string): Promise<{ status: string; telemetryKeyHash?: string | null } | null>;
+    findByName(name: string): Promise<CatalogEntry | null>;
     setTelemetryKeyHash(name: string, hash: string): Promise<void>;
   };
   tenants: { require(name: string): Promise<{ db: TenantDb }> };
   enqueueCompletion(data: TelemetryCompletionJobData): Promise<{ id: string }>;
   logger: Logger;
+  cache?: Partial<TelemetryCacheOptions>;
 }
 
 export interface TelemetryAck {
@@ -22,39 +40,62 @@ export interface TelemetryAck {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
+/** Cache key of a tenant-scoped fact (tenant names never contain a space). */
+const scoped = (tenant: string, id: string) => `${tenant} ${id}`;
 
 /**
  * The ingest's domain side: who may send (a per-tenant shared key, stored only as its SHA-256 in
  * the catalog), and what a batch does (validated records stored once per (conference, sequence),
- * completion enqueued for every conference whose end is in the batch).
+ * completion enqueued for every conference whose end is in the batch). The facts every batch needs
+ * are cached in-process: credentials for seconds, event existence briefly, conference bindings for
+ * good (a binding never changes once written).
  */
 export class TelemetryIngestService {
-  constructor(private readonly deps: Deps) {}
+  private readonly credentials: TtlCache<string, CatalogEntry | null>;
+  private readonly events: TtlCache<string, true>;
+  private readonly bindings: TtlCache<string, string>;
+
+  constructor(private readonly deps: Deps) {
+    const o = { ...DEFAULT_CACHE, ...deps.cache };
+    this.credentials = new TtlCache({ ttlMs: o.credentialMs, maxEntries: o.maxEntries });
+    this.events = new TtlCache({ ttlMs: o.eventMs, maxEntries: o.maxEntries });
+    this.bindings = new TtlCache({ ttlMs: Number.POSITIVE_INFINITY, maxEntries: o.maxEntries });
+  }
 
   /** Issues (or rotates) a tenant's telemetry key; only its hash is kept, so this is the one time it is seen. */
   async issueKey(tenant: string): Promise<string> {
     if (!(await this.deps.catalog.findByName(tenant))) throw new AppError('tenant_not_found');
     const key = `tk_${randomBytes(32).toString('base64url')}`;
     await this.deps.catalog.setTelemetryKeyHash(tenant, sha256(key).toString('hex'));
+    this.credentials.delete(tenant);
     return key;
   }
 
   /** Resolves the tenant a caller may write to; any mismatch is the same `unauthenticated`. */
   async authenticate(tenant: string | undefined, key: string | undefined): Promise<string> {
     if (!tenant || !key) throw new AppError('unauthenticated', 'x-tenant and a Bearer telemetry key are required');
-    const rec = /^[a-z0-9-]{2,40}$/.test(tenant) ? await this.deps.catalog.findByName(tenant) : null;
+    const rec = /^[a-z0-9-]{2,40}$/.test(tenant) ? await this.catalogEntry(tenant) : null;
     const expected = rec?.telemetryKeyHash ? Buffer.from(rec.telemetryKeyHash, 'hex') : randomBytes(32);
     const ok = timingSafeEqual(sha256(key), expected.length === 32 ? expected : randomBytes(32));
     if (!ok || !rec?.telemetryKeyHash || rec.status !== 'active') throw new AppError('invalid_credentials', 'Telemetry credentials refused');
     return tenant;
   }
 
-  /** Stores validated records of one tenant and enqueues completions; all checks run before any write. */
+  private async catalogEntry(tenant: string): Promise<CatalogEntry | null> {
+    const hit = this.credentials.get(tenant);
+    if (hit !== undefined) return hit;
+    const rec = await this.deps.catalog.findByName(tenant);
+    const entry = rec ? { status: rec.status, telemetryKeyHash: rec.telemetryKeyHash ?? null } : null;
+    this.credentials.set(tenant, entry);
+    return entry;
+  }
+
+  /** Stores validated records of one tenant and enqueues completions; all checks run before any record is written. */
   async ingest(tenant: string, records: readonly NewTelemetryRecord[]): Promise<TelemetryAck> {
     if (!records.length) return { stored: 0, duplicates: 0, completionsEnqueued: [] };
     const { db } = await this.deps.tenants.require(tenant);
     const repo = new TelemetryRepository(db);
-    await this.checkConferences(repo, records);
+    await this.checkConferences(tenant, repo, records);
     const { stored, duplicates } = await repo.storeOnce(records);
     const completionsEnqueued: string[] = [];
     for (const r of records.filter((x) => x.type === 'conference_ended')) {
@@ -65,21 +106,41 @@ export class TelemetryIngestService {
     return { stored, duplicates, completionsEnqueued };
   }
 
-  /** Every event must exist in this tenant, and a conference must always name the same event. */
-  private async checkConferences(repo: TelemetryRepository, records: readonly NewTelemetryRecord[]): Promise<void> {
-    const byConference = new Map<string, string>();
+  /**
+   * Every event must exist in this tenant, and a conference must always name the same event. Reads
+   * come first (cached bindings, stored bindings by `_id`, events); only when all pass are the new
+   * conferences bound, and a concurrent batch that bound one of them to another event still fails this one.
+   */
+  private async checkConferences(tenant: string, repo: TelemetryRepository, records: readonly NewTelemetryRecord[]): Promise<void> {
+    const claimed = new Map<string, string>();
     for (const r of records) {
-      const seen = byConference.get(r.conferenceId);
+      const seen = claimed.get(r.conferenceId);
       if (seen && seen !== r.eventId) throw conferenceConflict(r.conferenceId);
-      byConference.set(r.conferenceId, r.eventId);
+      claimed.set(r.conferenceId, r.eventId);
     }
-    for (const [conferenceId, eventId] of byConference) {
-      const bound = await repo.eventOfConference(conferenceId);
-      if (bound && bound !== eventId) throw conferenceConflict(conferenceId);
+    const unknown = [...claimed.keys()].filter((c) => !this.bindings.get(scoped(tenant, c)));
+    const stored = unknown.length ? await repo.boundEvents(unknown) : new Map<string, string>();
+    for (const [c, e] of stored) this.bindings.set(scoped(tenant, c), e);
+    for (const [c, eventId] of claimed) {
+      const bound = this.bindings.get(scoped(tenant, c));
+      if (bound && bound !== eventId) throw conferenceConflict(c);
     }
-    for (const eventId of new Set(byConference.values())) {
-      if (!(await repo.eventExists(eventId))) throw new AppError('event_not_found', `No event ${eventId} in this tenant`);
+    await this.checkEvents(tenant, repo, new Set(claimed.values()));
+    const unbound = new Map(unknown.filter((c) => !stored.has(c)).map((c) => [c, claimed.get(c)!]));
+    if (!unbound.size) return;
+    for (const [c, eventId] of await repo.bindConferences(unbound)) {
+      this.bindings.set(scoped(tenant, c), eventId);
+      if (eventId !== claimed.get(c)) throw conferenceConflict(c);
     }
+  }
+
+  private async checkEvents(tenant: string, repo: TelemetryRepository, eventIds: Set<string>): Promise<void> {
+    const unknown = [...eventIds].filter((e) => !this.events.get(scoped(tenant, e)));
+    const found = await Promise.all(unknown.map((e) => repo.eventExists(e)));
+    unknown.forEach((eventId, i) => {
+      if (!found[i]) throw new AppError('event_not_found', `No event ${eventId} in this tenant`);
+      this.events.set(scoped(tenant, eventId), true);
+    });
   }
 }
 

@@ -1,4 +1,8 @@
 import type { Redis } from 'ioredis';
+import { PUSH_ENVELOPES } from './scripts.js';
+
+/** Most values per script call (Lua's unpack has a stack limit). */
+const CHUNK = 1000;
 
 interface Batch {
   values: string[];
@@ -7,8 +11,8 @@ interface Batch {
 
 /**
  * Coalesces envelopes bound for the same Redis list: whatever is sent before the current microtask
- * queue drains goes out as one `LPUSH key v1 v2 ...` with its `PEXPIRE` in one MULTI, instead of a
- * transaction per envelope. Flushing on a microtask (not setImmediate) keeps a lone envelope's latency
+ * queue drains goes out as one `LPUSH key v1 v2 ...` with its `PEXPIRE` in one script call, instead
+ * of a transaction per envelope. Flushing on a microtask (not setImmediate) keeps a lone envelope's latency
  * unchanged. LPUSH of several values keeps their order for the reader's right-hand pops (FIFO).
  */
 export class EnvelopeOutbox {
@@ -40,15 +44,18 @@ export class EnvelopeOutbox {
     const batches = this.batches;
     this.batches = new Map();
     const writes = [...batches].map(([key, b]) =>
-      this.redis.multi().lpush(key, ...b.values).pexpire(key, this.ttlMs).exec().then(
-        (res) => {
-          const failed = res?.find(([err]) => err)?.[0];
-          for (const w of b.waiters) failed ? w.reject(failed) : w.resolve();
-        },
+      this.write(key, b.values).then(
+        () => b.waiters.forEach((w) => w.resolve()),
         (err) => b.waiters.forEach((w) => w.reject(err)),
       ),
     );
     this.flushing = Promise.all([this.flushing, ...writes]).then(() => undefined);
     return this.flushing;
+  }
+
+  private async write(key: string, values: string[]): Promise<void> {
+    for (let i = 0; i < values.length; i += CHUNK) {
+      await PUSH_ENVELOPES.run(this.redis, [key], [this.ttlMs, ...values.slice(i, i + CHUNK)]);
+    }
   }
 }

@@ -78,6 +78,15 @@ return 1
 `);
 
 /**
+ * Appends envelopes to a node's list and refreshes the list's TTL, in one command: the values in order
+ * at the head (LPUSH), read from the tail. KEYS: list. ARGV: ttlMs, value...
+ */
+export const PUSH_ENVELOPES = new LuaScript(`
+redis.call('LPUSH', KEYS[1], unpack(ARGV, 2))
+return redis.call('PEXPIRE', KEYS[1], ARGV[1])
+`);
+
+/**
  * Membership on Redis server time (no clock agreement needed between nodes): drops expired nodes,
  * then joins (heartbeat), leaves or just reads. KEYS: nodes. ARGV: node, ttlMs, mode(join|leave|peek).
  */

@@ -2,6 +2,7 @@ import type { TenantDb } from '../mongo.js';
 import { TENANT_MODEL_NAMES } from '../tenant-models.js';
 import { BUILTIN_ROLES } from '../../auth/permissions.js';
 import { defaultSettings, DEFAULT_PERIPHERAL_TYPES } from '../../core/tenant-defaults.js';
+import { isDuplicateKeyOnly } from '../repositories/duplicate-keys.js';
 
 export interface Migration {
   version: number;
@@ -49,6 +50,11 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.models.Settings.updateOne({ _id }, { $setOnInsert: defaults }, { upsert: true });
     },
   },
+  {
+    version: 5,
+    name: 'conference-bindings',
+    up: backfillConferenceBindings,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -56,4 +62,32 @@ export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 function ignoreExists(e: { codeName?: string; code?: number }) {
   if (e?.codeName === 'NamespaceExists' || e?.code === 48) return;
   throw e;
+}
+
+/**
+ * Binds every conference that has stored telemetry to the event its records name (first record
+ * read wins; the ingest never let a conference name two events), for tenants whose telemetry
+ * predates the conference_bindings collection. Streams the records; bindings present are kept.
+ */
+async function backfillConferenceBindings(db: TenantDb): Promise<void> {
+  await db.models.ConferenceBinding.createCollection().catch(ignoreExists);
+  const seen = new Set<string>();
+  let batch: { _id: string; eventId: unknown; createdAt: Date }[] = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    const docs = batch;
+    batch = [];
+    await db.models.ConferenceBinding.collection.insertMany(docs as never[], { ordered: false }).catch((e) => {
+      if (!isDuplicateKeyOnly(e)) throw e;
+    });
+  };
+  const cursor = db.models.TelemetryRecord.collection.find({}, { projection: { conferenceId: 1, eventId: 1, _id: 0 } });
+  for await (const r of cursor) {
+    const conferenceId = String(r.conferenceId);
+    if (seen.has(conferenceId)) continue;
+    seen.add(conferenceId);
+    batch.push({ _id: conferenceId, eventId: r.eventId, createdAt: new Date() });
+    if (batch.length >= 500) await flush();
+  }
+  await flush();
 }

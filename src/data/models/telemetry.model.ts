@@ -1,8 +1,15 @@
 import { Schema, type InferSchemaType } from 'mongoose';
 
-/** One raw telemetry message from the video conferencing system; (conferenceId, sequence) is unique. */
+/**
+ * One raw telemetry message from the video conferencing system. Its `_id` is the natural key
+ * `${conferenceId}:${sequence}` (telemetryRecordId), so storing once is a plain insert whose
+ * duplicate-key refusal means "replay": the `_id` index is the one every MongoDB-wire server resolves
+ * without a scan. The unique (conferenceId, sequence) index says the same thing and serves the
+ * per-conference reads in sequence order.
+ */
 export const TelemetryRecordSchema = new Schema(
   {
+    _id: { type: String, required: true },
     conferenceId: { type: String, required: true },
     sequence: { type: Number, required: true },
     eventId: { type: Schema.Types.ObjectId, required: true },
@@ -14,6 +21,18 @@ export const TelemetryRecordSchema = new Schema(
 );
 TelemetryRecordSchema.index({ conferenceId: 1, sequence: 1 }, { unique: true });
 TelemetryRecordSchema.index({ eventId: 1 });
+
+/**
+ * Which event a conference belongs to, written once by the first batch that names the conference
+ * (`_id` is the conferenceId, so the insert itself settles a race) and never changed.
+ */
+export const ConferenceBindingSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    eventId: { type: Schema.Types.ObjectId, required: true },
+  },
+  { timestamps: { createdAt: true, updatedAt: false } },
+);
 
 /** The ledger: one participant's presence in a completed consultation. */
 export const ParticipantLogSchema = new Schema(
@@ -32,4 +51,5 @@ export const ParticipantLogSchema = new Schema(
 ParticipantLogSchema.index({ eventId: 1, participantKey: 1, joinedAt: 1 }, { unique: true });
 
 export type TelemetryRecordDoc = InferSchemaType<typeof TelemetryRecordSchema>;
+export type ConferenceBindingDoc = InferSchemaType<typeof ConferenceBindingSchema>;
 export type ParticipantLogDoc = InferSchemaType<typeof ParticipantLogSchema>;

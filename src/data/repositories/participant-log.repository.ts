@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { ParticipantLogDoc } from '../models/telemetry.model.js';
+import { isDuplicateKeyOnly } from './duplicate-keys.js';
 
 export type ParticipantLogRecord = ParticipantLogDoc & { _id: Types.ObjectId };
 
@@ -37,7 +38,7 @@ export class ParticipantLogRepository {
       try {
         await this.db.models.ParticipantLog.insertMany(docs, { ordered: false });
       } catch (e) {
-        if (!isDuplicateOnly(e)) throw e;
+        if (!isDuplicateKeyOnly(e)) throw e;
         inserted = 0;
       }
     }
@@ -53,11 +54,3 @@ export class ParticipantLogRepository {
 }
 
 const keyOf = (r: { participantKey: string; joinedAt: Date }) => `${r.participantKey}@${r.joinedAt.getTime()}`;
-
-/** True when an unordered insert failed only on duplicate keys (a concurrent run wrote those rows). */
-function isDuplicateOnly(e: unknown): boolean {
-  type WriteError = { code?: number; err?: { code?: number } };
-  const errors = (e as { writeErrors?: WriteError[] | WriteError }).writeErrors;
-  const list = Array.isArray(errors) ? errors : errors ? [errors] : [];
-  return list.length ? list.every((w) => (w.code ?? w.err?.code) === 11000) : (e as { code?: number }).code === 11000;
-}

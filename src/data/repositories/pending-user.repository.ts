@@ -1,4 +1,5 @@
 import type { TenantDb } from '../mongo.js';
+import { duplicateIndexes } from './duplicate-keys.js';
 
 export interface PendingUserRow {
   username: string;
@@ -69,13 +70,4 @@ export class PendingUserRepository {
 /** The stored fields of a row, normalised as the schema would (writes here go through the driver). */
 function fields(r: PendingUserRow, importId: string) {
   return { username: r.username, displayName: r.displayName, role: r.role, importId, rowNumber: r.rowNumber, ...(r.email ? { email: r.email.trim().toLowerCase() } : {}) };
-}
-
-/** Indexes of an unordered insertMany that failed only on duplicate keys; undefined for any other failure. */
-function duplicateIndexes(e: unknown): number[] | undefined {
-  const err = e as { code?: number; writeErrors?: { index: number; code?: number; err?: { code?: number } }[] };
-  const list = err.writeErrors ?? [];
-  if (!list.length) return undefined;
-  const codes = list.map((w) => w.code ?? w.err?.code);
-  return codes.every((c) => c === 11000) ? list.map((w) => w.index) : undefined;
 }

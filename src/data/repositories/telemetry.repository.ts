@@ -1,8 +1,9 @@
 import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { TelemetryRecordDoc } from '../models/telemetry.model.js';
+import { duplicateIndexes } from './duplicate-keys.js';
 
-export type TelemetryRecord = TelemetryRecordDoc & { _id: Types.ObjectId };
+export type TelemetryRecord = TelemetryRecordDoc & { _id: string };
 
 export interface NewTelemetryRecord {
   conferenceId: string;
@@ -21,58 +22,86 @@ export interface EventFlags {
 }
 
 /**
- * Raw telemetry of one tenant, stored once per (conferenceId, sequence), and the event facts the
- * ingest and completion need (existence, flags).
+ * A record's `_id`: its natural key. A sequence is an integer, so splitting at the last `:` gives the
+ * pair back even when the conference id itself contains `:`; distinct pairs never share an id.
+ */
+export const telemetryRecordId = (conferenceId: string, sequence: number): string => `${conferenceId}:${sequence}`;
+
+/**
+ * Raw telemetry of one tenant, stored once per (conferenceId, sequence), the conference -> event
+ * bindings, and the event facts the ingest and completion need (existence, flags).
  */
 export class TelemetryRepository {
   constructor(private readonly db: TenantDb) {}
 
   /**
-   * Inserts the records that are new; a (conferenceId, sequence) already stored is left untouched,
-   * so a replay changes nothing. One read of the keys present, then one unordered insert of the rest
-   * (cheaper than per-row upserts on MongoDB-wire servers); the unique index settles concurrent inserts.
+   * Inserts every record with its natural key as `_id` in one unordered insert straight through the
+   * driver; the ones the unique index refuses are already stored (a replay, or a concurrent insert
+   * of the same message) and are left untouched: first write wins. No read first: on MongoDB-wire
+   * servers that do not use secondary indexes a lookup by (conferenceId, sequence) scans the
+   * collection, and a fresh batch, the common case, has nothing to find. Returns the positions of
+   * the records that were duplicates; any other write error fails the call.
    */
-  async storeOnce(records: readonly NewTelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
-    if (!records.length) return { stored: 0, duplicates: 0 };
-    const present = await this.presentKeys(records);
-    const fresh = new Map<string, NewTelemetryRecord>();
-    for (const r of records) if (!present.has(keyOf(r))) fresh.set(keyOf(r), r);
-    const docs = [...fresh.values()].map((r) => ({ ...r, eventId: new Types.ObjectId(r.eventId) }));
-    let stored = docs.length;
-    if (docs.length) {
-      try {
-        await this.db.models.TelemetryRecord.insertMany(docs, { ordered: false });
-      } catch (e) {
-        const dup = duplicateCount(e);
-        if (dup === null) throw e;
-        stored -= dup;
-      }
+  async insertNew(records: readonly NewTelemetryRecord[]): Promise<Set<number>> {
+    if (!records.length) return new Set();
+    const createdAt = new Date();
+    const docs = records.map((r) => ({ _id: telemetryRecordId(r.conferenceId, r.sequence), ...r, eventId: new Types.ObjectId(r.eventId), createdAt }));
+    try {
+      await this.db.models.TelemetryRecord.collection.insertMany(docs as never[], { ordered: false });
+      return new Set();
+    } catch (e) {
+      const dup = duplicateIndexes(e);
+      if (!dup) throw e;
+      return new Set(dup);
     }
-    return { stored, duplicates: records.length - stored };
   }
 
-  private async presentKeys(records: readonly NewTelemetryRecord[]): Promise<Set<string>> {
-    const conferences = [...new Set(records.map((r) => r.conferenceId))];
-    const sequences = [...new Set(records.map((r) => r.sequence))];
-    const rows = await this.db.models.TelemetryRecord.find({ conferenceId: { $in: conferences }, sequence: { $in: sequences } }, { conferenceId: 1, sequence: 1, _id: 0 })
-      .lean<{ conferenceId: string; sequence: number }[]>()
-      .exec();
-    return new Set(rows.map(keyOf));
+  async storeOnce(records: readonly NewTelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
+    const duplicates = (await this.insertNew(records)).size;
+    return { stored: records.length - duplicates, duplicates };
   }
 
+  /** A conference's records in sequence order (the (conferenceId, sequence) index on MongoDB). */
   listForConference(conferenceId: string): Promise<TelemetryRecord[]> {
     return this.db.models.TelemetryRecord.find({ conferenceId }).sort({ sequence: 1 }).lean<TelemetryRecord[]>().exec();
   }
 
-  /** The event a conference belongs to, as first recorded (a conference never changes event). */
-  async eventOfConference(conferenceId: string): Promise<string | null> {
-    const r = await this.db.models.TelemetryRecord.findOne({ conferenceId }, { eventId: 1 }).lean<{ eventId: Types.ObjectId }>().exec();
-    return r ? r.eventId.toHexString() : null;
+  /** The event each of these conferences is bound to, for those that are bound (reads by `_id`). */
+  async boundEvents(conferenceIds: readonly string[]): Promise<Map<string, string>> {
+    const col = this.db.models.ConferenceBinding.collection;
+    const rows = await Promise.all(conferenceIds.map((id) => col.findOne({ _id: id as never }, { projection: { eventId: 1 } })));
+    const out = new Map<string, string>();
+    rows.forEach((r, i) => { if (r) out.set(conferenceIds[i]!, String(r.eventId)); });
+    return out;
+  }
+
+  /**
+   * Binds conferences to events, first writer wins (the `_id` is the conference id). Returns the
+   * event each conference is bound to afterwards: the one given, or the one a concurrent writer bound first.
+   */
+  async bindConferences(bindings: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+    const entries = [...bindings];
+    if (!entries.length) return new Map();
+    const createdAt = new Date();
+    const docs = entries.map(([conferenceId, eventId]) => ({ _id: conferenceId, eventId: new Types.ObjectId(eventId), createdAt }));
+    let refused: number[] = [];
+    try {
+      await this.db.models.ConferenceBinding.collection.insertMany(docs as never[], { ordered: false });
+    } catch (e) {
+      const dup = duplicateIndexes(e);
+      if (!dup) throw e;
+      refused = dup;
+    }
+    const out = new Map(entries);
+    const existing = await this.boundEvents(refused.map((i) => entries[i]![0]));
+    for (const [conferenceId, eventId] of existing) out.set(conferenceId, eventId);
+    return out;
   }
 
   async eventExists(eventId: string): Promise<boolean> {
     if (!Types.ObjectId.isValid(eventId)) return false;
-    return Boolean(await this.db.models.Event.exists({ _id: new Types.ObjectId(eventId) }));
+    const found = await this.db.models.Event.collection.findOne({ _id: new Types.ObjectId(eventId) }, { projection: { _id: 1 } });
+    return found !== null;
   }
 
   /** Sets the given flags to true; never clears one. */
@@ -81,15 +110,4 @@ export class TelemetryRepository {
     if (!Object.keys($set).length) return;
     await this.db.models.Event.updateOne({ _id: new Types.ObjectId(eventId) }, { $set }).exec();
   }
-}
-
-const keyOf = (r: { conferenceId: string; sequence: number }) => `${r.conferenceId}#${r.sequence}`;
-
-/** Number of duplicate-key rejections of an unordered insert, or null when the error is something else. */
-function duplicateCount(e: unknown): number | null {
-  type WriteError = { code?: number; err?: { code?: number } };
-  const errors = (e as { writeErrors?: WriteError[] | WriteError }).writeErrors;
-  const list = Array.isArray(errors) ? errors : errors ? [errors] : [];
-  if (!list.length) return (e as { code?: number }).code === 11000 ? 1 : null;
-  return list.every((w) => (w.code ?? w.err?.code) === 11000) ? list.length : null;
 }

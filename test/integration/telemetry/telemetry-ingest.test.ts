@@ -9,6 +9,7 @@ import { ParticipantLogRepository } from '../../../src/data/repositories/partici
 import { TelemetryClient, TelemetryCallError, conferenceScript } from '../../../src/vcs/telemetry.client.js';
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
 import { rooms } from '../../../src/hub/rooms.js';
+import { migrateTenant } from '../../../src/data/migrations/migrator.js';
 
 async function newEvent(node: TestNode, tenant: string) {
   const repo = new EventRepository(node.infra.mongo.tenantDb(tenant));
@@ -140,6 +141,41 @@ describe('gRPC telemetry ingest and completion', () => {
     const client = new TelemetryClient(address, 'other', otherKey);
     const err = await client.sendBatch(conferenceScript({ conferenceId: 'y1', eventId: acmeEvent._id.toHexString(), participants: [] })).catch((e) => e);
     expect(err).toMatchObject({ status: grpc.status.NOT_FOUND, code: 'event_not_found' });
+    client.close();
+  });
+
+  it('refuses a conference that names another event than the one it was first sent with, storing nothing', async () => {
+    const [first, second] = [await newEvent(node, 'acme'), await newEvent(node, 'acme')];
+    const client = new TelemetryClient(address, 'acme', acmeKey);
+    const script = (eventId: string) => conferenceScript({ conferenceId: `bound-${first._id}`, eventId, participants: [{ key: 'a', name: 'A' }] });
+    expect((await client.sendBatch(script(first._id.toHexString()).slice(0, 1))).stored).toBe(1);
+    const err = await client.sendBatch(script(second._id.toHexString()).slice(1)).catch((e) => e);
+    expect(err).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'validation_failed' });
+    expect(await node.infra.mongo.tenantDb('acme').models.TelemetryRecord.countDocuments({ conferenceId: `bound-${first._id}` })).toBe(1);
+    client.close();
+  });
+
+  it('binds conferences stored before bindings existed when the tenant is migrated, so they keep their event', async () => {
+    await node.services.tenants.create({ name: 'legacy' });
+    const key = await node.services.telemetry.issueKey('legacy');
+    const db = node.infra.mongo.tenantDb('legacy');
+    const [event, other] = [await newEvent(node, 'legacy'), await newEvent(node, 'legacy')];
+    // What a tenant at schema version 4 holds: records with ObjectId ids and no binding collection.
+    await db.conn.collection('_migrations').deleteOne({ _id: 5 as never });
+    await db.models.ConferenceBinding.collection.drop();
+    await db.models.TelemetryRecord.collection.insertMany([1, 2].map((sequence) => ({
+      _id: new Types.ObjectId(), conferenceId: 'old-conf', sequence, eventId: event._id, type: 'participant_joined',
+      occurredAt: new Date(), payload: { participantKey: `p${sequence}` }, createdAt: new Date(),
+    })) as never[]);
+    expect((await migrateTenant(db, { displayName: 'Legacy' })).applied).toEqual(['5:conference-bindings']);
+    expect(await db.models.ConferenceBinding.collection.findOne({ _id: 'old-conf' as never })).toMatchObject({ eventId: event._id });
+
+    const client = new TelemetryClient(address, 'legacy', key);
+    const replay = conferenceScript({ conferenceId: 'old-conf', eventId: event._id.toHexString(), participants: [{ key: 'p1', name: 'P' }] });
+    expect(await client.sendBatch(replay.slice(0, 1))).toMatchObject({ stored: 0, duplicates: 1 });
+    const err = await client.sendBatch(conferenceScript({ conferenceId: 'old-conf', eventId: other._id.toHexString(), participants: [] })).catch((e) => e);
+    expect(err).toMatchObject({ code: 'validation_failed' });
+    expect(await db.models.TelemetryRecord.countDocuments({ conferenceId: 'old-conf' })).toBe(2);
     client.close();
   });
 
