@@ -5,6 +5,7 @@ import { addressKey } from './placement.js';
 import type { SnapshotStore, TimerEntry, TurnReply, WriterLease } from './snapshot-store.js';
 import { errorFromWire } from './transport.js';
 import { TurnContext, type TurnServices } from './turn-context.js';
+import type { FirstDelivery } from './ask-loop.js';
 import type { ActorAddress, ActorBehavior, HubPublisher } from './types.js';
 
 /** A message waiting in a mailbox, with the caller's continuation. */
@@ -13,6 +14,8 @@ export interface Envelope {
   dedupeId?: string;
   /** Set for timer turns: the timer's name. */
   timer?: string;
+  /** The ask's first, in-process delivery of a minted id: no reply to look up; none to remember while awaited. */
+  first?: FirstDelivery;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -150,7 +153,7 @@ export class Activation {
   private async turn(env: Envelope): Promise<unknown> {
     const started = performance.now();
     if (env.timer && !this.timers.has(env.timer)) return undefined;
-    const replay = env.dedupeId ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId).catch(unavailable) : undefined;
+    const replay = env.dedupeId && !env.first ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId).catch(unavailable) : undefined;
     if (replay) {
       this.host.observe('dedupe', this);
       return unwrap(replay);
@@ -165,9 +168,11 @@ export class Activation {
     }
     const changed = !!env.timer || this.serialize() !== before;
     const mode = ctx.forget ? 'del' : changed ? 'set' : 'none';
-    if (mode !== 'none' || env.dedupeId) {
+    // A reply is remembered only for a delivery that may be repeated: not one whose asker takes it now.
+    const dedupeId = env.first?.awaited() ? undefined : env.dedupeId;
+    if (mode !== 'none' || dedupeId) {
       const snapshot = mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
-      const saved = await this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId: env.dedupeId, reply }).catch((e) => {
+      const saved = await this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId, reply }).catch((e) => {
         // Unknown whether Redis applied it: drop this activation so the next turn reloads the snapshot.
         this.host.deactivate(this, 'error');
         return unavailable(e);

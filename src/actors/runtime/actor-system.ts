@@ -7,7 +7,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
-import { askWithRetry, type AskRoute } from './ask-loop.js';
+import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import { RedisHubPublisher } from './hub-publisher.js';
 import { Membership } from './membership.js';
@@ -93,7 +93,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       nodeId,
       attemptMs: Math.max(300, config.leaseMs),
       resolveOwner: (shard) => this.resolveOwner(shard),
-      deliverLocal: (to, msg, dedupeId) => this.deliver(to, msg, dedupeId),
+      deliverLocal: (to, msg, dedupeId, first) => this.deliver(to, msg, dedupeId, first),
       request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
       unroute: (shard) => this.owners.forget(shard),
       routed: (route) => this.metrics.routed.inc({ route }),
@@ -135,6 +135,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       shard: shardOf(address, this.deps.config.shards),
       msg,
       dedupeId: opts.dedupeId ?? randomUUID(),
+      minted: opts.dedupeId === undefined,
       deadline: Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
     };
     return (await askWithRetry(this.route, plan)) as R;
@@ -162,7 +163,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   /** Runs a message on this node, claiming the shard if it is vacant and this node is its rendezvous owner. */
-  private async deliver(to: ActorAddress, msg: unknown, dedupeId?: string): Promise<unknown> {
+  private async deliver(to: ActorAddress, msg: unknown, dedupeId?: string, first?: FirstDelivery): Promise<unknown> {
     const behavior = this.behaviors.get(to.kind);
     if (!behavior || this.stopping) throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
     const shard = shardOf(to, this.deps.config.shards);
@@ -171,7 +172,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard));
     if (!lease) throw new AppError('not_owner', 'the shard is owned by another node');
     return new Promise((resolve, reject) => {
-      const env = { msg, dedupeId, resolve, reject };
+      const env: Envelope = { msg, dedupeId, first, resolve, reject };
       if (lease.handingOff) this.buffers.get(shard)?.push({ address: to, env }) ?? reject(new AppError('not_owner', 'shard moved'));
       else this.activation(to, behavior, lease).enqueue(env);
     });

@@ -9,11 +9,21 @@ export interface AskRoute {
   /** Budget of one remote attempt: a dead owner is given up on after this. */
   attemptMs: number;
   resolveOwner(shard: number): Promise<string>;
-  deliverLocal(to: ActorAddress, msg: unknown, dedupeId: string): Promise<unknown>;
+  deliverLocal(to: ActorAddress, msg: unknown, dedupeId: string, first?: FirstDelivery): Promise<unknown>;
   request(node: string, body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number }, timeoutMs: number): Promise<unknown>;
   routed(route: 'local' | 'remote'): void;
   /** Forgets the remembered owner of `shard` (an attempt there failed). */
   unroute(shard: number): void;
+}
+
+/**
+ * Marks the first delivery of an ask whose de-duplication id the ask minted itself, made in process:
+ * nothing can be remembered under that id yet, and while `awaited()` the reply goes straight back to
+ * the asker, who then never sends the id again. Any later delivery (a retry, a forward after handoff)
+ * goes without it and takes the full de-duplication path.
+ */
+export interface FirstDelivery {
+  awaited(): boolean;
 }
 
 export interface AskPlan {
@@ -21,6 +31,8 @@ export interface AskPlan {
   shard: number;
   msg: unknown;
   dedupeId: string;
+  /** The ask minted `dedupeId` (no caller-given id, so no earlier delivery of it can exist). */
+  minted: boolean;
   /** Date.now() after which the ask fails with the last error (or `timeout`). */
   deadline: number;
 }
@@ -38,7 +50,11 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
       const owner = await route.resolveOwner(plan.shard);
       const local = owner === route.nodeId;
       route.routed(local ? 'local' : 'remote');
-      if (local) return await withTimeout(route.deliverLocal(plan.to, plan.msg, plan.dedupeId), remaining);
+      if (local) {
+        let waiting = true;
+        const first = plan.minted && attempt === 1 ? { awaited: () => waiting } : undefined;
+        return await withTimeout(route.deliverLocal(plan.to, plan.msg, plan.dedupeId, first), remaining, () => (waiting = false));
+      }
       return await route.request(owner, { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt }, Math.min(remaining, route.attemptMs));
     } catch (e) {
       if (!RETRYABLE.has((e as AppError).code)) throw e;
@@ -51,10 +67,13 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+function withTimeout<T>(p: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AppError('timeout', 'actor did not answer in time')), ms);
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new AppError('timeout', 'actor did not answer in time'));
+    }, ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

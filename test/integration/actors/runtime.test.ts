@@ -10,6 +10,7 @@ describe('actor runtime on one node', () => {
   const env = clusterEnv({ ACTOR_IDLE_MS: '400' });
   const pushes: { rooms: string | string[]; event: string; payload: any }[] = [];
   const publisher: HubPublisher = { emit: (rooms, event, payload) => pushes.push({ rooms, event, payload }) };
+  const gates = new Map<number, Promise<void>>();
   let inTurn = 0;
   let maxInTurn = 0;
   const records = new Map<string, { v: string; actorEpoch: number }>();
@@ -22,6 +23,7 @@ describe('actor runtime on one node', () => {
       counterBehavior({
         onTurnStart: () => (maxInTurn = Math.max(maxInTurn, ++inTurn)),
         onTurnEnd: () => inTurn--,
+        slow: (seq) => gates.get(seq) ?? new Promise((r) => setTimeout(r, 5)),
         record: async (epoch, v) => {
           const coll = a.node.infra.mongo.conn.db!.collection<{ _id: string; v: string; actorEpoch: number }>('actor_fence_test');
           const r = await coll.updateOne({ _id: 'doc', ...epochFilter(epoch) }, { $set: { v, ...epochStamp(epoch) } });
@@ -119,6 +121,26 @@ describe('actor runtime on one node', () => {
     expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(1);
     const hits = await a.system.metrics.dedupeHits.get();
     expect(hits.values.reduce((n, v) => n + v.value, 0)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('remembers no reply for an ask answered in process, and remembers one whose asker gave up while it waited', async () => {
+    const dedupeKeys = async (id: string) => (await a.node.infra.redis.keys(`${env.REDIS_PREFIX}*dedupe:*${id}*`)).length;
+    const to = addr('direct');
+    await a.system.ask(to, { op: 'inc' });
+    await a.system.ask(to, { op: 'get' });
+    expect(await dedupeKeys('direct')).toBe(0);
+
+    const held = addr('abandoned');
+    let release!: () => void;
+    gates.set(1001, new Promise<void>((r) => (release = r)));
+    const slow = a.system.ask<Reply>(held, { op: 'slow', seq: 1001 });
+    const gaveUp = a.system.ask(held, { op: 'inc', seq: 7 }, { timeoutMs: 100 });
+    await expect(gaveUp).rejects.toMatchObject({ code: 'timeout' });
+    release();
+    await slow;
+    const after = await a.system.ask<Reply>(held, { op: 'get' });
+    expect(after).toMatchObject({ count: 1, log: [1001, 7] });
+    expect(await dedupeKeys('abandoned')).toBe(1);
   });
 
   it('fences durable writes made on the actor\'s behalf by epoch', async () => {
