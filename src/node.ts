@@ -59,7 +59,7 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
       });
     }
   } catch (e) {
-    await stopAll(started, server, infra);
+    await stopAll(started, server, infra, services);
     throw e;
   }
 
@@ -69,11 +69,11 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
   let stopping: Promise<void> | undefined;
   return {
     config, infra, services, server, url, roles: started,
-    stop: () => (stopping ??= stopAll(started, server, infra)),
+    stop: () => (stopping ??= stopAll(started, server, infra, services)),
   };
 }
 
-async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | undefined, infra: Infra): Promise<void> {
+async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | undefined, infra: Infra, services: Services): Promise<void> {
   const closing = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
   server?.closeIdleConnections();
   for (const role of [...started.keys()].reverse()) {
@@ -85,5 +85,7 @@ async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | unde
   }
   server?.closeAllConnections();
   await closing;
+  // Coalesced lastSeenAt updates of the sockets the hub just closed, before MongoDB goes.
+  await services.presence.flushLastSeen();
   await closeInfra(infra);
 }

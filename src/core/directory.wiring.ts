@@ -44,7 +44,7 @@ function tenantRepos(infra: Infra) {
 export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoConferencing | undefined } = {}) {
   const r = tenantRepos(infra);
   const lastSeen: LastSeenStore = {
-    touchLastSeen: (tenant, id, at) => r.users(tenant).touchLastSeen(id, at),
+    touchLastSeenMany: (tenant, entries) => r.users(tenant).touchLastSeenMany(entries),
     lastSeenAt: async (tenant, id) => (await r.users(tenant).findById(id))?.lastSeenAt,
   };
   const presence = new PresenceService({ redis: infra.redis, keys: infra.keys, lastSeen, logger: infra.logger });

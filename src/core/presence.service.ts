@@ -3,10 +3,10 @@ import type { Redis } from 'ioredis';
 import type { RedisKeys } from '../data/redis-keys.js';
 import type { Logger } from '../observability/logger.js';
 import { isObjectIdString } from './object-id.js';
+import { LastSeenWriter, type LastSeenSink } from './last-seen-writer.js';
 
 /** What presence needs from the user store: lastSeenAt lives on the User document (MongoDB). */
-export interface LastSeenStore {
-  touchLastSeen(tenant: string, userId: Types.ObjectId, at: Date): Promise<void>;
+export interface LastSeenStore extends LastSeenSink {
   lastSeenAt(tenant: string, userId: Types.ObjectId): Promise<Date | null | undefined>;
 }
 
@@ -17,6 +17,8 @@ export interface PresenceDeps {
   logger?: Logger;
   /** How long a node counts as alive after its last heartbeat. */
   nodeTtlMs?: number;
+  /** How often coalesced lastSeenAt updates are written (default 1 s). */
+  lastSeenFlushMs?: number;
 }
 
 export interface PresenceChange {
@@ -46,28 +48,44 @@ const SEP = '|';
  */
 export class PresenceService {
   private readonly ttlMs: number;
+  private readonly lastSeenWriter: LastSeenWriter;
 
   constructor(private readonly deps: PresenceDeps) {
     this.ttlMs = deps.nodeTtlMs ?? 30_000;
+    this.lastSeenWriter = new LastSeenWriter(deps.lastSeen, { intervalMs: deps.lastSeenFlushMs ?? 1000, logger: deps.logger });
   }
 
-  /** Records a socket of a user on a node; true when the user just came online. */
+  /**
+   * Records a socket of a user on a node; true when the user just came online. The commands go out in
+   * this order in one auto-pipelined round trip (the node's index before the user's set, so a crash leaves nothing the
+   * sweep cannot find); lastSeenAt is written shortly after (LastSeenWriter).
+   */
   async connected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean> {
     const { redis, keys } = this.deps;
-    await redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs, 'NX');
-    await redis.multi().sadd(keys.presenceNodeIndex, nodeId).sadd(keys.presenceNodeConnections(nodeId), [tenant, userId, socketId].join(SEP)).exec();
-    const first = (await redis.eval(ADD, 1, keys.presence(tenant, userId), nodeId + SEP + socketId)) === 1;
-    await this.touch(tenant, userId);
-    return first;
+    const [, , , added] = await Promise.all([
+      redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs, 'NX'),
+      redis.sadd(keys.presenceNodeIndex, nodeId),
+      redis.sadd(keys.presenceNodeConnections(nodeId), [tenant, userId, socketId].join(SEP)),
+      redis.eval(ADD, 1, keys.presence(tenant, userId), nodeId + SEP + socketId),
+    ]);
+    this.lastSeenWriter.note(tenant, userId);
+    return added === 1;
   }
 
   /** Removes a socket of a user; true when it was the user's last connection anywhere. */
   async disconnected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean> {
     const { redis, keys } = this.deps;
-    await redis.srem(keys.presenceNodeConnections(nodeId), [tenant, userId, socketId].join(SEP));
-    const last = (await redis.eval(REMOVE, 1, keys.presence(tenant, userId), nodeId + SEP + socketId)) === 1;
-    await this.touch(tenant, userId);
-    return last;
+    const [, removed] = await Promise.all([
+      redis.srem(keys.presenceNodeConnections(nodeId), [tenant, userId, socketId].join(SEP)),
+      redis.eval(REMOVE, 1, keys.presence(tenant, userId), nodeId + SEP + socketId),
+    ]);
+    this.lastSeenWriter.note(tenant, userId);
+    return removed === 1;
+  }
+
+  /** Writes the lastSeenAt updates noted so far (shutdown; tests that read lastSeenAt right away). */
+  flushLastSeen(): Promise<void> {
+    return this.lastSeenWriter.flush();
   }
 
   async isOnline(tenant: string, userId: string): Promise<boolean> {
@@ -127,21 +145,11 @@ export class PresenceService {
       const last = (await redis.eval(REMOVE, 1, keys.presence(tenant, userId), nodeId + SEP + socketId)) === 1;
       if (last) {
         changes.push({ tenant, userId });
-        await this.touch(tenant, userId);
+        this.lastSeenWriter.note(tenant, userId);
       }
     }
     if ((await redis.scard(setKey)) === 0) await redis.srem(keys.presenceNodeIndex, nodeId);
     this.deps.logger?.info({ component: 'presence', nodeId, wentOffline: changes.length }, 'swept dead node');
     return changes;
-  }
-
-  /** Guests and devices without a user document have no lastSeen; failures never break presence. */
-  private async touch(tenant: string, userId: string): Promise<void> {
-    if (!isObjectIdString(userId)) return;
-    try {
-      await this.deps.lastSeen.touchLastSeen(tenant, new Types.ObjectId(userId), new Date());
-    } catch (err) {
-      this.deps.logger?.warn({ component: 'presence', tenant, err: (err as Error).message }, 'lastSeen update failed');
-    }
   }
 }

@@ -24,6 +24,20 @@ export function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+const nameMatcher = (name: string) => new RegExp(escapeRegex(sortKeys(name).sortName));
+
+/**
+ * Whether `user` is among the users `filter` selects for a name/alphabet search (no id conditions):
+ * the same rule in memory, kept beside `filter` so the two cannot drift apart.
+ */
+export function matchesSearch(q: Pick<UserSearch, 'name' | 'initial'>, user: Pick<UserRecord, 'status' | 'sortName' | 'username' | 'initial'>): boolean {
+  if (user.status !== 'active') return false;
+  if (q.initial && user.initial !== q.initial) return false;
+  if (!q.name) return true;
+  const re = nameMatcher(q.name);
+  return re.test(user.sortName ?? '') || re.test(user.username ?? '');
+}
+
 /** Users of one tenant: the directory (contacts) and the subjects of presence. */
 export class UserRepository {
   constructor(private readonly db: TenantDb) {}
@@ -56,7 +70,7 @@ export class UserRepository {
   private filter(q: Omit<UserSearch, 'skip' | 'take' | 'sort'>): Record<string, unknown> {
     const f: Record<string, unknown> = { status: 'active' };
     if (q.name) {
-      const re = new RegExp(escapeRegex(sortKeys(q.name).sortName));
+      const re = nameMatcher(q.name);
       f.$or = [{ sortName: re }, { username: re }];
     }
     if (q.initial) f.initial = q.initial;
@@ -92,8 +106,15 @@ export class UserRepository {
     return this.User.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<UserRecord>().exec();
   }
 
-  /** Only moves lastSeenAt forward, so a late write from a slow node never rewinds it. */
-  async touchLastSeen(id: Types.ObjectId, at: Date): Promise<void> {
-    await this.User.updateOne({ _id: id, $or: [{ lastSeenAt: { $exists: false } }, { lastSeenAt: null }, { lastSeenAt: { $lt: at } }] }, { $set: { lastSeenAt: at } }).exec();
+  /** Only moves lastSeenAt forward, so a late write from a slow node never rewinds it. One unordered bulk write. */
+  async touchLastSeenMany(entries: readonly { userId: Types.ObjectId; at: Date }[]): Promise<void> {
+    if (!entries.length) return;
+    await this.User.bulkWrite(
+      entries.map(({ userId, at }) => ({
+        updateOne: { filter: { _id: userId, $or: [{ lastSeenAt: { $exists: false } }, { lastSeenAt: null }, { lastSeenAt: { $lt: at } }] }, update: { $set: { lastSeenAt: at } } },
+      })),
+      { ordered: false },
+    );
   }
+
 }

@@ -79,6 +79,7 @@ describe('notifications, peripherals and admin helpers', () => {
   describe('admin helpers', () => {
     it('reports last seen, online state and connectivity', async () => {
       await w.node.services.presence.connected(w.tenantA, w.a.pat.id, 'node-x', 'sock-1');
+      await w.node.services.presence.flushLastSeen();
       const byContact = await as(w, w.a.sam).get(`/api/admin/lastSeen/${w.a.pat.id}`);
       expect(byContact.status).toBe(200);
       expect(byContact.body).toMatchObject({ userId: w.a.pat.id, username: 'pat', online: true });

@@ -43,8 +43,9 @@ describe('presence across nodes (real Redis and MongoDB)', () => {
     expect(await p.onlineMany(tenant, [])).toEqual(new Set());
   });
 
-  it('records lastSeen on the user document', async () => {
+  it('records lastSeen on the user document once the coalesced updates are written', async () => {
     const p = node.services.presence;
+    await p.flushLastSeen();
     const before = await p.lastSeen(tenant, userId);
     expect(before).toBeInstanceOf(Date);
     const user = await node.infra.mongo.tenantDb(tenant).models.User.findById(userId).lean();
