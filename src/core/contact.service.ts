@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Types } from 'mongoose';
 import type { Principal } from '../auth/principal.js';
-import type { UserRecord, UserRepository, UserSearch } from '../data/repositories/user.repository.js';
+import { matchesSearch, type UserRecord, type UserRepository, type UserSearch } from '../data/repositories/user.repository.js';
 import type { FavouriteRepository } from '../data/repositories/favourite.repository.js';
 import type { CallRecordRepository } from '../data/repositories/call-record.repository.js';
 import type { EventRepository } from '../data/repositories/event.repository.js';
@@ -34,13 +34,15 @@ export interface ContactDeps {
 const HISTORY_CALLS = 200;
 const HISTORY_EVENTS = 100;
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
-/** How long a page's `total` may be reused (docs/decisions/111-contact-search-totals.md). */
+/** How long a page's `total` may be reused (docs/decisions/210-contact-search-totals.md). */
 export const TOTAL_REUSE_MS = 5000;
 
 /** Contacts directory: search, frequent contacts, favourites, own profile. */
 export class ContactService {
-  /** Recent totals of alphabetical searches, per tenant, caller and filter. */
+  /** Recent counts of alphabetical searches, per tenant and filter (every caller included). */
   private readonly totals = new TtlCache<string, number>({ ttlMs: TOTAL_REUSE_MS, maxEntries: 10_000 });
+  /** Callers' own records, to take them out of a shared count; as stale as the counts at most. */
+  private readonly callers = new TtlCache<string, UserRecord | null>({ ttlMs: TOTAL_REUSE_MS, maxEntries: 10_000 });
 
   constructor(private readonly deps: ContactDeps) {}
 
@@ -104,13 +106,30 @@ export class ContactService {
 
   private async alphabetical(p: Principal, paging: Paging, f: Pick<UserSearch, 'name' | 'initial'>): Promise<Page<ContactView>> {
     const repo = this.deps.users(p.tenant);
-    const q = { ...f, excludeId: oid(p.userId, 'user_not_found') };
-    const key = JSON.stringify([p.tenant, p.userId, f.name ?? '', f.initial ?? '']);
-    const recent = this.totals.get(key);
-    const [users, counted] = await Promise.all([repo.search({ ...q, ...paging }), recent ?? repo.count(q)]);
-    const total = pageTotal(paging, users.length, counted);
-    this.totals.set(key, total);
-    return { items: await this.views(p, users), total, ...paging };
+    const me = oid(p.userId, 'user_not_found');
+    const [users, counted] = await Promise.all([repo.search({ ...f, excludeId: me, ...paging }), this.othersTotal(p.tenant, me, f)]);
+    return { items: await this.views(p, users), total: pageTotal(paging, users.length, counted), ...paging };
+  }
+
+  /**
+   * How many contacts other than the caller match: one count per tenant and filter shared by every
+   * caller for TOTAL_REUSE_MS, less the caller when their own record matches (decision 210).
+   */
+  private async othersTotal(tenant: string, me: Types.ObjectId, f: Pick<UserSearch, 'name' | 'initial'>): Promise<number> {
+    const key = JSON.stringify([tenant, f.name ?? '', f.initial ?? '']);
+    const repo = this.deps.users(tenant);
+    const [all, caller] = await Promise.all([this.totals.get(key) ?? repo.count(f), this.callerRecord(tenant, me)]);
+    this.totals.set(key, all);
+    return Math.max(0, all - (caller && matchesSearch(f, caller) ? 1 : 0));
+  }
+
+  private async callerRecord(tenant: string, id: Types.ObjectId): Promise<UserRecord | null> {
+    const key = `${tenant} ${id}`;
+    const hit = this.callers.get(key);
+    if (hit !== undefined) return hit;
+    const user = await this.deps.users(tenant).findById(id);
+    this.callers.set(key, user);
+    return user;
   }
 
   private async favouritesFirst(p: Principal, paging: Paging, initial?: string): Promise<Page<ContactView>> {

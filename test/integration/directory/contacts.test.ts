@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { as, world, type World } from './fixtures.js';
+import { UserRepository, matchesSearch, type UserRecord } from '../../../src/data/repositories/user.repository.js';
 
 describe('contacts REST', () => {
   let w: World;
@@ -20,6 +21,23 @@ describe('contacts REST', () => {
     expect(all.body.total).toBe(5);
     expect(all.body.items.map((c: { id: string }) => c.id)).not.toContain(w.a.alice.id);
     await w.node.services.presence.disconnected(w.tenantA, w.a.bob.id, 'n1', 's1');
+  });
+
+  it('shares a search count between callers and leaves each caller out of their own total', async () => {
+    const alice = await as(w, w.a.alice).get('/api/contacts/get?take=1');
+    const bob = await as(w, w.a.bob).get('/api/contacts/get?take=1');
+    expect([alice.body.total, bob.body.total]).toEqual([5, 5]);
+    expect((await as(w, w.a.bob).get('/api/contacts/get?name=alice&take=1')).body.total).toBe(1);
+    expect((await as(w, w.a.alice).get('/api/contacts/get?name=alice&take=1')).body.total).toBe(0);
+  });
+
+  it('decides in memory whether a user matches a search exactly as the database does', async () => {
+    const db = w.node.infra.mongo.tenantDb(w.tenantA);
+    const repo = new UserRepository(db);
+    const users = await db.models.User.find().lean<UserRecord[]>().exec();
+    for (const q of [{}, { name: 'o' }, { name: 'ALI' }, { name: 'okafor' }, { initial: 'B' }, { name: 'a', initial: 'P' }, { name: 'zz' }]) {
+      expect(users.filter((u) => matchesSearch(q, u)).length).toBe(await repo.count(q));
+    }
   });
 
   it('caps take at the configured maximum and filters by alphabet', async () => {
