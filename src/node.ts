@@ -86,6 +86,6 @@ async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | unde
   server?.closeAllConnections();
   await closing;
   // Coalesced lastSeenAt updates of the sockets the hub just closed, before MongoDB goes.
-  await services.presence.flushLastSeen();
+  await services.presence.close();
   await closeInfra(infra);
 }

@@ -59,4 +59,14 @@ describe('LastSeenWriter', () => {
     await w.flush();
     expect(sink.writes.map((x) => x.entries[0]!.userId)).toEqual([u1, u2]);
   });
+
+  it('writes what is pending on close and takes no notes after it', async () => {
+    const sink = recordingSink();
+    const w = new LastSeenWriter(sink, { intervalMs: 60_000 });
+    w.note('a', u1, new Date(1));
+    await w.close();
+    w.note('a', u2, new Date(2));
+    await w.flush();
+    expect(sink.writes).toEqual([{ tenant: 'a', entries: [{ userId: u1, at: 1 }] }]);
+  });
 });

@@ -17,17 +17,24 @@ export class LastSeenWriter {
   private pending = new Map<string, Map<string, Date>>();
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly sink: LastSeenSink, private readonly opts: { intervalMs: number; logger?: Logger }) {}
 
   /** Notes that the user was seen at `at` (users without an id, such as guests, are ignored). */
   note(tenant: string, userId: string, at = new Date()): void {
-    if (!isObjectIdString(userId)) return;
+    if (this.closed || !isObjectIdString(userId)) return;
     let users = this.pending.get(tenant);
     if (!users) this.pending.set(tenant, (users = new Map()));
     const prev = users.get(userId);
     if (!prev || prev < at) users.set(userId, at);
     this.timer ??= setTimeout(() => void this.flush(), this.opts.intervalMs).unref();
+  }
+
+  /** Writes what was noted and takes no more notes (the node is stopping; MongoDB closes next). */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.flush();
   }
 
   /** Writes everything noted so far; resolves when it (and any earlier flush) is stored or logged as failed. */

@@ -83,9 +83,14 @@ export class PresenceService {
     return removed === 1;
   }
 
-  /** Writes the lastSeenAt updates noted so far (shutdown; tests that read lastSeenAt right away). */
+  /** Writes the lastSeenAt updates noted so far (tests that read lastSeenAt right away). */
   flushLastSeen(): Promise<void> {
     return this.lastSeenWriter.flush();
+  }
+
+  /** Shutdown, before MongoDB closes: writes the pending lastSeenAt updates and takes no more. */
+  close(): Promise<void> {
+    return this.lastSeenWriter.close();
   }
 
   async isOnline(tenant: string, userId: string): Promise<boolean> {

@@ -1,3 +1,4 @@
+import mongoose from 'mongoose';
 import { startNode, type NodeHandle } from '../../src/node.js';
 import { testConfig } from './env.js';
 import { client } from './http.js';
@@ -15,12 +16,16 @@ export async function startTestNode(env: Record<string, string> = {}): Promise<T
   return Object.assign(node, {
     http: client(node.url!),
     async destroy() {
+      const names = [...(await node.services.tenants.list().catch(() => [])).map((t) => node.infra.mongo.dbName(t.name)), config.mongo.catalogDb];
+      await node.stop();
+      // Dropped only once the node stopped (its last writes, e.g. lastSeenAt, are flushed on stop), from a
+      // connection of its own: a database dropped under a live writer is recreated, or upsets FerretDB.
+      const conn = await mongoose.createConnection(config.mongo.uri, { serverSelectionTimeoutMS: 5000 }).asPromise().catch(() => undefined);
+      if (!conn) return;
       try {
-        const tenants = await node.services.tenants.list().catch(() => []);
-        for (const t of tenants) await node.infra.mongo.dropTenantDb(t.name).catch(() => undefined);
-        await node.infra.mongo.conn.useDb(config.mongo.catalogDb).dropDatabase().catch(() => undefined);
+        for (const name of names) await conn.useDb(name).dropDatabase().catch(() => undefined);
       } finally {
-        await node.stop();
+        await conn.close();
       }
     },
   });
