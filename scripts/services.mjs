@@ -47,25 +47,30 @@ function redisPing(port) {
   });
 }
 
-/** The BSON document `{ hello: 1, $db: 'admin' }`, written by hand to keep this script dependency-free. */
-function helloDoc() {
-  const el = (type, name, value) => Buffer.concat([Buffer.from([type]), Buffer.from(`${name}\0`), value]);
+/** A BSON document of int32, boolean and string fields, written by hand to keep this script dependency-free. */
+function bsonDoc(fields) {
   const int32 = (n) => { const b = Buffer.alloc(4); b.writeInt32LE(n); return b; };
-  const body = Buffer.concat([el(0x10, 'hello', int32(1)), el(0x02, '$db', Buffer.concat([int32(6), Buffer.from('admin\0')])), Buffer.from([0])]);
+  const el = (type, name, value) => Buffer.concat([Buffer.from([type]), Buffer.from(`${name}\0`), value]);
+  const parts = Object.entries(fields).map(([k, v]) => {
+    if (typeof v === 'boolean') return el(0x08, k, Buffer.from([v ? 1 : 0]));
+    if (typeof v === 'number') return el(0x10, k, int32(v));
+    return el(0x02, k, Buffer.concat([int32(Buffer.byteLength(v) + 1), Buffer.from(`${v}\0`)]));
+  });
+  const body = Buffer.concat([...parts, Buffer.from([0])]);
   return Buffer.concat([int32(body.length + 4), body]);
 }
 
-/** Sends an OP_MSG hello and resolves true when an OP_MSG comes back: a MongoDB-protocol server listens. */
-function mongoPing(port) {
+/** Sends one OP_MSG command and resolves true when an OP_MSG reply comes back within `timeoutMs`. */
+function mongoCommand(port, fields, timeoutMs) {
   return new Promise((resolve) => {
-    const doc = helloDoc();
+    const doc = bsonDoc(fields);
     const header = Buffer.alloc(16);
     header.writeInt32LE(16 + 4 + 1 + doc.length, 0);
     header.writeInt32LE(1, 4);
     header.writeInt32LE(2013, 12);
     const s = net.connect({ port, host: '127.0.0.1' });
     let buf = Buffer.alloc(0);
-    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
+    s.setTimeout(timeoutMs, () => { s.destroy(); resolve(false); });
     s.once('error', () => resolve(false));
     s.once('connect', () => s.write(Buffer.concat([header, Buffer.alloc(4), Buffer.from([0]), doc])));
     s.on('data', (d) => {
@@ -74,6 +79,16 @@ function mongoPing(port) {
     });
   });
 }
+
+/** A MongoDB-protocol server listens (hello answers). */
+const mongoPing = (port) => mongoCommand(port, { hello: 1, $db: 'admin' }, 1000);
+
+/**
+ * The server also answers a command that takes FerretDB's database-pool lock. FerretDB 1.x on SQLite
+ * has been seen to answer hello while every command needing that lock (listing or creating databases)
+ * waited forever; tests and benchmarks create databases, so such a server is not usable.
+ */
+const mongoResponsive = (port) => mongoCommand(port, { listDatabases: 1, nameOnly: true, $db: 'admin' }, 5000);
 
 async function waitFor(check, what, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
@@ -192,6 +207,23 @@ function quarantineBrokenFerretDbData() {
   return true;
 }
 
+/**
+ * Replaces this project's FerretDB when it answers hello but not commands that need its database-pool
+ * lock (see mongoResponsive): kills it (its data are scratch) and starts it again on the same data.
+ */
+async function restartWedgedFerretDb(port) {
+  const r = spawnSync('pgrep', ['-f', `ferretdb .*--listen-addr=127.0.0.1:${port}`], { encoding: 'utf8' });
+  const pids = (r.stdout ?? '').split('\n').map(Number).filter((n) => n > 0);
+  if (!pids.length) throw new ServiceError(`the MongoDB-protocol server on port ${port} does not answer listDatabases and is not this project's FerretDB`);
+  log(`FerretDB on ${port} answers hello but not listDatabases (a database-pool lock is held); restarting it`);
+  for (const pid of pids) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  await waitFor(async () => !(await portOpen(port)), 'the old FerretDB to exit', 10_000);
+  startFerretDb(port);
+  await waitFor(() => mongoResponsive(port), 'MongoDB-protocol server (ferretdb, restarted)', 30_000);
+}
+
 /** Fetches mongo-java-server and its dependencies from Maven once (jars under .local/mongo-java-server/lib). */
 function installMongoJavaServer(lib) {
   if (existsSync(lib) && readdirSync(lib).some((f) => f.startsWith('mongo-java-server-h2-backend'))) return;
@@ -245,7 +277,11 @@ function startMongoServer(port) {
 export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 27027)) {
   if (process.env.MONGODB_URI) return { uri: process.env.MONGODB_URI, server: 'external' };
   const uri = `mongodb://127.0.0.1:${port}/`;
-  if (await mongoPing(port)) return { uri, server: readServices()?.mongoServer ?? 'running' };
+  if (await mongoPing(port)) {
+    const server = readServices()?.mongoServer ?? 'running';
+    if (server === 'ferretdb' && !(await mongoResponsive(port))) await restartWedgedFerretDb(port);
+    return { uri, server };
+  }
   if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_MONGO_PORT`);
   const server = startMongoServer(port);
   try {

@@ -54,10 +54,10 @@ export async function stopProduct(ctx: BenchContext, nodes: (HostProcess | undef
 async function dropDatabases(mongoUri: string, env: ProductEnv): Promise<void> {
   const conn = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
   try {
-    const { databases } = await conn.db!.admin().listDatabases({ nameOnly: true });
-    for (const { name } of databases) {
-      if (name === env.MONGODB_CATALOG_DB || name.startsWith(env.MONGODB_TENANT_DB_PREFIX)) await conn.useDb(name).dropDatabase();
-    }
+    // By name from the benchmark's catalog, not listDatabases: that command waits on the lock a stuck
+    // FerretDB drop holds (scripts/services.mjs restarts such a server).
+    const tenants = await conn.useDb(env.MONGODB_CATALOG_DB).collection<{ name: string }>('tenants').find({}, { projection: { name: 1 } }).toArray();
+    for (const name of [...tenants.map((t) => `${env.MONGODB_TENANT_DB_PREFIX}${t.name}`), env.MONGODB_CATALOG_DB]) await conn.useDb(name).dropDatabase();
   } finally {
     await conn.close();
   }
