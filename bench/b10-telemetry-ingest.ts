@@ -38,7 +38,12 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         const [organizer] = await node.call<{ id: string }[]>('users', { tenant: TENANT, prefix: 'host', count: 1, role: 'clinician' });
         [eventId] = await node.call<string[]>('events', { tenant: TENANT, organizerIds: [organizer!.id] });
       },
-      round: (i) => round('product', i, `127.0.0.1:${node!.info.grpcPort}`, { 'x-tenant': TENANT, authorization: `Bearer ${key}` }),
+      async round(i) {
+        const figures = await round('product', i, `127.0.0.1:${node!.info.grpcPort}`, { 'x-tenant': TENANT, authorization: `Bearer ${key}` });
+        // The database's own rate for the same records, batch and concurrency: what storing every event can reach here.
+        const ceiling = await node!.call<{ docs_per_s: number }>('insertCeiling', { tenant: TENANT, model: 'TelemetryRecord', batch: settings.batch, concurrency: settings.concurrency, durationMs: settings.durationMs });
+        return { ...figures, db_insert_events_per_s: ceiling.docs_per_s, share_of_db_insert: figures.events_per_s! / ceiling.docs_per_s };
+      },
       stop: () => stopProduct(ctx, [node], env),
     },
     baseline: {

@@ -3,6 +3,7 @@
  * for users and tokens, so tokens are the real internal ones). Run inside the node's process.
  */
 import type { NodeHandle } from '../../src/node.js';
+import { Types } from 'mongoose';
 import { sortKeys } from '../../src/data/models/user.model.js';
 
 interface AuthSupport {
@@ -76,6 +77,37 @@ export function fixtures(node: NodeHandle): Fixtures {
         ids.push(...created.map((d) => String(d._id)));
       }
       return ids;
+    },
+    /**
+     * The database's own write rate for a subject's documents: unordered insertMany of documents shaped
+     * like the subject's, `batch` per call with `concurrency` calls in flight, for `durationMs`, into a
+     * scratch collection with the real collection's indexes (same schema), in the same tenant database.
+     * A reference beside B8/B10, which store every row they take.
+     */
+    async insertCeiling(a: { tenant: string; model: 'TelemetryRecord' | 'PendingUser'; batch: number; concurrency: number; durationMs: number }) {
+      const db = node.infra.mongo.tenantDb(a.tenant);
+      const scratch = `ceiling_${a.model.toLowerCase()}_${Date.now().toString(36)}`;
+      const model = db.conn.model(scratch, db.models[a.model].schema, scratch);
+      await model.createCollection();
+      await model.createIndexes();
+      const run = Date.now().toString(36);
+      const eventId = new Types.ObjectId();
+      let next = 0;
+      const doc = (i: number) => a.model === 'TelemetryRecord'
+        ? { _id: `c-${run}:${i}`, conferenceId: `c-${run}`, sequence: i, eventId, type: 'participant_joined', occurredAt: new Date(), payload: { participantKey: `p${i}`, displayName: `Participant ${i}` }, createdAt: new Date() }
+        : { username: `ceiling${run}u${i}`, displayName: `Ceiling User ${i}`, role: 'patient', importId: run, rowNumber: i, email: `u${i}@example.test`, status: 'pending', createdAt: new Date(), updatedAt: new Date() };
+      const t0 = performance.now();
+      const until = t0 + a.durationMs;
+      await Promise.all(Array.from({ length: a.concurrency }, async () => {
+        while (performance.now() < until) {
+          const docs = Array.from({ length: a.batch }, () => doc(next++));
+          await model.collection.insertMany(docs as never[], { ordered: false });
+        }
+      }));
+      const elapsed = performance.now() - t0;
+      await model.collection.drop().catch(() => undefined);
+      db.conn.deleteModel(scratch);
+      return { docs_per_s: (next / elapsed) * 1000, docs: next };
     },
     /** Raises the tenant's upload size limit (B7 uploads 1 GiB; the default is 100 MiB). */
     async uploadLimits(a: { tenant: string; maxBytes: number }) {

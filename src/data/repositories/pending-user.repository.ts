@@ -1,5 +1,6 @@
 import type { TenantDb } from '../mongo.js';
 import { duplicateIndexes } from './duplicate-keys.js';
+import { bulkUpdate } from './bulk-updates.js';
 
 export interface PendingUserRow {
   username: string;
@@ -47,12 +48,12 @@ export class PendingUserRepository {
       duplicates = failed;
     }
     if (duplicates.length) {
-      await M.collection.bulkWrite(
+      await bulkUpdate(
+        M.collection,
         duplicates.map((i) => {
           const r = rows[i]!;
           return { updateOne: { filter: { username: r.username }, update: { $set: { ...fields(r, importId), updatedAt: now }, $setOnInsert: { status: 'pending', createdAt: now } }, upsert: true } };
         }),
-        { ordered: false },
       );
     }
     return rows.length;

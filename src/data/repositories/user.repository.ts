@@ -1,5 +1,6 @@
 import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
+import { bulkUpdate } from './bulk-updates.js';
 import { sortKeys, type UserDoc } from '../models/user.model.js';
 
 export type UserRecord = UserDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
@@ -106,15 +107,11 @@ export class UserRepository {
     return this.User.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<UserRecord>().exec();
   }
 
-  /** Only moves lastSeenAt forward, so a late write from a slow node never rewinds it. One unordered bulk write. */
+  /**
+   * Only moves lastSeenAt forward (`$max`), so a late write from a slow node never rewinds it. The filter
+   * is the `_id` alone: the one filter every MongoDB-wire server resolves without a scan.
+   */
   async touchLastSeenMany(entries: readonly { userId: Types.ObjectId; at: Date }[]): Promise<void> {
-    if (!entries.length) return;
-    await this.User.bulkWrite(
-      entries.map(({ userId, at }) => ({
-        updateOne: { filter: { _id: userId, $or: [{ lastSeenAt: { $exists: false } }, { lastSeenAt: null }, { lastSeenAt: { $lt: at } }] }, update: { $set: { lastSeenAt: at } } },
-      })),
-      { ordered: false },
-    );
+    await bulkUpdate(this.User.collection, entries.map(({ userId, at }) => ({ updateOne: { filter: { _id: userId }, update: { $max: { lastSeenAt: at } } } })));
   }
-
 }
