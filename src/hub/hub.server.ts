@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { handshake, type HandshakeDeps } from './handshake.js';
-import { bind, type HubMethod } from './method.js';
+import { methodTable, serveMethods, type HubMethod } from './method.js';
 import { rooms } from './rooms.js';
 import { SocketRateLimit, type RateLimitOptions } from './socket-rate-limit.js';
 import type { HubPresence } from './hub.presence.js';
@@ -49,6 +49,7 @@ export function createHubServer(deps: HubServerDeps): HubServer {
  */
 export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod[], presence: HubPresence, rate: RateLimitOptions, metrics: Metrics): void {
   const connected = metrics.gauge('hub_connected_sockets', 'Sockets connected to this hub node');
+  const table = methodTable(methods);
   // Presence is recorded before the client sees `connect`, so a client's later calls and
   // disconnects are always ordered after its online transition.
   io.use((socket, next) => {
@@ -59,8 +60,7 @@ export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod
     connected.inc();
     const own = [rooms.user(tenant, principal.userId), rooms.tenant(tenant), ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : [])];
     void socket.join(own);
-    const limit = new SocketRateLimit(rate);
-    for (const m of methods) bind(ctx, socket, m, limit);
+    serveMethods(ctx, socket, table, new SocketRateLimit(rate));
     socket.on('disconnect', () => {
       connected.dec();
       presence.onDisconnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'));

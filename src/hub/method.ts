@@ -26,15 +26,27 @@ export function callerOf(socket: HubSocket): Caller {
   return { userId: p.userId, username: p.username, role: p.role, permissions: [...p.permissions], scheme: p.scheme, ...(p.sessionId ? { sessionId: p.sessionId } : {}) };
 }
 
+/** The client methods of a node, looked up by event name, with what every call of each needs. */
+export type MethodTable = ReadonlyMap<string, { m: HubMethod; required: ReturnType<typeof permissionFor> }>;
+
+/** Built once per node: per-socket state is then one dispatcher, not a listener per method. */
+export function methodTable(methods: readonly HubMethod[]): MethodTable {
+  return new Map(methods.map((m) => [m.name, { m, required: permissionFor(m.op) }]));
+}
+
 /**
- * Binds a method to a socket: rate limit -> permission -> argument validation -> run -> ack.
- * Whatever the client sends (no ack callback, wrong arity, garbage), the process never throws.
+ * Serves a socket's client methods: rate limit -> permission -> argument validation -> run -> ack.
+ * One `onAny` listener per socket dispatches by event name (unknown names are ignored, as events
+ * without a listener are); whatever the client sends (no ack callback, wrong arity, garbage), the
+ * process never throws.
  */
-export function bind(ctx: HubContext, socket: HubSocket, m: HubMethod, limit: SocketRateLimit): void {
-  const required = permissionFor(m.op);
+export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTable, limit: SocketRateLimit): void {
   const calls = ctx.metrics.counter('hub_method_calls_total', 'Hub method calls by method and outcome (ok or error code)', ['method', 'outcome']);
   const duration = ctx.metrics.histogram('hub_method_duration_seconds', 'Hub method latency, from receipt to ack', ['method'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
-  const listener = async (...raw: unknown[]): Promise<void> => {
+  socket.onAny(async (event: unknown, ...raw: unknown[]): Promise<void> => {
+    const entry = typeof event === 'string' ? table.get(event) : undefined;
+    if (!entry) return;
+    const { m, required } = entry;
     const ack = typeof raw.at(-1) === 'function' ? (raw.pop() as (r: AckResult) => void) : undefined;
     const t0 = performance.now();
     let result: AckResult;
@@ -54,6 +66,5 @@ export function bind(ctx: HubContext, socket: HubSocket, m: HubMethod, limit: So
     } catch (err) {
       ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'hub metrics failed');
     }
-  };
-  socket.on(m.name, listener as never);
+  });
 }
