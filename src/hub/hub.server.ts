@@ -49,7 +49,7 @@ export function createHubServer(deps: HubServerDeps): HubServer {
  */
 export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod[], presence: HubPresence, rate: RateLimitOptions, metrics: Metrics): void {
   const connected = metrics.gauge('hub_connected_sockets', 'Sockets connected to this hub node');
-  const table = methodTable(methods);
+  const table = methodTable(methods, metrics);
   // Presence is recorded before the client sees `connect`, so a client's later calls and
   // disconnects are always ordered after its online transition.
   io.use((socket, next) => {

@@ -30,8 +30,19 @@ function hash32(s: string): number {
  * node agrees. The shard count must stay fixed for a deployment (epochs are per shard).
  */
 export function shardOf(a: ActorAddress, shards: number): number {
-  return hash32(addressKey(a)) % shards;
+  const key = `${shards}|${addressKey(a)}`;
+  let shard = shardMemo.get(key);
+  if (shard === undefined) {
+    shard = hash32(addressKey(a)) % shards;
+    if (shardMemo.size >= SHARD_MEMO_MAX) shardMemo.delete(shardMemo.keys().next().value!);
+    shardMemo.set(key, shard);
+  }
+  return shard;
 }
+
+/** Shards of recently addressed actors: a pure function's results, bounded (a SHA-1 per message showed in B1's profile). */
+const shardMemo = new Map<string, number>();
+const SHARD_MEMO_MAX = 50_000;
 
 /**
  * Rendezvous (highest random weight) owner of a shard among live nodes: deterministic on every node

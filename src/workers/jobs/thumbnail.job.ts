@@ -33,11 +33,21 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
     const data = ThumbnailJobData.parse(input);
     const files = new MediaFileRepository(deps.tenantDb(data.tenant));
     const thumbKey = layout.thumbnail(data.tenant, data.hash);
-    // The object first: a stat of the store is cheaper than the query, and fresh work has no thumbnail yet.
-    if ((await deps.store.head(thumbKey)) && (await files.thumbnailReady(data.hash))) return { status: 'skipped' };
-    const limits = await files.uploadLimits();
-    if (!limits) throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
-    const source = await deps.store.get(layout.media(data.tenant, data.hash)).catch(() => null);
+    // The three reads do not depend on each other; fresh work (no thumbnail yet) needs all of them. The
+    // limits are read for every job: a lowered pixel limit (the decompression-bomb guard) applies at once.
+    const [existing, limits, source] = await Promise.all([
+      deps.store.head(thumbKey),
+      files.uploadLimits(),
+      deps.store.get(layout.media(data.tenant, data.hash)).catch(() => null),
+    ]);
+    if (existing && (await files.thumbnailReady(data.hash))) {
+      source?.body.destroy();
+      return { status: 'skipped' };
+    }
+    if (!limits) {
+      source?.body.destroy();
+      throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
+    }
     if (!source) {
       await files.setThumbnail(data.hash, { status: 'failed' });
       throw new UnrecoverableError('source content is missing');
