@@ -10,7 +10,7 @@ export function logFile(ctx: BenchContext, name: string): string {
   return path.join(ctx.workDir, 'logs', `${name}.log`);
 }
 
-/** Where a CPU profile of this benchmark's product goes when `--profile <id>` selected it. */
+/** Where CPU profiles of this benchmark's product and baseline processes go when `--profile <id>` selected it. */
 export function profileDir(bench: string): string | undefined {
   return process.env.BENCH_PROFILE === bench ? path.join(benchRoot, 'results', 'profiles') : undefined;
 }
@@ -22,7 +22,7 @@ export function startProduct(ctx: BenchContext, bench: string, name: string, env
 
 /** Starts a baseline server module (bench/baselines/<file>) in its own process. */
 export function startBaseline(ctx: BenchContext, bench: string, file: string, params: unknown = {}, opts: Partial<HostOptions> = {}): Promise<HostProcess> {
-  return spawnHost(`baselines/${file}`, params, { logFile: logFile(ctx, `${bench}-baseline`), ...opts });
+  return spawnHost(`baselines/${file}`, params, { logFile: logFile(ctx, `${bench}-baseline`), cpuProfDir: profileDir(bench), ...opts });
 }
 
 /** Deletes every Redis key under a benchmark's prefix. */
