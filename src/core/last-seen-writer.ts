@@ -37,18 +37,22 @@ export class LastSeenWriter {
     return this.flush();
   }
 
-  /** Writes everything noted so far; resolves when it (and any earlier flush) is stored or logged as failed. */
+  /**
+   * Writes everything noted so far, after any earlier flush finished (one flush writes at a time, so a
+   * node never has more than one bulk update in flight); resolves when stored or logged as failed.
+   */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.pending;
     this.pending = new Map();
-    const writes = [...batch].map(([tenant, users]) =>
-      this.sink.touchLastSeenMany(tenant, [...users].map(([id, at]) => ({ userId: new Types.ObjectId(id), at }))).catch((err) => {
-        this.opts.logger?.warn({ component: 'presence', tenant, users: users.size, err: (err as Error).message }, 'lastSeen update failed');
-      }),
-    );
-    this.flushing = Promise.all([this.flushing, ...writes]).then(() => undefined);
+    this.flushing = this.flushing.then(async () => {
+      for (const [tenant, users] of batch) {
+        await this.sink.touchLastSeenMany(tenant, [...users].map(([id, at]) => ({ userId: new Types.ObjectId(id), at }))).catch((err) => {
+          this.opts.logger?.warn({ component: 'presence', tenant, users: users.size, err: (err as Error).message }, 'lastSeen update failed');
+        });
+      }
+    });
     return this.flushing;
   }
 }
