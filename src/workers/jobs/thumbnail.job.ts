@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import type { Sharp, SharpOptions } from 'sharp';
 import { UnrecoverableError } from 'bullmq';
 import type { Readable } from 'node:stream';
 import type { TenantDb } from '../../data/mongo.js';
@@ -54,7 +54,7 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
     }
     try {
       const input = await readBounded(source.body, limits.maxBytes);
-      const image = sharp(input, { limitInputPixels: limits.maxImagePixels, failOn: 'error', sequentialRead: true });
+      const image = (await loadSharp())(input, { limitInputPixels: limits.maxImagePixels, failOn: 'error', sequentialRead: true });
       const meta = await image.metadata();
       const thumb = await image.rotate().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
       const put = await deps.store.put(thumbKey, thumb, { contentType: 'image/webp' });
@@ -66,6 +66,17 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
       throw new UnrecoverableError(`image refused: ${(e as Error).message}`);
     }
   };
+}
+
+let sharpModule: Promise<(input: Buffer, options: SharpOptions) => Sharp> | undefined;
+
+/**
+ * sharp (libvips, about 28 MiB resident) is loaded by the first thumbnail, not when the worker role
+ * checks its catalogue, so a node that never makes a thumbnail (an import worker) does not carry it.
+ */
+function loadSharp(): Promise<(input: Buffer, options: SharpOptions) => Sharp> {
+  sharpModule ??= import('sharp').then((m) => m.default);
+  return sharpModule;
 }
 
 /**
