@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { AppError, fromZod } from '../../core/errors.js';
+import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
@@ -12,7 +12,7 @@ import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import { RedisHubPublisher } from './hub-publisher.js';
 import { Membership } from './membership.js';
 import { OwnerCache } from './owner-cache.js';
-import { ActorAddressSchema, addressKey, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
+import { addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
 import { monotonicNow, ShardLeases, type ShardLease } from './shard-leases.js';
 import { SnapshotStore, type WriterLease } from './snapshot-store.js';
 import { RedisTransport } from './transport.js';
@@ -129,9 +129,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   async ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
     if (this.closed) throw new AppError('service_unavailable', 'actor system stopped');
-    const parsed = ActorAddressSchema.safeParse(to);
-    if (!parsed.success) throw fromZod(parsed.error, 'to');
-    const address = parsed.data;
+    const address = checkedAddress(to);
     const plan = {
       to: address,
       shard: shardOf(address, this.deps.config.shards),

@@ -51,9 +51,8 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
       const local = owner === route.nodeId;
       route.routed(local ? 'local' : 'remote');
       if (local) {
-        let waiting = true;
-        const first = plan.minted && attempt === 1 ? { awaited: () => waiting } : undefined;
-        return await withTimeout(route.deliverLocal(plan.to, plan.shard, plan.msg, plan.dedupeId, first), remaining, () => (waiting = false));
+        const first = plan.minted && attempt === 1 ? new FirstLocalAttempt() : undefined;
+        return await withTimeout(route.deliverLocal(plan.to, plan.shard, plan.msg, plan.dedupeId, first), remaining, first);
       }
       return await route.request(owner, { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt }, Math.min(remaining, route.attemptMs));
     } catch (e) {
@@ -67,11 +66,22 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function withTimeout<T>(p: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+/** A first local delivery, awaited until its attempt times out (a class: no closures per ask). */
+class FirstLocalAttempt implements FirstDelivery {
+  private waiting = true;
+  awaited(): boolean {
+    return this.waiting;
+  }
+  abandon(): void {
+    this.waiting = false;
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, attempt?: FirstLocalAttempt): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      onTimeout();
+      attempt?.abandon();
       reject(new AppError('timeout', 'actor did not answer in time'));
     }, ms);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { addressKey, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
+import { createHash } from 'node:crypto';
+import { ActorAddressSchema, addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
 
 describe('placement', () => {
   it('maps an address to the same shard every time, within range', () => {
@@ -35,5 +36,25 @@ describe('placement', () => {
     expect(moved).toBe(counts.get('n4'));
     for (const n of after) expect(counts.get(n)).toBeGreaterThan(256 / 4 / 2);
     expect(rendezvousOwner(0, [])).toBeUndefined();
+  });
+
+  it('checks addresses exactly as the schema does, keeping only their three fields', () => {
+    const cases: unknown[] = [
+      { tenant: 'acme', kind: 'call', id: 'c1' }, { tenant: 'acme', kind: 'call', id: 'c1', extra: 1 },
+      { tenant: '', kind: 'call', id: 'c1' }, { tenant: 'a'.repeat(101), kind: 'call', id: 'c1' }, { tenant: 'a'.repeat(100), kind: 'device', id: 'x' },
+      { tenant: 'acme', kind: 'nope', id: 'c1' }, { tenant: 'acme', kind: 'meeting', id: '' }, { tenant: 'acme', kind: 'meeting', id: 'i'.repeat(201) },
+      { tenant: 'acme', kind: 'meeting', id: 'i'.repeat(200) }, { tenant: 1, kind: 'call', id: 'c1' }, null, 'acme/call/c1',
+    ];
+    for (const c of cases) {
+      const schema = ActorAddressSchema.safeParse(c);
+      if (schema.success) expect(checkedAddress(c as never)).toEqual(schema.data);
+      else expect(() => checkedAddress(c as never)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+    }
+  });
+
+  it('memoises shards per shard count without mixing counts', () => {
+    const a = { tenant: 'acme', kind: 'call' as const, id: 'memo' };
+    const fresh = (n: number) => createHash('sha1').update(addressKey(a)).digest().readUInt32BE(0) % n;
+    for (const n of [256, 7, 256, 7]) expect(shardOf(a, n)).toBe(fresh(n));
   });
 });
