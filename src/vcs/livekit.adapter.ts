@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { AccessToken, EgressClient, EncodedFileOutput, RoomServiceClient, type VideoGrant } from 'livekit-server-sdk';
+import type { EgressClient, RoomServiceClient, VideoGrant } from 'livekit-server-sdk';
 import { AppError } from '../core/errors.js';
 import { roomNameFor } from './embedded.adapter.js';
 import type { VcsJoinDetails, VcsParticipant, VcsRecording, VcsRecordingArtifact, VcsRoom, VideoConferencing } from './vcs.port.js';
@@ -37,25 +37,33 @@ export function grantFor(roomName: string, role: VcsParticipant['role']): VideoG
  */
 export class LiveKitVcs implements VideoConferencing {
   readonly provider = 'livekit';
-  private readonly rooms: RoomServiceClient;
-  private readonly egress: EgressClient;
   private readonly httpUrl: string;
+  private clients?: Promise<{ sdk: typeof import('livekit-server-sdk'); rooms: RoomServiceClient; egress: EgressClient }>;
 
   constructor(private readonly opts: LiveKitOptions) {
     this.httpUrl = opts.url.replace(/^ws(s?):\/\//, 'http$1://');
-    this.rooms = new RoomServiceClient(this.httpUrl, opts.apiKey, opts.apiSecret);
-    this.egress = new EgressClient(this.httpUrl, opts.apiKey, opts.apiSecret);
+  }
+
+  /** The SDK (about 19 MiB resident) is loaded with the first call, so nodes on the embedded adapter never carry it. */
+  private sdk() {
+    this.clients ??= import('livekit-server-sdk').then((sdk) => ({
+      sdk,
+      rooms: new sdk.RoomServiceClient(this.httpUrl, this.opts.apiKey, this.opts.apiSecret),
+      egress: new sdk.EgressClient(this.httpUrl, this.opts.apiKey, this.opts.apiSecret),
+    }));
+    return this.clients;
   }
 
   async createRoom(tenant: string, eventId: string): Promise<VcsRoom> {
     const roomName = roomNameFor(tenant, eventId);
-    await this.rooms.createRoom({ name: roomName, emptyTimeout: this.opts.emptyTimeoutSeconds ?? 600, metadata: JSON.stringify({ tenant, eventId }) });
+    await (await this.sdk()).rooms.createRoom({ name: roomName, emptyTimeout: this.opts.emptyTimeoutSeconds ?? 600, metadata: JSON.stringify({ tenant, eventId }) });
     return { provider: this.provider, roomName, url: this.opts.url };
   }
 
   async joinDetails(tenant: string, room: VcsRoom, p: VcsParticipant): Promise<VcsJoinDetails> {
     const ttl = this.opts.tokenTtlSeconds ?? 4 * 3600;
-    const at = new AccessToken(this.opts.apiKey, this.opts.apiSecret, {
+    const { sdk } = await this.sdk();
+    const at = new sdk.AccessToken(this.opts.apiKey, this.opts.apiSecret, {
       identity: p.identity,
       name: p.name,
       ttl,
@@ -67,14 +75,15 @@ export class LiveKitVcs implements VideoConferencing {
   }
 
   async startRecording(tenant: string, room: VcsRoom): Promise<VcsRecording> {
-    const output = new EncodedFileOutput({ filepath: `recordings/${tenant}/${room.roomName}/{time}.mp4` });
-    const info = await this.egress.startRoomCompositeEgress(room.roomName, { file: output });
+    const { sdk, egress } = await this.sdk();
+    const output = new sdk.EncodedFileOutput({ filepath: `recordings/${tenant}/${room.roomName}/{time}.mp4` });
+    const info = await egress.startRoomCompositeEgress(room.roomName, { file: output });
     return { recordingId: info.egressId, startedAt: new Date().toISOString() };
   }
 
   async stopRecording(_tenant: string, room: VcsRoom, recordingId: string): Promise<{ stoppedAt: string }> {
     const info = await this.findEgress(room, recordingId);
-    if (!info.endedAt) await this.egress.stopEgress(recordingId).catch((e) => this.ignoreAlreadyStopped(e));
+    if (!info.endedAt) await (await this.sdk()).egress.stopEgress(recordingId).catch((e) => this.ignoreAlreadyStopped(e));
     const ended = info.endedAt ? Number(info.endedAt / 1_000_000n) : Date.now();
     return { stoppedAt: new Date(ended).toISOString() };
   }
@@ -93,7 +102,7 @@ export class LiveKitVcs implements VideoConferencing {
   }
 
   private async findEgress(room: VcsRoom, egressId: string) {
-    const [info] = await this.egress.listEgress({ egressId });
+    const [info] = await (await this.sdk()).egress.listEgress({ egressId });
     if (!info || info.roomName !== room.roomName) throw new AppError('not_found', 'No such recording in this room');
     return info;
   }
