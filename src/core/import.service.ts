@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { AppError, isAppError } from './errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { TenantDb } from '../data/mongo.js';
-import { ImportRepository, type ImportRecord, type RowError } from '../data/repositories/import.repository.js';
+import { ImportRepository, type ImportEnd, type ImportRecord, type RowError } from '../data/repositories/import.repository.js';
 import { PendingUserRepository, type PendingUserRow } from '../data/repositories/pending-user.repository.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -101,13 +101,11 @@ export class ImportService {
       const info = await this.deps.store.head(key);
       if (!info) throw new AppError('spreadsheet_rejected', 'The uploaded spreadsheet is missing');
       await inspectXlsxContainer(async (start, end) => (await this.deps.store.get(key, { start, end })).body, info.size, this.limits);
-      const summary = await this.importRows(db, data.importId, key, progress);
-      await imports.finish(data.importId, summary.rowsTotal);
-      return summary;
     } catch (e) {
       if (isAppError(e) && e.code === 'spreadsheet_rejected') await imports.fail(data.importId, e.message);
       throw e;
     }
+    return this.importRows(db, data.importId, key, progress);
   }
 
   private async importRows(db: TenantDb, importId: string, key: string, progress: ImportProgress): Promise<ImportSummary> {
@@ -119,10 +117,10 @@ export class ImportService {
         const totals = await batch.flush();
         if (totals) await progress(totals);
       }
-      await progress((await batch.flush(true))!);
+      await progress((await batch.flush({ status: 'completed' }))!);
     } catch (e) {
       // Rows read before a rejection (row limit, unreadable part) stay imported and reported.
-      if (isAppError(e) && e.code === 'spreadsheet_rejected') await batch.flush(true);
+      if (isAppError(e) && e.code === 'spreadsheet_rejected') await batch.flush({ status: 'failed', error: e.message });
       throw e;
     } finally {
       body.destroy();
@@ -159,8 +157,12 @@ class ImportBatch {
     return this.rows.length + this.errors.length;
   }
 
-  /** Upserts the batch; returns the running totals when they were written, else undefined. */
-  async flush(final = false): Promise<{ done: number; imported: number; errors: number } | undefined> {
+  /**
+   * Upserts the batch; returns the running totals when they were written, else undefined. With `end`
+   * (the last flush) the counters, the error report and how the run ended are written in one update.
+   */
+  async flush(end?: { status: 'completed' } | { status: 'failed'; error: string }): Promise<{ done: number; imported: number; errors: number } | undefined> {
+    const final = end !== undefined;
     const done = this.rows.length + this.errors.length;
     const existing = await this.users.existingUsers(this.rows.map((r) => r.username));
     const fresh = this.rows.filter((r) => !existing.has(r.username));
@@ -174,7 +176,8 @@ class ImportBatch {
     this.errors = [];
     if (!final && Date.now() - this.lastWrite < 1000) return undefined;
     const p = this.pending;
-    await this.imports.progress(this.importId, { rowsDone: p.done, rowsImported: p.imported, errors: final ? this.report : [], errorCount: p.errors });
+    const outcome: ImportEnd | undefined = end && (end.status === 'completed' ? { status: 'completed', rowsTotal: this.totals.done } : end);
+    await this.imports.progress(this.importId, { rowsDone: p.done, rowsImported: p.imported, errors: final ? this.report : [], errorCount: p.errors }, outcome);
     this.pending = { done: 0, imported: 0, errors: 0 };
     this.lastWrite = Date.now();
     return { done: this.totals.done, imported: this.totals.imported, errors: this.totals.errors };

@@ -22,18 +22,28 @@ export class ImportRepository {
     await this.db.models.Import.updateOne({ _id: id }, { $set: { status: 'running', rowsDone: 0, rowsImported: 0, rowsTotal: 0, rowErrors: [], rowErrorCount: 0, startedAt: new Date() }, $unset: { error: 1, finishedAt: 1 } });
   }
 
-  /** Adds a batch's counters and the errors still under the report cap. */
-  async progress(id: string, p: { rowsDone: number; rowsImported: number; errors: RowError[]; errorCount: number }): Promise<void> {
+  /**
+   * Adds a batch's counters and the errors still under the report cap; with `end`, the same update also
+   * records how the run ended. The last counters and the outcome are one update on purpose: MongoDB-wire
+   * servers that rewrite the whole document per update (FerretDB) have lost a counter increment followed
+   * at once by a separate status update (decision 007).
+   */
+  async progress(id: string, p: { rowsDone: number; rowsImported: number; errors: RowError[]; errorCount: number }, end?: ImportEnd): Promise<void> {
     const update: Record<string, unknown> = { $inc: { rowsDone: p.rowsDone, rowsImported: p.rowsImported, rowErrorCount: p.errorCount } };
     if (p.errors.length) update.$push = { rowErrors: { $each: p.errors } };
+    if (end) update.$set = endFields(end);
     await this.db.models.Import.updateOne({ _id: id }, update);
   }
 
-  async finish(id: string, rowsTotal: number): Promise<void> {
-    await this.db.models.Import.updateOne({ _id: id }, { $set: { status: 'completed', rowsTotal, finishedAt: new Date() } });
-  }
-
+  /** Records a run that ended before any row was read (the file itself was refused). */
   async fail(id: string, error: string): Promise<void> {
-    await this.db.models.Import.updateOne({ _id: id }, { $set: { status: 'failed', error, finishedAt: new Date() } });
+    await this.db.models.Import.updateOne({ _id: id }, { $set: endFields({ status: 'failed', error }) });
   }
+}
+
+/** How a run ended: completed with the rows it read, or failed with the reason. */
+export type ImportEnd = { status: 'completed'; rowsTotal: number } | { status: 'failed'; error: string };
+
+function endFields(end: ImportEnd): Record<string, unknown> {
+  return end.status === 'completed' ? { status: 'completed', rowsTotal: end.rowsTotal, finishedAt: new Date() } : { status: 'failed', error: end.error, finishedAt: new Date() };
 }
