@@ -118,18 +118,11 @@ export class ContactService {
   private async othersTotal(tenant: string, me: Types.ObjectId, f: Pick<UserSearch, 'name' | 'initial'>): Promise<number> {
     const key = JSON.stringify([tenant, f.name ?? '', f.initial ?? '']);
     const repo = this.deps.users(tenant);
-    const [all, caller] = await Promise.all([this.totals.get(key) ?? repo.count(f), this.callerRecord(tenant, me)]);
-    this.totals.set(key, all);
+    const [all, caller] = await Promise.all([
+      this.totals.getOrLoad(key, () => repo.count(f)),
+      this.callers.getOrLoad(`${tenant} ${me}`, () => repo.findById(me)),
+    ]);
     return Math.max(0, all - (caller && matchesSearch(f, caller) ? 1 : 0));
-  }
-
-  private async callerRecord(tenant: string, id: Types.ObjectId): Promise<UserRecord | null> {
-    const key = `${tenant} ${id}`;
-    const hit = this.callers.get(key);
-    if (hit !== undefined) return hit;
-    const user = await this.deps.users(tenant).findById(id);
-    this.callers.set(key, user);
-    return user;
   }
 
   private async favouritesFirst(p: Principal, paging: Paging, initial?: string): Promise<Page<ContactView>> {

@@ -31,4 +31,17 @@ describe('TtlCache', () => {
     c.deleteWhere((k) => k.startsWith('t1:'));
     expect([c.get('t1:a'), c.get('t1:b'), c.get('t2:a')]).toEqual([undefined, undefined, 3]);
   });
+
+  it('loads a missing or expired entry once and keeps it, falsy values included', async () => {
+    let t = 0;
+    const c = new TtlCache<string, number | null>({ ttlMs: 10, maxEntries: 10, now: () => t });
+    let loads = 0;
+    const load = async () => (++loads, null);
+    expect(await c.getOrLoad('a', load)).toBeNull();
+    expect(await c.getOrLoad('a', load)).toBeNull();
+    expect(loads).toBe(1);
+    t += 10;
+    await c.getOrLoad('a', load);
+    expect(loads).toBe(2);
+  });
 });

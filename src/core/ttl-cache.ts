@@ -27,6 +27,15 @@ export class TtlCache<K, V> {
     while (this.entries.size > this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value as K);
   }
 
+  /** The cached value, else `load`'s, which is then kept (a loaded `undefined` is not). */
+  async getOrLoad(key: K, load: () => Promise<V>): Promise<V> {
+    const hit = this.get(key);
+    if (hit !== undefined) return hit;
+    const value = await load();
+    this.set(key, value);
+    return value;
+  }
+
   delete(key: K): void {
     this.entries.delete(key);
   }

@@ -81,13 +81,11 @@ export class TelemetryIngestService {
     return tenant;
   }
 
-  private async catalogEntry(tenant: string): Promise<CatalogEntry | null> {
-    const hit = this.credentials.get(tenant);
-    if (hit !== undefined) return hit;
-    const rec = await this.deps.catalog.findByName(tenant);
-    const entry = rec ? { status: rec.status, telemetryKeyHash: rec.telemetryKeyHash ?? null } : null;
-    this.credentials.set(tenant, entry);
-    return entry;
+  private catalogEntry(tenant: string): Promise<CatalogEntry | null> {
+    return this.credentials.getOrLoad(tenant, async () => {
+      const rec = await this.deps.catalog.findByName(tenant);
+      return rec ? { status: rec.status, telemetryKeyHash: rec.telemetryKeyHash ?? null } : null;
+    });
   }
 
   /** Stores validated records of one tenant and enqueues completions; all checks run before any record is written. */

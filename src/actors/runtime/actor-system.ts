@@ -95,7 +95,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       nodeId,
       attemptMs: Math.max(300, config.leaseMs),
       resolveOwner: (shard) => this.resolveOwner(shard),
-      deliverLocal: (to, shard, msg, dedupeId, first) => this.deliver(to, msg, dedupeId, first, shard),
+      deliverLocal: (to, msg, dedupeId, first) => this.deliver(to, msg, dedupeId, first),
       request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
       unroute: (shard) => this.owners.forget(shard),
       routed: (route) => routed[route].inc(),
@@ -163,9 +163,10 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   /** Runs a message on this node, claiming the shard if it is vacant and this node is its rendezvous owner. */
-  private async deliver(to: ActorAddress, msg: unknown, dedupeId?: string, first?: FirstDelivery, shard = shardOf(to, this.deps.config.shards)): Promise<unknown> {
+  private async deliver(to: ActorAddress, msg: unknown, dedupeId?: string, first?: FirstDelivery): Promise<unknown> {
     const behavior = this.behaviors.get(to.kind);
     if (!behavior || this.stopping) throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
+    const shard = shardOf(to, this.deps.config.shards);
     let lease = this.leases.get(shard);
     if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.dropShard(shard, 'self-fenced');
     lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard));

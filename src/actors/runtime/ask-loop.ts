@@ -9,7 +9,7 @@ export interface AskRoute {
   /** Budget of one remote attempt: a dead owner is given up on after this. */
   attemptMs: number;
   resolveOwner(shard: number): Promise<string>;
-  deliverLocal(to: ActorAddress, shard: number, msg: unknown, dedupeId: string, first?: FirstDelivery): Promise<unknown>;
+  deliverLocal(to: ActorAddress, msg: unknown, dedupeId: string, first?: FirstDelivery): Promise<unknown>;
   request(node: string, body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number }, timeoutMs: number): Promise<unknown>;
   routed(route: 'local' | 'remote'): void;
   /** Forgets the remembered owner of `shard` (an attempt there failed). */
@@ -52,7 +52,7 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
       route.routed(local ? 'local' : 'remote');
       if (local) {
         const first = plan.minted && attempt === 1 ? new FirstLocalAttempt() : undefined;
-        return await withTimeout(route.deliverLocal(plan.to, plan.shard, plan.msg, plan.dedupeId, first), remaining, first);
+        return await withTimeout(route.deliverLocal(plan.to, plan.msg, plan.dedupeId, first), remaining, first);
       }
       return await route.request(owner, { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt }, Math.min(remaining, route.attemptMs));
     } catch (e) {

@@ -36,28 +36,23 @@ export class TelemetryRepository {
 
   /**
    * Inserts every record with its natural key as `_id` in one unordered insert straight through the
-   * driver; the ones the unique index refuses are already stored (a replay, or a concurrent insert
-   * of the same message) and are left untouched: first write wins. No read first: on MongoDB-wire
-   * servers that do not use secondary indexes a lookup by (conferenceId, sequence) scans the
-   * collection, and a fresh batch, the common case, has nothing to find. Returns the positions of
-   * the records that were duplicates; any other write error fails the call.
+   * driver; the ones the unique indexes refuse are already stored (a replay, or a concurrent insert of
+   * the same message) and are left untouched: first write wins. No read first: on MongoDB-wire servers
+   * that do not use secondary indexes a lookup by (conferenceId, sequence) scans the collection, and a
+   * fresh batch, the common case, has nothing to find. Any other write error fails the call.
    */
-  async insertNew(records: readonly NewTelemetryRecord[]): Promise<Set<number>> {
-    if (!records.length) return new Set();
+  async storeOnce(records: readonly NewTelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
+    if (!records.length) return { stored: 0, duplicates: 0 };
     const createdAt = new Date();
     const docs = records.map((r) => ({ _id: telemetryRecordId(r.conferenceId, r.sequence), ...r, eventId: new Types.ObjectId(r.eventId), createdAt }));
+    let duplicates = 0;
     try {
       await this.db.models.TelemetryRecord.collection.insertMany(docs as never[], { ordered: false });
-      return new Set();
     } catch (e) {
-      const dup = duplicateIndexes(e);
-      if (!dup) throw e;
-      return new Set(dup);
+      const refused = duplicateIndexes(e);
+      if (!refused) throw e;
+      duplicates = refused.length;
     }
-  }
-
-  async storeOnce(records: readonly NewTelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
-    const duplicates = (await this.insertNew(records)).size;
     return { stored: records.length - duplicates, duplicates };
   }
 
