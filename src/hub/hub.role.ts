@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RoleContext, RoleHandle } from '../roles.js';
 import { createRedis } from '../data/redis.js';
+import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import { actorSystemOf, subscribeHubPushes } from '../actors/runtime/index.js';
 import { callActor } from '../actors/call.actor.js';
 import { meetingActor } from '../actors/meeting.actor.js';
@@ -54,7 +55,10 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   });
   const publisher = new SocketIoHubPublisher(io, infra.logger);
   system.useHubPublisher(publisher);
-  const hub: HubContext = { io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics };
+  const hub: HubContext = {
+    io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics,
+    hasTenantMedia: (tenant, hash) => new MediaFileRepository(infra.mongo.tenantDb(tenant)).hasContent(hash),
+  };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
   await presence.start(PRESENCE_HEARTBEAT_MS);
   onConnections(io, hub, HUB_METHODS, presence, infra.config.hub.rateLimit, infra.metrics);

@@ -12,6 +12,8 @@ export type HubSocket = Socket<ClientToServerEvents, ServerToClientEvents, Inter
 export interface HubMeetings {
   joinByCode(tenant: string, meetingCode: string, joiner: { kind: 'principal'; principal: Principal }): Promise<{ eventId: string }>;
   addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<{ eventId: string }>;
+  /** Organizer, participant or attached device of the event: the members of its room (joinRoom / sayHiToRoom). */
+  isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
 }
 
 /** What handlers reach: the socket server, the actor system and a few services. */
@@ -19,6 +21,8 @@ export interface HubContext {
   io: HubServer;
   actors: Pick<ActorSystem, 'ask'>;
   meetings: HubMeetings;
+  /** Whether a content hash is a media file of the tenant (shareImage by hash). */
+  hasTenantMedia(tenant: string, hash: string): Promise<boolean>;
   logger: Logger;
   metrics: Metrics;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id } from '../actors/common.schema.js';
+import { Id, ObjectIdString } from '../actors/common.schema.js';
 
 /** Where a signalling message belongs: exactly one meeting (eventId) or one call (callId). */
 const scope = {
@@ -27,8 +27,8 @@ export const IceCandidateMessage = z
   .refine(oneScope, scopeMessage);
 export type IceCandidateMessage = z.infer<typeof IceCandidateMessage>;
 
-/** joinRoom / sayHiToRoom(roomId). */
-export const RoomId = Id;
+/** joinRoom / sayHiToRoom(roomId): a room is an event's room, named by the event id (docs/decisions/220). */
+export const RoomId = ObjectIdString;
 
 /** What the receiving peer gets: the payload without the target, plus who sent it. */
 export type RelayedSdp = Omit<SdpMessage, 'targetUserId'> & { fromUserId: string };

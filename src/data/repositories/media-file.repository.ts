@@ -88,6 +88,11 @@ export class MediaFileRepository {
     return hit?.thumbnailStatus === 'ready' || hit?.thumbnailStatus === 'failed' ? hit.thumbnailStatus : undefined;
   }
 
+  /** Whether any file of this tenant has this content (shareImage by hash). */
+  async hasContent(hash: string): Promise<boolean> {
+    return Boolean(await this.db.models.MediaFile.exists({ hash }));
+  }
+
   /** Whether a thumbnail for this content already exists (the job's idempotency check). */
   async thumbnailReady(hash: string): Promise<boolean> {
     return Boolean(await this.db.models.MediaFile.exists({ hash, thumbnailStatus: 'ready' }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InitEventRequest, JoinCallRequest, MeetingRef, NotifyAction, NotifyRequest, ShareImageRequest } from '../../actors/meeting.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
+import { checkSharedImage } from '../../core/share-image.js';
 import { rooms } from '../rooms.js';
 import { callerOf, method } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
@@ -46,6 +47,9 @@ export const meetingMethods = [
     name: 'shareImage',
     op: 'hub.shareImage',
     args: z.tuple([ShareImageRequest]),
-    run: (ctx, socket, [req]) => ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'shareImage', caller: callerOf(socket), req }),
+    run: async (ctx, socket, [req]) => {
+      await checkSharedImage(req.image, (hash) => ctx.hasTenantMedia(socket.data.tenant, hash));
+      return ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'shareImage', caller: callerOf(socket), req });
+    },
   }),
 ];

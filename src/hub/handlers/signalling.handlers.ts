@@ -24,7 +24,20 @@ async function relay(ctx: HubContext, socket: HubSocket, name: 'offer' | 'answer
   return { delivered: true };
 }
 
-/** WebRTC signalling and free-form rooms. */
+/**
+ * A room is an event's room (docs/decisions/220): its id is the event id and its members are the
+ * event's organizer, participants and attached devices, the people who may see each other there.
+ */
+function isRoomMember(ctx: HubContext, socket: HubSocket, roomId: string): Promise<boolean> {
+  return ctx.meetings.isParticipant(socket.data.tenant, roomId, socket.data.principal.userId);
+}
+
+/** Same answer for a room that does not exist and one the caller is not in: ids are not probed. */
+async function requireRoomMember(ctx: HubContext, socket: HubSocket, roomId: string): Promise<void> {
+  if (!(await isRoomMember(ctx, socket, roomId))) throw new AppError('forbidden', 'Not a member of this room');
+}
+
+/** WebRTC signalling and event rooms. */
 export const signallingMethods = [
   method({ name: 'offer', op: 'hub.offer', args: z.tuple([SdpMessage]), run: (ctx, socket, [msg]) => relay(ctx, socket, 'offer', msg) }),
   method({ name: 'answer', op: 'hub.answer', args: z.tuple([SdpMessage]), run: (ctx, socket, [msg]) => relay(ctx, socket, 'answer', msg) }),
@@ -33,7 +46,8 @@ export const signallingMethods = [
     name: 'joinRoom',
     op: 'hub.joinRoom',
     args: z.tuple([RoomId]),
-    run: async (_ctx, socket, [roomId]) => {
+    run: async (ctx, socket, [roomId]) => {
+      await requireRoomMember(ctx, socket, roomId);
       await socket.join(rooms.custom(socket.data.tenant, roomId));
       return { roomId };
     },
@@ -42,9 +56,14 @@ export const signallingMethods = [
     name: 'sayHiToRoom',
     op: 'hub.sayHiToRoom',
     args: z.tuple([RoomId]),
-    run: async (_ctx, socket, [roomId]) => {
+    run: async (ctx, socket, [roomId]) => {
       const room = rooms.custom(socket.data.tenant, roomId);
       if (!socket.rooms.has(room)) throw new AppError('forbidden', 'Join the room first');
+      // Membership is checked again: someone removed from the event since joining greets no one.
+      if (!(await isRoomMember(ctx, socket, roomId))) {
+        await socket.leave(room);
+        throw new AppError('forbidden', 'Not a member of this room');
+      }
       socket.to(room).emit('sayHi', { roomId, from: { userId: socket.data.principal.userId, username: socket.data.principal.username } });
       return { roomId };
     },

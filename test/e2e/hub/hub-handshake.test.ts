@@ -1,24 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, loginFor, tokenFor } from '../../support/auth.js';
-import { call, connect, recorder, type HubClient } from './hub-client.js';
+import { call, connect, must, recorder, type HubClient } from './hub-client.js';
 
 describe('hub handshake and negative acks', () => {
   let node: TestNode;
   let clinician: string;
   let patient: string;
   let otherTenant: string;
+  /** The event alice organizes with pat: its room is the one joinRoom / sayHiToRoom address. */
+  let eventId: string;
   const open: HubClient[] = [];
   const track = (s: HubClient) => (open.push(s), s);
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http,hub,actors' });
     await createUser(node, 'acme', { username: 'alice', role: 'clinician' });
-    await createUser(node, 'acme', { username: 'pat', role: 'patient' });
+    const patId = await createUser(node, 'acme', { username: 'pat', role: 'patient' });
     await createUser(node, 'globex', { username: 'gina', role: 'clinician' });
     clinician = await tokenFor(node, 'acme', 'alice');
     patient = await tokenFor(node, 'acme', 'pat');
     otherTenant = await tokenFor(node, 'globex', 'gina');
+    const host = await node.services.auth.verifyAccessToken('acme', clinician);
+    const now = Date.now();
+    const event = await node.services.events.create(host, {
+      name: 'Ward round', startAt: new Date(now).toISOString(), endAt: new Date(now + 3_600_000).toISOString(),
+      participants: [{ userId: patId, role: 'participant' }], attachments: [],
+    });
+    eventId = String(event._id);
   });
   afterAll(async () => {
     for (const s of open) s.close();
@@ -79,23 +88,23 @@ describe('hub handshake and negative acks', () => {
 
   it('rate-limits a flooding socket with retryAfter and keeps serving others', async () => {
     const flood = track(await connect(node.url!, 'acme', { token: patient }));
-    const acks = await Promise.all(Array.from({ length: 120 }, () => call(flood, 'joinRoom', 'lobby')));
+    const acks = await Promise.all(Array.from({ length: 120 }, () => call(flood, 'joinRoom', eventId)));
     const limited = acks.filter((a) => !a.ok);
     expect(limited.length).toBeGreaterThan(0);
     expect(limited[0]).toMatchObject({ ok: false, error: { code: 'rate_limited', retryAfter: expect.any(Number) } });
     const other = track(await connect(node.url!, 'acme', { token: clinician }));
-    expect(await call(other, 'joinRoom', 'lobby')).toMatchObject({ ok: true });
+    expect(await call(other, 'joinRoom', eventId)).toMatchObject({ ok: true });
   });
 
   it('greets a room only when joined, and only its members hear it', async () => {
     const a = track(await connect(node.url!, 'acme', { token: clinician }));
     const b = track(await connect(node.url!, 'acme', { token: patient }));
     const rb = recorder(b);
-    expect(await call(a, 'sayHiToRoom', 'ward-3')).toMatchObject({ ok: false, error: { code: 'forbidden' } });
-    await call(b, 'joinRoom', 'ward-3');
-    await call(a, 'joinRoom', 'ward-3');
-    expect(await call(a, 'sayHiToRoom', 'ward-3')).toMatchObject({ ok: true });
-    expect(await rb.next('sayHi')).toMatchObject({ roomId: 'ward-3', from: { username: 'alice' } });
+    expect(await call(a, 'sayHiToRoom', eventId)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    await must(b, 'joinRoom', eventId);
+    await must(a, 'joinRoom', eventId);
+    expect(await call(a, 'sayHiToRoom', eventId)).toMatchObject({ ok: true });
+    expect(await rb.next('sayHi')).toMatchObject({ roomId: eventId, from: { username: 'alice' } });
   });
 
   it('disconnects the sockets of a revoked session and refuses its token afterwards', async () => {
