@@ -33,7 +33,8 @@ export class ImpersonationService {
       if (user._id.toString() === actor._id.toString()) throw new AppError('bad_request', 'You cannot impersonate yourself');
       const [targetPerms, actorPerms] = await Promise.all([this.deps.authorizer.permissionsOf(tenant, user.role), this.deps.authorizer.permissionsOf(tenant, actor.role)]);
       if (targetPerms.has('tenant:admin') && !actorPerms.has('tenant:admin')) throw new AppError('permission_denied', 'Only a tenant administrator may impersonate an administrator');
-      const session = await this.deps.sessions.start({ tenant, user, actor, method: 'impersonation', ip: ctx.ip, userAgent: ctx.userAgent });
+      const parent = { permissions: [...principal.permissions], ...(principal.sessionId ? { sessionId: principal.sessionId } : {}) };
+      const session = await this.deps.sessions.start({ tenant, user, actor, method: 'impersonation', parent, ip: ctx.ip, userAgent: ctx.userAgent });
       await this.deps.audit.record(tenant, { action: 'impersonation.start', outcome: 'success', actorId: principal.userId, subjectId: session.user.id, ip: ctx.ip, details: { sessionId: session.sessionId } });
       return session;
     } catch (e) {

@@ -66,11 +66,16 @@ export class LoginCodeService {
     throw refusal(c, now);
   }
 
-  /** A signed-in user approves a pending code for themselves (not while impersonating). */
+  /**
+   * A signed-in user approves a pending code for themselves (not while impersonating). The approving
+   * session and its permissions are recorded: the device's session is derived from it (never wider,
+   * revoked with it).
+   */
   async approve(principal: Principal, code: string): Promise<{ code: string; status: 'approved'; deviceName?: string }> {
     if (principal.actorUserId) throw new AppError('forbidden', 'A login code cannot be approved while impersonating');
     const now = new Date();
-    const done = await this.repo(principal.tenant).approve(code, principal.userId, now);
+    const by = { userId: principal.userId, sessionId: principal.sessionId, permissions: [...principal.permissions].sort() };
+    const done = await this.repo(principal.tenant).approve(code, by, now);
     if (!done) {
       const c = await this.repo(principal.tenant).findByCode(code);
       if (!c) throw new AppError('login_code_not_found', 'No such login code');
@@ -87,7 +92,9 @@ export class LoginCodeService {
     if (!done) throw refusal(await this.owned(tenant, input.code, input.pollSecret), now);
     const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(done.approvedBy));
     if (!user || user.status !== 'active') throw new AppError('invalid_credentials', 'The approving account is not active');
-    const session = await this.deps.sessions.start({ tenant, user, method: 'qr', ip: ctx.ip, userAgent: ctx.userAgent });
+    if (!done.approvedPermissions) throw new AppError('login_code_expired', 'The login code was approved before approvals were scoped; create a new one');
+    const parent = { permissions: done.approvedPermissions, ...(done.approvedSessionId ? { sessionId: done.approvedSessionId } : {}) };
+    const session = await this.deps.sessions.start({ tenant, user, method: 'qr', parent, ip: ctx.ip, userAgent: ctx.userAgent });
     await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: session.user.id, ip: ctx.ip, details: { method: 'qr', deviceName: done.deviceName } });
     return session;
   }

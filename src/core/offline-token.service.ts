@@ -38,8 +38,12 @@ export class OfflineTokenService {
     const permissions = intersect(principal.permissions, OFFLINE_PERMISSIONS).sort();
     const token = `ot_${randomSecret(32)}`;
     const days = (await this.deps.rules.get(principal.tenant)).session.offlineTokenTtlDays;
-    const expiresAt = new Date(Date.now() + days * 86_400_000);
-    const id = await this.repo(principal.tenant).create({ tokenHash: sha256(token), userId: principal.userId, purpose, permissions, expiresAt });
+    // A derived session (QR approval) passes its own end on: the token dies with it, or expires with it.
+    const issuer = principal.sessionId ? await this.deps.sessions.find(principal.tenant, principal.sessionId) : null;
+    const parentSessionId = issuer?.parentSessionId ? issuer._id : undefined;
+    const ownExpiry = Date.now() + days * 86_400_000;
+    const expiresAt = new Date(parentSessionId && issuer ? Math.min(ownExpiry, issuer.expiresAt.getTime()) : ownExpiry);
+    const id = await this.repo(principal.tenant).create({ tokenHash: sha256(token), userId: principal.userId, purpose, permissions, expiresAt, ...(parentSessionId ? { parentSessionId } : {}) });
     await this.deps.audit.record(principal.tenant, { action: 'offline_token.issue', outcome: 'success', actorId: principal.userId, subjectId: principal.userId, details: { id, purpose } });
     return { id, token, purpose, permissions, expiresAt: expiresAt.toISOString() };
   }

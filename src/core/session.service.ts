@@ -1,6 +1,6 @@
 import { AppError } from './errors.js';
 import type { TenantDb } from '../data/mongo.js';
-import { SessionRepository, type SessionMethod, type SessionRecord } from '../data/repositories/session.repository.js';
+import { SessionRepository, type SessionMethod, type SessionRecord, type SessionRevokeFilter } from '../data/repositories/session.repository.js';
 import { CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
 import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
 import type { InternalTokens } from '../auth/internal-tokens.js';
@@ -45,8 +45,23 @@ export interface StartSession {
   actor?: AccountRecord;
   purpose?: string;
   offlineTokenId?: string;
+  /**
+   * The session minting this one (QR approval, impersonation) and what it holds: the new session is
+   * capped by `permissions`, ends no later than the parent, inherits its offline lineage and is revoked
+   * with it. Without `sessionId` (an identity-provider token) only the cap applies.
+   */
+  parent?: { sessionId?: string; permissions: readonly string[] };
   ip?: string;
   userAgent?: string;
+}
+
+/** What a derived session takes from its parent. */
+interface Lineage {
+  parentSessionId?: string;
+  permissionCap?: string[];
+  purpose?: string;
+  offlineTokenId?: string;
+  notAfter?: Date;
 }
 
 export interface SessionServiceDeps {
@@ -67,20 +82,47 @@ export class SessionService {
 
   async start(s: StartSession): Promise<LoginResponse> {
     const rules = await this.deps.rules.get(s.tenant);
+    const lineage = await this.lineage(s);
+    const purpose = s.purpose ?? lineage.purpose;
+    const offlineTokenId = s.offlineTokenId ?? lineage.offlineTokenId;
     const sessionId = randomSecret(16);
     const secret = randomSecret(32);
-    const refreshExpiresAt = new Date(Date.now() + rules.session.refreshTokenTtlSeconds * 1000);
+    const ownExpiry = Date.now() + rules.session.refreshTokenTtlSeconds * 1000;
+    const refreshExpiresAt = new Date(Math.min(ownExpiry, lineage.notAfter?.getTime() ?? ownExpiry));
     await new SessionRepository(this.deps.tenantDb(s.tenant)).create({
       _id: sessionId, userId: s.user._id.toString(), method: s.method, refreshHash: sha256(secret), expiresAt: refreshExpiresAt,
-      actorUserId: s.actor?._id.toString(), purpose: s.purpose, offlineTokenId: s.offlineTokenId, ip: s.ip, userAgent: s.userAgent?.slice(0, 300),
+      actorUserId: s.actor?._id.toString(), purpose, offlineTokenId, parentSessionId: lineage.parentSessionId, permissionCap: lineage.permissionCap,
+      ip: s.ip, userAgent: s.userAgent?.slice(0, 300),
     });
+    if (lineage.parentSessionId) await this.assertParentLive(s.tenant, sessionId, lineage.parentSessionId);
     await this.enforceCap(s.tenant, s.user._id.toString(), rules.session.maxSessionsPerUser);
-    const permissions = await this.permissionsFor(s.tenant, s.user, s.actor, s.offlineTokenId);
-    const meta = await this.issue(s.tenant, s.user, sessionId, `rt_${sessionId}.${secret}`, refreshExpiresAt, permissions, s.actor, s.purpose);
+    const permissions = await this.permissionsFor(s.tenant, s.user, { actor: s.actor, offlineTokenId, cap: lineage.permissionCap });
+    const meta = await this.issue(s.tenant, s.user, sessionId, `rt_${sessionId}.${secret}`, refreshExpiresAt, permissions, s.actor, purpose);
     return {
       ...meta, permissions, user: presentUser(s.user),
-      ...(s.actor ? { impersonatedBy: s.actor._id.toString() } : {}), ...(s.purpose ? { purpose: s.purpose } : {}),
+      ...(s.actor ? { impersonatedBy: s.actor._id.toString() } : {}), ...(purpose ? { purpose } : {}),
     };
+  }
+
+  /** The parent's constraints on a derived session; a parent that is gone, revoked or expired mints nothing. */
+  private async lineage(s: StartSession): Promise<Lineage> {
+    if (!s.parent) return {};
+    const permissionCap = [...s.parent.permissions].sort();
+    if (!s.parent.sessionId) return { permissionCap };
+    const parent = await this.find(s.tenant, s.parent.sessionId);
+    if (!parent || parent.revokedAt || parent.expiresAt <= new Date()) throw new AppError('session_revoked', 'The session that approved this sign-in has ended');
+    return {
+      parentSessionId: parent._id, permissionCap, notAfter: parent.expiresAt,
+      ...(parent.purpose ? { purpose: parent.purpose } : {}), ...(parent.offlineTokenId ? { offlineTokenId: parent.offlineTokenId } : {}),
+    };
+  }
+
+  /** Closes the race of a parent revoked while its child was being written: the child goes too. */
+  private async assertParentLive(tenant: string, sessionId: string, parentSessionId: string): Promise<void> {
+    const parent = await this.find(tenant, parentSessionId);
+    if (parent && !parent.revokedAt) return;
+    await this.revoke(tenant, { ids: [sessionId] }, 'parent_revoked');
+    throw new AppError('session_revoked', 'The session that approved this sign-in has ended');
   }
 
   /** Rotates the refresh token; reuse of a superseded one revokes the session (theft detection). */
@@ -99,15 +141,29 @@ export class SessionService {
       await this.revoke(tenant, { ids: [sessionId] }, 'account_inactive');
       throw new AppError('session_revoked', 'The account of this session is no longer active');
     }
-    const permissions = await this.permissionsFor(tenant, user, actor ?? undefined, rotated.offlineTokenId ?? undefined);
+    if (rotated.parentSessionId) await this.assertParentLive(tenant, sessionId, rotated.parentSessionId);
+    const permissions = await this.permissionsFor(tenant, user, { actor: actor ?? undefined, offlineTokenId: rotated.offlineTokenId ?? undefined, cap: rotated.permissionCap ?? undefined });
     return this.issue(tenant, user, sessionId, `rt_${sessionId}.${nextSecret}`, rotated.expiresAt, permissions, actor ?? undefined, rotated.purpose ?? undefined);
   }
 
-  /** Revokes live sessions, marks them for every node and announces them to the hub. */
-  async revoke(tenant: string, filter: { ids?: string[]; userId?: string; offlineTokenId?: string }, reason: string): Promise<SessionRecord[]> {
-    const revoked = await new SessionRepository(this.deps.tenantDb(tenant)).revoke(filter, reason);
-    for (const s of revoked) await this.deps.revocations.revoke({ tenant, sessionId: s._id, userId: String(s.userId) });
-    return revoked;
+  /**
+   * Revokes live sessions, marks them for every node and announces them to the hub; then, generation by
+   * generation, the sessions they minted and the offline tokens those minted (with their sessions).
+   */
+  async revoke(tenant: string, filter: SessionRevokeFilter, reason: string): Promise<SessionRecord[]> {
+    const db = this.deps.tenantDb(tenant);
+    const repo = new SessionRepository(db);
+    const all: SessionRecord[] = [];
+    let generation = await repo.revoke(filter, reason);
+    while (generation.length) {
+      all.push(...generation);
+      for (const s of generation) await this.deps.revocations.revoke({ tenant, sessionId: s._id, userId: String(s.userId) });
+      const ids = generation.map((s) => s._id);
+      const tokens = await new OfflineTokenRepository(db).revokeIssuedBy(ids);
+      generation = await repo.revoke({ parentSessionIds: ids }, 'parent_revoked');
+      if (tokens.length) generation.push(...(await repo.revoke({ offlineTokenIds: tokens }, 'parent_revoked')));
+    }
+    return all;
   }
 
   find(tenant: string, sessionId: string): Promise<SessionRecord | null> {
@@ -131,10 +187,12 @@ export class SessionService {
     throw new AppError('invalid_credentials', 'Refresh token is not valid');
   }
 
-  /** Role permissions, capped by the impersonator's (no escalation) or by the offline token's scope. */
-  private async permissionsFor(tenant: string, user: AccountRecord, actor?: AccountRecord, offlineTokenId?: string): Promise<Permission[]> {
+  /** Role permissions, capped by the impersonator's (no escalation), the parent's and the offline token's scope. */
+  private async permissionsFor(tenant: string, user: AccountRecord, by: { actor?: AccountRecord; offlineTokenId?: string; cap?: readonly string[] }): Promise<Permission[]> {
+    const { actor, offlineTokenId, cap } = by;
     let perms = [...(await this.deps.authorizer.permissionsOf(tenant, user.role))];
     if (actor) perms = intersect(perms, await this.deps.authorizer.permissionsOf(tenant, actor.role));
+    if (cap) perms = intersect(perms, cap.filter(isPermission));
     if (offlineTokenId) {
       const token = await new OfflineTokenRepository(this.deps.tenantDb(tenant)).findById(offlineTokenId);
       perms = intersect(intersect(perms, OFFLINE_PERMISSIONS), (token?.permissions ?? []).filter(isPermission));

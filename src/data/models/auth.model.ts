@@ -14,6 +14,10 @@ export const SessionSchema = new Schema(
     actorUserId: { type: Schema.Types.ObjectId },
     purpose: String,
     offlineTokenId: String,
+    /** Derived sessions (QR approval, impersonation): the session that minted this one; it dies with it. */
+    parentSessionId: String,
+    /** Derived sessions: the minting session's permissions, which this session never exceeds. */
+    permissionCap: { type: [String], default: undefined },
     expiresAt: { type: Date, required: true },
     revokedAt: Date,
     revokeReason: String,
@@ -25,6 +29,7 @@ export const SessionSchema = new Schema(
 );
 SessionSchema.index({ userId: 1, revokedAt: 1 });
 SessionSchema.index({ previousHashes: 1 });
+SessionSchema.index({ parentSessionId: 1 });
 
 /** A QR login code: pending -> approved -> redeemed, or expired (checked by time). */
 export const LoginCodeSchema = new Schema(
@@ -34,6 +39,9 @@ export const LoginCodeSchema = new Schema(
     status: { type: String, enum: ['pending', 'approved', 'redeemed'], default: 'pending', required: true },
     deviceName: String,
     approvedBy: { type: Schema.Types.ObjectId },
+    /** The approving session and what it held: the redeemed session is derived from it. */
+    approvedSessionId: String,
+    approvedPermissions: { type: [String], default: undefined },
     expiresAt: { type: Date, required: true },
     extendedCount: { type: Number, default: 0 },
     redeemedAt: Date,
@@ -48,6 +56,8 @@ export const OfflineTokenSchema = new Schema(
     userId: { type: Schema.Types.ObjectId, required: true },
     purpose: { type: String, required: true },
     permissions: { type: [String], default: [] },
+    /** Set when issued by a derived session: the token is revoked with that session. */
+    parentSessionId: String,
     expiresAt: { type: Date, required: true },
     revokedAt: Date,
     lastUsedAt: Date,
@@ -55,6 +65,7 @@ export const OfflineTokenSchema = new Schema(
   { timestamps: true },
 );
 OfflineTokenSchema.index({ userId: 1, purpose: 1 });
+OfflineTokenSchema.index({ parentSessionId: 1 });
 
 /** Audit trail of security-relevant actions (sign-in, lockout, impersonation, remote control...). */
 export const AuditSchema = new Schema(

@@ -6,6 +6,9 @@ export interface LoginCodeRecord {
   status: 'pending' | 'approved' | 'redeemed';
   deviceName?: string | null;
   approvedBy?: unknown;
+  approvedSessionId?: string | null;
+  /** Absent on codes approved by older code: such a code is not redeemed (its scope is unknown). */
+  approvedPermissions?: string[] | null;
   expiresAt: Date;
   extendedCount: number;
   redeemedAt?: Date | null;
@@ -31,10 +34,10 @@ export class LoginCodeRepository {
     return this.db.models.LoginCode.findOne({ code }).lean<LoginCodeRecord>().exec();
   }
 
-  approve(code: string, userId: string, now: Date): Promise<LoginCodeRecord | null> {
+  approve(code: string, by: { userId: string; sessionId?: string; permissions: string[] }, now: Date): Promise<LoginCodeRecord | null> {
     return this.db.models.LoginCode.findOneAndUpdate(
       { code, status: 'pending', expiresAt: { $gt: now } },
-      { $set: { status: 'approved', approvedBy: userId } },
+      { $set: { status: 'approved', approvedBy: by.userId, approvedSessionId: by.sessionId, approvedPermissions: by.permissions } },
       { returnDocument: 'after' },
     ).lean<LoginCodeRecord>().exec();
   }

@@ -15,7 +15,7 @@ export interface OfflineTokenRecord {
 export class OfflineTokenRepository {
   constructor(private readonly db: TenantDb) {}
 
-  async create(t: { tokenHash: string; userId: string; purpose: string; permissions: string[]; expiresAt: Date }): Promise<string> {
+  async create(t: { tokenHash: string; userId: string; purpose: string; permissions: string[]; expiresAt: Date; parentSessionId?: string }): Promise<string> {
     const doc = await this.db.models.OfflineToken.create(t);
     return doc._id.toString();
   }
@@ -39,5 +39,13 @@ export class OfflineTokenRepository {
     if (!isValidObjectId(id)) return false;
     const r = await this.db.models.OfflineToken.updateOne({ _id: id, userId, revokedAt: null }, { $set: { revokedAt: new Date() } });
     return r.modifiedCount === 1;
+  }
+
+  /** Revokes the live tokens issued by any of `sessionIds` (derived sessions); returns their ids. */
+  async revokeIssuedBy(sessionIds: string[]): Promise<string[]> {
+    const live = await this.db.models.OfflineToken.find({ parentSessionId: { $in: sessionIds }, revokedAt: null }).select({ _id: 1 }).lean<{ _id: { toString(): string } }[]>().exec();
+    if (!live.length) return [];
+    await this.db.models.OfflineToken.updateMany({ _id: { $in: live.map((t) => t._id) }, revokedAt: null }, { $set: { revokedAt: new Date() } });
+    return live.map((t) => t._id.toString());
   }
 }

@@ -12,6 +12,9 @@ export interface SessionRecord {
   actorUserId?: unknown;
   purpose?: string | null;
   offlineTokenId?: string | null;
+  parentSessionId?: string | null;
+  /** Absent on root sessions (and on sessions written before caps existed): the role decides alone. */
+  permissionCap?: string[] | null;
   expiresAt: Date;
   revokedAt?: Date | null;
   revokeReason?: string | null;
@@ -26,8 +29,19 @@ export interface NewSession {
   actorUserId?: string;
   purpose?: string;
   offlineTokenId?: string;
+  parentSessionId?: string;
+  permissionCap?: string[];
   ip?: string;
   userAgent?: string;
+}
+
+/** Which live sessions to revoke; the given criteria all apply. */
+export interface SessionRevokeFilter {
+  ids?: string[];
+  userId?: string;
+  offlineTokenId?: string;
+  offlineTokenIds?: string[];
+  parentSessionIds?: string[];
 }
 
 /** Server-side sessions; a refresh token names its session and proves it by the current hash. */
@@ -64,11 +78,13 @@ export class SessionRepository {
   }
 
   /** Marks live sessions revoked; returns the ids that were live (so each is announced once). */
-  async revoke(filter: { ids?: string[]; userId?: string; offlineTokenId?: string }, reason: string): Promise<SessionRecord[]> {
+  async revoke(filter: SessionRevokeFilter, reason: string): Promise<SessionRecord[]> {
     const q: Record<string, unknown> = { revokedAt: null };
     if (filter.ids) q._id = { $in: filter.ids };
     if (filter.userId) q.userId = filter.userId;
     if (filter.offlineTokenId) q.offlineTokenId = filter.offlineTokenId;
+    if (filter.offlineTokenIds) q.offlineTokenId = { $in: filter.offlineTokenIds };
+    if (filter.parentSessionIds) q.parentSessionId = { $in: filter.parentSessionIds };
     const live = await this.db.models.Session.find(q).select({ _id: 1, userId: 1 }).lean<SessionRecord[]>().exec();
     if (!live.length) return [];
     await this.db.models.Session.updateMany({ _id: { $in: live.map((s) => s._id) }, revokedAt: null }, { $set: { revokedAt: new Date(), revokeReason: reason } });
