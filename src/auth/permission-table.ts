@@ -76,7 +76,7 @@ export const OPERATIONS = {
   'events.cancel': { transport: 'rest', name: 'POST /api/events/cancel', requires: 'events:cancel' },
   // Meetings
   'meetings.join': { transport: 'rest', name: 'POST /api/meetings/join/{meetingCode}', requires: 'meetings:join' },
-  'meetings.startRapidConnect': { transport: 'rest', name: 'POST /api/meetings/startRapidConnect/{deviceId}', requires: 'meetings:join' },
+  'meetings.startRapidConnect': { transport: 'rest', name: 'POST /api/meetings/startRapidConnect/{deviceId}', requires: 'meetings:host', note: 'also events:write: it creates the event the caller hosts' },
   // Notifications
   'notification.save': { transport: 'rest', name: 'POST /api/notification/save', requires: 'notices:manage' },
   'notification.clear': { transport: 'rest', name: 'POST /api/notification/clear', requires: 'notices:manage' },
@@ -108,7 +108,7 @@ export const OPERATIONS = {
   'hub.addParticipant': { transport: 'hub', name: 'addParticipant', requires: 'calls:make' },
   'hub.joinRoom': { transport: 'hub', name: 'joinRoom', requires: 'meetings:join' },
   'hub.sayHiToRoom': { transport: 'hub', name: 'sayHiToRoom', requires: 'meetings:join' },
-  'hub.initRapidConnect': { transport: 'hub', name: 'initRapidConnect', requires: 'meetings:join' },
+  'hub.initRapidConnect': { transport: 'hub', name: 'initRapidConnect', requires: 'devices:report', note: 'registers the hardware id to the caller: device accounts (and administrators) only' },
   'hub.addDeviceToEvent': { transport: 'hub', name: 'addDeviceToEvent', requires: 'devices:register' },
   'hub.notify': { transport: 'hub', name: 'notify', requires: 'meetings:host' },
   'hub.offer': { transport: 'hub', name: 'offer', requires: 'meetings:join' },

@@ -120,6 +120,9 @@ export class MeetingService {
    */
   async startRapidConnect(p: Principal, deviceId: string): Promise<RapidConnectUserInfo> {
     if (!(await this.deps.features(p.tenant)).rapidConnect) throw new AppError('forbidden', 'Rapid connect is disabled for this tenant');
+    for (const needed of ['events:write', 'meetings:host'] as const) {
+      if (!p.permissions.has(needed)) throw new AppError('permission_denied', `Rapid connect creates and hosts an event: it requires the '${needed}' permission`);
+    }
     const me = oid(p.userId, 'user_not_found');
     const device = await this.deps.devices(p.tenant).findAvailable(oid(deviceId, 'device_not_found'), me);
     if (!device) throw new AppError('device_not_found', `No device ${deviceId}`);
