@@ -42,9 +42,8 @@ describe('hub handshake and negative acks', () => {
 
   it('refuses handshakes without a token, with a bad token, another tenant token or an unknown tenant', async () => {
     await expect(connect(node.url!, 'acme')).rejects.toMatchObject({ data: { code: 'unauthenticated' } });
-    await expect(connect(node.url!, 'acme', { token: 'not-a-token' })).rejects.toMatchObject({ data: { code: expect.stringMatching(/token_invalid|unauthenticated/) } });
-    const wrong = await connect(node.url!, 'acme', { token: otherTenant }).catch((e) => e);
-    expect(['wrong_tenant', 'token_invalid']).toContain(wrong.data.code);
+    await expect(connect(node.url!, 'acme', { token: 'not-a-token' })).rejects.toMatchObject({ data: { code: 'token_invalid' } });
+    await expect(connect(node.url!, 'acme', { token: otherTenant })).rejects.toMatchObject({ data: { code: 'wrong_tenant' } });
     await expect(connect(node.url!, 'nobody', { token: clinician })).rejects.toMatchObject({ data: { code: 'tenant_not_found' } });
   });
 

@@ -8,9 +8,10 @@ const spec = readFileSync(new URL('../../../docs/spec/SPEC.md', import.meta.url)
 
 /** Rows of the SPEC.md table under a heading: first cell values. */
 function tableRows(heading: string): string[][] {
-  const start = spec.indexOf(heading);
+  const start = spec.indexOf(`\n${heading}`);
+  if (start < 0) throw new Error(`SPEC.md has no heading ${heading}`);
   const rows: string[][] = [];
-  for (const line of spec.slice(start).split('\n').slice(1)) {
+  for (const line of spec.slice(start + 1).split('\n').slice(1)) {
     if (line.startsWith('#')) break;
     if (!line.startsWith('|') || /^\|\s*-/.test(line) || /^\| (Method|Operation|Message) \|/.test(line)) continue;
     rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
@@ -23,17 +24,24 @@ describe('the permission table', () => {
 
   it('names every REST endpoint of SPEC.md exactly as SPEC names it', () => {
     const restNames = new Set(entries.filter(([, e]) => e.transport === 'rest').map(([, e]) => e.name));
-    const headings = ['### Account', '### Media', '### Files', '### Tenant', '### Admin helpers', '### Bulk user upload', '### Contacts', '### Events', '### Meetings', '### Notifications', '### Peripherals'];
-    for (const h of headings) {
-      for (const [method, path] of tableRows(h)) expect(restNames).toContain(`${method} ${path!.split('?')[0]}`);
+    // Rows per SPEC heading: a heading renamed or a table reshaped fails here instead of checking nothing.
+    const headings = { '### Account': 10, '### Media': 3, '### Files': 2, '### Tenant': 2, '### Admin helpers': 5, '### Bulk user upload': 1, '### Contacts': 10, '### Events': 6, '### Meetings': 2, '### Notifications': 3, '### Peripherals': 3 };
+    const counted: Record<string, number> = {};
+    for (const h of Object.keys(headings)) {
+      const rows = tableRows(h);
+      counted[h] = rows.length;
+      for (const [method, path] of rows) expect(restNames).toContain(`${method} ${path!.split('?')[0]}`);
     }
+    expect(counted).toEqual(headings);
   });
 
   it('names every GraphQL operation and hub method of SPEC.md', () => {
-    for (const [op] of tableRows('### GraphQL operations')) expect(operationByName('graphql', op!.replace(/\(.*$/, ''))).toBeDefined();
-    for (const [cell] of tableRows('### Realtime hub methods')) {
-      for (const m of cell!.split(',').map((s) => s.trim())) expect(operationByName('hub', m)).toBeDefined();
-    }
+    const operations = tableRows('### GraphQL operations');
+    expect(operations).toHaveLength(11);
+    for (const [op] of operations) expect(operationByName('graphql', op!.replace(/\(.*$/, ''))).toBeDefined();
+    const methods = tableRows('### Realtime hub methods').flatMap(([cell]) => cell!.split(',').map((s) => s.trim()));
+    expect(methods).toHaveLength(26);
+    for (const m of methods) expect(operationByName('hub', m)).toBeDefined();
   });
 
   it('requires only known permissions, public or authenticated, with unique names per transport', () => {

@@ -282,7 +282,7 @@ describe('media upload flow', () => {
       const foreign = await node.http.get(`/api/media/download/other/${hash}`, { tenant: 'other', token: otherTenant });
       expect(foreign.status).toBe(404);
       const crossToken = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: otherTenant });
-      expect([401, 403]).toContain(crossToken.status);
+      expect({ status: crossToken.status, code: crossToken.body.code }).toEqual({ status: 403, code: 'wrong_tenant' });
       const anon = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme' });
       expect(anon.status).toBe(401);
       const unknown = await node.http.get(`/api/media/download/acme/${'a'.repeat(64)}`, { tenant: 'acme', token: bob });

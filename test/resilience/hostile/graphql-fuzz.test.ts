@@ -85,11 +85,10 @@ describe('hostile GraphQL input: every operation, and query bombs', () => {
     expect(refused(fragmentBomb)).toMatchObject({ status: true, code: 'validation_failed' });
 
     const directives = await gql({ query: `{ me ${'@include(if: true) '.repeat(5000)} { id } }` });
-    expect(refused(directives)).toMatchObject({ status: true, code: expect.stringMatching(/validation_failed|bad_request/) });
+    expect(refused(directives)).toMatchObject({ status: true, code: 'validation_failed' });
 
     const batch = await gql(Array.from({ length: 200 }, () => ({ query: '{ me { id } }' })));
-    expect(batch.status).toBeGreaterThanOrEqual(400);
-    expect(batch.status).toBeLessThan(500);
+    expect(batch.status).toBe(400);
     tally.add('graphql.bombs', [depth, introspection, aliases, listAliases, fragmentBomb, directives, batch].map(graphqlBreach).find(Boolean));
     expect(tally.breaches).toEqual([]);
   });
