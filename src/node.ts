@@ -4,6 +4,7 @@ import type { Express, Router } from 'express';
 import type { Config, Role } from './config/config.js';
 import { createInfra, createServices, closeInfra, type Infra, type Services } from './composition.js';
 import { createHttpApp } from './http/app.js';
+import { AppError, toProblem } from './core/errors.js';
 import { seedDemoUsers } from './data/seed/demo.seed.js';
 import { ROLE_ORDER, ROLE_STARTERS, type RoleHandle } from './roles.js';
 
@@ -31,7 +32,18 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
     await seedDemoUsers(infra.mongo.tenantDb('demo'));
   }
   const needsHttp = config.roles.some((r) => r === 'http' || r === 'hub' || r === 'idp');
-  const server = needsHttp ? http.createServer() : undefined;
+  // The request listener is in place before any role attaches to the server: Socket.IO (hub role)
+  // wraps the listeners it finds, so it alone answers /hubs/mobile/ and hands every other request to
+  // this one, which delegates to the Express app built once the roles mounted their routers
+  // (docs/decisions/620). A listener added after Socket.IO would also answer the hub's requests.
+  let app: Express | undefined;
+  const server = needsHttp
+    ? http.createServer((req, res) => {
+      if (app) return void app(req, res);
+      const problem = toProblem(new AppError('service_unavailable', 'The node is starting'), undefined, req.url?.split('?')[0]);
+      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' }).end(JSON.stringify(problem));
+    })
+    : undefined;
   const preTenant: { path: string; router: Router | Express }[] = [];
   const routes: { path: string; router: Router }[] = [];
   const started = new Map<Role, RoleHandle>();
@@ -50,8 +62,7 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
       infra.logger.info({ component: 'node', role }, 'role started');
     }
     if (server) {
-      const app = createHttpApp(infra, services, { preTenant, routes: config.roles.includes('http') ? routes : [] });
-      server.on('request', app);
+      app = createHttpApp(infra, services, { preTenant, routes: config.roles.includes('http') ? routes : [] });
       server.keepAliveTimeout = 65_000;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

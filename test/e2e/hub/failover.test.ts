@@ -5,7 +5,7 @@ import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv, uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { waitForMembers } from '../../integration/actors/actor-test-kit.js';
-import { connect, must, recorder, type HubClient } from './hub-client.js';
+import { connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 
 const SHARDS = 16;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, loginFor, tokenFor } from '../../support/auth.js';
-import { call, connect, must, recorder, type HubClient } from './hub-client.js';
+import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 
 describe('hub handshake and negative acks', () => {
   let node: TestNode;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createUser, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
-import { startCluster } from './cluster.js';
-import { call, connect, must, recorder, type HubClient } from './hub-client.js';
+import { startCluster } from '../../support/cluster.js';
+import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 
 describe('actor timers seen through the hub (two nodes, short timers)', () => {
   let cluster: Awaited<ReturnType<typeof startCluster>>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, loginFor } from '../../support/auth.js';
-import { connect } from '../../e2e/hub/hub-client.js';
+import { connect } from '../../support/hub-client.js';
 
 describe('logout ends realtime access', () => {
   let node: TestNode;

@@ -1,5 +1,5 @@
 import type { ClientToServerEvents } from '../../../src/hub/hub.events.js';
-import { connect, type HubClient } from '../../e2e/hub/hub-client.js';
+import { connect, type HubClient } from '../../support/hub-client.js';
 
 /** Codes a client may see while a node dies or a shard moves: retry, nothing acknowledged was lost. */
 export const TRANSIENT = new Set(['not_owner', 'timeout', 'service_unavailable', 'disconnected', 'ack_timeout', 'connect_error']);

@@ -5,7 +5,7 @@ import { createUser, tokenFor } from '../../support/auth.js';
 import { uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { dropPrefix } from '../../integration/actors/actor-test-kit.js';
-import { connect } from '../../e2e/hub/hub-client.js';
+import { connect } from '../../support/hub-client.js';
 import { ChaosContext, Session, TRANSIENT, callLive, loop, pause, take } from './chaos-agents.js';
 import { ChaosCluster, LeaseSampler } from './chaos-cluster.js';
 import { recordResult, trace } from './results.js';

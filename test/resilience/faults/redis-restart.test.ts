@@ -6,7 +6,7 @@ import { dedicatedRedis, type DedicatedService } from '../../support/dedicated-s
 import { uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { newEvent } from '../../integration/workers/fixtures.js';
-import { recorder, type HubClient } from '../../e2e/hub/hub-client.js';
+import { recorder, type HubClient } from '../../support/hub-client.js';
 import { callLive, pause } from './chaos-agents.js';
 import { recordResult, trace } from './results.js';
 

@@ -6,7 +6,7 @@ import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv, uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { waitForMembers } from '../../integration/actors/actor-test-kit.js';
-import { connect, must, type HubClient } from '../../e2e/hub/hub-client.js';
+import { connect, must, type HubClient } from '../../support/hub-client.js';
 import { callLive, pause } from './chaos-agents.js';
 import { recordResult } from './results.js';
 

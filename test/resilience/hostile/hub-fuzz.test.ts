@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ERROR_CODES } from '../../../src/core/errors.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { connect, type HubClient } from '../../e2e/hub/hub-client.js';
+import { connect, type HubClient } from '../../support/hub-client.js';
 import { FUZZ_ENV, SOAK, Tally, nastyValue, opsOf, runs } from './kit.js';
 
 type Ack = { ok: boolean; error?: { code?: string; message?: string } };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SignJWT, decodeJwt } from 'jose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, loginFor, tokenFor } from '../../support/auth.js';
-import { connect } from '../../e2e/hub/hub-client.js';
+import { connect } from '../../support/hub-client.js';
 
 /**
  * Every kind of bad credential, presented to each transport: REST, GraphQL and the hub handshake.

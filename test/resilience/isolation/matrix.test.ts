@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
 import { satisfies, type Requirement } from '../../../src/auth/permission-table.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { connect, type HubClient } from '../../e2e/hub/hub-client.js';
+import { connect, type HubClient } from '../../support/hub-client.js';
 import { FUZZ_ENV, fillPath, opsOf, restOperations } from '../hostile/kit.js';
 import { ROLES, bodyFor, paramValues, seedTenant, type SeededTenant } from './seed.js';
 

@@ -1,5 +1,5 @@
-import { uniqueId } from '../../support/env.js';
-import { startTestNode, type TestNode } from '../../support/node.js';
+import { uniqueId } from './env.js';
+import { startTestNode, type TestNode } from './node.js';
 
 /**
  * Starts `n` nodes that share databases and Redis prefix (one cluster), each with http, hub and
