@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { call, connect, type HubClient } from '../../e2e/hub/hub-client.js';
+import { call, connect, type HubClient } from '../../support/hub-client.js';
 
 /** Rapid connect creates and hosts an event, and registers hardware ids: only the roles meant to do so may. */
 describe('rapid connect: who may host and who may register a headset', () => {

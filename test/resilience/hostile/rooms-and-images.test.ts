@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { call, connect, must, recorder, type HubClient } from '../../e2e/hub/hub-client.js';
+import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 
 /**
  * Hub rooms have members (an event's organizer, participants and devices), and shareImage puts only
