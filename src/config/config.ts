@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compileTrustProxy } from '../http/client-address.js';
 
 /** Process roles a node can run; the default runs all of them in one process. */
 export const ROLES = ['http', 'hub', 'actors', 'workers', 'telemetry', 'idp'] as const;
@@ -28,7 +29,14 @@ export const EnvSchema = z.object({
   BASE_DOMAIN: z.string().min(1).default('localhost'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT: z.string().default('1mb'),
-  TRUST_PROXY: z.string().default('loopback'),
+  TRUST_PROXY: z.string().default('false').refine((v) => {
+    try {
+      compileTrustProxy(v);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be false, true, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal'),
 
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27027/'),
   MONGODB_CATALOG_DB: z.string().min(1).default('consult_catalog'),
@@ -86,6 +94,7 @@ export const EnvSchema = z.object({
   RATE_LIMIT_PER_IP: positiveInt.default(600),
   RATE_LIMIT_SIGNIN_PER_IP: positiveInt.default(30),
   RATE_LIMIT_SIGNIN_PER_ACCOUNT: positiveInt.default(10),
+  RATE_LIMIT_TELEMETRY_PER_CREDENTIAL: positiveInt.default(6000),
   PAGE_MAX_TAKE: positiveInt.default(100),
 
   SEED_DEMO: bool.default(false),
@@ -119,7 +128,7 @@ export interface Config {
   jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   actors: { shards: number; leaseMs: number; idleMs: number };
   hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
-  limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; pageMaxTake: number };
+  limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; telemetryPerCredential: number; pageMaxTake: number };
   seedDemo: boolean;
 }
 
@@ -191,7 +200,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     jobs: { concurrency: e.JOBS_CONCURRENCY, attempts: e.JOBS_ATTEMPTS, backoffMs: e.JOBS_BACKOFF_MS, lockMs: e.JOBS_LOCK_MS },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
     hub: { ringTimeoutMs: e.HUB_RING_TIMEOUT_MS, deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS, rateLimit: { burst: e.HUB_RATE_LIMIT_BURST, perSecond: e.HUB_RATE_LIMIT_PER_SECOND } },
-    limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, pageMaxTake: e.PAGE_MAX_TAKE },
+    limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, telemetryPerCredential: e.RATE_LIMIT_TELEMETRY_PER_CREDENTIAL, pageMaxTake: e.PAGE_MAX_TAKE },
     seedDemo: e.SEED_DEMO,
   } satisfies Config);
 }

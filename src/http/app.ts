@@ -7,6 +7,8 @@ import { authenticate } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { healthRouter } from './routes/health.router.js';
 import { restRoutes } from './routes/index.js';
+import { compileTrustProxy } from './client-address.js';
+import { rateLimit, byIp, PER_IP_BUCKET } from './middleware/rate-limit.js';
 
 export interface HttpAppOptions {
   /** Routers mounted before the tenant resolver (e.g. the embedded identity provider under /realms). */
@@ -17,15 +19,17 @@ export interface HttpAppOptions {
 
 /**
  * The Express application: context -> tenant -> body parsing -> routes -> 404 -> problem errors.
+ * Everything after the health probes (realm pages, REST, GraphQL) counts against the per-IP limit.
  * Routers are thin: they validate, call one service method and present the result.
  */
 export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', infra.config.http.trustProxy);
+  app.set('trust proxy', compileTrustProxy(infra.config.http.trustProxy));
   app.set('query parser', 'simple');
   app.use(requestContext(infra.logger, infra.metrics));
   app.use(healthRouter(infra));
+  app.use(perIpLimit(infra));
   for (const m of opts.preTenant ?? []) app.use(m.path, m.router);
   app.use(resolveTenant(services.tenants, infra.mongo, infra.config.http.baseDomain));
   app.use(authenticate(services.auth));
@@ -36,4 +40,10 @@ export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOpt
   app.use(notFound);
   app.use(errorHandler(infra.logger));
   return app;
+}
+
+/** RATE_LIMIT_PER_IP over RATE_LIMIT_WINDOW_SECONDS per client address, shared by every node (and the hub handshake). */
+function perIpLimit(infra: Infra) {
+  const l = infra.config.limits;
+  return rateLimit({ redis: infra.redis, keyFor: infra.keys.rateLimit }, [{ bucket: PER_IP_BUCKET, limit: l.perIp, windowSeconds: l.windowSeconds, key: byIp }]);
 }

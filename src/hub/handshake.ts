@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { ExtendedError, Socket } from 'socket.io';
 import { AppError, toAppError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -9,6 +10,8 @@ export interface HandshakeDeps {
   resolveTenant(name: string): Promise<{ name: string } | null>;
   verifyAccessToken(tenant: string, token: string): Promise<Principal>;
   logger: Logger;
+  /** Counts the handshake against the client address's limit (RATE_LIMIT_PER_IP); throws `rate_limited`. */
+  admit?(req: IncomingMessage): Promise<void>;
 }
 
 /** The access token of a handshake: `auth.token` (current clients) or `?access_token=` (existing mobile clients). */
@@ -25,17 +28,18 @@ export function handshakeToken(h: Socket['handshake']): string | undefined {
 function refusal(e: unknown): ExtendedError {
   const app = toAppError(e);
   const err = new Error(app.code === 'internal' ? 'Handshake failed' : app.message) as ExtendedError;
-  err.data = { code: app.code, message: err.message };
+  err.data = { code: app.code, message: err.message, ...(app.retryAfter ? { retryAfter: app.retryAfter } : {}) };
   return err;
 }
 
 /**
- * Socket.IO middleware: resolves the tenant from the Host header, verifies the access token for that
+ * Socket.IO middleware: counts the handshake against the per-IP limit, resolves the tenant from the Host header, verifies the access token for that
  * tenant (a token of another tenant is refused) and stores the principal in `socket.data`.
  */
 export function handshake(deps: HandshakeDeps) {
   return async (socket: Socket, next: (err?: ExtendedError) => void): Promise<void> => {
     try {
+      await deps.admit?.(socket.request);
       const name = tenantFromHost(socket.handshake.headers.host, deps.baseDomain);
       if (!name) throw new AppError('tenant_not_found', 'Connect on a tenant host ({tenant}.<base domain>)');
       const tenant = await deps.resolveTenant(name);

@@ -16,6 +16,8 @@ import { meetingMethods } from './handlers/meeting.handlers.js';
 import { deviceMethods } from './handlers/device.handlers.js';
 import { signallingMethods } from './handlers/signalling.handlers.js';
 import type { HubContext } from './hub.types.js';
+import { addressKey, clientAddress, compileTrustProxy } from '../http/client-address.js';
+import { countHit, PER_IP_BUCKET } from '../http/middleware/rate-limit.js';
 
 /** Presence heartbeat of this node (the presence service expires a silent node's connections). */
 export const PRESENCE_HEARTBEAT_MS = 10_000;
@@ -38,6 +40,14 @@ function registerActors(ctx: RoleContext): ReturnType<typeof actorSystemOf> {
   return system;
 }
 
+/** Hub handshakes share the HTTP per-IP budget (same bucket, same TRUST_PROXY reading of the address). */
+function admitter({ infra }: RoleContext) {
+  const trust = compileTrustProxy(infra.config.http.trustProxy);
+  const l = infra.config.limits;
+  const deps = { redis: infra.redis, keyFor: infra.keys.rateLimit };
+  return (req: Parameters<typeof clientAddress>[0]) => countHit(deps, PER_IP_BUCKET, addressKey(clientAddress(req, trust)), l.perIp, l.windowSeconds);
+}
+
 /**
  * The `hub` role: Socket.IO at /hubs/mobile on the node's HTTP server, wired to the actor system.
  * Stops in order: stop accepting sockets, presence, subscriptions, then the adapter's Redis clients.
@@ -51,7 +61,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const pushSub = createRedis(infra.config.redis.url, 'hub-push-sub');
   const io = createHubServer({
     server, pubClient: pub, subClient: sub, channelPrefix: infra.keys.hubAdapter, logger: infra.logger, metrics: infra.metrics,
-    handshake: { baseDomain: infra.config.http.baseDomain, resolveTenant: (n) => services.tenants.resolve(n), verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), logger: infra.logger },
+    handshake: { baseDomain: infra.config.http.baseDomain, resolveTenant: (n) => services.tenants.resolve(n), verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), logger: infra.logger, admit: admitter(ctx) },
   });
   const publisher = new SocketIoHubPublisher(io, infra.logger);
   system.useHubPublisher(publisher);

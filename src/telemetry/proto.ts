@@ -11,6 +11,8 @@ export const TENANT_METADATA = 'x-tenant';
 export const AUTH_METADATA = 'authorization';
 /** Trailing metadata key carrying the service's stable error code on a refused call. */
 export const ERROR_CODE_METADATA = 'x-error-code';
+/** Seconds to wait before calling again, sent with RESOURCE_EXHAUSTED / `rate_limited`. */
+export const RETRY_AFTER_METADATA = 'retry-after';
 
 interface TelemetryPackage {
   consult: { telemetry: { v1: { TelemetryService: grpc.ServiceClientConstructor } } };

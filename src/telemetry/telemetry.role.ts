@@ -1,6 +1,7 @@
 import type { Server } from '@grpc/grpc-js';
 import type { RoleContext, RoleHandle } from '../roles.js';
 import { startTelemetryServer, telemetryHandlers } from './telemetry.server.js';
+import { countHit } from '../http/middleware/rate-limit.js';
 
 export interface TelemetryRoleHandle extends RoleHandle {
   /** The port the gRPC server is bound to (resolved when GRPC_PORT=0). */
@@ -10,7 +11,10 @@ export interface TelemetryRoleHandle extends RoleHandle {
 /** The 'telemetry' role: the gRPC ingest of the video conferencing system's conference telemetry. */
 export async function startTelemetryRole(ctx: RoleContext): Promise<TelemetryRoleHandle> {
   const { infra, services } = ctx;
-  const handlers = telemetryHandlers(services.telemetry, infra.logger.child({ component: 'telemetry' }), infra.metrics);
+  const l = infra.config.limits;
+  const limiter = { redis: infra.redis, keyFor: infra.keys.rateLimit };
+  const perCredential = (tenant: string) => countHit(limiter, 'telemetry', tenant, l.telemetryPerCredential, l.windowSeconds);
+  const handlers = telemetryHandlers(services.telemetry, infra.logger.child({ component: 'telemetry' }), infra.metrics, perCredential);
   const { server, port } = await startTelemetryServer({ host: infra.config.grpc.host, port: infra.config.grpc.port, handlers });
   infra.logger.info({ component: 'telemetry', host: infra.config.grpc.host, port }, 'telemetry ingest listening');
   return {

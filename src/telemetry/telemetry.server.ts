@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { toAppError, type AppError } from '../core/errors.js';
 import type { Metrics } from '../observability/metrics.js';
-import { AUTH_METADATA, ERROR_CODE_METADATA, TENANT_METADATA, telemetryServiceDefinition } from './proto.js';
+import { AUTH_METADATA, ERROR_CODE_METADATA, RETRY_AFTER_METADATA, TENANT_METADATA, telemetryServiceDefinition } from './proto.js';
 import { MAX_BATCH, toRecords } from './telemetry.schema.js';
 import type { TelemetryAck, TelemetryIngestService } from './telemetry-ingest.service.js';
 
@@ -13,7 +13,7 @@ function grpcStatus(e: AppError): grpc.status {
   if (e.status === 403) return grpc.status.PERMISSION_DENIED;
   if (e.status === 404) return grpc.status.NOT_FOUND;
   if (e.status === 409) return grpc.status.FAILED_PRECONDITION;
-  if (e.status === 413) return grpc.status.RESOURCE_EXHAUSTED;
+  if (e.status === 413 || e.status === 429) return grpc.status.RESOURCE_EXHAUSTED;
   if (e.status === 503) return grpc.status.UNAVAILABLE;
   if (e.status === 504) return grpc.status.DEADLINE_EXCEEDED;
   return grpc.status.INTERNAL;
@@ -23,6 +23,7 @@ export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
   const e = toAppError(err);
   const metadata = new grpc.Metadata();
   metadata.set(ERROR_CODE_METADATA, e.code);
+  if (e.retryAfter) metadata.set(RETRY_AFTER_METADATA, String(Math.ceil(e.retryAfter)));
   return { code: grpcStatus(e), details: e.code === 'internal' ? 'internal error' : e.message, metadata };
 }
 
@@ -33,6 +34,12 @@ function credentials(md: grpc.Metadata): [string | undefined, string | undefined
   return [typeof tenant === 'string' ? tenant : undefined, key];
 }
 
+/**
+ * Counts one call of an authenticated credential (tenant) and throws `rate_limited` past its limit.
+ * Counted after authentication, so callers without the key cannot spend a tenant's budget.
+ */
+export type CallLimit = (tenant: string) => Promise<void>;
+
 const wireAck = (a: TelemetryAck) => ({ ack: { stored: a.stored, duplicates: a.duplicates, completionsEnqueued: a.completionsEnqueued } });
 
 /**
@@ -40,7 +47,12 @@ const wireAck = (a: TelemetryAck) => ({ ack: { stored: a.stored, duplicates: a.d
  * service, acknowledge. A client stream is stored in chunks of MAX_BATCH as it arrives, so memory
  * stays bounded however long the conference.
  */
-export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger, metrics: Metrics): grpc.UntypedServiceImplementation {
+export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger, metrics: Metrics, limit: CallLimit = async () => undefined): grpc.UntypedServiceImplementation {
+  const authenticate = async (md: grpc.Metadata) => {
+    const tenant = await ingest.authenticate(...credentials(md));
+    await limit(tenant);
+    return tenant;
+  };
   const received = metrics.counter('telemetry_messages_total', 'Telemetry messages received', ['outcome']);
   const refused = metrics.counter('telemetry_calls_refused_total', 'Telemetry calls refused', ['code']);
   const fail = (cb: grpc.sendUnaryData<unknown>, err: unknown) => {
@@ -57,7 +69,7 @@ export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger
   return {
     sendTelemetryBatch(call: grpc.ServerUnaryCall<{ events: unknown[] }, unknown>, cb: grpc.sendUnaryData<unknown>) {
       (async () => {
-        const tenant = await ingest.authenticate(...credentials(call.metadata));
+        const tenant = await authenticate(call.metadata);
         const ack = await ingest.ingest(tenant, toRecords(call.request.events ?? []));
         count(ack);
         cb(null, wireAck(ack));
@@ -69,7 +81,7 @@ export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger
       let buffer: unknown[] = [];
       let index = 0;
       let failed = false;
-      let chain = ingest.authenticate(...credentials(call.metadata));
+      let chain = authenticate(call.metadata);
       const flush = () => {
         const chunk = buffer;
         const offset = index - chunk.length;

@@ -44,7 +44,8 @@ export class IdpRealms {
       redirectUris: redirectUrisFor(config, tenant), audience: config.auth.oidc.audience, accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
       secrets: await this.secrets, redis: this.deps.redis, storePrefix: this.deps.keys.idpStore(tenant), tenantDb: this.deps.tenantDb(tenant),
     });
-    provider.proxy = config.http.trustProxy !== 'false';
+    // X-Forwarded-* reaching the provider were rewritten from Express's TRUST_PROXY view (idp.role.ts).
+    provider.proxy = true;
     return provider;
   }
 }

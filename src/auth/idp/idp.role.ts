@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { RoleStarter } from '../../roles.js';
 import { DEMO_USERS, DEMO_PASSWORD } from '../../data/seed/demo.seed.js';
 import { CredentialRepository } from '../../data/repositories/credential.repository.js';
@@ -26,9 +26,11 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
   const l = infra.config.limits;
   const limiter = rateLimit({ redis: infra.redis, keyFor: infra.keys.rateLimit }, [
     { bucket: 'idp-ip', limit: l.signinPerIp, windowSeconds: l.windowSeconds, key: byIp },
-    { bucket: 'idp-account', limit: l.signinPerAccount, windowSeconds: l.windowSeconds, key: byBodyField('username') },
+    // Per tenant and username: the realm pages run before the tenant resolver, so the tenant is the path's.
+    { bucket: 'idp-account', limit: l.signinPerAccount, windowSeconds: l.windowSeconds, key: byBodyField('username', (req) => (typeof req.params.tenant === 'string' ? req.params.tenant : undefined)) },
   ]);
   const router = Router();
+  router.use(forwardedAsTrusted);
   router.use(interactionRouter({ provider, tenantDb: (t) => infra.mongo.tenantDb(t), audit: services.auth.audit }, limiter));
   const callbacks = new WeakMap<object, ReturnType<Awaited<ReturnType<typeof provider>>['callback']>>();
   router.use('/:tenant', async (req, res) => {
@@ -41,6 +43,20 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
   log.info({ issuerTemplate: infra.config.auth.oidc.issuerTemplate }, 'embedded identity provider mounted');
   return { stop: async () => undefined };
 };
+
+/**
+ * oidc-provider (koa) reads X-Forwarded-Host/-Proto/-For when `proxy` is on, from any client. The
+ * provider keeps `proxy` on, and these headers are rewritten here to what Express derived under
+ * TRUST_PROXY, so the realm's discovery, redirects and cookies follow the service's own proxy trust.
+ */
+function forwardedAsTrusted(req: Request, _res: Response, next: NextFunction): void {
+  req.headers['x-forwarded-proto'] = req.protocol;
+  req.headers['x-forwarded-for'] = req.ip ?? req.socket.remoteAddress ?? '';
+  const host = req.host;
+  if (host) req.headers['x-forwarded-host'] = host;
+  else delete req.headers['x-forwarded-host'];
+  next();
+}
 
 /** Demo users sign in at the embedded realm with the documented demo password. */
 async function seedDemoPasswords(creds: CredentialRepository): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError } from '../../core/errors.js';
+import { addressKey } from '../client-address.js';
 
 /** One limit: at most `limit` requests per `windowSeconds` for each key `key(req)` returns. */
 export interface RateLimitRule {
@@ -25,6 +26,16 @@ if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) ttl = tonumber(ARGV[1]) e
 return {n, ttl}`;
 
 /**
+ * Counts one hit of `id` in `bucket` on Redis (so every node shares the count) and throws 429
+ * `rate_limited` with the seconds left in the window once the count passes `limit`. Used by every
+ * transport: Express middleware, the hub handshake and the gRPC ingest.
+ */
+export async function countHit(deps: RateLimitDeps, bucket: string, id: string, limit: number, windowSeconds: number): Promise<void> {
+  const [count, ttl] = (await deps.redis.eval(SCRIPT, 1, deps.keyFor(bucket, id), windowSeconds)) as [number, number];
+  if (count > limit) throw new AppError('rate_limited', 'Too many requests; slow down', { retryAfter: Math.max(ttl, 1) });
+}
+
+/**
  * Generic Redis rate limiter shared by all nodes. Over the limit the request is refused with 429
  * `rate_limited` and a Retry-After of the seconds left in the window.
  */
@@ -32,17 +43,27 @@ export function rateLimit(deps: RateLimitDeps, rules: RateLimitRule[]): RequestH
   return async (req, _res, next) => {
     for (const rule of rules) {
       const id = rule.key(req);
-      if (!id) continue;
-      const [count, ttl] = (await deps.redis.eval(SCRIPT, 1, deps.keyFor(rule.bucket, id), rule.windowSeconds)) as [number, number];
-      if (count > rule.limit) throw new AppError('rate_limited', 'Too many requests; slow down', { retryAfter: Math.max(ttl, 1) });
+      if (id) await countHit(deps, rule.bucket, id, rule.limit, rule.windowSeconds);
     }
     next();
   };
 }
 
-/** Key helpers for the common identities. */
-export const byIp = (req: Request): string | undefined => req.ip ?? req.socket.remoteAddress;
-export const byBodyField = (field: string) => (req: Request): string | undefined => {
+/** Bucket of the per-client-address limit every transport shares (`RATE_LIMIT_PER_IP`). */
+export const PER_IP_BUCKET = 'ip';
+
+/**
+ * Key helpers for the common identities. `byIp` is the client address Express derived under
+ * `TRUST_PROXY` (forwarded headers count only from trusted proxies), IPv6 by /64.
+ */
+export const byIp = (req: Request): string | undefined => {
+  const ip = req.ip ?? req.socket.remoteAddress;
+  return ip ? addressKey(ip) : undefined;
+};
+
+/** Tenant + lower-cased body field (e.g. the username of a sign-in), for per-account limits. */
+export const byBodyField = (field: string, tenantOf: (req: Request) => string | undefined = (req) => req.tenant?.name) => (req: Request): string | undefined => {
   const v = (req.body as Record<string, unknown> | undefined)?.[field];
-  return typeof v === 'string' && v ? `${req.tenant?.name ?? '-'}:${v.toLowerCase().slice(0, 200)}` : undefined;
+  const tenant = tenantOf(req);
+  return typeof v === 'string' && v && tenant ? `${tenant}:${v.toLowerCase().trim().slice(0, 200)}` : undefined;
 };

@@ -1,0 +1,42 @@
+import type { IncomingMessage } from 'node:http';
+import proxyaddr from 'proxy-addr';
+
+/** Decides whether the hop at `addr` (the `i`th from the socket) is a proxy whose forwarded headers count. */
+export type TrustProxy = (addr: string, i: number) => boolean;
+
+/**
+ * Compiles `TRUST_PROXY` once for every transport (Express, the hub handshake, the embedded realm):
+ * `false` or empty trusts no proxy (the default: `X-Forwarded-*` from clients is ignored), `true`
+ * trusts every hop, a number trusts that many hops, anything else is a comma-separated list of
+ * addresses, CIDR ranges or the names `loopback`, `linklocal`, `uniquelocal`.
+ */
+export function compileTrustProxy(setting: string): TrustProxy {
+  const s = setting.trim();
+  if (s === '' || s === 'false') return () => false;
+  if (s === 'true') return () => true;
+  if (/^\d+$/.test(s)) {
+    const hops = Number(s);
+    return (_addr, i) => i < hops;
+  }
+  return proxyaddr.compile(s.split(',').map((v) => v.trim()).filter(Boolean));
+}
+
+/** The client's address: the socket peer, or the forwarded address behind trusted proxies only. */
+export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
+  return proxyaddr(req, trust);
+}
+
+/**
+ * The key a per-address limit counts: an IPv4 address as is (also when IPv4-mapped), an IPv6 address
+ * by its /64 network, which one subscriber usually holds whole and could otherwise rotate through.
+ */
+export function addressKey(addr: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(addr);
+  if (mapped) return mapped[1]!;
+  if (!addr.includes(':')) return addr;
+  const [head = '', tail = ''] = addr.split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = addr.includes('::') ? [...left, ...Array(Math.max(8 - left.length - right.length, 0)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => (g || '0').toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
