@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as grpc from '@grpc/grpc-js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, freePort } from '../../support/auth.js';
-import { connect } from '../../e2e/hub/hub-client.js';
+import { connect } from '../../support/hub-client.js';
 import { TelemetryClient } from '../../../src/vcs/telemetry.client.js';
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
 
