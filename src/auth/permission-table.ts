@@ -46,7 +46,7 @@ export const OPERATIONS = {
   'files.container': { transport: 'rest', name: 'GET /files/{tenantId}/{container}/{*path}', requires: 'media:read' },
   // Tenant
   'tenant.ping': { transport: 'rest', name: 'GET /api/tenant/ping', requires: 'public' },
-  'tenant.startRecording': { transport: 'rest', name: 'GET /api/tenant/startrecording', requires: 'meetings:record' },
+  'tenant.startRecording': { transport: 'rest', name: 'GET /api/tenant/startrecording', requires: 'meetings:record', note: 'attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them)' },
   // Admin helpers
   'admin.lastSeenContact': { transport: 'rest', name: 'GET /api/admin/lastSeen/{contactId}', requires: 'presence:read' },
   'admin.lastSeenUser': { transport: 'rest', name: 'GET /api/admin/lastSeen/{tenant}/{username}', requires: 'presence:read' },

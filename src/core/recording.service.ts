@@ -10,8 +10,19 @@ import type { RecordingJobData } from '../workers/queues.js';
 import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
+import type { AuditService } from './audit.service.js';
 
 export type RecordingState = 'idle' | 'starting' | 'recording' | 'stopping' | 'stopped';
+
+/**
+ * Who asked, for the audit trail: `actorId` is the caller; when it differs from the attributed user
+ * (an administrator acting explicitly) the entry names both. `via` is the transport.
+ */
+export interface RecordingRequester {
+  actorId: string;
+  via: 'rest' | 'hub' | 'service';
+  ip?: string;
+}
 
 export interface RecordingStatus {
   eventId: string;
@@ -28,6 +39,7 @@ interface Deps {
   store: Pick<ObjectStore, 'putContentAddressed'>;
   enqueue(data: RecordingJobData): Promise<{ id: string }>;
   logger: Logger;
+  audit: Pick<AuditService, 'record'>;
 }
 
 /** Starting is a no-op while a recording is starting or running; otherwise a new session begins. */
@@ -60,23 +72,44 @@ return 0`;
 export class RecordingService {
   constructor(private readonly deps: Deps) {}
 
-  async requestStart(tenant: string, eventId: string, userId: string): Promise<RecordingStatus> {
-    const event = await this.requireEvent(tenant, eventId);
-    if (event.status === 'completed' || event.status === 'cancelled') throw new AppError('invalid_state', `Event is ${event.status}`);
-    oid(userId, 'user_not_found');
-    const [fresh, session] = (await this.deps.redis.eval(START, 1, this.key(tenant, eventId), userId)) as [number, number];
-    const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'start', session });
-    this.deps.logger.info({ component: 'recording', tenant, eventId, session, fresh: fresh === 1 }, 'recording start requested');
-    return { eventId, state: 'starting', session, jobId: job.id };
+  /** Starts (or joins the running) recording of an event, attributed to `userId`; audited either way. */
+  async requestStart(tenant: string, eventId: string, userId: string, by: RecordingRequester = { actorId: userId, via: 'service' }): Promise<RecordingStatus> {
+    return this.audited(tenant, 'recording.start', eventId, userId, by, async () => {
+      const event = await this.requireEvent(tenant, eventId);
+      if (event.status === 'completed' || event.status === 'cancelled') throw new AppError('invalid_state', `Event is ${event.status}`);
+      oid(userId, 'user_not_found');
+      const [fresh, session] = (await this.deps.redis.eval(START, 1, this.key(tenant, eventId), userId)) as [number, number];
+      const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'start', session });
+      this.deps.logger.info({ component: 'recording', tenant, eventId, session, fresh: fresh === 1 }, 'recording start requested');
+      return { eventId, state: 'starting', session, jobId: job.id };
+    });
   }
 
-  async requestStop(tenant: string, eventId: string, userId: string): Promise<RecordingStatus> {
-    await this.requireEvent(tenant, eventId);
-    oid(userId, 'user_not_found');
-    const [code, session] = (await this.deps.redis.eval(STOP, 1, this.key(tenant, eventId))) as [number, number];
-    if (code === -1) throw new AppError('invalid_state', 'The event is not being recorded');
-    const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'stop', session });
-    return { eventId, state: 'stopping', session, jobId: job.id };
+  async requestStop(tenant: string, eventId: string, userId: string, by: RecordingRequester = { actorId: userId, via: 'service' }): Promise<RecordingStatus> {
+    return this.audited(tenant, 'recording.stop', eventId, userId, by, async () => {
+      await this.requireEvent(tenant, eventId);
+      oid(userId, 'user_not_found');
+      const [code, session] = (await this.deps.redis.eval(STOP, 1, this.key(tenant, eventId))) as [number, number];
+      if (code === -1) throw new AppError('invalid_state', 'The event is not being recorded');
+      const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'stop', session });
+      return { eventId, state: 'stopping', session, jobId: job.id };
+    });
+  }
+
+  /** Runs a recording request and writes its audit entry (success with the session, or failure with the code). */
+  private async audited(tenant: string, action: 'recording.start' | 'recording.stop', eventId: string, userId: string, by: RecordingRequester, run: () => Promise<RecordingStatus>): Promise<RecordingStatus> {
+    const entry = {
+      action, actorId: oidOrUndefined(by.actorId), subjectId: oidOrUndefined(userId), ...(by.ip ? { ip: by.ip } : {}),
+      details: { eventId, via: by.via, ...(by.actorId !== userId ? { onBehalfOf: userId } : {}) },
+    };
+    try {
+      const r = await run();
+      await this.deps.audit.record(tenant, { ...entry, outcome: 'success', details: { ...entry.details, session: r.session } });
+      return r;
+    } catch (e) {
+      await this.deps.audit.record(tenant, { ...entry, outcome: 'failure', details: { ...entry.details, code: e instanceof AppError ? e.code : 'internal' } });
+      throw e;
+    }
   }
 
   async status(tenant: string, eventId: string): Promise<RecordingStatus> {
@@ -150,4 +183,9 @@ export class RecordingService {
   private key(tenant: string, eventId: string): string {
     return this.deps.recordingKey(tenant, eventId);
   }
+}
+
+/** Audit ids are ObjectIds; a malformed id (refused by the request itself) is left out of the entry. */
+function oidOrUndefined(id: string): string | undefined {
+  return /^[0-9a-f]{24}$/i.test(id) ? id : undefined;
 }

@@ -28,8 +28,8 @@ export interface ActorServices {
     isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
   };
   recording: {
-    requestStart(tenant: string, eventId: string, userId: string): Promise<unknown>;
-    requestStop(tenant: string, eventId: string, userId: string): Promise<unknown>;
+    requestStart(tenant: string, eventId: string, userId: string, by: { actorId: string; via: 'hub' }): Promise<unknown>;
+    requestStop(tenant: string, eventId: string, userId: string, by: { actorId: string; via: 'hub' }): Promise<unknown>;
   };
   audit: { record(tenant: string, entry: { action: string; outcome: 'success' | 'failure'; actorId?: string; details?: Record<string, unknown> }): Promise<void> };
 }
@@ -64,8 +64,8 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
     initEvent: async (tenant, caller, eventId) => (await s.meetings.initEvent(principalOf(tenant, caller), eventId)) as MeetingData,
     joinEvent: async (tenant, caller, eventId) => (await s.meetings.joinDetails(principalOf(tenant, caller), eventId)) as MeetingData,
     isParticipant: (tenant, eventId, userId) => s.meetings.isParticipant(tenant, eventId, userId),
-    startRecording: async (tenant, eventId, userId) => void (await s.recording.requestStart(tenant, eventId, userId)),
-    stopRecording: async (tenant, eventId, userId) => void (await s.recording.requestStop(tenant, eventId, userId)),
+    startRecording: async (tenant, eventId, userId) => void (await s.recording.requestStart(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
+    stopRecording: async (tenant, eventId, userId) => void (await s.recording.requestStop(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Infra } from '../composition.js';
 import type { TenantRepository } from '../data/repositories/tenant.repository.js';
 import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
+import { AuditService } from '../core/audit.service.js';
 import { CompletionService } from '../core/completion.service.js';
 import { rooms } from '../hub/rooms.js';
 import { createVcs } from '../vcs/index.js';
@@ -19,6 +20,7 @@ export function createTelemetryServices(infra: Infra, tenants: TenantService, te
   const recording = new RecordingService({
     tenants, redis: infra.redis, recordingKey: infra.keys.recording, vcs, store: infra.store,
     enqueue: (data) => jobs.enqueue('recording', data), logger: infra.logger,
+    audit: new AuditService({ tenantDb: (t) => infra.mongo.tenantDb(t) }),
   });
   const completion = new CompletionService({
     tenants, publisher: new RedisChannelHubPublisher(infra.redis, infra.keys.hubPush, infra.logger),

@@ -7,7 +7,10 @@ import { op, routerFor, type RouteGroup } from '../../openapi/route-spec.js';
 
 const StartRecordingQuery = z.object({
   eventId: Id,
-  /** The participant asking for the recording; defaults to the caller and must belong to the event. */
+  /**
+   * The participant the recording is attributed to: the caller (default). Naming another participant
+   * needs `tenant:admin` and is audited as the administrator acting for them.
+   */
   userId: Id.optional(),
 });
 
@@ -21,14 +24,15 @@ export const recordingRoutes: RouteGroup = {
     op({
       operationId: 'tenant.startRecording', method: 'get', path: '/startrecording', query: StartRecordingQuery, response: RecordingStatus,
       summary: 'Request recording start for an event (queued; the recording job starts it on the video conferencing system)',
-      handle: async (s, { p, query }) => {
+      handle: async (s, { p, query, req }) => {
         const userId = query.userId ?? p.userId;
-        const callerIn = await s.meetings.isParticipant(p.tenant, query.eventId, p.userId);
-        if (!callerIn) throw new AppError('event_not_found', `No event ${query.eventId}`);
-        if (userId !== p.userId && !(await s.meetings.isParticipant(p.tenant, query.eventId, userId))) {
+        const onBehalf = userId !== p.userId;
+        if (onBehalf && !p.permissions.has('tenant:admin')) throw new AppError('permission_denied', "Starting a recording for another participant requires the 'tenant:admin' permission");
+        if (!onBehalf && !(await s.meetings.isParticipant(p.tenant, query.eventId, p.userId))) throw new AppError('event_not_found', `No event ${query.eventId}`);
+        if (onBehalf && !(await s.meetings.isParticipant(p.tenant, query.eventId, userId))) {
           throw new AppError('validation_failed', 'query.userId: not a participant of the event', { errors: [{ field: 'query.userId', message: 'not a participant of the event' }] });
         }
-        const r = await s.recording.requestStart(p.tenant, query.eventId, userId);
+        const r = await s.recording.requestStart(p.tenant, query.eventId, userId, { actorId: p.userId, via: 'rest', ...(req.ip ? { ip: req.ip } : {}) });
         return { eventId: r.eventId, state: r.state, session: r.session, ...(r.jobId ? { jobId: String(r.jobId) } : {}) };
       },
     }),
