@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { call, connect, must, type HubClient } from '../../e2e/hub/hub-client.js';
+import { call, connect, must, type HubClient } from '../../support/hub-client.js';
 
 /** A recording is attributed to whoever asked for it (or, explicitly and audited, by an admin), and every start/stop is audited. */
 describe('recording: attribution and audit', () => {
