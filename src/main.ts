@@ -1,6 +1,4 @@
 import { loadConfig, ConfigError } from './config/config.js';
-import { startNode } from './node.js';
-import { renderBanner } from './cli/banner.js';
 
 /** Process entry: reads ROLES, starts them, and shuts down in order on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -14,11 +12,13 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  // Loaded after the configuration is accepted: a refused configuration exits without loading the app.
+  const [{ startNode }, { renderBanner }] = await Promise.all([import('./node.js'), import('./cli/banner.js')]);
   const node = await startNode(config);
   const log = node.infra.logger;
   if (config.seedDemo) {
     const grpcPort = (node.roles.get('telemetry') as { port?: number } | undefined)?.port;
-    process.stdout.write(`${renderBanner({ config, url: node.url, grpcPort })}\n`);
+    process.stdout.write(`${renderBanner({ config, url: node.url, grpcPort, metricsUrl: node.metricsUrl })}\n`);
   }
   let firstSignalAt = 0;
   const shutdown = (signal: string) => {

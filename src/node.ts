@@ -7,6 +7,7 @@ import { createHttpApp } from './http/app.js';
 import { AppError, toProblem } from './core/errors.js';
 import { seedDemoUsers } from './data/seed/demo.seed.js';
 import { ROLE_ORDER, ROLE_STARTERS, type RoleHandle } from './roles.js';
+import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
 
 export interface NodeHandle {
   config: Config;
@@ -15,6 +16,8 @@ export interface NodeHandle {
   server?: HttpServer;
   /** Base URL of the HTTP server (ephemeral port resolved). */
   url?: string;
+  /** Base URL of the metrics listener (`/metrics`), separate from the public port. */
+  metricsUrl: string;
   roles: Map<Role, RoleHandle>;
   stop(): Promise<void>;
 }
@@ -47,12 +50,14 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
   const preTenant: { path: string; router: Router | Express }[] = [];
   const routes: { path: string; router: Router }[] = [];
   const started = new Map<Role, RoleHandle>();
+  let metricsServer: MetricsServer | undefined;
   const mount = {
     preTenant: (path: string, router: Router | Express) => preTenant.push({ path, router }),
     route: (path: string, router: Router) => routes.push({ path, router }),
   };
 
   try {
+    metricsServer = await startMetricsServer(infra.metrics, config.metrics);
     for (const role of ROLE_ORDER) {
       if (!config.roles.includes(role) || role === 'http') continue;
       const load = ROLE_STARTERS[role];
@@ -70,21 +75,22 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
       });
     }
   } catch (e) {
-    await stopAll(started, server, infra, services);
+    await stopAll(started, server, infra, services, metricsServer);
     throw e;
   }
 
   const addr = server?.address() as AddressInfo | null | undefined;
   const url = addr ? `http://127.0.0.1:${addr.port}` : undefined;
-  infra.logger.info({ component: 'node', roles: config.roles, url }, 'node started');
+  const metricsUrl = metricsServer!.url;
+  infra.logger.info({ component: 'node', roles: config.roles, url, metricsUrl }, 'node started');
   let stopping: Promise<void> | undefined;
   return {
-    config, infra, services, server, url, roles: started,
-    stop: () => (stopping ??= stopAll(started, server, infra, services)),
+    config, infra, services, server, url, metricsUrl, roles: started,
+    stop: () => (stopping ??= stopAll(started, server, infra, services, metricsServer)),
   };
 }
 
-async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | undefined, infra: Infra, services: Services): Promise<void> {
+async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | undefined, infra: Infra, services: Services, metricsServer?: MetricsServer): Promise<void> {
   const closing = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
   server?.closeIdleConnections();
   for (const role of [...started.keys()].reverse()) {
@@ -98,5 +104,6 @@ async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | unde
   await closing;
   // Coalesced lastSeenAt updates of the sockets the hub just closed, before MongoDB goes.
   await services.presence.close();
+  await metricsServer?.close();
   await closeInfra(infra);
 }

@@ -8,13 +8,15 @@ export interface BannerInput {
   /** Base URL the node's HTTP server listens on (ephemeral port resolved). */
   url?: string;
   grpcPort?: number;
+  /** Base URL of the node's metrics listener. */
+  metricsUrl?: string;
 }
 
 /**
  * The human-readable start-up banner of `npm start`: URLs to try and the demo sign-in details. It is
  * printed once, beside the JSON logs, only when the demo tenant is seeded (never in production).
  */
-export function renderBanner({ config, url, grpcPort }: BannerInput): string {
+export function renderBanner({ config, url, grpcPort, metricsUrl }: BannerInput): string {
   const port = url ? new URL(url).port : String(config.http.port);
   const tenantUrl = `http://demo.${config.http.baseDomain}:${port}`;
   const local = `http://127.0.0.1:${port}`;
@@ -25,7 +27,8 @@ export function renderBanner({ config, url, grpcPort }: BannerInput): string {
     '',
     `  Tenant "demo"     ${tenantUrl}   (browsers resolve *.localhost; curl: -H 'Host: demo.localhost:${port}' ${local})`,
     `  Ping              curl -H 'Host: demo.localhost:${port}' ${local}/api/tenant/ping`,
-    `  Health            ${local}/healthz   ${local}/readyz   ${local}/metrics`,
+    `  Health            ${local}/healthz   ${local}/readyz`,
+    `  Metrics           ${metricsUrl ?? `http://${config.metrics.host}:${config.metrics.port}`}/metrics   (own listener, METRICS_PORT)`,
   ];
   if (has('http')) lines.push(`  REST API docs     ${tenantUrl}/api/docs`, `  GraphQL           ${tenantUrl}/graphql`);
   if (has('hub')) lines.push(`  Realtime hub      ${tenantUrl}/hubs/mobile (Socket.IO; token in auth.token)`);

@@ -2,8 +2,9 @@ import { loadConfig, ConfigError } from '../config/config.js';
 import { createInfra, createServices, closeInfra } from '../composition.js';
 import { existsSync } from 'node:fs';
 import { AppError, toAppError } from '../core/errors.js';
+import { seedDemoUsers } from '../data/seed/demo.seed.js';
 
-const USAGE = 'usage: npm run tenant -- create NAME [DISPLAY NAME] | migrate NAME | migrate-all | list';
+const USAGE = 'usage: npm run tenant -- create NAME [DISPLAY NAME] | migrate NAME | migrate-all | list | seed-demo';
 
 /** Tenant administration from the shell: the same service calls as the provisioning endpoint. */
 async function main(argv: string[]): Promise<number> {
@@ -30,6 +31,12 @@ async function main(argv: string[]): Promise<number> {
         break;
       case 'migrate-all':
         for (const t of await tenants.list()) process.stdout.write(`${t.name}: ${JSON.stringify(await tenants.migrate(t.name))}\n`);
+        break;
+      case 'seed-demo':
+        // An operator's explicit choice (a demo deployment), never a production node's start-up default.
+        await tenants.ensure({ name: 'demo', displayName: 'Demo Hospital' });
+        await seedDemoUsers(infra.mongo.tenantDb('demo'));
+        process.stdout.write('tenant demo and its demo users are in place\n');
         break;
       case 'list':
         for (const t of await tenants.list()) process.stdout.write(`${t.name}\t${t.status}\tv${t.schemaVersion}\t${t.displayName}\n`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compileTrustProxy } from '../http/client-address.js';
+import { DEV_DEFAULTS, productionProblems } from './production-checks.js';
 
 /** Process roles a node can run; the default runs all of them in one process. */
 export const ROLES = ['http', 'hub', 'actors', 'workers', 'telemetry', 'idp'] as const;
@@ -37,6 +38,9 @@ export const EnvSchema = z.object({
       return false;
     }
   }, 'must be false, true, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal'),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  METRICS_PORT: port.default(9464),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27027/'),
   MONGODB_CATALOG_DB: z.string().min(1).default('consult_catalog'),
@@ -55,7 +59,7 @@ export const EnvSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool.default(true),
 
-  PROVISIONING_CODE: z.string().min(16, 'must be at least 16 characters').default('dev-provisioning-code-change-me'),
+  PROVISIONING_CODE: z.string().min(16, 'must be at least 16 characters').default(DEV_DEFAULTS.PROVISIONING_CODE),
   TOKEN_ISSUER: z.string().default('consult-service'),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(300),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(60 * 60 * 12),
@@ -63,17 +67,18 @@ export const EnvSchema = z.object({
   OIDC_MODE: z.enum(['embedded', 'external']).default('embedded'),
   OIDC_ISSUER_TEMPLATE: z.string().includes('{tenant}').optional(),
   OIDC_CLIENT_ID: z.string().default('consult-web'),
-  OIDC_CLIENT_SECRET: z.string().default('consult-web-secret'),
+  OIDC_CLIENT_SECRET: z.string().default(DEV_DEFAULTS.OIDC_CLIENT_SECRET),
+  ALLOW_EMBEDDED_IDP: bool.default(false),
   OIDC_AUDIENCE: z.string().default('consult-api'),
 
-  GRPC_HOST: z.string().default('0.0.0.0'),
+  GRPC_HOST: z.string().min(1).optional(),
   GRPC_PORT: port.default(50051),
 
   VCS_ADAPTER: z.enum(['embedded', 'livekit']).default('embedded'),
   LIVEKIT_URL: z.string().optional(),
   LIVEKIT_API_KEY: z.string().optional(),
   LIVEKIT_API_SECRET: z.string().optional(),
-  VCS_EMBEDDED_SECRET: z.string().min(16).default('dev-embedded-vcs-secret-change-me'),
+  VCS_EMBEDDED_SECRET: z.string().min(16).default(DEV_DEFAULTS.VCS_EMBEDDED_SECRET),
   VCS_EMBEDDED_FINALIZE_MS: z.coerce.number().int().min(0).default(0),
 
   JOBS_CONCURRENCY: positiveInt.default(4),
@@ -108,6 +113,8 @@ export interface Config {
   nodeId: string;
   roles: readonly Role[];
   http: { host: string; port: number; publicUrl: string; baseDomain: string; bodyLimit: string; trustProxy: string };
+  /** The Prometheus endpoint's own listener, never the public port. */
+  metrics: { host: string; port: number; token?: string };
   log: { level: Env['LOG_LEVEL'] };
   mongo: { uri: string; catalogDb: string; tenantDbPrefix: string; timeoutMs: number };
   redis: { url: string; prefix: string };
@@ -121,7 +128,7 @@ export interface Config {
     tokenIssuer: string;
     accessTokenTtlSeconds: number;
     refreshTokenTtlSeconds: number;
-    oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string };
+    oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean };
   };
   grpc: { host: string; port: number };
   vcs: { adapter: Env['VCS_ADAPTER']; livekit: { url?: string; apiKey?: string; apiSecret?: string }; embedded: { secret: string; finalizeMs: number } };
@@ -160,12 +167,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     problems.push('LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET: required when VCS_ADAPTER=livekit');
   }
   if (e.OIDC_MODE === 'external' && !e.OIDC_ISSUER_TEMPLATE) problems.push('OIDC_ISSUER_TEMPLATE: required when OIDC_MODE=external');
-  if (e.NODE_ENV === 'production' && e.PROVISIONING_CODE === 'dev-provisioning-code-change-me') {
-    problems.push('PROVISIONING_CODE: the development default must not be used in production');
-  }
-  if (e.NODE_ENV === 'production' && e.VCS_ADAPTER === 'embedded' && e.VCS_EMBEDDED_SECRET === 'dev-embedded-vcs-secret-change-me') {
-    problems.push('VCS_EMBEDDED_SECRET: the development default must not be used in production');
-  }
+  if (e.NODE_ENV === 'production') problems.push(...productionProblems(e));
   if (problems.length) throw new ConfigError(problems);
 
   const publicUrl = e.PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`;
@@ -177,6 +179,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     log: { level: e.LOG_LEVEL },
     mongo: { uri: e.MONGODB_URI, catalogDb: e.MONGODB_CATALOG_DB, tenantDbPrefix: e.MONGODB_TENANT_DB_PREFIX, timeoutMs: e.MONGODB_TIMEOUT_MS },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
+    metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN },
     storage: {
       driver: e.STORAGE_DRIVER,
       fsRoot: e.STORAGE_FS_ROOT,
@@ -193,9 +196,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         clientId: e.OIDC_CLIENT_ID,
         clientSecret: e.OIDC_CLIENT_SECRET,
         audience: e.OIDC_AUDIENCE,
+        allowEmbedded: e.ALLOW_EMBEDDED_IDP,
       },
     },
-    grpc: { host: e.GRPC_HOST, port: e.GRPC_PORT },
+    grpc: { host: e.GRPC_HOST ?? e.HOST, port: e.GRPC_PORT },
     vcs: { adapter: e.VCS_ADAPTER, livekit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }, embedded: { secret: e.VCS_EMBEDDED_SECRET, finalizeMs: e.VCS_EMBEDDED_FINALIZE_MS } },
     jobs: { concurrency: e.JOBS_CONCURRENCY, attempts: e.JOBS_ATTEMPTS, backoffMs: e.JOBS_BACKOFF_MS, lockMs: e.JOBS_LOCK_MS },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../support/node.js';
+import { request } from '../support/http.js';
 
 describe('foundation over HTTP', () => {
   let node: TestNode;
@@ -59,7 +60,7 @@ describe('foundation over HTTP', () => {
     expect(r.body.checks.redis.status).toBe('up');
     expect(r.body.checks.mongodb.status).toBe('up');
     expect(r.body.checks.objectStore.status).toBe('up');
-    const m = await node.http.get('/metrics');
+    const m = await request(node.metricsUrl, 'GET', '/metrics');
     expect(m.status).toBe(200);
     expect(m.text).toContain('http_request_duration_seconds');
   });

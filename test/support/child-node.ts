@@ -8,6 +8,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export interface ChildNode {
   proc: ChildProcess;
   url: string;
+  /** Base URL of the node's metrics listener. */
+  metricsUrl: string;
   /** Hard kill (SIGKILL): no handoff, no cleanup; what a crashed node looks like. */
   kill(): Promise<void>;
   /** Graceful stop (SIGTERM) and wait for exit. */
@@ -54,6 +56,7 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
         resolve({
           proc,
           url: String(rec.url ?? ''),
+          metricsUrl: String(rec.metricsUrl ?? ''),
           logs,
           async kill() {
             proc.kill('SIGKILL');
@@ -65,6 +68,36 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
           },
         });
       }
+    });
+  });
+}
+
+/**
+ * Runs src/main.ts with `env` until it exits by itself (a refused configuration) and returns its exit
+ * code and stderr; rejects if it starts serving instead.
+ */
+export function runChildNodeToExit(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; stderr: string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+    cwd: root,
+    env: { ...process.env, ...env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`child node neither exited nor started within ${timeoutMs} ms\n${stderr}`));
+    }, timeoutMs);
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      if (!line.includes('"node started"')) return;
+      clearTimeout(timer);
+      proc.kill('SIGKILL');
+      reject(new Error('child node started although its configuration should have been refused'));
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
     });
   });
 }

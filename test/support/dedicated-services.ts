@@ -98,11 +98,14 @@ async function dedicated(name: string, scheme: string, argv: (port: number, dir:
  * acknowledged write survives even a SIGKILL of Redis; pass 'everysec' to test the production
  * trade-off (at most about one second of writes lost on a crash, none on a clean restart).
  */
-export function dedicatedRedis(fsync: 'always' | 'everysec' = 'always'): Promise<DedicatedService> {
-  return dedicated('redis', 'redis', (port, dir) => [
+export async function dedicatedRedis(fsync: 'always' | 'everysec' = 'always', auth?: { user: string; password: string }): Promise<DedicatedService> {
+  // An ACL user with every right, and the default user switched off: what production runs.
+  const acl = auth ? ['--user', 'default', 'off', '--user', auth.user, 'on', `>${auth.password}`, '~*', '&*', '+@all'] : [];
+  const svc = await dedicated('redis', 'redis', (port, dir) => [
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', fsync, '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', fsync, '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', ...acl],
   ]);
+  return auth ? { ...svc, url: `redis://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${svc.port}` } : svc;
 }
 
 /** A private MongoDB-protocol server: mongod when on PATH, else the FerretDB binary the project builds (SQLite). */

@@ -13,7 +13,7 @@ async function timed(check: Check, timeoutMs: number): Promise<{ status: 'up' | 
   }
 }
 
-/** /healthz (process up), /readyz (each dependency reachable), /metrics (Prometheus). */
+/** /healthz (process up), /readyz (each dependency reachable). Metrics have their own listener (metrics-server.ts). */
 export function healthRouter(infra: Infra): Router {
   const r = Router();
   r.get('/healthz', (_req, res) => {
@@ -28,9 +28,6 @@ export function healthRouter(infra: Infra): Router {
     const checks = { redis, mongodb, objectStore: { ...objectStore, driver: infra.store.driver } };
     const ready = Object.values(checks).every((c) => c.status === 'up');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  });
-  r.get('/metrics', async (_req, res) => {
-    res.type(infra.metrics.registry.contentType).send(await infra.metrics.registry.metrics());
   });
   return r;
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
+import { request } from '../../support/http.js';
 import { createUser, loginFor, tokenFor } from '../../support/auth.js';
 import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 
@@ -73,7 +74,7 @@ describe('hub handshake and negative acks', () => {
   });
 
   it('counts method calls by outcome in the metrics', async () => {
-    const m = await node.http.get('/metrics');
+    const m = await request(node.metricsUrl, 'GET', '/metrics');
     expect(m.text).toMatch(/hub_method_calls_total\{[^}]*method="initEvent"[^}]*outcome="permission_denied"/);
   });
 

@@ -70,7 +70,7 @@ export class ChaosCluster {
   /** Sum of a counter over the live nodes' /metrics (the dead ones took theirs with them). */
   async counterSum(name: string): Promise<number> {
     let sum = 0;
-    for (const url of this.liveUrls()) {
+    for (const url of this.slots.filter((c): c is ChildNode => !!c).map((c) => c.metricsUrl)) {
       const r = await request(url, 'GET', '/metrics');
       for (const line of String(r.text).split('\n')) if (line.startsWith(name)) sum += Number(line.split(' ').pop());
     }

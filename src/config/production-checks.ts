@@ -1,0 +1,49 @@
+/**
+ * Development values of settings that guard something. They make `npm start` work on a fresh machine,
+ * and each is public (it is in this file), so a production node must never run with one of them.
+ */
+export const DEV_DEFAULTS = {
+  PROVISIONING_CODE: 'dev-provisioning-code-change-me',
+  OIDC_CLIENT_SECRET: 'consult-web-secret',
+  VCS_EMBEDDED_SECRET: 'dev-embedded-vcs-secret-change-me',
+} as const;
+
+/** The settings the production checks look at (a subset of the parsed environment). */
+export interface ProductionInputs {
+  PROVISIONING_CODE: string;
+  OIDC_CLIENT_SECRET: string;
+  OIDC_MODE: 'embedded' | 'external';
+  ALLOW_EMBEDDED_IDP: boolean;
+  VCS_ADAPTER: 'embedded' | 'livekit';
+  VCS_EMBEDDED_SECRET: string;
+  SEED_DEMO: boolean;
+  REDIS_URL: string;
+}
+
+/**
+ * Why a production node must not start with these settings, one line per setting, each naming it.
+ * An empty list means the configuration is acceptable for `NODE_ENV=production`.
+ */
+export function productionProblems(e: ProductionInputs): string[] {
+  const problems: string[] = [];
+  const devDefault = (name: keyof typeof DEV_DEFAULTS, value: string) => {
+    if (value === DEV_DEFAULTS[name]) problems.push(`${name}: the development default must not be used in production`);
+  };
+  devDefault('PROVISIONING_CODE', e.PROVISIONING_CODE);
+  devDefault('OIDC_CLIENT_SECRET', e.OIDC_CLIENT_SECRET);
+  if (e.VCS_ADAPTER === 'embedded') devDefault('VCS_EMBEDDED_SECRET', e.VCS_EMBEDDED_SECRET);
+  if (e.SEED_DEMO) problems.push('SEED_DEMO: demo users with a published password must not be created in production');
+  if (e.OIDC_MODE === 'embedded' && !e.ALLOW_EMBEDDED_IDP) {
+    problems.push('OIDC_MODE: the embedded identity provider is for development; use OIDC_MODE=external or set ALLOW_EMBEDDED_IDP=true');
+  }
+  if (!redisHasPassword(e.REDIS_URL)) problems.push('REDIS_URL: production needs an authenticated Redis (redis://USER:PASSWORD@host:port)');
+  return problems;
+}
+
+function redisHasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
+}
