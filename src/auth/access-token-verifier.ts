@@ -15,6 +15,8 @@ export interface AccessTokenVerifierDeps {
   revocations: Revocations;
   authorizer: Authorizer;
   tenantDb(tenant: string): TenantDb;
+  /** Identity-provider tokens living longer than this are refused (revocation markers live this long). */
+  idpTokenMaxLifetimeSeconds: number;
 }
 
 /**
@@ -37,22 +39,40 @@ export class AccessTokenVerifier {
   private async internal(tenant: string, token: string): Promise<Principal> {
     const c = await this.deps.internal.verify(token);
     if (c.tenant !== tenant) throw new AppError('wrong_tenant', 'The token was issued for another tenant');
-    if (await this.deps.revocations.isRevoked(tenant, c.sid)) throw new AppError('session_revoked', 'The session of this token has been revoked');
+    await this.deps.revocations.check({ tenant, sessionId: c.sid });
     return {
-      tenant, userId: c.sub, username: c.preferred_username, role: c.role, scheme: 'internal', sessionId: c.sid,
+      tenant, userId: c.sub, username: c.preferred_username, role: c.role, scheme: 'internal', sessionId: c.sid, expiresAt: Number(c.exp) * 1000, ...(typeof c.iat === 'number' ? { issuedAt: c.iat } : {}),
       permissions: new Set<Permission>(c.perms.filter(isPermission)),
       ...(c.act?.sub ? { actorUserId: c.act.sub } : {}), ...(c.purpose ? { purpose: c.purpose } : {}),
     };
   }
 
+  /**
+   * Identity-provider tokens meet the same revocation state as internal ones: their realm session
+   * (`sid`, or Keycloak's older `session_state`) and the user's not-before time (an admin's sign-out).
+   */
   private async idp(tenant: string, claims: JWTPayload): Promise<Principal> {
+    const iat = typeof claims.iat === 'number' ? claims.iat : undefined;
+    if (iat === undefined || Number(claims.exp) - iat > this.deps.idpTokenMaxLifetimeSeconds) {
+      throw new AppError('token_invalid', 'Identity-provider token has no issue time or lives longer than accepted');
+    }
     const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(String(claims.sub));
     if (!user || user.status !== 'active') throw new AppError('token_invalid', 'The token subject is not an active user of this tenant');
+    const userId = user._id.toString();
+    const idpSid = realmSid(claims);
+    await this.deps.revocations.check({ tenant, idpSid, userId, issuedAt: iat });
     return {
-      tenant, userId: user._id.toString(), username: user.username, role: user.role, scheme: 'idp',
+      tenant, userId, username: user.username, role: user.role, scheme: 'idp', expiresAt: Number(claims.exp) * 1000, issuedAt: iat,
       permissions: await this.deps.authorizer.permissionsOf(tenant, user.role),
+      ...(idpSid ? { idpSid } : {}),
     };
   }
+}
+
+/** The realm session of an identity-provider token: `sid` (OIDC, Keycloak 18+) or `session_state`. */
+export function realmSid(claims: JWTPayload): string | undefined {
+  const sid = claims.sid ?? claims.session_state;
+  return typeof sid === 'string' && sid.length > 0 && sid.length <= 200 ? sid : undefined;
 }
 
 /** Reads `iss` without trusting it, refusing unsigned (`alg: none`) and malformed tokens up front. */

@@ -8,6 +8,8 @@ import { OidcRealms } from './oidc-realms.js';
 import { Authorizer } from './authorizer.js';
 import { Revocations } from './revocations.js';
 import { AccessTokenVerifier } from './access-token-verifier.js';
+import { RealmLogout } from './realm-logout.js';
+import { EmbeddedRealmSessions, EMBEDDED_REALM_SESSION_SECONDS } from './idp/realm-sessions.js';
 import type { Principal } from './principal.js';
 import { AuditService } from '../core/audit.service.js';
 import { SecurityRulesService } from '../core/security-rules.service.js';
@@ -41,19 +43,25 @@ export function createAuthServices(infra: AuthInfra) {
   const o = config.auth.oidc;
   const realms = new OidcRealms({ issuerTemplate: o.issuerTemplate, clientId: o.clientId, clientSecret: o.clientSecret, audience: o.audience });
   const authorizer = new Authorizer({ tenantDb });
-  const revocations = new Revocations({ redis, channel: keys.revocationChannel, markerKey: keys.revokedSession, markerTtlSeconds: Math.max(config.auth.refreshTokenTtlSeconds, 3600) });
-  const verifier = new AccessTokenVerifier({ internal: tokens, realms, revocations, authorizer, tenantDb });
+  const idpMaxSeconds = config.auth.idpTokenMaxLifetimeSeconds;
+  const revocations = new Revocations({
+    redis, channel: keys.revocationChannel, markerKey: keys.revokedSession, realmMarkerKey: keys.revokedRealmSession, notBeforeKey: keys.userNotBefore,
+    markerTtlSeconds: Math.max(config.auth.refreshTokenTtlSeconds, 3600), idpMarkerTtlSeconds: Math.max(idpMaxSeconds, EMBEDDED_REALM_SESSION_SECONDS),
+  });
+  const embedded = o.mode === 'embedded' ? new EmbeddedRealmSessions({ redis, storePrefix: keys.idpStore }) : undefined;
+  const realm = new RealmLogout({ revocations, store: embedded });
+  const verifier = new AccessTokenVerifier({ internal: tokens, realms, revocations, authorizer, tenantDb, idpTokenMaxLifetimeSeconds: idpMaxSeconds });
   const audit = new AuditService({ tenantDb });
   const rules = new SecurityRulesService({ tenantDb });
-  const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, rules, audit });
+  const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
   const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit });
   const pins = new PinService({ tenantDb, redis, keys, rules, sessions, audit });
   const offlineTokens = new OfflineTokenService({ tenantDb, rules, sessions, audit });
   const impersonation = new ImpersonationService({ tenantDb, authorizer, sessions, audit });
   const signIn = new SignInService({ tenantDb, realms, verifier, sessions, audit, loginCodes, pins });
-  const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins });
+  const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins, revocations });
   return {
-    signingKeys, tokens, realms, authorizer, revocations, verifier, audit, rules, sessions,
+    signingKeys, tokens, realms, authorizer, revocations, realm, verifier, audit, rules, sessions,
     loginCodes, pins, offlineTokens, impersonation, signIn, account,
     /** Verifies a bearer token presented on `tenant`'s host (REST, GraphQL, hub handshake). */
     verifyAccessToken: (tenant: string, token: string): Promise<Principal> => verifier.verify(tenant, token),

@@ -124,6 +124,7 @@ export const OPERATIONS = {
   'hub.remoteControl': { transport: 'hub', name: 'remoteControl', requires: 'devices:control' },
   'hub.shareImage': { transport: 'hub', name: 'shareImage', requires: 'meetings:host' },
   'hub.clearImage': { transport: 'hub', name: 'clearImage', requires: 'meetings:host' },
+  'hub.refreshToken': { transport: 'hub', name: 'refreshToken', requires: 'authenticated', note: 'a newer access token of the same user replaces the connection\'s' },
 } as const satisfies Record<string, OperationEntry>;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -14,4 +14,10 @@ export interface Principal {
   actorUserId?: string;
   /** Set on offline-token sessions: the stated purpose. */
   purpose?: string;
+  /** Realm session (`sid` claim) an identity-provider token belongs to, when the provider names one. */
+  idpSid?: string;
+  /** When the presented token expires (epoch ms): live hub sockets end or must refresh by then. */
+  expiresAt?: number;
+  /** The token's `iat` (epoch seconds): a live socket only accepts a newer token as its refresh. */
+  issuedAt?: number;
 }

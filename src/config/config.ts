@@ -63,6 +63,7 @@ export const EnvSchema = z.object({
   TOKEN_ISSUER: z.string().default('consult-service'),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(300),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(60 * 60 * 12),
+  IDP_TOKEN_MAX_LIFETIME_SECONDS: positiveInt.default(60 * 60 * 24),
 
   OIDC_MODE: z.enum(['embedded', 'external']).default('embedded'),
   OIDC_ISSUER_TEMPLATE: z.string().includes('{tenant}').optional(),
@@ -128,6 +129,8 @@ export interface Config {
     tokenIssuer: string;
     accessTokenTtlSeconds: number;
     refreshTokenTtlSeconds: number;
+    /** Identity-provider access tokens living longer are refused; revocation markers live this long. */
+    idpTokenMaxLifetimeSeconds: number;
     oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean };
   };
   grpc: { host: string; port: number };
@@ -190,6 +193,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       tokenIssuer: e.TOKEN_ISSUER,
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
+      idpTokenMaxLifetimeSeconds: e.IDP_TOKEN_MAX_LIFETIME_SECONDS,
       oidc: {
         mode: e.OIDC_MODE,
         issuerTemplate: e.OIDC_ISSUER_TEMPLATE ?? `${publicUrl}/realms/{tenant}`,

@@ -9,6 +9,8 @@ import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService } from './session.service.js';
 import type { AuditService } from './audit.service.js';
 import type { PinService } from './pin.service.js';
+import type { Revocations } from '../auth/revocations.js';
+import type { SessionRecord } from '../data/repositories/session.repository.js';
 
 export interface Me {
   user: { id: string; username: string; displayName: string; email?: string; role: string; kind: string };
@@ -34,6 +36,7 @@ export interface AccountServiceDeps {
   sessions: SessionService;
   audit: AuditService;
   pins: PinService;
+  revocations: Pick<Revocations, 'announceRole'>;
 }
 
 /** Account queries and commands shared by REST and GraphQL: me, hasPin, security rules, org, logout, roles. */
@@ -71,15 +74,25 @@ export class AccountService {
 
   /**
    * Logout: revokes the caller's session (its refresh token stops working, its tokens are refused and
-   * the hub drops its sockets). For another user it needs users:manage and revokes all their sessions.
+   * the hub drops its sockets) and the realm session it came from. Presented with an identity-provider
+   * token, the realm session of that token ends (all of the user's sessions when the token names none).
+   * For another user it needs users:manage and ends every session of theirs, realm sessions included.
    */
   async logout(principal: Principal, userId: string, ip?: string): Promise<{ revokedSessions: number }> {
     const self = userId === principal.userId;
     if (!self && !principal.permissions.has('users:manage')) throw new AppError('permission_denied', "Logging out another user requires the 'users:manage' permission");
-    const filter = self ? (principal.sessionId ? { ids: [principal.sessionId] } : undefined) : { userId };
-    const revoked = filter ? await this.deps.sessions.revoke(principal.tenant, filter, 'logout') : [];
+    const revoked = await this.signOut(principal, userId, self);
     await this.deps.audit.record(principal.tenant, { action: principal.actorUserId && self ? 'impersonation.end' : 'logout', outcome: 'success', actorId: principal.actorUserId ?? principal.userId, subjectId: userId, ip, details: { sessions: revoked.map((s) => s._id) } });
     return { revokedSessions: revoked.length };
+  }
+
+  private async signOut(principal: Principal, userId: string, self: boolean): Promise<SessionRecord[]> {
+    const { tenant } = principal;
+    const sessions = this.deps.sessions;
+    if (self && principal.sessionId) return sessions.revoke(tenant, { ids: [principal.sessionId] }, 'logout');
+    if (self && principal.idpSid) return sessions.endRealmSession(tenant, userId, principal.idpSid, 'logout');
+    const user = await this.creds(tenant).findById(userId);
+    return user ? sessions.endUser(tenant, { id: userId, subject: user.idpSubject }, 'logout') : [];
   }
 
   /** Tenant admins assign roles; nobody can hand out a role granting more than they hold. */
@@ -89,6 +102,7 @@ export class AccountService {
     const beyond = [...granted].filter((p) => !principal.permissions.has(p));
     if (beyond.length) throw new AppError('permission_denied', `The role grants permissions you do not hold: ${beyond.join(', ')}`);
     if (!(await this.creds(principal.tenant).setRole(userId, role))) throw new AppError('user_not_found', 'No such user');
+    await this.deps.revocations.announceRole(principal.tenant, userId, role);
     await this.deps.audit.record(principal.tenant, { action: 'role.assign', outcome: 'success', actorId: principal.userId, subjectId: userId, details: { role } });
     return { userId, role };
   }

@@ -6,6 +6,7 @@ import { OfflineTokenRepository } from '../data/repositories/offline-token.repos
 import type { InternalTokens } from '../auth/internal-tokens.js';
 import { OFFLINE_PERMISSIONS, intersect, type Authorizer } from '../auth/authorizer.js';
 import type { Revocations } from '../auth/revocations.js';
+import type { RealmLogout } from '../auth/realm-logout.js';
 import { isPermission, type Permission } from '../auth/permissions.js';
 import { randomSecret, sha256 } from '../auth/secrets.js';
 import type { SecurityRulesService } from './security-rules.service.js';
@@ -51,6 +52,8 @@ export interface StartSession {
    * with it. Without `sessionId` (an identity-provider token) only the cap applies.
    */
   parent?: { sessionId?: string; permissions: readonly string[] };
+  /** Realm session the sign-in came from (authorization code): signing out ends it too. */
+  idpSid?: string;
   ip?: string;
   userAgent?: string;
 }
@@ -69,6 +72,7 @@ export interface SessionServiceDeps {
   tokens: InternalTokens;
   authorizer: Authorizer;
   revocations: Revocations;
+  realm: RealmLogout;
   rules: SecurityRulesService;
   audit: AuditService;
 }
@@ -92,7 +96,7 @@ export class SessionService {
     await new SessionRepository(this.deps.tenantDb(s.tenant)).create({
       _id: sessionId, userId: s.user._id.toString(), method: s.method, refreshHash: sha256(secret), expiresAt: refreshExpiresAt,
       actorUserId: s.actor?._id.toString(), purpose, offlineTokenId, parentSessionId: lineage.parentSessionId, permissionCap: lineage.permissionCap,
-      ip: s.ip, userAgent: s.userAgent?.slice(0, 300),
+      idpSid: s.idpSid, ip: s.ip, userAgent: s.userAgent?.slice(0, 300),
     });
     if (lineage.parentSessionId) await this.assertParentLive(s.tenant, sessionId, lineage.parentSessionId);
     await this.enforceCap(s.tenant, s.user._id.toString(), rules.session.maxSessionsPerUser);
@@ -149,6 +153,9 @@ export class SessionService {
   /**
    * Revokes live sessions, marks them for every node and announces them to the hub; then, generation by
    * generation, the sessions they minted and the offline tokens those minted (with their sessions).
+   * A session opened from a realm sign-in ends that realm session too (its cookie, grant and
+   * identity-provider tokens), and with it the other sessions opened from it; only the per-user cap
+   * leaves realm sessions alone.
    */
   async revoke(tenant: string, filter: SessionRevokeFilter, reason: string): Promise<SessionRecord[]> {
     const db = this.deps.tenantDb(tenant);
@@ -163,7 +170,23 @@ export class SessionService {
       generation = await repo.revoke({ parentSessionIds: ids }, 'parent_revoked');
       if (tokens.length) generation.push(...(await repo.revoke({ offlineTokenIds: tokens }, 'parent_revoked')));
     }
+    if (reason === 'session_limit') return all;
+    const realmSessions = new Map(all.filter((s) => s.idpSid && s.idpSid !== filter.idpSid).map((s) => [s.idpSid!, String(s.userId)]));
+    for (const [sid, userId] of realmSessions) all.push(...(await this.endRealmSession(tenant, userId, sid, reason)));
     return all;
+  }
+
+  /** Ends a realm session and every session opened from it (sign-out, back-channel logout, realm token reuse). */
+  async endRealmSession(tenant: string, userId: string, sid: string, reason: string): Promise<SessionRecord[]> {
+    await this.deps.realm.endSession(tenant, userId, sid);
+    return this.revoke(tenant, { idpSid: sid }, reason);
+  }
+
+  /** Signs a user out everywhere: every session, every realm session, every identity-provider token issued so far. */
+  async endUser(tenant: string, user: { id: string; subject: string }, reason: string): Promise<SessionRecord[]> {
+    const revoked = await this.revoke(tenant, { userId: user.id }, reason);
+    await this.deps.realm.endUser(tenant, user.id, user.subject);
+    return revoked;
   }
 
   find(tenant: string, sessionId: string): Promise<SessionRecord | null> {

@@ -55,7 +55,7 @@ export class SignInService {
       const principal = await this.deps.verifier.verify(tenant, accessToken);
       const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(principal.userId);
       if (!user) throw new AppError('invalid_credentials', 'The signed-in account is not a user of this tenant');
-      const session = await this.deps.sessions.start({ tenant, user, method: 'oidc', ip: ctx.ip, userAgent: ctx.userAgent });
+      const session = await this.deps.sessions.start({ tenant, user, method: 'oidc', idpSid: principal.idpSid, ip: ctx.ip, userAgent: ctx.userAgent });
       await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: session.user.id, ip: ctx.ip, details: { method: 'oidc' } });
       return session;
     } catch (e) {

@@ -9,6 +9,10 @@ export function redisKeys(prefix: string) {
     rateLimit: (bucket: string, id: string) => `${prefix}rl:${bucket}:${id}`,
     session: (tenant: string, sessionId: string) => `${t(tenant)}session:${sessionId}`,
     revokedSession: (tenant: string, sessionId: string) => `${t(tenant)}revoked:${sessionId}`,
+    /** Marker of a revoked realm (identity-provider) session, by the `sid` its tokens carry. */
+    revokedRealmSession: (tenant: string, sid: string) => `${t(tenant)}revoked-realm:${sid}`,
+    /** Epoch seconds before which a user's identity-provider tokens are refused (sign-out of every session). */
+    userNotBefore: (tenant: string, userId: string) => `${t(tenant)}not-before:${userId}`,
     loginCode: (tenant: string, code: string) => `${t(tenant)}logincode:${code}`,
     pinFailures: (tenant: string, userId: string) => `${t(tenant)}pinfail:${userId}`,
     pinLock: (tenant: string, userId: string) => `${t(tenant)}pinlock:${userId}`,

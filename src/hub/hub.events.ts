@@ -43,6 +43,8 @@ export interface ClientToServerEvents {
   remoteControl(meetingId: string, req: RemoteControlRequest, ack: Ack): void;
   shareImage(req: ShareImageRequest, ack: Ack): void;
   clearImage(req: MeetingRef, ack: Ack): void;
+  /** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
+  refreshToken(token: string, ack: Ack<{ expiresAt?: string; role: string; permissions: string[] }>): void;
 }
 
 export type HubMethodName = keyof ClientToServerEvents;
@@ -72,6 +74,10 @@ export interface ServerToClientEvents {
   answer(p: RelayedSdp): void;
   iceCandidate(p: RelayedIceCandidate): void;
   sayHi(p: { roomId: string; from: { userId: string; username: string } }): void;
+  /** The connection's session ended (expiry without refresh, sign-out, revocation); the socket is dropped next. */
+  sessionEnded(p: { code: ErrorCode; message: string }): void;
+  /** The user's role changed: the connection now holds these permissions. */
+  permissionsChanged(p: { role: string; permissions: string[] }): void;
 }
 
 export type ServerEventName = keyof ServerToClientEvents;
@@ -80,7 +86,7 @@ export type ServerEventName = keyof ServerToClientEvents;
 export const SERVER_EVENTS: readonly ServerEventName[] = [
   'onNewCall', 'onEndCall', 'onCallUpdated', 'meetingEvent', 'userStatus', 'peripheralStarted', 'peripheralStopped',
   'deviceInfo', 'deviceUpdated', 'onRemoteControl', 'onDeviceAdded', 'onShareImage', 'onClearImage', 'offer', 'answer',
-  'iceCandidate', 'sayHi',
+  'iceCandidate', 'sayHi', 'sessionEnded', 'permissionsChanged',
 ];
 
 /** Server <-> server messages over the adapter (none beyond the adapter's own). */

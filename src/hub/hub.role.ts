@@ -8,7 +8,9 @@ import { meetingActor } from '../actors/meeting.actor.js';
 import { deviceActor } from '../actors/device.actor.js';
 import { subscribeRevocations } from '../http/middleware/auth.js';
 import { callDeps, deviceDeps, meetingDeps, type ActorServices } from './actor-deps.js';
-import { createHubServer, disconnectSession, onConnections } from './hub.server.js';
+import { createHubServer, onConnections } from './hub.server.js';
+import { SocketSessions } from './hub.session.js';
+import { sessionMethods } from './handlers/session.handlers.js';
 import { HubPresence } from './hub.presence.js';
 import { SocketIoHubPublisher } from './hub.publisher.js';
 import { callMethods } from './handlers/call.handlers.js';
@@ -22,7 +24,7 @@ import { countHit, PER_IP_BUCKET } from '../http/middleware/rate-limit.js';
 /** Presence heartbeat of this node (the presence service expires a silent node's connections). */
 export const PRESENCE_HEARTBEAT_MS = 10_000;
 
-export const HUB_METHODS = [...callMethods, ...meetingMethods, ...deviceMethods, ...signallingMethods];
+export const HUB_METHODS = [...callMethods, ...meetingMethods, ...deviceMethods, ...signallingMethods, ...sessionMethods];
 
 export interface HubRoleHandle extends RoleHandle {
   io: ReturnType<typeof createHubServer>;
@@ -65,8 +67,9 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   });
   const publisher = new SocketIoHubPublisher(io, infra.logger);
   system.useHubPublisher(publisher);
+  const sessions = new SocketSessions(io, { verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), permissionsOf: (t, r) => services.auth.authorizer.permissionsOf(t, r), logger: infra.logger });
   const hub: HubContext = {
-    io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics,
+    io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics, sessions,
     hasTenantMedia: (tenant, hash) => new MediaFileRepository(infra.mongo.tenantDb(tenant)).hasContent(hash),
   };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
@@ -77,7 +80,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node
     // delivers them to its own sockets, so together they reach every socket once.
     await subscribeHubPushes(pushSub, infra.keys.hubPush, relay),
-    await subscribeRevocations(infra, (m) => disconnectSession(io, m.tenant, m.sessionId)),
+    await subscribeRevocations(infra, (m) => void sessions.apply(m)),
   ];
   return { io, stop: () => stopHub(io, presence, unsubs, [pub, sub, pushSub]) };
 }

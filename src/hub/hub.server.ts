@@ -60,15 +60,11 @@ export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod
     connected.inc();
     const own = [rooms.user(tenant, principal.userId), rooms.tenant(tenant), ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : [])];
     void socket.join(own);
+    ctx.sessions.attach(socket);
     serveMethods(ctx, socket, table, new SocketRateLimit(rate));
     socket.on('disconnect', () => {
       connected.dec();
       presence.onDisconnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'));
     });
   });
-}
-
-/** Disconnects this node's sockets of a revoked session (every hub node receives the revocation). */
-export function disconnectSession(io: HubServer, tenant: string, sessionId: string): void {
-  io.local.in(rooms.session(tenant, sessionId)).disconnectSockets(true);
 }

@@ -3,6 +3,7 @@ import type { ActorSystem } from '../actors/runtime/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { SocketSessions } from './hub.session.js';
 import type { ClientToServerEvents, InterServerEvents, ServerToClientEvents, SocketData } from './hub.events.js';
 
 export type HubServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
@@ -25,4 +26,6 @@ export interface HubContext {
   hasTenantMedia(tenant: string, hash: string): Promise<boolean>;
   logger: Logger;
   metrics: Metrics;
+  /** Expiry, refresh, revocation and role changes of live sockets. */
+  sessions: SocketSessions;
 }

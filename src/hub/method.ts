@@ -66,6 +66,7 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
     let result: AckResult;
     try {
       limit.take();
+      if (m.name !== 'refreshToken') ctx.sessions.assertLive(socket);
       if (!satisfies(required, socket.data.principal.permissions)) throw new AppError('permission_denied', `${m.name} requires the '${required}' permission`);
       const parsed = m.args.safeParse(raw);
       if (!parsed.success) throw fromZod(parsed.error, 'args');

@@ -16,6 +16,8 @@ export const rooms = {
   device: (tenant: string, deviceId: string) => `device:${tenant}:${deviceId}`,
   /** The sockets of one sign-in session (disconnected together when the session is revoked). */
   session: (tenant: string, sessionId: string) => `session:${tenant}:${sessionId}`,
+  /** The sockets opened with identity-provider tokens of one realm session (`sid`). */
+  realmSession: (tenant: string, sid: string) => `realm-session:${tenant}:${sid}`,
   /** A free-form room of joinRoom / sayHiToRoom. */
   custom: (tenant: string, roomId: string) => `room:${tenant}:${roomId}`,
 } as const;

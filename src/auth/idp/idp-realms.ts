@@ -10,6 +10,12 @@ export interface IdpRealmsDeps {
   redis: Redis;
   keys: { idpSecrets: string; idpStore(tenant: string): string };
   tenantDb(tenant: string): TenantDb;
+  /**
+   * A grant of the realm was revoked by the provider itself (a replayed refresh token, a token
+   * revocation request): the realm session `sid` of `subject` must end in the service too.
+   */
+  onGrantRevoked(tenant: string, subject: string, sid: string): Promise<void>;
+  onError(err: unknown): void;
 }
 
 /** Redirect URIs registered for the service's client: the public URL and the tenant's own host. */
@@ -46,6 +52,14 @@ export class IdpRealms {
     });
     // X-Forwarded-* reaching the provider were rewritten from Express's TRUST_PROXY view (idp.role.ts).
     provider.proxy = true;
+    provider.on('grant.revoked', (ctx) => {
+      const entities = ctx.oidc?.entities as Record<string, { sid?: unknown; sessionUid?: unknown; accountId?: unknown } | undefined> | undefined;
+      const token = entities?.RefreshToken ?? entities?.AccessToken;
+      const sid = token?.sid ?? token?.sessionUid;
+      if (typeof sid === 'string' && typeof token?.accountId === 'string') {
+        this.deps.onGrantRevoked(tenant, token.accountId, sid).catch((err) => this.deps.onError(err));
+      }
+    });
     return provider;
   }
 }

@@ -18,7 +18,14 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
     log.info('OIDC_MODE=external: the embedded identity provider is not mounted');
     return { stop: async () => undefined };
   }
-  const realms = new IdpRealms({ config: infra.config, redis: infra.redis, keys: infra.keys, tenantDb: (t) => infra.mongo.tenantDb(t) });
+  const realms = new IdpRealms({
+    config: infra.config, redis: infra.redis, keys: infra.keys, tenantDb: (t) => infra.mongo.tenantDb(t),
+    onGrantRevoked: async (tenant, subject, sid) => {
+      const user = await new CredentialRepository(infra.mongo.tenantDb(tenant)).findBySubject(subject);
+      if (user) await services.auth.sessions.endRealmSession(tenant, user._id.toString(), sid, 'realm_grant_revoked');
+    },
+    onError: (err) => log.error({ err }, 'ending the realm session of a revoked grant failed'),
+  });
   const provider = async (tenant: string) => {
     await services.tenants.require(tenant);
     return realms.get(tenant);

@@ -5,6 +5,7 @@ import { CredentialRepository } from '../../data/repositories/credential.reposit
 import { redisAdapterFactory } from './redis-adapter.js';
 import type { IdpSecrets } from './idp-secrets.js';
 import { resourceIndicator } from '../oidc-realms.js';
+import { EMBEDDED_REALM_SESSION_SECONDS } from './realm-sessions.js';
 
 export interface RealmOptions {
   tenant: string;
@@ -43,6 +44,12 @@ export function createRealmProvider(o: RealmOptions): Provider {
       if (!user || user.status !== 'active') return undefined;
       return { accountId: sub, claims: () => ({ sub, name: user.displayName, preferred_username: user.username, ...(user.email ? { email: user.email } : {}) }) };
     },
+    // Realm refresh tokens are single use: a replayed one revokes its grant (and, through the
+    // 'grant.revoked' listener of IdpRealms, the realm session and the service sessions behind it).
+    rotateRefreshToken: true,
+    // Access tokens name their realm session (`sid`: the session's uid unless the provider set a
+    // per-client sid), so a sign-out can refuse exactly that session's tokens.
+    formats: { customizers: { jwt: (_ctx, token, jwt) => { const t = token as { sid?: unknown; sessionUid?: unknown }; const sid = t.sid ?? t.sessionUid; if (typeof sid === 'string') jwt.payload.sid = sid; } } },
     interactions: { url: (_ctx, interaction) => `${new URL(o.issuer).pathname}/interaction/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
@@ -56,7 +63,7 @@ export function createRealmProvider(o: RealmOptions): Provider {
         },
       },
     },
-    ttl: { AccessToken: o.accessTokenTtlSeconds, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 8 * 3600, Grant: 8 * 3600, RefreshToken: 8 * 3600 },
+    ttl: { AccessToken: o.accessTokenTtlSeconds, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: EMBEDDED_REALM_SESSION_SECONDS, Grant: EMBEDDED_REALM_SESSION_SECONDS, RefreshToken: EMBEDDED_REALM_SESSION_SECONDS },
     renderError: async (ctx, out) => {
       ctx.type = 'json';
       ctx.body = { error: out.error, error_description: out.error_description };

@@ -12,11 +12,35 @@ export function redisAdapterFactory(redis: Redis, prefix: string): (name: string
   return (name: string) => new RedisAdapter(redis, prefix, name);
 }
 
+/**
+ * Sessions are also found by account and by the per-client `sid` their tokens carry, so a sign-out
+ * in the service can end the realm session behind it (realm-sessions.ts reads these indexes).
+ */
+function indexSession(m: ReturnType<Redis['multi']>, prefix: string, id: string, payload: AdapterPayload, expiresIn: number): void {
+  if (payload.accountId) {
+    const byAccount = realmSessionKeys(prefix).account(payload.accountId);
+    m.sadd(byAccount, id).expire(byAccount, expiresIn, 'GT').expire(byAccount, expiresIn, 'NX');
+  }
+  const authorizations = (payload.authorizations ?? {}) as Record<string, { sid?: string }>;
+  const sids = [payload.uid, ...Object.values(authorizations).map((a) => a.sid)].filter((s): s is string => typeof s === 'string');
+  for (const sid of sids) m.set(realmSessionKeys(prefix).sid(sid), id, 'EX', expiresIn);
+}
+
+/** Redis keys of the embedded provider's storage that the service reads to end realm sessions. */
+export function realmSessionKeys(prefix: string) {
+  return {
+    record: (model: string, id: string) => `${prefix}${model}:${id}`,
+    grant: (grantId: string) => `${prefix}grant:${grantId}`,
+    account: (accountId: string) => `${prefix}account-sessions:${accountId}`,
+    sid: (sid: string) => `${prefix}sid:${sid}`,
+  };
+}
+
 class RedisAdapter implements Adapter {
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly name: string) {}
 
   private key(id: string): string {
-    return `${this.prefix}${this.name}:${id}`;
+    return realmSessionKeys(this.prefix).record(this.name, id);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
@@ -25,12 +49,13 @@ class RedisAdapter implements Adapter {
     if (expiresIn) m.set(key, JSON.stringify(payload), 'EX', expiresIn);
     else m.set(key, JSON.stringify(payload));
     if (GRANTABLE.has(this.name) && payload.grantId) {
-      const grantKey = `${this.prefix}grant:${payload.grantId}`;
+      const grantKey = realmSessionKeys(this.prefix).grant(String(payload.grantId));
       m.rpush(grantKey, key);
       if (expiresIn) m.expire(grantKey, expiresIn, 'GT').expire(grantKey, expiresIn, 'NX');
     }
     if (payload.userCode) m.set(`${this.prefix}userCode:${payload.userCode}`, id, 'EX', expiresIn ?? 600);
     if (payload.uid) m.set(`${this.prefix}uid:${payload.uid}`, id, 'EX', expiresIn ?? 600);
+    if (this.name === 'Session') indexSession(m, this.prefix, id, payload, expiresIn ?? 600);
     await m.exec();
   }
 
@@ -61,7 +86,7 @@ class RedisAdapter implements Adapter {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    const grantKey = `${this.prefix}grant:${grantId}`;
+    const grantKey = realmSessionKeys(this.prefix).grant(grantId);
     const keys = await this.redis.lrange(grantKey, 0, -1);
     await this.redis.del(...keys, grantKey);
   }

@@ -18,6 +18,8 @@ export const SessionSchema = new Schema(
     parentSessionId: String,
     /** Derived sessions: the minting session's permissions, which this session never exceeds. */
     permissionCap: { type: [String], default: undefined },
+    /** Realm session (`sid`) this session was opened from (authorization-code sign-in). */
+    idpSid: String,
     expiresAt: { type: Date, required: true },
     revokedAt: Date,
     revokeReason: String,

@@ -15,6 +15,7 @@ export interface SessionRecord {
   parentSessionId?: string | null;
   /** Absent on root sessions (and on sessions written before caps existed): the role decides alone. */
   permissionCap?: string[] | null;
+  idpSid?: string | null;
   expiresAt: Date;
   revokedAt?: Date | null;
   revokeReason?: string | null;
@@ -31,6 +32,7 @@ export interface NewSession {
   offlineTokenId?: string;
   parentSessionId?: string;
   permissionCap?: string[];
+  idpSid?: string;
   ip?: string;
   userAgent?: string;
 }
@@ -42,6 +44,8 @@ export interface SessionRevokeFilter {
   offlineTokenId?: string;
   offlineTokenIds?: string[];
   parentSessionIds?: string[];
+  /** Sessions opened from this realm session. */
+  idpSid?: string;
 }
 
 /** Server-side sessions; a refresh token names its session and proves it by the current hash. */
@@ -85,7 +89,8 @@ export class SessionRepository {
     if (filter.offlineTokenId) q.offlineTokenId = filter.offlineTokenId;
     if (filter.offlineTokenIds) q.offlineTokenId = { $in: filter.offlineTokenIds };
     if (filter.parentSessionIds) q.parentSessionId = { $in: filter.parentSessionIds };
-    const live = await this.db.models.Session.find(q).select({ _id: 1, userId: 1 }).lean<SessionRecord[]>().exec();
+    if (filter.idpSid) q.idpSid = filter.idpSid;
+    const live = await this.db.models.Session.find(q).select({ _id: 1, userId: 1, idpSid: 1 }).lean<SessionRecord[]>().exec();
     if (!live.length) return [];
     await this.db.models.Session.updateMany({ _id: { $in: live.map((s) => s._id) }, revokedAt: null }, { $set: { revokedAt: new Date(), revokeReason: reason } });
     return live;

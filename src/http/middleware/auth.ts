@@ -4,10 +4,10 @@ import { AppError } from '../../core/errors.js';
 import type { AuthServices } from '../../auth/auth-services.js';
 import { OPERATIONS, permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
 import type { Principal } from '../../auth/principal.js';
-import { subscribeRevocations as subscribe, type RevocationMessage } from '../../auth/revocations.js';
+import { subscribeRevocations as subscribe, type RevocationEvent } from '../../auth/revocations.js';
 import type { RedisKeys } from '../../data/redis-keys.js';
 
-export type { RevocationMessage };
+export type { RevocationEvent as RevocationMessage };
 
 /** The bearer token of an Authorization header, or undefined when there is none. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -61,9 +61,10 @@ export function verifyAccessToken(auth: Pick<AuthServices, 'verifyAccessToken'>)
 }
 
 /**
- * Calls `onRevoked({ tenant, sessionId, userId })` whenever any node revokes a session (logout, refresh
- * reuse, offline-token revocation, impersonation end). Returns an unsubscribe function.
+ * Calls `onRevoked({ type, tenant, userId, sessionId?, idpSid?, role? })` whenever any node revokes a
+ * session (logout, refresh reuse, offline-token revocation, impersonation end), ends a realm session or
+ * every session of a user, or changes a user's role. Returns an unsubscribe function.
  */
-export function subscribeRevocations(infra: { redis: Redis; keys: Pick<RedisKeys, 'revocationChannel'> }, onRevoked: (m: RevocationMessage) => void): Promise<() => Promise<void>> {
+export function subscribeRevocations(infra: { redis: Redis; keys: Pick<RedisKeys, 'revocationChannel'> }, onRevoked: (m: RevocationEvent) => void): Promise<() => Promise<void>> {
   return subscribe(infra.redis, infra.keys.revocationChannel, onRevoked);
 }

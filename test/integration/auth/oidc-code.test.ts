@@ -3,31 +3,9 @@ import * as oidc from 'openid-client';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, freePort } from '../../support/auth.js';
-import { request, type HttpResult } from '../../support/http.js';
+import { request } from '../../support/http.js';
+import { Browser } from '../../support/realm.js';
 import { resourceIndicator } from '../../../src/auth/oidc-realms.js';
-
-/** A browser stand-in: follows the embedded realm's redirects by hand, keeping its cookies. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-  constructor(private readonly base: string) {}
-
-  async go(method: string, pathOrUrl: string, form?: Record<string, string>): Promise<HttpResult> {
-    const url = new URL(pathOrUrl, this.base);
-    const headers: Record<string, string> = { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') };
-    let rawBody: string | undefined;
-    if (form) {
-      rawBody = new URLSearchParams(form).toString();
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-    }
-    const r = await request(this.base, method, url.pathname + url.search, { host: url.host, headers, rawBody });
-    for (const c of ([] as string[]).concat(r.headers['set-cookie'] ?? [])) {
-      const [pair] = c.split(';');
-      const i = pair!.indexOf('=');
-      this.cookies.set(pair!.slice(0, i), pair!.slice(i + 1));
-    }
-    return r;
-  }
-}
 
 describe('authorization code + PKCE against the embedded realm', () => {
   let node: TestNode;

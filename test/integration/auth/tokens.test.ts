@@ -103,7 +103,7 @@ describe('internal tokens, sessions and the policy selector', () => {
       expect(out.status).toBe(200);
       expect(out.body.revokedSessions).toBe(1);
       await got;
-      expect(seen).toEqual([{ tenant: 'acme', sessionId: login.sessionId, userId: aliceId }]);
+      expect(seen).toEqual([{ type: 'session', tenant: 'acme', sessionId: login.sessionId, userId: aliceId }]);
     } finally {
       await stop();
     }

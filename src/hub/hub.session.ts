@@ -1,0 +1,132 @@
+import { AppError, toAppError, type ErrorCode } from '../core/errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { Permission } from '../auth/permissions.js';
+import type { RevocationEvent } from '../auth/revocations.js';
+import type { Logger } from '../observability/logger.js';
+import { rooms } from './rooms.js';
+import type { HubServer, HubSocket } from './hub.types.js';
+
+export interface SocketSessionsDeps {
+  verifyAccessToken(tenant: string, token: string): Promise<Principal>;
+  permissionsOf(tenant: string, role: string): Promise<ReadonlySet<Permission>>;
+  logger: Logger;
+}
+
+/** setTimeout's ceiling (about 24.8 days); a later expiry is re-armed when the timer fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Keeps each socket's principal as current as a fresh token would be, without a database or Redis read
+ * per call: the socket ends at its token's expiry unless the client refreshed it (`refreshToken`);
+ * revocations and role changes arrive over Redis Pub/Sub on every hub node and apply at once.
+ */
+export class SocketSessions {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** When a socket's permissions were last cut by a role change: older tokens cannot restore them. */
+  private readonly changedAt = new Map<string, number>();
+
+  constructor(private readonly io: HubServer, private readonly deps: SocketSessionsDeps) {}
+
+  /** A new socket: its rooms of revocation and its expiry. */
+  attach(socket: HubSocket): void {
+    const { tenant, principal } = socket.data;
+    if (principal.idpSid) void socket.join(rooms.realmSession(tenant, principal.idpSid));
+    this.arm(socket);
+    socket.on('disconnect', () => {
+      clearTimeout(this.timers.get(socket.id));
+      this.timers.delete(socket.id);
+      this.changedAt.delete(socket.id);
+    });
+  }
+
+  /** Refused per call once the token has expired (the expiry timer then ends the socket). */
+  assertLive(socket: HubSocket): void {
+    const at = socket.data.principal.expiresAt;
+    if (at !== undefined && Date.now() >= at) throw new AppError('token_expired', 'The access token of this connection has expired; call refreshToken before expiry or reconnect');
+  }
+
+  /** Tells the client why, then drops the socket (`sessionEnded` carries an error code). */
+  end(socket: HubSocket, code: ErrorCode, message: string): void {
+    socket.emit('sessionEnded', { code, message });
+    socket.disconnect(true);
+  }
+
+  /**
+   * `refreshToken`: a newer token of the same user (and impersonator) replaces the socket's principal;
+   * its permissions, rooms and expiry follow. A refused token leaves the socket as it was.
+   */
+  async refresh(socket: HubSocket, raw: string): Promise<{ expiresAt?: string; role: string; permissions: Permission[] }> {
+    const cur = socket.data.principal;
+    const next = await this.deps.verifyAccessToken(socket.data.tenant, raw.replace(/^Bearer\s+/i, '').trim());
+    if (next.userId !== cur.userId || next.actorUserId !== cur.actorUserId) throw new AppError('forbidden', 'The token belongs to another user than this connection');
+    const changed = this.changedAt.get(socket.id);
+    const stale = (next.issuedAt ?? 0) < Math.max(cur.issuedAt ?? 0, Math.floor((changed ?? 0) / 1000)) || (changed !== undefined && next.role !== cur.role);
+    if (stale) throw new AppError('token_invalid', 'The token is older than the credentials of this connection (refresh it after a role change)');
+    const { tenant } = socket.data;
+    if (cur.sessionId !== next.sessionId) {
+      if (cur.sessionId) await socket.leave(rooms.session(tenant, cur.sessionId));
+      if (next.sessionId) await socket.join(rooms.session(tenant, next.sessionId));
+    }
+    if (cur.idpSid !== next.idpSid) {
+      if (cur.idpSid) await socket.leave(rooms.realmSession(tenant, cur.idpSid));
+      if (next.idpSid) await socket.join(rooms.realmSession(tenant, next.idpSid));
+    }
+    socket.data.principal = next;
+    this.arm(socket);
+    return { ...(next.expiresAt ? { expiresAt: new Date(next.expiresAt).toISOString() } : {}), role: next.role, permissions: [...next.permissions].sort() };
+  }
+
+  /** A revocation or role change announced by any node (keys.revocationChannel). */
+  async apply(m: RevocationEvent): Promise<void> {
+    try {
+      if (m.type === 'role') return await this.changeRole(m.tenant, m.userId, m.role);
+      const room = m.type === 'session' && m.sessionId ? rooms.session(m.tenant, m.sessionId)
+        : m.type === 'realm-session' && m.idpSid ? rooms.realmSession(m.tenant, m.idpSid)
+          : m.type === 'user' ? rooms.user(m.tenant, m.userId) : undefined;
+      if (!room) return;
+      for (const s of this.local(room)) this.end(s, 'session_revoked', 'The session of this connection has been signed out');
+    } catch (err) {
+      this.deps.logger.error({ component: 'hub', err: toAppError(err).message }, 'applying a revocation to live sockets failed');
+    }
+  }
+
+  /**
+   * The user's sockets take the new role's permissions at once (capped sessions, impersonation and
+   * offline, only lose permissions here; they gain them at their next refresh). Sockets where the user
+   * is the impersonator lose what the new role no longer grants.
+   */
+  private async changeRole(tenant: string, userId: string, role: string | undefined): Promise<void> {
+    if (!role) return;
+    const granted = await this.deps.permissionsOf(tenant, role);
+    for (const s of this.local(rooms.tenant(tenant))) {
+      const p = s.data.principal;
+      if (p.userId !== userId && p.actorUserId !== userId) continue;
+      const capped = p.userId !== userId || p.actorUserId !== undefined || p.purpose !== undefined;
+      const permissions = capped ? new Set([...p.permissions].filter((x) => granted.has(x))) : new Set(granted);
+      s.data.principal = { ...p, ...(p.userId === userId ? { role } : {}), permissions };
+      this.changedAt.set(s.id, Date.now());
+      s.emit('permissionsChanged', { role: s.data.principal.role, permissions: [...permissions].sort() });
+    }
+  }
+
+  private arm(socket: HubSocket): void {
+    clearTimeout(this.timers.get(socket.id));
+    const at = socket.data.principal.expiresAt;
+    if (at === undefined) return;
+    const wait = at - Date.now();
+    const timer = setTimeout(() => {
+      if (socket.data.principal.expiresAt !== at) return;
+      if (Date.now() < at) return this.arm(socket);
+      this.end(socket, 'token_expired', 'The access token of this connection has expired; reconnect with a fresh token');
+    }, Math.max(0, Math.min(wait, MAX_TIMER_MS)));
+    timer.unref();
+    this.timers.set(socket.id, timer);
+  }
+
+  /** This node's sockets in a room (each hub node receives every announcement and ends its own). */
+  private local(room: string): HubSocket[] {
+    const ids = this.io.of('/').adapter.rooms.get(room);
+    if (!ids) return [];
+    return [...ids].map((id) => this.io.sockets.sockets.get(id)).filter((s): s is HubSocket => s !== undefined);
+  }
+}
