@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import type { TenantDb } from '../data/mongo.js';
 import type { RedisKeys } from '../data/redis-keys.js';
+import type { Logger } from '../observability/logger.js';
 import { SigningKeys } from './signing-keys.js';
 import { InternalTokens } from './internal-tokens.js';
 import { OidcRealms } from './oidc-realms.js';
@@ -15,7 +16,9 @@ import { AuditService } from '../core/audit.service.js';
 import { SecurityRulesService } from '../core/security-rules.service.js';
 import { SessionService } from '../core/session.service.js';
 import { LoginCodeService } from '../core/login-code.service.js';
-import { PinService } from '../core/pin.service.js';
+import { PinService, type PinLockedPush } from '../core/pin.service.js';
+import { rooms } from '../hub/rooms.js';
+import type { HubPushMessage } from '../telemetry/hub-push.publisher.js';
 import { OfflineTokenService } from '../core/offline-token.service.js';
 import { ImpersonationService } from '../core/impersonation.service.js';
 import { SignInService } from '../core/sign-in.service.js';
@@ -26,6 +29,18 @@ export interface AuthInfra {
   redis: Redis;
   keys: RedisKeys;
   mongo: { tenantDb(tenant: string): TenantDb };
+  logger?: Logger;
+}
+
+/**
+ * Publishes `pinLocked` on the hub push channel, which every hub node relays to its sockets of the user.
+ * At-most-once like every push; the audit entry is the durable record.
+ */
+function pinLockedNotifier(redis: Redis, channel: string, logger?: Logger) {
+  return (tenant: string, userId: string, push: PinLockedPush): void => {
+    const msg: HubPushMessage = { rooms: [rooms.user(tenant, userId)], event: 'pinLocked', payload: push };
+    redis.publish(channel, JSON.stringify(msg)).catch((err: Error) => logger?.warn({ component: 'auth', tenant, err: err.message }, 'pinLocked push not published'));
+  };
 }
 
 /** Signing keys rotate daily; the previous day's key still verifies tokens minted just before. */
@@ -55,7 +70,7 @@ export function createAuthServices(infra: AuthInfra) {
   const rules = new SecurityRulesService({ tenantDb });
   const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
   const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit });
-  const pins = new PinService({ tenantDb, redis, keys, rules, sessions, audit });
+  const pins = new PinService({ tenantDb, redis, keys, rules, sessions, audit, notifyLocked: pinLockedNotifier(redis, keys.hubPush, infra.logger) });
   const offlineTokens = new OfflineTokenService({ tenantDb, rules, sessions, audit });
   const impersonation = new ImpersonationService({ tenantDb, authorizer, sessions, audit });
   const signIn = new SignInService({ tenantDb, realms, verifier, sessions, audit, loginCodes, pins });

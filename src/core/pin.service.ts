@@ -3,7 +3,9 @@ import { AppError } from './errors.js';
 import type { TenantDb } from '../data/mongo.js';
 import { CredentialRepository, type AccountRecord, type SecurityRules } from '../data/repositories/credential.repository.js';
 import type { Principal } from '../auth/principal.js';
-import { slowHash, slowVerify } from '../auth/secrets.js';
+import { randomSecret, slowHash, slowVerify } from '../auth/secrets.js';
+import { addressKey } from './address-key.js';
+import { PinGuard, type PinGuardKeys } from './pin-guard.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';
@@ -12,34 +14,56 @@ import type { SignInContext } from './sign-in.service.js';
 export interface PinServiceDeps {
   tenantDb(tenant: string): TenantDb;
   redis: Redis;
-  keys: { pinFailures(tenant: string, userId: string): string; pinLock(tenant: string, userId: string): string };
+  keys: { pinGuard(tenant: string, username: string): PinGuardKeys };
   rules: SecurityRulesService;
   sessions: SessionService;
   audit: AuditService;
+  /** Tells the user's signed-in devices that PIN sign-in was locked (hub push `pinLocked`). */
+  notifyLocked?(tenant: string, userId: string, push: PinLockedPush): void;
 }
 
+/** Payload of the hub push `pinLocked`, sent to every socket of the user whose PIN sign-in was locked. */
+export interface PinLockedPush {
+  /** `source`: one client address is locked for `retryAfter` seconds; `account`: every address, until the PIN is reset. */
+  scope: 'source' | 'account';
+  retryAfter?: number;
+  at: string;
+}
+
+/** A stored hash of no PIN anyone knows: unknown users and users without a PIN cost the same scrypt as a real check. */
+let decoyHash: Promise<string> | undefined;
+const decoy = () => (decoyHash ??= slowHash(randomSecret()));
+
 /**
- * Device PIN: scrypt-hashed, checked against the tenant PIN policy and history, with lockout after the
- * tenant's maximum failures. Failure counters and locks live in Redis so every node sees them.
+ * Device PIN: scrypt-hashed, checked against the tenant PIN policy and history. Guessing is bounded per
+ * account and client address with progressive locks, and per account by a daily budget that ends in a
+ * hard lock (docs/decisions/131). Counters live in Redis so every node sees them.
  */
 export class PinService {
-  constructor(private readonly deps: PinServiceDeps) {}
+  private readonly guard: PinGuard;
 
-  /** Quick unlock: username + PIN -> session. Unknown users and wrong PINs fail alike. */
+  constructor(private readonly deps: PinServiceDeps) {
+    this.guard = new PinGuard(deps.redis);
+    void decoy();
+  }
+
+  /**
+   * Quick unlock: username + PIN -> session. Unknown, inactive and PIN-less accounts go through the same
+   * lockout and the same scrypt work as a wrong PIN, so neither the answer nor its timing tells them apart.
+   */
   async unlock(tenant: string, input: { username: string; pin: string }, ctx: SignInContext): Promise<LoginResponse> {
     const rules = await this.deps.rules.get(tenant);
     const user = await this.creds(tenant).findByUsername(input.username);
-    if (!user || user.status !== 'active' || !user.pinHash) {
-      await this.deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', subjectId: user?._id.toString(), ip: ctx.ip, details: { method: 'pin', reason: user ? 'no_pin' : 'unknown_user' } });
-      throw new AppError('invalid_credentials', 'Invalid username or PIN');
-    }
-    const userId = user._id.toString();
-    await this.assertNotLocked(tenant, userId);
-    const attempt = await this.reserveAttempt(tenant, userId, rules);
-    if (!(await slowVerify(input.pin, user.pinHash))) await this.fail(tenant, userId, attempt, rules, ctx);
-    await this.deps.redis.del(this.deps.keys.pinFailures(tenant, userId));
-    const session = await this.deps.sessions.start({ tenant, user, method: 'pin', ip: ctx.ip, userAgent: ctx.userAgent });
-    await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: userId, ip: ctx.ip, details: { method: 'pin' } });
+    const keys = this.deps.keys.pinGuard(tenant, input.username.toLowerCase().trim());
+    const source = ctx.ip ? addressKey(ctx.ip) : 'unknown';
+    const reservation = await this.guard.reserve(keys, source, rules.lockout);
+    if (reservation.kind !== 'ok') throw lockedError(reservation.kind === 'hard' ? undefined : reservation.retryAfter);
+    const usable = Boolean(user && user.status === 'active' && user.pinHash);
+    const matches = await slowVerify(input.pin, usable ? user!.pinHash : await decoy());
+    if (!usable || !matches) return this.fail(tenant, user, keys, source, reservation, rules, ctx);
+    await this.guard.succeed(keys, source);
+    const session = await this.deps.sessions.start({ tenant, user: user!, method: 'pin', ip: ctx.ip, userAgent: ctx.userAgent });
+    await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: user!._id.toString(), ip: ctx.ip, details: { method: 'pin' } });
     return session;
   }
 
@@ -58,7 +82,7 @@ export class PinService {
     const rules = await this.deps.rules.get(principal.tenant);
     if (input.newPin) await this.setPin(principal.tenant, user, input.newPin, rules);
     else await this.creds(principal.tenant).setPin(targetId, null, user.pinHistory ?? []);
-    await this.deps.redis.del(this.deps.keys.pinFailures(principal.tenant, targetId), this.deps.keys.pinLock(principal.tenant, targetId));
+    await this.guard.clear(this.deps.keys.pinGuard(principal.tenant, user.username));
     await this.deps.audit.record(principal.tenant, { action: self ? 'pin.set' : 'pin.reset', outcome: 'success', actorId: principal.userId, subjectId: targetId });
     return { userId: targetId, hasPin: Boolean(input.newPin) };
   }
@@ -80,36 +104,32 @@ export class PinService {
     await this.creds(tenant).setPin(user._id.toString(), await slowHash(pin), previous.slice(0, p.historyCount));
   }
 
-  private async assertNotLocked(tenant: string, userId: string): Promise<void> {
-    const ttl = await this.deps.redis.ttl(this.deps.keys.pinLock(tenant, userId));
-    if (ttl > 0 || ttl === -1) throw new AppError('account_locked', 'Too many failed PIN attempts; try again later', { retryAfter: Math.max(ttl, 1) });
-  }
-
-  /**
-   * Counts the attempt before the PIN is checked, so a concurrent burst cannot have more guesses
-   * evaluated than the policy allows (attempts past the maximum are refused unchecked).
-   */
-  private async reserveAttempt(tenant: string, userId: string, rules: SecurityRules): Promise<number> {
-    const { maxAttempts, lockoutSeconds } = rules.lockout;
-    const key = this.deps.keys.pinFailures(tenant, userId);
-    const [[, count]] = (await this.deps.redis.multi().incr(key).expire(key, lockoutSeconds).exec()) as [[null, number]];
-    if (count > maxAttempts) throw new AppError('account_locked', 'Too many failed PIN attempts; try again later', { retryAfter: lockoutSeconds });
-    return count;
-  }
-
-  private async fail(tenant: string, userId: string, count: number, rules: SecurityRules, ctx: SignInContext): Promise<never> {
-    const { maxAttempts, lockoutSeconds } = rules.lockout;
-    if (count >= maxAttempts) {
-      // The failure counter is left to expire with the lock: deleting it here would let in-flight attempts start over.
-      await this.deps.redis.set(this.deps.keys.pinLock(tenant, userId), '1', 'EX', lockoutSeconds);
-      await this.deps.audit.record(tenant, { action: 'signin.lockout', outcome: 'failure', subjectId: userId, ip: ctx.ip, details: { method: 'pin', attempts: count, lockoutSeconds } });
-      throw new AppError('account_locked', 'Too many failed PIN attempts; the account is locked', { retryAfter: lockoutSeconds });
+  private async fail(tenant: string, user: AccountRecord | null, keys: PinGuardKeys, source: string, r: { fails: number; day: number }, rules: SecurityRules, ctx: SignInContext): Promise<never> {
+    const outcome = await this.guard.fail(keys, source, r, rules.lockout);
+    const subjectId = user?._id.toString();
+    const reason = !user ? 'unknown_user' : user.status !== 'active' ? 'inactive' : !user.pinHash ? 'no_pin' : 'wrong_pin';
+    if (outcome.kind === 'failed') {
+      await this.deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', subjectId, ip: ctx.ip, details: { method: 'pin', reason, attempts: r.fails, failuresToday: r.day } });
+      throw new AppError('invalid_credentials', 'Invalid username or PIN');
     }
-    await this.deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', subjectId: userId, ip: ctx.ip, details: { method: 'pin', attempts: count } });
-    throw new AppError('invalid_credentials', 'Invalid username or PIN');
+    const retryAfter = outcome.kind === 'locked' ? outcome.retryAfter : undefined;
+    if (outcome.first) {
+      const scope = outcome.kind === 'hard' ? 'account' : 'source';
+      const details = { method: 'pin', reason, scope, failuresToday: r.day, ...(outcome.kind === 'locked' ? { lockoutSeconds: retryAfter, level: outcome.level } : {}) };
+      await this.deps.audit.record(tenant, { action: 'signin.lockout', outcome: 'failure', subjectId, ip: ctx.ip, details });
+      if (user) this.deps.notifyLocked?.(tenant, user._id.toString(), { scope, ...(retryAfter ? { retryAfter } : {}), at: new Date().toISOString() });
+    }
+    throw lockedError(retryAfter);
   }
 
   private creds(tenant: string): CredentialRepository {
     return new CredentialRepository(this.deps.tenantDb(tenant));
   }
+}
+
+/** 423 for a locked source (with Retry-After) or a hard-locked account (no retry helps: reset the PIN). */
+function lockedError(retryAfter?: number): AppError {
+  return retryAfter
+    ? new AppError('account_locked', 'Too many failed PIN attempts; try again later', { retryAfter })
+    : new AppError('account_locked', 'PIN sign-in is locked after too many failed attempts; sign in another way and set a new PIN, or ask an administrator to reset it');
 }

@@ -12,7 +12,7 @@ export function defaultSettings(displayName: string) {
     },
     security: {
       pin: { minLength: 4, maxLength: 8, digitsOnly: true, historyCount: 3 },
-      lockout: { maxAttempts: 5, lockoutSeconds: 300 },
+      lockout: { maxAttempts: 5, lockoutSeconds: 300, maxLockoutSeconds: 3600, maxFailuresPerDay: 20 },
       session: { accessTokenTtlSeconds: 300, refreshTokenTtlSeconds: 43_200, offlineTokenTtlDays: 7, maxSessionsPerUser: 20 },
       loginCodeTtlSeconds: 120,
     },

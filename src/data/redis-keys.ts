@@ -14,8 +14,12 @@ export function redisKeys(prefix: string) {
     /** Epoch seconds before which a user's identity-provider tokens are refused (sign-out of every session). */
     userNotBefore: (tenant: string, userId: string) => `${t(tenant)}not-before:${userId}`,
     loginCode: (tenant: string, code: string) => `${t(tenant)}logincode:${code}`,
-    pinFailures: (tenant: string, userId: string) => `${t(tenant)}pinfail:${userId}`,
-    pinLock: (tenant: string, userId: string) => `${t(tenant)}pinlock:${userId}`,
+    /** PIN lockout state of one account (by username, so unknown usernames behave alike): docs/decisions/131. */
+    pinGuard: (tenant: string, username: string) => ({
+      sources: `${t(tenant)}pin:${username}:sources`,
+      day: `${t(tenant)}pin:${username}:day`,
+      hard: `${t(tenant)}pin:${username}:hard`,
+    }),
     presence: (tenant: string, userId: string) => `${t(tenant)}presence:${userId}`,
     presenceNodes: (tenant: string) => `${t(tenant)}presence-nodes`,
     nodeAlive: (nodeId: string) => `${prefix}node:${nodeId}:alive`,

@@ -1,5 +1,6 @@
 import type { ErrorCode, FieldError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
+import type { PinLockedPush } from '../core/pin.service.js';
 import type { AcceptCallRequest, AddParticipantRequest, CallInfo, CallRef, EndCallPush, InitCallRequest, NewCallPush } from '../actors/call.schema.js';
 import type { InitEventRequest, JoinCallRequest, MeetingEventPush, MeetingRef, NotifyRequest, ShareImageRequest } from '../actors/meeting.schema.js';
 import type { DevicePush, HeadsetDeviceInfo, RemoteControlPush, RemoteControlRequest, StartPeripheralRequest, StopPeripheralRequest } from '../actors/device.schema.js';
@@ -78,6 +79,8 @@ export interface ServerToClientEvents {
   sessionEnded(p: { code: ErrorCode; message: string }): void;
   /** The user's role changed: the connection now holds these permissions. */
   permissionsChanged(p: { role: string; permissions: string[] }): void;
+  /** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
+  pinLocked(p: PinLockedPush): void;
 }
 
 export type ServerEventName = keyof ServerToClientEvents;
@@ -86,7 +89,7 @@ export type ServerEventName = keyof ServerToClientEvents;
 export const SERVER_EVENTS: readonly ServerEventName[] = [
   'onNewCall', 'onEndCall', 'onCallUpdated', 'meetingEvent', 'userStatus', 'peripheralStarted', 'peripheralStopped',
   'deviceInfo', 'deviceUpdated', 'onRemoteControl', 'onDeviceAdded', 'onShareImage', 'onClearImage', 'offer', 'answer',
-  'iceCandidate', 'sayHi', 'sessionEnded', 'permissionsChanged',
+  'iceCandidate', 'sayHi', 'sessionEnded', 'permissionsChanged', 'pinLocked',
 ];
 
 /** Server <-> server messages over the adapter (none beyond the adapter's own). */

@@ -22,7 +22,13 @@ export const SettingsSchema = new Schema(
         digitsOnly: { type: Boolean, required: true },
         historyCount: { type: Number, required: true },
       },
-      lockout: { maxAttempts: { type: Number, required: true }, lockoutSeconds: { type: Number, required: true } },
+      lockout: {
+        maxAttempts: { type: Number, required: true },
+        lockoutSeconds: { type: Number, required: true },
+        // Added later: tenants migrated before them read the defaults (SecurityRulesService).
+        maxLockoutSeconds: { type: Number },
+        maxFailuresPerDay: { type: Number },
+      },
       session: {
         accessTokenTtlSeconds: { type: Number, required: true },
         refreshTokenTtlSeconds: { type: Number, required: true },

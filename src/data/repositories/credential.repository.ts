@@ -19,7 +19,12 @@ export interface AccountRecord {
 
 export interface SecurityRules {
   pin: { minLength: number; maxLength: number; digitsOnly: boolean; historyCount: number };
-  lockout: { maxAttempts: number; lockoutSeconds: number };
+  /**
+   * PIN lockout: `maxAttempts` failures from one client address lock that address for `lockoutSeconds`,
+   * doubled for each further lock of the day up to `maxLockoutSeconds`; `maxFailuresPerDay` failures of
+   * the account from all addresses lock PIN sign-in until the PIN is reset (docs/decisions/131).
+   */
+  lockout: { maxAttempts: number; lockoutSeconds: number; maxLockoutSeconds: number; maxFailuresPerDay: number };
   session: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number; offlineTokenTtlDays: number; maxSessionsPerUser: number };
   loginCodeTtlSeconds: number;
 }

@@ -155,8 +155,14 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type LockoutRules {
+    "Failed PINs from one client address before that address is locked."
     maxAttempts: Int!
+    "First lock of an address; each further lock that day doubles it."
     lockoutSeconds: Int!
+    "Cap of the doubling."
+    maxLockoutSeconds: Int!
+    "Failed PINs of the account per day, from all addresses, before PIN sign-in is locked until the PIN is reset."
+    maxFailuresPerDay: Int!
   }
 
   type SessionRules {

@@ -1,0 +1,108 @@
+import type { Redis } from 'ioredis';
+import type { SecurityRules } from '../data/repositories/credential.repository.js';
+
+/** How long the per-source state and the day's failure count live after the last attempt. */
+export const PIN_DAY_SECONDS = 24 * 60 * 60;
+/** Storage bound of a hard lock; it ends earlier when the PIN is set or reset. */
+export const PIN_HARD_LOCK_SECONDS = 30 * 24 * 60 * 60;
+
+export interface PinGuardKeys {
+  /** Hash of per-source fields `<source>|fails`, `<source>|level`, `<source>|until` of one account. */
+  sources: string;
+  /** Failures of the account in the current day, from every source. */
+  day: string;
+  /** Set once the day's budget is spent: every source is refused until the PIN is reset. */
+  hard: string;
+}
+
+export type Reservation =
+  | { kind: 'ok'; fails: number; day: number }
+  | { kind: 'locked'; retryAfter: number }
+  | { kind: 'hard' };
+
+export type FailureOutcome =
+  | { kind: 'failed' }
+  | { kind: 'locked'; retryAfter: number; level: number; first: boolean }
+  | { kind: 'hard'; first: boolean };
+
+/**
+ * Reserves one evaluated guess before the PIN is checked, so a concurrent burst cannot have more guesses
+ * checked than the rules allow. Refuses without reserving while the source is locked, the source's slots
+ * are taken, or the account's day budget is spent.
+ */
+const RESERVE = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return {'hard', 0} end
+local src, max, dayMax = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local now = tonumber(redis.call('TIME')[1])
+local lockedUntil = tonumber(redis.call('HGET', KEYS[1], src .. '|until') or '0')
+if lockedUntil > now then return {'locked', lockedUntil - now} end
+local fails = tonumber(redis.call('HGET', KEYS[1], src .. '|fails') or '0')
+if fails >= max then return {'locked', 1} end
+local day = tonumber(redis.call('GET', KEYS[2]) or '0')
+if day >= dayMax then return {'hard', 0} end
+fails = redis.call('HINCRBY', KEYS[1], src .. '|fails', 1)
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+day = redis.call('INCR', KEYS[2])
+if day == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+return {'ok', fails, day}`;
+
+/**
+ * A reserved guess was wrong. The day's last allowed failure sets the hard lock; the source's last
+ * allowed failure locks that source for lockoutSeconds doubled per earlier lock of the day (capped).
+ * `first` tells the one caller that set the lock (audit and push happen once).
+ */
+const FAIL = `
+local src, fails, day = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local max, dayMax, base, cap = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+if day >= dayMax then
+  local first = redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[8])
+  return {'hard', first and 1 or 0, 0}
+end
+if fails < max then return {'failed', 0, 0} end
+local now = tonumber(redis.call('TIME')[1])
+local lockedUntil = tonumber(redis.call('HGET', KEYS[1], src .. '|until') or '0')
+if lockedUntil > now then return {'locked', 0, lockedUntil - now} end
+local level = redis.call('HINCRBY', KEYS[1], src .. '|level', 1)
+local seconds = math.min(base * 2 ^ (level - 1), cap)
+redis.call('HSET', KEYS[1], src .. '|until', now + seconds, src .. '|fails', 0)
+redis.call('EXPIRE', KEYS[1], math.max(tonumber(ARGV[9]), seconds))
+return {'locked', 1, seconds, level}`;
+
+/** The right PIN: the source starts over; the reserved guess is given back to the day's budget. */
+const SUCCEED = `
+redis.call('HDEL', KEYS[1], ARGV[1] .. '|fails', ARGV[1] .. '|level', ARGV[1] .. '|until')
+if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+return 1`;
+
+/**
+ * Progressive PIN lockout state in Redis (shared by every node), per account and source (client
+ * address): see docs/decisions/131. Keys of one account share the tenant's hash tag, so each script
+ * runs on one cluster slot.
+ */
+export class PinGuard {
+  constructor(private readonly redis: Redis) {}
+
+  async reserve(k: PinGuardKeys, source: string, lockout: SecurityRules['lockout']): Promise<Reservation> {
+    const [kind, a, b] = (await this.redis.eval(RESERVE, 3, k.sources, k.day, k.hard, source, lockout.maxAttempts, lockout.maxFailuresPerDay, PIN_DAY_SECONDS)) as [string, number, number?];
+    if (kind === 'hard') return { kind: 'hard' };
+    if (kind === 'locked') return { kind: 'locked', retryAfter: Math.max(a, 1) };
+    return { kind: 'ok', fails: a, day: b ?? a };
+  }
+
+  async fail(k: PinGuardKeys, source: string, r: { fails: number; day: number }, lockout: SecurityRules['lockout']): Promise<FailureOutcome> {
+    const args = [source, r.fails, r.day, lockout.maxAttempts, lockout.maxFailuresPerDay, lockout.lockoutSeconds, lockout.maxLockoutSeconds, PIN_HARD_LOCK_SECONDS, PIN_DAY_SECONDS];
+    const [kind, first, seconds, level] = (await this.redis.eval(FAIL, 3, k.sources, k.day, k.hard, ...args)) as [string, number, number, number?];
+    if (kind === 'hard') return { kind: 'hard', first: first === 1 };
+    if (kind === 'locked') return { kind: 'locked', retryAfter: Math.max(seconds, 1), level: level ?? 0, first: first === 1 };
+    return { kind: 'failed' };
+  }
+
+  async succeed(k: PinGuardKeys, source: string): Promise<void> {
+    await this.redis.eval(SUCCEED, 3, k.sources, k.day, k.hard, source);
+  }
+
+  /** A PIN set or reset: every source, the day's count and the hard lock start over. */
+  async clear(k: PinGuardKeys): Promise<void> {
+    await this.redis.del(k.sources, k.day, k.hard);
+  }
+}

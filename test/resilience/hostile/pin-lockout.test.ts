@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { createUser, tokenFor } from '../../support/auth.js';
+import { connect, type HubClient } from '../../support/hub-client.js';
+import type { PinLockedPush } from '../../../src/core/pin.service.js';
+
+/**
+ * PIN guessing from outside clients behind a configured proxy (TRUST_PROXY=loopback), so each
+ * X-Forwarded-For is one client address: progressive per-address locks, a daily budget that ends in a
+ * hard lock, lockouts that do not shut the user out from her own device, audit and push on lockout, and
+ * unknown or PIN-less accounts that cannot be told from real ones.
+ */
+describe('PIN lockout', () => {
+  let node: TestNode;
+  let adminToken: string;
+  let patId: string;
+  const sockets: HubClient[] = [];
+
+  const setRules = async (tenant: string, lockout: Record<string, number>) => {
+    const { db } = await node.services.tenants.require(tenant);
+    await db.models.Settings.updateOne({ _id: 'tenant' }, { $set: { 'security.lockout': lockout } });
+  };
+  const setPin = async (tenant: string, username: string, pin: string) => {
+    const token = await tokenFor(node, tenant, username);
+    expect((await node.http.post('/api/account/resetPin', { tenant, token, body: { newPin: pin } })).status).toBe(200);
+  };
+
+  beforeAll(async () => {
+    node = await startTestNode({ ROLES: 'http,hub,actors', TRUST_PROXY: 'loopback', RATE_LIMIT_SIGNIN_PER_IP: '100000', RATE_LIMIT_SIGNIN_PER_ACCOUNT: '100000' });
+    // The rules are written before anything reads (and caches) them.
+    patId = await createUser(node, 'pins', { username: 'pat', role: 'patient' });
+    await createUser(node, 'pins', { username: 'nopin', role: 'patient' });
+    await createUser(node, 'pins', { username: 'ada', role: 'admin' });
+    await setRules('pins', { maxAttempts: 2, lockoutSeconds: 1, maxLockoutSeconds: 60, maxFailuresPerDay: 6 });
+    await setPin('pins', 'pat', '4321');
+    adminToken = await tokenFor(node, 'pins', 'ada');
+    await createUser(node, 'timing', { username: 'tia', role: 'patient' });
+    await createUser(node, 'timing', { username: 'tim', role: 'patient' });
+    await setRules('timing', { maxAttempts: 1000, lockoutSeconds: 1, maxLockoutSeconds: 1, maxFailuresPerDay: 1000 });
+    await setPin('timing', 'tia', '4321');
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.close();
+    await node.destroy();
+  });
+
+  const unlock = (from: string, username: string, pin: string, tenant = 'pins') =>
+    node.http.post('/api/account/login', { tenant, headers: { 'x-forwarded-for': from }, body: { method: 'pin', username, pin } });
+  const attacker = '203.0.113.9';
+  const own = '198.51.100.7';
+  const waitOut = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000 + 1100));
+
+  it('locks an address progressively, never the user on her own device, then hard-locks the account at the day budget', async () => {
+    const socket = await connect(node.url!, 'pins', { token: await tokenFor(node, 'pins', 'pat') });
+    sockets.push(socket);
+    const pushes: PinLockedPush[] = [];
+    let wake = () => undefined as void;
+    socket.on('pinLocked', (p) => {
+      pushes.push(p);
+      wake();
+    });
+    const pushed = (n: number) => new Promise<void>((resolve) => {
+      const check = () => (pushes.length >= n ? resolve() : void (wake = check));
+      check();
+    });
+
+    expect((await unlock(attacker, 'pat', '0000')).body.code).toBe('invalid_credentials');
+    const first = await unlock(attacker, 'pat', '0001');
+    expect(first.status).toBe(423);
+    expect(first.headers['retry-after']).toBe('1');
+    expect((await unlock(attacker, 'pat', '4321')).body.code).toBe('account_locked');
+    // The attacker's lock is the attacker's: pat still unlocks from her device.
+    expect((await unlock(own, 'pat', '4321')).status).toBe(200);
+
+    await waitOut(1);
+    expect((await unlock(attacker, 'pat', '0002')).body.code).toBe('invalid_credentials');
+    const second = await unlock(attacker, 'pat', '0003');
+    expect(second.status).toBe(423);
+    expect(second.headers['retry-after']).toBe('2');
+
+    // 4 failures so far; the 6th of the day, from any address, locks PIN sign-in for the account.
+    await waitOut(2);
+    expect((await unlock(attacker, 'pat', '0004')).body.code).toBe('invalid_credentials');
+    const hard = await unlock('192.0.2.44', 'pat', '0005');
+    expect(hard.status).toBe(423);
+    expect(hard.headers['retry-after']).toBeUndefined();
+    expect((await unlock(own, 'pat', '4321')).body.code).toBe('account_locked');
+    expect((await unlock('192.0.2.45', 'pat', '4321')).body.code).toBe('account_locked');
+
+    const lockouts = await node.services.auth.audit.list('pins', { action: 'signin.lockout', subjectId: patId });
+    expect(lockouts.map((e) => [e.ip, (e.details as { scope: string }).scope]).sort()).toEqual([['192.0.2.44', 'account'], [attacker, 'source'], [attacker, 'source']]);
+    await pushed(3);
+    expect(pushes.map((p) => [p.scope, p.retryAfter])).toEqual([['source', 1], ['source', 2], ['account', undefined]]);
+
+    // An administrator's reset ends the hard lock.
+    expect((await node.http.post('/api/account/resetPin', { tenant: 'pins', token: adminToken, body: { userId: patId, newPin: '8642' } })).status).toBe(200);
+    expect((await unlock(own, 'pat', '8642')).status).toBe(200);
+  });
+
+  it('unknown users and users without a PIN lock out exactly like a real account', async () => {
+    for (const username of ['nobody', 'nopin']) {
+      const from = username === 'nobody' ? '203.0.113.50' : '203.0.113.51';
+      expect((await unlock(from, username, '0000')).body.code).toBe('invalid_credentials');
+      const locked = await unlock(from, username, '0001');
+      expect(locked.status).toBe(423);
+      expect(locked.headers['retry-after']).toBe('1');
+    }
+  });
+
+  it('spends the same hashing time on unknown users and users without a PIN as on a wrong PIN (latency probe)', async () => {
+    const times: Record<'wrong' | 'unknown' | 'nopin', number[]> = { wrong: [], unknown: [], nopin: [] };
+    const users = { wrong: 'tia', unknown: 'nobody-here', nopin: 'tim' } as const;
+    for (let i = 0; i < 7; i++) {
+      for (const kind of ['wrong', 'unknown', 'nopin'] as const) {
+        const t0 = process.hrtime.bigint();
+        const r = await unlock('203.0.113.60', users[kind], '0000', 'timing');
+        times[kind].push(Number(process.hrtime.bigint() - t0) / 1e6);
+        expect(r.body.code).toBe('invalid_credentials');
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const [wrong, unknown, nopin] = [median(times.wrong), median(times.unknown), median(times.nopin)];
+    process.stdout.write(`PIN latency medians: wrong ${wrong.toFixed(1)} ms, unknown ${unknown.toFixed(1)} ms, no PIN ${nopin.toFixed(1)} ms\n`);
+    expect(unknown).toBeGreaterThan(wrong * 0.6);
+    expect(nopin).toBeGreaterThan(wrong * 0.6);
+  });
+});
