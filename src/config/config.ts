@@ -38,6 +38,11 @@ export const EnvSchema = z.object({
       return false;
     }
   }, 'must be false, true, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal'),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean))
+    .pipe(z.array(z.url().transform((u) => new URL(u).origin))),
   METRICS_HOST: z.string().default('127.0.0.1'),
   METRICS_PORT: port.default(9464),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -113,7 +118,7 @@ export interface Config {
   env: Env['NODE_ENV'];
   nodeId: string;
   roles: readonly Role[];
-  http: { host: string; port: number; publicUrl: string; baseDomain: string; bodyLimit: string; trustProxy: string };
+  http: { host: string; port: number; publicUrl: string; baseDomain: string; bodyLimit: string; trustProxy: string; corsOrigins: readonly string[] };
   /** The Prometheus endpoint's own listener, never the public port. */
   metrics: { host: string; port: number; token?: string };
   log: { level: Env['LOG_LEVEL'] };
@@ -178,7 +183,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: e.NODE_ENV,
     nodeId: e.NODE_ID ?? `node-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     roles: e.ROLES,
-    http: { host: e.HOST, port: e.PORT, publicUrl, baseDomain: e.BASE_DOMAIN, bodyLimit: e.BODY_LIMIT, trustProxy: e.TRUST_PROXY },
+    http: { host: e.HOST, port: e.PORT, publicUrl, baseDomain: e.BASE_DOMAIN, bodyLimit: e.BODY_LIMIT, trustProxy: e.TRUST_PROXY, corsOrigins: e.CORS_ORIGINS },
     log: { level: e.LOG_LEVEL },
     mongo: { uri: e.MONGODB_URI, catalogDb: e.MONGODB_CATALOG_DB, tenantDbPrefix: e.MONGODB_TENANT_DB_PREFIX, timeoutMs: e.MONGODB_TIMEOUT_MS },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },

@@ -6,6 +6,7 @@ import type { ResolvedTenant } from './tenant.service.js';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
 import { defaultSettings } from './tenant-defaults.js';
+import { TtlCache } from './ttl-cache.js';
 
 export interface Connectivity {
   user: UserRecord;
@@ -31,6 +32,9 @@ export type TenantConfig = ReturnType<typeof defaultSettings> & { tenant: string
  * another tenant's users are answered user_not_found, never looked up.
  */
 export class AdminService {
+  /** Allowed origins per tenant: a settings change applies within 10 s. */
+  private readonly origins = new TtlCache<string, readonly string[]>({ ttlMs: 10_000, maxEntries: 10_000 });
+
   constructor(private readonly deps: AdminDeps) {}
 
   async byContact(p: Principal, contactId: string): Promise<Connectivity> {
@@ -65,7 +69,13 @@ export class AdminService {
       security: { ...d.security, ...(s?.security ?? {}) } as TenantConfig['security'],
       features: { ...d.features, ...(s?.features ?? {}) },
       meetings: { ...d.meetings, ...(s?.meetings ?? {}) },
+      cors: { allowedOrigins: s?.cors?.allowedOrigins ?? d.cors.allowedOrigins },
     };
+  }
+
+  /** The tenant's allowed browser origins (TenantConfig `cors`), cached briefly: read on every cross-origin request. */
+  allowedOrigins(tenant: string): Promise<readonly string[]> {
+    return this.origins.getOrLoad(tenant, async () => (await this.deps.settings(tenant).settings())?.cors?.allowedOrigins ?? []);
   }
 
   async features(tenant: string): Promise<TenantConfig['features']> {

@@ -18,6 +18,8 @@ export function defaultSettings(displayName: string) {
     },
     features: { recording: true, chat: true, rapidConnect: true, guestJoin: true },
     meetings: { ringTimeoutSeconds: 45, heartbeatSeconds: 15 },
+    /** Browser origins (scheme://host[:port]) allowed to call this tenant's API besides CORS_ORIGINS. */
+    cors: { allowedOrigins: [] as string[] },
   };
 }
 

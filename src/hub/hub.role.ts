@@ -11,6 +11,7 @@ import { callDeps, deviceDeps, meetingDeps, type ActorServices } from './actor-d
 import { createHubServer, onConnections } from './hub.server.js';
 import { SocketSessions } from './hub.session.js';
 import { sessionMethods } from './handlers/session.handlers.js';
+import { corsDelegate } from '../http/middleware/cors.js';
 import { HubPresence } from './hub.presence.js';
 import { SocketIoHubPublisher } from './hub.publisher.js';
 import { callMethods } from './handlers/call.handlers.js';
@@ -63,6 +64,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const pushSub = createRedis(infra.config.redis.url, 'hub-push-sub');
   const io = createHubServer({
     server, pubClient: pub, subClient: sub, channelPrefix: infra.keys.hubAdapter, logger: infra.logger, metrics: infra.metrics,
+    cors: corsDelegate({ deploymentOrigins: infra.config.http.corsOrigins, baseDomain: infra.config.http.baseDomain, tenantOrigins: (t) => services.admin.allowedOrigins(t) }),
     handshake: { baseDomain: infra.config.http.baseDomain, resolveTenant: (n) => services.tenants.resolve(n), verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), logger: infra.logger, admit: admitter(ctx) },
   });
   const publisher = new SocketIoHubPublisher(io, infra.logger);

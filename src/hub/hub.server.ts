@@ -1,5 +1,6 @@
-import type { Server as HttpServer } from 'node:http';
-import { Server } from 'socket.io';
+import type { Server as HttpServer, IncomingMessage } from 'node:http';
+import { Server, type ServerOptions } from 'socket.io';
+import type { CorsOptionsDelegate } from 'cors';
 import { createShardedAdapter } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
@@ -22,6 +23,8 @@ export interface HubServerDeps {
   handshake: HandshakeDeps;
   logger: Logger;
   metrics: Metrics;
+  /** The HTTP API's cross-origin policy (src/http/middleware/cors.ts), for the long-polling transport. */
+  cors: CorsOptionsDelegate<IncomingMessage>;
 }
 
 /**
@@ -32,8 +35,8 @@ export function createHubServer(deps: HubServerDeps): HubServer {
   const io: HubServer = new Server(deps.server, {
     path: HUB_PATH,
     serveClient: false,
-    // Tokens travel in the handshake payload, never in cookies, so any origin may connect.
-    cors: { origin: true },
+    // The same origins as the HTTP API: none unless the deployment or the tenant lists them.
+    cors: deps.cors as ServerOptions['cors'],
     maxHttpBufferSize: 256 * 1024,
     pingInterval: 20_000,
     pingTimeout: 20_000,

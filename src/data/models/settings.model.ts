@@ -44,6 +44,7 @@ export const SettingsSchema = new Schema(
       guestJoin: { type: Boolean, default: true },
     },
     meetings: { ringTimeoutSeconds: { type: Number, default: 45 }, heartbeatSeconds: { type: Number, default: 15 } },
+    cors: { allowedOrigins: { type: [String], default: [] } },
   },
   { timestamps: true },
 );
