@@ -99,14 +99,17 @@ async function waitFor(check, what, timeoutMs = 30_000) {
   throw new ServiceError(`${what} did not become ready within ${timeoutMs / 1000}s (see ${path.join(localDir, 'logs')})`);
 }
 
-function aptInstall(pkg) {
+/** Installs Debian packages, waiting up to 5 minutes for another apt/dpkg run to release its lock. */
+function aptInstall(...pkgs) {
+  const names = pkgs.join(' ');
   if (process.getuid && process.getuid() !== 0) {
-    throw new ServiceError(`${pkg} is not installed and this user cannot install it: run 'sudo apt-get install -y ${pkg}'`);
+    throw new ServiceError(`${names} is not installed and this user cannot install it: run 'sudo apt-get install -y ${names}'`);
   }
-  log(`installing ${pkg} from Debian packages`);
-  const upd = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  const inst = spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (upd.status !== 0 || inst.status !== 0) throw new ServiceError(`could not install ${pkg} with apt-get`);
+  log(`installing ${names} from Debian packages`);
+  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
+  const upd = spawnSync('apt-get', [...lock, 'update', '-qq'], { stdio: 'inherit' });
+  const inst = spawnSync('apt-get', [...lock, 'install', '-y', '-qq', ...pkgs], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  if (upd.status !== 0 || inst.status !== 0) throw new ServiceError(`could not install ${names} with apt-get`);
 }
 
 function daemon(cmd, args, logName) {
@@ -227,20 +230,48 @@ async function restartWedgedFerretDb(port) {
 /** Fetches mongo-java-server and its dependencies from Maven once (jars under .local/mongo-java-server/lib). */
 function installMongoJavaServer(lib) {
   if (existsSync(lib) && readdirSync(lib).some((f) => f.startsWith('mongo-java-server-h2-backend'))) return;
-  if (!which('java') || !which('mvn')) aptInstall('maven');
+  if (!which('java') || !which('javac') || !which('mvn')) aptInstall('default-jdk-headless', 'maven');
   log('fetching mongo-java-server with Maven (first run only)');
   const pom = path.join(root, 'deploy', 'mongo-java-server', 'pom.xml');
   const r = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`], { stdio: 'inherit' });
   if (r.status !== 0) throw new ServiceError('fetching mongo-java-server with Maven failed (see output above)');
 }
 
-function startMongoJavaServer(port) {
+/**
+ * The launcher's arguments to java: its compiled class when javac is there (compiled again when the
+ * source changed; starts in about a second), else the source file (Java compiles it on every start).
+ */
+function mongoJavaServerLauncher(dir, lib) {
+  const source = path.join(root, 'deploy', 'mongo-java-server', 'MongoJavaServerLauncher.java');
+  const classes = path.join(dir, 'classes');
+  const compiled = path.join(classes, 'MongoJavaServerLauncher.class');
+  if (which('javac')) {
+    if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(source).mtimeMs) {
+      const tmp = `${classes}.${process.pid}`;
+      const r = spawnSync('javac', ['-cp', `${lib}/*`, '-d', tmp, source], { stdio: 'inherit' });
+      if (r.status === 0) {
+        rmSync(classes, { recursive: true, force: true });
+        renameSync(tmp, classes);
+      } else rmSync(tmp, { recursive: true, force: true });
+    }
+    if (existsSync(compiled)) return ['-cp', `${lib}/*:${classes}`, 'MongoJavaServerLauncher'];
+  }
+  return ['-cp', `${lib}/*`, source];
+}
+
+/**
+ * Starts mongo-java-server: `h2` keeps data in .local/mongo-java-server/data.mv and commits every write
+ * before answering it (the durable embedded default); `memory` keeps nothing on disk (the test server).
+ */
+function startMongoJavaServer(port, backend = 'h2') {
   const dir = path.join(localDir, 'mongo-java-server');
   const lib = path.join(dir, 'lib');
   installMongoJavaServer(lib);
-  const launcher = path.join(root, 'deploy', 'mongo-java-server', 'MongoJavaServerLauncher.java');
-  log(`starting mongo-java-server (H2 backend) on 127.0.0.1:${port}`);
-  daemon('java', ['-Xmx512m', '-cp', `${lib}/*`, launcher, '127.0.0.1', String(port), path.join(dir, 'data.mv')], 'mongo-java-server.log');
+  const launcher = mongoJavaServerLauncher(dir, lib);
+  const heap = process.env.LOCAL_MONGO_JAVA_HEAP ?? (backend === 'memory' ? '2g' : '3g');
+  log(`starting mongo-java-server (${backend === 'h2' ? 'H2 backend, commit per write' : 'memory backend'}) on 127.0.0.1:${port}`);
+  const args = backend === 'h2' ? ['h2', '127.0.0.1', String(port), path.join(dir, 'data.mv')] : ['memory', '127.0.0.1', String(port)];
+  daemon('java', [`-Xmx${heap}`, ...launcher, ...args], backend === 'h2' ? 'mongo-java-server.log' : `mongo-java-server-memory-${port}.log`);
 }
 
 /**
@@ -294,10 +325,33 @@ export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 
   return { uri, server };
 }
 
-/** Starts everything and writes .local/services.json; returns the connection settings. */
-export async function ensureServices() {
+/**
+ * The tests' own MongoDB-protocol server: mongo-java-server with its in-memory backend on
+ * LOCAL_TEST_MONGO_PORT (27028), apart from `npm start`'s durable server. Reused when it already answers
+ * (another test run, another checkout); started otherwise. It behaves like MongoDB where FerretDB does
+ * not (guarded updates are compare-and-set, duplicate keys answer 11000) and is fast at any size.
+ */
+export async function ensureTestMongo(port = Number(process.env.LOCAL_TEST_MONGO_PORT ?? 27028)) {
+  const uri = `mongodb://127.0.0.1:${port}/`;
+  if (await mongoPing(port)) return { uri, server: 'mongo-java-server-memory' };
+  if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_TEST_MONGO_PORT`);
+  startMongoJavaServer(port, 'memory');
+  // A concurrent starter may have bound the port first: its server serves this run too.
+  await waitFor(() => mongoPing(port), 'MongoDB-protocol test server (mongo-java-server, memory)', 90_000);
+  return { uri, server: 'mongo-java-server-memory' };
+}
+
+/**
+ * Starts everything and writes .local/services.json; returns the connection settings. With
+ * `{ tests: true }` the MongoDB URI is the tests' server (ensureTestMongo) instead of `npm start`'s.
+ */
+export async function ensureServices({ tests = false } = {}) {
   mkdirSync(localDir, { recursive: true });
   const redisUrl = await ensureRedis();
+  if (tests) {
+    const mongo = await ensureTestMongo();
+    return { redisUrl, mongoUri: mongo.uri, mongoServer: mongo.server };
+  }
   const mongo = await ensureMongo();
   const services = { redisUrl, mongoUri: mongo.uri, mongoServer: mongo.server };
   writeFileSync(path.join(localDir, 'services.json'), JSON.stringify(services, null, 2));

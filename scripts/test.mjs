@@ -1,4 +1,6 @@
 // `npm test`: installs what is missing, starts the local services, then runs the whole suite.
+// The tests' MongoDB-protocol server is TEST_MONGODB_URI when set, else the project's test server
+// (mongo-java-server, memory backend, on LOCAL_TEST_MONGO_PORT 27028), never `npm start`'s database.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -6,7 +8,7 @@ import { ensureNodeModules, ensureServices, localDir, ServiceError } from './ser
 
 try {
   ensureNodeModules();
-  const s = await ensureServices();
+  const s = await ensureServices({ tests: true });
   process.env.TEST_REDIS_URL ??= s.redisUrl;
   process.env.TEST_MONGODB_URI ??= s.mongoUri;
 } catch (e) {

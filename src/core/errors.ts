@@ -1,3 +1,5 @@
+import { isDuplicateKey } from '../data/repositories/duplicate-keys.js';
+
 /**
  * Every error the service reports, by stable code. REST problem responses, GraphQL
  * `extensions.code` and hub negative acks all use these codes, so clients branch on one list.
@@ -95,7 +97,7 @@ export function toAppError(e: unknown): AppError {
   if (err?.name === 'MongoServerSelectionError' || err?.name === 'MongoNetworkError' || err?.name === 'MongoNotConnectedError' || err?.name === 'MongooseServerSelectionError') {
     return new AppError('service_unavailable', 'Database unavailable', { cause: e, retryAfter: 5 });
   }
-  if (err?.code === 11000) return duplicateKey(e as { keyPattern?: Record<string, unknown> });
+  if (isDuplicateKey(e)) return duplicateKey(e as { keyPattern?: Record<string, unknown> });
   if (err?.name === 'CastError') {
     const field = (e as { path?: string }).path ?? 'id';
     return new AppError('validation_failed', `${field}: invalid identifier`, { cause: e, errors: [{ field, message: 'invalid identifier' }] });

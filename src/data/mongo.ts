@@ -1,6 +1,7 @@
 import mongoose, { type Connection } from 'mongoose';
 import { tenantModels, type TenantModels } from './tenant-models.js';
 import { catalogModels, type CatalogModels } from './catalog-models.js';
+import { detectServer, type ServerTraits } from './server-traits.js';
 
 export interface MongoOptions {
   uri: string;
@@ -14,6 +15,8 @@ export interface TenantDb {
   tenant: string;
   conn: Connection;
   models: TenantModels;
+  /** What the server behind the connection does differently (FerretDB's work-arounds switch on here). */
+  server: ServerTraits;
 }
 
 /**
@@ -24,7 +27,7 @@ export class Mongo {
   readonly catalog: CatalogModels;
   private readonly tenants = new Map<string, TenantDb>();
 
-  private constructor(readonly conn: Connection, private readonly opts: MongoOptions) {
+  private constructor(readonly conn: Connection, private readonly opts: MongoOptions, readonly server: ServerTraits) {
     this.catalog = catalogModels(conn.useDb(opts.catalogDb, { useCache: true }));
   }
 
@@ -38,7 +41,7 @@ export class Mongo {
       autoCreate: false,
     });
     await conn.asPromise();
-    return new Mongo(conn, opts);
+    return new Mongo(conn, opts, await detectServer(conn));
   }
 
   dbName(tenant: string): string {
@@ -49,7 +52,7 @@ export class Mongo {
     let db = this.tenants.get(tenant);
     if (!db) {
       const conn = this.conn.useDb(this.dbName(tenant), { useCache: true });
-      db = { tenant, conn, models: tenantModels(conn) };
+      db = { tenant, conn, models: tenantModels(conn), server: this.server };
       this.tenants.set(tenant, db);
     }
     return db;

@@ -14,8 +14,11 @@ async function dockerReachable(): Promise<boolean> {
 }
 
 /**
- * Real services for the whole run: testcontainers (MongoDB, Redis) where a Docker engine answers,
- * otherwise the project's local services (scripts/services.mjs). Tests read TEST_* variables.
+ * Real services for the whole run, chosen in this order: TEST_REDIS_URL and TEST_MONGODB_URI when both
+ * are set (`npm test` sets them); testcontainers (MongoDB, Redis) where a Docker engine answers (unless
+ * TEST_USE_DOCKER=0); otherwise the project's local services (scripts/services.mjs): Redis, and the
+ * tests' own MongoDB-protocol server (mongo-java-server in memory on LOCAL_TEST_MONGO_PORT, 27028), never
+ * the database `npm start` uses. Tests read TEST_* variables.
  */
 export default async function globalSetup(): Promise<void> {
   if (process.env.TEST_REDIS_URL && process.env.TEST_MONGODB_URI) return;
@@ -29,7 +32,7 @@ export default async function globalSetup(): Promise<void> {
   }
   // @ts-expect-error plain ESM script without types
   const { ensureServices } = await import('../../scripts/services.mjs');
-  const s = (await ensureServices()) as { redisUrl: string; mongoUri: string };
+  const s = (await ensureServices({ tests: true })) as { redisUrl: string; mongoUri: string };
   process.env.TEST_REDIS_URL = s.redisUrl;
   process.env.TEST_MONGODB_URI = s.mongoUri;
 }

@@ -1,5 +1,6 @@
 import type { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
+import { ignoreDuplicate } from './duplicate-keys.js';
 
 /** A user's favourite contacts: one document per (user, contact), so marking twice is harmless. */
 export class FavouriteRepository {
@@ -7,7 +8,9 @@ export class FavouriteRepository {
 
   async set(userId: Types.ObjectId, contactId: Types.ObjectId, favourite: boolean): Promise<void> {
     const F = this.db.models.Favourite;
-    if (favourite) await F.updateOne({ userId, contactId }, { $setOnInsert: { userId, contactId } }, { upsert: true }).exec();
+    // Concurrent upserts of one pair may meet the unique index (FerretDB; MongoDB retries them itself):
+    // the pair is then stored, which is what was asked.
+    if (favourite) await F.updateOne({ userId, contactId }, { $setOnInsert: { userId, contactId } }, { upsert: true }).exec().catch(ignoreDuplicate);
     else await F.deleteOne({ userId, contactId }).exec();
   }
 

@@ -1,4 +1,5 @@
 import type { TenantDb } from '../mongo.js';
+import { claimedUpdate } from './transition-claim.js';
 
 export interface LoginCodeRecord {
   code: string;
@@ -34,20 +35,16 @@ export class LoginCodeRepository {
     return this.db.models.LoginCode.findOne({ code }).lean<LoginCodeRecord>().exec();
   }
 
+  /** Pending -> approved, for one caller only (through a claim on FerretDB, transition-claim.ts). */
   approve(code: string, by: { userId: string; sessionId?: string; permissions: string[] }, now: Date): Promise<LoginCodeRecord | null> {
-    return this.db.models.LoginCode.findOneAndUpdate(
-      { code, status: 'pending', expiresAt: { $gt: now } },
-      { $set: { status: 'approved', approvedBy: by.userId, approvedSessionId: by.sessionId, approvedPermissions: by.permissions } },
-      { returnDocument: 'after' },
-    ).lean<LoginCodeRecord>().exec();
+    return claimedUpdate<LoginCodeRecord>(this.db, this.db.models.LoginCode, `${code}:approve`, { code, status: 'pending', expiresAt: { $gt: now } }, {
+      $set: { status: 'approved', approvedBy: by.userId, approvedSessionId: by.sessionId, approvedPermissions: by.permissions },
+    });
   }
 
+  /** Approved -> redeemed: single use even under concurrent polls (through a claim on FerretDB). */
   redeem(code: string, pollSecretHash: string, now: Date): Promise<LoginCodeRecord | null> {
-    return this.db.models.LoginCode.findOneAndUpdate(
-      { code, pollSecretHash, status: 'approved', expiresAt: { $gt: now } },
-      { $set: { status: 'redeemed', redeemedAt: now } },
-      { returnDocument: 'after' },
-    ).lean<LoginCodeRecord>().exec();
+    return claimedUpdate<LoginCodeRecord>(this.db, this.db.models.LoginCode, `${code}:redeem`, { code, pollSecretHash, status: 'approved', expiresAt: { $gt: now } }, { $set: { status: 'redeemed', redeemedAt: now } });
   }
 
   extend(code: string, pollSecretHash: string, expiresAt: Date, now: Date, maxExtensions: number): Promise<LoginCodeRecord | null> {

@@ -1,5 +1,6 @@
 import type { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
+import { ignoreDuplicate } from './duplicate-keys.js';
 import type { NoticeDoc } from '../models/notice.model.js';
 
 export type NoticeRecord = NoticeDoc & { _id: Types.ObjectId; createdAt: Date; updatedAt: Date };
@@ -32,7 +33,8 @@ export class NoticeRepository {
   }
 
   async acknowledge(noticeId: Types.ObjectId, userId: Types.ObjectId): Promise<void> {
-    await this.db.models.NoticeAck.updateOne({ noticeId, userId }, { $setOnInsert: { noticeId, userId } }, { upsert: true }).exec();
+    // A concurrent acknowledgement may meet the unique index first (FerretDB): the ack is stored either way.
+    await this.db.models.NoticeAck.updateOne({ noticeId, userId }, { $setOnInsert: { noticeId, userId } }, { upsert: true }).exec().catch(ignoreDuplicate);
   }
 
   async acknowledgedAt(noticeId: Types.ObjectId, userId: Types.ObjectId): Promise<Date | null> {

@@ -1,5 +1,6 @@
 import { isValidObjectId } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
+import { claimedUpdate } from './transition-claim.js';
 
 export interface OfflineTokenRecord {
   _id: { toString(): string };
@@ -37,8 +38,9 @@ export class OfflineTokenRepository {
   /** Revokes a token of `userId`; false when there is no live token of that user with this id. */
   async revoke(id: string, userId: string): Promise<boolean> {
     if (!isValidObjectId(id)) return false;
-    const r = await this.db.models.OfflineToken.updateOne({ _id: id, userId, revokedAt: null }, { $set: { revokedAt: new Date() } });
-    return r.modifiedCount === 1;
+    // One revoker wins (through a claim on FerretDB, whose guarded updates are not compare-and-set).
+    const r = await claimedUpdate(this.db, this.db.models.OfflineToken, `${id}:revoke`, { _id: id, userId, revokedAt: null }, { $set: { revokedAt: new Date() } });
+    return r !== null;
   }
 
   /** Revokes the live tokens issued by any of `sessionIds` (derived sessions); returns their ids. */

@@ -49,6 +49,7 @@ export class PendingUserRepository {
     }
     if (duplicates.length) {
       await bulkUpdate(
+        this.db.server,
         M.collection,
         duplicates.map((i) => {
           const r = rows[i]!;

@@ -15,7 +15,9 @@ interface ClaimDoc {
 const { EJSON } = mongoose.mongo.BSON;
 
 /**
- * A conditional update that exactly one caller wins, on every MongoDB-protocol server.
+ * A conditional update that exactly one caller wins, on every MongoDB-protocol server. On MongoDB and
+ * mongo-java-server the guarded `findOneAndUpdate` already is a compare-and-set and runs alone; the
+ * claim below is FerretDB's adapter (`db.server.atomicGuardedUpdate` false, server-traits.ts).
  *
  * FerretDB v1 runs a guarded update (`updateOne({ _id, status: 'started' }, ...)`) as a read followed
  * by a write by `_id`, so concurrent callers can all "win" (measured: most races double-win), while
@@ -27,6 +29,7 @@ const { EJSON } = mongoose.mongo.BSON;
  * it (roll forward) instead of leaving the document stuck.
  */
 export async function claimedUpdate<T>(db: TenantDb, model: Model<any>, key: string, filter: Record<string, unknown>, update: Record<string, unknown>): Promise<T | null> {
+  if (db.server.atomicGuardedUpdate) return model.findOneAndUpdate(filter, update, { returnDocument: 'after' }).lean<T>().exec();
   const claims = db.conn.collection<ClaimDoc>('_transition_claims');
   const id = `${model.collection.collectionName}:${key}`;
   try {

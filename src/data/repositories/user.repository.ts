@@ -112,6 +112,6 @@ export class UserRepository {
    * is the `_id` alone: the one filter every MongoDB-wire server resolves without a scan.
    */
   async touchLastSeenMany(entries: readonly { userId: Types.ObjectId; at: Date }[]): Promise<void> {
-    await bulkUpdate(this.User.collection, entries.map(({ userId, at }) => ({ updateOne: { filter: { _id: userId }, update: { $max: { lastSeenAt: at } } } })));
+    await bulkUpdate(this.db.server, this.User.collection, entries.map(({ userId, at }) => ({ updateOne: { filter: { _id: userId }, update: { $max: { lastSeenAt: at } } } })));
   }
 }

@@ -5,6 +5,7 @@ import { EventSchema } from '../../../src/data/models/event.model.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import type { TenantDb } from '../../../src/data/mongo.js';
 import { EventRepository } from '../../../src/data/repositories/event.repository.js';
+import { FERRETDB_TRAITS } from '../../../src/data/server-traits.js';
 
 /** The decided machine (docs/event-status.md), written out pair by pair. */
 const ALLOWED = new Set(['scheduled>started', 'scheduled>cancelled', 'started>ended', 'started>completed', 'ended>completed']);
@@ -92,14 +93,24 @@ describe('event status transitions on the MongoDB-protocol server', () => {
     expect((await db.models.Event.findById(id).lean().exec())?.status).toBe('cancelled');
   });
 
-  it('rolls forward a transition whose writer died after claiming it', async () => {
+  it('lets exactly one transition win through FerretDB\'s claims too', async () => {
+    const ferret = new EventRepository({ ...db, server: FERRETDB_TRAITS });
+    for (let i = 0; i < 10; i++) {
+      const id = await newEvent('started');
+      const results = await Promise.all([0, 1, 2].map(() => ferret.transition(id, sourcesOf('completed'), 'completed', { completedAt: new Date() })));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    }
+  });
+
+  it('rolls forward a transition whose writer died after claiming it (FerretDB adapter)', async () => {
+    const ferret = new EventRepository({ ...db, server: FERRETDB_TRAITS });
     const id = await newEvent('ended');
     const update = { $set: { status: 'completed', hasLedger: true } };
     const ejson = (v: object) => mongoose.mongo.BSON.EJSON.stringify(v, { relaxed: false });
     await db.conn.collection<{ _id: string; at: Date; filter: string; update: string }>('_transition_claims').insertOne({
       _id: `events:${id}:ended`, at: new Date(Date.now() - 60_000), filter: ejson({ _id: id, status: 'ended' }), update: ejson(update),
     });
-    expect(await transition(id, 'completed')).toBeNull();
+    expect(await ferret.transition(id, sourcesOf('completed'), 'completed', { completedAt: new Date() })).toBeNull();
     expect(await db.models.Event.findById(id).lean().exec()).toMatchObject({ status: 'completed', hasLedger: true });
   });
 
