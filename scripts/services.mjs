@@ -1,7 +1,9 @@
 // Starts the local services the service needs (Redis, a MongoDB-protocol server) on loopback,
 // idempotently, with all data under .local/. Used by `npm start`, `npm test` and CI.
-// A real mongod on PATH or MONGODB_URI in the environment wins over FerretDB; when FerretDB cannot be
-// built (no Go), mongo-java-server from Maven is the fallback. Running services are reused.
+// A real mongod on PATH or MONGODB_URI in the environment wins; otherwise the embedded default is
+// mongo-java-server with its H2 backend, committing every write (durable, decision 007), fetched with
+// Maven; FerretDB (built with Go) is the fallback and an option. Running services are reused. The tests
+// have their own server (ensureTestMongo: mongo-java-server in memory on another port).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, readdirSync, statSync, rmSync, cpSync, renameSync } from 'node:fs';
 import net from 'node:net';
@@ -251,8 +253,13 @@ function mongoJavaServerLauncher(dir, lib) {
       const r = spawnSync('javac', ['-cp', `${lib}/*`, '-d', tmp, source], { stdio: 'inherit' });
       if (r.status === 0) {
         rmSync(classes, { recursive: true, force: true });
-        renameSync(tmp, classes);
-      } else rmSync(tmp, { recursive: true, force: true });
+        try {
+          renameSync(tmp, classes);
+        } catch {
+          // another start compiled it at the same moment: its classes serve
+        }
+      }
+      rmSync(tmp, { recursive: true, force: true });
     }
     if (existsSync(compiled)) return ['-cp', `${lib}/*:${classes}`, 'MongoJavaServerLauncher'];
   }
@@ -260,23 +267,30 @@ function mongoJavaServerLauncher(dir, lib) {
 }
 
 /**
- * Starts mongo-java-server: `h2` keeps data in .local/mongo-java-server/data.mv and commits every write
- * before answering it (the durable embedded default); `memory` keeps nothing on disk (the test server).
+ * The command line of mongo-java-server (jars fetched and launcher compiled on first use): `h2` keeps
+ * data in `file` and commits every write before answering it (the durable embedded default); `memory`
+ * keeps nothing on disk (the test server). Also used by tests that need a private server.
  */
-function startMongoJavaServer(port, backend = 'h2') {
+export function mongoJavaServerCommand(backend, port, file) {
   const dir = path.join(localDir, 'mongo-java-server');
   const lib = path.join(dir, 'lib');
   installMongoJavaServer(lib);
   const launcher = mongoJavaServerLauncher(dir, lib);
   const heap = process.env.LOCAL_MONGO_JAVA_HEAP ?? (backend === 'memory' ? '2g' : '3g');
+  const args = backend === 'h2' ? ['h2', '127.0.0.1', String(port), file] : ['memory', '127.0.0.1', String(port)];
+  return ['java', [`-Xmx${heap}`, ...launcher, ...args]];
+}
+
+function startMongoJavaServer(port, backend = 'h2') {
+  const file = path.join(localDir, 'mongo-java-server', 'data.mv');
+  const [cmd, args] = mongoJavaServerCommand(backend, port, file);
   log(`starting mongo-java-server (${backend === 'h2' ? 'H2 backend, commit per write' : 'memory backend'}) on 127.0.0.1:${port}`);
-  const args = backend === 'h2' ? ['h2', '127.0.0.1', String(port), path.join(dir, 'data.mv')] : ['memory', '127.0.0.1', String(port)];
-  daemon('java', [`-Xmx${heap}`, ...launcher, ...args], backend === 'h2' ? 'mongo-java-server.log' : `mongo-java-server-memory-${port}.log`);
+  daemon(cmd, args, backend === 'h2' ? 'mongo-java-server.log' : `mongo-java-server-memory-${port}.log`);
 }
 
 /**
- * Picks and starts a MongoDB-protocol server: a real mongod on PATH, else FerretDB (built with Go),
- * else mongo-java-server (Java, from Maven). LOCAL_MONGO_SERVER forces one of them.
+ * Picks and starts a MongoDB-protocol server: a real mongod on PATH, else mongo-java-server (H2, commit
+ * per write; Java, from Maven), else FerretDB (built with Go). LOCAL_MONGO_SERVER forces one of them.
  */
 function startMongoServer(port) {
   const choice = process.env.LOCAL_MONGO_SERVER ?? 'auto';
@@ -290,18 +304,18 @@ function startMongoServer(port) {
   if (choice === 'ferretdb') return (startFerretDb(port), 'ferretdb');
   if (choice === 'mongo-java-server') return (startMongoJavaServer(port), 'mongo-java-server');
   const failures = [];
-  for (const [name, start] of [['ferretdb', startFerretDb], ['mongo-java-server', startMongoJavaServer]]) {
+  for (const [name, start] of [['mongo-java-server', startMongoJavaServer], ['ferretdb', startFerretDb]]) {
     try {
       start(port);
       return name;
     } catch (e) {
       if (!(e instanceof ServiceError)) throw e;
       failures.push(`${name}: ${e.message}`);
-      log(`${name} is not available (${e.message})${name === 'ferretdb' ? '; falling back to mongo-java-server' : ''}`);
+      log(`${name} is not available (${e.message})${name === 'mongo-java-server' ? '; falling back to FerretDB' : ''}`);
     }
   }
   throw new ServiceError(`no MongoDB-protocol server could be started.\n  ${failures.join('\n  ')}\n` +
-    '  Install Go (FerretDB is built from source), or Java and Maven (mongo-java-server), or start MongoDB and set MONGODB_URI.');
+    '  Install Java and Maven (mongo-java-server), or Go (FerretDB is built from source), or start MongoDB and set MONGODB_URI.');
 }
 
 /** Reuses whatever already listens on the port (a second `npm start`), else starts a server. */
@@ -316,7 +330,7 @@ export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 
   if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_MONGO_PORT`);
   const server = startMongoServer(port);
   try {
-    await waitFor(() => mongoPing(port), `MongoDB-protocol server (${server})`, server === 'mongo-java-server' ? 60_000 : 30_000);
+    await waitFor(() => mongoPing(port), `MongoDB-protocol server (${server})`, server === 'mongo-java-server' ? 120_000 : 30_000);
   } catch (e) {
     if (server !== 'ferretdb' || !quarantineBrokenFerretDbData()) throw e;
     startFerretDb(port);

@@ -121,3 +121,13 @@ export async function dedicatedMongo(): Promise<DedicatedService> {
       : [ferret, ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--listen-addr=127.0.0.1:${port}`, `--state-dir=${dir}`, '--telemetry=disable', '--log-level=warn', '--debug-addr=-']],
   ).then((s) => ({ ...s, url: `${s.url}/` }));
 }
+
+/**
+ * A private mongo-java-server, the embedded default of `npm start`: `h2` keeps its data in one file in
+ * the data directory and commits every write before answering (kill -9 loses nothing acknowledged).
+ */
+export async function dedicatedMongoJavaServer(backend: 'h2' | 'memory' = 'h2'): Promise<DedicatedService> {
+  // @ts-expect-error plain ESM script without types
+  const { mongoJavaServerCommand } = await import('../../scripts/services.mjs');
+  return dedicated('mongo-java-server', 'mongodb', (port, dir) => mongoJavaServerCommand(backend, port, path.join(dir, 'data.mv')) as [string, string[]]).then((s) => ({ ...s, url: `${s.url}/` }));
+}
