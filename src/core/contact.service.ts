@@ -36,6 +36,8 @@ const HISTORY_EVENTS = 100;
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
 /** How long a page's `total` may be reused (docs/decisions/210-contact-search-totals.md). */
 export const TOTAL_REUSE_MS = 5000;
+/** An alphabetical page's `total` is counted up to this many contacts (decision 210): a lower bound beyond. */
+export const TOTAL_COUNT_CAP = 10_000;
 
 /** Contacts directory: search, frequent contacts, favourites, own profile. */
 export class ContactService {
@@ -119,7 +121,7 @@ export class ContactService {
     const key = JSON.stringify([tenant, f.name ?? '', f.initial ?? '']);
     const repo = this.deps.users(tenant);
     const [all, caller] = await Promise.all([
-      this.totals.getOrLoad(key, () => repo.count(f)),
+      this.totals.getOrLoad(key, () => repo.count(f, TOTAL_COUNT_CAP)),
       this.callers.getOrLoad(`${tenant} ${me}`, () => repo.findById(me)),
     ]);
     return Math.max(0, all - (caller && matchesSearch(f, caller) ? 1 : 0));

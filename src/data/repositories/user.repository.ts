@@ -87,8 +87,12 @@ export class UserRepository {
     return this.User.find(this.filter(q)).sort({ sortName: 1, _id: 1 }).skip(q.skip).limit(q.take).lean<UserRecord[]>().exec();
   }
 
-  count(q: Omit<UserSearch, 'skip' | 'take' | 'sort'>): Promise<number> {
-    return this.User.countDocuments(this.filter(q)).exec();
+  /**
+   * How many users match, counting no further than `cap` when given (the database stops there, so a
+   * directory-wide count costs at most `cap` index entries or documents instead of the whole tenant).
+   */
+  count(q: Omit<UserSearch, 'skip' | 'take' | 'sort'>, cap?: number): Promise<number> {
+    return this.User.countDocuments(this.filter(q), cap ? { limit: cap } : {}).exec();
   }
 
   /** Alphabet buckets that hold at least one active contact, with their sizes. */

@@ -97,6 +97,8 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       expect((await repo.search({ name: tag, skip: 2, take: 2 })).map((u) => u.displayName)).toEqual([`Zora ${tag} Gamma`]);
       expect(await repo.count({ name: tag })).toBe(3);
       expect(await repo.count({ name: tag.toUpperCase(), initial: 'Z', excludeId: made[0]!._id })).toBe(2);
+      expect(await repo.count({ name: tag }, 2)).toBe(2);
+      expect(await repo.count({ name: tag }, 5)).toBe(3);
       const buckets = await repo.initials();
       expect(buckets.find((b) => b.initial === 'Z')?.count).toBeGreaterThanOrEqual(3);
     });
