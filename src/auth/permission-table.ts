@@ -38,12 +38,12 @@ export const OPERATIONS = {
   'account.jwks': { transport: 'rest', name: 'GET /.well-known/jwks.json', requires: 'public', note: 'public keys of internal tokens' },
   // Media and files
   'media.upload': { transport: 'rest', name: 'POST /api/media/upload', requires: 'media:upload' },
-  'media.download': { transport: 'rest', name: 'GET /api/media/download/{tenant}/{hash}', requires: 'media:read' },
-  'media.downloadAlias': { transport: 'rest', name: 'GET /media/download/{tenant}/{hash}', requires: 'media:read' },
+  'media.download': { transport: 'rest', name: 'GET /api/media/download/{tenant}/{hash}', requires: 'media:read', note: 'and the media access rule: owner, member of the event or call of the file, or tenant:admin' },
+  'media.downloadAlias': { transport: 'rest', name: 'GET /media/download/{tenant}/{hash}', requires: 'media:read', note: 'and the media access rule: owner, member of the event or call of the file, or tenant:admin' },
   'media.syncFiles': { transport: 'rest', name: 'POST /api/media/syncFiles', requires: 'media:upload', note: 'queued mobile uploads' },
-  'media.thumbnail': { transport: 'rest', name: 'GET /api/media/thumbnail/{tenant}/{hash}', requires: 'media:read', note: 'image thumbnail once the thumbnail job produced it' },
-  'files.shared': { transport: 'rest', name: 'GET /api/files/shared/{filePath}', requires: 'media:read' },
-  'files.container': { transport: 'rest', name: 'GET /files/{tenantId}/{container}/{*path}', requires: 'media:read' },
+  'media.thumbnail': { transport: 'rest', name: 'GET /api/media/thumbnail/{tenant}/{hash}', requires: 'media:read', note: 'image thumbnail once the thumbnail job produced it, and the media access rule: owner, member of the event or call of the file, or tenant:admin' },
+  'files.shared': { transport: 'rest', name: 'GET /api/files/shared/{filePath}', requires: 'media:read', note: 'the share path is the grant' },
+  'files.container': { transport: 'rest', name: 'GET /files/{tenantId}/{container}/{*path}', requires: 'media:read', note: 'media and thumbnails: the media access rule; recordings: tenant:admin; assets: any reader' },
   // Tenant
   'tenant.ping': { transport: 'rest', name: 'GET /api/tenant/ping', requires: 'public' },
   'tenant.startRecording': { transport: 'rest', name: 'GET /api/tenant/startrecording', requires: 'meetings:record', note: 'attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them)' },

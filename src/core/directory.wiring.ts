@@ -18,6 +18,7 @@ import { EventService } from './event.service.js';
 import { MeetingService } from './meeting.service.js';
 import { PeripheralService } from './peripheral.service.js';
 import { AdminService } from './admin.service.js';
+import { MediaAccess } from './media-access.js';
 
 /** Repository factories per tenant: a tenant's database is only reached through its name. */
 function tenantRepos(infra: Infra) {
@@ -50,6 +51,7 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
   const presence = new PresenceService({ redis: infra.redis, keys: infra.keys, lastSeen, logger: infra.logger });
   const onlineMany = (t: string, ids: readonly string[]) => presence.onlineMany(t, ids);
   const pageMaxTake = infra.config.limits.pageMaxTake;
+  const mediaAccess = new MediaAccess({ tenantDb: (t) => infra.mongo.tenantDb(t) });
   const { publicUrl, baseDomain } = infra.config.http;
   const admin = new AdminService({
     users: r.users, settings: r.settings, connections: (t, id) => presence.connections(t, id),
@@ -66,7 +68,7 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
     contacts: new ContactService({ ...r, onlineMany, store: infra.store, pageMaxTake }),
     groups: new GroupService(r),
     notices: new NoticeService(r),
-    events: new EventService({ ...r, onlineMany, pageMaxTake }),
+    events: new EventService({ ...r, onlineMany, pageMaxTake, canReadMedia: (p, hash) => mediaAccess.canRead(p, hash) }),
     meetings: new MeetingService({ ...r, features: (t) => admin.features(t), vcs }),
     peripherals: new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode }),
   };

@@ -13,6 +13,8 @@ export interface EventDeps {
   events: (tenant: string) => EventRepository;
   users: (tenant: string) => Pick<UserRepository, 'existingActiveIds' | 'findByIds'>;
   onlineMany: (tenant: string, userIds: readonly string[]) => Promise<Set<string>>;
+  /** The media access rule (core/media-access.ts): only content the caller may read can be attached. */
+  canReadMedia: (p: Principal, hash: string) => Promise<boolean>;
   pageMaxTake: number;
 }
 
@@ -71,7 +73,7 @@ export class EventService {
     const organizerId = oid(p.userId, 'user_not_found');
     const dates = checkDates(cmd.startAt, cmd.endAt);
     const participants = await this.resolveParticipants(p.tenant, organizerId, cmd.participants);
-    const attachments = await this.resolveAttachments(p.tenant, cmd.attachments);
+    const attachments = await this.resolveAttachments(p, cmd.attachments);
     const base: Omit<NewEvent, 'meetingCode'> = { name: cmd.name, description: cmd.description, ...dates, organizerId, participants, attachments };
     for (let attempt = 0; ; attempt++) {
       try {
@@ -92,7 +94,7 @@ export class EventService {
     if (cmd.description !== undefined) changes.description = cmd.description;
     if (cmd.startAt || cmd.endAt) Object.assign(changes, checkDates(cmd.startAt ?? current.startAt.toISOString(), cmd.endAt ?? current.endAt.toISOString()));
     if (cmd.participants) changes.participants = await this.resolveParticipants(p.tenant, me, cmd.participants);
-    if (cmd.attachments) changes.attachments = await this.resolveAttachments(p.tenant, cmd.attachments);
+    if (cmd.attachments) changes.attachments = await this.resolveAttachments(p, cmd.attachments);
     const updated = await this.deps.events(p.tenant).update(current._id, me, changes);
     if (!updated) throw new AppError('invalid_state', 'The event changed state while it was being updated');
     return updated;
@@ -135,9 +137,12 @@ export class EventService {
     return [...out.values()];
   }
 
-  private async resolveAttachments(tenant: string, ids: string[]): Promise<NewEvent['attachments']> {
-    const files = await this.deps.events(tenant).findMediaFiles(oids(ids));
-    const byId = new Map(files.map((f) => [String(f._id), f]));
+  /** Attachments are MediaFile ids the caller may read; any other id reads as unknown (no oracle). */
+  private async resolveAttachments(p: Principal, ids: string[]): Promise<NewEvent['attachments']> {
+    const files = await this.deps.events(p.tenant).findMediaFiles(oids(ids));
+    const readable = new Map<string, boolean>();
+    for (const f of files) if (!readable.has(f.hash)) readable.set(f.hash, await this.deps.canReadMedia(p, f.hash));
+    const byId = new Map(files.filter((f) => readable.get(f.hash)).map((f) => [String(f._id), f]));
     const errors: FieldError[] = [];
     ids.forEach((id, i) => {
       if (!byId.has(id.toLowerCase())) errors.push({ field: `attachments.${i}`, message: 'no uploaded file with this id' });

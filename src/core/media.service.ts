@@ -9,6 +9,7 @@ import { MediaFileRepository, type MediaFileRecord } from '../data/repositories/
 import { FileShareRepository, type FileShareRecord } from '../data/repositories/file-share.repository.js';
 import type { ByteRange, ObjectInfo, ObjectStore } from '../storage/object-store.js';
 import { layout, SHA256_HEX } from '../storage/layout.js';
+import { MEDIA_ADMIN_PERMISSION, type MediaAccess } from './media-access.js';
 
 /** One part of a multipart UploadContent form, in arrival order; a file part must be consumed before the next. */
 export type UploadPart =
@@ -47,6 +48,8 @@ export interface MediaDeps {
   tenantDb(tenant: string): TenantDb;
   /** Queues the thumbnail of stored image content (idempotent by tenant and hash). */
   enqueueThumbnail(job: { tenant: string; hash: string }): Promise<unknown>;
+  /** Who may read which content (core/media-access.ts); asked on every read path. */
+  access: MediaAccess;
 }
 
 /**
@@ -144,6 +147,7 @@ export class MediaService {
     if (!SHA256_HEX.test(hash)) throw new AppError('file_not_found');
     const file = await this.repos(tenant).files.findByHash(hash);
     if (!file) throw new AppError('file_not_found');
+    await this.deps.access.assertCanRead(principal, hash);
     return this.handle(layout.media(tenant, hash), file.fileName, file.contentType);
   }
 
@@ -153,6 +157,7 @@ export class MediaService {
     if (!SHA256_HEX.test(hash)) throw new AppError('file_not_found');
     const file = await this.repos(tenant).files.findByHash(hash);
     if (!file || file.kind !== 'image') throw new AppError('file_not_found');
+    await this.deps.access.assertCanRead(principal, hash);
     if (file.thumbnailStatus !== 'ready') {
       throw new AppError('thumbnail_not_ready', `The thumbnail is ${file.thumbnailStatus}`, file.thumbnailStatus === 'pending' ? { retryAfter: 2 } : {});
     }
@@ -169,13 +174,30 @@ export class MediaService {
     return this.handle(layout.media(principal.tenant, file.hash), file.fileName, file.contentType);
   }
 
-  /** GET /files/{tenantId}/{container}/{*path}: a file inside one of the tenant's readable containers. */
+  /**
+   * GET /files/{tenantId}/{container}/{*path}: a file inside one of the tenant's readable containers.
+   * Content (`media/{hash}`, `thumbnails/{hash}.webp`) follows the media access rule; `recordings`
+   * are for administrators; `assets` (logos and the like) for any reader of the tenant.
+   */
   async containerFile(principal: Principal, tenant: string, container: string, segments: readonly string[]): Promise<DownloadHandle> {
     assertSameTenant(principal, tenant);
     const key = layout.containerFile(tenant, container, segments.join('/'));
+    await this.assertContainerReadable(principal, container, segments);
     const info = await this.deps.store.head(key);
     if (!info) throw new AppError('file_not_found');
     return this.handle(key, segments[segments.length - 1] ?? 'file', info.contentType ?? 'application/octet-stream', info);
+  }
+
+  private async assertContainerReadable(principal: Principal, container: string, segments: readonly string[]): Promise<void> {
+    if (container === 'assets') return;
+    if (container === 'recordings') {
+      if (!principal.permissions.has(MEDIA_ADMIN_PERMISSION)) throw new AppError('file_not_found');
+      return;
+    }
+    const name = segments.length === 1 ? segments[0]! : '';
+    const hash = container === 'thumbnails' ? name.replace(/\.webp$/, '') : name;
+    if (!SHA256_HEX.test(hash)) throw new AppError('file_not_found');
+    await this.deps.access.assertCanRead(principal, hash);
   }
 
   private async handle(key: string, fileName: string, contentType: string, known?: ObjectInfo): Promise<DownloadHandle> {

@@ -1,13 +1,16 @@
 import type { Infra } from '../composition.js';
 import { MediaService } from './media.service.js';
+import { MediaAccess } from './media-access.js';
 import { ImportService } from './import.service.js';
 
 /** Media uploads and downloads, and pending-user imports, wired from infra (spread into createServices). */
 export function createMediaServices(infra: Pick<Infra, 'store' | 'mongo' | 'queues'>) {
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
+  const mediaAccess = new MediaAccess({ tenantDb });
   const media = new MediaService({
     store: infra.store,
     tenantDb,
+    access: mediaAccess,
     enqueueThumbnail: (job) => infra.queues.enqueue('thumbnail', job),
   });
   const imports = new ImportService({
@@ -15,5 +18,5 @@ export function createMediaServices(infra: Pick<Infra, 'store' | 'mongo' | 'queu
     tenantDb,
     enqueueImport: (job) => infra.queues.enqueue('pending-user-import', job),
   });
-  return { media, imports };
+  return { media, imports, mediaAccess };
 }

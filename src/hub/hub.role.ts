@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RoleContext, RoleHandle } from '../roles.js';
 import { createRedis } from '../data/redis.js';
-import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import { actorSystemOf, subscribeHubPushes } from '../actors/runtime/index.js';
 import { callActor } from '../actors/call.actor.js';
 import { meetingActor } from '../actors/meeting.actor.js';
@@ -72,7 +71,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const sessions = new SocketSessions(io, { verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), permissionsOf: (t, r) => services.auth.authorizer.permissionsOf(t, r), logger: infra.logger });
   const hub: HubContext = {
     io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics, sessions,
-    hasTenantMedia: (tenant, hash) => new MediaFileRepository(infra.mongo.tenantDb(tenant)).hasContent(hash),
+    canReadMedia: (principal, hash) => services.mediaAccess.canRead(principal, hash),
   };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
   await presence.start(PRESENCE_HEARTBEAT_MS);

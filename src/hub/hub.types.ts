@@ -22,8 +22,8 @@ export interface HubContext {
   io: HubServer;
   actors: Pick<ActorSystem, 'ask'>;
   meetings: HubMeetings;
-  /** Whether a content hash is a media file of the tenant (shareImage by hash). */
-  hasTenantMedia(tenant: string, hash: string): Promise<boolean>;
+  /** The media access rule (core/media-access.ts): whether the caller may read (and so share) content by hash. */
+  canReadMedia(principal: Principal, hash: string): Promise<boolean>;
   logger: Logger;
   metrics: Metrics;
   /** Expiry, refresh, revocation and role changes of live sockets. */

@@ -37,6 +37,26 @@ export class MediaFileRepository {
     return Boolean(hit);
   }
 
+  /**
+   * Whether `userId` may read the content `hash` (the facts behind core/media-access.ts): they own a
+   * record of it, or are organizer, participant or attached device of the event a record belongs to or
+   * of an event it is attached to, or caller or participant of the call (sessionId) a record belongs to.
+   * Records written by older code without eventId/sessionId simply grant nothing beyond ownership.
+   */
+  async readableBy(hash: string, userId: string): Promise<boolean> {
+    if (!Types.ObjectId.isValid(userId)) return false;
+    const uid = new Types.ObjectId(userId);
+    const records = await this.db.models.MediaFile.find({ hash }, { ownerId: 1, eventId: 1, sessionId: 1 }).limit(500).lean<{ ownerId?: Types.ObjectId | null; eventId?: Types.ObjectId | null; sessionId?: string | null }[]>().exec();
+    if (records.some((r) => r.ownerId && uid.equals(r.ownerId))) return true;
+    const eventIds = records.flatMap((r) => (r.eventId ? [r.eventId] : []));
+    const member = { $or: [{ organizerId: uid }, { participantIds: uid }, { deviceIds: uid }] };
+    const inEvent = await this.db.models.Event.exists({ $and: [{ $or: [{ _id: { $in: eventIds } }, { 'attachments.hash': hash }] }, member] });
+    if (inEvent) return true;
+    const sessionIds = [...new Set(records.flatMap((r) => (typeof r.sessionId === 'string' ? [r.sessionId] : [])))];
+    if (!sessionIds.length) return false;
+    return Boolean(await this.db.models.CallRecord.exists({ _id: { $in: sessionIds }, $or: [{ callerId: uid }, { participantIds: uid }] }));
+  }
+
   findByClientRef(clientRef: string): Promise<MediaFileRecord | null> {
     return this.db.models.MediaFile.findOne({ clientRef });
   }
@@ -86,11 +106,6 @@ export class MediaFileRepository {
   async thumbnailOutcome(hash: string): Promise<'ready' | 'failed' | undefined> {
     const hit = await this.db.models.MediaFile.findOne({ hash, thumbnailStatus: { $in: ['ready', 'failed'] } }, { thumbnailStatus: 1, thumbnailHash: 1, width: 1, height: 1 }).lean();
     return hit?.thumbnailStatus === 'ready' || hit?.thumbnailStatus === 'failed' ? hit.thumbnailStatus : undefined;
-  }
-
-  /** Whether any file of this tenant has this content (shareImage by hash). */
-  async hasContent(hash: string): Promise<boolean> {
-    return Boolean(await this.db.models.MediaFile.exists({ hash }));
   }
 
   /** Whether a thumbnail for this content already exists (the job's idempotency check). */

@@ -48,7 +48,7 @@ export const meetingMethods = [
     op: 'hub.shareImage',
     args: z.tuple([ShareImageRequest]),
     run: async (ctx, socket, [req]) => {
-      await checkSharedImage(req.image, (hash) => ctx.hasTenantMedia(socket.data.tenant, hash));
+      await checkSharedImage(req.image, (hash) => ctx.canReadMedia(socket.data.principal, hash));
       return ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'shareImage', caller: callerOf(socket), req });
     },
   }),

@@ -223,7 +223,8 @@ describe('media upload flow', () => {
     const content = Buffer.from(`%PDF-1.7\n${'0123456789'.repeat(100)}`);
 
     beforeAll(async () => {
-      const r = await upload(alice, file('report.pdf', content));
+      // bob downloads his own upload (another user's private file is not his to read: media-access.test.ts).
+      const r = await upload(bob, file('report.pdf', content));
       hash = r.body.data.hash;
     });
 

@@ -1,0 +1,28 @@
+import type { Principal } from '../auth/principal.js';
+import type { TenantDb } from '../data/mongo.js';
+import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
+import { AppError } from './errors.js';
+
+/** The administrator permission that reads any media of the tenant (decision 112). */
+export const MEDIA_ADMIN_PERMISSION = 'tenant:admin';
+
+/**
+ * The one rule for reading stored content inside a tenant, asked by every path that serves bytes or
+ * hands out hashes (downloads, thumbnails, /files, event attachments, shareImage by hash): the caller
+ * owns a record of the content, is a member of the event or call session a record belongs to or of an
+ * event it is attached to, or holds the administrator permission. `media:read` alone is not enough.
+ * Shares (`/api/files/shared/{path}`) are the other way in: the share path is the grant.
+ */
+export class MediaAccess {
+  constructor(private readonly deps: { tenantDb(tenant: string): TenantDb }) {}
+
+  async canRead(principal: Principal, hash: string): Promise<boolean> {
+    if (principal.permissions.has(MEDIA_ADMIN_PERMISSION)) return true;
+    return new MediaFileRepository(this.deps.tenantDb(principal.tenant)).readableBy(hash, principal.userId);
+  }
+
+  /** Refuses unreadable content as if it did not exist (no oracle for other people's hashes). */
+  async assertCanRead(principal: Principal, hash: string): Promise<void> {
+    if (!(await this.canRead(principal, hash))) throw new AppError('file_not_found');
+  }
+}
