@@ -79,6 +79,10 @@ export const EnvSchema = z.object({
 
   GRPC_HOST: z.string().min(1).optional(),
   GRPC_PORT: port.default(50051),
+  GRPC_TLS_CERT_FILE: z.string().min(1).optional(),
+  GRPC_TLS_KEY_FILE: z.string().min(1).optional(),
+  GRPC_TLS_CA_FILE: z.string().min(1).optional(),
+  GRPC_TLS_CLIENT_AUTH: bool.default(false),
 
   VCS_ADAPTER: z.enum(['embedded', 'livekit']).default('embedded'),
   LIVEKIT_URL: z.string().optional(),
@@ -138,13 +142,28 @@ export interface Config {
     idpTokenMaxLifetimeSeconds: number;
     oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean };
   };
-  grpc: { host: string; port: number };
+  grpc: { host: string; port: number; tls?: GrpcTlsFiles };
   vcs: { adapter: Env['VCS_ADAPTER']; livekit: { url?: string; apiKey?: string; apiSecret?: string }; embedded: { secret: string; finalizeMs: number } };
   jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   actors: { shards: number; leaseMs: number; idleMs: number };
   hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
   limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; telemetryPerCredential: number; pageMaxTake: number };
   seedDemo: boolean;
+}
+
+/** PEM files of the telemetry listener; `clientCaFile` set means clients must present a certificate it signed. */
+export interface GrpcTlsFiles {
+  certFile: string;
+  keyFile: string;
+  clientCaFile?: string;
+}
+
+function grpcTlsFiles(e: Env, problems: string[]): GrpcTlsFiles | undefined {
+  if (!e.GRPC_TLS_CERT_FILE !== !e.GRPC_TLS_KEY_FILE) problems.push('GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: set both or neither');
+  if (e.GRPC_TLS_CLIENT_AUTH && !e.GRPC_TLS_CA_FILE) problems.push('GRPC_TLS_CA_FILE: required when GRPC_TLS_CLIENT_AUTH=true');
+  if (e.GRPC_TLS_CLIENT_AUTH && !e.GRPC_TLS_CERT_FILE) problems.push('GRPC_TLS_CLIENT_AUTH: needs GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE');
+  if (!e.GRPC_TLS_CERT_FILE || !e.GRPC_TLS_KEY_FILE) return undefined;
+  return { certFile: e.GRPC_TLS_CERT_FILE, keyFile: e.GRPC_TLS_KEY_FILE, clientCaFile: e.GRPC_TLS_CLIENT_AUTH ? e.GRPC_TLS_CA_FILE : undefined };
 }
 
 /** Thrown with every invalid setting at once, so an operator fixes them in one pass. */
@@ -175,6 +194,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     problems.push('LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET: required when VCS_ADAPTER=livekit');
   }
   if (e.OIDC_MODE === 'external' && !e.OIDC_ISSUER_TEMPLATE) problems.push('OIDC_ISSUER_TEMPLATE: required when OIDC_MODE=external');
+  const grpcTls = grpcTlsFiles(e, problems);
   if (e.NODE_ENV === 'production') problems.push(...productionProblems(e));
   if (problems.length) throw new ConfigError(problems);
 
@@ -208,7 +228,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         allowEmbedded: e.ALLOW_EMBEDDED_IDP,
       },
     },
-    grpc: { host: e.GRPC_HOST ?? e.HOST, port: e.GRPC_PORT },
+    grpc: { host: e.GRPC_HOST ?? e.HOST, port: e.GRPC_PORT, tls: grpcTls },
     vcs: { adapter: e.VCS_ADAPTER, livekit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }, embedded: { secret: e.VCS_EMBEDDED_SECRET, finalizeMs: e.VCS_EMBEDDED_FINALIZE_MS } },
     jobs: { concurrency: e.JOBS_CONCURRENCY, attempts: e.JOBS_ATTEMPTS, backoffMs: e.JOBS_BACKOFF_MS, lockMs: e.JOBS_LOCK_MS },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },

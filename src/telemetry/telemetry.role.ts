@@ -1,6 +1,6 @@
 import type { Server } from '@grpc/grpc-js';
 import type { RoleContext, RoleHandle } from '../roles.js';
-import { startTelemetryServer, telemetryHandlers } from './telemetry.server.js';
+import { startTelemetryServer, telemetryCredentials, telemetryHandlers } from './telemetry.server.js';
 import { countHit } from '../http/middleware/rate-limit.js';
 
 export interface TelemetryRoleHandle extends RoleHandle {
@@ -15,8 +15,9 @@ export async function startTelemetryRole(ctx: RoleContext): Promise<TelemetryRol
   const limiter = { redis: infra.redis, keyFor: infra.keys.rateLimit };
   const perCredential = (tenant: string) => countHit(limiter, 'telemetry', tenant, l.telemetryPerCredential, l.windowSeconds);
   const handlers = telemetryHandlers(services.telemetry, infra.logger.child({ component: 'telemetry' }), infra.metrics, perCredential);
-  const { server, port } = await startTelemetryServer({ host: infra.config.grpc.host, port: infra.config.grpc.port, handlers });
-  infra.logger.info({ component: 'telemetry', host: infra.config.grpc.host, port }, 'telemetry ingest listening');
+  const { tls } = infra.config.grpc;
+  const { server, port } = await startTelemetryServer({ host: infra.config.grpc.host, port: infra.config.grpc.port, handlers, credentials: telemetryCredentials(tls) });
+  infra.logger.info({ component: 'telemetry', host: infra.config.grpc.host, port, tls: !!tls, clientAuth: !!tls?.clientCaFile }, 'telemetry ingest listening');
   return {
     port,
     stop: () => shutdown(server),

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { toAppError, type AppError } from '../core/errors.js';
@@ -119,12 +120,23 @@ export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger
   };
 }
 
+/**
+ * Transport security of the ingest: TLS with the configured certificate, and client certificates
+ * checked against `clientCaFile` when set (mTLS); plaintext only when no certificate is configured
+ * (development, loopback).
+ */
+export function telemetryCredentials(tls?: { certFile: string; keyFile: string; clientCaFile?: string }): grpc.ServerCredentials {
+  if (!tls) return grpc.ServerCredentials.createInsecure();
+  const ca = tls.clientCaFile ? readFileSync(tls.clientCaFile) : null;
+  return grpc.ServerCredentials.createSsl(ca, [{ cert_chain: readFileSync(tls.certFile), private_key: readFileSync(tls.keyFile) }], !!ca);
+}
+
 /** Starts the gRPC server on host:port (port 0 = any free port) and returns the bound port. */
-export async function startTelemetryServer(opts: { host: string; port: number; handlers: grpc.UntypedServiceImplementation }): Promise<{ server: grpc.Server; port: number }> {
+export async function startTelemetryServer(opts: { host: string; port: number; handlers: grpc.UntypedServiceImplementation; credentials?: grpc.ServerCredentials }): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
   server.addService(telemetryServiceDefinition(), opts.handlers);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${opts.host}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(`${opts.host}:${opts.port}`, opts.credentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });
   return { server, port };
 }
