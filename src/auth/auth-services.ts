@@ -10,6 +10,7 @@ import { Authorizer } from './authorizer.js';
 import { Revocations } from './revocations.js';
 import { AccessTokenVerifier } from './access-token-verifier.js';
 import { RealmLogout } from './realm-logout.js';
+import { BackchannelLogout } from './backchannel-logout.js';
 import { EmbeddedRealmSessions, EMBEDDED_REALM_SESSION_SECONDS } from './idp/realm-sessions.js';
 import type { Principal } from './principal.js';
 import { AuditService } from '../core/audit.service.js';
@@ -74,10 +75,13 @@ export function createAuthServices(infra: AuthInfra) {
   const offlineTokens = new OfflineTokenService({ tenantDb, rules, sessions, audit });
   const impersonation = new ImpersonationService({ tenantDb, authorizer, sessions, audit });
   const signIn = new SignInService({ tenantDb, realms, verifier, sessions, audit, loginCodes, pins });
+  const backchannelLogout = new BackchannelLogout({
+    realms, sessions, audit, redis, jtiKey: keys.logoutTokenJti, tenantDb, maxAgeSeconds: config.auth.idpLogoutTokenMaxAgeSeconds,
+  });
   const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins, revocations });
   return {
     signingKeys, tokens, realms, authorizer, revocations, realm, verifier, audit, rules, sessions,
-    loginCodes, pins, offlineTokens, impersonation, signIn, account,
+    loginCodes, pins, offlineTokens, impersonation, signIn, account, backchannelLogout,
     /** Verifies a bearer token presented on `tenant`'s host (REST, GraphQL, hub handshake). */
     verifyAccessToken: (tenant: string, token: string): Promise<Principal> => verifier.verify(tenant, token),
   };

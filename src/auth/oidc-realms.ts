@@ -73,6 +73,21 @@ export class OidcRealms {
   }
 
   /**
+   * Verifies an OpenID Connect Back-Channel Logout token: realm JWKS, algorithm allow-list, issuer,
+   * audience = our client id, issued within `maxAgeSeconds` (and not in the future beyond the tolerance).
+   * The logout-specific claims (events, nonce, sid/sub, jti) are checked by the caller.
+   */
+  async verifyLogoutToken(tenant: string, token: string, maxAgeSeconds: number): Promise<JWTPayload> {
+    const realm = await this.realm(tenant);
+    const { payload } = await jwtVerify(token, realm.jwks, {
+      issuer: this.issuerFor(tenant), audience: this.deps.clientId, algorithms: IDP_ALGORITHMS, requiredClaims: ['iat', 'jti'],
+      maxTokenAge: maxAgeSeconds, clockTolerance: 60,
+    });
+    if (typeof payload.iat === 'number' && payload.iat > Math.floor(Date.now() / 1000) + 60) throw new Error('logout token issued in the future');
+    return payload;
+  }
+
+  /**
    * Authorization-code exchange with PKCE: `callbackUrl` is the redirect the browser landed on
    * (code, state, iss). Returns the realm's access token (JWT for our audience).
    */

@@ -33,6 +33,7 @@ export const OPERATIONS = {
   'account.offlineLogin': { transport: 'rest', name: 'POST /api/account/offlineLogin', requires: 'public', note: 'proved by the offline token' },
   'account.refresh': { transport: 'rest', name: 'POST /api/account/refresh', requires: 'public', note: 'proved by the refresh token' },
   'account.impersonate': { transport: 'rest', name: 'POST /api/account/impersonate', requires: 'account:impersonate' },
+  'account.backchannelLogout': { transport: 'rest', name: 'POST /api/account/backchannel-logout', requires: 'public', note: 'OIDC back-channel logout from the realm; proved by the logout token signed with the realm\'s key' },
   'account.org': { transport: 'rest', name: 'POST /api/account/org', requires: 'public' },
   'account.assignRole': { transport: 'rest', name: 'POST /api/account/assignRole', requires: 'users:manage' },
   'account.jwks': { transport: 'rest', name: 'GET /.well-known/jwks.json', requires: 'public', note: 'public keys of internal tokens' },

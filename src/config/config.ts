@@ -69,6 +69,7 @@ export const EnvSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(300),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(60 * 60 * 12),
   IDP_TOKEN_MAX_LIFETIME_SECONDS: positiveInt.default(60 * 60 * 24),
+  IDP_LOGOUT_TOKEN_MAX_AGE_SECONDS: positiveInt.default(300),
 
   OIDC_MODE: z.enum(['embedded', 'external']).default('embedded'),
   OIDC_ISSUER_TEMPLATE: z.string().includes('{tenant}').optional(),
@@ -140,6 +141,8 @@ export interface Config {
     refreshTokenTtlSeconds: number;
     /** Identity-provider access tokens living longer are refused; revocation markers live this long. */
     idpTokenMaxLifetimeSeconds: number;
+    /** Back-channel logout tokens issued longer ago than this are refused (their `jti` is kept this long). */
+    idpLogoutTokenMaxAgeSeconds: number;
     oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean };
   };
   grpc: { host: string; port: number; tls?: GrpcTlsFiles };
@@ -219,6 +222,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
       idpTokenMaxLifetimeSeconds: e.IDP_TOKEN_MAX_LIFETIME_SECONDS,
+      idpLogoutTokenMaxAgeSeconds: e.IDP_LOGOUT_TOKEN_MAX_AGE_SECONDS,
       oidc: {
         mode: e.OIDC_MODE,
         issuerTemplate: e.OIDC_ISSUER_TEMPLATE ?? `${publicUrl}/realms/{tenant}`,

@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   bad_request: { status: 400, title: 'Bad request' },
   validation_failed: { status: 400, title: 'Validation failed' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
+  logout_token_invalid: { status: 400, title: 'Logout token invalid' },
   unauthenticated: { status: 401, title: 'Authentication required' },
   token_invalid: { status: 401, title: 'Token invalid' },
   token_expired: { status: 401, title: 'Token expired' },

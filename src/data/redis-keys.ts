@@ -13,6 +13,8 @@ export function redisKeys(prefix: string) {
     revokedRealmSession: (tenant: string, sid: string) => `${t(tenant)}revoked-realm:${sid}`,
     /** Epoch seconds before which a user's identity-provider tokens are refused (sign-out of every session). */
     userNotBefore: (tenant: string, userId: string) => `${t(tenant)}not-before:${userId}`,
+    /** `jti` of a back-channel logout token already used (replay protection). */
+    logoutTokenJti: (tenant: string, jti: string) => `${t(tenant)}bcl-jti:${jti}`,
     loginCode: (tenant: string, code: string) => `${t(tenant)}logincode:${code}`,
     /** PIN lockout state of one account (by username, so unknown usernames behave alike): docs/decisions/131. */
     pinGuard: (tenant: string, username: string) => ({

@@ -43,6 +43,11 @@ function signInRoutes(r: Router, a: AuthServices, limit: { signIn: RequestHandle
   r.post('/refresh', guard('account.refresh'), async (req, res) => {
     res.json(await a.sessions.refresh(req.tenant!.name, parse(S.RefreshRequest, req.body).refreshToken));
   });
+  r.post('/backchannel-logout', guard('account.backchannelLogout'), limit.ip, async (req, res) => {
+    const body = parse(S.BackchannelLogoutRequest, req.body);
+    await a.backchannelLogout.receive(req.tenant!.name, body.logout_token, req.ip);
+    res.set('cache-control', 'no-store').status(200).end();
+  });
   r.post('/org', guard('account.org'), (req, res) => {
     parse(S.OrgRequest, req.body);
     res.json(a.account.org(req.tenant!));

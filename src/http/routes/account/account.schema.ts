@@ -34,3 +34,5 @@ export const ImpersonateCommand = z
   .refine((v) => Boolean(v.userId) !== Boolean(v.username), { message: 'give exactly one of userId or username', path: ['userId'] });
 export const OrgRequest = z.object({ org: z.string().max(100).optional() }).optional();
 export const AssignRoleCommand = z.object({ userId: objectId, role: z.string().trim().toLowerCase().min(1).max(64) });
+/** Back-channel logout (form-encoded, OpenID Connect Back-Channel Logout 1.0): the realm's signed logout token. */
+export const BackchannelLogoutRequest = z.object({ logout_token: z.string().min(10).max(8000) });
