@@ -22,7 +22,7 @@ describe('back-channel logout from the realm', () => {
   let node: TestNode;
   let base: string;
   let redirectUri: string;
-  let realmKey: { key: CryptoKey | Uint8Array; kid: string; alg: string };
+  let realmKey: { key: Parameters<SignJWT['sign']>[0]; kid: string; alg: string };
   const open: HubClient[] = [];
 
   beforeAll(async () => {
@@ -50,7 +50,7 @@ describe('back-channel logout from the realm', () => {
   }
 
   /** A logout token as the realm would sign it; `over` replaces or (undefined) removes claims. */
-  async function logoutToken(over: Record<string, unknown>, key: { key: CryptoKey | Uint8Array; kid: string; alg: string } = realmKey): Promise<string> {
+  async function logoutToken(over: Record<string, unknown>, key: { key: Parameters<SignJWT['sign']>[0]; kid: string; alg: string } = realmKey): Promise<string> {
     const claims: Record<string, unknown> = {
       iss: node.services.auth.realms.issuerFor('acme'), aud: node.config.auth.oidc.clientId, iat: Math.floor(Date.now() / 1000),
       jti: randomUUID(), events: { [EVENT]: {} }, ...over,
