@@ -16,6 +16,8 @@ export interface ChildNode {
   stop(): Promise<number | null>;
   /** Log lines (parsed JSON) the node printed so far. */
   logs: Record<string, unknown>[];
+  /** What the node wrote to stderr so far (an uncaught exception's stack lands here). */
+  stderr(): string;
 }
 
 /**
@@ -58,6 +60,7 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
           url: String(rec.url ?? ''),
           metricsUrl: String(rec.metricsUrl ?? ''),
           logs,
+          stderr: () => stderr,
           async kill() {
             proc.kill('SIGKILL');
             await exited;
