@@ -16,6 +16,15 @@ async function main(): Promise<void> {
   const [{ startNode }, { renderBanner }] = await Promise.all([import('./node.js'), import('./cli/banner.js')]);
   const node = await startNode(config);
   const log = node.infra.logger;
+  // Last line of defence (decision 621): every handler answers or logs its own failures; a promise
+  // rejection that still escapes is logged with a code and the process keeps serving. An uncaught
+  // exception leaves state unknown: it is logged with a code and the process exits for its supervisor
+  // to restart it.
+  process.on('unhandledRejection', (err) => log.error({ component: 'main', code: 'internal', err }, 'unhandled promise rejection'));
+  process.on('uncaughtException', (err) => {
+    log.fatal({ component: 'main', code: 'internal', err }, 'uncaught exception: exiting');
+    process.exit(70);
+  });
   if (config.seedDemo) {
     const grpcPort = (node.roles.get('telemetry') as { port?: number } | undefined)?.port;
     process.stdout.write(`${renderBanner({ config, url: node.url, grpcPort, metricsUrl: node.metricsUrl })}\n`);

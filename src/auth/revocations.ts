@@ -106,15 +106,22 @@ export class Revocations {
  * Subscribes to revocations on a dedicated connection (a subscribed ioredis connection cannot run other
  * commands). `redis` is duplicated, not consumed; call the returned function to unsubscribe and close.
  */
-export async function subscribeRevocations(redis: Redis, channel: string, onRevoked: (m: RevocationEvent) => void): Promise<() => Promise<void>> {
+export async function subscribeRevocations(redis: Redis, channel: string, onRevoked: (m: RevocationEvent) => void, onError: (err: unknown) => void = () => undefined): Promise<() => Promise<void>> {
   const sub = redis.duplicate();
   sub.on('message', (ch: string, text: string) => {
     if (ch !== channel) return;
+    let parsed: ReturnType<typeof RevocationMessage.safeParse>;
     try {
-      const parsed = RevocationMessage.safeParse(JSON.parse(text));
-      if (parsed.success) onRevoked(parsed.data);
+      parsed = RevocationMessage.safeParse(JSON.parse(text));
     } catch {
-      /* a malformed message is ignored: publishers are our own nodes */
+      return; // a malformed message is ignored: publishers are our own nodes
+    }
+    if (!parsed.success) return;
+    // Thrown inside ioredis's message event it would escape to the process.
+    try {
+      onRevoked(parsed.data);
+    } catch (err) {
+      onError(err);
     }
   });
   await sub.subscribe(channel);

@@ -80,7 +80,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const unsubs = [
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node
     // delivers them to its own sockets, so together they reach every socket once.
-    await subscribeHubPushes(pushSub, infra.keys.hubPush, relay),
+    await subscribeHubPushes(pushSub, infra.keys.hubPush, relay, (err) => infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered')),
     await subscribeRevocations(infra, (m) => void sessions.apply(m)),
   ];
   return { io, stop: () => stopHub(io, presence, unsubs, [pub, sub, pushSub]) };

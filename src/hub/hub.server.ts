@@ -62,7 +62,8 @@ export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod
     const { tenant, principal } = socket.data;
     connected.inc();
     const own = [rooms.user(tenant, principal.userId), rooms.tenant(tenant), ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : [])];
-    void socket.join(own);
+    // The sharded adapter subscribes the room's channel on join; a Redis failure there is logged, not thrown.
+    Promise.resolve(socket.join(own)).catch((err) => ctx.logger.warn({ component: 'hub', code: 'service_unavailable', err: (err as Error).message }, 'joining own rooms failed'));
     ctx.sessions.attach(socket);
     serveMethods(ctx, socket, table, new SocketRateLimit(rate));
     socket.on('disconnect', () => {

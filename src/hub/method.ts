@@ -74,7 +74,15 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
     } catch (e) {
       result = fail(e, ctx.logger, m.name);
     }
-    ack?.(result);
+    try {
+      ack?.(result);
+    } catch (err) {
+      // A result that cannot be encoded: the client still gets a coded answer.
+      ctx.logger.error({ component: 'hub', code: 'internal', method: m.name, err }, 'hub ack failed');
+      try {
+        ack?.({ ok: false, error: { code: 'internal', message: 'The result could not be sent' } });
+      } catch { /* the socket is gone */ }
+    }
     try {
       observe((performance.now() - t0) / 1000, result.ok ? 'ok' : result.error.code);
     } catch (err) {

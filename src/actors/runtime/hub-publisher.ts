@@ -26,7 +26,7 @@ export class RedisHubPublisher implements HubPublisher {
  * Relays pushes published by RedisHubPublisher to `deliver` (e.g. `io.to(rooms).emit(event, payload)`).
  * `subscriber` must be a connection dedicated to subscriptions. Returns an unsubscribe function.
  */
-export async function subscribeHubPushes(subscriber: Redis, channel: string, deliver: (push: HubPush) => void): Promise<() => Promise<void>> {
+export async function subscribeHubPushes(subscriber: Redis, channel: string, deliver: (push: HubPush) => void, onError: (err: unknown) => void = () => undefined): Promise<() => Promise<void>> {
   const onMessage = (ch: string, raw: string) => {
     if (ch !== channel) return;
     let parsed: ReturnType<typeof PushSchema.safeParse>;
@@ -35,7 +35,13 @@ export async function subscribeHubPushes(subscriber: Redis, channel: string, del
     } catch {
       return;
     }
-    if (parsed.success) deliver(parsed.data);
+    if (!parsed.success) return;
+    // Thrown inside ioredis's message event it would escape to the process.
+    try {
+      deliver(parsed.data);
+    } catch (err) {
+      onError(err);
+    }
   };
   subscriber.on('message', onMessage);
   await subscriber.subscribe(channel);

@@ -155,7 +155,14 @@ export class RedisTransport {
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
-      for (const raw of popped?.[1] ?? []) handle(raw);
+      for (const raw of popped?.[1] ?? []) {
+        // One envelope that breaks its handler must not end the loop (and with it this node's inbox).
+        try {
+          handle(raw);
+        } catch (err) {
+          this.deps.logger.error({ component: 'actors', code: 'internal', list: key, err }, 'actor envelope handler failed');
+        }
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import { OPERATIONS, permissionFor, satisfies, type OperationId } from '../../au
 import type { Principal } from '../../auth/principal.js';
 import { subscribeRevocations as subscribe, type RevocationEvent } from '../../auth/revocations.js';
 import type { RedisKeys } from '../../data/redis-keys.js';
+import type { Logger } from '../../observability/logger.js';
 
 export type { RevocationEvent as RevocationMessage };
 
@@ -65,6 +66,6 @@ export function verifyAccessToken(auth: Pick<AuthServices, 'verifyAccessToken'>)
  * session (logout, refresh reuse, offline-token revocation, impersonation end), ends a realm session or
  * every session of a user, or changes a user's role. Returns an unsubscribe function.
  */
-export function subscribeRevocations(infra: { redis: Redis; keys: Pick<RedisKeys, 'revocationChannel'> }, onRevoked: (m: RevocationEvent) => void): Promise<() => Promise<void>> {
-  return subscribe(infra.redis, infra.keys.revocationChannel, onRevoked);
+export function subscribeRevocations(infra: { redis: Redis; keys: Pick<RedisKeys, 'revocationChannel'>; logger?: Logger }, onRevoked: (m: RevocationEvent) => void): Promise<() => Promise<void>> {
+  return subscribe(infra.redis, infra.keys.revocationChannel, onRevoked, (err) => infra.logger?.error({ component: 'auth', code: 'internal', err }, 'revocation handler failed'));
 }
