@@ -339,6 +339,44 @@ export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 
   return { uri, server };
 }
 
+/** Runs apt-get with dpkg's lock waited for (another install may hold it), as root only. */
+function aptGetWithLock(args) {
+  return spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
+
+/**
+ * A Python virtual environment under .local/venv-socketio with the pinned python-socketio client
+ * (test/support/python/requirements.txt), for the hub tests that use it as an outside client.
+ * Idempotent: reinstalls only when the requirements changed. On Debian, `python3 -m venv` needs the
+ * python3-venv package; it is installed when missing (root). Returns the venv's python executable.
+ */
+export function ensurePythonSocketIo() {
+  const venv = path.join(localDir, 'venv-socketio');
+  const python = path.join(venv, 'bin', 'python');
+  const requirements = path.join(root, 'test', 'support', 'python', 'requirements.txt');
+  const wanted = readFileSync(requirements, 'utf8');
+  const marker = path.join(venv, '.requirements.txt');
+  if (existsSync(python) && existsSync(marker) && readFileSync(marker, 'utf8') === wanted) return python;
+  const python3 = which('python3');
+  if (!python3) throw new ServiceError('python3 is not installed (the hub tests use python-socketio as an outside client)');
+  mkdirSync(localDir, { recursive: true });
+  const makeVenv = () => spawnSync(python3, ['-m', 'venv', '--clear', venv], { encoding: 'utf8' });
+  let made = makeVenv();
+  if (made.status !== 0 && /ensurepip|python3-venv|venv/i.test(`${made.stdout}${made.stderr}`)) {
+    if (process.getuid && process.getuid() !== 0) throw new ServiceError("python3 cannot create virtual environments: run 'sudo apt-get install -y python3-venv'");
+    log('installing python3-venv from Debian packages');
+    aptGetWithLock(['update', '-qq']);
+    if (aptGetWithLock(['install', '-y', '-qq', 'python3-venv']).status !== 0) throw new ServiceError('could not install python3-venv with apt-get');
+    made = makeVenv();
+  }
+  if (made.status !== 0) throw new ServiceError(`python3 -m venv failed: ${`${made.stderr}`.trim().split('\n').pop()}`);
+  log('installing python-socketio into .local/venv-socketio (first run only)');
+  const pip = spawnSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], { stdio: 'inherit' });
+  if (pip.status !== 0) throw new ServiceError('pip could not install python-socketio (see output above)');
+  writeFileSync(marker, wanted);
+  return python;
+}
+
 /**
  * The tests' own MongoDB-protocol server: mongo-java-server with its in-memory backend on
  * LOCAL_TEST_MONGO_PORT (27028), apart from `npm start`'s durable server. Reused when it already answers

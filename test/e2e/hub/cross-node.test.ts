@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createUser, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
 import { startCluster } from '../../support/cluster.js';
-import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import { call, connectVia, HUB_TRANSPORTS, must, recorder, type HubClient } from '../../support/hub-client.js';
 
-describe('hub across three nodes', () => {
+// Once per client transport: websocket only, socket.io-client's default (long-polling, then upgrade), polling only.
+describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
+  const connect = connectVia(transport);
   let cluster: Awaited<ReturnType<typeof startCluster>>;
   let n: TestNode[];
   const ids: Record<string, string> = {};

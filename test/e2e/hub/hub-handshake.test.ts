@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { request } from '../../support/http.js';
 import { createUser, loginFor, tokenFor } from '../../support/auth.js';
-import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import { call, connectVia, HUB_TRANSPORTS, must, recorder, type HubClient } from '../../support/hub-client.js';
 
-describe('hub handshake and negative acks', () => {
+// Once per client transport: websocket only, socket.io-client's default (long-polling, then upgrade), polling only.
+describe.each(HUB_TRANSPORTS)('hub handshake and negative acks (%s)', (transport) => {
+  const connect = connectVia(transport);
   let node: TestNode;
   let clinician: string;
   let patient: string;
