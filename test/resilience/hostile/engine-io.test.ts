@@ -192,6 +192,9 @@ describe('hub under malformed engine.io and Socket.IO traffic', () => {
   it('answered every hostile request below 500 and logged no unexpected error', () => {
     expect(outcomes.length).toBeGreaterThanOrEqual(600);
     const server = outcomes.filter((o) => o.status >= 500);
+    const byStatus = new Map<string, number>();
+    for (const o of outcomes) byStatus.set(o.status ? String(o.status) : o.closed ? 'closed' : 'open', (byStatus.get(o.status ? String(o.status) : o.closed ? 'closed' : 'open') ?? 0) + 1);
+    console.log(`engine.io hostile: ${outcomes.length} exchanges, ${server.length} 5xx; answers ${JSON.stringify(Object.fromEntries([...byStatus].sort()))}`);
     expect(server).toEqual([]);
     expect(child.stderr()).not.toMatch(/Error|uncaught|unhandled/i);
     expect(child.logs.filter((l) => Number(l.level) >= 50 || l.level === 'error' || l.level === 'fatal')).toEqual([]);
