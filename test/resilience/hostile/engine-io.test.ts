@@ -34,7 +34,16 @@ async function pool<T>(thunks: (() => Promise<T>)[], limit: number): Promise<T[]
 describe('hub under malformed engine.io and Socket.IO traffic', () => {
   const id = uniqueId();
   const shared = { MONGODB_CATALOG_DB: `tc_${id}`, MONGODB_TENANT_DB_PREFIX: `tt_${id}_`, REDIS_PREFIX: `test:${id}:` };
-  const rnd = seededRandom(1313);
+  /** Inputs drawn from a fixed seed; each polling session draws from its own, so interleaving changes nothing. */
+  const generator = (seed: number) => {
+    const r = seededRandom(seed);
+    return {
+      rnd: r,
+      junk: (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(r() * 256))),
+      pick: <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!,
+    };
+  };
+  const { rnd, junk, pick } = generator(1313);
   let admin: TestNode;
   let child: ChildNode;
   let port: number;
@@ -47,8 +56,6 @@ describe('hub under malformed engine.io and Socket.IO traffic', () => {
   /** Every raw exchange's outcome, checked in one place. */
   const outcomes: { label: string; status: number; closed: boolean }[] = [];
 
-  const junk = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(rnd() * 256)));
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const record = (label: string, r: RawExchange) => {
     outcomes.push({ label, status: statusOf(r.received), closed: r.closed });
     return r;
@@ -100,6 +107,7 @@ describe('hub under malformed engine.io and Socket.IO traffic', () => {
     const sessions = 40 * SOAK;
     const steps: string[] = [];
     const one = async (n: number) => {
+      const { rnd, junk, pick } = generator(20_000 + n);
       const s = await openPolling(child.url, 'acme');
       const path = pollingPath(s.sid);
       const post = (body: Buffer | string, headers: Record<string, string> = {}) => rawExchange(port, [rawRequest('POST', path, host, body, { 'content-type': 'text/plain;charset=UTF-8', ...headers })], { readMs: 1500 });
@@ -155,9 +163,10 @@ describe('hub under malformed engine.io and Socket.IO traffic', () => {
     for (const [label, req] of bad) cases.push(async () => record(`upgrade ${label}`, await rawExchange(port, [req], { readMs: 1500, until: upgraded })));
     // An upgrade with the sid of a live polling session, followed by junk instead of the probe.
     for (let i = 0; i < 10 * SOAK; i++) {
+      const bytes = junk(64);
       cases.push(async () => {
         const s = await openPolling(child.url, 'acme');
-        return record('upgrade live sid then junk', await rawExchange(port, [upgradeRequest(host, s.sid), wsFrame(junk(64), { opcode: 2 }), wsFrame('5')], { readMs: 800 }));
+        return record('upgrade live sid then junk', await rawExchange(port, [upgradeRequest(host, s.sid), wsFrame(bytes, { opcode: 2 }), wsFrame('5')], { readMs: 800 }));
       });
     }
     const frames = (): Buffer[] => {
