@@ -43,7 +43,9 @@ function signInRoutes(r: Router, a: AuthServices, limit: { signIn: RequestHandle
   r.post('/refresh', guard('account.refresh'), async (req, res) => {
     res.json(await a.sessions.refresh(req.tenant!.name, parse(S.RefreshRequest, req.body).refreshToken));
   });
-  r.post('/backchannel-logout', guard('account.backchannelLogout'), limit.ip, async (req, res) => {
+  // Only the general per-address limit (app.ts): an IdP ending many sessions at once posts one logout
+  // token per session, and a signed token cannot be guessed, so the sign-in budget does not apply.
+  r.post('/backchannel-logout', guard('account.backchannelLogout'), async (req, res) => {
     const body = parse(S.BackchannelLogoutRequest, req.body);
     await a.backchannelLogout.receive(req.tenant!.name, body.logout_token, req.ip);
     res.set('cache-control', 'no-store').status(200).end();
