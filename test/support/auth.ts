@@ -44,14 +44,4 @@ export async function loginFor(node: NodeHandle, tenant: string, username: strin
 }
 
 /** A free loopback port, for nodes whose public URL (and so the embedded realm issuer) must be known up front. */
-export async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './net.js';

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from './net.js';
 
 /**
  * A private service process (Redis or a MongoDB-protocol server) on an ephemeral loopback port with
@@ -20,15 +21,6 @@ export interface DedicatedService {
   kill(): Promise<void>;
   /** Stops the process and removes its data directory. */
   destroy(): Promise<void>;
-}
-
-/** Asks the kernel for a free loopback port. */
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 function portOpen(port: number): Promise<boolean> {

@@ -17,6 +17,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Raw body (sent as is, with the given content-type header). */
   rawBody?: Buffer | string;
+  /** Send the path exactly as written (no URL normalisation of dot segments or escapes): traversal probes. */
+  rawPath?: boolean;
 }
 
 /**
@@ -36,7 +38,7 @@ export function request<T = any>(baseUrl: string, method: string, path: string, 
   }
   if (payload) headers['content-length'] = String(payload.length);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: url.port, method, path: url.pathname + url.search, headers }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port: url.port, method, path: opts.rawPath ? path : url.pathname + url.search, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addressKey, shardOf } from '../../../src/actors/runtime/index.js';
 import { uniqueId } from '../../support/env.js';
-import { addressOwnedBy, clusterEnv, dropPrefix, hardKill, nextEvent, spawnActorNode, startActorNode, waitForMembers, type ActorNode, type FixtureNode } from '../../integration/actors/actor-test-kit.js';
-import { counterBehavior, type CounterState } from './fixtures/counter.behavior.js';
+import { addressOwnedBy, clusterEnv, dropPrefix, hardKill, nextEvent, spawnActorNode, startActorNode, waitForMembers, type ActorNode, type FixtureNode } from '../../support/actor-kit.js';
+import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
 
 type Reply = CounterState & { epoch: number };
 const SHARDS = 16;

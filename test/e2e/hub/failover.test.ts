@@ -4,18 +4,10 @@ import { createUser, tokenFor } from '../../support/auth.js';
 import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv, uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { waitForMembers } from '../../integration/actors/actor-test-kit.js';
+import { waitForMembers } from '../../support/actor-kit.js';
 import { connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 
 const SHARDS = 16;
-
-/** SIGKILL and wait for the exit (what a crashed node looks like: no handoff, no cleanup). */
-async function hardKill(child: ChildNode): Promise<void> {
-  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
-  const exited = new Promise((r) => child.proc.once('exit', r));
-  child.proc.kill('SIGKILL');
-  await exited;
-}
 
 describe('hub failover: the node owning a meeting is killed', () => {
   const id = uniqueId();
@@ -37,7 +29,7 @@ describe('hub failover: the node owning a meeting is killed', () => {
   }, 90_000);
   afterAll(async () => {
     for (const s of open) s.close();
-    if (child) await hardKill(child);
+    if (child) await child.kill();
     await node.destroy();
   });
 
@@ -67,7 +59,7 @@ describe('hub failover: the node owning a meeting is killed', () => {
     expect(await system.leases.holder(shardOf({ tenant: 'acme', kind: 'meeting', id: eventId }, SHARDS))).toBe(childId);
 
     const dropped = new Promise((r) => bob.once('disconnect', r));
-    await hardKill(child);
+    await child.kill();
     await dropped;
 
     const bobAgain = await connect(node.url!, 'acme', { token: await tokenFor(node, 'acme', 'bob') });

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addressKey, rendezvousOwner, shardOf } from '../../../src/actors/runtime/index.js';
 import type { ActorAddress } from '../../../src/actors/runtime/types.js';
 import { uniqueId } from '../../support/env.js';
-import { counterBehavior, type CounterState } from '../../e2e/actors/fixtures/counter.behavior.js';
-import { addressOwnedBy, clusterEnv, dropPrefix, nextEvent, startActorNode, waitForMembers, type ActorNode } from './actor-test-kit.js';
+import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
+import { addressOwnedBy, clusterEnv, dropPrefix, nextEvent, startActorNode, waitForMembers, type ActorNode } from '../../support/actor-kit.js';
 
 type Reply = CounterState & { epoch: number };
 const SHARDS = 16;

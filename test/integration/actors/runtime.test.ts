@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { epochFilter, epochStamp, shardOf } from '../../../src/actors/runtime/index.js';
 import type { ActorAddress, HubPublisher } from '../../../src/actors/runtime/types.js';
-import { counterBehavior, type CounterState } from '../../e2e/actors/fixtures/counter.behavior.js';
-import { clusterEnv, dropPrefix, nextEvent, startActorNode, type ActorNode } from './actor-test-kit.js';
+import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
+import { clusterEnv, dropPrefix, nextEvent, startActorNode, type ActorNode } from '../../support/actor-kit.js';
 
 type Reply = CounterState & { epoch: number };
 

@@ -4,23 +4,26 @@ import { createUser, tokenFor } from '../../support/auth.js';
 
 describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
   let node: TestNode;
-  let patToken: string;
-  let patId: string;
   let adaId: string;
 
   beforeAll(async () => {
     node = await startTestNode();
-    patId = await createUser(node, 'acme', { username: 'pat', role: 'patient' });
     adaId = await createUser(node, 'acme', { username: 'ada', role: 'admin' });
-    patToken = await tokenFor(node, 'acme', 'pat');
   });
   afterAll(async () => node.destroy());
 
-  const setPin = (newPin: string, token = patToken, userId?: string) => node.http.post('/api/account/resetPin', { tenant: 'acme', token, body: { newPin, ...(userId ? { userId } : {}) } });
-  const patPrincipal = () => ({ tenant: 'acme', userId: patId, username: 'pat', role: 'patient', permissions: new Set<never>(), scheme: 'internal' as const });
-  const unlock = (pin: string) => node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'pin', username: 'pat', pin } });
+  /** A patient of its own per test, so no test depends on the PIN or lock another one left behind. */
+  async function patient(username: string) {
+    const id = await createUser(node, 'acme', { username, role: 'patient' });
+    const token = await tokenFor(node, 'acme', username);
+    const setPin = (newPin: string, as = token, userId?: string) => node.http.post('/api/account/resetPin', { tenant: 'acme', token: as, body: { newPin, ...(userId ? { userId } : {}) } });
+    const unlock = (pin: string) => node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'pin', username, pin } });
+    const principal = () => ({ tenant: 'acme', userId: id, username, role: 'patient', permissions: new Set<never>(), scheme: 'internal' as const });
+    return { id, token, setPin, unlock, principal };
+  }
 
   it('enforces the tenant PIN policy and history', async () => {
+    const { id: patId, setPin, principal: patPrincipal } = await patient('pat');
     expect(await node.services.auth.account.hasPin(patPrincipal())).toBe(false);
     expect((await setPin('12')).body.code).toBe('pin_policy_violation');
     expect((await setPin('12ab')).body.code).toBe('pin_policy_violation');
@@ -38,9 +41,11 @@ describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
   });
 
   it('unlocks with the PIN, locks after the maximum failures, and an admin reset clears the lock', async () => {
+    const { id: patId, token: patToken, setPin, unlock } = await patient('pia');
+    expect((await setPin('4321')).status).toBe(200);
     const ok = await unlock('4321');
     expect(ok.status).toBe(200);
-    expect(ok.body.user.username).toBe('pat');
+    expect(ok.body.user.username).toBe('pia');
     const rules = await node.services.auth.account.securityRules('acme');
     for (let i = 1; i < rules.lockout.maxAttempts; i++) expect((await unlock('0000')).body.code).toBe('invalid_credentials');
     const locked = await unlock('0000');
@@ -48,7 +53,7 @@ describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
     expect(locked.body.code).toBe('account_locked');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
     expect((await unlock('4321')).body.code).toBe('account_locked');
-    const audit = await node.services.auth.audit.list('acme', { action: 'signin.lockout' });
+    const audit = await node.services.auth.audit.list('acme', { action: 'signin.lockout', subjectId: patId });
     expect(audit).toHaveLength(1);
     const patDenied = await setPin('5555', patToken, adaId);
     expect(patDenied.status).toBe(403);
@@ -56,7 +61,7 @@ describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
     const reset = await setPin('8642', adminToken, patId);
     expect(reset.status).toBe(200);
     expect((await unlock('8642')).status).toBe(200);
-    expect((await node.services.auth.audit.list('acme', { action: 'pin.reset' }))).toHaveLength(1);
+    expect((await node.services.auth.audit.list('acme', { action: 'pin.reset', subjectId: patId }))).toHaveLength(1);
   });
 
   it('refuses unknown users like wrong PINs', async () => {

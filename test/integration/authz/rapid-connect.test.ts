@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { call, connect, type HubClient } from '../../support/hub-client.js';
+import { inHours } from '../../support/events.js';
 
 /** Rapid connect creates and hosts an event, and registers hardware ids: only the roles meant to do so may. */
 describe('rapid connect: who may host and who may register a headset', () => {
   let node: TestNode;
   const open: HubClient[] = [];
-  const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
   const hub = async (user: string) => {
     const s = await connect(node.url!, 'acme', { token: await tokenFor(node, 'acme', user) });
     open.push(s);

@@ -3,6 +3,7 @@ import mongoose, { Types } from 'mongoose';
 import { EVENT_STATUSES, EVENT_TRANSITIONS, canTransition, sourcesOf, type EventStatus } from '../../../src/core/event-status.js';
 import { EventSchema } from '../../../src/data/models/event.model.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
+import { newEvent } from '../../support/events.js';
 import type { TenantDb } from '../../../src/data/mongo.js';
 import { EventRepository } from '../../../src/data/repositories/event.repository.js';
 import { FERRETDB_TRAITS } from '../../../src/data/server-traits.js';
@@ -60,19 +61,13 @@ describe('event status transitions on the MongoDB-protocol server', () => {
   });
   afterAll(async () => node.destroy());
 
-  async function newEvent(status: EventStatus) {
-    const doc = await db.models.Event.create({
-      name: 'Follow-up', nameLower: 'follow-up', startAt: new Date(), endAt: new Date(), organizerId: new Types.ObjectId(),
-      meetingCode: `code-${new Types.ObjectId().toHexString()}`, status,
-    });
-    return doc._id;
-  }
+  const newEventIn = async (status: EventStatus) => (await newEvent(node, 'status', { status }))._id;
 
   const transition = (id: Types.ObjectId, to: EventStatus) => events.transition(id, sourcesOf(to), to, { completedAt: new Date() });
 
   it('lets exactly one of concurrent transitions out of a status win, every time', async () => {
     for (let i = 0; i < 15; i++) {
-      const id = await newEvent('started');
+      const id = await newEventIn('started');
       const results = await Promise.all([transition(id, 'completed'), transition(id, 'completed'), transition(id, 'ended')]);
       expect(results.filter(Boolean)).toHaveLength(1);
       const winner = results.find(Boolean)!;
@@ -81,13 +76,13 @@ describe('event status transitions on the MongoDB-protocol server', () => {
   });
 
   it('lets a cancellation and a start race for a scheduled event with one winner', async () => {
-    const id = await newEvent('scheduled');
+    const id = await newEventIn('scheduled');
     const [started, cancelled] = await Promise.all([transition(id, 'started'), transition(id, 'cancelled')]);
     expect([started, cancelled].filter(Boolean)).toHaveLength(1);
   });
 
   it('refuses a transition out of a terminal status', async () => {
-    const id = await newEvent('cancelled');
+    const id = await newEventIn('cancelled');
     expect(await transition(id, 'started')).toBeNull();
     expect(await transition(id, 'completed')).toBeNull();
     expect((await db.models.Event.findById(id).lean().exec())?.status).toBe('cancelled');
@@ -96,7 +91,7 @@ describe('event status transitions on the MongoDB-protocol server', () => {
   it('lets exactly one transition win through FerretDB\'s claims too', async () => {
     const ferret = new EventRepository({ ...db, server: FERRETDB_TRAITS });
     for (let i = 0; i < 10; i++) {
-      const id = await newEvent('started');
+      const id = await newEventIn('started');
       const results = await Promise.all([0, 1, 2].map(() => ferret.transition(id, sourcesOf('completed'), 'completed', { completedAt: new Date() })));
       expect(results.filter(Boolean)).toHaveLength(1);
     }
@@ -104,7 +99,7 @@ describe('event status transitions on the MongoDB-protocol server', () => {
 
   it('rolls forward a transition whose writer died after claiming it (FerretDB adapter)', async () => {
     const ferret = new EventRepository({ ...db, server: FERRETDB_TRAITS });
-    const id = await newEvent('ended');
+    const id = await newEventIn('ended');
     const update = { $set: { status: 'completed', hasLedger: true } };
     const ejson = (v: object) => mongoose.mongo.BSON.EJSON.stringify(v, { relaxed: false });
     await db.conn.collection<{ _id: string; at: Date; filter: string; update: string }>('_transition_claims').insertOne({
@@ -115,6 +110,6 @@ describe('event status transitions on the MongoDB-protocol server', () => {
   });
 
   it('rejects a status outside the machine', async () => {
-    await expect(newEvent('paused' as EventStatus)).rejects.toMatchObject({ name: 'ValidationError' });
+    await expect(newEventIn('paused' as EventStatus)).rejects.toMatchObject({ name: 'ValidationError' });
   });
 });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DOCUMENTED_GROUPS, openApiPath } from '../../../src/http/openapi/openapi.js';
 import { as, world, type World } from './fixtures.js';
-
-const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
+import { inHours } from '../../support/events.js';
 
 interface BData {
   eventId: string;

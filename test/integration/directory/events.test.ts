@@ -1,16 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { as, world, type World } from './fixtures.js';
-
-const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
+import { inHours } from '../../support/events.js';
 
 describe('events REST', () => {
   let w: World;
-  let eventId: string;
   beforeAll(async () => {
     w = await world('eva', 'evb');
   });
   afterAll(async () => w.node.destroy());
+
+  /** An event of alice's with pat as participant and bob as co-host, named uniquely for this test. */
+  async function cardiology(tag: string): Promise<{ id: string; name: string }> {
+    const name = `Cardiology ${tag} ${Math.random().toString(36).slice(2, 8)}`;
+    const r = await as(w, w.a.alice).post('/api/events/create', { name, description: 'Bring results', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: w.a.pat.id }, { userId: w.a.bob.id, role: 'host' }] });
+    expect(r.status).toBe(200);
+    return { id: r.body.id, name };
+  }
 
   it('creates an event with the organizer as host and validates dates and participants', async () => {
     const r = await as(w, w.a.alice).post('/api/events/create', { name: 'Cardiology follow-up', description: 'Bring results', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: w.a.pat.id }, { userId: w.a.bob.id, role: 'host' }] });
@@ -18,7 +24,6 @@ describe('events REST', () => {
     expect(r.body).toMatchObject({ name: 'Cardiology follow-up', status: 'scheduled', organizerId: w.a.alice.id, participantCount: 3, hasLedger: false, hasRecording: false, hasChat: false, room: null });
     expect(r.body.meetingCode).toMatch(/^[A-Z2-9]{10}$/);
     expect(r.body.participants).toEqual(expect.arrayContaining([{ userId: w.a.alice.id, role: 'host' }, { userId: w.a.pat.id, role: 'participant' }]));
-    eventId = r.body.id;
 
     const backwards = await as(w, w.a.alice).post('/api/events/create', { name: 'x', startAt: inHours(2), endAt: inHours(1) });
     expect(backwards.status).toBe(400);
@@ -41,7 +46,8 @@ describe('events REST', () => {
   });
 
   it('lists, shows and lists participants for members only', async () => {
-    const list = await as(w, w.a.pat).get('/api/events/get?name=cardio&take=10');
+    const { id: eventId, name } = await cardiology('listing');
+    const list = await as(w, w.a.pat).get(`/api/events/get?name=${encodeURIComponent(name.slice(name.lastIndexOf(' ') + 1))}&take=10`);
     expect(list.status).toBe(200);
     expect(list.body.items.map((e: { id: string }) => e.id)).toEqual([eventId]);
     expect((await as(w, w.a.pat).get('/api/events/get?name=nothing')).body.total).toBe(0);
@@ -55,6 +61,7 @@ describe('events REST', () => {
   });
 
   it('updates a scheduled event (organizer only) with the same validation', async () => {
+    const { id: eventId } = await cardiology('update');
     const u = await as(w, w.a.alice).post('/api/events/update', { eventId, name: 'Cardiology review', participants: [{ userId: w.a.pat.id }] });
     expect(u.status).toBe(200);
     expect(u.body.name).toBe('Cardiology review');
@@ -73,6 +80,7 @@ describe('events REST', () => {
     expect(again.body.failed).toEqual([{ eventId: other, code: 'invalid_state' }]);
     expect((await as(w, w.a.alice).get(`/api/events/get/${other}`)).body.status).toBe('cancelled');
     expect((await as(w, w.a.alice).post('/api/events/update', { eventId: other, name: 'y' })).body.code).toBe('invalid_state');
+    const { id: eventId } = await cardiology('cancel');
     expect((await as(w, w.a.pat).post('/api/events/cancel', { eventIds: [eventId] })).status).toBe(403);
     expect((await as(w, w.a.alice).post('/api/events/cancel', { eventIds: [] })).body.errors[0].field).toBe('eventIds');
   });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { as, world, type World } from './fixtures.js';
-
-const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
+import { inHours } from '../../support/events.js';
 
 describe('meetings: join by code, rapid connect, hub-facing service API, recording hand-off', () => {
   let w: World;

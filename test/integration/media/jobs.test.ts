@@ -7,9 +7,9 @@ import { ImportService } from '../../../src/core/import.service.js';
 import { ImportRepository } from '../../../src/data/repositories/import.repository.js';
 import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
 import { readPendingUserSheet } from '../../../src/core/pending-user-sheet.js';
-import { multipart, png, xlsx, xlsxOf, type FormPart } from './form.js';
+import { multipart, png, xlsx, xlsxOf, type FormPart } from '../../support/form.js';
 import { MAX_REPORTED_ERRORS } from '../../../src/core/import.service.js';
-import { zipOf } from './zip.js';
+import { zipOf } from '../../support/zip.js';
 
 describe('media jobs on a worker node', () => {
   let node: TestNode;
@@ -95,6 +95,12 @@ describe('media jobs on a worker node', () => {
       ['carl', 'carl@clinic.org', 'Existing User', 'clinician'],
       ['six', 'six@clinic.org', 'Six', 'guest'],
     ];
+    /**
+     * The sheet above with each test's own username prefix, so no test depends on the rows another
+     * left pending ('x' stays too short and 'carl' stays an existing user).
+     */
+    const rowsFor = (p: string) => rows.map((r, i) => (i === 0 || r[0] === 'x' || r[0] === 'carl' ? r : [`${p}${r[0]}`, ...r.slice(1)]));
+    const pendingOf = (p: string) => ({ username: new RegExp(`^${p}`) });
     const expectedErrors = [
       { row: 4, field: 'username' },
       { row: 5, field: 'email' },
@@ -113,7 +119,7 @@ describe('media jobs on a worker node', () => {
     };
 
     it('imports good rows and reports each bad row', async () => {
-      const { up, job, status } = await runImport(await xlsx(rows));
+      const { up, job, status } = await runImport(await xlsx(rowsFor('ga')));
       expect(up.body).toMatchObject({ status: 'queued', fileName: 'users.xlsx' });
       expect(job.state).toBe('completed');
       expect(job.progress).toEqual({ done: 9, imported: 3, errors: 6 });
@@ -122,38 +128,40 @@ describe('media jobs on a worker node', () => {
       expect(status.body.rowErrors.map((e: { row: number; field: string }) => ({ row: e.row, field: e.field }))).toEqual(expectedErrors);
       expect(status.body.rowErrors[4].message).toBe('duplicate of row 2');
       expect(status.body.rowErrors[5].message).toBe('already a user of the tenant');
-      const pending = await db().PendingUser.find({}).sort({ username: 1 }).lean();
+      const pending = await db().PendingUser.find(pendingOf('ga')).sort({ username: 1 }).lean();
       expect(pending.map((p) => [p.username, p.role, p.email ?? null, p.rowNumber])).toEqual([
-        ['nurse.one', 'clinician', 'one@clinic.org', 2],
-        ['patient.two', 'patient', null, 3],
-        ['six', 'guest', 'six@clinic.org', 10],
+        ['ganurse.one', 'clinician', 'one@clinic.org', 2],
+        ['gapatient.two', 'patient', null, 3],
+        ['gasix', 'guest', 'six@clinic.org', 10],
       ]);
     });
 
     it('upserts by username: importing the sheet again duplicates nothing', async () => {
-      const { status } = await runImport(await xlsx(rows));
+      const first = await runImport(await xlsx(rowsFor('gb')));
+      expect(first.status.body).toMatchObject({ status: 'completed', rowsImported: 3, rowErrorCount: 6 });
+      const { status } = await runImport(await xlsx(rowsFor('gb')));
       expect(status.body).toMatchObject({ status: 'completed', rowsImported: 3, rowErrorCount: 6 });
-      expect(await db().PendingUser.countDocuments({})).toBe(3);
-      expect((await db().PendingUser.findOne({ username: 'six' }).lean())?.importId).toBe(status.body.importId);
+      expect(await db().PendingUser.countDocuments(pendingOf('gb'))).toBe(3);
+      expect((await db().PendingUser.findOne({ username: 'gbsix' }).lean())?.importId).toBe(status.body.importId);
     });
 
     it('a later import updates the rows already pending, keeping their status and creation time', async () => {
-      await runImport(await xlsx(rows));
-      const before = await db().PendingUser.findOne({ username: 'six' }).lean();
-      const { status } = await runImport(await xlsx([rows[0]!, ['six', 'Six.New@Clinic.org', 'Six Renamed', 'patient'], ['seven', 'Seven@Clinic.org', 'Seven', 'patient']]));
+      await runImport(await xlsx(rowsFor('gc')));
+      const before = await db().PendingUser.findOne({ username: 'gcsix' }).lean();
+      const { status } = await runImport(await xlsx([rows[0]!, ['gcsix', 'Six.New@Clinic.org', 'Six Renamed', 'patient'], ['gcseven', 'Seven@Clinic.org', 'Seven', 'patient']]));
       expect(status.body).toMatchObject({ status: 'completed', rowsImported: 2 });
-      const six = await db().PendingUser.findOne({ username: 'six' }).lean();
+      const six = await db().PendingUser.findOne({ username: 'gcsix' }).lean();
       expect(six).toMatchObject({ displayName: 'Six Renamed', role: 'patient', email: 'six.new@clinic.org', importId: status.body.importId, rowNumber: 2, status: 'pending' });
       expect(six?.createdAt).toEqual(before?.createdAt);
       expect(six!.updatedAt!.getTime()).toBeGreaterThan(before!.updatedAt!.getTime());
-      const seven = await db().PendingUser.findOne({ username: 'seven' }).lean();
+      const seven = await db().PendingUser.findOne({ username: 'gcseven' }).lean();
       expect(seven).toMatchObject({ email: 'seven@clinic.org', status: 'pending', rowNumber: 3 });
       expect(seven?.createdAt).toBeInstanceOf(Date);
-      expect(await db().PendingUser.countDocuments({ username: 'six' })).toBe(1);
+      expect(await db().PendingUser.countDocuments({ username: 'gcsix' })).toBe(1);
     });
 
     it('re-runs a job interrupted mid-way to the same report and rows', async () => {
-      const { status } = await runImport(await xlsx([rows[0]!, ['seven', '', 'Seven', 'patient'], ['x', '', 'Bad', 'patient']]));
+      const { status } = await runImport(await xlsx([rows[0]!, ['gdseven', '', 'Seven', 'patient'], ['x', '', 'Bad', 'patient']]));
       const id = status.body.importId;
       await db().Import.updateOne({ _id: id }, { $set: { status: 'running', rowsDone: 1, rowsImported: 1 } });
       const service = new ImportService({ store: node.infra.store, tenantDb: (t) => node.infra.mongo.tenantDb(t), enqueueImport: async () => undefined });
@@ -161,7 +169,7 @@ describe('media jobs on a worker node', () => {
       const again = await node.http.get(`/api/uploads/pendingUsers/${id}`, { tenant: 'acme', token: admin });
       expect(again.body).toMatchObject({ status: 'completed', rowsDone: 2, rowsImported: 1, rowErrorCount: 1 });
       expect(again.body.rowErrors).toHaveLength(1);
-      expect(await db().PendingUser.countDocuments({ username: 'seven' })).toBe(1);
+      expect(await db().PendingUser.countDocuments({ username: 'gdseven' })).toBe(1);
     });
 
     it('refuses what is not an xlsx workbook at upload', async () => {

@@ -6,7 +6,7 @@ import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { request } from '../../support/http.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { multipart, png, type FormPart } from './form.js';
+import { multipart, png, type FormPart } from '../../support/form.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -37,18 +37,6 @@ describe('media upload flow', () => {
   });
   afterAll(async () => node?.destroy());
 
-  /** Sends the path exactly as written (no URL normalisation of dot segments or escapes). */
-  const rawGet = (rawPath: string, token: string) =>
-    new Promise<{ status: number; body: string; contentType: string }>((resolve, reject) => {
-      const port = new URL(node.url!).port;
-      const req = http.request({ host: '127.0.0.1', port, path: rawPath, headers: { host: `acme.localhost:${port}`, authorization: `Bearer ${token}` } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), contentType: String(res.headers['content-type']) }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
 
   describe('POST /api/media/upload', () => {
     it('stores an image under its hash and answers a CallResult', async () => {
@@ -335,11 +323,11 @@ describe('media upload flow', () => {
         '/files/acme/assets/%252e%252e/%252e%252e/other/assets/secret.txt',
       ];
       for (const p of attempts) {
-        const r = await rawGet(p, bob);
+        const r = await request(node.url!, 'GET', p, { tenant: 'acme', token: bob, rawPath: true });
         expect(r.status).toBeGreaterThanOrEqual(400);
         expect(r.status).toBeLessThan(500);
-        expect(r.body).not.toBe('other tenant');
-        expect(r.contentType).toMatch(/problem\+json/);
+        expect(r.text).not.toBe('other tenant');
+        expect(String(r.headers['content-type'])).toMatch(/problem\+json/);
       }
     });
 

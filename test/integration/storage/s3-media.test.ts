@@ -4,7 +4,7 @@ import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { multipart, png } from '../media/form.js';
+import { multipart, png } from '../../support/form.js';
 
 /** The whole media flow on the S3 driver: upload, dedup, thumbnail job, ranged download, container files. */
 describe('media over the S3 driver', () => {

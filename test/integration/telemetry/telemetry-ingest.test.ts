@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
 import * as grpc from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
+import { newEvent } from '../../support/events.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { EventRepository } from '../../../src/data/repositories/event.repository.js';
 import { ParticipantLogRepository } from '../../../src/data/repositories/participant-log.repository.js';
@@ -10,15 +10,6 @@ import { TelemetryClient, TelemetryCallError, conferenceScript } from '../../../
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
 import { rooms } from '../../../src/hub/rooms.js';
 import { migrateTenant } from '../../../src/data/migrations/migrator.js';
-
-async function newEvent(node: TestNode, tenant: string) {
-  const repo = new EventRepository(node.infra.mongo.tenantDb(tenant));
-  const organizerId = new Types.ObjectId();
-  return repo.create({
-    name: 'Consultation', startAt: new Date(), endAt: new Date(Date.now() + 3600_000), organizerId,
-    participants: [{ userId: organizerId, role: 'host' }], attachments: [], meetingCode: randomBytes(4).toString('hex'),
-  });
-}
 
 describe('gRPC telemetry ingest and completion', () => {
   let node: TestNode;

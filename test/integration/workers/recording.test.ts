@@ -4,7 +4,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { EventRepository } from '../../../src/data/repositories/event.repository.js';
 import { layout } from '../../../src/storage/layout.js';
 import type { EmbeddedVcs } from '../../../src/vcs/index.js';
-import { newEvent } from './fixtures.js';
+import { newEvent } from '../../support/events.js';
 
 describe('recording job', () => {
   let node: TestNode;

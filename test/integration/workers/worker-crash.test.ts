@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import { once } from 'node:events';
 import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv } from '../../support/env.js';
 import { EventRepository } from '../../../src/data/repositories/event.repository.js';
-import { newEvent } from './fixtures.js';
+import { newEvent } from '../../support/events.js';
 
 /**
  * Records every progress report of the queue from now on, so a report that arrives before the test
@@ -27,14 +26,6 @@ function progressWatch(events: QueueEvents) {
   };
 }
 
-/** SIGKILL and wait for the exit (listening before the signal, so the exit cannot be missed). */
-async function hardKill(c: ChildNode): Promise<void> {
-  if (c.proc.exitCode !== null || c.proc.signalCode !== null) return;
-  const exited = once(c.proc, 'exit');
-  c.proc.kill('SIGKILL');
-  await exited;
-}
-
 describe('a worker killed mid-job', () => {
   const env = testEnv({ JOBS_LOCK_MS: '1500', JOBS_BACKOFF_MS: '50' });
   let producer: TestNode;
@@ -51,7 +42,7 @@ describe('a worker killed mid-job', () => {
     await events.waitUntilReady();
   });
   afterAll(async () => {
-    if (child) await hardKill(child);
+    if (child) await child.kill();
     await events.close();
     await eventsConn.quit();
     await rescuer?.stop();
@@ -71,7 +62,7 @@ describe('a worker killed mid-job', () => {
     const stop = await producer.services.recording.requestStop('acme', eventId, userId);
     await watch.reached(stop.jobId!, 10);
     expect((await producer.services.jobs.get('recording', stop.jobId!))?.state).toBe('active');
-    await hardKill(child);
+    await child.kill();
 
     rescuer = await startTestNode({ ...env, ROLES: 'workers', VCS_EMBEDDED_FINALIZE_MS: '0' });
     const done = await producer.services.jobs.waitUntilFinished('recording', stop.jobId!, 45_000);

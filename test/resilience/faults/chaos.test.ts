@@ -4,7 +4,7 @@ import { addressKey, shardOf } from '../../../src/actors/runtime/index.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { dropPrefix } from '../../integration/actors/actor-test-kit.js';
+import { dropPrefix } from '../../support/actor-kit.js';
 import { connect } from '../../support/hub-client.js';
 import { ChaosContext, Session, TRANSIENT, callLive, loop, pause, take } from './chaos-agents.js';
 import { ChaosCluster, LeaseSampler } from './chaos-cluster.js';

@@ -5,7 +5,7 @@ import { createUser, tokenFor } from '../../support/auth.js';
 import { dedicatedRedis, type DedicatedService } from '../../support/dedicated-services.js';
 import { uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { newEvent } from '../../integration/workers/fixtures.js';
+import { newEvent } from '../../support/events.js';
 import { recorder, type HubClient } from '../../support/hub-client.js';
 import { callLive, pause } from './chaos-agents.js';
 import { recordResult, trace } from './results.js';

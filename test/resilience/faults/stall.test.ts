@@ -5,7 +5,7 @@ import { createUser, tokenFor } from '../../support/auth.js';
 import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv, uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { waitForMembers } from '../../integration/actors/actor-test-kit.js';
+import { waitForMembers } from '../../support/actor-kit.js';
 import { connect, must, type HubClient } from '../../support/hub-client.js';
 import { callLive, pause } from './chaos-agents.js';
 import { recordResult } from './results.js';

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import { ERROR_CODES } from '../../../src/core/errors.js';
 import { OPERATIONS, type OperationId, type Requirement } from '../../../src/auth/permission-table.js';
 import type { HttpResult } from '../../support/http.js';
@@ -139,28 +138,6 @@ export function graphqlBreach(r: HttpResult): string | undefined {
     if (e.extensions.code === 'internal') return `internal error: ${e.message}`;
   }
   return undefined;
-}
-
-/** Sends a request with the path exactly as written (no URL normalisation), for traversal probes. */
-export function rawRequest(baseUrl: string, method: string, rawPath: string, headers: Record<string, string>): Promise<HttpResult> {
-  const port = new URL(baseUrl).port;
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: rawPath, headers: { ...headers, host: headers.host ?? `localhost:${port}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        const text = raw.toString('utf8');
-        let body: any = text;
-        if (/json/.test(String(res.headers['content-type']))) {
-          try { body = JSON.parse(text); } catch { /* leave as text */ }
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, raw });
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 /** Counts inputs per operation so the docs can quote the figures of the latest run. */

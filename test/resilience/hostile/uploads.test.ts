@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { deflateSync } from 'node:zlib';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { multipart, png, type FormPart } from '../../integration/media/form.js';
-import { zipOf } from '../../integration/media/zip.js';
+import { multipart, png, type FormPart } from '../../support/form.js';
+import { zipOf } from '../../support/zip.js';
 import { breach } from './kit.js';
 
 function crc32(buf: Buffer): number {

@@ -1,4 +1,4 @@
-import type { ActorAddress, ActorBehavior, ActorContext } from '../../../src/actors/runtime/types.js';
+import type { ActorAddress, ActorBehavior, ActorContext } from '../../src/actors/runtime/types.js';
 
 export interface Emitted {
   rooms: string[];

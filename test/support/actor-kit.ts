@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
 import path from 'node:path';
-import { actorSystemOf, rendezvousOwner, shardOf, type RedisActorSystem } from '../../../src/actors/runtime/index.js';
-import type { ActorAddress, ActorBehavior } from '../../../src/actors/runtime/types.js';
-import { uniqueId } from '../../support/env.js';
-import { startTestNode, type TestNode } from '../../support/node.js';
+import { actorSystemOf, rendezvousOwner, shardOf, type RedisActorSystem } from '../../src/actors/runtime/index.js';
+import type { ActorAddress, ActorBehavior } from '../../src/actors/runtime/types.js';
+import { uniqueId } from './env.js';
+import { startTestNode, type TestNode } from './node.js';
 
 /** Settings shared by every node of one test cluster (same Redis prefix = same cluster). */
 export function clusterEnv(overrides: Record<string, string> = {}): Record<string, string> {
@@ -70,9 +70,9 @@ export interface FixtureNode {
   next<T = any>(type: string): Promise<T>;
 }
 
-/** Spawns test/e2e/actors/fixtures/actor-node.fixture.ts as a separate actor node of the cluster. */
+/** Spawns test/support/actor-fixtures/actor-node.fixture.ts as a separate actor node of the cluster. */
 export async function spawnActorNode(env: Record<string, string>, nodeId: string): Promise<FixtureNode> {
-  const fixture = path.resolve('test/e2e/actors/fixtures/actor-node.fixture.ts');
+  const fixture = path.resolve('test/support/actor-fixtures/actor-node.fixture.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: {

@@ -1,0 +1,67 @@
+import { describe, it, expect } from '@jest/globals';
+import { callActor, type CallActorDeps } from './call.actor.js';
+import type { CallState } from './call.schema.js';
+import type { Caller } from './common.schema.js';
+import { turnHarness } from '../../test/support/turn-harness.js';
+
+const T = 'acme';
+const who = (userId: string, role = 'clinician'): Caller => ({ userId, username: userId, role, permissions: [] });
+const A = 'a'.repeat(24);
+const B = 'b'.repeat(24);
+const C = 'c'.repeat(24);
+
+function callDeps(records: CallState[]): CallActorDeps {
+  return {
+    ringTimeoutMs: 1000,
+    activeUserIds: async (_t, ids) => new Set(ids.filter((id) => [A, B, C].includes(id))),
+    saveRecord: async (_t, call) => { records.push(structuredClone(call)); return true; },
+  };
+}
+
+describe('call actor turns', () => {
+  const callId = '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6d';
+
+  it('rings the callee, connects on accept and ends for every party', async () => {
+    const records: CallState[] = [];
+    const h = turnHarness(callActor(callDeps(records)), { tenant: T, kind: 'call', id: callId });
+    const info = await h.send({ type: 'init', caller: who(A), callerName: 'Alice', req: { calleeIds: [B], callType: 'video' } });
+    expect(info.status).toBe('ringing');
+    expect(h.emitted[0]).toMatchObject({ rooms: [`user:${T}:${B}`], event: 'onNewCall' });
+    expect(h.timers.has('ring')).toBe(true);
+    expect((await h.send({ type: 'accept', caller: who(B) })).status).toBe('active');
+    expect(h.timers.has('ring')).toBe(false);
+    const ended = await h.send({ type: 'end', caller: who(B) });
+    expect(ended.status).toBe('ended');
+    const end = h.emitted.find((e) => e.event === 'onEndCall')!;
+    expect(end.rooms.sort()).toEqual([`user:${T}:${A}`, `user:${T}:${B}`].sort());
+    expect(records.map((r) => r.status)).toEqual(['ringing', 'active', 'ended']);
+  });
+
+  it('turns an unanswered call into a missed call when the ring timer fires', async () => {
+    const records: CallState[] = [];
+    const h = turnHarness(callActor(callDeps(records)), { tenant: T, kind: 'call', id: callId });
+    await h.send({ type: 'init', caller: who(A), callerName: 'Alice', req: { calleeIds: [B], callType: 'audio' } });
+    expect((await h.fire('ring')).status).toBe('missed');
+    expect(h.emitted.at(-1)).toMatchObject({ event: 'onEndCall', payload: { status: 'missed' } });
+  });
+
+  it('refuses strangers, unknown callees and late transitions with coded errors', async () => {
+    const h = turnHarness(callActor(callDeps([])), { tenant: T, kind: 'call', id: callId });
+    await expect(h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: ['d'.repeat(24)], callType: 'video' } })).rejects.toMatchObject({ code: 'user_not_found' });
+    await h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B], callType: 'video' } });
+    await expect(h.send({ type: 'accept', caller: who(C) })).rejects.toMatchObject({ code: 'call_not_found' });
+    await h.send({ type: 'cancel', caller: who(A) });
+    await expect(h.send({ type: 'accept', caller: who(B) })).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(h.state.status).toBe('cancelled');
+  });
+
+  it('adds a participant who then gets onNewCall', async () => {
+    const h = turnHarness(callActor(callDeps([])), { tenant: T, kind: 'call', id: callId });
+    await h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B], callType: 'video' } });
+    await h.send({ type: 'accept', caller: who(B) });
+    const r = await h.send({ type: 'addParticipant', caller: who(B), userId: C });
+    expect(r.invitedIds).toContain(C);
+    expect(h.emitted.filter((e) => e.event === 'onNewCall').at(-1)!.rooms).toEqual([`user:${T}:${C}`]);
+    expect((await h.send({ type: 'members' })).memberIds.sort()).toEqual([A, B, C].sort());
+  });
+});
