@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createUser, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
-import { startCluster } from './cluster.js';
-import { call, connect, must, recorder, type HubClient } from './hub-client.js';
+import { startCluster } from '../../support/cluster.js';
+import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 
 /**
  * Methods and pushes whose only test used to be an acknowledgement: WebRTC `answer` and `iceCandidate`
