@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { multipart, png } from '../media/form.js';
+import { multipart, png } from '../../support/form.js';
 import { call, connect } from '../../support/hub-client.js';
 
 /**
