@@ -112,6 +112,7 @@ export const EnvSchema = z.object({
   RATE_LIMIT_SIGNIN_PER_ACCOUNT: positiveInt.default(10),
   RATE_LIMIT_TELEMETRY_PER_CREDENTIAL: positiveInt.default(6000),
   PAGE_MAX_TAKE: positiveInt.default(100),
+  GRAPHQL_TIME_BUDGET_MS: positiveInt.default(5000),
 
   SEED_DEMO: bool.default(false),
 });
@@ -150,7 +151,7 @@ export interface Config {
   jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   actors: { shards: number; leaseMs: number; idleMs: number };
   hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
-  limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; telemetryPerCredential: number; pageMaxTake: number };
+  limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; telemetryPerCredential: number; pageMaxTake: number; graphqlTimeBudgetMs: number };
   seedDemo: boolean;
 }
 
@@ -237,7 +238,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     jobs: { concurrency: e.JOBS_CONCURRENCY, attempts: e.JOBS_ATTEMPTS, backoffMs: e.JOBS_BACKOFF_MS, lockMs: e.JOBS_LOCK_MS },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
     hub: { ringTimeoutMs: e.HUB_RING_TIMEOUT_MS, deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS, rateLimit: { burst: e.HUB_RATE_LIMIT_BURST, perSecond: e.HUB_RATE_LIMIT_PER_SECOND } },
-    limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, telemetryPerCredential: e.RATE_LIMIT_TELEMETRY_PER_CREDENTIAL, pageMaxTake: e.PAGE_MAX_TAKE },
+    limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, telemetryPerCredential: e.RATE_LIMIT_TELEMETRY_PER_CREDENTIAL, pageMaxTake: e.PAGE_MAX_TAKE, graphqlTimeBudgetMs: e.GRAPHQL_TIME_BUDGET_MS },
     seedDemo: e.SEED_DEMO,
   } satisfies Config);
 }

@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import type { Principal } from '../auth/principal.js';
 import type { UserRecord, UserRepository } from '../data/repositories/user.repository.js';
 import type { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
@@ -7,6 +6,7 @@ import { AppError } from './errors.js';
 import { oid } from './object-id.js';
 import { defaultSettings } from './tenant-defaults.js';
 import { TtlCache } from './ttl-cache.js';
+import type { QrRenderer } from './qr-renderer.js';
 
 export interface Connectivity {
   user: UserRecord;
@@ -22,6 +22,8 @@ export interface AdminDeps {
   connections: (tenant: string, userId: string) => Promise<number>;
   /** Public base URL of the deployment, the base domain tenants are subdomains of, and the OIDC issuer template. */
   site: { publicUrl: string; baseDomain: string; issuerTemplate: string; clientId: string };
+  /** Renders QR codes off the main thread (./qr-renderer.ts). */
+  qr: Pick<QrRenderer, 'render'>;
 }
 
 export type TenantConfig = ReturnType<typeof defaultSettings> & { tenant: string };
@@ -34,6 +36,8 @@ export type TenantConfig = ReturnType<typeof defaultSettings> & { tenant: string
 export class AdminService {
   /** Allowed origins per tenant: a settings change applies within 10 s. */
   private readonly origins = new TtlCache<string, readonly string[]>({ ttlMs: 10_000, maxEntries: 10_000 });
+  /** Rendered QR codes by the configuration text they carry (a tenant's changes only when its config does). */
+  private readonly qrCodes = new TtlCache<string, Promise<string>>({ ttlMs: 60 * 60_000, maxEntries: 500 });
 
   constructor(private readonly deps: AdminDeps) {}
 
@@ -103,7 +107,16 @@ export class AdminService {
 
   async privateServerConfigQrCode(tenant: ResolvedTenant): Promise<{ config: ReturnType<AdminService['privateServerConfig']>; dataUrl: string }> {
     const config = this.privateServerConfig(tenant);
-    const dataUrl = await QRCode.toDataURL(JSON.stringify(config), { errorCorrectionLevel: 'M', margin: 2, width: 320 });
+    const text = JSON.stringify(config);
+    // The same configuration always renders the same PNG: rendered once on the QR worker, then served.
+    let rendering = this.qrCodes.get(text);
+    if (!rendering) {
+      // The promise is kept, so aliases of the field in one request share one render.
+      rendering = this.deps.qr.render(text, { errorCorrectionLevel: 'M', margin: 2, width: 320 });
+      this.qrCodes.set(text, rendering);
+      rendering.catch(() => this.qrCodes.delete(text));
+    }
+    const dataUrl = await rendering;
     return { config, dataUrl };
   }
 

@@ -19,6 +19,7 @@ import { MeetingService } from './meeting.service.js';
 import { PeripheralService } from './peripheral.service.js';
 import { AdminService } from './admin.service.js';
 import { MediaAccess } from './media-access.js';
+import { qrRenderer } from './qr-renderer.js';
 
 /** Repository factories per tenant: a tenant's database is only reached through its name. */
 function tenantRepos(infra: Infra) {
@@ -56,6 +57,7 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
   const admin = new AdminService({
     users: r.users, settings: r.settings, connections: (t, id) => presence.connections(t, id),
     site: { publicUrl, baseDomain, issuerTemplate: infra.config.auth.oidc.issuerTemplate, clientId: infra.config.auth.oidc.clientId },
+    qr: qrRenderer,
   });
   const vcs = () => {
     const v = opts.vcs?.();

@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   invalid_state: { status: 409, title: 'Invalid state transition' },
   tenant_exists: { status: 409, title: 'Tenant already exists' },
   url_not_allowed: { status: 400, title: 'URL not allowed' },
+  query_too_complex: { status: 400, title: 'Query too complex' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   file_type_not_allowed: { status: 415, title: 'File type not allowed' },

@@ -1,3 +1,4 @@
+import { refuseControlChars } from './text-input.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -208,6 +209,7 @@ export class MediaService {
 }
 
 function parseFields(raw: Record<string, string>, requireClientRef = false): UploadFields {
+  refuseControlChars(raw);
   const r = UploadFields.safeParse(raw);
   if (!r.success) throw fromZod(r.error);
   if (requireClientRef && !r.data.clientRef) throw new AppError('validation_failed', 'clientRef: required for syncFiles', { errors: [{ field: 'clientRef', message: 'required' }] });

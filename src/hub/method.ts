@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError, fromZod } from '../core/errors.js';
+import { refuseControlChars } from '../core/text-input.js';
 import { permissionFor, satisfies, type OperationId } from '../auth/permission-table.js';
 import type { Caller } from '../actors/common.schema.js';
 import { fail, ok } from './ack.js';
@@ -68,6 +69,7 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
       limit.take();
       if (m.name !== 'refreshToken') ctx.sessions.assertLive(socket);
       if (!satisfies(required, socket.data.principal.permissions)) throw new AppError('permission_denied', `${m.name} requires the '${required}' permission`);
+      refuseControlChars(raw, 'args');
       const parsed = m.args.safeParse(raw);
       if (!parsed.success) throw fromZod(parsed.error, 'args');
       result = ok(await m.run(ctx, socket, parsed.data));

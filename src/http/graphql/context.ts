@@ -12,11 +12,19 @@ export interface GraphQLContext {
   principal?: Principal;
   correlationId: string;
   loaders: Loaders;
+  /** Results of argument-free fields within this request: aliases of `me` or of the QR code resolve once. */
+  once<T>(key: string, load: () => Promise<T> | T): Promise<T>;
 }
 
 export function buildContext(services: Services, req: Request): GraphQLContext {
   if (!req.tenant) throw new AppError('tenant_not_found', 'GraphQL is served on tenant hosts');
-  return { services, tenant: req.tenant, principal: req.principal, correlationId: req.correlationId, loaders: createLoaders(services, req.principal) };
+  const memo = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, load: () => Promise<T> | T): Promise<T> => {
+    let hit = memo.get(key) as Promise<T> | undefined;
+    if (!hit) memo.set(key, (hit = Promise.resolve().then(load)));
+    return hit;
+  };
+  return { services, tenant: req.tenant, principal: req.principal, correlationId: req.correlationId, loaders: createLoaders(services, req.principal), once };
 }
 
 /** The permission-table check of one operation (same table and errors as the REST guard). */

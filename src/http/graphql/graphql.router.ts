@@ -10,6 +10,7 @@ import type { Logger } from '../../observability/logger.js';
 import { requireTenant } from '../middleware/tenant.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { queryLimits } from './limits.js';
+import { MAX_TOKENS, requestGuards } from './guards.js';
 import { resolvers } from './resolvers.js';
 import { typeDefs } from './schema.js';
 
@@ -26,7 +27,14 @@ const APOLLO_CODES: Record<string, ErrorCode> = {
 /** Every GraphQL error carries `extensions.code` = an AppError code (and status); internals never leak. */
 export function formatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
+    const unwrapped = unwrapResolverError(error);
+    // Guards throw GraphQLErrors around an AppError (./guards.ts) or with a registered code of their own (./cost.ts).
+    const original = unwrapped instanceof GraphQLError && isAppError(unwrapped.originalError) ? unwrapped.originalError : unwrapped;
+    const ownCode = original instanceof GraphQLError ? (original.extensions?.code as string | undefined) : undefined;
+    if (ownCode && ownCode in ERROR_CODES && ownCode !== 'internal') {
+      const code = ownCode as ErrorCode;
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code, status: ERROR_CODES[code].status } };
+    }
     const apolloCode = formatted.extensions?.code as string | undefined;
     if (!isAppError(original) && apolloCode && APOLLO_CODES[apolloCode]) {
       const code = APOLLO_CODES[apolloCode]!;
@@ -64,14 +72,15 @@ const correlationPlugin: ApolloServerPlugin<GraphQLContext> = {
  * POST /graphql on tenant hosts. Apollo starts in the background so the router can be mounted
  * synchronously with the REST routers; requests wait for it.
  */
-export function graphqlRouter(services: Services, logger: Logger): Router {
+export function graphqlRouter(services: Services, logger: Logger, opts: { timeBudgetMs: number }): Router {
   const server = new ApolloServer<GraphQLContext>({
     typeDefs,
     resolvers,
+    parseOptions: { maxTokens: MAX_TOKENS },
     validationRules: [queryLimits],
     formatError: formatError(logger),
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginLandingPageDisabled(), correlationPlugin],
+    plugins: [ApolloServerPluginLandingPageDisabled(), correlationPlugin, requestGuards(opts)],
   });
   server.startInBackgroundHandlingStartupErrorsByLoggingAndFailingAllRequests();
   const r = Router();

@@ -22,7 +22,13 @@ function walk(set: SelectionSetNode | undefined, frags: Fragments, depth: number
   for (const sel of set.selections) {
     let sub: { depth: number; cost: number };
     if (sel.kind === Kind.FIELD) {
-      if (sel.name.value.startsWith('__')) continue;
+      // Introspection roots count once (their walk is bounded by the schema); __typename counts like any field.
+      if (sel.name.value === '__schema' || sel.name.value === '__type') {
+        sub = { depth: depth + 1, cost: 1 };
+        maxDepth = Math.max(maxDepth, sub.depth);
+        cost += sub.cost;
+        continue;
+      }
       const inner = walk(sel.selectionSet, frags, depth + 1, seen, memo);
       sub = { depth: inner.depth, cost: 1 + inner.cost * (LIST_SIZES[sel.name.value] ?? 1) };
     } else if (sel.kind === Kind.INLINE_FRAGMENT) {
@@ -40,14 +46,28 @@ function walk(set: SelectionSetNode | undefined, frags: Fragments, depth: number
   return { depth: maxDepth, cost };
 }
 
+/** How often one selection set may select the same field (under different aliases). */
+export const MAX_SAME_FIELD = 10;
+
 /**
- * Refuses operations that are too deep or too costly before any resolver runs. Introspection fields
- * (`__schema`, `__type`) are not counted, so tools keep working.
+ * Refuses operations that are too deep or too costly before any resolver runs, and selection sets
+ * that select one field more than MAX_SAME_FIELD times. This walk is the structural bound (and
+ * memoises fragments, so it stays linear); the per-field cost in real work is weighed after it by
+ * ./cost.ts. Introspection roots (`__schema`, `__type`) count once, so tools keep working.
  */
 export const queryLimits: ValidationRule = (ctx) => {
   const frags: Fragments = {};
   for (const d of ctx.getDocument().definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) frags[d.name.value] = d;
   return {
+    SelectionSet(node) {
+      const counts = new Map<string, number>();
+      for (const sel of node.selections) {
+        if (sel.kind !== Kind.FIELD) continue;
+        const n = (counts.get(sel.name.value) ?? 0) + 1;
+        counts.set(sel.name.value, n);
+        if (n === MAX_SAME_FIELD + 1) ctx.reportError(new GraphQLError(`Field '${sel.name.value}' is selected more than ${MAX_SAME_FIELD} times in one selection set`, { nodes: [sel], extensions: { code: 'query_too_complex' } }));
+      }
+    },
     OperationDefinition(node) {
       const { depth, cost } = walk(node.selectionSet, frags, 0, new Set());
       if (depth > MAX_DEPTH) ctx.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${MAX_DEPTH}`, { extensions: { code: 'query_too_complex' } }));

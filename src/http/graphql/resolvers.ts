@@ -14,10 +14,13 @@ type Args = Record<string, unknown>;
 /** Resolvers call the same services and presenters as REST; each checks the permission table first. */
 export const resolvers = {
   Query: {
-    me: async (_: unknown, __: Args, ctx: Ctx) => ctx.services.auth.account.me(need(ctx, 'graphql.me')),
+    me: async (_: unknown, __: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.me');
+      return ctx.once('me', () => ctx.services.auth.account.me(p));
+    },
     tenantConfig: async (_: unknown, __: Args, ctx: Ctx) => {
       need(ctx, 'graphql.tenantConfig');
-      return ctx.services.admin.tenantConfig(ctx.tenant);
+      return ctx.once('tenantConfig', () => ctx.services.admin.tenantConfig(ctx.tenant));
     },
     basicTenantInfo: (_: unknown, __: Args, ctx: Ctx) => {
       need(ctx, 'graphql.basicTenantInfo');
@@ -29,11 +32,11 @@ export const resolvers = {
     },
     generatePrivateServerConfigQrCode: (_: unknown, __: Args, ctx: Ctx) => {
       need(ctx, 'graphql.generatePrivateServerConfigQrCode');
-      return ctx.services.admin.privateServerConfigQrCode(ctx.tenant);
+      return ctx.once('qr', () => ctx.services.admin.privateServerConfigQrCode(ctx.tenant));
     },
     tenantSecurityRules: (_: unknown, __: Args, ctx: Ctx) => {
       need(ctx, 'graphql.tenantSecurityRules');
-      return ctx.services.auth.account.securityRules(ctx.tenant.name);
+      return ctx.once('securityRules', () => ctx.services.auth.account.securityRules(ctx.tenant.name));
     },
     myContacts: async (_: unknown, args: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.myContacts');
@@ -42,13 +45,18 @@ export const resolvers = {
       return presentPage(await ctx.services.contacts.myContacts(p, parsed.data), (v) => presentContactSummary(p.tenant, v));
     },
     contactAlphabets: async (_: unknown, __: Args, ctx: Ctx) => {
-      const rows = await ctx.services.contacts.alphabets(need(ctx, 'graphql.contactAlphabets'));
+      const p = need(ctx, 'graphql.contactAlphabets');
+      const rows = await ctx.once('alphabets', () => ctx.services.contacts.alphabets(p));
       return rows.map((r) => ({ letter: r.initial, count: r.count }));
     },
     groupById: async (_: unknown, args: Args, ctx: Ctx) => ctx.services.groups.byId(need(ctx, 'graphql.groupById'), String(args.groupId)),
-    hasPin: (_: unknown, __: Args, ctx: Ctx) => ctx.services.auth.account.hasPin(need(ctx, 'graphql.hasPin')),
+    hasPin: (_: unknown, __: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.hasPin');
+      return ctx.once('hasPin', () => ctx.services.auth.account.hasPin(p));
+    },
     myNotice: async (_: unknown, __: Args, ctx: Ctx) => {
-      const mine = await ctx.services.notices.mine(need(ctx, 'graphql.myNotice'));
+      const p = need(ctx, 'graphql.myNotice');
+      const mine = await ctx.once('myNotice', () => ctx.services.notices.mine(p));
       return mine ? presentMyNotice(mine) : null;
     },
   },
@@ -61,7 +69,7 @@ export const resolvers = {
     kind: (me: { user: { kind: string } }) => me.user.kind,
     contact: async (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.me');
-      return presentContactInfo(p.tenant, await ctx.services.contacts.me(p));
+      return presentContactInfo(p.tenant, await ctx.once('me.contact', () => ctx.services.contacts.me(p)));
     },
   },
   Group: {

@@ -38,7 +38,7 @@ export function restRoutes(infra: Infra, services: Services): { path: string; ro
     { path: '/api/admin', router: adminPresenceRouter(services) },
     { path: '/api/tenant', router: recordingRouter(services) },
     { path: '/api/docs', router: docsRouter() },
-    { path: '/graphql', router: graphqlRouter(services, infra.logger) },
+    { path: '/graphql', router: graphqlRouter(services, infra.logger, { timeBudgetMs: infra.config.limits.graphqlTimeBudgetMs }) },
     { path: '/', router: jwksRouter(services) },
   ];
 }

@@ -1,0 +1,81 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { AppError } from './errors.js';
+
+export interface QrOptions {
+  errorCorrectionLevel: 'L' | 'M' | 'Q' | 'H';
+  margin: number;
+  width: number;
+}
+
+/** Renders waiting at once; beyond it a caller gets service_unavailable instead of a growing queue. */
+const MAX_PENDING = 64;
+
+const qrcodePath = createRequire(import.meta.url).resolve('qrcode');
+
+/** The worker's whole program: plain CommonJS, so it runs the same under tsx, compiled output and tests. */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const QRCode = require(${JSON.stringify(qrcodePath)});
+parentPort.on('message', ({ id, text, options }) => {
+  QRCode.toDataURL(text, options).then(
+    (url) => parentPort.postMessage({ id, url }),
+    (err) => parentPort.postMessage({ id, error: String((err && err.message) || err) }),
+  );
+});
+`;
+
+type Pending = { resolve(url: string): void; reject(e: Error): void };
+
+/**
+ * Renders QR codes as PNG data URLs on a worker thread. Encoding a PNG is 30-500 ms of CPU on a busy
+ * machine; on the main thread it stalls every request of the node (GraphQL aliases of the
+ * private-server QR code kept /healthz unanswered for seconds). One worker, started on first use and
+ * unref'd, is enough: renders are rare and cached by their callers.
+ */
+export class QrRenderer {
+  private worker?: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+
+  render(text: string, options: QrOptions): Promise<string> {
+    if (this.pending.size >= MAX_PENDING) return Promise.reject(new AppError('service_unavailable', 'Too many QR codes being rendered', { retryAfter: 1 }));
+    const worker = this.worker ?? this.start();
+    const id = ++this.nextId;
+    return new Promise<string>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, text, options });
+    });
+  }
+
+  /** Stops the worker (shutdown); renders in flight fail. */
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+
+  private start(): Worker {
+    const w = new Worker(WORKER_SOURCE, { eval: true });
+    w.unref();
+    w.on('message', (m: { id: number; url?: string; error?: string }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.url !== undefined) p.resolve(m.url);
+      else p.reject(new AppError('internal', 'QR code rendering failed', { cause: new Error(m.error) }));
+    });
+    const fail = (e: Error) => {
+      if (this.worker === w) this.worker = undefined;
+      for (const p of this.pending.values()) p.reject(new AppError('service_unavailable', 'QR code renderer stopped', { cause: e, retryAfter: 1 }));
+      this.pending.clear();
+    };
+    w.on('error', fail);
+    w.on('exit', (code) => fail(new Error(`QR worker exited with ${code}`)));
+    this.worker = w;
+    return w;
+  }
+}
+
+/** One renderer per process: a worker thread is a process-wide resource, like the thread pool. */
+export const qrRenderer = new QrRenderer();

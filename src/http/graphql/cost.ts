@@ -1,0 +1,58 @@
+import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
+import { ERROR_CODES } from '../../core/errors.js';
+
+/** Budget of a signed-in caller's document (estimated work units, see FIELD_COSTS). */
+export const SIGNED_IN_BUDGET = 1000;
+/** Budget of a document sent without a token: the public operations and a few `__typename`s. */
+export const ANONYMOUS_BUDGET = 30;
+
+/**
+ * What a field costs beyond its children, weighed by measured work (docs/decisions/222): rendering
+ * the private-server QR code is a PNG encode (about 30 ms of CPU on the shared 2-core machine), a
+ * contact search or the alphabet index is a database query with a sort, `me` and group lookups are
+ * point reads. Any other field costs 1.
+ */
+export const FIELD_COSTS: Record<string, number> = {
+  'Query.generatePrivateServerConfigQrCode': 400,
+  'Query.generatePrivateServerConfig': 10,
+  'Query.myContacts': 50,
+  'Query.contactAlphabets': 40,
+  'Query.me': 10,
+  'Me.contact': 10,
+  'Query.groupById': 10,
+  'Group.owner': 5,
+  'Group.participants': 20,
+  'Query.tenantConfig': 5,
+  'Query.tenantSecurityRules': 5,
+  'Query.basicTenantInfo': 5,
+  'Query.hasPin': 5,
+  'Query.myNotice': 5,
+};
+
+const weighted: ComplexityEstimator = ({ type, field, childComplexity }) => {
+  const own = FIELD_COSTS[`${type.name}.${field.name}`];
+  return own === undefined ? undefined : own + childComplexity;
+};
+
+/**
+ * Refuses a document whose weighed cost exceeds the caller's budget, before any resolver runs.
+ * Runs after validation (./limits.ts), which already bounded the document's size and fragment
+ * fan-out, so this walk cannot be made exponential.
+ */
+export function checkCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined, signedIn: boolean): number {
+  const budget = signedIn ? SIGNED_IN_BUDGET : ANONYMOUS_BUDGET;
+  let cost: number;
+  try {
+    cost = getComplexity({ schema, query: document, operationName, variables: variables ?? {}, estimators: [weighted, simpleEstimator({ defaultComplexity: 1 })] });
+  } catch (e) {
+    // The variables do not fit the operation (coercion failed): the same refusal execution would give.
+    throw new GraphQLError((e as Error).message, { extensions: { code: 'validation_failed', http: { status: ERROR_CODES.validation_failed.status } } });
+  }
+  if (cost <= budget) return cost;
+  // Without a token the remedy is to sign in: the document is refused as unauthenticated (401).
+  const code = signedIn ? 'query_too_complex' : 'unauthenticated';
+  throw new GraphQLError(`Query cost ${cost} exceeds the ${signedIn ? 'signed-in' : 'anonymous'} budget of ${budget}${signedIn ? '' : '; sign in'}`, {
+    extensions: { code, http: { status: ERROR_CODES[code].status } },
+  });
+}
