@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { FUZZ_ENV, SOAK, Tally, graphqlBreach, nastyString, nastyValue, opsOf, runs } from './kit.js';
+import { FUZZ_ENV, SOAK, Tally, fuzz, graphqlBreach, nastyString, nastyValue, opsOf, runs } from './kit.js';
 
 /** A well-formed document per operation, with its arguments taken from variables the fuzzer fills. */
 const DOCUMENTS: Record<string, string> = {
@@ -41,10 +41,11 @@ describe('hostile GraphQL input: every operation, and query bombs', () => {
   it('answers hostile variables for every operation with coded errors, never 5xx', async () => {
     const variables = fc.record({ s: nastyValue, p: nastyValue, a: nastyValue, c: nastyValue, g: nastyValue }, { requiredKeys: [] });
     for (const op of opsOf('graphql')) {
-      for (const v of fc.sample(fc.tuple(variables, fc.constantFrom(admin, undefined)), runs(10))) {
-        const r = await gql({ query: DOCUMENTS[op.name], variables: v[0] }, v[1]);
-        tally.add(`graphql.${op.name}`, graphqlBreach(r));
-      }
+      await fuzz(fc.tuple(variables, fc.constantFrom(admin, undefined)), runs(10), async ([vars, token]) => {
+        const problem = graphqlBreach(await gql({ query: DOCUMENTS[op.name], variables: vars }, token));
+        tally.add(`graphql.${op.name}`, problem);
+        return problem;
+      });
     }
     expect(tally.breaches).toEqual([]);
   }, SOAK ? 1_800_000 : 120_000);
@@ -56,11 +57,11 @@ describe('hostile GraphQL input: every operation, and query bombs', () => {
       fc.record({ query: fc.constantFrom(...Object.values(DOCUMENTS)), operationName: nastyString, extensions: nastyValue }),
       fc.constantFrom('{ me { id } }'.slice(0, 7), 'query { me { ...F } }', 'fragment F on Me { ...F } { me { ...F } }', 'mutation { x }', 'subscription { x }', '{ __typename @skip }'),
     );
-    for (const body of fc.sample(envelope, runs(80))) {
-      const r = typeof body === 'string' ? await gql({ query: body }) : await gql(body);
-      const problem = graphqlBreach(r);
+    await fuzz(envelope, runs(80), async (body) => {
+      const problem = graphqlBreach(typeof body === 'string' ? await gql({ query: body }) : await gql(body));
       tally.add('graphql.document', problem && `${problem} for ${JSON.stringify(body).slice(0, 200)}`);
-    }
+      return problem;
+    });
     for (const text of ['{"query":', '[', 'null', '"{ me { id } }"', '{"query": "{ me { id } }", "variables": "x"}']) tally.add('graphql.document', graphqlBreach(await rawGql(text)));
     expect(tally.breaches).toEqual([]);
   }, SOAK ? 1_800_000 : 120_000);

@@ -8,6 +8,17 @@ import type { HttpResult } from '../../support/http.js';
 export const SOAK = process.env.SOAK === '1';
 export const runs = (n: number): number => (SOAK ? n * 10 : n);
 
+/** FUZZ_SEED=N replays a run: fast-check prints the seed and the shrunk input of a failing property. */
+const FUZZ_SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+
+/**
+ * Sends `numRuns` inputs drawn from `arb` through `check`, which answers the breach it saw (or
+ * undefined); a breach fails the property, which fast-check shrinks and reports with its seed.
+ */
+export async function fuzz<T>(arb: fc.Arbitrary<T>, numRuns: number, check: (input: T) => Promise<string | undefined>): Promise<void> {
+  await fc.assert(fc.asyncProperty(arb, async (input) => (await check(input)) === undefined), { numRuns, ...(FUZZ_SEED === undefined ? {} : { seed: FUZZ_SEED }) });
+}
+
 /**
  * Env for nodes under fuzzing: the per-IP and per-socket limits are raised so the inputs reach
  * validation and the services instead of stopping at the rate limiter (the brute-force tests keep them).
