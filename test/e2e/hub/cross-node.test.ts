@@ -1,34 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createUser, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
-import { startCluster } from '../../support/cluster.js';
-import { call, connectVia, HUB_TRANSPORTS, must, recorder, type HubClient } from '../../support/hub-client.js';
+import { startHubCluster } from '../../support/cluster.js';
+import { call, connectVia, HUB_TRANSPORTS, must, recorder } from '../../support/hub-client.js';
 
 // Once per client transport: websocket only, socket.io-client's default (long-polling, then upgrade), polling only.
 describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
   const connect = connectVia(transport);
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  let cluster: Awaited<ReturnType<typeof startHubCluster>>;
   let n: TestNode[];
-  const ids: Record<string, string> = {};
-  const tokens: Record<string, string> = {};
-  const open: HubClient[] = [];
-  const on = async (i: number, user: string) => {
-    const s = await connect(n[i]!.url!, 'acme', { token: tokens[user] });
-    open.push(s);
-    return s;
-  };
+  let ids: Record<string, string>;
+  let tokens: Record<string, string>;
+  const on = (i: number, user: string) => cluster.on(i, user);
 
   beforeAll(async () => {
-    cluster = await startCluster(3);
-    n = cluster.nodes;
     const users = [['alice', 'clinician'], ['bob', 'clinician'], ['pat', 'patient'], ['carol', 'clinician'], ['dave', 'patient'], ['headset', 'device']] as const;
-    for (const [username, role] of users) {
-      ids[username] = await createUser(n[0]!, 'acme', { username, role, ...(role === 'device' ? { kind: 'device' as const } : {}) });
-      tokens[username] = await tokenFor(n[0]!, 'acme', username);
-    }
+    cluster = await startHubCluster(3, users, { connect });
+    ({ nodes: n, ids, tokens } = cluster);
   });
   afterAll(async () => {
-    for (const s of open) s.close();
     await cluster.destroy();
   });
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createUser, tokenFor } from '../../support/auth.js';
-import { startCluster } from '../../support/cluster.js';
-import { connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import { startHubCluster } from '../../support/cluster.js';
+import { must, recorder } from '../../support/hub-client.js';
 import type { TestNode } from '../../support/node.js';
 import { pythonSocketIo, runPythonHubClient, type PythonHubClient } from '../../support/python-client.js';
 
@@ -12,26 +11,20 @@ import { pythonSocketIo, runPythonHubClient, type PythonHubClient } from '../../
  */
 describe('python-socketio as an outside client', () => {
   let python: string;
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  let cluster: Awaited<ReturnType<typeof startHubCluster>>;
   let n: TestNode[];
-  const ids: Record<string, string> = {};
-  const tokens: Record<string, string> = {};
-  const open: HubClient[] = [];
+  let ids: Record<string, string>;
+  let tokens: Record<string, string>;
   const running: PythonHubClient[] = [];
   const tenantUrl = (node: TestNode) => `http://acme.localhost:${new URL(node.url!).port}`;
 
   beforeAll(async () => {
     python = pythonSocketIo();
-    cluster = await startCluster(2);
-    n = cluster.nodes;
-    for (const [u, role] of [['alice', 'clinician'], ['pat', 'patient']] as const) {
-      ids[u] = await createUser(n[0]!, 'acme', { username: u, role });
-      tokens[u] = await tokenFor(n[0]!, 'acme', u);
-    }
+    cluster = await startHubCluster(2, [['alice', 'clinician'], ['pat', 'patient']]);
+    ({ nodes: n, ids, tokens } = cluster);
   }, 300_000);
   afterAll(async () => {
     for (const p of running) p.kill();
-    for (const s of open) s.close();
     await cluster?.destroy();
   });
 
@@ -44,8 +37,7 @@ describe('python-socketio as an outside client', () => {
     // Long-polling first (the default), opened by a polling handshake (only those are offered upgrades),
     // then upgraded (python-socketio upgrades before connect() returns).
     expect(await py.next('connected')).toEqual({ event: 'connected', transports: ['polling', 'websocket'], upgrades: ['websocket'], transport: 'websocket' });
-    const alice = await connect(n[0]!.url!, 'acme', { token: tokens.alice });
-    open.push(alice);
+    const alice = await cluster.on(0, 'alice');
     const ra = recorder(alice);
     const info = await must(alice, 'initCall', { calleeIds: [ids.pat] });
     const push = await py.next('push');

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createUser, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
-import { startCluster } from '../../support/cluster.js';
-import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import { startHubCluster } from '../../support/cluster.js';
+import { call, must, recorder } from '../../support/hub-client.js';
 
 /**
  * Methods and pushes whose only test used to be an acknowledgement: WebRTC `answer` and `iceCandidate`
@@ -10,28 +9,17 @@ import { call, connect, must, recorder, type HubClient } from '../../support/hub
  * client is a real socket; sender and receiver sit on different nodes, so each push crosses nodes.
  */
 describe('hub relays and stops across two nodes', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  let cluster: Awaited<ReturnType<typeof startHubCluster>>;
   let n: TestNode[];
-  const ids: Record<string, string> = {};
-  const tokens: Record<string, string> = {};
-  const open: HubClient[] = [];
-  const on = async (i: number, user: string) => {
-    const s = await connect(n[i]!.url!, 'acme', { token: tokens[user] });
-    open.push(s);
-    return s;
-  };
+  let ids: Record<string, string>;
+  let tokens: Record<string, string>;
+  const on = (i: number, user: string) => cluster.on(i, user);
 
   beforeAll(async () => {
-    cluster = await startCluster(2);
-    n = cluster.nodes;
-    const users = [['alice', 'clinician'], ['bob', 'clinician'], ['carol', 'clinician'], ['headset', 'device']] as const;
-    for (const [username, role] of users) {
-      ids[username] = await createUser(n[0]!, 'acme', { username, role, ...(role === 'device' ? { kind: 'device' as const } : {}) });
-      tokens[username] = await tokenFor(n[0]!, 'acme', username);
-    }
+    cluster = await startHubCluster(2, [['alice', 'clinician'], ['bob', 'clinician'], ['carol', 'clinician'], ['headset', 'device']]);
+    ({ nodes: n, ids, tokens } = cluster);
   });
   afterAll(async () => {
-    for (const s of open) s.close();
     await cluster.destroy();
   });
 

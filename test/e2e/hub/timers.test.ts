@@ -1,29 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createUser, tokenFor } from '../../support/auth.js';
+import { tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
-import { startCluster } from '../../support/cluster.js';
-import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import { startHubCluster } from '../../support/cluster.js';
+import { call, must, recorder } from '../../support/hub-client.js';
 
 describe('actor timers seen through the hub (two nodes, short timers)', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  let cluster: Awaited<ReturnType<typeof startHubCluster>>;
   let n: TestNode[];
-  const ids: Record<string, string> = {};
-  const open: HubClient[] = [];
-  const on = async (i: number, user: string) => {
-    const s = await connect(n[i]!.url!, 'acme', { token: await tokenFor(n[0]!, 'acme', user) });
-    open.push(s);
-    return s;
-  };
+  let ids: Record<string, string>;
+  const on = (i: number, user: string) => cluster.on(i, user);
 
   beforeAll(async () => {
-    cluster = await startCluster(2, { HUB_RING_TIMEOUT_MS: '800', HUB_DEVICE_HEARTBEAT_MS: '300' });
-    n = cluster.nodes;
-    for (const [u, role] of [['alice', 'clinician'], ['bob', 'clinician'], ['headset', 'device']] as const) {
-      ids[u] = await createUser(n[0]!, 'acme', { username: u, role, ...(role === 'device' ? { kind: 'device' as const } : {}) });
-    }
+    const env = { HUB_RING_TIMEOUT_MS: '800', HUB_DEVICE_HEARTBEAT_MS: '300' };
+    cluster = await startHubCluster(2, [['alice', 'clinician'], ['bob', 'clinician'], ['headset', 'device']], { env });
+    ({ nodes: n, ids } = cluster);
   });
   afterAll(async () => {
-    for (const s of open) s.close();
     await cluster.destroy();
   });
 
