@@ -3,6 +3,7 @@ import { createInfra, createServices, closeInfra } from '../composition.js';
 import { existsSync } from 'node:fs';
 import { AppError, toAppError } from '../core/errors.js';
 import { seedDemoUsers } from '../data/seed/demo.seed.js';
+import { cliEnvironment, targetLine } from '../config/local-services.js';
 
 const USAGE = 'usage: npm run tenant -- create NAME [DISPLAY NAME] | migrate NAME | migrate-all | list | seed-demo';
 
@@ -14,7 +15,8 @@ async function main(argv: string[]): Promise<number> {
     return 64;
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
-  const config = loadConfig({ ...process.env, ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+  const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+  process.stderr.write(targetLine('tenant', config));
   const infra = await createInfra(config).catch((e: unknown) => {
     throw new AppError('service_unavailable', `cannot reach MongoDB at ${config.mongo.uri} (${(e as Error).message}); 'npm run services' starts the local servers`);
   });

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config/config.js';
+import { cliEnvironment, targetLine } from '../config/local-services.js';
 import { createInfra, createServices, closeInfra } from '../composition.js';
 import { toAppError } from '../core/errors.js';
 import { TelemetryClient, conferenceScript } from '../vcs/telemetry.client.js';
@@ -19,7 +20,8 @@ async function main(argv: string[]): Promise<number> {
     return 64;
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
-  const config = loadConfig({ ...process.env, ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+  const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+  process.stderr.write(targetLine('telemetry', config));
   const infra = await createInfra(config);
   try {
     const services = createServices(infra);
