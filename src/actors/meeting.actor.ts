@@ -2,7 +2,7 @@ import { AppError } from '../core/errors.js';
 import { rooms } from '../hub/rooms.js';
 import type { ActorBehavior, ActorContext } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
-import type { MeetingData, MeetingDetails, MeetingEventPush, MeetingMsg, MeetingState } from './meeting.schema.js';
+import type { MeetingData, MeetingDetails, MeetingEventPush, MeetingMember, MeetingMsg, MeetingState } from './meeting.schema.js';
 
 /** What the meeting actor needs from the directory and recording services (wired in the hub role). */
 export interface MeetingActorDeps {
@@ -34,9 +34,18 @@ function requireMember(s: MeetingState, caller: Caller): void {
   if (!s.members[caller.userId]) throw new AppError('forbidden', 'Join the meeting first');
 }
 
-function addMember(ctx: Ctx, caller: Caller): boolean {
-  if (ctx.state.members[caller.userId]) return false;
-  ctx.state.members[caller.userId] = { userId: caller.userId, username: caller.username, role: caller.role, joinedAt: new Date().toISOString() };
+/** The member's role in this meeting (host, participant, guest, device), from the meeting service's join details. */
+function meetingRole(data: MeetingData): MeetingMember['role'] {
+  return data.role === 'host' || data.role === 'guest' || data.role === 'device' ? data.role : 'participant';
+}
+
+function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role']): boolean {
+  const existing = ctx.state.members[caller.userId];
+  if (existing) {
+    existing.role = role;
+    return false;
+  }
+  ctx.state.members[caller.userId] = { userId: caller.userId, username: caller.username, role, joinedAt: new Date().toISOString() };
   return true;
 }
 
@@ -45,7 +54,7 @@ async function init(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<M
   const first = !ctx.state.started;
   ctx.state.started = true;
   if (data.room) ctx.state.room = data.room;
-  const joined = addMember(ctx, caller);
+  const joined = addMember(ctx, caller, meetingRole(data));
   if (first) publish(ctx, 'meetingStarted', caller.userId, { room: ctx.state.room });
   if (joined) publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
   return { ...data, meeting: details(ctx.state) };
@@ -54,7 +63,7 @@ async function init(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<M
 async function join(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<MeetingData & { meeting: MeetingDetails }> {
   const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id);
   if (data.room) ctx.state.room = data.room;
-  if (addMember(ctx, caller)) publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
+  if (addMember(ctx, caller, meetingRole(data))) publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
   return { ...data, meeting: details(ctx.state) };
 }
 

@@ -33,7 +33,8 @@ export type ShareImageRequest = z.infer<typeof ShareImageRequest>;
 export interface MeetingMember {
   userId: string;
   username: string;
-  role: string;
+  /** The role in this meeting (the event's host, one of its participants, a guest, a headset), not the tenant role. */
+  role: 'host' | 'participant' | 'guest' | 'device';
   joinedAt: string;
 }
 

@@ -39,6 +39,13 @@ describe('hub relays and stops across two nodes', () => {
     return { event, eventId, alice, bob };
   }
 
+  it('names each member by their role in the meeting (host, participant), not their tenant role', async () => {
+    const { eventId, bob } = await meeting();
+    const details = await must(bob, 'getMeetingDetails', { eventId });
+    const roles = Object.fromEntries(details.members.map((m: { userId: string; role: string }) => [m.userId, m.role]));
+    expect(roles).toEqual({ [ids.alice!]: 'host', [ids.bob!]: 'participant' });
+  });
+
   it('relays an answer to the peer on the other node, from the sender, and to no one else', async () => {
     const { eventId, alice, bob } = await meeting();
     const carol = await on(1, 'carol');
