@@ -61,7 +61,11 @@ export class CompletionService {
     const id = oid(eventId, 'event_not_found');
     const raise = Object.fromEntries(Object.entries(flags).filter(([, v]) => v));
     await events.transition(id, ['scheduled'], 'started', { startedAt: at.startedAt });
-    const moved = await events.transition(id, sourcesOf('completed'), 'completed', { ...raise, endedAt: at.endedAt, completedAt: new Date() });
+    // The event's start was recorded by this service's clock (initEvent) or from the telemetry; the end comes
+    // from the conference's clock. When the two disagree, the event ends when it started, never before.
+    const started = (await events.findById(id))?.startedAt;
+    const endedAt = started && started > at.endedAt ? started : at.endedAt;
+    const moved = await events.transition(id, sourcesOf('completed'), 'completed', { ...raise, endedAt, completedAt: new Date() });
     if (moved) return { changed: true, event: moved };
     await new TelemetryRepository(db).raiseEventFlags(eventId, raise);
     const current = await events.findById(id);

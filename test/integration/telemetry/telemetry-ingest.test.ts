@@ -86,6 +86,22 @@ describe('gRPC telemetry ingest and completion', () => {
     client.close();
   });
 
+  it('never ends an event before it started, when the meeting started later than the telemetry clock says it ended', async () => {
+    const event = await newEvent(node, 'acme');
+    const eventId = event._id.toHexString();
+    const db = node.infra.mongo.tenantDb('acme');
+    const startedAt = new Date();
+    await new EventRepository(db).transition(event._id, ['scheduled'], 'started', { startedAt });
+    const client = new TelemetryClient(address, 'acme', acmeKey);
+    // The conference's own clock: it began an hour before the meeting was started here and ended 30 minutes later.
+    await client.sendBatch(conferenceScript({ conferenceId: `skew-${eventId}`, eventId, start: new Date(startedAt.getTime() - 3_600_000), participants: [{ key: 'guest:1', name: 'Guest' }] }));
+    await node.services.jobs.waitUntilFinished('telemetry-completion', `completion.acme.${eventId}.skew-${eventId}`);
+    const after = await new EventRepository(db).findById(event._id);
+    expect(after).toMatchObject({ status: 'completed', startedAt });
+    expect(after!.endedAt!.getTime()).toBeGreaterThanOrEqual(startedAt.getTime());
+    client.close();
+  });
+
   it('stores a long stream in chunks and acknowledges it whole', async () => {
     const event = await newEvent(node, 'acme');
     const eventId = event._id.toHexString();
