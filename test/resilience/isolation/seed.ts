@@ -13,6 +13,8 @@ export interface SeededTenant {
   eventId: string;
   meetingCode: string;
   noticeId: string;
+  /** Users the hub cases need besides the caller: an event organizer, a callee and a headset account. */
+  helpers: Record<'host' | 'peer' | 'headset', { id: string; username: string; token: string }>;
 }
 
 /**
@@ -27,6 +29,12 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     const id = await createUser(node, name, { username, role, displayName: `${role} ${marker}`, kind: role === 'device' ? 'device' : 'person' });
     users[role] = { id: String(id), username, token: await tokenFor(node, name, username) };
   }
+  const helpers = {} as SeededTenant['helpers'];
+  for (const [key, role] of [['host', 'clinician'], ['peer', 'patient'], ['headset', 'device']] as const) {
+    const username = `helper-${key}-${name}`;
+    const id = await createUser(node, name, { username, role, displayName: `${key} ${marker}`, kind: role === 'device' ? 'device' : 'person' });
+    helpers[key] = { id: String(id), username, token: await tokenFor(node, name, username) };
+  }
   const as = (role: string) => ({ tenant: name, token: users[role]!.token });
   const group = await node.http.post('/api/contacts/group/create', { ...as('clinician'), body: { name: `Ward ${marker}`, participantIds: [users.patient!.id] } });
   const start = new Date(Date.now() + 3600_000);
@@ -39,7 +47,7 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     if (r.status >= 300) throw new Error(`seeding ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.data ?? r.body;
   };
-  return { name, marker, users, groupId: data(group).id, eventId: data(event).id, meetingCode: data(event).meetingCode, noticeId: data(notice).id };
+  return { name, marker, users, groupId: data(group).id, eventId: data(event).id, meetingCode: data(event).meetingCode, noticeId: data(notice).id, helpers };
 }
 
 /** Path parameter values taken from one seeded tenant (own ids or, for cross-tenant probes, the other's). */

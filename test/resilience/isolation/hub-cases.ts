@@ -1,0 +1,174 @@
+import { connect, must, type HubClient } from '../../support/hub-client.js';
+import { tokenFor } from '../../support/auth.js';
+import type { TestNode } from '../../support/node.js';
+import type { SeededTenant } from './seed.js';
+
+/** A user of a seeded tenant as the hub cases use it. */
+export interface Member { id: string; username: string; token: string }
+
+/** What a case may do in one tenant: make events, open sockets, sign in again. */
+export interface TenantKit {
+  t: SeededTenant;
+  node: TestNode;
+  /** A socket of `user` on this tenant's host (closed by the matrix at the end). */
+  socket(user: Member): Promise<HubClient>;
+  /**
+   * An event organized by the tenant's helper host with `me` as a participant in `role` (and, when
+   * `started`, its meeting started by the host): what a consultation looks like before a method is called.
+   */
+  event(me: Member, opts?: { role?: 'host' | 'participant'; started?: boolean }): Promise<{ eventId: string; meetingCode: string; host: HubClient }>;
+  /** A hardware id no other case used. */
+  hardwareId(): string;
+}
+
+/**
+ * One hub method: how to bring the caller's socket and the tenant into the state in which the method
+ * succeeds for `me`, answering the arguments to send. Run for the caller's own tenant it gives the
+ * "own" cell; run for the other tenant (with its user of the same role) it gives arguments that are
+ * valid there and must be refused here.
+ */
+export interface HubCase {
+  build(k: TenantKit, me: Member, s: HubClient): Promise<unknown[]>;
+  /**
+   * Roles holding the method's permission for which no state makes the call succeed, with the one code
+   * they get: e.g. addDeviceToEvent needs a socket that ran initRapidConnect, which needs devices:report.
+   */
+  cannot?: Record<string, string>;
+}
+
+const sdp = 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\n';
+
+/** A started meeting `me` joined as a participant (the host is in it too). */
+async function joined(k: TenantKit, me: Member, s: HubClient) {
+  const e = await k.event(me, { started: true });
+  await must(s, 'joinEvent', { eventId: e.eventId });
+  return e;
+}
+
+/** A started meeting `me` hosts (its socket ran initEvent). */
+async function hosting(k: TenantKit, me: Member, s: HubClient) {
+  const e = await k.event(me, { role: 'host' });
+  await must(s, 'initEvent', { eventId: e.eventId });
+  return e;
+}
+
+/** A started meeting `me` joined, with a headset (the helper device account) attached to it. */
+async function withHeadset(k: TenantKit, me: Member, s: HubClient) {
+  const e = await joined(k, me, s);
+  const headset = await k.socket(k.t.helpers.headset);
+  const deviceId = k.hardwareId();
+  await must(headset, 'initRapidConnect', deviceId, e.meetingCode);
+  return { ...e, deviceId };
+}
+
+/** A ringing call from `me` to the helper peer. */
+async function ringing(k: TenantKit, s: HubClient) {
+  return (await must<{ callId: string }>(s, 'initCall', { calleeIds: [k.t.helpers.peer.id], callType: 'audio' })).callId;
+}
+
+/** Valid arguments, and the state they need, for every hub method (the matrix fails on a method without one). */
+export const HUB_CASES: Record<string, HubCase> = {
+  initEvent: { build: async (k, me) => [{ eventId: (await k.event(me, { role: 'host' })).eventId }] },
+  joinEvent: { build: async (k, me) => [{ eventId: (await k.event(me, { started: true })).eventId }] },
+  getMeetingDetails: { build: async (k, me) => [{ eventId: (await k.event(me, { started: true })).eventId }] },
+  notify: { build: async (k, me, s) => ['raiseHand', { eventId: (await hosting(k, me, s)).eventId, data: { n: 1 } }] },
+  startRecording: { build: async (k, me, s) => [{ eventId: (await hosting(k, me, s)).eventId }] },
+  stopRecording: {
+    build: async (k, me, s) => {
+      const { eventId } = await hosting(k, me, s);
+      await must(s, 'startRecording', { eventId });
+      return [{ eventId }];
+    },
+  },
+  requestHostAccess: { build: async (k, me, s) => [{ eventId: (await joined(k, me, s)).eventId }] },
+  shareImage: { build: async (k, me, s) => [{ eventId: (await hosting(k, me, s)).eventId, image: { url: 'https://images.example.test/scan.png' }, caption: 'scan' }] },
+  clearImage: {
+    build: async (k, me, s) => {
+      const { eventId } = await hosting(k, me, s);
+      await must(s, 'shareImage', { eventId, image: { url: 'https://images.example.test/scan.png' } });
+      return [{ eventId }];
+    },
+  },
+  initCall: { build: async (k) => [{ calleeIds: [k.t.helpers.peer.id], callType: 'audio' }] },
+  acceptCall: {
+    build: async (k, me) => {
+      const peer = await k.socket(k.t.helpers.peer);
+      return [{ callId: (await must<{ callId: string }>(peer, 'initCall', { calleeIds: [me.id], callType: 'video' })).callId }];
+    },
+  },
+  cancelCall: { build: async (k, _me, s) => [{ callId: await ringing(k, s), reason: 'changed my mind' }] },
+  endCall: { build: async (k, _me, s) => [{ callId: await ringing(k, s) }] },
+  addParticipant: { build: async (k, _me, s) => [{ callId: await ringing(k, s), userId: k.t.helpers.host.id }] },
+  offer: { build: async (k, me, s) => [{ targetUserId: k.t.helpers.host.id, eventId: (await joined(k, me, s)).eventId, sdp }] },
+  answer: { build: async (k, me, s) => [{ targetUserId: k.t.helpers.host.id, eventId: (await joined(k, me, s)).eventId, sdp }] },
+  iceCandidate: {
+    build: async (k, me, s) => [{ targetUserId: k.t.helpers.host.id, eventId: (await joined(k, me, s)).eventId, candidate: { candidate: 'candidate:1 1 udp 2122260223 10.0.0.1 50000 typ host', sdpMid: '0', sdpMLineIndex: 0 } }],
+  },
+  joinRoom: { build: async (k, me) => [(await k.event(me)).eventId] },
+  sayHiToRoom: {
+    build: async (k, me, s) => {
+      const { eventId } = await k.event(me);
+      await must(s, 'joinRoom', eventId);
+      return [eventId];
+    },
+  },
+  initRapidConnect: { build: async (k, me) => [k.hardwareId(), (await k.event(me, { started: true })).meetingCode] },
+  addDeviceToEvent: {
+    build: async (k, me, s) => {
+      await must(s, 'initRapidConnect', k.hardwareId(), (await k.event(me, { started: true })).meetingCode);
+      const next = await k.event(me);
+      return [next.meetingCode, next.eventId];
+    },
+    cannot: { clinician: 'invalid_state' },
+  },
+  deviceStatus: {
+    build: async (k, me, s) => {
+      const { eventId, meetingCode } = await k.event(me, { started: true });
+      const deviceId = k.hardwareId();
+      await must(s, 'initRapidConnect', deviceId, meetingCode);
+      return [eventId, { deviceId, batteryLevel: 80, charging: false, camera: 'on' }];
+    },
+  },
+  startPeripheral: {
+    build: async (k, me, s) => {
+      const { eventId, deviceId } = await withHeadset(k, me, s);
+      return [{ eventId, deviceId, peripheralId: 'otoscope-1', peripheralType: 'otoscope', settings: { zoom: 2 } }];
+    },
+  },
+  stopPeripheral: {
+    build: async (k, me, s) => {
+      const { eventId, deviceId } = await withHeadset(k, me, s);
+      await must(s, 'startPeripheral', { eventId, deviceId, peripheralId: 'otoscope-1' });
+      return [{ eventId, deviceId, peripheralId: 'otoscope-1' }];
+    },
+  },
+  requestRemote: {
+    build: async (k, me, s) => {
+      const { eventId, deviceId } = await withHeadset(k, me, s);
+      return [eventId, deviceId];
+    },
+  },
+  remoteControl: {
+    build: async (k, me, s) => {
+      const { eventId, deviceId } = await withHeadset(k, me, s);
+      await must(s, 'requestRemote', eventId, deviceId);
+      return [eventId, { deviceId, command: 'zoom', params: { level: 2 } }];
+    },
+  },
+  refreshToken: { build: async (k, me) => [await tokenFor(k.node, k.t.name, me.username)] },
+};
+
+/** Opens and tracks sockets; closes them all at the end. */
+export function socketPool(node: TestNode) {
+  const open: HubClient[] = [];
+  return {
+    async socket(tenant: string, user: Member): Promise<HubClient> {
+      const s = await connect(node.url!, tenant, { token: user.token });
+      open.push(s);
+      return s;
+    },
+    closeAll(): void {
+      for (const s of open.splice(0)) s.close();
+    },
+  };
+}
