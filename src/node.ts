@@ -19,6 +19,8 @@ export interface NodeHandle {
   /** Base URL of the metrics listener (`/metrics`), separate from the public port. */
   metricsUrl: string;
   roles: Map<Role, RoleHandle>;
+  /** The Express app serving `server` (tests walk its router stack against the route declarations). */
+  app?: Express;
   stop(): Promise<void>;
 }
 
@@ -85,7 +87,7 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
   infra.logger.info({ component: 'node', roles: config.roles, url, metricsUrl }, 'node started');
   let stopping: Promise<void> | undefined;
   return {
-    config, infra, services, server, url, metricsUrl, roles: started,
+    config, infra, services, server, url, metricsUrl, roles: started, app,
     stop: () => (stopping ??= stopAll(started, server, infra, services, metricsServer)),
   };
 }

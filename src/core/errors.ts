@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   account_locked: { status: 423, title: 'Account locked' },
   not_found: { status: 404, title: 'Not found' },
   route_not_found: { status: 404, title: 'Route not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
   tenant_not_found: { status: 404, title: 'Tenant not found' },
   user_not_found: { status: 404, title: 'User not found' },
   contact_not_found: { status: 404, title: 'Contact not found' },

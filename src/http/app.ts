@@ -7,8 +7,7 @@ import { corsPolicy } from './middleware/cors.js';
 import { resolveTenant } from './middleware/tenant.js';
 import { authenticate } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
-import { healthRouter } from './routes/health.router.js';
-import { restRoutes } from './routes/index.js';
+import { probeRoutes, restRoutes } from './routes/index.js';
 import { compileTrustProxy } from './client-address.js';
 import { rateLimit, byIp, PER_IP_BUCKET } from './middleware/rate-limit.js';
 
@@ -31,7 +30,7 @@ export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOpt
   app.set('query parser', 'simple');
   app.use(requestContext(infra.logger, infra.metrics));
   app.use(securityHeaders());
-  app.use(healthRouter(infra));
+  for (const m of probeRoutes(infra, services)) app.use(m.path, m.router);
   app.use(perIpLimit(infra));
   for (const m of opts.preTenant ?? []) app.use(m.path, m.router);
   app.use(resolveTenant(services.tenants, infra.mongo, infra.config.http.baseDomain));

@@ -20,7 +20,7 @@ export function bearerToken(header: string | undefined): string | undefined {
  * Sign-in endpoints prove the caller by their body (refresh token, login code, PIN...). A client often
  * still sends its old, possibly expired, bearer token there; it is ignored rather than refused.
  */
-const SIGN_IN_OPERATIONS: OperationId[] = ['account.login', 'account.refresh', 'account.offlineLogin', 'account.qrCode', 'account.extendLoginCode', 'account.org', 'account.backchannelLogout'];
+export const SIGN_IN_OPERATIONS: readonly OperationId[] = ['account.login', 'account.refresh', 'account.offlineLogin', 'account.qrCode', 'account.extendLoginCode', 'account.org', 'account.backchannelLogout'];
 const SIGN_IN_ROUTES = new Set<string>(SIGN_IN_OPERATIONS.map((id) => OPERATIONS[id].name));
 
 /**

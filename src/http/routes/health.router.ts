@@ -1,5 +1,5 @@
-import { Router } from 'express';
-import type { Infra } from '../../composition.js';
+import { z } from 'zod';
+import { op, type RouteGroup } from './route-spec.js';
 
 type Check = () => Promise<unknown>;
 
@@ -13,21 +13,41 @@ async function timed(check: Check, timeoutMs: number): Promise<{ status: 'up' | 
   }
 }
 
-/** /healthz (process up), /readyz (each dependency reachable). Metrics have their own listener (metrics-server.ts). */
-export function healthRouter(infra: Infra): Router {
-  const r = Router();
-  r.get('/healthz', (_req, res) => {
-    res.json({ status: 'up', node: infra.config.nodeId, uptimeSeconds: Math.round(process.uptime()) });
-  });
-  r.get('/readyz', async (_req, res) => {
-    const [redis, mongodb, objectStore] = await Promise.all([
-      timed(() => infra.redis.ping(), 2000),
-      timed(() => infra.mongo.ping(), 2000),
-      timed(() => infra.store.ping(), 2000),
-    ]);
-    const checks = { redis, mongodb, objectStore: { ...objectStore, driver: infra.store.driver } };
-    const ready = Object.values(checks).every((c) => c.status === 'up');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  });
-  return r;
-}
+const Live = z.object({ status: z.literal('up'), node: z.string(), uptimeSeconds: z.number().int() });
+const CheckResult = z.object({ status: z.enum(['up', 'down']), ms: z.number().int(), error: z.string().optional() });
+const Ready = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.object({ redis: CheckResult, mongodb: CheckResult, objectStore: CheckResult.extend({ driver: z.string() }) }),
+});
+
+/**
+ * /healthz (process up), /readyz (each dependency reachable), on any host and before the per-address
+ * limit (app.ts mounts them first). Metrics have their own listener (metrics-server.ts).
+ */
+export const healthRoutes: RouteGroup = {
+  base: '',
+  tag: 'Health',
+  routes: [
+    op({
+      operationId: 'health.live', method: 'get', path: '/healthz', response: Live, anyHost: true,
+      summary: 'Liveness: the process is up',
+      handle: (_s, { infra }) => ({ status: 'up', node: infra.config.nodeId, uptimeSeconds: Math.round(process.uptime()) }),
+    }),
+    op({
+      operationId: 'health.ready', method: 'get', path: '/readyz', response: Ready, anyHost: true,
+      alsoAnswers: { 503: { description: 'A dependency is unreachable (same body, status not_ready)', schema: Ready } },
+      summary: 'Readiness: Redis, MongoDB and the object store each answer',
+      handle: async (_s, { infra, res }) => {
+        const [redis, mongodb, objectStore] = await Promise.all([
+          timed(() => infra.redis.ping(), 2000),
+          timed(() => infra.mongo.ping(), 2000),
+          timed(() => infra.store.ping(), 2000),
+        ]);
+        const checks = { redis, mongodb, objectStore: { ...objectStore, driver: infra.store.driver } };
+        const ready = Object.values(checks).every((c) => c.status === 'up');
+        res.status(ready ? 200 : 503);
+        return { status: ready ? 'ready' : 'not_ready', checks };
+      },
+    }),
+  ],
+};

@@ -1,92 +1,139 @@
-import { Router, type Request, type RequestHandler } from 'express';
-import type { Infra, Services } from '../../../composition.js';
-import { guard, principalOf } from '../../middleware/auth.js';
-import { rateLimit, byIp, byBodyField, type RateLimitRule } from '../../middleware/rate-limit.js';
-import type { AuthServices } from '../../../auth/auth-services.js';
-import { requireTenant } from '../../middleware/tenant.js';
-import { parse } from '../../validate.js';
+import type { Request } from 'express';
+import type { Infra } from '../../../composition.js';
+import { byIp, byBodyField, type RateLimitRule } from '../../middleware/rate-limit.js';
 import type { SignInContext } from '../../../core/sign-in.service.js';
+import { op, type RouteGroup } from '../route-spec.js';
 import * as S from './account.schema.js';
 
 function ctx(req: Request): SignInContext {
   return { ip: req.ip, userAgent: req.get('user-agent') };
 }
 
-/** /api/account: sign-in, sessions, PIN, offline tokens, impersonation (docs/auth.md). */
-export function accountRouter(infra: Infra, services: Services): Router {
-  const l = infra.config.limits;
-  const limiter = { redis: infra.redis, keyFor: infra.keys.rateLimit };
-  const perIp: RateLimitRule = { bucket: 'signin-ip', limit: l.signinPerIp, windowSeconds: l.windowSeconds, key: byIp };
-  const perAccount: RateLimitRule = { bucket: 'signin-account', limit: l.signinPerAccount, windowSeconds: l.windowSeconds, key: byBodyField('username') };
-  const r = Router();
-  r.use(requireTenant);
-  signInRoutes(r, services.auth, { signIn: rateLimit(limiter, [perIp, perAccount]), ip: rateLimit(limiter, [perIp]) });
-  accountRoutes(r, services.auth);
-  return r;
-}
+const signInPerIp = (infra: Infra): RateLimitRule => ({ bucket: 'signin-ip', limit: infra.config.limits.signinPerIp, windowSeconds: infra.config.limits.windowSeconds, key: byIp });
+const signInPerAccount = (infra: Infra): RateLimitRule => ({ bucket: 'signin-account', limit: infra.config.limits.signinPerAccount, windowSeconds: infra.config.limits.windowSeconds, key: byBodyField('username') });
+const perIpOnly = (infra: Infra) => [signInPerIp(infra)];
+const noStore = { 'Cache-Control': { description: 'no-store', schema: { type: 'string' } } };
 
-/** Public sign-in endpoints (rate limited): login, QR code, extension, offline login, refresh, org. */
-function signInRoutes(r: Router, a: AuthServices, limit: { signIn: RequestHandler; ip: RequestHandler }): void {
-  r.post('/login', guard('account.login'), limit.signIn, async (req, res) => {
-    res.json(await a.signIn.login(req.tenant!.name, parse(S.LoginRequest, req.body), ctx(req)));
-  });
-  r.get('/qrCode', guard('account.qrCode'), limit.ip, async (req, res) => {
-    const q = parse(S.GenerateQRCodeCommand, req.query, 'query');
-    res.status(201).json(await a.loginCodes.create(req.tenant!.name, q, `${req.protocol}://${req.get('host')}`));
-  });
-  r.post('/extendLoginCode', guard('account.extendLoginCode'), limit.ip, async (req, res) => {
-    res.json(await a.loginCodes.extend(req.tenant!.name, parse(S.ExtendLoginCodeCommand, req.body)));
-  });
-  r.post('/offlineLogin', guard('account.offlineLogin'), limit.ip, async (req, res) => {
-    res.json(await a.offlineTokens.login(req.tenant!.name, parse(S.OfflineLoginRequest, req.body).token, ctx(req)));
-  });
-  r.post('/refresh', guard('account.refresh'), async (req, res) => {
-    res.json(await a.sessions.refresh(req.tenant!.name, parse(S.RefreshRequest, req.body).refreshToken));
-  });
-  // Only the general per-address limit (app.ts): an IdP ending many sessions at once posts one logout
-  // token per session, and a signed token cannot be guessed, so the sign-in budget does not apply.
-  r.post('/backchannel-logout', guard('account.backchannelLogout'), async (req, res) => {
-    const body = parse(S.BackchannelLogoutRequest, req.body);
-    await a.backchannelLogout.receive(req.tenant!.name, body.logout_token, req.ip);
-    res.set('cache-control', 'no-store').status(200).end();
-  });
-  r.post('/org', guard('account.org'), (req, res) => {
-    parse(S.OrgRequest, req.body);
-    res.json(a.account.org(req.tenant!));
-  });
-}
+/** Public sign-in endpoints (rate limited): login, QR code, extension, offline login, refresh, org, back-channel logout. */
+const signInRoutes = [
+  op({
+    operationId: 'account.login', method: 'post', path: '/login', body: S.LoginRequest, response: S.LoginResponse,
+    rateLimit: (infra) => [signInPerIp(infra), signInPerAccount(infra)],
+    summary: 'Sign in: authorization code + PKCE, an approved QR login code, or a device PIN (LoginRequest -> LoginResponse)',
+    errors: ['invalid_credentials', 'login_code_not_found', 'login_code_expired', 'login_code_used', 'login_code_pending', 'invalid_state', 'account_locked', 'service_unavailable'],
+    example: { request: { method: 'pin', username: 'pat', pin: '482913' } },
+    handle: (s, { req, body }) => s.auth.signIn.login(req.tenant!.name, body, ctx(req)),
+  }),
+  op({
+    operationId: 'account.qrCode', method: 'get', path: '/qrCode', query: S.GenerateQRCodeCommand, response: S.GeneratedLoginCode, status: 201,
+    rateLimit: perIpOnly,
+    summary: 'Generate a QR login code (GenerateQRCodeCommand); the app shows it and polls login with the poll secret',
+    handle: (s, { req, query }) => s.auth.loginCodes.create(req.tenant!.name, query, `${req.protocol}://${req.get('host')}`),
+  }),
+  op({
+    operationId: 'account.extendLoginCode', method: 'post', path: '/extendLoginCode', body: S.ExtendLoginCodeCommand, response: S.ExtendedLoginCode,
+    rateLimit: perIpOnly,
+    summary: 'Extend the validity of a pending login code (proved by its poll secret)',
+    errors: ['login_code_not_found', 'login_code_expired', 'login_code_used', 'invalid_state'],
+    handle: (s, { req, body }) => s.auth.loginCodes.extend(req.tenant!.name, body),
+  }),
+  op({
+    operationId: 'account.offlineLogin', method: 'post', path: '/offlineLogin', body: S.OfflineLoginRequest, response: S.LoginResponse,
+    rateLimit: perIpOnly,
+    summary: 'Sign in with an offline token (limited permissions)',
+    errors: ['invalid_credentials', 'session_revoked'],
+    handle: (s, { req, body }) => s.auth.offlineTokens.login(req.tenant!.name, body.token, ctx(req)),
+  }),
+  op({
+    operationId: 'account.refresh', method: 'post', path: '/refresh', body: S.RefreshRequest, response: S.LoginMeta,
+    summary: 'Refresh the session with its refresh token (rotated); returns LoginMeta',
+    errors: ['invalid_credentials', 'session_revoked'],
+    handle: (s, { req, body }) => s.auth.sessions.refresh(req.tenant!.name, body.refreshToken),
+  }),
+  // Only the general per-address limit: an IdP ending many sessions at once posts one logout token per
+  // session, and a signed token cannot be guessed, so the sign-in budget does not apply.
+  op({
+    operationId: 'account.backchannelLogout', method: 'post', path: '/backchannel-logout', body: S.BackchannelLogoutRequest, form: true, empty: true, headers: noStore,
+    summary: "OpenID Connect back-channel logout: the realm posts a signed logout token; the sessions it names end",
+    errors: ['logout_token_invalid'],
+    handle: async (s, { req, res, body }) => {
+      await s.auth.backchannelLogout.receive(req.tenant!.name, body.logout_token, req.ip);
+      res.set('cache-control', 'no-store').status(200).end();
+    },
+  }),
+  op({
+    operationId: 'account.org', method: 'post', path: '/org', body: S.OrgRequest, response: S.OrgInfo,
+    summary: "Org details of the tenant: display name and the realm's issuer, client id, audience and scopes",
+    handle: (s, { req }) => s.auth.account.org(req.tenant!),
+  }),
+];
 
 /** Endpoints of a signed-in principal: approval, logout, PIN, offline tokens, impersonation, roles. */
-function accountRoutes(r: Router, a: AuthServices): void {
-  r.post('/approveLoginCode', guard('account.approveLoginCode'), async (req, res) => {
-    res.json(await a.loginCodes.approve(principalOf(req), parse(S.ApproveLoginCodeCommand, req.body).code));
-  });
-  r.post('/:userId/logout', guard('account.logout'), async (req, res) => {
-    res.json(await a.account.logout(principalOf(req), parse(S.LogoutParams, req.params, 'params').userId, req.ip));
-  });
-  r.post('/resetPin', guard('account.resetPin'), async (req, res) => {
-    res.json(await a.pins.reset(principalOf(req), parse(S.ResetPinCommand, req.body)));
-  });
-  r.post('/offlineToken', guard('account.offlineToken'), async (req, res) => {
-    res.status(201).json(await a.offlineTokens.issue(principalOf(req), parse(S.OfflineTokenQuery, req.query, 'query').purpose));
-  });
-  r.post('/revokeOfflineToken', guard('account.revokeOfflineToken'), async (req, res) => {
-    res.json(await a.offlineTokens.revoke(principalOf(req), parse(S.RevokeOfflineTokenCommand, req.body).id));
-  });
-  r.post('/impersonate', guard('account.impersonate'), async (req, res) => {
-    res.json(await a.impersonation.start(principalOf(req), parse(S.ImpersonateCommand, req.body), ctx(req)));
-  });
-  r.post('/assignRole', guard('account.assignRole'), async (req, res) => {
-    const body = parse(S.AssignRoleCommand, req.body);
-    res.json(await a.account.assignRole(principalOf(req), body.userId, body.role));
-  });
-}
+const principalRoutes = [
+  op({
+    operationId: 'account.approveLoginCode', method: 'post', path: '/approveLoginCode', body: S.ApproveLoginCodeCommand, response: S.ApprovedLoginCode,
+    summary: 'Approve a QR login code for oneself (the app polling it is then signed in as the caller)',
+    errors: ['forbidden', 'login_code_not_found', 'login_code_expired', 'login_code_used', 'invalid_state'],
+    handle: (s, { p, body }) => s.auth.loginCodes.approve(p, body.code),
+  }),
+  op({
+    operationId: 'account.logout', method: 'post', path: '/:userId/logout', params: S.LogoutParams, response: S.LogoutResult,
+    summary: "Log a user out: one's own session, or every session of another user (users:manage)",
+    errors: ['user_not_found'],
+    handle: (s, { p, params, req }) => s.auth.account.logout(p, params.userId, req.ip),
+  }),
+  op({
+    operationId: 'account.resetPin', method: 'post', path: '/resetPin', body: S.ResetPinCommand, response: S.PinResult,
+    summary: "Set one's own PIN, or set or clear another user's (users:manage) (ResetPinCommand)",
+    errors: ['forbidden', 'user_not_found', 'pin_policy_violation'],
+    handle: (s, { p, body }) => s.auth.pins.reset(p, body),
+  }),
+  op({
+    operationId: 'account.offlineToken', method: 'post', path: '/offlineToken', query: S.OfflineTokenQuery, response: S.IssuedOfflineToken, status: 201,
+    summary: 'Issue an offline token for a stated purpose',
+    errors: ['forbidden'],
+    handle: (s, { p, query }) => s.auth.offlineTokens.issue(p, query.purpose),
+  }),
+  op({
+    operationId: 'account.revokeOfflineToken', method: 'post', path: '/revokeOfflineToken', body: S.RevokeOfflineTokenCommand, response: S.RevokedOfflineToken,
+    summary: 'Revoke one of the caller\'s offline tokens and the sessions signed in with it',
+    errors: ['not_found'],
+    handle: (s, { p, body }) => s.auth.offlineTokens.revoke(p, body.id),
+  }),
+  op({
+    operationId: 'account.impersonate', method: 'post', path: '/impersonate', body: S.ImpersonateCommand, response: S.LoginResponse,
+    summary: 'Impersonate another user (support flows); audited, capped by the caller\'s permissions',
+    errors: ['forbidden', 'user_not_found', 'bad_request'],
+    handle: (s, { p, body, req }) => s.auth.impersonation.start(p, body, ctx(req)),
+  }),
+  op({
+    operationId: 'account.assignRole', method: 'post', path: '/assignRole', body: S.AssignRoleCommand, response: S.RoleAssigned,
+    summary: 'Assign a role to a user of the tenant',
+    errors: ['user_not_found'],
+    handle: (s, { p, body }) => s.auth.account.assignRole(p, body.userId, body.role),
+  }),
+];
+
+/** /api/account: sign-in, sessions, PIN, offline tokens, impersonation (docs/auth.md). */
+export const accountRoutes: RouteGroup = {
+  base: '/api/account',
+  tag: 'Account',
+  routes: [...signInRoutes, ...principalRoutes],
+};
 
 /** GET /.well-known/jwks.json: public keys of internal tokens (any host, no tenant needed). */
-export function jwksRouter(services: Services): Router {
-  const r = Router();
-  r.get('/.well-known/jwks.json', guard('account.jwks'), async (_req, res) => {
-    res.set('cache-control', 'public, max-age=300').json(await services.auth.signingKeys.jwks());
-  });
-  return r;
-}
+export const jwksRoutes: RouteGroup = {
+  base: '',
+  tag: 'Account',
+  routes: [
+    op({
+      operationId: 'account.jwks', method: 'get', path: '/.well-known/jwks.json', response: S.Jwks, anyHost: true,
+      headers: { 'Cache-Control': { description: 'public, max-age=300', schema: { type: 'string' } } },
+      summary: 'Public keys of the internal tokens (JWKS), to verify them offline',
+      handle: async (s, { res }) => {
+        res.set('cache-control', 'public, max-age=300');
+        return s.auth.signingKeys.jwks();
+      },
+    }),
+  ],
+};

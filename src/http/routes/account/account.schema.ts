@@ -36,3 +36,44 @@ export const OrgRequest = z.object({ org: z.string().max(100).optional() }).opti
 export const AssignRoleCommand = z.object({ userId: objectId, role: z.string().trim().toLowerCase().min(1).max(64) });
 /** Back-channel logout (form-encoded, OpenID Connect Back-Channel Logout 1.0): the realm's signed logout token. */
 export const BackchannelLogoutRequest = z.object({ logout_token: z.string().min(10).max(8000) });
+
+const IsoDateTime = z.string().describe('ISO 8601 date-time');
+
+/** LoginMeta: the session tokens, answered by refresh and (with the user) by every sign-in. */
+export const LoginMeta = z.object({
+  tokenType: z.literal('Bearer'),
+  accessToken: z.string(),
+  expiresIn: z.number().int().describe('seconds until the access token expires'),
+  expiresAt: IsoDateTime,
+  refreshToken: z.string(),
+  refreshExpiresAt: IsoDateTime,
+  sessionId: z.string(),
+});
+/** LoginResponse: the session plus who signed in and what they may do. */
+export const LoginResponse = LoginMeta.extend({
+  user: z.object({ id: z.string(), username: z.string(), displayName: z.string(), role: z.string(), kind: z.string() }),
+  permissions: z.array(z.string()),
+  impersonatedBy: z.string().optional(),
+  purpose: z.string().optional(),
+});
+export const GeneratedLoginCode = z.object({
+  code: z.string(),
+  pollSecret: z.string(),
+  expiresAt: IsoDateTime,
+  pollIntervalSeconds: z.number().int(),
+  approveUrl: z.string(),
+  qrCode: z.string().describe('PNG data URL of the QR code encoding approveUrl'),
+});
+export const ExtendedLoginCode = z.object({ code: z.string(), expiresAt: IsoDateTime });
+export const ApprovedLoginCode = z.object({ code: z.string(), status: z.literal('approved'), deviceName: z.string().optional() });
+export const LogoutResult = z.object({ revokedSessions: z.number().int() });
+export const PinResult = z.object({ userId: z.string(), hasPin: z.boolean() });
+export const IssuedOfflineToken = z.object({ id: z.string(), token: z.string(), purpose: z.string(), permissions: z.array(z.string()), expiresAt: IsoDateTime });
+export const RevokedOfflineToken = z.object({ id: z.string(), revoked: z.literal(true), sessionsRevoked: z.number().int() });
+export const OrgInfo = z.object({
+  tenant: z.string(),
+  displayName: z.string(),
+  realm: z.object({ issuer: z.string(), clientId: z.string(), audience: z.string(), scopes: z.array(z.string()) }),
+});
+export const RoleAssigned = z.object({ userId: z.string(), role: z.string() });
+export const Jwks = z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string().optional() }).loose()) });

@@ -1,9 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { Router } from 'express';
 import { AppError } from '../../../core/errors.js';
-import type { Services } from '../../../composition.js';
-import { parse } from '../../validate.js';
-import { MigrateBody, MigrateParams, MigrateQuery } from './admin.schema.js';
+import { op, type RouteGroup } from '../route-spec.js';
+import { MigrateBody, MigrateParams, MigrateQuery, MigrateResult } from './admin.schema.js';
 
 /** Compares secrets in constant time (hashing first so lengths never leak). */
 export function secretEquals(a: string, b: string): boolean {
@@ -14,17 +12,21 @@ export function secretEquals(a: string, b: string): boolean {
 
 /**
  * Provisioning: POST /api/admin/migrate/{tenantName}?code= creates the tenant when missing and runs
- * its migrations. Authenticated by the provisioning code, not by a user token.
+ * its migrations. Authenticated by the provisioning code, not by a user token; served on any host.
  */
-export function adminMigrateRouter(services: Services, provisioningCode: string): Router {
-  const r = Router();
-  r.post('/migrate/:tenantName', async (req, res) => {
-    const { code } = parse(MigrateQuery, req.query, 'query');
-    if (!secretEquals(code, provisioningCode)) throw new AppError('forbidden', 'Invalid provisioning code');
-    const { tenantName } = parse(MigrateParams, req.params, 'params');
-    const body = parse(MigrateBody, req.body);
-    const result = await services.tenants.ensure({ name: tenantName, displayName: body?.displayName });
-    res.json({ tenant: tenantName, ...result });
-  });
-  return r;
-}
+export const adminMigrateRoutes: RouteGroup = {
+  base: '/api/admin',
+  tag: 'Admin helpers',
+  routes: [
+    op({
+      operationId: 'admin.migrate', method: 'post', path: '/migrate/:tenantName', params: MigrateParams, query: MigrateQuery, body: MigrateBody, response: MigrateResult, anyHost: true,
+      summary: 'Create the tenant when missing and run its database migrations (provisioning service; proved by the provisioning code)',
+      errors: ['forbidden'],
+      handle: async (s, { params, query, body, infra }) => {
+        if (!secretEquals(query.code, infra.config.auth.provisioningCode)) throw new AppError('forbidden', 'Invalid provisioning code');
+        const result = await s.tenants.ensure({ name: params.tenantName, displayName: body?.displayName });
+        return { tenant: params.tenantName, ...result };
+      },
+    }),
+  ],
+};

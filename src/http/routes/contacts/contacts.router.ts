@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import type { Router } from 'express';
-import type { Services } from '../../../composition.js';
 import { AVATAR_MAX_BYTES } from '../../../core/contact.service.js';
-import { op, routerFor, type RouteGroup } from '../../openapi/route-spec.js';
+import { op, type RouteGroup } from '../route-spec.js';
 import { PageOf, presentPage } from '../../presenters/common.presenter.js';
 import { ContactInfo, ContactSummary, presentContactInfo, presentContactSummary } from '../../presenters/contact.presenter.js';
 import { GroupInfo, presentGroup } from '../../presenters/group.presenter.js';
@@ -25,7 +23,7 @@ export const contactRoutes: RouteGroup = {
       handle: async (s, { p, query }) => presentPage(await s.contacts.search(p, query), (v) => presentContactSummary(p.tenant, v)),
     }),
     op({
-      operationId: 'contacts.groupUsers', method: 'get', path: '/group/users/:groupId', params: GroupIdParams, response: z.array(ContactSummary),
+      operationId: 'contacts.groupUsers', errors: ['group_not_found'], method: 'get', path: '/group/users/:groupId', params: GroupIdParams, response: z.array(ContactSummary),
       summary: 'Contacts of a group the caller owns or belongs to',
       handle: async (s, { p, params }) => {
         const g = await s.groups.byId(p, params.groupId);
@@ -33,16 +31,16 @@ export const contactRoutes: RouteGroup = {
       },
     }),
     op({
-      operationId: 'contacts.me', method: 'get', path: '/me', response: ContactInfo, summary: "The caller's own contact card (Me)",
+      operationId: 'contacts.me', errors: ['user_not_found'], method: 'get', path: '/me', response: ContactInfo, summary: "The caller's own contact card (Me)",
       handle: async (s, { p }) => presentContactInfo(p.tenant, await s.contacts.me(p)),
     }),
     op({
-      operationId: 'contacts.setFavourite', method: 'post', path: '/setFavourite', body: SetFavouriteCommand, response: FavouriteResult,
+      operationId: 'contacts.setFavourite', errors: ['contact_not_found'], method: 'post', path: '/setFavourite', body: SetFavouriteCommand, response: FavouriteResult,
       summary: 'Mark (favourite: true) or unmark a contact as favourite; idempotent',
       handle: (s, { p, body }) => s.contacts.setFavourite(p, body),
     }),
     op({
-      operationId: 'contacts.update', method: 'post', path: '/update', response: ContactInfo,
+      operationId: 'contacts.update', errors: ['unsupported_media_type', 'payload_too_large', 'file_content_mismatch', 'user_not_found'], method: 'post', path: '/update', response: ContactInfo,
       multipart: { fields: UpdateContactCommand, files: [{ name: 'avatar', description: `PNG, JPEG, GIF or WebP image, at most ${AVATAR_MAX_BYTES} bytes` }] },
       summary: "Update the caller's contact information (multipart form; optional avatar image)",
       handle: async (s, { p, req }) => {
@@ -53,33 +51,30 @@ export const contactRoutes: RouteGroup = {
       },
     }),
     op({
-      operationId: 'contacts.groupCreate', method: 'post', path: '/group/create', body: CreateGroupCommand, response: GroupInfo,
+      operationId: 'contacts.groupCreate', errors: ['contact_not_found'], method: 'post', path: '/group/create', body: CreateGroupCommand, response: GroupInfo,
       summary: 'Create a contact group owned by the caller',
       handle: async (s, { p, body }) => presentGroup(await s.groups.create(p, body)),
     }),
     op({
-      operationId: 'contacts.groupRename', method: 'post', path: '/group/rename', body: RenameGroupCommand, response: GroupInfo,
+      operationId: 'contacts.groupRename', errors: ['group_not_found'], method: 'post', path: '/group/rename', body: RenameGroupCommand, response: GroupInfo,
       summary: 'Rename a group the caller owns',
       handle: async (s, { p, body }) => presentGroup(await s.groups.rename(p, body)),
     }),
     op({
-      operationId: 'contacts.groupAdd', method: 'post', path: '/group/add', body: GroupMembersCommand, response: GroupInfo,
+      operationId: 'contacts.groupAdd', errors: ['group_not_found', 'contact_not_found'], method: 'post', path: '/group/add', body: GroupMembersCommand, response: GroupInfo,
       summary: 'Add participants to a group the caller owns',
       handle: async (s, { p, body }) => presentGroup(await s.groups.add(p, body)),
     }),
     op({
-      operationId: 'contacts.groupRemove', method: 'post', path: '/group/remove', body: GroupMembersCommand, response: GroupInfo,
+      operationId: 'contacts.groupRemove', errors: ['group_not_found'], method: 'post', path: '/group/remove', body: GroupMembersCommand, response: GroupInfo,
       summary: 'Remove participants from a group the caller owns',
       handle: async (s, { p, body }) => presentGroup(await s.groups.remove(p, body)),
     }),
     op({
-      operationId: 'contacts.notificationSeen', method: 'post', path: '/notificationSeen/:noticeId', params: NoticeIdParams, response: NoticeSeenResult,
+      operationId: 'contacts.notificationSeen', errors: ['notice_not_found'], method: 'post', path: '/notificationSeen/:noticeId', params: NoticeIdParams, response: NoticeSeenResult,
       summary: 'Acknowledge a system notice by id (idempotent)',
       handle: (s, { p, params }) => s.notices.seen(p, params.noticeId),
     }),
   ],
 };
 
-export function contactsRouter(services: Services): Router {
-  return routerFor(contactRoutes, services);
-}

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { Router } from 'express';
-import type { Services } from '../../../composition.js';
-import { op, routerFor, type RouteGroup } from '../../openapi/route-spec.js';
+import { op, type RouteGroup } from '../route-spec.js';
 import { PageOf, presentPage } from '../../presenters/common.presenter.js';
 import { CancelEventsResult, EventDetails, EventParticipant, EventSummary, presentEventDetails, presentEventParticipant, presentEventSummary } from '../../presenters/event.presenter.js';
 import { CreateEventCommand, DeleteEventsCommand, EventIdParams, EventListQuery, UpdateEventCommand } from './events.schema.js';
@@ -17,33 +15,30 @@ export const eventRoutes: RouteGroup = {
       handle: async (s, { p, query }) => presentPage(await s.events.list(p, query), presentEventSummary),
     }),
     op({
-      operationId: 'events.get', method: 'get', path: '/get/:eventId', params: EventIdParams, response: EventDetails,
+      operationId: 'events.get', errors: ['event_not_found'], method: 'get', path: '/get/:eventId', params: EventIdParams, response: EventDetails,
       summary: 'Event details',
       handle: async (s, { p, params }) => presentEventDetails(await s.events.details(p, params.eventId)),
     }),
     op({
-      operationId: 'events.getParticipants', method: 'get', path: '/getParticipants/:eventId', params: EventIdParams, response: z.array(EventParticipant),
+      operationId: 'events.getParticipants', errors: ['event_not_found'], method: 'get', path: '/getParticipants/:eventId', params: EventIdParams, response: z.array(EventParticipant),
       summary: 'Participants of an event with their role and online state',
       handle: async (s, { p, params }) => (await s.events.participants(p, params.eventId)).map((x) => presentEventParticipant(p.tenant, x)),
     }),
     op({
-      operationId: 'events.create', method: 'post', path: '/create', body: CreateEventCommand, response: EventDetails,
+      operationId: 'events.create', errors: ['contact_not_found', 'device_not_found'], method: 'post', path: '/create', body: CreateEventCommand, response: EventDetails,
       summary: 'Create an event (CreateEventCommand); the caller is its organizer and a host',
       handle: async (s, { p, body }) => presentEventDetails(await s.events.create(p, body)),
     }),
     op({
-      operationId: 'events.update', method: 'post', path: '/update', body: UpdateEventCommand, response: EventDetails,
+      operationId: 'events.update', errors: ['event_not_found', 'forbidden', 'invalid_state'], method: 'post', path: '/update', body: UpdateEventCommand, response: EventDetails,
       summary: 'Update a scheduled event the caller organizes (UpdateEventCommand)',
       handle: async (s, { p, body }) => presentEventDetails(await s.events.update(p, body)),
     }),
     op({
-      operationId: 'events.cancel', method: 'post', path: '/cancel', body: DeleteEventsCommand, response: CancelEventsResult,
+      operationId: 'events.cancel', errors: ['event_not_found', 'forbidden', 'invalid_state'], method: 'post', path: '/cancel', body: DeleteEventsCommand, response: CancelEventsResult,
       summary: 'Cancel scheduled events the caller organizes (DeleteEventsCommand); reports each id',
       handle: (s, { p, body }) => s.events.cancel(p, body),
     }),
   ],
 };
 
-export function eventsRouter(services: Services): Router {
-  return routerFor(eventRoutes, services);
-}

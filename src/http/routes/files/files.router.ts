@@ -1,31 +1,33 @@
-import { Router } from 'express';
-import type { MediaService } from '../../../core/media.service.js';
-import { guard, principalOf } from '../../middleware/auth.js';
-import { requireTenant } from '../../middleware/tenant.js';
-import { parse } from '../../validate.js';
+import { op, type RouteGroup } from '../route-spec.js';
 import { sendDownload } from '../media/download.js';
 import { ContainerParams, DownloadQuery, SharedParams } from './files.schema.js';
 
 /** /api/files: files shared through a FileShare path. */
-export function sharedFilesRouter(media: MediaService): Router {
-  const r = Router();
-  r.use(requireTenant);
-  r.get('/shared/:filePath', guard('files.shared'), async (req, res) => {
-    const { filePath } = parse(SharedParams, req.params, 'params');
-    const { forceDownload } = parse(DownloadQuery, req.query, 'query');
-    await sendDownload(req, res, await media.shared(principalOf(req), filePath), forceDownload);
-  });
-  return r;
-}
+export const sharedFilesRoutes: RouteGroup = {
+  base: '/api/files',
+  tag: 'Files',
+  routes: [
+    op({
+      operationId: 'files.shared', method: 'get', path: '/shared/:filePath', params: SharedParams, query: DownloadQuery,
+      binary: { ranged: true, description: 'The shared file' },
+      summary: 'Download a file shared through a FileShare path (the path is the grant)',
+      errors: ['file_not_found', 'range_not_satisfiable'],
+      handle: async (s, { p, params, query, req, res }) => sendDownload(req, res, await s.media.shared(p, params.filePath), query.forceDownload),
+    }),
+  ],
+};
 
 /** /files/{tenantId}/{container}/{*path}: a file of a tenant container, the path spanning segments. */
-export function containerFilesRouter(media: MediaService): Router {
-  const r = Router();
-  r.use(requireTenant);
-  r.get('/:tenantId/:container/*path', guard('files.container'), async (req, res) => {
-    const { tenantId, container, path } = parse(ContainerParams, req.params, 'params');
-    const { forceDownload } = parse(DownloadQuery, req.query, 'query');
-    await sendDownload(req, res, await media.containerFile(principalOf(req), tenantId, container, path), forceDownload);
-  });
-  return r;
-}
+export const containerFilesRoutes: RouteGroup = {
+  base: '/files',
+  tag: 'Files',
+  routes: [
+    op({
+      operationId: 'files.container', method: 'get', path: '/:tenantId/:container/*path', params: ContainerParams, query: DownloadQuery,
+      binary: { ranged: true, description: 'The file' },
+      summary: 'Read a file from a tenant container; the final path may span several segments',
+      errors: ['file_not_found', 'wrong_tenant', 'range_not_satisfiable'],
+      handle: async (s, { p, params, query, req, res }) => sendDownload(req, res, await s.media.containerFile(p, params.tenantId, params.container, params.path), query.forceDownload),
+    }),
+  ],
+};

@@ -10,6 +10,27 @@ export const DownloadQuery = z.object({
   forceDownload: z.enum(['true', 'false', '1', '0', '']).optional().transform((v) => v === 'true' || v === '1'),
 });
 
+/** The stored upload a client learns about (data of the upload CallResult); URLs are relative to the tenant host. */
+export const UploadedFile = z.object({
+  id: z.string(),
+  hash: z.string(),
+  fileName: z.string(),
+  size: z.number().int(),
+  contentType: z.string(),
+  kind: z.string(),
+  eventId: z.string().optional(),
+  sessionId: z.string().optional(),
+  clientRef: z.string().optional(),
+  url: z.string(),
+  thumbnailStatus: z.string().optional(),
+  thumbnailUrl: z.string().optional(),
+  share: z.object({ path: z.string(), url: z.string(), expiresAt: z.string().optional() }).optional(),
+  duplicate: z.boolean(),
+  createdAt: z.string().optional(),
+});
+/** CallResult of an upload. */
+export const UploadResponse = z.object({ success: z.boolean(), message: z.string().optional(), data: UploadedFile });
+
 /** CallResult: the envelope upload-style operations answer with (SPEC names it, the project shapes it). */
 export interface CallResult<T> {
   success: boolean;

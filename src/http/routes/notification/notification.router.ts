@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import type { Router } from 'express';
-import type { Services } from '../../../composition.js';
 import { SaveNoticeCommand } from '../../../core/notice.service.js';
-import { op, routerFor, type RouteGroup } from '../../openapi/route-spec.js';
+import { op, type RouteGroup } from '../route-spec.js';
 import { CurrentNotice, Notice, presentNotice } from '../../presenters/notice.presenter.js';
 
 /** /api/notification: the tenant-wide system notice. */
@@ -31,6 +29,3 @@ export const notificationRoutes: RouteGroup = {
   ],
 };
 
-export function notificationRouter(services: Services): Router {
-  return routerFor(notificationRoutes, services);
-}

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { Router } from 'express';
-import type { Services } from '../../../composition.js';
 import { Id } from '../../../core/paging.js';
 import { GetDeviceCommand } from '../../../core/peripheral.service.js';
-import { op, routerFor, type RouteGroup } from '../../openapi/route-spec.js';
+import { op, type RouteGroup } from '../route-spec.js';
 import { DeviceInfo, DeviceMapping, PeripheralType, presentDevice, presentPeripheralType } from '../../presenters/peripheral.presenter.js';
 
 const DeviceTypeParams = z.object({ deviceTypeId: Id });
@@ -19,7 +17,7 @@ export const peripheralRoutes: RouteGroup = {
       handle: async (s, { p }) => (await s.peripherals.types(p)).map(presentPeripheralType),
     }),
     op({
-      operationId: 'peripheral.getDevice', method: 'post', path: '/getDevice/:deviceTypeId', params: DeviceTypeParams, body: GetDeviceCommand, response: DeviceMapping,
+      operationId: 'peripheral.getDevice', errors: ['peripheral_type_not_found', 'conflict'], method: 'post', path: '/getDevice/:deviceTypeId', params: DeviceTypeParams, body: GetDeviceCommand, response: DeviceMapping,
       summary: 'Map physical device ids to a device of the type; returns its device key (same ids, same device and key)',
       handle: async (s, { p, params, body }) => {
         const r = await s.peripherals.getDevice(p, params.deviceTypeId, body);
@@ -34,6 +32,3 @@ export const peripheralRoutes: RouteGroup = {
   ],
 };
 
-export function peripheralRouter(services: Services): Router {
-  return routerFor(peripheralRoutes, services);
-}

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { Router } from 'express';
-import type { Services } from '../../../composition.js';
 import { AppError } from '../../../core/errors.js';
 import { Id } from '../../../core/paging.js';
-import { op, routerFor, type RouteGroup } from '../../openapi/route-spec.js';
+import { op, type RouteGroup } from '../route-spec.js';
 
 const StartRecordingQuery = z.object({
   eventId: Id,
@@ -22,7 +20,7 @@ export const recordingRoutes: RouteGroup = {
   tag: 'Tenant',
   routes: [
     op({
-      operationId: 'tenant.startRecording', method: 'get', path: '/startrecording', query: StartRecordingQuery, response: RecordingStatus,
+      operationId: 'tenant.startRecording', errors: ['event_not_found', 'invalid_state', 'service_unavailable'], method: 'get', path: '/startrecording', query: StartRecordingQuery, response: RecordingStatus,
       summary: 'Request recording start for an event (queued; the recording job starts it on the video conferencing system)',
       handle: async (s, { p, query, req }) => {
         const userId = query.userId ?? p.userId;
@@ -39,6 +37,3 @@ export const recordingRoutes: RouteGroup = {
   ],
 };
 
-export function recordingRouter(services: Services): Router {
-  return routerFor(recordingRoutes, services);
-}

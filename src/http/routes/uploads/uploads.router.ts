@@ -1,25 +1,33 @@
-import { Router } from 'express';
-import type { ImportService } from '../../../core/import.service.js';
-import { guard, principalOf } from '../../middleware/auth.js';
-import { requireTenant } from '../../middleware/tenant.js';
-import { parse } from '../../validate.js';
+import { op, type RouteGroup } from '../route-spec.js';
 import { multipartParts } from '../media/multipart.js';
-import { ImportParams, presentImport } from './uploads.schema.js';
+import { ImportParams, ImportStatus, presentImport } from './uploads.schema.js';
+import { z } from 'zod';
 
 /**
  * /api/uploads: bulk import of pending users from a spreadsheet. The upload answers 202 with the
  * import id at once; the import runs as a job whose progress and row errors are read back by id.
  */
-export function uploadsRouter(imports: ImportService): Router {
-  const r = Router();
-  r.use(requireTenant);
-  r.post('/pendingUsers', guard('uploads.pendingUsers'), async (req, res) => {
-    const record = await imports.start(principalOf(req), multipartParts(req));
-    res.status(202).location(`${req.baseUrl}/pendingUsers/${record.id}`).json(presentImport(record));
-  });
-  r.get('/pendingUsers/:importId', guard('uploads.pendingUsersStatus'), async (req, res) => {
-    const { importId } = parse(ImportParams, req.params, 'params');
-    res.json(presentImport(await imports.status(principalOf(req), importId)));
-  });
-  return r;
-}
+export const uploadsRoutes: RouteGroup = {
+  base: '/api/uploads',
+  tag: 'Bulk user upload',
+  routes: [
+    op({
+      operationId: 'uploads.pendingUsers', method: 'post', path: '/pendingUsers', response: ImportStatus, status: 202,
+      multipart: { fields: z.object({}), files: [{ name: 'file', description: 'The spreadsheet (.xlsx) of pending users', required: true }], streaming: true },
+      headers: { Location: { description: 'GET this URL for the progress and the per-row error report', schema: { type: 'string' } } },
+      summary: 'Upload a spreadsheet (Excel) of pending users for bulk import; answers 202 with the import id',
+      errors: ['unsupported_media_type', 'payload_too_large', 'spreadsheet_rejected'],
+      handle: async (s, { p, req, res }) => {
+        const record = await s.imports.start(p, multipartParts(req));
+        res.location(`${req.baseUrl}/pendingUsers/${record.id}`);
+        return presentImport(record);
+      },
+    }),
+    op({
+      operationId: 'uploads.pendingUsersStatus', method: 'get', path: '/pendingUsers/:importId', params: ImportParams, response: ImportStatus,
+      summary: 'Progress and per-row error report of a pending-users import',
+      errors: ['import_not_found'],
+      handle: async (s, { p, params }) => presentImport(await s.imports.status(p, params.importId)),
+    }),
+  ],
+};

@@ -3,6 +3,23 @@ import type { ImportRecord } from '../../../data/repositories/import.repository.
 
 export const ImportParams = z.object({ importId: z.string().uuid('must be an import id') });
 
+const IsoDateTime = z.string().describe('ISO 8601 date-time');
+
+export const ImportStatus = z.object({
+  importId: z.string(),
+  fileName: z.string(),
+  status: z.string().describe('queued, running, completed or failed'),
+  rowsTotal: z.number().int(),
+  rowsDone: z.number().int(),
+  rowsImported: z.number().int(),
+  rowErrorCount: z.number().int(),
+  rowErrors: z.array(z.object({ row: z.number().int(), field: z.string(), message: z.string() })),
+  error: z.string().optional(),
+  createdAt: IsoDateTime.optional(),
+  startedAt: IsoDateTime.optional(),
+  finishedAt: IsoDateTime.optional(),
+});
+
 /** Progress and the per-row error report of a pending-users import. */
 export function presentImport(r: ImportRecord) {
   return {
