@@ -32,11 +32,26 @@ export async function slowHash(secret: string): Promise<string> {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
-export async function slowVerify(secret: string, encoded: string | undefined | null): Promise<boolean> {
+/**
+ * Checks `secret` against a slowHash encoding. `onScrypt` is told each time scrypt actually runs (the
+ * metric that shows unknown accounts cost the same work as known ones).
+ */
+export async function slowVerify(secret: string, encoded: string | undefined | null, onScrypt?: () => void): Promise<boolean> {
   const parts = encoded?.split('$');
   if (!parts || parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, salt, key] = parts as [string, string, string, string, string, string];
   const expected = Buffer.from(key, 'base64url');
+  onScrypt?.();
   const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+let decoy: Promise<string> | undefined;
+
+/**
+ * A stored hash of a secret nobody knows: unknown accounts and accounts without the secret are checked
+ * against it, so they cost the same scrypt work as a wrong secret and their timing tells nothing.
+ */
+export function decoyHash(): Promise<string> {
+  return (decoy ??= slowHash(randomSecret()));
 }

@@ -3,7 +3,7 @@ import { AppError } from './errors.js';
 import type { TenantDb } from '../data/mongo.js';
 import { CredentialRepository, type AccountRecord, type SecurityRules } from '../data/repositories/credential.repository.js';
 import type { Principal } from '../auth/principal.js';
-import { randomSecret, slowHash, slowVerify } from '../auth/secrets.js';
+import { decoyHash, slowHash, slowVerify } from '../auth/secrets.js';
 import { addressKey } from './address-key.js';
 import { PinGuard, type PinGuardKeys } from './pin-guard.js';
 import type { SecurityRulesService } from './security-rules.service.js';
@@ -30,9 +30,8 @@ export interface PinLockedPush {
   at: string;
 }
 
-/** A stored hash of no PIN anyone knows: unknown users and users without a PIN cost the same scrypt as a real check. */
-let decoyHash: Promise<string> | undefined;
-const decoy = () => (decoyHash ??= slowHash(randomSecret()));
+/** Unknown users and users without a PIN cost the same scrypt as a real check. */
+const decoy = decoyHash;
 
 /**
  * Device PIN: scrypt-hashed, checked against the tenant PIN policy and history. Guessing is bounded per

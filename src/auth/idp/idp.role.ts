@@ -38,7 +38,8 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
   ]);
   const router = Router();
   router.use(forwardedAsTrusted);
-  router.use(interactionRouter({ provider, tenantDb: (t) => infra.mongo.tenantDb(t), audit: services.auth.audit }, limiter));
+  const passwordChecks = infra.metrics.counter('idp_password_checks_total', 'scrypt password checks of the embedded realm sign-in form (unknown accounts included: they are checked against a decoy hash)');
+  router.use(interactionRouter({ provider, tenantDb: (t) => infra.mongo.tenantDb(t), audit: services.auth.audit, onPasswordCheck: () => passwordChecks.inc() }, limiter));
   const callbacks = new WeakMap<object, ReturnType<Awaited<ReturnType<typeof provider>>['callback']>>();
   router.use('/:tenant', async (req, res) => {
     const p = await provider(req.params.tenant);

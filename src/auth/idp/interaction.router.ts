@@ -4,13 +4,15 @@ import { AppError } from '../../core/errors.js';
 import { CredentialRepository } from '../../data/repositories/credential.repository.js';
 import type { TenantDb } from '../../data/mongo.js';
 import type { AuditService } from '../../core/audit.service.js';
-import { slowVerify } from '../secrets.js';
+import { decoyHash, slowVerify } from '../secrets.js';
 import { loginPage } from './login-page.js';
 
 export interface InteractionDeps {
   provider(tenant: string): Promise<Provider>;
   tenantDb(tenant: string): TenantDb;
   audit: AuditService;
+  /** Told each time the form runs scrypt (metric idp_password_checks_total). */
+  onPasswordCheck?: () => void;
 }
 
 /**
@@ -35,7 +37,11 @@ export function interactionRouter(deps: InteractionDeps, limiter: express.Reques
     const username = typeof req.body?.username === 'string' ? req.body.username.slice(0, 200) : '';
     const password = typeof req.body?.password === 'string' ? req.body.password.slice(0, 500) : '';
     const user = username ? await new CredentialRepository(deps.tenantDb(tenant)).findByUsername(username) : null;
-    const ok = Boolean(user && user.status === 'active' && (await slowVerify(password, user.passwordHash)));
+    // Unknown, inactive and password-less accounts are checked against a decoy hash: the same scrypt
+    // work as a wrong password, so the answer's timing does not tell whether the account exists.
+    const usable = Boolean(user && user.status === 'active' && user.passwordHash);
+    const matches = await slowVerify(password, usable ? user!.passwordHash : await decoyHash(), deps.onPasswordCheck);
+    const ok = usable && matches;
     if (!ok || !user) {
       await deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', subjectId: user?._id.toString(), ip: req.ip, details: { method: 'idp-password' } });
       res.status(401).type('html').send(loginPage({ action: `${req.baseUrl}/${tenant}/interaction/${details.uid}/login`, tenant, error: 'Invalid username or password', username }));

@@ -126,6 +126,26 @@ describe('authorization code + PKCE against the embedded realm', () => {
     }
   });
 
+  it('runs the same scrypt check for unknown users and users without a password as for a wrong password', async () => {
+    await createUser(node, 'acme', { username: 'nopass', role: 'clinician' });
+    const checks = async () => {
+      const m = await node.infra.metrics.registry.getSingleMetric('idp_password_checks_total')?.get();
+      return m?.values.reduce((n, v) => n + v.value, 0) ?? 0;
+    };
+    const config = await node.services.auth.realms.configuration('acme');
+    const authUrl = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', state: oidc.randomState() });
+    const browser = new Browser(base);
+    const page = await browser.go('GET', (await browser.go('GET', authUrl.href)).headers.location!);
+    const action = /action="([^"]+)"/.exec(page.text)![1]!;
+    for (const username of ['carol', 'nobody-by-this-name', 'nopass']) {
+      const before = await checks();
+      const r = await browser.go('POST', action, { username, password: 'not-it' });
+      expect(r.status).toBe(401);
+      expect(r.text).toContain('Invalid username or password');
+      expect({ username, checks: (await checks()) - before }).toEqual({ username, checks: 1 });
+    }
+  });
+
   it('serves discovery per realm and a 404 problem for an unknown realm', async () => {
     const d = await request(base, 'GET', '/realms/acme/.well-known/openid-configuration', { host: new URL(base).host });
     expect(d.status).toBe(200);
