@@ -88,7 +88,7 @@ export const benchmark: Benchmark = {
   title: 'Hub RPC through a local actor (getMeetingDetails): throughput, p50/p99',
   target: '>= 50% of baseline throughput; p99 <= 25 ms at 2k RPC/s',
   baselineName: 'bare Socket.IO echo server',
-  rounds: scaled(2, 1),
+  rounds: scaled(3, 1),
   settings: rpcSettings,
   ratioFigure: 'throughput_per_s',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),

@@ -50,7 +50,7 @@ export const benchmark: Benchmark = {
   title: 'Hub RPC to an actor owned by another node: throughput, p50/p99',
   target: 'p99 <= 50 ms',
   baselineName: 'B1 (local actor, same cluster and clients)',
-  rounds: scaled(2, 1),
+  rounds: scaled(3, 1),
   settings: { ...rpcSettings, nodes: 2, candidateEventsPerUser: CANDIDATES },
   ratioFigure: 'throughput_per_s',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),

@@ -81,7 +81,7 @@ export const benchmark: Benchmark = {
   title: 'Authenticated idle hub connections on one node: memory per connection',
   target: '>= 10k connections; <= 1.5x baseline memory per connection',
   baselineName: 'bare Socket.IO server',
-  rounds: 1,
+  rounds: scaled(3, 1),
   settings,
   ratioFigure: 'rss_per_conn_kib',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),

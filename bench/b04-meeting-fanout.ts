@@ -85,7 +85,7 @@ export const benchmark: Benchmark = {
   title: 'Meeting fan-out, 100 participants on 2 nodes: delivery latency',
   target: 'p99 <= 50 ms',
   baselineName: 'bare Redis-adapter broadcast, 2 servers',
-  rounds: scaled(2, 1),
+  rounds: scaled(3, 1),
   settings,
   ratioFigure: 'p99_ms',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),

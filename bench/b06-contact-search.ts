@@ -68,7 +68,7 @@ export const benchmark: Benchmark = {
   title: 'REST contact search (paged): throughput and p99',
   target: '>= 60% of baseline throughput',
   baselineName: 'bare Express route, same MongoDB query',
-  rounds: scaled(2, 1),
+  rounds: scaled(3, 1),
   settings,
   ratioFigure: 'throughput_per_s',
   unavailable: () => missingModules('src/http/routes/contacts/contacts.router.ts', 'test/support/auth.ts'),

@@ -59,7 +59,7 @@ export const benchmark: Benchmark = {
   title: 'Upload of a 1 GiB file: throughput and peak RSS growth',
   target: '>= 70% of baseline throughput; RSS growth <= 64 MiB',
   baselineName: 'raw copy into the same object store',
-  rounds: scaled(2, 1),
+  rounds: scaled(3, 1),
   settings,
   ratioFigure: 'mib_per_s',
   unavailable: () => missingModules('src/http/routes/media/media.router.ts', 'test/support/auth.ts'),

@@ -101,7 +101,7 @@ export const benchmark: Benchmark = {
   title: 'Pending-user import of 100k rows: rows/s and peak RSS',
   target: '>= 50% of baseline rows/s; RSS <= 300 MiB',
   baselineName: 'exceljs streaming read of the same file alone',
-  rounds: 1,
+  rounds: scaled(3, 1),
   settings,
   ratioFigure: 'rows_per_s',
   unavailable: () => firstReason(missingRoles('workers'), missingModules('src/http/routes/uploads/uploads.router.ts', 'src/workers/jobs/pending-user-import.job.ts', 'test/support/auth.ts')),

@@ -58,7 +58,7 @@ export const benchmark: Benchmark = {
   title: 'Thumbnail jobs/s through BullMQ',
   target: '>= 80% of baseline',
   baselineName: 'sharp alone on the same images',
-  rounds: scaled(2, 1),
+  rounds: scaled(3, 1),
   settings,
   ratioFigure: 'jobs_per_s',
   unavailable: () => firstReason(missingRoles('workers'), missingModules('src/workers/jobs/thumbnail.job.ts')),

@@ -1,10 +1,10 @@
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import { projectRoot } from './paths.js';
+import { treeState } from './tree.js';
 
 const PACKAGES = ['socket.io', 'socket.io-client', '@socket.io/redis-adapter', '@socket.io/redis-streams-adapter', 'express', 'mongoose', 'ioredis', 'bullmq', 'sharp', 'exceljs', '@grpc/grpc-js', '@aws-sdk/client-s3', 'zod', 'tsx'];
 
@@ -13,15 +13,6 @@ function packageVersion(name: string): string {
     return JSON.parse(readFileSync(path.join(projectRoot, 'node_modules', name, 'package.json'), 'utf8')).version;
   } catch {
     return 'absent';
-  }
-}
-
-function gitCommit(): string {
-  if (process.env.BENCH_COMMIT) return process.env.BENCH_COMMIT;
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, encoding: 'utf8' }).trim();
-  } catch {
-    return 'unknown';
   }
 }
 
@@ -51,6 +42,7 @@ async function serverVersions(redisUrl: string, mongoUri: string): Promise<Recor
 
 /** The machine, software versions and load the results were measured with. */
 export async function describeMachine(redisUrl: string, mongoUri: string) {
+  const tree = treeState(projectRoot);
   const cpus = os.cpus();
   return {
     cpuModel: cpus[0]?.model ?? 'unknown',
@@ -60,7 +52,9 @@ export async function describeMachine(redisUrl: string, mongoUri: string) {
     loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
-    commit: gitCommit(),
+    /** The full hash of the commit measured, and what the tree had changed from it (empty for latest.*). */
+    commit: tree.commit,
+    treeChanges: tree.changes,
     servers: await serverVersions(redisUrl, mongoUri),
     packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
   };

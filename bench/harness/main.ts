@@ -4,12 +4,13 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { benchRoot } from './paths.js';
+import { benchRoot, projectRoot } from './paths.js';
 import { describeMachine } from './machine.js';
 import { runBenchmark } from './runner.js';
 import { writeReport, markdown, type RunReport } from './report.js';
 import { updatePerformanceDoc } from './docs.js';
 import { currentScale } from './scale.js';
+import { treeState, outputBase, DirtyTreeError, type OutputBase } from './tree.js';
 import type { Benchmark, BenchContext, BenchOutcome } from './types.js';
 
 function parseArgs(argv: string[]) {
@@ -37,9 +38,12 @@ function benchFiles(): { id: string; file: string }[] {
     .map((f) => ({ id: f.slice(0, 3), file: path.join(benchRoot, f) }));
 }
 
-async function load(file: string): Promise<Benchmark> {
-  const mod = (await import(file)) as { benchmark: Benchmark };
-  return mod.benchmark;
+/** A benchmark file exports `benchmark`, or `benchmarks` (variants of one measure: sizes, servers). */
+async function load(file: string): Promise<Benchmark[]> {
+  const mod = (await import(file)) as { benchmark?: Benchmark; benchmarks?: Benchmark[] };
+  const list = mod.benchmarks ?? (mod.benchmark ? [mod.benchmark] : []);
+  if (!list.length) throw new Error('exports neither benchmark nor benchmarks');
+  return list;
 }
 
 async function main(): Promise<void> {
@@ -49,6 +53,17 @@ async function main(): Promise<void> {
   const unknown = ids.filter((id) => !all.some((b) => b.id === id));
   if (unknown.length) throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${all.map((b) => b.id).join(', ')}`);
   const selected = ids.length ? all.filter((b) => ids.includes(b.id)) : all;
+  // Before anything runs: a full run writes latest.* only from a clean tree (committed results are of
+  // the committed code); refused here rather than after half an hour of measuring.
+  const treeAtStart = treeState(projectRoot);
+  let base: OutputBase;
+  try {
+    base = outputBase({ quick: currentScale() === 'quick', selection: ids.length > 0, tree: treeAtStart, allowDirty: process.env.BENCH_ALLOW_DIRTY === '1' });
+  } catch (e) {
+    if (!(e instanceof DirtyTreeError)) throw e;
+    process.stderr.write(`[bench] ${e.message}\n`);
+    process.exit(2);
+  }
   const startedAt = new Date();
   const workDir = path.join(benchRoot, '.work', startedAt.toISOString().replace(/[:.]/g, '-'));
   mkdirSync(workDir, { recursive: true });
@@ -64,18 +79,20 @@ async function main(): Promise<void> {
   ctx.log(`${currentScale()} scale; ${machine.cpuModel} x${machine.cores}; logs under ${workDir}`);
   const outcomes: BenchOutcome[] = [];
   for (const { id, file } of selected) {
-    let b: Benchmark;
+    let list: Benchmark[];
     try {
-      b = await load(file);
+      list = await load(file);
     } catch (e) {
       ctx.log(`${id}: cannot load (${(e as Error).message.split('\n')[0]})`);
       outcomes.push({ id, title: path.basename(file, '.ts'), target: '-', baselineName: '-', status: 'not_measured', reason: `benchmark could not load its subject: ${(e as Error).message.split('\n')[0]}`, settings: {}, rounds: { product: [], baseline: [] }, ratio: null, checks: [], pass: null, durationMs: 0 });
       continue;
     }
-    ctx.log(`${b.id} ${b.title} (${b.rounds} rounds)`);
-    const o = await runBenchmark(b, ctx);
-    ctx.log(`${b.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''} ratio=${o.ratio ?? '-'} pass=${o.pass} in ${Math.round(o.durationMs / 1000)} s`);
-    outcomes.push(o);
+    for (const b of list) {
+      ctx.log(`${b.id} ${b.title} (${b.rounds} rounds)`);
+      const o = await runBenchmark(b, ctx);
+      ctx.log(`${b.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''} ratio=${o.ratio ?? '-'} pass=${o.pass} in ${Math.round(o.durationMs / 1000)} s`);
+      outcomes.push(o);
+    }
   }
   const finishedAt = new Date();
   const report: RunReport = {
@@ -88,7 +105,12 @@ async function main(): Promise<void> {
     settings: { profile: profile ?? null, loadGenerators: 'separate processes on loopback, bounded counts and deadlines' },
     benchmarks: outcomes,
   };
-  const base = currentScale() === 'quick' ? 'quick' : ids.length ? 'partial' : 'latest';
+  // The code must not have moved under the run either (a commit or an edit while it measured).
+  const treeAtEnd = treeState(projectRoot);
+  if (base === 'latest' && (treeAtEnd.commit !== treeAtStart.commit || treeAtEnd.changes.length)) {
+    ctx.log(`the tree changed during the run (now ${treeAtEnd.commit}${treeAtEnd.changes.length ? ', with changes' : ''}): writing partial.* instead of latest.*`);
+    base = 'partial';
+  }
   const out = writeReport(path.join(benchRoot, 'results'), base, report);
   ctx.log(`wrote ${out.json} and ${out.md}`);
   if (base === 'latest' && updatePerformanceDoc(markdown(report))) ctx.log('updated the results table in docs/performance.md');

@@ -1,6 +1,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { BenchOutcome } from './types.js';
+import type { Spread } from './stats.js';
 
 export interface RunReport {
   startedAt: string;
@@ -20,16 +21,22 @@ function fmt(v: number | null | undefined): string {
   return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 0.1 ? v.toFixed(2) : v.toPrecision(2);
 }
 
-function figures(f: Record<string, number> | undefined): string {
+/** `name median (min-max)` per figure; the range is left out where every round gave the same value. */
+function figures(f: Record<string, number> | undefined, spread?: Record<string, Spread>): string {
   if (!f) return '-';
-  return Object.entries(f).map(([k, v]) => `${k} ${fmt(v)}`).join('<br>');
+  return Object.entries(f).map(([k, v]) => {
+    const s = spread?.[k];
+    const range = s && s.n > 1 && s.min !== s.max ? ` (${fmt(s.min)}-${fmt(s.max)})` : '';
+    return `${k} ${fmt(v)}${range}`;
+  }).join('<br>');
 }
 
 function verdict(b: BenchOutcome): string {
   if (b.status === 'not_measured') return `not measured: ${b.reason}`;
   if (b.status === 'failed') return `failed: ${b.reason}`;
+  const prefix = b.pass === null && b.reason ? [b.reason] : [];
   const checks = b.checks.map((c) => `${c.pass ? 'pass' : 'FAIL'} ${c.name} ${fmt(c.value)} ${c.kind === 'min' ? '>=' : '<='} ${c.limit}`);
-  return checks.join('<br>');
+  return [...prefix, ...checks].join('<br>');
 }
 
 /** The markdown table of a run (also pasted into docs/performance.md). */
@@ -40,15 +47,17 @@ export function markdown(r: RunReport): string {
     '',
     `Run ${r.startedAt} - ${r.finishedAt} (${r.durationS} s), commit ${m.commit}, ${m.cpuModel} x${m.cores}, ${m.memoryMiB} MiB, Node ${m.node},`,
     `Redis ${m.servers.redis}, MongoDB protocol ${m.servers.mongodb_protocol}; load average at start ${m.loadAverageAtStart.join(' ')}.`,
-    'Figures are medians over the rounds (product and baseline alternate within the run); ratio = product / baseline of the named figure.',
+    'Figures are medians over the rounds, with (min-max) over the rounds where they differ; product and baseline rounds alternate within the run;',
+    'ratio = product median / baseline median of the named figure; verdicts are taken on medians of at least 3 rounds per side.',
     '',
     '| # | Measure | Product | Baseline | Ratio | Target | Result |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const b of r.benchmarks) {
     const ratio = b.ratio === null ? '-' : `${fmt(b.ratio)} (${b.ratioFigure})`;
-    const result = b.status === 'measured' ? (b.pass ? '**pass**' : '**fail**') : `**${b.status.replace('_', ' ')}**`;
-    lines.push(`| ${b.id.toUpperCase()} | ${b.title} | ${figures(b.product)} | ${b.baselineName}:<br>${figures(b.baseline)} | ${ratio} | ${b.target} | ${result}<br>${verdict(b)} |`);
+    const result = b.status === 'measured' ? (b.pass === null ? '**no verdict**' : b.pass ? '**pass**' : '**fail**') : `**${b.status.replace('_', ' ')}**`;
+    const rounds = `${b.rounds.product.length}${b.rounds.baseline.length ? `+${b.rounds.baseline.length}` : ''} rounds`;
+    lines.push(`| ${b.id.toUpperCase()} | ${b.title} (${rounds}) | ${figures(b.product, b.spread?.product)} | ${b.baselineName}:<br>${figures(b.baseline, b.spread?.baseline)} | ${ratio} | ${b.target} | ${result}<br>${verdict(b)} |`);
   }
   lines.push('', 'Settings per benchmark are in latest.json (`benchmarks[].settings`), with every round\'s figures.', '');
   return lines.join('\n');

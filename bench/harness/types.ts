@@ -1,3 +1,5 @@
+import type { Spread } from './stats.js';
+
 /** Named numbers one side of a benchmark reports for one round (units are in the names: _ms, _per_s, _mib). */
 export type Figures = Record<string, number>;
 
@@ -28,6 +30,7 @@ export interface Benchmark {
   target: string;
   /** Name of the baseline ("-" when the benchmark has none). */
   baselineName: string;
+  /** Rounds per side; a verdict needs at least 3 (MIN_VERDICT_ROUNDS), quick runs take none. */
   rounds: number;
   /** Counts and durations this benchmark uses (recorded with the result). */
   settings: Record<string, number | string>;
@@ -61,11 +64,15 @@ export interface BenchOutcome {
   reason?: string;
   settings: Record<string, number | string>;
   rounds: { product: Figures[]; baseline: Figures[] };
+  /** Per-figure medians over the rounds (what checks and the ratio use). */
   product?: Figures;
   baseline?: Figures;
+  /** Per-figure min/median/max over the rounds of each side. */
+  spread?: { product: Record<string, Spread>; baseline?: Record<string, Spread> };
   ratioFigure?: string;
   ratio: number | null;
   checks: Check[];
+  /** null: no verdict (not measured, failed, or fewer than 3 rounds on a side; `reason` says which). */
   pass: boolean | null;
   durationMs: number;
 }

@@ -1,0 +1,78 @@
+/**
+ * The committed results are of the committed code: a full run records the commit it measured and
+ * refuses to write latest.* from a tree with changes (tracked or untracked, git-ignored files aside),
+ * and `verifyResults` checks afterwards that the commit holding latest.* changed nothing but results
+ * on top of the commit it names (decision 020).
+ */
+import { execFileSync } from 'node:child_process';
+
+export interface TreeState {
+  /** Full hash of HEAD, or 'unknown' outside a git checkout. */
+  commit: string;
+  /** `git status --porcelain` lines: what differs from HEAD (empty when clean). */
+  changes: string[];
+}
+
+function git(dir: string, args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function treeState(dir: string): TreeState {
+  try {
+    const commit = git(dir, ['rev-parse', 'HEAD']).trim();
+    const changes = git(dir, ['status', '--porcelain=v1', '--untracked-files=normal']).split('\n').filter((l) => l.trim());
+    return { commit, changes };
+  } catch {
+    return { commit: 'unknown', changes: ['not a git checkout'] };
+  }
+}
+
+export class DirtyTreeError extends Error {}
+
+export type OutputBase = 'latest' | 'partial' | 'quick';
+
+/**
+ * Which results files a run writes: quick.* for `--quick`, partial.* for a selection, latest.* for a
+ * full run of every benchmark from a clean tree at a known commit. A full run from a changed tree is
+ * refused (DirtyTreeError) unless `allowDirty`, and then writes partial.* (never latest.*).
+ */
+export function outputBase(a: { quick: boolean; selection: boolean; tree: TreeState; allowDirty: boolean }): OutputBase {
+  if (a.quick) return 'quick';
+  if (a.selection) return 'partial';
+  if (a.tree.commit === 'unknown' || a.tree.changes.length) {
+    if (a.allowDirty) return 'partial';
+    throw new DirtyTreeError(
+      `refusing to write bench/results/latest.* from a tree that differs from commit ${a.tree.commit}:\n  ${a.tree.changes.slice(0, 20).join('\n  ')}\n` +
+      'commit (or remove) the changes first, or set BENCH_ALLOW_DIRTY=1 to write partial.* instead',
+    );
+  }
+  return 'latest';
+}
+
+/** Files a results commit may change on top of the commit it measured. */
+export const RESULT_FILES = ['bench/results/latest.json', 'bench/results/latest.md', 'docs/performance.md'];
+
+/**
+ * Checks that the last commit which changed bench/results/latest.json descends from the commit the
+ * file names and that everything between them changed only RESULT_FILES. Returns the problems (empty
+ * when the committed results are of the committed code).
+ */
+export function verifyResults(dir: string, file = 'bench/results/latest.json'): { measured: string; resultsCommit: string; problems: string[] } {
+  const resultsCommit = git(dir, ['log', '-1', '--format=%H', '--', file]).trim();
+  if (!resultsCommit) return { measured: '', resultsCommit: '', problems: [`${file} is not committed`] };
+  const report = JSON.parse(git(dir, ['show', `${resultsCommit}:${file}`])) as { machine?: { commit?: string; treeChanges?: string[] } };
+  const measured = report.machine?.commit ?? '';
+  const problems: string[] = [];
+  if (!/^[0-9a-f]{40}$/.test(measured)) return { measured, resultsCommit, problems: [`${file} names no full commit hash (${measured || 'none'})`] };
+  if (report.machine?.treeChanges?.length) problems.push(`the run measured a tree with changes: ${report.machine.treeChanges.join(', ')}`);
+  try {
+    git(dir, ['merge-base', '--is-ancestor', measured, resultsCommit]);
+  } catch {
+    problems.push(`the measured commit ${measured} is not an ancestor of the results commit ${resultsCommit}`);
+    return { measured, resultsCommit, problems };
+  }
+  const changed = git(dir, ['diff', '--name-only', measured, resultsCommit]).split('\n').filter(Boolean);
+  const other = changed.filter((f) => !RESULT_FILES.includes(f));
+  if (other.length) problems.push(`between the measured commit and the results commit other files changed: ${other.join(', ')}`);
+  return { measured, resultsCommit, problems };
+}
