@@ -17,6 +17,7 @@ import { AuditService } from '../core/audit.service.js';
 import { SecurityRulesService } from '../core/security-rules.service.js';
 import { SessionService } from '../core/session.service.js';
 import { LoginCodeService } from '../core/login-code.service.js';
+import { qrRenderer } from '../core/qr-renderer.js';
 import { PinService, type PinLockedPush } from '../core/pin.service.js';
 import { rooms } from '../hub/rooms.js';
 import type { HubPushMessage } from '../telemetry/hub-push.publisher.js';
@@ -70,7 +71,7 @@ export function createAuthServices(infra: AuthInfra) {
   const audit = new AuditService({ tenantDb });
   const rules = new SecurityRulesService({ tenantDb });
   const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
-  const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit });
+  const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit, qr: qrRenderer });
   const pins = new PinService({ tenantDb, redis, keys, rules, sessions, audit, notifyLocked: pinLockedNotifier(redis, keys.hubPush, infra.logger) });
   const offlineTokens = new OfflineTokenService({ tenantDb, rules, sessions, audit });
   const impersonation = new ImpersonationService({ tenantDb, authorizer, sessions, audit });

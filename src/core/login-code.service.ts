@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import QRCode from 'qrcode';
 import { AppError } from './errors.js';
 import type { TenantDb } from '../data/mongo.js';
 import { LoginCodeRepository, type LoginCodeRecord } from '../data/repositories/login-code.repository.js';
@@ -10,6 +9,7 @@ import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';
 import type { SignInContext } from './sign-in.service.js';
+import type { QrRenderer } from './qr-renderer.js';
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 10;
@@ -34,7 +34,16 @@ export interface LoginCodeServiceDeps {
   rules: SecurityRulesService;
   sessions: SessionService;
   audit: AuditService;
+  /** Renders the QR image off the main thread (./qr-renderer.ts). */
+  qr: Pick<QrRenderer, 'render'>;
 }
+
+/**
+ * Renders in flight at once for one client address and for one tenant: creating a login code is
+ * unauthenticated, so these bounds (not the caller's good will) keep the renderer's queue short.
+ */
+export const QR_RENDERS_PER_ADDRESS = 4;
+export const QR_RENDERS_PER_TENANT = 16;
 
 /**
  * QR login: a device creates a code (pending) and shows it as a QR image, a signed-in web user approves
@@ -44,7 +53,7 @@ export interface LoginCodeServiceDeps {
 export class LoginCodeService {
   constructor(private readonly deps: LoginCodeServiceDeps) {}
 
-  async create(tenant: string, input: { deviceName?: string }, approveBaseUrl: string): Promise<GeneratedLoginCode> {
+  async create(tenant: string, input: { deviceName?: string }, approveBaseUrl: string, ctx: { ip?: string } = {}): Promise<GeneratedLoginCode> {
     const ttl = (await this.deps.rules.get(tenant)).loginCodeTtlSeconds;
     const code = Array.from({ length: CODE_LENGTH }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
     const pollSecret = randomSecret(24);
@@ -52,7 +61,8 @@ export class LoginCodeService {
     await this.repo(tenant).create({ code, pollSecretHash: sha256(pollSecret), deviceName: input.deviceName, expiresAt });
     await this.repo(tenant).purgeExpired(new Date(Date.now() - PURGE_AFTER_MS));
     const approveUrl = `${approveBaseUrl}/login/approve?code=${code}`;
-    const qrCode = await QRCode.toDataURL(approveUrl, { errorCorrectionLevel: 'M', margin: 1, width: 320 });
+    const bounds = [{ key: `t:${tenant}`, limit: QR_RENDERS_PER_TENANT }, { key: `a:${tenant}:${ctx.ip ?? '-'}`, limit: QR_RENDERS_PER_ADDRESS }];
+    const qrCode = await this.deps.qr.render(approveUrl, { errorCorrectionLevel: 'M', margin: 1, width: 320 }, bounds);
     return { code, pollSecret, expiresAt: expiresAt.toISOString(), pollIntervalSeconds: POLL_INTERVAL_SECONDS, approveUrl, qrCode };
   }
 

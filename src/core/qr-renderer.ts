@@ -27,6 +27,12 @@ parentPort.on('message', ({ id, text, options }) => {
 
 type Pending = { resolve(url: string): void; reject(e: Error): void };
 
+/** A bound on renders in flight for one caller class (an address, a tenant): `limit` at once per `key`. */
+export interface RenderBound {
+  key: string;
+  limit: number;
+}
+
 /**
  * Renders QR codes as PNG data URLs on a worker thread. Encoding a PNG is 30-500 ms of CPU on a busy
  * machine; on the main thread it stalls every request of the node (GraphQL aliases of the
@@ -37,15 +43,42 @@ export class QrRenderer {
   private worker?: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
+  private readonly inFlight = new Map<string, number>();
+  private done = 0;
 
-  render(text: string, options: QrOptions): Promise<string> {
+  /**
+   * Renders `text`. Each bound caps the renders in flight under its key (e.g. one per client address and
+   * one per tenant, for unauthenticated callers): past it the caller gets `rate_limited` at once, so no
+   * caller class can queue unbounded work or take the whole worker from the others.
+   */
+  render(text: string, options: QrOptions, bounds: readonly RenderBound[] = []): Promise<string> {
     if (this.pending.size >= MAX_PENDING) return Promise.reject(new AppError('service_unavailable', 'Too many QR codes being rendered', { retryAfter: 1 }));
+    const full = bounds.find((b) => (this.inFlight.get(b.key) ?? 0) >= b.limit);
+    if (full) return Promise.reject(new AppError('rate_limited', 'Too many QR codes being rendered for this caller', { retryAfter: 1 }));
+    for (const b of bounds) this.inFlight.set(b.key, (this.inFlight.get(b.key) ?? 0) + 1);
+    const release = () => {
+      for (const b of bounds) {
+        const n = (this.inFlight.get(b.key) ?? 1) - 1;
+        if (n <= 0) this.inFlight.delete(b.key);
+        else this.inFlight.set(b.key, n);
+      }
+    };
     const worker = this.worker ?? this.start();
     const id = ++this.nextId;
     return new Promise<string>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ id, text, options });
-    });
+    }).finally(release);
+  }
+
+  /** Renders completed on the worker thread since start (operations and tests read it). */
+  get rendered(): number {
+    return this.done;
+  }
+
+  /** Renders in flight under one bound's key. */
+  inFlightFor(key: string): number {
+    return this.inFlight.get(key) ?? 0;
   }
 
   /** Stops the worker (shutdown); renders in flight fail. */
@@ -62,6 +95,7 @@ export class QrRenderer {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
+      this.done++;
       if (m.url !== undefined) p.resolve(m.url);
       else p.reject(new AppError('internal', 'QR code rendering failed', { cause: new Error(m.error) }));
     });

@@ -28,7 +28,8 @@ const signInRoutes = [
     operationId: 'account.qrCode', method: 'get', path: '/qrCode', query: S.GenerateQRCodeCommand, response: S.GeneratedLoginCode, status: 201,
     rateLimit: perIpOnly,
     summary: 'Generate a QR login code (GenerateQRCodeCommand); the app shows it and polls login with the poll secret',
-    handle: (s, { req, query }) => s.auth.loginCodes.create(req.tenant!.name, query, `${req.protocol}://${req.get('host')}`),
+    errors: ['service_unavailable'],
+    handle: (s, { req, query }) => s.auth.loginCodes.create(req.tenant!.name, query, `${req.protocol}://${req.get('host')}`, { ip: req.ip }),
   }),
   op({
     operationId: 'account.extendLoginCode', method: 'post', path: '/extendLoginCode', body: S.ExtendLoginCodeCommand, response: S.ExtendedLoginCode,
