@@ -1,6 +1,7 @@
 import type { ResolvedTenant } from '../core/tenant.service.js';
 import type { TenantDb } from '../data/mongo.js';
 import type { Principal } from '../auth/principal.js';
+import type { AppError } from '../core/errors.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -11,6 +12,8 @@ declare global {
       tenant?: ResolvedTenant;
       tenantDb?: TenantDb;
       principal?: Principal;
+      /** A bearer token refused on /graphql, answered there as a GraphQL error (middleware/auth.ts). */
+      authError?: AppError;
     }
   }
 }

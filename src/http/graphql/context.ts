@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { Services } from '../../composition.js';
 import type { Principal } from '../../auth/principal.js';
 import type { ResolvedTenant } from '../../core/tenant.service.js';
+import { GraphQLError } from 'graphql';
 import { AppError } from '../../core/errors.js';
 import { permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -18,6 +19,14 @@ export interface GraphQLContext {
 
 export function buildContext(services: Services, req: Request): GraphQLContext {
   if (!req.tenant) throw new AppError('tenant_not_found', 'GraphQL is served on tenant hosts');
+  if (req.authError) {
+    // A refused token: a GraphQL error response with the code, and the HTTP status of the refusal.
+    const e = req.authError;
+    throw new GraphQLError(e.message, {
+      originalError: e,
+      extensions: { code: e.code, status: e.status, http: { status: e.status, ...(e.status === 401 ? { headers: new Map([['www-authenticate', 'Bearer error="invalid_token"']]) } : {}) } },
+    });
+  }
   const memo = new Map<string, Promise<unknown>>();
   const once = <T>(key: string, load: () => Promise<T> | T): Promise<T> => {
     let hit = memo.get(key) as Promise<T> | undefined;

@@ -23,18 +23,30 @@ export function bearerToken(header: string | undefined): string | undefined {
 export const SIGN_IN_OPERATIONS: readonly OperationId[] = ['account.login', 'account.refresh', 'account.offlineLogin', 'account.qrCode', 'account.extendLoginCode', 'account.org', 'account.backchannelLogout'];
 const SIGN_IN_ROUTES = new Set<string>(SIGN_IN_OPERATIONS.map((id) => OPERATIONS[id].name));
 
+/** The GraphQL endpoint (mounted at /graphql). */
+function isGraphQlPath(path: string): boolean {
+  return path === '/graphql' || path.startsWith('/graphql/');
+}
+
 /**
  * Establishes `req.principal` from a bearer token on tenant hosts. A request without a token passes
  * through unauthenticated (`guard` decides); a token that fails verification is refused with 401, and
- * a token of another tenant with 403 `wrong_tenant`.
+ * a token of another tenant with 403 `wrong_tenant` (on /graphql: kept in `req.authError`, answered as a
+ * GraphQL error with the same code and status).
  */
 export function authenticate(auth: Pick<AuthServices, 'verifyAccessToken'>): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (!header || !req.tenant || SIGN_IN_ROUTES.has(`${req.method} ${req.path}`)) return next();
-    const token = bearerToken(header);
-    if (!token) throw new AppError('unauthenticated', 'Authorization header must be a Bearer token');
-    req.principal = await auth.verifyAccessToken(req.tenant.name, token);
+    try {
+      const token = bearerToken(header);
+      if (!token) throw new AppError('unauthenticated', 'Authorization header must be a Bearer token');
+      req.principal = await auth.verifyAccessToken(req.tenant.name, token);
+    } catch (err) {
+      // GraphQL clients expect a GraphQL response: the endpoint answers the refusal in its own shape.
+      if (!isGraphQlPath(req.path) || !(err instanceof AppError)) throw err;
+      req.authError = err;
+    }
     next();
   };
 }

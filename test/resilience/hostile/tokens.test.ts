@@ -47,14 +47,25 @@ describe('hostile tokens on REST, GraphQL and the hub handshake', () => {
     }
   });
 
-  it('GraphQL refuses them with the same codes in extensions.code and no data', async () => {
+  it('GraphQL refuses them as GraphQL errors, with the REST answer\'s code and status and no data', async () => {
     const none = await node.http.post('/graphql', { tenant: 'toka', body: { query: '{ me { id } }' } });
     expect(none.body.errors[0].extensions.code).toBe('unauthenticated');
+    const seen = [];
     for (const [kind, token] of Object.entries(bad)) {
+      const rest = await node.http.get('/api/contacts/me', { tenant: 'toka', token });
       const r = await node.http.post('/graphql', { tenant: 'toka', token, body: { query: '{ me { id username } }' } });
-      const code = r.body?.errors?.[0]?.extensions?.code ?? r.body?.code;
-      expect({ kind, code: CODES.includes(code), me: r.body?.data?.me ?? null }).toEqual({ kind, code: true, me: null });
+      seen.push({
+        kind,
+        status: r.status,
+        type: String(r.headers['content-type']).split(';')[0],
+        code: r.body.errors?.[0]?.extensions?.code,
+        data: 'data' in r.body,
+        challenge: r.headers['www-authenticate'] ?? null,
+      });
+      expect(seen.at(-1)).toEqual({ kind, status: rest.status, type: 'application/json', code: rest.body.code, data: false, challenge: rest.status === 401 ? 'Bearer error="invalid_token"' : null });
     }
+    expect(seen.map((x) => x.code).every((c) => CODES.includes(c))).toBe(true);
+    expect(seen).toHaveLength(Object.keys(bad).length);
   });
 
   it('the hub handshake refuses them with connect_error data.code', async () => {
