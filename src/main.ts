@@ -14,7 +14,17 @@ async function main(): Promise<void> {
   }
   // Loaded after the configuration is accepted: a refused configuration exits without loading the app.
   const [{ startNode }, { renderBanner }] = await Promise.all([import('./node.js'), import('./cli/banner.js')]);
-  const node = await startNode(config);
+  let node;
+  try {
+    node = await startNode(config);
+  } catch (e) {
+    // The stored signing keys do not open with the configured key-encryption keys (or those are unusable).
+    if (e instanceof Error && e.name === 'KeyVaultError') {
+      process.stderr.write(`Invalid configuration:\n  - ${e.message}\n`);
+      process.exit(78);
+    }
+    throw e;
+  }
   const log = node.infra.logger;
   // Last line of defence (decision 621): every handler answers or logs its own failures; a promise
   // rejection that still escapes is logged with a code and the process keeps serving. An uncaught

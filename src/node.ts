@@ -32,6 +32,12 @@ export interface NodeHandle {
 export async function startNode(config: Config, overrides: Parameters<typeof createInfra>[1] = {}): Promise<NodeHandle> {
   const infra = await createInfra(config, overrides);
   const services = createServices(infra);
+  try {
+    await services.auth.checkStoredKeys();
+  } catch (e) {
+    await closeInfra(infra);
+    throw e;
+  }
   if (config.seedDemo) {
     await services.tenants.ensure({ name: 'demo', displayName: 'Demo Hospital' });
     await seedDemoUsers(infra.mongo.tenantDb('demo'));

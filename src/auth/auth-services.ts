@@ -4,6 +4,8 @@ import type { TenantDb } from '../data/mongo.js';
 import type { RedisKeys } from '../data/redis-keys.js';
 import type { Logger } from '../observability/logger.js';
 import { SigningKeys } from './signing-keys.js';
+import { keyVaultFrom } from './key-vault.js';
+import { IdpSecretsStore } from './idp/idp-secrets.js';
 import { InternalTokens } from './internal-tokens.js';
 import { OidcRealms } from './oidc-realms.js';
 import { Authorizer } from './authorizer.js';
@@ -55,7 +57,10 @@ const KEY_ROTATION_SECONDS = 24 * 60 * 60;
 export function createAuthServices(infra: AuthInfra) {
   const { config, redis, keys } = infra;
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
-  const signingKeys = new SigningKeys({ redis, hashKey: keys.signingKeys, rotationSeconds: KEY_ROTATION_SECONDS });
+  const vault = keyVaultFrom(config.auth.keyEncryption);
+  // A retired key verifies for a day after its successor appeared: longer than any access token lives.
+  const signingKeys = new SigningKeys({ redis, hashKey: keys.signingKeys, vault, rotationSeconds: KEY_ROTATION_SECONDS, retainSeconds: KEY_ROTATION_SECONDS });
+  const idpSecrets = new IdpSecretsStore(redis, keys.idpSecrets, vault);
   const tokens = new InternalTokens({ keys: signingKeys, issuer: config.auth.tokenIssuer, audience: config.auth.oidc.audience });
   const o = config.auth.oidc;
   const realms = new OidcRealms({ issuerTemplate: o.issuerTemplate, clientId: o.clientId, clientSecret: o.clientSecret, audience: o.audience });
@@ -81,8 +86,16 @@ export function createAuthServices(infra: AuthInfra) {
   });
   const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins, revocations });
   return {
-    signingKeys, tokens, realms, authorizer, revocations, realm, verifier, audit, rules, sessions,
+    vault, signingKeys, idpSecrets, tokens, realms, authorizer, revocations, realm, verifier, audit, rules, sessions,
     loginCodes, pins, offlineTokens, impersonation, signIn, account, backchannelLogout,
+    /**
+     * Opens every stored signing key at start (the internal ones, and the embedded realms' when this node
+     * serves them), so a wrong key-encryption key stops the node instead of failing sign-ins later.
+     */
+    checkStoredKeys: async (): Promise<void> => {
+      await signingKeys.check();
+      if (o.mode === 'embedded') await idpSecrets.open();
+    },
     /** Verifies a bearer token presented on `tenant`'s host (REST, GraphQL, hub handshake). */
     verifyAccessToken: (tenant: string, token: string): Promise<Principal> => verifier.verify(tenant, token),
   };

@@ -1,5 +1,6 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Redis } from 'ioredis';
+import type { KeyVault } from './key-vault.js';
 import { randomSecret } from './secrets.js';
 
 export const SIGNING_ALG = 'ES256';
@@ -18,41 +19,44 @@ interface LoadedKey extends StoredKey {
 
 export interface SigningKeysDeps {
   redis: Redis;
-  /** Redis hash holding one key per rotation generation (keys.signingKeys). */
+  /** Redis hash of the keys: field `g<generation>` (daily) or `r<ms>` (rotated by an operator) -> sealed key. */
   hashKey: string;
-  /** A new key is used every `rotationSeconds`; the previous generation stays valid for verification. */
+  /** Seals the private keys at rest (docs/decisions/150). */
+  vault: KeyVault;
+  /** A new key is made when the newest is older than this. */
   rotationSeconds: number;
+  /** A key whose successor exists verifies tokens for this long after the successor appeared, then is removed. */
+  retainSeconds: number;
   /** How long a node trusts its in-memory copy before re-reading Redis. */
   cacheMs?: number;
 }
 
+const RESEAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end return -1`;
+
 /**
- * Signing keys of internal tokens, shared by every node through Redis. Rotation needs no leader: the
- * key of generation `floor(now / rotation)` is created with HSETNX, so concurrent nodes agree on the
- * winner, and verification accepts the current and the previous generations (looked up by `kid`).
+ * Signing keys of internal tokens, shared by every node through Redis, private keys sealed by the
+ * key vault. The newest key signs. Rotation needs no leader: when the newest key is older than the
+ * rotation period, the key of generation `floor(now / rotation)` is created with HSETNX, so concurrent
+ * nodes agree on the winner; an operator adds one at any time with `rotate()` (npm run keys -- rotate).
+ * A key stays valid for verification `retainSeconds` after its successor appeared (longer than any
+ * token it signed lives), then it is removed.
  */
 export class SigningKeys {
-  private cache?: { at: number; keys: Map<string, LoadedKey>; byGen: Map<number, string> };
+  private cache?: { at: number; keys: Map<string, LoadedKey>; newest?: LoadedKey };
   private readonly cacheMs: number;
 
   constructor(private readonly deps: SigningKeysDeps) {
     this.cacheMs = deps.cacheMs ?? 30_000;
   }
 
-  private generation(now = Date.now()): number {
-    return Math.floor(now / 1000 / this.deps.rotationSeconds);
-  }
-
-  /** The key to sign with now (created on first use in its generation). */
+  /** The key to sign with now (created when the newest is due for rotation). */
   async current(): Promise<{ kid: string; key: CryptoKey }> {
-    const gen = this.generation();
-    let kid = (await this.load()).byGen.get(gen);
-    if (!kid) {
-      await this.create(gen);
-      kid = (await this.load(true)).byGen.get(gen);
+    let { newest } = await this.load();
+    if (!newest || this.due(newest)) {
+      await this.create(`g${Math.floor(Date.now() / 1000 / this.deps.rotationSeconds)}`, true);
+      newest = (await this.load(true)).newest!;
     }
-    const k = this.cache!.keys.get(kid!)!;
-    return { kid: k.kid, key: k.privateKey };
+    return { kid: newest.kid, key: newest.privateKey };
   }
 
   /** The public key for a `kid`, re-reading Redis once when the kid is unknown (another node rotated). */
@@ -62,35 +66,85 @@ export class SigningKeys {
     return hit?.publicKey;
   }
 
-  /** The public JWKS (current and previous generation) served at /.well-known/jwks.json. */
+  /** The public JWKS (every key still valid for verification) served at /.well-known/jwks.json. */
   async jwks(): Promise<{ keys: JWK[] }> {
     await this.current();
     const { keys } = await this.load();
     return { keys: [...keys.values()].map((k) => ({ ...k.publicJwk, kid: k.kid, alg: SIGNING_ALG, use: 'sig' })) };
   }
 
-  private async create(gen: number): Promise<void> {
+  /**
+   * Adds a new key that signs from now on (this node at once, others within their cache time); tokens
+   * of the previous keys stay valid until they expire. Returns the new and the retained kids.
+   */
+  async rotate(): Promise<{ kid: string; retained: string[] }> {
+    const kid = await this.create(`r${Date.now()}-${randomSecret(3)}`, false);
+    const { keys } = await this.load(true);
+    return { kid, retained: [...keys.keys()].filter((k) => k !== kid) };
+  }
+
+  /** Opens every stored key (a wrong key-encryption key fails here, at start) and re-seals stale ones. */
+  async check(): Promise<{ keys: number; resealed: number }> {
+    const before = this.resealed;
+    const { keys } = await this.load(true);
+    return { keys: keys.size, resealed: this.resealed - before };
+  }
+
+  private resealed = 0;
+
+  private due(k: StoredKey): boolean {
+    return k.createdAt <= Date.now() - this.deps.rotationSeconds * 1000;
+  }
+
+  private async create(field: string, onlyIfNew: boolean): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
-    const stored: StoredKey = { kid: `g${gen}-${randomSecret(6)}`, createdAt: Date.now(), privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
-    await this.deps.redis.hsetnx(this.deps.hashKey, String(gen), JSON.stringify(stored));
-    const old = (await this.deps.redis.hkeys(this.deps.hashKey)).filter((g) => Number(g) < gen - 1);
-    if (old.length) await this.deps.redis.hdel(this.deps.hashKey, ...old);
+    const kid = `${field}-${randomSecret(6)}`;
+    const stored: StoredKey = { kid, createdAt: Date.now(), privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
+    const sealed = await this.deps.vault.seal(this.context(field), JSON.stringify(stored));
+    if (onlyIfNew) await this.deps.redis.hsetnx(this.deps.hashKey, field, sealed);
+    else await this.deps.redis.hset(this.deps.hashKey, field, sealed);
+    return kid;
+  }
+
+  private context(field: string): string {
+    return `signing-key:${field}`;
+  }
+
+  /** Opens one stored value; values sealed under a previous key-encryption key (or stored in plaintext by older versions) are sealed again. */
+  private async open(field: string, value: string): Promise<StoredKey> {
+    const where = `the signing key ${field} in Redis ${this.deps.hashKey}`;
+    if (value.startsWith('{')) {
+      await this.reseal(field, value, value);
+      return JSON.parse(value) as StoredKey;
+    }
+    const { plaintext, stale } = await this.deps.vault.open(this.context(field), value, where);
+    if (stale) await this.reseal(field, value, plaintext);
+    return JSON.parse(plaintext) as StoredKey;
+  }
+
+  private async reseal(field: string, was: string, plaintext: string): Promise<void> {
+    const sealed = await this.deps.vault.seal(this.context(field), plaintext);
+    if ((await this.deps.redis.eval(RESEAL, 1, this.deps.hashKey, field, was, sealed)) !== -1) this.resealed++;
   }
 
   private async load(force = false): Promise<NonNullable<SigningKeys['cache']>> {
     if (!force && this.cache && Date.now() - this.cache.at < this.cacheMs) return this.cache;
     const raw = await this.deps.redis.hgetall(this.deps.hashKey);
+    const stored = await Promise.all(Object.entries(raw).map(async ([field, value]) => ({ field, key: await this.open(field, value) })));
+    stored.sort((a, b) => b.key.createdAt - a.key.createdAt);
     const keys = new Map<string, LoadedKey>();
-    const byGen = new Map<number, string>();
-    const minGen = this.generation() - 1;
-    for (const [gen, json] of Object.entries(raw)) {
-      if (Number(gen) < minGen) continue;
-      const s = JSON.parse(json) as StoredKey;
-      const reuse = this.cache?.keys.get(s.kid);
-      keys.set(s.kid, reuse ?? { ...s, privateKey: (await importJWK(s.privateJwk, SIGNING_ALG)) as CryptoKey, publicKey: (await importJWK(s.publicJwk, SIGNING_ALG)) as CryptoKey });
-      byGen.set(Number(gen), s.kid);
+    const retired: string[] = [];
+    stored.forEach(({ field, key: s }, i) => {
+      const successor = stored[i - 1]?.key;
+      if (successor && successor.createdAt < Date.now() - this.deps.retainSeconds * 1000) return void retired.push(field);
+      keys.set(s.kid, this.cache?.keys.get(s.kid) ?? ({ ...s } as LoadedKey));
+    });
+    for (const k of keys.values()) {
+      k.privateKey ??= (await importJWK(k.privateJwk, SIGNING_ALG)) as CryptoKey;
+      k.publicKey ??= (await importJWK(k.publicJwk, SIGNING_ALG)) as CryptoKey;
     }
-    this.cache = { at: Date.now(), keys, byGen };
+    if (retired.length) await this.deps.redis.hdel(this.deps.hashKey, ...retired);
+    this.cache = { at: Date.now(), keys, newest: keys.get(stored[0]?.key.kid ?? '') };
     return this.cache;
   }
 }

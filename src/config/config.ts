@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { compileTrustProxy } from '../http/client-address.js';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseKek, type KeyEncryptionSettings } from '../auth/key-vault.js';
 import { DEV_DEFAULTS, productionProblems } from './production-checks.js';
 
 /** Process roles a node can run; the default runs all of them in one process. */
@@ -11,6 +14,10 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const kek = z.string().refine((v) => parseKek(v) !== undefined, 'must be 32 random bytes in base64 (openssl rand -base64 32)');
+
+/** The development key-encryption key, generated once under the project's .local/ (never in production). */
+const DEV_KEK_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.local', 'key-encryption-key');
 
 /**
  * Every environment variable the service reads, in one schema. Names and defaults are documented
@@ -54,6 +61,7 @@ export const EnvSchema = z.object({
 
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6390'),
   REDIS_PREFIX: z.string().default('consult:'),
+  ALLOW_REDIS_WITHOUT_PASSWORD: bool.default(false),
 
   STORAGE_DRIVER: z.enum(['fs', 's3']).default('fs'),
   STORAGE_FS_ROOT: z.string().default('.local/objects'),
@@ -70,6 +78,10 @@ export const EnvSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(60 * 60 * 12),
   IDP_TOKEN_MAX_LIFETIME_SECONDS: positiveInt.default(60 * 60 * 24),
   IDP_LOGOUT_TOKEN_MAX_AGE_SECONDS: positiveInt.default(300),
+  KEY_ENCRYPTION_KEY: kek.optional(),
+  KEY_ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
+  KEY_ENCRYPTION_KEY_PREVIOUS: kek.optional(),
+  KEY_ENCRYPTION_KEY_PREVIOUS_FILE: z.string().min(1).optional(),
 
   OIDC_MODE: z.enum(['embedded', 'external']).default('embedded'),
   OIDC_ISSUER_TEMPLATE: z.string().includes('{tenant}').optional(),
@@ -145,6 +157,8 @@ export interface Config {
     /** Back-channel logout tokens issued longer ago than this are refused (their `jti` is kept this long). */
     idpLogoutTokenMaxAgeSeconds: number;
     oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean };
+    /** Key-encryption keys of the signing keys kept in Redis (docs/decisions/150). */
+    keyEncryption: KeyEncryptionSettings;
   };
   grpc: { host: string; port: number; tls?: GrpcTlsFiles };
   vcs: { adapter: Env['VCS_ADAPTER']; livekit: { url?: string; apiKey?: string; apiSecret?: string }; embedded: { secret: string; finalizeMs: number } };
@@ -198,6 +212,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     problems.push('LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET: required when VCS_ADAPTER=livekit');
   }
   if (e.OIDC_MODE === 'external' && !e.OIDC_ISSUER_TEMPLATE) problems.push('OIDC_ISSUER_TEMPLATE: required when OIDC_MODE=external');
+  if (e.KEY_ENCRYPTION_KEY && e.KEY_ENCRYPTION_KEY_FILE) problems.push('KEY_ENCRYPTION_KEY, KEY_ENCRYPTION_KEY_FILE: set one, not both');
+  if (e.KEY_ENCRYPTION_KEY_PREVIOUS && e.KEY_ENCRYPTION_KEY_PREVIOUS_FILE) problems.push('KEY_ENCRYPTION_KEY_PREVIOUS, KEY_ENCRYPTION_KEY_PREVIOUS_FILE: set one, not both');
   const grpcTls = grpcTlsFiles(e, problems);
   if (e.NODE_ENV === 'production') problems.push(...productionProblems(e));
   if (problems.length) throw new ConfigError(problems);
@@ -231,6 +247,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         clientSecret: e.OIDC_CLIENT_SECRET,
         audience: e.OIDC_AUDIENCE,
         allowEmbedded: e.ALLOW_EMBEDDED_IDP,
+      },
+      keyEncryption: {
+        key: e.KEY_ENCRYPTION_KEY, keyFile: e.KEY_ENCRYPTION_KEY_FILE, previous: e.KEY_ENCRYPTION_KEY_PREVIOUS, previousFile: e.KEY_ENCRYPTION_KEY_PREVIOUS_FILE,
+        devKeyFile: e.NODE_ENV === 'production' ? undefined : DEV_KEK_FILE,
       },
     },
     grpc: { host: e.GRPC_HOST ?? e.HOST, port: e.GRPC_PORT, tls: grpcTls },

@@ -18,6 +18,9 @@ export interface ProductionInputs {
   VCS_EMBEDDED_SECRET: string;
   SEED_DEMO: boolean;
   REDIS_URL: string;
+  ALLOW_REDIS_WITHOUT_PASSWORD: boolean;
+  KEY_ENCRYPTION_KEY?: string;
+  KEY_ENCRYPTION_KEY_FILE?: string;
 }
 
 /**
@@ -36,7 +39,12 @@ export function productionProblems(e: ProductionInputs): string[] {
   if (e.OIDC_MODE === 'embedded' && !e.ALLOW_EMBEDDED_IDP) {
     problems.push('OIDC_MODE: the embedded identity provider is for development; use OIDC_MODE=external or set ALLOW_EMBEDDED_IDP=true');
   }
-  if (!redisHasPassword(e.REDIS_URL)) problems.push('REDIS_URL: production needs an authenticated Redis (redis://USER:PASSWORD@host:port)');
+  if (!redisHasPassword(e.REDIS_URL) && !e.ALLOW_REDIS_WITHOUT_PASSWORD) {
+    problems.push('REDIS_URL: production needs an authenticated Redis (redis://USER:PASSWORD@host:port), or ALLOW_REDIS_WITHOUT_PASSWORD=true when Redis is protected otherwise');
+  }
+  if (!e.KEY_ENCRYPTION_KEY && !e.KEY_ENCRYPTION_KEY_FILE) {
+    problems.push('KEY_ENCRYPTION_KEY: production needs the key-encryption key of the signing keys in Redis (KEY_ENCRYPTION_KEY or KEY_ENCRYPTION_KEY_FILE: 32 random bytes, base64)');
+  }
   return problems;
 }
 

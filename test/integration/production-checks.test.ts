@@ -28,6 +28,7 @@ describe('production refuses development defaults', () => {
       PROVISIONING_CODE: secret(),
       OIDC_CLIENT_SECRET: secret(),
       VCS_EMBEDDED_SECRET: secret(),
+      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       OIDC_MODE: 'external',
       OIDC_ISSUER_TEMPLATE: 'https://idp.example.test/realms/{tenant}',
       SEED_DEMO: 'false',
@@ -53,6 +54,7 @@ describe('production refuses development defaults', () => {
     ['SEED_DEMO', () => ({ SEED_DEMO: 'true' })],
     ['OIDC_MODE', () => ({ OIDC_MODE: 'embedded', OIDC_ISSUER_TEMPLATE: '' })],
     ['REDIS_URL', () => ({ REDIS_URL: `redis://127.0.0.1:${redis.port}` })],
+    ['KEY_ENCRYPTION_KEY', () => ({ KEY_ENCRYPTION_KEY: '' })],
   ])('refuses to start with the development value of %s and names it', async (setting, overrides) => {
     const { code, stderr } = await runChildNodeToExit(productionEnv(overrides()));
     expect(code).toBe(78);
@@ -66,12 +68,18 @@ describe('production refuses development defaults', () => {
     await node.stop();
   });
 
+  it('accepts a password-less Redis only when ALLOW_REDIS_WITHOUT_PASSWORD says it is deliberate', async () => {
+    // The tests' shared Redis has no password (under its own key prefix here).
+    const node = await spawnChildNode(productionEnv({ REDIS_URL: testEnv().REDIS_URL!, ALLOW_REDIS_WITHOUT_PASSWORD: 'true' }));
+    await node.stop();
+  });
+
   it('names every refused setting at once', async () => {
     const env = testEnv({ NODE_ENV: 'production', SEED_DEMO: 'true' });
     delete env.PROVISIONING_CODE;
     const { code, stderr } = await runChildNodeToExit(env);
     expect(code).toBe(78);
-    for (const s of ['PROVISIONING_CODE', 'OIDC_CLIENT_SECRET', 'VCS_EMBEDDED_SECRET', 'SEED_DEMO', 'OIDC_MODE', 'REDIS_URL']) {
+    for (const s of ['PROVISIONING_CODE', 'OIDC_CLIENT_SECRET', 'VCS_EMBEDDED_SECRET', 'SEED_DEMO', 'OIDC_MODE', 'REDIS_URL', 'KEY_ENCRYPTION_KEY']) {
       expect(stderr).toContain(`${s}:`);
     }
   });

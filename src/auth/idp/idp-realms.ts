@@ -2,13 +2,15 @@ import type Provider from 'oidc-provider';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/config.js';
 import type { TenantDb } from '../../data/mongo.js';
-import { loadIdpSecrets, type IdpSecrets } from './idp-secrets.js';
+import type { IdpSecrets, IdpSecretsStore } from './idp-secrets.js';
 import { createRealmProvider } from './provider.factory.js';
 
 export interface IdpRealmsDeps {
   config: Config;
   redis: Redis;
-  keys: { idpSecrets: string; idpStore(tenant: string): string };
+  keys: { idpStore(tenant: string): string };
+  /** The realms' signing and cookie keys (sealed in Redis). */
+  secrets: IdpSecretsStore;
   tenantDb(tenant: string): TenantDb;
   /**
    * A grant of the realm was revoked by the provider itself (a replayed refresh token, a token
@@ -43,7 +45,8 @@ export class IdpRealms {
   }
 
   private async create(tenant: string): Promise<Provider> {
-    this.secrets ??= loadIdpSecrets(this.deps.redis, this.deps.keys.idpSecrets);
+    this.secrets ??= this.deps.secrets.load();
+    this.secrets.catch(() => (this.secrets = undefined));
     const { config } = this.deps;
     const provider = createRealmProvider({
       tenant, issuer: config.auth.oidc.issuerTemplate.replace('{tenant}', tenant), clientId: config.auth.oidc.clientId, clientSecret: config.auth.oidc.clientSecret,

@@ -8,7 +8,6 @@ import { Browser, authorizeIn } from '../../support/realm.js';
 import { connect, recorder, type HubClient } from '../../support/hub-client.js';
 import { request } from '../../support/http.js';
 import { resourceIndicator } from '../../../src/auth/oidc-realms.js';
-import { loadIdpSecrets } from '../../../src/auth/idp/idp-secrets.js';
 
 const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
@@ -31,7 +30,7 @@ describe('back-channel logout from the realm', () => {
     redirectUri = `${base}/auth/callback`;
     node = await startTestNode({ ROLES: 'http,idp,hub,actors', PORT: String(port), PUBLIC_URL: base });
     for (const u of ['ivy', 'jack', 'kate', 'liam']) await createUser(node, 'acme', { username: u, role: 'clinician', password: `${u}-password` });
-    const jwk = (await loadIdpSecrets(node.infra.redis, node.infra.keys.idpSecrets)).jwks.keys.find((k) => k.alg === 'RS256') as JWK;
+    const jwk = (await node.services.auth.idpSecrets.load()).jwks.keys.find((k) => k.alg === 'RS256') as JWK;
     realmKey = { key: await importJWK(jwk, 'RS256'), kid: jwk.kid!, alg: 'RS256' };
   });
   afterAll(async () => {
