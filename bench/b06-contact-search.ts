@@ -1,9 +1,14 @@
 /**
- * B6: REST contact search (GET /api/contacts/get, paged) through the whole product stack (tenant
- * resolution, token verification, permission guard, validation, service, repository, presenter with
- * presence) against a bare Express route running the same MongoDB query on the same seeded database.
+ * B6: REST contact search (GET /api/contacts/get, paged, with its total) through the whole product
+ * stack, at hospital sizes (2k, 20k and 100k users by default) on the embedded default of `npm start`
+ * (mongo-java-server H2, commit per write) and on the test server (mongo-java-server in memory). Beside
+ * it, on the same server and data: the bare query (the product's repository query, page and capped
+ * count, behind a bare Express route: the product's overhead) and the database's own rate for the same
+ * queries with no HTTP. The product side also measures username lookups and updates by _id through
+ * the product's UserRepository. One variant per size and server; BENCH_B06_SIZES and BENCH_B06_SERVERS
+ * choose them (the committed run's are in latest.json settings).
  */
-import type { Benchmark, BenchContext, Side } from './harness/types.js';
+import type { Benchmark, BenchContext, Check, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
 import { productEnv, tenantHost } from './harness/env.js';
 import { startProduct, startBaseline, stopProduct, missingModules, logFile } from './harness/sides.js';
@@ -12,66 +17,109 @@ import { scaled } from './harness/scale.js';
 import type { HostProcess } from './harness/hosts.js';
 
 const TENANT = 'bench';
-const settings = {
-  contacts: scaled(2000, 300),
+const common = {
   conns: 8,
-  durationMs: scaled(6000, 1500),
-  warmupMs: scaled(1500, 500),
+  durationMs: scaled(4000, 1500),
+  warmupMs: scaled(1000, 500),
+  dbRateMs: scaled(3000, 1000),
+  pointMs: scaled(1500, 500),
   take: 20,
 };
 
-/** The mix of searches every side runs: name fragments and pages deep into the list. */
+/** The mix of searches every side runs: name prefixes (accented and not) and pages deep into the list. */
 function paths(): string[] {
-  const names = ['', 'a', 'contact0001', 'ben', 'na', 'contact00', 'eva'];
+  const names = ['', 'a', 'ben', 'contact0001', 'zoe', 'jose', 'contact00', 'eva'];
   const skips = [0, 20, 200, 1000];
-  return names.flatMap((n) => skips.map((s) => `/api/contacts/get?name=${encodeURIComponent(n)}&skip=${s}&take=${settings.take}`));
+  return names.flatMap((n) => skips.map((s) => `/api/contacts/get?name=${encodeURIComponent(n)}&skip=${s}&take=${common.take}`));
 }
 
-function sides(ctx: BenchContext): { product: Side; baseline: Side } {
-  const env = productEnv(ctx, 'b06', { ROLES: 'http' });
+type ServerRole = 'embedded' | 'test';
+const SERVER_LABEL: Record<ServerRole, string> = { embedded: 'embedded default (H2, commit per write)', test: 'test server (memory)' };
+
+function sizes(): number[] {
+  const raw = process.env.BENCH_B06_SIZES ?? scaled('2000,20000,100000', '300');
+  return raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+}
+
+function servers(): ServerRole[] {
+  return (process.env.BENCH_B06_SERVERS ?? 'embedded,test').split(',').map((s) => s.trim()).filter((s): s is ServerRole => s === 'embedded' || s === 'test');
+}
+
+const short = (n: number) => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string): { product: Side; baseline: Side } {
+  const mongoUri = ctx.mongoServers[role];
+  const env = productEnv(ctx, 'b06', { ROLES: 'http', MONGODB_URI: mongoUri });
   let node: HostProcess | undefined;
   let base: HostProcess | undefined;
   let token = '';
-  const load = (url: string, headers: Record<string, string>, i: number, label: string) => runLoad('http-get', {
-    url, paths: paths(), headers, conns: settings.conns, durationMs: settings.durationMs, warmupMs: settings.warmupMs,
-    deadlineMs: settings.durationMs + settings.warmupMs + 30_000,
-  }, logFile(ctx, `b06-load-${label}-${i}`)).then((r) => {
+  let me = '';
+  const load = async (url: string, headers: Record<string, string>, i: number, label: string): Promise<Figures> => {
+    const r = await runLoad('http-get', {
+      url, paths: paths(), headers, conns: common.conns, durationMs: common.durationMs, warmupMs: common.warmupMs,
+      deadlineMs: common.durationMs + common.warmupMs + 90_000,
+    }, logFile(ctx, `${id}-load-${label}-${i}`));
     if (r.errors) ctx.log(`  ${label}: ${r.errors} errors, first: ${r.firstError}`);
     return { throughput_per_s: r.throughput_per_s, p50_ms: r.p50_ms, p99_ms: r.p99_ms, failed_requests: r.errors };
-  });
+  };
   return {
     product: {
       label: 'product',
       async start() {
-        node = await startProduct(ctx, 'b06', 'node', env);
+        node = await startProduct(ctx, id, 'node', env);
         await node.call('tenant', { name: TENANT });
-        const [me] = await node.call<{ token: string }[]>('users', { tenant: TENANT, prefix: 'searcher', count: 1, role: 'clinician' });
-        token = me!.token;
-        await node.call('seedContacts', { tenant: TENANT, count: settings.contacts });
+        const [searcher] = await node.call<{ token: string; id: string }[]>('users', { tenant: TENANT, prefix: 'searcher', count: 1, role: 'clinician' });
+        token = searcher!.token;
+        me = searcher!.id;
+        const seeded = await node.call<{ seconds: number }>('seedContacts', { tenant: TENANT, count: contacts });
+        ctx.log(`  seeded ${contacts} contacts in ${seeded.seconds.toFixed(1)} s (${Math.round(contacts / seeded.seconds)}/s)`);
       },
-      round: (i) => load(node!.info.url, { host: tenantHost(node!.info.url, TENANT), authorization: `Bearer ${token}` }, i, 'product'),
+      async round(i) {
+        const http = await load(node!.info.url as string, { host: tenantHost(node!.info.url as string, TENANT), authorization: `Bearer ${token}` }, i, 'product');
+        const point = await node!.call<{ username_lookups_per_s: number; updates_by_id_per_s: number }>('pointRates', { tenant: TENANT, count: contacts, concurrency: common.conns, durationMs: common.pointMs });
+        return { ...http, ...point };
+      },
       stop: () => stopProduct(ctx, [node], env),
     },
     baseline: {
-      label: 'bare express',
+      label: 'bare query',
       async start() {
-        base = await startBaseline(ctx, 'b06', 'express-contacts.server.ts', { mongoUri: ctx.mongoUri, db: `${env.MONGODB_TENANT_DB_PREFIX}${TENANT}` });
+        base = await startBaseline(ctx, id, 'directory-queries.server.ts', { mongoUri, catalogDb: env.MONGODB_CATALOG_DB, tenantDbPrefix: env.MONGODB_TENANT_DB_PREFIX, tenant: TENANT, userId: me });
       },
-      round: (i) => load(base!.info.url, {}, i, 'baseline'),
+      async round(i) {
+        const http = await load(base!.info.url as string, {}, i, 'baseline');
+        const db = await base!.call<{ per_s: number }>('rate', { paths: paths(), concurrency: common.conns, durationMs: common.dbRateMs });
+        return { ...http, db_searches_per_s: db.per_s };
+      },
       stop: async () => base?.stop(),
     },
   };
 }
 
-export const benchmark: Benchmark = {
-  id: 'b06',
-  title: 'REST contact search (paged): throughput and p99',
-  target: '>= 60% of baseline throughput',
-  baselineName: 'bare Express route, same MongoDB query',
-  rounds: scaled(3, 1),
-  settings,
-  ratioFigure: 'throughput_per_s',
-  unavailable: () => missingModules('src/http/routes/contacts/contacts.router.ts', 'test/support/auth.ts'),
-  sides: async (ctx) => sides(ctx),
-  checks: (p, _b, ratio) => [check('throughput ratio', ratio, 'min', 0.6), check('failed requests', p.failed_requests, 'max', 0)],
-};
+function variant(role: ServerRole, contacts: number): Benchmark {
+  const id = `b06-${role}-${short(contacts)}`;
+  const targets: string[] = ['>= 80% of the bare query\'s searches/s'];
+  if (role === 'embedded' && contacts >= 100_000) targets.push('p99 <= 100 ms and >= 200 searches/s at 8 clients');
+  if (role === 'embedded' && contacts >= 20_000 && contacts < 100_000) targets.push('p99 <= 50 ms');
+  if (contacts >= 100_000) targets.push('username lookups and updates by _id >= 1,000/s each');
+  return {
+    id,
+    title: `Contact search, ${contacts.toLocaleString('en')} users, ${SERVER_LABEL[role]}`,
+    target: targets.join('; '),
+    baselineName: 'bare query (product repository query behind a bare route; db_searches_per_s: same queries, no HTTP)',
+    rounds: scaled(3, 1),
+    settings: { ...common, contacts, server: role, paths: paths().length },
+    ratioFigure: 'throughput_per_s',
+    unavailable: () => missingModules('src/http/routes/contacts/contacts.router.ts', 'test/support/auth.ts'),
+    sides: async (ctx) => sides(ctx, role, contacts, id),
+    checks: (p, _b, ratio) => {
+      const out: Check[] = [check('searches/s ratio to the bare query', ratio, 'min', 0.8), check('failed requests', p.failed_requests, 'max', 0)];
+      if (role === 'embedded' && contacts >= 100_000) out.push(check('p99 ms', p.p99_ms, 'max', 100), check('searches/s', p.throughput_per_s, 'min', 200));
+      if (role === 'embedded' && contacts >= 20_000 && contacts < 100_000) out.push(check('p99 ms', p.p99_ms, 'max', 50));
+      if (contacts >= 100_000) out.push(check('username lookups/s', p.username_lookups_per_s, 'min', 1000), check('updates by _id/s', p.updates_by_id_per_s, 'min', 1000));
+      return out;
+    },
+  };
+}
+
+export const benchmarks: Benchmark[] = servers().flatMap((role) => sizes().map((n) => variant(role, n)));

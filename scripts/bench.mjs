@@ -1,19 +1,83 @@
-// `npm run bench [-- b06] [--quick] [--profile b06]`: makes sure the local services run, then starts the
-// benchmark harness (bench/harness/main.ts) with their addresses. See docs/performance.md.
+// `npm run bench [-- b06] [--quick] [--profile b06]`: makes sure Redis runs, starts the benchmark's own
+// MongoDB-protocol servers on free loopback ports under .local/bench/ (the embedded default,
+// mongo-java-server H2 committing every write, on a fresh file; and the test server, mongo-java-server
+// in memory), runs the harness (bench/harness/main.ts) with their addresses, and stops them at the end.
+// The shared servers of `npm start` and `npm test` are never used, so a run measures what a fresh clone
+// gets and no one else's data. BENCH_MONGODB_URI=<uri> measures an external server instead (both roles).
 import { spawn } from 'node:child_process';
-import { ensureServices, ServiceError } from './services.mjs';
+import { mkdirSync, openSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { ensureRedis, mongoJavaServerCommand, localDir, ServiceError } from './services.mjs';
 
-try {
-  const s = await ensureServices();
-  process.env.REDIS_URL ??= s.redisUrl;
-  process.env.MONGODB_URI ??= s.mongoUri;
-} catch (e) {
-  if (e instanceof ServiceError) {
-    process.stderr.write(`[bench] cannot start the local services: ${e.message}\n`);
-    process.exit(1);
-  }
-  throw e;
+const log = (m) => process.stderr.write(`[bench] ${m}\n`);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 }
-const child = spawn(process.execPath, ['--import', 'tsx', 'bench/harness/main.ts', ...process.argv.slice(2)], { stdio: 'inherit', env: process.env });
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+function accepts(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host: '127.0.0.1' });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+const servers = [];
+
+/** Starts one private mongo-java-server (`h2` on a fresh file, or `memory`) and waits for its port. */
+async function startServer(backend, dir) {
+  const port = await freePort();
+  const file = path.join(dir, `bench-${port}.mv`);
+  rmSync(file, { force: true });
+  const [cmd, args] = mongoJavaServerCommand(backend, port, file);
+  const out = openSync(path.join(dir, `mongo-java-server-${backend}-${port}.log`), 'a');
+  const child = spawn(cmd, args, { stdio: ['ignore', out, out] });
+  servers.push({ child, file });
+  const until = Date.now() + 120_000;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null) throw new ServiceError(`mongo-java-server (${backend}) exited with ${child.exitCode}; see ${dir}`);
+    if (Date.now() > until) throw new ServiceError(`mongo-java-server (${backend}) did not listen within 120 s; see ${dir}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  log(`mongo-java-server (${backend}) for this run on 127.0.0.1:${port}`);
+  return `mongodb://127.0.0.1:${port}/`;
+}
+
+function stopServers() {
+  for (const s of servers) {
+    if (s.child.exitCode === null) s.child.kill('SIGTERM');
+    rmSync(s.file, { force: true });
+  }
+}
+
+let code = 1;
+try {
+  process.env.REDIS_URL ??= await ensureRedis();
+  if (process.env.BENCH_MONGODB_URI) {
+    process.env.BENCH_MONGO_EMBEDDED_URI = process.env.BENCH_MONGO_TEST_URI = process.env.BENCH_MONGODB_URI;
+  } else {
+    const dir = path.join(localDir, 'bench');
+    mkdirSync(dir, { recursive: true });
+    process.env.BENCH_MONGO_EMBEDDED_URI = await startServer('h2', dir);
+    process.env.BENCH_MONGO_TEST_URI = await startServer('memory', dir);
+  }
+  process.env.MONGODB_URI = process.env.BENCH_MONGO_EMBEDDED_URI;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/harness/main.ts', ...process.argv.slice(2)], { stdio: 'inherit', env: process.env });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+} catch (e) {
+  if (!(e instanceof ServiceError)) throw e;
+  log(`cannot start the services: ${e.message}`);
+} finally {
+  stopServers();
+}
+process.exit(code);

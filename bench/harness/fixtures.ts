@@ -45,15 +45,73 @@ export function fixtures(node: NodeHandle): Fixtures {
       }
       return out;
     },
-    /** Bulk contacts for search benchmarks (inserted directly: set-up speed, not the code under test). */
+    /**
+     * Bulk contacts for search benchmarks: documents built with the data layer's own name keys
+     * (`sortKeys(displayName, username)`: sort key, alphabet bucket and whatever search fields it sets),
+     * inserted with the driver in unordered batches of 1,000 (set-up speed, not the code under test).
+     */
     async seedContacts(a: { tenant: string; count: number }) {
       const { User } = node.infra.mongo.tenantDb(a.tenant).models;
-      const first = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gus', 'Hana', 'Ivo', 'Jana', 'Kai', 'Lena', 'Mara', 'Nils', 'Ola', 'Pia'];
-      const docs = Array.from({ length: a.count }, (_, i) => {
+      const keys = sortKeys as unknown as (displayName: string, username?: string) => Record<string, unknown>;
+      const first = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gus', 'Hana', 'Ivo', 'Jana', 'Kai', 'Lena', 'Mara', 'Nils', 'Ola', 'Pia', 'Zoë', 'Åsa', 'José', 'Noël'];
+      const now = new Date();
+      const doc = (i: number) => {
         const displayName = `${first[i % first.length]} Contact${String(i).padStart(6, '0')}`;
-        return { username: `contact${i}`, idpSubject: `contact${i}`, displayName, role: 'patient', kind: 'person', status: 'active', ...sortKeys(displayName) };
+        const username = `contact${i}`;
+        return { username, idpSubject: username, displayName, role: 'patient', kind: 'person', status: 'active', createdAt: now, updatedAt: now, ...keys(displayName, username) };
+      };
+      const t0 = performance.now();
+      for (let i = 0; i < a.count; i += 1000) {
+        await User.collection.insertMany(Array.from({ length: Math.min(1000, a.count - i) }, (_, j) => doc(i + j)), { ordered: false });
+      }
+      return { count: a.count, seconds: (performance.now() - t0) / 1000 };
+    },
+    /**
+     * Point operations on the seeded contacts through the product's UserRepository, `concurrency` in
+     * flight for `durationMs` each: username lookups (findByUsername) and updates by _id
+     * (touchLastSeenMany of one entry, presence's write). Returns operations per second of each.
+     */
+    async pointRates(a: { tenant: string; count: number; concurrency: number; durationMs: number }) {
+      const { UserRepository } = await import('../../src/data/repositories/user.repository.js');
+      const repo = new UserRepository(node.infra.mongo.tenantDb(a.tenant));
+      const { User } = node.infra.mongo.tenantDb(a.tenant).models;
+      const ids = (await User.collection.find({ username: /^contact/ }, { projection: { _id: 1 } }).limit(2000).toArray()).map((d) => d._id as Types.ObjectId);
+      const rate = async (op: (i: number) => Promise<unknown>) => {
+        let n = 0;
+        const t0 = performance.now();
+        const until = t0 + a.durationMs;
+        await Promise.all(Array.from({ length: a.concurrency }, async () => {
+          while (performance.now() < until) await op(n++);
+        }));
+        return (n / (performance.now() - t0)) * 1000;
+      };
+      const lookups = await rate(async (i) => {
+        const u = await repo.findByUsername(`contact${(i * 7919) % a.count}`);
+        if (!u) throw new Error(`contact${(i * 7919) % a.count} not found`);
       });
-      for (let i = 0; i < docs.length; i += 1000) await User.insertMany(docs.slice(i, i + 1000), { ordered: false });
+      const updates = await rate((i) => repo.touchLastSeenMany([{ userId: ids[i % ids.length]!, at: new Date() }]));
+      return { username_lookups_per_s: lookups, updates_by_id_per_s: updates };
+    },
+    /**
+     * `count` past events organized by one clinician (a clinician's history), driver insertMany in
+     * batches of 1,000, shaped like the product's events (set-up, not the code under test).
+     */
+    async seedEvents(a: { tenant: string; organizerId: string; count: number }) {
+      const { Event } = node.infra.mongo.tenantDb(a.tenant).models;
+      const organizerId = new Types.ObjectId(a.organizerId);
+      const day = 86_400_000;
+      const t = Date.now();
+      const doc = (i: number) => {
+        const startAt = new Date(t - (i + 1) * day / 4);
+        return {
+          name: `Consultation ${i}`, nameLower: `consultation ${i}`, startAt, endAt: new Date(startAt.getTime() + 1800_000),
+          organizerId, participants: [{ userId: organizerId, role: 'host' }], participantIds: [organizerId],
+          status: 'scheduled', meetingCode: `b11${t.toString(36)}${i.toString(36)}`, createdAt: startAt, updatedAt: startAt,
+        };
+      };
+      for (let i = 0; i < a.count; i += 1000) {
+        await Event.collection.insertMany(Array.from({ length: Math.min(1000, a.count - i) }, (_, j) => doc(i + j)), { ordered: false });
+      }
       return { count: a.count };
     },
     /**

@@ -16,7 +16,7 @@ function packageVersion(name: string): string {
   }
 }
 
-async function serverVersions(redisUrl: string, mongoUri: string): Promise<Record<string, string>> {
+async function serverVersions(redisUrl: string, mongo: { embedded: string; test: string }): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
@@ -27,21 +27,24 @@ async function serverVersions(redisUrl: string, mongoUri: string): Promise<Recor
   } finally {
     redis.disconnect();
   }
-  const conn = mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 3000 });
-  try {
-    await conn.asPromise();
-    const info = await conn.db!.admin().command({ buildInfo: 1 });
-    out.mongodb_protocol = `${info.version}${info.ferretdbVersion ? ` (FerretDB ${info.ferretdbVersion})` : ''}`;
-  } catch (e) {
-    out.mongodb_protocol = `unreachable: ${(e as Error).message}`;
-  } finally {
-    await conn.close().catch(() => undefined);
+  for (const [role, uri] of Object.entries(mongo)) {
+    const conn = mongoose.createConnection(uri, { serverSelectionTimeoutMS: 3000 });
+    const key = role === 'embedded' ? 'mongodb_protocol' : `mongodb_protocol_${role}`;
+    try {
+      await conn.asPromise();
+      const info = await conn.db!.admin().command({ buildInfo: 1 });
+      out[key] = `${info.version}${info.ferretdbVersion ? ` (FerretDB ${info.ferretdbVersion})` : ''} at ${new URL(uri).host}`;
+    } catch (e) {
+      out[key] = `unreachable: ${(e as Error).message}`;
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
   }
   return out;
 }
 
 /** The machine, software versions and load the results were measured with. */
-export async function describeMachine(redisUrl: string, mongoUri: string) {
+export async function describeMachine(redisUrl: string, mongo: { embedded: string; test: string }) {
   const tree = treeState(projectRoot);
   const cpus = os.cpus();
   return {
@@ -55,7 +58,10 @@ export async function describeMachine(redisUrl: string, mongoUri: string) {
     /** The full hash of the commit measured, and what the tree had changed from it (empty for latest.*). */
     commit: tree.commit,
     treeChanges: tree.changes,
-    servers: await serverVersions(redisUrl, mongoUri),
+    servers: {
+      ...(await serverVersions(redisUrl, mongo)),
+      ...(process.env.BENCH_MONGODB_URI ? { mongodb_kind: 'external (BENCH_MONGODB_URI)' } : { mongodb_kind: 'embedded default: mongo-java-server H2, commit per write, fresh file; test server: mongo-java-server memory; both private to the run' }),
+    },
     packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
   };
 }

@@ -69,13 +69,17 @@ async function main(): Promise<void> {
   mkdirSync(workDir, { recursive: true });
   const ctx: BenchContext = {
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6390',
-    mongoUri: process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27027/',
+    mongoUri: process.env.BENCH_MONGO_EMBEDDED_URI ?? process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27027/',
+    mongoServers: {
+      embedded: process.env.BENCH_MONGO_EMBEDDED_URI ?? process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27027/',
+      test: process.env.BENCH_MONGO_TEST_URI ?? process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27027/',
+    },
     workDir,
     cacheDir: path.join(benchRoot, '.cache'),
     log: (msg) => process.stderr.write(`[bench] ${msg}\n`),
   };
   mkdirSync(ctx.cacheDir, { recursive: true });
-  const machine = await describeMachine(ctx.redisUrl, ctx.mongoUri);
+  const machine = await describeMachine(ctx.redisUrl, ctx.mongoServers);
   ctx.log(`${currentScale()} scale; ${machine.cpuModel} x${machine.cores}; logs under ${workDir}`);
   const outcomes: BenchOutcome[] = [];
   for (const { id, file } of selected) {

@@ -47,7 +47,7 @@ export async function cleanupRedis(redisUrl: string, prefix: string): Promise<vo
  */
 export async function stopProduct(ctx: BenchContext, nodes: (HostProcess | undefined)[], env: ProductEnv): Promise<void> {
   await Promise.all(nodes.filter((n): n is HostProcess => !!n).map((n) => n.stop()));
-  await dropDatabases(ctx.mongoUri, env).catch((e: Error) => ctx.log(`  database cleanup: ${e.message.split('\n')[0]}`));
+  await dropDatabases(env.MONGODB_URI ?? ctx.mongoUri, env).catch((e: Error) => ctx.log(`  database cleanup: ${e.message.split('\n')[0]}`));
   await cleanupRedis(ctx.redisUrl, env.REDIS_PREFIX).catch((e: Error) => ctx.log(`  redis cleanup: ${e.message}`));
 }
 

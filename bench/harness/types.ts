@@ -48,6 +48,11 @@ export interface BenchContext {
   /** Connection settings of the local services. */
   redisUrl: string;
   mongoUri: string;
+  /**
+   * The run's own MongoDB-protocol servers (scripts/bench.mjs): the embedded default of `npm start`
+   * (mongo-java-server H2, commit per write; also `mongoUri`) and the test server (in memory).
+   */
+  mongoServers: { embedded: string; test: string };
   /** Scratch directory for this run (object stores, generated files). */
   workDir: string;
   /** Shared cache for generated inputs that are costly to build (spreadsheets, images). */
