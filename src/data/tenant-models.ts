@@ -1,5 +1,5 @@
 import type { Connection, Model, Schema } from 'mongoose';
-import { UserSchema, type UserDoc } from './models/user.model.js';
+import { UserSchema, sortKeys, type UserDoc } from './models/user.model.js';
 import { RoleSchema, type RoleDoc } from './models/role.model.js';
 import { SettingsSchema, type SettingsDoc } from './models/settings.model.js';
 import { EventSchema, type EventDoc } from './models/event.model.js';
@@ -13,6 +13,7 @@ import { PendingUserSchema, ImportSchema, type PendingUserDoc, type ImportDoc } 
 import { SessionSchema, LoginCodeSchema, OfflineTokenSchema, AuditSchema, type SessionDoc, type LoginCodeDoc, type OfflineTokenDoc, type AuditDoc } from './models/auth.model.js';
 import { TelemetryRecordSchema, ConferenceBindingSchema, ParticipantLogSchema, type TelemetryRecordDoc, type ConferenceBindingDoc, type ParticipantLogDoc } from './models/telemetry.model.js';
 import { CallRecordSchema, type CallRecordDoc } from './models/call.model.js';
+import { withReadDefaults } from './read-defaults.js';
 
 /** Every collection of a tenant database: model name -> (schema, collection). */
 const DEFINITIONS = {
@@ -64,6 +65,13 @@ export interface TenantModels {
   ParticipantLog: Model<ParticipantLogDoc>;
   CallRecord: Model<CallRecordDoc>;
 }
+
+// Lean reads get the schema's defaults (./read-defaults.ts), before any model is compiled from these schemas.
+// A user written before the sort keys existed gets them from the display name.
+withReadDefaults(UserSchema, (u) => {
+  if (typeof u.displayName === 'string' && (u.sortName === undefined || u.initial === undefined)) Object.assign(u, { ...sortKeys(u.displayName), ...(u.sortName !== undefined ? { sortName: u.sortName } : {}), ...(u.initial !== undefined ? { initial: u.initial } : {}) });
+});
+for (const [schema] of Object.values(DEFINITIONS)) withReadDefaults(schema);
 
 export const TENANT_MODEL_NAMES = Object.keys(DEFINITIONS) as (keyof TenantModels)[];
 
