@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const treeAtStart = treeState(projectRoot);
   let base: OutputBase;
   try {
-    base = outputBase({ quick: currentScale() === 'quick', selection: ids.length > 0, tree: treeAtStart, allowDirty: process.env.BENCH_ALLOW_DIRTY === '1' });
+    base = outputBase({ quick: currentScale() === 'quick', selection: ids.length > 0, tree: treeAtStart, allowDirty: process.env.BENCH_ALLOW_DIRTY === '1', name: process.env.BENCH_RESULTS || undefined });
   } catch (e) {
     if (!(e instanceof DirtyTreeError)) throw e;
     process.stderr.write(`[bench] ${e.message}\n`);
@@ -111,8 +111,8 @@ async function main(): Promise<void> {
   };
   // The code must not have moved under the run either (a commit or an edit while it measured).
   const treeAtEnd = treeState(projectRoot);
-  if (base === 'latest' && (treeAtEnd.commit !== treeAtStart.commit || treeAtEnd.changes.length)) {
-    ctx.log(`the tree changed during the run (now ${treeAtEnd.commit}${treeAtEnd.changes.length ? ', with changes' : ''}): writing partial.* instead of latest.*`);
+  if (base !== 'partial' && base !== 'quick' && (treeAtEnd.commit !== treeAtStart.commit || treeAtEnd.changes.length)) {
+    ctx.log(`the tree changed during the run (now ${treeAtEnd.commit}${treeAtEnd.changes.length ? ', with changes' : ''}): writing partial.* instead of ${base}.*`);
     base = 'partial';
   }
   const out = writeReport(path.join(benchRoot, 'results'), base, report);

@@ -29,50 +29,59 @@ export function treeState(dir: string): TreeState {
 
 export class DirtyTreeError extends Error {}
 
-export type OutputBase = 'latest' | 'partial' | 'quick';
+export type OutputBase = string;
+
+/** A name a selection's results may be committed under (`BENCH_RESULTS=hospital` writes hospital.*). */
+export const NAMED_RESULTS = ['hospital'];
 
 /**
  * Which results files a run writes: quick.* for `--quick`, partial.* for a selection, latest.* for a
- * full run of every benchmark from a clean tree at a known commit. A full run from a changed tree is
- * refused (DirtyTreeError) unless `allowDirty`, and then writes partial.* (never latest.*).
+ * full run of every benchmark from a clean tree at a known commit, or `<name>.*` (NAMED_RESULTS) for a
+ * selection from a clean tree. Either from a changed tree is refused (DirtyTreeError) unless
+ * `allowDirty`, and then writes partial.* (never a committed name).
  */
-export function outputBase(a: { quick: boolean; selection: boolean; tree: TreeState; allowDirty: boolean }): OutputBase {
+export function outputBase(a: { quick: boolean; selection: boolean; tree: TreeState; allowDirty: boolean; name?: string }): OutputBase {
   if (a.quick) return 'quick';
-  if (a.selection) return 'partial';
+  if (a.name !== undefined && !NAMED_RESULTS.includes(a.name)) throw new Error(`BENCH_RESULTS must be one of ${NAMED_RESULTS.join(', ')}`);
+  if (a.selection && a.name === undefined) return 'partial';
+  const target = a.name ?? 'latest';
   if (a.tree.commit === 'unknown' || a.tree.changes.length) {
     if (a.allowDirty) return 'partial';
     throw new DirtyTreeError(
-      `refusing to write bench/results/latest.* from a tree that differs from commit ${a.tree.commit}:\n  ${a.tree.changes.slice(0, 20).join('\n  ')}\n` +
+      `refusing to write bench/results/${target}.* from a tree that differs from commit ${a.tree.commit}:\n  ${a.tree.changes.slice(0, 20).join('\n  ')}\n` +
       'commit (or remove) the changes first, or set BENCH_ALLOW_DIRTY=1 to write partial.* instead',
     );
   }
-  return 'latest';
+  return target;
 }
 
 /** Files a results commit may change on top of the commit it measured. */
-export const RESULT_FILES = ['bench/results/latest.json', 'bench/results/latest.md', 'docs/performance.md'];
+export const RESULT_FILES = ['bench/results/latest.json', 'bench/results/latest.md', 'bench/results/hospital.json', 'bench/results/hospital.md', 'docs/performance.md'];
 
 /**
- * Checks that the last commit which changed bench/results/latest.json descends from the commit the
- * file names and that everything between them changed only RESULT_FILES. Returns the problems (empty
- * when the committed results are of the committed code).
+ * Checks the commit that last changed bench/results/latest.json: the commit the file names (the code
+ * measured, from a clean tree) is one of its ancestors, and the results commit itself changed nothing
+ * but RESULT_FILES. Main is shared, so other commits may land between the measured commit and the
+ * results commit (a rebase before landing); they are listed in `landedBetween`, not refused. Returns
+ * the problems (empty when the committed results are of the commit they name).
  */
-export function verifyResults(dir: string, file = 'bench/results/latest.json'): { measured: string; resultsCommit: string; problems: string[] } {
+export function verifyResults(dir: string, file = 'bench/results/latest.json'): { measured: string; resultsCommit: string; landedBetween: string[]; problems: string[] } {
   const resultsCommit = git(dir, ['log', '-1', '--format=%H', '--', file]).trim();
-  if (!resultsCommit) return { measured: '', resultsCommit: '', problems: [`${file} is not committed`] };
+  if (!resultsCommit) return { measured: '', resultsCommit: '', landedBetween: [], problems: [`${file} is not committed`] };
   const report = JSON.parse(git(dir, ['show', `${resultsCommit}:${file}`])) as { machine?: { commit?: string; treeChanges?: string[] } };
   const measured = report.machine?.commit ?? '';
   const problems: string[] = [];
-  if (!/^[0-9a-f]{40}$/.test(measured)) return { measured, resultsCommit, problems: [`${file} names no full commit hash (${measured || 'none'})`] };
+  if (!/^[0-9a-f]{40}$/.test(measured)) return { measured, resultsCommit, landedBetween: [], problems: [`${file} names no full commit hash (${measured || 'none'})`] };
   if (report.machine?.treeChanges?.length) problems.push(`the run measured a tree with changes: ${report.machine.treeChanges.join(', ')}`);
   try {
     git(dir, ['merge-base', '--is-ancestor', measured, resultsCommit]);
   } catch {
     problems.push(`the measured commit ${measured} is not an ancestor of the results commit ${resultsCommit}`);
-    return { measured, resultsCommit, problems };
+    return { measured, resultsCommit, landedBetween: [], problems };
   }
-  const changed = git(dir, ['diff', '--name-only', measured, resultsCommit]).split('\n').filter(Boolean);
-  const other = changed.filter((f) => !RESULT_FILES.includes(f));
-  if (other.length) problems.push(`between the measured commit and the results commit other files changed: ${other.join(', ')}`);
-  return { measured, resultsCommit, problems };
+  const own = git(dir, ['diff-tree', '--no-commit-id', '--name-only', '-r', resultsCommit]).split('\n').filter(Boolean);
+  const other = own.filter((f) => !RESULT_FILES.includes(f));
+  if (other.length) problems.push(`the results commit also changed: ${other.join(', ')}`);
+  const landedBetween = measured === resultsCommit ? [] : git(dir, ['log', '--format=%h %s', `${measured}..${resultsCommit}^`]).split('\n').filter(Boolean);
+  return { measured, resultsCommit, landedBetween, problems };
 }

@@ -1,6 +1,7 @@
 /**
  * `node --import tsx bench/harness/verify-results.ts`: exits 0 when the committed bench/results/latest.*
- * were measured on the commit they name with nothing but results changed since (tree.ts verifyResults).
+ * were measured, from a clean tree, on a commit that is an ancestor of the results commit, and that the
+ * results commit changed only results (tree.ts verifyResults); lists what landed in between.
  */
 import { projectRoot } from './paths.js';
 import { verifyResults } from './tree.js';
@@ -10,4 +11,5 @@ if (r.problems.length) {
   process.stderr.write(`committed results (${r.resultsCommit || 'none'}) do not match the code they name:\n  ${r.problems.join('\n  ')}\n`);
   process.exit(1);
 }
-process.stdout.write(`bench/results/latest.json (commit ${r.resultsCommit.slice(0, 12)}) measured ${r.measured.slice(0, 12)}; only results changed in between\n`);
+process.stdout.write(`bench/results/latest.json (commit ${r.resultsCommit.slice(0, 12)}) measured ${r.measured.slice(0, 12)} from a clean tree; the results commit changed only results` +
+  `${r.landedBetween.length ? `; landed in between (not measured):\n  ${r.landedBetween.join('\n  ')}` : ''}\n`);

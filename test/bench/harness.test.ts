@@ -92,6 +92,8 @@ describe('results belong to the committed code', () => {
     expect(outputBase({ quick: false, selection: false, tree, allowDirty: false })).toBe('latest');
     expect(outputBase({ quick: false, selection: true, tree, allowDirty: false })).toBe('partial');
     expect(outputBase({ quick: true, selection: false, tree, allowDirty: false })).toBe('quick');
+    expect(outputBase({ quick: false, selection: true, tree, allowDirty: false, name: 'hospital' })).toBe('hospital');
+    expect(() => outputBase({ quick: false, selection: true, tree, allowDirty: false, name: 'latest' })).toThrow(/BENCH_RESULTS/);
   });
 
   it('refuses latest.* from a tree with a modified or an untracked file, not for git-ignored ones', () => {
@@ -104,19 +106,26 @@ describe('results belong to the committed code', () => {
     expect(modified.changes).toEqual([' M src/a.ts']);
     expect(() => outputBase({ quick: false, selection: false, tree: modified, allowDirty: false })).toThrow(DirtyTreeError);
     expect(outputBase({ quick: false, selection: false, tree: modified, allowDirty: true })).toBe('partial');
+    expect(() => outputBase({ quick: false, selection: true, tree: modified, allowDirty: false, name: 'hospital' })).toThrow(/hospital\.\* from a tree/);
     gitIn(dir, 'checkout', '--', 'src/a.ts');
     writeFileSync(path.join(dir, 'src', 'b.ts'), 'export const b = 1;\n');
     expect(() => outputBase({ quick: false, selection: false, tree: treeState(dir), allowDirty: false })).toThrow(/differs from commit/);
   });
 
-  it('verifyResults accepts a results commit on top of the measured one and refuses one that also changed code', () => {
+  it('verifyResults accepts a results-only commit descending from the measured one, and refuses results committed with code', () => {
     const dir = repo();
     const measured = gitIn(dir, 'rev-parse', 'HEAD');
+    // Another change lands on main between the run and the results commit (a rebase): listed, accepted.
+    writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a = 2;\n');
+    gitIn(dir, 'commit', '-q', '-am', 'landed meanwhile');
     mkdirSync(path.join(dir, 'bench', 'results'), { recursive: true });
     writeFileSync(path.join(dir, 'bench', 'results', 'latest.json'), JSON.stringify({ machine: { commit: measured, treeChanges: [] } }));
     gitIn(dir, 'add', '-A');
     gitIn(dir, 'commit', '-q', '-m', 'results');
-    expect(verifyResults(dir)).toMatchObject({ measured, problems: [] });
+    const ok = verifyResults(dir);
+    expect(ok).toMatchObject({ measured, problems: [] });
+    expect(ok.landedBetween).toHaveLength(1);
+    expect(ok.landedBetween[0]).toMatch(/landed meanwhile/);
     // Code changed after the results: still fine, the results commit is the one checked.
     writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a = 3;\n');
     gitIn(dir, 'commit', '-q', '-am', 'later code');
@@ -125,6 +134,10 @@ describe('results belong to the committed code', () => {
     writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a = 4;\n');
     writeFileSync(path.join(dir, 'bench', 'results', 'latest.json'), JSON.stringify({ machine: { commit: gitIn(dir, 'rev-parse', 'HEAD'), treeChanges: [] } }));
     gitIn(dir, 'commit', '-q', '-am', 'results and code');
-    expect(verifyResults(dir).problems.join()).toMatch(/other files changed: src\/a.ts/);
+    expect(verifyResults(dir).problems.join()).toMatch(/results commit also changed: src\/a.ts/);
+    // A commit name that is not an ancestor (edited by hand): refused.
+    writeFileSync(path.join(dir, 'bench', 'results', 'latest.json'), JSON.stringify({ machine: { commit: 'f'.repeat(40), treeChanges: [] } }));
+    gitIn(dir, 'commit', '-q', '-am', 'results naming another commit');
+    expect(verifyResults(dir).problems.join()).toMatch(/not an ancestor/);
   });
 });
