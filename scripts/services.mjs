@@ -347,18 +347,35 @@ function aptGetWithLock(args) {
 /**
  * A Python virtual environment under .local/venv-socketio with the pinned python-socketio client
  * (test/support/python/requirements.txt), for the hub tests that use it as an outside client.
- * Idempotent: reinstalls only when the requirements changed. On Debian, `python3 -m venv` needs the
- * python3-venv package; it is installed when missing (root). Returns the venv's python executable.
+ * Returns the venv's python executable.
  */
 export function ensurePythonSocketIo() {
-  const venv = path.join(localDir, 'venv-socketio');
+  return ensurePythonVenv('venv-socketio', 'requirements.txt', 'python-socketio');
+}
+
+/**
+ * A Python virtual environment under .local/venv-schemathesis with the pinned schemathesis
+ * (test/support/python/schemathesis-requirements.txt), the contract test's outside client. Returns
+ * the venv's python executable (run it as `python -m schemathesis.cli`).
+ */
+export function ensureSchemathesis() {
+  return ensurePythonVenv('venv-schemathesis', 'schemathesis-requirements.txt', 'schemathesis');
+}
+
+/**
+ * A Python virtual environment `.local/<name>` with the pinned requirements of
+ * test/support/python/<requirementsFile>. Idempotent: reinstalls only when the requirements changed.
+ * On Debian, `python3 -m venv` needs the python3-venv package; it is installed when missing (root).
+ */
+function ensurePythonVenv(name, requirementsFile, label) {
+  const venv = path.join(localDir, name);
   const python = path.join(venv, 'bin', 'python');
-  const requirements = path.join(root, 'test', 'support', 'python', 'requirements.txt');
+  const requirements = path.join(root, 'test', 'support', 'python', requirementsFile);
   const wanted = readFileSync(requirements, 'utf8');
   const marker = path.join(venv, '.requirements.txt');
   if (existsSync(python) && existsSync(marker) && readFileSync(marker, 'utf8') === wanted) return python;
   const python3 = which('python3');
-  if (!python3) throw new ServiceError('python3 is not installed (the hub tests use python-socketio as an outside client)');
+  if (!python3) throw new ServiceError(`python3 is not installed (the tests use ${label} as an outside client)`);
   mkdirSync(localDir, { recursive: true });
   const makeVenv = () => spawnSync(python3, ['-m', 'venv', '--clear', venv], { encoding: 'utf8' });
   let made = makeVenv();
@@ -370,9 +387,9 @@ export function ensurePythonSocketIo() {
     made = makeVenv();
   }
   if (made.status !== 0) throw new ServiceError(`python3 -m venv failed: ${`${made.stderr}`.trim().split('\n').pop()}`);
-  log('installing python-socketio into .local/venv-socketio (first run only)');
+  log(`installing ${label} into .local/${name} (first run only)`);
   const pip = spawnSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], { stdio: 'inherit' });
-  if (pip.status !== 0) throw new ServiceError('pip could not install python-socketio (see output above)');
+  if (pip.status !== 0) throw new ServiceError(`pip could not install ${label} (see output above)`);
   writeFileSync(marker, wanted);
   return python;
 }

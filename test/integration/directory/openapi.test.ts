@@ -36,6 +36,7 @@ describe('OpenAPI document and docs page', () => {
     const json = await node.http.get('/api/docs/openapi.json');
     expect(json.status).toBe(200);
     expect(json.body.openapi).toBe('3.1.0');
+    expect(json.body).toEqual(JSON.parse(readFileSync(new URL('../../../docs/api/openapi.json', import.meta.url), 'utf8')));
     expect(json.body.paths['/api/events/get/{eventId}'].get.parameters[0]).toMatchObject({ name: 'eventId', in: 'path', required: true });
     const page = await node.http.get('/api/docs');
     expect(page.status).toBe(200);
