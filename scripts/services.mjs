@@ -5,7 +5,8 @@
 // Maven; FerretDB (built with Go) is the fallback and an option. Running services are reused. The tests
 // have their own server (ensureTestMongo: mongo-java-server in memory on another port).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, readdirSync, statSync, rmSync, cpSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, readdirSync, statSync, rmSync, cpSync, renameSync, linkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,15 +38,37 @@ function portOpen(port, host = '127.0.0.1', timeoutMs = 500) {
   });
 }
 
-/** Sends an inline PING and resolves true on +PONG: tells a Redis from another program on the port. */
-function redisPing(port) {
+/** One RESP command (an array of bulk strings), so arguments may hold any byte. */
+function resp(...args) {
+  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
+}
+
+/**
+ * What answers on the port: 'open' (a Redis that takes commands without a password), 'auth' (a Redis
+ * that wants a password; with `auth` given, 'authenticated' or 'wrong-password'), or null (no Redis).
+ */
+function redisProbe(port, auth) {
   return new Promise((resolve) => {
     const s = net.connect({ port, host: '127.0.0.1' });
     let buf = '';
-    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
-    s.once('error', () => resolve(false));
-    s.once('connect', () => s.write('PING\r\n'));
-    s.on('data', (d) => { buf += d; if (buf.includes('\r\n')) { s.destroy(); resolve(buf.startsWith('+PONG')); } });
+    const done = (v) => { s.destroy(); resolve(v); };
+    s.setTimeout(1000, () => done(null));
+    s.once('error', () => done(null));
+    s.once('connect', () => s.write(auth ? resp('AUTH', auth.user, auth.password) + resp('PING') : resp('PING')));
+    s.on('data', (d) => {
+      buf += d;
+      const lines = buf.split('\r\n');
+      if (!auth) {
+        if (lines.length < 2) return;
+        if (lines[0] === '+PONG') return done('open');
+        return done(/^-NOAUTH/.test(lines[0]) ? 'auth' : null);
+      }
+      if (lines.length < 3) return;
+      if (lines[0] === '+OK' && lines[1] === '+PONG') return done('authenticated');
+      // AUTH of a user on a Redis without ACL users (or a wrong password) fails; PING tells whether it needed one.
+      if (lines[1] === '+PONG') return done('open');
+      return done(/^-(WRONGPASS|ERR|NOAUTH)/.test(lines[0]) ? 'wrong-password' : null);
+    });
   });
 }
 
@@ -122,20 +145,62 @@ function daemon(cmd, args, logName) {
   return child.pid;
 }
 
+/** The local Redis's ACL user; its password is generated once and kept in .local/redis-password. */
+export const LOCAL_REDIS_USER = 'consult';
+
+function localRedisPassword() {
+  const file = path.join(localDir, 'redis-password');
+  if (!existsSync(file)) {
+    mkdirSync(localDir, { recursive: true });
+    const tmp = `${file}.${process.pid}`;
+    writeFileSync(tmp, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+    try {
+      linkSync(tmp, file);
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * The local Redis, password-protected: started on loopback with an ACL user (LOCAL_REDIS_USER, password
+ * from .local/redis-password) and the default user switched off; its URL carries the credentials.
+ * A Redis already on the port is reused and never reconfigured or restarted (decision 151): one that
+ * takes our password is used with it; one that answers without a password (started by an older
+ * version, or shared by other checkouts) is used as is, with a warning, because switching on a
+ * password at runtime would cut off every client connected without one; it gets the password when it
+ * is next started by this script.
+ */
 export async function ensureRedis(port = Number(process.env.LOCAL_REDIS_PORT ?? 6390)) {
-  const url = `redis://127.0.0.1:${port}`;
-  if (await redisPing(port)) return url;
+  const auth = { user: LOCAL_REDIS_USER, password: localRedisPassword() };
+  const url = `redis://${auth.user}:${encodeURIComponent(auth.password)}@127.0.0.1:${port}`;
+  const found = await redisProbe(port);
+  if (found === 'open') {
+    log(`warning: the Redis on 127.0.0.1:${port} takes commands without a password; using it as is (stop it to have it started again with the password in .local/redis-password)`);
+    return `redis://127.0.0.1:${port}`;
+  }
+  if (found === 'auth') {
+    if ((await redisProbe(port, auth)) === 'authenticated') return url;
+    throw new ServiceError(`the Redis on port ${port} wants a password other than the one in .local/redis-password; set LOCAL_REDIS_PORT or REDIS_URL`);
+  }
   if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not Redis; set LOCAL_REDIS_PORT`);
   if (!which('redis-server')) aptInstall('redis-server');
   const dir = path.join(localDir, 'redis');
   mkdirSync(dir, { recursive: true });
-  log(`starting redis-server on 127.0.0.1:${port}`);
+  log(`starting redis-server on 127.0.0.1:${port} (ACL user ${auth.user}, password in .local/redis-password)`);
+  // The password reaches redis-server through a config file (mode 0600), not its command line, which
+  // every local user can read in the process list.
+  const conf = path.join(dir, 'acl.conf');
+  writeFileSync(conf, `user default off\nuser ${auth.user} on >${auth.password} ~* &* +@all\n`, { mode: 0o600 });
   daemon('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'yes',
+    conf, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'yes',
     '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
     '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
   ], 'redis.log');
-  await waitFor(() => redisPing(port), 'redis-server');
+  await waitFor(async () => (await redisProbe(port, auth)) === 'authenticated', 'redis-server');
   return url;
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 
@@ -18,15 +19,19 @@ async function dockerReachable(): Promise<boolean> {
  * are set (`npm test` sets them); testcontainers (MongoDB, Redis) where a Docker engine answers (unless
  * TEST_USE_DOCKER=0); otherwise the project's local services (scripts/services.mjs): Redis, and the
  * tests' own MongoDB-protocol server (mongo-java-server in memory on LOCAL_TEST_MONGO_PORT, 27028), never
- * the database `npm start` uses. Tests read TEST_* variables.
+ * the database `npm start` uses. Tests read TEST_* variables; the Redis URL carries its credentials.
  */
 export default async function globalSetup(): Promise<void> {
   if (process.env.TEST_REDIS_URL && process.env.TEST_MONGODB_URI) return;
   if (process.env.TEST_USE_DOCKER !== '0' && (await dockerReachable())) {
     const { GenericContainer, Wait } = await import('testcontainers');
-    const redis = await new GenericContainer('redis:7-alpine').withCommand(['redis-server', '--maxmemory-policy', 'noeviction']).withExposedPorts(6379).start();
+    // Password-protected like the local Redis and production: an ACL user, the default user off.
+    const password = randomBytes(18).toString('base64url');
+    const redis = await new GenericContainer('redis:7-alpine')
+      .withCommand(['redis-server', '--maxmemory-policy', 'noeviction', '--user', 'default', 'off', '--user', 'consult', 'on', `>${password}`, '~*', '&*', '+@all'])
+      .withExposedPorts(6379).start();
     const mongo = await new GenericContainer('mongo:7').withExposedPorts(27017).withWaitStrategy(Wait.forLogMessage(/Waiting for connections/)).start();
-    process.env.TEST_REDIS_URL = `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`;
+    process.env.TEST_REDIS_URL = `redis://consult:${password}@${redis.getHost()}:${redis.getMappedPort(6379)}`;
     process.env.TEST_MONGODB_URI = `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}/`;
     return;
   }
