@@ -174,7 +174,7 @@ function localRedisPassword() {
  * password at runtime would cut off every client connected without one; it gets the password when it
  * is next started by this script.
  */
-export async function ensureRedis(port = Number(process.env.LOCAL_REDIS_PORT ?? 6390)) {
+export async function ensureRedis(port = Number(process.env.LOCAL_REDIS_PORT ?? 6390), { dir = path.join(localDir, 'redis') } = {}) {
   const auth = { user: LOCAL_REDIS_USER, password: localRedisPassword() };
   const url = `redis://${auth.user}:${encodeURIComponent(auth.password)}@127.0.0.1:${port}`;
   const found = await redisProbe(port);
@@ -188,7 +188,6 @@ export async function ensureRedis(port = Number(process.env.LOCAL_REDIS_PORT ?? 
   }
   if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not Redis; set LOCAL_REDIS_PORT`);
   if (!which('redis-server')) aptInstall('redis-server');
-  const dir = path.join(localDir, 'redis');
   mkdirSync(dir, { recursive: true });
   log(`starting redis-server on 127.0.0.1:${port} (ACL user ${auth.user}, password in .local/redis-password)`);
   // The password reaches redis-server through a config file (mode 0600), not its command line, which
