@@ -9,8 +9,8 @@ export const MEDIA_ADMIN_PERMISSION = 'tenant:admin';
 /**
  * The one rule for reading stored content inside a tenant, asked by every path that serves bytes or
  * hands out hashes (downloads, thumbnails, /files, event attachments, shareImage by hash): the caller
- * owns a record of the content, is a member of the event or call session a record belongs to or of an
- * event it is attached to, or holds the administrator permission. `media:read` alone is not enough.
+ * owns a record of the content, is a member of the event or call session a record belongs to, of an
+ * event it is attached to or of an event it was shared to (shareImage), or holds the administrator permission. `media:read` alone is not enough.
  * Shares (`/api/files/shared/{path}`) are the other way in: the share path is the grant.
  */
 export class MediaAccess {
@@ -19,6 +19,18 @@ export class MediaAccess {
   async canRead(principal: Principal, hash: string): Promise<boolean> {
     if (principal.permissions.has(MEDIA_ADMIN_PERMISSION)) return true;
     return new MediaFileRepository(this.deps.tenantDb(principal.tenant)).readableBy(hash, principal.userId);
+  }
+
+  /**
+   * Sharing content into an event (hub shareImage by hash) grants the event's members, its attached
+   * headsets included, read access to it. Only a member who may read the content can grant: anyone
+   * else gets `file_not_found` (unreadable) or `forbidden` (not a member), and nothing is written.
+   */
+  async shareToEvent(principal: Principal, eventId: string, hash: string): Promise<void> {
+    await this.assertCanRead(principal, hash);
+    const repo = new MediaFileRepository(this.deps.tenantDb(principal.tenant));
+    if (!(await repo.isEventMember(eventId, principal.userId))) throw new AppError('forbidden', 'Only a member of the event shares content into it');
+    await repo.grantToEvent(hash, eventId, principal.userId);
   }
 
   /** Refuses unreadable content as if it did not exist (no oracle for other people's hashes). */

@@ -8,7 +8,7 @@ import { DeviceSchema, type DeviceDoc } from './models/device.model.js';
 import { GroupSchema, type GroupDoc } from './models/group.model.js';
 import { FavouriteSchema, type FavouriteDoc } from './models/favourite.model.js';
 import { NoticeSchema, NoticeAckSchema, type NoticeDoc, type NoticeAckDoc } from './models/notice.model.js';
-import { MediaFileSchema, FileShareSchema, type MediaFileDoc, type FileShareDoc } from './models/media-file.model.js';
+import { MediaFileSchema, FileShareSchema, MediaGrantSchema, type MediaFileDoc, type FileShareDoc, type MediaGrantDoc } from './models/media-file.model.js';
 import { PendingUserSchema, ImportSchema, type PendingUserDoc, type ImportDoc } from './models/pending-user.model.js';
 import { SessionSchema, LoginCodeSchema, OfflineTokenSchema, AuditSchema, type SessionDoc, type LoginCodeDoc, type OfflineTokenDoc, type AuditDoc } from './models/auth.model.js';
 import { TelemetryRecordSchema, ConferenceBindingSchema, ParticipantLogSchema, type TelemetryRecordDoc, type ConferenceBindingDoc, type ParticipantLogDoc } from './models/telemetry.model.js';
@@ -29,6 +29,7 @@ const DEFINITIONS = {
   NoticeAck: [NoticeAckSchema, 'notice_acks'],
   MediaFile: [MediaFileSchema, 'media_files'],
   FileShare: [FileShareSchema, 'file_shares'],
+  MediaGrant: [MediaGrantSchema, 'media_grants'],
   PendingUser: [PendingUserSchema, 'pending_users'],
   Import: [ImportSchema, 'imports'],
   Session: [SessionSchema, 'sessions'],
@@ -54,6 +55,7 @@ export interface TenantModels {
   NoticeAck: Model<NoticeAckDoc>;
   MediaFile: Model<MediaFileDoc>;
   FileShare: Model<FileShareDoc>;
+  MediaGrant: Model<MediaGrantDoc>;
   PendingUser: Model<PendingUserDoc>;
   Import: Model<ImportDoc>;
   Session: Model<SessionDoc>;

@@ -72,6 +72,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const hub: HubContext = {
     io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics, sessions,
     canReadMedia: (principal, hash) => services.mediaAccess.canRead(principal, hash),
+    shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),
   };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
   await presence.start(PRESENCE_HEARTBEAT_MS);

@@ -24,6 +24,8 @@ export interface HubContext {
   meetings: HubMeetings;
   /** The media access rule (core/media-access.ts): whether the caller may read (and so share) content by hash. */
   canReadMedia(principal: Principal, hash: string): Promise<boolean>;
+  /** Grants the event's members (its headsets included) read access to content shared into it by hash. */
+  shareMediaToEvent(principal: Principal, eventId: string, hash: string): Promise<void>;
   logger: Logger;
   metrics: Metrics;
   /** Expiry, refresh, revocation and role changes of live sockets. */

@@ -39,5 +39,20 @@ export const FileShareSchema = new Schema(
 );
 FileShareSchema.index({ mediaFileId: 1 });
 
+/**
+ * Read access to content (by hash) granted to the members of an event by sharing it there (hub
+ * shareImage): organizer, participants and attached devices read it while they are members.
+ */
+export const MediaGrantSchema = new Schema(
+  {
+    hash: { type: String, required: true },
+    eventId: { type: Schema.Types.ObjectId, required: true },
+    grantedBy: { type: Schema.Types.ObjectId, required: true },
+  },
+  { timestamps: true },
+);
+MediaGrantSchema.index({ hash: 1, eventId: 1 }, { unique: true });
+
+export type MediaGrantDoc = InferSchemaType<typeof MediaGrantSchema>;
 export type MediaFileDoc = InferSchemaType<typeof MediaFileSchema>;
 export type FileShareDoc = InferSchemaType<typeof FileShareSchema>;

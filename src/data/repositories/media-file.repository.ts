@@ -40,7 +40,8 @@ export class MediaFileRepository {
   /**
    * Whether `userId` may read the content `hash` (the facts behind core/media-access.ts): they own a
    * record of it, or are organizer, participant or attached device of the event a record belongs to or
-   * of an event it is attached to, or caller or participant of the call (sessionId) a record belongs to.
+   * of an event it is attached to or shared to (MediaGrant), or caller or participant of the call
+   * (sessionId) a record belongs to.
    * Records written by older code without eventId/sessionId simply grant nothing beyond ownership.
    */
   async readableBy(hash: string, userId: string): Promise<boolean> {
@@ -48,13 +49,27 @@ export class MediaFileRepository {
     const uid = new Types.ObjectId(userId);
     const records = await this.db.models.MediaFile.find({ hash }, { ownerId: 1, eventId: 1, sessionId: 1 }).limit(500).lean<{ ownerId?: Types.ObjectId | null; eventId?: Types.ObjectId | null; sessionId?: string | null }[]>().exec();
     if (records.some((r) => r.ownerId && uid.equals(r.ownerId))) return true;
-    const eventIds = records.flatMap((r) => (r.eventId ? [r.eventId] : []));
+    const grants = await this.db.models.MediaGrant.find({ hash }, { eventId: 1 }).limit(500).lean<{ eventId: Types.ObjectId }[]>().exec();
+    const eventIds = [...records.flatMap((r) => (r.eventId ? [r.eventId] : [])), ...grants.map((g) => g.eventId)];
     const member = { $or: [{ organizerId: uid }, { participantIds: uid }, { deviceIds: uid }] };
     const inEvent = await this.db.models.Event.exists({ $and: [{ $or: [{ _id: { $in: eventIds } }, { 'attachments.hash': hash }] }, member] });
     if (inEvent) return true;
     const sessionIds = [...new Set(records.flatMap((r) => (typeof r.sessionId === 'string' ? [r.sessionId] : [])))];
     if (!sessionIds.length) return false;
     return Boolean(await this.db.models.CallRecord.exists({ _id: { $in: sessionIds }, $or: [{ callerId: uid }, { participantIds: uid }] }));
+  }
+
+  /** True when the event exists and the user organises it, takes part in it or is a device attached to it. */
+  async isEventMember(eventId: string, userId: string): Promise<boolean> {
+    if (!Types.ObjectId.isValid(eventId) || !Types.ObjectId.isValid(userId)) return false;
+    const uid = new Types.ObjectId(userId);
+    return Boolean(await this.db.models.Event.exists({ _id: new Types.ObjectId(eventId), $or: [{ organizerId: uid }, { participantIds: uid }, { deviceIds: uid }] }));
+  }
+
+  /** Grants the members of an event read access to the content `hash` (idempotent). */
+  async grantToEvent(hash: string, eventId: string, grantedBy: string): Promise<void> {
+    const e = new Types.ObjectId(eventId);
+    await this.db.models.MediaGrant.updateOne({ hash, eventId: e }, { $setOnInsert: { hash, eventId: e, grantedBy: new Types.ObjectId(grantedBy) } }, { upsert: true }).exec();
   }
 
   findByClientRef(clientRef: string): Promise<MediaFileRecord | null> {

@@ -49,6 +49,8 @@ export const meetingMethods = [
     args: z.tuple([ShareImageRequest]),
     run: async (ctx, socket, [req]) => {
       await checkSharedImage(req.image, (hash) => ctx.canReadMedia(socket.data.principal, hash));
+      // The grant precedes the push, so a headset fetching the bytes on onShareImage is already allowed.
+      if ('hash' in req.image) await ctx.shareMediaToEvent(socket.data.principal, req.eventId, req.image.hash);
       return ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'shareImage', caller: callerOf(socket), req });
     },
   }),
