@@ -51,15 +51,23 @@ function pinLockedNotifier(redis: Redis, channel: string, logger?: Logger) {
 const KEY_ROTATION_SECONDS = 24 * 60 * 60;
 
 /**
+ * The key vault and the internal tokens' signing keys, as every node and the keys CLI use them. A
+ * retired key verifies for a day after its successor appeared: longer than any access token lives.
+ */
+export function createSigningKeys(config: Config, redis: Redis, keys: RedisKeys) {
+  const vault = keyVaultFrom(config.auth.keyEncryption);
+  const signingKeys = new SigningKeys({ redis, hashKey: keys.signingKeys, vault, rotationSeconds: KEY_ROTATION_SECONDS, retainSeconds: KEY_ROTATION_SECONDS });
+  return { vault, signingKeys };
+}
+
+/**
  * Wires identity, token and session services (called once by createServices). Each service gets only
  * the I/O it needs; `verifyAccessToken` is the one verification entry point of every transport.
  */
 export function createAuthServices(infra: AuthInfra) {
   const { config, redis, keys } = infra;
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
-  const vault = keyVaultFrom(config.auth.keyEncryption);
-  // A retired key verifies for a day after its successor appeared: longer than any access token lives.
-  const signingKeys = new SigningKeys({ redis, hashKey: keys.signingKeys, vault, rotationSeconds: KEY_ROTATION_SECONDS, retainSeconds: KEY_ROTATION_SECONDS });
+  const { vault, signingKeys } = createSigningKeys(config, redis, keys);
   const idpSecrets = new IdpSecretsStore(redis, keys.idpSecrets, vault);
   const tokens = new InternalTokens({ keys: signingKeys, issuer: config.auth.tokenIssuer, audience: config.auth.oidc.audience });
   const o = config.auth.oidc;

@@ -83,6 +83,12 @@ export class SigningKeys {
     return { kid, retained: [...keys.keys()].filter((k) => k !== kid) };
   }
 
+  /** The keys that verify now, newest (signing) first. */
+  async list(): Promise<{ kid: string; createdAt: string; signing: boolean }[]> {
+    const { keys, newest } = await this.load(true);
+    return [...keys.values()].sort((a, b) => b.createdAt - a.createdAt).map((k) => ({ kid: k.kid, createdAt: new Date(k.createdAt).toISOString(), signing: k === newest }));
+  }
+
   /** Opens every stored key (a wrong key-encryption key fails here, at start) and re-seals stale ones. */
   async check(): Promise<{ keys: number; resealed: number }> {
     const before = this.resealed;
