@@ -126,6 +126,11 @@ export const EnvSchema = z.object({
   PAGE_MAX_TAKE: positiveInt.default(100),
   GRAPHQL_TIME_BUDGET_MS: positiveInt.default(5000),
 
+  CONTACT_DIRECTORY_MEMORY: z.enum(['auto', 'on', 'off']).default('auto'),
+  CONTACT_DIRECTORY_MAX_TENANTS: positiveInt.default(20),
+  CONTACT_DIRECTORY_MAX_ENTRIES: positiveInt.default(250_000),
+  CONTACT_DIRECTORY_REBUILD_SECONDS: positiveInt.default(600),
+
   SEED_DEMO: bool.default(false),
 });
 
@@ -166,6 +171,8 @@ export interface Config {
   actors: { shards: number; leaseMs: number; idleMs: number };
   hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
   limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; telemetryPerCredential: number; pageMaxTake: number; graphqlTimeBudgetMs: number };
+  /** The in-memory contact directory (decision 212): auto = on unless the server is a real MongoDB. */
+  contactDirectory: { memory: Env['CONTACT_DIRECTORY_MEMORY']; maxTenants: number; maxEntries: number; rebuildSeconds: number };
   seedDemo: boolean;
 }
 
@@ -259,6 +266,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
     hub: { ringTimeoutMs: e.HUB_RING_TIMEOUT_MS, deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS, rateLimit: { burst: e.HUB_RATE_LIMIT_BURST, perSecond: e.HUB_RATE_LIMIT_PER_SECOND } },
     limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, telemetryPerCredential: e.RATE_LIMIT_TELEMETRY_PER_CREDENTIAL, pageMaxTake: e.PAGE_MAX_TAKE, graphqlTimeBudgetMs: e.GRAPHQL_TIME_BUDGET_MS },
+    contactDirectory: { memory: e.CONTACT_DIRECTORY_MEMORY, maxTenants: e.CONTACT_DIRECTORY_MAX_TENANTS, maxEntries: e.CONTACT_DIRECTORY_MAX_ENTRIES, rebuildSeconds: e.CONTACT_DIRECTORY_REBUILD_SECONDS },
     seedDemo: e.SEED_DEMO,
   } satisfies Config);
 }

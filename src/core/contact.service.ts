@@ -6,11 +6,11 @@ import type { FavouriteRepository } from '../data/repositories/favourite.reposit
 import type { CallRecordRepository } from '../data/repositories/call-record.repository.js';
 import type { EventRepository } from '../data/repositories/event.repository.js';
 import type { ObjectStore } from '../storage/object-store.js';
-import { sortKeys } from '../data/models/user.model.js';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
 import { clampTake, type Page, type Paging } from './paging.js';
 import { TtlCache } from './ttl-cache.js';
+import type { ContactDirectory } from './contact-directory.js';
 import type { ContactSearchQuery, MyContactsArgs, SetFavouriteCommand, UpdateContactCommand } from './contact.schema.js';
 
 /** A contact as every transport shows it: the user, merged with presence and the caller's favourite mark. */
@@ -26,6 +26,8 @@ export interface ContactDeps {
   calls: (tenant: string) => Pick<CallRecordRepository, 'recentCounterparts'>;
   events: (tenant: string) => Pick<EventRepository, 'recentCounterparts'>;
   onlineMany: (tenant: string, userIds: readonly string[]) => Promise<Set<string>>;
+  /** The in-memory directory (decision 212), where configured; it answers `undefined` until loaded. */
+  directory?: Pick<ContactDirectory, 'search' | 'count' | 'initials'>;
   store: Pick<ObjectStore, 'putContentAddressed'>;
   pageMaxTake: number;
 }
@@ -85,7 +87,6 @@ export class ContactService {
   /** Updates the caller's own contact card; the avatar (if any) is stored under its content hash. */
   async update(p: Principal, cmd: UpdateContactCommand, avatar?: { body: Buffer }): Promise<ContactView & { lastSeenAt: Date | null }> {
     const set: Parameters<UserRepository['updateProfile']>[1] = { ...cmd };
-    if (cmd.displayName) Object.assign(set, sortKeys(cmd.displayName));
     if (avatar) set.avatarHash = await this.storeAvatar(p.tenant, avatar.body);
     const updated = await this.deps.users(p.tenant).updateProfile(oid(p.userId, 'user_not_found'), set);
     if (!updated) throw new AppError('user_not_found', 'The signed-in user no longer exists');
@@ -93,7 +94,21 @@ export class ContactService {
   }
 
   async alphabets(p: Principal): Promise<{ initial: string; count: number }[]> {
-    return this.deps.users(p.tenant).initials(oid(p.userId, 'user_not_found'));
+    const me = oid(p.userId, 'user_not_found');
+    return (await this.deps.directory?.initials(p.tenant, me)) ?? this.deps.users(p.tenant).initials(me);
+  }
+
+  /** A page of the directory: selected and ordered in memory where the directory answers, else by the database. */
+  private async searchUsers(tenant: string, q: UserSearch): Promise<UserRecord[]> {
+    const repo = this.deps.users(tenant);
+    const ids = await this.deps.directory?.search(tenant, q);
+    if (!ids) return repo.search(q);
+    const byId = new Map((await repo.findByIds(ids)).map((u) => [String(u._id), u]));
+    return ids.flatMap((id) => byId.get(String(id)) ?? []);
+  }
+
+  private async countUsers(tenant: string, q: Omit<UserSearch, 'skip' | 'take' | 'sort'>, cap?: number): Promise<number> {
+    return (await this.deps.directory?.count(tenant, q, cap)) ?? this.deps.users(tenant).count(q, cap);
   }
 
   /** Presence and favourites for a page of users, in one Redis round trip and one query. */
@@ -107,9 +122,8 @@ export class ContactService {
   }
 
   private async alphabetical(p: Principal, paging: Paging, f: Pick<UserSearch, 'name' | 'initial'>): Promise<Page<ContactView>> {
-    const repo = this.deps.users(p.tenant);
     const me = oid(p.userId, 'user_not_found');
-    const [users, counted] = await Promise.all([repo.search({ ...f, excludeId: me, ...paging }), this.othersTotal(p.tenant, me, f)]);
+    const [users, counted] = await Promise.all([this.searchUsers(p.tenant, { ...f, excludeId: me, ...paging }), this.othersTotal(p.tenant, me, f)]);
     return { items: await this.views(p, users), total: pageTotal(paging, users.length, counted), ...paging };
   }
 
@@ -121,23 +135,22 @@ export class ContactService {
     const key = JSON.stringify([tenant, f.name ?? '', f.initial ?? '']);
     const repo = this.deps.users(tenant);
     const [all, caller] = await Promise.all([
-      this.totals.getOrLoad(key, () => repo.count(f, TOTAL_COUNT_CAP)),
+      this.totals.getOrLoad(key, () => this.countUsers(tenant, f, TOTAL_COUNT_CAP)),
       this.callers.getOrLoad(`${tenant} ${me}`, () => repo.findById(me)),
     ]);
     return Math.max(0, all - (caller && matchesSearch(f, caller) ? 1 : 0));
   }
 
   private async favouritesFirst(p: Principal, paging: Paging, initial?: string): Promise<Page<ContactView>> {
-    const repo = this.deps.users(p.tenant);
     const me = oid(p.userId, 'user_not_found');
     const favIds = await this.deps.favourites(p.tenant).contactIds(me);
     const favQ = { ids: favIds, initial, excludeId: me };
     const restQ = { notIds: favIds, initial, excludeId: me };
-    const [favTotal, restTotal] = await Promise.all([repo.count(favQ), repo.count(restQ)]);
-    const favs = paging.skip < favTotal ? await repo.search({ ...favQ, skip: paging.skip, take: paging.take }) : [];
+    const [favTotal, restTotal] = await Promise.all([this.countUsers(p.tenant, favQ), this.countUsers(p.tenant, restQ)]);
+    const favs = paging.skip < favTotal ? await this.searchUsers(p.tenant, { ...favQ, skip: paging.skip, take: paging.take }) : [];
     const restSkip = Math.max(0, paging.skip - favTotal);
     const restTake = paging.take - favs.length;
-    const rest = restTake > 0 ? await repo.search({ ...restQ, skip: restSkip, take: restTake }) : [];
+    const rest = restTake > 0 ? await this.searchUsers(p.tenant, { ...restQ, skip: restSkip, take: restTake }) : [];
     return { items: await this.views(p, [...favs, ...rest]), total: favTotal + restTotal, ...paging };
   }
 
@@ -158,11 +171,9 @@ export class ContactService {
     const order = [...score.values()].sort((a, b) => b.n - a.n || b.last - a.last);
     const users = await this.deps.users(p.tenant).findByIds(order.map((o) => o.id));
     const byId = new Map(users.map((u) => [String(u._id), u]));
-    const needle = f.name ? sortKeys(f.name).sortName : undefined;
     const matching = order
       .map((o) => byId.get(String(o.id)))
-      .filter((u): u is UserRecord => !!u && u.status === 'active')
-      .filter((u) => (!needle || u.sortName.includes(needle) || u.username.includes(needle)) && (!f.initial || u.initial === f.initial));
+      .filter((u): u is UserRecord => !!u && matchesSearch(f, u));
     const pageUsers = matching.slice(paging.skip, paging.skip + paging.take);
     return { items: await this.views(p, pageUsers), total: matching.length, ...paging };
   }

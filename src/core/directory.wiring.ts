@@ -12,6 +12,7 @@ import { TenantConfigRepository } from '../data/repositories/tenant-config.repos
 import { AppError } from './errors.js';
 import { PresenceService, type LastSeenStore } from './presence.service.js';
 import { ContactService } from './contact.service.js';
+import { ContactDirectory } from './contact-directory.js';
 import { GroupService } from './group.service.js';
 import { NoticeService } from './notice.service.js';
 import { EventService } from './event.service.js';
@@ -38,6 +39,22 @@ function tenantRepos(infra: Infra) {
 }
 
 /**
+ * The in-memory contact directory when configured (auto: where the server cannot search by index), with
+ * every user write of this process noting its change for all nodes (decision 212).
+ */
+function contactDirectory(infra: Infra, users: (t: string) => UserRepository): ContactDirectory | undefined {
+  const c = infra.config.contactDirectory;
+  const server = infra.mongo.server;
+  if (c.memory === 'off' || (c.memory === 'auto' && server.indexedSearch)) return undefined;
+  const directory = new ContactDirectory({
+    redis: infra.redis, keys: infra.keys, users, order: server.stringOrder, logger: infra.logger,
+    maxTenants: c.maxTenants, maxEntries: c.maxEntries, rebuildMs: c.rebuildSeconds * 1000,
+  });
+  infra.mongo.onUsersChanged((tenant, ids) => directory.recordChange(tenant, ids));
+  return directory;
+}
+
+/**
  * Wires the directory, scheduling and tenant-administration services (presence, contacts, groups,
  * notices, events, meetings, peripherals, admin helpers) from infra. createServices spreads the result,
  * so each service is reached as `services.<name>`. `vcs` is the video conferencing adapter wired by
@@ -59,6 +76,7 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
     site: { publicUrl, baseDomain, issuerTemplate: infra.config.auth.oidc.issuerTemplate, clientId: infra.config.auth.oidc.clientId },
     qr: qrRenderer,
   });
+  const directory = contactDirectory(infra, r.users);
   const vcs = () => {
     const v = opts.vcs?.();
     if (!v) throw new AppError('service_unavailable', 'No video conferencing adapter is configured');
@@ -67,7 +85,8 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
   return {
     presence,
     admin,
-    contacts: new ContactService({ ...r, onlineMany, store: infra.store, pageMaxTake }),
+    contactDirectory: directory,
+    contacts: new ContactService({ ...r, onlineMany, store: infra.store, pageMaxTake, directory }),
     groups: new GroupService(r),
     notices: new NoticeService(r),
     events: new EventService({ ...r, onlineMany, pageMaxTake, canReadMedia: (p, hash) => mediaAccess.canRead(p, hash) }),

@@ -17,7 +17,15 @@ export interface TenantDb {
   models: TenantModels;
   /** What the server behind the connection does differently (FerretDB's work-arounds switch on here). */
   server: ServerTraits;
+  /**
+   * Notes, after the write, that these users' directory fields (name, role, status) changed, or `'all'`
+   * for a bulk rewrite; the in-memory contact directory of every node catches up from it (decision 212).
+   */
+  usersChanged(ids: readonly string[] | 'all'): Promise<void>;
 }
+
+/** Hears every tenant's user changes (one per process: the contact directory). */
+export type UsersChangedListener = (tenant: string, ids: readonly string[] | 'all') => Promise<void>;
 
 /**
  * One MongoDB connection pool for the process; the catalog and each tenant are databases on it
@@ -26,6 +34,7 @@ export interface TenantDb {
 export class Mongo {
   readonly catalog: CatalogModels;
   private readonly tenants = new Map<string, TenantDb>();
+  private usersChangedListener: UsersChangedListener | undefined;
 
   private constructor(readonly conn: Connection, private readonly opts: MongoOptions, readonly server: ServerTraits) {
     this.catalog = catalogModels(conn.useDb(opts.catalogDb, { useCache: true }));
@@ -52,10 +61,15 @@ export class Mongo {
     let db = this.tenants.get(tenant);
     if (!db) {
       const conn = this.conn.useDb(this.dbName(tenant), { useCache: true });
-      db = { tenant, conn, models: tenantModels(conn), server: this.server };
+      db = { tenant, conn, models: tenantModels(conn), server: this.server, usersChanged: (ids) => this.usersChangedListener?.(tenant, ids) ?? Promise.resolve() };
       this.tenants.set(tenant, db);
     }
     return db;
+  }
+
+  /** Sets the listener of user changes (the contact directory, decision 212). */
+  onUsersChanged(listener: UsersChangedListener | undefined): void {
+    this.usersChangedListener = listener;
   }
 
   async ping(): Promise<void> {

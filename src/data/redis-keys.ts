@@ -45,6 +45,9 @@ export function redisKeys(prefix: string) {
      * JSON { rooms, event, payload }; the same channel as the actor runtime's `hubPushChannel`.
      */
     hubPush: `${prefix}actors:hub-push`,
+    /** Contact directory change log (decision 212): a sequence number and the recent changes by number. */
+    directoryVersion: (tenant: string) => `${t(tenant)}directory:version`,
+    directoryChanges: (tenant: string) => `${t(tenant)}directory:changes`,
     userSockets: (tenant: string) => `${t(tenant)}revocations`,
     revocationChannel: `${prefix}revocations`,
   };

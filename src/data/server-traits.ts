@@ -16,14 +16,31 @@ export interface ServerTraits {
   atomicGuardedUpdate: boolean;
   /** Most update statements per bulk command (statements beyond go in the next command). */
   updatesPerCommand: number;
+  /**
+   * How `sort` orders strings: by code point (UTF-8 bytes: MongoDB, FerretDB) or by UTF-16 code unit
+   * (mongo-java-server, Java's String order). They differ only between astral characters and BMP
+   * characters from U+E000; the in-memory contact directory sorts as its server does (decision 212).
+   */
+  stringOrder: 'code-point' | 'code-unit';
+  /**
+   * The server answers an anchored prefix regex on a non-unique multikey index from the index (MongoDB).
+   * mongo-java-server ignores non-unique secondary indexes, FerretDB v1 pushes no regex down.
+   */
+  indexedSearch: boolean;
 }
 
 /** MongoDB and servers that behave like it (mongo-java-server). */
-export const MONGODB_TRAITS: ServerTraits = Object.freeze({ kind: 'mongodb', atomicGuardedUpdate: true, updatesPerCommand: 1000 });
-export const FERRETDB_TRAITS: ServerTraits = Object.freeze({ kind: 'ferretdb', atomicGuardedUpdate: false, updatesPerCommand: 10 });
+export const MONGODB_TRAITS: ServerTraits = Object.freeze({ kind: 'mongodb', atomicGuardedUpdate: true, updatesPerCommand: 1000, stringOrder: 'code-point', indexedSearch: true });
+/** mongo-java-server: MongoDB's behaviour except Java's string order. */
+export const MONGO_JAVA_SERVER_TRAITS: ServerTraits = Object.freeze({ ...MONGODB_TRAITS, stringOrder: 'code-unit', indexedSearch: false });
+export const FERRETDB_TRAITS: ServerTraits = Object.freeze({ kind: 'ferretdb', atomicGuardedUpdate: false, updatesPerCommand: 10, stringOrder: 'code-point', indexedSearch: false });
 
-/** Tells FerretDB (its buildInfo names its own version) from MongoDB and look-alikes. */
+/**
+ * Tells FerretDB (its buildInfo names its own version) from MongoDB and look-alikes; mongo-java-server's
+ * buildInfo is the bare minimum (no `gitVersion`, which MongoDB always reports).
+ */
 export async function detectServer(conn: Connection): Promise<ServerTraits> {
-  const info = (await conn.db!.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string; ferretdb?: unknown };
-  return info.ferretdbVersion || info.ferretdb ? FERRETDB_TRAITS : MONGODB_TRAITS;
+  const info = (await conn.db!.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string; ferretdb?: unknown; gitVersion?: string };
+  if (info.ferretdbVersion || info.ferretdb) return FERRETDB_TRAITS;
+  return info.gitVersion ? MONGODB_TRAITS : MONGO_JAVA_SERVER_TRAITS;
 }

@@ -3,6 +3,8 @@ import { TENANT_MODEL_NAMES } from '../tenant-models.js';
 import { BUILTIN_ROLES } from '../../auth/permissions.js';
 import { defaultSettings, DEFAULT_PERIPHERAL_TYPES } from '../../core/tenant-defaults.js';
 import { isDuplicateKeyOnly } from '../repositories/duplicate-keys.js';
+import { bulkUpdate } from '../repositories/bulk-updates.js';
+import { sortKeys } from '../models/user.model.js';
 
 export interface Migration {
   version: number;
@@ -55,6 +57,13 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'conference-bindings',
     up: backfillConferenceBindings,
   },
+  {
+    version: 6,
+    name: 'contact-name-tokens',
+    async up(db) {
+      if (await backfillNameTokens(db)) await db.usersChanged('all');
+    },
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -90,4 +99,29 @@ async function backfillConferenceBindings(db: TenantDb): Promise<void> {
     if (batch.length >= 500) await flush();
   }
   await flush();
+}
+
+/** Users read and rewritten per round of the name-token backfill. */
+export const NAME_TOKEN_BATCH = 500;
+
+/**
+ * Sets the search tokens (and the sort key and bucket, from the same folding) of every user that has
+ * none, in `_id` order, NAME_TOKEN_BATCH at a time (decision 211). Idempotent and resumable: a user
+ * once written no longer matches, so a run cut short (crash, lock lease lost) continues where it
+ * stopped, and users written meanwhile by the service already carry their tokens.
+ */
+export async function backfillNameTokens(db: TenantDb): Promise<number> {
+  const users = db.models.User.collection;
+  let after: unknown = null;
+  let written = 0;
+  for (;;) {
+    const filter = after === null ? { nameTokens: { $exists: false } } : { _id: { $gt: after }, nameTokens: { $exists: false } };
+    const batch = await users.find(filter as never, { projection: { _id: 1, displayName: 1, username: 1 } }).sort({ _id: 1 }).limit(NAME_TOKEN_BATCH).toArray();
+    if (!batch.length) return written;
+    await bulkUpdate(db.server, users, batch.map((u) => ({
+      updateOne: { filter: { _id: u._id, nameTokens: { $exists: false } }, update: { $set: sortKeys(String(u.displayName ?? ''), String(u.username ?? '')) } },
+    })));
+    written += batch.length;
+    after = batch[batch.length - 1]!._id;
+  }
 }

@@ -1,4 +1,5 @@
 import { Schema, type InferSchemaType, type HydratedDocument } from 'mongoose';
+import { foldName, nameTokens } from './name-tokens.js';
 
 /**
  * A person (or a headset's service account) of the tenant: the contact of the directory and the
@@ -14,6 +15,8 @@ export const UserSchema = new Schema(
     lastName: { type: String, trim: true },
     sortName: { type: String, required: true },
     initial: { type: String, required: true },
+    /** Folded name and username tokens searched by prefix (name-tokens.ts); absent until migration 6 ran. */
+    nameTokens: { type: [String], default: undefined },
     kind: { type: String, enum: ['person', 'device'], default: 'person', required: true },
     role: { type: String, required: true, default: 'patient' },
     status: { type: String, enum: ['active', 'pending', 'disabled'], default: 'active', required: true },
@@ -33,13 +36,19 @@ export const UserSchema = new Schema(
 UserSchema.index({ sortName: 1, _id: 1 });
 UserSchema.index({ initial: 1, sortName: 1 });
 UserSchema.index({ status: 1, sortName: 1 });
+/** Contact search: an anchored prefix regex on a multikey index is an index range (decision 211). */
+UserSchema.index({ nameTokens: 1 });
 
 export type UserDoc = InferSchemaType<typeof UserSchema>;
 export type User = HydratedDocument<UserDoc>;
 
-/** Normalises a name into the sort key and alphabet bucket used by contact search and `contactAlphabets`. */
-export function sortKeys(displayName: string): { sortName: string; initial: string } {
-  const sortName = displayName.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').trim().toLowerCase();
+/**
+ * Normalises a name into what the directory stores beside it: the sort key, the alphabet bucket of
+ * `contactAlphabets` and the search tokens (of the username too when given). Every write of a name
+ * sets all three from here.
+ */
+export function sortKeys(displayName: string, username?: string): { sortName: string; initial: string; nameTokens: string[] } {
+  const sortName = foldName(displayName).trim();
   const first = sortName.charAt(0).toUpperCase();
-  return { sortName, initial: /[A-Z]/.test(first) ? first : '#' };
+  return { sortName, initial: /[A-Z]/.test(first) ? first : '#', nameTokens: nameTokens(displayName, username) };
 }

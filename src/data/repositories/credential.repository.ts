@@ -58,13 +58,15 @@ export class CredentialRepository {
 
   async setRole(id: string, role: string): Promise<boolean> {
     const r = await this.db.models.User.updateOne({ _id: id }, { $set: { role } });
+    if (r.matchedCount === 1) await this.db.usersChanged([id]);
     return r.matchedCount === 1;
   }
 
   /** Creates a user for provisioning and tests; the directory owner manages profiles otherwise. */
   async create(u: { username: string; displayName: string; role: string; kind?: 'person' | 'device'; passwordHash?: string }): Promise<string> {
     const username = u.username.toLowerCase().trim();
-    const doc = await this.db.models.User.create({ ...u, username, idpSubject: username, status: 'active', ...sortKeys(u.displayName) });
+    const doc = await this.db.models.User.create({ ...u, username, idpSubject: username, status: 'active', ...sortKeys(u.displayName, username) });
+    await this.db.usersChanged([doc._id.toString()]);
     return doc._id.toString();
   }
 

@@ -2,11 +2,12 @@ import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import { bulkUpdate } from './bulk-updates.js';
 import { sortKeys, type UserDoc } from '../models/user.model.js';
+import { searchWords, tokensMatch } from '../models/name-tokens.js';
 
 export type UserRecord = UserDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
 
 export interface UserSearch {
-  /** Case-insensitive substring of the display name or username. */
+  /** Words each of which prefixes a token of the display name or username (case and accents ignored; decision 211). */
   name?: string;
   /** Alphabet bucket (`A`..`Z` or `#`). */
   initial?: string;
@@ -25,19 +26,45 @@ export function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-const nameMatcher = (name: string) => new RegExp(escapeRegex(sortKeys(name).sortName));
-
 /**
- * Whether `user` is among the users `filter` selects for a name/alphabet search (no id conditions):
- * the same rule in memory, kept beside `filter` so the two cannot drift apart.
+ * Whether `user` is among the users `searchFilter` selects for a name/alphabet search (no id
+ * conditions): the same rule in memory, kept beside it so the two cannot drift apart.
  */
-export function matchesSearch(q: Pick<UserSearch, 'name' | 'initial'>, user: Pick<UserRecord, 'status' | 'sortName' | 'username' | 'initial'>): boolean {
+export function matchesSearch(q: Pick<UserSearch, 'name' | 'initial'>, user: Pick<UserRecord, 'status' | 'initial' | 'nameTokens'>): boolean {
   if (user.status !== 'active') return false;
   if (q.initial && user.initial !== q.initial) return false;
-  if (!q.name) return true;
-  const re = nameMatcher(q.name);
-  return re.test(user.sortName ?? '') || re.test(user.username ?? '');
+  return tokensMatch(searchWords(q.name), user.nameTokens);
 }
+
+/**
+ * The database filter of a contact search. The name is only ever anchored prefix regexes on
+ * `nameTokens` (one per search word), which MongoDB answers from the `{nameTokens: 1}` index with
+ * index bounds; the words are letters and digits only, escaped all the same.
+ */
+export function searchFilter(q: Omit<UserSearch, 'skip' | 'take' | 'sort'>): Record<string, unknown> {
+  const f: Record<string, unknown> = { status: 'active' };
+  const words = searchWords(q.name);
+  if (words.length === 1) f.nameTokens = new RegExp(`^${escapeRegex(words[0]!)}`);
+  else if (words.length > 1) f.$and = words.map((w) => ({ nameTokens: new RegExp(`^${escapeRegex(w)}`) }));
+  if (q.initial) f.initial = q.initial;
+  const idCond: Record<string, unknown> = {};
+  if (q.ids) idCond.$in = q.ids;
+  const out = [...(q.notIds ?? []), ...(q.excludeId ? [q.excludeId] : [])];
+  if (out.length) idCond.$nin = out;
+  if (Object.keys(idCond).length) f._id = idCond;
+  return f;
+}
+
+/** What the in-memory contact directory reads of a user (decision 212). */
+export interface DirectoryFields {
+  _id: Types.ObjectId;
+  sortName: string;
+  initial: string;
+  nameTokens?: string[];
+  role: string;
+  kind: string;
+}
+const DIRECTORY_FIELDS = { _id: 1, sortName: 1, initial: 1, nameTokens: 1, role: 1, kind: 1 } as const;
 
 /** Users of one tenant: the directory (contacts) and the subjects of presence. */
 export class UserRepository {
@@ -69,18 +96,7 @@ export class UserRepository {
   }
 
   private filter(q: Omit<UserSearch, 'skip' | 'take' | 'sort'>): Record<string, unknown> {
-    const f: Record<string, unknown> = { status: 'active' };
-    if (q.name) {
-      const re = nameMatcher(q.name);
-      f.$or = [{ sortName: re }, { username: re }];
-    }
-    if (q.initial) f.initial = q.initial;
-    const idCond: Record<string, unknown> = {};
-    if (q.ids) idCond.$in = q.ids;
-    const out = [...(q.notIds ?? []), ...(q.excludeId ? [q.excludeId] : [])];
-    if (out.length) idCond.$nin = out;
-    if (Object.keys(idCond).length) f._id = idCond;
-    return f;
+    return searchFilter(q);
   }
 
   search(q: UserSearch): Promise<UserRecord[]> {
@@ -107,8 +123,28 @@ export class UserRepository {
     return rows.map((r) => ({ initial: r._id, count: r.count }));
   }
 
-  async updateProfile(id: Types.ObjectId, set: Partial<Pick<UserDoc, 'displayName' | 'firstName' | 'lastName' | 'title' | 'department' | 'phone' | 'email' | 'avatarHash' | 'sortName' | 'initial'>>): Promise<UserRecord | null> {
-    return this.User.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<UserRecord>().exec();
+  /** A new display name brings its sort key, alphabet bucket and search tokens (with the username's) along. */
+  async updateProfile(id: Types.ObjectId, set: Partial<Pick<UserDoc, 'displayName' | 'firstName' | 'lastName' | 'title' | 'department' | 'phone' | 'email' | 'avatarHash'>>): Promise<UserRecord | null> {
+    const $set: Record<string, unknown> = { ...set };
+    if (set.displayName) {
+      const current = await this.User.findById(id, { username: 1 }).lean<{ username: string }>().exec();
+      if (!current) return null;
+      Object.assign($set, sortKeys(set.displayName, current.username));
+    }
+    const after = await this.User.findByIdAndUpdate(id, { $set }, { returnDocument: 'after' }).lean<UserRecord>().exec();
+    if (after && set.displayName) await this.db.usersChanged([String(id)]);
+    return after;
+  }
+
+  /** Active users' directory fields, streamed in `_id` order (the in-memory directory's load). */
+  directoryCursor(): AsyncIterable<DirectoryFields> {
+    return this.User.collection.find({ status: 'active' }, { projection: DIRECTORY_FIELDS, batchSize: 5000 }) as unknown as AsyncIterable<DirectoryFields>;
+  }
+
+  /** Directory fields and status of these users (what changed since the directory was loaded). */
+  directoryFields(ids: readonly Types.ObjectId[]): Promise<(DirectoryFields & { status: string })[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.User.collection.find({ _id: { $in: [...ids] } }, { projection: { ...DIRECTORY_FIELDS, status: 1 } }).toArray() as unknown as Promise<(DirectoryFields & { status: string })[]>;
   }
 
   /**

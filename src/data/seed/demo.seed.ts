@@ -16,12 +16,15 @@ export const DEMO_PASSWORD = 'demo';
 
 /** Upserts the demo users by username, then the demo content; safe to run at every start. */
 export async function seedDemoUsers(db: TenantDb): Promise<void> {
+  const inserted: string[] = [];
   for (const u of DEMO_USERS) {
-    await db.models.User.updateOne(
+    const r = await db.models.User.updateOne(
       { username: u.username },
-      { $setOnInsert: { ...u, idpSubject: u.username, email: `${u.username}@demo.localhost`, status: 'active', ...sortKeys(u.displayName) } },
+      { $setOnInsert: { ...u, idpSubject: u.username, email: `${u.username}@demo.localhost`, status: 'active', ...sortKeys(u.displayName, u.username) } },
       { upsert: true },
     );
+    if (r.upsertedId) inserted.push(String(r.upsertedId));
   }
+  if (inserted.length) await db.usersChanged(inserted);
   await seedDemoContent(db);
 }

@@ -12,7 +12,7 @@ import { sampleDoc, mutablePath, getPath, keyOf } from './fixtures.js';
  * fails here even when the schema no longer declares it.
  */
 const QUERY_INDEXES: Partial<Record<keyof TenantModels, string[]>> = {
-  User: ['!username:1', '!idpSubject:1', 'sortName:1,_id:1', 'initial:1,sortName:1', 'status:1,sortName:1'],
+  User: ['!username:1', '!idpSubject:1', 'sortName:1,_id:1', 'initial:1,sortName:1', 'status:1,sortName:1', 'nameTokens:1'],
   Role: ['!name:1'],
   Event: ['!meetingCode:1', 'participantIds:1,startAt:-1', 'organizerId:1,startAt:-1', 'status:1,startAt:1', 'nameLower:1'],
   PeripheralType: ['!key:1'],

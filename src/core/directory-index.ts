@@ -1,0 +1,178 @@
+import type { Types } from 'mongoose';
+import { searchWords, tokensMatch } from '../data/models/name-tokens.js';
+import type { UserSearch } from '../data/repositories/user.repository.js';
+
+/** What the in-memory directory keeps of an active user: enough to select, order and count. */
+export interface DirectoryEntry {
+  _id: Types.ObjectId;
+  id: string;
+  sortName: string;
+  initial: string;
+  nameTokens: string[];
+  role: string;
+  kind: string;
+}
+
+export type DirectoryQuery = Omit<UserSearch, 'sort'>;
+export type StringOrder = 'code-point' | 'code-unit';
+
+/** Maps a UTF-16 code unit so that comparing mapped units orders strings by code point (UTF-8 bytes). */
+const pointRank = (c: number) => (c >= 0xe000 ? c - 0x800 : c >= 0xd800 ? c + 0x2000 : c);
+
+/** String comparison in the server's order (decision 212). */
+export function compareStrings(order: StringOrder): (a: string, b: string) => number {
+  if (order === 'code-unit') return (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  return (a, b) => {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const x = a.charCodeAt(i);
+      const y = b.charCodeAt(i);
+      if (x !== y) return pointRank(x) - pointRank(y);
+    }
+    return a.length - b.length;
+  };
+}
+
+interface TokenRow {
+  token: string;
+  e: DirectoryEntry;
+}
+
+/**
+ * One tenant's active users in memory, answering the contact search's selection, order and count
+ * exactly as `UserRepository.search`/`count`/`initials` do (the property test in
+ * test/integration/directory/contact-directory.test.ts compares them): entries ordered by
+ * (sortName, _id), and the tokens in their own sorted array, so a prefix is a binary-searched range.
+ */
+export class DirectoryIndex {
+  private readonly byId = new Map<string, DirectoryEntry>();
+  private sorted: DirectoryEntry[] = [];
+  private tokens: TokenRow[] = [];
+  private ranks: Map<DirectoryEntry, number> | undefined;
+  private readonly cmp: (a: string, b: string) => number;
+
+  constructor(order: StringOrder, entries: readonly DirectoryEntry[] = []) {
+    this.cmp = compareStrings(order);
+    for (const e of entries) this.byId.set(e.id, e);
+    this.sorted = [...this.byId.values()].sort((a, b) => this.entryCmp(a, b));
+    this.tokens = this.sorted.flatMap((e) => e.nameTokens.map((token) => ({ token, e }))).sort((a, b) => this.tokenCmp(a, b));
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** Adds or replaces an active user. */
+  upsert(e: DirectoryEntry): void {
+    this.remove(e.id);
+    this.byId.set(e.id, e);
+    this.sorted.splice(this.lowerBound(this.sorted, (x) => this.entryCmp(x, e) < 0), 0, e);
+    for (const token of e.nameTokens) {
+      const row: TokenRow = { token, e };
+      this.tokens.splice(this.lowerBound(this.tokens, (x) => this.tokenCmp(x, row) < 0), 0, row);
+    }
+    this.ranks = undefined;
+  }
+
+  /** Takes a user out (no longer active, or gone). */
+  remove(id: string): void {
+    const e = this.byId.get(id);
+    if (!e) return;
+    this.byId.delete(id);
+    const at = this.lowerBound(this.sorted, (x) => this.entryCmp(x, e) < 0);
+    if (this.sorted[at] === e) this.sorted.splice(at, 1);
+    for (const token of e.nameTokens) {
+      const row: TokenRow = { token, e };
+      const i = this.lowerBound(this.tokens, (x) => this.tokenCmp(x, row) < 0);
+      if (this.tokens[i]?.e === e) this.tokens.splice(i, 1);
+    }
+    this.ranks = undefined;
+  }
+
+  /** The ids of one page, in the database's order (sortName, then _id). */
+  search(q: DirectoryQuery): Types.ObjectId[] {
+    const out: Types.ObjectId[] = [];
+    let skip = q.skip;
+    for (const e of this.matching(q)) {
+      if (skip > 0) skip--;
+      else if (out.length < q.take) out.push(e._id);
+      else break;
+    }
+    return out;
+  }
+
+  /** How many match, counting no further than `cap` when given (as `countDocuments` with `limit`). */
+  count(q: Omit<DirectoryQuery, 'skip' | 'take'>, cap?: number): number {
+    let n = 0;
+    for (const _ of this.matching(q)) {
+      n++;
+      if (cap && n >= cap) break;
+    }
+    return n;
+  }
+
+  /** Alphabet buckets holding at least one contact other than `excludeId`, with their sizes, by bucket. */
+  initials(excludeId?: Types.ObjectId): { initial: string; count: number }[] {
+    const counts = new Map<string, number>();
+    const skip = excludeId ? String(excludeId) : undefined;
+    for (const e of this.byId.values()) if (e.id !== skip) counts.set(e.initial, (counts.get(e.initial) ?? 0) + 1);
+    return [...counts].sort(([a], [b]) => this.cmp(a, b)).map(([initial, count]) => ({ initial, count }));
+  }
+
+  /** Matching entries in order: from the token range of the search's rarest word, else the whole list. */
+  private *matching(q: Omit<DirectoryQuery, 'skip' | 'take'>): Generator<DirectoryEntry> {
+    const words = searchWords(q.name);
+    const ids = q.ids ? new Set(q.ids.map(String)) : undefined;
+    const out = new Set([...(q.notIds ?? []), ...(q.excludeId ? [q.excludeId] : [])].map(String));
+    const keep = (e: DirectoryEntry) => (!q.initial || e.initial === q.initial) && (!ids || ids.has(e.id)) && !out.has(e.id) && tokensMatch(words, e.nameTokens);
+    let candidates: Iterable<DirectoryEntry> = this.sorted;
+    if (ids && ids.size < this.sorted.length / 8) candidates = this.inOrder([...ids].flatMap((id) => this.byId.get(id) ?? []));
+    else if (words.length) {
+      const ranges = words.map((w) => this.prefixRange(w));
+      const [from, to] = ranges.reduce((a, b) => (b[1] - b[0] < a[1] - a[0] ? b : a));
+      if (to - from < this.sorted.length) candidates = this.inOrder([...new Set(this.tokens.slice(from, to).map((r) => r.e))]);
+    }
+    for (const e of candidates) if (keep(e)) yield e;
+  }
+
+  private inOrder(list: DirectoryEntry[]): DirectoryEntry[] {
+    const ranks = this.rankMap();
+    return list.sort((a, b) => ranks.get(a)! - ranks.get(b)!);
+  }
+
+  private rankMap(): Map<DirectoryEntry, number> {
+    if (!this.ranks) this.ranks = new Map(this.sorted.map((e, i) => [e, i]));
+    return this.ranks;
+  }
+
+  /** [from, to) of the token rows starting with `prefix` (tokens are letters and digits, so code order is safe). */
+  private prefixRange(prefix: string): [number, number] {
+    const from = this.lowerBound(this.tokens, (r) => this.cmp(r.token, prefix) < 0);
+    const to = this.lowerBound(this.tokens, (r) => this.cmp(r.token, prefix) < 0 || r.token.startsWith(prefix));
+    return [from, to];
+  }
+
+  private entryCmp(a: DirectoryEntry, b: DirectoryEntry): number {
+    return this.cmp(a.sortName, b.sortName) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  }
+
+  private tokenCmp(a: TokenRow, b: TokenRow): number {
+    return this.cmp(a.token, b.token) || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0);
+  }
+
+  /** First index where `before` is false (`before` must be true on a prefix of the array). */
+  private lowerBound<T>(arr: readonly T[], before: (x: T) => boolean): number {
+    let lo = 0;
+    let hi = arr.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(arr[mid]!)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
