@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { Types } from 'mongoose';
 import type { Principal } from '../auth/principal.js';
-import type { EventRecord, EventRepository, NewEvent } from '../data/repositories/event.repository.js';
+import type { EventKey, EventRecord, EventRepository, NewEvent } from '../data/repositories/event.repository.js';
+import { TtlCache } from './ttl-cache.js';
 import type { UserRecord, UserRepository } from '../data/repositories/user.repository.js';
 import { AppError, type FieldError } from './errors.js';
 import { oid, oids } from './object-id.js';
@@ -29,6 +30,10 @@ export interface CancelResult {
   failed: { eventId: string; code: 'event_not_found' | 'invalid_state' }[];
 }
 
+/** How long a list walk's page keys are kept (decision 213). */
+export const PAGE_KEY_TTL_MS = 60_000;
+const PAGE_KEYS_PER_WALK = 200;
+
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** A join code guests and headsets type or scan: 10 unambiguous characters (about 50 bits). */
@@ -41,14 +46,38 @@ export function newMeetingCode(): string {
  * change or cancel an event, and only while it is `scheduled` (src/core/event-status.ts).
  */
 export class EventService {
+  /**
+   * Page keys of recent list walks (decision 213): per tenant, caller and name filter, the list
+   * position where a served page ended and the key of its last event, so the next page starts from
+   * the key instead of skipping every event before it.
+   */
+  private readonly pageKeys = new TtlCache<string, Map<number, EventKey>>({ ttlMs: PAGE_KEY_TTL_MS, maxEntries: 10_000 });
+
   constructor(private readonly deps: EventDeps) {}
 
   async list(p: Principal, q: EventListQuery): Promise<Page<EventRecord>> {
     const repo = this.deps.events(p.tenant);
     const me = oid(p.userId, 'user_not_found');
     const page = clampTake(q, this.deps.pageMaxTake);
-    const [items, total] = await Promise.all([repo.list(me, { name: q.name, ...page }), repo.count(me, q.name)]);
+    const walk = JSON.stringify([p.tenant, p.userId, q.name ?? '']);
+    const keys = this.pageKeys.get(walk) ?? new Map<number, EventKey>();
+    const from = Math.max(0, ...[...keys.keys()].filter((at) => at <= page.skip));
+    const [items, total] = await Promise.all([
+      repo.list(me, { name: q.name, after: keys.get(from), skip: page.skip - from, take: page.take }),
+      repo.count(me, q.name),
+    ]);
+    const last = items[items.length - 1];
+    if (last) {
+      keys.set(page.skip + items.length, { startAt: last.startAt, _id: last._id });
+      if (keys.size > PAGE_KEYS_PER_WALK) keys.delete(keys.keys().next().value!);
+      this.pageKeys.set(walk, keys);
+    }
     return { items, total, ...page };
+  }
+
+  /** A write of this node moves list positions: its tenant's walks start again from the top. */
+  private forgetPageKeys(tenant: string): void {
+    this.pageKeys.deleteWhere((k) => k.startsWith(`[${JSON.stringify(tenant)},`));
   }
 
   /** The event when the caller organizes, attends or is attached to it; event_not_found otherwise. */
@@ -77,7 +106,9 @@ export class EventService {
     const base: Omit<NewEvent, 'meetingCode'> = { name: cmd.name, description: cmd.description, ...dates, organizerId, participants, attachments };
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.deps.events(p.tenant).create({ ...base, meetingCode: newMeetingCode() });
+        const created = await this.deps.events(p.tenant).create({ ...base, meetingCode: newMeetingCode() });
+        this.forgetPageKeys(p.tenant);
+        return created;
       } catch (e) {
         if ((e as { code?: number }).code !== 11000 || attempt >= 3) throw e;
       }
@@ -97,6 +128,7 @@ export class EventService {
     if (cmd.attachments) changes.attachments = await this.resolveAttachments(p, cmd.attachments);
     const updated = await this.deps.events(p.tenant).update(current._id, me, changes);
     if (!updated) throw new AppError('invalid_state', 'The event changed state while it was being updated');
+    this.forgetPageKeys(p.tenant);
     return updated;
   }
 

@@ -51,9 +51,11 @@ export const EventSchema = new Schema(
   },
   { timestamps: true },
 );
-EventSchema.index({ participantIds: 1, startAt: -1 });
-EventSchema.index({ organizerId: 1, startAt: -1 });
-EventSchema.index({ deviceIds: 1 });
+// A caller's event list is the $or of these three, each read in (startAt, _id) order from its own
+// index and merged, from a page key on (docs/decisions/213-event-list-page-keys.md).
+EventSchema.index({ participantIds: 1, startAt: -1, _id: -1 });
+EventSchema.index({ organizerId: 1, startAt: -1, _id: -1 });
+EventSchema.index({ deviceIds: 1, startAt: -1, _id: -1 });
 EventSchema.index({ status: 1, startAt: 1 });
 EventSchema.index({ nameLower: 1 });
 

@@ -18,6 +18,12 @@ export interface NewEvent {
   meetingCode: string;
 }
 
+/** Where a page of an event list starts: after the event with this (startAt, _id), in list order. */
+export interface EventKey {
+  startAt: Date;
+  _id: Types.ObjectId;
+}
+
 export type EventChanges = Partial<Omit<NewEvent, 'organizerId' | 'meetingCode'>>;
 
 /** Who may see an event: its organizer, participants and attached devices. */
@@ -54,8 +60,14 @@ export class EventRepository {
     return { ...visibleTo(userId), ...(name ? { nameLower: new RegExp(escapeRegex(name.toLowerCase())) } : {}) };
   }
 
-  list(userId: Types.ObjectId, q: { name?: string; skip: number; take: number }): Promise<EventRecord[]> {
-    return this.Event.find(this.listFilter(userId, q.name)).sort({ startAt: -1, _id: -1 }).skip(q.skip).limit(q.take).lean<EventRecord[]>().exec();
+  /**
+   * A page of the caller's events, newest start first (ties by `_id`), beginning after `after` when
+   * given (a key on the list's indexes instead of skipping the events before it), then skipping `skip`.
+   */
+  list(userId: Types.ObjectId, q: { name?: string; after?: EventKey; skip: number; take: number }): Promise<EventRecord[]> {
+    const f = this.listFilter(userId, q.name);
+    const filter = q.after ? { $and: [f, { $or: [{ startAt: { $lt: q.after.startAt } }, { startAt: q.after.startAt, _id: { $lt: q.after._id } }] }] } : f;
+    return this.Event.find(filter).sort({ startAt: -1, _id: -1 }).skip(q.skip).limit(q.take).lean<EventRecord[]>().exec();
   }
 
   count(userId: Types.ObjectId, name?: string): Promise<number> {

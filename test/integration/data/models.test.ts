@@ -14,7 +14,7 @@ import { sampleDoc, mutablePath, getPath, keyOf } from './fixtures.js';
 const QUERY_INDEXES: Partial<Record<keyof TenantModels, string[]>> = {
   User: ['!username:1', '!idpSubject:1', 'sortName:1,_id:1', 'initial:1,sortName:1', 'status:1,sortName:1', 'nameTokens:1'],
   Role: ['!name:1'],
-  Event: ['!meetingCode:1', 'participantIds:1,startAt:-1', 'organizerId:1,startAt:-1', 'status:1,startAt:1', 'nameLower:1'],
+  Event: ['!meetingCode:1', 'participantIds:1,startAt:-1,_id:-1', 'organizerId:1,startAt:-1,_id:-1', 'deviceIds:1,startAt:-1,_id:-1', 'status:1,startAt:1', 'nameLower:1'],
   PeripheralType: ['!key:1'],
   Device: ['!fingerprint:1', '!deviceKeyHash:1', 'ownerUserId:1', 'typeId:1'],
   Group: ['ownerId:1,name:1', 'participantIds:1'],
