@@ -11,6 +11,8 @@ RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY tsconfig.json ./
 COPY proto ./proto
 COPY src ./src
+# The GraphQL explorer's browser bundle (esbuild over the installed packages, decision 711).
+RUN node --import tsx src/http/reference/graphiql.build.cli.ts
 
 USER node
 EXPOSE 8080 50051

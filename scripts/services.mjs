@@ -497,6 +497,19 @@ export function readServices() {
 }
 
 /** Installs npm packages when node_modules is missing or older than package.json. */
+/**
+ * Path of Debian's chromium, installed on first use (the reference pages' headless-browser tests
+ * drive it with puppeteer-core; no browser build is downloaded from anywhere else).
+ */
+export function ensureChromium() {
+  const found = process.env.CHROMIUM_PATH ?? which('chromium');
+  if (found) return found;
+  aptInstall('chromium');
+  const bin = which('chromium');
+  if (!bin) throw new ServiceError('chromium is still missing after apt-get install');
+  return bin;
+}
+
 export function ensureNodeModules() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   const pkg = path.join(root, 'package.json');
@@ -504,6 +517,12 @@ export function ensureNodeModules() {
   log('installing npm packages');
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new ServiceError('npm install failed (see output above)');
+}
+
+/** Builds the GraphQL explorer's browser bundle when it is missing (decision 711; instant when built). */
+export function ensureBuiltAssets() {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/http/reference/graphiql.build.cli.ts'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new ServiceError('building the GraphQL explorer bundle failed (see output above)');
 }
 
 /**

@@ -2,7 +2,7 @@
 // server), then runs every role of the service in one process on port 8080 with the demo tenant.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ensureNodeModules, ensureServices, whoListens, ServiceError } from './services.mjs';
+import { ensureBuiltAssets, ensureNodeModules, ensureServices, whoListens, ServiceError } from './services.mjs';
 
 // Settings from .env (see .env.example); variables already in the environment win.
 if (existsSync('.env')) process.loadEnvFile('.env');
@@ -20,6 +20,7 @@ if (listening === 'other') {
 
 try {
   ensureNodeModules();
+  ensureBuiltAssets();
   const s = await ensureServices();
   process.env.REDIS_URL ??= s.redisUrl;
   process.env.MONGODB_URI ??= s.mongoUri;

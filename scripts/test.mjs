@@ -4,10 +4,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureNodeModules, ensureServices, localDir, ServiceError } from './services.mjs';
+import { ensureBuiltAssets, ensureChromium, ensureNodeModules, ensureServices, localDir, ServiceError } from './services.mjs';
 
 try {
   ensureNodeModules();
+  ensureBuiltAssets();
+  // The reference pages' browser tests (test/e2e/browser) drive Debian's chromium.
+  ensureChromium();
   const s = await ensureServices({ tests: true });
   process.env.TEST_REDIS_URL ??= s.redisUrl;
   process.env.TEST_MONGODB_URI ??= s.mongoUri;

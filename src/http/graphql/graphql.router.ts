@@ -13,6 +13,7 @@ import { queryLimits } from './limits.js';
 import { MAX_TOKENS, requestGuards } from './guards.js';
 import { resolvers } from './resolvers.js';
 import { typeDefs } from './schema.js';
+import { explorerRouter } from '../reference/explorer.router.js';
 
 /** Apollo's own failure codes mapped onto the service's codes, so clients branch on one list. */
 const APOLLO_CODES: Record<string, ErrorCode> = {
@@ -69,7 +70,7 @@ const correlationPlugin: ApolloServerPlugin<GraphQLContext> = {
 };
 
 /**
- * POST /graphql on tenant hosts. Apollo starts in the background so the router can be mounted
+ * POST /graphql on tenant hosts (and GraphiQL for browsers, ../reference/explorer.router.ts). Apollo starts in the background so the router can be mounted
  * synchronously with the REST routers; requests wait for it.
  */
 export function graphqlRouter(services: Services, logger: Logger, opts: { timeBudgetMs: number }): Router {
@@ -80,10 +81,13 @@ export function graphqlRouter(services: Services, logger: Logger, opts: { timeBu
     validationRules: [queryLimits],
     formatError: formatError(logger),
     includeStacktraceInErrorResponses: false,
+    // Refuses GET and simple-form POSTs that carry neither a JSON content type nor a preflight header.
+    csrfPrevention: true,
     plugins: [ApolloServerPluginLandingPageDisabled(), correlationPlugin, requestGuards(opts)],
   });
   server.startInBackgroundHandlingStartupErrorsByLoggingAndFailingAllRequests();
   const r = Router();
+  r.use('/', explorerRouter());
   r.use('/', requireTenant, expressMiddleware(server, { context: async ({ req }) => buildContext(services, req) }));
   return r;
 }

@@ -66,3 +66,17 @@ export function pageCsp(html: string): RequestHandler {
     },
   });
 }
+
+/**
+ * The GraphQL explorer's policy: the base policy with inline styles allowed, because its editor
+ * (Monaco) writes its themes and decorations into `<style>` elements at run time, and GraphiQL's
+ * stylesheet carries its fonts as data: URLs. Scripts stay
+ * 'self' only; no secret is rendered by CSS, and connect-src/img-src 'self' leave injected CSS nowhere
+ * to send anything (decision 711).
+ */
+export function explorerCsp(): RequestHandler {
+  return helmet.contentSecurityPolicy({
+    useDefaults: false,
+    directives: { ...BASE_DIRECTIVES, styleSrc: ["'self'", "'unsafe-inline'"], fontSrc: ["'self'", 'data:'], workerSrc: ["'self'"] },
+  });
+}

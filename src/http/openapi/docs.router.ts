@@ -1,9 +1,12 @@
 import { Router } from 'express';
 import { openApiDocument } from './openapi.js';
-import { DOCS_PAGE } from './docs.page.js';
-import { pageCsp } from '../middleware/security-headers.js';
+import { API_DOCS_PAGE } from '../reference/api-docs.page.js';
+import { BROWSER_DIR, packageDir, packageFiles } from '../reference/reference-assets.js';
 
-/** /api/docs: the OpenAPI document and a small self-contained page to read and try it (no CDN). */
+/**
+ * /api/docs: the OpenAPI document and Swagger UI (swagger-ui-dist's own files, served here: nothing
+ * is fetched from elsewhere at run time) to read it and try each operation with a bearer token.
+ */
 export function docsRouter(): Router {
   const r = Router();
   let doc: string | undefined;
@@ -11,9 +14,10 @@ export function docsRouter(): Router {
     doc ??= JSON.stringify(openApiDocument());
     res.type('application/json').send(doc);
   });
-  // Its inline script and style are allowed by hash, not by 'unsafe-inline'.
-  r.get('/', pageCsp(DOCS_PAGE), (_req, res) => {
-    res.type('html').send(DOCS_PAGE);
+  r.get('/assets/init.js', (_req, res) => res.sendFile('api-docs.init.js', { root: BROWSER_DIR, maxAge: '1h' }));
+  r.use('/assets', packageFiles(packageDir('swagger-ui-dist'), ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png']));
+  r.get('/', (_req, res) => {
+    res.type('html').send(API_DOCS_PAGE);
   });
   return r;
 }

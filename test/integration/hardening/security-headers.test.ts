@@ -48,11 +48,21 @@ describe('security headers on every HTML page', () => {
   });
   afterAll(async () => node?.destroy());
 
-  it('the API reference page (inline script allowed by hash only)', async () => {
+  it('the API reference page (Swagger UI: no inline script, base policy unchanged)', async () => {
     const r = await node.http.get('/api/docs', { tenant: 'acme' });
     expect(r.status).toBe(200);
-    expect(inlineScripts(r.text)).toHaveLength(1);
+    expect(inlineScripts(r.text)).toHaveLength(0);
     expectHardenedPage(r, 'docs');
+    expect(csp(r).get('style-src')).toEqual(["'self'"]);
+  });
+
+  it('the GraphQL explorer (GraphiQL: no inline script; inline styles only for its editor)', async () => {
+    const r = await node.http.get('/graphql', { tenant: 'acme', headers: { accept: 'text/html' } });
+    expect(r.status).toBe(200);
+    expect(inlineScripts(r.text)).toHaveLength(0);
+    expectHardenedPage(r, 'explorer');
+    expect(csp(r).get('script-src')).toEqual(["'self'"]);
+    expect(csp(r).get('connect-src')).toEqual(["'self'"]);
   });
 
   it("the realm's sign-in page, also when the password was wrong", async () => {

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, Page } from 'puppeteer-core';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { createUser, tokenFor } from '../../support/auth.js';
+import { launchBrowser, watchPage, type PageWatch } from '../../support/browser.js';
+
+/** The REST reference (Swagger UI) and the GraphQL explorer (GraphiQL) in a real headless chromium. */
+describe('reference pages in a browser', () => {
+  let node: TestNode;
+  let browser: Browser;
+  let token: string;
+  let origin: string;
+
+  beforeAll(async () => {
+    node = await startTestNode({ ROLES: 'http' });
+    await createUser(node, 'acme', { username: 'dr.page', role: 'clinician', displayName: 'Dr Page' });
+    token = await tokenFor(node, 'acme', 'dr.page');
+    origin = `http://acme.localhost:${new URL(node.url!).port}`;
+    browser = await launchBrowser();
+  }, 600_000);
+  afterAll(async () => {
+    await browser?.close();
+    await node?.destroy();
+  });
+
+  async function open(path: string): Promise<{ page: Page; watch: PageWatch }> {
+    const page = await browser.newPage();
+    const watch = await watchPage(page);
+    const res = await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+    expect(res?.status()).toBe(200);
+    return { page, watch };
+  }
+
+  it('/api/docs lists every operation of the document and a try-it call with a bearer token answers 200', async () => {
+    const doc = JSON.parse((await node.http.get('/api/docs/openapi.json')).text) as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    const { page, watch } = await open('/api/docs');
+    await page.waitForSelector('.opblock');
+    const listed = await page.$$eval('.opblock', (els) =>
+      els.map((e) => `${e.querySelector('.opblock-summary-method')?.textContent} ${e.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`));
+    expect(listed.sort()).toEqual(operations.sort());
+
+    await page.click('.btn.authorize');
+    await page.waitForSelector('.auth-container input');
+    await page.type('.auth-container input', token);
+    await page.click('.auth-btn-wrapper .btn.modal-btn.auth.authorize');
+    await page.click('.auth-btn-wrapper .btn-done');
+
+    const me = await page.waitForSelector('.opblock-get .opblock-summary-path[data-path="/api/contacts/me"]');
+    await me!.click();
+    await page.waitForSelector('.opblock.is-open .execute');
+    await page.click('.opblock.is-open .execute');
+    const status = await page.waitForSelector('.opblock.is-open .live-responses-table tr.response .response-col_status');
+    expect(await status!.evaluate((e) => e.textContent?.trim())).toBe('200');
+    const body = await page.$eval('.opblock.is-open .live-responses-table tr.response .response-col_description pre', (e) => e.textContent ?? '');
+    expect(JSON.parse(body)).toMatchObject({ displayName: 'Dr Page' });
+    expect(watch.cspViolations).toEqual([]);
+    expect(watch.errors).toEqual([]);
+  });
+
+  it('/graphql in a browser is GraphiQL: a `me` query with the token in its headers shows the user', async () => {
+    const page = await browser.newPage();
+    const watch = await watchPage(page);
+    // What the explorer keeps between visits (shouldPersistHeaders): the saved query and headers.
+    await page.evaluateOnNewDocument(`localStorage.setItem('graphiql:query', '{ me { username displayName } }');
+      localStorage.setItem('graphiql:headers', ${JSON.stringify(JSON.stringify({ Authorization: `Bearer ${token}` }))});`);
+    const res = await page.goto(`${origin}/graphql`, { waitUntil: 'load' });
+    expect(res?.status()).toBe(200);
+    await page.waitForSelector('.graphiql-execute-button', { timeout: 60_000 });
+    // The schema came through introspection: the documentation explorer lists the query fields.
+    await page.waitForSelector('.graphiql-execute-button:not([disabled])');
+    await page.click('.graphiql-execute-button');
+    // A string: this test code has no DOM types.
+    await page.waitForFunction(`(document.querySelector('.result-window')?.textContent ?? '').includes('dr.page')`, { timeout: 30_000 });
+    // Monaco renders spaces as no-break spaces.
+    const result = (await page.$eval('.result-window', (e) => e.textContent ?? '')).replace(/\u00a0/g, ' ');
+    expect(JSON.parse(result)).toEqual({ data: { me: { username: 'dr.page', displayName: 'Dr Page' } } });
+    // The documentation explorer lists the operations from the schema (introspection with the same token).
+    await page.click('[aria-label="Show Documentation Explorer"]');
+    await page.waitForSelector('.graphiql-doc-explorer-root-type');
+    await page.click('.graphiql-doc-explorer-type-name');
+    await page.waitForSelector('.graphiql-doc-explorer-field-name');
+    const fields = await page.$$eval('.graphiql-doc-explorer-field-name', (els) => els.map((e) => e.textContent));
+    expect(fields).toEqual(expect.arrayContaining(['me', 'tenantConfig', 'basicTenantInfo', 'myContacts', 'hasPin', 'myNotice']));
+    expect(watch.cspViolations).toEqual([]);
+    expect(watch.errors).toEqual([]);
+  });
+
+  it('API requests to /graphql keep CSRF prevention; only a browser navigation gets the page', async () => {
+    const html = await node.http.get('/graphql', { tenant: 'acme', headers: { accept: 'text/html' } });
+    expect(html.status).toBe(200);
+    expect(html.text).toContain('/graphql/assets/graphiql.js');
+    // A GET query without a preflight-forcing header is what a cross-site <img> or form could send.
+    const simpleGet = await node.http.get('/graphql?query=%7B__typename%7D', { tenant: 'acme', headers: { accept: 'text/html' } });
+    expect(simpleGet.status).toBe(400);
+    expect(simpleGet.text).toMatch(/CSRF/);
+    const formPost = await node.http.post('/graphql', { tenant: 'acme', headers: { 'content-type': 'text/plain' }, rawBody: '{"query":"{__typename}"}' });
+    expect(formPost.status).toBe(400);
+    const json = await node.http.get('/graphql', { tenant: 'acme', headers: { accept: 'application/json' } });
+    expect(json.text).not.toContain('graphiql');
+    const api = await node.http.post('/graphql', { tenant: 'acme', body: { query: '{ __typename }' } });
+    expect(api.status).toBe(200);
+    expect(api.body).toEqual({ data: { __typename: 'Query' } });
+  });
+});

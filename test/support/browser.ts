@@ -1,0 +1,43 @@
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+// @ts-expect-error plain ESM script without types
+import { ensureChromium } from '../../scripts/services.mjs';
+
+/**
+ * Headless Debian chromium (installed on first use, like the other local services). `*.localhost`
+ * goes to 127.0.0.1, so a page opened at http://{tenant}.localhost:PORT names its tenant by host.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = (ensureChromium as () => string)();
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
+  });
+}
+
+export interface PageWatch {
+  /** Content-Security-Policy violations the page reported (event and console). */
+  cspViolations: string[];
+  /** Uncaught page errors, console errors and responses of 400 or more (with their URL). */
+  errors: string[];
+}
+
+/** Collects CSP violations (securitypolicyviolation events and console reports) and errors of a page. */
+export async function watchPage(page: Page): Promise<PageWatch> {
+  const watch: PageWatch = { cspViolations: [], errors: [] };
+  await page.exposeFunction('__reportCsp', (v: string) => void watch.cspViolations.push(v));
+  // A string: this test code has no DOM types, the page runs it before its own scripts.
+  await page.evaluateOnNewDocument(`document.addEventListener('securitypolicyviolation', (e) =>
+    window.__reportCsp(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sourceFile + ':' + e.lineNumber));`);
+  page.on('console', (m) => {
+    const text = m.text();
+    if (/Content Security Policy/i.test(text)) watch.cspViolations.push(text);
+    // A failed load is reported with its URL by the response listener below.
+    else if (m.type() === 'error' && !/^Failed to load resource/.test(text)) watch.errors.push(text);
+  });
+  page.on('pageerror', (e) => void watch.errors.push(String(e)));
+  page.on('response', (r) => {
+    if (r.status() >= 400) watch.errors.push(`${r.status()} ${r.url()}`);
+  });
+  return watch;
+}
