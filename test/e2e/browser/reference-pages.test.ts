@@ -1,10 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Browser, Page } from 'puppeteer-core';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { launchBrowser, watchPage, type PageWatch } from '../../support/browser.js';
 
-/** The REST reference (Swagger UI) and the GraphQL explorer (GraphiQL) in a real headless chromium. */
+/**
+ * The REST reference (Swagger UI) and the GraphQL explorer (GraphiQL) in a real headless chromium.
+ * A browser rendering a page with a few hundred operations on a shared two-core machine takes tens of
+ * seconds: generous limits, no timing asserted.
+ */
+jest.setTimeout(240_000);
+
 describe('reference pages in a browser', () => {
   let node: TestNode;
   let browser: Browser;
@@ -25,6 +31,7 @@ describe('reference pages in a browser', () => {
 
   async function open(path: string): Promise<{ page: Page; watch: PageWatch }> {
     const page = await browser.newPage();
+    page.setDefaultTimeout(180_000);
     const watch = await watchPage(page);
     const res = await page.goto(`${origin}${path}`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
@@ -60,18 +67,19 @@ describe('reference pages in a browser', () => {
 
   it('/graphql in a browser is GraphiQL: a `me` query with the token in its headers shows the user', async () => {
     const page = await browser.newPage();
+    page.setDefaultTimeout(180_000);
     const watch = await watchPage(page);
     // What the explorer keeps between visits (shouldPersistHeaders): the saved query and headers.
     await page.evaluateOnNewDocument(`localStorage.setItem('graphiql:query', '{ me { username displayName } }');
       localStorage.setItem('graphiql:headers', ${JSON.stringify(JSON.stringify({ Authorization: `Bearer ${token}` }))});`);
     const res = await page.goto(`${origin}/graphql`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
-    await page.waitForSelector('.graphiql-execute-button', { timeout: 60_000 });
+    await page.waitForSelector('.graphiql-execute-button');
     // The schema came through introspection: the documentation explorer lists the query fields.
     await page.waitForSelector('.graphiql-execute-button:not([disabled])');
     await page.click('.graphiql-execute-button');
     // A string: this test code has no DOM types.
-    await page.waitForFunction(`(document.querySelector('.result-window')?.textContent ?? '').includes('dr.page')`, { timeout: 30_000 });
+    await page.waitForFunction(`(document.querySelector('.result-window')?.textContent ?? '').includes('dr.page')`);
     // Monaco renders spaces as no-break spaces.
     const result = (await page.$eval('.result-window', (e) => e.textContent ?? '')).replace(/\u00a0/g, ' ');
     expect(JSON.parse(result)).toEqual({ data: { me: { username: 'dr.page', displayName: 'Dr Page' } } });
