@@ -22,10 +22,12 @@ export interface ChildNode {
 
 /**
  * Runs src/main.ts as a separate process with the given environment (use testEnv() so it shares the
- * test's databases and Redis prefix) and resolves once it logged 'node started'.
+ * test's databases and Redis prefix) and resolves once it logged 'node started'. With TURN_RECORD_FILE
+ * in `env` the node runs with the turn recorder preloaded (test/support/turn-recorder.ts).
  */
 export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000): Promise<ChildNode> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+  const recorder = env.TURN_RECORD_FILE ? ['--import', path.join(root, 'test/support/turn-recorder.ts')] : [];
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...recorder, path.join(root, 'src/main.ts')], {
     cwd: root,
     env: { ...process.env, ...env, LOG_LEVEL: env.CHILD_LOG_LEVEL ?? 'info', NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@ import { addressKey } from './placement.js';
 import type { SnapshotStore, TimerEntry, TurnReply, WriterLease } from './snapshot-store.js';
 import { errorFromWire } from './transport.js';
 import { TurnContext, type TurnServices } from './turn-context.js';
+import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
 import type { ActorAddress, ActorBehavior, HubPublisher } from './types.js';
 
@@ -22,6 +23,7 @@ export interface Envelope {
 
 /** What an activation needs from the system that hosts it. */
 export interface ActivationHost extends TurnServices {
+  readonly nodeId: string;
   readonly store: SnapshotStore;
   readonly logger: Logger;
   readonly idleMs: number;
@@ -111,6 +113,8 @@ export class Activation {
     try {
       await this.ready;
       while (this.queue.length && !this.closed) {
+        // A traced turn's start is taken before the lease check, so it never postdates the check.
+        const checkedAt = turnProbe() ? probeClock() : 0;
         if (!this.host.mayServe(this)) {
           const items = this.queue.splice(0);
           this.host.observe('depth', this, -items.length);
@@ -119,7 +123,7 @@ export class Activation {
         }
         const env = this.queue.shift()!;
         this.host.observe('depth', this, -1);
-        await this.turn(env).then(env.resolve, env.reject);
+        await this.turn(env, checkedAt).then(env.resolve, env.reject);
       }
     } catch (e) {
       for (const env of this.close()) env.reject(new AppError('service_unavailable', 'actor could not be activated', { cause: e }));
@@ -150,7 +154,21 @@ export class Activation {
     for (const entry of t) this.timers.set(entry.name, entry);
   }
 
-  private async turn(env: Envelope): Promise<unknown> {
+  /** One turn; traced (start, end, writes) when a turn probe is installed (tests only). */
+  private async turn(env: Envelope, checkedAt: number): Promise<unknown> {
+    const probe = turnProbe();
+    if (!probe) return this.step(env);
+    const { shard, epoch } = this.lease;
+    const t: TracedTurn = { probe, trace: { node: this.host.nodeId, shard, epoch, actor: this.key, kind: this.kind, start: checkedAt, writes: [] } };
+    try {
+      return await this.step(env, t);
+    } finally {
+      t.trace.end = probeClock();
+      probe.turn(t.trace);
+    }
+  }
+
+  private async step(env: Envelope, traced?: TracedTurn): Promise<unknown> {
     const started = performance.now();
     if (env.timer && !this.timers.has(env.timer)) return undefined;
     const replay = env.dedupeId && !env.first ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId).catch(unavailable) : undefined;
@@ -160,7 +178,7 @@ export class Activation {
     }
     if (env.timer) this.timers.delete(env.timer);
     const before = this.serialize();
-    const ctx = new TurnContext(this, this.host);
+    const ctx = new TurnContext(this, this.host, traced);
     const reply = await this.run(ctx, env.msg, before);
     if (ctx.fenced) {
       this.host.rejected(this, true);
@@ -172,7 +190,8 @@ export class Activation {
     const dedupeId = env.first?.awaited() ? undefined : env.dedupeId;
     if (mode !== 'none' || dedupeId) {
       const snapshot = mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
-      const saved = await this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId, reply }).catch((e) => {
+      const save = () => this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId, reply });
+      const saved = await (traced ? tracedWrite(traced, 'snapshot', save, (r) => (r.error ? undefined : r.value)) : save()).catch((e) => {
         // Unknown whether Redis applied it: drop this activation so the next turn reloads the snapshot.
         this.host.deactivate(this, 'error');
         return unavailable(e);

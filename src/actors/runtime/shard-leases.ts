@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import type { ActorKeys } from './actor-keys.js';
 import { ACQUIRE, RELEASE, RENEW } from './scripts.js';
+import { probeClock, turnProbe } from './turn-probe.js';
 
 /** A shard this node holds: its fencing epoch and how long (monotonic clock) it may still serve it. */
 export interface ShardLease {
@@ -61,9 +62,12 @@ export class ShardLeases {
   async acquire(shard: number): Promise<ShardLease | undefined> {
     const { redis, keys, nodeId, leaseMs } = this.deps;
     const sentAt = monotonicNow();
+    const probe = turnProbe();
+    const probeSent = probe ? probeClock() : 0;
     const [won, value] = await ACQUIRE.run<[number, string]>(redis, [keys.lease(shard), keys.epoch(shard)], [nodeId, leaseMs]);
     if (won !== 1) return undefined;
     const epoch = Number(value);
+    probe?.acquired(nodeId, shard, epoch, probeSent, probeClock());
     const lease: ShardLease = { shard, epoch, value: `${nodeId}|${epoch}`, validUntil: sentAt + leaseMs - this.marginMs, handingOff: false };
     this.held.set(shard, lease);
     return lease;

@@ -3,6 +3,7 @@ import { fencedWrite } from './fenced-write.js';
 import { addressKey } from './placement.js';
 import type { ActorAddress, ActorContext, HubPublisher } from './types.js';
 import type { TimerEntry, WriterLease } from './snapshot-store.js';
+import { tracedWrite, type TracedTurn } from './turn-probe.js';
 
 /** The slice of an activation a turn may touch. */
 export interface TurnTarget {
@@ -33,7 +34,7 @@ export class TurnContext<S> implements ActorContext<S> {
   /** Set when a fencedWrite found a newer epoch: this node no longer owns the shard. */
   fenced = false;
 
-  constructor(private readonly target: TurnTarget, private readonly services: TurnServices) {}
+  constructor(private readonly target: TurnTarget, private readonly services: TurnServices, private readonly traced?: TracedTurn) {}
 
   get address(): ActorAddress {
     return this.target.address;
@@ -77,7 +78,8 @@ export class TurnContext<S> implements ActorContext<S> {
 
   fencedWrite<T>(write: (epoch: number) => Promise<T | false>): Promise<T> {
     const lease = this.target.lease;
-    return fencedWrite({ epoch: lease.epoch, isCurrent: () => this.services.isCurrent(lease), onFenced: () => this.onFenced() }, write);
+    const run = () => fencedWrite({ epoch: lease.epoch, isCurrent: () => this.services.isCurrent(lease), onFenced: () => this.onFenced() }, write);
+    return this.traced ? tracedWrite(this.traced, 'external', run, (r) => (r.error ? (this.fenced ? false : undefined) : true)) : run();
   }
 
   private onFenced(): void {

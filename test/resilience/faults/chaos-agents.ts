@@ -1,7 +1,11 @@
 import type { ClientToServerEvents } from '../../../src/hub/hub.events.js';
 import { connect, type HubClient } from '../../support/hub-client.js';
 
-/** Codes a client may see while a node dies or a shard moves: retry, nothing acknowledged was lost. */
+/**
+ * Codes a client may see while a node dies, freezes or a shard moves: retry, nothing acknowledged was
+ * lost (listed in docs/reliability.md). Anything else, a thrown error ('thrown') or an ack of the wrong
+ * shape ('malformed_ack') included, is a finding that fails the run.
+ */
 export const TRANSIENT = new Set(['not_owner', 'timeout', 'service_unavailable', 'disconnected', 'ack_timeout', 'connect_error']);
 
 export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -11,6 +15,8 @@ export class ChaosContext {
   stopped = false;
   readonly failures = new Map<string, number>();
   readonly violations: string[] = [];
+  /** Successful steps per agent. */
+  readonly progress: Record<string, number> = {};
   constructor(private readonly liveUrls: () => string[]) {}
 
   pickUrl(): string {
@@ -35,6 +41,14 @@ export class ChaosContext {
 
 type Ack<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
 
+/** An ack as the hub protocol defines it: `{ ok: true, data? }` or `{ ok: false, error: { code, message } }`. */
+function wellFormed(r: unknown): r is Ack<unknown> {
+  if (!r || typeof r !== 'object') return false;
+  const a = r as { ok?: unknown; error?: { code?: unknown; message?: unknown } };
+  if (a.ok === true) return true;
+  return a.ok === false && typeof a.error?.code === 'string' && typeof a.error.message === 'string';
+}
+
 /**
  * Calls a hub method, failing at once (code 'disconnected') when the socket drops before the ack,
  * instead of waiting out the ack timeout on a dead node.
@@ -46,7 +60,13 @@ export function callLive<T = any>(s: HubClient, method: keyof ClientToServerEven
     s.once('disconnect', onDrop);
     (s.timeout(10_000) as unknown as { emitWithAck(ev: string, ...a: unknown[]): Promise<Ack<T>> })
       .emitWithAck(method, ...args)
-      .then((r) => resolve(r.ok ? r : { ok: false, error: { ...r.error, message: `${method}: ${r.error.message}` } }), () => resolve({ ok: false, error: { code: 'ack_timeout', message: 'no ack' } }))
+      .then(
+        (r) => {
+          if (!wellFormed(r)) resolve({ ok: false, error: { code: 'malformed_ack', message: `${method}: ${JSON.stringify(r)?.slice(0, 200)}` } });
+          else resolve(r.ok ? (r as Ack<T>) : { ok: false, error: { ...r.error, message: `${method}: ${r.error.message}` } });
+        },
+        () => resolve({ ok: false, error: { code: 'ack_timeout', message: `${method}: no ack` } }),
+      )
       .finally(() => s.off('disconnect', onDrop));
   });
 }
@@ -85,17 +105,36 @@ export class Session {
   }
 }
 
-/** Runs `step` until the run stops, backing off a little after a failed step. */
-export async function loop(ctx: ChaosContext, everyMs: number, step: () => Promise<boolean>): Promise<void> {
+/**
+ * Runs `step` until the run stops, backing off a little after a failed step, and counts the agent's
+ * successful steps under `name` (its progress). A thrown error is counted under its `code` when it has
+ * a transient one (no live node to connect to), else as 'thrown': never swallowed.
+ */
+export async function loop(ctx: ChaosContext, name: string, everyMs: number, step: () => Promise<boolean>): Promise<void> {
+  ctx.progress[name] = 0;
   while (!ctx.stopped) {
-    const ok = await step().catch(() => false);
+    const ok = await step().catch((e: unknown) => {
+      const code = (e as { code?: unknown })?.code;
+      ctx.failure(typeof code === 'string' && TRANSIENT.has(code) ? code : 'thrown', `${name}: ${(e as Error)?.stack ?? String(e)}`);
+      return false;
+    });
+    if (ok) ctx.progress[name]!++;
     await pause(ok ? everyMs : everyMs + 200);
   }
 }
 
-/** The result of an ack: the data, or undefined after counting the failure. */
-export function take<T>(ctx: ChaosContext, r: Ack<T>): T | undefined {
-  if (r.ok) return r.data;
-  ctx.failure(r.error.code, r.error.message);
-  return undefined;
+/**
+ * The result of an ack: the data, or undefined after counting the failure. `valid` checks the data's
+ * shape (a positive ack without the fields the protocol promises counts as 'malformed_ack').
+ */
+export function take<T>(ctx: ChaosContext, r: Ack<T>, valid: (d: NoInfer<T>) => boolean): T | undefined {
+  if (!r.ok) {
+    ctx.failure(r.error.code, r.error.message);
+    return undefined;
+  }
+  if (!valid(r.data)) {
+    ctx.failure('malformed_ack', JSON.stringify(r.data)?.slice(0, 200));
+    return undefined;
+  }
+  return r.data;
 }

@@ -1,23 +1,50 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { actorKeys } from '../../../src/actors/runtime/actor-keys.js';
+import { probeClock } from '../../../src/actors/runtime/turn-probe.js';
 import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv } from '../../support/env.js';
 import { request } from '../../support/http.js';
+import type { RecordLine } from '../../support/turn-recorder.js';
 import { pause } from './chaos-agents.js';
+import { readRecordFile, refusedWrites } from './chaos-records.js';
 import { trace } from './results.js';
 
+/** One freeze: the node stopped in the middle of a meeting turn's write, another node took the shard. */
+export interface FreezeOutcome {
+  node: string;
+  actor: string;
+  epoch: number;
+  frozenMs: number;
+  /** The frozen turn's write, sent after the resume: accepted by the store, or not. */
+  accepted?: boolean;
+  /** The node's actor_fenced_writes_total right after, between its refused writes recorded before and after the scrape. */
+  fenced: { before: number; metric: number; after: number };
+}
+
 /**
- * Three hub nodes as child processes (ROLES http,hub,actors) that the chaos driver stops (SIGTERM) or
- * hard-kills (SIGKILL) and restarts one at a time. Each incarnation gets a fresh NODE_ID, like a
- * rescheduled pod, so a restarted process never inherits a dead one's lease by name.
+ * Three hub nodes as child processes (ROLES http,hub,actors) that the chaos driver stops (SIGTERM),
+ * hard-kills (SIGKILL) and restarts one at a time, or freezes (SIGSTOP) in the middle of a turn and
+ * resumes. Each incarnation gets a fresh NODE_ID, like a rescheduled pod, so a restarted process never
+ * inherits a dead one's lease by name. Every node records its turns into `recordDir` (one file each).
  */
 export class ChaosCluster {
   readonly slots: (ChildNode | undefined)[] = [];
   readonly ids: string[] = [];
   kills = { sigterm: 0, sigkill: 0 };
+  readonly freezes: FreezeOutcome[] = [];
+  /** Freezes armed but not caught (the node wrote no meeting turn while armed). */
+  freezesMissed = 0;
+  /** Slots frozen or being frozen: no other fault hits them, clients are not sent there. */
+  private readonly busy = new Set<number>();
   private generation = 0;
 
-  constructor(private readonly shared: Record<string, string>, readonly size = 3) {}
+  constructor(private readonly shared: Record<string, string>, readonly recordDir: string, readonly size = 3) {}
+
+  recordFile(nodeId: string): string {
+    return path.join(this.recordDir, `${nodeId}.jsonl`);
+  }
 
   async start(): Promise<void> {
     await Promise.all(Array.from({ length: this.size }, (_, i) => this.spawn(i)));
@@ -25,13 +52,19 @@ export class ChaosCluster {
 
   private async spawn(slot: number): Promise<void> {
     const nodeId = `chaos-${slot}-g${this.generation++}`;
-    this.slots[slot] = await spawnChildNode(testEnv({ ...this.shared, NODE_ID: nodeId, LOG_LEVEL: 'warn' }), 60_000);
+    const record = { TURN_RECORD_FILE: this.recordFile(nodeId), TURN_FREEZE_ARM_MS: '4000' };
+    this.slots[slot] = await spawnChildNode(testEnv({ ...this.shared, ...record, NODE_ID: nodeId, LOG_LEVEL: 'warn' }), 60_000);
     this.ids[slot] = nodeId;
     trace(`started ${nodeId}`);
   }
 
+  /** URLs of the nodes serving now (neither down nor frozen). */
   liveUrls(): string[] {
-    return this.slots.filter((c): c is ChildNode => !!c).map((c) => c.url);
+    return this.serving().map((i) => this.slots[i]!.url);
+  }
+
+  private serving(): number[] {
+    return this.slots.flatMap((c, i) => (c && !this.busy.has(i) ? [i] : []));
   }
 
   liveIds(): string[] {
@@ -52,34 +85,113 @@ export class ChaosCluster {
   }
 
   /**
-   * Every `everyMs` until `until` (epoch ms), stops or kills one live node (alternating SIGKILL and
-   * SIGTERM) while at least two are live; its restart runs in the background, so faults keep coming
-   * while nodes boot and at times a single node carries every actor.
+   * Every `everyMs` faults one serving node while at least two serve, in the order SIGKILL, SIGTERM,
+   * freeze, SIGKILL, SIGTERM, SIGKILL, freeze, ... (a freeze hits the node `freezeTarget` names: one
+   * holding a meeting's lease). Restarts and freezes run in the background, so faults keep coming while
+   * nodes boot and at times a single node carries every actor. Runs until `until` (epoch ms) and until
+   * at least `min` stops/kills and freezes were done, whichever is later (a loaded machine boots
+   * nodes slowly; the run then lasts longer rather than asserting less), but never past `cap`.
    */
-  async chaos(until: number, everyMs: number): Promise<void> {
-    const restarts: Promise<void>[] = [];
-    for (let round = 0; Date.now() < until; round++) {
-      await pause(everyMs);
-      const live = this.slots.flatMap((c, i) => (c ? [i] : []));
-      if (live.length < 2 || Date.now() >= until) continue;
-      restarts.push(this.fault(live[round % live.length]!, round % 2 === 0));
+  async chaos(
+    run: { until: number; cap: number; everyMs: number; min: { kills: number; freezes: number } },
+    freezeTarget: () => Promise<string | undefined>,
+    poke: (actor: string, url: string) => Promise<void>,
+  ): Promise<void> {
+    const pending: Promise<unknown>[] = [];
+    const done = () => this.kills.sigkill + this.kills.sigterm >= run.min.kills && this.freezes.length >= run.min.freezes;
+    for (let issued = 0; (Date.now() < run.until || !done()) && Date.now() < run.cap; ) {
+      await pause(run.everyMs);
+      const serving = this.serving();
+      if (serving.length < 2) continue;
+      if (issued % 4 === 2) {
+        const target = this.ids.indexOf((await freezeTarget()) ?? '');
+        if (!serving.includes(target)) continue;
+        pending.push(this.freeze(target, poke));
+      } else {
+        pending.push(this.fault(serving[issued % serving.length]!, issued % 4 !== 1));
+      }
+      issued++;
+      // The last faults' restarts and freezes finish before the minimum is judged.
+      if (Date.now() >= run.until && !done()) await Promise.all(pending);
     }
-    await Promise.all(restarts);
+    await Promise.all(pending);
   }
 
-  /** Sum of a counter over the live nodes' /metrics (the dead ones took theirs with them). */
-  async counterSum(name: string): Promise<number> {
-    let sum = 0;
-    for (const url of this.slots.filter((c): c is ChildNode => !!c).map((c) => c.metricsUrl)) {
-      const r = await request(url, 'GET', '/metrics');
-      for (const line of String(r.text).split('\n')) if (line.startsWith(name)) sum += Number(line.split(' ').pop());
+  /**
+   * Arms the node's recorder (SIGUSR2), which stops the process right before its next meeting write;
+   * `poke` then makes a serving node take that meeting's shard; SIGCONT lets the frozen write go out
+   * under the superseded epoch. Records what the store answered and the node's fenced-write counter.
+   */
+  async freeze(slot: number, poke: (actor: string, url: string) => Promise<void>): Promise<void> {
+    const node = this.slots[slot]!;
+    const id = this.ids[slot]!;
+    this.busy.add(slot);
+    let stopped = false;
+    try {
+      const skip = readRecordFile(this.recordFile(id)).length;
+      const fresh = () => readRecordFile(this.recordFile(id)).slice(skip);
+      node.proc.kill('SIGUSR2');
+      let caught: Extract<RecordLine, { t: 'freeze' }> | undefined;
+      for (const t0 = Date.now(); !caught; await pause(20)) {
+        const lines = fresh();
+        caught = lines.find((l) => l.t === 'freeze') as typeof caught;
+        const armed = lines.find((l) => l.t === 'armed') as Extract<RecordLine, { t: 'armed' }> | undefined;
+        // The recorder decides on the same clock: past its deadline with no freeze line, none will come.
+        if (!caught && armed && probeClock() > armed.until + 50 && !fresh().some((l) => l.t === 'freeze')) break;
+        if (!armed && Date.now() - t0 > 20_000) throw new Error(`${id} never armed its freeze`);
+      }
+      if (!caught) {
+        this.freezesMissed++;
+        return;
+      }
+      stopped = true;
+      await waitStopped(node.proc.pid!);
+      trace(`SIGSTOP ${id} in a write of ${caught.actor} (epoch ${caught.epoch})`);
+      await poke(caught.actor, this.liveUrls()[0]!);
+      const frozenMs = probeClock() - caught.at;
+      node.proc.kill('SIGCONT');
+      stopped = false;
+      const isFrozenTurn = (l: RecordLine) => l.t === 'turn' && l.actor === caught.actor && l.epoch === caught.epoch && l.writes.some((w) => w.sent > caught.at);
+      let turn: Extract<RecordLine, { t: 'turn' }> | undefined;
+      for (const t0 = Date.now(); !(turn = fresh().find(isFrozenTurn) as typeof turn); await pause(20)) {
+        if (Date.now() - t0 > 30_000) throw new Error(`${id} resumed but never finished the frozen turn of ${caught.actor}`);
+      }
+      const before = refusedWrites(readRecordFile(this.recordFile(id)));
+      const metric = await this.counter(slot, 'actor_fenced_writes_total');
+      const after = refusedWrites(readRecordFile(this.recordFile(id)));
+      const accepted = turn.writes.find((w) => w.sent > caught.at)!.accepted;
+      this.freezes.push({ node: id, actor: caught.actor, epoch: caught.epoch, frozenMs: Math.round(frozenMs), accepted, fenced: { before, metric, after } });
+      trace(`SIGCONT ${id} after ${Math.round(frozenMs)} ms: frozen write ${accepted ? 'ACCEPTED' : 'refused'}, fenced ${metric}`);
+    } finally {
+      if (stopped) node.proc.kill('SIGCONT');
+      this.busy.delete(slot);
     }
-    return sum;
+  }
+
+  /** A counter of one node's /metrics, summed over its labels. */
+  async counter(slot: number, name: string): Promise<number> {
+    const r = await request(this.slots[slot]!.metricsUrl, 'GET', '/metrics');
+    return String(r.text).split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  }
+
+  /** Serving slots with their node ids. */
+  servingIds(): { slot: number; id: string }[] {
+    return this.serving().map((slot) => ({ slot, id: this.ids[slot]! }));
   }
 
   async destroy(): Promise<void> {
     for (const c of this.slots) await c?.kill();
   }
+}
+
+/** Resolves once the process is stopped (state T in /proc), which SIGSTOP makes it at once. */
+async function waitStopped(pid: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return;
+    await pause(10);
+  }
+  throw new Error(`process ${pid} wrote its freeze line but did not stop`);
 }
 
 /**
@@ -91,8 +203,13 @@ export class LeaseSampler {
   readonly holders = new Map<number, Map<number, Set<string>>>();
   readonly regressions: string[] = [];
   samples = 0;
+  /** Failed samples, with the first few messages: counted and asserted, never swallowed. */
+  errors = 0;
+  readonly errorMessages: string[] = [];
   private readonly last = new Map<number, number>();
   private timer?: NodeJS.Timeout;
+  private startedAt = 0;
+  private stoppedAt = 0;
   private readonly keys;
 
   constructor(private readonly redis: Redis, prefix: string, private readonly shards: number[]) {
@@ -100,11 +217,28 @@ export class LeaseSampler {
   }
 
   start(everyMs = 100): void {
-    this.timer = setInterval(() => void this.sample().catch(() => undefined), everyMs);
+    this.startedAt = Date.now();
+    this.timer = setInterval(() => {
+      this.sample().catch((e: Error) => {
+        this.errors++;
+        if (this.errorMessages.length < 5) this.errorMessages.push(e.message);
+      });
+    }, everyMs);
   }
 
   stop(): void {
     clearInterval(this.timer);
+    this.stoppedAt = Date.now();
+  }
+
+  /** Samples per second while it ran. */
+  rate(): number {
+    return this.samples / Math.max(0.001, ((this.stoppedAt || Date.now()) - this.startedAt) / 1000);
+  }
+
+  /** Every `node|epoch` seen, per shard. */
+  seen(): { shard: number; epoch: number; node: string }[] {
+    return [...this.holders].flatMap(([shard, byEpoch]) => [...byEpoch].flatMap(([epoch, nodes]) => [...nodes].map((node) => ({ shard, epoch, node }))));
   }
 
   private async sample(): Promise<void> {

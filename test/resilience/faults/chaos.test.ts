@@ -1,6 +1,11 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { actorKeys } from '../../../src/actors/runtime/actor-keys.js';
 import { addressKey, shardOf } from '../../../src/actors/runtime/index.js';
+import { parseAddressKey } from '../../../src/actors/runtime/placement.js';
+import { probeClock } from '../../../src/actors/runtime/turn-probe.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
@@ -8,6 +13,7 @@ import { dropPrefix } from '../../support/actor-kit.js';
 import { connect } from '../../support/hub-client.js';
 import { ChaosContext, Session, TRANSIENT, callLive, loop, pause, take } from './chaos-agents.js';
 import { ChaosCluster, LeaseSampler } from './chaos-cluster.js';
+import { checkSplitBrain, readRecordFile, readRecords, refusedWrites } from './chaos-records.js';
 import { recordResult, trace } from './results.js';
 
 const SOAK = process.env.SOAK === '1';
@@ -16,6 +22,14 @@ const RUN_MS = SOAK ? 600_000 : 60_000;
 const FAULT_EVERY_MS = SOAK ? 8_000 : 3_000;
 const SHARDS = 16;
 const MEETINGS = 3;
+/** Successful steps each agent must make in the run: every agent, not just some, makes progress. */
+const MIN_STEPS = SOAK ? 100 : 10;
+/** Stops/kills and freezes the run does at least (it runs past RUN_MS on a slow machine to reach them). */
+const MIN_FAULTS = SOAK ? { kills: 30, freezes: 10 } : { kills: 5, freezes: 2 };
+/** Lease samples per second the sampler must sustain (nominal 10). */
+const MIN_SAMPLE_RATE = 2;
+const recordDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.local/chaos-records');
+const isSeq = (d: { seq?: unknown }) => typeof d?.seq === 'number';
 
 interface Acked { seq: number; action: string }
 
@@ -25,7 +39,7 @@ describe('faults: chaos run over three hub nodes', () => {
     ROLES: 'http,hub,actors', MONGODB_CATALOG_DB: `tc_${id}`, MONGODB_TENANT_DB_PREFIX: `tt_${id}_`, REDIS_PREFIX: `test:${id}:`,
     ACTOR_SHARDS: String(SHARDS), ACTOR_LEASE_MS: '1500', ACCESS_TOKEN_TTL_SECONDS: '3600',
   };
-  const cluster = new ChaosCluster(shared);
+  const cluster = new ChaosCluster(shared, recordDir);
   const ctx = new ChaosContext(() => cluster.liveUrls());
   const users: Record<string, string> = {};
   const tokens: Record<string, string> = {};
@@ -34,6 +48,8 @@ describe('faults: chaos run over three hub nodes', () => {
 
   beforeAll(async () => {
     // The anchor only provisions users and tokens and reads Redis; it hosts no hub and no actors.
+    rmSync(recordDir, { recursive: true, force: true });
+    mkdirSync(recordDir, { recursive: true });
     anchor = await startTestNode({ ...shared, ROLES: 'http' });
     const people = [['alice', 'clinician'], ['bob', 'clinician'], ['carol', 'patient'], ['dave', 'patient'], ['hs', 'device']] as const;
     for (const [u, role] of people) {
@@ -60,19 +76,17 @@ describe('faults: chaos run over three hub nodes', () => {
 
   const acked: Acked[][] = Array.from({ length: MEETINGS }, () => []);
   const lastAcked = (m: number) => acked[m]!.at(-1)?.seq ?? 0;
-  const counts = { notify: 0, details: 0, callsEnded: 0, heartbeats: 0 };
 
   /** The host notifies in a loop; every acknowledged seq is remembered. */
   function hostAgent(m: number) {
     const eventId = events[m]!.id;
     const s = new Session(ctx, tokens.alice!, (c) => callLive(c, 'initEvent', { eventId }));
     let k = 0;
-    return loop(ctx, 100, async () => {
+    return loop(ctx, `host${m}`, 100, async () => {
       const c = await s.ready();
-      const d = c && take(ctx, await callLive(c, 'notify', `m${m}-${k++}`, { eventId }));
+      const d = c && take(ctx, await callLive(c, 'notify', `m${m}-${k++}`, { eventId }), isSeq);
       if (!d) return false;
       acked[m]!.push({ seq: d.seq, action: `m${m}-${k - 1}` });
-      counts.notify++;
       return true;
     }).finally(() => s.close());
   }
@@ -81,13 +95,12 @@ describe('faults: chaos run over three hub nodes', () => {
   function participantAgent(m: number) {
     const eventId = events[m]!.id;
     const s = new Session(ctx, tokens.bob!, (c) => callLive(c, 'joinEvent', { eventId }));
-    return loop(ctx, 250, async () => {
+    return loop(ctx, `participant${m}`, 250, async () => {
       const c = await s.ready();
       const floor = lastAcked(m);
-      const d = c && take(ctx, await callLive(c, 'getMeetingDetails', { eventId }));
+      const d = c && take(ctx, await callLive(c, 'getMeetingDetails', { eventId }), (x: { seq?: unknown; members?: unknown }) => isSeq(x) && Array.isArray(x.members));
       if (!d) return false;
       if (d.seq < floor) ctx.violations.push(`meeting ${m}: read seq ${d.seq} after seq ${floor} was acknowledged`);
-      counts.details++;
       return true;
     }).finally(() => s.close());
   }
@@ -96,13 +109,13 @@ describe('faults: chaos run over three hub nodes', () => {
   function callAgent() {
     const none = async () => ({ ok: true as const, data: undefined });
     const [caller, callee] = [new Session(ctx, tokens.carol!, none), new Session(ctx, tokens.dave!, none)];
-    return loop(ctx, 200, async () => {
+    const any = () => true;
+    return loop(ctx, 'calls', 200, async () => {
       const [c, d] = [await caller.ready(), await callee.ready()];
-      const call = c && d && take(ctx, await callLive(c, 'initCall', { calleeIds: [users.dave], callType: 'audio' }));
+      const call = c && d && take(ctx, await callLive(c, 'initCall', { calleeIds: [users.dave], callType: 'audio' }), (x: { callId?: unknown }) => typeof x?.callId === 'string');
       if (!call) return false;
       const callId = call.callId;
-      if (!take(ctx, await callLive(d!, 'acceptCall', { callId })) || !take(ctx, await callLive(c!, 'endCall', { callId }))) return false;
-      counts.callsEnded++;
+      if (!take(ctx, await callLive(d!, 'acceptCall', { callId }), any) || !take(ctx, await callLive(c!, 'endCall', { callId }), any)) return false;
       const again = await callLive(d!, 'acceptCall', { callId });
       if (again.ok) ctx.violations.push(`call ${callId}: accepted again after its end was acknowledged`);
       return true;
@@ -114,19 +127,17 @@ describe('faults: chaos run over three hub nodes', () => {
     const { id: eventId, code } = events[0]!;
     const s = new Session(ctx, tokens.hs!, (c) => callLive(c, 'initRapidConnect', 'HS-CHAOS-1', code));
     let battery = 100;
-    return loop(ctx, 300, async () => {
+    return loop(ctx, 'headset', 300, async () => {
       const c = await s.ready();
-      const d = c && take(ctx, await callLive(c, 'deviceStatus', eventId, { deviceId: 'HS-CHAOS-1', batteryLevel: (battery = battery > 1 ? battery - 1 : 100) }));
-      if (!d) return false;
-      counts.heartbeats++;
-      return true;
+      const d = c && take(ctx, await callLive(c, 'deviceStatus', eventId, { deviceId: 'HS-CHAOS-1', batteryLevel: (battery = battery > 1 ? battery - 1 : 100) }), () => true);
+      return d !== undefined;
     }).finally(() => s.close());
   }
 
-  /** After the run: retries a method through the transient errors a settling cluster may still give. */
-  async function settled<T = any>(method: 'getMeetingDetails' | 'notify', ...args: unknown[]): Promise<T> {
+  /** Retries a method (after initEvent) through the transient errors a settling cluster may still give. */
+  async function settled<T = any>(url: (() => string) | string, method: 'getMeetingDetails' | 'notify', ...args: unknown[]): Promise<T> {
     for (let attempt = 0; attempt < 60; attempt++) {
-      const c = await connect(ctx.pickUrl(), 'acme', { token: tokens.alice }).catch(() => undefined);
+      const c = await connect(typeof url === 'string' ? url : url(), 'acme', { token: tokens.alice }).catch(() => undefined);
       const r = c ? await callLive<T>(c, 'initEvent', args.at(-1)).then((j) => (j.ok ? callLive<T>(c, method, ...args) : j)) : undefined;
       c?.close();
       if (r?.ok) return r.data;
@@ -135,20 +146,45 @@ describe('faults: chaos run over three hub nodes', () => {
     }
     throw new Error(`${method} did not settle`);
   }
+  const anyNode = () => ctx.pickUrl();
 
-  it('loses no acknowledged state, never has two owners of an epoch, and converges', async () => {
+  /** During a freeze: makes the node at `url` serve the frozen meeting, so it takes the shard under a newer epoch. */
+  async function poke(actor: string, url: string): Promise<void> {
+    const eventId = parseAddressKey(actor)!.id;
+    await settled(url, 'getMeetingDetails', { eventId });
+  }
+
+  /** A serving node that holds one of the meetings' leases now (a freeze there catches a meeting write). */
+  async function meetingHolder(): Promise<string | undefined> {
+    const keys = actorKeys(`${shared.REDIS_PREFIX}actors:`);
+    const shards = events.map((e) => shardOf({ tenant: 'acme', kind: 'meeting', id: e.id }, SHARDS));
+    const holders = (await anchor.infra.redis.mget(...shards.map((sh) => keys.lease(sh)))).flatMap((v) => (v ? [v.slice(0, v.lastIndexOf('|'))] : []));
+    return cluster.servingIds().find(({ id }) => holders.includes(id))?.id;
+  }
+
+  it('loses no acknowledged state, never lets two owners of a shard write at once, and converges', async () => {
+    const t0 = probeClock();
     const sampler = new LeaseSampler(anchor.infra.redis, shared.REDIS_PREFIX, Array.from({ length: SHARDS }, (_, i) => i));
     sampler.start();
     // Meetings start before anyone joins: a participant's "not started" later would be lost state.
-    for (const e of events) await settled('getMeetingDetails', { eventId: e.id });
+    for (const e of events) await settled(anyNode, 'getMeetingDetails', { eventId: e.id });
     const agents = [...events.flatMap((_, m) => [hostAgent(m), participantAgent(m)]), callAgent(), headsetAgent()];
     trace('chaos: agents running');
-    await cluster.chaos(Date.now() + RUN_MS, FAULT_EVERY_MS);
+    const runStart = Date.now();
+    await cluster.chaos({ until: runStart + RUN_MS, cap: runStart + 3 * RUN_MS, everyMs: FAULT_EVERY_MS, min: MIN_FAULTS }, meetingHolder, poke);
     ctx.stopped = true;
-    trace(`chaos: faults over ${JSON.stringify(cluster.kills)}, counts ${JSON.stringify(counts)}, failures ${JSON.stringify(Object.fromEntries(ctx.failures))} ${JSON.stringify(ctx.details)}`);
+    trace(`chaos: faults ${JSON.stringify(cluster.kills)}, freezes ${JSON.stringify(cluster.freezes)}, progress ${JSON.stringify(ctx.progress)}, failures ${JSON.stringify(Object.fromEntries(ctx.failures))} ${JSON.stringify(ctx.details)}`);
     await Promise.all(agents);
     sampler.stop();
     trace('chaos: agents stopped');
+
+    // Each survivor's fenced-write counter counts exactly the refusals it recorded (read around the scrape).
+    const fencedOnSurvivors: { node: string; before: number; metric: number; after: number }[] = [];
+    for (const { slot, id: node } of cluster.servingIds()) {
+      const before = refusedWrites(readRecordFile(cluster.recordFile(node)));
+      const metric = await cluster.counter(slot, 'actor_fenced_writes_total');
+      fencedOnSurvivors.push({ node, before, metric, after: refusedWrites(readRecordFile(cluster.recordFile(node))) });
+    }
 
     const keys = actorKeys(`${shared.REDIS_PREFIX}actors:`);
     for (let m = 0; m < MEETINGS; m++) {
@@ -156,11 +192,11 @@ describe('faults: chaos run over three hub nodes', () => {
       const seqs = acked[m]!.map((a) => a.seq);
       expect(seqs.length).toBeGreaterThan(0);
       seqs.forEach((seq, i) => i > 0 && expect(seq).toBeGreaterThan(seqs[i - 1]!));
-      const final = await settled('getMeetingDetails', { eventId });
+      const final = await settled(anyNode, 'getMeetingDetails', { eventId });
       trace(`chaos: meeting ${m} settled at seq ${final.seq}, last acked ${lastAcked(m)}`);
       expect(final.seq).toBeGreaterThanOrEqual(lastAcked(m));
       expect(final.members.map((x: { userId: string }) => x.userId).sort()).toEqual([users.alice, users.bob].sort());
-      const after = await settled('notify', 'after-chaos', { eventId });
+      const after = await settled(anyNode, 'notify', 'after-chaos', { eventId });
       expect(after.seq).toBeGreaterThan(final.seq);
       const address = { tenant: 'acme', kind: 'meeting' as const, id: eventId };
       const shard = shardOf(address, SHARDS);
@@ -168,18 +204,53 @@ describe('faults: chaos run over three hub nodes', () => {
       expect(cluster.liveIds()).toContain(lease!.slice(0, lease!.lastIndexOf('|')));
       expect(JSON.parse(snap!).epoch).toBe(Number(lease!.slice(lease!.lastIndexOf('|') + 1)));
     }
-    const fencedWrites = await cluster.counterSum('actor_fenced_writes_total');
+
+    const t1 = probeClock();
+    const records = readRecords(recordDir);
+    const brain = checkSplitBrain(records);
+    const outOfRun = [...records.acquires.map((a) => a.at), ...records.turns.map((t) => t.start)].filter((t) => t < t0 || t > t1).length;
+    const survivors = new Set(cluster.liveIds());
+    const acquired = new Set(records.acquires.map((a) => `${a.shard}/${a.epoch}/${a.node}`));
+    const unrecordedLeases = sampler.seen().filter((x) => survivors.has(x.node) && !acquired.has(`${x.shard}/${x.epoch}/${x.node}`));
     const result = {
-      runMs: RUN_MS, faults: cluster.kills, acked: counts, failures: Object.fromEntries(ctx.failures),
-      leaseSamples: sampler.samples, epochsSeen: sampler.epochsSeen(), fencedWritesOnSurvivors: fencedWrites,
-      violations: ctx.violations.length, sharedEpochs: sampler.sharedEpochs().length,
+      runMs: RUN_MS, wallMs: Date.now() - runStart, faults: cluster.kills, freezes: cluster.freezes, freezesMissed: cluster.freezesMissed,
+      progress: ctx.progress, failures: Object.fromEntries(ctx.failures),
+      leaseSamples: sampler.samples, sampleRate: Number(sampler.rate().toFixed(1)), sampleErrors: sampler.errors, epochsSeen: sampler.epochsSeen(),
+      records: { acquires: records.acquires.length, turns: brain.turns, writes: brain.writes, accepted: brain.accepted, refused: brain.refused, superseded: brain.superseded },
+      fencedOnSurvivors, splitBrain: brain.violations.length, violations: ctx.violations.length,
     };
     recordResult('chaos', result);
-    expect(ctx.violations).toEqual([]);
+    trace(`chaos: ${JSON.stringify(result)}`);
+
+    // Safety, from what every node recorded (holds whatever the machine's load).
+    expect(brain.violations.slice(0, 10)).toEqual([]);
+    expect(outOfRun).toBe(0);
+    expect(unrecordedLeases).toEqual([]);
+    expect(brain.turns).toBeGreaterThan(0);
+    // Each freeze left a write of a superseded epoch in flight: the store refused it, and it was counted.
+    expect(cluster.freezes.length).toBeGreaterThanOrEqual(MIN_FAULTS.freezes);
+    for (const f of cluster.freezes) {
+      expect({ node: f.node, accepted: f.accepted }).toEqual({ node: f.node, accepted: false });
+      expect(f.fenced.metric).toBeGreaterThanOrEqual(Math.max(1, f.fenced.before));
+      expect(f.fenced.metric).toBeLessThanOrEqual(f.fenced.after);
+    }
+    expect(brain.superseded).toBeGreaterThanOrEqual(cluster.freezes.length);
+    for (const f of fencedOnSurvivors) {
+      expect(f.metric).toBeGreaterThanOrEqual(f.before);
+      expect(f.metric).toBeLessThanOrEqual(f.after);
+    }
     expect(sampler.sharedEpochs()).toEqual([]);
     expect(sampler.regressions).toEqual([]);
+    // Client-visible: nothing acknowledged lost, every failure transient.
+    expect(ctx.violations).toEqual([]);
     expect(ctx.unexpected()).toEqual({});
-    expect(cluster.kills.sigkill + cluster.kills.sigterm).toBeGreaterThanOrEqual(SOAK ? 30 : 5);
-    expect(counts.callsEnded + counts.heartbeats).toBeGreaterThan(0);
-  }, RUN_MS + 360_000);
+    expect({ details: ctx.details }).toEqual({ details: [] });
+    // The run did what it claims: faults, samples, progress of every agent.
+    expect(cluster.kills.sigkill + cluster.kills.sigterm).toBeGreaterThanOrEqual(MIN_FAULTS.kills);
+    expect(sampler.errors).toBe(0);
+    expect(sampler.samples).toBeGreaterThan(0);
+    expect(sampler.rate()).toBeGreaterThanOrEqual(MIN_SAMPLE_RATE);
+    expect(Object.keys(ctx.progress).sort()).toEqual(['calls', 'headset', ...events.flatMap((_, m) => [`host${m}`, `participant${m}`])].sort());
+    for (const [agent, steps] of Object.entries(ctx.progress)) expect({ agent, enough: steps >= MIN_STEPS }).toEqual({ agent, enough: true });
+  }, 3 * RUN_MS + 360_000);
 });
