@@ -17,3 +17,20 @@ describe('QrRenderer bounds', () => {
     await expect(r.render('https://x.example/again', opts, bound)).resolves.toMatch(/^data:image\/png;base64,/);
   });
 });
+
+describe('QrRenderer worker', () => {
+  const refCount = (type: string) => process.getActiveResourcesInfo().filter((x) => x === type).length;
+
+  it('renders on its worker without keeping the process alive', async () => {
+    const before = refCount('MessagePort');
+    const qr = new QrRenderer();
+    try {
+      const url = await qr.render('https://acme.localhost/join', { errorCorrectionLevel: 'M', margin: 1, width: 128 });
+      expect(url.startsWith('data:image/png;base64,')).toBe(true);
+      // The worker stays for later renders but unref'd: a node that rendered a code still exits on its own.
+      expect(refCount('MessagePort')).toBe(before);
+    } finally {
+      await qr.close();
+    }
+  });
+});

@@ -90,7 +90,6 @@ export class QrRenderer {
 
   private start(): Worker {
     const w = new Worker(WORKER_SOURCE, { eval: true });
-    w.unref();
     w.on('message', (m: { id: number; url?: string; error?: string }) => {
       const p = this.pending.get(m.id);
       if (!p) return;
@@ -106,6 +105,8 @@ export class QrRenderer {
     };
     w.on('error', fail);
     w.on('exit', (code) => fail(new Error(`QR worker exited with ${code}`)));
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    w.unref();
     this.worker = w;
     return w;
   }
