@@ -27,7 +27,9 @@ const results = path.join(localDir, 'jest-results.json');
 rmSync(results, { force: true });
 const r = spawnSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', 'node_modules/jest/bin/jest.js', '--json', `--outputFile=${results}`, ...args], { stdio: 'inherit', env: process.env });
 if (existsSync(results)) {
-  const { numPassedTests, numFailedTests, numPendingTests } = JSON.parse(readFileSync(results, 'utf8'));
-  process.stdout.write(`\n${numPassedTests} passed, ${numFailedTests} failed${numPendingTests ? `, ${numPendingTests} skipped` : ''}\n`);
+  const { numPassedTests, numFailedTests, numPendingTests, numRuntimeErrorTestSuites } = JSON.parse(readFileSync(results, 'utf8'));
+  // A file can fail outside its tests (a handle left open, a failing beforeAll): say so, or "0 failed" misleads.
+  const outside = numRuntimeErrorTestSuites ? `, ${numRuntimeErrorTestSuites} file(s) failed outside their tests` : '';
+  process.stdout.write(`\n${numPassedTests} passed, ${numFailedTests} failed${numPendingTests ? `, ${numPendingTests} skipped` : ''}${outside}\n`);
 }
 process.exit(r.status ?? 1);

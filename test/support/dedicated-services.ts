@@ -72,7 +72,11 @@ async function dedicated(name: string, scheme: string, argv: (port: number, dir:
       if (proc) return;
       const [cmd, args] = argv(port, dataDir);
       proc = spawn(cmd, args, { stdio: 'ignore' });
-      await waitUntil(() => portOpen(port), name);
+      // A server that never came up is not left running behind the failed test.
+      await waitUntil(() => portOpen(port), name).catch(async (e) => {
+        await end('SIGKILL');
+        throw e;
+      });
     },
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),

@@ -11,10 +11,12 @@ import { dedicatedMongoJavaServer, type DedicatedService } from '../../support/d
 describe('embedded default survives kill -9 with every acknowledged write', () => {
   let server: DedicatedService;
 
+  // The first run on a machine fetches mongo-java-server, and a JVM boots slowly on a loaded machine:
+  // a beforeAll cut short by jest's timeout would leave the server starting behind the file.
   beforeAll(async () => {
     server = await dedicatedMongoJavaServer('h2');
-  });
-  afterAll(async () => server.destroy());
+  }, 180_000);
+  afterAll(async () => server?.destroy());
 
   const connect = () => new MongoClient(server.url, { serverSelectionTimeoutMS: 60_000, maxPoolSize: 8 }).connect();
 
