@@ -53,7 +53,7 @@ export class ChaosCluster {
   private async spawn(slot: number): Promise<void> {
     const nodeId = `chaos-${slot}-g${this.generation++}`;
     const record = { TURN_RECORD_FILE: this.recordFile(nodeId), TURN_FREEZE_ARM_MS: '4000' };
-    this.slots[slot] = await spawnChildNode(testEnv({ ...this.shared, ...record, NODE_ID: nodeId, LOG_LEVEL: 'warn' }), 60_000);
+    this.slots[slot] = await spawnChildNode(testEnv({ ...this.shared, ...record, NODE_ID: nodeId, LOG_LEVEL: 'warn' }), 120_000);
     this.ids[slot] = nodeId;
     trace(`started ${nodeId}`);
   }
@@ -85,9 +85,9 @@ export class ChaosCluster {
   }
 
   /**
-   * Every `everyMs` faults one serving node while at least two serve, in the order SIGKILL, SIGTERM,
-   * freeze, SIGKILL, SIGTERM, SIGKILL, freeze, ... (a freeze hits the node `freezeTarget` names: one
-   * holding a meeting's lease). Restarts and freezes run in the background, so faults keep coming while
+   * Every `everyMs` faults one serving node while at least two serve, in the order SIGKILL, freeze,
+   * SIGTERM, SIGKILL, over and over (a freeze hits the node `freezeTarget` names: one holding a
+   * meeting's lease). Restarts and freezes run in the background, so faults keep coming while
    * nodes boot and at times a single node carries every actor. Runs until `until` (epoch ms) and until
    * at least `min` stops/kills and freezes were done, whichever is later (a loaded machine boots
    * nodes slowly; the run then lasts longer rather than asserting less), but never past `cap`.
@@ -103,12 +103,12 @@ export class ChaosCluster {
       await pause(run.everyMs);
       const serving = this.serving();
       if (serving.length < 2) continue;
-      if (issued % 4 === 2) {
+      if (issued % 4 === 1) {
         const target = this.ids.indexOf((await freezeTarget()) ?? '');
         if (!serving.includes(target)) continue;
         pending.push(this.freeze(target, poke));
       } else {
-        pending.push(this.fault(serving[issued % serving.length]!, issued % 4 !== 1));
+        pending.push(this.fault(serving[issued % serving.length]!, issued % 4 !== 2));
       }
       issued++;
       // The last faults' restarts and freezes finish before the minimum is judged.
