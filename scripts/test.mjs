@@ -9,6 +9,9 @@ import { ensureBuiltAssets, ensureChromium, ensureNodeModules, ensureServices, l
 try {
   ensureNodeModules();
   ensureBuiltAssets();
+  // The client SDK workspace package builds on its own (its e2e journeys run from its sources).
+  const built = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'packages/client/tsconfig.json'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new ServiceError('building packages/client failed (see output above)');
   // The reference pages' browser tests (test/e2e/browser) drive Debian's chromium.
   ensureChromium();
   const s = await ensureServices({ tests: true });

@@ -1,0 +1,149 @@
+import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
+import type { AckResult, ClientToServerEvents, HubMethodName, ServerEventName, ServerToClientEvents } from './generated/hub-types.js';
+import { ConsultError, type ErrorCode } from './errors.js';
+
+export type { ClientToServerEvents, ServerToClientEvents, HubMethodName, ServerEventName };
+
+/** Arguments of a hub method, without the acknowledgement callback (from the server's own event map). */
+export type HubArgs<M extends HubMethodName> = Parameters<ClientToServerEvents[M]> extends [...infer A, (r: AckResult<any>) => void] ? A : never;
+/** What a hub method's positive acknowledgement carries. */
+export type HubResult<M extends HubMethodName> = Parameters<ClientToServerEvents[M]> extends [...unknown[], (r: AckResult<infer T>) => void] ? T : never;
+/** Payload of a pushed message. */
+export type HubPush<E extends ServerEventName> = Parameters<ServerToClientEvents[E]>[0];
+
+export interface HubClientOptions {
+  /** The tenant's base address, e.g. `https://acme.consult.example` (the hub lives at /hubs/mobile). */
+  url: string;
+  /** The current access token: asked on every (re)connection and every `refreshEveryMs`. */
+  token: () => string | Promise<string>;
+  /** How often a live connection is handed a fresh token (`refreshToken`); the web client's cadence is about 40 s. 0: never. */
+  refreshEveryMs?: number;
+  /** How long a method waits for its acknowledgement. */
+  ackTimeoutMs?: number;
+  /** Passed to socket.io-client (transports, extraHeaders, reconnection settings, ...). */
+  socket?: Partial<ManagerOptions & SocketOptions>;
+}
+
+/**
+ * The realtime hub over socket.io-client, typed from the server's event maps: `call()` takes each
+ * method's arguments and resolves with its acknowledgement data, or throws a ConsultError with the
+ * coded error; `on()`/`next()` receive pushed messages. The connection keeps itself signed in
+ * (`refreshToken` every ~40 s with the token `token()` returns) and, after a reconnection, joins the
+ * meetings, rooms and headset session it had joined again.
+ */
+export class HubClient {
+  readonly socket: Socket<ServerToClientEvents, ClientToServerEvents>;
+  private readonly meetings = new Set<string>();
+  private readonly rooms = new Set<string>();
+  private rapidConnect: [string, string] | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly rejoined: Array<(errors: ConsultError[]) => void> = [];
+
+  constructor(private readonly opts: HubClientOptions) {
+    this.socket = io(opts.url, {
+      path: '/hubs/mobile',
+      autoConnect: false,
+      auth: (cb) => void Promise.resolve(opts.token()).then((token) => cb({ token }), () => cb({})),
+      ...opts.socket,
+    });
+    this.socket.io.on('reconnect', () => void this.rejoin());
+  }
+
+  /** Connects (once); rejects with the handshake's coded error (e.g. `token_invalid`, `tenant_not_found`). */
+  connect(): Promise<this> {
+    if (this.socket.connected) return Promise.resolve(this);
+    return new Promise((resolve, reject) => {
+      const ok = () => {
+        this.socket.off('connect_error', bad);
+        this.startRefresh();
+        resolve(this);
+      };
+      const bad = (err: Error & { data?: { code?: ErrorCode; message?: string; retryAfter?: number } }) => {
+        this.socket.off('connect', ok);
+        this.socket.disconnect();
+        reject(new ConsultError(err.data?.code ?? 'service_unavailable', err.data?.message ?? err.message, err.data?.retryAfter ? { retryAfter: err.data.retryAfter } : {}));
+      };
+      this.socket.once('connect', ok);
+      this.socket.once('connect_error', bad);
+      this.socket.connect();
+    });
+  }
+
+  /** Calls a hub method and resolves with its acknowledgement data; a negative ack is thrown as ConsultError. */
+  async call<M extends HubMethodName>(method: M, ...args: HubArgs<M>): Promise<HubResult<M>> {
+    const emit = this.socket.timeout(this.opts.ackTimeoutMs ?? 15_000).emitWithAck as unknown as (ev: string, ...a: unknown[]) => Promise<AckResult<HubResult<M>>>;
+    let r: AckResult<HubResult<M>>;
+    try {
+      r = await emit.call(this.socket.timeout(this.opts.ackTimeoutMs ?? 15_000), method, ...args);
+    } catch (e) {
+      throw new ConsultError('timeout', `${method}: no acknowledgement (${(e as Error).message})`, { method });
+    }
+    if (!r.ok) throw new ConsultError(r.error.code, r.error.message, { method, ...(r.error.errors ? { errors: r.error.errors } : {}), ...(r.error.retryAfter ? { retryAfter: r.error.retryAfter } : {}) });
+    this.remember(method, args);
+    return r.data;
+  }
+
+  /** Listens to a pushed message; returns the function that stops listening. */
+  on<E extends ServerEventName>(event: E, listener: (payload: HubPush<E>) => void): () => void {
+    const l = listener as never;
+    this.socket.on(event, l);
+    return () => void this.socket.off(event, l);
+  }
+
+  /** The next push of `event` that matches `filter` (rejects after `timeoutMs`). */
+  next<E extends ServerEventName>(event: E, filter: (payload: HubPush<E>) => boolean = () => true, timeoutMs = 15_000): Promise<HubPush<E>> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new ConsultError('timeout', `no '${event}' push within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const off = this.on(event, (p) => {
+        if (!filter(p)) return;
+        clearTimeout(timer);
+        off();
+        resolve(p);
+      });
+    });
+  }
+
+  /** Resolves after the next reconnection once meetings and rooms were joined again (with what failed). */
+  whenRejoined(): Promise<ConsultError[]> {
+    return new Promise((resolve) => this.rejoined.push(resolve));
+  }
+
+  /** Hands the connection the current token now (also done every `refreshEveryMs`). */
+  async refreshToken(): Promise<HubResult<'refreshToken'>> {
+    return this.call('refreshToken', await this.opts.token());
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.socket.disconnect();
+  }
+
+  private startRefresh(): void {
+    const every = this.opts.refreshEveryMs ?? 40_000;
+    if (this.timer || every <= 0) return;
+    this.timer = setInterval(() => {
+      if (this.socket.connected) this.refreshToken().catch(() => undefined);
+    }, every);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  private remember(method: HubMethodName, args: unknown[]): void {
+    if (method === 'initEvent' || method === 'joinEvent') this.meetings.add((args[0] as { eventId: string }).eventId);
+    else if (method === 'joinRoom') this.rooms.add(args[0] as string);
+    else if (method === 'initRapidConnect') this.rapidConnect = [args[0] as string, args[1] as string];
+  }
+
+  /** After a reconnection the server knows a new socket: join what the old one had joined. */
+  private async rejoin(): Promise<void> {
+    const errors: ConsultError[] = [];
+    const attempt = async (p: Promise<unknown>) => p.catch((e: unknown) => void errors.push(e as ConsultError));
+    if (this.rapidConnect) await attempt(this.call('initRapidConnect', ...this.rapidConnect));
+    for (const eventId of this.meetings) await attempt(this.call('joinEvent', { eventId }));
+    for (const roomId of this.rooms) await attempt(this.call('joinRoom', roomId));
+    for (const done of this.rejoined.splice(0)) done(errors);
+  }
+}

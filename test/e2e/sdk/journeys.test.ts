@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { createUser, tokenFor } from '../../support/auth.js';
+import { png } from '../../support/form.js';
+import { sdkHub, sdkRest } from '../../support/sdk.js';
+import { approveQrLogin, body, ConsultError, createQrLogin, HubClient, issueOfflineToken, pollQrLogin, Session, signInOffline, signInWithPin } from '../../../packages/client/src/index.js';
+
+const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
+
+/** The journeys of packages/client/README.md, through the SDK against a real node (REST, hub, actors). */
+describe('client SDK journeys against the service', () => {
+  let node: TestNode;
+  let base: string;
+  let alice: string;
+  let bob: string;
+  let bobId: string;
+  const hubs: HubClient[] = [];
+
+  beforeAll(async () => {
+    node = await startTestNode({ ROLES: 'http,hub,actors' });
+    base = node.url!;
+    await createUser(node, 'acme', { username: 'alice', role: 'clinician', displayName: 'Dr Alice' });
+    bobId = await createUser(node, 'acme', { username: 'bob', role: 'clinician', displayName: 'Dr Bob' });
+    alice = await tokenFor(node, 'acme', 'alice');
+    bob = await tokenFor(node, 'acme', 'bob');
+  });
+  afterAll(async () => {
+    for (const h of hubs) h.close();
+    await node?.destroy();
+  });
+  const hub = (token: () => string, opts?: { refreshEveryMs?: number }) => {
+    const h = sdkHub(base, 'acme', token, opts);
+    hubs.push(h);
+    return h;
+  };
+
+  it('sign-in: PIN, QR login approved by a web user, offline token; refusals are typed errors', async () => {
+    const asAlice = sdkRest(base, 'acme', () => alice);
+    await asAlice.POST('/api/account/resetPin', { body: { newPin: '482913' } });
+    const anon = sdkRest(base, 'acme');
+    const pin = await signInWithPin(anon, 'alice', '482913');
+    expect(pin.user.username).toBe('alice');
+
+    const wrong = await signInWithPin(anon, 'alice', '000000').catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(ConsultError);
+    expect((wrong as ConsultError).code).toBe('invalid_credentials');
+
+    const qr = await createQrLogin(anon, 'Ward 3 headset');
+    const polled = pollQrLogin(anon, qr, { intervalMs: 50 });
+    await approveQrLogin(asAlice, qr.code);
+    expect((await polled).user.username).toBe('alice');
+
+    const offline = await issueOfflineToken(sdkRest(base, 'acme', () => pin.accessToken), 'ward-tablet');
+    const session = await signInOffline(anon, offline.token);
+    expect(session.user.username).toBe('alice');
+  });
+
+  it('contacts and events: me, search, an event created, read back and listed', async () => {
+    const api = sdkRest(base, 'acme', () => alice);
+    const me = await body(api.GET('/api/contacts/me'));
+    expect(me.displayName).toBe('Dr Alice');
+    const found = await body(api.GET('/api/contacts/get', { params: { query: { name: 'Bob' } } }));
+    expect(JSON.stringify(found)).toContain('Dr Bob');
+    const created = await body(api.POST('/api/events/create', { body: { name: 'SDK review', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: bobId }] } }));
+    const event = await body(api.GET('/api/events/get/{eventId}', { params: { path: { eventId: created.id } } }));
+    expect(event.name).toBe('SDK review');
+    const list = await body(api.GET('/api/events/get', { params: { query: { name: 'SDK' } } }));
+    expect(JSON.stringify(list)).toContain(created.id);
+    const missing = await api.GET('/api/events/get/{eventId}', { params: { path: { eventId: 'a'.repeat(24) } } }).catch((e: unknown) => e);
+    expect((missing as ConsultError).code).toBe('event_not_found');
+  });
+
+  it('a call: initCall rings the callee, acceptCall, endCall; negative acks are typed errors', async () => {
+    const a = await hub(() => alice).connect();
+    const b = await hub(() => bob).connect();
+    const ringing = b.next('onNewCall');
+    const call = await a.call('initCall', { calleeIds: [bobId], callType: 'video' });
+    expect(call.status).toBe('ringing');
+    expect((await ringing).call.callId).toBe(call.callId);
+    expect((await b.call('acceptCall', { callId: call.callId })).status).toBe('active');
+    const ended = b.next('onEndCall', (p) => p.callId === call.callId);
+    await a.call('endCall', { callId: call.callId });
+    expect((await ended).status).toBe('ended');
+    const refused = await a.call('acceptCall', { callId: call.callId }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConsultError);
+    expect((refused as ConsultError).code).toBe('invalid_state');
+  });
+
+  it('upload: a PNG through /api/media/upload as multipart', async () => {
+    const api = sdkRest(base, 'acme', () => alice);
+    const form = new FormData();
+    form.append('file', new Blob([await png(32, 32)], { type: 'image/png' }), 'scan.png');
+    // The typed body names the form's fields; the serializer sends the multipart form itself.
+    const uploaded = await body(api.POST('/api/media/upload', { body: { file: 'scan.png' }, bodySerializer: () => form }));
+    expect(JSON.stringify(uploaded)).toMatch(/[a-f0-9]{64}/);
+  });
+
+  it('the hub connection refreshes its token and re-joins its meeting after a reconnection', async () => {
+    const api = sdkRest(base, 'acme', () => alice);
+    const event = await body(api.POST('/api/events/create', { body: { name: 'Rejoin', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: bobId }] } }));
+    let token = alice;
+    const h = await hub(() => token, { refreshEveryMs: 0 }).connect();
+    await h.call('initEvent', { eventId: event.id });
+    token = await tokenFor(node, 'acme', 'alice');
+    expect((await h.refreshToken()).role).toBe('clinician');
+    const rejoined = h.whenRejoined();
+    h.socket.io.engine.close();
+    expect(await rejoined).toEqual([]);
+    const b = await hub(() => bob).connect();
+    const seen = h.next('meetingEvent', (p) => p.type === 'participantJoined' && p.by === bobId);
+    await b.call('joinEvent', { eventId: event.id });
+    expect((await seen).eventId).toBe(event.id);
+  });
+
+  it('a session refreshes its access token with the rotating refresh token', async () => {
+    const anon = sdkRest(base, 'acme');
+    const qr = await createQrLogin(anon);
+    const polled = pollQrLogin(anon, qr, { intervalMs: 50 });
+    await approveQrLogin(sdkRest(base, 'acme', () => alice), qr.code);
+    const session = new Session(await polled);
+    const api = sdkRest(base, 'acme', session.token);
+    const first = session.token();
+    await session.refresh(api);
+    expect(session.token()).not.toBe(first);
+    expect((await body(api.GET('/api/contacts/me'))).displayName).toBe('Dr Alice');
+  });
+});
