@@ -6,6 +6,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 
 COPY package.json package-lock.json ./
+# The workspace's manifest, so npm resolves the lockfile's workspace entry (the SDK is not in the image).
+COPY packages/client/package.json ./packages/client/
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY tsconfig.json ./
