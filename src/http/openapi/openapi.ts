@@ -103,6 +103,7 @@ function successResponses(spec: RouteSpec): Record<string, Json> {
     const example = spec.example?.response === undefined ? {} : { example: spec.example.response };
     out[status] = { description: status === '201' ? 'Created' : status === '202' ? 'Accepted' : 'OK', ...headers, content: { 'application/json': { schema: schema(spec.response, 'output'), ...example } } };
   }
+  if (spec.links) out[status] = { ...out[status], links: spec.links };
   for (const [s, extra] of Object.entries(spec.alsoAnswers ?? {})) {
     if (!extra) continue;
     out[s] = { description: extra.description, ...(extra.headers ? { headers: extra.headers } : {}), ...(extra.schema ? { content: { 'application/json': { schema: schema(extra.schema, 'output') } } } : {}) };

@@ -87,6 +87,11 @@ export interface RouteSpec<P extends AnyObject | undefined = AnyObject | undefin
   rateLimit?(infra: Infra): RateLimitRule[];
   /** Codes this operation answers beyond those every route can (docs/api/errors in the document). */
   errors?: ErrorCode[];
+  /**
+   * OpenAPI links from the success response to the operations that use what it returns (runtime
+   * expressions such as `$response.body#/id`); clients and the contract test's stateful phase follow them.
+   */
+  links?: Record<string, { operationId: RouteId; parameters?: Record<string, string>; requestBody?: unknown; description?: string }>;
   /** Example request body and response, shown in the document. */
   example?: { request?: unknown; response?: unknown };
   handle(services: Services, input: HandlerInput<P, Q, B>): Promise<unknown> | unknown;

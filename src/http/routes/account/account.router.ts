@@ -25,7 +25,7 @@ const signInRoutes = [
     handle: (s, { req, body }) => s.auth.signIn.login(req.tenant!.name, body, ctx(req)),
   }),
   op({
-    operationId: 'account.qrCode', method: 'get', path: '/qrCode', query: S.GenerateQRCodeCommand, response: S.GeneratedLoginCode, status: 201,
+    operationId: 'account.qrCode', links: { extend: { operationId: 'account.extendLoginCode', requestBody: { code: '$response.body#/code', pollSecret: '$response.body#/pollSecret' } }, approve: { operationId: 'account.approveLoginCode', requestBody: { code: '$response.body#/code' } } }, method: 'get', path: '/qrCode', query: S.GenerateQRCodeCommand, response: S.GeneratedLoginCode, status: 201,
     rateLimit: perIpOnly,
     summary: 'Generate a QR login code (GenerateQRCodeCommand); the app shows it and polls login with the poll secret',
     errors: ['service_unavailable'],
@@ -90,7 +90,7 @@ const principalRoutes = [
     handle: (s, { p, body }) => s.auth.pins.reset(p, body),
   }),
   op({
-    operationId: 'account.offlineToken', method: 'post', path: '/offlineToken', query: S.OfflineTokenQuery, response: S.IssuedOfflineToken, status: 201,
+    operationId: 'account.offlineToken', links: { revoke: { operationId: 'account.revokeOfflineToken', requestBody: { id: '$response.body#/id' } }, login: { operationId: 'account.offlineLogin', requestBody: { token: '$response.body#/token' } } }, method: 'post', path: '/offlineToken', query: S.OfflineTokenQuery, response: S.IssuedOfflineToken, status: 201,
     summary: 'Issue an offline token for a stated purpose',
     errors: ['forbidden'],
     handle: (s, { p, query }) => s.auth.offlineTokens.issue(p, query.purpose),

@@ -17,7 +17,7 @@ export const peripheralRoutes: RouteGroup = {
       handle: async (s, { p }) => (await s.peripherals.types(p)).map(presentPeripheralType),
     }),
     op({
-      operationId: 'peripheral.getDevice', errors: ['peripheral_type_not_found', 'conflict'], method: 'post', path: '/getDevice/:deviceTypeId', params: DeviceTypeParams, body: GetDeviceCommand, response: DeviceMapping,
+      operationId: 'peripheral.getDevice', links: { rapidConnect: { operationId: 'meetings.startRapidConnect', parameters: { deviceId: '$response.body#/device/id' } } }, errors: ['peripheral_type_not_found', 'conflict'], method: 'post', path: '/getDevice/:deviceTypeId', params: DeviceTypeParams, body: GetDeviceCommand, response: DeviceMapping,
       summary: 'Map physical device ids to a device of the type; returns its device key (same ids, same device and key)',
       handle: async (s, { p, params, body }) => {
         const r = await s.peripherals.getDevice(p, params.deviceTypeId, body);

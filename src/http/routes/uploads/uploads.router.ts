@@ -12,7 +12,7 @@ export const uploadsRoutes: RouteGroup = {
   tag: 'Bulk user upload',
   routes: [
     op({
-      operationId: 'uploads.pendingUsers', method: 'post', path: '/pendingUsers', response: ImportStatus, status: 202,
+      operationId: 'uploads.pendingUsers', links: { status: { operationId: 'uploads.pendingUsersStatus', parameters: { importId: '$response.body#/importId' } } }, method: 'post', path: '/pendingUsers', response: ImportStatus, status: 202,
       multipart: { fields: z.object({}), files: [{ name: 'file', description: 'The spreadsheet (.xlsx) of pending users', required: true }], streaming: true },
       headers: { Location: { description: 'GET this URL for the progress and the per-row error report', schema: { type: 'string' } } },
       summary: 'Upload a spreadsheet (Excel) of pending users for bulk import; answers 202 with the import id',
