@@ -36,6 +36,7 @@ export type TenantConfig = ReturnType<typeof defaultSettings> & { tenant: string
 export class AdminService {
   /** Allowed origins per tenant: a settings change applies within 10 s. */
   private readonly origins = new TtlCache<string, readonly string[]>({ ttlMs: 10_000, maxEntries: 10_000 });
+  private readonly scopes = new TtlCache<string, 'careTeam' | 'tenant'>({ ttlMs: 10_000, maxEntries: 10_000 });
   /** Rendered QR codes by the configuration text they carry (a tenant's changes only when its config does). */
   private readonly qrCodes = new TtlCache<string, Promise<string>>({ ttlMs: 60 * 60_000, maxEntries: 500 });
 
@@ -74,7 +75,13 @@ export class AdminService {
       features: { ...d.features, ...(s?.features ?? {}) },
       meetings: { ...d.meetings, ...(s?.meetings ?? {}) },
       cors: { allowedOrigins: s?.cors?.allowedOrigins ?? d.cors.allowedOrigins },
+      directory: { patientScope: (s?.directory?.patientScope as TenantConfig['directory']['patientScope'] | undefined) ?? d.directory.patientScope },
     };
+  }
+
+  /** TenantConfig `directory.patientScope`, cached briefly: read by every directory request of a patient. */
+  patientScope(tenant: string): Promise<TenantConfig['directory']['patientScope']> {
+    return this.scopes.getOrLoad(tenant, async () => ((await this.deps.settings(tenant).settings())?.directory?.patientScope as 'careTeam' | 'tenant' | undefined) ?? 'careTeam');
   }
 
   /** The tenant's allowed browser origins (TenantConfig `cors`), cached briefly: read on every cross-origin request. */

@@ -30,6 +30,8 @@ export interface ContactDeps {
   directory?: Pick<ContactDirectory, 'search' | 'count' | 'initials'>;
   store: Pick<ObjectStore, 'putContentAddressed'>;
   pageMaxTake: number;
+  /** Whom the caller may see (./directory-scope.ts): undefined for the whole tenant. */
+  visibleTo(p: Principal): Promise<Types.ObjectId[] | undefined>;
 }
 
 /** How much history `frequent` and the call list look at. */
@@ -95,6 +97,9 @@ export class ContactService {
 
   async alphabets(p: Principal): Promise<{ initial: string; count: number }[]> {
     const me = oid(p.userId, 'user_not_found');
+    const visible = await this.deps.visibleTo(p);
+    // A patient's care team is small: counted by the database over those ids (decision 230).
+    if (visible) return this.deps.users(p.tenant).initials(me, visible);
     return (await this.deps.directory?.initials(p.tenant, me)) ?? this.deps.users(p.tenant).initials(me);
   }
 
@@ -123,6 +128,11 @@ export class ContactService {
 
   private async alphabetical(p: Principal, paging: Paging, f: Pick<UserSearch, 'name' | 'initial'>): Promise<Page<ContactView>> {
     const me = oid(p.userId, 'user_not_found');
+    const ids = await this.deps.visibleTo(p);
+    if (ids) {
+      const [users, total] = await Promise.all([this.searchUsers(p.tenant, { ...f, ids, excludeId: me, ...paging }), this.countUsers(p.tenant, { ...f, ids, excludeId: me })]);
+      return { items: await this.views(p, users), total, ...paging };
+    }
     const [users, counted] = await Promise.all([this.searchUsers(p.tenant, { ...f, excludeId: me, ...paging }), this.othersTotal(p.tenant, me, f)]);
     return { items: await this.views(p, users), total: pageTotal(paging, users.length, counted), ...paging };
   }
@@ -143,9 +153,11 @@ export class ContactService {
 
   private async favouritesFirst(p: Principal, paging: Paging, initial?: string): Promise<Page<ContactView>> {
     const me = oid(p.userId, 'user_not_found');
-    const favIds = await this.deps.favourites(p.tenant).contactIds(me);
+    const [allFavIds, visible] = await Promise.all([this.deps.favourites(p.tenant).contactIds(me), this.deps.visibleTo(p)]);
+    const allowed = visible && new Set(visible.map(String));
+    const favIds = allowed ? allFavIds.filter((id) => allowed.has(String(id))) : allFavIds;
     const favQ = { ids: favIds, initial, excludeId: me };
-    const restQ = { notIds: favIds, initial, excludeId: me };
+    const restQ = { notIds: favIds, initial, excludeId: me, ...(visible ? { ids: visible } : {}) };
     const [favTotal, restTotal] = await Promise.all([this.countUsers(p.tenant, favQ), this.countUsers(p.tenant, restQ)]);
     const favs = paging.skip < favTotal ? await this.searchUsers(p.tenant, { ...favQ, skip: paging.skip, take: paging.take }) : [];
     const restSkip = Math.max(0, paging.skip - favTotal);
@@ -157,10 +169,12 @@ export class ContactService {
   /** Counterparts from recent calls and meetings, ranked by how often, then how recently. */
   private async ranked(p: Principal, paging: Paging, f: { name?: string; initial?: string }): Promise<Page<ContactView>> {
     const me = oid(p.userId, 'user_not_found');
-    const [calls, meetings] = await Promise.all([
+    const [calls, meetings, visible] = await Promise.all([
       this.deps.calls(p.tenant).recentCounterparts(me, HISTORY_CALLS),
       this.deps.events(p.tenant).recentCounterparts(me, HISTORY_EVENTS),
+      this.deps.visibleTo(p),
     ]);
+    const allowed = visible && new Set(visible.map(String));
     const score = new Map<string, { id: Types.ObjectId; n: number; last: number }>();
     for (const h of [...calls, ...meetings]) {
       const s = score.get(String(h.id)) ?? { id: h.id, n: 0, last: 0 };
@@ -173,7 +187,7 @@ export class ContactService {
     const byId = new Map(users.map((u) => [String(u._id), u]));
     const matching = order
       .map((o) => byId.get(String(o.id)))
-      .filter((u): u is UserRecord => !!u && matchesSearch(f, u));
+      .filter((u): u is UserRecord => !!u && matchesSearch(f, u) && (!allowed || allowed.has(String(u._id))));
     const pageUsers = matching.slice(paging.skip, paging.skip + paging.take);
     return { items: await this.views(p, pageUsers), total: matching.length, ...paging };
   }

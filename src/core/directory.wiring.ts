@@ -21,6 +21,7 @@ import { PeripheralService } from './peripheral.service.js';
 import { AdminService } from './admin.service.js';
 import { MediaAccess } from './media-access.js';
 import { qrRenderer } from './qr-renderer.js';
+import { DirectoryScope } from './directory-scope.js';
 
 /** Repository factories per tenant: a tenant's database is only reached through its name. */
 function tenantRepos(infra: Infra) {
@@ -77,6 +78,7 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
     qr: qrRenderer,
   });
   const directory = contactDirectory(infra, r.users);
+  const directoryScope = new DirectoryScope({ patientScope: (t) => admin.patientScope(t), events: r.events, groups: r.groups });
   const vcs = () => {
     const v = opts.vcs?.();
     if (!v) throw new AppError('service_unavailable', 'No video conferencing adapter is configured');
@@ -86,7 +88,8 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
     presence,
     admin,
     contactDirectory: directory,
-    contacts: new ContactService({ ...r, onlineMany, store: infra.store, pageMaxTake, directory }),
+    directoryScope,
+    contacts: new ContactService({ ...r, onlineMany, store: infra.store, pageMaxTake, directory, visibleTo: (p) => directoryScope.visibleTo(p) }),
     groups: new GroupService(r),
     notices: new NoticeService(r),
     events: new EventService({ ...r, onlineMany, pageMaxTake, canReadMedia: (p, hash) => mediaAccess.canRead(p, hash) }),

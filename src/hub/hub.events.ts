@@ -101,4 +101,9 @@ export interface SocketData {
   principal: Principal;
   /** Set by initRapidConnect: the headset this socket speaks for. */
   deviceId?: string;
+  /**
+   * Rooms the directory policy adds (a patient limited to the care team: tenant-patients and the presence
+   * rooms of the team); `null` when they could not be computed, and then the tenant room is not joined.
+   */
+  directoryRooms?: string[] | null;
 }

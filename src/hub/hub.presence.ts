@@ -12,7 +12,8 @@ export interface PresencePort {
 
 /**
  * Presence on the hub: counts connections across nodes (in Redis, through the presence service) and
- * pushes userStatus to the tenant room on each online/offline transition. A node heartbeat keeps this
+ * pushes userStatus on each online/offline transition to the tenant room, except to patients limited to
+ * their care team, who get it through the presence rooms of the people they may see. A node heartbeat keeps this
  * node's connections alive; the sweep removes a dead node's and announces who went offline.
  */
 export class HubPresence {
@@ -58,7 +59,11 @@ export class HubPresence {
   }
 
   private push(tenant: string, userId: string, online: boolean): void {
-    this.io.to(rooms.tenant(tenant)).emit('userStatus', { userId, online, at: new Date().toISOString() });
+    const status = { userId, online, at: new Date().toISOString() };
+    // Staff (and patients of tenants whose patients see everyone) through the tenant room; patients
+    // limited to their care team only through the rooms of the people they may see (decision 230).
+    this.io.to(rooms.tenant(tenant)).except(rooms.tenantPatients(tenant)).emit('userStatus', status);
+    this.io.to(rooms.presenceOf(tenant, userId)).emit('userStatus', status);
   }
 
   private async tick(): Promise<void> {

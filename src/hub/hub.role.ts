@@ -1,3 +1,4 @@
+import { rooms } from './rooms.js';
 import type { Redis } from 'ioredis';
 import type { RoleContext, RoleHandle } from '../roles.js';
 import { createRedis } from '../data/redis.js';
@@ -72,6 +73,10 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const hub: HubContext = {
     io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics, sessions,
     canReadMedia: (principal, hash) => services.mediaAccess.canRead(principal, hash),
+    directoryRooms: async (principal) => {
+      const ids = await services.directoryScope.visibleTo(principal);
+      return ids ? [rooms.tenantPatients(principal.tenant), ...ids.map((id) => rooms.presenceOf(principal.tenant, String(id)))] : [];
+    },
     shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),
   };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);

@@ -56,12 +56,23 @@ export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod
   // Presence is recorded before the client sees `connect`, so a client's later calls and
   // disconnects are always ordered after its online transition.
   io.use((socket, next) => {
-    presence.onConnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed')).finally(() => next());
+    const directory = ctx.directoryRooms(socket.data.principal).then(
+      (extra) => { socket.data.directoryRooms = extra; },
+      (err) => {
+        socket.data.directoryRooms = null;
+        ctx.logger.warn({ component: 'hub', code: 'service_unavailable', err: (err as Error).message }, 'directory rooms failed');
+      },
+    );
+    const online = presence.onConnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed'));
+    void Promise.all([directory, online]).finally(() => next());
   });
   io.on('connection', (socket: HubSocket) => {
     const { tenant, principal } = socket.data;
     connected.inc();
-    const own = [rooms.user(tenant, principal.userId), rooms.tenant(tenant), ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : [])];
+    // The directory rooms are joined with the tenant room at once, so a patient limited to the care team
+    // is never in the tenant room without the tenant-patients exclusion (decision 230).
+    const extra = socket.data.directoryRooms;
+    const own = [rooms.user(tenant, principal.userId), ...(extra === null ? [] : [rooms.tenant(tenant), ...(extra ?? [])]), ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : [])];
     // The sharded adapter subscribes the room's channel on join; a Redis failure there is logged, not thrown.
     Promise.resolve(socket.join(own)).catch((err) => ctx.logger.warn({ component: 'hub', code: 'service_unavailable', err: (err as Error).message }, 'joining own rooms failed'));
     ctx.sessions.attach(socket);

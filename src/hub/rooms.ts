@@ -6,6 +6,10 @@
 export const rooms = {
   /** Every socket of a tenant (presence pushes). */
   tenant: (tenant: string) => `tenant:${tenant}`,
+  /** The patients' sockets of a tenant whose directory is their care team: tenant presence pushes skip them. */
+  tenantPatients: (tenant: string) => `tenant-patients:${tenant}`,
+  /** Sockets of patients whose care team includes the user: they receive that user's presence. */
+  presenceOf: (tenant: string, userId: string) => `presence:${tenant}:${userId}`,
   /** Every socket (all devices) of one user. */
   user: (tenant: string, userId: string) => `user:${tenant}:${userId}`,
   /** Every socket that joined an event's meeting (people and headsets). */

@@ -110,6 +110,16 @@ export class EventRepository {
     return rows.flatMap((r) => r.participantIds.filter((p) => !p.equals(userId)).map((id) => ({ id, at: r.startAt })));
   }
 
+  /** Everyone of the user's recent non-cancelled events: organizers, participants and attached devices. */
+  async careTeamOf(userId: Types.ObjectId, limitEvents: number): Promise<Types.ObjectId[]> {
+    const rows = await this.Event.find({ participantIds: userId, status: { $ne: 'cancelled' } }, { organizerId: 1, participantIds: 1, deviceIds: 1 })
+      .sort({ startAt: -1 })
+      .limit(limitEvents)
+      .lean<{ organizerId: Types.ObjectId; participantIds: Types.ObjectId[]; deviceIds: Types.ObjectId[] }[]>()
+      .exec();
+    return rows.flatMap((r) => [r.organizerId, ...r.participantIds, ...r.deviceIds]);
+  }
+
   /** Media files of this tenant by id (attachments are validated against them). */
   findMediaFiles(ids: readonly Types.ObjectId[]): Promise<{ _id: Types.ObjectId; fileName: string; hash: string }[]> {
     if (!ids.length) return Promise.resolve([]);

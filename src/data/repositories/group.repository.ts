@@ -17,6 +17,12 @@ export class GroupRepository {
     return doc.toObject() as GroupRecord;
   }
 
+  /** Owners and members of the groups the user belongs to. */
+  async careTeamOf(userId: Types.ObjectId, limitGroups: number): Promise<Types.ObjectId[]> {
+    const rows = await this.Group.find({ participantIds: userId }, { ownerId: 1, participantIds: 1 }).limit(limitGroups).lean<{ ownerId: Types.ObjectId; participantIds: Types.ObjectId[] }[]>().exec();
+    return rows.flatMap((r) => [r.ownerId, ...r.participantIds]);
+  }
+
   /** A group its owner or one of its participants may read. */
   findVisible(id: Types.ObjectId, userId: Types.ObjectId): Promise<GroupRecord | null> {
     return this.Group.findOne({ _id: id, $or: [{ ownerId: userId }, { participantIds: userId }] }).lean<GroupRecord>().exec();

@@ -112,9 +112,9 @@ export class UserRepository {
   }
 
   /** Alphabet buckets that hold at least one active contact, with their sizes. */
-  async initials(excludeId?: Types.ObjectId): Promise<{ initial: string; count: number }[]> {
+  async initials(excludeId?: Types.ObjectId, onlyIds?: Types.ObjectId[]): Promise<{ initial: string; count: number }[]> {
     const match: Record<string, unknown> = { status: 'active' };
-    if (excludeId) match._id = { $ne: excludeId };
+    if (excludeId || onlyIds) match._id = { ...(excludeId ? { $ne: excludeId } : {}), ...(onlyIds ? { $in: onlyIds } : {}) };
     const rows = await this.User.aggregate<{ _id: string; count: number }>([
       { $match: match },
       { $group: { _id: '$initial', count: { $sum: 1 } } },
