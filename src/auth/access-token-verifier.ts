@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import { AppError } from '../core/errors.js';
 import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import { CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
 import type { InternalTokens } from './internal-tokens.js';
 import type { OidcRealms } from './oidc-realms.js';
 import type { Revocations } from './revocations.js';
@@ -17,6 +17,8 @@ export interface AccessTokenVerifierDeps {
   tenantDb(tenant: string): TenantDb;
   /** Identity-provider tokens living longer than this are refused (revocation markers live this long). */
   idpTokenMaxLifetimeSeconds: number;
+  /** First sign-in through an external identity provider: binds a waiting account to the token's subject. */
+  bindOnFirstSignIn?(tenant: string, claims: JWTPayload): Promise<AccountRecord | null>;
 }
 
 /**
@@ -56,7 +58,7 @@ export class AccessTokenVerifier {
     if (iat === undefined || Number(claims.exp) - iat > this.deps.idpTokenMaxLifetimeSeconds) {
       throw new AppError('token_invalid', 'Identity-provider token has no issue time or lives longer than accepted');
     }
-    const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(String(claims.sub));
+    const user = (await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(String(claims.sub))) ?? (await this.deps.bindOnFirstSignIn?.(tenant, claims));
     if (!user || user.status !== 'active') throw new AppError('token_invalid', 'The token subject is not an active user of this tenant');
     const userId = user._id.toString();
     const idpSid = realmSid(claims);

@@ -27,6 +27,7 @@ import { OfflineTokenService } from '../core/offline-token.service.js';
 import { ImpersonationService } from '../core/impersonation.service.js';
 import { SignInService } from '../core/sign-in.service.js';
 import { AccountService } from '../core/account.service.js';
+import { AccountSetupService } from '../core/account-setup.service.js';
 
 export interface AuthInfra {
   config: Config;
@@ -80,8 +81,12 @@ export function createAuthServices(infra: AuthInfra) {
   });
   const embedded = o.mode === 'embedded' ? new EmbeddedRealmSessions({ redis, storePrefix: keys.idpStore }) : undefined;
   const realm = new RealmLogout({ revocations, store: embedded });
-  const verifier = new AccessTokenVerifier({ internal: tokens, realms, revocations, authorizer, tenantDb, idpTokenMaxLifetimeSeconds: idpMaxSeconds });
   const audit = new AuditService({ tenantDb });
+  const accountSetup = new AccountSetupService({ tenantDb, audit, mode: o.mode, publicUrl: config.http.publicUrl, linkTtlSeconds: config.auth.accountSetupLinkTtlSeconds });
+  const verifier = new AccessTokenVerifier({
+    internal: tokens, realms, revocations, authorizer, tenantDb, idpTokenMaxLifetimeSeconds: idpMaxSeconds,
+    bindOnFirstSignIn: (tenant, claims) => accountSetup.bindOnFirstSignIn(tenant, claims),
+  });
   const rules = new SecurityRulesService({ tenantDb });
   const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
   const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit, qr: qrRenderer });
@@ -95,7 +100,7 @@ export function createAuthServices(infra: AuthInfra) {
   const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins, revocations });
   return {
     vault, signingKeys, idpSecrets, tokens, realms, authorizer, revocations, realm, verifier, audit, rules, sessions,
-    loginCodes, pins, offlineTokens, impersonation, signIn, account, backchannelLogout,
+    loginCodes, pins, offlineTokens, impersonation, signIn, account, accountSetup, backchannelLogout,
     /**
      * Opens every stored signing key at start (the internal ones, and the embedded realms' when this node
      * serves them), so a wrong key-encryption key stops the node instead of failing sign-ins later.

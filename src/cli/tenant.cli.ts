@@ -3,14 +3,37 @@ import { createInfra, createServices, closeInfra } from '../composition.js';
 import { existsSync } from 'node:fs';
 import { AppError, toAppError } from '../core/errors.js';
 import { seedDemoUsers } from '../data/seed/demo.seed.js';
+import { AccountInput } from '../core/account-setup.service.js';
 import { cliEnvironment, targetLine } from '../config/local-services.js';
 
-const USAGE = 'usage: npm run tenant -- create NAME [DISPLAY NAME] | migrate NAME | migrate-all | list | seed-demo';
+const USAGE = `usage: npm run tenant -- create NAME [DISPLAY NAME] [--admin USERNAME [--admin-email EMAIL]]
+       npm run tenant -- invite-admin NAME USERNAME [EMAIL]   (a new set-password link or binding for an admin)
+       npm run tenant -- migrate NAME | migrate-all | list | seed-demo`;
+
+/** Splits `--flag value` options from positional arguments. */
+function options(argv: string[]): { positional: string[]; flags: Record<string, string> } {
+  const positional: string[] = [];
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--')) flags[a.slice(2)] = argv[++i] ?? '';
+    else positional.push(a);
+  }
+  return { positional, flags };
+}
+
+/** The first admin from the command line, checked like the provisioning endpoint's body. */
+function adminInput(username: string | undefined, email: string | undefined) {
+  const r = AccountInput.safeParse({ username, ...(email ? { email } : {}) });
+  if (!r.success) throw new AppError('validation_failed', `admin: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return { ...r.data, role: 'admin' };
+}
 
 /** Tenant administration from the shell: the same service calls as the provisioning endpoint. */
 async function main(argv: string[]): Promise<number> {
-  const [cmd, name, ...rest] = argv;
-  if (!cmd || (['create', 'migrate'].includes(cmd) && !name)) {
+  const { positional, flags } = options(argv);
+  const [cmd, name, ...rest] = positional;
+  if (!cmd || (['create', 'migrate', 'invite-admin'].includes(cmd) && !name) || (cmd === 'invite-admin' && !rest[0])) {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
@@ -20,11 +43,20 @@ async function main(argv: string[]): Promise<number> {
   const infra = await createInfra(config).catch((e: unknown) => {
     throw new AppError('service_unavailable', `cannot reach MongoDB at ${config.mongo.uri} (${(e as Error).message}); 'npm run services' starts the local servers`);
   });
-  const { tenants } = createServices(infra);
+  const { tenants, auth } = createServices(infra);
   try {
     switch (cmd) {
       case 'create': {
+        const admin = flags.admin !== undefined ? adminInput(flags.admin, flags['admin-email']) : undefined;
         const r = await tenants.create({ name: name!, displayName: rest.join(' ') || undefined });
+        const first = admin ? await auth.accountSetup.provision(name!, admin, 'first-admin', 'cli') : undefined;
+        process.stdout.write(`${JSON.stringify({ ...r, ...(first ? { admin: first } : {}) }, null, 2)}\n`);
+        if (first?.setPasswordUrl) process.stderr.write(`[tenant] give ${first.username} this one-time link to set a password (valid until ${first.expiresAt}):\n${first.setPasswordUrl}\n`);
+        break;
+      }
+      case 'invite-admin': {
+        await tenants.require(name!);
+        const r = await auth.accountSetup.provision(name!, adminInput(rest[0], rest[1]), 'first-admin', 'cli');
         process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
         break;
       }

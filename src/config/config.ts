@@ -82,6 +82,7 @@ export const EnvSchema = z.object({
   KEY_ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   KEY_ENCRYPTION_KEY_PREVIOUS: kek.optional(),
   KEY_ENCRYPTION_KEY_PREVIOUS_FILE: z.string().min(1).optional(),
+  ACCOUNT_SETUP_LINK_TTL_HOURS: positiveInt.default(72),
 
   OIDC_MODE: z.enum(['embedded', 'external']).default('embedded'),
   OIDC_ISSUER_TEMPLATE: z.string().includes('{tenant}').optional(),
@@ -161,6 +162,8 @@ export interface Config {
     idpTokenMaxLifetimeSeconds: number;
     /** Back-channel logout tokens issued longer ago than this are refused (their `jti` is kept this long). */
     idpLogoutTokenMaxAgeSeconds: number;
+    /** How long a set-password link or a first-sign-in binding stays open. */
+    accountSetupLinkTtlSeconds: number;
     oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean };
     /** Key-encryption keys of the signing keys kept in Redis (docs/decisions/150). */
     keyEncryption: KeyEncryptionSettings;
@@ -247,6 +250,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
       idpTokenMaxLifetimeSeconds: e.IDP_TOKEN_MAX_LIFETIME_SECONDS,
       idpLogoutTokenMaxAgeSeconds: e.IDP_LOGOUT_TOKEN_MAX_AGE_SECONDS,
+      accountSetupLinkTtlSeconds: e.ACCOUNT_SETUP_LINK_TTL_HOURS * 3600,
       oidc: {
         mode: e.OIDC_MODE,
         issuerTemplate: e.OIDC_ISSUER_TEMPLATE ?? `${publicUrl}/realms/{tenant}`,

@@ -14,6 +14,7 @@ import { SessionSchema, LoginCodeSchema, OfflineTokenSchema, AuditSchema, type S
 import { TelemetryRecordSchema, ConferenceBindingSchema, ParticipantLogSchema, type TelemetryRecordDoc, type ConferenceBindingDoc, type ParticipantLogDoc } from './models/telemetry.model.js';
 import { CallRecordSchema, type CallRecordDoc } from './models/call.model.js';
 import { withReadDefaults } from './read-defaults.js';
+import { AccountSetupSchema, type AccountSetupDoc } from './models/account-setup.model.js';
 
 /** Every collection of a tenant database: model name -> (schema, collection). */
 const DEFINITIONS = {
@@ -40,6 +41,7 @@ const DEFINITIONS = {
   ConferenceBinding: [ConferenceBindingSchema, 'conference_bindings'],
   ParticipantLog: [ParticipantLogSchema, 'participant_logs'],
   CallRecord: [CallRecordSchema, 'call_records'],
+  AccountSetup: [AccountSetupSchema, 'account_setups'],
 } as const satisfies Record<string, readonly [Schema, string]>;
 
 export interface TenantModels {
@@ -66,6 +68,7 @@ export interface TenantModels {
   ConferenceBinding: Model<ConferenceBindingDoc>;
   ParticipantLog: Model<ParticipantLogDoc>;
   CallRecord: Model<CallRecordDoc>;
+  AccountSetup: Model<AccountSetupDoc>;
 }
 
 // Lean reads get the schema's defaults (./read-defaults.ts), before any model is compiled from these schemas.

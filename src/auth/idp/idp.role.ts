@@ -6,6 +6,7 @@ import { rateLimit, byIp, byBodyField } from '../../http/middleware/rate-limit.j
 import { slowHash } from '../secrets.js';
 import { IdpRealms } from './idp-realms.js';
 import { interactionRouter } from './interaction.router.js';
+import { setPasswordRouter } from './set-password.router.js';
 
 /**
  * The embedded identity provider role: one oidc-provider per tenant realm under /realms/{tenant},
@@ -39,6 +40,7 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
   const router = Router();
   router.use(forwardedAsTrusted);
   const passwordChecks = infra.metrics.counter('idp_password_checks_total', 'scrypt password checks of the embedded realm sign-in form (unknown accounts included: they are checked against a decoy hash)');
+  router.use(setPasswordRouter({ accountSetup: services.auth.accountSetup, requireTenant: (t) => services.tenants.require(t) }, limiter));
   router.use(interactionRouter({ provider, tenantDb: (t) => infra.mongo.tenantDb(t), audit: services.auth.audit, onPasswordCheck: () => passwordChecks.inc() }, limiter));
   const callbacks = new WeakMap<object, ReturnType<Awaited<ReturnType<typeof provider>>['callback']>>();
   router.use('/:tenant', async (req, res) => {

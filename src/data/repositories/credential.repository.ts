@@ -63,11 +63,17 @@ export class CredentialRepository {
   }
 
   /** Creates a user for provisioning and tests; the directory owner manages profiles otherwise. */
-  async create(u: { username: string; displayName: string; role: string; kind?: 'person' | 'device'; passwordHash?: string }): Promise<string> {
+  async create(u: { username: string; displayName: string; role: string; kind?: 'person' | 'device'; passwordHash?: string; email?: string; idpSubject?: string }): Promise<string> {
     const username = u.username.toLowerCase().trim();
-    const doc = await this.db.models.User.create({ ...u, username, idpSubject: username, status: 'active', ...sortKeys(u.displayName, username) });
+    const doc = await this.db.models.User.create({ ...u, username, idpSubject: u.idpSubject ?? username, status: 'active', ...sortKeys(u.displayName, username) });
     await this.db.usersChanged([doc._id.toString()]);
     return doc._id.toString();
+  }
+
+  /** Binds an account waiting for its first identity-provider sign-in to the subject; one binding wins. */
+  async bindSubject(id: string, from: string, to: string): Promise<boolean> {
+    const r = await this.db.models.User.updateOne({ _id: id, idpSubject: from }, { $set: { idpSubject: to } });
+    return r.modifiedCount === 1;
   }
 
   async securityRules(): Promise<SecurityRules | null> {

@@ -26,8 +26,10 @@ describe('command-line tools read the settings the service gets', () => {
       MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
       REDIS_PREFIX: `test:${id}:`,
     };
-    const { stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', 'create', 'clinic', 'The Clinic'], { env });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', 'create', 'clinic', 'The Clinic', '--admin', 'boss', '--admin-email', 'boss@clinic.org'], { env });
     expect(stderr).toContain(`[tenant] MongoDB mongodb://127.0.0.1:${portOf(testMongo)}/ (catalog ${catalog})`);
+    // The first admin and the one-time link to hand over (docs/onboarding.md).
+    expect(JSON.parse(stdout).admin).toMatchObject({ username: 'boss', role: 'admin', created: true, ready: false, setPasswordUrl: expect.stringContaining('/realms/clinic/set-password?token=') });
     const client = await MongoClient.connect(testMongo);
     try {
       const tenants = await client.db(catalog).collection('tenants').find({}).toArray();
