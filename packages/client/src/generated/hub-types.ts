@@ -183,6 +183,18 @@ declare const ERROR_CODES: {
 		readonly status: 422;
 		readonly title: "PIN does not meet the tenant policy";
 	};
+	readonly password_policy_violation: {
+		readonly status: 422;
+		readonly title: "Password does not meet the policy";
+	};
+	readonly setup_link_invalid: {
+		readonly status: 410;
+		readonly title: "Set-password link unknown, used, replaced or expired";
+	};
+	readonly pending_user_not_found: {
+		readonly status: 404;
+		readonly title: "Pending user not found";
+	};
 	readonly rate_limited: {
 		readonly status: 429;
 		readonly title: "Too many requests";

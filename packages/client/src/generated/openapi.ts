@@ -1160,7 +1160,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "rate_limited" | "not_owner" | "service_unavailable" | "timeout" | "internal";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "service_unavailable" | "timeout" | "internal";
             correlationId?: string;
             detail: string;
             errors?: {
@@ -3409,6 +3409,12 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description The tenant's first admin: created when missing, with a set-password link (embedded realm) or a first-sign-in binding (external identity provider) */
+                    admin?: {
+                        displayName?: string;
+                        email?: string;
+                        username: string;
+                    };
                     displayName?: string;
                 };
             };
@@ -3421,6 +3427,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        admin?: {
+                            /** @description external identity provider: the first sign-in with this verified email (or username) takes the account */
+                            binding?: {
+                                email?: string;
+                                username: string;
+                            };
+                            /** @description false when the account existed already */
+                            created: boolean;
+                            expiresAt?: string;
+                            /** @description the account can sign in already (no link issued) */
+                            ready: boolean;
+                            role: string;
+                            /** @description one-time set-password link (embedded realm); hand it to the person only */
+                            setPasswordUrl?: string;
+                            userId: string;
+                            username: string;
+                        };
                         applied: string[];
                         from: number;
                         indexesEnsured: number;
@@ -3474,6 +3497,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "route_not_found" | "tenant_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. Codes: `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "conflict";
                     };
                 };
             };
