@@ -9,14 +9,21 @@ const run = promisify(execFile);
 /** Each CLI run starts a TypeScript process (a few seconds, much more on a loaded machine). */
 const CLI_TEST_MS = 600_000;
 
-/** Runs `npm run tenant -- ...` the way an operator does (tsx, real process, real database). */
-async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * Runs `npm run tenant -- ...` the way an operator does (tsx, real process, real database). The line the
+ * tool prints first, naming the database and Redis it writes to, is returned apart as `target`.
+ */
+async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string; target: string }> {
+  const split = (stderr: string) => {
+    const m = /^\[tenant\] MongoDB [^\n]*\n/.exec(stderr);
+    return { target: m?.[0] ?? '', stderr: m ? stderr.slice(m[0].length) : stderr };
+  };
   try {
     const r = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', ...args], { env: { ...process.env, ...env }, timeout: 150_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    return { code: 0, stdout: r.stdout, ...split(r.stderr) };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof err.code === 'number' ? err.code : -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+    return { code: typeof err.code === 'number' ? err.code : -1, stdout: err.stdout ?? '', ...split(err.stderr ?? '') };
   }
 }
 
@@ -60,6 +67,7 @@ describe('tenant CLI (npm run tenant)', () => {
   it('reports an unreachable database without a stack trace', async () => {
     const r = await cli({ ...env, MONGODB_URI: 'mongodb://127.0.0.1:9/', MONGODB_TIMEOUT_MS: '300' }, 'list');
     expect(r.code).toBe(1);
+    expect(r.target).toMatch(/^\[tenant\] MongoDB mongodb:\/\/127\.0\.0\.1:9\//);
     expect(r.stderr).toMatch(/^error \(service_unavailable\): cannot reach MongoDB/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   }, CLI_TEST_MS);
