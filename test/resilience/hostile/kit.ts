@@ -8,6 +8,26 @@ import type { HttpResult } from '../../support/http.js';
 export const SOAK = process.env.SOAK === '1';
 export const runs = (n: number): number => (SOAK ? n * 10 : n);
 
+/**
+ * Inputs per REST endpoint, GraphQL operation and hub method in `npm test` (ten times more under SOAK=1),
+ * sent in concurrent batches of FUZZ_BATCH: one fast-check run is one batch.
+ */
+export const FUZZ_PER_TARGET = runs(100);
+export const FUZZ_BATCH = 10;
+/** `arb` drawn FUZZ_BATCH times per run: FUZZ_PER_TARGET inputs in all. */
+export function batches<T>(arb: fc.Arbitrary<T>): [fc.Arbitrary<T[]>, number] {
+  return [fc.array(arb, { minLength: FUZZ_BATCH, maxLength: FUZZ_BATCH }), Math.ceil(FUZZ_PER_TARGET / FUZZ_BATCH)];
+}
+
+/** The first difference between two reads of stored state, or undefined when equal. */
+export function stateDiff(before: Record<string, unknown>, after: Record<string, unknown>): string | undefined {
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const [x, y] = [JSON.stringify(before[k]), JSON.stringify(after[k])];
+    if (x !== y) return `${k} changed: ${x?.slice(0, 300)} -> ${y?.slice(0, 300)}`;
+  }
+  return undefined;
+}
+
 /** FUZZ_SEED=N replays a run: fast-check prints the seed and the shrunk input of a failing property. */
 const FUZZ_SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
@@ -16,8 +36,21 @@ const FUZZ_SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(proce
  * undefined); a breach fails the property, which fast-check shrinks and reports with its seed.
  */
 export async function fuzz<T>(arb: fc.Arbitrary<T>, numRuns: number, check: (input: T) => Promise<string | undefined>): Promise<void> {
-  await fc.assert(fc.asyncProperty(arb, async (input) => (await check(input)) === undefined), { numRuns, ...(FUZZ_SEED === undefined ? {} : { seed: FUZZ_SEED }) });
+  let first: string | undefined;
+  const property = fc.asyncProperty(arb, async (input) => {
+    const problem = await check(input);
+    first ??= problem;
+    return problem === undefined;
+  });
+  // Shrinking re-runs the property (state read-backs included): bounded so a breach reports in time.
+  await fc.assert(property, { numRuns, interruptAfterTimeLimit: SOAK ? 600_000 : 60_000, markInterruptAsFailure: true, ...(FUZZ_SEED === undefined ? {} : { seed: FUZZ_SEED }) }).catch((e: Error) => {
+    throw new Error(`${first ?? 'interrupted'}\n${e.message}`);
+  });
 }
+
+/** FUZZ_ONLY=id[,id] runs only those targets (with FUZZ_SEED, to replay one failure quickly). */
+export const FUZZ_ONLY = process.env.FUZZ_ONLY?.split(',');
+export const selected = (id: string): boolean => !FUZZ_ONLY || FUZZ_ONLY.includes(id);
 
 /**
  * Env for nodes under fuzzing: the per-IP and per-socket limits are raised so the inputs reach
