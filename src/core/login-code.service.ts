@@ -98,8 +98,14 @@ export class LoginCodeService {
   /** The device's poll: `login_code_pending` until approved, then a session once; afterwards `login_code_used`. */
   async redeem(tenant: string, input: { code: string; pollSecret: string }, ctx: SignInContext): Promise<LoginResponse> {
     const now = new Date();
-    const done = await this.repo(tenant).redeem(input.code, sha256(input.pollSecret), now);
-    if (!done) throw refusal(await this.owned(tenant, input.code, input.pollSecret), now);
+    const redeem = () => this.repo(tenant).redeem(input.code, sha256(input.pollSecret), now);
+    let done = await redeem();
+    if (!done) {
+      // Approved between the redemption's compare-and-set and this read: redeem again rather than refuse.
+      const seen = await this.owned(tenant, input.code, input.pollSecret);
+      if (seen.status === 'approved' && seen.expiresAt > now) done = await redeem();
+      if (!done) throw refusal(seen.status === 'approved' ? await this.owned(tenant, input.code, input.pollSecret) : seen, now);
+    }
     const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(done.approvedBy));
     if (!user || user.status !== 'active') throw new AppError('invalid_credentials', 'The approving account is not active');
     if (!done.approvedPermissions) throw new AppError('login_code_expired', 'The login code was approved before approvals were scoped; create a new one');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { png } from '../../support/form.js';
+import { png, xlsx } from '../../support/form.js';
 import { sdkHub, sdkRest } from '../../support/sdk.js';
 import { approveQrLogin, body, ConsultError, createQrLogin, HubClient, issueOfflineToken, pollQrLogin, Session, signInOffline, signInWithPin } from '../../../packages/client/src/index.js';
 
@@ -14,15 +14,21 @@ describe('client SDK journeys against the service', () => {
   let alice: string;
   let bob: string;
   let bobId: string;
+  let headset: string;
+  let admin: string;
   const hubs: HubClient[] = [];
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http,hub,actors' });
+    node = await startTestNode({ ROLES: 'http,hub,actors,workers' });
     base = node.url!;
     await createUser(node, 'acme', { username: 'alice', role: 'clinician', displayName: 'Dr Alice' });
     bobId = await createUser(node, 'acme', { username: 'bob', role: 'clinician', displayName: 'Dr Bob' });
     alice = await tokenFor(node, 'acme', 'alice');
     bob = await tokenFor(node, 'acme', 'bob');
+    await createUser(node, 'acme', { username: 'ward3-headset', role: 'device', kind: 'device' });
+    headset = await tokenFor(node, 'acme', 'ward3-headset');
+    await createUser(node, 'acme', { username: 'root', role: 'admin' });
+    admin = await tokenFor(node, 'acme', 'root');
   });
   afterAll(async () => {
     for (const h of hubs) h.close();
@@ -93,6 +99,40 @@ describe('client SDK journeys against the service', () => {
     // The typed body names the form's fields; the serializer sends the multipart form itself.
     const uploaded = await body(api.POST('/api/media/upload', { body: { file: 'scan.png' }, bodySerializer: () => form }));
     expect(JSON.stringify(uploaded)).toMatch(/[a-f0-9]{64}/);
+  });
+
+  it('a meeting with a headset: the host starts it, the headset joins by code, is controlled and shows a peripheral', async () => {
+    const api = sdkRest(base, 'acme', () => alice);
+    const event = await body(api.POST('/api/events/create', { body: { name: 'Ward round', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: bobId }] } }));
+    const host = await hub(() => alice).connect();
+    const device = await hub(() => headset).connect();
+    await host.call('initEvent', { eventId: event.id });
+    const added = host.next('onDeviceAdded', (d) => d.eventId === event.id);
+    const info = await device.call('initRapidConnect', 'HS-WARD3-01', event.meetingCode);
+    expect(info).toMatchObject({ deviceId: 'HS-WARD3-01', meetingId: event.id });
+    expect((await added).deviceId).toBe('HS-WARD3-01');
+    await host.call('requestRemote', event.id, 'HS-WARD3-01');
+    const command = device.next('onRemoteControl', (c) => c.command === 'zoomIn');
+    const ack = await host.call('remoteControl', event.id, { deviceId: 'HS-WARD3-01', command: 'zoomIn', params: { level: 2 } });
+    expect((await command).commandId).toBe((ack as { commandId: string }).commandId);
+    const started = device.next('peripheralStarted');
+    await host.call('startPeripheral', { eventId: event.id, deviceId: 'HS-WARD3-01', peripheralId: 'steth-1', peripheralType: 'stethoscope' });
+    expect(await started).toMatchObject({ peripheralId: 'steth-1' });
+    const refused = await device.call('initRapidConnect', 'HS-WARD3-01', 'NOT-A-CODE').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConsultError);
+  });
+
+  it('import: an admin uploads a pending-users sheet and reads the finished import with its row errors', async () => {
+    const api = sdkRest(base, 'acme', () => admin);
+    const sheet = await xlsx([['username', 'displayName', 'role', 'email'], ['sdk.nurse', 'Nurse One', 'clinician', 'one@clinic.org'], ['sdk.patient', 'Pat Two', 'patient', ''], ['bad name', 'X', 'clinician', '']]);
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(sheet)], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }), 'users.xlsx');
+    const started = await body(api.POST('/api/uploads/pendingUsers', { body: { file: 'users.xlsx' }, bodySerializer: () => form }));
+    await node.infra.queues.waitUntilFinished('pending-user-import', `import.acme.${started.importId}`, 60_000);
+    const done = await body(api.GET('/api/uploads/pendingUsers/{importId}', { params: { path: { importId: started.importId } } }));
+    expect(done).toMatchObject({ status: 'completed', rowsTotal: 3, rowsImported: 2, rowErrorCount: 1 });
+    const asClinician = await sdkRest(base, 'acme', () => alice).POST('/api/uploads/pendingUsers', { body: { file: 'users.xlsx' }, bodySerializer: () => form }).catch((e: unknown) => e);
+    expect((asClinician as ConsultError).code).toBe('permission_denied');
   });
 
   it('the hub connection refreshes its token and re-joins its meeting after a reconnection', async () => {
