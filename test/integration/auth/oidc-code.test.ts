@@ -90,7 +90,8 @@ describe('authorization code + PKCE against the embedded realm', () => {
   });
 
   it('refuses realm tokens that are expired, for another audience, unsigned, tampered or HMAC-signed', async () => {
-    const secrets = JSON.parse((await node.infra.redis.get(node.infra.keys.idpSecrets))!) as { jwks: { keys: (JWK & { kid: string })[] } };
+    // The realm's private keys are sealed at rest: opened through the product's own store.
+    const secrets = (await node.services.auth.idpSecrets.open())! as { jwks: { keys: (JWK & { kid: string })[] } };
     const rsa = secrets.jwks.keys.find((k) => k.alg === 'RS256')!;
     const key = await importJWK(rsa, 'RS256');
     const issuer = node.services.auth.realms.issuerFor('globex');
