@@ -46,11 +46,20 @@ export async function authorizeIn(node: NodeHandle, browser: Browser, tenant: st
     code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256',
     ...(opts.prompt ? { prompt: opts.prompt } : {}),
   });
-  let location: string | undefined = authUrl.href;
+  const callbackUrl = await followAuthorization(browser, authUrl.href, redirectUri, opts);
+  return { ...(callbackUrl ? { callbackUrl } : {}), codeVerifier, state };
+}
+
+/**
+ * Follows an authorization URL in `browser` through the realm's redirects, signing in on its form when a
+ * password is given; the redirect URI it lands on, or undefined when the realm asked for a password.
+ */
+export async function followAuthorization(browser: Browser, authUrl: string, redirectUri: string, opts: { username?: string; password?: string } = {}): Promise<string | undefined> {
+  let location: string | undefined = authUrl;
   for (let hop = 0; hop < 8 && location && !location.startsWith(redirectUri); hop++) {
     const r = await browser.go('GET', location);
     if (r.status === 200 && /<form method="post"/.test(r.text)) {
-      if (!opts.password) return { codeVerifier, state };
+      if (!opts.password) return undefined;
       const action = /action="([^"]+)"/.exec(r.text)![1]!;
       const posted = await browser.go('POST', action, { username: opts.username!, password: opts.password });
       if (posted.status !== 303) throw new Error(`realm login failed: ${posted.status}`);
@@ -61,5 +70,5 @@ export async function authorizeIn(node: NodeHandle, browser: Browser, tenant: st
     location = r.headers.location;
   }
   if (!location?.startsWith(redirectUri)) throw new Error(`authorization did not reach the redirect URI (${location})`);
-  return { callbackUrl: new URL(location).href, codeVerifier, state };
+  return new URL(location).href;
 }

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { createUser, tokenFor } from '../../support/auth.js';
+import { createUser, freePort, tokenFor } from '../../support/auth.js';
+import { Browser, followAuthorization } from '../../support/realm.js';
 import { png, xlsx } from '../../support/form.js';
 import { sdkHub, sdkRest } from '../../support/sdk.js';
-import { approveQrLogin, body, ConsultError, createQrLogin, HubClient, issueOfflineToken, pollQrLogin, Session, signInOffline, signInWithPin } from '../../../packages/client/src/index.js';
+import { approveQrLogin, beginCodeSignIn, body, completeCodeSignIn, ConsultError, createQrLogin, HubClient, issueOfflineToken, pollQrLogin, Session, signInOffline, signInWithPin } from '../../../packages/client/src/index.js';
 
 const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
 
@@ -19,9 +20,10 @@ describe('client SDK journeys against the service', () => {
   const hubs: HubClient[] = [];
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http,hub,actors,workers' });
+    const port = await freePort();
+    node = await startTestNode({ ROLES: 'http,hub,actors,workers,idp', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
     base = node.url!;
-    await createUser(node, 'acme', { username: 'alice', role: 'clinician', displayName: 'Dr Alice' });
+    await createUser(node, 'acme', { username: 'alice', role: 'clinician', displayName: 'Dr Alice', password: 'alice-realm-password' });
     bobId = await createUser(node, 'acme', { username: 'bob', role: 'clinician', displayName: 'Dr Bob' });
     alice = await tokenFor(node, 'acme', 'alice');
     bob = await tokenFor(node, 'acme', 'bob');
@@ -59,6 +61,17 @@ describe('client SDK journeys against the service', () => {
     const offline = await issueOfflineToken(sdkRest(base, 'acme', () => pin.accessToken), 'ward-tablet');
     const session = await signInOffline(anon, offline.token);
     expect(session.user.username).toBe('alice');
+  });
+
+  it('sign-in in a browser: the code flow with PKCE at the tenant realm, completed by the service', async () => {
+    const redirectUri = `${base}/auth/callback`;
+    const start = await beginCodeSignIn({ issuer: node.services.auth.realms.issuerFor('acme'), clientId: node.config.auth.oidc.clientId, redirectUri, scope: 'openid profile email api', allowHttp: true });
+    expect(start.url.searchParams.get('code_challenge_method')).toBe('S256');
+    const callbackUrl = await followAuthorization(new Browser(base), start.url.href, redirectUri, { username: 'alice', password: 'alice-realm-password' });
+    const session = await completeCodeSignIn(sdkRest(base, 'acme'), start, callbackUrl!);
+    expect(session.user.username).toBe('alice');
+    const replay = await completeCodeSignIn(sdkRest(base, 'acme'), start, callbackUrl!).catch((e: unknown) => e);
+    expect(replay).toBeInstanceOf(ConsultError);
   });
 
   it('contacts and events: me, search, an event created, read back and listed', async () => {
