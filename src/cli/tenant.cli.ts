@@ -1,6 +1,7 @@
 import { loadConfig, ConfigError } from '../config/config.js';
 import { createInfra, createServices, closeInfra } from '../composition.js';
 import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { AppError, toAppError } from '../core/errors.js';
 import { seedDemoUsers } from '../data/seed/demo.seed.js';
 import { AccountInput } from '../core/account-setup.service.js';
@@ -10,17 +11,6 @@ const USAGE = `usage: npm run tenant -- create NAME [DISPLAY NAME] [--admin USER
        npm run tenant -- invite-admin NAME USERNAME [EMAIL]   (a new set-password link or binding for an admin)
        npm run tenant -- migrate NAME | migrate-all | list | seed-demo`;
 
-/** Splits `--flag value` options from positional arguments. */
-function options(argv: string[]): { positional: string[]; flags: Record<string, string> } {
-  const positional: string[] = [];
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a.startsWith('--')) flags[a.slice(2)] = argv[++i] ?? '';
-    else positional.push(a);
-  }
-  return { positional, flags };
-}
 
 /** The first admin from the command line, checked like the provisioning endpoint's body. */
 function adminInput(username: string | undefined, email: string | undefined) {
@@ -31,7 +21,14 @@ function adminInput(username: string | undefined, email: string | undefined) {
 
 /** Tenant administration from the shell: the same service calls as the provisioning endpoint. */
 async function main(argv: string[]): Promise<number> {
-  const { positional, flags } = options(argv);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { admin: { type: 'string' }, 'admin-email': { type: 'string' } } });
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 64;
+  }
+  const { positionals: positional, values: flags } = parsed;
   const [cmd, name, ...rest] = positional;
   if (!cmd || (['create', 'migrate', 'invite-admin'].includes(cmd) && !name) || (cmd === 'invite-admin' && !rest[0])) {
     process.stderr.write(`${USAGE}\n`);

@@ -1,6 +1,8 @@
 import * as oidc from 'openid-client';
 import type { NodeHandle } from '../../src/node.js';
 import { request, type HttpResult } from './http.js';
+import { freePort } from './net.js';
+import { startTestNode, type TestNode } from './node.js';
 
 /** A browser stand-in: follows the embedded realm's redirects by hand, keeping its cookies. */
 export class Browser {
@@ -71,4 +73,15 @@ export async function followAuthorization(browser: Browser, authUrl: string, red
   }
   if (!location?.startsWith(redirectUri)) throw new Error(`authorization did not reach the redirect URI (${location})`);
   return new URL(location).href;
+}
+
+/**
+ * A node serving the embedded realm on a fixed port, so its issuer (PUBLIC_URL) is where clients reach it:
+ * the node, its base URL and the realm client's registered redirect URI.
+ */
+export async function startRealmNode(env: Record<string, string>): Promise<{ node: TestNode; base: string; redirectUri: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const node = await startTestNode({ ...env, PORT: String(port), PUBLIC_URL: base });
+  return { node, base, redirectUri: `${base}/auth/callback` };
 }

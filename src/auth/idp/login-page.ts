@@ -1,5 +1,6 @@
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESC[c]!);
+/** Escapes text for HTML content and attribute values (the realm's pages). */
+export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESC[c]!);
 
 /** The embedded realm's sign-in form (no scripts, so any client, browser or test, can post it). */
 export function loginPage(p: { action: string; tenant: string; error?: string; username?: string }): string {

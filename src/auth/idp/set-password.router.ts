@@ -1,9 +1,8 @@
 import express, { Router, type Request, type Response } from 'express';
 import { isAppError } from '../../core/errors.js';
+import { esc } from './login-page.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type AccountSetupService } from '../../core/account-setup.service.js';
 
-const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESC[c]!);
 
 function page(title: string, body: string): string {
   return `<!doctype html>

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestNode, type TestNode } from '../../support/node.js';
-import { freePort } from '../../support/auth.js';
-import { Browser, authorizeIn } from '../../support/realm.js';
+import type { TestNode } from '../../support/node.js';
+import { Browser, authorizeIn, startRealmNode } from '../../support/realm.js';
 
 /**
  * From "a tenant exists" to "people use it", as an operator and a hospital would do it with the embedded
@@ -14,10 +13,7 @@ describe('onboarding a hospital', () => {
   let redirectUri: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    redirectUri = `${base}/auth/callback`;
-    node = await startTestNode({ ROLES: 'http,idp,workers', PORT: String(port), PUBLIC_URL: base });
+    ({ node, base, redirectUri } = await startRealmNode({ ROLES: 'http,idp,workers' }));
   });
   afterAll(async () => node.destroy());
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { createUser, freePort } from '../../support/auth.js';
+import { createUser } from '../../support/auth.js';
 import { request } from '../../support/http.js';
-import { Browser } from '../../support/realm.js';
+import { Browser, startRealmNode } from '../../support/realm.js';
 import { resourceIndicator } from '../../../src/auth/oidc-realms.js';
 
 describe('authorization code + PKCE against the embedded realm', () => {
@@ -13,10 +13,7 @@ describe('authorization code + PKCE against the embedded realm', () => {
   let redirectUri: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    redirectUri = `${base}/auth/callback`;
-    node = await startTestNode({ ROLES: 'http,idp', PORT: String(port), PUBLIC_URL: base, SEED_DEMO: 'true' });
+    ({ node, base, redirectUri } = await startRealmNode({ ROLES: 'http,idp', SEED_DEMO: 'true' }));
     await createUser(node, 'acme', { username: 'carol', role: 'clinician', displayName: 'Dr Carol', password: 'correct horse' });
     await createUser(node, 'globex', { username: 'gus', role: 'clinician', password: 'gus-password' });
   });
