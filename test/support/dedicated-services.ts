@@ -104,18 +104,15 @@ export async function dedicatedRedis(fsync: 'always' | 'everysec' = 'always', au
   return auth ? { ...svc, url: `redis://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${svc.port}` } : svc;
 }
 
-/** A private MongoDB-protocol server: mongod when on PATH, else the FerretDB binary the project builds (SQLite). */
+/**
+ * A private MongoDB-protocol server: mongod when on PATH, else the project's durable embedded default
+ * (mongo-java-server, H2 backend, commit per write), whose jars the test set-up has already fetched, so
+ * a fresh machine builds nothing here.
+ */
 export async function dedicatedMongo(): Promise<DedicatedService> {
   const mongod = which('mongod');
-  // The shared server may be reused from elsewhere (MONGODB_URI, a running instance), so the binary
-  // may not have been built yet: build it now rather than fail.
-  // @ts-expect-error plain ESM script without types
-  const ferret: string = mongod ? '' : (await import('../../scripts/services.mjs')).ferretDbBinary();
-  return dedicated('mongo', 'mongodb', (port, dir) =>
-    mongod
-      ? [mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dir]]
-      : [ferret, ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--listen-addr=127.0.0.1:${port}`, `--state-dir=${dir}`, '--telemetry=disable', '--log-level=warn', '--debug-addr=-']],
-  ).then((s) => ({ ...s, url: `${s.url}/` }));
+  if (!mongod) return dedicatedMongoJavaServer('h2');
+  return dedicated('mongo', 'mongodb', (port, dir) => [mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dir]]).then((s) => ({ ...s, url: `${s.url}/` }));
 }
 
 /**
