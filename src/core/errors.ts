@@ -4,10 +4,16 @@ import { isDuplicateKey } from '../data/repositories/duplicate-keys.js';
  * Every error the service reports, by stable code. REST problem responses, GraphQL
  * `extensions.code` and hub negative acks all use these codes, so clients branch on one list.
  * Add a code here (with its HTTP status) rather than inventing one at a throw site.
+ *
+ * `retry` says what repeating the same operation can do, in one place for every caller:
+ * - 'again': transient (the actor moved, a dependency is down or slow); actor asks re-route and retry.
+ * - 'never': permanent (the thing is gone, the input or the state is wrong); a job fails at once
+ *   instead of burning its attempts.
+ * - absent: no general answer; jobs retry with their back-off, asks give up.
  */
 export const ERROR_CODES = {
   bad_request: { status: 400, title: 'Bad request' },
-  validation_failed: { status: 400, title: 'Validation failed' },
+  validation_failed: { status: 400, title: 'Validation failed', retry: 'never' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
   logout_token_invalid: { status: 400, title: 'Logout token invalid' },
   unauthenticated: { status: 401, title: 'Authentication required' },
@@ -15,30 +21,30 @@ export const ERROR_CODES = {
   token_expired: { status: 401, title: 'Token expired' },
   session_revoked: { status: 401, title: 'Session revoked' },
   invalid_credentials: { status: 401, title: 'Invalid credentials' },
-  forbidden: { status: 403, title: 'Forbidden' },
+  forbidden: { status: 403, title: 'Forbidden', retry: 'never' },
   permission_denied: { status: 403, title: 'Permission denied' },
   wrong_tenant: { status: 403, title: 'Token belongs to another tenant' },
   account_locked: { status: 423, title: 'Account locked' },
-  not_found: { status: 404, title: 'Not found' },
+  not_found: { status: 404, title: 'Not found', retry: 'never' },
   route_not_found: { status: 404, title: 'Route not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
-  tenant_not_found: { status: 404, title: 'Tenant not found' },
-  user_not_found: { status: 404, title: 'User not found' },
+  tenant_not_found: { status: 404, title: 'Tenant not found', retry: 'never' },
+  user_not_found: { status: 404, title: 'User not found', retry: 'never' },
   contact_not_found: { status: 404, title: 'Contact not found' },
   group_not_found: { status: 404, title: 'Group not found' },
-  event_not_found: { status: 404, title: 'Event not found' },
+  event_not_found: { status: 404, title: 'Event not found', retry: 'never' },
   meeting_not_found: { status: 404, title: 'Meeting not found' },
   call_not_found: { status: 404, title: 'Call not found' },
   notice_not_found: { status: 404, title: 'Notice not found' },
   device_not_found: { status: 404, title: 'Device not found' },
   peripheral_type_not_found: { status: 404, title: 'Peripheral type not found' },
-  file_not_found: { status: 404, title: 'File not found' },
+  file_not_found: { status: 404, title: 'File not found', retry: 'never' },
   login_code_not_found: { status: 404, title: 'Login code not found' },
   login_code_expired: { status: 410, title: 'Login code expired' },
   login_code_used: { status: 409, title: 'Login code already used' },
   login_code_pending: { status: 409, title: 'Login code not approved yet' },
   conflict: { status: 409, title: 'Conflict' },
-  invalid_state: { status: 409, title: 'Invalid state transition' },
+  invalid_state: { status: 409, title: 'Invalid state transition', retry: 'never' },
   tenant_exists: { status: 409, title: 'Tenant already exists' },
   url_not_allowed: { status: 400, title: 'URL not allowed' },
   query_too_complex: { status: 400, title: 'Query too complex' },
@@ -48,18 +54,18 @@ export const ERROR_CODES = {
   file_content_mismatch: { status: 415, title: 'File content does not match its extension' },
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   thumbnail_not_ready: { status: 409, title: 'Thumbnail not ready yet' },
-  import_not_found: { status: 404, title: 'Import not found' },
-  spreadsheet_rejected: { status: 422, title: 'Spreadsheet rejected' },
+  import_not_found: { status: 404, title: 'Import not found', retry: 'never' },
+  spreadsheet_rejected: { status: 422, title: 'Spreadsheet rejected', retry: 'never' },
   pin_policy_violation: { status: 422, title: 'PIN does not meet the tenant policy' },
   password_policy_violation: { status: 422, title: 'Password does not meet the policy' },
   setup_link_invalid: { status: 410, title: 'Set-password link unknown, used, replaced or expired' },
   pending_user_not_found: { status: 404, title: 'Pending user not found' },
   rate_limited: { status: 429, title: 'Too many requests' },
-  not_owner: { status: 503, title: 'Actor is owned by another node' },
-  service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
-  timeout: { status: 504, title: 'Timed out' },
+  not_owner: { status: 503, title: 'Actor is owned by another node', retry: 'again' },
+  service_unavailable: { status: 503, title: 'Service temporarily unavailable', retry: 'again' },
+  timeout: { status: 504, title: 'Timed out', retry: 'again' },
   internal: { status: 500, title: 'Internal error' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, { status: number; title: string; retry?: 'again' | 'never' }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -93,6 +99,22 @@ export class AppError extends Error {
 
 export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
+}
+
+function retryOf(e: unknown): 'again' | 'never' | undefined {
+  if (!isAppError(e)) return undefined;
+  const entry: { status: number; retry?: 'again' | 'never' } = ERROR_CODES[e.code];
+  return entry.retry;
+}
+
+/** A coded error whose operation may succeed when repeated (see `retry` in the catalogue). */
+export function isTransient(e: unknown): e is AppError {
+  return retryOf(e) === 'again';
+}
+
+/** A coded error no repetition can fix (see `retry` in the catalogue). */
+export function isPermanent(e: unknown): e is AppError {
+  return retryOf(e) === 'never';
 }
 
 /** Maps anything thrown to an AppError; unknown errors become `internal` without leaking their text. */

@@ -1,13 +1,10 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RoleContext, RoleHandle } from '../roles.js';
 import { createRedis } from '../data/redis.js';
-import { isAppError } from '../core/errors.js';
+import { isPermanent } from '../core/errors.js';
 import { runWithContext } from '../observability/context.js';
 import { loadCatalogue, type JobContext, type LoadedHandler } from './catalogue.js';
 import { JOBS, activeQueues, isJobName, type QueueName } from './queues.js';
-
-/** Error codes that no retry can fix: the job fails at once instead of burning its attempts. */
-const PERMANENT = new Set(['not_found', 'event_not_found', 'tenant_not_found', 'user_not_found', 'validation_failed', 'invalid_state', 'file_not_found', 'forbidden']);
 
 /**
  * The 'workers' role: checks the job catalogue (refusing to start when a job lacks its one
@@ -53,7 +50,8 @@ async function process(job: Job, handlers: Map<string, LoadedHandler>, ctx: JobC
     try {
       return await handler({ id: job.id!, data: parsed.data as never, attemptsMade: job.attemptsMade, progress: (p) => job.updateProgress(p), log }, ctx);
     } catch (e) {
-      if (isAppError(e) && PERMANENT.has(e.code)) throw new UnrecoverableError(`${e.code}: ${e.message}`);
+      // A code the catalogue calls permanent fails the job at once instead of burning its attempts.
+      if (isPermanent(e)) throw new UnrecoverableError(`${e.code}: ${e.message}`);
       throw e;
     }
   });

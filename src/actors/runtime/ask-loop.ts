@@ -1,8 +1,5 @@
-import { AppError } from '../../core/errors.js';
+import { AppError, isTransient } from '../../core/errors.js';
 import type { ActorAddress } from './types.js';
-
-/** Routing failures after which the sender re-resolves the owner and tries again. */
-const RETRYABLE = new Set(['not_owner', 'timeout', 'service_unavailable']);
 
 export interface AskRoute {
   nodeId: string;
@@ -56,7 +53,7 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
       }
       return await route.request(owner, { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt }, Math.min(remaining, route.attemptMs));
     } catch (e) {
-      if (!RETRYABLE.has((e as AppError).code)) throw e;
+      if (!isTransient(e)) throw e;
       route.unroute(plan.shard);
       if (Date.now() >= plan.deadline) throw e;
       await delay(Math.min(25 * 2 ** Math.min(attempt, 4), Math.max(0, plan.deadline - Date.now())));

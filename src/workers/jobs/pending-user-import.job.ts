@@ -1,16 +1,8 @@
-import { UnrecoverableError } from 'bullmq';
-import { isAppError } from '../../core/errors.js';
 import type { JobHandler } from '../catalogue.js';
 
 /**
  * Streams an uploaded pending-users spreadsheet into upserts, reporting rows done as progress. A
- * rejected spreadsheet (limits, missing columns) fails at once: no retry can change the file.
+ * rejected spreadsheet (limits, missing columns) fails at once: its code is permanent in the error
+ * catalogue, so the workers role makes the job unrecoverable.
  */
-export const pendingUserImportJob: JobHandler<'pending-user-import'> = async (job, { services }) => {
-  try {
-    return await services.imports.run(job.data, (p) => job.progress(p));
-  } catch (e) {
-    if (isAppError(e) && (e.code === 'spreadsheet_rejected' || e.code === 'import_not_found')) throw new UnrecoverableError(`${e.code}: ${e.message}`);
-    throw e;
-  }
-};
+export const pendingUserImportJob: JobHandler<'pending-user-import'> = (job, { services }) => services.imports.run(job.data, (p) => job.progress(p));
