@@ -1,5 +1,5 @@
 import { AppError } from '../core/errors.js';
-import { rooms } from '../hub/rooms.js';
+import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior, ActorContext } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
 import type { CallInfo, CallMsg, CallState, EndCallPush, InitCallRequest } from './call.schema.js';

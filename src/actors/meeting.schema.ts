@@ -60,7 +60,8 @@ export interface MeetingData {
 /** meetingEvent payload. */
 export interface MeetingEventPush {
   eventId: string;
-  seq: number;
+  /** The meeting actor's sequence number; absent on the completion pushed by telemetry (not an actor turn). */
+  seq?: number;
   type: string;
   at: string;
   by?: string;

@@ -21,8 +21,9 @@ import { SessionService } from '../core/session.service.js';
 import { LoginCodeService } from '../core/login-code.service.js';
 import { qrRenderer } from '../core/qr-renderer.js';
 import { PinService, type PinLockedPush } from '../core/pin.service.js';
-import { rooms } from '../hub/rooms.js';
-import type { HubPushMessage } from '../telemetry/hub-push.publisher.js';
+import { rooms } from '../realtime/rooms.js';
+import type { PushPublisher } from '../realtime/pushes.js';
+import { RedisPushPublisher } from '../realtime/redis-publisher.js';
 import { OfflineTokenService } from '../core/offline-token.service.js';
 import { ImpersonationService } from '../core/impersonation.service.js';
 import { SignInService } from '../core/sign-in.service.js';
@@ -41,10 +42,9 @@ export interface AuthInfra {
  * Publishes `pinLocked` on the hub push channel, which every hub node relays to its sockets of the user.
  * At-most-once like every push; the audit entry is the durable record.
  */
-function pinLockedNotifier(redis: Redis, channel: string, logger?: Logger) {
+function pinLockedNotifier(publisher: PushPublisher) {
   return (tenant: string, userId: string, push: PinLockedPush): void => {
-    const msg: HubPushMessage = { rooms: [rooms.user(tenant, userId)], event: 'pinLocked', payload: push };
-    redis.publish(channel, JSON.stringify(msg)).catch((err: Error) => logger?.warn({ component: 'auth', tenant, err: err.message }, 'pinLocked push not published'));
+    publisher.emit(rooms.user(tenant, userId), 'pinLocked', push);
   };
 }
 
@@ -90,7 +90,7 @@ export function createAuthServices(infra: AuthInfra) {
   const rules = new SecurityRulesService({ tenantDb });
   const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
   const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit, qr: qrRenderer });
-  const pins = new PinService({ tenantDb, redis, keys, rules, sessions, audit, notifyLocked: pinLockedNotifier(redis, keys.hubPush, infra.logger) });
+  const pins = new PinService({ tenantDb, redis, keys, rules, sessions, audit, notifyLocked: pinLockedNotifier(new RedisPushPublisher(redis, keys.hubPush, infra.logger)) });
   const offlineTokens = new OfflineTokenService({ tenantDb, rules, sessions, audit });
   const impersonation = new ImpersonationService({ tenantDb, authorizer, sessions, audit });
   const signIn = new SignInService({ tenantDb, realms, verifier, sessions, audit, loginCodes, pins });

@@ -3,7 +3,7 @@ import { AppError } from './errors.js';
 import { oid } from './object-id.js';
 import { sourcesOf } from './event-status.js';
 import type { TenantDb } from '../data/mongo.js';
-import type { HubPublisher } from '../actors/runtime/types.js';
+import type { PushPublisher } from '../realtime/pushes.js';
 import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
 import { TelemetryRepository, type TelemetryRecord } from '../data/repositories/telemetry.repository.js';
 import { ParticipantLogRepository, type LedgerEntry } from '../data/repositories/participant-log.repository.js';
@@ -11,8 +11,8 @@ import type { TelemetryCompletionJobData } from '../workers/queues.js';
 
 interface Deps {
   tenants: { require(name: string): Promise<{ db: TenantDb }> };
-  publisher: HubPublisher;
-  /** Room of an event's meeting (src/hub/rooms.ts). */
+  publisher: PushPublisher;
+  /** Room of an event's meeting (src/realtime/rooms.ts). */
   meetingRoom(tenant: string, eventId: string): string;
   logger: Logger;
 }

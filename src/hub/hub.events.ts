@@ -1,10 +1,12 @@
 import type { ErrorCode, FieldError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
-import type { PinLockedPush } from '../core/pin.service.js';
-import type { AcceptCallRequest, AddParticipantRequest, CallInfo, CallRef, EndCallPush, InitCallRequest, NewCallPush } from '../actors/call.schema.js';
-import type { InitEventRequest, JoinCallRequest, MeetingEventPush, MeetingRef, NotifyRequest, ShareImageRequest } from '../actors/meeting.schema.js';
-import type { DevicePush, HeadsetDeviceInfo, RemoteControlPush, RemoteControlRequest, StartPeripheralRequest, StopPeripheralRequest } from '../actors/device.schema.js';
-import type { IceCandidateMessage, RelayedIceCandidate, RelayedSdp, SdpMessage } from './signalling.schema.js';
+import type { AcceptCallRequest, AddParticipantRequest, CallInfo, CallRef, InitCallRequest } from '../actors/call.schema.js';
+import type { InitEventRequest, JoinCallRequest, MeetingRef, NotifyRequest, ShareImageRequest } from '../actors/meeting.schema.js';
+import type { HeadsetDeviceInfo, RemoteControlRequest, StartPeripheralRequest, StopPeripheralRequest } from '../actors/device.schema.js';
+import type { IceCandidateMessage, SdpMessage } from '../realtime/signalling.schema.js';
+
+// The pushed messages are the realtime module's typed map; the hub serves it as Socket.IO's server events.
+export { SERVER_EVENTS, type ServerEventName, type ServerToClientEvents, type UserStatusPush } from '../realtime/pushes.js';
 
 /** Every client method is answered with this acknowledgement; errors carry the REST error codes. */
 export type AckResult<T = unknown> =
@@ -49,48 +51,6 @@ export interface ClientToServerEvents {
 }
 
 export type HubMethodName = keyof ClientToServerEvents;
-
-export interface UserStatusPush {
-  userId: string;
-  online: boolean;
-  at: string;
-}
-
-/** Server -> client pushes: the SPEC names plus the ones this service adds (docs/hub.md). */
-export interface ServerToClientEvents {
-  onNewCall(p: NewCallPush): void;
-  onEndCall(p: EndCallPush): void;
-  onCallUpdated(p: { call: CallInfo }): void;
-  meetingEvent(p: MeetingEventPush): void;
-  userStatus(p: UserStatusPush): void;
-  peripheralStarted(p: Record<string, unknown>): void;
-  peripheralStopped(p: Record<string, unknown>): void;
-  deviceInfo(p: DevicePush): void;
-  deviceUpdated(p: DevicePush): void;
-  onRemoteControl(p: RemoteControlPush): void;
-  onDeviceAdded(p: { deviceId: string; eventId: string; addedBy: string; device: DevicePush }): void;
-  onShareImage(p: Record<string, unknown>): void;
-  onClearImage(p: { eventId: string; by: string }): void;
-  offer(p: RelayedSdp): void;
-  answer(p: RelayedSdp): void;
-  iceCandidate(p: RelayedIceCandidate): void;
-  sayHi(p: { roomId: string; from: { userId: string; username: string } }): void;
-  /** The connection's session ended (expiry without refresh, sign-out, revocation); the socket is dropped next. */
-  sessionEnded(p: { code: ErrorCode; message: string }): void;
-  /** The user's role changed: the connection now holds these permissions. */
-  permissionsChanged(p: { role: string; permissions: string[] }): void;
-  /** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
-  pinLocked(p: PinLockedPush): void;
-}
-
-export type ServerEventName = keyof ServerToClientEvents;
-
-/** Names actors may push (checked before a push leaves the publisher). */
-export const SERVER_EVENTS: readonly ServerEventName[] = [
-  'onNewCall', 'onEndCall', 'onCallUpdated', 'meetingEvent', 'userStatus', 'peripheralStarted', 'peripheralStopped',
-  'deviceInfo', 'deviceUpdated', 'onRemoteControl', 'onDeviceAdded', 'onShareImage', 'onClearImage', 'offer', 'answer',
-  'iceCandidate', 'sayHi', 'sessionEnded', 'permissionsChanged', 'pinLocked',
-];
 
 /** Server <-> server messages over the adapter (none beyond the adapter's own). */
 export type InterServerEvents = Record<string, never>;

@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger.js';
-import { rooms } from './rooms.js';
+import { rooms } from '../realtime/rooms.js';
 import type { HubServer, HubSocket } from './hub.types.js';
 
 /** The presence service calls the hub makes (the directory's PresenceService satisfies it). */

@@ -1,11 +1,7 @@
-import type { HubPublisher } from '../actors/runtime/types.js';
 import type { Logger } from '../observability/logger.js';
-import { SERVER_EVENTS, type ServerEventName, type ServerToClientEvents } from './hub.events.js';
+import { isPushName, type PushName, type PushPayload, type PushPublisher } from '../realtime/pushes.js';
+import type { ServerEventName, ServerToClientEvents } from './hub.events.js';
 import type { HubServer } from './hub.types.js';
-
-function isServerEvent(name: string): name is ServerEventName {
-  return (SERVER_EVENTS as readonly string[]).includes(name);
-}
 
 type Emitter = ReturnType<HubServer['to']>;
 
@@ -14,14 +10,15 @@ function send(target: Emitter, event: ServerEventName, payload: unknown): void {
 }
 
 /**
- * The hub's HubPublisher: actor pushes go to Socket.IO rooms through the Redis adapter, so every hub
+ * The hub's push publisher: actor pushes go to Socket.IO rooms through the Redis adapter, so every hub
  * node delivers them to its own sockets. Only the pushed-message names of the typed map pass.
  */
-export class SocketIoHubPublisher implements HubPublisher {
+export class SocketIoHubPublisher implements PushPublisher {
   constructor(private readonly io: HubServer, private readonly logger: Logger) {}
 
-  emit(rooms: string | string[], event: string, payload: unknown): void {
-    if (!isServerEvent(event)) {
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
+    // The type allows only known names; a name from outside the type system (a cast) is still refused here.
+    if (!isPushName(event)) {
       this.logger.warn({ component: 'hub', event }, 'push with an unknown event name dropped');
       return;
     }
@@ -30,8 +27,8 @@ export class SocketIoHubPublisher implements HubPublisher {
   }
 
   /** Delivers a push relayed from the Redis push channel to this node's sockets only (every hub node relays it). */
-  emitLocal(rooms: string[], event: string, payload: unknown): void {
-    if (!isServerEvent(event) || !rooms.length) return;
+  emitLocal(rooms: string[], event: PushName, payload: unknown): void {
+    if (!isPushName(event) || !rooms.length) return;
     send(this.io.local.to(rooms), event, payload);
   }
 }

@@ -1,8 +1,9 @@
-import { rooms } from './rooms.js';
+import { rooms } from '../realtime/rooms.js';
 import type { Redis } from 'ioredis';
 import type { RoleContext, RoleHandle } from '../roles.js';
 import { createRedis } from '../data/redis.js';
-import { actorSystemOf, subscribeHubPushes } from '../actors/runtime/index.js';
+import { actorSystemOf } from '../actors/runtime/index.js';
+import { subscribePushes, type RelayedPush } from '../realtime/redis-publisher.js';
 import { callActor } from '../actors/call.actor.js';
 import { meetingActor } from '../actors/meeting.actor.js';
 import { deviceActor } from '../actors/device.actor.js';
@@ -82,11 +83,11 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
   await presence.start(PRESENCE_HEARTBEAT_MS);
   onConnections(io, hub, HUB_METHODS, presence, infra.config.hub.rateLimit, infra.metrics);
-  const relay = (p: { rooms: string[]; event: string; payload: unknown }) => publisher.emitLocal(p.rooms, p.event, p.payload);
+  const relay = (p: RelayedPush) => publisher.emitLocal(p.rooms, p.event, p.payload);
   const unsubs = [
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node
     // delivers them to its own sockets, so together they reach every socket once.
-    await subscribeHubPushes(pushSub, infra.keys.hubPush, relay, (err) => infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered')),
+    await subscribePushes(pushSub, infra.keys.hubPush, relay, (err) => infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered')),
     await subscribeRevocations(infra, (m) => void sessions.apply(m)),
   ];
   return { io, stop: () => stopHub(io, presence, unsubs, [pub, sub, pushSub]) };

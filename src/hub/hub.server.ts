@@ -7,7 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { handshake, type HandshakeDeps } from './handshake.js';
 import { methodTable, serveMethods, type HubMethod } from './method.js';
-import { rooms } from './rooms.js';
+import { rooms } from '../realtime/rooms.js';
 import { SocketRateLimit, type RateLimitOptions } from './socket-rate-limit.js';
 import type { HubPresence } from './hub.presence.js';
 import type { HubContext, HubServer, HubSocket } from './hub.types.js';

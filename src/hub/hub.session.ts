@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Permission } from '../auth/permissions.js';
 import type { RevocationEvent } from '../auth/revocations.js';
 import type { Logger } from '../observability/logger.js';
-import { rooms } from './rooms.js';
+import { rooms } from '../realtime/rooms.js';
 import type { HubServer, HubSocket } from './hub.types.js';
 
 export interface SocketSessionsDeps {

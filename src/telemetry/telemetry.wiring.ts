@@ -4,9 +4,9 @@ import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
 import { AuditService } from '../core/audit.service.js';
 import { CompletionService } from '../core/completion.service.js';
-import { rooms } from '../hub/rooms.js';
+import { rooms } from '../realtime/rooms.js';
 import { createVcs } from '../vcs/index.js';
-import { RedisChannelHubPublisher } from './hub-push.publisher.js';
+import { RedisPushPublisher } from '../realtime/redis-publisher.js';
 import { TelemetryIngestService } from './telemetry-ingest.service.js';
 
 /**
@@ -23,7 +23,7 @@ export function createTelemetryServices(infra: Infra, tenants: TenantService, te
     audit: new AuditService({ tenantDb: (t) => infra.mongo.tenantDb(t) }),
   });
   const completion = new CompletionService({
-    tenants, publisher: new RedisChannelHubPublisher(infra.redis, infra.keys.hubPush, infra.logger),
+    tenants, publisher: new RedisPushPublisher(infra.redis, infra.keys.hubPush, infra.logger),
     meetingRoom: rooms.meeting, logger: infra.logger,
   });
   const telemetry = new TelemetryIngestService({

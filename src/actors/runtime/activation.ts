@@ -7,7 +7,8 @@ import { errorFromWire } from './transport.js';
 import { TurnContext, type TurnServices } from './turn-context.js';
 import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
-import type { ActorAddress, ActorBehavior, HubPublisher } from './types.js';
+import type { ActorAddress, ActorBehavior } from './types.js';
+import type { PushPublisher } from '../../realtime/pushes.js';
 
 /** A message waiting in a mailbox, with the caller's continuation. */
 export interface Envelope {
@@ -27,7 +28,7 @@ export interface ActivationHost extends TurnServices {
   readonly store: SnapshotStore;
   readonly logger: Logger;
   readonly idleMs: number;
-  publisher(): HubPublisher;
+  publisher(): PushPublisher;
   /** True while the activation's lease may serve a turn (self-fencing, handoff). */
   mayServe(act: Activation): boolean;
   /** Moves messages not yet started to the shard's handoff buffer. */

@@ -9,14 +9,15 @@ import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
 import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
-import { RedisHubPublisher } from './hub-publisher.js';
+import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
+import type { PushPublisher } from '../../realtime/pushes.js';
 import { Membership } from './membership.js';
 import { OwnerCache } from './owner-cache.js';
 import { addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
 import { monotonicNow, ShardLeases, type ShardLease } from './shard-leases.js';
 import { SnapshotStore, type WriterLease } from './snapshot-store.js';
 import { RedisTransport } from './transport.js';
-import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions, HubPublisher } from './types.js';
+import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions } from './types.js';
 
 export interface ActorSystemDeps {
   nodeId: string;
@@ -27,7 +28,7 @@ export interface ActorSystemDeps {
   config: { shards: number; leaseMs: number; idleMs: number };
   logger: Logger;
   metrics: Metrics;
-  publisher?: HubPublisher;
+  publisher?: PushPublisher;
   /** Channel of the default Redis publisher (`infra.keys.hubPush`; defaults to `<keyPrefix>hub-push`). */
   hubPushChannel?: string;
   behaviors?: ActorBehavior<any, any, any>[];
@@ -65,7 +66,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private readonly handoffs = new Handoffs(this);
   private readonly tickMs: number;
   private readonly askTimeoutMs: number;
-  private hub: HubPublisher;
+  private hub: PushPublisher;
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private stopping?: Promise<void>;
@@ -88,7 +89,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.leases = new ShardLeases({ redis, keys: this.keys, nodeId, leaseMs: config.leaseMs });
     this.membership = new Membership({ redis, keys: this.keys, nodeId, ttlMs: config.leaseMs });
     this.transport = new RedisTransport({ redis, keys: this.keys, nodeId, logger: this.logger, onRequest: (r) => this.deliver(r.to, r.msg, r.dedupeId) });
-    this.hub = deps.publisher ?? new RedisHubPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
+    this.hub = deps.publisher ?? new RedisPushPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
     for (const b of deps.behaviors ?? []) this.behaviors.set(b.kind, b as ActorBehavior);
     const routed = { local: this.metrics.routed.labels({ route: 'local' }), remote: this.metrics.routed.labels({ route: 'remote' }) };
     this.route = {
@@ -119,11 +120,11 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     if (this.timer && !this.joined) void this.join();
   }
 
-  useHubPublisher(publisher: HubPublisher): void {
+  useHubPublisher(publisher: PushPublisher): void {
     this.hub = publisher;
   }
 
-  publisher(): HubPublisher {
+  publisher(): PushPublisher {
     return this.hub;
   }
 

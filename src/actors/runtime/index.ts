@@ -2,7 +2,6 @@ import { RedisActorSystem, type ActorSystemDeps } from './actor-system.js';
 
 export { RedisActorSystem, type ActorSystemDeps, type ActorSystemEvents } from './actor-system.js';
 export { fencedWrite, epochFilter, epochStamp, type Fence } from './fenced-write.js';
-export { RedisHubPublisher, subscribeHubPushes, type HubPush } from './hub-publisher.js';
 export { addressKey, shardOf, rendezvousOwner, ActorAddressSchema } from './placement.js';
 export { actorSystemOf, type ActorsRoleHandle } from './actors.role.js';
 export type * from './types.js';

@@ -1,7 +1,8 @@
 import { AppError } from '../../core/errors.js';
 import { fencedWrite } from './fenced-write.js';
 import { addressKey } from './placement.js';
-import type { ActorAddress, ActorContext, HubPublisher } from './types.js';
+import type { ActorAddress, ActorContext } from './types.js';
+import type { PushName, PushPayload, PushPublisher } from '../../realtime/pushes.js';
 import type { TimerEntry, WriterLease } from './snapshot-store.js';
 import { tracedWrite, type TracedTurn } from './turn-probe.js';
 
@@ -22,7 +23,7 @@ export interface TurnServices {
 
 interface Push {
   rooms: string | string[];
-  event: string;
+  event: PushName;
   payload: unknown;
 }
 
@@ -60,7 +61,7 @@ export class TurnContext<S> implements ActorContext<S> {
     this.target.timers.delete(name);
   }
 
-  emit(rooms: string | string[], event: string, payload: unknown): void {
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
     this.pushes.push({ rooms, event, payload });
   }
 
@@ -88,8 +89,8 @@ export class TurnContext<S> implements ActorContext<S> {
   }
 
   /** Sends the queued pushes; called only after the turn's snapshot is persisted. */
-  flush(publisher: HubPublisher): void {
-    for (const p of this.pushes.splice(0)) publisher.emit(p.rooms, p.event, p.payload);
+  flush(publisher: PushPublisher): void {
+    for (const p of this.pushes.splice(0)) publisher.emit(p.rooms, p.event, p.payload as never);
   }
 
   discard(): void {

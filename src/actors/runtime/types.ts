@@ -1,3 +1,5 @@
+import type { PushName, PushPayload, PushPublisher } from '../../realtime/pushes.js';
+
 /**
  * The contract between the actor runtime (src/actors/runtime) and the actors built on it
  * (call, meeting, device). Behaviours are plain objects; the runtime owns placement, turns,
@@ -12,10 +14,6 @@ export interface ActorAddress {
   id: string;
 }
 
-/** A push to hub rooms, delivered after the turn's state is persisted (at-most-once, like any push). */
-export interface HubPublisher {
-  emit(rooms: string | string[], event: string, payload: unknown): void;
-}
 
 export interface ActorContext<S> {
   readonly address: ActorAddress;
@@ -26,8 +24,8 @@ export interface ActorContext<S> {
   /** Schedules `msg` to this actor after `delayMs`, delivered as an ordinary turn (persisted with the snapshot). */
   setTimer(name: string, delayMs: number, msg: unknown): void;
   clearTimer(name: string): void;
-  /** Queues a hub push; sent only once the turn has been persisted. */
-  emit(rooms: string | string[], event: string, payload: unknown): void;
+  /** Queues a push to rooms (src/realtime); sent only once the turn has been persisted (at-most-once). */
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void;
   /** Asks another actor (never itself) and awaits the reply. */
   ask<R = unknown>(to: ActorAddress, msg: unknown): Promise<R>;
   /** Lets the runtime deactivate the actor after this turn (its snapshot is kept or deleted per `forget`). */
@@ -62,7 +60,7 @@ export interface ActorSystem {
   stop(): Promise<void>;
   /**
    * Attaches the hub's publisher for ctx.emit pushes (the hub role starts after the actors role).
-   * Until then pushes go to a Redis channel (see hub-publisher.ts).
+   * Until then pushes go to the Redis push channel (src/realtime/redis-publisher.ts).
    */
-  useHubPublisher(publisher: HubPublisher): void;
+  useHubPublisher(publisher: PushPublisher): void;
 }

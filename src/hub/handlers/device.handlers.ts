@@ -3,7 +3,7 @@ import { Id } from '../../actors/common.schema.js';
 import { HeadsetDeviceInfo, JoinCode, OptionalMeetingId, RemoteControlRequest, StartPeripheralRequest, StopPeripheralRequest, UniqueId } from '../../actors/device.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import { AppError } from '../../core/errors.js';
-import { rooms } from '../rooms.js';
+import { rooms } from '../../realtime/rooms.js';
 import { callerOf, method } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 

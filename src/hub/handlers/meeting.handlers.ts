@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InitEventRequest, JoinCallRequest, MeetingRef, NotifyAction, NotifyRequest, ShareImageRequest } from '../../actors/meeting.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import { checkSharedImage } from '../../core/share-image.js';
-import { rooms } from '../rooms.js';
+import { rooms } from '../../realtime/rooms.js';
 import { callerOf, method } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 

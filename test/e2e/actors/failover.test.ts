@@ -33,7 +33,7 @@ describe('failover after a hard kill of the owning process', () => {
     expect(await p.system.leases.holder(shardOf(to, SHARDS))).toBe(ids.child);
 
     const firedAfterFailover = new Promise<void>((resolve) => {
-      p.system.useHubPublisher({ emit: (_rooms, event, payload) => event === 'fired' && (payload as { name: string }).name === 'after-failover' && resolve() });
+      p.system.useHubPublisher({ emit: (_rooms, event, payload) => event === 'sayHi' && (payload as { roomId: string }).roomId === 'after-failover' && resolve() });
     });
     await hardKill(child);
     const r = await p.system.ask<Reply>(to, { op: 'get' }, { timeoutMs: 30_000 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { epochFilter, epochStamp, shardOf } from '../../../src/actors/runtime/index.js';
-import type { ActorAddress, HubPublisher } from '../../../src/actors/runtime/types.js';
+import type { ActorAddress } from '../../../src/actors/runtime/types.js';
+import type { PushPublisher } from '../../../src/realtime/pushes.js';
 import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
 import { clusterEnv, dropPrefix, nextEvent, startActorNode, type ActorNode } from '../../support/actor-kit.js';
 
@@ -9,7 +10,7 @@ type Reply = CounterState & { epoch: number };
 describe('actor runtime on one node', () => {
   const env = clusterEnv({ ACTOR_IDLE_MS: '400' });
   const pushes: { rooms: string | string[]; event: string; payload: any }[] = [];
-  const publisher: HubPublisher = { emit: (rooms, event, payload) => pushes.push({ rooms, event, payload }) };
+  const publisher: PushPublisher = { emit: (rooms, event, payload) => pushes.push({ rooms, event, payload }) };
   const gates = new Map<number, Promise<void>>();
   let inTurn = 0;
   let maxInTurn = 0;
@@ -61,7 +62,7 @@ describe('actor runtime on one node', () => {
       const orig = publisher.emit;
       publisher.emit = (rooms, event, payload) => {
         orig(rooms, event, payload);
-        if (event === 'fired') resolve();
+        if (event === 'sayHi') resolve();
       };
     });
     await a.system.ask(to, { op: 'timer', name: 't1', ms: 30 });
@@ -69,7 +70,7 @@ describe('actor runtime on one node', () => {
     const snap = await a.system.store.load(shardOf(to, 16), 'acme/call/timer');
     expect(snap?.state).toMatchObject({ fired: ['t1'] });
     expect(snap?.timers).toEqual([]);
-    expect(pushes.find((p) => p.event === 'fired')).toMatchObject({ rooms: 'room:timer', payload: { name: 't1' } });
+    expect(pushes.find((p) => p.event === 'sayHi')).toMatchObject({ rooms: 'room:timer', payload: { roomId: 't1' } });
   });
 
   it('passivates on request and reactivates from the snapshot', async () => {
@@ -99,7 +100,7 @@ describe('actor runtime on one node', () => {
       const orig = publisher.emit;
       publisher.emit = (rooms, event, payload) => {
         orig(rooms, event, payload);
-        if (event === 'fired' && (payload as { name: string }).name === 'wake') resolve();
+        if (event === 'sayHi' && (payload as { roomId: string }).roomId === 'wake') resolve();
       };
     });
     await a.system.ask(to, { op: 'timer', name: 'wake', ms: 900 });

@@ -20,9 +20,11 @@ const asyncapi = parse(asyncapiText) as {
 const guide = read('docs/hub.md');
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 
-/** Member names of an interface of src/hub/hub.events.ts, read with the TypeScript parser: the typed event maps themselves. */
-function interfaceKeys(name: string): string[] {
-  const file = 'src/hub/hub.events.ts';
+/**
+ * Member names of an interface, read with the TypeScript parser: the typed event maps themselves (client
+ * methods in src/hub/hub.events.ts, pushed messages in src/realtime/pushes.ts).
+ */
+function interfaceKeys(name: string, file = 'src/hub/hub.events.ts'): string[] {
   const src = ts.createSourceFile(file, read(file), ts.ScriptTarget.ES2022, true);
   const decl = src.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name);
   if (!decl) throw new Error(`no interface ${name} in ${file}`);
@@ -89,7 +91,7 @@ describe('hub protocol documents stay in sync with the code', () => {
   });
 
   it('documents every pushed message: the typed ServerToClientEvents map, SERVER_EVENTS and what the source emits, both ways', () => {
-    const typed = sorted(interfaceKeys('ServerToClientEvents'));
+    const typed = sorted(interfaceKeys('ServerToClientEvents', 'src/realtime/pushes.ts'));
     expect(sorted(SERVER_EVENTS)).toEqual(typed);
     const documented = Object.entries(asyncapi.operations).filter(([, o]) => o.action === 'send').map(([name, o]) => {
       expect(name).toMatch(/^push_/);

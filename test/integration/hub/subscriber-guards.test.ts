@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { createRedis } from '../../../src/data/redis.js';
-import { subscribeHubPushes } from '../../../src/actors/runtime/hub-publisher.js';
+import { subscribePushes } from '../../../src/realtime/redis-publisher.js';
 import { subscribeRevocations } from '../../../src/auth/revocations.js';
 import { uniqueId } from '../../support/env.js';
 
@@ -23,18 +23,19 @@ describe('Redis subscriber callbacks that throw', () => {
     await Promise.allSettled([pub.quit(), sub.quit()]);
   });
 
-  it('relayed hub pushes: a throwing delivery is reported and the next push is delivered', async () => {
+  it('relayed hub pushes: an unknown name is dropped, a throwing delivery is reported and the next push is delivered', async () => {
     const channel = `test:${id}:pushes`;
     const delivered: string[] = [];
     const errors: unknown[] = [];
     let second!: () => void;
     const gotSecond = new Promise<void>((r) => (second = r));
-    const stop = await subscribeHubPushes(sub, channel, (p) => {
-      if (p.event === 'boom') throw new Error('delivery failed');
+    const stop = await subscribePushes(sub, channel, (p) => {
+      if (p.event === 'sayHi') throw new Error('delivery failed');
       delivered.push(p.event);
       second();
     }, (err) => errors.push(err));
     await pub.publish(channel, JSON.stringify({ rooms: ['r'], event: 'boom', payload: {} }));
+    await pub.publish(channel, JSON.stringify({ rooms: ['r'], event: 'sayHi', payload: {} }));
     await pub.publish(channel, JSON.stringify({ rooms: ['r'], event: 'userStatus', payload: {} }));
     await gotSecond;
     await stop();

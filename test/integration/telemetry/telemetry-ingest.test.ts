@@ -8,7 +8,7 @@ import { EventRepository } from '../../../src/data/repositories/event.repository
 import { ParticipantLogRepository } from '../../../src/data/repositories/participant-log.repository.js';
 import { TelemetryClient, TelemetryCallError, conferenceScript } from '../../../src/vcs/telemetry.client.js';
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
-import { rooms } from '../../../src/hub/rooms.js';
+import { rooms } from '../../../src/realtime/rooms.js';
 import { migrateTenant } from '../../../src/data/migrations/migrator.js';
 
 describe('gRPC telemetry ingest and completion', () => {

@@ -10,6 +10,7 @@ declare const ERROR_CODES: {
 	readonly validation_failed: {
 		readonly status: 400;
 		readonly title: "Validation failed";
+		readonly retry: "never";
 	};
 	readonly malformed_json: {
 		readonly status: 400;
@@ -42,6 +43,7 @@ declare const ERROR_CODES: {
 	readonly forbidden: {
 		readonly status: 403;
 		readonly title: "Forbidden";
+		readonly retry: "never";
 	};
 	readonly permission_denied: {
 		readonly status: 403;
@@ -58,6 +60,7 @@ declare const ERROR_CODES: {
 	readonly not_found: {
 		readonly status: 404;
 		readonly title: "Not found";
+		readonly retry: "never";
 	};
 	readonly route_not_found: {
 		readonly status: 404;
@@ -70,10 +73,12 @@ declare const ERROR_CODES: {
 	readonly tenant_not_found: {
 		readonly status: 404;
 		readonly title: "Tenant not found";
+		readonly retry: "never";
 	};
 	readonly user_not_found: {
 		readonly status: 404;
 		readonly title: "User not found";
+		readonly retry: "never";
 	};
 	readonly contact_not_found: {
 		readonly status: 404;
@@ -86,6 +91,7 @@ declare const ERROR_CODES: {
 	readonly event_not_found: {
 		readonly status: 404;
 		readonly title: "Event not found";
+		readonly retry: "never";
 	};
 	readonly meeting_not_found: {
 		readonly status: 404;
@@ -110,6 +116,7 @@ declare const ERROR_CODES: {
 	readonly file_not_found: {
 		readonly status: 404;
 		readonly title: "File not found";
+		readonly retry: "never";
 	};
 	readonly login_code_not_found: {
 		readonly status: 404;
@@ -134,6 +141,7 @@ declare const ERROR_CODES: {
 	readonly invalid_state: {
 		readonly status: 409;
 		readonly title: "Invalid state transition";
+		readonly retry: "never";
 	};
 	readonly tenant_exists: {
 		readonly status: 409;
@@ -174,10 +182,12 @@ declare const ERROR_CODES: {
 	readonly import_not_found: {
 		readonly status: 404;
 		readonly title: "Import not found";
+		readonly retry: "never";
 	};
 	readonly spreadsheet_rejected: {
 		readonly status: 422;
 		readonly title: "Spreadsheet rejected";
+		readonly retry: "never";
 	};
 	readonly pin_policy_violation: {
 		readonly status: 422;
@@ -202,14 +212,17 @@ declare const ERROR_CODES: {
 	readonly not_owner: {
 		readonly status: 503;
 		readonly title: "Actor is owned by another node";
+		readonly retry: "again";
 	};
 	readonly service_unavailable: {
 		readonly status: 503;
 		readonly title: "Service temporarily unavailable";
+		readonly retry: "again";
 	};
 	readonly timeout: {
 		readonly status: 504;
 		readonly title: "Timed out";
+		readonly retry: "again";
 	};
 	readonly internal: {
 		readonly status: 500;
@@ -221,19 +234,12 @@ export interface FieldError {
 	field: string;
 	message: string;
 }
-/** Payload of the hub push `pinLocked`, sent to every socket of the user whose PIN sign-in was locked. */
-export interface PinLockedPush {
-	/** `source`: one client address is locked for `retryAfter` seconds; `account`: every address, until the PIN is reset. */
-	scope: "source" | "account";
-	retryAfter?: number;
-	at: string;
-}
 declare const InitCallRequest: z.ZodObject<{
 	callId: z.ZodOptional<z.ZodUUID>;
 	calleeIds: z.ZodArray<z.ZodString>;
 	callType: z.ZodDefault<z.ZodEnum<{
-		video: "video";
 		audio: "audio";
+		video: "video";
 	}>>;
 	eventId: z.ZodOptional<z.ZodString>;
 }, z.core.$strip>;
@@ -323,7 +329,8 @@ export type ShareImageRequest = z.infer<typeof ShareImageRequest>;
 /** meetingEvent payload. */
 export interface MeetingEventPush {
 	eventId: string;
-	seq: number;
+	/** The meeting actor's sequence number; absent on the completion pushed by telemetry (not an actor turn). */
+	seq?: number;
 	type: string;
 	at: string;
 	by?: string;
@@ -447,60 +454,17 @@ export type RelayedSdp = Omit<SdpMessage, "targetUserId"> & {
 export type RelayedIceCandidate = Omit<IceCandidateMessage, "targetUserId"> & {
 	fromUserId: string;
 };
-/** Every client method is answered with this acknowledgement; errors carry the REST error codes. */
-export type AckResult<T = unknown> = {
-	ok: true;
-	data: T;
-} | {
-	ok: false;
-	error: {
-		code: ErrorCode;
-		message: string;
-		errors?: FieldError[];
-		retryAfter?: number;
-	};
-};
-export type Ack<T = unknown> = (result: AckResult<T>) => void;
-/**
- * Client -> server methods (the SPEC hub table). Arguments are positional where the SPEC lists
- * several (notify(action, NotifyRequest), deviceStatus(meetingId, HeadsetDeviceInfo), ...); the last
- * argument is always the acknowledgement callback.
- */
-export interface ClientToServerEvents {
-	initEvent(req: InitEventRequest, ack: Ack): void;
-	joinEvent(req: JoinCallRequest, ack: Ack): void;
-	getMeetingDetails(req: JoinCallRequest, ack: Ack): void;
-	initCall(req: InitCallRequest, ack: Ack<CallInfo>): void;
-	acceptCall(req: AcceptCallRequest, ack: Ack<CallInfo>): void;
-	cancelCall(req: CallRef, ack: Ack<CallInfo>): void;
-	endCall(req: CallRef, ack: Ack<CallInfo>): void;
-	addParticipant(req: AddParticipantRequest, ack: Ack<CallInfo>): void;
-	joinRoom(roomId: string, ack: Ack): void;
-	sayHiToRoom(roomId: string, ack: Ack): void;
-	initRapidConnect(uniqueId: string, joinCode: string, ack: Ack): void;
-	addDeviceToEvent(joinCode: string, eventId: string, ack: Ack): void;
-	notify(action: string, req: NotifyRequest, ack: Ack): void;
-	offer(msg: SdpMessage, ack: Ack): void;
-	answer(msg: SdpMessage, ack: Ack): void;
-	iceCandidate(msg: IceCandidateMessage, ack: Ack): void;
-	startRecording(req: MeetingRef, ack: Ack): void;
-	stopRecording(req: MeetingRef, ack: Ack): void;
-	startPeripheral(req: StartPeripheralRequest, ack: Ack): void;
-	stopPeripheral(req: StopPeripheralRequest, ack: Ack): void;
-	deviceStatus(meetingId: string | null, info: HeadsetDeviceInfo, ack: Ack): void;
-	requestRemote(meetingId: string, deviceId: string, ack: Ack): void;
-	requestHostAccess(req: MeetingRef, ack: Ack): void;
-	remoteControl(meetingId: string, req: RemoteControlRequest, ack: Ack): void;
-	shareImage(req: ShareImageRequest, ack: Ack): void;
-	clearImage(req: MeetingRef, ack: Ack): void;
-	/** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
-	refreshToken(token: string, ack: Ack<{
-		expiresAt?: string;
-		role: string;
-		permissions: string[];
-	}>): void;
+/** Payload of the hub push `pinLocked`, sent to every socket of the user whose PIN sign-in was locked. */
+export interface PinLockedPush {
+	/** `source`: one client address is locked for `retryAfter` seconds; `account`: every address, until the PIN is reset. */
+	scope: "source" | "account";
+	retryAfter?: number;
+	at: string;
 }
-export type HubMethodName = keyof ClientToServerEvents;
+/**
+ * Every message the service pushes to clients, with its payload type: the one map the hub's Socket.IO
+ * server, the publishers (actors, telemetry completion, sign-in services, workers) and the client SDK use.
+ */
 export interface UserStatusPush {
 	userId: string;
 	online: boolean;
@@ -555,5 +519,59 @@ export interface ServerToClientEvents {
 	pinLocked(p: PinLockedPush): void;
 }
 export type ServerEventName = keyof ServerToClientEvents;
+/** Every client method is answered with this acknowledgement; errors carry the REST error codes. */
+export type AckResult<T = unknown> = {
+	ok: true;
+	data: T;
+} | {
+	ok: false;
+	error: {
+		code: ErrorCode;
+		message: string;
+		errors?: FieldError[];
+		retryAfter?: number;
+	};
+};
+export type Ack<T = unknown> = (result: AckResult<T>) => void;
+/**
+ * Client -> server methods (the SPEC hub table). Arguments are positional where the SPEC lists
+ * several (notify(action, NotifyRequest), deviceStatus(meetingId, HeadsetDeviceInfo), ...); the last
+ * argument is always the acknowledgement callback.
+ */
+export interface ClientToServerEvents {
+	initEvent(req: InitEventRequest, ack: Ack): void;
+	joinEvent(req: JoinCallRequest, ack: Ack): void;
+	getMeetingDetails(req: JoinCallRequest, ack: Ack): void;
+	initCall(req: InitCallRequest, ack: Ack<CallInfo>): void;
+	acceptCall(req: AcceptCallRequest, ack: Ack<CallInfo>): void;
+	cancelCall(req: CallRef, ack: Ack<CallInfo>): void;
+	endCall(req: CallRef, ack: Ack<CallInfo>): void;
+	addParticipant(req: AddParticipantRequest, ack: Ack<CallInfo>): void;
+	joinRoom(roomId: string, ack: Ack): void;
+	sayHiToRoom(roomId: string, ack: Ack): void;
+	initRapidConnect(uniqueId: string, joinCode: string, ack: Ack): void;
+	addDeviceToEvent(joinCode: string, eventId: string, ack: Ack): void;
+	notify(action: string, req: NotifyRequest, ack: Ack): void;
+	offer(msg: SdpMessage, ack: Ack): void;
+	answer(msg: SdpMessage, ack: Ack): void;
+	iceCandidate(msg: IceCandidateMessage, ack: Ack): void;
+	startRecording(req: MeetingRef, ack: Ack): void;
+	stopRecording(req: MeetingRef, ack: Ack): void;
+	startPeripheral(req: StartPeripheralRequest, ack: Ack): void;
+	stopPeripheral(req: StopPeripheralRequest, ack: Ack): void;
+	deviceStatus(meetingId: string | null, info: HeadsetDeviceInfo, ack: Ack): void;
+	requestRemote(meetingId: string, deviceId: string, ack: Ack): void;
+	requestHostAccess(req: MeetingRef, ack: Ack): void;
+	remoteControl(meetingId: string, req: RemoteControlRequest, ack: Ack): void;
+	shareImage(req: ShareImageRequest, ack: Ack): void;
+	clearImage(req: MeetingRef, ack: Ack): void;
+	/** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
+	refreshToken(token: string, ack: Ack<{
+		expiresAt?: string;
+		role: string;
+		permissions: string[];
+	}>): void;
+}
+export type HubMethodName = keyof ClientToServerEvents;
 
 export {};

@@ -1,0 +1,70 @@
+import type { ErrorCode } from '../core/errors.js';
+import type { PinLockedPush } from '../core/pin.service.js';
+import type { CallInfo, EndCallPush, NewCallPush } from '../actors/call.schema.js';
+import type { MeetingEventPush } from '../actors/meeting.schema.js';
+import type { DevicePush, RemoteControlPush } from '../actors/device.schema.js';
+import type { RelayedIceCandidate, RelayedSdp } from './signalling.schema.js';
+
+/**
+ * Every message the service pushes to clients, with its payload type: the one map the hub's Socket.IO
+ * server, the publishers (actors, telemetry completion, sign-in services, workers) and the client SDK use.
+ */
+export interface UserStatusPush {
+  userId: string;
+  online: boolean;
+  at: string;
+}
+
+/** Server -> client pushes: the SPEC names plus the ones this service adds (docs/hub.md). */
+export interface ServerToClientEvents {
+  onNewCall(p: NewCallPush): void;
+  onEndCall(p: EndCallPush): void;
+  onCallUpdated(p: { call: CallInfo }): void;
+  meetingEvent(p: MeetingEventPush): void;
+  userStatus(p: UserStatusPush): void;
+  peripheralStarted(p: Record<string, unknown>): void;
+  peripheralStopped(p: Record<string, unknown>): void;
+  deviceInfo(p: DevicePush): void;
+  deviceUpdated(p: DevicePush): void;
+  onRemoteControl(p: RemoteControlPush): void;
+  onDeviceAdded(p: { deviceId: string; eventId: string; addedBy: string; device: DevicePush }): void;
+  onShareImage(p: Record<string, unknown>): void;
+  onClearImage(p: { eventId: string; by: string }): void;
+  offer(p: RelayedSdp): void;
+  answer(p: RelayedSdp): void;
+  iceCandidate(p: RelayedIceCandidate): void;
+  sayHi(p: { roomId: string; from: { userId: string; username: string } }): void;
+  /** The connection's session ended (expiry without refresh, sign-out, revocation); the socket is dropped next. */
+  sessionEnded(p: { code: ErrorCode; message: string }): void;
+  /** The user's role changed: the connection now holds these permissions. */
+  permissionsChanged(p: { role: string; permissions: string[] }): void;
+  /** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
+  pinLocked(p: PinLockedPush): void;
+}
+
+export type ServerEventName = keyof ServerToClientEvents;
+
+/** Names actors may push (checked before a push leaves the publisher). */
+export const SERVER_EVENTS: readonly ServerEventName[] = [
+  'onNewCall', 'onEndCall', 'onCallUpdated', 'meetingEvent', 'userStatus', 'peripheralStarted', 'peripheralStopped',
+  'deviceInfo', 'deviceUpdated', 'onRemoteControl', 'onDeviceAdded', 'onShareImage', 'onClearImage', 'offer', 'answer',
+  'iceCandidate', 'sayHi', 'sessionEnded', 'permissionsChanged', 'pinLocked',
+];
+
+
+/** A pushed message's name and payload type. */
+export type PushName = ServerEventName;
+export type PushPayload<E extends PushName> = Parameters<ServerToClientEvents[E]>[0];
+
+export function isPushName(name: string): name is PushName {
+  return (SERVER_EVENTS as readonly string[]).includes(name);
+}
+
+/**
+ * Sends pushes to rooms (src/realtime/rooms.ts). At-most-once by nature: acknowledged work never relies
+ * on a push arriving. Implemented by the hub (Socket.IO rooms through the adapter) and by the Redis push
+ * channel (src/realtime/redis-publisher.ts) for processes that run no hub.
+ */
+export interface PushPublisher {
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void;
+}

@@ -1,0 +1,60 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { Logger } from '../observability/logger.js';
+import { isPushName, type PushName, type PushPayload, type PushPublisher } from './pushes.js';
+
+const PushSchema = z.object({ rooms: z.array(z.string()), event: z.string().min(1), payload: z.unknown() });
+
+/** A push as it travels on the Redis push channel (redis-keys `hubPush`): `{ rooms, event, payload }`. */
+export interface RelayedPush {
+  rooms: string[];
+  event: PushName;
+  payload: unknown;
+}
+
+/**
+ * The publisher of processes that run no Socket.IO server, or before a hub is attached (actors-only
+ * nodes, workers, telemetry ingest, sign-in services): it publishes on one Redis channel and every hub
+ * node relays the push to its own sockets in those rooms (`subscribePushes`). At-most-once by nature,
+ * so pub/sub fits here (unlike acknowledged actor messages).
+ */
+export class RedisPushPublisher implements PushPublisher {
+  constructor(private readonly redis: Redis, private readonly channel: string, private readonly logger?: Logger) {}
+
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
+    const push: RelayedPush = { rooms: Array.isArray(rooms) ? rooms : [rooms], event, payload };
+    this.redis.publish(this.channel, JSON.stringify(push)).catch((err: Error) =>
+      this.logger?.warn({ component: 'realtime', err: err.message, event }, 'push not published'),
+    );
+  }
+}
+
+/**
+ * Relays pushes published by RedisPushPublisher to `deliver` (e.g. `io.local.to(rooms).emit(event, payload)`).
+ * `subscriber` must be a connection dedicated to subscriptions. Messages that are not JSON, not of the
+ * push shape or name no known pushed message are dropped. Returns an unsubscribe function.
+ */
+export async function subscribePushes(subscriber: Redis, channel: string, deliver: (push: RelayedPush) => void, onError: (err: unknown) => void = () => undefined): Promise<() => Promise<void>> {
+  const onMessage = (ch: string, raw: string) => {
+    if (ch !== channel) return;
+    let parsed: ReturnType<typeof PushSchema.safeParse>;
+    try {
+      parsed = PushSchema.safeParse(JSON.parse(raw));
+    } catch {
+      return;
+    }
+    if (!parsed.success || !isPushName(parsed.data.event)) return;
+    // Thrown inside ioredis's message event it would escape to the process.
+    try {
+      deliver({ rooms: parsed.data.rooms, event: parsed.data.event, payload: parsed.data.payload });
+    } catch (err) {
+      onError(err);
+    }
+  };
+  subscriber.on('message', onMessage);
+  await subscriber.subscribe(channel);
+  return async () => {
+    subscriber.off('message', onMessage);
+    await subscriber.unsubscribe(channel);
+  };
+}
