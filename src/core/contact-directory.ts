@@ -41,6 +41,9 @@ interface TenantState {
   syncRunning?: Promise<void>;
 }
 
+/** How long the directory load decodes users before giving the event loop back (decision 641). */
+const LOAD_SLICE_MS = 8;
+
 const toEntry = (u: DirectoryFields): DirectoryEntry => ({
   _id: u._id,
   id: String(u._id),
@@ -180,16 +183,25 @@ export class ContactDirectory {
   private load(tenant: string, st: TenantState): Promise<void> {
     if (st.loading) return st.loading;
     st.loading = (async () => {
+      const started = performance.now();
       const seq = Number((await this.deps.redis.get(this.deps.keys.directoryVersion(tenant))) ?? 0);
       const entries: DirectoryEntry[] = [];
+      let sliceStart = performance.now();
       for await (const u of this.deps.users(tenant).directoryCursor()) {
         if (entries.length >= this.deps.maxEntries) {
           Object.assign(st, { index: undefined, stale: false, tooBigUntil: Date.now() + this.deps.rebuildMs });
           return;
         }
         entries.push(toEntry(u));
+        // Buffered documents are decoded as they are taken, in microtasks: without this the whole
+        // batch (all of it, on servers that ignore batchSize) would be decoded without a break.
+        if ((entries.length & 127) === 0 && performance.now() - sliceStart > LOAD_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
       }
-      Object.assign(st, { index: new DirectoryIndex(this.deps.order, entries), seq, loadedAt: Date.now(), stale: false, tooBigUntil: undefined });
+      Object.assign(st, { index: await DirectoryIndex.build(this.deps.order, entries), seq, loadedAt: Date.now(), stale: false, tooBigUntil: undefined });
+      this.deps.logger.info({ component: 'contact-directory', tenant, entries: entries.length, ms: Math.round(performance.now() - started) }, 'contact directory loaded');
     })()
       .catch((err: unknown) => this.deps.logger.warn({ component: 'contact-directory', tenant, err: (err as Error).message }, 'contact directory load failed'))
       .finally(() => {

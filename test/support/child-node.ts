@@ -18,21 +18,28 @@ export interface ChildNode {
   logs: Record<string, unknown>[];
   /** What the node wrote to stderr so far (an uncaught exception's stack lands here). */
   stderr(): string;
+  /** The next log line (parsed JSON) that satisfies `match`, printed after this call. */
+  nextLog(match: (rec: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
 /**
  * Runs src/main.ts as a separate process with the given environment (use testEnv() so it shares the
  * test's databases and Redis prefix) and resolves once it logged 'node started'. With TURN_RECORD_FILE
- * in `env` the node runs with the turn recorder preloaded (test/support/turn-recorder.ts).
+ * in `env` the node runs with the turn recorder preloaded (test/support/turn-recorder.ts); with
+ * LOOP_MONITOR=1 it runs with the event-loop monitor preloaded (test/support/loop-monitor.ts).
  */
 export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000): Promise<ChildNode> {
-  const recorder = env.TURN_RECORD_FILE ? ['--import', path.join(root, 'test/support/turn-recorder.ts')] : [];
+  const recorder = [
+    ...(env.TURN_RECORD_FILE ? ['--import', path.join(root, 'test/support/turn-recorder.ts')] : []),
+    ...(env.LOOP_MONITOR === '1' ? ['--import', path.join(root, 'test/support/loop-monitor.ts')] : []),
+  ];
   const proc = spawn(process.execPath, ['--import', 'tsx', ...recorder, path.join(root, 'src/main.ts')], {
     cwd: root,
     env: { ...process.env, ...env, LOG_LEVEL: env.CHILD_LOG_LEVEL ?? 'info', NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
+  const waiters = new Set<{ match: (rec: Record<string, unknown>) => boolean; resolve: (rec: Record<string, unknown>) => void }>();
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
@@ -54,6 +61,11 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
         return;
       }
       logs.push(rec);
+      for (const w of waiters) {
+        if (!w.match(rec)) continue;
+        waiters.delete(w);
+        w.resolve(rec);
+      }
       if (rec.msg === 'node started') {
         clearTimeout(timer);
         proc.removeListener('exit', early);
@@ -63,6 +75,22 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
           metricsUrl: String(rec.metricsUrl ?? ''),
           logs,
           stderr: () => stderr,
+          nextLog(match, waitMs = 10_000) {
+            return new Promise((res, rej) => {
+              const w = {
+                match,
+                resolve: (r: Record<string, unknown>) => {
+                  clearTimeout(t);
+                  res(r);
+                },
+              };
+              const t = setTimeout(() => {
+                waiters.delete(w);
+                rej(new Error(`no matching log line within ${waitMs} ms`));
+              }, waitMs);
+              waiters.add(w);
+            });
+          },
           async kill() {
             proc.kill('SIGKILL');
             await exited;

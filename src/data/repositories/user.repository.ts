@@ -138,7 +138,9 @@ export class UserRepository {
 
   /** Active users' directory fields, streamed in `_id` order (the in-memory directory's load). */
   directoryCursor(): AsyncIterable<DirectoryFields> {
-    return this.User.collection.find({ status: 'active' }, { projection: DIRECTORY_FIELDS, batchSize: 5000 }) as unknown as AsyncIterable<DirectoryFields>;
+    // Batches of 1,000: each batch is decoded in its own task, so loading a large tenant never holds the
+    // event loop for long (one 5,000-document batch held it about 150 ms, decision 641).
+    return this.User.collection.find({ status: 'active' }, { projection: DIRECTORY_FIELDS, batchSize: 1000 }) as unknown as AsyncIterable<DirectoryFields>;
   }
 
   /** Directory fields and status of these users (what changed since the directory was loaded). */

@@ -16,7 +16,7 @@ export const ANONYMOUS_BUDGET = 30;
 export const FIELD_COSTS: Record<string, number> = {
   'Query.generatePrivateServerConfigQrCode': 400,
   'Query.generatePrivateServerConfig': 10,
-  'Query.myContacts': 50,
+  // Query.myContacts: weighed by its page size (PAGED below): 50 for the default 20.
   'Query.contactAlphabets': 40,
   'Query.me': 10,
   'Me.contact': 10,
@@ -30,8 +30,25 @@ export const FIELD_COSTS: Record<string, number> = {
   'Query.myNotice': 5,
 };
 
-const weighted: ComplexityEstimator = ({ type, field, childComplexity }) => {
-  const own = FIELD_COSTS[`${type.name}.${field.name}`];
+/**
+ * What one contact of a page costs beyond the search itself: reading, presence and favourites, and the
+ * response. A page of the default 20 weighs the table's 50; a page of 100 weighs 210 (measured: ten
+ * pages of 100 in one document held the event loop 40-100 ms at 5,000 contacts, decision 641).
+ */
+const PER_PAGE_ITEM = 2;
+const PAGED: Record<string, number> = { 'Query.myContacts': 10 };
+
+/** The page size a paged field will really serve: `paging.take` (default 20), clamped to PAGE_MAX_TAKE like the service clamps it. */
+function pageSize(args: Record<string, unknown>, pageMaxTake: number): number {
+  const take = (args.paging as { take?: unknown } | undefined)?.take;
+  return typeof take === 'number' && Number.isFinite(take) ? Math.min(Math.max(take, 1), pageMaxTake) : 20;
+}
+
+const weighted = (pageMaxTake: number): ComplexityEstimator => ({ type, field, args, childComplexity }) => {
+  const key = `${type.name}.${field.name}`;
+  const paged = PAGED[key];
+  if (paged !== undefined) return paged + PER_PAGE_ITEM * pageSize(args, pageMaxTake) + childComplexity;
+  const own = FIELD_COSTS[key];
   return own === undefined ? undefined : own + childComplexity;
 };
 
@@ -40,11 +57,11 @@ const weighted: ComplexityEstimator = ({ type, field, childComplexity }) => {
  * Runs after validation (./limits.ts), which already bounded the document's size and fragment
  * fan-out, so this walk cannot be made exponential.
  */
-export function checkCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined, signedIn: boolean): number {
+export function checkCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined, signedIn: boolean, pageMaxTake = 100): number {
   const budget = signedIn ? SIGNED_IN_BUDGET : ANONYMOUS_BUDGET;
   let cost: number;
   try {
-    cost = getComplexity({ schema, query: document, operationName, variables: variables ?? {}, estimators: [weighted, simpleEstimator({ defaultComplexity: 1 })] });
+    cost = getComplexity({ schema, query: document, operationName, variables: variables ?? {}, estimators: [weighted(pageMaxTake), simpleEstimator({ defaultComplexity: 1 })] });
   } catch (e) {
     // The variables do not fit the operation (coercion failed): the same refusal execution would give.
     throw new GraphQLError((e as Error).message, { extensions: { code: 'validation_failed', http: { status: ERROR_CODES.validation_failed.status } } });

@@ -73,7 +73,7 @@ const correlationPlugin: ApolloServerPlugin<GraphQLContext> = {
  * POST /graphql on tenant hosts (and GraphiQL for browsers, ../reference/explorer.router.ts). Apollo starts in the background so the router can be mounted
  * synchronously with the REST routers; requests wait for it.
  */
-export function graphqlRouter(services: Services, logger: Logger, opts: { timeBudgetMs: number }): Router {
+export function graphqlRouter(services: Services, logger: Logger, opts: { timeBudgetMs: number; pageMaxTake: number }): Router {
   const server = new ApolloServer<GraphQLContext>({
     typeDefs,
     resolvers,

@@ -40,14 +40,14 @@ function refuseControlChars(document: DocumentNode, variables: Record<string, un
  * the caller's budget (signed in or not), and the wall-clock budget of the resolvers (a field not
  * started within `timeBudgetMs` answers `timeout`, so a slow document stops issuing work).
  */
-export function requestGuards(opts: { timeBudgetMs: number }): ApolloServerPlugin<GraphQLContext> {
+export function requestGuards(opts: { timeBudgetMs: number; pageMaxTake: number }): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       const deadline = performance.now() + opts.timeBudgetMs;
       return {
         async didResolveOperation({ document, request, contextValue, schema, operationName }) {
           refuseControlChars(document, request.variables);
-          checkCost(schema, document, operationName ?? undefined, request.variables, Boolean(contextValue.principal));
+          checkCost(schema, document, operationName ?? undefined, request.variables, Boolean(contextValue.principal), opts.pageMaxTake);
         },
         async executionDidStart() {
           return {

@@ -26,6 +26,6 @@ export function restRoutes(infra: Infra, services: Services): Mount[] {
   return [
     ...API_GROUPS.map(mountOf(infra, services)),
     { path: '/api/docs', router: docsRouter() },
-    { path: '/graphql', router: graphqlRouter(services, infra.logger, { timeBudgetMs: infra.config.limits.graphqlTimeBudgetMs }) },
+    { path: '/graphql', router: graphqlRouter(services, infra.logger, { timeBudgetMs: infra.config.limits.graphqlTimeBudgetMs, pageMaxTake: infra.config.limits.pageMaxTake }) },
   ];
 }
