@@ -152,23 +152,40 @@ describe('isolation matrix: operations x tenants x roles', () => {
     expect(leaks()).toEqual([]);
   }, 300_000);
 
+  /** Body fields of bodyFor() that carry a tenant's ids. */
+  const BODY_ID_KEYS = new Set(['groupId', 'eventId', 'noticeId', 'userId', 'contactId', 'participantIds', 'participants']);
+
   it('REST: each endpoint x role x (own, other tenant ids)', async () => {
     // Logging out runs last: it revokes the caller's own sessions.
     const ops = restOperations().sort((x, y) => Number(x.id === 'account.logout') - Number(y.id === 'account.logout'));
     const crossRefusals: string[] = [];
+    const bodyIdCells: { op: string; role: string; side: 'own' | 'other'; status: number }[] = [];
     for (const op of ops) {
       for (const role of ROLES) {
         for (const [side, t] of [['own', a], ['other', b]] as const) {
           const path = fillPath(op.template, paramValues(t, role));
-          const r = await node.http[op.method](path, { tenant: a.name, token: a.users[role]!.token, ...(op.method === 'get' ? {} : { body: bodyFor(t, role) }) });
+          const r = await node.http[op.method](path, { tenant: a.name, token: a.users[role]!.token, ...(op.method === 'get' ? {} : { body: bodyFor(t, role, op.id) }) });
           cells.push({ transport: 'rest', op: op.id, role, side, requires: op.requires, status: r.status, code: r.body?.code, text: r.text });
+          if (!op.params.length && op.bodyKeys.some((k) => BODY_ID_KEYS.has(k)) && has(role, op.requires)) bodyIdCells.push({ op: op.id, role, side, status: r.status });
           expect({ op: op.id, role, side, status: r.status < 500 }).toEqual({ op: op.id, role, side, status: true });
-          if (side === 'other' && op.params.length && r.status < 400 && op.requires !== 'public') crossRefusals.push(`${op.id} as ${role}: ${r.status} ${r.text.slice(0, 120)}`);
+          // Ids in the path or in the body: the other tenant's must be refused the same way.
+          const carriesIds = op.params.length > 0 || op.bodyKeys.some((k) => BODY_ID_KEYS.has(k));
+          if (side === 'other' && carriesIds && r.status < 400 && op.requires !== 'public') crossRefusals.push(`${op.id} as ${role}: ${r.status} ${r.text.slice(0, 120)}`);
         }
       }
     }
     expect(mismatches(cells.filter((c) => c.transport === 'rest'))).toEqual([]);
     expect(crossRefusals).toEqual([]);
+    // Ids carried only in the body: for every such endpoint some permitted role's call succeeds with its own
+    // tenant's ids and is refused with the other tenant's, so the refusal is the ids', not the body's.
+    const bodyOps = [...new Set(bodyIdCells.map((c) => c.op))].sort();
+    const proven = bodyOps.filter((id) => ROLES.some((role) => {
+      const own = bodyIdCells.find((c) => c.op === id && c.role === role && c.side === 'own');
+      const other = bodyIdCells.find((c) => c.op === id && c.role === role && c.side === 'other');
+      return own && other && own.status < 400 && other.status >= 400;
+    }));
+    expect(bodyOps.length).toBeGreaterThanOrEqual(10);
+    expect(proven).toEqual(bodyOps);
     expect(leaks()).toEqual([]);
     // The check is not vacuous: tenant A's own marker does reach tenant A.
     expect(cells.filter((c) => c.text.includes(a.marker)).length).toBeGreaterThan(20);

@@ -60,10 +60,18 @@ export function paramValues(t: SeededTenant, caller: string): Record<string, str
   };
 }
 
-/** A body naming the same tenant's ids in every field an endpoint might read them from. */
-export function bodyFor(t: SeededTenant, caller: string): Record<string, unknown> {
+/**
+ * A body naming the same tenant's ids in every field an endpoint might read them from, and otherwise
+ * valid for each endpoint that takes ids in its body, so the own tenant's call succeeds where the role
+ * may make it: the user acted on is the caller (their own PIN), or for impersonation and role changes
+ * the tenant's patient, whose role is kept as it is.
+ */
+export function bodyFor(t: SeededTenant, caller: string, op?: string): Record<string, unknown> {
+  const onPatient = op === 'account.impersonate' || op === 'account.assignRole';
+  const start = new Date(Date.now() + 7 * 86_400_000);
   return {
-    groupId: t.groupId, eventId: t.eventId, noticeId: t.noticeId, userId: t.users[caller]!.id, contactId: t.users.patient!.id,
-    participantIds: [t.users.patient!.id], participants: [{ userId: t.users.patient!.id }], isFavourite: true, name: 'renamed',
+    groupId: t.groupId, eventId: t.eventId, noticeId: t.noticeId, userId: t.users[onPatient ? 'patient' : caller]!.id, contactId: t.users.patient!.id,
+    participantIds: [t.users.patient!.id], participants: [{ userId: t.users.patient!.id }], isFavourite: true, favourite: true, name: 'renamed',
+    role: 'patient', newPin: '4827', startAt: start.toISOString(), endAt: new Date(start.getTime() + 1_800_000).toISOString(),
   };
 }
