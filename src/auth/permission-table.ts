@@ -26,6 +26,8 @@ export const OPERATIONS = {
   'account.extendLoginCode': { transport: 'rest', name: 'POST /api/account/extendLoginCode', requires: 'public', note: 'proved by the login code poll secret' },
   'account.qrCode': { transport: 'rest', name: 'GET /api/account/qrCode', requires: 'public' },
   'account.approveLoginCode': { transport: 'rest', name: 'POST /api/account/approveLoginCode', requires: 'authenticated', note: 'a signed-in web user approves a QR login code for themselves' },
+  'account.loginCode': { transport: 'rest', name: 'GET /api/account/loginCode', requires: 'authenticated', note: 'the approval page reads which device asks (the code alone, as shown by the QR image)' },
+  'account.refuseLoginCode': { transport: 'rest', name: 'POST /api/account/refuseLoginCode', requires: 'authenticated', note: 'a signed-in web user refuses a QR login code; the polling device gets login_code_refused' },
   'account.logout': { transport: 'rest', name: 'POST /api/account/{userId}/logout', requires: 'authenticated', note: 'own sessions; another user\'s needs users:manage' },
   'account.resetPin': { transport: 'rest', name: 'POST /api/account/resetPin', requires: 'profile:write', note: 'another user\'s PIN needs users:manage' },
   'account.offlineToken': { transport: 'rest', name: 'POST /api/account/offlineToken', requires: 'account:offline' },

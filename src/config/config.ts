@@ -14,6 +14,14 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+/** An http(s) page URL, optionally with `{tenant}` in it (checked with a sample tenant put in). */
+const webPageUrl = z.string().trim().min(1).refine((v) => {
+  try {
+    return /^https?:$/.test(new URL(v.replaceAll('{tenant}', 'tenant')).protocol);
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL, {tenant} allowed');
 const kek = z.string().refine((v) => parseKek(v) !== undefined, 'must be 32 random bytes in base64 (openssl rand -base64 32)');
 
 /** The development key-encryption key, generated once under the project's .local/ (never in production). */
@@ -50,6 +58,8 @@ export const EnvSchema = z.object({
     .default('')
     .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean))
     .pipe(z.array(z.url().transform((u) => new URL(u).origin))),
+  WEB_SIGNIN_REDIRECT_URI: webPageUrl.optional(),
+  WEB_LOGIN_APPROVE_URL: webPageUrl.optional(),
   METRICS_HOST: z.string().default('127.0.0.1'),
   METRICS_PORT: port.default(9464),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -142,7 +152,11 @@ export interface Config {
   env: Env['NODE_ENV'];
   nodeId: string;
   roles: readonly Role[];
-  http: { host: string; port: number; publicUrl: string; baseDomain: string; bodyLimit: string; trustProxy: string; corsOrigins: readonly string[] };
+  http: {
+    host: string; port: number; publicUrl: string; baseDomain: string; bodyLimit: string; trustProxy: string; corsOrigins: readonly string[];
+    /** Deployment-wide web app pages (`{tenant}` replaced per tenant); unset = the service's own pages (decision 330). */
+    webApp: { signInRedirectUri?: string; loginApproveUrl?: string };
+  };
   /** The Prometheus endpoint's own listener, never the public port. */
   metrics: { host: string; port: number; token?: string };
   log: { level: Env['LOG_LEVEL'] };
@@ -233,7 +247,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: e.NODE_ENV,
     nodeId: e.NODE_ID ?? `node-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     roles: e.ROLES,
-    http: { host: e.HOST, port: e.PORT, publicUrl, baseDomain: e.BASE_DOMAIN, bodyLimit: e.BODY_LIMIT, trustProxy: e.TRUST_PROXY, corsOrigins: e.CORS_ORIGINS },
+    http: { host: e.HOST, port: e.PORT, publicUrl, baseDomain: e.BASE_DOMAIN, bodyLimit: e.BODY_LIMIT, trustProxy: e.TRUST_PROXY, corsOrigins: e.CORS_ORIGINS, webApp: { signInRedirectUri: e.WEB_SIGNIN_REDIRECT_URI, loginApproveUrl: e.WEB_LOGIN_APPROVE_URL } },
     log: { level: e.LOG_LEVEL },
     mongo: { uri: e.MONGODB_URI, catalogDb: e.MONGODB_CATALOG_DB, tenantDbPrefix: e.MONGODB_TENANT_DB_PREFIX, timeoutMs: e.MONGODB_TIMEOUT_MS },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },

@@ -75,6 +75,7 @@ export class AdminService {
       features: { ...d.features, ...(s?.features ?? {}) },
       meetings: { ...d.meetings, ...(s?.meetings ?? {}) },
       cors: { allowedOrigins: s?.cors?.allowedOrigins ?? d.cors.allowedOrigins },
+      webApp: { signInRedirectUri: s?.webApp?.signInRedirectUri ?? null, loginApproveUrl: s?.webApp?.loginApproveUrl ?? null },
       directory: { patientScope: (s?.directory?.patientScope as TenantConfig['directory']['patientScope'] | undefined) ?? d.directory.patientScope },
     };
   }

@@ -5,7 +5,7 @@ import { AuditRepository, type AuditEntry, type AuditRecord } from '../data/repo
 export type AuditAction =
   | 'signin.success' | 'signin.failure' | 'signin.lockout' | 'logout' | 'session.reuse_detected'
   | 'impersonation.start' | 'impersonation.end' | 'pin.reset' | 'pin.set'
-  | 'offline_token.issue' | 'offline_token.revoke' | 'login_code.approve' | 'role.assign'
+  | 'offline_token.issue' | 'offline_token.revoke' | 'login_code.approve' | 'login_code.refuse' | 'role.assign'
   | (string & {});
 
 /** Writes the tenant's security audit trail; awaited so a sign-in is never unrecorded. */

@@ -22,6 +22,7 @@ import { AdminService } from './admin.service.js';
 import { MediaAccess } from './media-access.js';
 import { qrRenderer } from './qr-renderer.js';
 import { DirectoryScope } from './directory-scope.js';
+import { WebAppUrls } from './web-app-urls.js';
 
 /** Repository factories per tenant: a tenant's database is only reached through its name. */
 function tenantRepos(infra: Infra) {
@@ -84,9 +85,11 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
     if (!v) throw new AppError('service_unavailable', 'No video conferencing adapter is configured');
     return v;
   };
+  const webApp = new WebAppUrls({ site: { publicUrl, baseDomain }, deployment: infra.config.http.webApp, settings: r.settings });
   return {
     presence,
     admin,
+    webApp,
     contactDirectory: directory,
     directoryScope,
     contacts: new ContactService({ ...r, onlineMany, store: infra.store, pageMaxTake, directory, visibleTo: (p) => directoryScope.visibleTo(p) }),

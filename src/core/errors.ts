@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   login_code_expired: { status: 410, title: 'Login code expired' },
   login_code_used: { status: 409, title: 'Login code already used' },
   login_code_pending: { status: 409, title: 'Login code not approved yet' },
+  login_code_refused: { status: 403, title: 'Login code refused', retry: 'never' },
   conflict: { status: 409, title: 'Conflict' },
   invalid_state: { status: 409, title: 'Invalid state transition', retry: 'never' },
   tenant_exists: { status: 409, title: 'Tenant already exists' },

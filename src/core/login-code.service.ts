@@ -29,6 +29,16 @@ export interface GeneratedLoginCode {
   qrCode: string;
 }
 
+/** What the approval page shows a signed-in user before they approve or refuse (never the poll secret). */
+export interface LoginCodeInfo {
+  code: string;
+  status: 'pending' | 'approved' | 'redeemed' | 'refused' | 'expired';
+  deviceName?: string;
+  requestedFrom: { ip?: string; userAgent?: string };
+  requestedAt?: string;
+  expiresAt: string;
+}
+
 export interface LoginCodeServiceDeps {
   tenantDb(tenant: string): TenantDb;
   rules: SecurityRulesService;
@@ -53,14 +63,21 @@ export const QR_RENDERS_PER_TENANT = 16;
 export class LoginCodeService {
   constructor(private readonly deps: LoginCodeServiceDeps) {}
 
-  async create(tenant: string, input: { deviceName?: string }, approveBaseUrl: string, ctx: { ip?: string } = {}): Promise<GeneratedLoginCode> {
+  /**
+   * `approvePageUrl` is the approval page the QR code points at (the service's own `/login/approve` or
+   * the tenant's web app, src/core/web-app-urls.ts); the code is added as its `code` query parameter.
+   */
+  async create(tenant: string, input: { deviceName?: string }, approvePageUrl: string, ctx: { ip?: string; userAgent?: string } = {}): Promise<GeneratedLoginCode> {
     const ttl = (await this.deps.rules.get(tenant)).loginCodeTtlSeconds;
     const code = Array.from({ length: CODE_LENGTH }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
     const pollSecret = randomSecret(24);
     const expiresAt = new Date(Date.now() + ttl * 1000);
-    await this.repo(tenant).create({ code, pollSecretHash: sha256(pollSecret), deviceName: input.deviceName, expiresAt });
+    const requestedFrom = { ...(ctx.ip ? { ip: ctx.ip } : {}), ...(ctx.userAgent ? { userAgent: ctx.userAgent.slice(0, 300) } : {}) };
+    await this.repo(tenant).create({ code, pollSecretHash: sha256(pollSecret), deviceName: input.deviceName, requestedFrom, expiresAt });
     await this.repo(tenant).purgeExpired(new Date(Date.now() - PURGE_AFTER_MS));
-    const approveUrl = `${approveBaseUrl}/login/approve?code=${code}`;
+    const url = new URL(approvePageUrl);
+    url.searchParams.set('code', code);
+    const approveUrl = url.href;
     const bounds = [{ key: `t:${tenant}`, limit: QR_RENDERS_PER_TENANT }, { key: `a:${tenant}:${ctx.ip ?? '-'}`, limit: QR_RENDERS_PER_ADDRESS }];
     const qrCode = await this.deps.qr.render(approveUrl, { errorCorrectionLevel: 'M', margin: 1, width: 320 }, bounds);
     return { code, pollSecret, expiresAt: expiresAt.toISOString(), pollIntervalSeconds: POLL_INTERVAL_SECONDS, approveUrl, qrCode };
@@ -93,6 +110,33 @@ export class LoginCodeService {
     }
     await this.deps.audit.record(principal.tenant, { action: 'login_code.approve', outcome: 'success', actorId: principal.userId, subjectId: principal.userId, details: { deviceName: done.deviceName } });
     return { code, status: 'approved', ...(done.deviceName ? { deviceName: done.deviceName } : {}) };
+  }
+
+  /** The approval page's read: which device asks and the code's state (any signed-in user holding the code). */
+  async info(principal: Principal, code: string): Promise<LoginCodeInfo> {
+    const c = await this.repo(principal.tenant).findByCode(code);
+    if (!c) throw new AppError('login_code_not_found', 'No such login code');
+    const expired = c.expiresAt <= new Date() && c.status !== 'redeemed' && c.status !== 'refused';
+    return {
+      code: c.code, status: expired ? 'expired' : c.status,
+      ...(c.deviceName ? { deviceName: c.deviceName } : {}),
+      requestedFrom: { ...(c.requestedFrom?.ip ? { ip: c.requestedFrom.ip } : {}), ...(c.requestedFrom?.userAgent ? { userAgent: c.requestedFrom.userAgent } : {}) },
+      ...(c.createdAt ? { requestedAt: c.createdAt.toISOString() } : {}),
+      expiresAt: c.expiresAt.toISOString(),
+    };
+  }
+
+  /** A signed-in user refuses a pending code: final; the device's poll answers `login_code_refused`. */
+  async refuse(principal: Principal, code: string): Promise<{ code: string; status: 'refused'; deviceName?: string }> {
+    const now = new Date();
+    const done = await this.repo(principal.tenant).refuse(code, now);
+    if (!done) {
+      const c = await this.repo(principal.tenant).findByCode(code);
+      if (!c) throw new AppError('login_code_not_found', 'No such login code');
+      throw refusal(c, now);
+    }
+    await this.deps.audit.record(principal.tenant, { action: 'login_code.refuse', outcome: 'success', actorId: principal.actorUserId ?? principal.userId, subjectId: principal.userId, details: { deviceName: done.deviceName } });
+    return { code, status: 'refused', ...(done.deviceName ? { deviceName: done.deviceName } : {}) };
   }
 
   /** The device's poll: `login_code_pending` until approved, then a session once; afterwards `login_code_used`. */
@@ -128,6 +172,7 @@ export class LoginCodeService {
 
 function refusal(c: LoginCodeRecord, now: Date): AppError {
   if (c.status === 'redeemed') return new AppError('login_code_used', 'The login code has already been used');
+  if (c.status === 'refused') return new AppError('login_code_refused', 'The login code was refused by the user asked to approve it');
   if (c.expiresAt <= now) return new AppError('login_code_expired', 'The login code has expired');
   if (c.status === 'pending') return new AppError('login_code_pending', 'The login code has not been approved yet', { retryAfter: POLL_INTERVAL_SECONDS });
   return new AppError('invalid_state', 'The login code has already been approved');

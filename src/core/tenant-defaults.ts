@@ -20,6 +20,8 @@ export function defaultSettings(displayName: string) {
     meetings: { ringTimeoutSeconds: 45, heartbeatSeconds: 15 },
     /** Browser origins (scheme://host[:port]) allowed to call this tenant's API besides CORS_ORIGINS. */
     cors: { allowedOrigins: [] as string[] },
+    /** The tenant's own web app pages (sign-in redirect URI, QR approval page); null = the deployment's setting or the service's pages. */
+    webApp: { signInRedirectUri: null as string | null, loginApproveUrl: null as string | null },
     /** Patients see their care team (people of their events and groups) unless set to 'tenant' (decision 230). */
     directory: { patientScope: 'careTeam' as 'careTeam' | 'tenant' },
   };

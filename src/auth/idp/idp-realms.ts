@@ -12,6 +12,8 @@ export interface IdpRealmsDeps {
   /** The realms' signing and cookie keys (sealed in Redis). */
   secrets: IdpSecretsStore;
   tenantDb(tenant: string): TenantDb;
+  /** Redirect URIs registered for the service's client (src/core/web-app-urls.ts); a change rebuilds the realm. */
+  redirectUris(tenant: string): Promise<string[]>;
   /**
    * A grant of the realm was revoked by the provider itself (a replayed refresh token, a token
    * revocation request): the realm session `sid` of `subject` must end in the service too.
@@ -20,37 +22,39 @@ export interface IdpRealmsDeps {
   onError(err: unknown): void;
 }
 
-/** Redirect URIs registered for the service's client: the public URL and the tenant's own host. */
-export function redirectUrisFor(config: Config, tenant: string): string[] {
-  const pub = new URL(config.http.publicUrl);
-  const tenantHost = `${pub.protocol}//${tenant}.${config.http.baseDomain}${pub.port ? `:${pub.port}` : ''}`;
-  return [`${config.http.publicUrl.replace(/\/$/, '')}/auth/callback`, `${tenantHost}/auth/callback`];
-}
-
-/** Embedded realms, created lazily on first use of a tenant and kept for the life of the node. */
+/**
+ * Embedded realms, created lazily on first use of a tenant and kept for the life of the node, or until
+ * the tenant's registered redirect URIs change (TenantConfig `webApp`): the realm is then built again
+ * (its sessions, grants and keys live in Redis, so nothing of a sign-in in progress is lost).
+ */
 export class IdpRealms {
-  private readonly providers = new Map<string, Promise<Provider>>();
+  private readonly providers = new Map<string, { uris: string; provider: Promise<Provider> }>();
   private secrets?: Promise<IdpSecrets>;
 
   constructor(private readonly deps: IdpRealmsDeps) {}
 
-  get(tenant: string): Promise<Provider> {
-    let p = this.providers.get(tenant);
-    if (!p) {
-      p = this.create(tenant);
-      this.providers.set(tenant, p);
-      p.catch(() => this.providers.delete(tenant));
+  async get(tenant: string): Promise<Provider> {
+    const redirectUris = await this.deps.redirectUris(tenant);
+    const uris = redirectUris.join(' ');
+    let entry = this.providers.get(tenant);
+    if (!entry || entry.uris !== uris) {
+      const created = { uris, provider: this.create(tenant, redirectUris) };
+      this.providers.set(tenant, created);
+      created.provider.catch(() => {
+        if (this.providers.get(tenant) === created) this.providers.delete(tenant);
+      });
+      entry = created;
     }
-    return p;
+    return entry.provider;
   }
 
-  private async create(tenant: string): Promise<Provider> {
+  private async create(tenant: string, redirectUris: string[]): Promise<Provider> {
     this.secrets ??= this.deps.secrets.load();
     this.secrets.catch(() => (this.secrets = undefined));
     const { config } = this.deps;
     const provider = createRealmProvider({
       tenant, issuer: config.auth.oidc.issuerTemplate.replace('{tenant}', tenant), clientId: config.auth.oidc.clientId, clientSecret: config.auth.oidc.clientSecret,
-      redirectUris: redirectUrisFor(config, tenant), audience: config.auth.oidc.audience, accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
+      redirectUris, audience: config.auth.oidc.audience, accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
       secrets: await this.secrets, redis: this.deps.redis, storePrefix: this.deps.keys.idpStore(tenant), tenantDb: this.deps.tenantDb(tenant),
     });
     // X-Forwarded-* reaching the provider were rewritten from Express's TRUST_PROXY view (idp.role.ts).

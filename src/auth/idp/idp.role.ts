@@ -21,6 +21,7 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
   }
   const realms = new IdpRealms({
     config: infra.config, redis: infra.redis, keys: infra.keys, secrets: services.auth.idpSecrets, tenantDb: (t) => infra.mongo.tenantDb(t),
+    redirectUris: (t) => services.webApp.registeredRedirectUris(t),
     onGrantRevoked: async (tenant, subject, sid) => {
       const user = await new CredentialRepository(infra.mongo.tenantDb(tenant)).findBySubject(subject);
       if (user) await services.auth.sessions.endRealmSession(tenant, user._id.toString(), sid, 'realm_grant_revoked');

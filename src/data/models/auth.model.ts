@@ -38,8 +38,10 @@ export const LoginCodeSchema = new Schema(
   {
     code: { type: String, required: true, unique: true },
     pollSecretHash: { type: String, required: true },
-    status: { type: String, enum: ['pending', 'approved', 'redeemed'], default: 'pending', required: true },
+    status: { type: String, enum: ['pending', 'approved', 'redeemed', 'refused'], default: 'pending', required: true },
     deviceName: String,
+    /** Where the device asked from, shown to the user asked to approve. */
+    requestedFrom: { ip: String, userAgent: String },
     approvedBy: { type: Schema.Types.ObjectId },
     /** The approving session and what it held: the redeemed session is derived from it. */
     approvedSessionId: String,
@@ -47,6 +49,7 @@ export const LoginCodeSchema = new Schema(
     expiresAt: { type: Date, required: true },
     extendedCount: { type: Number, default: 0 },
     redeemedAt: Date,
+    refusedAt: Date,
   },
   { timestamps: true },
 );

@@ -45,6 +45,8 @@ export const SettingsSchema = new Schema(
     },
     meetings: { ringTimeoutSeconds: { type: Number, default: 45 }, heartbeatSeconds: { type: Number, default: 15 } },
     cors: { allowedOrigins: { type: [String], default: [] } },
+    /** The tenant's own web app serving the sign-in callback and the QR approval page (decision 330); unset = the deployment's. */
+    webApp: { signInRedirectUri: String, loginApproveUrl: String },
     /** What a patient sees of the directory: their care team (default) or every user of the tenant (decision 230). */
     directory: { patientScope: { type: String, enum: ['careTeam', 'tenant'], default: 'careTeam' } },
   },

@@ -4,8 +4,9 @@ import { claimedUpdate } from './transition-claim.js';
 export interface LoginCodeRecord {
   code: string;
   pollSecretHash: string;
-  status: 'pending' | 'approved' | 'redeemed';
+  status: 'pending' | 'approved' | 'redeemed' | 'refused';
   deviceName?: string | null;
+  requestedFrom?: { ip?: string | null; userAgent?: string | null } | null;
   approvedBy?: unknown;
   approvedSessionId?: string | null;
   /** Absent on codes approved by older code: such a code is not redeemed (its scope is unknown). */
@@ -13,6 +14,8 @@ export interface LoginCodeRecord {
   expiresAt: Date;
   extendedCount: number;
   redeemedAt?: Date | null;
+  refusedAt?: Date | null;
+  createdAt?: Date;
 }
 
 /**
@@ -22,7 +25,7 @@ export interface LoginCodeRecord {
 export class LoginCodeRepository {
   constructor(private readonly db: TenantDb) {}
 
-  async create(c: { code: string; pollSecretHash: string; deviceName?: string; expiresAt: Date }): Promise<void> {
+  async create(c: { code: string; pollSecretHash: string; deviceName?: string; requestedFrom?: { ip?: string; userAgent?: string }; expiresAt: Date }): Promise<void> {
     await this.db.models.LoginCode.create({ ...c, status: 'pending', extendedCount: 0 });
   }
 
@@ -35,11 +38,19 @@ export class LoginCodeRepository {
     return this.db.models.LoginCode.findOne({ code }).lean<LoginCodeRecord>().exec();
   }
 
-  /** Pending -> approved, for one caller only (through a claim on FerretDB, transition-claim.ts). */
+  /**
+   * Pending -> approved, for one caller only (through a claim on FerretDB, transition-claim.ts). Approval
+   * and refusal share the claim key, so a code is never both approved and refused.
+   */
   approve(code: string, by: { userId: string; sessionId?: string; permissions: string[] }, now: Date): Promise<LoginCodeRecord | null> {
-    return claimedUpdate<LoginCodeRecord>(this.db, this.db.models.LoginCode, `${code}:approve`, { code, status: 'pending', expiresAt: { $gt: now } }, {
+    return claimedUpdate<LoginCodeRecord>(this.db, this.db.models.LoginCode, `${code}:decide`, { code, status: 'pending', expiresAt: { $gt: now } }, {
       $set: { status: 'approved', approvedBy: by.userId, approvedSessionId: by.sessionId, approvedPermissions: by.permissions },
     });
+  }
+
+  /** Pending -> refused by a signed-in user: final, the device's poll then answers `login_code_refused`. */
+  refuse(code: string, now: Date): Promise<LoginCodeRecord | null> {
+    return claimedUpdate<LoginCodeRecord>(this.db, this.db.models.LoginCode, `${code}:decide`, { code, status: 'pending', expiresAt: { $gt: now } }, { $set: { status: 'refused', refusedAt: now } });
   }
 
   /** Approved -> redeemed: single use even under concurrent polls (through a claim on FerretDB). */

@@ -134,6 +134,11 @@ declare const ERROR_CODES: {
 		readonly status: 409;
 		readonly title: "Login code not approved yet";
 	};
+	readonly login_code_refused: {
+		readonly status: 403;
+		readonly title: "Login code refused";
+		readonly retry: "never";
+	};
 	readonly conflict: {
 		readonly status: 409;
 		readonly title: "Conflict";

@@ -164,6 +164,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/loginCode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which device asks to sign in with a QR login code, and the code's state (for the approval page)
+         * @description Requires: `authenticated` (docs/permissions.md). the approval page reads which device asks (the code alone, as shown by the QR image).
+         */
+        get: operations["account.loginCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/offlineLogin": {
         parameters: {
             query?: never;
@@ -262,6 +282,26 @@ export interface paths {
          * @description Requires: `public` (docs/permissions.md). proved by the refresh token.
          */
         post: operations["account.refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/refuseLoginCode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a QR login code (the app polling it then gets login_code_refused)
+         * @description Requires: `authenticated` (docs/permissions.md). a signed-in web user refuses a QR login code; the polling device gets login_code_refused.
+         */
+        post: operations["account.refuseLoginCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1160,7 +1200,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "service_unavailable" | "timeout" | "internal";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "service_unavailable" | "timeout" | "internal";
             correlationId?: string;
             detail: string;
             errors?: {
@@ -1439,7 +1479,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `wrong_tenant`. */
+            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `login_code_refused`, `wrong_tenant`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1447,7 +1487,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "forbidden" | "wrong_tenant";
+                        code?: "forbidden" | "login_code_refused" | "wrong_tenant";
                     };
                 };
             };
@@ -1814,6 +1854,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `login_code_refused`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "login_code_refused";
+                    };
+                };
+            };
             /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
             404: {
                 headers: {
@@ -2145,6 +2197,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `login_code_refused`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "login_code_refused";
+                    };
+                };
+            };
             /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
             404: {
                 headers: {
@@ -2218,6 +2282,118 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "account_locked";
+                    };
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    "account.loginCode": {
+        parameters: {
+            query: {
+                code: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        deviceName?: string;
+                        /** @description ISO 8601 date-time */
+                        expiresAt: string;
+                        /** @description ISO 8601 date-time */
+                        requestedAt?: string;
+                        /** @description client address and User-Agent of the device that asked for the code */
+                        requestedFrom: {
+                            ip?: string;
+                            userAgent?: string;
+                        };
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "redeemed" | "refused" | "expired";
+                    };
+                };
+            };
+            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
+                    };
+                };
+            };
+            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `wrong_tenant`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "wrong_tenant";
+                    };
+                };
+            };
+            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "login_code_not_found" | "route_not_found" | "tenant_not_found";
                     };
                 };
             };
@@ -2755,6 +2931,161 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "route_not_found" | "tenant_not_found";
+                    };
+                };
+            };
+            /** @description Body or file too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    "account.refuseLoginCode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        deviceName?: string;
+                        /** @constant */
+                        status: "refused";
+                    };
+                };
+            };
+            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "bad_request" | "malformed_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
+                    };
+                };
+            };
+            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `login_code_refused`, `wrong_tenant`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "login_code_refused" | "wrong_tenant";
+                    };
+                };
+            };
+            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "login_code_not_found" | "route_not_found" | "tenant_not_found";
+                    };
+                };
+            };
+            /** @description Conflict with the current state. Codes: `invalid_state`, `login_code_used`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_state" | "login_code_used";
+                    };
+                };
+            };
+            /** @description Gone. Codes: `login_code_expired`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "login_code_expired";
                     };
                 };
             };

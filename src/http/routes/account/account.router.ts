@@ -20,7 +20,7 @@ const signInRoutes = [
     operationId: 'account.login', method: 'post', path: '/login', body: S.LoginRequest, response: S.LoginResponse,
     rateLimit: (infra) => [signInPerIp(infra), signInPerAccount(infra)],
     summary: 'Sign in: authorization code + PKCE, an approved QR login code, or a device PIN (LoginRequest -> LoginResponse)',
-    errors: ['invalid_credentials', 'login_code_not_found', 'login_code_expired', 'login_code_used', 'login_code_pending', 'invalid_state', 'account_locked', 'service_unavailable'],
+    errors: ['invalid_credentials', 'login_code_not_found', 'login_code_expired', 'login_code_used', 'login_code_pending', 'login_code_refused', 'invalid_state', 'account_locked', 'service_unavailable'],
     example: { request: { method: 'pin', username: 'pat', pin: '482913' } },
     handle: (s, { req, body }) => s.auth.signIn.login(req.tenant!.name, body, ctx(req)),
   }),
@@ -29,13 +29,16 @@ const signInRoutes = [
     rateLimit: perIpOnly,
     summary: 'Generate a QR login code (GenerateQRCodeCommand); the app shows it and polls login with the poll secret',
     errors: ['service_unavailable'],
-    handle: (s, { req, query }) => s.auth.loginCodes.create(req.tenant!.name, query, `${req.protocol}://${req.get('host')}`, { ip: req.ip }),
+    handle: async (s, { req, query }) => {
+      const { loginApproveUrl } = await s.webApp.pages(req.tenant!.name, `${req.protocol}://${req.get('host')}`);
+      return s.auth.loginCodes.create(req.tenant!.name, query, loginApproveUrl, ctx(req));
+    },
   }),
   op({
     operationId: 'account.extendLoginCode', method: 'post', path: '/extendLoginCode', body: S.ExtendLoginCodeCommand, response: S.ExtendedLoginCode,
     rateLimit: perIpOnly,
     summary: 'Extend the validity of a pending login code (proved by its poll secret)',
-    errors: ['login_code_not_found', 'login_code_expired', 'login_code_used', 'invalid_state'],
+    errors: ['login_code_not_found', 'login_code_expired', 'login_code_used', 'login_code_refused', 'invalid_state'],
     handle: (s, { req, body }) => s.auth.loginCodes.extend(req.tenant!.name, body),
   }),
   op({
@@ -74,8 +77,20 @@ const principalRoutes = [
   op({
     operationId: 'account.approveLoginCode', method: 'post', path: '/approveLoginCode', body: S.ApproveLoginCodeCommand, response: S.ApprovedLoginCode,
     summary: 'Approve a QR login code for oneself (the app polling it is then signed in as the caller)',
-    errors: ['forbidden', 'login_code_not_found', 'login_code_expired', 'login_code_used', 'invalid_state'],
+    errors: ['forbidden', 'login_code_not_found', 'login_code_expired', 'login_code_used', 'login_code_refused', 'invalid_state'],
     handle: (s, { p, body }) => s.auth.loginCodes.approve(p, body.code),
+  }),
+  op({
+    operationId: 'account.refuseLoginCode', method: 'post', path: '/refuseLoginCode', body: S.RefuseLoginCodeCommand, response: S.RefusedLoginCode,
+    summary: 'Refuse a QR login code (the app polling it then gets login_code_refused)',
+    errors: ['login_code_not_found', 'login_code_expired', 'login_code_used', 'login_code_refused', 'invalid_state'],
+    handle: (s, { p, body }) => s.auth.loginCodes.refuse(p, body.code),
+  }),
+  op({
+    operationId: 'account.loginCode', method: 'get', path: '/loginCode', query: S.LoginCodeQuery, response: S.LoginCodeInfo,
+    summary: 'Which device asks to sign in with a QR login code, and the code\'s state (for the approval page)',
+    errors: ['login_code_not_found'],
+    handle: (s, { p, query }) => s.auth.loginCodes.info(p, query.code),
   }),
   op({
     operationId: 'account.logout', method: 'post', path: '/:userId/logout', params: S.LogoutParams, response: S.LogoutResult,

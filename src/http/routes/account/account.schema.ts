@@ -22,6 +22,8 @@ export type LoginRequest = z.infer<typeof LoginRequest>;
 export const GenerateQRCodeCommand = z.object({ deviceName: z.string().trim().max(100).optional() });
 export const ExtendLoginCodeCommand = z.object({ code, pollSecret: secret });
 export const ApproveLoginCodeCommand = z.object({ code });
+export const RefuseLoginCodeCommand = z.object({ code });
+export const LoginCodeQuery = z.object({ code });
 export const LogoutParams = z.object({ userId: objectId });
 /** ResetPinCommand: own PIN (`newPin`), or another user's (`userId`, optional `newPin`; absent clears it). */
 export const ResetPinCommand = z.object({ userId: objectId.optional(), newPin: z.string().min(1).max(64).optional() });
@@ -66,6 +68,16 @@ export const GeneratedLoginCode = z.object({
 });
 export const ExtendedLoginCode = z.object({ code: z.string(), expiresAt: IsoDateTime });
 export const ApprovedLoginCode = z.object({ code: z.string(), status: z.literal('approved'), deviceName: z.string().optional() });
+export const RefusedLoginCode = z.object({ code: z.string(), status: z.literal('refused'), deviceName: z.string().optional() });
+/** What the approval page shows before the user decides (never the poll secret). */
+export const LoginCodeInfo = z.object({
+  code: z.string(),
+  status: z.enum(['pending', 'approved', 'redeemed', 'refused', 'expired']),
+  deviceName: z.string().optional(),
+  requestedFrom: z.object({ ip: z.string().optional(), userAgent: z.string().optional() }).describe('client address and User-Agent of the device that asked for the code'),
+  requestedAt: IsoDateTime.optional(),
+  expiresAt: IsoDateTime,
+});
 export const LogoutResult = z.object({ revokedSessions: z.number().int() });
 export const PinResult = z.object({ userId: z.string(), hasPin: z.boolean() });
 export const IssuedOfflineToken = z.object({ id: z.string(), token: z.string(), purpose: z.string(), permissions: z.array(z.string()), expiresAt: IsoDateTime });
