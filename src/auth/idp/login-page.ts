@@ -6,7 +6,8 @@ export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESC[c]!);
 export function loginPage(p: { action: string; tenant: string; error?: string; username?: string }): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in - ${esc(p.tenant)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,"></head>
 <body><main><h1>Sign in to ${esc(p.tenant)}</h1>
 ${p.error ? `<p role="alert">${esc(p.error)}</p>` : ''}
 <form method="post" action="${esc(p.action)}">

@@ -11,6 +11,8 @@ const NOT_REST_OPERATIONS: Record<string, string> = {
   '/api/docs': 'the documentation itself (the OpenAPI document and its reference page)',
   '/graphql': 'the GraphQL endpoint, described by its SDL (docs/api/schema.graphql)',
   '/realms': "the embedded identity provider (OpenID Connect's own protocol; development and tests)",
+  '/auth/callback': 'an HTML page for browsers (the realm redirect URI, decision 330), not an API operation',
+  '/login/approve': 'an HTML page for browsers (the QR approval page, decision 330), not an API operation',
 };
 
 const declared = () => new Set(ALL_GROUPS.flatMap((g) => g.routes.map((r) => `${r.method} ${g.base}${r.path}`)));
