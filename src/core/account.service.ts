@@ -10,6 +10,7 @@ import type { SessionService } from './session.service.js';
 import type { AuditService } from './audit.service.js';
 import type { PinService } from './pin.service.js';
 import type { Revocations } from '../auth/revocations.js';
+import type { WebAppPages } from './web-app-urls.js';
 import type { SessionRecord } from '../data/repositories/session.repository.js';
 
 export interface Me {
@@ -25,7 +26,8 @@ export interface Me {
 export interface OrgInfo {
   tenant: string;
   displayName: string;
-  realm: { issuer: string; clientId: string; audience: string; scopes: string[] };
+  /** `redirectUri`: where the realm sends the browser back, the tenant's web app or the service's page (decision 330). */
+  realm: { issuer: string; clientId: string; audience: string; scopes: string[]; redirectUri: string };
 }
 
 export interface AccountServiceDeps {
@@ -66,10 +68,13 @@ export class AccountService {
     return this.deps.rules.get(tenant);
   }
 
-  /** POST /api/account/org: what a client needs to start sign-in on this tenant. */
-  org(tenant: { name: string; displayName: string }): OrgInfo {
+  /** POST /api/account/org: what a client needs to start sign-in on this tenant (`pages`: src/core/web-app-urls.ts). */
+  org(tenant: { name: string; displayName: string }, pages: Pick<WebAppPages, 'signInRedirectUri'>): OrgInfo {
     const r = this.deps.realms;
-    return { tenant: tenant.name, displayName: tenant.displayName, realm: { issuer: r.issuerFor(tenant.name), clientId: r.clientId, audience: r.audience, scopes: ['openid', 'profile', 'email', 'api'] } };
+    return {
+      tenant: tenant.name, displayName: tenant.displayName,
+      realm: { issuer: r.issuerFor(tenant.name), clientId: r.clientId, audience: r.audience, scopes: ['openid', 'profile', 'email', 'api'], redirectUri: pages.signInRedirectUri },
+    };
   }
 
   /**

@@ -89,6 +89,7 @@ describe('offline tokens and impersonation', () => {
     const org = await node.http.post('/api/account/org', { tenant: 'acme' });
     expect(org.status).toBe(200);
     expect(org.body.realm.issuer).toBe(node.services.auth.realms.issuerFor('acme'));
+    expect(org.body.realm.redirectUri).toMatch(/^http:\/\/acme\.localhost:\d+\/auth\/callback$/);
     const ada = await tokenFor(node, 'acme', 'ada');
     const assigned = await node.http.post('/api/account/assignRole', { tenant: 'acme', token: ada, body: { userId: aliceId, role: 'support' } });
     expect(assigned.status).toBe(200);

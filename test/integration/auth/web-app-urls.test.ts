@@ -49,6 +49,8 @@ describe('web app URLs per deployment and tenant; QR code read and refusal', () 
   it('a tenant setting overrides the deployment setting', async () => {
     const c = await qr('globex');
     expect(c.approveUrl).toBe(`https://clinic.globex.example/approve?code=${c.code}`);
+    expect((await node.http.post('/api/account/org', { tenant: 'globex' })).body.realm.redirectUri).toBe('https://clinic.globex.example/cb');
+    expect((await node.http.post('/api/account/org', { tenant: 'acme' })).body.realm.redirectUri).toBe('https://acme.app.example/signed-in');
   });
 
   it('the realm registers the redirect URI in effect beside the service\'s own callback, and nothing else', async () => {

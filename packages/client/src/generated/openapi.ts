@@ -236,7 +236,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Org details of the tenant: display name and the realm's issuer, client id, audience and scopes
+         * Org details of the tenant: display name and the realm's issuer, client id, audience, scopes and the redirect URI to use
          * @description Requires: `public` (docs/permissions.md).
          */
         post: operations["account.org"];
@@ -2695,6 +2695,8 @@ export interface operations {
                             audience: string;
                             clientId: string;
                             issuer: string;
+                            /** @description the redirect URI to send to the realm: the tenant's web app (TenantConfig webApp, WEB_SIGNIN_REDIRECT_URI) or the service's own /auth/callback */
+                            redirectUri: string;
                             scopes: string[];
                         };
                         tenant: string;

@@ -67,8 +67,8 @@ const signInRoutes = [
   }),
   op({
     operationId: 'account.org', method: 'post', path: '/org', body: S.OrgRequest, response: S.OrgInfo,
-    summary: "Org details of the tenant: display name and the realm's issuer, client id, audience and scopes",
-    handle: (s, { req }) => s.auth.account.org(req.tenant!),
+    summary: "Org details of the tenant: display name and the realm's issuer, client id, audience, scopes and the redirect URI to use",
+    handle: async (s, { req }) => s.auth.account.org(req.tenant!, await s.webApp.pages(req.tenant!.name, `${req.protocol}://${req.get('host')}`)),
   }),
 ];
 

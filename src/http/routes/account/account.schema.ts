@@ -85,7 +85,10 @@ export const RevokedOfflineToken = z.object({ id: z.string(), revoked: z.literal
 export const OrgInfo = z.object({
   tenant: z.string(),
   displayName: z.string(),
-  realm: z.object({ issuer: z.string(), clientId: z.string(), audience: z.string(), scopes: z.array(z.string()) }),
+  realm: z.object({
+    issuer: z.string(), clientId: z.string(), audience: z.string(), scopes: z.array(z.string()),
+    redirectUri: z.string().describe("the redirect URI to send to the realm: the tenant's web app (TenantConfig webApp, WEB_SIGNIN_REDIRECT_URI) or the service's own /auth/callback"),
+  }),
 });
 export const RoleAssigned = z.object({ userId: z.string(), role: z.string() });
 export const Jwks = z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string().optional() }).loose()) });
