@@ -33,7 +33,9 @@ describe('read paths tolerate seeded and older documents', () => {
   const readRoutes = () =>
     API_GROUPS.flatMap((g) => g.routes.map((r) => ({ base: g.base, spec: r as RouteSpec })))
       .filter(({ spec }) => spec.method === 'get' && spec.response && !spec.binary && (spec.status ?? 200) === 200 && spec.operationId !== 'tenant.startRecording')
-      .filter(({ spec }) => [...spec.path.matchAll(/:(\w+)/g)].every((m) => BINDABLE.has(m[1]!)));
+      .filter(({ spec }) => [...spec.path.matchAll(/:(\w+)/g)].every((m) => BINDABLE.has(m[1]!)))
+      // Reads that need a query parameter no stored document gives (a login code's `code`) have their own tests.
+      .filter(({ spec }) => !spec.query || (spec.query as z.ZodType).safeParse({}).success);
 
   /** Every binding of a route's path parameters to the tenant's stored documents. */
   async function bindings(path: string): Promise<Record<string, string>[]> {
