@@ -64,6 +64,13 @@ export const MIGRATIONS: readonly Migration[] = [
       if (await backfillNameTokens(db)) await db.usersChanged('all');
     },
   },
+  {
+    version: 7,
+    name: 'contact-sort-titles',
+    async up(db) {
+      if (await resortTitledNames(db)) await db.usersChanged('all');
+    },
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -99,6 +106,28 @@ async function backfillConferenceBindings(db: TenantDb): Promise<void> {
     if (batch.length >= 500) await flush();
   }
   await flush();
+}
+
+/**
+ * Sort key and alphabet bucket again for users whose display name starts with a title (decision 215):
+ * written before titles were skipped, "Dr Alice" sorted and was filed under D. Reads the users in `_id`
+ * order, NAME_TOKEN_BATCH at a time, and rewrites those whose stored key differs; idempotent.
+ */
+export async function resortTitledNames(db: TenantDb): Promise<number> {
+  const users = db.models.User.collection;
+  let after: unknown = null;
+  let written = 0;
+  for (;;) {
+    const batch = await users.find((after === null ? {} : { _id: { $gt: after } }) as never, { projection: { _id: 1, displayName: 1, username: 1, sortName: 1, initial: 1 } }).sort({ _id: 1 }).limit(NAME_TOKEN_BATCH).toArray();
+    if (!batch.length) return written;
+    after = batch[batch.length - 1]!._id;
+    const changes = batch.flatMap((u) => {
+      const keys = sortKeys(String(u.displayName ?? ''), String(u.username ?? ''));
+      return keys.sortName === u.sortName && keys.initial === u.initial ? [] : [{ updateOne: { filter: { _id: u._id }, update: { $set: { sortName: keys.sortName, initial: keys.initial } } } }];
+    });
+    if (changes.length) await bulkUpdate(db.server, users, changes);
+    written += changes.length;
+  }
 }
 
 /** Users read and rewritten per round of the name-token backfill. */

@@ -43,12 +43,26 @@ export type UserDoc = InferSchemaType<typeof UserSchema>;
 export type User = HydratedDocument<UserDoc>;
 
 /**
+ * Courtesy and academic titles a display name may start with ("Dr Alice Moreau", "Prof. Dr. Lee"):
+ * the directory sorts and files the name by what follows them (Alice under A), as a printed staff list
+ * does; the title stays in the display name and in the search tokens (decision 215).
+ */
+const LEADING_TITLE = /^(?:dr|prof|mr|mrs|ms|mx|miss|sir|dame|rev)\.?\s+/u;
+
+/** The folded name without its leading titles; a name that is only a title keeps it. */
+export function withoutTitles(folded: string): string {
+  let rest = folded;
+  for (let m = LEADING_TITLE.exec(rest); m && rest.length > m[0].length; m = LEADING_TITLE.exec(rest)) rest = rest.slice(m[0].length).trimStart();
+  return rest;
+}
+
+/**
  * Normalises a name into what the directory stores beside it: the sort key, the alphabet bucket of
  * `contactAlphabets` and the search tokens (of the username too when given). Every write of a name
  * sets all three from here.
  */
 export function sortKeys(displayName: string, username?: string): { sortName: string; initial: string; nameTokens: string[] } {
-  const sortName = foldName(displayName).trim();
+  const sortName = withoutTitles(foldName(displayName).trim());
   const first = sortName.charAt(0).toUpperCase();
   return { sortName, initial: /[A-Z]/.test(first) ? first : '#', nameTokens: nameTokens(displayName, username) };
 }

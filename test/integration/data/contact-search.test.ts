@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Types } from 'mongoose';
 import { Mongo, type TenantDb } from '../../../src/data/mongo.js';
 import { migrateTenant } from '../../../src/data/migrations/migrator.js';
-import { backfillNameTokens, NAME_TOKEN_BATCH } from '../../../src/data/migrations/migrations.js';
+import { backfillNameTokens, NAME_TOKEN_BATCH, resortTitledNames } from '../../../src/data/migrations/migrations.js';
 import { nameTokens, searchWords, tokensMatch } from '../../../src/data/models/name-tokens.js';
 import { sortKeys } from '../../../src/data/models/user.model.js';
 import { UserRepository, matchesSearch, searchFilter, type UserRecord } from '../../../src/data/repositories/user.repository.js';
@@ -19,6 +19,16 @@ describe('contact name tokens (decision 211)', () => {
     expect(nameTokens('Ward 3 headset', 'headset-1')).toEqual(['1', '3', 'headset', 'headset1', 'ward']);
     expect(searchWords("  O'Neil  zo ZOË ")).toEqual(['oneil', 'zoe']);
     expect(searchWords("'-")).toEqual([]);
+  });
+
+  it('sorts and files a name by what follows its leading titles; the title stays searchable (decision 215)', () => {
+    expect(sortKeys('Dr Alice Moreau', 'alice')).toMatchObject({ sortName: 'alice moreau', initial: 'A', nameTokens: ['alice', 'dr', 'moreau'] });
+    expect(sortKeys('Prof. Dr. Ümit Lee')).toMatchObject({ sortName: 'umit lee', initial: 'U' });
+    expect(sortKeys('MRS  Zoë Hart')).toMatchObject({ sortName: 'zoe hart', initial: 'Z' });
+    // Not titles: a name that begins with the same letters, a title alone, a title after the name.
+    expect(sortKeys('Drew Barry')).toMatchObject({ sortName: 'drew barry', initial: 'D' });
+    expect(sortKeys('Dr')).toMatchObject({ sortName: 'dr', initial: 'D' });
+    expect(sortKeys('Ward 3 Dr Office')).toMatchObject({ sortName: 'ward 3 dr office', initial: 'W' });
   });
 
   it('matches a contact when every search word prefixes one of its tokens', () => {
@@ -100,6 +110,23 @@ describe.each(servers)('contact search on %s', (name, uri) => {
     const alice = await new UserRepository(seeded).findByUsername('alice');
     expect(alice?.nameTokens).toEqual(['alice', 'dr', 'moreau']);
     await seeded.conn.dropDatabase();
+  });
+
+  it('re-sorts users stored with their title as sort key (migration 7), in batches, idempotently', async () => {
+    const bare = mongo.tenantDb(`rs${uniqueId().slice(-4)}`);
+    await migrateTenant(bare, { displayName: 'Resort' });
+    const n = NAME_TOKEN_BATCH + 3;
+    // As written before titles were skipped: "Dr ..." sorted as "dr ..." and filed under D.
+    const docs = Array.from({ length: n }, (_, i) => ({ username: `d${i}`, idpSubject: `d${i}`, displayName: i % 2 ? `Dr Zed ${i}` : `Drew ${i}`, sortName: i % 2 ? `dr zed ${i}` : `drew ${i}`, initial: 'D', nameTokens: ['x'], status: 'active', role: 'patient', kind: 'person' }));
+    await bare.models.User.collection.insertMany(docs);
+    const titled = docs.filter((_, i) => i % 2).length;
+    expect(await resortTitledNames(bare)).toBe(titled);
+    expect(await resortTitledNames(bare)).toBe(0);
+    const repo = new UserRepository(bare);
+    expect(await repo.count({ initial: 'Z' })).toBe(titled);
+    expect(await repo.count({ initial: 'D' })).toBe(n - titled);
+    expect(await bare.models.User.collection.findOne({ username: 'd1' })).toMatchObject({ sortName: 'zed 1', initial: 'Z', displayName: 'Dr Zed 1', nameTokens: ['x'] });
+    await bare.conn.dropDatabase();
   });
 
   it('backfills the tokens of users stored without them, in batches, idempotently and resumably', async () => {
