@@ -3,7 +3,7 @@ import { OPERATIONS, permissionFor, type Requirement } from '../../auth/permissi
 import { ERROR_CODES } from '../../core/errors.js';
 import { ALL_GROUPS } from '../routes/groups.js';
 import { isProbe, type RouteGroup, type RouteSpec } from '../routes/route-spec.js';
-import { problemCodes, problemExamples, problemResponses } from './responses.js';
+import { problemCodes, problemExamples, ProblemResponses } from './responses.js';
 
 /** Every route group the OpenAPI document describes: the same declarations the routers are built from. */
 export const DOCUMENTED_GROUPS: readonly RouteGroup[] = ALL_GROUPS;
@@ -113,7 +113,7 @@ function successResponses(spec: RouteSpec): Record<string, Json> {
 
 const BEARER = [{ internalToken: [] }, { identityProviderToken: [] }];
 
-function operation(group: RouteGroup, spec: RouteSpec): Json {
+function operation(group: RouteGroup, spec: RouteSpec, problems: ProblemResponses): Json {
   const requires = requirementOf(spec);
   const body = requestBody(spec);
   const note = isProbe(spec.operationId) ? 'Probe: any host, no token, not rate limited.' : `Requires: \`${requires}\` (docs/permissions.md).${'note' in OPERATIONS[spec.operationId] ? ` ${(OPERATIONS[spec.operationId] as { note: string }).note}.` : ''}`;
@@ -125,7 +125,7 @@ function operation(group: RouteGroup, spec: RouteSpec): Json {
     security: requires === 'public' ? [] : BEARER,
     parameters: parameters(spec),
     ...(body ? { requestBody: body } : {}),
-    responses: { ...successResponses(spec), ...problemResponses(problemCodes(spec, requires)) },
+    responses: { ...successResponses(spec), ...problems.forCodes(problemCodes(spec, requires)) },
   };
 }
 
@@ -147,10 +147,11 @@ Sign in with POST /api/account/login (or the identity provider's authorization c
 /** The OpenAPI 3.1 document of every REST operation (built from the same declarations as the routers). */
 export function openApiDocument(groups: readonly RouteGroup[] = DOCUMENTED_GROUPS): Json {
   const paths: Record<string, Json> = {};
+  const problems = new ProblemResponses();
   for (const g of groups) {
     for (const r of g.routes) {
       const p = openApiPath(g.base, r.path);
-      paths[p] = { ...(paths[p] ?? {}), [r.method]: operation(g, r) };
+      paths[p] = { ...(paths[p] ?? {}), [r.method]: operation(g, r, problems) };
     }
   }
   return {
@@ -169,6 +170,7 @@ export function openApiDocument(groups: readonly RouteGroup[] = DOCUMENTED_GROUP
         identityProviderToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "Access token issued by the tenant's realm of the identity provider (authorization code flow with PKCE); permissions come from the user's role." },
       },
       schemas: { Problem: schema(Problem, 'output') },
+      responses: problems.components(),
       examples: problemExamples(),
     },
   };

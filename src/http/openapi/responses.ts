@@ -51,26 +51,46 @@ const STATUS_TEXT: Record<number, string> = {
 
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } };
 
-/** Problem responses by status: the Problem schema with `code` narrowed to the codes of that status. */
-export function problemResponses(codes: ErrorCode[]): Record<string, Json> {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const c of codes) byStatus.set(ERROR_CODES[c].status, [...(byStatus.get(ERROR_CODES[c].status) ?? []), c]);
-  const out: Record<string, Json> = {};
-  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const sorted = [...list].sort();
-    const examples = Object.fromEntries(sorted.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
-    out[String(status)] = {
-      description: `${STATUS_TEXT[status] ?? ERROR_CODES[sorted[0]!].title}. Codes: ${sorted.map((c) => `\`${c}\``).join(', ')}.`,
-      ...(status === 429 || status === 503 || sorted.includes('login_code_pending') || sorted.includes('account_locked') ? { headers: retryAfter } : {}),
-      content: {
-        'application/problem+json': {
-          schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: sorted } } }] },
-          examples,
-        },
-      },
-    };
+/**
+ * Problem responses by status: the Problem schema with `code` narrowed to the codes of that status. Many
+ * operations answer the same codes under a status, so each distinct (status, codes) response is written
+ * once under `components.responses` (named after its status and codes) and operations refer to it.
+ */
+export class ProblemResponses {
+  private readonly shared = new Map<string, Json>();
+
+  /** The operation's problem responses: a `$ref` per status to the shared response of its codes. */
+  forCodes(codes: ErrorCode[]): Record<string, Json> {
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const c of codes) byStatus.set(ERROR_CODES[c].status, [...(byStatus.get(ERROR_CODES[c].status) ?? []), c]);
+    const out: Record<string, Json> = {};
+    for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+      const sorted = [...new Set(list)].sort();
+      const name = `Problem${status}.${sorted.join('.')}`;
+      if (!this.shared.has(name)) this.shared.set(name, problemResponse(status, sorted));
+      out[String(status)] = { $ref: `#/components/responses/${name}` };
+    }
+    return out;
   }
-  return out;
+
+  /** Every shared response referred to so far (components.responses), in name order. */
+  components(): Record<string, Json> {
+    return Object.fromEntries([...this.shared].sort(([a], [b]) => a.localeCompare(b)));
+  }
+}
+
+function problemResponse(status: number, sorted: ErrorCode[]): Json {
+  const examples = Object.fromEntries(sorted.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
+  return {
+    description: `${STATUS_TEXT[status] ?? ERROR_CODES[sorted[0]!].title}. Codes: ${sorted.map((c) => `\`${c}\``).join(', ')}.`,
+    ...(status === 429 || status === 503 || sorted.includes('login_code_pending') || sorted.includes('account_locked') ? { headers: retryAfter } : {}),
+    content: {
+      'application/problem+json': {
+        schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: sorted } } }] },
+        examples,
+      },
+    },
+  };
 }
 
 /** One example problem document per code of the catalogue (components.examples). */

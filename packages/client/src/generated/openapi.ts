@@ -1213,7 +1213,582 @@ export interface components {
             type: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`. */
+        "Problem400.bad_request": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "bad_request";
+                };
+            };
+        };
+        /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `logout_token_invalid`, `validation_failed`. */
+        "Problem400.bad_request.logout_token_invalid.validation_failed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "bad_request" | "logout_token_invalid" | "validation_failed";
+                };
+            };
+        };
+        /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
+        "Problem400.bad_request.malformed_json.validation_failed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "bad_request" | "malformed_json" | "validation_failed";
+                };
+            };
+        };
+        /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
+        "Problem400.bad_request.validation_failed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "bad_request" | "validation_failed";
+                };
+            };
+        };
+        /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `invalid_credentials`. */
+        "Problem401.invalid_credentials": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_credentials";
+                };
+            };
+        };
+        /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `invalid_credentials`, `session_revoked`. */
+        "Problem401.invalid_credentials.session_revoked": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_credentials" | "session_revoked";
+                };
+            };
+        };
+        /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
+        "Problem401.session_revoked.token_expired.token_invalid.unauthenticated": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
+                };
+            };
+        };
+        /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `login_code_refused`, `wrong_tenant`. */
+        "Problem403.forbidden.login_code_refused.wrong_tenant": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "forbidden" | "login_code_refused" | "wrong_tenant";
+                };
+            };
+        };
+        /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `permission_denied`, `wrong_tenant`. */
+        "Problem403.forbidden.permission_denied.wrong_tenant": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "forbidden" | "permission_denied" | "wrong_tenant";
+                };
+            };
+        };
+        /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `wrong_tenant`. */
+        "Problem403.forbidden.wrong_tenant": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "forbidden" | "wrong_tenant";
+                };
+            };
+        };
+        /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `login_code_refused`. */
+        "Problem403.login_code_refused": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "login_code_refused";
+                };
+            };
+        };
+        /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `login_code_refused`, `wrong_tenant`. */
+        "Problem403.login_code_refused.wrong_tenant": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "login_code_refused" | "wrong_tenant";
+                };
+            };
+        };
+        /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
+        "Problem403.permission_denied.wrong_tenant": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "permission_denied" | "wrong_tenant";
+                };
+            };
+        };
+        /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `wrong_tenant`. */
+        "Problem403.wrong_tenant": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "wrong_tenant";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `contact_not_found`, `device_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.contact_not_found.device_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "contact_not_found" | "device_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `contact_not_found`, `group_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.contact_not_found.group_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "contact_not_found" | "group_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `contact_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.contact_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "contact_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `device_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.device_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "device_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `meeting_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "event_not_found" | "meeting_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.event_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "event_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `file_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.file_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "file_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `group_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.group_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "group_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `import_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.import_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "import_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.login_code_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "login_code_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `notice_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.notice_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "notice_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `peripheral_type_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.peripheral_type_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "peripheral_type_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
+        "Problem404.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
+        "Problem404.route_not_found.tenant_not_found.user_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "route_not_found" | "tenant_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description Conflict with the current state. Codes: `conflict`. */
+        "Problem409.conflict": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "conflict";
+                };
+            };
+        };
+        /** @description Conflict with the current state. Codes: `invalid_state`. */
+        "Problem409.invalid_state": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_state";
+                };
+            };
+        };
+        /** @description Conflict with the current state. Codes: `invalid_state`, `login_code_pending`, `login_code_used`. */
+        "Problem409.invalid_state.login_code_pending.login_code_used": {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_state" | "login_code_pending" | "login_code_used";
+                };
+            };
+        };
+        /** @description Conflict with the current state. Codes: `invalid_state`, `login_code_used`. */
+        "Problem409.invalid_state.login_code_used": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_state" | "login_code_used";
+                };
+            };
+        };
+        /** @description Conflict with the current state. Codes: `thumbnail_not_ready`. */
+        "Problem409.thumbnail_not_ready": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "thumbnail_not_ready";
+                };
+            };
+        };
+        /** @description Gone. Codes: `login_code_expired`. */
+        "Problem410.login_code_expired": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "login_code_expired";
+                };
+            };
+        };
+        /** @description Body or file too large. Codes: `payload_too_large`. */
+        "Problem413.payload_too_large": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "payload_too_large";
+                };
+            };
+        };
+        /** @description Unsupported body or file type. Codes: `file_content_mismatch`, `file_type_not_allowed`, `unsupported_media_type`. */
+        "Problem415.file_content_mismatch.file_type_not_allowed.unsupported_media_type": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "file_content_mismatch" | "file_type_not_allowed" | "unsupported_media_type";
+                };
+            };
+        };
+        /** @description Unsupported body or file type. Codes: `file_content_mismatch`, `unsupported_media_type`. */
+        "Problem415.file_content_mismatch.unsupported_media_type": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "file_content_mismatch" | "unsupported_media_type";
+                };
+            };
+        };
+        /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
+        "Problem415.unsupported_media_type": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "unsupported_media_type";
+                };
+            };
+        };
+        /** @description Range not satisfiable (Content-Range names the size). Codes: `range_not_satisfiable`. */
+        "Problem416.range_not_satisfiable": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "range_not_satisfiable";
+                };
+            };
+        };
+        /** @description Well-formed but refused by a policy. Codes: `pin_policy_violation`. */
+        "Problem422.pin_policy_violation": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "pin_policy_violation";
+                };
+            };
+        };
+        /** @description Well-formed but refused by a policy. Codes: `spreadsheet_rejected`. */
+        "Problem422.spreadsheet_rejected": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "spreadsheet_rejected";
+                };
+            };
+        };
+        /** @description Locked. Codes: `account_locked`. */
+        "Problem423.account_locked": {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "account_locked";
+                };
+            };
+        };
+        /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
+        "Problem429.rate_limited": {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "rate_limited";
+                };
+            };
+        };
+        /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `not_owner`, `service_unavailable`. */
+        "Problem503.not_owner.service_unavailable": {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "not_owner" | "service_unavailable";
+                };
+            };
+        };
+        /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
+        "Problem503.service_unavailable": {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "service_unavailable";
+                };
+            };
+        };
+        /** @description Timed out. Codes: `timeout`. */
+        "Problem504.timeout": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "timeout";
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -1248,82 +1823,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.logout": {
@@ -1348,82 +1853,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.approveLoginCode": {
@@ -1455,130 +1890,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `login_code_refused`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "login_code_refused" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`, `login_code_used`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state" | "login_code_used";
-                    };
-                };
-            };
-            /** @description Gone. Codes: `login_code_expired`. */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_expired";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.login_code_refused.wrong_tenant"];
+            404: components["responses"]["Problem404.login_code_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state.login_code_used"];
+            410: components["responses"]["Problem410.login_code_expired"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.assignRole": {
@@ -1609,106 +1930,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.backchannelLogout": {
@@ -1735,82 +1964,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `logout_token_invalid`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "logout_token_invalid" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.logout_token_invalid.validation_failed"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.extendLoginCode": {
@@ -1842,118 +2001,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `login_code_refused`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_refused";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`, `login_code_used`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state" | "login_code_used";
-                    };
-                };
-            };
-            /** @description Gone. Codes: `login_code_expired`. */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_expired";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            403: components["responses"]["Problem403.login_code_refused"];
+            404: components["responses"]["Problem404.login_code_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state.login_code_used"];
+            410: components["responses"]["Problem410.login_code_expired"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.impersonate": {
@@ -2003,106 +2059,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.login": {
@@ -2173,146 +2137,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `invalid_credentials`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_credentials";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `login_code_refused`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_refused";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`, `login_code_pending`, `login_code_used`. */
-            409: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state" | "login_code_pending" | "login_code_used";
-                    };
-                };
-            };
-            /** @description Gone. Codes: `login_code_expired`. */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_expired";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Locked. Codes: `account_locked`. */
-            423: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "account_locked";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.invalid_credentials"];
+            403: components["responses"]["Problem403.login_code_refused"];
+            404: components["responses"]["Problem404.login_code_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state.login_code_pending.login_code_used"];
+            410: components["responses"]["Problem410.login_code_expired"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            423: components["responses"]["Problem423.account_locked"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.loginCode": {
@@ -2349,82 +2184,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.wrong_tenant"];
+            404: components["responses"]["Problem404.login_code_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.offlineLogin": {
@@ -2473,94 +2238,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `invalid_credentials`, `session_revoked`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_credentials" | "session_revoked";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.invalid_credentials.session_revoked"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.offlineToken": {
@@ -2590,82 +2274,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.org": {
@@ -2703,82 +2317,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.qrCode": {
@@ -2810,58 +2354,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.refresh": {
@@ -2900,94 +2396,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `invalid_credentials`, `session_revoked`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_credentials" | "session_revoked";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.invalid_credentials.session_revoked"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.refuseLoginCode": {
@@ -3019,130 +2434,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `login_code_refused`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_refused" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `login_code_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`, `login_code_used`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state" | "login_code_used";
-                    };
-                };
-            };
-            /** @description Gone. Codes: `login_code_expired`. */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "login_code_expired";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.login_code_refused.wrong_tenant"];
+            404: components["responses"]["Problem404.login_code_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state.login_code_used"];
+            410: components["responses"]["Problem410.login_code_expired"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.resetPin": {
@@ -3173,118 +2474,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Well-formed but refused by a policy. Codes: `pin_policy_violation`. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "pin_policy_violation";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            422: components["responses"]["Problem422.pin_policy_violation"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "account.revokeOfflineToken": {
@@ -3316,106 +2514,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "admin.isOnline": {
@@ -3443,82 +2549,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "admin.lastSeenContact": {
@@ -3546,82 +2582,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `contact_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "contact_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.contact_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "admin.lastSeenUser": {
@@ -3650,82 +2616,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "admin.migrate": {
@@ -3785,118 +2681,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `conflict`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "conflict";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.conflict"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "admin.user": {
@@ -3933,82 +2726,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.get": {
@@ -4052,82 +2775,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.groupAdd": {
@@ -4162,106 +2815,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `contact_not_found`, `group_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "contact_not_found" | "group_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.contact_not_found.group_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.groupCreate": {
@@ -4297,106 +2858,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `contact_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "contact_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.contact_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.groupRemove": {
@@ -4431,106 +2900,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `group_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "group_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.group_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.groupRename": {
@@ -4565,106 +2942,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `group_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "group_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.group_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.groupUsers": {
@@ -4699,82 +2984,12 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `group_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "group_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.group_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.me": {
@@ -4813,82 +3028,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.notificationSeen": {
@@ -4915,82 +3060,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `notice_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "notice_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.notice_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.setFavourite": {
@@ -5022,106 +3097,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `contact_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "contact_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.contact_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "contacts.update": {
@@ -5174,106 +3157,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `user_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found" | "user_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `file_content_mismatch`, `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "file_content_mismatch" | "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.file_content_mismatch.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "events.cancel": {
@@ -5308,118 +3199,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "event_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "events.create": {
@@ -5497,106 +3285,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `contact_not_found`, `device_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "contact_not_found" | "device_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.contact_not_found.device_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "events.list": {
@@ -5640,82 +3336,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "events.get": {
@@ -5775,82 +3401,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "event_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "events.getParticipants": {
@@ -5886,82 +3442,12 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "event_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "events.update": {
@@ -6038,118 +3524,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "event_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "files.shared": {
@@ -6213,94 +3596,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `file_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "file_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Range not satisfiable (Content-Range names the size). Codes: `range_not_satisfiable`. */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "range_not_satisfiable";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.file_not_found.route_not_found.tenant_not_found"];
+            416: components["responses"]["Problem416.range_not_satisfiable"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "media.download": {
@@ -6365,94 +3667,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `file_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "file_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Range not satisfiable (Content-Range names the size). Codes: `range_not_satisfiable`. */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "range_not_satisfiable";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.file_not_found.route_not_found.tenant_not_found"];
+            416: components["responses"]["Problem416.range_not_satisfiable"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "media.syncFiles": {
@@ -6544,106 +3765,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "event_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `file_content_mismatch`, `file_type_not_allowed`, `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "file_content_mismatch" | "file_type_not_allowed" | "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.file_content_mismatch.file_type_not_allowed.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "media.thumbnail": {
@@ -6706,106 +3835,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `file_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "file_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `thumbnail_not_ready`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "thumbnail_not_ready";
-                    };
-                };
-            };
-            /** @description Range not satisfiable (Content-Range names the size). Codes: `range_not_satisfiable`. */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "range_not_satisfiable";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.file_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.thumbnail_not_ready"];
+            416: components["responses"]["Problem416.range_not_satisfiable"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "media.upload": {
@@ -6897,106 +3934,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "event_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `file_content_mismatch`, `file_type_not_allowed`, `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "file_content_mismatch" | "file_type_not_allowed" | "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.file_content_mismatch.file_type_not_allowed.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "meetings.join": {
@@ -7041,106 +3986,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `meeting_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "event_not_found" | "meeting_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `not_owner`, `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "not_owner" | "service_unavailable";
-                    };
-                };
-            };
-            /** @description Timed out. Codes: `timeout`. */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "timeout";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
         };
     };
     "meetings.startRapidConnect": {
@@ -7194,106 +4047,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `forbidden`, `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "forbidden" | "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `device_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "device_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `not_owner`, `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "not_owner" | "service_unavailable";
-                    };
-                };
-            };
-            /** @description Timed out. Codes: `timeout`. */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "timeout";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.device_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
         };
     };
     "notification.clear": {
@@ -7316,82 +4077,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "notification.current": {
@@ -7423,82 +4114,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "notification.save": {
@@ -7540,106 +4161,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "peripheral.devices": {
@@ -7670,82 +4199,12 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "peripheral.getDevice": {
@@ -7790,118 +4249,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "malformed_json" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `peripheral_type_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "peripheral_type_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `conflict`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "conflict";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.peripheral_type_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.conflict"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "peripheral.types": {
@@ -7927,82 +4283,12 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "tenant.ping": {
@@ -8038,82 +4324,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "tenant.startRecording": {
@@ -8142,94 +4358,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "event_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Conflict with the current state. Codes: `invalid_state`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "invalid_state";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "uploads.pendingUsers": {
@@ -8281,118 +4416,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Body or file too large. Codes: `payload_too_large`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
-            /** @description Unsupported body or file type. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    };
-                };
-            };
-            /** @description Well-formed but refused by a policy. Codes: `spreadsheet_rejected`. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "spreadsheet_rejected";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            422: components["responses"]["Problem422.spreadsheet_rejected"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "uploads.pendingUsersStatus": {
@@ -8436,82 +4468,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `import_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "import_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.import_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "files.container": {
@@ -8578,94 +4540,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `file_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "file_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Range not satisfiable (Content-Range names the size). Codes: `range_not_satisfiable`. */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "range_not_satisfiable";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.file_not_found.route_not_found.tenant_not_found"];
+            416: components["responses"]["Problem416.range_not_satisfiable"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "health.live": {
@@ -8755,94 +4636,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `validation_failed`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "bad_request" | "validation_failed";
-                    };
-                };
-            };
-            /** @description Not signed in, token invalid or expired, or credentials refused. Codes: `session_revoked`, `token_expired`, `token_invalid`, `unauthenticated`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "session_revoked" | "token_expired" | "token_invalid" | "unauthenticated";
-                    };
-                };
-            };
-            /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "permission_denied" | "wrong_tenant";
-                    };
-                };
-            };
-            /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `file_not_found`, `route_not_found`, `tenant_not_found`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "file_not_found" | "route_not_found" | "tenant_not_found";
-                    };
-                };
-            };
-            /** @description Range not satisfiable (Content-Range names the size). Codes: `range_not_satisfiable`. */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "range_not_satisfiable";
-                    };
-                };
-            };
-            /** @description Too many requests: retry after Retry-After seconds. Codes: `rate_limited`. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Temporarily unavailable: retry after Retry-After seconds. Codes: `service_unavailable`. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.file_not_found.route_not_found.tenant_not_found"];
+            416: components["responses"]["Problem416.range_not_satisfiable"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
         };
     };
     "health.ready": {
