@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { createRestClient, HubClient, type RestClient } from '../../packages/client/src/index.js';
+import { createRestClient, HubClient, type HubClientOptions, type RestClient } from '../../packages/client/src/index.js';
 
 /**
  * A fetch for the SDK that names the tenant by Host over loopback: Node's own fetch drops a Host
@@ -38,7 +38,7 @@ export function sdkRest(baseUrl: string, tenant: string, token?: () => string | 
 }
 
 /** The SDK's hub client for a tenant of a test node (websocket to 127.0.0.1 with the tenant's Host). */
-export function sdkHub(baseUrl: string, tenant: string, token: () => string, opts: { refreshEveryMs?: number } = {}): HubClient {
+export function sdkHub(baseUrl: string, tenant: string, token: () => string, opts: Pick<HubClientOptions, 'refreshEveryMs' | 'onTokenRefreshed' | 'onRefreshError'> = {}): HubClient {
   const port = new URL(baseUrl).port;
   return new HubClient({
     url: `http://127.0.0.1:${port}`,

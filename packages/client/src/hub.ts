@@ -18,6 +18,10 @@ export interface HubClientOptions {
   token: () => string | Promise<string>;
   /** How often a live connection is handed a fresh token (`refreshToken`); the web client's cadence is about 40 s. 0: never. */
   refreshEveryMs?: number;
+  /** Called after each periodic hand-over with what the server now holds (role, permissions, expiry). */
+  onTokenRefreshed?: (result: HubResult<'refreshToken'>) => void;
+  /** Called when a periodic hand-over is refused (a ConsultError, e.g. `token_expired`): the connection keeps its old token until it expires. */
+  onRefreshError?: (error: unknown) => void;
   /** How long a method waits for its acknowledgement. */
   ackTimeoutMs?: number;
   /** Passed to socket.io-client (transports, extraHeaders, reconnection settings, ...). */
@@ -126,7 +130,7 @@ export class HubClient {
     const every = this.opts.refreshEveryMs ?? 40_000;
     if (this.timer || every <= 0) return;
     this.timer = setInterval(() => {
-      if (this.socket.connected) this.refreshToken().catch(() => undefined);
+      if (this.socket.connected) this.refreshToken().then((r) => this.opts.onTokenRefreshed?.(r), (e: unknown) => this.opts.onRefreshError?.(e));
     }, every);
     (this.timer as { unref?: () => void }).unref?.();
   }

@@ -36,7 +36,7 @@ describe('client SDK journeys against the service', () => {
     for (const h of hubs) h.close();
     await node?.destroy();
   });
-  const hub = (token: () => string, opts?: { refreshEveryMs?: number }) => {
+  const hub = (token: () => string, opts?: Parameters<typeof sdkHub>[3]) => {
     const h = sdkHub(base, 'acme', token, opts);
     hubs.push(h);
     return h;
@@ -175,6 +175,57 @@ describe('client SDK journeys against the service', () => {
     const first = session.token();
     await session.refresh(api);
     expect(session.token()).not.toBe(first);
+    expect((await body(api.GET('/api/contacts/me'))).displayName).toBe('Dr Alice');
+  });
+
+  it('a live hub connection is handed the current token every refreshEveryMs, and a refused hand-over is reported', async () => {
+    let token = alice;
+    let asked = 0;
+    const refreshed: { role: string; expiresAt?: string }[] = [];
+    const errors: unknown[] = [];
+    let wake: () => void = () => undefined;
+    const h = await hub(() => (asked++, token), {
+      refreshEveryMs: 100,
+      onTokenRefreshed: (r) => (refreshed.push(r), wake()),
+      onRefreshError: (e) => (errors.push(e), wake()),
+    }).connect();
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise<void>((r) => (wake = r));
+    };
+    await until(() => refreshed.length >= 2);
+    expect(asked).toBeGreaterThanOrEqual(3);
+    expect(refreshed[0]).toMatchObject({ role: 'clinician', expiresAt: expect.any(String) });
+    token = 'not-a-token';
+    await until(() => errors.length >= 1);
+    expect(errors[0]).toBeInstanceOf(ConsultError);
+    expect((errors[0] as ConsultError).code).toBe('token_invalid');
+    // A refused hand-over leaves the connection signed in with the token it had.
+    expect((await h.call('sayHiToRoom', 'f'.repeat(24)).catch((e: ConsultError) => e.code))).toBe('forbidden');
+    h.close();
+  });
+
+  it('a started session refreshes itself every interval and reports each new pair of tokens', async () => {
+    const anon = sdkRest(base, 'acme');
+    const qr = await createQrLogin(anon);
+    const polled = pollQrLogin(anon, qr, { intervalMs: 50 });
+    await approveQrLogin(sdkRest(base, 'acme', () => alice), qr.code);
+    const seen: { accessToken: string; refreshToken?: string }[] = [];
+    let wake: () => void = () => undefined;
+    const errors: unknown[] = [];
+    const session = new Session(await polled, { onRefreshed: (t) => (seen.push(t), wake()), onError: (e) => (errors.push(e), wake()) });
+    const api = sdkRest(base, 'acme', session.token);
+    const first = { accessToken: session.token(), refreshToken: session.refreshToken };
+    session.start(api, 100);
+    while (seen.length < 2 && !errors.length) await new Promise<void>((r) => (wake = r));
+    session.stop();
+    expect(errors).toEqual([]);
+    expect(new Set([first.accessToken, ...seen.map((t) => t.accessToken)]).size).toBe(3);
+    expect(new Set([first.refreshToken, ...seen.map((t) => t.refreshToken)]).size).toBe(3);
+    expect(session.token()).toBe(seen[seen.length - 1]!.accessToken);
+    expect((await body(api.GET('/api/contacts/me'))).displayName).toBe('Dr Alice');
+    // Two refreshes asked at once are one: the same rotating token sent twice would end the session as reuse.
+    await Promise.all([session.refresh(api), session.refresh(api)]);
+    expect(seen).toHaveLength(3);
     expect((await body(api.GET('/api/contacts/me'))).displayName).toBe('Dr Alice');
   });
 });
