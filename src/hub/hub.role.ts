@@ -95,7 +95,9 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
 
 async function stopHub(io: HubRoleHandle['io'], presence: HubPresence, unsubs: (() => Promise<void>)[], clients: Redis[]): Promise<void> {
   presence.stop();
-  io.local.disconnectSockets(true);
+  // Closing the server drops every connection as a transport close, after which clients reconnect by
+  // themselves (to another node, or to this one's replacement). Disconnecting the sockets first would
+  // tell them `io server disconnect`, which socket.io clients take as final: they would stay offline.
   await new Promise<void>((resolve) => io.close(() => resolve()));
   await presence.drain();
   await Promise.allSettled(unsubs.map((u) => u()));

@@ -27,6 +27,8 @@ export interface ConnectOptions {
   viaQuery?: boolean;
   /** Host name to connect to instead of `{tenant}.localhost` (the port is the node's). */
   host?: string;
+  /** Reconnect as socket.io-client does by default (tests turn it off unless they test it). */
+  reconnect?: boolean;
 }
 
 /**
@@ -47,7 +49,7 @@ export function hubClient(url: string, tenant: string, opts: ConnectOptions = {}
   return io(`http://${opts.host ?? `${tenant}.localhost`}:${port}`, {
     path: HUB_PATH,
     ...(transports ? { transports } : {}),
-    reconnection: false,
+    reconnection: opts.reconnect ?? false,
     forceNew: true,
     agent: loopbackAgent as unknown as string,
     ...(opts.token && !opts.viaQuery ? { auth: { token: opts.token } } : {}),
