@@ -5,7 +5,8 @@ const preset = createDefaultEsmPreset({ tsconfig: 'tsconfig.json', diagnostics: 
 /** Jest runs TypeScript as ESM so ESM-only packages (openid-client, oidc-provider, jose) load unmocked. */
 export default {
   ...preset,
-  testEnvironment: 'node',
+  // jest's node environment, failing a file that leaves sockets, servers, timers or processes running.
+  testEnvironment: '<rootDir>/test/support/leak-check-environment.ts',
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],

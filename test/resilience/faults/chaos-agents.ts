@@ -10,6 +10,16 @@ export const TRANSIENT = new Set(['not_owner', 'timeout', 'service_unavailable',
 
 export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `work`, or nothing once `ms` have passed, whichever comes first; the timer goes when `work` ends first. */
+export async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Shared by the agents of one chaos run: where to connect, when to stop, what went wrong. */
 export class ChaosContext {
   stopped = false;

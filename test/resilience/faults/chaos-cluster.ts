@@ -7,7 +7,7 @@ import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv } from '../../support/env.js';
 import { request } from '../../support/http.js';
 import type { RecordLine } from '../../support/turn-recorder.js';
-import { pause } from './chaos-agents.js';
+import { pause, within } from './chaos-agents.js';
 import { readRecordFile, refusedWrites } from './chaos-records.js';
 import { trace } from './results.js';
 
@@ -77,7 +77,7 @@ export class ChaosCluster {
     this.slots[slot] = undefined;
     if (victim) {
       if (hard) await victim.kill();
-      else await Promise.race([victim.stop(), pause(20_000)]).then(() => victim.kill());
+      else await within(victim.stop(), 20_000).then(() => victim.kill());
       trace(`${hard ? 'SIGKILL' : 'SIGTERM'} ${this.ids[slot]}`);
       this.kills[hard ? 'sigkill' : 'sigterm']++;
     }
