@@ -36,6 +36,8 @@ function holdsProcess(t: Tracked): boolean {
   if (t.resource.hasRef && !t.resource.hasRef()) return false;
   const owner = Object.getOwnPropertySymbols(t.resource).find((s) => s.description === 'owner_symbol');
   const socket = owner ? (t.resource as Record<symbol, { destroyed?: boolean } | undefined>)[owner] : undefined;
+  // The worker's own standard streams, made on first use by whatever printed: the process's, not the file's.
+  if (socket && (socket === process.stdout || socket === process.stderr)) return false;
   return !socket?.destroyed;
 }
 

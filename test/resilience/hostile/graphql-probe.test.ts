@@ -73,16 +73,17 @@ describe('GraphQL: /healthz stays responsive while the worst accepted document r
   };
 
   const post = (query: string) => client(child.url).post('/graphql', { tenant, token, body: { query } });
-  /** A node's longest event-loop block since the previous call (test/support/loop-monitor.ts). */
-  const loopMaxMs = async (n: ChildNode) => {
+  /** A node's longest event-loop block since the previous call, wall clock and CPU-backed (test/support/loop-monitor.ts). */
+  const loopMax = async (n: ChildNode) => {
     const line = n.nextLog((r) => r.msg === 'event loop');
     n.proc.kill('SIGUSR2');
-    return Number((await line).maxMs);
+    const r = await line;
+    return { wall: Number(r.maxMs), cpu: Number(r.cpuMaxMs) };
   };
   /** One window closed on both nodes at once: the node's longest block, and the idle control's. */
   const window = async () => {
-    const [busy, idle] = await Promise.all([loopMaxMs(child), loopMaxMs(control)]);
-    return { busy, idle };
+    const [busy, idle] = await Promise.all([loopMax(child), loopMax(control)]);
+    return { busy: busy.cpu, wall: busy.wall, idle: idle.cpu, idleWall: idle.wall };
   };
 
   it('is the worst document the budget accepts, and the node never blocks its loop for 100 ms while it runs', async () => {
@@ -112,7 +113,7 @@ describe('GraphQL: /healthz stays responsive while the worst accepted document r
       }
     })();
     const answers: { status: number; errors: unknown; items: number[] }[] = [];
-    const blocked: { busy: number; idle: number }[] = [];
+    const blocked: { busy: number; wall: number; idle: number; idleWall: number }[] = [];
     try {
       for (let round = 0; round < 5; round++) {
         inFlight++;
@@ -134,10 +135,10 @@ describe('GraphQL: /healthz stays responsive while the worst accepted document r
     expect(during.length).toBeGreaterThanOrEqual(5);
     expect(probes.every((p) => p.status === 200)).toBe(true);
     // eslint-disable-next-line no-console
-    console.log(`graphql probe: document cost ${cost} (pages ${takes.join(', ')}), longest event-loop block per document ${blocked.map((b) => `${b.busy.toFixed(0)} (idle control ${b.idle.toFixed(0)})`).join(', ')} ms; /healthz during documents: ${during.length} probes, max ${Math.max(...during.map((p) => p.ms)).toFixed(1)} ms`);
+    console.log(`graphql probe: document cost ${cost} (pages ${takes.join(', ')}), longest event-loop block per document, CPU-backed ${blocked.map((b) => `${b.busy.toFixed(0)} (idle control ${b.idle.toFixed(0)})`).join(', ')} ms, wall clock ${blocked.map((b) => `${b.wall.toFixed(0)} (${b.idleWall.toFixed(0)})`).join(', ')} ms; /healthz during documents: ${during.length} probes, max ${Math.max(...during.map((p) => p.ms)).toFixed(1)} ms`);
     expect(blocked).toHaveLength(6);
-    // What the document did to the loop: the node's longest block less what the machine did to an idle
-    // loop in the same window (scheduling on a shared machine is not the document's doing).
-    expect(Math.max(...blocked.map((b) => b.busy - b.idle))).toBeLessThan(100);
+    // What the document did to the loop: the node's longest block of its own computing (waiting for a core
+    // on a shared machine is not the document's doing; the idle control shows what the machine adds).
+    expect(Math.max(...blocked.map((b) => b.busy))).toBeLessThan(100);
   }, 120_000);
 });
