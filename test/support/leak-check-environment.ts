@@ -1,50 +1,54 @@
 /**
- * Jest's node environment plus a check that a test file leaves nothing running behind it. While the
- * file runs, an async hook notes every socket, server, child process, timer and immediate it creates
- * and forgets those destroyed; after the file's teardown (and a short settle for closes already under
- * way) whatever of them is still alive AND would keep the process running (`hasRef()`) is a leak. The
- * file then fails as "failed outside its tests" (scripts/test.mjs counts those), naming what it left.
- * Such leaks are what made jest print "A worker process has failed to exit gracefully".
- * LEAK_CHECK=report prints instead of failing; LEAK_CHECK=off skips the check.
+ * Jest's node environment plus a check that a test file leaves nothing running behind it: after the
+ * file's teardown (and up to a settle time for closes under way), every timer, interval or immediate
+ * the file's code made (through the environment's own timer functions, which the file and the libraries
+ * it loads use) that is still pending and referenced, and any socket, server or child process beyond
+ * those the worker had before the file (`process.getActiveResourcesInfo()`), is a leak. The file then
+ * fails as "failed outside its tests" (scripts/test.mjs counts those), naming what it left. Such leaks
+ * are what made jest print "A worker process has failed to exit gracefully".
+ *
+ * LEAK_CHECK=report prints instead of failing; LEAK_CHECK=off skips the check. LEAK_CHECK_STACKS=1 also
+ * says where each leaked resource was made, through an async hook; that hook slows promise-heavy code
+ * about tenfold, so it is only for re-running a file that leaked.
  */
 import { createHook, type AsyncHook } from 'node:async_hooks';
 import { TestEnvironment as NodeEnvironment } from 'jest-environment-node';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 
-const WATCHED = new Set(['TCPWRAP', 'TCPSERVERWRAP', 'PIPEWRAP', 'PIPESERVERWRAP', 'PROCESSWRAP', 'TLSWRAP', 'UDPWRAP', 'Timeout', 'Immediate']);
 const SETTLE_MS = Number(process.env.LEAK_CHECK_SETTLE_MS ?? 5000);
 const STACKS = process.env.LEAK_CHECK_STACKS === '1';
+/** Async-hook types and the names getActiveResourcesInfo() reports for them. */
+const HOOK_TYPES: Record<string, string> = { TCPWRAP: 'TCPSocketWrap', TCPSERVERWRAP: 'TCPServerWrap', PIPEWRAP: 'PipeWrap', PIPESERVERWRAP: 'PipeServerWrap', PROCESSWRAP: 'ProcessWrap', TLSWRAP: 'TLSWrap', UDPWRAP: 'UDPWrap', Timeout: 'Timeout', Immediate: 'Immediate' };
+
+/** Timers are tracked one by one (a count would let a timer jest clears hide one the file left). */
+const TIMER_TYPES = new Set(['Timeout', 'Immediate']);
+
+function countByType(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const type of process.getActiveResourcesInfo()) if (!TIMER_TYPES.has(type)) counts.set(type, (counts.get(type) ?? 0) + 1);
+  return counts;
+}
+
+interface TimerLike {
+  hasRef(): boolean;
+  _destroyed?: boolean;
+}
 
 function projectFrames(stack: string): string {
   const frames = stack.split('\n').slice(1).map((l) => l.trim()).filter((l) => !l.includes('leak-check-environment') && !l.includes('node:internal') && !l.includes('(node:'));
   const own = frames.filter((l) => /\/(src|test|bench)\//.test(l) && !l.includes('/node_modules/'));
-  // A library's timer made from a callback has no project frame: its own frames say whose it is.
+  // A library's resource made from a callback has no project frame: its own frames say whose it is.
   return (own.length ? own : frames).slice(0, 3).join(' < ');
 }
 
-interface Tracked {
-  type: string;
-  resource: { hasRef?: () => boolean };
-  stack: string;
-}
-
-/**
- * Whether the resource would keep the process running: referenced, and for a socket handle, its socket
- * not yet destroyed (a TLS handle's destroy hook may come only with garbage collection).
- */
-function holdsProcess(t: Tracked): boolean {
-  if (t.resource.hasRef && !t.resource.hasRef()) return false;
-  const owner = Object.getOwnPropertySymbols(t.resource).find((s) => s.description === 'owner_symbol');
-  const socket = owner ? (t.resource as Record<symbol, { destroyed?: boolean } | undefined>)[owner] : undefined;
-  // The worker's own standard streams, made on first use by whatever printed: the process's, not the file's.
-  if (socket && (socket === process.stdout || socket === process.stderr)) return false;
-  return !socket?.destroyed;
-}
-
 export default class LeakCheckEnvironment extends NodeEnvironment {
-  private readonly alive = new Map<number, Tracked>();
-  private hook: AsyncHook | undefined;
   private readonly file: string;
+  private baseline: Map<string, number> | undefined;
+  private hook: AsyncHook | undefined;
+  /** With LEAK_CHECK_STACKS=1: where each resource still alive was made, by type. */
+  private readonly made = new Map<number, { type: string; stack: string }>();
+  /** Every timer and immediate the file made, with where (stacks only with LEAK_CHECK_STACKS=1). */
+  private readonly timers = new Map<TimerLike, { type: string; stack: string }>();
 
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context);
@@ -54,32 +58,55 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
   override async setup(): Promise<void> {
     await super.setup();
     if (process.env.LEAK_CHECK === 'off') return;
-    this.hook = createHook({
-      init: (id, type, _trigger, resource) => {
-        if (!WATCHED.has(type)) return;
-        // Where it was made, for the report: the first project frames. Timers are many, so their stacks are
-        // taken only with LEAK_CHECK_STACKS=1 (re-run the file that leaked with it to see where).
-        const timer = type === 'Timeout' || type === 'Immediate';
-        const stack = timer && !STACKS ? '' : projectFrames(new Error().stack ?? '');
-        this.alive.set(id, { type, resource: resource as Tracked['resource'], stack });
-      },
-      destroy: (id) => void this.alive.delete(id),
-    }).enable();
+    // The worker's standard streams are made on first use, by whatever prints first: the process's, not the file's.
+    void process.stdout;
+    void process.stderr;
+    this.baseline = countByType();
+    const g = this.global as unknown as Record<string, (...args: unknown[]) => TimerLike>;
+    for (const [fn, type] of [['setTimeout', 'Timeout'], ['setInterval', 'Timeout'], ['setImmediate', 'Immediate']] as const) {
+      const real = g[fn]!;
+      const timers = this.timers;
+      g[fn] = Object.assign(function (this: unknown, ...args: unknown[]) {
+        const t = real.apply(this, args);
+        timers.set(t, { type, stack: STACKS ? projectFrames(new Error().stack ?? '') : '' });
+        return t;
+      }, real);
+    }
+    if (STACKS) {
+      this.hook = createHook({
+        init: (id, type) => {
+          const name = HOOK_TYPES[type];
+          if (name && !TIMER_TYPES.has(name)) this.made.set(id, { type: name, stack: projectFrames(new Error().stack ?? '') });
+        },
+        destroy: (id) => void this.made.delete(id),
+      }).enable();
+    }
   }
 
   override async teardown(): Promise<void> {
     await super.teardown();
-    if (!this.hook) return;
-    const left = () => [...this.alive.values()].filter(holdsProcess);
+    const baseline = this.baseline;
+    if (!baseline) return;
+    const pendingTimers = () => [...this.timers].filter(([t]) => !t._destroyed && t.hasRef());
+    const extra = () => {
+      const out = [...countByType()].filter(([type, n]) => n > (baseline.get(type) ?? 0)).map(([type, n]) => [type, n - (baseline.get(type) ?? 0)] as const);
+      const timers = new Map<string, number>();
+      for (const [, m] of pendingTimers()) timers.set(m.type, (timers.get(m.type) ?? 0) + 1);
+      return [...out, ...timers];
+    };
     const until = Date.now() + SETTLE_MS;
-    while (left().length && Date.now() < until) await new Promise((r) => setTimeout(r, 50).unref());
-    this.hook.disable();
-    const leaks = left();
-    this.alive.clear();
-    if (!leaks.length) return;
-    const byType = new Map<string, Tracked[]>();
-    for (const t of leaks) byType.set(t.type, [...(byType.get(t.type) ?? []), t]);
-    const message = `${this.file} left running: ${[...byType].map(([type, ts]) => `${ts.length} ${type} (made at ${ts[0]!.stack || 'see LEAK_CHECK_STACKS=1'})`).join('; ')}. Close every server, socket, client, timer and child process a test starts.`;
+    while (extra().length && Date.now() < until) await new Promise((r) => setTimeout(r, 50).unref());
+    this.hook?.disable();
+    const leaks = extra();
+    if (!leaks.length) return this.timers.clear();
+    const where = (type: string) => {
+      if (!STACKS) return '';
+      const made = TIMER_TYPES.has(type) ? pendingTimers().map(([, m]) => m) : [...this.made.values()];
+      const stacks = made.filter((m) => m.type === type).map((m) => m.stack);
+      return ` (made at ${stacks[stacks.length - 1] || 'no frame'})`;
+    };
+    const message = `${this.file} left running: ${leaks.map(([type, n]) => `${n} ${type}${where(type)}`).join('; ')}${STACKS ? '' : ' (LEAK_CHECK_STACKS=1 says where they were made)'}. Close every server, socket, client, timer and child process a test starts.`;
+    this.timers.clear();
     if (process.env.LEAK_CHECK === 'report') process.stderr.write(`[leak-check] ${message}\n`);
     else throw new Error(message);
   }

@@ -61,6 +61,7 @@ describe('fencing a stalled owner', () => {
     expect(snap).toMatchObject({ epoch: newEpoch, state: { v: 'B', count: 1 } });
     const counted = await owner.system.metrics.fencedWrites.get();
     expect(counted.values.reduce((n, v) => n + v.value, 0)).toBe(1);
-    expect(owner.system.leases.get(shardOf(to, SHARDS))).toBeUndefined();
+    // The lease it held is gone (on a loaded machine the shard may since have come back to it with a new epoch).
+    expect(owner.system.leases.get(shardOf(to, SHARDS))?.epoch).not.toBe(before.epoch);
   });
 });
