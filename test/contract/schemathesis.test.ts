@@ -31,7 +31,8 @@ function schemathesis(node: TestNode, tenant: string, who: string, token: string
     '--config-file', path.join(here, 'schemathesis.toml'),
     'run', `${node.url}/api/docs/openapi.json`, '--url', node.url!,
     '-H', `Host: ${tenant}.localhost`, ...(token ? ['-H', `Authorization: Bearer ${token}`] : []),
-    '--checks', 'all', '--phases', 'examples,coverage,fuzzing,stateful',
+    // Signed out, nothing can be created for the stateful phase's links to carry: it runs signed in.
+    '--checks', 'all', '--phases', token ? 'examples,coverage,fuzzing,stateful' : 'examples,coverage,fuzzing',
     // One worker: hypothesis's lambda descriptions race in CPython 3.11's AST compiler across threads.
     '-n', MAX_EXAMPLES, '--seed', SEED, '--workers', '1', '--no-color', '--output-truncate', 'true',
     ...exclude.flatMap((id) => ['--exclude-operation-id', id]),

@@ -23,9 +23,26 @@ const HOOK_TYPES: Record<string, string> = { TCPWRAP: 'TCPSocketWrap', TCPSERVER
 /** Timers are tracked one by one (a count would let a timer jest clears hide one the file left). */
 const TIMER_TYPES = new Set(['Timeout', 'Immediate']);
 
+/**
+ * What the worker holds, by type, less its own standard streams: jest's ESM loader makes
+ * `process.stdin` whenever a file imports `node:process` (it reads every export of the core module),
+ * and that stream is the worker's, not something the file left open.
+ */
 function countByType(): Map<string, number> {
   const counts = new Map<string, number>();
   for (const type of process.getActiveResourcesInfo()) if (!TIMER_TYPES.has(type)) counts.set(type, (counts.get(type) ?? 0) + 1);
+  const handles = (process as unknown as { _getActiveHandles(): { _handle?: { fd?: number }; constructor?: { name?: string } }[] })._getActiveHandles();
+  for (const h of handles) {
+    const fd = h._handle?.fd;
+    if (fd === undefined || fd < 0 || fd > 2) continue;
+    for (const type of ['PipeWrap', 'TTYWrap']) {
+      const n = counts.get(type) ?? 0;
+      if (n > 0) {
+        counts.set(type, n - 1);
+        break;
+      }
+    }
+  }
   return counts;
 }
 
