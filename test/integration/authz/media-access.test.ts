@@ -34,7 +34,7 @@ describe('media access inside a tenant', () => {
       tokens[u] = await tokenFor(node, 'acme', u);
     }
     const consult = await createEvent('cara', { participants: [{ userId: ids.pat }] });
-    expect(consult.status).toBe(200);
+    expect(consult.status).toBe(201);
     consultId = consult.body.id;
     privateFile = await upload('pat');
     eventFile = await upload('pat', [{ name: 'eventId', value: consult.body.id }]);

@@ -25,7 +25,7 @@ describe('patient directory policy', () => {
       }
       // cara's consultation with pat; gus shares a group with pat; alice and pam are unrelated to pat.
       const ev = await node.http.post('/api/events/create', { tenant, token: tokens[tenant]!.cara, body: { name: 'Consult', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: ids[tenant]!.pat }] } });
-      expect(ev.status).toBe(200);
+      expect(ev.status).toBe(201);
       const { db } = await node.services.tenants.require(tenant);
       await db.models.Group.create({ ownerId: new Types.ObjectId(ids[tenant]!.gus), name: 'Rehab', participantIds: [new Types.ObjectId(ids[tenant]!.pat)] });
     }

@@ -44,7 +44,7 @@ describe('rapid connect: who may host and who may register a headset', () => {
   it('a patient holding a join code cannot register a hardware id (initRapidConnect); the real headset then can', async () => {
     const alice = await tokenFor(node, 'acme', 'alice');
     const event = await node.http.post('/api/events/create', { tenant: 'acme', token: alice, body: { name: 'Ward round', startAt: inHours(0), endAt: inHours(1) } });
-    expect(event.status).toBe(200);
+    expect(event.status).toBe(201);
     const pat = await hub('pat');
     const squat = await call(pat, 'initRapidConnect', 'HS-REAL-1', event.body.meetingCode);
     expect(squat).toMatchObject({ ok: false, error: { code: 'permission_denied' } });

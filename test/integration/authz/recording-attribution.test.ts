@@ -13,7 +13,7 @@ describe('recording: attribution and audit', () => {
     (await node.services.auth.audit.list('acme', { action })).map((a) => ({ actorId: String(a.actorId), subjectId: String(a.subjectId), outcome: a.outcome, details: a.details }));
   const newEvent = async () => {
     const r = await node.http.post('/api/events/create', { tenant: 'acme', token: await tokenFor(node, 'acme', 'alice'), body: { name: 'Consult', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: ids.bob }] } });
-    expect(r.status).toBe(200);
+    expect(r.status).toBe(201);
     return r.body.id as string;
   };
 

@@ -30,7 +30,7 @@ describe('sharing a private image grants the event it is shared to', () => {
     ids.other = await createUser(node, 'other', { username: 'olga', role: 'admin' });
     tokens.olga = await tokenFor(node, 'other', 'olga');
     const consult = await node.http.post('/api/events/create', { tenant: 'acme', token: tokens.cara, body: { name: 'Consult', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: ids.pat }] } });
-    expect(consult.status).toBe(200);
+    expect(consult.status).toBe(201);
     consultId = consult.body.id;
     // The headset is attached to the event (as addDeviceToEvent leaves it).
     const { db } = await node.services.tenants.require('acme');

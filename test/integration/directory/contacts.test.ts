@@ -66,7 +66,7 @@ describe('contacts REST', () => {
     const start = new Date(Date.now() + 3600_000).toISOString();
     const end = new Date(Date.now() + 7200_000).toISOString();
     const e = await as(w, w.a.alice).post('/api/events/create', { name: 'Review', startAt: start, endAt: end, participants: [{ userId: w.a.pat.id }] });
-    expect(e.status).toBe(200);
+    expect(e.status).toBe(201);
     const r = await as(w, w.a.alice).get('/api/contacts/get?frequent=true');
     expect(r.status).toBe(200);
     expect(r.body.items.map((c: { id: string }) => c.id)).toEqual([w.a.pat.id]);
@@ -104,7 +104,7 @@ describe('contacts REST', () => {
 
   it('manages groups and lists their contacts', async () => {
     const c = await as(w, w.a.alice).post('/api/contacts/group/create', { name: 'Ward 3', participantIds: [w.a.bob.id] });
-    expect(c.status).toBe(200);
+    expect(c.status).toBe(201);
     const groupId = c.body.id;
     const add = await as(w, w.a.alice).post('/api/contacts/group/add', { groupId, participantIds: [w.a.pat.id] });
     expect(add.body.participantIds.sort()).toEqual([w.a.bob.id, w.a.pat.id].sort());

@@ -14,13 +14,13 @@ describe('events REST', () => {
   async function cardiology(tag: string): Promise<{ id: string; name: string }> {
     const name = `Cardiology ${tag} ${Math.random().toString(36).slice(2, 8)}`;
     const r = await as(w, w.a.alice).post('/api/events/create', { name, description: 'Bring results', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: w.a.pat.id }, { userId: w.a.bob.id, role: 'host' }] });
-    expect(r.status).toBe(200);
+    expect(r.status).toBe(201);
     return { id: r.body.id, name };
   }
 
   it('creates an event with the organizer as host and validates dates and participants', async () => {
     const r = await as(w, w.a.alice).post('/api/events/create', { name: 'Cardiology follow-up', description: 'Bring results', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: w.a.pat.id }, { userId: w.a.bob.id, role: 'host' }] });
-    expect(r.status).toBe(200);
+    expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ name: 'Cardiology follow-up', status: 'scheduled', organizerId: w.a.alice.id, participantCount: 3, hasLedger: false, hasRecording: false, hasChat: false, room: null });
     expect(r.body.meetingCode).toMatch(/^[A-Z2-9]{10}$/);
     expect(r.body.participants).toEqual(expect.arrayContaining([{ userId: w.a.alice.id, role: 'host' }, { userId: w.a.pat.id, role: 'participant' }]));

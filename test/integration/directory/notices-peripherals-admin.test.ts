@@ -13,7 +13,7 @@ describe('notifications, peripherals and admin helpers', () => {
     it('saves, replaces, reads and clears the current notice', async () => {
       expect((await as(w, w.a.pat).get('/api/notification/current')).body).toEqual({ notice: null });
       const first = await as(w, w.a.admin).post('/api/notification/save', { title: 'One', body: 'first', severity: 'warning' });
-      expect(first.status).toBe(200);
+      expect(first.status).toBe(201);
       expect(first.body).toMatchObject({ title: 'One', severity: 'warning', current: true });
       const second = await as(w, w.a.admin).post('/api/notification/save', { title: 'Two', body: 'second' });
       const cur = await as(w, w.a.pat).get('/api/notification/current');

@@ -43,6 +43,13 @@ describe('one route style: every Express route is a declared, documented operati
     expect([...declared()].filter((d) => !servedSet.has(d))).toEqual([]);
   });
 
+  it('answers 201 from exactly the operations that create something the caller can address afterwards', () => {
+    // A new event, group, notice, offline token, login code or stored file; everything else answers 200 (or 202/204).
+    const CREATES = ['account.offlineToken', 'account.qrCode', 'contacts.groupCreate', 'events.create', 'media.syncFiles', 'media.upload', 'notification.save'];
+    const created = ALL_GROUPS.flatMap((g) => g.routes).filter((r) => r.status === 201).map((r) => r.operationId).sort();
+    expect(created).toEqual(CREATES);
+  });
+
   it('finds a hand-written route that has no declaration', () => {
     const app = express();
     const r = Router();

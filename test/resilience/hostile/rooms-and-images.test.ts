@@ -31,7 +31,7 @@ describe('hub rooms and shared images refuse outsiders and unsafe URLs', () => {
       tenant: 'rooms', token: tokens.alice,
       body: { name: 'Consult', startAt: start.toISOString(), endAt: new Date(start.getTime() + 1_800_000).toISOString(), participants: [{ userId: ids.pat }] },
     });
-    expect(created.status).toBe(200);
+    expect(created.status).toBe(201);
     eventId = created.body.data?.id ?? created.body.id;
   });
   afterAll(async () => {

@@ -51,7 +51,7 @@ export const contactRoutes: RouteGroup = {
       },
     }),
     op({
-      operationId: 'contacts.groupCreate', links: { users: { operationId: 'contacts.groupUsers', parameters: { groupId: '$response.body#/id' } }, rename: { operationId: 'contacts.groupRename', requestBody: { groupId: '$response.body#/id', name: 'Renamed group' } } }, errors: ['contact_not_found'], method: 'post', path: '/group/create', body: CreateGroupCommand, response: GroupInfo,
+      operationId: 'contacts.groupCreate', links: { users: { operationId: 'contacts.groupUsers', parameters: { groupId: '$response.body#/id' } }, rename: { operationId: 'contacts.groupRename', requestBody: { groupId: '$response.body#/id', name: 'Renamed group' } } }, errors: ['contact_not_found'], method: 'post', path: '/group/create', body: CreateGroupCommand, response: GroupInfo, status: 201,
       summary: 'Create a contact group owned by the caller',
       handle: async (s, { p, body }) => presentGroup(await s.groups.create(p, body)),
     }),

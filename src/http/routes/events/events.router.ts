@@ -25,7 +25,7 @@ export const eventRoutes: RouteGroup = {
       handle: async (s, { p, params }) => (await s.events.participants(p, params.eventId)).map((x) => presentEventParticipant(p.tenant, x)),
     }),
     op({
-      operationId: 'events.create', links: { get: { operationId: 'events.get', parameters: { eventId: '$response.body#/id' } }, participants: { operationId: 'events.getParticipants', parameters: { eventId: '$response.body#/id' } }, update: { operationId: 'events.update', requestBody: { eventId: '$response.body#/id', name: 'Moved consult' } }, cancel: { operationId: 'events.cancel', requestBody: { eventIds: ['$response.body#/id'] } }, join: { operationId: 'meetings.join', parameters: { meetingCode: '$response.body#/meetingCode' } } }, errors: ['contact_not_found', 'device_not_found'], method: 'post', path: '/create', body: CreateEventCommand, response: EventDetails,
+      operationId: 'events.create', links: { get: { operationId: 'events.get', parameters: { eventId: '$response.body#/id' } }, participants: { operationId: 'events.getParticipants', parameters: { eventId: '$response.body#/id' } }, update: { operationId: 'events.update', requestBody: { eventId: '$response.body#/id', name: 'Moved consult' } }, cancel: { operationId: 'events.cancel', requestBody: { eventIds: ['$response.body#/id'] } }, join: { operationId: 'meetings.join', parameters: { meetingCode: '$response.body#/meetingCode' } } }, errors: ['contact_not_found', 'device_not_found'], method: 'post', path: '/create', body: CreateEventCommand, response: EventDetails, status: 201,
       summary: 'Create an event (CreateEventCommand); the caller is its organizer and a host',
       handle: async (s, { p, body }) => presentEventDetails(await s.events.create(p, body)),
     }),

@@ -9,7 +9,7 @@ export const notificationRoutes: RouteGroup = {
   tag: 'Notifications',
   routes: [
     op({
-      operationId: 'notification.save', links: { seen: { operationId: 'contacts.notificationSeen', parameters: { noticeId: '$response.body#/id' } } }, method: 'post', path: '/save', body: SaveNoticeCommand, response: Notice,
+      operationId: 'notification.save', links: { seen: { operationId: 'contacts.notificationSeen', parameters: { noticeId: '$response.body#/id' } } }, method: 'post', path: '/save', body: SaveNoticeCommand, response: Notice, status: 201,
       summary: 'Save a new system notice; it replaces the current one',
       handle: async (s, { p, body }) => presentNotice(await s.notices.save(p, body)),
     }),
