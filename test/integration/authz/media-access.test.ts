@@ -69,7 +69,7 @@ describe('media access inside a tenant', () => {
     expect(stolen.status).toBe(400);
     expect(stolen.body.errors[0].field).toBe('attachments.0');
     const own = await createEvent('cara', { attachments: [eventFile.id], participants: [{ userId: ids.alice }] });
-    expect(own.status).toBe(200);
+    expect(own.status).toBe(201);
     expect((await get('alice', `/api/media/download/acme/${eventFile.hash}`)).status).toBe(200);
     expect((await get('alice', `/api/media/download/acme/${privateFile.hash}`)).status).toBe(404);
   });
