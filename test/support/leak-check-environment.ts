@@ -12,6 +12,7 @@
  * about tenfold, so it is only for re-running a file that leaked.
  */
 import { createHook, type AsyncHook } from 'node:async_hooks';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { TestEnvironment as NodeEnvironment } from 'jest-environment-node';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 
@@ -46,6 +47,9 @@ function countByType(): Map<string, number> {
   return counts;
 }
 
+/** The `timers` core module's own exports, which libraries call instead of the globals (engine.io does). */
+const timersModule = createRequire(`${process.cwd()}/`)('node:timers') as Record<string, (...args: unknown[]) => unknown>;
+
 interface TimerLike {
   hasRef(): boolean;
   _destroyed?: boolean;
@@ -66,6 +70,8 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
   private readonly made = new Map<number, { type: string; stack: string }>();
   /** Every timer and immediate the file made, with where (stacks only with LEAK_CHECK_STACKS=1). */
   private readonly timers = new Map<TimerLike, { type: string; stack: string }>();
+  /** The `timers` module's own functions, put back after the check. */
+  private readonly realTimers = new Map<string, (...args: unknown[]) => unknown>();
 
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context);
@@ -79,16 +85,21 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     void process.stdout;
     void process.stderr;
     this.baseline = countByType();
+    // Both the file's globals and the `timers` module note each timer they make.
     const g = this.global as unknown as Record<string, (...args: unknown[]) => TimerLike>;
-    for (const [fn, type] of [['setTimeout', 'Timeout'], ['setInterval', 'Timeout'], ['setImmediate', 'Immediate']] as const) {
-      const real = g[fn]!;
-      const timers = this.timers;
-      g[fn] = Object.assign(function (this: unknown, ...args: unknown[]) {
-        const t = real.apply(this, args);
+    const timers = this.timers;
+    const noting = (real: (...args: unknown[]) => unknown, type: string) =>
+      Object.assign(function (this: unknown, ...args: unknown[]) {
+        const t = real.apply(this, args) as TimerLike;
         timers.set(t, { type, stack: STACKS ? projectFrames(new Error().stack ?? '') : '' });
         return t;
       }, real);
+    for (const [fn, type] of [['setTimeout', 'Timeout'], ['setInterval', 'Timeout'], ['setImmediate', 'Immediate']] as const) {
+      g[fn] = noting(g[fn]!, type) as (...args: unknown[]) => TimerLike;
+      this.realTimers.set(fn, timersModule[fn]!);
+      timersModule[fn] = noting(timersModule[fn]!, type);
     }
+    syncBuiltinESMExports();
     if (STACKS) {
       this.hook = createHook({
         init: (id, type) => {
@@ -115,6 +126,8 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     while (extra().length && Date.now() < until) await new Promise((r) => setTimeout(r, 50).unref());
     this.hook?.disable();
     const leaks = extra();
+    for (const [fn, real] of this.realTimers) timersModule[fn] = real;
+    syncBuiltinESMExports();
     if (!leaks.length) return this.timers.clear();
     const where = (type: string) => {
       if (!STACKS) return '';
