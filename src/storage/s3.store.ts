@@ -57,6 +57,19 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** Creates the bucket when missing (embedded and test setups; production buckets are provisioned). */
+  /**
+   * One S3 request. A refusal of the service's own credentials (401/403) or a server that cannot be
+   * reached is the service's trouble, not the caller's: a coded `service_unavailable` (503, retry), never
+   * a raw SDK error that would surface as a 500. Not-found and range answers go to the caller as they are.
+   */
+  private async send<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      throw storageFailure(e) ?? e;
+    }
+  }
+
   async ensureBucket(): Promise<void> {
     const exists = await this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })).then(() => true, () => false);
     if (!exists) await this.s3.send(new CreateBucketCommand({ Bucket: this.bucket }));
@@ -70,7 +83,7 @@ export class S3ObjectStore implements ObjectStore {
       queueSize: 2,
       leavePartsOnError: false,
     });
-    await upload.done();
+    await this.send(() => upload.done());
   }
 
   async putContentAddressed(prefix: string, body: Readable, opts: { contentType?: string; maxBytes?: number } = {}): Promise<PutResult> {
@@ -85,13 +98,13 @@ export class S3ObjectStore implements ObjectStore {
       const key = `${prefix}/${sha256}`;
       assertSafeKey(key);
       if (await this.head(key)) return { key, size, sha256, created: false };
-      await this.s3.send(new CopyObjectCommand({
+      await this.send(() => this.s3.send(new CopyObjectCommand({
         Bucket: this.bucket,
         Key: key,
         CopySource: `${this.bucket}/${staging}`,
         ContentType: opts.contentType,
         MetadataDirective: 'REPLACE',
-      }));
+      })));
       return { key, size, sha256, created: true };
     } finally {
       await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: staging })).catch(() => undefined);
@@ -111,7 +124,7 @@ export class S3ObjectStore implements ObjectStore {
   async head(key: string): Promise<ObjectInfo | null> {
     assertSafeKey(key);
     try {
-      const r = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const r = await this.send(() => this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
       return { key, size: r.ContentLength ?? 0, etag: contentEtag(key) ?? stripQuotes(r.ETag), contentType: r.ContentType, lastModified: r.LastModified };
     } catch (e) {
       if (isNotFound(e)) return null;
@@ -125,7 +138,7 @@ export class S3ObjectStore implements ObjectStore {
     if (!info) throw new AppError('file_not_found');
     if (range && (range.start > range.end || range.end >= info.size)) throw new AppError('range_not_satisfiable');
     try {
-      const r = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      const r = await this.send(() => this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined })));
       return { info, body: r.Body as Readable };
     } catch (e) {
       if (isNotFound(e)) throw new AppError('file_not_found');
@@ -135,11 +148,11 @@ export class S3ObjectStore implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
-    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.send(() => this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
   }
 
   async ping(): Promise<void> {
-    await this.s3.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    await this.send(() => this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })));
   }
 
   /** Releases the client's sockets. */
@@ -150,6 +163,22 @@ export class S3ObjectStore implements ObjectStore {
 
 function stripQuotes(etag: string | undefined): string {
   return (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'TimeoutError']);
+
+/** The coded error for a refused credential or an unreachable server (see `send`), or undefined. */
+function storageFailure(e: unknown): AppError | undefined {
+  if (e instanceof AppError) return undefined;
+  const err = e as { name?: string; code?: string; cause?: { code?: string }; $metadata?: { httpStatusCode?: number } };
+  const status = err?.$metadata?.httpStatusCode;
+  const refused = status === 401 || status === 403 || ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied'].includes(err?.name ?? '');
+  // The SDK may re-wrap a socket error as a plain Error that keeps only its text ("connect ECONNREFUSED ...").
+  const words = String((e as Error)?.message ?? '').match(/\b[A-Z][A-Za-z_]+\b/g) ?? [];
+  const unreachable = status === undefined && [err?.code, err?.name, err?.cause?.code, ...words].some((c) => c !== undefined && UNREACHABLE.has(c));
+  if (refused) return new AppError('service_unavailable', 'The object store refused the service\'s credentials', { cause: e, retryAfter: 30 });
+  if (unreachable) return new AppError('service_unavailable', 'The object store cannot be reached', { cause: e, retryAfter: 5 });
+  return undefined;
 }
 
 function isNotFound(e: unknown): boolean {

@@ -4,6 +4,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { uniqueId } from '../../support/env.js';
 import { objectStoreContract, readAll } from './object-store.contract.js';
+import { S3ObjectStore } from '../../../src/storage/s3.store.js';
 
 /** Both drivers pass one contract: the fs driver of a node's default config, the S3 driver against s3rver. */
 describe('storage drivers', () => {
@@ -29,6 +30,21 @@ describe('storage drivers', () => {
     expect(s3Node.infra.store.driver).toBe('s3');
     const ready = await s3Node.http.get('/readyz');
     expect(ready.body.checks.objectStore.status).toBe('up');
+  });
+
+  // (A refused credential needs a server that checks signatures, which s3rver does not: decision 820.)
+  it('answers an unreachable server with a coded error, never a raw SDK error', async () => {
+    const gone = new S3ObjectStore({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', bucket: s3.bucket, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true });
+    try {
+      for (const store of [gone]) {
+        await expect(store.head(`${prefix}/anything`)).rejects.toMatchObject({ code: 'service_unavailable' });
+        await expect(store.get(`${prefix}/anything`)).rejects.toMatchObject({ code: 'service_unavailable' });
+        await expect(store.put(`${prefix}/x`, Buffer.from('x'))).rejects.toMatchObject({ code: 'service_unavailable' });
+        await expect(store.ping()).rejects.toMatchObject({ code: 'service_unavailable' });
+      }
+    } finally {
+      gone.close();
+    }
   });
 
   it('keeps the two drivers apart', async () => {
