@@ -58,7 +58,8 @@ const KEY_ROTATION_SECONDS = 24 * 60 * 60;
 export function createSigningKeys(config: Config, redis: Redis, keys: RedisKeys) {
   const vault = keyVaultFrom(config.auth.keyEncryption);
   const signingKeys = new SigningKeys({ redis, hashKey: keys.signingKeys, vault, rotationSeconds: KEY_ROTATION_SECONDS, retainSeconds: KEY_ROTATION_SECONDS });
-  return { vault, signingKeys };
+  const idpSecrets = new IdpSecretsStore(redis, keys.idpSecrets, vault);
+  return { vault, signingKeys, idpSecrets };
 }
 
 /**
@@ -68,11 +69,10 @@ export function createSigningKeys(config: Config, redis: Redis, keys: RedisKeys)
 export function createAuthServices(infra: AuthInfra) {
   const { config, redis, keys } = infra;
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
-  const { vault, signingKeys } = createSigningKeys(config, redis, keys);
-  const idpSecrets = new IdpSecretsStore(redis, keys.idpSecrets, vault);
+  const { vault, signingKeys, idpSecrets } = createSigningKeys(config, redis, keys);
   const tokens = new InternalTokens({ keys: signingKeys, issuer: config.auth.tokenIssuer, audience: config.auth.oidc.audience });
   const o = config.auth.oidc;
-  const realms = new OidcRealms({ issuerTemplate: o.issuerTemplate, clientId: o.clientId, clientSecret: o.clientSecret, audience: o.audience });
+  const realms = new OidcRealms({ issuerTemplate: o.issuerTemplate, clientId: o.clientId, clientSecret: o.clientSecret, audience: o.audience, jwksCooldownSeconds: o.jwksCooldownSeconds });
   const authorizer = new Authorizer({ tenantDb });
   const idpMaxSeconds = config.auth.idpTokenMaxLifetimeSeconds;
   const revocations = new Revocations({

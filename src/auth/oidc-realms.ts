@@ -20,6 +20,11 @@ export interface OidcRealmsDeps {
   clientId: string;
   clientSecret: string;
   audience: string;
+  /**
+   * A token naming a key the cached JWKS lacks makes the realm's JWKS be fetched again, at most once
+   * per this many seconds (a rotation at the IdP is seen at the first token it signs).
+   */
+  jwksCooldownSeconds?: number;
 }
 
 interface Realm {
@@ -119,7 +124,7 @@ export class OidcRealms {
       const config = await oidc.discovery(issuer, this.deps.clientId, { client_secret: this.deps.clientSecret }, oidc.ClientSecretBasic(this.deps.clientSecret), insecure ? { execute: [oidc.allowInsecureRequests] } : undefined);
       const jwksUri = config.serverMetadata().jwks_uri;
       if (!jwksUri) throw new Error('realm publishes no jwks_uri');
-      return { config, jwks: createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 }) };
+      return { config, jwks: createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: 10 * 60_000, cooldownDuration: (this.deps.jwksCooldownSeconds ?? 30) * 1000 }) };
     } catch (e) {
       throw new AppError('service_unavailable', `Identity provider realm '${tenant}' is unavailable`, { cause: e, retryAfter: 5 });
     }

@@ -5,16 +5,22 @@ import { createRedis } from '../data/redis.js';
 import { redisKeys } from '../data/redis-keys.js';
 import { createSigningKeys } from '../auth/auth-services.js';
 
-const USAGE = 'usage: npm run keys -- rotate | list';
+const USAGE = 'usage: npm run keys -- rotate | list | rotate-realm [--activate-in SECONDS] | list-realm';
+
+const COMMANDS = new Set(['rotate', 'list', 'rotate-realm', 'list-realm']);
 
 /**
- * Signing keys of internal tokens from the shell. `rotate` adds a key that signs from now on (every
+ * Signing keys from the shell. `rotate` adds an internal-token key that signs from now on (every
  * node within its 30 s key cache); tokens signed with the earlier keys stay valid until they expire,
  * and a replaced key is removed a day after its successor appeared. `list` shows the keys that verify.
+ * `rotate-realm` does the same for the embedded realms' keys (RS256 and ES256): the new keys are
+ * published at once and sign after `--activate-in` seconds (default 60, longer than any node's and
+ * relying party's JWKS refetch cool-down); `list-realm` shows them.
  */
 async function main(argv: string[]): Promise<number> {
-  const [cmd] = argv;
-  if (cmd !== 'rotate' && cmd !== 'list') {
+  const [cmd, ...rest] = argv;
+  const activateIn = rest[0] === '--activate-in' && /^\d+$/.test(rest[1] ?? '') ? Number(rest[1]) : undefined;
+  if (!cmd || !COMMANDS.has(cmd) || (rest.length > 0 && (cmd !== 'rotate-realm' || activateIn === undefined || rest.length !== 2))) {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
@@ -23,9 +29,14 @@ async function main(argv: string[]): Promise<number> {
   process.stderr.write(targetLine('keys', config));
   const redis = createRedis(config.redis.url, 'keys-cli', { maxRetriesPerRequest: 1 });
   try {
-    const { vault, signingKeys } = createSigningKeys(config, redis, redisKeys(config.redis.prefix));
+    const { vault, signingKeys, idpSecrets } = createSigningKeys(config, redis, redisKeys(config.redis.prefix));
     await signingKeys.check();
-    if (cmd === 'rotate') {
+    if (cmd === 'rotate-realm') {
+      const r = await idpSecrets.rotate(activateIn === undefined ? {} : { activateInSeconds: activateIn });
+      process.stdout.write(`${JSON.stringify({ added: r.added, dropped: r.dropped, keyEncryptionKey: vault.current.id })}\n`);
+    } else if (cmd === 'list-realm') {
+      for (const k of await idpSecrets.list()) process.stdout.write(`${k.kid}\t${k.alg}\t${new Date(k.activeFrom).toISOString()}\t${k.signing ? 'signing' : k.activeFrom > Date.now() ? 'published, signs later' : 'verifying only'}\n`);
+    } else if (cmd === 'rotate') {
       const r = await signingKeys.rotate();
       process.stdout.write(`${JSON.stringify({ signing: r.kid, stillVerifying: r.retained, keyEncryptionKey: vault.current.id })}\n`);
     } else {

@@ -88,6 +88,7 @@ export const EnvSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(60 * 60 * 12),
   IDP_TOKEN_MAX_LIFETIME_SECONDS: positiveInt.default(60 * 60 * 24),
   IDP_LOGOUT_TOKEN_MAX_AGE_SECONDS: positiveInt.default(300),
+  OIDC_JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   KEY_ENCRYPTION_KEY: kek.optional(),
   KEY_ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   KEY_ENCRYPTION_KEY_PREVIOUS: kek.optional(),
@@ -178,7 +179,7 @@ export interface Config {
     idpLogoutTokenMaxAgeSeconds: number;
     /** How long a set-password link or a first-sign-in binding stays open. */
     accountSetupLinkTtlSeconds: number;
-    oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean };
+    oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean; jwksCooldownSeconds: number };
     /** Key-encryption keys of the signing keys kept in Redis (docs/decisions/150). */
     keyEncryption: KeyEncryptionSettings;
   };
@@ -272,6 +273,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         clientSecret: e.OIDC_CLIENT_SECRET,
         audience: e.OIDC_AUDIENCE,
         allowEmbedded: e.ALLOW_EMBEDDED_IDP,
+        jwksCooldownSeconds: e.OIDC_JWKS_COOLDOWN_SECONDS,
       },
       keyEncryption: {
         key: e.KEY_ENCRYPTION_KEY, keyFile: e.KEY_ENCRYPTION_KEY_FILE, previous: e.KEY_ENCRYPTION_KEY_PREVIOUS, previousFile: e.KEY_ENCRYPTION_KEY_PREVIOUS_FILE,
