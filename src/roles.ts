@@ -28,7 +28,7 @@ export type RoleStarter = (ctx: RoleContext) => Promise<RoleHandle>;
  */
 export const ROLE_STARTERS: Partial<Record<Role, () => Promise<RoleStarter>>> = {
   idp: async () => (await import('./auth/idp/idp.role.js')).startIdp,
-  actors: async () => (await import('./actors/runtime/actors.role.js')).startActorsRole,
+  actors: async () => (await import('./actors/actors.role.js')).startActorsRole,
   workers: async () => (await import('./workers/workers.role.js')).startWorkersRole,
   telemetry: async () => (await import('./telemetry/telemetry.role.js')).startTelemetryRole,
   hub: async () => (await import('./hub/hub.role.js')).startHubRole,

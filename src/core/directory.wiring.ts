@@ -17,6 +17,7 @@ import { GroupService } from './group.service.js';
 import { NoticeService } from './notice.service.js';
 import { EventService } from './event.service.js';
 import { MeetingService } from './meeting.service.js';
+import { CallService } from './call.service.js';
 import { PeripheralService } from './peripheral.service.js';
 import { AdminService } from './admin.service.js';
 import { MediaAccess } from './media-access.js';
@@ -97,6 +98,7 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
     notices: new NoticeService(r),
     events: new EventService({ ...r, onlineMany, pageMaxTake, canReadMedia: (p, hash) => mediaAccess.canRead(p, hash) }),
     meetings: new MeetingService({ ...r, features: (t) => admin.features(t), vcs }),
+    calls: new CallService(r),
     peripherals: new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode }),
   };
 }

@@ -3,12 +3,9 @@ import type { Redis } from 'ioredis';
 import type { RoleContext, RoleHandle } from '../roles.js';
 import { createRedis } from '../data/redis.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
+import { startActorSystem } from '../actors/runtime/node-system.js';
 import { subscribePushes, type RelayedPush } from '../realtime/redis-publisher.js';
-import { callActor } from '../actors/call.actor.js';
-import { meetingActor } from '../actors/meeting.actor.js';
-import { deviceActor } from '../actors/device.actor.js';
 import { subscribeRevocations } from '../http/middleware/auth.js';
-import { callDeps, deviceDeps, meetingDeps, type ActorServices } from './actor-deps.js';
 import { createHubServer, onConnections } from './hub.server.js';
 import { SocketSessions } from './hub.session.js';
 import { sessionMethods } from './handlers/session.handlers.js';
@@ -30,18 +27,8 @@ export const HUB_METHODS = [...callMethods, ...meetingMethods, ...deviceMethods,
 
 export interface HubRoleHandle extends RoleHandle {
   io: ReturnType<typeof createHubServer>;
-}
-
-/** Registers the call, meeting and device behaviours on the node's actor system. */
-function registerActors(ctx: RoleContext): ReturnType<typeof actorSystemOf> {
-  const system = actorSystemOf(ctx.started);
-  const { infra, services } = ctx;
-  const s: ActorServices = { tenantDb: (t) => infra.mongo.tenantDb(t), meetings: services.meetings, recording: services.recording, audit: services.auth.audit };
-  const timings = infra.config.hub;
-  system.register(callActor(callDeps(s, timings)));
-  system.register(meetingActor(meetingDeps(s)));
-  system.register(deviceActor(deviceDeps(s, timings)));
-  return system;
+  /** The actor system the hub asks: the node's own, or the hub's client-only one. */
+  actors: ReturnType<typeof actorSystemOf>;
 }
 
 /** Hub handshakes share the HTTP per-IP budget (same bucket, same TRUST_PROXY reading of the address). */
@@ -53,13 +40,16 @@ function admitter({ infra }: RoleContext) {
 }
 
 /**
- * The `hub` role: Socket.IO at /hubs/mobile on the node's HTTP server, wired to the actor system.
+ * The `hub` role: Socket.IO at /hubs/mobile on the node's HTTP server, wired to the actor system: the
+ * node's own when it runs `actors` (hosting actors), otherwise a client-only system of the hub's that
+ * asks the actors hosted by other nodes (`ROLES=http,hub` beside `ROLES=actors` nodes).
  * Stops in order: stop accepting sockets, presence, subscriptions, then the adapter's Redis clients.
  */
 export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const { infra, services, server } = ctx;
   if (!server) throw new Error("the 'hub' role needs the node's HTTP server");
-  const system = registerActors(ctx);
+  const own = ctx.started.has('actors') ? undefined : await startActorSystem(ctx, []);
+  const system = own?.system ?? actorSystemOf(ctx.started);
   const pub = createRedis(infra.config.redis.url, 'hub-pub');
   const sub = createRedis(infra.config.redis.url, 'hub-sub');
   const pushSub = createRedis(infra.config.redis.url, 'hub-push-sub');
@@ -90,7 +80,14 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     await subscribePushes(pushSub, infra.keys.hubPush, relay, (err) => infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered')),
     await subscribeRevocations(infra, (m) => void sessions.apply(m)),
   ];
-  return { io, stop: () => stopHub(io, presence, unsubs, [pub, sub, pushSub]) };
+  return {
+    io,
+    actors: system,
+    stop: async () => {
+      await stopHub(io, presence, unsubs, [pub, sub, pushSub]);
+      await own?.stop();
+    },
+  };
 }
 
 async function stopHub(io: HubRoleHandle['io'], presence: HubPresence, unsubs: (() => Promise<void>)[], clients: Redis[]): Promise<void> {

@@ -3,7 +3,7 @@ import { RedisActorSystem, type ActorSystemDeps } from './actor-system.js';
 export { RedisActorSystem, type ActorSystemDeps, type ActorSystemEvents } from './actor-system.js';
 export { fencedWrite, epochFilter, epochStamp, type Fence } from './fenced-write.js';
 export { addressKey, shardOf, rendezvousOwner, ActorAddressSchema } from './placement.js';
-export { actorSystemOf, type ActorsRoleHandle } from './actors.role.js';
+export { actorSystemOf, type ActorsRoleHandle } from './node-system.js';
 export type * from './types.js';
 
 /**

@@ -14,7 +14,6 @@ import { FavouriteRepository } from '../../../src/data/repositories/favourite.re
 import { GroupRepository } from '../../../src/data/repositories/group.repository.js';
 import { MediaFileRepository } from '../../../src/data/repositories/media-file.repository.js';
 import { DeviceRepository } from '../../../src/data/repositories/device.repository.js';
-import { CallHistoryRepository } from '../../../src/data/repositories/call-history.repository.js';
 import { CallRecordRepository } from '../../../src/data/repositories/call-record.repository.js';
 import { TelemetryRepository } from '../../../src/data/repositories/telemetry.repository.js';
 import { NoticeRepository } from '../../../src/data/repositories/notice.repository.js';
@@ -252,7 +251,7 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
     });
 
     it('keeps a call record from a newer epoch against a stale owner', async () => {
-      const calls = new CallHistoryRepository(db);
+      const calls = new CallRecordRepository(db);
       const callId = `call-${uniqueId()}`;
       const callerId = String(oid());
       const other = String(oid());

@@ -1,14 +1,12 @@
-import { Types } from 'mongoose';
 import type { Principal } from '../auth/principal.js';
 import { isPermission } from '../auth/permissions.js';
-import type { Caller } from '../actors/common.schema.js';
-import type { CallActorDeps } from '../actors/call.actor.js';
-import type { MeetingActorDeps } from '../actors/meeting.actor.js';
-import type { DeviceActorDeps, DeviceAuditEntry } from '../actors/device.actor.js';
-import type { MeetingData } from '../actors/meeting.schema.js';
-import type { TenantDb } from '../data/mongo.js';
-import { UserRepository } from '../data/repositories/user.repository.js';
-import { CallHistoryRepository } from '../data/repositories/call-history.repository.js';
+import type { CallService } from '../core/call.service.js';
+import type { Caller } from './common.schema.js';
+import { callActor, type CallActorDeps } from './call.actor.js';
+import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
+import { deviceActor, type DeviceActorDeps, type DeviceAuditEntry } from './device.actor.js';
+import type { MeetingData } from './meeting.schema.js';
+import type { ActorBehavior } from './runtime/types.js';
 
 /** How many headset heartbeats may be missed before the device is offline. */
 export const DEVICE_MISSED_HEARTBEATS = 3;
@@ -19,9 +17,9 @@ export interface ActorTimings {
   deviceHeartbeatMs: number;
 }
 
-/** The services the actors use, as narrow as the behaviours need them. */
+/** The services the actors use, as narrow as the behaviours need them (from the composition root). */
 export interface ActorServices {
-  tenantDb(tenant: string): TenantDb;
+  calls: Pick<CallService, 'activeUserIds' | 'record'>;
   meetings: {
     initEvent(p: Principal, eventId: string): Promise<object>;
     joinDetails(p: Principal, eventId: string): Promise<object>;
@@ -42,9 +40,10 @@ export function principalOf(tenant: string, c: Caller): Principal {
 export function callDeps(s: ActorServices, t: ActorTimings): CallActorDeps {
   return {
     ringTimeoutMs: t.ringTimeoutMs,
-    activeUserIds: (tenant, ids) => new UserRepository(s.tenantDb(tenant)).existingActiveIds(ids.map((id) => new Types.ObjectId(id))),
+    activeUserIds: (tenant, ids) => s.calls.activeUserIds(tenant, ids),
     saveRecord: (tenant, call, epoch) =>
-      new CallHistoryRepository(s.tenantDb(tenant)).save(
+      s.calls.record(
+        tenant,
         {
           callId: call.callId,
           callerId: call.callerId,
@@ -75,4 +74,9 @@ export function deviceDeps(s: ActorServices, t: ActorTimings): DeviceActorDeps {
     offlineAfterMs: t.deviceHeartbeatMs * DEVICE_MISSED_HEARTBEATS,
     audit: (tenant, e: DeviceAuditEntry) => s.audit.record(tenant, { action: e.action, outcome: e.outcome, actorId: e.actorId, details: { ...e.details, deviceId: e.deviceId } }),
   };
+}
+
+/** The product's actor behaviours (call, meeting, device), wired to the services they use. */
+export function actorBehaviours(s: ActorServices, t: ActorTimings): ActorBehavior<any, any, any>[] {
+  return [callActor(callDeps(s, t)), meetingActor(meetingDeps(s)), deviceActor(deviceDeps(s, t))];
 }

@@ -2,6 +2,7 @@ import { AppError } from '../../core/errors.js';
 import type { Role } from '../../config/config.js';
 import type { RoleContext, RoleHandle } from '../../roles.js';
 import { RedisActorSystem } from './actor-system.js';
+import type { ActorBehavior } from './types.js';
 
 /** The `actors` role's handle: the node's actor system, found by later roles in ctx.started. */
 export interface ActorsRoleHandle extends RoleHandle {
@@ -9,12 +10,13 @@ export interface ActorsRoleHandle extends RoleHandle {
 }
 
 /**
- * Starts the node's actor system. It hosts actors (joins placement) once behaviours are registered
- * on it, e.g. by the hub role; until then it routes asks to hosting nodes as a client.
+ * Starts the node's actor system with `behaviors` registered: it hosts actors of those kinds (joins
+ * placement) at once. Without behaviours it only routes asks to hosting nodes, as a client.
  */
-export async function startActorsRole(ctx: RoleContext): Promise<ActorsRoleHandle> {
+export async function startActorSystem(ctx: RoleContext, behaviors: ActorBehavior<any, any, any>[]): Promise<ActorsRoleHandle> {
   const { infra } = ctx;
   const system = new RedisActorSystem({
+    behaviors,
     nodeId: infra.config.nodeId,
     redis: infra.redis,
     keyPrefix: infra.keys.actors,

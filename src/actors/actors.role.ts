@@ -1,0 +1,14 @@
+import type { RoleContext } from '../roles.js';
+import { startActorSystem, type ActorsRoleHandle } from './runtime/node-system.js';
+import { actorBehaviours } from './actor-deps.js';
+
+/**
+ * The `actors` role: the node's actor system, hosting the call, meeting and device actors. It needs no
+ * hub: a node with only this role hosts actors, and their pushes reach sockets through the hub nodes
+ * (the Redis push relay of src/realtime/).
+ */
+export function startActorsRole(ctx: RoleContext): Promise<ActorsRoleHandle> {
+  const { services, infra } = ctx;
+  const behaviours = actorBehaviours({ calls: services.calls, meetings: services.meetings, recording: services.recording, audit: services.auth.audit }, infra.config.hub);
+  return startActorSystem(ctx, behaviours);
+}
