@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compileTrustProxy } from '../http/client-address.js';
+import { compileTrustProxy } from '../edge/client-address.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseKek, type KeyEncryptionSettings } from '../auth/key-vault.js';

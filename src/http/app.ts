@@ -3,13 +3,13 @@ import './types.js';
 import type { Infra, Services } from '../composition.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
-import { corsPolicy } from './middleware/cors.js';
+import { corsPolicy } from '../edge/cors.js';
 import { resolveTenant } from './middleware/tenant.js';
 import { authenticate } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { probeRoutes, restRoutes } from './routes/index.js';
-import { compileTrustProxy } from './client-address.js';
-import { rateLimit, byIp, PER_IP_BUCKET } from './middleware/rate-limit.js';
+import { compileTrustProxy } from '../edge/client-address.js';
+import { rateLimit, byIp, PER_IP_BUCKET } from '../edge/rate-limit.js';
 
 export interface HttpAppOptions {
   /** Routers mounted before the tenant resolver (e.g. the embedded identity provider under /realms). */

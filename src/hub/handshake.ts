@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ExtendedError, Socket } from 'socket.io';
 import { AppError, toAppError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
-import { tenantFromHost } from '../http/middleware/tenant.js';
+import { tenantFromHost } from '../edge/tenant-host.js';
 import type { Logger } from '../observability/logger.js';
 
 export interface HandshakeDeps {

@@ -5,11 +5,11 @@ import { createRedis } from '../data/redis.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
 import { startActorSystem } from '../actors/runtime/node-system.js';
 import { subscribePushes, type RelayedPush } from '../realtime/redis-publisher.js';
-import { subscribeRevocations } from '../http/middleware/auth.js';
+import { subscribeRevocations } from '../auth/revocations.js';
 import { createHubServer, onConnections } from './hub.server.js';
 import { SocketSessions } from './hub.session.js';
 import { sessionMethods } from './handlers/session.handlers.js';
-import { corsDelegate } from '../http/middleware/cors.js';
+import { corsDelegate } from '../edge/cors.js';
 import { HubPresence } from './hub.presence.js';
 import { SocketIoHubPublisher } from './hub.publisher.js';
 import { callMethods } from './handlers/call.handlers.js';
@@ -17,8 +17,8 @@ import { meetingMethods } from './handlers/meeting.handlers.js';
 import { deviceMethods } from './handlers/device.handlers.js';
 import { signallingMethods } from './handlers/signalling.handlers.js';
 import type { HubContext } from './hub.types.js';
-import { addressKey, clientAddress, compileTrustProxy } from '../http/client-address.js';
-import { countHit, PER_IP_BUCKET } from '../http/middleware/rate-limit.js';
+import { addressKey, clientAddress, compileTrustProxy } from '../edge/client-address.js';
+import { countHit, PER_IP_BUCKET } from '../edge/rate-limit.js';
 
 /** Presence heartbeat of this node (the presence service expires a silent node's connections). */
 export const PRESENCE_HEARTBEAT_MS = 10_000;
@@ -78,7 +78,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node
     // delivers them to its own sockets, so together they reach every socket once.
     await subscribePushes(pushSub, infra.keys.hubPush, relay, (err) => infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered')),
-    await subscribeRevocations(infra, (m) => void sessions.apply(m)),
+    await subscribeRevocations(infra.redis, infra.keys.revocationChannel, (m) => void sessions.apply(m), (err) => infra.logger.error({ component: 'auth', code: 'internal', err }, 'revocation handler failed')),
   ];
   return {
     io,

@@ -1,7 +1,7 @@
 import type { Server } from '@grpc/grpc-js';
 import type { RoleContext, RoleHandle } from '../roles.js';
 import { startTelemetryServer, telemetryCredentials, telemetryHandlers } from './telemetry.server.js';
-import { countHit } from '../http/middleware/rate-limit.js';
+import { countHit } from '../edge/rate-limit.js';
 
 export interface TelemetryRoleHandle extends RoleHandle {
   /** The port the gRPC server is bound to (resolved when GRPC_PORT=0). */

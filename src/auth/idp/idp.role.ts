@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import type { RoleStarter } from '../../roles.js';
 import { DEMO_USERS, DEMO_PASSWORD } from '../../data/seed/demo.seed.js';
 import { CredentialRepository } from '../../data/repositories/credential.repository.js';
-import { rateLimit, byIp, byBodyField } from '../../http/middleware/rate-limit.js';
+import { rateLimit, byIp, byBodyField } from '../../edge/rate-limit.js';
 import { slowHash } from '../secrets.js';
 import { IdpRealms } from './idp-realms.js';
 import { interactionRouter } from './interaction.router.js';

@@ -1,14 +1,9 @@
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import { AppError } from '../../core/errors.js';
 import type { AuthServices } from '../../auth/auth-services.js';
 import { OPERATIONS, permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
 import type { Principal } from '../../auth/principal.js';
-import { subscribeRevocations as subscribe, type RevocationEvent } from '../../auth/revocations.js';
-import type { RedisKeys } from '../../data/redis-keys.js';
-import type { Logger } from '../../observability/logger.js';
 
-export type { RevocationEvent as RevocationMessage };
 
 /** The bearer token of an Authorization header, or undefined when there is none. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -71,13 +66,4 @@ export function principalOf(req: { principal?: Principal }): Principal {
 /** Verifies a token for a tenant outside HTTP (the hub handshake): `verifyAccessToken(services.auth)(tenant, token)`. */
 export function verifyAccessToken(auth: Pick<AuthServices, 'verifyAccessToken'>): (tenant: string, token: string) => Promise<Principal> {
   return (tenant, token) => auth.verifyAccessToken(tenant, token);
-}
-
-/**
- * Calls `onRevoked({ type, tenant, userId, sessionId?, idpSid?, role? })` whenever any node revokes a
- * session (logout, refresh reuse, offline-token revocation, impersonation end), ends a realm session or
- * every session of a user, or changes a user's role. Returns an unsubscribe function.
- */
-export function subscribeRevocations(infra: { redis: Redis; keys: Pick<RedisKeys, 'revocationChannel'>; logger?: Logger }, onRevoked: (m: RevocationEvent) => void): Promise<() => Promise<void>> {
-  return subscribe(infra.redis, infra.keys.revocationChannel, onRevoked, (err) => infra.logger?.error({ component: 'auth', code: 'internal', err }, 'revocation handler failed'));
 }

@@ -3,16 +3,7 @@ import { AppError } from '../../core/errors.js';
 import type { TenantService } from '../../core/tenant.service.js';
 import type { Mongo } from '../../data/mongo.js';
 import { enrichContext } from '../../observability/context.js';
-
-/** The tenant label of a Host header: `{tenant}.{baseDomain}[:port]` -> tenant; anything else -> undefined. */
-export function tenantFromHost(host: string | undefined, baseDomain: string): string | undefined {
-  if (!host) return undefined;
-  const hostname = host.replace(/:\d+$/, '').toLowerCase().replace(/\.$/, '');
-  const suffix = `.${baseDomain.toLowerCase()}`;
-  if (!hostname.endsWith(suffix)) return undefined;
-  const label = hostname.slice(0, -suffix.length);
-  return label && !label.includes('.') ? label : undefined;
-}
+import { tenantFromHost } from '../../edge/tenant-host.js';
 
 /**
  * Resolves the tenant from the subdomain. A host naming an unknown tenant is answered 404 here,

@@ -5,7 +5,7 @@ import type { OperationId } from '../../auth/permission-table.js';
 import type { Principal } from '../../auth/principal.js';
 import { AppError, type ErrorCode } from '../../core/errors.js';
 import { guard, principalOf } from '../middleware/auth.js';
-import { rateLimit, type RateLimitRule } from '../middleware/rate-limit.js';
+import { rateLimit, type RateLimitRule } from '../../edge/rate-limit.js';
 import { requireTenant } from '../middleware/tenant.js';
 import { parse } from '../validate.js';
 

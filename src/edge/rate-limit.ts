@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError } from '../../core/errors.js';
-import { addressKey } from '../client-address.js';
+import { AppError } from '../core/errors.js';
+import { addressKey } from './client-address.js';
 
 /** One limit: at most `limit` requests per `windowSeconds` for each key `key(req)` returns. */
 export interface RateLimitRule {

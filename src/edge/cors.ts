@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import cors, { type CorsOptions, type CorsOptionsDelegate } from 'cors';
 import type { RequestHandler } from 'express';
-import { tenantFromHost } from './tenant.js';
+import { tenantFromHost } from './tenant-host.js';
 
 export interface CorsPolicyDeps {
   /** Origins every tenant host accepts (CORS_ORIGINS), normalised `scheme://host[:port]`. */
