@@ -118,12 +118,28 @@ export function isPermanent(e: unknown): e is AppError {
   return retryOf(e) === 'never';
 }
 
+/** Driver errors (by class, or any class they extend) saying the database cannot be reached right now. */
+const DATABASE_UNREACHABLE = new Set(['MongoServerSelectionError', 'MongoNetworkError', 'MongoNotConnectedError', 'MongooseServerSelectionError', 'MongoTopologyClosedError', 'MongoPoolClosedError']);
+
+/**
+ * The database is unreachable: the error's name or a class in its prototype chain is one of the above, so
+ * subclasses such as the pool-cleared errors of a server-monitor timeout (MongoNetworkError) count too.
+ */
+function databaseUnreachable(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  if (DATABASE_UNREACHABLE.has(String((e as { name?: unknown }).name))) return true;
+  for (let p = Object.getPrototypeOf(e) as object | null; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    if (DATABASE_UNREACHABLE.has((p as { constructor?: { name?: string } }).constructor?.name ?? '')) return true;
+  }
+  return false;
+}
+
 /** Maps anything thrown to an AppError; unknown errors become `internal` without leaking their text. */
 export function toAppError(e: unknown): AppError {
   if (e instanceof AppError) return e;
   const err = e as { name?: string; code?: unknown; message?: string };
   if (err?.name === 'ZodError') return fromZod(e as ZodLike);
-  if (err?.name === 'MongoServerSelectionError' || err?.name === 'MongoNetworkError' || err?.name === 'MongoNotConnectedError' || err?.name === 'MongooseServerSelectionError') {
+  if (databaseUnreachable(e)) {
     return new AppError('service_unavailable', 'Database unavailable', { cause: e, retryAfter: 5 });
   }
   if (isDuplicateKey(e)) return duplicateKey(e as { keyPattern?: Record<string, unknown> });
