@@ -2,11 +2,13 @@ import http, { type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express, Router } from 'express';
 import type { Config, Role } from './config/config.js';
-import { createInfra, createServices, closeInfra, type Infra, type Services } from './composition.js';
+import { createServices, type Services } from './composition.js';
+import { createInfra, closeInfra, type Infra } from './infra.js';
 import { createHttpApp } from './http/app.js';
 import { AppError, toProblem } from './core/errors.js';
 import { seedDemoUsers } from './data/seed/demo.seed.js';
-import { ROLE_ORDER, ROLE_STARTERS, type RoleHandle } from './roles.js';
+import { ROLE_ORDER, ROLE_STARTERS } from './roles.js';
+import { type RoleHandle } from './role-context.js';
 import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
 
 export interface NodeHandle {

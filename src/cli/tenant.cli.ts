@@ -1,5 +1,6 @@
 import { loadConfig, ConfigError } from '../config/config.js';
-import { createInfra, createServices, closeInfra } from '../composition.js';
+import { createServices } from '../composition.js';
+import { createInfra, closeInfra } from '../infra.js';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError, toAppError } from '../core/errors.js';

@@ -1,4 +1,4 @@
-import type { Infra } from '../composition.js';
+import type { Infra } from '../infra.js';
 import type { VideoConferencing } from '../vcs/vcs.port.js';
 import { UserRepository } from '../data/repositories/user.repository.js';
 import { FavouriteRepository } from '../data/repositories/favourite.repository.js';

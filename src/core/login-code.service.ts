@@ -8,7 +8,7 @@ import { randomSecret, sha256 } from '../auth/secrets.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';
-import type { SignInContext } from './sign-in.service.js';
+import type { SignInContext } from './sign-in-context.js';
 import type { QrRenderer } from './qr-renderer.js';
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';

@@ -1,4 +1,4 @@
-import type { Infra } from '../composition.js';
+import type { Infra } from '../infra.js';
 import { MediaService } from './media.service.js';
 import { MediaAccess } from './media-access.js';
 import { ImportService } from './import.service.js';

@@ -9,7 +9,7 @@ import { PinGuard, type PinGuardKeys } from './pin-guard.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';
-import type { SignInContext } from './sign-in.service.js';
+import type { SignInContext } from './sign-in-context.js';
 
 export interface PinServiceDeps {
   tenantDb(tenant: string): TenantDb;

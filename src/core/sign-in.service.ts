@@ -7,12 +7,9 @@ import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';
 import type { LoginCodeService } from './login-code.service.js';
 import type { PinService } from './pin.service.js';
+import type { SignInContext } from './sign-in-context.js';
 
-/** Where a sign-in comes from (for audit records and session metadata). */
-export interface SignInContext {
-  ip?: string;
-  userAgent?: string;
-}
+export type { SignInContext } from './sign-in-context.js';
 
 /** LoginRequest, by method (validated by the route's zod schema). */
 export type LoginInput =

@@ -1,9 +1,11 @@
+import type { Server, Socket } from 'socket.io';
 import type { ErrorCode, FieldError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { AcceptCallRequest, AddParticipantRequest, CallInfo, CallRef, InitCallRequest } from '../actors/call.schema.js';
 import type { InitEventRequest, JoinCallRequest, MeetingRef, NotifyRequest, ShareImageRequest } from '../actors/meeting.schema.js';
 import type { HeadsetDeviceInfo, RemoteControlRequest, StartPeripheralRequest, StopPeripheralRequest } from '../actors/device.schema.js';
 import type { IceCandidateMessage, SdpMessage } from '../realtime/signalling.schema.js';
+import type { ServerToClientEvents } from '../realtime/pushes.js';
 
 // The pushed messages are the realtime module's typed map; the hub serves it as Socket.IO's server events.
 export { SERVER_EVENTS, type ServerEventName, type ServerToClientEvents, type UserStatusPush } from '../realtime/pushes.js';
@@ -67,3 +69,7 @@ export interface SocketData {
    */
   directoryRooms?: string[] | null;
 }
+
+/** The hub's Socket.IO server and sockets, typed by the maps above. */
+export type HubServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type HubSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;

@@ -1,6 +1,6 @@
 import { rooms } from '../realtime/rooms.js';
 import type { Redis } from 'ioredis';
-import type { RoleContext, RoleHandle } from '../roles.js';
+import type { RoleContext, RoleHandle } from '../role-context.js';
 import { createRedis } from '../data/redis.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
 import { startActorSystem } from '../actors/runtime/node-system.js';

@@ -4,7 +4,7 @@ import type { Permission } from '../auth/permissions.js';
 import type { RevocationEvent } from '../auth/revocations.js';
 import type { Logger } from '../observability/logger.js';
 import { rooms } from '../realtime/rooms.js';
-import type { HubServer, HubSocket } from './hub.types.js';
+import type { HubServer, HubSocket } from './hub.events.js';
 
 export interface SocketSessionsDeps {
   verifyAccessToken(tenant: string, token: string): Promise<Principal>;

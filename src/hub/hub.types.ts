@@ -1,13 +1,11 @@
-import type { Server, Socket } from 'socket.io';
 import type { ActorSystem } from '../actors/runtime/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SocketSessions } from './hub.session.js';
-import type { ClientToServerEvents, InterServerEvents, ServerToClientEvents, SocketData } from './hub.events.js';
+import type { HubServer } from './hub.events.js';
 
-export type HubServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
-export type HubSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type { HubServer, HubSocket } from './hub.events.js';
 
 /** The meeting service calls the hub needs (the directory's MeetingService satisfies it). */
 export interface HubMeetings {

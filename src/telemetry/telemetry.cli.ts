@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config/config.js';
 import { cliEnvironment, targetLine } from '../config/local-services.js';
-import { createInfra, createServices, closeInfra } from '../composition.js';
+import { createServices } from '../composition.js';
+import { createInfra, closeInfra } from '../infra.js';
 import { toAppError } from '../core/errors.js';
 import { TelemetryClient, conferenceScript } from '../vcs/telemetry.client.js';
 

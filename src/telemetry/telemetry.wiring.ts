@@ -1,4 +1,4 @@
-import type { Infra } from '../composition.js';
+import type { Infra } from '../infra.js';
 import type { TenantRepository } from '../data/repositories/tenant.repository.js';
 import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';

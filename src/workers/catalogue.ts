@@ -1,24 +1,8 @@
-import type { Logger } from 'pino';
-import type { Infra, Services } from '../composition.js';
-import { JOBS, isJobName, type JobData, type JobName } from './queues.js';
+import { JOBS, isJobName, type JobName } from './queues.js';
+import type { JobContext, JobHandler, JobRun } from './job-handler.js';
 
-/** What a handler sees of a running job (no BullMQ types leak into job files). */
-export interface JobRun<D> {
-  id: string;
-  data: D;
-  /** Attempts already made before this one (0 on the first run). */
-  attemptsMade: number;
-  /** Reports progress (a percentage, or counters such as `{ done, total }`); queryable via services.jobs.get. */
-  progress(p: number | Record<string, number>): Promise<void>;
-  log: Logger;
-}
+export type { JobContext } from './job-handler.js';
 
-export interface JobContext {
-  infra: Infra;
-  services: Services;
-}
-
-export type JobHandler<N extends JobName> = (job: JobRun<JobData<N>>, ctx: JobContext) => Promise<unknown>;
 
 export interface CatalogueEntry {
   name: JobName;

@@ -1,5 +1,5 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { RoleContext, RoleHandle } from '../roles.js';
+import type { RoleContext, RoleHandle } from '../role-context.js';
 import { createRedis } from '../data/redis.js';
 import { isPermanent } from '../core/errors.js';
 import { runWithContext } from '../observability/context.js';

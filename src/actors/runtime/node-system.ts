@@ -1,6 +1,6 @@
 import { AppError } from '../../core/errors.js';
 import type { Role } from '../../config/config.js';
-import type { RoleContext, RoleHandle } from '../../roles.js';
+import type { RoleContext, RoleHandle } from '../../role-context.js';
 import { RedisActorSystem } from './actor-system.js';
 import type { ActorBehavior } from './types.js';
 

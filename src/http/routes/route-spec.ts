@@ -1,6 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
-import type { Infra, Services } from '../../composition.js';
+import type { Services } from '../../composition.js';
+import type { Infra } from '../../infra.js';
 import type { OperationId } from '../../auth/permission-table.js';
 import type { Principal } from '../../auth/principal.js';
 import { AppError, type ErrorCode } from '../../core/errors.js';

@@ -1,4 +1,4 @@
-import type { JobHandler } from '../catalogue.js';
+import type { JobHandler } from '../job-handler.js';
 
 /**
  * Streams an uploaded pending-users spreadsheet into upserts, reporting rows done as progress. A

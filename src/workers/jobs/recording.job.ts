@@ -1,4 +1,4 @@
-import type { JobHandler } from '../catalogue.js';
+import type { JobHandler } from '../job-handler.js';
 
 /** Starts or stops an event's recording through the VCS port; on stop stores it as media of the event. */
 export const recordingJob: JobHandler<'recording'> = (job, { services }) =>

@@ -1,4 +1,4 @@
-import type { JobHandler } from '../catalogue.js';
+import type { JobHandler } from '../job-handler.js';
 
 /** Completes an event from its conference telemetry: status, ledger, flags and the meetingEvent push. */
 export const telemetryCompletionJob: JobHandler<'telemetry-completion'> = (job, { services }) =>

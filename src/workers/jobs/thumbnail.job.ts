@@ -6,7 +6,7 @@ import { MediaFileRepository } from '../../data/repositories/media-file.reposito
 import type { ObjectStore } from '../../storage/object-store.js';
 import { layout } from '../../storage/layout.js';
 import { ThumbnailJobData } from '../queues.js';
-import type { JobHandler } from '../catalogue.js';
+import type { JobHandler } from '../job-handler.js';
 
 export interface ThumbnailDeps {
   store: ObjectStore;

@@ -1,0 +1,38 @@
+import type { Redis } from 'ioredis';
+import type { Config } from './config/config.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { Metrics } from './observability/metrics.js';
+import { Mongo } from './data/mongo.js';
+import { createRedis } from './data/redis.js';
+import { redisKeys, type RedisKeys } from './data/redis-keys.js';
+import { createObjectStore, type ObjectStore } from './storage/index.js';
+import { createJobQueues, type JobQueues } from './workers/job-queues.js';
+
+/** Connections to the outside world, created once per process and closed in order. */
+export interface Infra {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  mongo: Mongo;
+  redis: Redis;
+  keys: RedisKeys;
+  store: ObjectStore;
+  /** BullMQ queues (enqueue side), on their own connection. */
+  queues: JobQueues;
+}
+
+export async function createInfra(config: Config, overrides: Partial<Pick<Infra, 'logger' | 'metrics'>> = {}): Promise<Infra> {
+  const logger = overrides.logger ?? createLogger({ level: config.log.level, nodeId: config.nodeId });
+  const metrics = overrides.metrics ?? new Metrics({ node: config.nodeId });
+  const redis = createRedis(config.redis.url, 'main');
+  redis.on('error', (err) => logger.warn({ component: 'redis', err: err.message }, 'redis error'));
+  const mongo = await Mongo.connect(config.mongo);
+  const store = await createObjectStore(config.storage);
+  return { config, logger, metrics, mongo, redis, keys: redisKeys(config.redis.prefix), store, queues: createJobQueues(config) };
+}
+
+export async function closeInfra(infra: Infra): Promise<void> {
+  await infra.queues.close();
+  await Promise.allSettled([infra.redis.quit(), infra.mongo.close()]);
+  infra.store.close?.();
+}
