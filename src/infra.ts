@@ -19,6 +19,11 @@ export interface Infra {
   store: ObjectStore;
   /** BullMQ queues (enqueue side), on their own connection. */
   queues: JobQueues;
+  /**
+   * A further Redis connection of its own (a subscriber, the Socket.IO adapter's, a BullMQ worker's), to
+   * the same server as `redis`; the caller closes it.
+   */
+  connectRedis(name: string, options?: Parameters<typeof createRedis>[2]): Redis;
 }
 
 export async function createInfra(config: Config, overrides: Partial<Pick<Infra, 'logger' | 'metrics'>> = {}): Promise<Infra> {
@@ -28,7 +33,10 @@ export async function createInfra(config: Config, overrides: Partial<Pick<Infra,
   redis.on('error', (err) => logger.warn({ component: 'redis', err: err.message }, 'redis error'));
   const mongo = await Mongo.connect(config.mongo);
   const store = await createObjectStore(config.storage);
-  return { config, logger, metrics, mongo, redis, keys: redisKeys(config.redis.prefix), store, queues: createJobQueues(config) };
+  return {
+    config, logger, metrics, mongo, redis, keys: redisKeys(config.redis.prefix), store, queues: createJobQueues(config),
+    connectRedis: (name, options) => createRedis(config.redis.url, name, options),
+  };
 }
 
 export async function closeInfra(infra: Infra): Promise<void> {

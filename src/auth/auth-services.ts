@@ -6,6 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import { SigningKeys } from './signing-keys.js';
 import { keyVaultFrom } from './key-vault.js';
 import { IdpSecretsStore } from './idp/idp-secrets.js';
+import { RealmAccounts } from './realm-accounts.js';
 import { InternalTokens } from './internal-tokens.js';
 import { OidcRealms } from './oidc-realms.js';
 import { Authorizer } from './authorizer.js';
@@ -99,7 +100,7 @@ export function createAuthServices(infra: AuthInfra) {
   });
   const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins, revocations });
   return {
-    vault, signingKeys, idpSecrets, tokens, realms, authorizer, revocations, realm, verifier, audit, rules, sessions,
+    vault, signingKeys, idpSecrets, tokens, realms, authorizer, revocations, realm, verifier, audit, rules, sessions, realmAccounts: new RealmAccounts({ tenantDb }),
     loginCodes, pins, offlineTokens, impersonation, signIn, account, accountSetup, backchannelLogout,
     /**
      * Opens every stored signing key at start (the internal ones, and the embedded realms' when this node

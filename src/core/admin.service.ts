@@ -4,7 +4,7 @@ import type { TenantConfigRepository } from '../data/repositories/tenant-config.
 import type { ResolvedTenant } from './tenant.service.js';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
-import { defaultSettings } from './tenant-defaults.js';
+import { defaultSettings } from '../data/tenant-defaults.js';
 import { TtlCache } from './ttl-cache.js';
 import type { QrRenderer } from './qr-renderer.js';
 

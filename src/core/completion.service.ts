@@ -7,7 +7,7 @@ import type { PushPublisher } from '../realtime/pushes.js';
 import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
 import { TelemetryRepository, type TelemetryRecord } from '../data/repositories/telemetry.repository.js';
 import { ParticipantLogRepository, type LedgerEntry } from '../data/repositories/participant-log.repository.js';
-import type { TelemetryCompletionJobData } from '../workers/queues.js';
+import type { TelemetryCompletionJobData } from './job-definitions.js';
 
 interface Deps {
   tenants: { require(name: string): Promise<{ db: TenantDb }> };

@@ -4,8 +4,9 @@
  *   scheduled --initEvent (room assigned)--> started --conference ended--> ended --telemetry completion--> completed
  *   scheduled --cancel--> cancelled;  started --telemetry completion (end seen in the same batch)--> completed
  */
-export const EVENT_STATUSES = ['scheduled', 'started', 'ended', 'completed', 'cancelled'] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
+import type { EventStatus } from '../data/models/event.model.js';
+
+export { EVENT_STATUSES, type EventStatus } from '../data/models/event.model.js';
 
 export const EVENT_TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
   scheduled: ['started', 'cancelled'],

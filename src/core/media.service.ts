@@ -69,6 +69,21 @@ export class MediaService {
    * Stores the one file of an UploadContent form and records it. With a `clientRef` (syncFiles) a
    * retry returns the first upload's record and creates nothing; `requireClientRef` makes it mandatory.
    */
+  /** The tenant's upload limits (null: the tenant is not provisioned); the thumbnail job reads them for every image. */
+  uploadLimits(tenant: string): Promise<UploadLimits | null> {
+    return this.repos(tenant).files.uploadLimits();
+  }
+
+  /** Whether the content `hash` has its thumbnail made (every MediaFile of it is marked ready). */
+  thumbnailReady(tenant: string, hash: string): Promise<boolean> {
+    return this.repos(tenant).files.thumbnailReady(hash);
+  }
+
+  /** Records the thumbnail's state on every MediaFile of content `hash`. */
+  setThumbnail(tenant: string, hash: string, update: Parameters<MediaFileRepository['setThumbnail']>[1]): Promise<number> {
+    return this.repos(tenant).files.setThumbnail(hash, update);
+  }
+
   async upload(principal: Principal, parts: AsyncIterable<UploadPart>, opts: { requireClientRef?: boolean } = {}): Promise<UploadResult> {
     const { files, shares } = this.repos(principal.tenant);
     const limits = await files.uploadLimits();

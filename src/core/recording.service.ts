@@ -6,7 +6,7 @@ import type { TenantDb } from '../data/mongo.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { layout } from '../storage/layout.js';
 import type { VcsRoom, VideoConferencing } from '../vcs/vcs.port.js';
-import type { RecordingJobData } from '../workers/queues.js';
+import type { RecordingJobData } from './job-definitions.js';
 import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import { TelemetryRepository } from '../data/repositories/telemetry.repository.js';

@@ -1,6 +1,6 @@
 import type { TenantDb } from '../data/mongo.js';
 import { CredentialRepository, type SecurityRules } from '../data/repositories/credential.repository.js';
-import { defaultSettings } from './tenant-defaults.js';
+import { defaultSettings } from '../data/tenant-defaults.js';
 
 /**
  * The tenant's security rules (PIN policy, lockout, session lifetimes, login-code TTL) from its Settings

@@ -1,12 +1,9 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { AppError } from './errors.js';
 
-/** What a tenant allows (Settings.uploads); tenant admins change it, the server enforces it. */
-export interface UploadLimits {
-  maxBytes: number;
-  allowedExtensions: readonly string[];
-  maxImagePixels: number;
-}
+import type { UploadLimits } from '../data/repositories/media-file.repository.js';
+
+export type { UploadLimits } from '../data/repositories/media-file.repository.js';
 
 export type MediaKind = 'image' | 'video' | 'audio' | 'document' | 'other';
 

@@ -1,7 +1,6 @@
 import { rooms } from '../realtime/rooms.js';
 import type { Redis } from 'ioredis';
 import type { RoleContext, RoleHandle } from '../role-context.js';
-import { createRedis } from '../data/redis.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
 import { startActorSystem } from '../actors/runtime/node-system.js';
 import { subscribePushes, type RelayedPush } from '../realtime/redis-publisher.js';
@@ -50,9 +49,9 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   if (!server) throw new Error("the 'hub' role needs the node's HTTP server");
   const own = ctx.started.has('actors') ? undefined : await startActorSystem(ctx, []);
   const system = own?.system ?? actorSystemOf(ctx.started);
-  const pub = createRedis(infra.config.redis.url, 'hub-pub');
-  const sub = createRedis(infra.config.redis.url, 'hub-sub');
-  const pushSub = createRedis(infra.config.redis.url, 'hub-push-sub');
+  const pub = infra.connectRedis('hub-pub');
+  const sub = infra.connectRedis('hub-sub');
+  const pushSub = infra.connectRedis('hub-push-sub');
   const io = createHubServer({
     server, pubClient: pub, subClient: sub, channelPrefix: infra.keys.hubAdapter, logger: infra.logger, metrics: infra.metrics,
     cors: corsDelegate({ deploymentOrigins: infra.config.http.corsOrigins, baseDomain: infra.config.http.baseDomain, tenantOrigins: (t) => services.admin.allowedOrigins(t) }),

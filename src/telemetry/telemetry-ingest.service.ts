@@ -4,7 +4,7 @@ import { AppError } from '../core/errors.js';
 import { TtlCache } from '../core/ttl-cache.js';
 import type { TenantDb } from '../data/mongo.js';
 import { TelemetryRepository, type NewTelemetryRecord } from '../data/repositories/telemetry.repository.js';
-import type { TelemetryCompletionJobData } from '../workers/queues.js';
+import type { TelemetryCompletionJobData } from '../core/job-definitions.js';
 
 interface CatalogEntry {
   status: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { CATALOGUE, CatalogueError, loadCatalogue, type CatalogueEntry } from './catalogue.js';
-import { JOBS } from './queues.js';
+import { JOBS } from '../core/job-definitions.js';
 
 describe('job catalogue boot check', () => {
   it('has exactly one handler per job of queues.ts', async () => {

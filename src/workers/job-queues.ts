@@ -4,7 +4,7 @@ import type { Config } from '../config/config.js';
 import { AppError, fromZod } from '../core/errors.js';
 import { createRedis } from '../data/redis.js';
 import { redisKeys } from '../data/redis-keys.js';
-import { JOBS, QUEUE_NAMES, type JobData, type JobName, type QueueName } from './queues.js';
+import { JOBS, QUEUE_NAMES, type JobData, type JobName, type QueueName } from '../core/job-definitions.js';
 
 export interface JobQueueOptions {
   /** Connection with `maxRetriesPerRequest: null` (BullMQ requirement); shared by every Queue, closed by close(). */

@@ -1,10 +1,9 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RoleContext, RoleHandle } from '../role-context.js';
-import { createRedis } from '../data/redis.js';
 import { isPermanent } from '../core/errors.js';
 import { runWithContext } from '../observability/context.js';
 import { loadCatalogue, type JobContext, type LoadedHandler } from './catalogue.js';
-import { JOBS, activeQueues, isJobName, type QueueName } from './queues.js';
+import { JOBS, activeQueues, isJobName, type QueueName } from '../core/job-definitions.js';
 
 /**
  * The 'workers' role: checks the job catalogue (refusing to start when a job lacks its one
@@ -15,7 +14,7 @@ export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
   const { infra } = ctx;
   const handlers = await loadCatalogue();
   const cfg = infra.config.jobs;
-  const connection = createRedis(infra.config.redis.url, 'workers', { maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const connection = infra.connectRedis('workers', { maxRetriesPerRequest: null, enableAutoPipelining: false });
   const jobCtx: JobContext = { infra, services: ctx.services };
   const workers = activeQueues().map((queue) => {
     const worker = new Worker(queue, (job) => process(job, handlers, jobCtx), {

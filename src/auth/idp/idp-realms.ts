@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/config.js';
-import type { TenantDb } from '../../data/mongo.js';
+import type { RealmAccounts } from '../realm-accounts.js';
 import { signingView, type IdpSecretsStore, type IdpSecretsView, type StoredIdpSecrets } from './idp-secrets.js';
 import { createRealmProvider } from './provider.factory.js';
 
@@ -11,7 +11,8 @@ export interface IdpRealmsDeps {
   keys: { idpStore(tenant: string): string };
   /** The realms' signing and cookie keys (sealed in Redis). */
   secrets: IdpSecretsStore;
-  tenantDb(tenant: string): TenantDb;
+  /** The tenant's users, as the realm's provider finds them by subject. */
+  accounts: Pick<RealmAccounts, 'bySubject'>;
   /** Redirect URIs registered for the service's client (src/core/web-app-urls.ts); a change rebuilds the realm. */
   redirectUris(tenant: string): Promise<string[]>;
   /**
@@ -74,7 +75,7 @@ export class IdpRealms {
     const provider = createRealmProvider({
       tenant, issuer: config.auth.oidc.issuerTemplate.replace('{tenant}', tenant), clientId: config.auth.oidc.clientId, clientSecret: config.auth.oidc.clientSecret,
       redirectUris, audience: config.auth.oidc.audience, accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
-      secrets: view.secrets, redis: this.deps.redis, storePrefix: this.deps.keys.idpStore(tenant), tenantDb: this.deps.tenantDb(tenant),
+      secrets: view.secrets, redis: this.deps.redis, storePrefix: this.deps.keys.idpStore(tenant), accounts: this.deps.accounts,
     });
     // X-Forwarded-* reaching the provider were rewritten from Express's TRUST_PROXY view (idp.role.ts).
     provider.proxy = true;

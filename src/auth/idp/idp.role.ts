@@ -1,7 +1,6 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { RoleStarter } from '../../role-context.js';
 import { DEMO_USERS, DEMO_PASSWORD } from '../../data/seed/demo.seed.js';
-import { CredentialRepository } from '../../data/repositories/credential.repository.js';
 import { rateLimit, byIp, byBodyField } from '../../edge/rate-limit.js';
 import { slowHash } from '../secrets.js';
 import { IdpRealms } from './idp-realms.js';
@@ -20,10 +19,10 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
     return { stop: async () => undefined };
   }
   const realms = new IdpRealms({
-    config: infra.config, redis: infra.redis, keys: infra.keys, secrets: services.auth.idpSecrets, tenantDb: (t) => infra.mongo.tenantDb(t),
+    config: infra.config, redis: infra.redis, keys: infra.keys, secrets: services.auth.idpSecrets, accounts: services.auth.realmAccounts,
     redirectUris: (t) => services.webApp.registeredRedirectUris(t),
     onGrantRevoked: async (tenant, subject, sid) => {
-      const user = await new CredentialRepository(infra.mongo.tenantDb(tenant)).findBySubject(subject);
+      const user = await services.auth.realmAccounts.bySubject(tenant, subject);
       if (user) await services.auth.sessions.endRealmSession(tenant, user._id.toString(), sid, 'realm_grant_revoked');
     },
     onError: (err) => log.error({ err }, 'ending the realm session of a revoked grant failed'),
@@ -42,7 +41,7 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
   router.use(forwardedAsTrusted);
   const passwordChecks = infra.metrics.counter('idp_password_checks_total', 'scrypt password checks of the embedded realm sign-in form (unknown accounts included: they are checked against a decoy hash)');
   router.use(setPasswordRouter({ accountSetup: services.auth.accountSetup, requireTenant: (t) => services.tenants.require(t) }, limiter));
-  router.use(interactionRouter({ provider, tenantDb: (t) => infra.mongo.tenantDb(t), audit: services.auth.audit, onPasswordCheck: () => passwordChecks.inc() }, limiter));
+  router.use(interactionRouter({ provider, accounts: services.auth.realmAccounts, audit: services.auth.audit, onPasswordCheck: () => passwordChecks.inc() }, limiter));
   const callbacks = new WeakMap<object, ReturnType<Awaited<ReturnType<typeof provider>>['callback']>>();
   router.use('/:tenant', async (req, res) => {
     const p = await provider(req.params.tenant);
@@ -50,7 +49,7 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
     await callbacks.get(p)!(req, res);
   });
   mount.preTenant('/realms', router);
-  if (infra.config.seedDemo) await seedDemoPasswords(new CredentialRepository(infra.mongo.tenantDb('demo')));
+  if (infra.config.seedDemo) await services.auth.realmAccounts.seedPasswords('demo', DEMO_USERS.map((u) => u.username), () => slowHash(DEMO_PASSWORD));
   log.info({ issuerTemplate: infra.config.auth.oidc.issuerTemplate }, 'embedded identity provider mounted');
   return { stop: async () => undefined };
 };
@@ -67,12 +66,4 @@ function forwardedAsTrusted(req: Request, _res: Response, next: NextFunction): v
   if (host) req.headers['x-forwarded-host'] = host;
   else delete req.headers['x-forwarded-host'];
   next();
-}
-
-/** Demo users sign in at the embedded realm with the documented demo password. */
-async function seedDemoPasswords(creds: CredentialRepository): Promise<void> {
-  for (const u of DEMO_USERS) {
-    const user = await creds.findByUsername(u.username);
-    if (user && !user.passwordHash) await creds.setPasswordHash(user._id.toString(), await slowHash(DEMO_PASSWORD));
-  }
 }

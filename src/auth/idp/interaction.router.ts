@@ -1,15 +1,14 @@
 import express, { Router, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { AppError } from '../../core/errors.js';
-import { CredentialRepository } from '../../data/repositories/credential.repository.js';
-import type { TenantDb } from '../../data/mongo.js';
+import type { RealmAccounts } from '../realm-accounts.js';
 import type { AuditService } from '../../core/audit.service.js';
 import { decoyHash, slowVerify } from '../secrets.js';
 import { loginPage } from './login-page.js';
 
 export interface InteractionDeps {
   provider(tenant: string): Promise<Provider>;
-  tenantDb(tenant: string): TenantDb;
+  accounts: Pick<RealmAccounts, 'byUsername'>;
   audit: AuditService;
   /** Told each time the form runs scrypt (metric idp_password_checks_total). */
   onPasswordCheck?: () => void;
@@ -36,7 +35,7 @@ export function interactionRouter(deps: InteractionDeps, limiter: express.Reques
     const details = await interactionDetails(provider, req, res);
     const username = typeof req.body?.username === 'string' ? req.body.username.slice(0, 200) : '';
     const password = typeof req.body?.password === 'string' ? req.body.password.slice(0, 500) : '';
-    const user = username ? await new CredentialRepository(deps.tenantDb(tenant)).findByUsername(username) : null;
+    const user = username ? await deps.accounts.byUsername(tenant, username) : null;
     // Unknown, inactive and password-less accounts are checked against a decoy hash: the same scrypt
     // work as a wrong password, so the answer's timing does not tell whether the account exists.
     const usable = Boolean(user && user.status === 'active' && user.passwordHash);

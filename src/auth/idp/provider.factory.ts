@@ -1,7 +1,6 @@
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { Redis } from 'ioredis';
-import type { TenantDb } from '../../data/mongo.js';
-import { CredentialRepository } from '../../data/repositories/credential.repository.js';
+import type { RealmAccounts } from '../realm-accounts.js';
 import { redisAdapterFactory } from './redis-adapter.js';
 import type { IdpSecrets } from './idp-secrets.js';
 import { resourceIndicator } from '../oidc-realms.js';
@@ -18,7 +17,7 @@ export interface RealmOptions {
   secrets: IdpSecrets;
   redis: Redis;
   storePrefix: string;
-  tenantDb: TenantDb;
+  accounts: Pick<RealmAccounts, 'bySubject'>;
 }
 
 /** The resource-server scope our API accepts in realm access tokens. */
@@ -40,7 +39,7 @@ export function createRealmProvider(o: RealmOptions): Provider {
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'] },
     scopes: ['openid', 'profile', 'email', 'offline_access', API_SCOPE],
     findAccount: async (_ctx, sub) => {
-      const user = await new CredentialRepository(o.tenantDb).findBySubject(sub);
+      const user = await o.accounts.bySubject(o.tenant, sub);
       if (!user || user.status !== 'active') return undefined;
       return { accountId: sub, claims: () => ({ sub, name: user.displayName, preferred_username: user.username, ...(user.email ? { email: user.email } : {}) }) };
     },

@@ -1,7 +1,7 @@
 import type { TenantDb } from '../mongo.js';
 import { TENANT_MODEL_NAMES } from '../tenant-models.js';
 import { BUILTIN_ROLES } from '../../auth/permissions.js';
-import { defaultSettings, DEFAULT_PERIPHERAL_TYPES } from '../../core/tenant-defaults.js';
+import { defaultSettings, DEFAULT_PERIPHERAL_TYPES } from '../tenant-defaults.js';
 import { isDuplicateKeyOnly } from '../repositories/duplicate-keys.js';
 import { bulkUpdate } from '../repositories/bulk-updates.js';
 import { sortKeys } from '../models/user.model.js';

@@ -1,5 +1,8 @@
 import { Schema, Types, type InferSchemaType, type HydratedDocument } from 'mongoose';
-import { EVENT_STATUSES } from '../../core/event-status.js';
+
+/** The statuses an event is stored with; the transitions between them are core's (src/core/event-status.ts). */
+export const EVENT_STATUSES = ['scheduled', 'started', 'ended', 'completed', 'cancelled'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 const ParticipantSchema = new Schema(
   {
@@ -60,5 +63,7 @@ EventSchema.index({ status: 1, startAt: 1 });
 EventSchema.index({ nameLower: 1 });
 
 export type EventDoc = InferSchemaType<typeof EventSchema>;
-export type EventRecord = HydratedDocument<EventDoc>;
 export { Types };
+
+/** A stored document as read (lean, with its id and timestamps). */
+export type EventRecord = EventDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };

@@ -1,4 +1,4 @@
-import { Schema, type InferSchemaType } from 'mongoose';
+import { Types, Schema, type InferSchemaType } from 'mongoose';
 
 /** A contact group owned by a user, with its participants. */
 export const GroupSchema = new Schema(
@@ -13,3 +13,6 @@ GroupSchema.index({ ownerId: 1, name: 1 });
 GroupSchema.index({ participantIds: 1 });
 
 export type GroupDoc = InferSchemaType<typeof GroupSchema>;
+
+/** A stored document as read (lean, with its id and timestamps). */
+export type GroupRecord = GroupDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };

@@ -1,4 +1,4 @@
-import { Schema, type InferSchemaType } from 'mongoose';
+import { Types, Schema, type InferSchemaType } from 'mongoose';
 
 /** A tenant-wide system notice; at most one has `current: true` (enforced by NoticeRepository). */
 export const NoticeSchema = new Schema(
@@ -26,3 +26,6 @@ NoticeAckSchema.index({ noticeId: 1, userId: 1 }, { unique: true });
 
 export type NoticeDoc = InferSchemaType<typeof NoticeSchema>;
 export type NoticeAckDoc = InferSchemaType<typeof NoticeAckSchema>;
+
+/** A stored document as read (lean, with its id and timestamps). */
+export type NoticeRecord = NoticeDoc & { _id: Types.ObjectId; createdAt: Date; updatedAt: Date };

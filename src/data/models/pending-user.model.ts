@@ -1,4 +1,4 @@
-import { Schema, type InferSchemaType } from 'mongoose';
+import { type HydratedDocument, Schema, type InferSchemaType } from 'mongoose';
 
 /** A row of an uploaded pending-users spreadsheet; `username` is the natural key rows upsert on. */
 export const PendingUserSchema = new Schema(
@@ -38,3 +38,6 @@ export const ImportSchema = new Schema(
 
 export type PendingUserDoc = InferSchemaType<typeof PendingUserSchema>;
 export type ImportDoc = InferSchemaType<typeof ImportSchema>;
+
+/** A stored document as read (lean, with its id and timestamps). */
+export type ImportRecord = HydratedDocument<ImportDoc>;

@@ -1,4 +1,4 @@
-import { Schema, type InferSchemaType } from 'mongoose';
+import { Types, Schema, type InferSchemaType } from 'mongoose';
 
 /** A kind of peripheral (headset, camera, USB stethoscope); seeded per tenant by migrations. */
 export const PeripheralTypeSchema = new Schema(
@@ -11,3 +11,6 @@ export const PeripheralTypeSchema = new Schema(
 );
 
 export type PeripheralTypeDoc = InferSchemaType<typeof PeripheralTypeSchema>;
+
+/** A stored document as read (lean, with its id and timestamps). */
+export type PeripheralTypeRecord = PeripheralTypeDoc & { _id: Types.ObjectId };

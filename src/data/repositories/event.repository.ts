@@ -1,11 +1,12 @@
 import type { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { EventDoc } from '../models/event.model.js';
-import type { EventStatus } from '../../core/event-status.js';
+import type { EventStatus } from '../models/event.model.js';
 import { escapeRegex } from './user.repository.js';
 import { claimedTransition } from './transition-claim.js';
 
-export type EventRecord = EventDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
+export type { EventRecord } from '../models/event.model.js';
+import type { EventRecord } from '../models/event.model.js';
 
 export interface NewEvent {
   name: string;

@@ -2,7 +2,8 @@ import type { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { GroupDoc } from '../models/group.model.js';
 
-export type GroupRecord = GroupDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
+export type { GroupRecord } from '../models/group.model.js';
+import type { GroupRecord } from '../models/group.model.js';
 
 /** Contact groups. Writes are guarded by owner so a non-owner's request matches nothing. */
 export class GroupRepository {

@@ -2,7 +2,8 @@ import { Types, type HydratedDocument } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { ImportDoc } from '../models/pending-user.model.js';
 
-export type ImportRecord = HydratedDocument<ImportDoc>;
+export type { ImportRecord } from '../models/pending-user.model.js';
+import type { ImportRecord } from '../models/pending-user.model.js';
 export interface RowError { row: number; field: string; message: string }
 
 /** Import records of one tenant: the spreadsheet, progress counters and the capped per-row error report. */

@@ -1,7 +1,13 @@
 import { Types, type HydratedDocument } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { MediaFileDoc } from '../models/media-file.model.js';
-import type { UploadLimits } from '../../core/upload-policy.js';
+
+/** What a tenant allows (Settings.uploads); tenant admins change it, the server enforces it (src/core/upload-policy.ts). */
+export interface UploadLimits {
+  maxBytes: number;
+  allowedExtensions: readonly string[];
+  maxImagePixels: number;
+}
 
 export type MediaFileRecord = HydratedDocument<MediaFileDoc>;
 

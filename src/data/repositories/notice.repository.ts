@@ -3,7 +3,8 @@ import type { TenantDb } from '../mongo.js';
 import { ignoreDuplicate } from './duplicate-keys.js';
 import type { NoticeDoc } from '../models/notice.model.js';
 
-export type NoticeRecord = NoticeDoc & { _id: Types.ObjectId; createdAt: Date; updatedAt: Date };
+export type { NoticeRecord } from '../models/notice.model.js';
+import type { NoticeRecord } from '../models/notice.model.js';
 
 /**
  * System notices. At most one is current: saving retires the previous ones first, and readers take

@@ -2,7 +2,8 @@ import type { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { PeripheralTypeDoc } from '../models/peripheral-type.model.js';
 
-export type PeripheralTypeRecord = PeripheralTypeDoc & { _id: Types.ObjectId };
+export type { PeripheralTypeRecord } from '../models/peripheral-type.model.js';
+import type { PeripheralTypeRecord } from '../models/peripheral-type.model.js';
 
 /** Peripheral types (seeded per tenant by migrations). */
 export class PeripheralRepository {

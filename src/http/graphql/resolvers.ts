@@ -1,7 +1,7 @@
 import type { ContactView } from '../../core/contact.service.js';
 import { MyContactsArgs } from '../../core/contact.schema.js';
 import { fromZod } from '../../core/errors.js';
-import type { GroupRecord } from '../../data/repositories/group.repository.js';
+import type { GroupRecord } from '../../data/models/group.model.js';
 import { presentContactInfo, presentContactSummary } from '../presenters/contact.presenter.js';
 import { presentGroup } from '../presenters/group.presenter.js';
 import { presentMyNotice } from '../presenters/notice.presenter.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventRecord } from '../../data/repositories/event.repository.js';
+import type { EventRecord } from '../../data/models/event.model.js';
 import type { EventParticipantView } from '../../core/event.service.js';
 import { EVENT_STATUSES } from '../../core/event-status.js';
 import { IsoDate, iso } from './common.presenter.js';

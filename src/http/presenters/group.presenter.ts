@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GroupRecord } from '../../data/repositories/group.repository.js';
+import type { GroupRecord } from '../../data/models/group.model.js';
 import { IsoDate, iso } from './common.presenter.js';
 
 /** GroupInfo: a contact group with its participant ids (contacts come from /group/users/{groupId}). */

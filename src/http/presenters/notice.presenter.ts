@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NoticeRecord } from '../../data/repositories/notice.repository.js';
+import type { NoticeRecord } from '../../data/models/notice.model.js';
 import type { MyNotice } from '../../core/notice.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PeripheralTypeRecord } from '../../data/repositories/peripheral.repository.js';
+import type { PeripheralTypeRecord } from '../../data/models/peripheral-type.model.js';
 import type { DeviceView } from '../../core/peripheral.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 

@@ -1,16 +1,16 @@
 import type { Sharp, SharpOptions } from 'sharp';
 import { UnrecoverableError } from 'bullmq';
 import type { Readable } from 'node:stream';
-import type { TenantDb } from '../../data/mongo.js';
-import { MediaFileRepository } from '../../data/repositories/media-file.repository.js';
+import type { MediaService } from '../../core/media.service.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { layout } from '../../storage/layout.js';
-import { ThumbnailJobData } from '../queues.js';
+import { ThumbnailJobData } from '../../core/job-definitions.js';
 import type { JobHandler } from '../job-handler.js';
 
 export interface ThumbnailDeps {
   store: ObjectStore;
-  tenantDb(tenant: string): TenantDb;
+  /** The thumbnail state of MediaFiles and the tenant's limits (services.media). */
+  media: Pick<MediaService, 'uploadLimits' | 'thumbnailReady' | 'setThumbnail'>;
 }
 
 export interface ThumbnailResult {
@@ -31,7 +31,11 @@ export const THUMBNAIL_SIZE = 320;
 export function thumbnailHandler(deps: ThumbnailDeps) {
   return async (input: ThumbnailJobData): Promise<ThumbnailResult> => {
     const data = ThumbnailJobData.parse(input);
-    const files = new MediaFileRepository(deps.tenantDb(data.tenant));
+    const files = {
+      uploadLimits: () => deps.media.uploadLimits(data.tenant),
+      thumbnailReady: (hash: string) => deps.media.thumbnailReady(data.tenant, hash),
+      setThumbnail: (hash: string, update: Parameters<MediaService['setThumbnail']>[2]) => deps.media.setThumbnail(data.tenant, hash, update),
+    };
     const thumbKey = layout.thumbnail(data.tenant, data.hash);
     // The three reads do not depend on each other; fresh work (no thumbnail yet) needs all of them. The
     // limits are read for every job: a lowered pixel limit (the decompression-bomb guard) applies at once.
@@ -100,5 +104,5 @@ function isImageError(e: unknown): boolean {
 }
 
 /** The catalogue's handler: the thumbnail work on this node's object store and databases. */
-export const thumbnailJob: JobHandler<'thumbnail'> = (job, { infra }) =>
-  thumbnailHandler({ store: infra.store, tenantDb: (t) => infra.mongo.tenantDb(t) })(job.data);
+export const thumbnailJob: JobHandler<'thumbnail'> = (job, { infra, services }) =>
+  thumbnailHandler({ store: infra.store, media: services.media })(job.data);

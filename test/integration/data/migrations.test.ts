@@ -3,7 +3,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { TENANT_MODEL_NAMES } from '../../../src/data/tenant-models.js';
 import { MIGRATIONS, LATEST_VERSION } from '../../../src/data/migrations/migrations.js';
 import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
-import { DEFAULT_PERIPHERAL_TYPES } from '../../../src/core/tenant-defaults.js';
+import { DEFAULT_PERIPHERAL_TYPES } from '../../../src/data/tenant-defaults.js';
 import type { TenantDb } from '../../../src/data/mongo.js';
 import { keyOf } from './fixtures.js';
 

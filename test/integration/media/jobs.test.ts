@@ -53,7 +53,7 @@ describe('media jobs on a worker node', () => {
       const image = await png(64, 64);
       const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'a.png', content: image } }]);
       await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
-      const run = thumbnailHandler({ store: node.infra.store, tenantDb: (t) => node.infra.mongo.tenantDb(t) });
+      const run = thumbnailHandler({ store: node.infra.store, media: node.services.media });
       expect(await run({ tenant: 'acme', hash: up.body.data.hash })).toEqual({ status: 'skipped' });
       const again = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'b.png', content: image } }]);
       expect(again.body.data.thumbnailStatus).toBe('ready');

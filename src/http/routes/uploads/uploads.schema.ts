@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ImportRecord } from '../../../data/repositories/import.repository.js';
+import type { ImportRecord } from '../../../data/models/pending-user.model.js';
 
 export const ImportParams = z.object({ importId: z.string().uuid('must be an import id') });
 

@@ -1,0 +1,58 @@
+/**
+ * Layer boundaries (docs/architecture.md "Layers"), checked in CI by `npm run boundaries`.
+ * Transports: src/http, src/hub, src/telemetry's gRPC server, src/workers, the realm's pages (src/auth/idp).
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles, type-only imports included.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-imports-no-transport',
+      severity: 'error',
+      comment: 'Core services are transport-neutral: they never import a transport (REST, GraphQL, hub, gRPC, jobs) or the edge.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/(http|hub|workers|edge)/|^src/telemetry/telemetry\\.(server|role)' },
+    },
+    {
+      name: 'data-imports-no-core-rules',
+      severity: 'error',
+      comment: 'The data layer stores and queries; rules live in core. It may use the error catalogue only.',
+      from: { path: '^src/data/' },
+      to: { path: '^src/core/', pathNot: '^src/core/errors\\.ts$' },
+    },
+    {
+      name: 'actors-and-telemetry-import-no-hub',
+      severity: 'error',
+      comment: 'Actors and the telemetry ingest push through src/realtime, never through the hub.',
+      from: { path: '^src/(actors|telemetry)/' },
+      to: { path: '^src/hub/' },
+    },
+    {
+      name: 'transports-build-no-repository',
+      severity: 'error',
+      comment: 'Transports receive services from the composition root; they never reach repositories (record types included).',
+      from: { path: '^src/(http|hub|workers)/|^src/auth/idp/' },
+      to: { path: '^src/data/repositories/' },
+    },
+    {
+      name: 'transports-use-no-raw-redis',
+      severity: 'error',
+      comment: 'Transports get Redis connections from infra (connectRedis) and use Redis through services and stores.',
+      from: { path: '^src/(http|hub|workers)/', pathNot: '^src/workers/job-queues\\.ts$' },
+      to: { path: '^src/data/redis\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    exclude: { path: '\\.test\\.ts$' },
+  },
+};
