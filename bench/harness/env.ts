@@ -26,6 +26,8 @@ export function productEnv(ctx: BenchContext, bench: string, extra: Record<strin
     PORT: '0',
     GRPC_HOST: '127.0.0.1',
     GRPC_PORT: '0',
+    // Every node of a run has its own metrics listener; a fixed port would refuse the second node of B2, B4, B5.
+    METRICS_PORT: '0',
     BASE_DOMAIN: 'localhost',
     MONGODB_URI: ctx.mongoUri,
     MONGODB_CATALOG_DB: `bc_${id}`,
