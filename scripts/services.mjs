@@ -246,6 +246,97 @@ export function ferretDbBinary() {
   return bin;
 }
 
+const VERSITYGW_PACKAGE = 'github.com/versity/versitygw/cmd/versitygw';
+export const VERSITYGW_VERSION = 'v1.8.0';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+/**
+ * Takes `lock` (a file holding the owner's pid), waiting while another live process holds it; a lock
+ * left by a process that died is taken over. Resolves to a release function.
+ */
+async function takeLock(lock, what, timeoutMs = 20 * 60_000) {
+  const until = Date.now() + timeoutMs;
+  let told = false;
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return () => rmSync(lock, { force: true });
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
+    const owner = Number(readFileSync(lock, 'utf8').trim() || 0);
+    // An empty file is an owner between creating and writing it: wait for it like a live one.
+    if (owner && !pidAlive(owner)) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > until) throw new ServiceError(`${what}: another process (pid ${owner}) held ${lock} for over ${timeoutMs / 60_000} minutes`);
+    if (!told) log(`waiting for another process (pid ${owner}) that is ${what}`);
+    told = true;
+    await sleep(1000);
+  }
+}
+
+/**
+ * Path of versitygw (an S3 server; the posix backend keeps objects as files in a directory), the S3
+ * driver's real-server contract (decision 820). Installed once into .local/bin with
+ * `go install` of the pinned version from the Go module proxy (about five minutes with cold caches);
+ * concurrent callers wait for the one installing. Go itself comes from Debian when missing (with
+ * GOTOOLCHAIN=auto an older Go fetches the toolchain the module asks for from the same proxy).
+ */
+export async function ensureVersitygw() {
+  const binDir = path.join(localDir, 'bin');
+  const bin = path.join(binDir, 'versitygw');
+  const marker = `${bin}.version`;
+  const current = () => existsSync(bin) && existsSync(marker) && readFileSync(marker, 'utf8').trim() === VERSITYGW_VERSION;
+  if (current()) return bin;
+  mkdirSync(binDir, { recursive: true });
+  const release = await takeLock(`${bin}.lock`, `installing versitygw ${VERSITYGW_VERSION}`);
+  try {
+    if (current()) return bin;
+    let go = process.env.LOCAL_GO ?? which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
+    if (!go) {
+      aptInstall('golang-go');
+      go = which('go');
+      if (!go) throw new ServiceError('Go is still missing after apt-get install golang-go');
+    }
+    log(`installing versitygw ${VERSITYGW_VERSION} with go install (first run only, about five minutes)`);
+    const started = Date.now();
+    // Built into a private directory, then renamed into place: a reader never sees half a binary.
+    const gobin = path.join(binDir, `.versitygw-${process.pid}`);
+    rmSync(gobin, { recursive: true, force: true });
+    const child = spawn(go, ['install', `${VERSITYGW_PACKAGE}@${VERSITYGW_VERSION}`], {
+      stdio: 'inherit',
+      env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0' },
+    });
+    const code = await new Promise((resolve) => {
+      child.once('error', () => resolve(-1));
+      child.once('exit', (c) => resolve(c));
+    });
+    if (code !== 0 || !existsSync(path.join(gobin, 'versitygw'))) {
+      rmSync(gobin, { recursive: true, force: true });
+      throw new ServiceError(`go install ${VERSITYGW_PACKAGE}@${VERSITYGW_VERSION} failed (see output above)`);
+    }
+    renameSync(path.join(gobin, 'versitygw'), bin);
+    rmSync(gobin, { recursive: true, force: true });
+    writeFileSync(marker, `${VERSITYGW_VERSION}\n`);
+    log(`installed versitygw ${VERSITYGW_VERSION} in ${Math.round((Date.now() - started) / 1000)} s`);
+    return bin;
+  } finally {
+    release();
+  }
+}
+
 function startFerretDb(port) {
   const bin = ferretDbBinary();
   const data = path.join(localDir, 'ferretdb', 'data');

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureBuiltAssets, ensureChromium, ensureNodeModules, ensureServices, localDir, ServiceError } from './services.mjs';
+import { ensureBuiltAssets, ensureChromium, ensureNodeModules, ensureServices, ensureVersitygw, localDir, ServiceError } from './services.mjs';
 
 try {
   ensureNodeModules();
@@ -14,6 +14,9 @@ try {
   if (built.status !== 0) throw new ServiceError('building packages/client failed (see output above)');
   // The reference pages' browser tests (test/e2e/browser) drive Debian's chromium.
   ensureChromium();
+  // The S3 driver's real-server contract (test/integration/storage/versitygw.test.ts) runs versitygw:
+  // installed here, once, so its build is not inside a test's time limit.
+  await ensureVersitygw();
   const s = await ensureServices({ tests: true });
   process.env.TEST_REDIS_URL ??= s.redisUrl;
   process.env.TEST_MONGODB_URI ??= s.mongoUri;
