@@ -56,11 +56,11 @@ export class S3ObjectStore implements ObjectStore {
     this.partSize = Math.max(opts.partSize ?? 8 * 1024 * 1024, 5 * 1024 * 1024);
   }
 
-  /** Creates the bucket when missing (embedded and test setups; production buckets are provisioned). */
   /**
-   * One S3 request. A refusal of the service's own credentials (401/403) or a server that cannot be
-   * reached is the service's trouble, not the caller's: a coded `service_unavailable` (503, retry), never
-   * a raw SDK error that would surface as a 500. Not-found and range answers go to the caller as they are.
+   * One S3 request. A refusal of the service's own credentials (401/403), a missing bucket or a server
+   * that cannot be reached is the service's trouble, not the caller's: a coded `service_unavailable`
+   * (503, retry), never a raw SDK error that would surface as a 500. Not-found (of an object) and range
+   * answers go to the caller as they are.
    */
   private async send<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -70,6 +70,7 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /** Creates the bucket when missing (embedded and test setups; production buckets are provisioned). */
   async ensureBucket(): Promise<void> {
     const exists = await this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })).then(() => true, () => false);
     if (!exists) await this.s3.send(new CreateBucketCommand({ Bucket: this.bucket }));
@@ -152,7 +153,13 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async ping(): Promise<void> {
-    await this.send(() => this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })));
+    try {
+      await this.send(() => this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })));
+    } catch (e) {
+      // HEAD answers carry no error code: a 404 is a missing bucket, or (versitygw) an unknown access key.
+      if (isNotFound(e)) throw new AppError('service_unavailable', 'The object store\'s bucket cannot be found', { cause: e, retryAfter: 30 });
+      throw e;
+    }
   }
 
   /** Releases the client's sockets. */
@@ -172,11 +179,13 @@ function storageFailure(e: unknown): AppError | undefined {
   if (e instanceof AppError) return undefined;
   const err = e as { name?: string; code?: string; cause?: { code?: string }; $metadata?: { httpStatusCode?: number } };
   const status = err?.$metadata?.httpStatusCode;
-  const refused = status === 401 || status === 403 || ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied'].includes(err?.name ?? '');
+  // versitygw answers an unknown access key with 404 XAdminUserNotFound where S3 says 403 InvalidAccessKeyId.
+  const refused = status === 401 || status === 403 || ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'XAdminUserNotFound'].includes(err?.name ?? '');
   // The SDK may re-wrap a socket error as a plain Error that keeps only its text ("connect ECONNREFUSED ...").
   const words = String((e as Error)?.message ?? '').match(/\b[A-Z][A-Za-z_]+\b/g) ?? [];
   const unreachable = status === undefined && [err?.code, err?.name, err?.cause?.code, ...words].some((c) => c !== undefined && UNREACHABLE.has(c));
   if (refused) return new AppError('service_unavailable', 'The object store refused the service\'s credentials', { cause: e, retryAfter: 30 });
+  if (err?.name === 'NoSuchBucket') return new AppError('service_unavailable', 'The object store\'s bucket does not exist', { cause: e, retryAfter: 30 });
   if (unreachable) return new AppError('service_unavailable', 'The object store cannot be reached', { cause: e, retryAfter: 5 });
   return undefined;
 }

@@ -21,6 +21,8 @@ export interface DedicatedService {
   kill(): Promise<void>;
   /** Stops the process and removes its data directory. */
   destroy(): Promise<void>;
+  /** Sends a signal to the running process (SIGSTOP freezes it with its connections open, SIGCONT resumes). */
+  signal(signal: NodeJS.Signals): void;
 }
 
 function portOpen(port: number): Promise<boolean> {
@@ -51,7 +53,7 @@ function which(cmd: string): string | null {
 }
 
 /** Runs `argv(port, dir)` as a child; the process is restartable on the same port and directory. */
-async function dedicated(name: string, scheme: string, argv: (port: number, dir: string) => [string, string[]]): Promise<DedicatedService> {
+export async function dedicated(name: string, scheme: string, argv: (port: number, dir: string) => [string, string[]]): Promise<DedicatedService> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), `dedicated-${name}-`));
   let proc: ChildProcess | undefined;
@@ -83,6 +85,10 @@ async function dedicated(name: string, scheme: string, argv: (port: number, dir:
     async destroy() {
       await end('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
+    },
+    signal(signal) {
+      if (!proc) throw new Error(`${name} is not running`);
+      proc.kill(signal);
     },
   };
   await svc.start();
