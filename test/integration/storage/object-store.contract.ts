@@ -84,6 +84,7 @@ export function objectStoreContract(name: string, store: () => ObjectStore, pref
       const key = `${prefix()}/assets/logos/2024/main.png`;
       const put = await store().put(key, Buffer.from('one'), { contentType: 'image/png' });
       expect(put).toMatchObject({ key, size: 3, sha256: sha(Buffer.from('one')) });
+      expect(await store().head(key)).toMatchObject({ key, size: 3, contentType: 'image/png' });
       await store().put(key, Readable.from([Buffer.from('two!')]));
       const got = await store().get(key);
       expect((await readAll(got.body)).toString()).toBe('two!');

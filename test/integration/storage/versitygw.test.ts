@@ -94,13 +94,13 @@ describe('S3 driver against versitygw', () => {
   it('round-trips an object: the bytes are the server\'s file, the head its metadata', async () => {
     const store = await open();
     const bytes = randomBytes(70_000);
-    const put = await store.put('t/acme/assets/a.bin', bytes, { contentType: 'application/octet-stream' });
+    const put = await store.put('t/acme/assets/a.bin', bytes, { contentType: 'application/pdf' });
     expect(put).toMatchObject({ key: 't/acme/assets/a.bin', size: 70_000, sha256: sha(bytes) });
     // What the server keeps, read past the S3 interface: the posix backend's file.
     expect(readFileSync(path.join(gw.root, bucketOf(store), 't/acme/assets/a.bin'))).toEqual(bytes);
     const got = await store.get('t/acme/assets/a.bin');
     expect(await readAll(got.body)).toEqual(bytes);
-    expect(got.info).toMatchObject({ size: 70_000, contentType: 'application/octet-stream' });
+    expect(got.info).toMatchObject({ size: 70_000, contentType: 'application/pdf' });
     expect(got.info.etag).toBe(createHash('md5').update(bytes).digest('hex'));
     const ca = await store.putContentAddressed('t/acme/media', Readable.from([bytes]));
     expect(ca).toMatchObject({ key: `t/acme/media/${sha(bytes)}`, created: true });
@@ -207,20 +207,25 @@ describe('S3 driver against versitygw', () => {
     const gate = { at: 2 * PART + MiB, open: new Promise<void>((r) => { release = r; }) };
     const big = generated(size, 5, gate);
     const outcome = store.putContentAddressed('t/acme/media', big.stream(), { contentType: 'video/mp4' }).then(() => 'stored', (e: unknown) => e);
-    const until = async (check: () => Promise<boolean> | boolean) => {
-      while (!(await check())) await new Promise((r) => setTimeout(r, 20));
+    const until = async (check: () => Promise<boolean> | boolean, what: string) => {
+      for (const end = Date.now() + 30_000; !(await check()); await new Promise((r) => setTimeout(r, 20))) {
+        if (Date.now() > end) throw new Error(`not seen within 30 s: ${what}`);
+      }
     };
-    // The multipart upload is open on the server with at least one part stored...
-    await until(async () => {
-      const [open] = await openUploads(client, bucket);
-      if (!open) return false;
-      const parts = await client.send(new ListPartsCommand({ Bucket: bucket, Key: open.Key, UploadId: open.UploadId }));
-      return (parts.Parts?.length ?? 0) > 0;
-    });
-    // ...then the server freezes, the third part goes out to it and hangs mid-request, and the server dies.
-    gw.freeze();
-    release();
-    await until(() => big.produced >= 3 * PART);
+    try {
+      // The multipart upload is open on the server with at least one part stored...
+      await until(async () => {
+        const [open] = await openUploads(client, bucket);
+        if (!open) return false;
+        const parts = await client.send(new ListPartsCommand({ Bucket: bucket, Key: open.Key, UploadId: open.UploadId }));
+        return (parts.Parts?.length ?? 0) > 0;
+      }, 'a part of the multipart upload stored');
+      // ...then the server freezes, the third part goes out to it and hangs mid-request, and the server dies.
+      gw.freeze();
+    } finally {
+      release();
+    }
+    await until(() => big.produced >= 3 * PART, 'the third part read from the source');
     await gw.kill();
     const started = Date.now();
     const failure = await outcome;
