@@ -81,6 +81,7 @@ export const EnvSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool.default(true),
+  S3_REQUEST_TIMEOUT_MS: positiveInt.default(20000),
 
   PROVISIONING_CODE: z.string().min(16, 'must be at least 16 characters').default(DEV_DEFAULTS.PROVISIONING_CODE),
   TOKEN_ISSUER: z.string().default('consult-service'),
@@ -166,7 +167,7 @@ export interface Config {
   storage: {
     driver: Env['STORAGE_DRIVER'];
     fsRoot: string;
-    s3: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
+    s3: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; requestTimeoutMs: number };
   };
   auth: {
     provisioningCode: string;
@@ -256,7 +257,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     storage: {
       driver: e.STORAGE_DRIVER,
       fsRoot: e.STORAGE_FS_ROOT,
-      s3: { endpoint: e.S3_ENDPOINT, region: e.S3_REGION, bucket: e.S3_BUCKET, accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY, forcePathStyle: e.S3_FORCE_PATH_STYLE },
+      s3: { endpoint: e.S3_ENDPOINT, region: e.S3_REGION, bucket: e.S3_BUCKET, accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY, forcePathStyle: e.S3_FORCE_PATH_STYLE, requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS },
     },
     auth: {
       provisioningCode: e.PROVISIONING_CODE,

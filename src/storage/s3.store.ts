@@ -24,6 +24,11 @@ export interface S3StoreOptions {
   forcePathStyle: boolean;
   /** Multipart part size; parts are the only buffered unit (constant memory per upload). */
   partSize?: number;
+  /**
+   * Longest wait for a response's headers, per attempt (sending a part included; a download's body
+   * then streams for as long as its reader takes).
+   */
+  requestTimeoutMs?: number;
 }
 
 /** Staging prefix for content-addressed writes whose final name is only known once hashed. */
@@ -49,6 +54,8 @@ export class S3ObjectStore implements ObjectStore {
       // Checksums only where S3 requires them: S3-compatible servers differ in the newer defaults.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // A server that accepts connections but never answers would otherwise hold every request for good.
+      requestHandler: { requestTimeout: opts.requestTimeoutMs ?? 20_000, throwOnRequestTimeout: true },
     };
     if (opts.accessKeyId && opts.secretAccessKey) cfg.credentials = { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey };
     this.s3 = new S3Client(cfg);

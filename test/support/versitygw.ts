@@ -21,6 +21,8 @@ export interface TestVersitygw {
   client(): S3Client;
   /** SIGSTOP: the server stops answering, with requests sent to it left in flight (`kill` ends it as it is). */
   freeze(): void;
+  /** SIGCONT: a frozen server resumes. */
+  thaw(): void;
   /** SIGKILL and wait for the port to close: a crash. */
   kill(): Promise<void>;
   /** Starts the server again on the same port and directory (after `kill`). */
@@ -71,6 +73,7 @@ export async function startVersitygw(): Promise<TestVersitygw> {
       return new S3Client({ endpoint: svc.url, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
     },
     freeze: () => svc.signal('SIGSTOP'),
+    thaw: () => svc.signal('SIGCONT'),
     kill: () => svc.kill(),
     restart: () => svc.start(),
     stop: () => svc.destroy(),

@@ -198,6 +198,44 @@ describe('S3 driver against versitygw', () => {
     await expect(store.ping()).rejects.toMatchObject(unavailable);
   });
 
+  it('answers a server that stops answering with the coded service_unavailable after the time limit, without cutting a slow download', async () => {
+    const limit = 1000;
+    const store = await open({ partSize: PART, requestTimeoutMs: limit });
+    const obj = generated(2 * PART + MiB, 4);
+    const { key } = await store.putContentAddressed('t/acme/media', obj.stream());
+    // The limit is on the wait for the headers: a reader that pauses longer still gets every byte.
+    const download = (await store.get(key)).body;
+    const back = createHash('sha256');
+    let first = true;
+    for await (const c of download) {
+      back.update(c as Buffer);
+      if (first) await new Promise((r) => setTimeout(r, 2.5 * limit));
+      first = false;
+    }
+    expect(back.digest('hex')).toBe(obj.sha256);
+    const unavailable = { code: 'service_unavailable', status: 503 };
+    const took: Record<string, number> = {};
+    const timed = async (name: string, work: () => Promise<unknown>) => {
+      const started = Date.now();
+      await expect(work()).rejects.toMatchObject(unavailable);
+      took[name] = (Date.now() - started) / 1000;
+    };
+    gw.freeze();
+    try {
+      await timed('head', () => store.head(key));
+      await timed('get', () => store.get(key, { start: 0, end: 9 }));
+      await timed('put', () => store.put('t/acme/assets/x', Buffer.from('x')));
+      await timed('multipart put', () => store.put('t/acme/assets/big', generated(2 * PART + 1, 2).stream()));
+      await timed('ping', () => store.ping());
+    } finally {
+      gw.thaw();
+    }
+    // Three attempts of one second each, and backoff: seconds, not forever.
+    for (const seconds of Object.values(took)) expect(seconds).toBeLessThan(30);
+    expect(await store.head(key)).toMatchObject({ size: 2 * PART + MiB });
+    process.stdout.write(`[versitygw] frozen server, ${limit} ms limit per attempt: ${Object.entries(took).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}\n`);
+  });
+
   it('fails an upload cut by a server crash with a coded error, leaves no object, and uploads again after the restart', async () => {
     const store = await open({ partSize: PART });
     const bucket = bucketOf(store);
