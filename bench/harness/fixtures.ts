@@ -30,8 +30,8 @@ export function fixtures(node: NodeHandle): Fixtures {
     /** The benchmark tenant; its access tokens live 2 h so a long round never sees them expire. */
     async tenant(a: { name: string }) {
       await node.services.tenants.ensure({ name: a.name, displayName: `Bench ${a.name}` });
-      const { Settings } = node.infra.mongo.tenantDb(a.name).models;
-      await Settings.updateMany({}, { $set: { 'security.session.accessTokenTtlSeconds': 7200 } });
+      const { TenantConfig } = node.infra.mongo.tenantDb(a.name).models;
+      await TenantConfig.updateMany({}, { $set: { 'security.session.accessTokenTtlSeconds': 7200 } });
       return { name: a.name };
     },
     /** Creates `count` users `${prefix}${i}` and returns their ids and access tokens. */
@@ -169,8 +169,8 @@ export function fixtures(node: NodeHandle): Fixtures {
     },
     /** Raises the tenant's upload size limit (B7 uploads 1 GiB; the default is 100 MiB). */
     async uploadLimits(a: { tenant: string; maxBytes: number }) {
-      const { Settings } = node.infra.mongo.tenantDb(a.tenant).models;
-      await Settings.updateMany({}, { $set: { 'uploads.maxBytes': a.maxBytes } });
+      const { TenantConfig } = node.infra.mongo.tenantDb(a.tenant).models;
+      await TenantConfig.updateMany({}, { $set: { 'uploads.maxBytes': a.maxBytes } });
       return { maxBytes: a.maxBytes };
     },
     /** Stores images as tenant media content (as an upload would) and returns their hashes. */

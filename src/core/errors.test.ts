@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { AppError, ERROR_CODES, isPermanent, isTransient, toAppError, type ErrorCode } from './errors.js';
 
-describe('error catalogue: what repeating an operation can do', () => {
+describe('error codes: what repeating an operation can do', () => {
   it('calls routing and availability failures transient, and nothing else', () => {
     const transient = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => isTransient(new AppError(c)));
     expect(transient.sort()).toEqual(['not_owner', 'service_unavailable', 'timeout']);

@@ -108,12 +108,12 @@ function retryOf(e: unknown): 'again' | 'never' | undefined {
   return entry.retry;
 }
 
-/** A coded error whose operation may succeed when repeated (see `retry` in the catalogue). */
+/** A coded error whose operation may succeed when repeated (see `retry` in ERROR_CODES). */
 export function isTransient(e: unknown): e is AppError {
   return retryOf(e) === 'again';
 }
 
-/** A coded error no repetition can fix (see `retry` in the catalogue). */
+/** A coded error no repetition can fix (see `retry` in ERROR_CODES). */
 export function isPermanent(e: unknown): e is AppError {
   return retryOf(e) === 'never';
 }

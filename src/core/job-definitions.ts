@@ -6,7 +6,7 @@ import { z } from 'zod';
  * starts one Worker per queue that has jobs. A job's id is derived from its data (`jobId`), so
  * enqueueing the same work twice is a no-op while the first job is kept.
  *
- * To add a job: add its definition here and its handler in catalogue.ts (the boot check refuses a
+ * To add a job: add its definition here and its handler in src/workers/job-handlers.ts (the boot check refuses a
  * definition without exactly one handler).
  */
 export const QUEUE_NAMES = ['media', 'imports', 'recording', 'telemetry'] as const;

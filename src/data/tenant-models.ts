@@ -1,7 +1,7 @@
 import type { Connection, Model, Schema } from 'mongoose';
 import { UserSchema, sortKeys, type UserDoc } from './models/user.model.js';
 import { RoleSchema, type RoleDoc } from './models/role.model.js';
-import { SettingsSchema, type SettingsDoc } from './models/settings.model.js';
+import { TenantConfigSchema, type TenantConfigDoc } from './models/tenant-config.model.js';
 import { EventSchema, type EventDoc } from './models/event.model.js';
 import { PeripheralTypeSchema, type PeripheralTypeDoc } from './models/peripheral-type.model.js';
 import { DeviceSchema, type DeviceDoc } from './models/device.model.js';
@@ -10,9 +10,12 @@ import { FavouriteSchema, type FavouriteDoc } from './models/favourite.model.js'
 import { NoticeSchema, NoticeAckSchema, type NoticeDoc, type NoticeAckDoc } from './models/notice.model.js';
 import { MediaFileSchema, FileShareSchema, MediaGrantSchema, type MediaFileDoc, type FileShareDoc, type MediaGrantDoc } from './models/media-file.model.js';
 import { PendingUserSchema, ImportSchema, type PendingUserDoc, type ImportDoc } from './models/pending-user.model.js';
-import { SessionSchema, LoginCodeSchema, OfflineTokenSchema, AuditSchema, type SessionDoc, type LoginCodeDoc, type OfflineTokenDoc, type AuditDoc } from './models/auth.model.js';
+import { SessionSchema, type SessionDoc } from './models/session.model.js';
+import { LoginCodeSchema, type LoginCodeDoc } from './models/login-code.model.js';
+import { OfflineTokenSchema, type OfflineTokenDoc } from './models/offline-token.model.js';
+import { AuditSchema, type AuditDoc } from './models/audit.model.js';
 import { TelemetryRecordSchema, ConferenceBindingSchema, ParticipantLogSchema, type TelemetryRecordDoc, type ConferenceBindingDoc, type ParticipantLogDoc } from './models/telemetry.model.js';
-import { CallRecordSchema, type CallRecordDoc } from './models/call.model.js';
+import { CallRecordSchema, type CallRecordDoc } from './models/call-record.model.js';
 import { withReadDefaults } from './read-defaults.js';
 import { AccountSetupSchema, type AccountSetupDoc } from './models/account-setup.model.js';
 
@@ -20,7 +23,7 @@ import { AccountSetupSchema, type AccountSetupDoc } from './models/account-setup
 const DEFINITIONS = {
   User: [UserSchema, 'users'],
   Role: [RoleSchema, 'roles'],
-  Settings: [SettingsSchema, 'settings'],
+  TenantConfig: [TenantConfigSchema, 'settings'],
   Event: [EventSchema, 'events'],
   PeripheralType: [PeripheralTypeSchema, 'peripheral_types'],
   Device: [DeviceSchema, 'devices'],
@@ -47,7 +50,7 @@ const DEFINITIONS = {
 export interface TenantModels {
   User: Model<UserDoc>;
   Role: Model<RoleDoc>;
-  Settings: Model<SettingsDoc>;
+  TenantConfig: Model<TenantConfigDoc>;
   Event: Model<EventDoc>;
   PeripheralType: Model<PeripheralTypeDoc>;
   Device: Model<DeviceDoc>;

@@ -2,17 +2,17 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RoleContext, RoleHandle } from '../role-context.js';
 import { isPermanent } from '../core/errors.js';
 import { runWithContext } from '../observability/context.js';
-import { loadCatalogue, type JobContext, type LoadedHandler } from './catalogue.js';
+import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-handlers.js';
 import { JOBS, activeQueues, isJobName, type QueueName } from '../core/job-definitions.js';
 
 /**
- * The 'workers' role: checks the job catalogue (refusing to start when a job lacks its one
+ * The 'workers' role: checks the job handlers (refusing to start when a job lacks its one
  * handler), then runs one BullMQ Worker per queue. Stalled jobs (a worker died holding one) are
  * taken back after the lock expires and run again by any worker; handlers are idempotent.
  */
 export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
   const { infra } = ctx;
-  const handlers = await loadCatalogue();
+  const handlers = await loadJobHandlers();
   const cfg = infra.config.jobs;
   const connection = infra.connectRedis('workers', { maxRetriesPerRequest: null, enableAutoPipelining: false });
   const jobCtx: JobContext = { infra, services: ctx.services };
@@ -49,7 +49,7 @@ async function process(job: Job, handlers: Map<string, LoadedHandler>, ctx: JobC
     try {
       return await handler({ id: job.id!, data: parsed.data as never, attemptsMade: job.attemptsMade, progress: (p) => job.updateProgress(p), log }, ctx);
     } catch (e) {
-      // A code the catalogue calls permanent fails the job at once instead of burning its attempts.
+      // A code the error codes call permanent fails the job at once instead of burning its attempts.
       if (isPermanent(e)) throw new UnrecoverableError(`${e.code}: ${e.message}`);
       throw e;
     }

@@ -4,7 +4,7 @@ export type { ErrorCode, FieldError };
 
 /**
  * The one error the client throws for a refusal of the service, REST or hub alike: `code` is the
- * stable code of the service's closed catalogue (the same on every transport), so callers branch on it.
+ * stable code of the service's closed list of error codes (the same on every transport), so callers branch on it.
  */
 export class ConsultError extends Error {
   override readonly name = 'ConsultError';

@@ -49,7 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'tenant-settings',
     async up(db, ctx) {
       const { _id, ...defaults } = defaultSettings(ctx.displayName);
-      await db.models.Settings.updateOne({ _id }, { $setOnInsert: defaults }, { upsert: true });
+      await db.models.TenantConfig.updateOne({ _id }, { $setOnInsert: defaults }, { upsert: true });
     },
   },
   {

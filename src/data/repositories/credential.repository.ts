@@ -77,7 +77,7 @@ export class CredentialRepository {
   }
 
   async securityRules(): Promise<SecurityRules | null> {
-    const s = await this.db.models.Settings.findById('tenant').select({ security: 1 }).lean<{ security?: SecurityRules }>().exec();
+    const s = await this.db.models.TenantConfig.findById('tenant').select({ security: 1 }).lean<{ security?: SecurityRules }>().exec();
     return s?.security ?? null;
   }
 }

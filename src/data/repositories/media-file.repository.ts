@@ -2,7 +2,7 @@ import { Types, type HydratedDocument } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { MediaFileDoc } from '../models/media-file.model.js';
 
-/** What a tenant allows (Settings.uploads); tenant admins change it, the server enforces it (src/core/upload-policy.ts). */
+/** What a tenant allows (TenantConfig.uploads); tenant admins change it, the server enforces it (src/core/upload-policy.ts). */
 export interface UploadLimits {
   maxBytes: number;
   allowedExtensions: readonly string[];
@@ -29,9 +29,9 @@ export interface NewMediaFile {
 export class MediaFileRepository {
   constructor(private readonly db: TenantDb) {}
 
-  /** The tenant's upload configuration (Settings.uploads), or null before the tenant is migrated. */
+  /** The tenant's upload configuration (TenantConfig.uploads), or null before the tenant is migrated. */
   async uploadLimits(): Promise<UploadLimits | null> {
-    const s = await this.db.models.Settings.findById('tenant', { uploads: 1 }).lean();
+    const s = await this.db.models.TenantConfig.findById('tenant', { uploads: 1 }).lean();
     return s?.uploads ? { maxBytes: s.uploads.maxBytes, allowedExtensions: s.uploads.allowedExtensions, maxImagePixels: s.uploads.maxImagePixels } : null;
   }
 

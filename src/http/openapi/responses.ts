@@ -93,7 +93,7 @@ function problemResponse(status: number, sorted: ErrorCode[]): Json {
   };
 }
 
-/** One example problem document per code of the catalogue (components.examples). */
+/** One example problem document per error code (src/core/errors.ts) (components.examples). */
 export function problemExamples(): Record<string, Json> {
   return Object.fromEntries((Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [code, { summary: ERROR_CODES[code].title, value: problemExample(code) }]));
 }

@@ -76,7 +76,7 @@ let sharpModule: Promise<(input: Buffer, options: SharpOptions) => Sharp> | unde
 
 /**
  * sharp (libvips, about 28 MiB resident) is loaded by the first thumbnail, not when the worker role
- * checks its catalogue, so a node that never makes a thumbnail (an import worker) does not carry it.
+ * checks its job handlers, so a node that never makes a thumbnail (an import worker) does not carry it.
  */
 function loadSharp(): Promise<(input: Buffer, options: SharpOptions) => Sharp> {
   sharpModule ??= import('sharp').then((m) => m.default);
@@ -103,6 +103,6 @@ function isImageError(e: unknown): boolean {
   return /pixel limit|unsupported image format|Input buffer|VipsJpeg|vips|corrupt|premature end/i.test(m);
 }
 
-/** The catalogue's handler: the thumbnail work on this node's object store and databases. */
+/** The registered handler: the thumbnail work on this node's object store and databases. */
 export const thumbnailJob: JobHandler<'thumbnail'> = (job, { infra, services }) =>
   thumbnailHandler({ store: infra.store, media: services.media })(job.data);

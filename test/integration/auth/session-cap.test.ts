@@ -9,7 +9,7 @@ describe('the per-user session cap', () => {
     node = await startTestNode();
     await createUser(node, 'acme', { username: 'pat', role: 'patient' });
     const { db } = await node.services.tenants.require('acme');
-    await db.models.Settings.updateOne({ _id: 'tenant' }, { $set: { 'security.session.maxSessionsPerUser': 2 } });
+    await db.models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'security.session.maxSessionsPerUser': 2 } });
   });
   afterAll(async () => node.destroy());
 

@@ -23,7 +23,7 @@ describe('web app URLs per deployment and tenant; QR code read and refusal', () 
     await createUser(node, 'acme', { username: 'ann', role: 'clinician', displayName: 'Ann', password: 'ann-password-1' });
     await createUser(node, 'globex', { username: 'gil', role: 'clinician', password: 'gil-password-1' });
     const globex = (await node.services.tenants.require('globex')).db;
-    await globex.models.Settings.updateOne({ _id: 'tenant' }, { $set: { 'webApp.signInRedirectUri': 'https://clinic.globex.example/cb', 'webApp.loginApproveUrl': 'https://clinic.globex.example/approve' } });
+    await globex.models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'webApp.signInRedirectUri': 'https://clinic.globex.example/cb', 'webApp.loginApproveUrl': 'https://clinic.globex.example/approve' } });
   });
   afterAll(async () => node.destroy());
 

@@ -30,7 +30,7 @@ describe('patient directory policy', () => {
       await db.models.Group.create({ ownerId: new Types.ObjectId(ids[tenant]!.gus), name: 'Rehab', participantIds: [new Types.ObjectId(ids[tenant]!.pat)] });
     }
     const { db } = await node.services.tenants.require('pdirall');
-    await db.models.Settings.updateOne({ _id: 'tenant' }, { $set: { 'directory.patientScope': 'tenant' } }).exec();
+    await db.models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'directory.patientScope': 'tenant' } }).exec();
   });
   afterAll(async () => node?.destroy());
 

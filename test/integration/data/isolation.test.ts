@@ -54,8 +54,8 @@ describe('data layer: tenant isolation', () => {
   });
 
   it('gives every tenant its own seed data', async () => {
-    await alpha.models.Settings.updateOne({ _id: 'tenant' }, { $set: { displayName: 'Alpha renamed' } }).exec();
-    const betaSettings = await beta.models.Settings.findById('tenant').lean().exec();
+    await alpha.models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { displayName: 'Alpha renamed' } }).exec();
+    const betaSettings = await beta.models.TenantConfig.findById('tenant').lean().exec();
     expect(betaSettings?.displayName).toBe('Beta Clinic');
   });
 

@@ -22,7 +22,7 @@ async function seedCounts(db: TenantDb) {
   return {
     roles: await db.models.Role.countDocuments().exec(),
     peripheralTypes: await db.models.PeripheralType.countDocuments().exec(),
-    settings: await db.models.Settings.countDocuments().exec(),
+    settings: await db.models.TenantConfig.countDocuments().exec(),
     migrations: await db.conn.collection('_migrations').countDocuments(),
   };
 }
@@ -68,9 +68,9 @@ describe('data layer: versioned migrations', () => {
 
   it('keeps tenant settings an admin changed when migrating again', async () => {
     const db = node.infra.mongo.tenantDb('twice');
-    await db.models.Settings.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxBytes': 1234 } }).exec();
+    await db.models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxBytes': 1234 } }).exec();
     await node.services.tenants.migrate('twice');
-    const settings = await db.models.Settings.findById('tenant').lean().exec();
+    const settings = await db.models.TenantConfig.findById('tenant').lean().exec();
     expect(settings?.uploads?.maxBytes).toBe(1234);
   });
 

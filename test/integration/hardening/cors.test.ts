@@ -12,7 +12,7 @@ describe('CORS', () => {
     node = await startTestNode({ ROLES: 'http,hub,actors', CORS_ORIGINS: `${deployment}/` });
     await node.services.tenants.create({ name: 'acme', displayName: 'Acme Hospital' });
     await node.services.tenants.create({ name: 'globex', displayName: 'Globex Clinic' });
-    await node.infra.mongo.tenantDb('acme').models.Settings.updateOne({ _id: 'tenant' }, { $set: { 'cors.allowedOrigins': [acmeApp] } });
+    await node.infra.mongo.tenantDb('acme').models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'cors.allowedOrigins': [acmeApp] } });
   });
   afterAll(async () => node?.destroy());
 

@@ -60,7 +60,7 @@ describe('media jobs on a worker node', () => {
     });
 
     it('refuses an image above the tenant pixel limit (decompression bomb) without retrying', async () => {
-      await db().Settings.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 10_000 } });
+      await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 10_000 } });
       try {
         const image = await png(200, 100);
         const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'huge.png', content: image } }]);
@@ -77,7 +77,7 @@ describe('media jobs on a worker node', () => {
         const again = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'huge-again.png', content: image } }]);
         expect(again.body.data.thumbnailStatus).toBe('failed');
       } finally {
-        await db().Settings.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 50_000_000 } });
+        await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 50_000_000 } });
       }
     });
   });

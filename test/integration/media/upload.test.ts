@@ -22,7 +22,7 @@ describe('media upload flow', () => {
     return node.http.post(route, { tenant, token, rawBody: body, headers });
   };
   const file = (fileName: string, content: Buffer, extra: FormPart[] = []): FormPart[] => [...extra, { name: 'file', file: { fileName, content } }];
-  const settings = (tenant: string) => node.infra.mongo.tenantDb(tenant).models.Settings;
+  const settings = (tenant: string) => node.infra.mongo.tenantDb(tenant).models.TenantConfig;
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http' });

@@ -18,7 +18,7 @@ describe('PIN lockout', () => {
 
   const setRules = async (tenant: string, lockout: Record<string, number>) => {
     const { db } = await node.services.tenants.require(tenant);
-    await db.models.Settings.updateOne({ _id: 'tenant' }, { $set: { 'security.lockout': lockout } });
+    await db.models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'security.lockout': lockout } });
   };
   const setPin = async (tenant: string, username: string, pin: string) => {
     const token = await tokenFor(node, tenant, username);

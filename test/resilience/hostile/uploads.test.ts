@@ -78,7 +78,7 @@ describe('hostile uploads and spreadsheets', () => {
   });
 
   it('refuses an upload above the tenant size limit with 413 payload_too_large', async () => {
-    const settings = node.infra.mongo.tenantDb('upl').models.Settings;
+    const settings = node.infra.mongo.tenantDb('upl').models.TenantConfig;
     await settings.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxBytes': 64 * 1024 } });
     try {
       const r = await upload('big.png', Buffer.concat([await png(8, 8), Buffer.alloc(256 * 1024, 1)]));

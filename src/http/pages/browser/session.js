@@ -20,7 +20,7 @@ export function clearSession() {
   sessionStorage.removeItem(SESSION);
 }
 
-/** A problem+json answer as an Error carrying its `code` (the error catalogue's). */
+/** A problem+json answer as an Error carrying its `code` (one of the service's error codes). */
 export async function problem(res) {
   let body = {};
   try {

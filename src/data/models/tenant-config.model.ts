@@ -2,9 +2,9 @@ import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
  * The tenant's runtime configuration (TenantConfig) and security rules, one document with `_id: 'tenant'`.
- * Defaults live in src/core/tenant-defaults.ts and are written by the seed migration.
+ * Defaults live in src/data/tenant-defaults.ts and are written by the seed migration.
  */
-export const SettingsSchema = new Schema(
+export const TenantConfigSchema = new Schema(
   {
     _id: { type: String, default: 'tenant' },
     displayName: { type: String, required: true },
@@ -53,4 +53,4 @@ export const SettingsSchema = new Schema(
   { timestamps: true },
 );
 
-export type SettingsDoc = InferSchemaType<typeof SettingsSchema>;
+export type TenantConfigDoc = InferSchemaType<typeof TenantConfigSchema>;

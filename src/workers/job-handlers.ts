@@ -4,38 +4,38 @@ import type { JobContext, JobHandler, JobRun } from './job-handler.js';
 export type { JobContext } from './job-handler.js';
 
 
-export interface CatalogueEntry {
+export interface JobHandlerEntry {
   name: JobName;
   /** Loaded lazily so a node only imports a handler's dependencies (sharp, exceljs) when it runs workers. */
   load(): Promise<(job: JobRun<never>, ctx: JobContext) => Promise<unknown>>;
 }
 
-export type LoadedHandler = Awaited<ReturnType<CatalogueEntry['load']>>;
+export type LoadedHandler = Awaited<ReturnType<JobHandlerEntry['load']>>;
 
-function entry<N extends JobName>(name: N, load: () => Promise<JobHandler<N>>): CatalogueEntry {
-  return { name, load: load as CatalogueEntry['load'] };
+function entry<N extends JobName>(name: N, load: () => Promise<JobHandler<N>>): JobHandlerEntry {
+  return { name, load: load as JobHandlerEntry['load'] };
 }
 
 /**
- * THE job catalogue: one entry per job name of queues.ts `JOBS`. Add one line per job.
- * `loadCatalogue` refuses to start the workers role unless every job has exactly one handler.
+ * THE job handlers: one entry per job name of core/job-definitions.ts `JOBS`. Add one line per job.
+ * `loadJobHandlers` refuses to start the workers role unless every job has exactly one handler.
  */
-export const CATALOGUE: readonly CatalogueEntry[] = [
+export const JOB_HANDLERS: readonly JobHandlerEntry[] = [
   entry('recording', async () => (await import('./jobs/recording.job.js')).recordingJob),
   entry('telemetry-completion', async () => (await import('./jobs/telemetry-completion.job.js')).telemetryCompletionJob),
   entry('thumbnail', async () => (await import('./jobs/thumbnail.job.js')).thumbnailJob),
   entry('pending-user-import', async () => (await import('./jobs/pending-user-import.job.js')).pendingUserImportJob),
 ];
 
-export class CatalogueError extends Error {
+export class JobHandlersError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Job catalogue is inconsistent:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'CatalogueError';
+    super(`Job handlers are inconsistent:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'JobHandlersError';
   }
 }
 
-/** Checks the catalogue against `JOBS` and loads every handler; throws CatalogueError listing every problem. */
-export async function loadCatalogue(entries: readonly CatalogueEntry[] = CATALOGUE, jobs: Record<string, unknown> = JOBS): Promise<Map<JobName, LoadedHandler>> {
+/** Checks the handlers against `JOBS` and loads every handler; throws JobHandlersError listing every problem. */
+export async function loadJobHandlers(entries: readonly JobHandlerEntry[] = JOB_HANDLERS, jobs: Record<string, unknown> = JOBS): Promise<Map<JobName, LoadedHandler>> {
   const problems: string[] = [];
   const seen = new Map<string, number>();
   for (const e of entries) {
@@ -46,11 +46,11 @@ export async function loadCatalogue(entries: readonly CatalogueEntry[] = CATALOG
     const n = seen.get(name) ?? 0;
     if (n !== 1) problems.push(`job '${name}' has ${n} handlers (exactly one required)`);
   }
-  if (problems.length) throw new CatalogueError(problems);
+  if (problems.length) throw new JobHandlersError(problems);
   const out = new Map<JobName, LoadedHandler>();
   for (const e of entries) {
     const handler = await e.load();
-    if (typeof handler !== 'function') throw new CatalogueError([`handler of '${e.name}' is not a function`]);
+    if (typeof handler !== 'function') throw new JobHandlersError([`handler of '${e.name}' is not a function`]);
     out.set(e.name, handler);
   }
   return out;
