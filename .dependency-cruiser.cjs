@@ -15,7 +15,8 @@ module.exports = {
     {
       name: 'core-imports-no-transport',
       severity: 'error',
-      comment: 'Core services are transport-neutral: they never import a transport (REST, GraphQL, hub, gRPC, jobs) or the edge.',
+      comment:
+        'Core services are transport-neutral: they never import a transport (REST, GraphQL, hub, gRPC, jobs) or the edge.',
       from: { path: '^src/core/' },
       to: { path: '^src/(http|hub|workers|edge)/|^src/telemetry/telemetry\\.(server|role)' },
     },
@@ -36,7 +37,8 @@ module.exports = {
     {
       name: 'transports-build-no-repository',
       severity: 'error',
-      comment: 'Transports receive services from the composition root; they never reach repositories (record types included).',
+      comment:
+        'Transports receive services from the composition root; they never reach repositories (record types included).',
       from: { path: '^src/(http|hub|workers)/|^src/auth/idp/' },
       to: { path: '^src/data/repositories/' },
     },
@@ -52,7 +54,11 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js'],
+    },
     exclude: { path: '\\.test\\.ts$' },
   },
 };

@@ -34,18 +34,45 @@ export interface RpcTarget {
 }
 
 /** Runs the closed-loop and the open-loop phase against one target; figures of one round. */
-export async function rpcRound(ctx: BenchContext, bench: string, label: string, i: number, t: RpcTarget): Promise<Figures> {
+export async function rpcRound(
+  ctx: BenchContext,
+  bench: string,
+  label: string,
+  i: number,
+  t: RpcTarget,
+): Promise<Figures> {
   const s = rpcSettings;
   const base = {
-    url: t.url, host: t.host, path: t.path, tokens: t.tokens, conns: s.conns, event: 'getMeetingDetails',
-    args: t.eventIds.map((eventId) => [{ eventId }]), setup: { event: 'initEvent', args: t.eventIds.map((eventId) => [{ eventId }]) },
+    url: t.url,
+    host: t.host,
+    path: t.path,
+    tokens: t.tokens,
+    conns: s.conns,
+    event: 'getMeetingDetails',
+    args: t.eventIds.map((eventId) => [{ eventId }]),
+    setup: { event: 'initEvent', args: t.eventIds.map((eventId) => [{ eventId }]) },
     warmupMs: s.warmupMs,
   };
-  const closed = await runLoad('socket-rpc', { ...base, mode: 'closed', inflight: s.inflight, durationMs: s.closedMs, deadlineMs: s.closedMs + 180_000 }, logFile(ctx, `${bench}-load-${label}-closed-${i}`));
-  const open = await runLoad('socket-rpc', { ...base, mode: 'open', rate: s.openRate, durationMs: s.openMs, deadlineMs: s.openMs + 180_000 }, logFile(ctx, `${bench}-load-${label}-open-${i}`));
+  const closed = await runLoad(
+    'socket-rpc',
+    { ...base, mode: 'closed', inflight: s.inflight, durationMs: s.closedMs, deadlineMs: s.closedMs + 180_000 },
+    logFile(ctx, `${bench}-load-${label}-closed-${i}`),
+  );
+  const open = await runLoad(
+    'socket-rpc',
+    { ...base, mode: 'open', rate: s.openRate, durationMs: s.openMs, deadlineMs: s.openMs + 180_000 },
+    logFile(ctx, `${bench}-load-${label}-open-${i}`),
+  );
   for (const r of [closed, open]) if (r.errors) ctx.log(`  ${label}: ${r.errors} failed calls, first: ${r.firstError}`);
   const failed = (closed.errors + open.errors) / Math.max(1, closed.ok + closed.errors + open.ok + open.errors);
-  return { throughput_per_s: closed.throughput_per_s, closed_p99_ms: closed.p99_ms, open_rate_per_s: open.throughput_per_s, p50_ms: open.p50_ms, p99_ms: open.p99_ms, failed_ratio: failed };
+  return {
+    throughput_per_s: closed.throughput_per_s,
+    closed_p99_ms: closed.p99_ms,
+    open_rate_per_s: open.throughput_per_s,
+    p50_ms: open.p50_ms,
+    p99_ms: open.p99_ms,
+    failed_ratio: failed,
+  };
 }
 
 /** One user per connection, each organizing its own event (so turns spread over many actors). */
@@ -77,7 +104,13 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       async start() {
         echo = await startBaseline(ctx, 'b01', 'socketio-echo.server.ts');
       },
-      round: (i) => rpcRound(ctx, 'b01', 'baseline', i, { url: echo!.info.url, path: echo!.info.path, tokens: [], eventIds: target?.eventIds ?? ['0'] }),
+      round: (i) =>
+        rpcRound(ctx, 'b01', 'baseline', i, {
+          url: echo!.info.url,
+          path: echo!.info.path,
+          tokens: [],
+          eventIds: target?.eventIds ?? ['0'],
+        }),
       stop: async () => echo?.stop(),
     },
   };

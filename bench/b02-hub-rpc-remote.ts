@@ -24,11 +24,12 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         await cluster.addNode();
         const { users, events } = await provision(cluster, CANDIDATES);
         const [a, b] = cluster.nodeIds as [string, string];
-        const pick = (owner: string) => users.map((_, u) => {
-          const id = events.map((e) => e[u]!).find((ev) => cluster.meetingOwner(ev) === owner);
-          if (!id) throw new Error(`no candidate event of user ${u} is placed on ${owner}; raise CANDIDATES`);
-          return id;
-        });
+        const pick = (owner: string) =>
+          users.map((_, u) => {
+            const id = events.map((e) => e[u]!).find((ev) => cluster.meetingOwner(ev) === owner);
+            if (!id) throw new Error(`no candidate event of user ${u} is placed on ${owner}; raise CANDIDATES`);
+            return id;
+          });
         const base = { ...cluster.target(0), path: HUB_PATH, tokens: users.map((u) => u.token) };
         targets.remote = { ...base, eventIds: pick(b) };
         targets.local = { ...base, eventIds: pick(a) };
@@ -55,5 +56,8 @@ export const benchmark: Benchmark = {
   ratioFigure: 'throughput_per_s',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),
   sides: async (ctx) => sides(ctx),
-  checks: (p) => [check('p99 ms at open rate', p.p99_ms, 'max', 50), check('failed calls ratio', p.failed_ratio, 'max', 0)],
+  checks: (p) => [
+    check('p99 ms at open rate', p.p99_ms, 'max', 50),
+    check('failed calls ratio', p.failed_ratio, 'max', 0),
+  ],
 };

@@ -23,15 +23,40 @@ const settings = {
 const MiB = 2 ** 20;
 
 /** Opens the connections from several processes, measures the server, closes them. */
-async function hold(ctx: BenchContext, label: string, i: number, server: HostProcess, target: { url: string; host?: string; path: string; tokens: string[] }): Promise<Figures> {
+async function hold(
+  ctx: BenchContext,
+  label: string,
+  i: number,
+  server: HostProcess,
+  target: { url: string; host?: string; path: string; tokens: string[] },
+): Promise<Figures> {
   const before = await server.mem();
   const per = Math.ceil(settings.connections / settings.clientProcesses);
   const t0 = Date.now();
-  const loads = Array.from({ length: settings.clientProcesses }, (_, k) => spawnLoad('idle-conns', {
-    ...target, tokens: target.tokens.slice(k).concat(target.tokens.slice(0, k)), conns: per, parallel: settings.parallelHandshakesPerProcess, deadlineMs: 420_000,
-  }, { logFile: logFile(ctx, `b03-load-${label}-${i}-${k}`), nofile: settings.nofile }));
+  const loads = Array.from({ length: settings.clientProcesses }, (_, k) =>
+    spawnLoad(
+      'idle-conns',
+      {
+        ...target,
+        tokens: target.tokens.slice(k).concat(target.tokens.slice(0, k)),
+        conns: per,
+        parallel: settings.parallelHandshakesPerProcess,
+        deadlineMs: 420_000,
+      },
+      { logFile: logFile(ctx, `b03-load-${label}-${i}-${k}`), nofile: settings.nofile },
+    ),
+  );
   try {
-    await Promise.all(loads.map((l) => Promise.race([l.when('ready'), l.result.then(() => { throw new Error('load finished before ready'); })])));
+    await Promise.all(
+      loads.map((l) =>
+        Promise.race([
+          l.when('ready'),
+          l.result.then(() => {
+            throw new Error('load finished before ready');
+          }),
+        ]),
+      ),
+    );
     const connectS = (Date.now() - t0) / 1000;
     const after = await server.mem();
     const held = per * settings.clientProcesses;
@@ -72,7 +97,12 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
   };
   return {
     product: { label: 'product', start: async () => undefined, round: productRound, stop: async () => undefined },
-    baseline: { label: 'bare socket.io', start: async () => undefined, round: baselineRound, stop: async () => undefined },
+    baseline: {
+      label: 'bare socket.io',
+      start: async () => undefined,
+      round: baselineRound,
+      stop: async () => undefined,
+    },
   };
 }
 
@@ -86,5 +116,8 @@ export const benchmark: Benchmark = {
   ratioFigure: 'rss_per_conn_kib',
   unavailable: () => firstReason(missingRoles('hub', 'actors'), missingModules('test/support/auth.ts')),
   sides: async (ctx) => sides(ctx),
-  checks: (p, _b, ratio) => [check('connections held', p.connections, 'min', 10_000), check('memory ratio', ratio, 'max', 1.5)],
+  checks: (p, _b, ratio) => [
+    check('connections held', p.connections, 'min', 10_000),
+    check('memory ratio', ratio, 'max', 1.5),
+  ],
 };

@@ -31,10 +31,18 @@ interface FanoutTarget {
 }
 
 async function round(ctx: BenchContext, label: string, i: number, t: FanoutTarget): Promise<Figures> {
-  const r = await runLoad('fanout', {
-    ...t, participants: settings.participants, receive: 'meetingEvent', messages: settings.messages, intervalMs: settings.intervalMs,
-    deadlineMs: 180_000,
-  }, logFile(ctx, `b04-load-${label}-${i}`));
+  const r = await runLoad(
+    'fanout',
+    {
+      ...t,
+      participants: settings.participants,
+      receive: 'meetingEvent',
+      messages: settings.messages,
+      intervalMs: settings.intervalMs,
+      deadlineMs: 180_000,
+    },
+    logFile(ctx, `b04-load-${label}-${i}`),
+  );
   return { deliveries: r.deliveries, missing: r.missing, p50_ms: r.p50_ms, p99_ms: r.p99_ms, max_ms: r.max_ms };
 }
 
@@ -51,9 +59,15 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         await cluster.tenant();
         const [host] = await cluster.users('host', 1, 'clinician');
         const people = await cluster.users('p', settings.participants, 'patient');
-        const [eventId] = await cluster.events([host!.id], people.map((u) => u.id));
+        const [eventId] = await cluster.events(
+          [host!.id],
+          people.map((u) => u.id),
+        );
         product = {
-          targets: [cluster.target(0), cluster.target(1)], path: HUB_PATH, tokens: people.map((u) => u.token), hostToken: host!.token,
+          targets: [cluster.target(0), cluster.target(1)],
+          path: HUB_PATH,
+          tokens: people.map((u) => u.token),
+          hostToken: host!.token,
           hostJoin: { event: 'initEvent', args: [{ eventId }] },
           join: { event: 'joinEvent', args: [{ eventId }] },
           send: { event: 'notify', args: ['bench', { eventId, data: { mark: '$MARK' } }] },
@@ -66,13 +80,24 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       label: 'bare adapter broadcast',
       async start() {
         const key = `${cluster.env.REDIS_PREFIX}baseline-adapter`;
-        for (let n = 0; n < settings.nodes; n++) servers.push(await startBaseline(ctx, 'b04', 'adapter-broadcast.server.ts', { redisUrl: ctx.redisUrl, key, sharded: true }));
+        for (let n = 0; n < settings.nodes; n++)
+          servers.push(
+            await startBaseline(ctx, 'b04', 'adapter-broadcast.server.ts', {
+              redisUrl: ctx.redisUrl,
+              key,
+              sharded: true,
+            }),
+          );
       },
-      round: (i) => round(ctx, 'baseline', i, {
-        targets: servers.map((s) => ({ url: s.info.url })), path: '/socket.io', tokens: ['-'],
-        hostJoin: { event: 'join', args: ['room1'] }, join: { event: 'join', args: ['room1'] },
-        send: { event: 'notify', args: ['room1', { mark: '$MARK' }] },
-      }),
+      round: (i) =>
+        round(ctx, 'baseline', i, {
+          targets: servers.map((s) => ({ url: s.info.url })),
+          path: '/socket.io',
+          tokens: ['-'],
+          hostJoin: { event: 'join', args: ['room1'] },
+          join: { event: 'join', args: ['room1'] },
+          send: { event: 'notify', args: ['room1', { mark: '$MARK' }] },
+        }),
       stop: async () => {
         await Promise.all(servers.map((s) => s.stop()));
       },

@@ -42,11 +42,30 @@ async function killRound(ctx: BenchContext, cluster: HubCluster, host: BenchUser
   const eventId = candidates.find((e) => cluster.meetingOwner(e) === cluster.nodeIds[victim]);
   if (!eventId) throw new Error('no candidate meeting placed on the victim');
   const before = await metricSum(cluster.node(victim), 'actor_activations_total');
-  const probe = spawnLoad('failover-probe', {
-    ...cluster.target(0), path: HUB_PATH, token: host.token, eventId, writes: settings.writesBeforeKill, probeEveryMs: 100, deadlineMs: 120_000,
-  }, { logFile: spawnLoadLog(ctx, `b05-probe-${i}`) });
-  const ready = await Promise.race([probe.when<{ lastSeq: number }>('ready'), probe.result.then(() => { throw new Error('probe ended early'); })]);
-  await waitUntil('the meeting actor activated on the victim', 5000, async () => (await metricSum(cluster.node(victim), 'actor_activations_total')) > before);
+  const probe = spawnLoad(
+    'failover-probe',
+    {
+      ...cluster.target(0),
+      path: HUB_PATH,
+      token: host.token,
+      eventId,
+      writes: settings.writesBeforeKill,
+      probeEveryMs: 100,
+      deadlineMs: 120_000,
+    },
+    { logFile: spawnLoadLog(ctx, `b05-probe-${i}`) },
+  );
+  const ready = await Promise.race([
+    probe.when<{ lastSeq: number }>('ready'),
+    probe.result.then(() => {
+      throw new Error('probe ended early');
+    }),
+  ]);
+  await waitUntil(
+    'the meeting actor activated on the victim',
+    5000,
+    async () => (await metricSum(cluster.node(victim), 'actor_activations_total')) > before,
+  );
   const at = Date.now();
   await cluster.node(victim).signal('SIGKILL');
   cluster.dropped(victim);
@@ -89,7 +108,15 @@ export const benchmark: Benchmark = {
   sides: async (ctx) => sides(ctx),
   checks: (_p, _b, _r, rounds) => [
     // One sample per kill: the p99 of a handful of kills is the worst of them.
-    check('failover ms, p99 over kills', percentile(rounds.product.map((r) => r.failover_ms!), 99), 'max', 5000),
+    check(
+      'failover ms, p99 over kills',
+      percentile(
+        rounds.product.map((r) => r.failover_ms!),
+        99,
+      ),
+      'max',
+      5000,
+    ),
     check('acknowledged writes lost (sum)', sum(rounds.product.map((r) => r.lost_acked_writes!)), 'max', 0),
     check('writes from the old owner (sum)', sum(rounds.product.map((r) => r.foreign_writes!)), 'max', 0),
   ],

@@ -30,19 +30,30 @@ const common = {
 function paths(): string[] {
   const names = ['', 'a', 'ben', 'contact0001', 'zoe', 'jose', 'contact00', 'eva'];
   const skips = [0, 20, 200, 1000];
-  return names.flatMap((n) => skips.map((s) => `/api/contacts/get?name=${encodeURIComponent(n)}&skip=${s}&take=${common.take}`));
+  return names.flatMap((n) =>
+    skips.map((s) => `/api/contacts/get?name=${encodeURIComponent(n)}&skip=${s}&take=${common.take}`),
+  );
 }
 
 type ServerRole = 'embedded' | 'test';
-const SERVER_LABEL: Record<ServerRole, string> = { embedded: 'embedded default (H2, commit per write)', test: 'test server (memory)' };
+const SERVER_LABEL: Record<ServerRole, string> = {
+  embedded: 'embedded default (H2, commit per write)',
+  test: 'test server (memory)',
+};
 
 function sizes(): number[] {
   const raw = process.env.BENCH_B06_SIZES ?? scaled('2000,20000,100000', '300');
-  return raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  return raw
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
 }
 
 function servers(): ServerRole[] {
-  return (process.env.BENCH_B06_SERVERS ?? 'embedded,test').split(',').map((s) => s.trim()).filter((s): s is ServerRole => s === 'embedded' || s === 'test');
+  return (process.env.BENCH_B06_SERVERS ?? 'embedded,test')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s): s is ServerRole => s === 'embedded' || s === 'test');
 }
 
 const short = (n: number) => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
@@ -55,10 +66,19 @@ function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string
   let token = '';
   let me = '';
   const load = async (url: string, headers: Record<string, string>, i: number, label: string): Promise<Figures> => {
-    const r = await runLoad('http-get', {
-      url, paths: paths(), headers, conns: common.conns, durationMs: common.durationMs, warmupMs: common.warmupMs,
-      deadlineMs: common.durationMs + common.warmupMs + 90_000,
-    }, logFile(ctx, `${id}-load-${label}-${i}`));
+    const r = await runLoad(
+      'http-get',
+      {
+        url,
+        paths: paths(),
+        headers,
+        conns: common.conns,
+        durationMs: common.durationMs,
+        warmupMs: common.warmupMs,
+        deadlineMs: common.durationMs + common.warmupMs + 90_000,
+      },
+      logFile(ctx, `${id}-load-${label}-${i}`),
+    );
     if (r.errors) ctx.log(`  ${label}: ${r.errors} errors, first: ${r.firstError}`);
     return { throughput_per_s: r.throughput_per_s, p50_ms: r.p50_ms, p99_ms: r.p99_ms, failed_requests: r.errors };
   };
@@ -68,15 +88,32 @@ function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string
       async start() {
         node = await startProduct(ctx, id, 'node', env);
         await node.call('tenant', { name: TENANT });
-        const [searcher] = await node.call<{ token: string; id: string }[]>('users', { tenant: TENANT, prefix: 'searcher', count: 1, role: 'clinician' });
+        const [searcher] = await node.call<{ token: string; id: string }[]>('users', {
+          tenant: TENANT,
+          prefix: 'searcher',
+          count: 1,
+          role: 'clinician',
+        });
         token = searcher!.token;
         me = searcher!.id;
         const seeded = await node.call<{ seconds: number }>('seedContacts', { tenant: TENANT, count: contacts });
-        ctx.log(`  seeded ${contacts} contacts in ${seeded.seconds.toFixed(1)} s (${Math.round(contacts / seeded.seconds)}/s)`);
+        ctx.log(
+          `  seeded ${contacts} contacts in ${seeded.seconds.toFixed(1)} s (${Math.round(contacts / seeded.seconds)}/s)`,
+        );
       },
       async round(i) {
-        const http = await load(node!.info.url as string, { host: tenantHost(node!.info.url as string, TENANT), authorization: `Bearer ${token}` }, i, 'product');
-        const point = await node!.call<{ username_lookups_per_s: number; updates_by_id_per_s: number }>('pointRates', { tenant: TENANT, count: contacts, concurrency: common.conns, durationMs: common.pointMs });
+        const http = await load(
+          node!.info.url as string,
+          { host: tenantHost(node!.info.url as string, TENANT), authorization: `Bearer ${token}` },
+          i,
+          'product',
+        );
+        const point = await node!.call<{ username_lookups_per_s: number; updates_by_id_per_s: number }>('pointRates', {
+          tenant: TENANT,
+          count: contacts,
+          concurrency: common.conns,
+          durationMs: common.pointMs,
+        });
         return { ...http, ...point };
       },
       stop: () => stopProduct(ctx, [node], env),
@@ -84,11 +121,21 @@ function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string
     baseline: {
       label: 'bare query',
       async start() {
-        base = await startBaseline(ctx, id, 'directory-queries.server.ts', { mongoUri, catalogDb: env.MONGODB_CATALOG_DB, tenantDbPrefix: env.MONGODB_TENANT_DB_PREFIX, tenant: TENANT, userId: me });
+        base = await startBaseline(ctx, id, 'directory-queries.server.ts', {
+          mongoUri,
+          catalogDb: env.MONGODB_CATALOG_DB,
+          tenantDbPrefix: env.MONGODB_TENANT_DB_PREFIX,
+          tenant: TENANT,
+          userId: me,
+        });
       },
       async round(i) {
         const http = await load(base!.info.url as string, {}, i, 'baseline');
-        const db = await base!.call<{ per_s: number }>('rate', { paths: paths(), concurrency: common.conns, durationMs: common.dbRateMs });
+        const db = await base!.call<{ per_s: number }>('rate', {
+          paths: paths(),
+          concurrency: common.conns,
+          durationMs: common.dbRateMs,
+        });
         return { ...http, db_searches_per_s: db.per_s };
       },
       stop: async () => base?.stop(),
@@ -98,7 +145,7 @@ function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string
 
 function variant(role: ServerRole, contacts: number): Benchmark {
   const id = `b06-${role}-${short(contacts)}`;
-  const targets: string[] = ['>= 80% of the bare query\'s searches/s'];
+  const targets: string[] = [">= 80% of the bare query's searches/s"];
   if (role === 'embedded' && contacts >= 100_000) targets.push('p99 <= 100 ms and >= 200 searches/s at 8 clients');
   if (role === 'embedded' && contacts >= 20_000 && contacts < 100_000) targets.push('p99 <= 50 ms');
   if (contacts >= 100_000) targets.push('username lookups and updates by _id >= 1,000/s each');
@@ -113,10 +160,19 @@ function variant(role: ServerRole, contacts: number): Benchmark {
     unavailable: () => missingModules('src/http/routes/contacts/contacts.router.ts', 'test/support/auth.ts'),
     sides: async (ctx) => sides(ctx, role, contacts, id),
     checks: (p, _b, ratio) => {
-      const out: Check[] = [check('searches/s ratio to the bare query', ratio, 'min', 0.8), check('failed requests', p.failed_requests, 'max', 0)];
-      if (role === 'embedded' && contacts >= 100_000) out.push(check('p99 ms', p.p99_ms, 'max', 100), check('searches/s', p.throughput_per_s, 'min', 200));
-      if (role === 'embedded' && contacts >= 20_000 && contacts < 100_000) out.push(check('p99 ms', p.p99_ms, 'max', 50));
-      if (contacts >= 100_000) out.push(check('username lookups/s', p.username_lookups_per_s, 'min', 1000), check('updates by _id/s', p.updates_by_id_per_s, 'min', 1000));
+      const out: Check[] = [
+        check('searches/s ratio to the bare query', ratio, 'min', 0.8),
+        check('failed requests', p.failed_requests, 'max', 0),
+      ];
+      if (role === 'embedded' && contacts >= 100_000)
+        out.push(check('p99 ms', p.p99_ms, 'max', 100), check('searches/s', p.throughput_per_s, 'min', 200));
+      if (role === 'embedded' && contacts >= 20_000 && contacts < 100_000)
+        out.push(check('p99 ms', p.p99_ms, 'max', 50));
+      if (contacts >= 100_000)
+        out.push(
+          check('username lookups/s', p.username_lookups_per_s, 'min', 1000),
+          check('updates by _id/s', p.updates_by_id_per_s, 'min', 1000),
+        );
       return out;
     },
   };

@@ -16,9 +16,19 @@ const TENANT = 'bench';
 const MiB = 2 ** 20;
 const settings = { bytes: scaled(1024 * MiB, 64 * MiB), storage: 'fs (local disk)' };
 
-async function upload(ctx: BenchContext, server: HostProcess, label: string, i: number, req: { url: string; path: string; headers: Record<string, string>; multipart: boolean }): Promise<Figures> {
+async function upload(
+  ctx: BenchContext,
+  server: HostProcess,
+  label: string,
+  i: number,
+  req: { url: string; path: string; headers: Record<string, string>; multipart: boolean },
+): Promise<Figures> {
   const before = await server.peakReset();
-  const r = await runLoad('upload', { ...req, bytes: settings.bytes, seed: i + 1 + (req.multipart ? 0 : 1000), deadlineMs: 600_000 }, logFile(ctx, `b07-load-${label}-${i}`));
+  const r = await runLoad(
+    'upload',
+    { ...req, bytes: settings.bytes, seed: i + 1 + (req.multipart ? 0 : 1000), deadlineMs: 600_000 },
+    logFile(ctx, `b07-load-${label}-${i}`),
+  );
   const { peakRss } = await server.peak();
   return { mib_per_s: r.mib_per_s, seconds: r.elapsedMs / 1000, rss_growth_mib: (peakRss - before) / MiB };
 }
@@ -35,12 +45,22 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         node = await startProduct(ctx, 'b07', 'node', env);
         await node.call('tenant', { name: TENANT });
         await node.call('uploadLimits', { tenant: TENANT, maxBytes: 2 * settings.bytes });
-        token = (await node.call<{ token: string }[]>('users', { tenant: TENANT, prefix: 'uploader', count: 1, role: 'clinician' }))[0]!.token;
+        token = (
+          await node.call<{ token: string }[]>('users', {
+            tenant: TENANT,
+            prefix: 'uploader',
+            count: 1,
+            role: 'clinician',
+          })
+        )[0]!.token;
       },
-      round: (i) => upload(ctx, node!, 'product', i, {
-        url: node!.info.url, path: '/api/media/upload', multipart: true,
-        headers: { host: tenantHost(node!.info.url, TENANT), authorization: `Bearer ${token}` },
-      }),
+      round: (i) =>
+        upload(ctx, node!, 'product', i, {
+          url: node!.info.url,
+          path: '/api/media/upload',
+          multipart: true,
+          headers: { host: tenantHost(node!.info.url, TENANT), authorization: `Bearer ${token}` },
+        }),
       stop: () => stopProduct(ctx, [node], env),
     },
     baseline: {
@@ -48,7 +68,8 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       async start() {
         raw = await startBaseline(ctx, 'b07', 'raw-store.server.ts', { env });
       },
-      round: (i) => upload(ctx, raw!, 'baseline', i, { url: raw!.info.url, path: '/raw', multipart: false, headers: {} }),
+      round: (i) =>
+        upload(ctx, raw!, 'baseline', i, { url: raw!.info.url, path: '/raw', multipart: false, headers: {} }),
       stop: async () => raw?.stop(),
     },
   };
@@ -64,5 +85,8 @@ export const benchmark: Benchmark = {
   ratioFigure: 'mib_per_s',
   unavailable: () => missingModules('src/http/routes/media/media.router.ts', 'test/support/auth.ts'),
   sides: async (ctx) => sides(ctx),
-  checks: (p, _b, ratio) => [check('throughput ratio', ratio, 'min', 0.7), check('RSS growth MiB', p.rss_growth_mib, 'max', 64)],
+  checks: (p, _b, ratio) => [
+    check('throughput ratio', ratio, 'min', 0.7),
+    check('RSS growth MiB', p.rss_growth_mib, 'max', 64),
+  ],
 };

@@ -7,7 +7,15 @@
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
 import { productEnv, tenantHost } from './harness/env.js';
-import { startProduct, startBaseline, stopProduct, missingModules, missingRoles, firstReason, logFile } from './harness/sides.js';
+import {
+  startProduct,
+  startBaseline,
+  stopProduct,
+  missingModules,
+  missingRoles,
+  firstReason,
+  logFile,
+} from './harness/sides.js';
 import { runLoad } from './harness/load.js';
 import { scaled } from './harness/scale.js';
 import { pendingUsersSheet } from './harness/inputs.js';
@@ -25,12 +33,33 @@ const settings = { rows: scaled(100_000, 2000), pollMs: 500, importTimeoutMs: sc
  * Polls the import's status until it finished. A failed poll (the status read itself timing out
  * while the import loads the database) is counted and retried, not fatal: the import is measured.
  */
-async function waitImport(url: string, host: string, token: string, location: string): Promise<{ status: string; rowsDone: number; rowsImported: number; rowErrorCount: number; error?: unknown; failedPolls: number }> {
+async function waitImport(
+  url: string,
+  host: string,
+  token: string,
+  location: string,
+): Promise<{
+  status: string;
+  rowsDone: number;
+  rowsImported: number;
+  rowErrorCount: number;
+  error?: unknown;
+  failedPolls: number;
+}> {
   const until = Date.now() + settings.importTimeoutMs;
   let failedPolls = 0;
-  let last: { status: string; rowsDone: number; rowsImported: number; rowErrorCount: number } = { status: 'unknown', rowsDone: 0, rowsImported: 0, rowErrorCount: 0 };
+  let last: { status: string; rowsDone: number; rowsImported: number; rowErrorCount: number } = {
+    status: 'unknown',
+    rowsDone: 0,
+    rowsImported: 0,
+    rowErrorCount: 0,
+  };
   for (;;) {
-    const r = await request(url, 'GET', location, { host, token }).catch((e: Error) => ({ status: 0, text: e.message, body: {} as any }));
+    const r = await request(url, 'GET', location, { host, token }).catch((e: Error) => ({
+      status: 0,
+      text: e.message,
+      body: {} as any,
+    }));
     if (r.status === 200) last = r.body;
     else failedPolls++;
     if (last.status === 'completed' || last.status === 'failed' || Date.now() > until) return { ...last, failedPolls };
@@ -47,32 +76,65 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     // A fresh tenant per round: every round imports the same usernames as new pending users.
     const tenant = `bench${i}`;
     await node!.call('tenant', { name: tenant });
-    const token = (await node!.call<{ token: string }[]>('users', { tenant, prefix: 'importer', count: 1, role: 'admin' }))[0]!.token;
+    const token = (
+      await node!.call<{ token: string }[]>('users', { tenant, prefix: 'importer', count: 1, role: 'admin' })
+    )[0]!.token;
     const url = node!.info.url as string;
     const host = tenantHost(url, tenant);
     const before = await node!.peakReset();
     const t0 = Date.now();
-    const up = await runLoad('upload', {
-      url, path: '/api/uploads/pendingUsers', multipart: true, file, fileName: 'pending-users.xlsx',
-      headers: { host, authorization: `Bearer ${token}` }, deadlineMs: 120_000,
-    }, logFile(ctx, `b08-load-upload-${i}`));
+    const up = await runLoad(
+      'upload',
+      {
+        url,
+        path: '/api/uploads/pendingUsers',
+        multipart: true,
+        file,
+        fileName: 'pending-users.xlsx',
+        headers: { host, authorization: `Bearer ${token}` },
+        deadlineMs: 120_000,
+      },
+      logFile(ctx, `b08-load-upload-${i}`),
+    );
     const done = await waitImport(url, host, token, `/api/uploads/pendingUsers/${JSON.parse(up.body).importId}`);
     const seconds = (Date.now() - t0) / 1000;
     if (done.status === 'failed') throw new Error(`import failed: ${JSON.stringify(done.error ?? '')}`);
-    if (done.status !== 'completed') ctx.log(`  import still ${done.status} after ${seconds} s: ${done.rowsDone} of ${settings.rows} rows`);
+    if (done.status !== 'completed')
+      ctx.log(`  import still ${done.status} after ${seconds} s: ${done.rowsDone} of ${settings.rows} rows`);
     const { peakRss } = await node!.peak();
     const completed = done.status === 'completed' && done.rowsImported === settings.rows ? 1 : 0;
     // After the peak was read: the database's own rate for pending-user rows in the import's batches.
-    const ceiling = await node!.call<{ docs_per_s: number }>('insertCeiling', { tenant, model: 'PendingUser', batch: 1000, concurrency: 1, durationMs: scaled(5000, 1000) });
+    const ceiling = await node!.call<{ docs_per_s: number }>('insertCeiling', {
+      tenant,
+      model: 'PendingUser',
+      batch: 1000,
+      concurrency: 1,
+      durationMs: scaled(5000, 1000),
+    });
     const rowsPerS = (completed ? done.rowsImported : done.rowsDone) / seconds;
-    return { rows_per_s: rowsPerS, db_insert_rows_per_s: ceiling.docs_per_s, share_of_db_insert: rowsPerS / ceiling.docs_per_s, rows_done: done.rowsDone, completed, seconds, peak_rss_mib: peakRss / MiB, rss_growth_mib: (peakRss - before) / MiB, failed_status_polls: done.failedPolls };
+    return {
+      rows_per_s: rowsPerS,
+      db_insert_rows_per_s: ceiling.docs_per_s,
+      share_of_db_insert: rowsPerS / ceiling.docs_per_s,
+      rows_done: done.rowsDone,
+      completed,
+      seconds,
+      peak_rss_mib: peakRss / MiB,
+      rss_growth_mib: (peakRss - before) / MiB,
+      failed_status_polls: done.failedPolls,
+    };
   };
   const baselineRound = async (): Promise<Figures> => {
     const before = await reader!.peakReset();
     const r = await reader!.call<{ rows: number; elapsedMs: number }>('read', { file });
     if (r.rows !== settings.rows) throw new Error(`exceljs read ${r.rows} rows, expected ${settings.rows}`);
     const { peakRss } = await reader!.peak();
-    return { rows_per_s: r.rows / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000, peak_rss_mib: peakRss / MiB, rss_growth_mib: (peakRss - before) / MiB };
+    return {
+      rows_per_s: r.rows / (r.elapsedMs / 1000),
+      seconds: r.elapsedMs / 1000,
+      peak_rss_mib: peakRss / MiB,
+      rss_growth_mib: (peakRss - before) / MiB,
+    };
   };
   return {
     product: {
@@ -99,12 +161,25 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
 export const benchmark: Benchmark = {
   id: 'b08',
   title: 'Pending-user import of 100k rows: rows/s and peak RSS',
-  target: '>= 50% of baseline rows/s; >= 80% of the database\'s own insert rate; RSS <= 300 MiB',
+  target: ">= 50% of baseline rows/s; >= 80% of the database's own insert rate; RSS <= 300 MiB",
   baselineName: 'exceljs streaming read of the same file alone',
   rounds: scaled(3, 1),
   settings,
   ratioFigure: 'rows_per_s',
-  unavailable: () => firstReason(missingRoles('workers'), missingModules('src/http/routes/uploads/uploads.router.ts', 'src/workers/jobs/pending-user-import.job.ts', 'test/support/auth.ts')),
+  unavailable: () =>
+    firstReason(
+      missingRoles('workers'),
+      missingModules(
+        'src/http/routes/uploads/uploads.router.ts',
+        'src/workers/jobs/pending-user-import.job.ts',
+        'test/support/auth.ts',
+      ),
+    ),
   sides: async (ctx) => sides(ctx),
-  checks: (p, _b, ratio) => [check('import completed', p.completed, 'min', 1), check('rows/s ratio', ratio, 'min', 0.5), check('share of the database\'s insert rate', p.share_of_db_insert, 'min', 0.8), check('peak RSS MiB', p.peak_rss_mib, 'max', 300)],
+  checks: (p, _b, ratio) => [
+    check('import completed', p.completed, 'min', 1),
+    check('rows/s ratio', ratio, 'min', 0.5),
+    check("share of the database's insert rate", p.share_of_db_insert, 'min', 0.8),
+    check('peak RSS MiB', p.peak_rss_mib, 'max', 300),
+  ],
 };

@@ -7,7 +7,14 @@
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
 import { productEnv } from './harness/env.js';
-import { startProduct, startBaseline, stopProduct, missingModules, missingRoles, firstReason } from './harness/sides.js';
+import {
+  startProduct,
+  startBaseline,
+  stopProduct,
+  missingModules,
+  missingRoles,
+  firstReason,
+} from './harness/sides.js';
 import { scaled } from './harness/scale.js';
 import { images } from './harness/inputs.js';
 import type { HostProcess } from './harness/hosts.js';
@@ -24,7 +31,10 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     const tenant = `bench${i}`;
     await node!.call('tenant', { name: tenant });
     const hashes = await node!.call<string[]>('putImages', { tenant, files });
-    const r = await node!.call<{ elapsedMs: number; completed: number; failed: number; firstFailure?: string }>('thumbnails', { tenant, hashes, timeoutMs: 300_000 });
+    const r = await node!.call<{ elapsedMs: number; completed: number; failed: number; firstFailure?: string }>(
+      'thumbnails',
+      { tenant, hashes, timeoutMs: 300_000 },
+    );
     if (r.failed) throw new Error(`${r.failed} thumbnail jobs failed: ${r.firstFailure}`);
     return { jobs_per_s: r.completed / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000 };
   };
@@ -45,7 +55,10 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         alone = await startBaseline(ctx, 'b09', 'sharp-thumbnails.ts');
       },
       round: async () => {
-        const r = await alone!.call<{ elapsedMs: number; done: number }>('run', { files, concurrency: settings.concurrency });
+        const r = await alone!.call<{ elapsedMs: number; done: number }>('run', {
+          files,
+          concurrency: settings.concurrency,
+        });
         return { jobs_per_s: r.done / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000 };
       },
       stop: async () => alone?.stop(),

@@ -7,7 +7,15 @@ import path from 'node:path';
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
 import { productEnv } from './harness/env.js';
-import { startProduct, startBaseline, stopProduct, missingModules, missingRoles, firstReason, logFile } from './harness/sides.js';
+import {
+  startProduct,
+  startBaseline,
+  stopProduct,
+  missingModules,
+  missingRoles,
+  firstReason,
+  logFile,
+} from './harness/sides.js';
 import { runLoad } from './harness/load.js';
 import { scaled } from './harness/scale.js';
 import { projectRoot } from './harness/paths.js';
@@ -23,10 +31,31 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
   let bare: HostProcess | undefined;
   let key = '';
   let eventId = '';
-  const round = async (label: string, i: number, address: string, metadata: Record<string, string>): Promise<Figures> => {
-    const r = await runLoad('grpc-ingest', { ...PROTO, address, metadata, eventId, ...settings, deadlineMs: settings.durationMs + settings.warmupMs + 60_000 }, logFile(ctx, `b10-load-${label}-${i}`));
+  const round = async (
+    label: string,
+    i: number,
+    address: string,
+    metadata: Record<string, string>,
+  ): Promise<Figures> => {
+    const r = await runLoad(
+      'grpc-ingest',
+      {
+        ...PROTO,
+        address,
+        metadata,
+        eventId,
+        ...settings,
+        deadlineMs: settings.durationMs + settings.warmupMs + 60_000,
+      },
+      logFile(ctx, `b10-load-${label}-${i}`),
+    );
     if (r.errors) ctx.log(`  ${label}: ${r.errors} failed calls, first: ${r.firstError}`);
-    return { events_per_s: r.events_per_s, batch_p50_ms: r.batch_p50_ms, batch_p99_ms: r.batch_p99_ms, failed_calls: r.errors };
+    return {
+      events_per_s: r.events_per_s,
+      batch_p50_ms: r.batch_p50_ms,
+      batch_p99_ms: r.batch_p99_ms,
+      failed_calls: r.errors,
+    };
   };
   return {
     product: {
@@ -35,14 +64,32 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         node = await startProduct(ctx, 'b10', 'node', env);
         await node.call('tenant', { name: TENANT });
         key = await node.call<string>('telemetryKey', { tenant: TENANT });
-        const [organizer] = await node.call<{ id: string }[]>('users', { tenant: TENANT, prefix: 'host', count: 1, role: 'clinician' });
+        const [organizer] = await node.call<{ id: string }[]>('users', {
+          tenant: TENANT,
+          prefix: 'host',
+          count: 1,
+          role: 'clinician',
+        });
         [eventId] = await node.call<string[]>('events', { tenant: TENANT, organizerIds: [organizer!.id] });
       },
       async round(i) {
-        const figures = await round('product', i, `127.0.0.1:${node!.info.grpcPort}`, { 'x-tenant': TENANT, authorization: `Bearer ${key}` });
+        const figures = await round('product', i, `127.0.0.1:${node!.info.grpcPort}`, {
+          'x-tenant': TENANT,
+          authorization: `Bearer ${key}`,
+        });
         // The database's own rate for the same records, batch and concurrency: what storing every event can reach here.
-        const ceiling = await node!.call<{ docs_per_s: number }>('insertCeiling', { tenant: TENANT, model: 'TelemetryRecord', batch: settings.batch, concurrency: settings.concurrency, durationMs: settings.durationMs });
-        return { ...figures, db_insert_events_per_s: ceiling.docs_per_s, share_of_db_insert: figures.events_per_s! / ceiling.docs_per_s };
+        const ceiling = await node!.call<{ docs_per_s: number }>('insertCeiling', {
+          tenant: TENANT,
+          model: 'TelemetryRecord',
+          batch: settings.batch,
+          concurrency: settings.concurrency,
+          durationMs: settings.durationMs,
+        });
+        return {
+          ...figures,
+          db_insert_events_per_s: ceiling.docs_per_s,
+          share_of_db_insert: figures.events_per_s! / ceiling.docs_per_s,
+        };
       },
       stop: () => stopProduct(ctx, [node], env),
     },
@@ -60,12 +107,20 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
 export const benchmark: Benchmark = {
   id: 'b10',
   title: 'gRPC telemetry ingest: events/s',
-  target: '>= 50% of baseline; >= 80% of the database\'s own insert rate',
+  target: ">= 50% of baseline; >= 80% of the database's own insert rate",
   baselineName: 'bare grpc-js server, same proto',
   rounds: scaled(3, 1),
   settings,
   ratioFigure: 'events_per_s',
-  unavailable: () => firstReason(missingRoles('telemetry'), missingModules('proto/consult/telemetry/v1/telemetry.proto', 'test/support/auth.ts')),
+  unavailable: () =>
+    firstReason(
+      missingRoles('telemetry'),
+      missingModules('proto/consult/telemetry/v1/telemetry.proto', 'test/support/auth.ts'),
+    ),
   sides: async (ctx) => sides(ctx),
-  checks: (p, _b, ratio) => [check('events/s ratio', ratio, 'min', 0.5), check('share of the database\'s insert rate', p.share_of_db_insert, 'min', 0.8), check('failed calls', p.failed_calls, 'max', 0)],
+  checks: (p, _b, ratio) => [
+    check('events/s ratio', ratio, 'min', 0.5),
+    check("share of the database's insert rate", p.share_of_db_insert, 'min', 0.8),
+    check('failed calls', p.failed_calls, 'max', 0),
+  ],
 };

@@ -26,7 +26,11 @@ const settings = {
 function paths(): string[] {
   const names = ['', 'consultation 1', 'consultation 42'];
   const skips = [0, 20, 200, 2000, settings.events - 1000];
-  return names.flatMap((n) => skips.map((s) => `/api/events/get?${n ? `name=${encodeURIComponent(n)}&` : ''}skip=${Math.max(0, s)}&take=${settings.take}`));
+  return names.flatMap((n) =>
+    skips.map(
+      (s) => `/api/events/get?${n ? `name=${encodeURIComponent(n)}&` : ''}skip=${Math.max(0, s)}&take=${settings.take}`,
+    ),
+  );
 }
 
 function sides(ctx: BenchContext): { product: Side; baseline: Side } {
@@ -37,10 +41,19 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
   let token = '';
   let me = '';
   const load = async (url: string, headers: Record<string, string>, i: number, label: string): Promise<Figures> => {
-    const r = await runLoad('http-get', {
-      url, paths: paths(), headers, conns: settings.conns, durationMs: settings.durationMs, warmupMs: settings.warmupMs,
-      deadlineMs: settings.durationMs + settings.warmupMs + 90_000,
-    }, logFile(ctx, `b11-load-${label}-${i}`));
+    const r = await runLoad(
+      'http-get',
+      {
+        url,
+        paths: paths(),
+        headers,
+        conns: settings.conns,
+        durationMs: settings.durationMs,
+        warmupMs: settings.warmupMs,
+        deadlineMs: settings.durationMs + settings.warmupMs + 90_000,
+      },
+      logFile(ctx, `b11-load-${label}-${i}`),
+    );
     if (r.errors) ctx.log(`  ${label}: ${r.errors} errors, first: ${r.firstError}`);
     return { throughput_per_s: r.throughput_per_s, p50_ms: r.p50_ms, p99_ms: r.p99_ms, failed_requests: r.errors };
   };
@@ -50,22 +63,43 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       async start() {
         node = await startProduct(ctx, 'b11', 'node', env);
         await node.call('tenant', { name: TENANT });
-        const [clinician] = await node.call<{ token: string; id: string }[]>('users', { tenant: TENANT, prefix: 'clinician', count: 1, role: 'clinician' });
+        const [clinician] = await node.call<{ token: string; id: string }[]>('users', {
+          tenant: TENANT,
+          prefix: 'clinician',
+          count: 1,
+          role: 'clinician',
+        });
         token = clinician!.token;
         me = clinician!.id;
         await node.call('seedEvents', { tenant: TENANT, organizerId: me, count: settings.events });
       },
-      round: (i) => load(node!.info.url as string, { host: tenantHost(node!.info.url as string, TENANT), authorization: `Bearer ${token}` }, i, 'product'),
+      round: (i) =>
+        load(
+          node!.info.url as string,
+          { host: tenantHost(node!.info.url as string, TENANT), authorization: `Bearer ${token}` },
+          i,
+          'product',
+        ),
       stop: () => stopProduct(ctx, [node], env),
     },
     baseline: {
       label: 'bare query',
       async start() {
-        base = await startBaseline(ctx, 'b11', 'directory-queries.server.ts', { mongoUri, catalogDb: env.MONGODB_CATALOG_DB, tenantDbPrefix: env.MONGODB_TENANT_DB_PREFIX, tenant: TENANT, userId: me });
+        base = await startBaseline(ctx, 'b11', 'directory-queries.server.ts', {
+          mongoUri,
+          catalogDb: env.MONGODB_CATALOG_DB,
+          tenantDbPrefix: env.MONGODB_TENANT_DB_PREFIX,
+          tenant: TENANT,
+          userId: me,
+        });
       },
       async round(i) {
         const http = await load(base!.info.url as string, {}, i, 'baseline');
-        const db = await base!.call<{ per_s: number }>('rate', { paths: paths(), concurrency: settings.conns, durationMs: settings.dbRateMs });
+        const db = await base!.call<{ per_s: number }>('rate', {
+          paths: paths(),
+          concurrency: settings.conns,
+          durationMs: settings.dbRateMs,
+        });
         return { ...http, db_lists_per_s: db.per_s };
       },
       stop: async () => base?.stop(),
@@ -76,12 +110,15 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
 export const benchmark: Benchmark = {
   id: 'b11',
   title: "A clinician's event list, 10,000 events, embedded default (H2, commit per write)",
-  target: '>= 80% of the bare query\'s lists/s',
+  target: ">= 80% of the bare query's lists/s",
   baselineName: 'bare query (product repository query behind a bare route; db_lists_per_s: same queries, no HTTP)',
   rounds: scaled(3, 1),
   settings: { ...settings, server: 'embedded', paths: paths().length },
   ratioFigure: 'throughput_per_s',
   unavailable: () => missingModules('src/http/routes/events/events.router.ts', 'test/support/auth.ts'),
   sides: async (ctx) => sides(ctx),
-  checks: (p, _b, ratio) => [check('lists/s ratio to the bare query', ratio, 'min', 0.8), check('failed requests', p.failed_requests, 'max', 0)],
+  checks: (p, _b, ratio) => [
+    check('lists/s ratio to the bare query', ratio, 'min', 0.8),
+    check('failed requests', p.failed_requests, 'max', 0),
+  ],
 };

@@ -44,8 +44,10 @@ async function startServer(backend, dir) {
   servers.push({ child, file });
   const until = Date.now() + 120_000;
   while (!(await accepts(port))) {
-    if (child.exitCode !== null) throw new ServiceError(`mongo-java-server (${backend}) exited with ${child.exitCode}; see ${dir}`);
-    if (Date.now() > until) throw new ServiceError(`mongo-java-server (${backend}) did not listen within 120 s; see ${dir}`);
+    if (child.exitCode !== null)
+      throw new ServiceError(`mongo-java-server (${backend}) exited with ${child.exitCode}; see ${dir}`);
+    if (Date.now() > until)
+      throw new ServiceError(`mongo-java-server (${backend}) did not listen within 120 s; see ${dir}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   log(`mongo-java-server (${backend}) for this run on 127.0.0.1:${port}`);
@@ -71,7 +73,10 @@ try {
     process.env.BENCH_MONGO_TEST_URI = await startServer('memory', dir);
   }
   process.env.MONGODB_URI = process.env.BENCH_MONGO_EMBEDDED_URI;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/harness/main.ts', ...process.argv.slice(2)], { stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/harness/main.ts', ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: process.env,
+  });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 } catch (e) {

@@ -5,7 +5,19 @@
 // Maven; FerretDB (built with Go) is the fallback and an option. Running services are reused. The tests
 // have their own server (ensureTestMongo: mongo-java-server in memory on another port).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, openSync, readFileSync, readdirSync, statSync, rmSync, cpSync, renameSync, linkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  writeFileSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  rmSync,
+  cpSync,
+  renameSync,
+  linkSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
@@ -31,7 +43,10 @@ function which(cmd) {
 function portOpen(port, host = '127.0.0.1', timeoutMs = 500) {
   return new Promise((resolve) => {
     const s = net.connect({ port, host });
-    const done = (ok) => { s.destroy(); resolve(ok); };
+    const done = (ok) => {
+      s.destroy();
+      resolve(ok);
+    };
     s.setTimeout(timeoutMs, () => done(false));
     s.once('connect', () => done(true));
     s.once('error', () => done(false));
@@ -51,7 +66,10 @@ function redisProbe(port, auth) {
   return new Promise((resolve) => {
     const s = net.connect({ port, host: '127.0.0.1' });
     let buf = '';
-    const done = (v) => { s.destroy(); resolve(v); };
+    const done = (v) => {
+      s.destroy();
+      resolve(v);
+    };
     s.setTimeout(1000, () => done(null));
     s.once('error', () => done(null));
     s.once('connect', () => s.write(auth ? resp('AUTH', auth.user, auth.password) + resp('PING') : resp('PING')));
@@ -74,7 +92,11 @@ function redisProbe(port, auth) {
 
 /** A BSON document of int32, boolean and string fields, written by hand to keep this script dependency-free. */
 function bsonDoc(fields) {
-  const int32 = (n) => { const b = Buffer.alloc(4); b.writeInt32LE(n); return b; };
+  const int32 = (n) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32LE(n);
+    return b;
+  };
   const el = (type, name, value) => Buffer.concat([Buffer.from([type]), Buffer.from(`${name}\0`), value]);
   const parts = Object.entries(fields).map(([k, v]) => {
     if (typeof v === 'boolean') return el(0x08, k, Buffer.from([v ? 1 : 0]));
@@ -95,12 +117,18 @@ function mongoCommand(port, fields, timeoutMs) {
     header.writeInt32LE(2013, 12);
     const s = net.connect({ port, host: '127.0.0.1' });
     let buf = Buffer.alloc(0);
-    s.setTimeout(timeoutMs, () => { s.destroy(); resolve(false); });
+    s.setTimeout(timeoutMs, () => {
+      s.destroy();
+      resolve(false);
+    });
     s.once('error', () => resolve(false));
     s.once('connect', () => s.write(Buffer.concat([header, Buffer.alloc(4), Buffer.from([0]), doc])));
     s.on('data', (d) => {
       buf = Buffer.concat([buf, d]);
-      if (buf.length >= 16) { s.destroy(); resolve(buf.readInt32LE(12) === 2013); }
+      if (buf.length >= 16) {
+        s.destroy();
+        resolve(buf.readInt32LE(12) === 2013);
+      }
     });
   });
 }
@@ -121,19 +149,26 @@ async function waitFor(check, what, timeoutMs = 30_000) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new ServiceError(`${what} did not become ready within ${timeoutMs / 1000}s (see ${path.join(localDir, 'logs')})`);
+  throw new ServiceError(
+    `${what} did not become ready within ${timeoutMs / 1000}s (see ${path.join(localDir, 'logs')})`,
+  );
 }
 
 /** Installs Debian packages, waiting up to 5 minutes for another apt/dpkg run to release its lock. */
 function aptInstall(...pkgs) {
   const names = pkgs.join(' ');
   if (process.getuid && process.getuid() !== 0) {
-    throw new ServiceError(`${names} is not installed and this user cannot install it: run 'sudo apt-get install -y ${names}'`);
+    throw new ServiceError(
+      `${names} is not installed and this user cannot install it: run 'sudo apt-get install -y ${names}'`,
+    );
   }
   log(`installing ${names} from Debian packages`);
   const lock = ['-o', 'DPkg::Lock::Timeout=300'];
   const upd = spawnSync('apt-get', [...lock, 'update', '-qq'], { stdio: 'inherit' });
-  const inst = spawnSync('apt-get', [...lock, 'install', '-y', '-qq', ...pkgs], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const inst = spawnSync('apt-get', [...lock, 'install', '-y', '-qq', ...pkgs], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   if (upd.status !== 0 || inst.status !== 0) throw new ServiceError(`could not install ${names} with apt-get`);
 }
 
@@ -174,19 +209,27 @@ function localRedisPassword() {
  * password at runtime would cut off every client connected without one; it gets the password when it
  * is next started by this script.
  */
-export async function ensureRedis(port = Number(process.env.LOCAL_REDIS_PORT ?? 6390), { dir = path.join(localDir, 'redis') } = {}) {
+export async function ensureRedis(
+  port = Number(process.env.LOCAL_REDIS_PORT ?? 6390),
+  { dir = path.join(localDir, 'redis') } = {},
+) {
   const auth = { user: LOCAL_REDIS_USER, password: localRedisPassword() };
   const url = `redis://${auth.user}:${encodeURIComponent(auth.password)}@127.0.0.1:${port}`;
   const found = await redisProbe(port);
   if (found === 'open') {
-    log(`warning: the Redis on 127.0.0.1:${port} takes commands without a password; using it as is (stop it to have it started again with the password in .local/redis-password)`);
+    log(
+      `warning: the Redis on 127.0.0.1:${port} takes commands without a password; using it as is (stop it to have it started again with the password in .local/redis-password)`,
+    );
     return `redis://127.0.0.1:${port}`;
   }
   if (found === 'auth') {
     if ((await redisProbe(port, auth)) === 'authenticated') return url;
-    throw new ServiceError(`the Redis on port ${port} wants a password other than the one in .local/redis-password; set LOCAL_REDIS_PORT or REDIS_URL`);
+    throw new ServiceError(
+      `the Redis on port ${port} wants a password other than the one in .local/redis-password; set LOCAL_REDIS_PORT or REDIS_URL`,
+    );
   }
-  if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not Redis; set LOCAL_REDIS_PORT`);
+  if (await portOpen(port))
+    throw new ServiceError(`port ${port} is taken by something that is not Redis; set LOCAL_REDIS_PORT`);
   if (!which('redis-server')) aptInstall('redis-server');
   mkdirSync(dir, { recursive: true });
   log(`starting redis-server on 127.0.0.1:${port} (ACL user ${auth.user}, password in .local/redis-password)`);
@@ -194,28 +237,59 @@ export async function ensureRedis(port = Number(process.env.LOCAL_REDIS_PORT ?? 
   // every local user can read in the process list.
   const conf = path.join(dir, 'acl.conf');
   writeFileSync(conf, `user default off\nuser ${auth.user} on >${auth.password} ~* &* +@all\n`, { mode: 0o600 });
-  daemon('redis-server', [
-    conf, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'yes',
-    '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
-    '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
-  ], 'redis.log');
+  daemon(
+    'redis-server',
+    [
+      conf,
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--protected-mode',
+      'yes',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--save',
+      '',
+      '--maxmemory-policy',
+      'noeviction',
+      '--daemonize',
+      'no',
+    ],
+    'redis.log',
+  );
   await waitFor(async () => (await redisProbe(port, auth)) === 'authenticated', 'redis-server');
   return url;
 }
 
 function buildFerretDb(bin) {
   // LOCAL_GO names the Go binary; `none` pretends there is none (exercises the Java fallback).
-  const go = process.env.LOCAL_GO === 'none' ? null
-    : process.env.LOCAL_GO ?? which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
+  const go =
+    process.env.LOCAL_GO === 'none'
+      ? null
+      : (process.env.LOCAL_GO ?? which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null));
   if (!go) throw new ServiceError('Go is not installed (FerretDB is built from source with it)');
   log(`building FerretDB ${FERRETDB_VERSION} with Go (first run only, about two minutes)`);
   // `go install mod@version` asks the proxy for the version list, which it may refuse; download the exact
   // version and build it from the module cache instead.
   let json;
   try {
-    json = execFileSync(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], { encoding: 'utf8', cwd: localDir, env: { ...process.env, GOFLAGS: '-mod=mod' } });
+    json = execFileSync(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], {
+      encoding: 'utf8',
+      cwd: localDir,
+      env: { ...process.env, GOFLAGS: '-mod=mod' },
+    });
   } catch (e) {
-    throw new ServiceError(`downloading FerretDB ${FERRETDB_VERSION} with Go failed: ${String(e.stderr ?? e.message).trim().split('\n').pop()}`);
+    throw new ServiceError(
+      `downloading FerretDB ${FERRETDB_VERSION} with Go failed: ${String(e.stderr ?? e.message)
+        .trim()
+        .split('\n')
+        .pop()}`,
+    );
   }
   // The module cache is read-only and lacks the generated version file the binary insists on: build
   // from a writable copy with that file written.
@@ -224,7 +298,11 @@ function buildFerretDb(bin) {
   cpSync(JSON.parse(json).Dir, src, { recursive: true });
   spawnSync('chmod', ['-R', 'u+w', src]);
   writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
-  const r = spawnSync(go, ['build', '-o', bin, './cmd/ferretdb'], { cwd: src, stdio: 'inherit', env: { ...process.env, GOFLAGS: '-buildvcs=false -mod=mod', CGO_ENABLED: '0' } });
+  const r = spawnSync(go, ['build', '-o', bin, './cmd/ferretdb'], {
+    cwd: src,
+    stdio: 'inherit',
+    env: { ...process.env, GOFLAGS: '-buildvcs=false -mod=mod', CGO_ENABLED: '0' },
+  });
   if (r.status !== 0 || !existsSync(bin)) throw new ServiceError('building FerretDB failed (see output above)');
   rmSync(src, { recursive: true, force: true });
 }
@@ -280,7 +358,10 @@ async function takeLock(lock, what, timeoutMs = 20 * 60_000) {
       rmSync(lock, { force: true });
       continue;
     }
-    if (Date.now() > until) throw new ServiceError(`${what}: another process (pid ${owner}) held ${lock} for over ${timeoutMs / 60_000} minutes`);
+    if (Date.now() > until)
+      throw new ServiceError(
+        `${what}: another process (pid ${owner}) held ${lock} for over ${timeoutMs / 60_000} minutes`,
+      );
     if (!told) log(`waiting for another process (pid ${owner}) that is ${what}`);
     told = true;
     await sleep(1000);
@@ -298,13 +379,15 @@ export async function ensureVersitygw() {
   const binDir = path.join(localDir, 'bin');
   const bin = path.join(binDir, 'versitygw');
   const marker = `${bin}.version`;
-  const current = () => existsSync(bin) && existsSync(marker) && readFileSync(marker, 'utf8').trim() === VERSITYGW_VERSION;
+  const current = () =>
+    existsSync(bin) && existsSync(marker) && readFileSync(marker, 'utf8').trim() === VERSITYGW_VERSION;
   if (current()) return bin;
   mkdirSync(binDir, { recursive: true });
   const release = await takeLock(`${bin}.lock`, `installing versitygw ${VERSITYGW_VERSION}`);
   try {
     if (current()) return bin;
-    let go = process.env.LOCAL_GO ?? which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
+    let go =
+      process.env.LOCAL_GO ?? which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
     if (!go) {
       aptInstall('golang-go');
       go = which('go');
@@ -344,10 +427,19 @@ function startFerretDb(port) {
   mkdirSync(data, { recursive: true });
   mkdirSync(state, { recursive: true });
   log(`starting FerretDB (SQLite backend) on 127.0.0.1:${port}`);
-  daemon(bin, [
-    '--handler=sqlite', `--sqlite-url=file:${data}/`, `--listen-addr=127.0.0.1:${port}`,
-    `--state-dir=${state}`, '--telemetry=disable', '--log-level=warn', '--debug-addr=-',
-  ], 'ferretdb.log');
+  daemon(
+    bin,
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${data}/`,
+      `--listen-addr=127.0.0.1:${port}`,
+      `--state-dir=${state}`,
+      '--telemetry=disable',
+      '--log-level=warn',
+      '--debug-addr=-',
+    ],
+    'ferretdb.log',
+  );
 }
 
 /**
@@ -363,7 +455,9 @@ function quarantineBrokenFerretDbData() {
   const data = path.join(localDir, 'ferretdb', 'data');
   const aside = `${data}.broken-${Date.now()}`;
   renameSync(data, aside);
-  log(`FerretDB could not open its data (a database file without its metadata table); moved them to ${aside} and starting on fresh data`);
+  log(
+    `FerretDB could not open its data (a database file without its metadata table); moved them to ${aside} and starting on fresh data`,
+  );
   return true;
 }
 
@@ -373,11 +467,21 @@ function quarantineBrokenFerretDbData() {
  */
 async function restartWedgedFerretDb(port) {
   const r = spawnSync('pgrep', ['-f', `ferretdb .*--listen-addr=127.0.0.1:${port}`], { encoding: 'utf8' });
-  const pids = (r.stdout ?? '').split('\n').map(Number).filter((n) => n > 0);
-  if (!pids.length) throw new ServiceError(`the MongoDB-protocol server on port ${port} does not answer listDatabases and is not this project's FerretDB`);
+  const pids = (r.stdout ?? '')
+    .split('\n')
+    .map(Number)
+    .filter((n) => n > 0);
+  if (!pids.length)
+    throw new ServiceError(
+      `the MongoDB-protocol server on port ${port} does not answer listDatabases and is not this project's FerretDB`,
+    );
   log(`FerretDB on ${port} answers hello but not listDatabases (a database-pool lock is held); restarting it`);
   for (const pid of pids) {
-    try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
   await waitFor(async () => !(await portOpen(port)), 'the old FerretDB to exit', 10_000);
   startFerretDb(port);
@@ -390,7 +494,11 @@ function installMongoJavaServer(lib) {
   if (!which('java') || !which('javac') || !which('mvn')) aptInstall('default-jdk-headless', 'maven');
   log('fetching mongo-java-server with Maven (first run only)');
   const pom = path.join(root, 'deploy', 'mongo-java-server', 'pom.xml');
-  const r = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`], { stdio: 'inherit' });
+  const r = spawnSync(
+    'mvn',
+    ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`],
+    { stdio: 'inherit' },
+  );
   if (r.status !== 0) throw new ServiceError('fetching mongo-java-server with Maven failed (see output above)');
 }
 
@@ -439,7 +547,9 @@ export function mongoJavaServerCommand(backend, port, file) {
 function startMongoJavaServer(port, backend = 'h2') {
   const file = path.join(localDir, 'mongo-java-server', 'data.mv');
   const [cmd, args] = mongoJavaServerCommand(backend, port, file);
-  log(`starting mongo-java-server (${backend === 'h2' ? 'H2 backend, commit per write' : 'memory backend'}) on 127.0.0.1:${port}`);
+  log(
+    `starting mongo-java-server (${backend === 'h2' ? 'H2 backend, commit per write' : 'memory backend'}) on 127.0.0.1:${port}`,
+  );
   daemon(cmd, args, backend === 'h2' ? 'mongo-java-server.log' : `mongo-java-server-memory-${port}.log`);
 }
 
@@ -449,7 +559,8 @@ function startMongoJavaServer(port, backend = 'h2') {
  */
 function startMongoServer(port) {
   const choice = process.env.LOCAL_MONGO_SERVER ?? 'auto';
-  if (!MONGO_SERVERS.includes(choice)) throw new ServiceError(`LOCAL_MONGO_SERVER must be one of ${MONGO_SERVERS.join(', ')}`);
+  if (!MONGO_SERVERS.includes(choice))
+    throw new ServiceError(`LOCAL_MONGO_SERVER must be one of ${MONGO_SERVERS.join(', ')}`);
   const mongod = which('mongod');
   if (choice === 'mongod' || (choice === 'auto' && mongod)) {
     if (!mongod) throw new ServiceError('LOCAL_MONGO_SERVER=mongod but no mongod is on PATH');
@@ -459,7 +570,10 @@ function startMongoServer(port) {
   if (choice === 'ferretdb') return (startFerretDb(port), 'ferretdb');
   if (choice === 'mongo-java-server') return (startMongoJavaServer(port), 'mongo-java-server');
   const failures = [];
-  for (const [name, start] of [['mongo-java-server', startMongoJavaServer], ['ferretdb', startFerretDb]]) {
+  for (const [name, start] of [
+    ['mongo-java-server', startMongoJavaServer],
+    ['ferretdb', startFerretDb],
+  ]) {
     try {
       start(port);
       return name;
@@ -469,8 +583,10 @@ function startMongoServer(port) {
       log(`${name} is not available (${e.message})${name === 'mongo-java-server' ? '; falling back to FerretDB' : ''}`);
     }
   }
-  throw new ServiceError(`no MongoDB-protocol server could be started.\n  ${failures.join('\n  ')}\n` +
-    '  Install Java and Maven (mongo-java-server), or Go (FerretDB is built from source), or start MongoDB and set MONGODB_URI.');
+  throw new ServiceError(
+    `no MongoDB-protocol server could be started.\n  ${failures.join('\n  ')}\n` +
+      '  Install Java and Maven (mongo-java-server), or Go (FerretDB is built from source), or start MongoDB and set MONGODB_URI.',
+  );
 }
 
 /** Reuses whatever already listens on the port (a second `npm start`), else starts a server. */
@@ -482,10 +598,17 @@ export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 
     if (server === 'ferretdb' && !(await mongoResponsive(port))) await restartWedgedFerretDb(port);
     return { uri, server };
   }
-  if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_MONGO_PORT`);
+  if (await portOpen(port))
+    throw new ServiceError(
+      `port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_MONGO_PORT`,
+    );
   const server = startMongoServer(port);
   try {
-    await waitFor(() => mongoPing(port), `MongoDB-protocol server (${server})`, server === 'mongo-java-server' ? 120_000 : 30_000);
+    await waitFor(
+      () => mongoPing(port),
+      `MongoDB-protocol server (${server})`,
+      server === 'mongo-java-server' ? 120_000 : 30_000,
+    );
   } catch (e) {
     if (server !== 'ferretdb' || !quarantineBrokenFerretDbData()) throw e;
     startFerretDb(port);
@@ -496,7 +619,10 @@ export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 
 
 /** Runs apt-get with dpkg's lock waited for (another install may hold it), as root only. */
 function aptGetWithLock(args) {
-  return spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  return spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
 
 /**
@@ -535,15 +661,21 @@ function ensurePythonVenv(name, requirementsFile, label) {
   const makeVenv = () => spawnSync(python3, ['-m', 'venv', '--clear', venv], { encoding: 'utf8' });
   let made = makeVenv();
   if (made.status !== 0 && /ensurepip|python3-venv|venv/i.test(`${made.stdout}${made.stderr}`)) {
-    if (process.getuid && process.getuid() !== 0) throw new ServiceError("python3 cannot create virtual environments: run 'sudo apt-get install -y python3-venv'");
+    if (process.getuid && process.getuid() !== 0)
+      throw new ServiceError("python3 cannot create virtual environments: run 'sudo apt-get install -y python3-venv'");
     log('installing python3-venv from Debian packages');
     aptGetWithLock(['update', '-qq']);
-    if (aptGetWithLock(['install', '-y', '-qq', 'python3-venv']).status !== 0) throw new ServiceError('could not install python3-venv with apt-get');
+    if (aptGetWithLock(['install', '-y', '-qq', 'python3-venv']).status !== 0)
+      throw new ServiceError('could not install python3-venv with apt-get');
     made = makeVenv();
   }
   if (made.status !== 0) throw new ServiceError(`python3 -m venv failed: ${`${made.stderr}`.trim().split('\n').pop()}`);
   log(`installing ${label} into .local/${name} (first run only)`);
-  const pip = spawnSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], { stdio: 'inherit' });
+  const pip = spawnSync(
+    python,
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements],
+    { stdio: 'inherit' },
+  );
   if (pip.status !== 0) throw new ServiceError(`pip could not install ${label} (see output above)`);
   writeFileSync(marker, wanted);
   return python;
@@ -558,7 +690,10 @@ function ensurePythonVenv(name, requirementsFile, label) {
 export async function ensureTestMongo(port = Number(process.env.LOCAL_TEST_MONGO_PORT ?? 27028)) {
   const uri = `mongodb://127.0.0.1:${port}/`;
   if (await mongoPing(port)) return { uri, server: 'mongo-java-server-memory' };
-  if (await portOpen(port)) throw new ServiceError(`port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_TEST_MONGO_PORT`);
+  if (await portOpen(port))
+    throw new ServiceError(
+      `port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_TEST_MONGO_PORT`,
+    );
   startMongoJavaServer(port, 'memory');
   // A concurrent starter may have bound the port first: its server serves this run too.
   await waitFor(() => mongoPing(port), 'MongoDB-protocol test server (mongo-java-server, memory)', 90_000);
@@ -612,7 +747,10 @@ export function ensureNodeModules() {
 
 /** Builds the GraphQL explorer's browser bundle when it is missing (decision 711; instant when built). */
 export function ensureBuiltAssets() {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/http/reference/graphiql.build.cli.ts'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/http/reference/graphiql.build.cli.ts'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (r.status !== 0) throw new ServiceError('building the GraphQL explorer bundle failed (see output above)');
 }
 

@@ -9,8 +9,10 @@ if (existsSync('.env')) process.loadEnvFile('.env');
 const port = Number(process.env.PORT || 8080);
 const listening = await whoListens(port);
 if (listening === 'ours') {
-  process.stdout.write(`[start] the service is already running on port ${port}; nothing to do.\n` +
-    `        curl -H 'Host: demo.localhost:${port}' http://127.0.0.1:${port}/api/tenant/ping\n`);
+  process.stdout.write(
+    `[start] the service is already running on port ${port}; nothing to do.\n` +
+      `        curl -H 'Host: demo.localhost:${port}' http://127.0.0.1:${port}/api/tenant/ping\n`,
+  );
   process.exit(0);
 }
 if (listening === 'other') {

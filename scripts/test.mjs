@@ -4,13 +4,25 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureBuiltAssets, ensureChromium, ensureNodeModules, ensureServices, ensureVersitygw, localDir, ServiceError } from './services.mjs';
+import {
+  ensureBuiltAssets,
+  ensureChromium,
+  ensureNodeModules,
+  ensureServices,
+  ensureVersitygw,
+  localDir,
+  ServiceError,
+} from './services.mjs';
 
 try {
   ensureNodeModules();
   ensureBuiltAssets();
   // The client SDK workspace package builds on its own (its e2e journeys run from its sources).
-  const built = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'packages/client/tsconfig.json'], { stdio: 'inherit' });
+  const built = spawnSync(
+    process.execPath,
+    ['node_modules/typescript/bin/tsc', '-p', 'packages/client/tsconfig.json'],
+    { stdio: 'inherit' },
+  );
   if (built.status !== 0) throw new ServiceError('building packages/client failed (see output above)');
   // The reference pages' browser tests (test/e2e/browser) drive Debian's chromium.
   ensureChromium();
@@ -31,11 +43,26 @@ const args = process.argv.slice(2);
 // jest's own summary is not a closing line CI reads; the JSON results give a plain "N passed, N failed".
 const results = path.join(localDir, 'jest-results.json');
 rmSync(results, { force: true });
-const r = spawnSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', 'node_modules/jest/bin/jest.js', '--json', `--outputFile=${results}`, ...args], { stdio: 'inherit', env: process.env });
+const r = spawnSync(
+  process.execPath,
+  [
+    '--experimental-vm-modules',
+    '--no-warnings',
+    'node_modules/jest/bin/jest.js',
+    '--json',
+    `--outputFile=${results}`,
+    ...args,
+  ],
+  { stdio: 'inherit', env: process.env },
+);
 if (existsSync(results)) {
-  const { numPassedTests, numFailedTests, numPendingTests, numRuntimeErrorTestSuites } = JSON.parse(readFileSync(results, 'utf8'));
+  const { numPassedTests, numFailedTests, numPendingTests, numRuntimeErrorTestSuites } = JSON.parse(
+    readFileSync(results, 'utf8'),
+  );
   // A file can fail outside its tests (a handle left open, a failing beforeAll): say so, or "0 failed" misleads.
   const outside = numRuntimeErrorTestSuites ? `, ${numRuntimeErrorTestSuites} file(s) failed outside their tests` : '';
-  process.stdout.write(`\n${numPassedTests} passed, ${numFailedTests} failed${numPendingTests ? `, ${numPendingTests} skipped` : ''}${outside}\n`);
+  process.stdout.write(
+    `\n${numPassedTests} passed, ${numFailedTests} failed${numPendingTests ? `, ${numPendingTests} skipped` : ''}${outside}\n`,
+  );
 }
 process.exit(r.status ?? 1);

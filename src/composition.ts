@@ -15,7 +15,14 @@ export function createServices(infra: Infra) {
   const tenants = new TenantService({ mongo: infra.mongo, tenants: tenantRepo });
   const auth = createAuthServices(infra);
   const telemetry = createTelemetryServices(infra, tenants, tenantRepo);
-  return { tenantRepo, tenants, auth, ...createDirectoryServices(infra, { vcs: () => telemetry.vcs }), ...telemetry, ...createMediaServices(infra) };
+  return {
+    tenantRepo,
+    tenants,
+    auth,
+    ...createDirectoryServices(infra, { vcs: () => telemetry.vcs }),
+    ...telemetry,
+    ...createMediaServices(infra),
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

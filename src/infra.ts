@@ -26,7 +26,10 @@ export interface Infra {
   connectRedis(name: string, options?: Parameters<typeof createRedis>[2]): Redis;
 }
 
-export async function createInfra(config: Config, overrides: Partial<Pick<Infra, 'logger' | 'metrics'>> = {}): Promise<Infra> {
+export async function createInfra(
+  config: Config,
+  overrides: Partial<Pick<Infra, 'logger' | 'metrics'>> = {},
+): Promise<Infra> {
   const logger = overrides.logger ?? createLogger({ level: config.log.level, nodeId: config.nodeId });
   const metrics = overrides.metrics ?? new Metrics({ node: config.nodeId });
   const redis = createRedis(config.redis.url, 'main');
@@ -34,7 +37,14 @@ export async function createInfra(config: Config, overrides: Partial<Pick<Infra,
   const mongo = await Mongo.connect(config.mongo);
   const store = await createObjectStore(config.storage);
   return {
-    config, logger, metrics, mongo, redis, keys: redisKeys(config.redis.prefix), store, queues: createJobQueues(config),
+    config,
+    logger,
+    metrics,
+    mongo,
+    redis,
+    keys: redisKeys(config.redis.prefix),
+    store,
+    queues: createJobQueues(config),
     connectRedis: (name, options) => createRedis(config.redis.url, name, options),
   };
 }

@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   // rejection that still escapes is logged with a code and the process keeps serving. An uncaught
   // exception leaves state unknown: it is logged with a code and the process exits for its supervisor
   // to restart it.
-  process.on('unhandledRejection', (err) => log.error({ component: 'main', code: 'internal', err }, 'unhandled promise rejection'));
+  process.on('unhandledRejection', (err) =>
+    log.error({ component: 'main', code: 'internal', err }, 'unhandled promise rejection'),
+  );
   process.on('uncaughtException', (err) => {
     log.fatal({ component: 'main', code: 'internal', err }, 'uncaught exception: exiting');
     process.exit(70);
@@ -52,10 +54,13 @@ async function main(): Promise<void> {
     log.info({ component: 'main', signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
-    node.stop().then(() => process.exit(0), (err) => {
-      log.error({ component: 'main', err }, 'shutdown failed');
-      process.exit(1);
-    });
+    node.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ component: 'main', err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

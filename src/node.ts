@@ -31,7 +31,10 @@ export interface NodeHandle {
  * several nodes in one process. Shutdown order: stop accepting, drain hub and actors, workers,
  * telemetry, then Redis and MongoDB.
  */
-export async function startNode(config: Config, overrides: Parameters<typeof createInfra>[1] = {}): Promise<NodeHandle> {
+export async function startNode(
+  config: Config,
+  overrides: Parameters<typeof createInfra>[1] = {},
+): Promise<NodeHandle> {
   const infra = await createInfra(config, overrides);
   const services = createServices(infra);
   try {
@@ -52,10 +55,16 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
   let app: Express | undefined;
   const server = needsHttp
     ? http.createServer((req, res) => {
-      if (app) return void app(req, res);
-      const problem = toProblem(new AppError('service_unavailable', 'The node is starting'), undefined, req.url?.split('?')[0]);
-      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' }).end(JSON.stringify(problem));
-    })
+        if (app) return void app(req, res);
+        const problem = toProblem(
+          new AppError('service_unavailable', 'The node is starting'),
+          undefined,
+          req.url?.split('?')[0],
+        );
+        res
+          .writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' })
+          .end(JSON.stringify(problem));
+      })
     : undefined;
   const preTenant: { path: string; router: Router | Express }[] = [];
   const routes: { path: string; router: Router }[] = [];
@@ -95,12 +104,25 @@ export async function startNode(config: Config, overrides: Parameters<typeof cre
   infra.logger.info({ component: 'node', roles: config.roles, url, metricsUrl }, 'node started');
   let stopping: Promise<void> | undefined;
   return {
-    config, infra, services, server, url, metricsUrl, roles: started, app,
+    config,
+    infra,
+    services,
+    server,
+    url,
+    metricsUrl,
+    roles: started,
+    app,
     stop: () => (stopping ??= stopAll(started, server, infra, services, metricsServer)),
   };
 }
 
-async function stopAll(started: Map<Role, RoleHandle>, server: HttpServer | undefined, infra: Infra, services: Services, metricsServer?: MetricsServer): Promise<void> {
+async function stopAll(
+  started: Map<Role, RoleHandle>,
+  server: HttpServer | undefined,
+  infra: Infra,
+  services: Services,
+  metricsServer?: MetricsServer,
+): Promise<void> {
   const closing = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
   server?.closeIdleConnections();
   for (const role of [...started.keys()].reverse()) {

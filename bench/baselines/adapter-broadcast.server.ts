@@ -15,7 +15,9 @@ export async function start(p: { redisUrl: string; key: string; sharded?: boolea
   const pub = new Redis(p.redisUrl);
   const sub = pub.duplicate();
   const server = http.createServer();
-  const adapter = p.sharded ? createShardedAdapter(pub, sub, { channelPrefix: p.key, subscriptionMode: 'dynamic' }) : createAdapter(pub, sub, { key: p.key });
+  const adapter = p.sharded
+    ? createShardedAdapter(pub, sub, { channelPrefix: p.key, subscriptionMode: 'dynamic' })
+    : createAdapter(pub, sub, { key: p.key });
   const io = new Server(server, { path: '/socket.io', transports: ['websocket'], adapter });
   io.on('connection', (socket) => {
     socket.on('join', (room: string, ack: (r: unknown) => void) => {

@@ -26,7 +26,12 @@ interface Params {
 }
 
 export async function start(p: Params): Promise<Hosted> {
-  const mongo = await Mongo.connect({ uri: p.mongoUri, catalogDb: p.catalogDb, tenantDbPrefix: p.tenantDbPrefix, timeoutMs: 10_000 });
+  const mongo = await Mongo.connect({
+    uri: p.mongoUri,
+    catalogDb: p.catalogDb,
+    tenantDbPrefix: p.tenantDbPrefix,
+    timeoutMs: 10_000,
+  });
   const users = new UserRepository(mongo.tenantDb(p.tenant));
   const events = new EventRepository(mongo.tenantDb(p.tenant));
   const me = new Types.ObjectId(p.userId);
@@ -34,7 +39,10 @@ export async function start(p: Params): Promise<Hosted> {
     const name = q.get('name') || undefined;
     const skip = Number(q.get('skip') ?? 0);
     const take = Number(q.get('take') ?? 20);
-    const [items, total] = await Promise.all([users.search({ name, excludeId: me, skip, take }), users.count({ name, excludeId: me }, TOTAL_COUNT_CAP)]);
+    const [items, total] = await Promise.all([
+      users.search({ name, excludeId: me, skip, take }),
+      users.count({ name, excludeId: me }, TOTAL_COUNT_CAP),
+    ]);
     return { items, total };
   };
   const eventList = async (q: URLSearchParams) => {
@@ -65,9 +73,11 @@ export async function start(p: Params): Promise<Hosted> {
         let n = 0;
         const t0 = performance.now();
         const until = t0 + a.durationMs;
-        await Promise.all(Array.from({ length: a.concurrency }, async () => {
-          while (performance.now() < until) await query(a.paths[n++ % a.paths.length]!);
-        }));
+        await Promise.all(
+          Array.from({ length: a.concurrency }, async () => {
+            while (performance.now() < until) await query(a.paths[n++ % a.paths.length]!);
+          }),
+        );
         return { per_s: (n / (performance.now() - t0)) * 1000, done: n };
       },
     },

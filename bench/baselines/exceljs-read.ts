@@ -8,7 +8,13 @@ import type { Hosted } from '../harness/host.js';
 
 async function read(file: string): Promise<{ rows: number; cells: number; elapsedMs: number }> {
   const t0 = performance.now();
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(createReadStream(file), { sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', worksheets: 'emit', entries: 'emit' });
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(createReadStream(file), {
+    sharedStrings: 'cache',
+    hyperlinks: 'ignore',
+    styles: 'ignore',
+    worksheets: 'emit',
+    entries: 'emit',
+  });
   let rows = 0;
   let cells = 0;
   for await (const sheet of reader) {

@@ -11,14 +11,20 @@ async function run(a: { files: string[]; concurrency: number }): Promise<{ elaps
   const t0 = performance.now();
   let next = 0;
   let done = 0;
-  await Promise.all(Array.from({ length: a.concurrency }, async () => {
-    while (next < inputs.length) {
-      const image = sharp(inputs[next++]!, { failOn: 'error', sequentialRead: true });
-      await image.metadata();
-      await image.rotate().resize(320, 320, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: a.concurrency }, async () => {
+      while (next < inputs.length) {
+        const image = sharp(inputs[next++]!, { failOn: 'error', sequentialRead: true });
+        await image.metadata();
+        await image
+          .rotate()
+          .resize(320, 320, { fit: 'inside', withoutEnlargement: true })
+          .webp({ quality: 80 })
+          .toBuffer();
+        done++;
+      }
+    }),
+  );
   return { elapsedMs: performance.now() - t0, done };
 }
 

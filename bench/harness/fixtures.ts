@@ -7,7 +7,11 @@ import { Types } from 'mongoose';
 import { sortKeys } from '../../src/data/models/user.model.js';
 
 interface AuthSupport {
-  createUser(node: NodeHandle, tenant: string, u: { username: string; role: string; displayName?: string }): Promise<string>;
+  createUser(
+    node: NodeHandle,
+    tenant: string,
+    u: { username: string; role: string; displayName?: string },
+  ): Promise<string>;
   tokenFor(node: NodeHandle, tenant: string, username: string, opts?: Record<string, unknown>): Promise<string>;
 }
 
@@ -40,7 +44,11 @@ export function fixtures(node: NodeHandle): Fixtures {
       const out: { username: string; id: string; token: string }[] = [];
       for (let i = 0; i < a.count; i++) {
         const username = `${a.prefix}${i}`;
-        const id = await auth.createUser(node, a.tenant, { username, role: a.role, displayName: `Bench ${a.prefix} ${i}` });
+        const id = await auth.createUser(node, a.tenant, {
+          username,
+          role: a.role,
+          displayName: `Bench ${a.prefix} ${i}`,
+        });
         out.push({ username, id, token: await auth.tokenFor(node, a.tenant, username) });
       }
       return out;
@@ -53,16 +61,50 @@ export function fixtures(node: NodeHandle): Fixtures {
     async seedContacts(a: { tenant: string; count: number }) {
       const { User } = node.infra.mongo.tenantDb(a.tenant).models;
       const keys = sortKeys as unknown as (displayName: string, username?: string) => Record<string, unknown>;
-      const first = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gus', 'Hana', 'Ivo', 'Jana', 'Kai', 'Lena', 'Mara', 'Nils', 'Ola', 'Pia', 'Zoë', 'Åsa', 'José', 'Noël'];
+      const first = [
+        'Ada',
+        'Ben',
+        'Cleo',
+        'Dan',
+        'Eva',
+        'Finn',
+        'Gus',
+        'Hana',
+        'Ivo',
+        'Jana',
+        'Kai',
+        'Lena',
+        'Mara',
+        'Nils',
+        'Ola',
+        'Pia',
+        'Zoë',
+        'Åsa',
+        'José',
+        'Noël',
+      ];
       const now = new Date();
       const doc = (i: number) => {
         const displayName = `${first[i % first.length]} Contact${String(i).padStart(6, '0')}`;
         const username = `contact${i}`;
-        return { username, idpSubject: username, displayName, role: 'patient', kind: 'person', status: 'active', createdAt: now, updatedAt: now, ...keys(displayName, username) };
+        return {
+          username,
+          idpSubject: username,
+          displayName,
+          role: 'patient',
+          kind: 'person',
+          status: 'active',
+          createdAt: now,
+          updatedAt: now,
+          ...keys(displayName, username),
+        };
       };
       const t0 = performance.now();
       for (let i = 0; i < a.count; i += 1000) {
-        await User.collection.insertMany(Array.from({ length: Math.min(1000, a.count - i) }, (_, j) => doc(i + j)), { ordered: false });
+        await User.collection.insertMany(
+          Array.from({ length: Math.min(1000, a.count - i) }, (_, j) => doc(i + j)),
+          { ordered: false },
+        );
       }
       return { count: a.count, seconds: (performance.now() - t0) / 1000 };
     },
@@ -75,14 +117,21 @@ export function fixtures(node: NodeHandle): Fixtures {
       const { UserRepository } = await import('../../src/data/repositories/user.repository.js');
       const repo = new UserRepository(node.infra.mongo.tenantDb(a.tenant));
       const { User } = node.infra.mongo.tenantDb(a.tenant).models;
-      const ids = (await User.collection.find({ username: /^contact/ }, { projection: { _id: 1 } }).limit(2000).toArray()).map((d) => d._id as Types.ObjectId);
+      const ids = (
+        await User.collection
+          .find({ username: /^contact/ }, { projection: { _id: 1 } })
+          .limit(2000)
+          .toArray()
+      ).map((d) => d._id as Types.ObjectId);
       const rate = async (op: (i: number) => Promise<unknown>) => {
         let n = 0;
         const t0 = performance.now();
         const until = t0 + a.durationMs;
-        await Promise.all(Array.from({ length: a.concurrency }, async () => {
-          while (performance.now() < until) await op(n++);
-        }));
+        await Promise.all(
+          Array.from({ length: a.concurrency }, async () => {
+            while (performance.now() < until) await op(n++);
+          }),
+        );
         return (n / (performance.now() - t0)) * 1000;
       };
       const lookups = await rate(async (i) => {
@@ -102,15 +151,26 @@ export function fixtures(node: NodeHandle): Fixtures {
       const day = 86_400_000;
       const t = Date.now();
       const doc = (i: number) => {
-        const startAt = new Date(t - (i + 1) * day / 4);
+        const startAt = new Date(t - ((i + 1) * day) / 4);
         return {
-          name: `Consultation ${i}`, nameLower: `consultation ${i}`, startAt, endAt: new Date(startAt.getTime() + 1800_000),
-          organizerId, participants: [{ userId: organizerId, role: 'host' }], participantIds: [organizerId],
-          status: 'scheduled', meetingCode: `b11${t.toString(36)}${i.toString(36)}`, createdAt: startAt, updatedAt: startAt,
+          name: `Consultation ${i}`,
+          nameLower: `consultation ${i}`,
+          startAt,
+          endAt: new Date(startAt.getTime() + 1800_000),
+          organizerId,
+          participants: [{ userId: organizerId, role: 'host' }],
+          participantIds: [organizerId],
+          status: 'scheduled',
+          meetingCode: `b11${t.toString(36)}${i.toString(36)}`,
+          createdAt: startAt,
+          updatedAt: startAt,
         };
       };
       for (let i = 0; i < a.count; i += 1000) {
-        await Event.collection.insertMany(Array.from({ length: Math.min(1000, a.count - i) }, (_, j) => doc(i + j)), { ordered: false });
+        await Event.collection.insertMany(
+          Array.from({ length: Math.min(1000, a.count - i) }, (_, j) => doc(i + j)),
+          { ordered: false },
+        );
       }
       return { count: a.count };
     },
@@ -124,9 +184,18 @@ export function fixtures(node: NodeHandle): Fixtures {
       const docs = a.organizerIds.map((organizerId, i) => {
         const participants = [organizerId, ...(a.participantIds ?? []).filter((p) => p !== organizerId)];
         return {
-          name: `Bench consultation ${i}`, nameLower: `bench consultation ${i}`, startAt: new Date(now), endAt: new Date(now + 3600_000),
-          organizerId, participants: participants.map((userId) => ({ userId, role: userId === organizerId ? 'host' : 'participant' })),
-          participantIds: participants, status: 'scheduled', meetingCode: `bench${now.toString(36)}${i}${Math.random().toString(36).slice(2, 6)}`,
+          name: `Bench consultation ${i}`,
+          nameLower: `bench consultation ${i}`,
+          startAt: new Date(now),
+          endAt: new Date(now + 3600_000),
+          organizerId,
+          participants: participants.map((userId) => ({
+            userId,
+            role: userId === organizerId ? 'host' : 'participant',
+          })),
+          participantIds: participants,
+          status: 'scheduled',
+          meetingCode: `bench${now.toString(36)}${i}${Math.random().toString(36).slice(2, 6)}`,
         };
       });
       const ids: string[] = [];
@@ -142,7 +211,13 @@ export function fixtures(node: NodeHandle): Fixtures {
      * scratch collection with the real collection's indexes (same schema), in the same tenant database.
      * A reference beside B8/B10, which store every row they take.
      */
-    async insertCeiling(a: { tenant: string; model: 'TelemetryRecord' | 'PendingUser'; batch: number; concurrency: number; durationMs: number }) {
+    async insertCeiling(a: {
+      tenant: string;
+      model: 'TelemetryRecord' | 'PendingUser';
+      batch: number;
+      concurrency: number;
+      durationMs: number;
+    }) {
       const db = node.infra.mongo.tenantDb(a.tenant);
       const scratch = `ceiling_${a.model.toLowerCase()}_${Date.now().toString(36)}`;
       const model = db.conn.model(scratch, db.models[a.model].schema, scratch);
@@ -151,17 +226,39 @@ export function fixtures(node: NodeHandle): Fixtures {
       const run = Date.now().toString(36);
       const eventId = new Types.ObjectId();
       let next = 0;
-      const doc = (i: number) => a.model === 'TelemetryRecord'
-        ? { _id: `c-${run}:${i}`, conferenceId: `c-${run}`, sequence: i, eventId, type: 'participant_joined', occurredAt: new Date(), payload: { participantKey: `p${i}`, displayName: `Participant ${i}` }, createdAt: new Date() }
-        : { username: `ceiling${run}u${i}`, displayName: `Ceiling User ${i}`, role: 'patient', importId: run, rowNumber: i, email: `u${i}@example.test`, status: 'pending', createdAt: new Date(), updatedAt: new Date() };
+      const doc = (i: number) =>
+        a.model === 'TelemetryRecord'
+          ? {
+              _id: `c-${run}:${i}`,
+              conferenceId: `c-${run}`,
+              sequence: i,
+              eventId,
+              type: 'participant_joined',
+              occurredAt: new Date(),
+              payload: { participantKey: `p${i}`, displayName: `Participant ${i}` },
+              createdAt: new Date(),
+            }
+          : {
+              username: `ceiling${run}u${i}`,
+              displayName: `Ceiling User ${i}`,
+              role: 'patient',
+              importId: run,
+              rowNumber: i,
+              email: `u${i}@example.test`,
+              status: 'pending',
+              createdAt: new Date(),
+              updatedAt: new Date(),
+            };
       const t0 = performance.now();
       const until = t0 + a.durationMs;
-      await Promise.all(Array.from({ length: a.concurrency }, async () => {
-        while (performance.now() < until) {
-          const docs = Array.from({ length: a.batch }, () => doc(next++));
-          await model.collection.insertMany(docs as never[], { ordered: false });
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: a.concurrency }, async () => {
+          while (performance.now() < until) {
+            const docs = Array.from({ length: a.batch }, () => doc(next++));
+            await model.collection.insertMany(docs as never[], { ordered: false });
+          }
+        }),
+      );
       const elapsed = performance.now() - t0;
       await model.collection.drop().catch(() => undefined);
       db.conn.deleteModel(scratch);
@@ -195,11 +292,18 @@ export function fixtures(node: NodeHandle): Fixtures {
       const views = await Promise.all(ids.map((j) => jobs.waitUntilFinished('thumbnail', j.id, a.timeoutMs)));
       const elapsedMs = performance.now() - t0;
       const failed = views.filter((v) => v.state !== 'completed');
-      return { elapsedMs, completed: views.length - failed.length, failed: failed.length, firstFailure: failed[0]?.failedReason };
+      return {
+        elapsedMs,
+        completed: views.length - failed.length,
+        failed: failed.length,
+        firstFailure: failed[0]?.failedReason,
+      };
     },
     /** Issues the tenant's gRPC telemetry key (services.telemetry.issueKey). */
     async telemetryKey(a: { tenant: string }) {
-      return (node.services as unknown as { telemetry: { issueKey(t: string): Promise<string> } }).telemetry.issueKey(a.tenant);
+      return (node.services as unknown as { telemetry: { issueKey(t: string): Promise<string> } }).telemetry.issueKey(
+        a.tenant,
+      );
     },
     async metrics() {
       return node.infra.metrics.registry.getMetricsAsJSON();

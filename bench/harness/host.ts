@@ -39,7 +39,9 @@ function collect(): void {
 async function handle(req: Request): Promise<unknown> {
   switch (req.cmd) {
     case 'start': {
-      const mod = (await import(pathToFileURL(path.resolve(req.module!)).href)) as { start(p: unknown): Promise<Hosted> };
+      const mod = (await import(pathToFileURL(path.resolve(req.module!)).href)) as {
+        start(p: unknown): Promise<Hosted>;
+      };
       hosted = await mod.start(req.params);
       return hosted.info;
     }

@@ -37,8 +37,15 @@ export async function spawnHost(module: string, params: unknown, opts: HostOptio
   const timeout = opts.startTimeoutMs ?? 60_000;
   const info = await Promise.race([
     client.request({ cmd: 'start', module: path.join(benchRoot, module), params }),
-    client.exited.then((code) => { throw new Error(`${module} exited with ${code} while starting (log: ${opts.logFile})`); }),
-    new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${module} did not start within ${timeout} ms (log: ${opts.logFile})`)), timeout).unref()),
+    client.exited.then((code) => {
+      throw new Error(`${module} exited with ${code} while starting (log: ${opts.logFile})`);
+    }),
+    new Promise<never>((_, rej) =>
+      setTimeout(
+        () => rej(new Error(`${module} did not start within ${timeout} ms (log: ${opts.logFile})`)),
+        timeout,
+      ).unref(),
+    ),
   ]).catch((e) => {
     proc.kill('SIGKILL');
     throw e;
@@ -66,7 +73,10 @@ export async function spawnHost(module: string, params: unknown, opts: HostOptio
 }
 
 /** Spawns node (through `sh -c ulimit` when a higher fd limit is wanted) with IPC, logging to a file. */
-export function spawnNode(nodeArgs: string[], opts: { env?: Record<string, string>; nofile?: number; logFile: string }): ChildProcess {
+export function spawnNode(
+  nodeArgs: string[],
+  opts: { env?: Record<string, string>; nofile?: number; logFile: string },
+): ChildProcess {
   mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a');
   const env = { ...process.env, NODE_OPTIONS: '', ...opts.env };
@@ -82,11 +92,13 @@ export function spawnNode(nodeArgs: string[], opts: { env?: Record<string, strin
 export function ipcClient(proc: ChildProcess) {
   let next = 0;
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => {
-    for (const p of pending.values()) p.reject(new Error(`process ${proc.pid} exited (${code})`));
-    pending.clear();
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => {
+      for (const p of pending.values()) p.reject(new Error(`process ${proc.pid} exited (${code})`));
+      pending.clear();
+      resolve(code);
+    }),
+  );
   proc.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
     const p = pending.get(m.id);
     if (!p) return;

@@ -22,10 +22,18 @@ export class HubCluster {
   readonly nodeIds: string[] = [];
   private seq = 0;
 
-  constructor(private readonly ctx: BenchContext, private readonly bench: string, readonly env: ProductEnv) {}
+  constructor(
+    private readonly ctx: BenchContext,
+    private readonly bench: string,
+    readonly env: ProductEnv,
+  ) {}
 
   static create(ctx: BenchContext, bench: string, extra: Record<string, string> = {}): HubCluster {
-    return new HubCluster(ctx, bench, productEnv(ctx, bench, { ROLES: 'http,hub,actors', ACCESS_TOKEN_TTL_SECONDS: '7200', ...extra }));
+    return new HubCluster(
+      ctx,
+      bench,
+      productEnv(ctx, bench, { ROLES: 'http,hub,actors', ACCESS_TOKEN_TTL_SECONDS: '7200', ...extra }),
+    );
   }
 
   /** Starts one more node of the cluster; returns its index. */

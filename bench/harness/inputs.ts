@@ -17,7 +17,18 @@ export async function images(cacheDir: string, count: number, width: number, hei
     const file = path.join(dir, `img-${i}.jpg`);
     if (!existsSync(file)) {
       const tint = { r: 60 + ((i * 37) % 160), g: 60 + ((i * 91) % 160), b: 60 + ((i * 53) % 160) };
-      const noise = await sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).blur(1.5).png().toBuffer();
+      const noise = await sharp({
+        create: {
+          width,
+          height,
+          channels: 3,
+          background: { r: 0, g: 0, b: 0 },
+          noise: { type: 'gaussian', mean: 128, sigma: 40 },
+        },
+      })
+        .blur(1.5)
+        .png()
+        .toBuffer();
       await sharp({ create: { width, height, channels: 3, background: tint } })
         .composite([{ input: noise, blend: 'overlay' }])
         .jpeg({ quality: 85 })
@@ -33,12 +44,21 @@ export async function images(cacheDir: string, count: number, width: number, hei
 export async function pendingUsersSheet(cacheDir: string, rows: number): Promise<string> {
   const file = path.join(cacheDir, `pending-users-${rows}.xlsx`);
   if (existsSync(file)) return file;
-  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: `${file}.tmp`, useSharedStrings: false, useStyles: false });
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: `${file}.tmp`,
+    useSharedStrings: false,
+    useStyles: false,
+  });
   const ws = wb.addWorksheet('Users');
   ws.addRow(['username', 'email', 'displayName', 'role']).commit();
   const roles = ['patient', 'clinician', 'patient', 'patient'];
   for (let i = 0; i < rows; i++) {
-    ws.addRow([`pending.user${i}`, `pending.user${i}@example.org`, `Pending User ${i}`, roles[i % roles.length]]).commit();
+    ws.addRow([
+      `pending.user${i}`,
+      `pending.user${i}@example.org`,
+      `Pending User ${i}`,
+      roles[i % roles.length],
+    ]).commit();
   }
   ws.commit();
   await wb.commit();

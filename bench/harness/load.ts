@@ -17,7 +17,11 @@ export interface LoadProcess<R> {
  * Starts a load generator (bench/load/<name>.ts) as its own process on loopback. Every generator has
  * a hard deadline (`deadlineMs`, enforced inside and again here) so nothing outlives its benchmark.
  */
-export function spawnLoad<R = any>(name: string, params: Record<string, unknown> & { deadlineMs: number }, opts: { logFile: string; nofile?: number }): LoadProcess<R> {
+export function spawnLoad<R = any>(
+  name: string,
+  params: Record<string, unknown> & { deadlineMs: number },
+  opts: { logFile: string; nofile?: number },
+): LoadProcess<R> {
   const paramsFile = `${opts.logFile}.params.json`;
   mkdirSync(path.dirname(paramsFile), { recursive: true });
   writeFileSync(paramsFile, JSON.stringify(params));
@@ -56,6 +60,10 @@ export function spawnLoad<R = any>(name: string, params: Record<string, unknown>
 }
 
 /** Runs one generator to completion and returns its result. */
-export function runLoad<R = any>(name: string, params: Record<string, unknown> & { deadlineMs: number }, logFile: string): Promise<R> {
+export function runLoad<R = any>(
+  name: string,
+  params: Record<string, unknown> & { deadlineMs: number },
+  logFile: string,
+): Promise<R> {
   return spawnLoad<R>(name, params, { logFile }).result;
 }

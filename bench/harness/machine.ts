@@ -6,7 +6,22 @@ import mongoose from 'mongoose';
 import { projectRoot } from './paths.js';
 import { treeState } from './tree.js';
 
-const PACKAGES = ['socket.io', 'socket.io-client', '@socket.io/redis-adapter', '@socket.io/redis-streams-adapter', 'express', 'mongoose', 'ioredis', 'bullmq', 'sharp', 'exceljs', '@grpc/grpc-js', '@aws-sdk/client-s3', 'zod', 'tsx'];
+const PACKAGES = [
+  'socket.io',
+  'socket.io-client',
+  '@socket.io/redis-adapter',
+  '@socket.io/redis-streams-adapter',
+  'express',
+  'mongoose',
+  'ioredis',
+  'bullmq',
+  'sharp',
+  'exceljs',
+  '@grpc/grpc-js',
+  '@aws-sdk/client-s3',
+  'zod',
+  'tsx',
+];
 
 function packageVersion(name: string): string {
   try {
@@ -16,7 +31,10 @@ function packageVersion(name: string): string {
   }
 }
 
-async function serverVersions(redisUrl: string, mongo: { embedded: string; test: string }): Promise<Record<string, string>> {
+async function serverVersions(
+  redisUrl: string,
+  mongo: { embedded: string; test: string },
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
@@ -33,7 +51,8 @@ async function serverVersions(redisUrl: string, mongo: { embedded: string; test:
     try {
       await conn.asPromise();
       const info = await conn.db!.admin().command({ buildInfo: 1 });
-      out[key] = `${info.version}${info.ferretdbVersion ? ` (FerretDB ${info.ferretdbVersion})` : ''} at ${new URL(uri).host}`;
+      out[key] =
+        `${info.version}${info.ferretdbVersion ? ` (FerretDB ${info.ferretdbVersion})` : ''} at ${new URL(uri).host}`;
     } catch (e) {
       out[key] = `unreachable: ${(e as Error).message}`;
     } finally {
@@ -60,7 +79,12 @@ export async function describeMachine(redisUrl: string, mongo: { embedded: strin
     treeChanges: tree.changes,
     servers: {
       ...(await serverVersions(redisUrl, mongo)),
-      ...(process.env.BENCH_MONGODB_URI ? { mongodb_kind: 'external (BENCH_MONGODB_URI)' } : { mongodb_kind: 'embedded default: mongo-java-server H2, commit per write, fresh file; test server: mongo-java-server memory; both private to the run' }),
+      ...(process.env.BENCH_MONGODB_URI
+        ? { mongodb_kind: 'external (BENCH_MONGODB_URI)' }
+        : {
+            mongodb_kind:
+              'embedded default: mongo-java-server H2, commit per write, fresh file; test server: mongo-java-server memory; both private to the run',
+          }),
     },
     packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
   };

@@ -51,14 +51,21 @@ async function main(): Promise<void> {
   if (profile) process.env.BENCH_PROFILE = profile;
   const all = benchFiles();
   const unknown = ids.filter((id) => !all.some((b) => b.id === id));
-  if (unknown.length) throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${all.map((b) => b.id).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${all.map((b) => b.id).join(', ')}`);
   const selected = ids.length ? all.filter((b) => ids.includes(b.id)) : all;
   // Before anything runs: a full run writes latest.* only from a clean tree (committed results are of
   // the committed code); refused here rather than after half an hour of measuring.
   const treeAtStart = treeState(projectRoot);
   let base: OutputBase;
   try {
-    base = outputBase({ quick: currentScale() === 'quick', selection: ids.length > 0, tree: treeAtStart, allowDirty: process.env.BENCH_ALLOW_DIRTY === '1', name: process.env.BENCH_RESULTS || undefined });
+    base = outputBase({
+      quick: currentScale() === 'quick',
+      selection: ids.length > 0,
+      tree: treeAtStart,
+      allowDirty: process.env.BENCH_ALLOW_DIRTY === '1',
+      name: process.env.BENCH_RESULTS || undefined,
+    });
   } catch (e) {
     if (!(e instanceof DirtyTreeError)) throw e;
     process.stderr.write(`[bench] ${e.message}\n`);
@@ -88,13 +95,28 @@ async function main(): Promise<void> {
       list = await load(file);
     } catch (e) {
       ctx.log(`${id}: cannot load (${(e as Error).message.split('\n')[0]})`);
-      outcomes.push({ id, title: path.basename(file, '.ts'), target: '-', baselineName: '-', status: 'not_measured', reason: `benchmark could not load its subject: ${(e as Error).message.split('\n')[0]}`, settings: {}, rounds: { product: [], baseline: [] }, ratio: null, checks: [], pass: null, durationMs: 0 });
+      outcomes.push({
+        id,
+        title: path.basename(file, '.ts'),
+        target: '-',
+        baselineName: '-',
+        status: 'not_measured',
+        reason: `benchmark could not load its subject: ${(e as Error).message.split('\n')[0]}`,
+        settings: {},
+        rounds: { product: [], baseline: [] },
+        ratio: null,
+        checks: [],
+        pass: null,
+        durationMs: 0,
+      });
       continue;
     }
     for (const b of list) {
       ctx.log(`${b.id} ${b.title} (${b.rounds} rounds)`);
       const o = await runBenchmark(b, ctx);
-      ctx.log(`${b.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''} ratio=${o.ratio ?? '-'} pass=${o.pass} in ${Math.round(o.durationMs / 1000)} s`);
+      ctx.log(
+        `${b.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''} ratio=${o.ratio ?? '-'} pass=${o.pass} in ${Math.round(o.durationMs / 1000)} s`,
+      );
       outcomes.push(o);
     }
   }
@@ -106,21 +128,28 @@ async function main(): Promise<void> {
     scale: currentScale(),
     selection: selected.map((b) => b.id),
     machine,
-    settings: { profile: profile ?? null, loadGenerators: 'separate processes on loopback, bounded counts and deadlines' },
+    settings: {
+      profile: profile ?? null,
+      loadGenerators: 'separate processes on loopback, bounded counts and deadlines',
+    },
     benchmarks: outcomes,
   };
   // The code must not have moved under the run either (a commit or an edit while it measured).
   const treeAtEnd = treeState(projectRoot);
   if (base !== 'partial' && base !== 'quick' && (treeAtEnd.commit !== treeAtStart.commit || treeAtEnd.changes.length)) {
-    ctx.log(`the tree changed during the run (now ${treeAtEnd.commit}${treeAtEnd.changes.length ? ', with changes' : ''}): writing partial.* instead of ${base}.*`);
+    ctx.log(
+      `the tree changed during the run (now ${treeAtEnd.commit}${treeAtEnd.changes.length ? ', with changes' : ''}): writing partial.* instead of ${base}.*`,
+    );
     base = 'partial';
   }
   const out = writeReport(path.join(benchRoot, 'results'), base, report);
   ctx.log(`wrote ${out.json} and ${out.md}`);
-  if (base === 'latest' && updatePerformanceDoc(markdown(report))) ctx.log('updated the results table in docs/performance.md');
+  if (base === 'latest' && updatePerformanceDoc(markdown(report)))
+    ctx.log('updated the results table in docs/performance.md');
   // Logs stay for inspection; object stores and generated uploads can be gigabytes.
   if (!process.env.BENCH_KEEP_WORK) {
-    for (const f of readdirSync(workDir)) if (f !== 'logs') rmSync(path.join(workDir, f), { recursive: true, force: true, maxRetries: 2 });
+    for (const f of readdirSync(workDir))
+      if (f !== 'logs') rmSync(path.join(workDir, f), { recursive: true, force: true, maxRetries: 2 });
   }
   process.exit(0);
 }

@@ -19,7 +19,12 @@ interface Profile {
 
 function frameName(n: ProfileNode): string {
   const f = n.callFrame;
-  const where = f.url ? `${f.url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'node_modules/').replace(/^.*\/(src|bench)\//, '$1/')}:${f.lineNumber + 1}` : '';
+  const where = f.url
+    ? `${f.url
+        .replace(/^file:\/\//, '')
+        .replace(/^.*\/node_modules\//, 'node_modules/')
+        .replace(/^.*\/(src|bench)\//, '$1/')}:${f.lineNumber + 1}`
+    : '';
   return `${f.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
 }
 
@@ -36,12 +41,20 @@ export function summarise(file: string, top = 15): string {
   });
   const idle = self.get('(idle)') ?? 0;
   const busy = Math.max(1, total - idle);
-  const rows = [...self.entries()].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, top);
+  const rows = [...self.entries()]
+    .filter(([n]) => n !== '(idle)')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top);
   const lines = [
     `Profile ${path.basename(file)}: ${(total / 1e6).toFixed(1)} s sampled, ${((100 * idle) / total).toFixed(1)}% idle, ${(busy / 1e6).toFixed(1)} s on the CPU`,
-    '', '| Self time | Share of CPU time | Frame |', '|---|---|---|',
+    '',
+    '| Self time | Share of CPU time | Frame |',
+    '|---|---|---|',
   ];
-  for (const [name, t] of rows) lines.push(`| ${(t / 1000).toFixed(0)} ms | ${((100 * t) / busy).toFixed(1)}% | \`${name.replace(/\|/g, '\\|')}\` |`);
+  for (const [name, t] of rows)
+    lines.push(
+      `| ${(t / 1000).toFixed(0)} ms | ${((100 * t) / busy).toFixed(1)}% | \`${name.replace(/\|/g, '\\|')}\` |`,
+    );
   return lines.join('\n');
 }
 

@@ -24,24 +24,36 @@ function fmt(v: number | null | undefined): string {
 /** `name median (min-max)` per figure; the range is left out where every round gave the same value. */
 function figures(f: Record<string, number> | undefined, spread?: Record<string, Spread>): string {
   if (!f) return '-';
-  return Object.entries(f).map(([k, v]) => {
-    const s = spread?.[k];
-    const range = s && s.n > 1 && s.min !== s.max ? ` (${fmt(s.min)}-${fmt(s.max)})` : '';
-    return `${k} ${fmt(v)}${range}`;
-  }).join('<br>');
+  return Object.entries(f)
+    .map(([k, v]) => {
+      const s = spread?.[k];
+      const range = s && s.n > 1 && s.min !== s.max ? ` (${fmt(s.min)}-${fmt(s.max)})` : '';
+      return `${k} ${fmt(v)}${range}`;
+    })
+    .join('<br>');
 }
 
 function verdict(b: BenchOutcome): string {
   if (b.status === 'not_measured') return `not measured: ${b.reason}`;
   if (b.status === 'failed') return `failed: ${b.reason}`;
   const prefix = b.pass === null && b.reason ? [b.reason] : [];
-  const checks = b.checks.map((c) => `${c.pass ? 'pass' : 'FAIL'} ${c.name} ${fmt(c.value)} ${c.kind === 'min' ? '>=' : '<='} ${c.limit}`);
+  const checks = b.checks.map(
+    (c) => `${c.pass ? 'pass' : 'FAIL'} ${c.name} ${fmt(c.value)} ${c.kind === 'min' ? '>=' : '<='} ${c.limit}`,
+  );
   return [...prefix, ...checks].join('<br>');
 }
 
 /** The markdown table of a run (also pasted into docs/performance.md). */
 export function markdown(r: RunReport): string {
-  const m = r.machine as { cpuModel: string; cores: number; memoryMiB: number; node: string; commit: string; loadAverageAtStart: number[]; servers: Record<string, string> };
+  const m = r.machine as {
+    cpuModel: string;
+    cores: number;
+    memoryMiB: number;
+    node: string;
+    commit: string;
+    loadAverageAtStart: number[];
+    servers: Record<string, string>;
+  };
   const lines = [
     `# Benchmark results (${r.scale} scale)`,
     '',
@@ -55,11 +67,24 @@ export function markdown(r: RunReport): string {
   ];
   for (const b of r.benchmarks) {
     const ratio = b.ratio === null ? '-' : `${fmt(b.ratio)} (${b.ratioFigure})`;
-    const result = b.status === 'measured' ? (b.pass === null ? '**no verdict**' : b.pass ? '**pass**' : '**fail**') : `**${b.status.replace('_', ' ')}**`;
+    const result =
+      b.status === 'measured'
+        ? b.pass === null
+          ? '**no verdict**'
+          : b.pass
+            ? '**pass**'
+            : '**fail**'
+        : `**${b.status.replace('_', ' ')}**`;
     const rounds = `${b.rounds.product.length}${b.rounds.baseline.length ? `+${b.rounds.baseline.length}` : ''} rounds`;
-    lines.push(`| ${b.id.toUpperCase()} | ${b.title} (${rounds}) | ${figures(b.product, b.spread?.product)} | ${b.baselineName}:<br>${figures(b.baseline, b.spread?.baseline)} | ${ratio} | ${b.target} | ${result}<br>${verdict(b)} |`);
+    lines.push(
+      `| ${b.id.toUpperCase()} | ${b.title} (${rounds}) | ${figures(b.product, b.spread?.product)} | ${b.baselineName}:<br>${figures(b.baseline, b.spread?.baseline)} | ${ratio} | ${b.target} | ${result}<br>${verdict(b)} |`,
+    );
   }
-  lines.push('', 'Settings per benchmark are in latest.json (`benchmarks[].settings`), with every round\'s figures.', '');
+  lines.push(
+    '',
+    "Settings per benchmark are in latest.json (`benchmarks[].settings`), with every round's figures.",
+    '',
+  );
   return lines.join('\n');
 }
 

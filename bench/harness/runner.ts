@@ -6,7 +6,11 @@ async function measure(side: Side, index: number, ctx: BenchContext, sink: Figur
   const t0 = Date.now();
   const f = await side.round(index);
   sink.push(f);
-  ctx.log(`  round ${index + 1} ${side.label}: ${Object.entries(f).map(([k, v]) => `${k}=${round3(v)}`).join(' ')} (${Date.now() - t0} ms)`);
+  ctx.log(
+    `  round ${index + 1} ${side.label}: ${Object.entries(f)
+      .map(([k, v]) => `${k}=${round3(v)}`)
+      .join(' ')} (${Date.now() - t0} ms)`,
+  );
 }
 
 /**
@@ -26,7 +30,21 @@ export async function runBenchmark(b: Benchmark, ctx: BenchContext): Promise<Ben
   const rounds = { product: [] as Figures[], baseline: [] as Figures[] };
   const reason = await b.unavailable().catch((e: Error) => `availability check failed: ${e.message}`);
   if (reason) {
-    return { id: b.id, title: b.title, target: b.target, baselineName: b.baselineName, settings: { rounds: b.rounds, ...b.settings }, ratioFigure: b.ratioFigure, status: 'not_measured', reason, rounds, ratio: null, checks: [], pass: null, durationMs: Date.now() - t0 };
+    return {
+      id: b.id,
+      title: b.title,
+      target: b.target,
+      baselineName: b.baselineName,
+      settings: { rounds: b.rounds, ...b.settings },
+      ratioFigure: b.ratioFigure,
+      status: 'not_measured',
+      reason,
+      rounds,
+      ratio: null,
+      checks: [],
+      pass: null,
+      durationMs: Date.now() - t0,
+    };
   }
   let sides: { product: Side; baseline?: Side } | undefined;
   let failure: string | undefined;
@@ -44,7 +62,8 @@ export async function runBenchmark(b: Benchmark, ctx: BenchContext): Promise<Ben
     failure = String((e as Error)?.stack ?? e);
     ctx.log(`  ${b.id} failed: ${failure}`);
   } finally {
-    for (const s of [sides?.product, sides?.baseline]) await s?.stop().catch((e: Error) => ctx.log(`  stop ${s.label}: ${e.message}`));
+    for (const s of [sides?.product, sides?.baseline])
+      await s?.stop().catch((e: Error) => ctx.log(`  stop ${s.label}: ${e.message}`));
   }
   return outcomeOf(b, rounds, { hasBaseline: !!sides?.baseline, failure, durationMs: Date.now() - t0 });
 }

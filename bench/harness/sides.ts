@@ -16,13 +16,33 @@ export function profileDir(bench: string): string | undefined {
 }
 
 /** Starts a real product node (child process) with `env` (ROLES included). */
-export function startProduct(ctx: BenchContext, bench: string, name: string, env: Record<string, string>, opts: Partial<HostOptions> = {}): Promise<HostProcess> {
-  return spawnHost('harness/product-node.ts', { env }, { logFile: logFile(ctx, `${bench}-${name}`), cpuProfDir: profileDir(bench), ...opts });
+export function startProduct(
+  ctx: BenchContext,
+  bench: string,
+  name: string,
+  env: Record<string, string>,
+  opts: Partial<HostOptions> = {},
+): Promise<HostProcess> {
+  return spawnHost(
+    'harness/product-node.ts',
+    { env },
+    { logFile: logFile(ctx, `${bench}-${name}`), cpuProfDir: profileDir(bench), ...opts },
+  );
 }
 
 /** Starts a baseline server module (bench/baselines/<file>) in its own process. */
-export function startBaseline(ctx: BenchContext, bench: string, file: string, params: unknown = {}, opts: Partial<HostOptions> = {}): Promise<HostProcess> {
-  return spawnHost(`baselines/${file}`, params, { logFile: logFile(ctx, `${bench}-baseline`), cpuProfDir: profileDir(bench), ...opts });
+export function startBaseline(
+  ctx: BenchContext,
+  bench: string,
+  file: string,
+  params: unknown = {},
+  opts: Partial<HostOptions> = {},
+): Promise<HostProcess> {
+  return spawnHost(`baselines/${file}`, params, {
+    logFile: logFile(ctx, `${bench}-baseline`),
+    cpuProfDir: profileDir(bench),
+    ...opts,
+  });
 }
 
 /** Deletes every Redis key under a benchmark's prefix. */
@@ -45,9 +65,15 @@ export async function cleanupRedis(redisUrl: string, prefix: string): Promise<vo
  * a stop must not throw. The databases go only after every node has stopped, from a connection of
  * the harness: FerretDB on SQLite has crashed (SIGBUS) when a database was dropped under a live writer.
  */
-export async function stopProduct(ctx: BenchContext, nodes: (HostProcess | undefined)[], env: ProductEnv): Promise<void> {
+export async function stopProduct(
+  ctx: BenchContext,
+  nodes: (HostProcess | undefined)[],
+  env: ProductEnv,
+): Promise<void> {
   await Promise.all(nodes.filter((n): n is HostProcess => !!n).map((n) => n.stop()));
-  await dropDatabases(env.MONGODB_URI ?? ctx.mongoUri, env).catch((e: Error) => ctx.log(`  database cleanup: ${e.message.split('\n')[0]}`));
+  await dropDatabases(env.MONGODB_URI ?? ctx.mongoUri, env).catch((e: Error) =>
+    ctx.log(`  database cleanup: ${e.message.split('\n')[0]}`),
+  );
   await cleanupRedis(ctx.redisUrl, env.REDIS_PREFIX).catch((e: Error) => ctx.log(`  redis cleanup: ${e.message}`));
 }
 
@@ -56,8 +82,13 @@ async function dropDatabases(mongoUri: string, env: ProductEnv): Promise<void> {
   try {
     // By name from the benchmark's catalog, not listDatabases: that command waits on the lock a stuck
     // FerretDB drop holds (scripts/services.mjs restarts such a server).
-    const tenants = await conn.useDb(env.MONGODB_CATALOG_DB).collection<{ name: string }>('tenants').find({}, { projection: { name: 1 } }).toArray();
-    for (const name of [...tenants.map((t) => `${env.MONGODB_TENANT_DB_PREFIX}${t.name}`), env.MONGODB_CATALOG_DB]) await conn.useDb(name).dropDatabase();
+    const tenants = await conn
+      .useDb(env.MONGODB_CATALOG_DB)
+      .collection<{ name: string }>('tenants')
+      .find({}, { projection: { name: 1 } })
+      .toArray();
+    for (const name of [...tenants.map((t) => `${env.MONGODB_TENANT_DB_PREFIX}${t.name}`), env.MONGODB_CATALOG_DB])
+      await conn.useDb(name).dropDatabase();
   } finally {
     await conn.close();
   }

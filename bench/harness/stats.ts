@@ -58,9 +58,14 @@ export function spreadFigures(rounds: Figures[]): Record<string, Spread> {
  * MIN_VERDICT_ROUNDS rounds (a baseline that was not measured at all is allowed only when the
  * benchmark has none).
  */
-export function verdictBlocker(rounds: { product: Figures[]; baseline: Figures[] }, hasBaseline: boolean): string | null {
-  if (rounds.product.length < MIN_VERDICT_ROUNDS) return `no verdict: ${rounds.product.length} product round(s), at least ${MIN_VERDICT_ROUNDS} needed`;
-  if (hasBaseline && rounds.baseline.length < MIN_VERDICT_ROUNDS) return `no verdict: ${rounds.baseline.length} baseline round(s), at least ${MIN_VERDICT_ROUNDS} needed`;
+export function verdictBlocker(
+  rounds: { product: Figures[]; baseline: Figures[] },
+  hasBaseline: boolean,
+): string | null {
+  if (rounds.product.length < MIN_VERDICT_ROUNDS)
+    return `no verdict: ${rounds.product.length} product round(s), at least ${MIN_VERDICT_ROUNDS} needed`;
+  if (hasBaseline && rounds.baseline.length < MIN_VERDICT_ROUNDS)
+    return `no verdict: ${rounds.baseline.length} baseline round(s), at least ${MIN_VERDICT_ROUNDS} needed`;
   return null;
 }
 

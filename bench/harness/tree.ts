@@ -20,7 +20,9 @@ function git(dir: string, args: string[]): string {
 export function treeState(dir: string): TreeState {
   try {
     const commit = git(dir, ['rev-parse', 'HEAD']).trim();
-    const changes = git(dir, ['status', '--porcelain=v1', '--untracked-files=normal']).split('\n').filter((l) => l.trim());
+    const changes = git(dir, ['status', '--porcelain=v1', '--untracked-files=normal'])
+      .split('\n')
+      .filter((l) => l.trim());
     return { commit, changes };
   } catch {
     return { commit: 'unknown', changes: ['not a git checkout'] };
@@ -40,23 +42,36 @@ export const NAMED_RESULTS = ['hospital'];
  * selection from a clean tree. Either from a changed tree is refused (DirtyTreeError) unless
  * `allowDirty`, and then writes partial.* (never a committed name).
  */
-export function outputBase(a: { quick: boolean; selection: boolean; tree: TreeState; allowDirty: boolean; name?: string }): OutputBase {
+export function outputBase(a: {
+  quick: boolean;
+  selection: boolean;
+  tree: TreeState;
+  allowDirty: boolean;
+  name?: string;
+}): OutputBase {
   if (a.quick) return 'quick';
-  if (a.name !== undefined && !NAMED_RESULTS.includes(a.name)) throw new Error(`BENCH_RESULTS must be one of ${NAMED_RESULTS.join(', ')}`);
+  if (a.name !== undefined && !NAMED_RESULTS.includes(a.name))
+    throw new Error(`BENCH_RESULTS must be one of ${NAMED_RESULTS.join(', ')}`);
   if (a.selection && a.name === undefined) return 'partial';
   const target = a.name ?? 'latest';
   if (a.tree.commit === 'unknown' || a.tree.changes.length) {
     if (a.allowDirty) return 'partial';
     throw new DirtyTreeError(
       `refusing to write bench/results/${target}.* from a tree that differs from commit ${a.tree.commit}:\n  ${a.tree.changes.slice(0, 20).join('\n  ')}\n` +
-      'commit (or remove) the changes first, or set BENCH_ALLOW_DIRTY=1 to write partial.* instead',
+        'commit (or remove) the changes first, or set BENCH_ALLOW_DIRTY=1 to write partial.* instead',
     );
   }
   return target;
 }
 
 /** Files a results commit may change on top of the commit it measured. */
-export const RESULT_FILES = ['bench/results/latest.json', 'bench/results/latest.md', 'bench/results/hospital.json', 'bench/results/hospital.md', 'docs/performance.md'];
+export const RESULT_FILES = [
+  'bench/results/latest.json',
+  'bench/results/latest.md',
+  'bench/results/hospital.json',
+  'bench/results/hospital.md',
+  'docs/performance.md',
+];
 
 /**
  * Checks the commit that last changed bench/results/latest.json: the commit the file names (the code
@@ -65,14 +80,27 @@ export const RESULT_FILES = ['bench/results/latest.json', 'bench/results/latest.
  * results commit (a rebase before landing); they are listed in `landedBetween`, not refused. Returns
  * the problems (empty when the committed results are of the commit they name).
  */
-export function verifyResults(dir: string, file = 'bench/results/latest.json'): { measured: string; resultsCommit: string; landedBetween: string[]; problems: string[] } {
+export function verifyResults(
+  dir: string,
+  file = 'bench/results/latest.json',
+): { measured: string; resultsCommit: string; landedBetween: string[]; problems: string[] } {
   const resultsCommit = git(dir, ['log', '-1', '--format=%H', '--', file]).trim();
-  if (!resultsCommit) return { measured: '', resultsCommit: '', landedBetween: [], problems: [`${file} is not committed`] };
-  const report = JSON.parse(git(dir, ['show', `${resultsCommit}:${file}`])) as { machine?: { commit?: string; treeChanges?: string[] } };
+  if (!resultsCommit)
+    return { measured: '', resultsCommit: '', landedBetween: [], problems: [`${file} is not committed`] };
+  const report = JSON.parse(git(dir, ['show', `${resultsCommit}:${file}`])) as {
+    machine?: { commit?: string; treeChanges?: string[] };
+  };
   const measured = report.machine?.commit ?? '';
   const problems: string[] = [];
-  if (!/^[0-9a-f]{40}$/.test(measured)) return { measured, resultsCommit, landedBetween: [], problems: [`${file} names no full commit hash (${measured || 'none'})`] };
-  if (report.machine?.treeChanges?.length) problems.push(`the run measured a tree with changes: ${report.machine.treeChanges.join(', ')}`);
+  if (!/^[0-9a-f]{40}$/.test(measured))
+    return {
+      measured,
+      resultsCommit,
+      landedBetween: [],
+      problems: [`${file} names no full commit hash (${measured || 'none'})`],
+    };
+  if (report.machine?.treeChanges?.length)
+    problems.push(`the run measured a tree with changes: ${report.machine.treeChanges.join(', ')}`);
   try {
     git(dir, ['merge-base', '--is-ancestor', measured, resultsCommit]);
   } catch {
@@ -82,6 +110,11 @@ export function verifyResults(dir: string, file = 'bench/results/latest.json'): 
   const own = git(dir, ['diff-tree', '--no-commit-id', '--name-only', '-r', resultsCommit]).split('\n').filter(Boolean);
   const other = own.filter((f) => !RESULT_FILES.includes(f));
   if (other.length) problems.push(`the results commit also changed: ${other.join(', ')}`);
-  const landedBetween = measured === resultsCommit ? [] : git(dir, ['log', '--format=%h %s', `${measured}..${resultsCommit}^`]).split('\n').filter(Boolean);
+  const landedBetween =
+    measured === resultsCommit
+      ? []
+      : git(dir, ['log', '--format=%h %s', `${measured}..${resultsCommit}^`])
+          .split('\n')
+          .filter(Boolean);
   return { measured, resultsCommit, landedBetween, problems };
 }

@@ -41,7 +41,12 @@ export interface Benchmark {
   /** Builds both sides for one run; the baseline may be absent. */
   sides(ctx: BenchContext): Promise<{ product: Side; baseline?: Side }>;
   /** Target checks on the medians. */
-  checks(product: Figures, baseline: Figures | undefined, ratio: number | null, rounds: { product: Figures[]; baseline: Figures[] }): Check[];
+  checks(
+    product: Figures,
+    baseline: Figures | undefined,
+    ratio: number | null,
+    rounds: { product: Figures[]; baseline: Figures[] },
+  ): Check[];
 }
 
 export interface BenchContext {

@@ -12,10 +12,26 @@ export function outcomeOf(
   rounds: { product: Figures[]; baseline: Figures[] },
   opts: { hasBaseline: boolean; failure?: string; durationMs: number },
 ): BenchOutcome {
-  const base = { id: b.id, title: b.title, target: b.target, baselineName: b.baselineName, settings: { rounds: b.rounds, ...b.settings }, ratioFigure: b.ratioFigure };
+  const base = {
+    id: b.id,
+    title: b.title,
+    target: b.target,
+    baselineName: b.baselineName,
+    settings: { rounds: b.rounds, ...b.settings },
+    ratioFigure: b.ratioFigure,
+  };
   const failure = opts.failure?.split('\n')[0];
   if (!rounds.product.length) {
-    return { ...base, status: failure ? 'failed' : 'not_measured', reason: failure ?? 'no round measured', rounds, ratio: null, checks: [], pass: null, durationMs: opts.durationMs };
+    return {
+      ...base,
+      status: failure ? 'failed' : 'not_measured',
+      reason: failure ?? 'no round measured',
+      rounds,
+      ratio: null,
+      checks: [],
+      pass: null,
+      durationMs: opts.durationMs,
+    };
   }
   const product = medianFigures(rounds.product);
   const baseline = rounds.baseline.length ? medianFigures(rounds.baseline) : undefined;
@@ -31,7 +47,10 @@ export function outcomeOf(
     rounds,
     product,
     baseline,
-    spread: { product: spreadFigures(rounds.product), baseline: rounds.baseline.length ? spreadFigures(rounds.baseline) : undefined },
+    spread: {
+      product: spreadFigures(rounds.product),
+      baseline: rounds.baseline.length ? spreadFigures(rounds.baseline) : undefined,
+    },
     ratio,
     checks,
     pass,

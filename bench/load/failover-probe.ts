@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   const socket = await connectSio({ url: p.url, host: p.host, path: p.path, token: p.token });
   await call(socket, 'initEvent', { eventId: p.eventId });
   let lastSeq = 0;
-  for (let i = 0; i < p.writes; i++) lastSeq = (await call(socket, 'notify', 'bench', { eventId: p.eventId, data: { i } })).seq;
+  for (let i = 0; i < p.writes; i++)
+    lastSeq = (await call(socket, 'notify', 'bench', { eventId: p.eventId, data: { i } })).seq;
   tell('ready', { lastSeq });
   let killAt: number | undefined;
   let done: { failoverMs: number; seqAfter: number; failedCalls: number } | undefined;
@@ -44,7 +45,8 @@ async function main(): Promise<void> {
     const started = Date.now();
     call(socket, 'getMeetingDetails', { eventId: p.eventId }).then(
       (d: { seq: number }) => {
-        if (killAt !== undefined && started >= killAt && !done) done = { failoverMs: Date.now() - killAt, seqAfter: d.seq, failedCalls: failed };
+        if (killAt !== undefined && started >= killAt && !done)
+          done = { failoverMs: Date.now() - killAt, seqAfter: d.seq, failedCalls: failed };
       },
       () => failed++,
     );

@@ -36,26 +36,33 @@ function fill(args: unknown[], mark: string): unknown[] {
 
 async function ackOk(socket: Socket, event: string, args: unknown[]): Promise<void> {
   const ack = await socket.timeout(10_000).emitWithAck(event, ...args);
-  if (ack && typeof ack === 'object' && (ack as { ok?: boolean }).ok === false) throw new Error(`${event} refused: ${JSON.stringify(ack)}`);
+  if (ack && typeof ack === 'object' && (ack as { ok?: boolean }).ok === false)
+    throw new Error(`${event} refused: ${JSON.stringify(ack)}`);
 }
 
 async function main(): Promise<void> {
-  const target = (i: number) => ({ ...p.targets[i % p.targets.length]!, path: p.path, token: p.tokens[i % p.tokens.length] });
+  const target = (i: number) => ({
+    ...p.targets[i % p.targets.length]!,
+    path: p.path,
+    token: p.tokens[i % p.tokens.length],
+  });
   const sockets = await connectMany(p.participants, target, 25);
   const [host] = await connectMany(1, () => ({ ...p.targets[0]!, path: p.path, token: p.hostToken ?? p.tokens[0] }));
   const sent = new Map<string, number>();
   const lat: number[] = [];
   let deliveries = 0;
-  sockets.forEach((s) => s.on(p.receive, (...payload: unknown[]) => {
-    const t = now();
-    const m = /"(bm-\d+)"|(bm-\d+)/.exec(JSON.stringify(payload));
-    const mark = m?.[1] ?? m?.[2];
-    const t0 = mark ? sent.get(mark) : undefined;
-    if (t0 !== undefined) {
-      deliveries++;
-      lat.push(t - t0);
-    }
-  }));
+  sockets.forEach((s) =>
+    s.on(p.receive, (...payload: unknown[]) => {
+      const t = now();
+      const m = /"(bm-\d+)"|(bm-\d+)/.exec(JSON.stringify(payload));
+      const mark = m?.[1] ?? m?.[2];
+      const t0 = mark ? sent.get(mark) : undefined;
+      if (t0 !== undefined) {
+        deliveries++;
+        lat.push(t - t0);
+      }
+    }),
+  );
   await ackOk(host!, p.hostJoin.event, p.hostJoin.args);
   for (const s of sockets) await ackOk(s, p.join.event, p.join.args);
   tell('ready', { participants: sockets.length });

@@ -25,9 +25,24 @@ const P = z.object({
 const p = params(P);
 deadline(p.deadlineMs);
 
-type Client = grpc.Client & { SendTelemetryBatch(req: unknown, md: grpc.Metadata, cb: (e: grpc.ServiceError | null, r: { ack: { stored: number; duplicates: number } }) => void): void };
-const def = protoLoader.loadSync(p.proto, { includeDirs: [p.protoRoot], keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
-const pkg = grpc.loadPackageDefinition(def) as unknown as { consult: { telemetry: { v1: { TelemetryService: new (addr: string, creds: grpc.ChannelCredentials) => Client } } } };
+type Client = grpc.Client & {
+  SendTelemetryBatch(
+    req: unknown,
+    md: grpc.Metadata,
+    cb: (e: grpc.ServiceError | null, r: { ack: { stored: number; duplicates: number } }) => void,
+  ): void;
+};
+const def = protoLoader.loadSync(p.proto, {
+  includeDirs: [p.protoRoot],
+  keepCase: false,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+});
+const pkg = grpc.loadPackageDefinition(def) as unknown as {
+  consult: { telemetry: { v1: { TelemetryService: new (addr: string, creds: grpc.ChannelCredentials) => Client } } };
+};
 const client = new pkg.consult.telemetry.v1.TelemetryService(p.address, grpc.credentials.createInsecure());
 const md = new grpc.Metadata();
 for (const [k, v] of Object.entries(p.metadata)) md.set(k, v);
@@ -44,9 +59,19 @@ const lat: number[] = [];
 function events(n: number): unknown[] {
   return Array.from({ length: n }, (_, i) => {
     const s = ++seq;
-    const payload = i % 3 === 0 ? { participantJoined: { participantKey: `guest:${s}`, userId: '', displayName: `Guest ${s}` } }
-      : i % 3 === 1 ? { participantLeft: { participantKey: `guest:${s - 1}` } } : { chatActivity: { messageCount: 2 } };
-    return { conferenceId: `bench-${run}`, eventId: p.eventId, sequence: String(s), occurredAt: { seconds: String(Math.floor(Date.now() / 1000)), nanos: 0 }, ...payload };
+    const payload =
+      i % 3 === 0
+        ? { participantJoined: { participantKey: `guest:${s}`, userId: '', displayName: `Guest ${s}` } }
+        : i % 3 === 1
+          ? { participantLeft: { participantKey: `guest:${s - 1}` } }
+          : { chatActivity: { messageCount: 2 } };
+    return {
+      conferenceId: `bench-${run}`,
+      eventId: p.eventId,
+      sequence: String(s),
+      occurredAt: { seconds: String(Math.floor(Date.now() / 1000)), nanos: 0 },
+      ...payload,
+    };
   });
 }
 
@@ -70,9 +95,11 @@ function call(): Promise<void> {
 }
 
 async function loop(until: number): Promise<void> {
-  await Promise.all(Array.from({ length: p.concurrency }, async () => {
-    while (now() < until) await call();
-  }));
+  await Promise.all(
+    Array.from({ length: p.concurrency }, async () => {
+      while (now() < until) await call();
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -83,7 +110,15 @@ async function main(): Promise<void> {
   const elapsed = now() - t0;
   measuring = false;
   client.close();
-  finish({ calls: ok, stored, errors, firstError, elapsedMs: elapsed, events_per_s: (stored / elapsed) * 1000, ...latencyFigures(lat, 'batch_') });
+  finish({
+    calls: ok,
+    stored,
+    errors,
+    firstError,
+    elapsedMs: elapsed,
+    events_per_s: (stored / elapsed) * 1000,
+    ...latencyFigures(lat, 'batch_'),
+  });
 }
 
 main().catch((e) => finish({ error: String(e?.message ?? e) }));

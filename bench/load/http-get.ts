@@ -33,27 +33,30 @@ function get(): Promise<void> {
   const path = p.paths[k++ % p.paths.length]!;
   const t0 = now();
   return new Promise((resolve) => {
-    const req = http.request({ host: target.hostname, port: target.port, path, method: 'GET', headers: p.headers, agent }, (res) => {
-      let n = 0;
-      let body = '';
-      res.on('data', (c: Buffer) => {
-        n += c.length;
-        if (body.length < 300) body += c.toString();
-      });
-      res.on('end', () => {
-        if (measuring) {
-          if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) {
-            ok++;
-            bytes += n;
-            lat.push(now() - t0);
-          } else {
-            errors++;
-            firstError ??= `${res.statusCode} ${body}`;
+    const req = http.request(
+      { host: target.hostname, port: target.port, path, method: 'GET', headers: p.headers, agent },
+      (res) => {
+        let n = 0;
+        let body = '';
+        res.on('data', (c: Buffer) => {
+          n += c.length;
+          if (body.length < 300) body += c.toString();
+        });
+        res.on('end', () => {
+          if (measuring) {
+            if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) {
+              ok++;
+              bytes += n;
+              lat.push(now() - t0);
+            } else {
+              errors++;
+              firstError ??= `${res.statusCode} ${body}`;
+            }
           }
-        }
-        resolve();
-      });
-    });
+          resolve();
+        });
+      },
+    );
     req.on('error', (e) => {
       if (measuring) {
         errors++;
@@ -66,9 +69,11 @@ function get(): Promise<void> {
 }
 
 async function run(until: number): Promise<void> {
-  await Promise.all(Array.from({ length: p.conns }, async () => {
-    while (now() < until) await get();
-  }));
+  await Promise.all(
+    Array.from({ length: p.conns }, async () => {
+      while (now() < until) await get();
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -79,7 +84,15 @@ async function main(): Promise<void> {
   const elapsed = now() - t0;
   measuring = false;
   agent.destroy();
-  finish({ ok, errors, firstError, elapsedMs: elapsed, throughput_per_s: (ok / elapsed) * 1000, avgBytes: ok ? bytes / ok : 0, ...latencyFigures(lat) });
+  finish({
+    ok,
+    errors,
+    firstError,
+    elapsedMs: elapsed,
+    throughput_per_s: (ok / elapsed) * 1000,
+    avgBytes: ok ? bytes / ok : 0,
+    ...latencyFigures(lat),
+  });
 }
 
 main().catch((e) => finish({ error: String(e?.message ?? e) }));

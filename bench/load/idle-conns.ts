@@ -21,7 +21,11 @@ deadline(p.deadlineMs);
 async function main(): Promise<void> {
   const t0 = now();
   const token = (i: number) => (p.tokens.length ? p.tokens[i % p.tokens.length] : undefined);
-  const sockets = await connectMany(p.conns, (i) => ({ url: p.url, path: p.path, host: p.host, token: token(i) }), p.parallel);
+  const sockets = await connectMany(
+    p.conns,
+    (i) => ({ url: p.url, path: p.path, host: p.host, token: token(i) }),
+    p.parallel,
+  );
   let dropped = 0;
   for (const s of sockets) s.on('disconnect', () => dropped++);
   tell('ready', { conns: sockets.length, connectMs: now() - t0 });

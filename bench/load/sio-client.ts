@@ -32,11 +32,13 @@ export function connectSio(t: SioTarget, timeoutMs = 15_000): Promise<Socket> {
 export async function connectMany(n: number, target: (i: number) => SioTarget, parallel = 50): Promise<Socket[]> {
   const out: Socket[] = new Array(n);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(parallel, n) }, async () => {
-    while (next < n) {
-      const i = next++;
-      out[i] = await connectSio(target(i));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await connectSio(target(i));
+      }
+    }),
+  );
   return out;
 }

@@ -40,23 +40,26 @@ let measuring = false;
 function call(socket: Socket, i: number): Promise<void> {
   const args = p.args[i % p.args.length]!;
   const t0 = now();
-  return socket.timeout(p.ackTimeoutMs).emitWithAck(p.event, ...args).then(
-    (ack: any) => {
-      if (!measuring) return;
-      if (ack && typeof ack === 'object' && ack.ok === false) {
+  return socket
+    .timeout(p.ackTimeoutMs)
+    .emitWithAck(p.event, ...args)
+    .then(
+      (ack: any) => {
+        if (!measuring) return;
+        if (ack && typeof ack === 'object' && ack.ok === false) {
+          errors++;
+          firstError ??= ack.error;
+        } else {
+          ok++;
+          lat.push(now() - t0);
+        }
+      },
+      (e: Error) => {
+        if (!measuring) return;
         errors++;
-        firstError ??= ack.error;
-      } else {
-        ok++;
-        lat.push(now() - t0);
-      }
-    },
-    (e: Error) => {
-      if (!measuring) return;
-      errors++;
-      firstError ??= e.message;
-    },
-  );
+        firstError ??= e.message;
+      },
+    );
 }
 
 async function closedLoop(sockets: Socket[], until: number): Promise<void> {
@@ -86,10 +89,13 @@ async function main(): Promise<void> {
     // Set-up is not measured: 20 at a time with a generous timeout, so a slow database only slows it.
     const { event, args } = p.setup;
     for (let i = 0; i < sockets.length; i += 20) {
-      await Promise.all(sockets.slice(i, i + 20).map(async (s, j) => {
-        const ack = await s.timeout(60_000).emitWithAck(event, ...args[(i + j) % args.length]!);
-        if (ack && typeof ack === 'object' && ack.ok === false) throw new Error(`setup ${event} refused: ${JSON.stringify(ack.error)}`);
-      }));
+      await Promise.all(
+        sockets.slice(i, i + 20).map(async (s, j) => {
+          const ack = await s.timeout(60_000).emitWithAck(event, ...args[(i + j) % args.length]!);
+          if (ack && typeof ack === 'object' && ack.ok === false)
+            throw new Error(`setup ${event} refused: ${JSON.stringify(ack.error)}`);
+        }),
+      );
     }
   }
   tell('ready', { conns: sockets.length });
@@ -101,7 +107,14 @@ async function main(): Promise<void> {
   const elapsed = now() - t0;
   measuring = false;
   for (const s of sockets) s.disconnect();
-  finish({ ok, errors, firstError: firstError === undefined ? undefined : JSON.stringify(firstError), elapsedMs: elapsed, throughput_per_s: (ok / elapsed) * 1000, ...latencyFigures(lat) });
+  finish({
+    ok,
+    errors,
+    firstError: firstError === undefined ? undefined : JSON.stringify(firstError),
+    elapsedMs: elapsed,
+    throughput_per_s: (ok / elapsed) * 1000,
+    ...latencyFigures(lat),
+  });
 }
 
 main().catch((e) => finish({ error: String(e?.message ?? e) }));

@@ -26,7 +26,10 @@ const P = z.object({
 const p = params(P);
 deadline(p.deadlineMs);
 const CHUNK = 1 << 20;
-const MP4_HEAD = Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d, 0, 0, 2, 0, 0x69, 0x73, 0x6f, 0x6d, 0x69, 0x73, 0x6f, 0x32]);
+const MP4_HEAD = Buffer.from([
+  0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d, 0, 0, 2, 0, 0x69, 0x73, 0x6f, 0x6d, 0x69, 0x73, 0x6f,
+  0x32,
+]);
 
 /** `total` bytes in 1 MiB chunks: one random block, each chunk stamped with (seed, index). */
 function* generated(total: number): Generator<Buffer> {
@@ -51,8 +54,12 @@ async function main(): Promise<void> {
   const content = body();
   const boundary = `----bench${randomBytes(8).toString('hex')}`;
   const pre = p.multipart
-    ? Buffer.from(Object.entries(p.fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('')
-      + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${p.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`)
+    ? Buffer.from(
+        Object.entries(p.fields)
+          .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+          .join('') +
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${p.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      )
     : Buffer.alloc(0);
   const post = p.multipart ? Buffer.from(`\r\n--${boundary}--\r\n`) : Buffer.alloc(0);
   const target = new URL(p.url);
@@ -63,11 +70,14 @@ async function main(): Promise<void> {
   };
   const t0 = now();
   const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = http.request({ host: target.hostname, port: target.port, method: 'POST', path: p.path, headers }, (r) => {
-      let text = '';
-      r.on('data', (c) => (text += c));
-      r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
-    });
+    const req = http.request(
+      { host: target.hostname, port: target.port, method: 'POST', path: p.path, headers },
+      (r) => {
+        let text = '';
+        r.on('data', (c) => (text += c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.write(pre);
     content.stream.on('data', (c: Buffer) => {
@@ -81,7 +91,13 @@ async function main(): Promise<void> {
   });
   const elapsed = now() - t0;
   if (res.status >= 300) return finish({ error: `HTTP ${res.status}: ${res.text.slice(0, 500)}` });
-  finish({ status: res.status, body: res.text.slice(0, 2000), bytes: content.size, elapsedMs: elapsed, mib_per_s: content.size / 2 ** 20 / (elapsed / 1000) });
+  finish({
+    status: res.status,
+    body: res.text.slice(0, 2000),
+    bytes: content.size,
+    elapsedMs: elapsed,
+    mib_per_s: content.size / 2 ** 20 / (elapsed / 1000),
+  });
 }
 
 main().catch((e) => finish({ error: String(e?.message ?? e) }));

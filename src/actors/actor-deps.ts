@@ -26,15 +26,33 @@ export interface ActorServices {
     isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
   };
   recording: {
-    requestStart(tenant: string, eventId: string, userId: string, by: { actorId: string; via: 'hub' }): Promise<unknown>;
+    requestStart(
+      tenant: string,
+      eventId: string,
+      userId: string,
+      by: { actorId: string; via: 'hub' },
+    ): Promise<unknown>;
     requestStop(tenant: string, eventId: string, userId: string, by: { actorId: string; via: 'hub' }): Promise<unknown>;
   };
-  audit: { record(tenant: string, entry: { action: string; outcome: 'success' | 'failure'; actorId?: string; details?: Record<string, unknown> }): Promise<void> };
+  audit: {
+    record(
+      tenant: string,
+      entry: { action: string; outcome: 'success' | 'failure'; actorId?: string; details?: Record<string, unknown> },
+    ): Promise<void>;
+  };
 }
 
 /** The principal a turn acts for, rebuilt from the caller the hub verified at the handshake. */
 export function principalOf(tenant: string, c: Caller): Principal {
-  return { tenant, userId: c.userId, username: c.username, role: c.role, permissions: new Set(c.permissions.filter(isPermission)), scheme: c.scheme ?? 'internal', ...(c.sessionId ? { sessionId: c.sessionId } : {}) };
+  return {
+    tenant,
+    userId: c.userId,
+    username: c.username,
+    role: c.role,
+    permissions: new Set(c.permissions.filter(isPermission)),
+    scheme: c.scheme ?? 'internal',
+    ...(c.sessionId ? { sessionId: c.sessionId } : {}),
+  };
 }
 
 export function callDeps(s: ActorServices, t: ActorTimings): CallActorDeps {
@@ -60,11 +78,15 @@ export function callDeps(s: ActorServices, t: ActorTimings): CallActorDeps {
 
 export function meetingDeps(s: ActorServices): MeetingActorDeps {
   return {
-    initEvent: async (tenant, caller, eventId) => (await s.meetings.initEvent(principalOf(tenant, caller), eventId)) as MeetingData,
-    joinEvent: async (tenant, caller, eventId) => (await s.meetings.joinDetails(principalOf(tenant, caller), eventId)) as MeetingData,
+    initEvent: async (tenant, caller, eventId) =>
+      (await s.meetings.initEvent(principalOf(tenant, caller), eventId)) as MeetingData,
+    joinEvent: async (tenant, caller, eventId) =>
+      (await s.meetings.joinDetails(principalOf(tenant, caller), eventId)) as MeetingData,
     isParticipant: (tenant, eventId, userId) => s.meetings.isParticipant(tenant, eventId, userId),
-    startRecording: async (tenant, eventId, userId) => void (await s.recording.requestStart(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
-    stopRecording: async (tenant, eventId, userId) => void (await s.recording.requestStop(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
+    startRecording: async (tenant, eventId, userId) =>
+      void (await s.recording.requestStart(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
+    stopRecording: async (tenant, eventId, userId) =>
+      void (await s.recording.requestStop(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
   };
 }
 
@@ -72,7 +94,13 @@ export function deviceDeps(s: ActorServices, t: ActorTimings): DeviceActorDeps {
   return {
     heartbeatIntervalMs: t.deviceHeartbeatMs,
     offlineAfterMs: t.deviceHeartbeatMs * DEVICE_MISSED_HEARTBEATS,
-    audit: (tenant, e: DeviceAuditEntry) => s.audit.record(tenant, { action: e.action, outcome: e.outcome, actorId: e.actorId, details: { ...e.details, deviceId: e.deviceId } }),
+    audit: (tenant, e: DeviceAuditEntry) =>
+      s.audit.record(tenant, {
+        action: e.action,
+        outcome: e.outcome,
+        actorId: e.actorId,
+        details: { ...e.details, deviceId: e.deviceId },
+      }),
   };
 }
 

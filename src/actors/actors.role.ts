@@ -9,6 +9,9 @@ import { actorBehaviours } from './actor-deps.js';
  */
 export function startActorsRole(ctx: RoleContext): Promise<ActorsRoleHandle> {
   const { services, infra } = ctx;
-  const behaviours = actorBehaviours({ calls: services.calls, meetings: services.meetings, recording: services.recording, audit: services.auth.audit }, infra.config.hub);
+  const behaviours = actorBehaviours(
+    { calls: services.calls, meetings: services.meetings, recording: services.recording, audit: services.auth.audit },
+    infra.config.hub,
+  );
   return startActorSystem(ctx, behaviours);
 }

@@ -14,7 +14,10 @@ function callDeps(records: CallState[]): CallActorDeps {
   return {
     ringTimeoutMs: 1000,
     activeUserIds: async (_t, ids) => new Set(ids.filter((id) => [A, B, C].includes(id))),
-    saveRecord: async (_t, call) => { records.push(structuredClone(call)); return true; },
+    saveRecord: async (_t, call) => {
+      records.push(structuredClone(call));
+      return true;
+    },
   };
 }
 
@@ -24,7 +27,12 @@ describe('call actor turns', () => {
   it('rings the callee, connects on accept and ends for every party', async () => {
     const records: CallState[] = [];
     const h = turnHarness(callActor(callDeps(records)), { tenant: T, kind: 'call', id: callId });
-    const info = await h.send({ type: 'init', caller: who(A), callerName: 'Alice', req: { calleeIds: [B], callType: 'video' } });
+    const info = await h.send({
+      type: 'init',
+      caller: who(A),
+      callerName: 'Alice',
+      req: { calleeIds: [B], callType: 'video' },
+    });
     expect(info.status).toBe('ringing');
     expect(h.emitted[0]).toMatchObject({ rooms: [`user:${T}:${B}`], event: 'onNewCall' });
     expect(h.timers.has('ring')).toBe(true);
@@ -47,7 +55,14 @@ describe('call actor turns', () => {
 
   it('refuses strangers, unknown callees and late transitions with coded errors', async () => {
     const h = turnHarness(callActor(callDeps([])), { tenant: T, kind: 'call', id: callId });
-    await expect(h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: ['d'.repeat(24)], callType: 'video' } })).rejects.toMatchObject({ code: 'user_not_found' });
+    await expect(
+      h.send({
+        type: 'init',
+        caller: who(A),
+        callerName: 'A',
+        req: { calleeIds: ['d'.repeat(24)], callType: 'video' },
+      }),
+    ).rejects.toMatchObject({ code: 'user_not_found' });
     await h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B], callType: 'video' } });
     await expect(h.send({ type: 'accept', caller: who(C) })).rejects.toMatchObject({ code: 'call_not_found' });
     await h.send({ type: 'cancel', caller: who(A) });

@@ -63,11 +63,21 @@ async function init(ctx: Ctx, deps: CallActorDeps, msg: Extract<CallMsg, { type:
   ctx.setTimer(RING_TIMER, deps.ringTimeoutMs, { type: 'ringTimeout' });
   await record(ctx, deps);
   const push = { call: info(ctx.state) };
-  ctx.emit(callees.map((id) => rooms.user(ctx.address.tenant, id)), 'onNewCall', push);
+  ctx.emit(
+    callees.map((id) => rooms.user(ctx.address.tenant, id)),
+    'onNewCall',
+    push,
+  );
   return info(ctx.state);
 }
 
-function newCall(callId: string, caller: Caller, callerName: string, req: InitCallRequest, callees: string[]): CallState {
+function newCall(
+  callId: string,
+  caller: Caller,
+  callerName: string,
+  req: InitCallRequest,
+  callees: string[],
+): CallState {
   return {
     callId,
     status: 'ringing',
@@ -93,11 +103,21 @@ async function accept(ctx: Ctx, deps: CallActorDeps, caller: Caller): Promise<Ca
     ctx.clearTimer(RING_TIMER);
     await record(ctx, deps);
   }
-  ctx.emit(parties(s).map((id) => rooms.user(ctx.address.tenant, id)), 'onCallUpdated', { call: info(s) });
+  ctx.emit(
+    parties(s).map((id) => rooms.user(ctx.address.tenant, id)),
+    'onCallUpdated',
+    { call: info(s) },
+  );
   return info(s);
 }
 
-async function finish(ctx: Ctx, deps: CallActorDeps, status: 'ended' | 'missed' | 'cancelled', reason: string, by?: string): Promise<CallInfo> {
+async function finish(
+  ctx: Ctx,
+  deps: CallActorDeps,
+  status: 'ended' | 'missed' | 'cancelled',
+  reason: string,
+  by?: string,
+): Promise<CallInfo> {
   const s = ctx.state;
   s.status = status;
   s.endedAt = new Date().toISOString();
@@ -105,14 +125,19 @@ async function finish(ctx: Ctx, deps: CallActorDeps, status: 'ended' | 'missed' 
   ctx.clearTimer(RING_TIMER);
   await record(ctx, deps);
   const push: EndCallPush = { callId: s.callId, status, reason, ...(by ? { endedBy: by } : {}) };
-  ctx.emit(parties(s).map((id) => rooms.user(ctx.address.tenant, id)), 'onEndCall', push);
+  ctx.emit(
+    parties(s).map((id) => rooms.user(ctx.address.tenant, id)),
+    'onEndCall',
+    push,
+  );
   return info(s);
 }
 
 async function cancel(ctx: Ctx, deps: CallActorDeps, caller: Caller, reason?: string): Promise<CallInfo> {
   const s = ctx.state;
   requireParty(s, caller);
-  if (s.status !== 'ringing') throw new AppError('invalid_state', `Only a ringing call can be cancelled; it is ${s.status}`);
+  if (s.status !== 'ringing')
+    throw new AppError('invalid_state', `Only a ringing call can be cancelled; it is ${s.status}`);
   if (s.callerId !== caller.userId) return finish(ctx, deps, 'ended', reason ?? 'declined', caller.userId);
   return finish(ctx, deps, 'cancelled', reason ?? 'cancelled', caller.userId);
 }
@@ -121,14 +146,21 @@ async function end(ctx: Ctx, deps: CallActorDeps, caller: Caller, reason?: strin
   const s = ctx.state;
   requireParty(s, caller);
   if (!isLive(s)) return info(s);
-  const r = await finish(ctx, deps, s.status === 'ringing' && s.callerId === caller.userId ? 'cancelled' : 'ended', reason ?? 'hangup', caller.userId);
+  const r = await finish(
+    ctx,
+    deps,
+    s.status === 'ringing' && s.callerId === caller.userId ? 'cancelled' : 'ended',
+    reason ?? 'hangup',
+    caller.userId,
+  );
   return r;
 }
 
 async function addParticipant(ctx: Ctx, deps: CallActorDeps, caller: Caller, userId: string): Promise<CallInfo> {
   const s = ctx.state;
   requireParty(s, caller);
-  if (!s.joinedIds.includes(caller.userId)) throw new AppError('forbidden', 'Only someone in the call can add a participant');
+  if (!s.joinedIds.includes(caller.userId))
+    throw new AppError('forbidden', 'Only someone in the call can add a participant');
   if (!isLive(s)) throw new AppError('invalid_state', `The call is ${s.status}`);
   if (parties(s).includes(userId)) return info(s);
   const known = await deps.activeUserIds(ctx.address.tenant, [userId]);
@@ -136,7 +168,13 @@ async function addParticipant(ctx: Ctx, deps: CallActorDeps, caller: Caller, use
   s.invitedIds.push(userId);
   await record(ctx, deps);
   ctx.emit(rooms.user(ctx.address.tenant, userId), 'onNewCall', { call: info(s) });
-  ctx.emit(parties(s).filter((id) => id !== userId).map((id) => rooms.user(ctx.address.tenant, id)), 'onCallUpdated', { call: info(s) });
+  ctx.emit(
+    parties(s)
+      .filter((id) => id !== userId)
+      .map((id) => rooms.user(ctx.address.tenant, id)),
+    'onCallUpdated',
+    { call: info(s) },
+  );
   return info(s);
 }
 
@@ -148,7 +186,15 @@ async function addParticipant(ctx: Ctx, deps: CallActorDeps, caller: Caller, use
 export function callActor(deps: CallActorDeps): ActorBehavior<CallState, CallMsg, unknown> {
   return {
     kind: 'call',
-    initialState: (address) => ({ callId: address.id, status: 'idle', callType: 'video', callerId: '', callerName: '', invitedIds: [], joinedIds: [] }),
+    initialState: (address) => ({
+      callId: address.id,
+      status: 'idle',
+      callType: 'video',
+      callerId: '',
+      callerName: '',
+      invitedIds: [],
+      joinedIds: [],
+    }),
     async receive(ctx, msg) {
       switch (msg.type) {
         case 'init':
@@ -162,7 +208,10 @@ export function callActor(deps: CallActorDeps): ActorBehavior<CallState, CallMsg
         case 'addParticipant':
           return addParticipant(ctx, deps, msg.caller, msg.userId);
         case 'members':
-          return { status: ctx.state.status, memberIds: isLive(ctx.state) ? parties(ctx.state) : [] } satisfies CallMembers;
+          return {
+            status: ctx.state.status,
+            memberIds: isLive(ctx.state) ? parties(ctx.state) : [],
+          } satisfies CallMembers;
         case 'ringTimeout':
           return ctx.state.status === 'ringing' ? finish(ctx, deps, 'missed', 'no answer') : info(ctx.state);
         default:

@@ -9,20 +9,41 @@ const A = 'a'.repeat(24);
 const C = 'c'.repeat(24);
 
 describe('device actor turns', () => {
-  const deps = (audit: DeviceAuditEntry[]) => ({ heartbeatIntervalMs: 100, offlineAfterMs: 300, audit: async (_t: string, e: DeviceAuditEntry) => void audit.push(e) });
+  const deps = (audit: DeviceAuditEntry[]) => ({
+    heartbeatIntervalMs: 100,
+    offlineAfterMs: 300,
+    audit: async (_t: string, e: DeviceAuditEntry) => void audit.push(e),
+  });
 
   it('registers, heartbeats, goes offline on a missed heartbeat and reports changes', async () => {
     const h = turnHarness(deviceActor(deps([])), { tenant: T, kind: 'device', id: 'hs-1' });
     const info = await h.send({ type: 'rapidConnect', caller: who('dev', 'device'), joinCode: 'ABCD-1234' });
     expect(info).toMatchObject({ deviceId: 'hs-1', joinCode: 'ABCD-1234', userId: 'dev' });
-    await h.send({ type: 'heartbeat', caller: who('dev', 'device'), meetingId: null, info: { deviceId: 'hs-1', batteryLevel: 80 } });
-    await h.send({ type: 'heartbeat', caller: who('dev', 'device'), meetingId: null, info: { deviceId: 'hs-1', batteryLevel: 80 } });
-    await h.send({ type: 'heartbeat', caller: who('dev', 'device'), meetingId: null, info: { deviceId: 'hs-1', batteryLevel: 70 } });
+    await h.send({
+      type: 'heartbeat',
+      caller: who('dev', 'device'),
+      meetingId: null,
+      info: { deviceId: 'hs-1', batteryLevel: 80 },
+    });
+    await h.send({
+      type: 'heartbeat',
+      caller: who('dev', 'device'),
+      meetingId: null,
+      info: { deviceId: 'hs-1', batteryLevel: 80 },
+    });
+    await h.send({
+      type: 'heartbeat',
+      caller: who('dev', 'device'),
+      meetingId: null,
+      info: { deviceId: 'hs-1', batteryLevel: 70 },
+    });
     expect(h.emitted.filter((e) => e.event === 'deviceInfo')).toHaveLength(3);
     expect(h.emitted.filter((e) => e.event === 'deviceUpdated')).toHaveLength(3);
     expect((await h.fire('offline')).status).toBe('offline');
     expect(h.emitted.at(-1)).toMatchObject({ event: 'deviceUpdated', payload: { status: 'offline' } });
-    await expect(h.send({ type: 'heartbeat', caller: who('other', 'device'), info: { deviceId: 'hs-1' } })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      h.send({ type: 'heartbeat', caller: who('other', 'device'), info: { deviceId: 'hs-1' } }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
   });
 
   it('delivers and audits remote control only inside the device meeting after requestRemote', async () => {
@@ -30,16 +51,50 @@ describe('device actor turns', () => {
     const h = turnHarness(deviceActor(deps(audit)), { tenant: T, kind: 'device', id: 'hs-2' });
     await h.send({ type: 'rapidConnect', caller: who('dev', 'device'), joinCode: 'WXYZ' });
     await h.send({ type: 'assignMeeting', caller: who(A), eventId: 'ev1' });
-    await expect(h.send({ type: 'requestRemote', caller: who(A), member: true, meetingId: 'ev9' })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(h.send({ type: 'remoteControl', caller: who(A), member: true, meetingId: 'ev1', req: { deviceId: 'hs-2', command: 'zoom' } })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(h.send({ type: 'requestRemote', caller: who(C), member: false, meetingId: 'ev1' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      h.send({ type: 'requestRemote', caller: who(A), member: true, meetingId: 'ev9' }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      h.send({
+        type: 'remoteControl',
+        caller: who(A),
+        member: true,
+        meetingId: 'ev1',
+        req: { deviceId: 'hs-2', command: 'zoom' },
+      }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      h.send({ type: 'requestRemote', caller: who(C), member: false, meetingId: 'ev1' }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
     await h.send({ type: 'requestRemote', caller: who(A), member: true, meetingId: 'ev1' });
-    const ack = await h.send({ type: 'remoteControl', caller: who(A), member: true, meetingId: 'ev1', req: { deviceId: 'hs-2', command: 'zoom', params: { level: 2 } } });
+    const ack = await h.send({
+      type: 'remoteControl',
+      caller: who(A),
+      member: true,
+      meetingId: 'ev1',
+      req: { deviceId: 'hs-2', command: 'zoom', params: { level: 2 } },
+    });
     expect(ack.commandId).toBe('hs-2:2');
-    expect(h.emitted.filter((e) => e.event === 'onRemoteControl').map((e) => e.payload.command)).toEqual(['remoteRequested', 'zoom']);
+    expect(h.emitted.filter((e) => e.event === 'onRemoteControl').map((e) => e.payload.command)).toEqual([
+      'remoteRequested',
+      'zoom',
+    ]);
     expect(audit.map((a) => a.outcome)).toEqual(['failure', 'success']);
-    await h.send({ type: 'startPeripheral', caller: who(A), member: true, req: { eventId: 'ev1', deviceId: 'hs-2', peripheralId: 'steth' } });
-    await h.send({ type: 'stopPeripheral', caller: who(A), member: true, req: { eventId: 'ev1', deviceId: 'hs-2', peripheralId: 'steth' } });
-    expect(h.emitted.filter((e) => e.event.startsWith('peripheral')).map((e) => e.event)).toEqual(['peripheralStarted', 'peripheralStopped']);
+    await h.send({
+      type: 'startPeripheral',
+      caller: who(A),
+      member: true,
+      req: { eventId: 'ev1', deviceId: 'hs-2', peripheralId: 'steth' },
+    });
+    await h.send({
+      type: 'stopPeripheral',
+      caller: who(A),
+      member: true,
+      req: { eventId: 'ev1', deviceId: 'hs-2', peripheralId: 'steth' },
+    });
+    expect(h.emitted.filter((e) => e.event.startsWith('peripheral')).map((e) => e.event)).toEqual([
+      'peripheralStarted',
+      'peripheralStopped',
+    ]);
   });
 });

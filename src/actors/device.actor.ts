@@ -2,7 +2,15 @@ import { AppError } from '../core/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior, ActorContext } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
-import type { DeviceMsg, DevicePush, DeviceState, HeadsetDeviceInfo, RapidConnectUserInfo, RemoteControlPush, RemoteControlRequest } from './device.schema.js';
+import type {
+  DeviceMsg,
+  DevicePush,
+  DeviceState,
+  HeadsetDeviceInfo,
+  RapidConnectUserInfo,
+  RemoteControlPush,
+  RemoteControlRequest,
+} from './device.schema.js';
 
 /** One entry of the remote-control audit trail. */
 export interface DeviceAuditEntry {
@@ -25,7 +33,13 @@ type Ctx = ActorContext<DeviceState>;
 const OFFLINE_TIMER = 'offline';
 
 function push(s: DeviceState): DevicePush {
-  return { deviceId: s.deviceId, status: s.status, ...(s.meetingId ? { meetingId: s.meetingId } : {}), ...(s.info ? { info: s.info } : {}), ...(s.lastHeartbeatAt ? { lastHeartbeatAt: s.lastHeartbeatAt } : {}) };
+  return {
+    deviceId: s.deviceId,
+    status: s.status,
+    ...(s.meetingId ? { meetingId: s.meetingId } : {}),
+    ...(s.info ? { info: s.info } : {}),
+    ...(s.lastHeartbeatAt ? { lastHeartbeatAt: s.lastHeartbeatAt } : {}),
+  };
 }
 
 /** Rooms that watch a device: its own sockets and, while it is in one, its meeting. */
@@ -35,7 +49,8 @@ function watchers(ctx: Ctx): string[] {
 }
 
 function requireAccount(s: DeviceState, caller: Caller): void {
-  if (!s.registered || s.accountId !== caller.userId) throw new AppError('forbidden', 'This device is registered to another account; call initRapidConnect first');
+  if (!s.registered || s.accountId !== caller.userId)
+    throw new AppError('forbidden', 'This device is registered to another account; call initRapidConnect first');
 }
 
 /** Only a participant of the meeting the device is in may control it. */
@@ -47,17 +62,39 @@ function requireInMeeting(s: DeviceState, meetingId: string, member: boolean): v
 
 function rapidConnect(ctx: Ctx, deps: DeviceActorDeps, caller: Caller, joinCode: string): RapidConnectUserInfo {
   const s = ctx.state;
-  if (s.registered && s.accountId !== caller.userId) throw new AppError('conflict', 'This device is registered to another account');
-  Object.assign(s, { registered: true, accountId: caller.userId, joinCode, status: 'online', lastHeartbeatAt: new Date().toISOString() });
+  if (s.registered && s.accountId !== caller.userId)
+    throw new AppError('conflict', 'This device is registered to another account');
+  Object.assign(s, {
+    registered: true,
+    accountId: caller.userId,
+    joinCode,
+    status: 'online',
+    lastHeartbeatAt: new Date().toISOString(),
+  });
   ctx.setTimer(OFFLINE_TIMER, deps.offlineAfterMs, { type: 'offlineTimeout' });
   ctx.emit(watchers(ctx), 'deviceUpdated', push(s));
-  return { deviceId: s.deviceId, joinCode, userId: caller.userId, username: caller.username, tenant: ctx.address.tenant, ...(s.meetingId ? { meetingId: s.meetingId } : {}), heartbeatIntervalMs: deps.heartbeatIntervalMs };
+  return {
+    deviceId: s.deviceId,
+    joinCode,
+    userId: caller.userId,
+    username: caller.username,
+    tenant: ctx.address.tenant,
+    ...(s.meetingId ? { meetingId: s.meetingId } : {}),
+    heartbeatIntervalMs: deps.heartbeatIntervalMs,
+  };
 }
 
-function heartbeat(ctx: Ctx, deps: DeviceActorDeps, caller: Caller, meetingId: string | null | undefined, info: HeadsetDeviceInfo): DevicePush {
+function heartbeat(
+  ctx: Ctx,
+  deps: DeviceActorDeps,
+  caller: Caller,
+  meetingId: string | null | undefined,
+  info: HeadsetDeviceInfo,
+): DevicePush {
   const s = ctx.state;
   requireAccount(s, caller);
-  if (meetingId && s.meetingId && meetingId !== s.meetingId) throw new AppError('forbidden', 'The device is not in this meeting');
+  if (meetingId && s.meetingId && meetingId !== s.meetingId)
+    throw new AppError('forbidden', 'The device is not in this meeting');
   const changed = s.status !== 'online' || JSON.stringify({ ...s.info }) !== JSON.stringify({ ...info });
   s.status = 'online';
   s.info = info;
@@ -88,23 +125,47 @@ function assign(ctx: Ctx, caller: Caller, eventId: string): DevicePush {
   return push(s);
 }
 
-function peripheral(ctx: Ctx, msg: Extract<DeviceMsg, { type: 'startPeripheral' | 'stopPeripheral' }>): DevicePush & { peripherals: DeviceState['peripherals'] } {
+function peripheral(
+  ctx: Ctx,
+  msg: Extract<DeviceMsg, { type: 'startPeripheral' | 'stopPeripheral' }>,
+): DevicePush & { peripherals: DeviceState['peripherals'] } {
   const s = ctx.state;
   requireInMeeting(s, msg.req.eventId, msg.member);
   const at = new Date().toISOString();
   if (msg.type === 'startPeripheral') {
     const r = msg.req;
-    s.peripherals[r.peripheralId] = { peripheralId: r.peripheralId, peripheralType: r.peripheralType, settings: r.settings, startedBy: msg.caller.userId, startedAt: at };
-    ctx.emit(watchers(ctx), 'peripheralStarted', { deviceId: s.deviceId, eventId: r.eventId, ...s.peripherals[r.peripheralId] });
+    s.peripherals[r.peripheralId] = {
+      peripheralId: r.peripheralId,
+      peripheralType: r.peripheralType,
+      settings: r.settings,
+      startedBy: msg.caller.userId,
+      startedAt: at,
+    };
+    ctx.emit(watchers(ctx), 'peripheralStarted', {
+      deviceId: s.deviceId,
+      eventId: r.eventId,
+      ...s.peripherals[r.peripheralId],
+    });
   } else {
     if (!s.peripherals[msg.req.peripheralId]) throw new AppError('invalid_state', 'The peripheral is not running');
     delete s.peripherals[msg.req.peripheralId];
-    ctx.emit(watchers(ctx), 'peripheralStopped', { deviceId: s.deviceId, eventId: msg.req.eventId, peripheralId: msg.req.peripheralId, stoppedBy: msg.caller.userId, stoppedAt: at });
+    ctx.emit(watchers(ctx), 'peripheralStopped', {
+      deviceId: s.deviceId,
+      eventId: msg.req.eventId,
+      peripheralId: msg.req.peripheralId,
+      stoppedBy: msg.caller.userId,
+      stoppedAt: at,
+    });
   }
   return { ...push(s), peripherals: { ...s.peripherals } };
 }
 
-function requestRemote(ctx: Ctx, caller: Caller, meetingId: string, member: boolean): { deviceId: string; controllerId: string } {
+function requestRemote(
+  ctx: Ctx,
+  caller: Caller,
+  meetingId: string,
+  member: boolean,
+): { deviceId: string; controllerId: string } {
   const s = ctx.state;
   requireInMeeting(s, meetingId, member);
   s.controllerId = caller.userId;
@@ -115,39 +176,67 @@ function requestRemote(ctx: Ctx, caller: Caller, meetingId: string, member: bool
 
 function nextCommand(ctx: Ctx, caller: Caller, meetingId: string, req: RemoteControlRequest): RemoteControlPush {
   ctx.state.commandSeq += 1;
-  return { deviceId: ctx.state.deviceId, meetingId, commandId: `${ctx.state.deviceId}:${ctx.state.commandSeq}`, command: req.command, ...(req.params ? { params: req.params } : {}), from: caller.userId };
+  return {
+    deviceId: ctx.state.deviceId,
+    meetingId,
+    commandId: `${ctx.state.deviceId}:${ctx.state.commandSeq}`,
+    command: req.command,
+    ...(req.params ? { params: req.params } : {}),
+    from: caller.userId,
+  };
 }
 
-async function remoteControl(ctx: Ctx, deps: DeviceActorDeps, msg: Extract<DeviceMsg, { type: 'remoteControl' }>): Promise<{ commandId: string; deliveredAt: string }> {
+async function remoteControl(
+  ctx: Ctx,
+  deps: DeviceActorDeps,
+  msg: Extract<DeviceMsg, { type: 'remoteControl' }>,
+): Promise<{ commandId: string; deliveredAt: string }> {
   const s = ctx.state;
   const base = { action: 'device.remoteControl', actorId: msg.caller.userId, deviceId: s.deviceId };
   try {
     requireInMeeting(s, msg.meetingId, msg.member);
-    if (s.controllerId !== msg.caller.userId) throw new AppError('forbidden', 'Request remote control of the device first');
+    if (s.controllerId !== msg.caller.userId)
+      throw new AppError('forbidden', 'Request remote control of the device first');
   } catch (e) {
-    await deps.audit(ctx.address.tenant, { ...base, outcome: 'failure', details: { meetingId: msg.meetingId, command: msg.req.command, code: (e as AppError).code } });
+    await deps.audit(ctx.address.tenant, {
+      ...base,
+      outcome: 'failure',
+      details: { meetingId: msg.meetingId, command: msg.req.command, code: (e as AppError).code },
+    });
     throw e;
   }
   const cmd = nextCommand(ctx, msg.caller, msg.meetingId, msg.req);
-  await deps.audit(ctx.address.tenant, { ...base, outcome: 'success', details: { meetingId: msg.meetingId, command: cmd.command, commandId: cmd.commandId, params: cmd.params ?? {} } });
+  await deps.audit(ctx.address.tenant, {
+    ...base,
+    outcome: 'success',
+    details: { meetingId: msg.meetingId, command: cmd.command, commandId: cmd.commandId, params: cmd.params ?? {} },
+  });
   ctx.emit(rooms.device(ctx.address.tenant, s.deviceId), 'onRemoteControl', cmd);
   return { commandId: cmd.commandId, deliveredAt: new Date().toISOString() };
 }
 
 function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
   switch (msg.type) {
-    case 'rapidConnect': return rapidConnect(ctx, deps, msg.caller, msg.joinCode);
-    case 'assignMeeting': return assign(ctx, msg.caller, msg.eventId);
-    case 'heartbeat': return heartbeat(ctx, deps, msg.caller, msg.meetingId, msg.info);
-    case 'offlineTimeout': return offline(ctx);
+    case 'rapidConnect':
+      return rapidConnect(ctx, deps, msg.caller, msg.joinCode);
+    case 'assignMeeting':
+      return assign(ctx, msg.caller, msg.eventId);
+    case 'heartbeat':
+      return heartbeat(ctx, deps, msg.caller, msg.meetingId, msg.info);
+    case 'offlineTimeout':
+      return offline(ctx);
     case 'startPeripheral':
-    case 'stopPeripheral': return peripheral(ctx, msg);
-    case 'requestRemote': return requestRemote(ctx, msg.caller, msg.meetingId, msg.member);
-    case 'remoteControl': return remoteControl(ctx, deps, msg);
+    case 'stopPeripheral':
+      return peripheral(ctx, msg);
+    case 'requestRemote':
+      return requestRemote(ctx, msg.caller, msg.meetingId, msg.member);
+    case 'remoteControl':
+      return remoteControl(ctx, deps, msg);
     case 'get':
       if (!ctx.state.registered) throw new AppError('device_not_found', 'No such device');
       return push(ctx.state);
-    default: throw new AppError('bad_request', 'Unknown device message');
+    default:
+      throw new AppError('bad_request', 'Unknown device message');
   }
 }
 
@@ -158,7 +247,13 @@ function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
 export function deviceActor(deps: DeviceActorDeps): ActorBehavior<DeviceState, DeviceMsg, unknown> {
   return {
     kind: 'device',
-    initialState: (address) => ({ deviceId: address.id, registered: false, status: 'offline', peripherals: {}, commandSeq: 0 }),
+    initialState: (address) => ({
+      deviceId: address.id,
+      registered: false,
+      status: 'offline',
+      peripherals: {},
+      commandSeq: 0,
+    }),
     receive: (ctx, msg) => route(ctx, deps, msg),
   };
 }

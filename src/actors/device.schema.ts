@@ -3,7 +3,12 @@ import { Id, type Caller } from './common.schema.js';
 
 /** initRapidConnect(uniqueId, joinCode): the headset's hardware id and the code it displays. */
 export const UniqueId = Id;
-export const JoinCode = z.string().trim().min(4).max(32).regex(/^[A-Za-z0-9-]+$/, 'must be letters, digits or dashes');
+export const JoinCode = z
+  .string()
+  .trim()
+  .min(4)
+  .max(32)
+  .regex(/^[A-Za-z0-9-]+$/, 'must be letters, digits or dashes');
 
 /** Second argument of deviceStatus(meetingId, HeadsetDeviceInfo). */
 export const HeadsetDeviceInfo = z.object({
@@ -40,7 +45,12 @@ export type StopPeripheralRequest = z.infer<typeof StopPeripheralRequest>;
 /** Second argument of remoteControl(meetingId, RemoteControlRequest). */
 export const RemoteControlRequest = z.object({
   deviceId: Id,
-  command: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'must be a command name'),
+  command: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9._:-]+$/, 'must be a command name'),
   params: z.record(z.string(), z.union([z.string().max(1024), z.number(), z.boolean(), z.null()])).optional(),
 });
 export type RemoteControlRequest = z.infer<typeof RemoteControlRequest>;

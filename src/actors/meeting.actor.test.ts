@@ -37,7 +37,14 @@ describe('meeting actor turns', () => {
     await h.send({ type: 'startRecording', caller: who(A) });
     await h.send({ type: 'stopRecording', caller: who(A) });
     const events = h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => [e.payload.seq, e.payload.type]);
-    expect(events).toEqual([[1, 'meetingStarted'], [2, 'participantJoined'], [3, 'participantJoined'], [4, 'notify'], [5, 'recordingStarted'], [6, 'recordingStopped']]);
+    expect(events).toEqual([
+      [1, 'meetingStarted'],
+      [2, 'participantJoined'],
+      [3, 'participantJoined'],
+      [4, 'notify'],
+      [5, 'recordingStarted'],
+      [6, 'recordingStopped'],
+    ]);
     expect(rec).toEqual(['start', 'stop']);
     expect(await h.send({ type: 'isMember', userId: C })).toEqual({ member: false });
     await expect(h.send({ type: 'details', caller: who(C) })).rejects.toMatchObject({ code: 'meeting_not_found' });
@@ -46,8 +53,15 @@ describe('meeting actor turns', () => {
   it('shares and clears images to the headsets of the meeting', async () => {
     const h = turnHarness(meetingActor(meetingDeps([A], [])), { tenant: T, kind: 'meeting', id: 'ev2' });
     await h.send({ type: 'init', caller: who(A) });
-    await h.send({ type: 'shareImage', caller: who(A), req: { eventId: 'ev2', image: { url: 'https://x.test/a.png' } } });
+    await h.send({
+      type: 'shareImage',
+      caller: who(A),
+      req: { eventId: 'ev2', image: { url: 'https://x.test/a.png' } },
+    });
     await h.send({ type: 'clearImage', caller: who(A) });
-    expect(h.emitted.filter((e) => e.rooms[0] === `meeting-devices:${T}:ev2`).map((e) => e.event)).toEqual(['onShareImage', 'onClearImage']);
+    expect(h.emitted.filter((e) => e.rooms[0] === `meeting-devices:${T}:ev2`).map((e) => e.event)).toEqual([
+      'onShareImage',
+      'onClearImage',
+    ]);
   });
 });

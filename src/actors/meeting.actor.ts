@@ -2,7 +2,14 @@ import { AppError } from '../core/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior, ActorContext } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
-import type { MeetingData, MeetingDetails, MeetingEventPush, MeetingMember, MeetingMsg, MeetingState } from './meeting.schema.js';
+import type {
+  MeetingData,
+  MeetingDetails,
+  MeetingEventPush,
+  MeetingMember,
+  MeetingMsg,
+  MeetingState,
+} from './meeting.schema.js';
 
 /** What the meeting actor needs from the directory and recording services (wired in the hub role). */
 export interface MeetingActorDeps {
@@ -21,13 +28,29 @@ type Ctx = ActorContext<MeetingState>;
 /** Every meeting change is one numbered meetingEvent to the meeting room, in turn order. */
 function publish(ctx: Ctx, type: string, by?: string, data?: Record<string, unknown>): MeetingEventPush {
   ctx.state.seq += 1;
-  const push: MeetingEventPush = { eventId: ctx.state.eventId, seq: ctx.state.seq, type, at: new Date().toISOString(), ...(by ? { by } : {}), ...(data ? { data } : {}) };
+  const push: MeetingEventPush = {
+    eventId: ctx.state.eventId,
+    seq: ctx.state.seq,
+    type,
+    at: new Date().toISOString(),
+    ...(by ? { by } : {}),
+    ...(data ? { data } : {}),
+  };
   ctx.emit(rooms.meeting(ctx.address.tenant, ctx.state.eventId), 'meetingEvent', push);
   return push;
 }
 
 function details(s: MeetingState): MeetingDetails {
-  return { eventId: s.eventId, started: s.started, room: s.room, members: Object.values(s.members), deviceIds: [...s.deviceIds], recording: { ...s.recording }, sharedImage: s.sharedImage, seq: s.seq };
+  return {
+    eventId: s.eventId,
+    started: s.started,
+    room: s.room,
+    members: Object.values(s.members),
+    deviceIds: [...s.deviceIds],
+    recording: { ...s.recording },
+    sharedImage: s.sharedImage,
+    seq: s.seq,
+  };
 }
 
 function requireMember(s: MeetingState, caller: Caller): void {
@@ -45,11 +68,20 @@ function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role']): boole
     existing.role = role;
     return false;
   }
-  ctx.state.members[caller.userId] = { userId: caller.userId, username: caller.username, role, joinedAt: new Date().toISOString() };
+  ctx.state.members[caller.userId] = {
+    userId: caller.userId,
+    username: caller.username,
+    role,
+    joinedAt: new Date().toISOString(),
+  };
   return true;
 }
 
-async function init(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<MeetingData & { meeting: MeetingDetails }> {
+async function init(
+  ctx: Ctx,
+  deps: MeetingActorDeps,
+  caller: Caller,
+): Promise<MeetingData & { meeting: MeetingDetails }> {
   const data = await deps.initEvent(ctx.address.tenant, caller, ctx.address.id);
   const first = !ctx.state.started;
   ctx.state.started = true;
@@ -60,15 +92,23 @@ async function init(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<M
   return { ...data, meeting: details(ctx.state) };
 }
 
-async function join(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<MeetingData & { meeting: MeetingDetails }> {
+async function join(
+  ctx: Ctx,
+  deps: MeetingActorDeps,
+  caller: Caller,
+): Promise<MeetingData & { meeting: MeetingDetails }> {
   const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id);
   if (data.room) ctx.state.room = data.room;
-  if (addMember(ctx, caller, meetingRole(data))) publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
+  if (addMember(ctx, caller, meetingRole(data)))
+    publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
   return { ...data, meeting: details(ctx.state) };
 }
 
 async function getDetails(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<MeetingDetails> {
-  if (!ctx.state.members[caller.userId] && !(await deps.isParticipant(ctx.address.tenant, ctx.address.id, caller.userId))) {
+  if (
+    !ctx.state.members[caller.userId] &&
+    !(await deps.isParticipant(ctx.address.tenant, ctx.address.id, caller.userId))
+  ) {
     throw new AppError('meeting_not_found', 'No such meeting');
   }
   return details(ctx.state);
@@ -92,8 +132,16 @@ async function recording(ctx: Ctx, deps: MeetingActorDeps, caller: Caller, start
 
 function shareImage(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'shareImage' }>): MeetingDetails {
   requireMember(ctx.state, msg.caller);
-  ctx.state.sharedImage = { image: msg.req.image, caption: msg.req.caption, by: msg.caller.userId, at: new Date().toISOString() };
-  ctx.emit(rooms.meetingDevices(ctx.address.tenant, ctx.state.eventId), 'onShareImage', { eventId: ctx.state.eventId, ...ctx.state.sharedImage });
+  ctx.state.sharedImage = {
+    image: msg.req.image,
+    caption: msg.req.caption,
+    by: msg.caller.userId,
+    at: new Date().toISOString(),
+  };
+  ctx.emit(rooms.meetingDevices(ctx.address.tenant, ctx.state.eventId), 'onShareImage', {
+    eventId: ctx.state.eventId,
+    ...ctx.state.sharedImage,
+  });
   publish(ctx, 'imageShared', msg.caller.userId, { image: msg.req.image });
   return details(ctx.state);
 }
@@ -101,7 +149,10 @@ function shareImage(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'shareImage' }>):
 function clearImage(ctx: Ctx, caller: Caller): MeetingDetails {
   requireMember(ctx.state, caller);
   delete ctx.state.sharedImage;
-  ctx.emit(rooms.meetingDevices(ctx.address.tenant, ctx.state.eventId), 'onClearImage', { eventId: ctx.state.eventId, by: caller.userId });
+  ctx.emit(rooms.meetingDevices(ctx.address.tenant, ctx.state.eventId), 'onClearImage', {
+    eventId: ctx.state.eventId,
+    by: caller.userId,
+  });
   publish(ctx, 'imageCleared', caller.userId);
   return details(ctx.state);
 }
@@ -121,21 +172,36 @@ function notify(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'notify' }>): Meeting
 
 function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
   switch (msg.type) {
-    case 'init': return init(ctx, deps, msg.caller);
-    case 'join': return join(ctx, deps, msg.caller);
-    case 'details': return getDetails(ctx, deps, msg.caller);
-    case 'notify': return notify(ctx, msg);
-    case 'startRecording': return recording(ctx, deps, msg.caller, true);
-    case 'stopRecording': return recording(ctx, deps, msg.caller, false);
-    case 'shareImage': return shareImage(ctx, msg);
-    case 'clearImage': return clearImage(ctx, msg.caller);
+    case 'init':
+      return init(ctx, deps, msg.caller);
+    case 'join':
+      return join(ctx, deps, msg.caller);
+    case 'details':
+      return getDetails(ctx, deps, msg.caller);
+    case 'notify':
+      return notify(ctx, msg);
+    case 'startRecording':
+      return recording(ctx, deps, msg.caller, true);
+    case 'stopRecording':
+      return recording(ctx, deps, msg.caller, false);
+    case 'shareImage':
+      return shareImage(ctx, msg);
+    case 'clearImage':
+      return clearImage(ctx, msg.caller);
     case 'requestHostAccess':
       requireMember(ctx.state, msg.caller);
-      return publish(ctx, 'hostAccessRequested', msg.caller.userId, { userId: msg.caller.userId, username: msg.caller.username });
-    case 'addDevice': return addDevice(ctx, msg.caller, msg.deviceId);
-    case 'isMember': return { member: Boolean(ctx.state.members[msg.userId]) };
-    case 'members': return { memberIds: Object.keys(ctx.state.members), deviceIds: [...ctx.state.deviceIds] };
-    default: throw new AppError('bad_request', 'Unknown meeting message');
+      return publish(ctx, 'hostAccessRequested', msg.caller.userId, {
+        userId: msg.caller.userId,
+        username: msg.caller.username,
+      });
+    case 'addDevice':
+      return addDevice(ctx, msg.caller, msg.deviceId);
+    case 'isMember':
+      return { member: Boolean(ctx.state.members[msg.userId]) };
+    case 'members':
+      return { memberIds: Object.keys(ctx.state.members), deviceIds: [...ctx.state.deviceIds] };
+    default:
+      throw new AppError('bad_request', 'Unknown meeting message');
   }
 }
 
@@ -147,7 +213,14 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
 export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState, MeetingMsg, unknown> {
   return {
     kind: 'meeting',
-    initialState: (address) => ({ eventId: address.id, started: false, members: {}, deviceIds: [], recording: { active: false }, seq: 0 }),
+    initialState: (address) => ({
+      eventId: address.id,
+      started: false,
+      members: {},
+      deviceIds: [],
+      recording: { active: false },
+      seq: 0,
+    }),
     receive: (ctx, msg) => route(ctx, deps, msg),
   };
 }

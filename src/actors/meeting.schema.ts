@@ -10,11 +10,19 @@ export const JoinCallRequest = z.object({ eventId: Id });
 export type JoinCallRequest = z.infer<typeof JoinCallRequest>;
 
 /** Second argument of notify(action, NotifyRequest). */
-export const NotifyAction = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'must be an action name');
+export const NotifyAction = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'must be an action name');
 export const NotifyRequest = z.object({
   eventId: Id,
   /** Free-form data relayed to the meeting; bounded so a client cannot flood it. */
-  data: z.record(z.string(), z.unknown()).optional().refine((d) => d === undefined || JSON.stringify(d).length <= 8192, 'data is larger than 8 KiB'),
+  data: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .refine((d) => d === undefined || JSON.stringify(d).length <= 8192, 'data is larger than 8 KiB'),
 });
 export type NotifyRequest = z.infer<typeof NotifyRequest>;
 

@@ -43,9 +43,17 @@ export class AccessTokenVerifier {
     if (c.tenant !== tenant) throw new AppError('wrong_tenant', 'The token was issued for another tenant');
     await this.deps.revocations.check({ tenant, sessionId: c.sid });
     return {
-      tenant, userId: c.sub, username: c.preferred_username, role: c.role, scheme: 'internal', sessionId: c.sid, expiresAt: Number(c.exp) * 1000, ...(typeof c.iat === 'number' ? { issuedAt: c.iat } : {}),
+      tenant,
+      userId: c.sub,
+      username: c.preferred_username,
+      role: c.role,
+      scheme: 'internal',
+      sessionId: c.sid,
+      expiresAt: Number(c.exp) * 1000,
+      ...(typeof c.iat === 'number' ? { issuedAt: c.iat } : {}),
       permissions: new Set<Permission>(c.perms.filter(isPermission)),
-      ...(c.act?.sub ? { actorUserId: c.act.sub } : {}), ...(c.purpose ? { purpose: c.purpose } : {}),
+      ...(c.act?.sub ? { actorUserId: c.act.sub } : {}),
+      ...(c.purpose ? { purpose: c.purpose } : {}),
     };
   }
 
@@ -58,13 +66,22 @@ export class AccessTokenVerifier {
     if (iat === undefined || Number(claims.exp) - iat > this.deps.idpTokenMaxLifetimeSeconds) {
       throw new AppError('token_invalid', 'Identity-provider token has no issue time or lives longer than accepted');
     }
-    const user = (await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(String(claims.sub))) ?? (await this.deps.bindOnFirstSignIn?.(tenant, claims));
-    if (!user || user.status !== 'active') throw new AppError('token_invalid', 'The token subject is not an active user of this tenant');
+    const user =
+      (await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(String(claims.sub))) ??
+      (await this.deps.bindOnFirstSignIn?.(tenant, claims));
+    if (!user || user.status !== 'active')
+      throw new AppError('token_invalid', 'The token subject is not an active user of this tenant');
     const userId = user._id.toString();
     const idpSid = realmSid(claims);
     await this.deps.revocations.check({ tenant, idpSid, userId, issuedAt: iat });
     return {
-      tenant, userId, username: user.username, role: user.role, scheme: 'idp', expiresAt: Number(claims.exp) * 1000, issuedAt: iat,
+      tenant,
+      userId,
+      username: user.username,
+      role: user.role,
+      scheme: 'idp',
+      expiresAt: Number(claims.exp) * 1000,
+      issuedAt: iat,
       permissions: await this.deps.authorizer.permissionsOf(tenant, user.role),
       ...(idpSid ? { idpSid } : {}),
     };
@@ -87,7 +104,8 @@ function peekIssuer(token: string): string {
   } catch {
     throw new AppError('token_invalid', 'Token is malformed');
   }
-  if (!header.alg || header.alg.toLowerCase() === 'none') throw new AppError('token_invalid', 'Unsigned tokens are not accepted');
+  if (!header.alg || header.alg.toLowerCase() === 'none')
+    throw new AppError('token_invalid', 'Unsigned tokens are not accepted');
   if (typeof payload.iss !== 'string') throw new AppError('token_invalid', 'Token has no issuer');
   return payload.iss;
 }

@@ -58,7 +58,13 @@ const KEY_ROTATION_SECONDS = 24 * 60 * 60;
  */
 export function createSigningKeys(config: Config, redis: Redis, keys: RedisKeys) {
   const vault = keyVaultFrom(config.auth.keyEncryption);
-  const signingKeys = new SigningKeys({ redis, hashKey: keys.signingKeys, vault, rotationSeconds: KEY_ROTATION_SECONDS, retainSeconds: KEY_ROTATION_SECONDS });
+  const signingKeys = new SigningKeys({
+    redis,
+    hashKey: keys.signingKeys,
+    vault,
+    rotationSeconds: KEY_ROTATION_SECONDS,
+    retainSeconds: KEY_ROTATION_SECONDS,
+  });
   const idpSecrets = new IdpSecretsStore(redis, keys.idpSecrets, vault);
   return { vault, signingKeys, idpSecrets };
 }
@@ -71,37 +77,96 @@ export function createAuthServices(infra: AuthInfra) {
   const { config, redis, keys } = infra;
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
   const { vault, signingKeys, idpSecrets } = createSigningKeys(config, redis, keys);
-  const tokens = new InternalTokens({ keys: signingKeys, issuer: config.auth.tokenIssuer, audience: config.auth.oidc.audience });
+  const tokens = new InternalTokens({
+    keys: signingKeys,
+    issuer: config.auth.tokenIssuer,
+    audience: config.auth.oidc.audience,
+  });
   const o = config.auth.oidc;
-  const realms = new OidcRealms({ issuerTemplate: o.issuerTemplate, clientId: o.clientId, clientSecret: o.clientSecret, audience: o.audience, jwksCooldownSeconds: o.jwksCooldownSeconds });
+  const realms = new OidcRealms({
+    issuerTemplate: o.issuerTemplate,
+    clientId: o.clientId,
+    clientSecret: o.clientSecret,
+    audience: o.audience,
+    jwksCooldownSeconds: o.jwksCooldownSeconds,
+  });
   const authorizer = new Authorizer({ tenantDb });
   const idpMaxSeconds = config.auth.idpTokenMaxLifetimeSeconds;
   const revocations = new Revocations({
-    redis, channel: keys.revocationChannel, markerKey: keys.revokedSession, realmMarkerKey: keys.revokedRealmSession, notBeforeKey: keys.userNotBefore,
-    markerTtlSeconds: Math.max(config.auth.refreshTokenTtlSeconds, 3600), idpMarkerTtlSeconds: Math.max(idpMaxSeconds, EMBEDDED_REALM_SESSION_SECONDS),
+    redis,
+    channel: keys.revocationChannel,
+    markerKey: keys.revokedSession,
+    realmMarkerKey: keys.revokedRealmSession,
+    notBeforeKey: keys.userNotBefore,
+    markerTtlSeconds: Math.max(config.auth.refreshTokenTtlSeconds, 3600),
+    idpMarkerTtlSeconds: Math.max(idpMaxSeconds, EMBEDDED_REALM_SESSION_SECONDS),
   });
   const embedded = o.mode === 'embedded' ? new EmbeddedRealmSessions({ redis, storePrefix: keys.idpStore }) : undefined;
   const realm = new RealmLogout({ revocations, store: embedded });
   const audit = new AuditService({ tenantDb });
-  const accountSetup = new AccountSetupService({ tenantDb, audit, mode: o.mode, publicUrl: config.http.publicUrl, linkTtlSeconds: config.auth.accountSetupLinkTtlSeconds });
+  const accountSetup = new AccountSetupService({
+    tenantDb,
+    audit,
+    mode: o.mode,
+    publicUrl: config.http.publicUrl,
+    linkTtlSeconds: config.auth.accountSetupLinkTtlSeconds,
+  });
   const verifier = new AccessTokenVerifier({
-    internal: tokens, realms, revocations, authorizer, tenantDb, idpTokenMaxLifetimeSeconds: idpMaxSeconds,
+    internal: tokens,
+    realms,
+    revocations,
+    authorizer,
+    tenantDb,
+    idpTokenMaxLifetimeSeconds: idpMaxSeconds,
     bindOnFirstSignIn: (tenant, claims) => accountSetup.bindOnFirstSignIn(tenant, claims),
   });
   const rules = new SecurityRulesService({ tenantDb });
   const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
   const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit, qr: qrRenderer });
-  const pins = new PinService({ tenantDb, redis, keys, rules, sessions, audit, notifyLocked: pinLockedNotifier(new RedisPushPublisher(redis, keys.hubPush, infra.logger)) });
+  const pins = new PinService({
+    tenantDb,
+    redis,
+    keys,
+    rules,
+    sessions,
+    audit,
+    notifyLocked: pinLockedNotifier(new RedisPushPublisher(redis, keys.hubPush, infra.logger)),
+  });
   const offlineTokens = new OfflineTokenService({ tenantDb, rules, sessions, audit });
   const impersonation = new ImpersonationService({ tenantDb, authorizer, sessions, audit });
   const signIn = new SignInService({ tenantDb, realms, verifier, sessions, audit, loginCodes, pins });
   const backchannelLogout = new BackchannelLogout({
-    realms, sessions, audit, redis, jtiKey: keys.logoutTokenJti, tenantDb, maxAgeSeconds: config.auth.idpLogoutTokenMaxAgeSeconds,
+    realms,
+    sessions,
+    audit,
+    redis,
+    jtiKey: keys.logoutTokenJti,
+    tenantDb,
+    maxAgeSeconds: config.auth.idpLogoutTokenMaxAgeSeconds,
   });
   const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins, revocations });
   return {
-    vault, signingKeys, idpSecrets, tokens, realms, authorizer, revocations, realm, verifier, audit, rules, sessions, realmAccounts: new RealmAccounts({ tenantDb }),
-    loginCodes, pins, offlineTokens, impersonation, signIn, account, accountSetup, backchannelLogout,
+    vault,
+    signingKeys,
+    idpSecrets,
+    tokens,
+    realms,
+    authorizer,
+    revocations,
+    realm,
+    verifier,
+    audit,
+    rules,
+    sessions,
+    realmAccounts: new RealmAccounts({ tenantDb }),
+    loginCodes,
+    pins,
+    offlineTokens,
+    impersonation,
+    signIn,
+    account,
+    accountSetup,
+    backchannelLogout,
     /**
      * Opens every stored signing key at start (the internal ones, and the embedded realms' when this node
      * serves them), so a wrong key-encryption key stops the node instead of failing sign-ins later.

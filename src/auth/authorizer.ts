@@ -33,7 +33,9 @@ export class Authorizer {
 
   /** Whether a role name exists for the tenant (stored or built in). */
   async roleExists(tenant: string, role: string): Promise<boolean> {
-    return Boolean(BUILTIN_ROLES[role]) || Boolean(await new RoleRepository(this.deps.tenantDb(tenant)).findByName(role));
+    return (
+      Boolean(BUILTIN_ROLES[role]) || Boolean(await new RoleRepository(this.deps.tenantDb(tenant)).findByName(role))
+    );
   }
 
   forget(tenant: string, role: string): void {
@@ -42,7 +44,15 @@ export class Authorizer {
 }
 
 /** Permissions an offline-token session may carry at most, whatever the role grants. */
-export const OFFLINE_PERMISSIONS: readonly Permission[] = ['profile:read', 'tenant:read', 'contacts:read', 'notices:read', 'events:read', 'media:read', 'peripherals:read'];
+export const OFFLINE_PERMISSIONS: readonly Permission[] = [
+  'profile:read',
+  'tenant:read',
+  'contacts:read',
+  'notices:read',
+  'events:read',
+  'media:read',
+  'peripherals:read',
+];
 
 export function intersect(a: Iterable<Permission>, b: ReadonlySet<Permission> | readonly Permission[]): Permission[] {
   const set = b instanceof Set ? b : new Set(b as readonly Permission[]);

@@ -38,22 +38,38 @@ export class BackchannelLogout {
     const sid = realmSid(claims);
     const sub = typeof claims.sub === 'string' && claims.sub.length > 0 ? claims.sub : undefined;
     // Replay protection: a jti is accepted once while the token could still be accepted.
-    const fresh = await this.deps.redis.set(this.deps.jtiKey(tenant, String(claims.jti)), '1', 'EX', this.deps.maxAgeSeconds + 120, 'NX');
+    const fresh = await this.deps.redis.set(
+      this.deps.jtiKey(tenant, String(claims.jti)),
+      '1',
+      'EX',
+      this.deps.maxAgeSeconds + 120,
+      'NX',
+    );
     if (fresh !== 'OK') throw invalid('The logout token was already used');
     let userId = '';
     let ended: string[];
     try {
       const user = sub ? await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(sub) : null;
       userId = user ? user._id.toString() : '';
-      if (sid) ended = (await this.deps.sessions.endRealmSession(tenant, userId, sid, 'backchannel_logout')).map((s) => s._id);
-      else if (user) ended = (await this.deps.sessions.endUser(tenant, { id: userId, subject: sub! }, 'backchannel_logout')).map((s) => s._id);
+      if (sid)
+        ended = (await this.deps.sessions.endRealmSession(tenant, userId, sid, 'backchannel_logout')).map((s) => s._id);
+      else if (user)
+        ended = (await this.deps.sessions.endUser(tenant, { id: userId, subject: sub! }, 'backchannel_logout')).map(
+          (s) => s._id,
+        );
       else ended = []; // a subject unknown to this tenant has nothing to end here
     } catch (e) {
       // Not applied: the IdP may retry with the same token.
       await this.deps.redis.del(this.deps.jtiKey(tenant, String(claims.jti))).catch(() => undefined);
       throw e;
     }
-    await this.deps.audit.record(tenant, { action: 'logout', outcome: 'success', ...(userId ? { subjectId: userId } : {}), ip, details: { via: 'backchannel', sessions: ended, ...(sid ? { realmSession: sid } : {}) } });
+    await this.deps.audit.record(tenant, {
+      action: 'logout',
+      outcome: 'success',
+      ...(userId ? { subjectId: userId } : {}),
+      ip,
+      details: { via: 'backchannel', sessions: ended, ...(sid ? { realmSession: sid } : {}) },
+    });
   }
 
   private async verify(tenant: string, token: string): Promise<JWTPayload> {
@@ -66,12 +82,16 @@ export class BackchannelLogout {
       throw invalid('The logout token cannot be verified', e);
     }
     const events = claims.events;
-    if (!events || typeof events !== 'object' || Array.isArray(events) || !(BACKCHANNEL_LOGOUT_EVENT in events)) throw invalid("The logout token has no back-channel logout event");
+    if (!events || typeof events !== 'object' || Array.isArray(events) || !(BACKCHANNEL_LOGOUT_EVENT in events))
+      throw invalid('The logout token has no back-channel logout event');
     const event = (events as Record<string, unknown>)[BACKCHANNEL_LOGOUT_EVENT];
-    if (!event || typeof event !== 'object' || Array.isArray(event)) throw invalid('The back-channel logout event must be a JSON object');
+    if (!event || typeof event !== 'object' || Array.isArray(event))
+      throw invalid('The back-channel logout event must be a JSON object');
     if ('nonce' in claims) throw invalid('A logout token must not carry a nonce');
-    if (!realmSid(claims) && !(typeof claims.sub === 'string' && claims.sub.length > 0)) throw invalid('The logout token names neither a session (sid) nor a subject (sub)');
-    if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 200) throw invalid('The logout token has no usable jti');
+    if (!realmSid(claims) && !(typeof claims.sub === 'string' && claims.sub.length > 0))
+      throw invalid('The logout token names neither a session (sid) nor a subject (sub)');
+    if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 200)
+      throw invalid('The logout token has no usable jti');
     return claims;
   }
 }

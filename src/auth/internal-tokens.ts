@@ -49,11 +49,20 @@ export class InternalTokens {
   /** Verifies signature (ES256 only), issuer, audience and expiry; maps failures to coded 401s. */
   async verify(token: string): Promise<InternalClaims & JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, async (header) => {
-        const key = await this.deps.keys.publicKey(header.kid);
-        if (!key) throw new AppError('token_invalid', 'Unknown signing key');
-        return key;
-      }, { issuer: this.deps.issuer, audience: this.deps.audience, algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'sid'] });
+      const { payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = await this.deps.keys.publicKey(header.kid);
+          if (!key) throw new AppError('token_invalid', 'Unknown signing key');
+          return key;
+        },
+        {
+          issuer: this.deps.issuer,
+          audience: this.deps.audience,
+          algorithms: [SIGNING_ALG],
+          requiredClaims: ['sub', 'exp', 'sid'],
+        },
+      );
       return assertClaims(payload);
     } catch (e) {
       throw mapJoseError(e);
@@ -62,7 +71,12 @@ export class InternalTokens {
 }
 
 function assertClaims(p: JWTPayload): InternalClaims & JWTPayload {
-  const ok = typeof p.sub === 'string' && typeof p.tenant === 'string' && typeof p.role === 'string' && typeof p.sid === 'string' && Array.isArray(p.perms);
+  const ok =
+    typeof p.sub === 'string' &&
+    typeof p.tenant === 'string' &&
+    typeof p.role === 'string' &&
+    typeof p.sid === 'string' &&
+    Array.isArray(p.perms);
   if (!ok) throw new AppError('token_invalid', 'Token claims are incomplete');
   return p as InternalClaims & JWTPayload;
 }
@@ -71,9 +85,12 @@ function assertClaims(p: JWTPayload): InternalClaims & JWTPayload {
 export function mapJoseError(e: unknown): AppError {
   if (e instanceof AppError) return e;
   if (e instanceof joseErrors.JWTExpired) return new AppError('token_expired', 'The access token has expired');
-  if (e instanceof joseErrors.JWTClaimValidationFailed) return new AppError('token_invalid', `Token claim '${e.claim}' is not acceptable`);
+  if (e instanceof joseErrors.JWTClaimValidationFailed)
+    return new AppError('token_invalid', `Token claim '${e.claim}' is not acceptable`);
   if (e instanceof joseErrors.JOSEAlgNotAllowed) return new AppError('token_invalid', 'Token algorithm not allowed');
-  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return new AppError('token_invalid', 'Token signature is invalid');
-  if (e instanceof joseErrors.JOSEError) return new AppError('token_invalid', 'Token is malformed or cannot be verified');
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed)
+    return new AppError('token_invalid', 'Token signature is invalid');
+  if (e instanceof joseErrors.JOSEError)
+    return new AppError('token_invalid', 'Token is malformed or cannot be verified');
   return new AppError('token_invalid', 'Token cannot be verified', { cause: e });
 }

@@ -45,7 +45,10 @@ const ENC = 'A256GCM';
 export class KeyVault {
   private readonly byId: Map<string, Uint8Array>;
 
-  constructor(readonly current: KeyEncryptionKey, readonly previous: readonly KeyEncryptionKey[] = []) {
+  constructor(
+    readonly current: KeyEncryptionKey,
+    readonly previous: readonly KeyEncryptionKey[] = [],
+  ) {
     this.byId = new Map([current, ...previous].map((k) => [k.id, k.key]));
   }
 
@@ -68,15 +71,22 @@ export class KeyVault {
     }
     const key = kid ? this.byId.get(kid) : undefined;
     if (!key) {
-      throw new KeyVaultError(`${where} was encrypted with key-encryption key ${kid ?? '(none)'}, which is neither KEY_ENCRYPTION_KEY (${this.current.id}) nor KEY_ENCRYPTION_KEY_PREVIOUS (${this.previous.map((k) => k.id).join(', ') || 'unset'}). ` +
-        'Configure the key it was encrypted with (the current one as KEY_ENCRYPTION_KEY_PREVIOUS while rotating); deleting it instead signs every user out');
+      throw new KeyVaultError(
+        `${where} was encrypted with key-encryption key ${kid ?? '(none)'}, which is neither KEY_ENCRYPTION_KEY (${this.current.id}) nor KEY_ENCRYPTION_KEY_PREVIOUS (${this.previous.map((k) => k.id).join(', ') || 'unset'}). ` +
+          'Configure the key it was encrypted with (the current one as KEY_ENCRYPTION_KEY_PREVIOUS while rotating); deleting it instead signs every user out',
+      );
     }
     if (ctx !== context) throw new KeyVaultError(`${where} was sealed for '${String(ctx)}', not '${context}': refused`);
     try {
-      const { plaintext } = await compactDecrypt(sealed, key, { keyManagementAlgorithms: [ALG], contentEncryptionAlgorithms: [ENC] });
+      const { plaintext } = await compactDecrypt(sealed, key, {
+        keyManagementAlgorithms: [ALG],
+        contentEncryptionAlgorithms: [ENC],
+      });
       return { plaintext: new TextDecoder().decode(plaintext), stale: kid !== this.current.id };
     } catch (e) {
-      throw new KeyVaultError(`${where} does not decrypt under key-encryption key ${kid}: tampered or corrupt`, { cause: e });
+      throw new KeyVaultError(`${where} does not decrypt under key-encryption key ${kid}: tampered or corrupt`, {
+        cause: e,
+      });
     }
   }
 }
@@ -100,7 +110,8 @@ function readKeyFile(file: string, setting: string): Uint8Array {
     throw new KeyVaultError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { setting });
   }
   const key = parseKek(text);
-  if (!key) throw new KeyVaultError(`${file} must hold 32 random bytes in base64 (openssl rand -base64 32)`, { setting });
+  if (!key)
+    throw new KeyVaultError(`${file} must hold 32 random bytes in base64 (openssl rand -base64 32)`, { setting });
   return key;
 }
 

@@ -70,7 +70,12 @@ export class OidcRealms {
   async verify(tenant: string, token: string): Promise<JWTPayload> {
     const realm = await this.realm(tenant);
     try {
-      const { payload } = await jwtVerify(token, realm.jwks, { issuer: this.issuerFor(tenant), audience: this.deps.audience, algorithms: IDP_ALGORITHMS, requiredClaims: ['sub', 'exp'] });
+      const { payload } = await jwtVerify(token, realm.jwks, {
+        issuer: this.issuerFor(tenant),
+        audience: this.deps.audience,
+        algorithms: IDP_ALGORITHMS,
+        requiredClaims: ['sub', 'exp'],
+      });
       return payload;
     } catch (e) {
       throw mapJoseError(e);
@@ -85,10 +90,15 @@ export class OidcRealms {
   async verifyLogoutToken(tenant: string, token: string, maxAgeSeconds: number): Promise<JWTPayload> {
     const realm = await this.realm(tenant);
     const { payload } = await jwtVerify(token, realm.jwks, {
-      issuer: this.issuerFor(tenant), audience: this.deps.clientId, algorithms: IDP_ALGORITHMS, requiredClaims: ['iat', 'jti'],
-      maxTokenAge: maxAgeSeconds, clockTolerance: 60,
+      issuer: this.issuerFor(tenant),
+      audience: this.deps.clientId,
+      algorithms: IDP_ALGORITHMS,
+      requiredClaims: ['iat', 'jti'],
+      maxTokenAge: maxAgeSeconds,
+      clockTolerance: 60,
     });
-    if (typeof payload.iat === 'number' && payload.iat > Math.floor(Date.now() / 1000) + 60) throw new Error('logout token issued in the future');
+    if (typeof payload.iat === 'number' && payload.iat > Math.floor(Date.now() / 1000) + 60)
+      throw new Error('logout token issued in the future');
     return payload;
   }
 
@@ -96,14 +106,28 @@ export class OidcRealms {
    * Authorization-code exchange with PKCE: `callbackUrl` is the redirect the browser landed on
    * (code, state, iss). Returns the realm's access token (JWT for our audience).
    */
-  async exchangeCode(tenant: string, callbackUrl: URL, codeVerifier: string, expectedState?: string): Promise<{ accessToken: string }> {
+  async exchangeCode(
+    tenant: string,
+    callbackUrl: URL,
+    codeVerifier: string,
+    expectedState?: string,
+  ): Promise<{ accessToken: string }> {
     const config = await this.configuration(tenant);
     try {
-      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: codeVerifier, expectedState, idTokenExpected: true }, { resource: resourceIndicator(this.deps.audience) });
+      const tokens = await oidc.authorizationCodeGrant(
+        config,
+        callbackUrl,
+        { pkceCodeVerifier: codeVerifier, expectedState, idTokenExpected: true },
+        { resource: resourceIndicator(this.deps.audience) },
+      );
       return { accessToken: tokens.access_token };
     } catch (e) {
       const err = e as { error?: string; code?: string };
-      throw new AppError('invalid_credentials', `Authorization code exchange failed${err.error ? ` (${err.error})` : ''}`, { cause: e });
+      throw new AppError(
+        'invalid_credentials',
+        `Authorization code exchange failed${err.error ? ` (${err.error})` : ''}`,
+        { cause: e },
+      );
     }
   }
 
@@ -121,12 +145,27 @@ export class OidcRealms {
     const issuer = new URL(this.issuerFor(tenant));
     const insecure = issuer.protocol === 'http:' && isLoopback(issuer.hostname);
     try {
-      const config = await oidc.discovery(issuer, this.deps.clientId, { client_secret: this.deps.clientSecret }, oidc.ClientSecretBasic(this.deps.clientSecret), insecure ? { execute: [oidc.allowInsecureRequests] } : undefined);
+      const config = await oidc.discovery(
+        issuer,
+        this.deps.clientId,
+        { client_secret: this.deps.clientSecret },
+        oidc.ClientSecretBasic(this.deps.clientSecret),
+        insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      );
       const jwksUri = config.serverMetadata().jwks_uri;
       if (!jwksUri) throw new Error('realm publishes no jwks_uri');
-      return { config, jwks: createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: 10 * 60_000, cooldownDuration: (this.deps.jwksCooldownSeconds ?? 30) * 1000 }) };
+      return {
+        config,
+        jwks: createRemoteJWKSet(new URL(jwksUri), {
+          cacheMaxAge: 10 * 60_000,
+          cooldownDuration: (this.deps.jwksCooldownSeconds ?? 30) * 1000,
+        }),
+      };
     } catch (e) {
-      throw new AppError('service_unavailable', `Identity provider realm '${tenant}' is unavailable`, { cause: e, retryAfter: 5 });
+      throw new AppError('service_unavailable', `Identity provider realm '${tenant}' is unavailable`, {
+        cause: e,
+        retryAfter: 5,
+      });
     }
   }
 }

@@ -3,7 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { OPERATIONS, type OperationId, type Transport } from './permission-table.js';
 import { BUILTIN_ROLES, PERMISSIONS } from './permissions.js';
 
-const SECTIONS: [Transport, string][] = [['rest', 'REST endpoints'], ['graphql', 'GraphQL operations'], ['hub', 'Realtime hub methods (/hubs/mobile)']];
+const SECTIONS: [Transport, string][] = [
+  ['rest', 'REST endpoints'],
+  ['graphql', 'GraphQL operations'],
+  ['hub', 'Realtime hub methods (/hubs/mobile)'],
+];
 
 /**
  * Renders docs/permissions.md from the permission table and the built-in roles, so the document can
@@ -28,9 +32,24 @@ export function renderPermissionsDoc(): string {
     }
     out.push('');
   }
-  out.push('## Built-in roles', '', 'Tenant roles live in the `roles` collection; these are seeded by migrations. Admins assign roles with `POST /api/account/assignRole` and cannot hand out more than they hold.', '');
-  out.push(`| Permission | ${Object.keys(BUILTIN_ROLES).join(' | ')} |`, `|---|${Object.keys(BUILTIN_ROLES).map(() => '---').join('|')}|`);
-  for (const p of PERMISSIONS) out.push(`| \`${p}\` | ${Object.values(BUILTIN_ROLES).map((r) => (r.permissions.includes(p) ? 'yes' : '')).join(' | ')} |`);
+  out.push(
+    '## Built-in roles',
+    '',
+    'Tenant roles live in the `roles` collection; these are seeded by migrations. Admins assign roles with `POST /api/account/assignRole` and cannot hand out more than they hold.',
+    '',
+  );
+  out.push(
+    `| Permission | ${Object.keys(BUILTIN_ROLES).join(' | ')} |`,
+    `|---|${Object.keys(BUILTIN_ROLES)
+      .map(() => '---')
+      .join('|')}|`,
+  );
+  for (const p of PERMISSIONS)
+    out.push(
+      `| \`${p}\` | ${Object.values(BUILTIN_ROLES)
+        .map((r) => (r.permissions.includes(p) ? 'yes' : ''))
+        .join(' | ')} |`,
+    );
   return `${out.join('\n')}\n`;
 }
 

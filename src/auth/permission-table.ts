@@ -22,46 +22,166 @@ export interface OperationEntry {
  */
 export const OPERATIONS = {
   // Account
-  'account.login': { transport: 'rest', name: 'POST /api/account/login', requires: 'public', note: 'authorization code + PKCE, approved QR code, or device PIN' },
-  'account.extendLoginCode': { transport: 'rest', name: 'POST /api/account/extendLoginCode', requires: 'public', note: 'proved by the login code poll secret' },
+  'account.login': {
+    transport: 'rest',
+    name: 'POST /api/account/login',
+    requires: 'public',
+    note: 'authorization code + PKCE, approved QR code, or device PIN',
+  },
+  'account.extendLoginCode': {
+    transport: 'rest',
+    name: 'POST /api/account/extendLoginCode',
+    requires: 'public',
+    note: 'proved by the login code poll secret',
+  },
   'account.qrCode': { transport: 'rest', name: 'GET /api/account/qrCode', requires: 'public' },
-  'account.approveLoginCode': { transport: 'rest', name: 'POST /api/account/approveLoginCode', requires: 'authenticated', note: 'a signed-in web user approves a QR login code for themselves' },
-  'account.loginCode': { transport: 'rest', name: 'GET /api/account/loginCode', requires: 'authenticated', note: 'the approval page reads which device asks (the code alone, as shown by the QR image)' },
-  'account.refuseLoginCode': { transport: 'rest', name: 'POST /api/account/refuseLoginCode', requires: 'authenticated', note: 'a signed-in web user refuses a QR login code; the polling device gets login_code_refused' },
-  'account.logout': { transport: 'rest', name: 'POST /api/account/{userId}/logout', requires: 'authenticated', note: 'own sessions; another user\'s needs users:manage' },
-  'account.resetPin': { transport: 'rest', name: 'POST /api/account/resetPin', requires: 'profile:write', note: 'another user\'s PIN needs users:manage' },
+  'account.approveLoginCode': {
+    transport: 'rest',
+    name: 'POST /api/account/approveLoginCode',
+    requires: 'authenticated',
+    note: 'a signed-in web user approves a QR login code for themselves',
+  },
+  'account.loginCode': {
+    transport: 'rest',
+    name: 'GET /api/account/loginCode',
+    requires: 'authenticated',
+    note: 'the approval page reads which device asks (the code alone, as shown by the QR image)',
+  },
+  'account.refuseLoginCode': {
+    transport: 'rest',
+    name: 'POST /api/account/refuseLoginCode',
+    requires: 'authenticated',
+    note: 'a signed-in web user refuses a QR login code; the polling device gets login_code_refused',
+  },
+  'account.logout': {
+    transport: 'rest',
+    name: 'POST /api/account/{userId}/logout',
+    requires: 'authenticated',
+    note: "own sessions; another user's needs users:manage",
+  },
+  'account.resetPin': {
+    transport: 'rest',
+    name: 'POST /api/account/resetPin',
+    requires: 'profile:write',
+    note: "another user's PIN needs users:manage",
+  },
   'account.offlineToken': { transport: 'rest', name: 'POST /api/account/offlineToken', requires: 'account:offline' },
-  'account.revokeOfflineToken': { transport: 'rest', name: 'POST /api/account/revokeOfflineToken', requires: 'account:offline' },
-  'account.offlineLogin': { transport: 'rest', name: 'POST /api/account/offlineLogin', requires: 'public', note: 'proved by the offline token' },
-  'account.refresh': { transport: 'rest', name: 'POST /api/account/refresh', requires: 'public', note: 'proved by the refresh token' },
+  'account.revokeOfflineToken': {
+    transport: 'rest',
+    name: 'POST /api/account/revokeOfflineToken',
+    requires: 'account:offline',
+  },
+  'account.offlineLogin': {
+    transport: 'rest',
+    name: 'POST /api/account/offlineLogin',
+    requires: 'public',
+    note: 'proved by the offline token',
+  },
+  'account.refresh': {
+    transport: 'rest',
+    name: 'POST /api/account/refresh',
+    requires: 'public',
+    note: 'proved by the refresh token',
+  },
   'account.impersonate': { transport: 'rest', name: 'POST /api/account/impersonate', requires: 'account:impersonate' },
-  'account.backchannelLogout': { transport: 'rest', name: 'POST /api/account/backchannel-logout', requires: 'public', note: 'OIDC back-channel logout from the realm; proved by the logout token signed with the realm\'s key' },
+  'account.backchannelLogout': {
+    transport: 'rest',
+    name: 'POST /api/account/backchannel-logout',
+    requires: 'public',
+    note: "OIDC back-channel logout from the realm; proved by the logout token signed with the realm's key",
+  },
   'account.org': { transport: 'rest', name: 'POST /api/account/org', requires: 'public' },
   'account.assignRole': { transport: 'rest', name: 'POST /api/account/assignRole', requires: 'users:manage' },
-  'account.jwks': { transport: 'rest', name: 'GET /.well-known/jwks.json', requires: 'public', note: 'public keys of internal tokens' },
+  'account.jwks': {
+    transport: 'rest',
+    name: 'GET /.well-known/jwks.json',
+    requires: 'public',
+    note: 'public keys of internal tokens',
+  },
   // Media and files
   'media.upload': { transport: 'rest', name: 'POST /api/media/upload', requires: 'media:upload' },
-  'media.download': { transport: 'rest', name: 'GET /api/media/download/{tenant}/{hash}', requires: 'media:read', note: 'and the media access rule: owner, member of the event or call of the file, or tenant:admin' },
-  'media.downloadAlias': { transport: 'rest', name: 'GET /media/download/{tenant}/{hash}', requires: 'media:read', note: 'and the media access rule: owner, member of the event or call of the file, or tenant:admin' },
-  'media.syncFiles': { transport: 'rest', name: 'POST /api/media/syncFiles', requires: 'media:upload', note: 'queued mobile uploads' },
-  'media.thumbnail': { transport: 'rest', name: 'GET /api/media/thumbnail/{tenant}/{hash}', requires: 'media:read', note: 'image thumbnail once the thumbnail job produced it, and the media access rule: owner, member of the event or call of the file, or tenant:admin' },
-  'files.shared': { transport: 'rest', name: 'GET /api/files/shared/{filePath}', requires: 'media:read', note: 'the share path is the grant' },
-  'files.container': { transport: 'rest', name: 'GET /files/{tenantId}/{container}/{*path}', requires: 'media:read', note: 'media and thumbnails: the media access rule; recordings: tenant:admin; assets: any reader' },
+  'media.download': {
+    transport: 'rest',
+    name: 'GET /api/media/download/{tenant}/{hash}',
+    requires: 'media:read',
+    note: 'and the media access rule: owner, member of the event or call of the file, or tenant:admin',
+  },
+  'media.downloadAlias': {
+    transport: 'rest',
+    name: 'GET /media/download/{tenant}/{hash}',
+    requires: 'media:read',
+    note: 'and the media access rule: owner, member of the event or call of the file, or tenant:admin',
+  },
+  'media.syncFiles': {
+    transport: 'rest',
+    name: 'POST /api/media/syncFiles',
+    requires: 'media:upload',
+    note: 'queued mobile uploads',
+  },
+  'media.thumbnail': {
+    transport: 'rest',
+    name: 'GET /api/media/thumbnail/{tenant}/{hash}',
+    requires: 'media:read',
+    note: 'image thumbnail once the thumbnail job produced it, and the media access rule: owner, member of the event or call of the file, or tenant:admin',
+  },
+  'files.shared': {
+    transport: 'rest',
+    name: 'GET /api/files/shared/{filePath}',
+    requires: 'media:read',
+    note: 'the share path is the grant',
+  },
+  'files.container': {
+    transport: 'rest',
+    name: 'GET /files/{tenantId}/{container}/{*path}',
+    requires: 'media:read',
+    note: 'media and thumbnails: the media access rule; recordings: tenant:admin; assets: any reader',
+  },
   // Tenant
   'tenant.ping': { transport: 'rest', name: 'GET /api/tenant/ping', requires: 'public' },
-  'tenant.startRecording': { transport: 'rest', name: 'GET /api/tenant/startrecording', requires: 'meetings:record', note: 'attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them)' },
+  'tenant.startRecording': {
+    transport: 'rest',
+    name: 'GET /api/tenant/startrecording',
+    requires: 'meetings:record',
+    note: 'attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them)',
+  },
   // Admin helpers
-  'admin.lastSeenContact': { transport: 'rest', name: 'GET /api/admin/lastSeen/{contactId}', requires: 'presence:read' },
-  'admin.lastSeenUser': { transport: 'rest', name: 'GET /api/admin/lastSeen/{tenant}/{username}', requires: 'presence:read' },
-  'admin.isOnline': { transport: 'rest', name: 'GET /api/admin/isOnline/{tenant}/{username}', requires: 'presence:read' },
+  'admin.lastSeenContact': {
+    transport: 'rest',
+    name: 'GET /api/admin/lastSeen/{contactId}',
+    requires: 'presence:read',
+  },
+  'admin.lastSeenUser': {
+    transport: 'rest',
+    name: 'GET /api/admin/lastSeen/{tenant}/{username}',
+    requires: 'presence:read',
+  },
+  'admin.isOnline': {
+    transport: 'rest',
+    name: 'GET /api/admin/isOnline/{tenant}/{username}',
+    requires: 'presence:read',
+  },
   'admin.user': { transport: 'rest', name: 'GET /api/admin/user/{tenant}/{username}', requires: 'presence:read' },
-  'admin.migrate': { transport: 'rest', name: 'POST /api/admin/migrate/{tenantName}', requires: 'public', note: 'proved by the provisioning code' },
+  'admin.migrate': {
+    transport: 'rest',
+    name: 'POST /api/admin/migrate/{tenantName}',
+    requires: 'public',
+    note: 'proved by the provisioning code',
+  },
   // Bulk user upload
   'uploads.pendingUsers': { transport: 'rest', name: 'POST /api/uploads/pendingUsers', requires: 'users:import' },
-  'uploads.pendingUsersStatus': { transport: 'rest', name: 'GET /api/uploads/pendingUsers/{importId}', requires: 'users:import', note: 'progress and per-row error report of an import' },
+  'uploads.pendingUsersStatus': {
+    transport: 'rest',
+    name: 'GET /api/uploads/pendingUsers/{importId}',
+    requires: 'users:import',
+    note: 'progress and per-row error report of an import',
+  },
   // Contacts
   'contacts.get': { transport: 'rest', name: 'GET /api/contacts/get', requires: 'contacts:read' },
-  'contacts.groupUsers': { transport: 'rest', name: 'GET /api/contacts/group/users/{groupId}', requires: 'contacts:read' },
+  'contacts.groupUsers': {
+    transport: 'rest',
+    name: 'GET /api/contacts/group/users/{groupId}',
+    requires: 'contacts:read',
+  },
   'contacts.me': { transport: 'rest', name: 'GET /api/contacts/me', requires: 'profile:read' },
   'contacts.setFavourite': { transport: 'rest', name: 'POST /api/contacts/setFavourite', requires: 'contacts:read' },
   'contacts.update': { transport: 'rest', name: 'POST /api/contacts/update', requires: 'profile:write' },
@@ -69,31 +189,56 @@ export const OPERATIONS = {
   'contacts.groupRename': { transport: 'rest', name: 'POST /api/contacts/group/rename', requires: 'groups:manage' },
   'contacts.groupAdd': { transport: 'rest', name: 'POST /api/contacts/group/add', requires: 'groups:manage' },
   'contacts.groupRemove': { transport: 'rest', name: 'POST /api/contacts/group/remove', requires: 'groups:manage' },
-  'contacts.notificationSeen': { transport: 'rest', name: 'POST /api/contacts/notificationSeen/{noticeId}', requires: 'notices:read' },
+  'contacts.notificationSeen': {
+    transport: 'rest',
+    name: 'POST /api/contacts/notificationSeen/{noticeId}',
+    requires: 'notices:read',
+  },
   // Events
   'events.list': { transport: 'rest', name: 'GET /api/events/get', requires: 'events:read' },
   'events.get': { transport: 'rest', name: 'GET /api/events/get/{eventId}', requires: 'events:read' },
-  'events.getParticipants': { transport: 'rest', name: 'GET /api/events/getParticipants/{eventId}', requires: 'events:read' },
+  'events.getParticipants': {
+    transport: 'rest',
+    name: 'GET /api/events/getParticipants/{eventId}',
+    requires: 'events:read',
+  },
   'events.create': { transport: 'rest', name: 'POST /api/events/create', requires: 'events:write' },
   'events.update': { transport: 'rest', name: 'POST /api/events/update', requires: 'events:write' },
   'events.cancel': { transport: 'rest', name: 'POST /api/events/cancel', requires: 'events:cancel' },
   // Meetings
   'meetings.join': { transport: 'rest', name: 'POST /api/meetings/join/{meetingCode}', requires: 'meetings:join' },
-  'meetings.startRapidConnect': { transport: 'rest', name: 'POST /api/meetings/startRapidConnect/{deviceId}', requires: 'meetings:host', note: 'also events:write: it creates the event the caller hosts' },
+  'meetings.startRapidConnect': {
+    transport: 'rest',
+    name: 'POST /api/meetings/startRapidConnect/{deviceId}',
+    requires: 'meetings:host',
+    note: 'also events:write: it creates the event the caller hosts',
+  },
   // Notifications
   'notification.save': { transport: 'rest', name: 'POST /api/notification/save', requires: 'notices:manage' },
   'notification.clear': { transport: 'rest', name: 'POST /api/notification/clear', requires: 'notices:manage' },
   'notification.current': { transport: 'rest', name: 'GET /api/notification/current', requires: 'notices:read' },
   // Peripherals
   'peripheral.types': { transport: 'rest', name: 'GET /api/peripheral/types', requires: 'peripherals:read' },
-  'peripheral.getDevice': { transport: 'rest', name: 'POST /api/peripheral/getDevice/{deviceTypeId}', requires: 'devices:register' },
+  'peripheral.getDevice': {
+    transport: 'rest',
+    name: 'POST /api/peripheral/getDevice/{deviceTypeId}',
+    requires: 'devices:register',
+  },
   'peripheral.devices': { transport: 'rest', name: 'GET /api/peripheral/devices', requires: 'peripherals:read' },
   // GraphQL
   'graphql.me': { transport: 'graphql', name: 'me', requires: 'profile:read' },
   'graphql.tenantConfig': { transport: 'graphql', name: 'tenantConfig', requires: 'tenant:read' },
   'graphql.basicTenantInfo': { transport: 'graphql', name: 'basicTenantInfo', requires: 'public' },
-  'graphql.generatePrivateServerConfig': { transport: 'graphql', name: 'generatePrivateServerConfig', requires: 'tenant:admin' },
-  'graphql.generatePrivateServerConfigQrCode': { transport: 'graphql', name: 'generatePrivateServerConfigQrCode', requires: 'tenant:admin' },
+  'graphql.generatePrivateServerConfig': {
+    transport: 'graphql',
+    name: 'generatePrivateServerConfig',
+    requires: 'tenant:admin',
+  },
+  'graphql.generatePrivateServerConfigQrCode': {
+    transport: 'graphql',
+    name: 'generatePrivateServerConfigQrCode',
+    requires: 'tenant:admin',
+  },
   'graphql.tenantSecurityRules': { transport: 'graphql', name: 'tenantSecurityRules', requires: 'tenant:read' },
   'graphql.myContacts': { transport: 'graphql', name: 'myContacts', requires: 'contacts:read' },
   'graphql.contactAlphabets': { transport: 'graphql', name: 'contactAlphabets', requires: 'contacts:read' },
@@ -111,7 +256,12 @@ export const OPERATIONS = {
   'hub.addParticipant': { transport: 'hub', name: 'addParticipant', requires: 'calls:make' },
   'hub.joinRoom': { transport: 'hub', name: 'joinRoom', requires: 'meetings:join' },
   'hub.sayHiToRoom': { transport: 'hub', name: 'sayHiToRoom', requires: 'meetings:join' },
-  'hub.initRapidConnect': { transport: 'hub', name: 'initRapidConnect', requires: 'devices:report', note: 'registers the hardware id to the caller: device accounts (and administrators) only' },
+  'hub.initRapidConnect': {
+    transport: 'hub',
+    name: 'initRapidConnect',
+    requires: 'devices:report',
+    note: 'registers the hardware id to the caller: device accounts (and administrators) only',
+  },
   'hub.addDeviceToEvent': { transport: 'hub', name: 'addDeviceToEvent', requires: 'devices:register' },
   'hub.notify': { transport: 'hub', name: 'notify', requires: 'meetings:host' },
   'hub.offer': { transport: 'hub', name: 'offer', requires: 'meetings:join' },
@@ -127,7 +277,12 @@ export const OPERATIONS = {
   'hub.remoteControl': { transport: 'hub', name: 'remoteControl', requires: 'devices:control' },
   'hub.shareImage': { transport: 'hub', name: 'shareImage', requires: 'meetings:host' },
   'hub.clearImage': { transport: 'hub', name: 'clearImage', requires: 'meetings:host' },
-  'hub.refreshToken': { transport: 'hub', name: 'refreshToken', requires: 'authenticated', note: 'a newer access token of the same user replaces the connection\'s' },
+  'hub.refreshToken': {
+    transport: 'hub',
+    name: 'refreshToken',
+    requires: 'authenticated',
+    note: "a newer access token of the same user replaces the connection's",
+  },
 } as const satisfies Record<string, OperationEntry>;
 
 export type OperationId = keyof typeof OPERATIONS;
@@ -139,7 +294,9 @@ export function permissionFor(id: OperationId): Requirement {
 
 /** Operation id of a hub method or GraphQL operation by its SPEC name, for transports that dispatch by name. */
 export function operationByName(transport: Transport, name: string): OperationId | undefined {
-  return (Object.keys(OPERATIONS) as OperationId[]).find((id) => OPERATIONS[id].transport === transport && OPERATIONS[id].name === name);
+  return (Object.keys(OPERATIONS) as OperationId[]).find(
+    (id) => OPERATIONS[id].transport === transport && OPERATIONS[id].name === name,
+  );
 }
 
 /** Whether a principal's permissions satisfy a requirement (`public` always, `authenticated` with any principal). */

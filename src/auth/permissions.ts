@@ -33,13 +33,35 @@ export const PERMISSIONS = [
 
 export type Permission = (typeof PERMISSIONS)[number];
 
-const everyone: Permission[] = ['profile:read', 'profile:write', 'contacts:read', 'notices:read', 'tenant:read', 'account:offline'];
+const everyone: Permission[] = [
+  'profile:read',
+  'profile:write',
+  'contacts:read',
+  'notices:read',
+  'tenant:read',
+  'account:offline',
+];
 
 export const BUILTIN_ROLES: Readonly<Record<string, { description: string; permissions: readonly Permission[] }>> = {
   admin: { description: 'Tenant administrator', permissions: PERMISSIONS },
   clinician: {
     description: 'Clinician: schedules and hosts consultations',
-    permissions: [...everyone, 'groups:manage', 'events:read', 'events:write', 'events:cancel', 'meetings:join', 'meetings:host', 'meetings:record', 'calls:make', 'media:upload', 'media:read', 'peripherals:read', 'devices:register', 'devices:control'],
+    permissions: [
+      ...everyone,
+      'groups:manage',
+      'events:read',
+      'events:write',
+      'events:cancel',
+      'meetings:join',
+      'meetings:host',
+      'meetings:record',
+      'calls:make',
+      'media:upload',
+      'media:read',
+      'peripherals:read',
+      'devices:register',
+      'devices:control',
+    ],
   },
   patient: {
     description: 'Patient: joins consultations and calls',
@@ -47,13 +69,27 @@ export const BUILTIN_ROLES: Readonly<Record<string, { description: string; permi
   },
   device: {
     description: 'Headset or other device service account',
-    permissions: ['profile:read', 'tenant:read', 'notices:read', 'contacts:read', 'meetings:join', 'media:upload', 'media:read', 'peripherals:read', 'devices:register', 'devices:report'],
+    permissions: [
+      'profile:read',
+      'tenant:read',
+      'notices:read',
+      'contacts:read',
+      'meetings:join',
+      'media:upload',
+      'media:read',
+      'peripherals:read',
+      'devices:register',
+      'devices:report',
+    ],
   },
   support: {
     description: 'Support staff: impersonation and presence look-ups',
     permissions: [...everyone, 'presence:read', 'account:impersonate', 'events:read', 'media:read'],
   },
-  guest: { description: 'Guest who joined by code', permissions: ['profile:read', 'tenant:read', 'meetings:join', 'media:read'] },
+  guest: {
+    description: 'Guest who joined by code',
+    permissions: ['profile:read', 'tenant:read', 'meetings:join', 'media:read'],
+  },
 };
 
 export function isPermission(p: string): p is Permission {

@@ -17,7 +17,11 @@ export class RealmAccounts {
   }
 
   /** Gives each listed user without a password this one (already hashed); the demo tenant's users. */
-  async seedPasswords(tenant: string, usernames: readonly string[], passwordHash: () => Promise<string>): Promise<void> {
+  async seedPasswords(
+    tenant: string,
+    usernames: readonly string[],
+    passwordHash: () => Promise<string>,
+  ): Promise<void> {
     const creds = this.credentials(tenant);
     for (const username of usernames) {
       const user = await creds.findByUsername(username);

@@ -72,7 +72,12 @@ export class Revocations {
    */
   async revokeUserTokens(tenant: string, userId: string): Promise<void> {
     const notBefore = Math.floor(Date.now() / 1000) + 1;
-    await this.deps.redis.set(this.deps.notBeforeKey(tenant, userId), String(notBefore), 'EX', this.deps.idpMarkerTtlSeconds);
+    await this.deps.redis.set(
+      this.deps.notBeforeKey(tenant, userId),
+      String(notBefore),
+      'EX',
+      this.deps.idpMarkerTtlSeconds,
+    );
     await this.publish({ type: 'user', tenant, userId });
   }
 
@@ -86,7 +91,8 @@ export class Revocations {
     const keys: string[] = [];
     if (s.sessionId) keys.push(this.deps.markerKey(s.tenant, s.sessionId));
     if (s.idpSid) keys.push(this.deps.realmMarkerKey(s.tenant, s.idpSid));
-    const notBeforeAt = s.userId && s.issuedAt !== undefined ? keys.push(this.deps.notBeforeKey(s.tenant, s.userId)) - 1 : -1;
+    const notBeforeAt =
+      s.userId && s.issuedAt !== undefined ? keys.push(this.deps.notBeforeKey(s.tenant, s.userId)) - 1 : -1;
     if (!keys.length) return;
     const values = await this.deps.redis.mget(...keys);
     const revoked = values.some((v, i) => (i === notBeforeAt ? v !== null && s.issuedAt! < Number(v) : v !== null));
@@ -106,7 +112,12 @@ export class Revocations {
  * Subscribes to revocations on a dedicated connection (a subscribed ioredis connection cannot run other
  * commands). `redis` is duplicated, not consumed; call the returned function to unsubscribe and close.
  */
-export async function subscribeRevocations(redis: Redis, channel: string, onRevoked: (m: RevocationEvent) => void, onError: (err: unknown) => void = () => undefined): Promise<() => Promise<void>> {
+export async function subscribeRevocations(
+  redis: Redis,
+  channel: string,
+  onRevoked: (m: RevocationEvent) => void,
+  onError: (err: unknown) => void = () => undefined,
+): Promise<() => Promise<void>> {
   const sub = redis.duplicate();
   sub.on('message', (ch: string, text: string) => {
     if (ch !== channel) return;

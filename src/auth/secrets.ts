@@ -19,7 +19,9 @@ export function constantTimeEqual(a: string, b: string): boolean {
 const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 
 function scryptAsync(secret: string, salt: Buffer, len: number, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(secret, salt, len, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(secret, salt, len, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 /**
@@ -36,13 +38,22 @@ export async function slowHash(secret: string): Promise<string> {
  * Checks `secret` against a slowHash encoding. `onScrypt` is told each time scrypt actually runs (the
  * metric that shows unknown accounts cost the same work as known ones).
  */
-export async function slowVerify(secret: string, encoded: string | undefined | null, onScrypt?: () => void): Promise<boolean> {
+export async function slowVerify(
+  secret: string,
+  encoded: string | undefined | null,
+  onScrypt?: () => void,
+): Promise<boolean> {
   const parts = encoded?.split('$');
   if (!parts || parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, salt, key] = parts as [string, string, string, string, string, string];
   const expected = Buffer.from(key, 'base64url');
   onScrypt?.();
-  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 

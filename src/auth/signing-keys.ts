@@ -86,7 +86,9 @@ export class SigningKeys {
   /** The keys that verify now, newest (signing) first. */
   async list(): Promise<{ kid: string; createdAt: string; signing: boolean }[]> {
     const { keys, newest } = await this.load(true);
-    return [...keys.values()].sort((a, b) => b.createdAt - a.createdAt).map((k) => ({ kid: k.kid, createdAt: new Date(k.createdAt).toISOString(), signing: k === newest }));
+    return [...keys.values()]
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((k) => ({ kid: k.kid, createdAt: new Date(k.createdAt).toISOString(), signing: k === newest }));
   }
 
   /** Opens every stored key (a wrong key-encryption key fails here, at start) and re-seals stale ones. */
@@ -105,7 +107,12 @@ export class SigningKeys {
   private async create(field: string, onlyIfNew: boolean): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
     const kid = `${field}-${randomSecret(6)}`;
-    const stored: StoredKey = { kid, createdAt: Date.now(), privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
+    const stored: StoredKey = {
+      kid,
+      createdAt: Date.now(),
+      privateJwk: await exportJWK(privateKey),
+      publicJwk: await exportJWK(publicKey),
+    };
     const sealed = await this.deps.vault.seal(this.context(field), JSON.stringify(stored));
     if (onlyIfNew) await this.deps.redis.hsetnx(this.deps.hashKey, field, sealed);
     else await this.deps.redis.hset(this.deps.hashKey, field, sealed);
@@ -136,13 +143,16 @@ export class SigningKeys {
   private async load(force = false): Promise<NonNullable<SigningKeys['cache']>> {
     if (!force && this.cache && Date.now() - this.cache.at < this.cacheMs) return this.cache;
     const raw = await this.deps.redis.hgetall(this.deps.hashKey);
-    const stored = await Promise.all(Object.entries(raw).map(async ([field, value]) => ({ field, key: await this.open(field, value) })));
+    const stored = await Promise.all(
+      Object.entries(raw).map(async ([field, value]) => ({ field, key: await this.open(field, value) })),
+    );
     stored.sort((a, b) => b.key.createdAt - a.key.createdAt);
     const keys = new Map<string, LoadedKey>();
     const retired: string[] = [];
     stored.forEach(({ field, key: s }, i) => {
       const successor = stored[i - 1]?.key;
-      if (successor && successor.createdAt < Date.now() - this.deps.retainSeconds * 1000) return void retired.push(field);
+      if (successor && successor.createdAt < Date.now() - this.deps.retainSeconds * 1000)
+        return void retired.push(field);
       keys.set(s.kid, this.cache?.keys.get(s.kid) ?? ({ ...s } as LoadedKey));
     });
     for (const k of keys.values()) {

@@ -6,7 +6,11 @@ import { DEMO_MEETING_CODE } from '../data/seed/demo-content.seed.js';
 
 describe('npm start banner', () => {
   it('prints the tenant URL, how to ping it, health URLs and every demo sign-in', () => {
-    const text = renderBanner({ config: loadConfig({ SEED_DEMO: 'true' }), url: 'http://127.0.0.1:8080', grpcPort: 50051 });
+    const text = renderBanner({
+      config: loadConfig({ SEED_DEMO: 'true' }),
+      url: 'http://127.0.0.1:8080',
+      grpcPort: 50051,
+    });
     expect(text).toContain('http://demo.localhost:8080');
     expect(text).toContain("curl -H 'Host: demo.localhost:8080' http://127.0.0.1:8080/api/tenant/ping");
     expect(text).toContain('http://127.0.0.1:8080/readyz');
@@ -18,7 +22,14 @@ describe('npm start banner', () => {
   });
 
   it('shows only what the running roles serve, on the resolved port', () => {
-    const text = renderBanner({ config: loadConfig({ ROLES: 'http', OIDC_MODE: 'external', OIDC_ISSUER_TEMPLATE: 'https://idp.example/realms/{tenant}' }), url: 'http://127.0.0.1:41234' });
+    const text = renderBanner({
+      config: loadConfig({
+        ROLES: 'http',
+        OIDC_MODE: 'external',
+        OIDC_ISSUER_TEMPLATE: 'https://idp.example/realms/{tenant}',
+      }),
+      url: 'http://127.0.0.1:41234',
+    });
     expect(text).toContain('http://demo.localhost:41234');
     expect(text).not.toContain('/hubs/mobile');
     expect(text).not.toContain('Identity realm');

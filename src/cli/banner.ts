@@ -34,11 +34,16 @@ export function renderBanner({ config, url, grpcPort, metricsUrl }: BannerInput)
   if (has('hub')) lines.push(`  Realtime hub      ${tenantUrl}/hubs/mobile (Socket.IO; token in auth.token)`);
   if (has('telemetry')) lines.push(`  Telemetry gRPC    ${config.grpc.host}:${grpcPort ?? config.grpc.port}`);
   if (has('idp') && config.auth.oidc.mode === 'embedded') {
-    lines.push(`  Identity realm    ${local}/realms/demo   (discovery: ${local}/realms/demo/.well-known/openid-configuration)`);
+    lines.push(
+      `  Identity realm    ${local}/realms/demo   (discovery: ${local}/realms/demo/.well-known/openid-configuration)`,
+    );
   }
   lines.push('', `  Demo sign-in (password "${DEMO_PASSWORD}" for every user):`);
   for (const u of DEMO_USERS) lines.push(`    ${u.username.padEnd(10)} ${u.role.padEnd(10)} ${u.displayName}`);
-  lines.push('', `  Demo consultation: Dr Alice Moreau with Pat Patient tomorrow 09:00 UTC, join code ${DEMO_MEETING_CODE}`);
+  lines.push(
+    '',
+    `  Demo consultation: Dr Alice Moreau with Pat Patient tomorrow 09:00 UTC, join code ${DEMO_MEETING_CODE}`,
+  );
   lines.push('', '  Stop with Ctrl+C. Local data lives in .local/ (delete it to start afresh).', '');
   return lines.join('\n');
 }

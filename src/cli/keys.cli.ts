@@ -20,7 +20,11 @@ const COMMANDS = new Set(['rotate', 'list', 'rotate-realm', 'list-realm']);
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   const activateIn = rest[0] === '--activate-in' && /^\d+$/.test(rest[1] ?? '') ? Number(rest[1]) : undefined;
-  if (!cmd || !COMMANDS.has(cmd) || (rest.length > 0 && (cmd !== 'rotate-realm' || activateIn === undefined || rest.length !== 2))) {
+  if (
+    !cmd ||
+    !COMMANDS.has(cmd) ||
+    (rest.length > 0 && (cmd !== 'rotate-realm' || activateIn === undefined || rest.length !== 2))
+  ) {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
@@ -33,14 +37,22 @@ async function main(argv: string[]): Promise<number> {
     await signingKeys.check();
     if (cmd === 'rotate-realm') {
       const r = await idpSecrets.rotate(activateIn === undefined ? {} : { activateInSeconds: activateIn });
-      process.stdout.write(`${JSON.stringify({ added: r.added, dropped: r.dropped, keyEncryptionKey: vault.current.id })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ added: r.added, dropped: r.dropped, keyEncryptionKey: vault.current.id })}\n`,
+      );
     } else if (cmd === 'list-realm') {
-      for (const k of await idpSecrets.list()) process.stdout.write(`${k.kid}\t${k.alg}\t${new Date(k.activeFrom).toISOString()}\t${k.signing ? 'signing' : k.activeFrom > Date.now() ? 'published, signs later' : 'verifying only'}\n`);
+      for (const k of await idpSecrets.list())
+        process.stdout.write(
+          `${k.kid}\t${k.alg}\t${new Date(k.activeFrom).toISOString()}\t${k.signing ? 'signing' : k.activeFrom > Date.now() ? 'published, signs later' : 'verifying only'}\n`,
+        );
     } else if (cmd === 'rotate') {
       const r = await signingKeys.rotate();
-      process.stdout.write(`${JSON.stringify({ signing: r.kid, stillVerifying: r.retained, keyEncryptionKey: vault.current.id })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ signing: r.kid, stillVerifying: r.retained, keyEncryptionKey: vault.current.id })}\n`,
+      );
     } else {
-      for (const k of await signingKeys.list()) process.stdout.write(`${k.kid}\t${k.createdAt}\t${k.signing ? 'signing' : 'verifying only'}\n`);
+      for (const k of await signingKeys.list())
+        process.stdout.write(`${k.kid}\t${k.createdAt}\t${k.signing ? 'signing' : 'verifying only'}\n`);
     }
     return 0;
   } finally {
@@ -48,7 +60,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (e: unknown) => {
-  process.stderr.write(`error: ${(e as Error).message}\n`);
-  process.exit((e as Error).name === 'KeyVaultError' || (e as Error).name === 'ConfigError' ? 78 : 1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    process.exit((e as Error).name === 'KeyVaultError' || (e as Error).name === 'ConfigError' ? 78 : 1);
+  },
+);

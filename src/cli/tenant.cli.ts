@@ -12,11 +12,14 @@ const USAGE = `usage: npm run tenant -- create NAME [DISPLAY NAME] [--admin USER
        npm run tenant -- invite-admin NAME USERNAME [EMAIL]   (a new set-password link or binding for an admin)
        npm run tenant -- migrate NAME | migrate-all | list | seed-demo`;
 
-
 /** The first admin from the command line, checked like the provisioning endpoint's body. */
 function adminInput(username: string | undefined, email: string | undefined) {
   const r = AccountInput.safeParse({ username, ...(email ? { email } : {}) });
-  if (!r.success) throw new AppError('validation_failed', `admin: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new AppError(
+      'validation_failed',
+      `admin: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return { ...r.data, role: 'admin' };
 }
 
@@ -24,7 +27,11 @@ function adminInput(username: string | undefined, email: string | undefined) {
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { admin: { type: 'string' }, 'admin-email': { type: 'string' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { admin: { type: 'string' }, 'admin-email': { type: 'string' } },
+    });
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
     return 64;
@@ -39,7 +46,10 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
   process.stderr.write(targetLine('tenant', config));
   const infra = await createInfra(config).catch((e: unknown) => {
-    throw new AppError('service_unavailable', `cannot reach MongoDB at ${config.mongo.uri} (${(e as Error).message}); 'npm run services' starts the local servers`);
+    throw new AppError(
+      'service_unavailable',
+      `cannot reach MongoDB at ${config.mongo.uri} (${(e as Error).message}); 'npm run services' starts the local servers`,
+    );
   });
   const { tenants, auth } = createServices(infra);
   try {
@@ -49,7 +59,10 @@ async function main(argv: string[]): Promise<number> {
         const r = await tenants.create({ name: name!, displayName: rest.join(' ') || undefined });
         const first = admin ? await auth.accountSetup.provision(name!, admin, 'first-admin', 'cli') : undefined;
         process.stdout.write(`${JSON.stringify({ ...r, ...(first ? { admin: first } : {}) }, null, 2)}\n`);
-        if (first?.setPasswordUrl) process.stderr.write(`[tenant] give ${first.username} this one-time link to set a password (valid until ${first.expiresAt}):\n${first.setPasswordUrl}\n`);
+        if (first?.setPasswordUrl)
+          process.stderr.write(
+            `[tenant] give ${first.username} this one-time link to set a password (valid until ${first.expiresAt}):\n${first.setPasswordUrl}\n`,
+          );
         break;
       }
       case 'invite-admin': {
@@ -62,7 +75,8 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${JSON.stringify(await tenants.migrate(name!), null, 2)}\n`);
         break;
       case 'migrate-all':
-        for (const t of await tenants.list()) process.stdout.write(`${t.name}: ${JSON.stringify(await tenants.migrate(t.name))}\n`);
+        for (const t of await tenants.list())
+          process.stdout.write(`${t.name}: ${JSON.stringify(await tenants.migrate(t.name))}\n`);
         break;
       case 'seed-demo':
         // An operator's explicit choice (a demo deployment), never a production node's start-up default.
@@ -71,7 +85,8 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write('tenant demo and its demo users are in place\n');
         break;
       case 'list':
-        for (const t of await tenants.list()) process.stdout.write(`${t.name}\t${t.status}\tv${t.schemaVersion}\t${t.displayName}\n`);
+        for (const t of await tenants.list())
+          process.stdout.write(`${t.name}\t${t.status}\tv${t.schemaVersion}\t${t.displayName}\n`);
         break;
       default:
         process.stderr.write(`${USAGE}\n`);
@@ -88,9 +103,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
-  if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
-  else if (e instanceof AppError) process.stderr.write(`error (${e.code}): ${e.message}\n`);
-  else process.stderr.write(`fatal: ${e?.stack ?? e}\n`);
-  process.exit(e instanceof ConfigError ? 78 : 1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
+    else if (e instanceof AppError) process.stderr.write(`error (${e.code}): ${e.message}\n`);
+    else process.stderr.write(`fatal: ${e?.stack ?? e}\n`);
+    process.exit(e instanceof ConfigError ? 78 : 1);
+  },
+);

@@ -15,17 +15,29 @@ const bool = z
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 /** An http(s) page URL, optionally with `{tenant}` in it (checked with a sample tenant put in). */
-const webPageUrl = z.string().trim().min(1).refine((v) => {
-  try {
-    return /^https?:$/.test(new URL(v.replaceAll('{tenant}', 'tenant')).protocol);
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL, {tenant} allowed');
-const kek = z.string().refine((v) => parseKek(v) !== undefined, 'must be 32 random bytes in base64 (openssl rand -base64 32)');
+const webPageUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((v) => {
+    try {
+      return /^https?:$/.test(new URL(v.replaceAll('{tenant}', 'tenant')).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL, {tenant} allowed');
+const kek = z
+  .string()
+  .refine((v) => parseKek(v) !== undefined, 'must be 32 random bytes in base64 (openssl rand -base64 32)');
 
 /** The development key-encryption key, generated once under the project's .local/ (never in production). */
-const DEV_KEK_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.local', 'key-encryption-key');
+const DEV_KEK_FILE = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '.local',
+  'key-encryption-key',
+);
 
 /**
  * Every environment variable the service reads, in one schema. Names and defaults are documented
@@ -36,7 +48,12 @@ export const EnvSchema = z.object({
   ROLES: z
     .string()
     .default(ROLES.join(','))
-    .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(ROLES)).min(1)),
   NODE_ID: z.string().min(1).optional(),
   HOST: z.string().default('0.0.0.0'),
@@ -45,18 +62,26 @@ export const EnvSchema = z.object({
   BASE_DOMAIN: z.string().min(1).default('localhost'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT: z.string().default('1mb'),
-  TRUST_PROXY: z.string().default('false').refine((v) => {
-    try {
-      compileTrustProxy(v);
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be false, true, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal'),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .refine((v) => {
+      try {
+        compileTrustProxy(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be false, true, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal'),
   CORS_ORIGINS: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.url().transform((u) => new URL(u).origin))),
   WEB_SIGNIN_REDIRECT_URI: webPageUrl.optional(),
   WEB_LOGIN_APPROVE_URL: webPageUrl.optional(),
@@ -64,12 +89,18 @@ export const EnvSchema = z.object({
   METRICS_PORT: port.default(9464),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 
-  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27027/'),
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI')
+    .default('mongodb://127.0.0.1:27027/'),
   MONGODB_CATALOG_DB: z.string().min(1).default('consult_catalog'),
   MONGODB_TENANT_DB_PREFIX: z.string().min(1).default('consult_t_'),
   MONGODB_TIMEOUT_MS: positiveInt.default(5000),
 
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6390'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .default('redis://127.0.0.1:6390'),
   REDIS_PREFIX: z.string().default('consult:'),
   ALLOW_REDIS_WITHOUT_PASSWORD: bool.default(false),
 
@@ -155,7 +186,13 @@ export interface Config {
   nodeId: string;
   roles: readonly Role[];
   http: {
-    host: string; port: number; publicUrl: string; baseDomain: string; bodyLimit: string; trustProxy: string; corsOrigins: readonly string[];
+    host: string;
+    port: number;
+    publicUrl: string;
+    baseDomain: string;
+    bodyLimit: string;
+    trustProxy: string;
+    corsOrigins: readonly string[];
     /** Deployment-wide web app pages (`{tenant}` replaced per tenant); unset = the service's own pages (decision 330). */
     webApp: { signInRedirectUri?: string; loginApproveUrl?: string };
   };
@@ -167,7 +204,15 @@ export interface Config {
   storage: {
     driver: Env['STORAGE_DRIVER'];
     fsRoot: string;
-    s3: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; requestTimeoutMs: number };
+    s3: {
+      endpoint?: string;
+      region: string;
+      bucket: string;
+      accessKeyId?: string;
+      secretAccessKey?: string;
+      forcePathStyle: boolean;
+      requestTimeoutMs: number;
+    };
   };
   auth: {
     provisioningCode: string;
@@ -180,18 +225,43 @@ export interface Config {
     idpLogoutTokenMaxAgeSeconds: number;
     /** How long a set-password link or a first-sign-in binding stays open. */
     accountSetupLinkTtlSeconds: number;
-    oidc: { mode: Env['OIDC_MODE']; issuerTemplate: string; clientId: string; clientSecret: string; audience: string; allowEmbedded: boolean; jwksCooldownSeconds: number };
+    oidc: {
+      mode: Env['OIDC_MODE'];
+      issuerTemplate: string;
+      clientId: string;
+      clientSecret: string;
+      audience: string;
+      allowEmbedded: boolean;
+      jwksCooldownSeconds: number;
+    };
     /** Key-encryption keys of the signing keys kept in Redis (docs/decisions/150). */
     keyEncryption: KeyEncryptionSettings;
   };
   grpc: { host: string; port: number; tls?: GrpcTlsFiles };
-  vcs: { adapter: Env['VCS_ADAPTER']; livekit: { url?: string; apiKey?: string; apiSecret?: string }; embedded: { secret: string; finalizeMs: number } };
+  vcs: {
+    adapter: Env['VCS_ADAPTER'];
+    livekit: { url?: string; apiKey?: string; apiSecret?: string };
+    embedded: { secret: string; finalizeMs: number };
+  };
   jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   actors: { shards: number; leaseMs: number; idleMs: number };
   hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
-  limits: { windowSeconds: number; perIp: number; signinPerIp: number; signinPerAccount: number; telemetryPerCredential: number; pageMaxTake: number; graphqlTimeBudgetMs: number };
+  limits: {
+    windowSeconds: number;
+    perIp: number;
+    signinPerIp: number;
+    signinPerAccount: number;
+    telemetryPerCredential: number;
+    pageMaxTake: number;
+    graphqlTimeBudgetMs: number;
+  };
   /** The in-memory contact directory (decision 212): auto = on unless the server is a real MongoDB. */
-  contactDirectory: { memory: Env['CONTACT_DIRECTORY_MEMORY']; maxTenants: number; maxEntries: number; rebuildSeconds: number };
+  contactDirectory: {
+    memory: Env['CONTACT_DIRECTORY_MEMORY'];
+    maxTenants: number;
+    maxEntries: number;
+    rebuildSeconds: number;
+  };
   seedDemo: boolean;
 }
 
@@ -203,11 +273,18 @@ export interface GrpcTlsFiles {
 }
 
 function grpcTlsFiles(e: Env, problems: string[]): GrpcTlsFiles | undefined {
-  if (!e.GRPC_TLS_CERT_FILE !== !e.GRPC_TLS_KEY_FILE) problems.push('GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: set both or neither');
-  if (e.GRPC_TLS_CLIENT_AUTH && !e.GRPC_TLS_CA_FILE) problems.push('GRPC_TLS_CA_FILE: required when GRPC_TLS_CLIENT_AUTH=true');
-  if (e.GRPC_TLS_CLIENT_AUTH && !e.GRPC_TLS_CERT_FILE) problems.push('GRPC_TLS_CLIENT_AUTH: needs GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE');
+  if (!e.GRPC_TLS_CERT_FILE !== !e.GRPC_TLS_KEY_FILE)
+    problems.push('GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: set both or neither');
+  if (e.GRPC_TLS_CLIENT_AUTH && !e.GRPC_TLS_CA_FILE)
+    problems.push('GRPC_TLS_CA_FILE: required when GRPC_TLS_CLIENT_AUTH=true');
+  if (e.GRPC_TLS_CLIENT_AUTH && !e.GRPC_TLS_CERT_FILE)
+    problems.push('GRPC_TLS_CLIENT_AUTH: needs GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE');
   if (!e.GRPC_TLS_CERT_FILE || !e.GRPC_TLS_KEY_FILE) return undefined;
-  return { certFile: e.GRPC_TLS_CERT_FILE, keyFile: e.GRPC_TLS_KEY_FILE, clientCaFile: e.GRPC_TLS_CLIENT_AUTH ? e.GRPC_TLS_CA_FILE : undefined };
+  return {
+    certFile: e.GRPC_TLS_CERT_FILE,
+    keyFile: e.GRPC_TLS_KEY_FILE,
+    clientCaFile: e.GRPC_TLS_CLIENT_AUTH ? e.GRPC_TLS_CA_FILE : undefined,
+  };
 }
 
 /** Thrown with every invalid setting at once, so an operator fixes them in one pass. */
@@ -237,9 +314,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (e.VCS_ADAPTER === 'livekit' && !(e.LIVEKIT_URL && e.LIVEKIT_API_KEY && e.LIVEKIT_API_SECRET)) {
     problems.push('LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET: required when VCS_ADAPTER=livekit');
   }
-  if (e.OIDC_MODE === 'external' && !e.OIDC_ISSUER_TEMPLATE) problems.push('OIDC_ISSUER_TEMPLATE: required when OIDC_MODE=external');
-  if (e.KEY_ENCRYPTION_KEY && e.KEY_ENCRYPTION_KEY_FILE) problems.push('KEY_ENCRYPTION_KEY, KEY_ENCRYPTION_KEY_FILE: set one, not both');
-  if (e.KEY_ENCRYPTION_KEY_PREVIOUS && e.KEY_ENCRYPTION_KEY_PREVIOUS_FILE) problems.push('KEY_ENCRYPTION_KEY_PREVIOUS, KEY_ENCRYPTION_KEY_PREVIOUS_FILE: set one, not both');
+  if (e.OIDC_MODE === 'external' && !e.OIDC_ISSUER_TEMPLATE)
+    problems.push('OIDC_ISSUER_TEMPLATE: required when OIDC_MODE=external');
+  if (e.KEY_ENCRYPTION_KEY && e.KEY_ENCRYPTION_KEY_FILE)
+    problems.push('KEY_ENCRYPTION_KEY, KEY_ENCRYPTION_KEY_FILE: set one, not both');
+  if (e.KEY_ENCRYPTION_KEY_PREVIOUS && e.KEY_ENCRYPTION_KEY_PREVIOUS_FILE)
+    problems.push('KEY_ENCRYPTION_KEY_PREVIOUS, KEY_ENCRYPTION_KEY_PREVIOUS_FILE: set one, not both');
   const grpcTls = grpcTlsFiles(e, problems);
   if (e.NODE_ENV === 'production') problems.push(...productionProblems(e));
   if (problems.length) throw new ConfigError(problems);
@@ -249,15 +329,37 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: e.NODE_ENV,
     nodeId: e.NODE_ID ?? `node-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     roles: e.ROLES,
-    http: { host: e.HOST, port: e.PORT, publicUrl, baseDomain: e.BASE_DOMAIN, bodyLimit: e.BODY_LIMIT, trustProxy: e.TRUST_PROXY, corsOrigins: e.CORS_ORIGINS, webApp: { signInRedirectUri: e.WEB_SIGNIN_REDIRECT_URI, loginApproveUrl: e.WEB_LOGIN_APPROVE_URL } },
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      publicUrl,
+      baseDomain: e.BASE_DOMAIN,
+      bodyLimit: e.BODY_LIMIT,
+      trustProxy: e.TRUST_PROXY,
+      corsOrigins: e.CORS_ORIGINS,
+      webApp: { signInRedirectUri: e.WEB_SIGNIN_REDIRECT_URI, loginApproveUrl: e.WEB_LOGIN_APPROVE_URL },
+    },
     log: { level: e.LOG_LEVEL },
-    mongo: { uri: e.MONGODB_URI, catalogDb: e.MONGODB_CATALOG_DB, tenantDbPrefix: e.MONGODB_TENANT_DB_PREFIX, timeoutMs: e.MONGODB_TIMEOUT_MS },
+    mongo: {
+      uri: e.MONGODB_URI,
+      catalogDb: e.MONGODB_CATALOG_DB,
+      tenantDbPrefix: e.MONGODB_TENANT_DB_PREFIX,
+      timeoutMs: e.MONGODB_TIMEOUT_MS,
+    },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
     metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN },
     storage: {
       driver: e.STORAGE_DRIVER,
       fsRoot: e.STORAGE_FS_ROOT,
-      s3: { endpoint: e.S3_ENDPOINT, region: e.S3_REGION, bucket: e.S3_BUCKET, accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY, forcePathStyle: e.S3_FORCE_PATH_STYLE, requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS },
+      s3: {
+        endpoint: e.S3_ENDPOINT,
+        region: e.S3_REGION,
+        bucket: e.S3_BUCKET,
+        accessKeyId: e.S3_ACCESS_KEY_ID,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+        forcePathStyle: e.S3_FORCE_PATH_STYLE,
+        requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS,
+      },
     },
     auth: {
       provisioningCode: e.PROVISIONING_CODE,
@@ -277,17 +379,46 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         jwksCooldownSeconds: e.OIDC_JWKS_COOLDOWN_SECONDS,
       },
       keyEncryption: {
-        key: e.KEY_ENCRYPTION_KEY, keyFile: e.KEY_ENCRYPTION_KEY_FILE, previous: e.KEY_ENCRYPTION_KEY_PREVIOUS, previousFile: e.KEY_ENCRYPTION_KEY_PREVIOUS_FILE,
+        key: e.KEY_ENCRYPTION_KEY,
+        keyFile: e.KEY_ENCRYPTION_KEY_FILE,
+        previous: e.KEY_ENCRYPTION_KEY_PREVIOUS,
+        previousFile: e.KEY_ENCRYPTION_KEY_PREVIOUS_FILE,
         devKeyFile: e.NODE_ENV === 'production' ? undefined : DEV_KEK_FILE,
       },
     },
     grpc: { host: e.GRPC_HOST ?? e.HOST, port: e.GRPC_PORT, tls: grpcTls },
-    vcs: { adapter: e.VCS_ADAPTER, livekit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }, embedded: { secret: e.VCS_EMBEDDED_SECRET, finalizeMs: e.VCS_EMBEDDED_FINALIZE_MS } },
-    jobs: { concurrency: e.JOBS_CONCURRENCY, attempts: e.JOBS_ATTEMPTS, backoffMs: e.JOBS_BACKOFF_MS, lockMs: e.JOBS_LOCK_MS },
+    vcs: {
+      adapter: e.VCS_ADAPTER,
+      livekit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET },
+      embedded: { secret: e.VCS_EMBEDDED_SECRET, finalizeMs: e.VCS_EMBEDDED_FINALIZE_MS },
+    },
+    jobs: {
+      concurrency: e.JOBS_CONCURRENCY,
+      attempts: e.JOBS_ATTEMPTS,
+      backoffMs: e.JOBS_BACKOFF_MS,
+      lockMs: e.JOBS_LOCK_MS,
+    },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
-    hub: { ringTimeoutMs: e.HUB_RING_TIMEOUT_MS, deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS, rateLimit: { burst: e.HUB_RATE_LIMIT_BURST, perSecond: e.HUB_RATE_LIMIT_PER_SECOND } },
-    limits: { windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perIp: e.RATE_LIMIT_PER_IP, signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP, signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT, telemetryPerCredential: e.RATE_LIMIT_TELEMETRY_PER_CREDENTIAL, pageMaxTake: e.PAGE_MAX_TAKE, graphqlTimeBudgetMs: e.GRAPHQL_TIME_BUDGET_MS },
-    contactDirectory: { memory: e.CONTACT_DIRECTORY_MEMORY, maxTenants: e.CONTACT_DIRECTORY_MAX_TENANTS, maxEntries: e.CONTACT_DIRECTORY_MAX_ENTRIES, rebuildSeconds: e.CONTACT_DIRECTORY_REBUILD_SECONDS },
+    hub: {
+      ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,
+      deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS,
+      rateLimit: { burst: e.HUB_RATE_LIMIT_BURST, perSecond: e.HUB_RATE_LIMIT_PER_SECOND },
+    },
+    limits: {
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      perIp: e.RATE_LIMIT_PER_IP,
+      signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,
+      signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
+      telemetryPerCredential: e.RATE_LIMIT_TELEMETRY_PER_CREDENTIAL,
+      pageMaxTake: e.PAGE_MAX_TAKE,
+      graphqlTimeBudgetMs: e.GRAPHQL_TIME_BUDGET_MS,
+    },
+    contactDirectory: {
+      memory: e.CONTACT_DIRECTORY_MEMORY,
+      maxTenants: e.CONTACT_DIRECTORY_MAX_TENANTS,
+      maxEntries: e.CONTACT_DIRECTORY_MAX_ENTRIES,
+      rebuildSeconds: e.CONTACT_DIRECTORY_REBUILD_SECONDS,
+    },
     seedDemo: e.SEED_DEMO,
   } satisfies Config);
 }

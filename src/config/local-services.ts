@@ -26,8 +26,15 @@ function portOf(url: string): string | undefined {
 export function cliEnvironment(env: NodeJS.ProcessEnv = process.env, projectRoot = root): NodeJS.ProcessEnv {
   const out = { ...env };
   const servicesFile = path.join(projectRoot, '.local', 'services.json');
-  const local: LocalServices = existsSync(servicesFile) ? (JSON.parse(readFileSync(servicesFile, 'utf8')) as LocalServices) : {};
-  const pick = (explicit: string | undefined, recorded: string | undefined, port: string | undefined, scheme: string) => {
+  const local: LocalServices = existsSync(servicesFile)
+    ? (JSON.parse(readFileSync(servicesFile, 'utf8')) as LocalServices)
+    : {};
+  const pick = (
+    explicit: string | undefined,
+    recorded: string | undefined,
+    port: string | undefined,
+    scheme: string,
+  ) => {
     if (explicit) return explicit;
     if (recorded && (!port || portOf(recorded) === port)) return recorded;
     if (port) return `${scheme}://127.0.0.1:${port}${scheme === 'mongodb' ? '/' : ''}`;

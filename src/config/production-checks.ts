@@ -37,13 +37,19 @@ export function productionProblems(e: ProductionInputs): string[] {
   if (e.VCS_ADAPTER === 'embedded') devDefault('VCS_EMBEDDED_SECRET', e.VCS_EMBEDDED_SECRET);
   if (e.SEED_DEMO) problems.push('SEED_DEMO: demo users with a published password must not be created in production');
   if (e.OIDC_MODE === 'embedded' && !e.ALLOW_EMBEDDED_IDP) {
-    problems.push('OIDC_MODE: the embedded identity provider is for development; use OIDC_MODE=external or set ALLOW_EMBEDDED_IDP=true');
+    problems.push(
+      'OIDC_MODE: the embedded identity provider is for development; use OIDC_MODE=external or set ALLOW_EMBEDDED_IDP=true',
+    );
   }
   if (!redisHasPassword(e.REDIS_URL) && !e.ALLOW_REDIS_WITHOUT_PASSWORD) {
-    problems.push('REDIS_URL: production needs an authenticated Redis (redis://USER:PASSWORD@host:port), or ALLOW_REDIS_WITHOUT_PASSWORD=true when Redis is protected otherwise');
+    problems.push(
+      'REDIS_URL: production needs an authenticated Redis (redis://USER:PASSWORD@host:port), or ALLOW_REDIS_WITHOUT_PASSWORD=true when Redis is protected otherwise',
+    );
   }
   if (!e.KEY_ENCRYPTION_KEY && !e.KEY_ENCRYPTION_KEY_FILE) {
-    problems.push('KEY_ENCRYPTION_KEY: production needs the key-encryption key of the signing keys in Redis (KEY_ENCRYPTION_KEY or KEY_ENCRYPTION_KEY_FILE: 32 random bytes, base64)');
+    problems.push(
+      'KEY_ENCRYPTION_KEY: production needs the key-encryption key of the signing keys in Redis (KEY_ENCRYPTION_KEY or KEY_ENCRYPTION_KEY_FILE: 32 random bytes, base64)',
+    );
   }
   return problems;
 }

@@ -63,7 +63,12 @@ export class AccountSetupService {
    * Creates the account (or finds it by username) and opens its set-up. An account that can sign in
    * already is returned as is (no new link). `purpose` says why, for the audit trail.
    */
-  async provision(tenant: string, input: NewAccount, purpose: 'first-admin' | 'activation', by?: string): Promise<ProvisionedAccount> {
+  async provision(
+    tenant: string,
+    input: NewAccount,
+    purpose: 'first-admin' | 'activation',
+    by?: string,
+  ): Promise<ProvisionedAccount> {
     const db = this.deps.tenantDb(tenant);
     const creds = new CredentialRepository(db);
     const username = input.username.toLowerCase().trim();
@@ -72,7 +77,13 @@ export class AccountSetupService {
     if (!user) {
       const idpSubject = this.deps.mode === 'external' ? `${UNBOUND}${randomUUID()}` : undefined;
       try {
-        await creds.create({ username, displayName: input.displayName ?? username, role: input.role, ...(input.email ? { email: input.email } : {}), ...(idpSubject ? { idpSubject } : {}) });
+        await creds.create({
+          username,
+          displayName: input.displayName ?? username,
+          role: input.role,
+          ...(input.email ? { email: input.email } : {}),
+          ...(idpSubject ? { idpSubject } : {}),
+        });
         created = true;
       } catch (e) {
         if ((e as { code?: number }).code !== 11000) throw e;
@@ -90,16 +101,48 @@ export class AccountSetupService {
     let result: ProvisionedAccount;
     if (this.deps.mode === 'embedded') {
       const token = randomSecret(32);
-      await setups.issue({ id: sha256(token), kind: 'password', userId: base.userId, purpose, expiresAt, createdBy: by });
-      result = { ...base, ready: false, setPasswordUrl: this.linkFor(tenant, token), expiresAt: expiresAt.toISOString() };
+      await setups.issue({
+        id: sha256(token),
+        kind: 'password',
+        userId: base.userId,
+        purpose,
+        expiresAt,
+        createdBy: by,
+      });
+      result = {
+        ...base,
+        ready: false,
+        setPasswordUrl: this.linkFor(tenant, token),
+        expiresAt: expiresAt.toISOString(),
+      };
     } else {
       const email = user.email ?? input.email ?? undefined;
-      await setups.issue({ id: randomUUID(), kind: 'binding', userId: base.userId, purpose, email, username: user.username, expiresAt, createdBy: by });
-      result = { ...base, ready: false, binding: { ...(email ? { email } : {}), username: user.username }, expiresAt: expiresAt.toISOString() };
+      await setups.issue({
+        id: randomUUID(),
+        kind: 'binding',
+        userId: base.userId,
+        purpose,
+        email,
+        username: user.username,
+        expiresAt,
+        createdBy: by,
+      });
+      result = {
+        ...base,
+        ready: false,
+        binding: { ...(email ? { email } : {}), username: user.username },
+        expiresAt: expiresAt.toISOString(),
+      };
     }
     // `by` is the admin's user id, or the tool that asked ('cli', 'provisioning').
     const actor = by && /^[a-f0-9]{24}$/.test(by) ? { actorId: by } : {};
-    await this.deps.audit.record(tenant, { action: `account.setup.${this.deps.mode === 'embedded' ? 'link' : 'binding'}`, outcome: 'success', ...actor, subjectId: base.userId, details: { purpose, created, ...(by && !actor.actorId ? { via: by } : {}) } });
+    await this.deps.audit.record(tenant, {
+      action: `account.setup.${this.deps.mode === 'embedded' ? 'link' : 'binding'}`,
+      outcome: 'success',
+      ...actor,
+      subjectId: base.userId,
+      details: { purpose, created, ...(by && !actor.actorId ? { via: by } : {}) },
+    });
     return result;
   }
 
@@ -108,7 +151,11 @@ export class AccountSetupService {
     const db = this.deps.tenantDb(tenant);
     const open = await new AccountSetupRepository(db).findOpen(sha256(token));
     const user = open?.kind === 'password' ? await new CredentialRepository(db).findById(open.userId.toString()) : null;
-    if (!user) throw new AppError('setup_link_invalid', 'This link is unknown, used, replaced by a newer one or expired; ask your administrator for a new one');
+    if (!user)
+      throw new AppError(
+        'setup_link_invalid',
+        'This link is unknown, used, replaced by a newer one or expired; ask your administrator for a new one',
+      );
     return { username: user.username, displayName: user.displayName };
   }
 
@@ -119,9 +166,20 @@ export class AccountSetupService {
     const hash = await slowHash(password);
     const db = this.deps.tenantDb(tenant);
     const used = await new AccountSetupRepository(db).use(sha256(token));
-    if (!used) throw new AppError('setup_link_invalid', 'This link has just been used or replaced; ask your administrator for a new one');
+    if (!used)
+      throw new AppError(
+        'setup_link_invalid',
+        'This link has just been used or replaced; ask your administrator for a new one',
+      );
     await new CredentialRepository(db).setPasswordHash(used.userId.toString(), hash);
-    await this.deps.audit.record(tenant, { action: 'account.password_set', outcome: 'success', actorId: used.userId.toString(), subjectId: used.userId.toString(), ip, details: { purpose: used.purpose } });
+    await this.deps.audit.record(tenant, {
+      action: 'account.password_set',
+      outcome: 'success',
+      actorId: used.userId.toString(),
+      subjectId: used.userId.toString(),
+      ip,
+      details: { purpose: used.purpose },
+    });
     return { username };
   }
 
@@ -145,7 +203,13 @@ export class AccountSetupService {
     if (!user || !user.idpSubject.startsWith(UNBOUND)) return null;
     if (!(await setups.use(setup._id))) return null;
     if (!(await creds.bindSubject(user._id.toString(), user.idpSubject, claims.sub))) return null;
-    await this.deps.audit.record(tenant, { action: 'account.bound', outcome: 'success', actorId: user._id.toString(), subjectId: user._id.toString(), details: { by: byEmail.length ? 'email' : 'username', purpose: setup.purpose } });
+    await this.deps.audit.record(tenant, {
+      action: 'account.bound',
+      outcome: 'success',
+      actorId: user._id.toString(),
+      subjectId: user._id.toString(),
+      details: { by: byEmail.length ? 'email' : 'username', purpose: setup.purpose },
+    });
     return creds.findBySubject(claims.sub);
   }
 
@@ -164,5 +228,8 @@ export function checkPassword(password: string, username: string): void {
   if (password.length < PASSWORD_MIN_LENGTH) problems.push(`at least ${PASSWORD_MIN_LENGTH} characters`);
   if (password.length > PASSWORD_MAX_LENGTH) problems.push(`at most ${PASSWORD_MAX_LENGTH} characters`);
   if (password.toLowerCase().includes(username.toLowerCase())) problems.push('must not contain the username');
-  if (problems.length) throw new AppError('password_policy_violation', `Password: ${problems.join('; ')}`, { errors: problems.map((message) => ({ field: 'password', message })) });
+  if (problems.length)
+    throw new AppError('password_policy_violation', `Password: ${problems.join('; ')}`, {
+      errors: problems.map((message) => ({ field: 'password', message })),
+    });
 }

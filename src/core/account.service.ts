@@ -50,8 +50,17 @@ export class AccountService {
     const u = await this.creds(principal.tenant).findById(principal.userId);
     if (!u) throw new AppError('user_not_found', 'The signed-in user no longer exists');
     return {
-      user: { id: principal.userId, username: u.username, displayName: u.displayName, role: u.role, kind: u.kind, ...(u.email ? { email: u.email } : {}) },
-      tenant: principal.tenant, permissions: [...principal.permissions].sort(), scheme: principal.scheme,
+      user: {
+        id: principal.userId,
+        username: u.username,
+        displayName: u.displayName,
+        role: u.role,
+        kind: u.kind,
+        ...(u.email ? { email: u.email } : {}),
+      },
+      tenant: principal.tenant,
+      permissions: [...principal.permissions].sort(),
+      scheme: principal.scheme,
       ...(principal.sessionId ? { sessionId: principal.sessionId } : {}),
       ...(principal.actorUserId ? { impersonatedBy: principal.actorUserId } : {}),
       ...(principal.purpose ? { purpose: principal.purpose } : {}),
@@ -72,8 +81,15 @@ export class AccountService {
   org(tenant: { name: string; displayName: string }, pages: Pick<WebAppPages, 'signInRedirectUri'>): OrgInfo {
     const r = this.deps.realms;
     return {
-      tenant: tenant.name, displayName: tenant.displayName,
-      realm: { issuer: r.issuerFor(tenant.name), clientId: r.clientId, audience: r.audience, scopes: ['openid', 'profile', 'email', 'api'], redirectUri: pages.signInRedirectUri },
+      tenant: tenant.name,
+      displayName: tenant.displayName,
+      realm: {
+        issuer: r.issuerFor(tenant.name),
+        clientId: r.clientId,
+        audience: r.audience,
+        scopes: ['openid', 'profile', 'email', 'api'],
+        redirectUri: pages.signInRedirectUri,
+      },
     };
   }
 
@@ -85,9 +101,17 @@ export class AccountService {
    */
   async logout(principal: Principal, userId: string, ip?: string): Promise<{ revokedSessions: number }> {
     const self = userId === principal.userId;
-    if (!self && !principal.permissions.has('users:manage')) throw new AppError('permission_denied', "Logging out another user requires the 'users:manage' permission");
+    if (!self && !principal.permissions.has('users:manage'))
+      throw new AppError('permission_denied', "Logging out another user requires the 'users:manage' permission");
     const revoked = await this.signOut(principal, userId, self);
-    await this.deps.audit.record(principal.tenant, { action: principal.actorUserId && self ? 'impersonation.end' : 'logout', outcome: 'success', actorId: principal.actorUserId ?? principal.userId, subjectId: userId, ip, details: { sessions: revoked.map((s) => s._id) } });
+    await this.deps.audit.record(principal.tenant, {
+      action: principal.actorUserId && self ? 'impersonation.end' : 'logout',
+      outcome: 'success',
+      actorId: principal.actorUserId ?? principal.userId,
+      subjectId: userId,
+      ip,
+      details: { sessions: revoked.map((s) => s._id) },
+    });
     return { revokedSessions: revoked.length };
   }
 
@@ -102,13 +126,24 @@ export class AccountService {
 
   /** Tenant admins assign roles; nobody can hand out a role granting more than they hold. */
   async assignRole(principal: Principal, userId: string, role: string): Promise<{ userId: string; role: string }> {
-    if (!(await this.deps.authorizer.roleExists(principal.tenant, role))) throw new AppError('validation_failed', `role: unknown role '${role}'`, { errors: [{ field: 'role', message: 'unknown role' }] });
+    if (!(await this.deps.authorizer.roleExists(principal.tenant, role)))
+      throw new AppError('validation_failed', `role: unknown role '${role}'`, {
+        errors: [{ field: 'role', message: 'unknown role' }],
+      });
     const granted = await this.deps.authorizer.permissionsOf(principal.tenant, role);
     const beyond = [...granted].filter((p) => !principal.permissions.has(p));
-    if (beyond.length) throw new AppError('permission_denied', `The role grants permissions you do not hold: ${beyond.join(', ')}`);
-    if (!(await this.creds(principal.tenant).setRole(userId, role))) throw new AppError('user_not_found', 'No such user');
+    if (beyond.length)
+      throw new AppError('permission_denied', `The role grants permissions you do not hold: ${beyond.join(', ')}`);
+    if (!(await this.creds(principal.tenant).setRole(userId, role)))
+      throw new AppError('user_not_found', 'No such user');
     await this.deps.revocations.announceRole(principal.tenant, userId, role);
-    await this.deps.audit.record(principal.tenant, { action: 'role.assign', outcome: 'success', actorId: principal.userId, subjectId: userId, details: { role } });
+    await this.deps.audit.record(principal.tenant, {
+      action: 'role.assign',
+      outcome: 'success',
+      actorId: principal.userId,
+      subjectId: userId,
+      details: { role },
+    });
     return { userId, role };
   }
 

@@ -9,6 +9,11 @@ export function addressKey(addr: string): string {
   const [head = '', tail = ''] = addr.split('%')[0]!.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = addr.includes('::') ? [...left, ...Array(Math.max(8 - left.length - right.length, 0)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => (g || '0').toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const groups = addr.includes('::')
+    ? [...left, ...Array(Math.max(8 - left.length - right.length, 0)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (g || '0').toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

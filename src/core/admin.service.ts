@@ -75,19 +75,34 @@ export class AdminService {
       features: { ...d.features, ...(s?.features ?? {}) },
       meetings: { ...d.meetings, ...(s?.meetings ?? {}) },
       cors: { allowedOrigins: s?.cors?.allowedOrigins ?? d.cors.allowedOrigins },
-      webApp: { signInRedirectUri: s?.webApp?.signInRedirectUri ?? null, loginApproveUrl: s?.webApp?.loginApproveUrl ?? null },
-      directory: { patientScope: (s?.directory?.patientScope as TenantConfig['directory']['patientScope'] | undefined) ?? d.directory.patientScope },
+      webApp: {
+        signInRedirectUri: s?.webApp?.signInRedirectUri ?? null,
+        loginApproveUrl: s?.webApp?.loginApproveUrl ?? null,
+      },
+      directory: {
+        patientScope:
+          (s?.directory?.patientScope as TenantConfig['directory']['patientScope'] | undefined) ??
+          d.directory.patientScope,
+      },
     };
   }
 
   /** TenantConfig `directory.patientScope`, cached briefly: read by every directory request of a patient. */
   patientScope(tenant: string): Promise<TenantConfig['directory']['patientScope']> {
-    return this.scopes.getOrLoad(tenant, async () => ((await this.deps.settings(tenant).settings())?.directory?.patientScope as 'careTeam' | 'tenant' | undefined) ?? 'careTeam');
+    return this.scopes.getOrLoad(
+      tenant,
+      async () =>
+        ((await this.deps.settings(tenant).settings())?.directory?.patientScope as 'careTeam' | 'tenant' | undefined) ??
+        'careTeam',
+    );
   }
 
   /** The tenant's allowed browser origins (TenantConfig `cors`), cached briefly: read on every cross-origin request. */
   allowedOrigins(tenant: string): Promise<readonly string[]> {
-    return this.origins.getOrLoad(tenant, async () => (await this.deps.settings(tenant).settings())?.cors?.allowedOrigins ?? []);
+    return this.origins.getOrLoad(
+      tenant,
+      async () => (await this.deps.settings(tenant).settings())?.cors?.allowedOrigins ?? [],
+    );
   }
 
   async features(tenant: string): Promise<TenantConfig['features']> {
@@ -96,7 +111,12 @@ export class AdminService {
   }
 
   basicTenantInfo(tenant: ResolvedTenant): { name: string; displayName: string; baseUrl: string; realm: string } {
-    return { name: tenant.name, displayName: tenant.displayName, baseUrl: this.tenantUrl(tenant.name), realm: tenant.name };
+    return {
+      name: tenant.name,
+      displayName: tenant.displayName,
+      baseUrl: this.tenantUrl(tenant.name),
+      realm: tenant.name,
+    };
   }
 
   /** What a standalone app scans to point itself at this tenant (docs/decisions/206-private-server-config.md). */
@@ -109,11 +129,16 @@ export class AdminService {
       baseUrl,
       graphqlUrl: `${baseUrl}/graphql`,
       hubUrl: `${baseUrl}/hubs/mobile`,
-      oidc: { issuer: this.deps.site.issuerTemplate.replace('{tenant}', tenant.name), clientId: this.deps.site.clientId },
+      oidc: {
+        issuer: this.deps.site.issuerTemplate.replace('{tenant}', tenant.name),
+        clientId: this.deps.site.clientId,
+      },
     };
   }
 
-  async privateServerConfigQrCode(tenant: ResolvedTenant): Promise<{ config: ReturnType<AdminService['privateServerConfig']>; dataUrl: string }> {
+  async privateServerConfigQrCode(
+    tenant: ResolvedTenant,
+  ): Promise<{ config: ReturnType<AdminService['privateServerConfig']>; dataUrl: string }> {
     const config = this.privateServerConfig(tenant);
     const text = JSON.stringify(config);
     // The same configuration always renders the same PNG: rendered once on the QR worker, then served.

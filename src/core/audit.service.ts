@@ -3,9 +3,20 @@ import { AuditRepository, type AuditEntry, type AuditRecord } from '../data/repo
 
 /** Audit actions written by the auth services; other capabilities add their own names. */
 export type AuditAction =
-  | 'signin.success' | 'signin.failure' | 'signin.lockout' | 'logout' | 'session.reuse_detected'
-  | 'impersonation.start' | 'impersonation.end' | 'pin.reset' | 'pin.set'
-  | 'offline_token.issue' | 'offline_token.revoke' | 'login_code.approve' | 'login_code.refuse' | 'role.assign'
+  | 'signin.success'
+  | 'signin.failure'
+  | 'signin.lockout'
+  | 'logout'
+  | 'session.reuse_detected'
+  | 'impersonation.start'
+  | 'impersonation.end'
+  | 'pin.reset'
+  | 'pin.set'
+  | 'offline_token.issue'
+  | 'offline_token.revoke'
+  | 'login_code.approve'
+  | 'login_code.refuse'
+  | 'role.assign'
   | (string & {});
 
 /** Writes the tenant's security audit trail; awaited so a sign-in is never unrecorded. */

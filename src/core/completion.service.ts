@@ -34,9 +34,14 @@ export interface CompletionResult {
 export class CompletionService {
   constructor(private readonly deps: Deps) {}
 
-  async complete(d: TelemetryCompletionJobData, progress: (p: number) => Promise<void> = async () => undefined): Promise<CompletionResult> {
+  async complete(
+    d: TelemetryCompletionJobData,
+    progress: (p: number) => Promise<void> = async () => undefined,
+  ): Promise<CompletionResult> {
     const { db } = await this.deps.tenants.require(d.tenant);
-    const records = (await new TelemetryRepository(db).listForConference(d.conferenceId)).filter((r) => r.eventId.toHexString() === d.eventId);
+    const records = (await new TelemetryRepository(db).listForConference(d.conferenceId)).filter(
+      (r) => r.eventId.toHexString() === d.eventId,
+    );
     const end = records.find((r) => r.type === 'conference_ended');
     if (!end) throw new AppError('invalid_state', 'The conference has not ended');
     const ledger = buildLedger(records, end.occurredAt);
@@ -45,18 +50,39 @@ export class CompletionService {
     const flags = {
       hasLedger: ledger.length > 0,
       hasRecording: records.some((r) => r.type === 'recording_started'),
-      hasChat: records.some((r) => r.type === 'chat_activity' && Number((r.payload as { messageCount?: number }).messageCount ?? 0) > 0),
+      hasChat: records.some(
+        (r) => r.type === 'chat_activity' && Number((r.payload as { messageCount?: number }).messageCount ?? 0) > 0,
+      ),
     };
-    const done = await this.transition(db, d.eventId, { startedAt: records[0]!.occurredAt, endedAt: end.occurredAt }, flags);
+    const done = await this.transition(
+      db,
+      d.eventId,
+      { startedAt: records[0]!.occurredAt, endedAt: end.occurredAt },
+      flags,
+    );
     await progress(100);
-    const result: CompletionResult = { eventId: d.eventId, completed: done.changed, status: done.event.status, ledgerEntries: ledger.length, flags: pickFlags(done.event) };
+    const result: CompletionResult = {
+      eventId: d.eventId,
+      completed: done.changed,
+      status: done.event.status,
+      ledgerEntries: ledger.length,
+      flags: pickFlags(done.event),
+    };
     if (done.changed) this.push(d.tenant, d.eventId, result);
-    this.deps.logger.info({ component: 'completion', tenant: d.tenant, eventId: d.eventId, changed: done.changed, entries: ledger.length }, 'completion applied');
+    this.deps.logger.info(
+      { component: 'completion', tenant: d.tenant, eventId: d.eventId, changed: done.changed, entries: ledger.length },
+      'completion applied',
+    );
     return result;
   }
 
   /** scheduled -> started -> completed through guarded updates; flags are only ever raised. */
-  private async transition(db: TenantDb, eventId: string, at: { startedAt: Date; endedAt: Date }, flags: CompletionResult['flags']): Promise<{ changed: boolean; event: EventRecord }> {
+  private async transition(
+    db: TenantDb,
+    eventId: string,
+    at: { startedAt: Date; endedAt: Date },
+    flags: CompletionResult['flags'],
+  ): Promise<{ changed: boolean; event: EventRecord }> {
     const events = new EventRepository(db);
     const id = oid(eventId, 'event_not_found');
     const raise = Object.fromEntries(Object.entries(flags).filter(([, v]) => v));
@@ -65,7 +91,11 @@ export class CompletionService {
     // from the conference's clock. When the two disagree, the event ends when it started, never before.
     const started = (await events.findById(id))?.startedAt;
     const endedAt = started && started > at.endedAt ? started : at.endedAt;
-    const moved = await events.transition(id, sourcesOf('completed'), 'completed', { ...raise, endedAt, completedAt: new Date() });
+    const moved = await events.transition(id, sourcesOf('completed'), 'completed', {
+      ...raise,
+      endedAt,
+      completedAt: new Date(),
+    });
     if (moved) return { changed: true, event: moved };
     await new TelemetryRepository(db).raiseEventFlags(eventId, raise);
     const current = await events.findById(id);
@@ -76,7 +106,12 @@ export class CompletionService {
   /** meetingEvent in the hub's shape (docs/hub.md) without `seq`: it does not come from the meeting actor. */
   private push(tenant: string, eventId: string, r: CompletionResult): void {
     try {
-      const payload = { eventId, type: 'meetingCompleted', at: new Date().toISOString(), data: { status: r.status, ...r.flags } };
+      const payload = {
+        eventId,
+        type: 'meetingCompleted',
+        at: new Date().toISOString(),
+        data: { status: r.status, ...r.flags },
+      };
       this.deps.publisher.emit(this.deps.meetingRoom(tenant, eventId), 'meetingEvent', payload);
     } catch (err) {
       this.deps.logger.warn({ component: 'completion', err: (err as Error).message }, 'meetingEvent push failed');
@@ -92,19 +127,34 @@ function pickFlags(e: EventRecord): CompletionResult['flags'] {
  * Pairs joins and leaves per participant in sequence order. A second join while present is
  * ignored; a leave without a join is ignored; anyone still present leaves when the conference ends.
  */
-export function buildLedger(records: readonly Pick<TelemetryRecord, 'type' | 'occurredAt' | 'payload'>[], endedAt: Date): LedgerEntry[] {
+export function buildLedger(
+  records: readonly Pick<TelemetryRecord, 'type' | 'occurredAt' | 'payload'>[],
+  endedAt: Date,
+): LedgerEntry[] {
   const open = new Map<string, { joinedAt: Date; userId?: string; displayName?: string }>();
   const out: LedgerEntry[] = [];
   const close = (key: string, leftAt: Date) => {
     const s = open.get(key)!;
     open.delete(key);
     const end = leftAt < s.joinedAt ? s.joinedAt : leftAt;
-    out.push({ participantKey: key, userId: s.userId, displayName: s.displayName, joinedAt: s.joinedAt, leftAt: end, durationSeconds: Math.round((end.getTime() - s.joinedAt.getTime()) / 1000) });
+    out.push({
+      participantKey: key,
+      userId: s.userId,
+      displayName: s.displayName,
+      joinedAt: s.joinedAt,
+      leftAt: end,
+      durationSeconds: Math.round((end.getTime() - s.joinedAt.getTime()) / 1000),
+    });
   };
   for (const r of records) {
     const p = r.payload as { participantKey?: string; userId?: string; displayName?: string };
     if (!p.participantKey) continue;
-    if (r.type === 'participant_joined' && !open.has(p.participantKey)) open.set(p.participantKey, { joinedAt: r.occurredAt, userId: p.userId || undefined, displayName: p.displayName || undefined });
+    if (r.type === 'participant_joined' && !open.has(p.participantKey))
+      open.set(p.participantKey, {
+        joinedAt: r.occurredAt,
+        userId: p.userId || undefined,
+        displayName: p.displayName || undefined,
+      });
     if (r.type === 'participant_left' && open.has(p.participantKey)) close(p.participantKey, r.occurredAt);
   }
   for (const key of [...open.keys()]) close(key, endedAt);

@@ -91,9 +91,19 @@ export class ContactDirectory {
     if (ids !== 'all' && !ids.length) return;
     const { keys } = this.deps;
     try {
-      await this.deps.redis.eval(RECORD, 2, keys.directoryVersion(tenant), keys.directoryChanges(tenant), ids === 'all' ? '*' : ids.join(','), DIRECTORY_CHANGES_KEPT);
+      await this.deps.redis.eval(
+        RECORD,
+        2,
+        keys.directoryVersion(tenant),
+        keys.directoryChanges(tenant),
+        ids === 'all' ? '*' : ids.join(','),
+        DIRECTORY_CHANGES_KEPT,
+      );
     } catch (err) {
-      this.deps.logger.warn({ component: 'contact-directory', tenant, err: (err as Error).message }, 'contact directory change note failed');
+      this.deps.logger.warn(
+        { component: 'contact-directory', tenant, err: (err as Error).message },
+        'contact directory change note failed',
+      );
       const st = this.tenants.get(tenant);
       if (st) st.stale = true;
     }
@@ -107,7 +117,10 @@ export class ContactDirectory {
     return (await this.current(tenant))?.count(q, cap);
   }
 
-  async initials(tenant: string, excludeId?: Types.ObjectId): Promise<{ initial: string; count: number }[] | undefined> {
+  async initials(
+    tenant: string,
+    excludeId?: Types.ObjectId,
+  ): Promise<{ initial: string; count: number }[] | undefined> {
     return (await this.current(tenant))?.initials(excludeId);
   }
 
@@ -176,9 +189,12 @@ export class ContactDirectory {
       if (v < from) return this.missed(tenant, st, 'change numbers went back (Redis reset)');
       const notes = await this.deps.redis.zrangebyscore(this.deps.keys.directoryChanges(tenant), `(${from}`, v);
       const parsed = notes.map((n) => ({ seq: Number(n.slice(0, n.indexOf(' '))), ids: n.slice(n.indexOf(' ') + 1) }));
-      if (parsed.length !== v - from || parsed.some((p, i) => p.seq !== from + 1 + i)) return this.missed(tenant, st, 'change notes missing');
+      if (parsed.length !== v - from || parsed.some((p, i) => p.seq !== from + 1 + i))
+        return this.missed(tenant, st, 'change notes missing');
       if (parsed.some((p) => p.ids === '*')) return this.missed(tenant, st, 'bulk rewrite');
-      const ids = [...new Set(parsed.flatMap((p) => p.ids.split(',')))].filter((id) => Types.ObjectId.isValid(id)).map((id) => new Types.ObjectId(id));
+      const ids = [...new Set(parsed.flatMap((p) => p.ids.split(',')))]
+        .filter((id) => Types.ObjectId.isValid(id))
+        .map((id) => new Types.ObjectId(id));
       const rows = await this.deps.users(tenant).directoryFields(ids);
       if (st.index !== index || st.seq !== from) continue; // reloaded meanwhile: start again from its number
       const found = new Map(rows.map((r) => [String(r._id), r]));
@@ -219,10 +235,29 @@ export class ContactDirectory {
           sliceStart = performance.now();
         }
       }
-      Object.assign(st, { index: await DirectoryIndex.build(this.deps.order, entries), seq, loadedAt: Date.now(), stale: false, tooBigUntil: undefined });
-      this.deps.logger.info({ component: 'contact-directory', tenant, entries: entries.length, ms: Math.round(performance.now() - started) }, 'contact directory loaded');
+      Object.assign(st, {
+        index: await DirectoryIndex.build(this.deps.order, entries),
+        seq,
+        loadedAt: Date.now(),
+        stale: false,
+        tooBigUntil: undefined,
+      });
+      this.deps.logger.info(
+        {
+          component: 'contact-directory',
+          tenant,
+          entries: entries.length,
+          ms: Math.round(performance.now() - started),
+        },
+        'contact directory loaded',
+      );
     })()
-      .catch((err: unknown) => this.deps.logger.warn({ component: 'contact-directory', tenant, err: (err as Error).message }, 'contact directory load failed'))
+      .catch((err: unknown) =>
+        this.deps.logger.warn(
+          { component: 'contact-directory', tenant, err: (err as Error).message },
+          'contact directory load failed',
+        ),
+      )
       .finally(() => {
         st.loading = undefined;
       });

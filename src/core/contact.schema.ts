@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import { Id, Paging } from './paging.js';
 
-const boolish = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
+const boolish = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((v) => v === true || v === 'true' || v === '1');
 
 /** An alphabet bucket of the contact index: a capital letter, or `#` for everything else. */
-export const Alphabet = z.string().regex(/^([A-Za-z]|#)$/, 'must be a single letter A-Z or #').transform((s) => s.toUpperCase());
+export const Alphabet = z
+  .string()
+  .regex(/^([A-Za-z]|#)$/, 'must be a single letter A-Z or #')
+  .transform((s) => s.toUpperCase());
 
 export const ContactSearchQuery = Paging.extend({
   name: z.string().trim().max(100).optional(),
@@ -23,12 +28,19 @@ export const UpdateContactCommand = z.object({
   lastName: z.string().trim().max(100).optional(),
   title: z.string().trim().max(100).optional(),
   department: z.string().trim().max(100).optional(),
-  phone: z.string().trim().regex(/^[+0-9 ()-]{0,32}$/, 'digits, spaces, + ( ) - only').optional(),
+  phone: z
+    .string()
+    .trim()
+    .regex(/^[+0-9 ()-]{0,32}$/, 'digits, spaces, + ( ) - only')
+    .optional(),
   email: z.email().max(200).optional(),
 });
 export type UpdateContactCommand = z.infer<typeof UpdateContactCommand>;
 
-export const CreateGroupCommand = z.object({ name: z.string().trim().min(1).max(100), participantIds: z.array(Id).max(500).default([]) });
+export const CreateGroupCommand = z.object({
+  name: z.string().trim().min(1).max(100),
+  participantIds: z.array(Id).max(500).default([]),
+});
 export type CreateGroupCommand = z.infer<typeof CreateGroupCommand>;
 export const RenameGroupCommand = z.object({ groupId: Id, name: z.string().trim().min(1).max(100) });
 export type RenameGroupCommand = z.infer<typeof RenameGroupCommand>;

@@ -1,7 +1,12 @@
 import { Readable } from 'node:stream';
 import type { Types } from 'mongoose';
 import type { Principal } from '../auth/principal.js';
-import { matchesSearch, type UserRecord, type UserRepository, type UserSearch } from '../data/repositories/user.repository.js';
+import {
+  matchesSearch,
+  type UserRecord,
+  type UserRepository,
+  type UserSearch,
+} from '../data/repositories/user.repository.js';
 import type { FavouriteRepository } from '../data/repositories/favourite.repository.js';
 import type { CallRecordRepository } from '../data/repositories/call-record.repository.js';
 import type { EventRepository } from '../data/repositories/event.repository.js';
@@ -11,7 +16,12 @@ import { oid } from './object-id.js';
 import { clampTake, type Page, type Paging } from './paging.js';
 import { TtlCache } from './ttl-cache.js';
 import type { ContactDirectory } from './contact-directory.js';
-import type { ContactSearchQuery, MyContactsArgs, SetFavouriteCommand, UpdateContactCommand } from './contact.schema.js';
+import type {
+  ContactSearchQuery,
+  MyContactsArgs,
+  SetFavouriteCommand,
+  UpdateContactCommand,
+} from './contact.schema.js';
 
 /** A contact as every transport shows it: the user, merged with presence and the caller's favourite mark. */
 export interface ContactView {
@@ -75,7 +85,10 @@ export class ContactService {
 
   async byIds(p: Principal, ids: readonly Types.ObjectId[]): Promise<ContactView[]> {
     const users = await this.deps.users(p.tenant).findByIds(ids);
-    return this.views(p, users.filter((u) => u.status === 'active'));
+    return this.views(
+      p,
+      users.filter((u) => u.status === 'active'),
+    );
   }
 
   async setFavourite(p: Principal, cmd: SetFavouriteCommand): Promise<{ contactId: string; favourite: boolean }> {
@@ -87,7 +100,11 @@ export class ContactService {
   }
 
   /** Updates the caller's own contact card; the avatar (if any) is stored under its content hash. */
-  async update(p: Principal, cmd: UpdateContactCommand, avatar?: { body: Buffer }): Promise<ContactView & { lastSeenAt: Date | null }> {
+  async update(
+    p: Principal,
+    cmd: UpdateContactCommand,
+    avatar?: { body: Buffer },
+  ): Promise<ContactView & { lastSeenAt: Date | null }> {
     const set: Parameters<UserRepository['updateProfile']>[1] = { ...cmd };
     if (avatar) set.avatarHash = await this.storeAvatar(p.tenant, avatar.body);
     const updated = await this.deps.users(p.tenant).updateProfile(oid(p.userId, 'user_not_found'), set);
@@ -112,7 +129,11 @@ export class ContactService {
     return ids.flatMap((id) => byId.get(String(id)) ?? []);
   }
 
-  private async countUsers(tenant: string, q: Omit<UserSearch, 'skip' | 'take' | 'sort'>, cap?: number): Promise<number> {
+  private async countUsers(
+    tenant: string,
+    q: Omit<UserSearch, 'skip' | 'take' | 'sort'>,
+    cap?: number,
+  ): Promise<number> {
     return (await this.deps.directory?.count(tenant, q, cap)) ?? this.deps.users(tenant).count(q, cap);
   }
 
@@ -121,19 +142,32 @@ export class ContactService {
     const ids = users.map((u) => String(u._id));
     const [online, favs] = await Promise.all([
       this.deps.onlineMany(p.tenant, ids),
-      this.deps.favourites(p.tenant).among(oid(p.userId, 'user_not_found'), users.map((u) => u._id)),
+      this.deps.favourites(p.tenant).among(
+        oid(p.userId, 'user_not_found'),
+        users.map((u) => u._id),
+      ),
     ]);
     return users.map((user) => ({ user, online: online.has(String(user._id)), favourite: favs.has(String(user._id)) }));
   }
 
-  private async alphabetical(p: Principal, paging: Paging, f: Pick<UserSearch, 'name' | 'initial'>): Promise<Page<ContactView>> {
+  private async alphabetical(
+    p: Principal,
+    paging: Paging,
+    f: Pick<UserSearch, 'name' | 'initial'>,
+  ): Promise<Page<ContactView>> {
     const me = oid(p.userId, 'user_not_found');
     const ids = await this.deps.visibleTo(p);
     if (ids) {
-      const [users, total] = await Promise.all([this.searchUsers(p.tenant, { ...f, ids, excludeId: me, ...paging }), this.countUsers(p.tenant, { ...f, ids, excludeId: me })]);
+      const [users, total] = await Promise.all([
+        this.searchUsers(p.tenant, { ...f, ids, excludeId: me, ...paging }),
+        this.countUsers(p.tenant, { ...f, ids, excludeId: me }),
+      ]);
       return { items: await this.views(p, users), total, ...paging };
     }
-    const [users, counted] = await Promise.all([this.searchUsers(p.tenant, { ...f, excludeId: me, ...paging }), this.othersTotal(p.tenant, me, f)]);
+    const [users, counted] = await Promise.all([
+      this.searchUsers(p.tenant, { ...f, excludeId: me, ...paging }),
+      this.othersTotal(p.tenant, me, f),
+    ]);
     return { items: await this.views(p, users), total: pageTotal(paging, users.length, counted), ...paging };
   }
 
@@ -141,7 +175,11 @@ export class ContactService {
    * How many contacts other than the caller match: one count per tenant and filter shared by every
    * caller for TOTAL_REUSE_MS, less the caller when their own record matches (decision 210).
    */
-  private async othersTotal(tenant: string, me: Types.ObjectId, f: Pick<UserSearch, 'name' | 'initial'>): Promise<number> {
+  private async othersTotal(
+    tenant: string,
+    me: Types.ObjectId,
+    f: Pick<UserSearch, 'name' | 'initial'>,
+  ): Promise<number> {
     const key = JSON.stringify([tenant, f.name ?? '', f.initial ?? '']);
     const repo = this.deps.users(tenant);
     const [all, caller] = await Promise.all([
@@ -153,13 +191,20 @@ export class ContactService {
 
   private async favouritesFirst(p: Principal, paging: Paging, initial?: string): Promise<Page<ContactView>> {
     const me = oid(p.userId, 'user_not_found');
-    const [allFavIds, visible] = await Promise.all([this.deps.favourites(p.tenant).contactIds(me), this.deps.visibleTo(p)]);
+    const [allFavIds, visible] = await Promise.all([
+      this.deps.favourites(p.tenant).contactIds(me),
+      this.deps.visibleTo(p),
+    ]);
     const allowed = visible && new Set(visible.map(String));
     const favIds = allowed ? allFavIds.filter((id) => allowed.has(String(id))) : allFavIds;
     const favQ = { ids: favIds, initial, excludeId: me };
     const restQ = { notIds: favIds, initial, excludeId: me, ...(visible ? { ids: visible } : {}) };
-    const [favTotal, restTotal] = await Promise.all([this.countUsers(p.tenant, favQ), this.countUsers(p.tenant, restQ)]);
-    const favs = paging.skip < favTotal ? await this.searchUsers(p.tenant, { ...favQ, skip: paging.skip, take: paging.take }) : [];
+    const [favTotal, restTotal] = await Promise.all([
+      this.countUsers(p.tenant, favQ),
+      this.countUsers(p.tenant, restQ),
+    ]);
+    const favs =
+      paging.skip < favTotal ? await this.searchUsers(p.tenant, { ...favQ, skip: paging.skip, take: paging.take }) : [];
     const restSkip = Math.max(0, paging.skip - favTotal);
     const restTake = paging.take - favs.length;
     const rest = restTake > 0 ? await this.searchUsers(p.tenant, { ...restQ, skip: restSkip, take: restTake }) : [];
@@ -167,7 +212,11 @@ export class ContactService {
   }
 
   /** Counterparts from recent calls and meetings, ranked by how often, then how recently. */
-  private async ranked(p: Principal, paging: Paging, f: { name?: string; initial?: string }): Promise<Page<ContactView>> {
+  private async ranked(
+    p: Principal,
+    paging: Paging,
+    f: { name?: string; initial?: string },
+  ): Promise<Page<ContactView>> {
     const me = oid(p.userId, 'user_not_found');
     const [calls, meetings, visible] = await Promise.all([
       this.deps.calls(p.tenant).recentCounterparts(me, HISTORY_CALLS),
@@ -193,10 +242,17 @@ export class ContactService {
   }
 
   private async storeAvatar(tenant: string, body: Buffer): Promise<string> {
-    if (body.length > AVATAR_MAX_BYTES) throw new AppError('payload_too_large', `avatar: at most ${AVATAR_MAX_BYTES} bytes`);
+    if (body.length > AVATAR_MAX_BYTES)
+      throw new AppError('payload_too_large', `avatar: at most ${AVATAR_MAX_BYTES} bytes`);
     const type = imageType(body);
-    if (!type) throw new AppError('file_content_mismatch', 'avatar: must be a PNG, JPEG, GIF or WebP image', { errors: [{ field: 'avatar', message: 'not a PNG, JPEG, GIF or WebP image' }] });
-    const put = await this.deps.store.putContentAddressed(avatarPrefix(tenant), Readable.from([body]), { contentType: type, maxBytes: AVATAR_MAX_BYTES });
+    if (!type)
+      throw new AppError('file_content_mismatch', 'avatar: must be a PNG, JPEG, GIF or WebP image', {
+        errors: [{ field: 'avatar', message: 'not a PNG, JPEG, GIF or WebP image' }],
+      });
+    const put = await this.deps.store.putContentAddressed(avatarPrefix(tenant), Readable.from([body]), {
+      contentType: type,
+      maxBytes: AVATAR_MAX_BYTES,
+    });
     return put.sha256;
   }
 }
@@ -208,10 +264,20 @@ export function avatarPrefix(tenant: string): string {
 
 /** Recognises the image formats accepted as avatars by their leading bytes. */
 export function imageType(b: Buffer): string | undefined {
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
-  if (b.length >= 6 && (b.subarray(0, 6).toString('latin1') === 'GIF87a' || b.subarray(0, 6).toString('latin1') === 'GIF89a')) return 'image/gif';
-  if (b.length >= 12 && b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (
+    b.length >= 6 &&
+    (b.subarray(0, 6).toString('latin1') === 'GIF87a' || b.subarray(0, 6).toString('latin1') === 'GIF89a')
+  )
+    return 'image/gif';
+  if (
+    b.length >= 12 &&
+    b.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    b.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp';
   return undefined;
 }
 

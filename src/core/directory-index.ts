@@ -56,7 +56,9 @@ export class DirectoryIndex {
     this.cmp = compareStrings(order);
     for (const e of entries) this.byId.set(e.id, e);
     this.sorted = [...this.byId.values()].sort((a, b) => this.entryCmp(a, b));
-    this.tokens = this.sorted.flatMap((e) => e.nameTokens.map((token) => ({ token, e }))).sort((a, b) => this.tokenCmp(a, b));
+    this.tokens = this.sorted
+      .flatMap((e) => e.nameTokens.map((token) => ({ token, e })))
+      .sort((a, b) => this.tokenCmp(a, b));
   }
 
   /**
@@ -85,10 +87,18 @@ export class DirectoryIndex {
   upsert(e: DirectoryEntry): void {
     this.remove(e.id);
     this.byId.set(e.id, e);
-    this.sorted.splice(this.lowerBound(this.sorted, (x) => this.entryCmp(x, e) < 0), 0, e);
+    this.sorted.splice(
+      this.lowerBound(this.sorted, (x) => this.entryCmp(x, e) < 0),
+      0,
+      e,
+    );
     for (const token of e.nameTokens) {
       const row: TokenRow = { token, e };
-      this.tokens.splice(this.lowerBound(this.tokens, (x) => this.tokenCmp(x, row) < 0), 0, row);
+      this.tokens.splice(
+        this.lowerBound(this.tokens, (x) => this.tokenCmp(x, row) < 0),
+        0,
+        row,
+      );
     }
     this.ranks = undefined;
   }
@@ -143,13 +153,19 @@ export class DirectoryIndex {
     const words = searchWords(q.name);
     const ids = q.ids ? new Set(q.ids.map(String)) : undefined;
     const out = new Set([...(q.notIds ?? []), ...(q.excludeId ? [q.excludeId] : [])].map(String));
-    const keep = (e: DirectoryEntry) => (!q.initial || e.initial === q.initial) && (!ids || ids.has(e.id)) && !out.has(e.id) && tokensMatch(words, e.nameTokens);
+    const keep = (e: DirectoryEntry) =>
+      (!q.initial || e.initial === q.initial) &&
+      (!ids || ids.has(e.id)) &&
+      !out.has(e.id) &&
+      tokensMatch(words, e.nameTokens);
     let candidates: Iterable<DirectoryEntry> = this.sorted;
-    if (ids && ids.size < this.sorted.length / 8) candidates = this.inOrder([...ids].flatMap((id) => this.byId.get(id) ?? []));
+    if (ids && ids.size < this.sorted.length / 8)
+      candidates = this.inOrder([...ids].flatMap((id) => this.byId.get(id) ?? []));
     else if (words.length) {
       const ranges = words.map((w) => this.prefixRange(w));
       const [from, to] = ranges.reduce((a, b) => (b[1] - b[0] < a[1] - a[0] ? b : a));
-      if (to - from < this.sorted.length) candidates = this.inOrder([...new Set(this.tokens.slice(from, to).map((r) => r.e))]);
+      if (to - from < this.sorted.length)
+        candidates = this.inOrder([...new Set(this.tokens.slice(from, to).map((r) => r.e))]);
     }
     for (const e of candidates) if (keep(e)) yield e;
   }

@@ -30,7 +30,10 @@ export class DirectoryScope {
     if ((await this.deps.patientScope(p.tenant)) === 'tenant') return undefined;
     if (!Types.ObjectId.isValid(p.userId)) return [];
     const me = new Types.ObjectId(p.userId);
-    const [events, groups] = await Promise.all([this.deps.events(p.tenant).careTeamOf(me, CARE_TEAM_EVENTS), this.deps.groups(p.tenant).careTeamOf(me, CARE_TEAM_GROUPS)]);
+    const [events, groups] = await Promise.all([
+      this.deps.events(p.tenant).careTeamOf(me, CARE_TEAM_EVENTS),
+      this.deps.groups(p.tenant).careTeamOf(me, CARE_TEAM_GROUPS),
+    ]);
     const seen = new Map<string, Types.ObjectId>();
     for (const id of [...events, ...groups]) if (!id.equals(me)) seen.set(String(id), id);
     return [...seen.values()];

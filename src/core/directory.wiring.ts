@@ -50,8 +50,14 @@ function contactDirectory(infra: Infra, users: (t: string) => UserRepository): C
   const server = infra.mongo.server;
   if (c.memory === 'off' || (c.memory === 'auto' && server.indexedSearch)) return undefined;
   const directory = new ContactDirectory({
-    redis: infra.redis, keys: infra.keys, users, order: server.stringOrder, logger: infra.logger,
-    maxTenants: c.maxTenants, maxEntries: c.maxEntries, rebuildMs: c.rebuildSeconds * 1000,
+    redis: infra.redis,
+    keys: infra.keys,
+    users,
+    order: server.stringOrder,
+    logger: infra.logger,
+    maxTenants: c.maxTenants,
+    maxEntries: c.maxEntries,
+    rebuildMs: c.rebuildSeconds * 1000,
   });
   infra.mongo.onUsersChanged((tenant, ids) => directory.recordChange(tenant, ids));
   return directory;
@@ -75,28 +81,55 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
   const mediaAccess = new MediaAccess({ tenantDb: (t) => infra.mongo.tenantDb(t) });
   const { publicUrl, baseDomain } = infra.config.http;
   const admin = new AdminService({
-    users: r.users, settings: r.settings, connections: (t, id) => presence.connections(t, id),
-    site: { publicUrl, baseDomain, issuerTemplate: infra.config.auth.oidc.issuerTemplate, clientId: infra.config.auth.oidc.clientId },
+    users: r.users,
+    settings: r.settings,
+    connections: (t, id) => presence.connections(t, id),
+    site: {
+      publicUrl,
+      baseDomain,
+      issuerTemplate: infra.config.auth.oidc.issuerTemplate,
+      clientId: infra.config.auth.oidc.clientId,
+    },
     qr: qrRenderer,
   });
   const directory = contactDirectory(infra, r.users);
-  const directoryScope = new DirectoryScope({ patientScope: (t) => admin.patientScope(t), events: r.events, groups: r.groups });
+  const directoryScope = new DirectoryScope({
+    patientScope: (t) => admin.patientScope(t),
+    events: r.events,
+    groups: r.groups,
+  });
   const vcs = () => {
     const v = opts.vcs?.();
     if (!v) throw new AppError('service_unavailable', 'No video conferencing adapter is configured');
     return v;
   };
-  const webApp = new WebAppUrls({ site: { publicUrl, baseDomain }, deployment: infra.config.http.webApp, settings: r.settings });
+  const webApp = new WebAppUrls({
+    site: { publicUrl, baseDomain },
+    deployment: infra.config.http.webApp,
+    settings: r.settings,
+  });
   return {
     presence,
     admin,
     webApp,
     contactDirectory: directory,
     directoryScope,
-    contacts: new ContactService({ ...r, onlineMany, store: infra.store, pageMaxTake, directory, visibleTo: (p) => directoryScope.visibleTo(p) }),
+    contacts: new ContactService({
+      ...r,
+      onlineMany,
+      store: infra.store,
+      pageMaxTake,
+      directory,
+      visibleTo: (p) => directoryScope.visibleTo(p),
+    }),
     groups: new GroupService(r),
     notices: new NoticeService(r),
-    events: new EventService({ ...r, onlineMany, pageMaxTake, canReadMedia: (p, hash) => mediaAccess.canRead(p, hash) }),
+    events: new EventService({
+      ...r,
+      onlineMany,
+      pageMaxTake,
+      canReadMedia: (p, hash) => mediaAccess.canRead(p, hash),
+    }),
     meetings: new MeetingService({ ...r, features: (t) => admin.features(t), vcs }),
     calls: new CallService(r),
     peripherals: new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode }),

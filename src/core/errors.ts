@@ -89,7 +89,11 @@ export class AppError extends Error {
   readonly errors?: FieldError[];
   readonly retryAfter?: number;
 
-  constructor(readonly code: ErrorCode, message?: string, opts: AppErrorOptions = {}) {
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    opts: AppErrorOptions = {},
+  ) {
     super(message ?? ERROR_CODES[code].title, { cause: opts.cause });
     this.name = 'AppError';
     this.status = ERROR_CODES[code].status;
@@ -119,7 +123,14 @@ export function isPermanent(e: unknown): e is AppError {
 }
 
 /** Driver errors (by class, or any class they extend) saying the database cannot be reached right now. */
-const DATABASE_UNREACHABLE = new Set(['MongoServerSelectionError', 'MongoNetworkError', 'MongoNotConnectedError', 'MongooseServerSelectionError', 'MongoTopologyClosedError', 'MongoPoolClosedError']);
+const DATABASE_UNREACHABLE = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNotConnectedError',
+  'MongooseServerSelectionError',
+  'MongoTopologyClosedError',
+  'MongoPoolClosedError',
+]);
 
 /**
  * The database is unreachable: the error's name or a class in its prototype chain is one of the above, so
@@ -128,7 +139,11 @@ const DATABASE_UNREACHABLE = new Set(['MongoServerSelectionError', 'MongoNetwork
 function databaseUnreachable(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
   if (DATABASE_UNREACHABLE.has(String((e as { name?: unknown }).name))) return true;
-  for (let p = Object.getPrototypeOf(e) as object | null; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+  for (
+    let p = Object.getPrototypeOf(e) as object | null;
+    p && p !== Object.prototype;
+    p = Object.getPrototypeOf(p) as object | null
+  ) {
     if (DATABASE_UNREACHABLE.has((p as { constructor?: { name?: string } }).constructor?.name ?? '')) return true;
   }
   return false;
@@ -145,9 +160,13 @@ export function toAppError(e: unknown): AppError {
   if (isDuplicateKey(e)) return duplicateKey(e as { keyPattern?: Record<string, unknown> });
   if (err?.name === 'CastError') {
     const field = (e as { path?: string }).path ?? 'id';
-    return new AppError('validation_failed', `${field}: invalid identifier`, { cause: e, errors: [{ field, message: 'invalid identifier' }] });
+    return new AppError('validation_failed', `${field}: invalid identifier`, {
+      cause: e,
+      errors: [{ field, message: 'invalid identifier' }],
+    });
   }
-  if (err?.name === 'ValidationError' && typeof (e as { errors?: unknown }).errors === 'object') return fromMongooseValidation(e as MongooseValidationLike);
+  if (err?.name === 'ValidationError' && typeof (e as { errors?: unknown }).errors === 'object')
+    return fromMongooseValidation(e as MongooseValidationLike);
   return new AppError('internal', undefined, { cause: e });
 }
 
@@ -155,7 +174,10 @@ export function toAppError(e: unknown): AppError {
 function duplicateKey(e: { keyPattern?: Record<string, unknown> }): AppError {
   const fields = Object.keys(e.keyPattern ?? {});
   if (!fields.length) return new AppError('conflict', 'Duplicate key', { cause: e });
-  return new AppError('conflict', `Duplicate value for ${fields.join(', ')}`, { cause: e, errors: fields.map((field) => ({ field, message: 'already exists' })) });
+  return new AppError('conflict', `Duplicate value for ${fields.join(', ')}`, {
+    cause: e,
+    errors: fields.map((field) => ({ field, message: 'already exists' })),
+  });
 }
 
 interface MongooseValidationLike {
@@ -166,7 +188,10 @@ interface MongooseValidationLike {
 function fromMongooseValidation(e: MongooseValidationLike): AppError {
   const errors = Object.entries(e.errors).map(([field, v]) => ({ field: v.path ?? field, message: v.message }));
   const first = errors[0];
-  return new AppError('validation_failed', first ? `${first.field}: ${first.message}` : undefined, { cause: e, errors });
+  return new AppError('validation_failed', first ? `${first.field}: ${first.message}` : undefined, {
+    cause: e,
+    errors,
+  });
 }
 
 interface ZodLike {

@@ -8,7 +8,13 @@ import { AppError, type FieldError } from './errors.js';
 import { oid, oids } from './object-id.js';
 import { clampTake, type Page } from './paging.js';
 import { sourcesOf } from './event-status.js';
-import { MAX_EVENT_HOURS, type CreateEventCommand, type DeleteEventsCommand, type EventListQuery, type UpdateEventCommand } from './event.schema.js';
+import {
+  MAX_EVENT_HOURS,
+  type CreateEventCommand,
+  type DeleteEventsCommand,
+  type EventListQuery,
+  type UpdateEventCommand,
+} from './event.schema.js';
 
 export interface EventDeps {
   events: (tenant: string) => EventRepository;
@@ -51,7 +57,10 @@ export class EventService {
    * position where a served page ended and the key of its last event, so the next page starts from
    * the key instead of skipping every event before it.
    */
-  private readonly pageKeys = new TtlCache<string, Map<number, EventKey>>({ ttlMs: PAGE_KEY_TTL_MS, maxEntries: 10_000 });
+  private readonly pageKeys = new TtlCache<string, Map<number, EventKey>>({
+    ttlMs: PAGE_KEY_TTL_MS,
+    maxEntries: 10_000,
+  });
 
   constructor(private readonly deps: EventDeps) {}
 
@@ -82,7 +91,9 @@ export class EventService {
 
   /** The event when the caller organizes, attends or is attached to it; event_not_found otherwise. */
   async details(p: Principal, eventId: string): Promise<EventRecord> {
-    const e = await this.deps.events(p.tenant).findVisible(oid(eventId, 'event_not_found'), oid(p.userId, 'event_not_found'));
+    const e = await this.deps
+      .events(p.tenant)
+      .findVisible(oid(eventId, 'event_not_found'), oid(p.userId, 'event_not_found'));
     if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
     return e;
   }
@@ -91,7 +102,10 @@ export class EventService {
     const e = await this.details(p, eventId);
     const users = await this.deps.users(p.tenant).findByIds(e.participants.map((x) => x.userId));
     const byId = new Map(users.map((u) => [String(u._id), u]));
-    const online = await this.deps.onlineMany(p.tenant, users.map((u) => String(u._id)));
+    const online = await this.deps.onlineMany(
+      p.tenant,
+      users.map((u) => String(u._id)),
+    );
     return e.participants.flatMap((x) => {
       const user = byId.get(String(x.userId));
       return user ? [{ user, role: x.role as EventParticipantView['role'], online: online.has(String(user._id)) }] : [];
@@ -103,7 +117,14 @@ export class EventService {
     const dates = checkDates(cmd.startAt, cmd.endAt);
     const participants = await this.resolveParticipants(p.tenant, organizerId, cmd.participants);
     const attachments = await this.resolveAttachments(p, cmd.attachments);
-    const base: Omit<NewEvent, 'meetingCode'> = { name: cmd.name, description: cmd.description, ...dates, organizerId, participants, attachments };
+    const base: Omit<NewEvent, 'meetingCode'> = {
+      name: cmd.name,
+      description: cmd.description,
+      ...dates,
+      organizerId,
+      participants,
+      attachments,
+    };
     for (let attempt = 0; ; attempt++) {
       try {
         const created = await this.deps.events(p.tenant).create({ ...base, meetingCode: newMeetingCode() });
@@ -119,11 +140,16 @@ export class EventService {
     const current = await this.details(p, cmd.eventId);
     const me = oid(p.userId);
     if (!current.organizerId.equals(me)) throw new AppError('forbidden', 'Only the organizer can change an event');
-    if (current.status !== 'scheduled') throw new AppError('invalid_state', `An event that is ${current.status} cannot be changed`);
+    if (current.status !== 'scheduled')
+      throw new AppError('invalid_state', `An event that is ${current.status} cannot be changed`);
     const changes: Parameters<EventRepository['update']>[2] = {};
     if (cmd.name !== undefined) changes.name = cmd.name;
     if (cmd.description !== undefined) changes.description = cmd.description;
-    if (cmd.startAt || cmd.endAt) Object.assign(changes, checkDates(cmd.startAt ?? current.startAt.toISOString(), cmd.endAt ?? current.endAt.toISOString()));
+    if (cmd.startAt || cmd.endAt)
+      Object.assign(
+        changes,
+        checkDates(cmd.startAt ?? current.startAt.toISOString(), cmd.endAt ?? current.endAt.toISOString()),
+      );
     if (cmd.participants) changes.participants = await this.resolveParticipants(p.tenant, me, cmd.participants);
     if (cmd.attachments) changes.attachments = await this.resolveAttachments(p, cmd.attachments);
     const updated = await this.deps.events(p.tenant).update(current._id, me, changes);
@@ -146,22 +172,34 @@ export class EventService {
         out.failed.push({ eventId, code: 'event_not_found' });
         continue;
       }
-      const done = await repo.transition(e._id, sourcesOf('cancelled'), 'cancelled', { cancelledAt: new Date(), cancelReason: cmd.reason });
+      const done = await repo.transition(e._id, sourcesOf('cancelled'), 'cancelled', {
+        cancelledAt: new Date(),
+        cancelReason: cmd.reason,
+      });
       if (done) out.cancelled.push(eventId);
       else out.failed.push({ eventId, code: 'invalid_state' });
     }
-    if (!out.cancelled.length && out.failed.every((f) => f.code === 'event_not_found')) throw new AppError('event_not_found', 'None of the events exist');
+    if (!out.cancelled.length && out.failed.every((f) => f.code === 'event_not_found'))
+      throw new AppError('event_not_found', 'None of the events exist');
     return out;
   }
 
-  private async resolveParticipants(tenant: string, organizerId: Types.ObjectId, list: CreateEventCommand['participants']): Promise<NewEvent['participants']> {
+  private async resolveParticipants(
+    tenant: string,
+    organizerId: Types.ObjectId,
+    list: CreateEventCommand['participants'],
+  ): Promise<NewEvent['participants']> {
     const known = await this.deps.users(tenant).existingActiveIds(oids(list.map((x) => x.userId)));
     const errors: FieldError[] = [];
     list.forEach((x, i) => {
-      if (!known.has(x.userId.toLowerCase())) errors.push({ field: `participants.${i}.userId`, message: 'no active user with this id' });
+      if (!known.has(x.userId.toLowerCase()))
+        errors.push({ field: `participants.${i}.userId`, message: 'no active user with this id' });
     });
-    if (errors.length) throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
-    const out = new Map<string, NewEvent['participants'][number]>([[String(organizerId), { userId: organizerId, role: 'host' }]]);
+    if (errors.length)
+      throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
+    const out = new Map<string, NewEvent['participants'][number]>([
+      [String(organizerId), { userId: organizerId, role: 'host' }],
+    ]);
     for (const x of list) {
       const key = x.userId.toLowerCase();
       if (!out.has(key)) out.set(key, { userId: oid(key), role: x.role });
@@ -177,9 +215,11 @@ export class EventService {
     const byId = new Map(files.filter((f) => readable.get(f.hash)).map((f) => [String(f._id), f]));
     const errors: FieldError[] = [];
     ids.forEach((id, i) => {
-      if (!byId.has(id.toLowerCase())) errors.push({ field: `attachments.${i}`, message: 'no uploaded file with this id' });
+      if (!byId.has(id.toLowerCase()))
+        errors.push({ field: `attachments.${i}`, message: 'no uploaded file with this id' });
     });
-    if (errors.length) throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
+    if (errors.length)
+      throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
     return [...new Set(ids.map((s) => s.toLowerCase()))].map((id) => {
       const f = byId.get(id)!;
       return { mediaFileId: f._id, name: f.fileName, hash: f.hash };
@@ -190,9 +230,14 @@ export class EventService {
 function checkDates(startAt: string, endAt: string): { startAt: Date; endAt: Date } {
   const s = new Date(startAt);
   const e = new Date(endAt);
-  if (!(e > s)) throw new AppError('validation_failed', 'endAt: must be after startAt', { errors: [{ field: 'endAt', message: 'must be after startAt' }] });
+  if (!(e > s))
+    throw new AppError('validation_failed', 'endAt: must be after startAt', {
+      errors: [{ field: 'endAt', message: 'must be after startAt' }],
+    });
   if (e.getTime() - s.getTime() > MAX_EVENT_HOURS * 3_600_000) {
-    throw new AppError('validation_failed', `endAt: an event lasts at most ${MAX_EVENT_HOURS} hours`, { errors: [{ field: 'endAt', message: `an event lasts at most ${MAX_EVENT_HOURS} hours` }] });
+    throw new AppError('validation_failed', `endAt: an event lasts at most ${MAX_EVENT_HOURS} hours`, {
+      errors: [{ field: 'endAt', message: `an event lasts at most ${MAX_EVENT_HOURS} hours` }],
+    });
   }
   return { startAt: s, endAt: e };
 }

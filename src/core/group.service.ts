@@ -19,7 +19,9 @@ export class GroupService {
   constructor(private readonly deps: GroupDeps) {}
 
   async byId(p: Principal, groupId: string): Promise<GroupRecord> {
-    const g = await this.deps.groups(p.tenant).findVisible(oid(groupId, 'group_not_found'), oid(p.userId, 'group_not_found'));
+    const g = await this.deps
+      .groups(p.tenant)
+      .findVisible(oid(groupId, 'group_not_found'), oid(p.userId, 'group_not_found'));
     if (!g) throw new AppError('group_not_found', `No group ${groupId}`);
     return g;
   }
@@ -44,10 +46,16 @@ export class GroupService {
   }
 
   async remove(p: Principal, cmd: GroupMembersCommand): Promise<GroupRecord> {
-    return this.owned(p, cmd.groupId, (repo, id, owner) => repo.removeParticipants(id, owner, oids(cmd.participantIds)));
+    return this.owned(p, cmd.groupId, (repo, id, owner) =>
+      repo.removeParticipants(id, owner, oids(cmd.participantIds)),
+    );
   }
 
-  private async owned(p: Principal, groupId: string, op: (repo: GroupRepository, id: Types.ObjectId, owner: Types.ObjectId) => Promise<GroupRecord | null>): Promise<GroupRecord> {
+  private async owned(
+    p: Principal,
+    groupId: string,
+    op: (repo: GroupRepository, id: Types.ObjectId, owner: Types.ObjectId) => Promise<GroupRecord | null>,
+  ): Promise<GroupRecord> {
     const g = await op(this.deps.groups(p.tenant), oid(groupId, 'group_not_found'), oid(p.userId, 'group_not_found'));
     if (!g) throw new AppError('group_not_found', `No group ${groupId} owned by you`);
     return g;
@@ -58,9 +66,11 @@ export class GroupService {
     const known = await this.deps.users(tenant).existingActiveIds(oids(ids));
     const errors: FieldError[] = [];
     ids.forEach((id, i) => {
-      if (!known.has(id.toLowerCase())) errors.push({ field: `participantIds.${i}`, message: 'no active user with this id' });
+      if (!known.has(id.toLowerCase()))
+        errors.push({ field: `participantIds.${i}`, message: 'no active user with this id' });
     });
-    if (errors.length) throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
+    if (errors.length)
+      throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
     return oids([...new Set(ids.map((s) => s.toLowerCase()))]);
   }
 }

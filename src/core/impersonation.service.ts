@@ -22,23 +22,59 @@ export interface ImpersonationServiceDeps {
 export class ImpersonationService {
   constructor(private readonly deps: ImpersonationServiceDeps) {}
 
-  async start(principal: Principal, target: { userId?: string; username?: string }, ctx: SignInContext): Promise<LoginResponse> {
+  async start(
+    principal: Principal,
+    target: { userId?: string; username?: string },
+    ctx: SignInContext,
+  ): Promise<LoginResponse> {
     const tenant = principal.tenant;
     try {
       if (principal.actorUserId) throw new AppError('forbidden', 'Impersonation cannot be chained');
       const creds = new CredentialRepository(this.deps.tenantDb(tenant));
-      const [actor, user] = await Promise.all([creds.findById(principal.userId), target.userId ? creds.findById(target.userId) : creds.findByUsername(target.username ?? '')]);
+      const [actor, user] = await Promise.all([
+        creds.findById(principal.userId),
+        target.userId ? creds.findById(target.userId) : creds.findByUsername(target.username ?? ''),
+      ]);
       if (!actor) throw new AppError('unauthenticated', 'The impersonating account no longer exists');
       if (!user || user.status !== 'active') throw new AppError('user_not_found', 'No such active user in this tenant');
-      if (user._id.toString() === actor._id.toString()) throw new AppError('bad_request', 'You cannot impersonate yourself');
-      const [targetPerms, actorPerms] = await Promise.all([this.deps.authorizer.permissionsOf(tenant, user.role), this.deps.authorizer.permissionsOf(tenant, actor.role)]);
-      if (targetPerms.has('tenant:admin') && !actorPerms.has('tenant:admin')) throw new AppError('permission_denied', 'Only a tenant administrator may impersonate an administrator');
-      const parent = { permissions: [...principal.permissions], ...(principal.sessionId ? { sessionId: principal.sessionId } : {}) };
-      const session = await this.deps.sessions.start({ tenant, user, actor, method: 'impersonation', parent, ip: ctx.ip, userAgent: ctx.userAgent });
-      await this.deps.audit.record(tenant, { action: 'impersonation.start', outcome: 'success', actorId: principal.userId, subjectId: session.user.id, ip: ctx.ip, details: { sessionId: session.sessionId } });
+      if (user._id.toString() === actor._id.toString())
+        throw new AppError('bad_request', 'You cannot impersonate yourself');
+      const [targetPerms, actorPerms] = await Promise.all([
+        this.deps.authorizer.permissionsOf(tenant, user.role),
+        this.deps.authorizer.permissionsOf(tenant, actor.role),
+      ]);
+      if (targetPerms.has('tenant:admin') && !actorPerms.has('tenant:admin'))
+        throw new AppError('permission_denied', 'Only a tenant administrator may impersonate an administrator');
+      const parent = {
+        permissions: [...principal.permissions],
+        ...(principal.sessionId ? { sessionId: principal.sessionId } : {}),
+      };
+      const session = await this.deps.sessions.start({
+        tenant,
+        user,
+        actor,
+        method: 'impersonation',
+        parent,
+        ip: ctx.ip,
+        userAgent: ctx.userAgent,
+      });
+      await this.deps.audit.record(tenant, {
+        action: 'impersonation.start',
+        outcome: 'success',
+        actorId: principal.userId,
+        subjectId: session.user.id,
+        ip: ctx.ip,
+        details: { sessionId: session.sessionId },
+      });
       return session;
     } catch (e) {
-      await this.deps.audit.record(tenant, { action: 'impersonation.start', outcome: 'failure', actorId: principal.userId, ip: ctx.ip, details: { target, code: (e as AppError).code } });
+      await this.deps.audit.record(tenant, {
+        action: 'impersonation.start',
+        outcome: 'failure',
+        actorId: principal.userId,
+        ip: ctx.ip,
+        details: { target, code: (e as AppError).code },
+      });
       throw e;
     }
   }

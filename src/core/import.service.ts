@@ -3,7 +3,12 @@ import type { Readable } from 'node:stream';
 import { AppError, isAppError } from './errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { TenantDb } from '../data/mongo.js';
-import { ImportRepository, type ImportEnd, type ImportRecord, type RowError } from '../data/repositories/import.repository.js';
+import {
+  ImportRepository,
+  type ImportEnd,
+  type ImportRecord,
+  type RowError,
+} from '../data/repositories/import.repository.js';
 import { PendingUserRepository, type PendingUserRow } from '../data/repositories/pending-user.repository.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -55,12 +60,22 @@ export class ImportService {
       if (part.type === 'field') continue;
       if (part.name !== 'file' || stored) {
         part.stream.resume();
-        throw new AppError('validation_failed', 'Exactly one file part named "file" is expected', { errors: [{ field: 'file', message: 'exactly one file' }] });
+        throw new AppError('validation_failed', 'Exactly one file part named "file" is expected', {
+          errors: [{ field: 'file', message: 'exactly one file' }],
+        });
       }
       stored = await this.storeSheet(principal.tenant, part.fileName, part.stream);
     }
-    if (!stored) throw new AppError('validation_failed', 'file: a spreadsheet is required', { errors: [{ field: 'file', message: 'required' }] });
-    const record = await new ImportRepository(db).create({ id: randomUUID(), fileHash: stored.hash, fileName: stored.fileName, requestedBy: principal.userId });
+    if (!stored)
+      throw new AppError('validation_failed', 'file: a spreadsheet is required', {
+        errors: [{ field: 'file', message: 'required' }],
+      });
+    const record = await new ImportRepository(db).create({
+      id: randomUUID(),
+      fileHash: stored.hash,
+      fileName: stored.fileName,
+      requestedBy: principal.userId,
+    });
     await this.deps.enqueueImport({ tenant: principal.tenant, importId: record.id });
     return record;
   }
@@ -73,7 +88,10 @@ export class ImportService {
       throw e;
     }
     const put = await this.deps.store
-      .putContentAddressed(layout.importsPrefix(tenant), guardedSource(stream, 'xlsx'), { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', maxBytes: this.limits.maxFileBytes })
+      .putContentAddressed(layout.importsPrefix(tenant), guardedSource(stream, 'xlsx'), {
+        contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        maxBytes: this.limits.maxFileBytes,
+      })
       .catch((e: unknown) => {
         stream.resume();
         throw uploadFailure(e);
@@ -89,18 +107,26 @@ export class ImportService {
   }
 
   /** The job: checks the container, streams rows, upserts in batches, reports progress. */
-  async run(data: { tenant: string; importId: string }, progress: ImportProgress = async () => undefined): Promise<ImportSummary> {
+  async run(
+    data: { tenant: string; importId: string },
+    progress: ImportProgress = async () => undefined,
+  ): Promise<ImportSummary> {
     const db = this.deps.tenantDb(data.tenant);
     const imports = new ImportRepository(db);
     const record = await imports.findById(data.importId);
     if (!record) throw new AppError('import_not_found');
-    if (record.status === 'completed') return { rowsTotal: record.rowsTotal, rowsImported: record.rowsImported, rowErrors: record.rowErrorCount ?? 0 };
+    if (record.status === 'completed')
+      return { rowsTotal: record.rowsTotal, rowsImported: record.rowsImported, rowErrors: record.rowErrorCount ?? 0 };
     await imports.start(data.importId);
     const key = layout.import(data.tenant, record.fileHash);
     try {
       const info = await this.deps.store.head(key);
       if (!info) throw new AppError('spreadsheet_rejected', 'The uploaded spreadsheet is missing');
-      await inspectXlsxContainer(async (start, end) => (await this.deps.store.get(key, { start, end })).body, info.size, this.limits);
+      await inspectXlsxContainer(
+        async (start, end) => (await this.deps.store.get(key, { start, end })).body,
+        info.size,
+        this.limits,
+      );
     } catch (e) {
       if (isAppError(e) && e.code === 'spreadsheet_rejected') await imports.fail(data.importId, e.message);
       throw e;
@@ -108,8 +134,18 @@ export class ImportService {
     return this.importRows(db, data.importId, key, progress);
   }
 
-  private async importRows(db: TenantDb, importId: string, key: string, progress: ImportProgress): Promise<ImportSummary> {
-    const batch = new ImportBatch(new ImportRepository(db), new PendingUserRepository(db), importId, await new PendingUserRepository(db).roleNames());
+  private async importRows(
+    db: TenantDb,
+    importId: string,
+    key: string,
+    progress: ImportProgress,
+  ): Promise<ImportSummary> {
+    const batch = new ImportBatch(
+      new ImportRepository(db),
+      new PendingUserRepository(db),
+      importId,
+      await new PendingUserRepository(db).roleNames(),
+    );
     const { body } = await this.deps.store.get(key);
     try {
       for await (const row of readPendingUserSheet(body, this.limits)) {
@@ -144,12 +180,23 @@ class ImportBatch {
   private pending = { done: 0, imported: 0, errors: 0 };
   private lastWrite = Date.now();
 
-  constructor(private readonly imports: ImportRepository, private readonly users: PendingUserRepository, private readonly importId: string, private readonly roles: Set<string>) {}
+  constructor(
+    private readonly imports: ImportRepository,
+    private readonly users: PendingUserRepository,
+    private readonly importId: string,
+    private readonly roles: Set<string>,
+  ) {}
 
   add(r: SheetRow): number {
     if (!r.ok) this.errors.push({ row: r.row, field: r.field, message: r.message });
-    else if (this.seen.has(r.value.username)) this.errors.push({ row: r.row, field: 'username', message: `duplicate of row ${this.seen.get(r.value.username)}` });
-    else if (!this.roles.has(r.value.role)) this.errors.push({ row: r.row, field: 'role', message: `unknown role '${r.value.role}'` });
+    else if (this.seen.has(r.value.username))
+      this.errors.push({
+        row: r.row,
+        field: 'username',
+        message: `duplicate of row ${this.seen.get(r.value.username)}`,
+      });
+    else if (!this.roles.has(r.value.role))
+      this.errors.push({ row: r.row, field: 'role', message: `unknown role '${r.value.role}'` });
     else {
       this.seen.set(r.value.username, r.row);
       this.rows.push({ ...r.value, rowNumber: r.row });
@@ -161,23 +208,40 @@ class ImportBatch {
    * Upserts the batch; returns the running totals when they were written, else undefined. With `end`
    * (the last flush) the counters, the error report and how the run ended are written in one update.
    */
-  async flush(end?: { status: 'completed' } | { status: 'failed'; error: string }): Promise<{ done: number; imported: number; errors: number } | undefined> {
+  async flush(
+    end?: { status: 'completed' } | { status: 'failed'; error: string },
+  ): Promise<{ done: number; imported: number; errors: number } | undefined> {
     const final = end !== undefined;
     const done = this.rows.length + this.errors.length;
     const existing = await this.users.existingUsers(this.rows.map((r) => r.username));
     const fresh = this.rows.filter((r) => !existing.has(r.username));
-    for (const r of this.rows) if (existing.has(r.username)) this.errors.push({ row: r.rowNumber, field: 'username', message: 'already a user of the tenant' });
+    for (const r of this.rows)
+      if (existing.has(r.username))
+        this.errors.push({ row: r.rowNumber, field: 'username', message: 'already a user of the tenant' });
     const imported = await this.users.upsertMany(fresh, this.importId);
     const room = Math.max(0, MAX_REPORTED_ERRORS - this.report.length);
     this.report.push(...this.errors.sort((a, b) => a.row - b.row).slice(0, room));
-    this.totals = { done: this.totals.done + done, imported: this.totals.imported + imported, errors: this.totals.errors + this.errors.length };
-    this.pending = { done: this.pending.done + done, imported: this.pending.imported + imported, errors: this.pending.errors + this.errors.length };
+    this.totals = {
+      done: this.totals.done + done,
+      imported: this.totals.imported + imported,
+      errors: this.totals.errors + this.errors.length,
+    };
+    this.pending = {
+      done: this.pending.done + done,
+      imported: this.pending.imported + imported,
+      errors: this.pending.errors + this.errors.length,
+    };
     this.rows = [];
     this.errors = [];
     if (!final && Date.now() - this.lastWrite < 1000) return undefined;
     const p = this.pending;
-    const outcome: ImportEnd | undefined = end && (end.status === 'completed' ? { status: 'completed', rowsTotal: this.totals.done } : end);
-    await this.imports.progress(this.importId, { rowsDone: p.done, rowsImported: p.imported, errors: final ? this.report : [], errorCount: p.errors }, outcome);
+    const outcome: ImportEnd | undefined =
+      end && (end.status === 'completed' ? { status: 'completed', rowsTotal: this.totals.done } : end);
+    await this.imports.progress(
+      this.importId,
+      { rowsDone: p.done, rowsImported: p.imported, errors: final ? this.report : [], errorCount: p.errors },
+      outcome,
+    );
     this.pending = { done: 0, imported: 0, errors: 0 };
     this.lastWrite = Date.now();
     return { done: this.totals.done, imported: this.totals.imported, errors: this.totals.errors };

@@ -33,7 +33,10 @@ describe('LastSeenWriter', () => {
     w.note('a', 'guest:1', new Date(900));
     await w.flush();
     expect(sink.writes).toHaveLength(2);
-    expect(sink.writes.find((x) => x.tenant === 'a')!.entries).toEqual([{ userId: u1, at: 3000 }, { userId: u2, at: 500 }]);
+    expect(sink.writes.find((x) => x.tenant === 'a')!.entries).toEqual([
+      { userId: u1, at: 3000 },
+      { userId: u2, at: 500 },
+    ]);
     expect(sink.writes.find((x) => x.tenant === 'b')!.entries).toEqual([{ userId: u1, at: 700 }]);
     await w.flush();
     expect(sink.writes).toHaveLength(2);

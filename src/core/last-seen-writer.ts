@@ -19,7 +19,10 @@ export class LastSeenWriter {
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly sink: LastSeenSink, private readonly opts: { intervalMs: number; logger?: Logger }) {}
+  constructor(
+    private readonly sink: LastSeenSink,
+    private readonly opts: { intervalMs: number; logger?: Logger },
+  ) {}
 
   /** Notes that the user was seen at `at` (users without an id, such as guests, are ignored). */
   note(tenant: string, userId: string, at = new Date()): void {
@@ -48,9 +51,17 @@ export class LastSeenWriter {
     this.pending = new Map();
     this.flushing = this.flushing.then(async () => {
       for (const [tenant, users] of batch) {
-        await this.sink.touchLastSeenMany(tenant, [...users].map(([id, at]) => ({ userId: new Types.ObjectId(id), at }))).catch((err) => {
-          this.opts.logger?.warn({ component: 'presence', tenant, users: users.size, err: (err as Error).message }, 'lastSeen update failed');
-        });
+        await this.sink
+          .touchLastSeenMany(
+            tenant,
+            [...users].map(([id, at]) => ({ userId: new Types.ObjectId(id), at })),
+          )
+          .catch((err) => {
+            this.opts.logger?.warn(
+              { component: 'presence', tenant, users: users.size, err: (err as Error).message },
+              'lastSeen update failed',
+            );
+          });
       }
     });
     return this.flushing;

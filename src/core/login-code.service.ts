@@ -67,29 +67,63 @@ export class LoginCodeService {
    * `approvePageUrl` is the approval page the QR code points at (the service's own `/login/approve` or
    * the tenant's web app, src/core/web-app-urls.ts); the code is added as its `code` query parameter.
    */
-  async create(tenant: string, input: { deviceName?: string }, approvePageUrl: string, ctx: { ip?: string; userAgent?: string } = {}): Promise<GeneratedLoginCode> {
+  async create(
+    tenant: string,
+    input: { deviceName?: string },
+    approvePageUrl: string,
+    ctx: { ip?: string; userAgent?: string } = {},
+  ): Promise<GeneratedLoginCode> {
     const ttl = (await this.deps.rules.get(tenant)).loginCodeTtlSeconds;
     const code = Array.from({ length: CODE_LENGTH }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
     const pollSecret = randomSecret(24);
     const expiresAt = new Date(Date.now() + ttl * 1000);
-    const requestedFrom = { ...(ctx.ip ? { ip: ctx.ip } : {}), ...(ctx.userAgent ? { userAgent: ctx.userAgent.slice(0, 300) } : {}) };
-    await this.repo(tenant).create({ code, pollSecretHash: sha256(pollSecret), deviceName: input.deviceName, requestedFrom, expiresAt });
+    const requestedFrom = {
+      ...(ctx.ip ? { ip: ctx.ip } : {}),
+      ...(ctx.userAgent ? { userAgent: ctx.userAgent.slice(0, 300) } : {}),
+    };
+    await this.repo(tenant).create({
+      code,
+      pollSecretHash: sha256(pollSecret),
+      deviceName: input.deviceName,
+      requestedFrom,
+      expiresAt,
+    });
     await this.repo(tenant).purgeExpired(new Date(Date.now() - PURGE_AFTER_MS));
     const url = new URL(approvePageUrl);
     url.searchParams.set('code', code);
     const approveUrl = url.href;
-    const bounds = [{ key: `t:${tenant}`, limit: QR_RENDERS_PER_TENANT }, { key: `a:${tenant}:${ctx.ip ?? '-'}`, limit: QR_RENDERS_PER_ADDRESS }];
+    const bounds = [
+      { key: `t:${tenant}`, limit: QR_RENDERS_PER_TENANT },
+      { key: `a:${tenant}:${ctx.ip ?? '-'}`, limit: QR_RENDERS_PER_ADDRESS },
+    ];
     const qrCode = await this.deps.qr.render(approveUrl, { errorCorrectionLevel: 'M', margin: 1, width: 320 }, bounds);
-    return { code, pollSecret, expiresAt: expiresAt.toISOString(), pollIntervalSeconds: POLL_INTERVAL_SECONDS, approveUrl, qrCode };
+    return {
+      code,
+      pollSecret,
+      expiresAt: expiresAt.toISOString(),
+      pollIntervalSeconds: POLL_INTERVAL_SECONDS,
+      approveUrl,
+      qrCode,
+    };
   }
 
-  async extend(tenant: string, input: { code: string; pollSecret: string }): Promise<{ code: string; expiresAt: string }> {
+  async extend(
+    tenant: string,
+    input: { code: string; pollSecret: string },
+  ): Promise<{ code: string; expiresAt: string }> {
     const ttl = (await this.deps.rules.get(tenant)).loginCodeTtlSeconds;
     const now = new Date();
-    const done = await this.repo(tenant).extend(input.code, sha256(input.pollSecret), new Date(now.getTime() + ttl * 1000), now, MAX_EXTENSIONS);
+    const done = await this.repo(tenant).extend(
+      input.code,
+      sha256(input.pollSecret),
+      new Date(now.getTime() + ttl * 1000),
+      now,
+      MAX_EXTENSIONS,
+    );
     if (done) return { code: done.code, expiresAt: done.expiresAt.toISOString() };
     const c = await this.owned(tenant, input.code, input.pollSecret);
-    if (c.extendedCount >= MAX_EXTENSIONS && c.status === 'pending' && c.expiresAt > now) throw new AppError('invalid_state', 'The login code cannot be extended any further');
+    if (c.extendedCount >= MAX_EXTENSIONS && c.status === 'pending' && c.expiresAt > now)
+      throw new AppError('invalid_state', 'The login code cannot be extended any further');
     throw refusal(c, now);
   }
 
@@ -98,17 +132,30 @@ export class LoginCodeService {
    * session and its permissions are recorded: the device's session is derived from it (never wider,
    * revoked with it).
    */
-  async approve(principal: Principal, code: string): Promise<{ code: string; status: 'approved'; deviceName?: string }> {
+  async approve(
+    principal: Principal,
+    code: string,
+  ): Promise<{ code: string; status: 'approved'; deviceName?: string }> {
     if (principal.actorUserId) throw new AppError('forbidden', 'A login code cannot be approved while impersonating');
     const now = new Date();
-    const by = { userId: principal.userId, sessionId: principal.sessionId, permissions: [...principal.permissions].sort() };
+    const by = {
+      userId: principal.userId,
+      sessionId: principal.sessionId,
+      permissions: [...principal.permissions].sort(),
+    };
     const done = await this.repo(principal.tenant).approve(code, by, now);
     if (!done) {
       const c = await this.repo(principal.tenant).findByCode(code);
       if (!c) throw new AppError('login_code_not_found', 'No such login code');
       throw refusal(c, now);
     }
-    await this.deps.audit.record(principal.tenant, { action: 'login_code.approve', outcome: 'success', actorId: principal.userId, subjectId: principal.userId, details: { deviceName: done.deviceName } });
+    await this.deps.audit.record(principal.tenant, {
+      action: 'login_code.approve',
+      outcome: 'success',
+      actorId: principal.userId,
+      subjectId: principal.userId,
+      details: { deviceName: done.deviceName },
+    });
     return { code, status: 'approved', ...(done.deviceName ? { deviceName: done.deviceName } : {}) };
   }
 
@@ -118,9 +165,13 @@ export class LoginCodeService {
     if (!c) throw new AppError('login_code_not_found', 'No such login code');
     const expired = c.expiresAt <= new Date() && c.status !== 'redeemed' && c.status !== 'refused';
     return {
-      code: c.code, status: expired ? 'expired' : c.status,
+      code: c.code,
+      status: expired ? 'expired' : c.status,
       ...(c.deviceName ? { deviceName: c.deviceName } : {}),
-      requestedFrom: { ...(c.requestedFrom?.ip ? { ip: c.requestedFrom.ip } : {}), ...(c.requestedFrom?.userAgent ? { userAgent: c.requestedFrom.userAgent } : {}) },
+      requestedFrom: {
+        ...(c.requestedFrom?.ip ? { ip: c.requestedFrom.ip } : {}),
+        ...(c.requestedFrom?.userAgent ? { userAgent: c.requestedFrom.userAgent } : {}),
+      },
       ...(c.createdAt ? { requestedAt: c.createdAt.toISOString() } : {}),
       expiresAt: c.expiresAt.toISOString(),
     };
@@ -135,12 +186,22 @@ export class LoginCodeService {
       if (!c) throw new AppError('login_code_not_found', 'No such login code');
       throw refusal(c, now);
     }
-    await this.deps.audit.record(principal.tenant, { action: 'login_code.refuse', outcome: 'success', actorId: principal.actorUserId ?? principal.userId, subjectId: principal.userId, details: { deviceName: done.deviceName } });
+    await this.deps.audit.record(principal.tenant, {
+      action: 'login_code.refuse',
+      outcome: 'success',
+      actorId: principal.actorUserId ?? principal.userId,
+      subjectId: principal.userId,
+      details: { deviceName: done.deviceName },
+    });
     return { code, status: 'refused', ...(done.deviceName ? { deviceName: done.deviceName } : {}) };
   }
 
   /** The device's poll: `login_code_pending` until approved, then a session once; afterwards `login_code_used`. */
-  async redeem(tenant: string, input: { code: string; pollSecret: string }, ctx: SignInContext): Promise<LoginResponse> {
+  async redeem(
+    tenant: string,
+    input: { code: string; pollSecret: string },
+    ctx: SignInContext,
+  ): Promise<LoginResponse> {
     const now = new Date();
     const redeem = () => this.repo(tenant).redeem(input.code, sha256(input.pollSecret), now);
     let done = await redeem();
@@ -148,20 +209,43 @@ export class LoginCodeService {
       // Approved between the redemption's compare-and-set and this read: redeem again rather than refuse.
       const seen = await this.owned(tenant, input.code, input.pollSecret);
       if (seen.status === 'approved' && seen.expiresAt > now) done = await redeem();
-      if (!done) throw refusal(seen.status === 'approved' ? await this.owned(tenant, input.code, input.pollSecret) : seen, now);
+      if (!done)
+        throw refusal(seen.status === 'approved' ? await this.owned(tenant, input.code, input.pollSecret) : seen, now);
     }
     const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(done.approvedBy));
-    if (!user || user.status !== 'active') throw new AppError('invalid_credentials', 'The approving account is not active');
-    if (!done.approvedPermissions) throw new AppError('login_code_expired', 'The login code was approved before approvals were scoped; create a new one');
-    const parent = { permissions: done.approvedPermissions, ...(done.approvedSessionId ? { sessionId: done.approvedSessionId } : {}) };
-    const session = await this.deps.sessions.start({ tenant, user, method: 'qr', parent, ip: ctx.ip, userAgent: ctx.userAgent });
-    await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: session.user.id, ip: ctx.ip, details: { method: 'qr', deviceName: done.deviceName } });
+    if (!user || user.status !== 'active')
+      throw new AppError('invalid_credentials', 'The approving account is not active');
+    if (!done.approvedPermissions)
+      throw new AppError(
+        'login_code_expired',
+        'The login code was approved before approvals were scoped; create a new one',
+      );
+    const parent = {
+      permissions: done.approvedPermissions,
+      ...(done.approvedSessionId ? { sessionId: done.approvedSessionId } : {}),
+    };
+    const session = await this.deps.sessions.start({
+      tenant,
+      user,
+      method: 'qr',
+      parent,
+      ip: ctx.ip,
+      userAgent: ctx.userAgent,
+    });
+    await this.deps.audit.record(tenant, {
+      action: 'signin.success',
+      outcome: 'success',
+      subjectId: session.user.id,
+      ip: ctx.ip,
+      details: { method: 'qr', deviceName: done.deviceName },
+    });
     return session;
   }
 
   private async owned(tenant: string, code: string, pollSecret: string): Promise<LoginCodeRecord> {
     const c = await this.repo(tenant).findByCode(code);
-    if (!c || c.pollSecretHash !== sha256(pollSecret)) throw new AppError('login_code_not_found', 'No such login code for this poll secret');
+    if (!c || c.pollSecretHash !== sha256(pollSecret))
+      throw new AppError('login_code_not_found', 'No such login code for this poll secret');
     return c;
   }
 
@@ -172,8 +256,12 @@ export class LoginCodeService {
 
 function refusal(c: LoginCodeRecord, now: Date): AppError {
   if (c.status === 'redeemed') return new AppError('login_code_used', 'The login code has already been used');
-  if (c.status === 'refused') return new AppError('login_code_refused', 'The login code was refused by the user asked to approve it');
+  if (c.status === 'refused')
+    return new AppError('login_code_refused', 'The login code was refused by the user asked to approve it');
   if (c.expiresAt <= now) return new AppError('login_code_expired', 'The login code has expired');
-  if (c.status === 'pending') return new AppError('login_code_pending', 'The login code has not been approved yet', { retryAfter: POLL_INTERVAL_SECONDS });
+  if (c.status === 'pending')
+    return new AppError('login_code_pending', 'The login code has not been approved yet', {
+      retryAfter: POLL_INTERVAL_SECONDS,
+    });
   return new AppError('invalid_state', 'The login code has already been approved');
 }

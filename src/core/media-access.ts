@@ -29,7 +29,8 @@ export class MediaAccess {
   async shareToEvent(principal: Principal, eventId: string, hash: string): Promise<void> {
     await this.assertCanRead(principal, hash);
     const repo = new MediaFileRepository(this.deps.tenantDb(principal.tenant));
-    if (!(await repo.isEventMember(eventId, principal.userId))) throw new AppError('forbidden', 'Only a member of the event shares content into it');
+    if (!(await repo.isEventMember(eventId, principal.userId)))
+      throw new AppError('forbidden', 'Only a member of the event shares content into it');
     await repo.grantToEvent(hash, eventId, principal.userId);
   }
 

@@ -14,18 +14,30 @@ import { MEDIA_ADMIN_PERMISSION, type MediaAccess } from './media-access.js';
 
 /** One part of a multipart UploadContent form, in arrival order; a file part must be consumed before the next. */
 export type UploadPart =
-  | { type: 'field'; name: string; value: string }
-  | { type: 'file'; name: string; fileName: string; stream: Readable };
+  { type: 'field'; name: string; value: string } | { type: 'file'; name: string; fileName: string; stream: Readable };
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /** The text fields of UploadContent. `clientRef` is the mobile client's id of a queued upload. */
 export const UploadFields = z.object({
-  eventId: z.string().regex(/^[a-f0-9]{24}$/i, 'must be an event id').optional(),
+  eventId: z
+    .string()
+    .regex(/^[a-f0-9]{24}$/i, 'must be an event id')
+    .optional(),
   sessionId: z.string().min(1).max(128).optional(),
-  clientRef: z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only').optional(),
+  clientRef: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
+    .optional(),
   share: flag.optional(),
-  shareExpiresInSeconds: z.coerce.number().int().positive().max(90 * 24 * 3600).optional(),
+  shareExpiresInSeconds: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(90 * 24 * 3600)
+    .optional(),
 });
 export type UploadFields = z.infer<typeof UploadFields>;
 
@@ -80,11 +92,19 @@ export class MediaService {
   }
 
   /** Records the thumbnail's state on every MediaFile of content `hash`. */
-  setThumbnail(tenant: string, hash: string, update: Parameters<MediaFileRepository['setThumbnail']>[1]): Promise<number> {
+  setThumbnail(
+    tenant: string,
+    hash: string,
+    update: Parameters<MediaFileRepository['setThumbnail']>[1],
+  ): Promise<number> {
     return this.repos(tenant).files.setThumbnail(hash, update);
   }
 
-  async upload(principal: Principal, parts: AsyncIterable<UploadPart>, opts: { requireClientRef?: boolean } = {}): Promise<UploadResult> {
+  async upload(
+    principal: Principal,
+    parts: AsyncIterable<UploadPart>,
+    opts: { requireClientRef?: boolean } = {},
+  ): Promise<UploadResult> {
     const { files, shares } = this.repos(principal.tenant);
     const limits = await files.uploadLimits();
     if (!limits) throw new AppError('tenant_not_found', 'The tenant is not provisioned');
@@ -96,7 +116,9 @@ export class MediaService {
         raw[part.name] = part.value;
       } else if (part.name !== 'file' || stored || retried) {
         part.stream.resume();
-        throw new AppError('validation_failed', 'Exactly one file part named "file" is expected', { errors: [{ field: 'file', message: 'exactly one file' }] });
+        throw new AppError('validation_failed', 'Exactly one file part named "file" is expected', {
+          errors: [{ field: 'file', message: 'exactly one file' }],
+        });
       } else {
         retried = raw.clientRef ? await files.findByClientRef(scopedRef(principal, raw.clientRef)) : null;
         if (retried) part.stream.resume();
@@ -104,8 +126,12 @@ export class MediaService {
       }
     }
     const fields = parseFields(raw, opts.requireClientRef);
-    if (retried) return { file: retried, created: false, share: (await shares.findForMediaFile(retried.id)) ?? undefined };
-    if (!stored) throw new AppError('validation_failed', 'file: a file part is required', { errors: [{ field: 'file', message: 'required' }] });
+    if (retried)
+      return { file: retried, created: false, share: (await shares.findForMediaFile(retried.id)) ?? undefined };
+    if (!stored)
+      throw new AppError('validation_failed', 'file: a file part is required', {
+        errors: [{ field: 'file', message: 'required' }],
+      });
     if (fields.eventId && !(await files.canAttachToEvent(fields.eventId, principal.userId))) {
       throw new AppError('event_not_found', 'No such event among yours');
     }
@@ -121,17 +147,23 @@ export class MediaService {
         throw e;
       }
     })();
-    const put = await this.deps.store.putContentAddressed(layout.mediaPrefix(tenant), guardedSource(stream, ext), {
-      contentType: typeOf(ext).contentType,
-      maxBytes: limits.maxBytes,
-    }).catch((e: unknown) => {
-      stream.resume();
-      throw uploadFailure(e);
-    });
+    const put = await this.deps.store
+      .putContentAddressed(layout.mediaPrefix(tenant), guardedSource(stream, ext), {
+        contentType: typeOf(ext).contentType,
+        maxBytes: limits.maxBytes,
+      })
+      .catch((e: unknown) => {
+        stream.resume();
+        throw uploadFailure(e);
+      });
     return { hash: put.sha256, size: put.size, fileName: cleanName(fileName), ext };
   }
 
-  private async record(principal: Principal, stored: { hash: string; size: number; fileName: string; ext: string }, fields: UploadFields): Promise<UploadResult> {
+  private async record(
+    principal: Principal,
+    stored: { hash: string; size: number; fileName: string; ext: string },
+    fields: UploadFields,
+  ): Promise<UploadResult> {
     const { files, shares } = this.repos(principal.tenant);
     const { contentType, kind } = typeOf(stored.ext);
     const outcome = kind === 'image' ? await files.thumbnailOutcome(stored.hash) : undefined;
@@ -146,13 +178,21 @@ export class MediaService {
       sessionId: fields.sessionId,
       clientRef: fields.clientRef ? scopedRef(principal, fields.clientRef) : `upload:${randomUUID()}`,
       kind,
-      thumbnailStatus: kind !== 'image' ? 'none' : outcome ?? 'pending',
+      thumbnailStatus: kind !== 'image' ? 'none' : (outcome ?? 'pending'),
     });
-    if (created && kind === 'image' && !outcome) await this.deps.enqueueThumbnail({ tenant: principal.tenant, hash: stored.hash });
-    let share = created ? undefined : (await shares.findForMediaFile(record.id)) ?? undefined;
+    if (created && kind === 'image' && !outcome)
+      await this.deps.enqueueThumbnail({ tenant: principal.tenant, hash: stored.hash });
+    let share = created ? undefined : ((await shares.findForMediaFile(record.id)) ?? undefined);
     if (created && fields.share) {
-      const expiresAt = fields.shareExpiresInSeconds ? new Date(Date.now() + fields.shareExpiresInSeconds * 1000) : undefined;
-      share = await shares.create({ mediaFileId: record.id, path: randomBytes(18).toString('base64url'), createdBy: principal.userId, expiresAt });
+      const expiresAt = fields.shareExpiresInSeconds
+        ? new Date(Date.now() + fields.shareExpiresInSeconds * 1000)
+        : undefined;
+      share = await shares.create({
+        mediaFileId: record.id,
+        path: randomBytes(18).toString('base64url'),
+        createdBy: principal.userId,
+        expiresAt,
+      });
     }
     return { file: record, share, created };
   }
@@ -175,7 +215,11 @@ export class MediaService {
     if (!file || file.kind !== 'image') throw new AppError('file_not_found');
     await this.deps.access.assertCanRead(principal, hash);
     if (file.thumbnailStatus !== 'ready') {
-      throw new AppError('thumbnail_not_ready', `The thumbnail is ${file.thumbnailStatus}`, file.thumbnailStatus === 'pending' ? { retryAfter: 2 } : {});
+      throw new AppError(
+        'thumbnail_not_ready',
+        `The thumbnail is ${file.thumbnailStatus}`,
+        file.thumbnailStatus === 'pending' ? { retryAfter: 2 } : {},
+      );
     }
     return this.handle(layout.thumbnail(tenant, hash), `${stripExt(file.fileName)}.webp`, 'image/webp');
   }
@@ -195,16 +239,30 @@ export class MediaService {
    * Content (`media/{hash}`, `thumbnails/{hash}.webp`) follows the media access rule; `recordings`
    * are for administrators; `assets` (logos and the like) for any reader of the tenant.
    */
-  async containerFile(principal: Principal, tenant: string, container: string, segments: readonly string[]): Promise<DownloadHandle> {
+  async containerFile(
+    principal: Principal,
+    tenant: string,
+    container: string,
+    segments: readonly string[],
+  ): Promise<DownloadHandle> {
     assertSameTenant(principal, tenant);
     const key = layout.containerFile(tenant, container, segments.join('/'));
     await this.assertContainerReadable(principal, container, segments);
     const info = await this.deps.store.head(key);
     if (!info) throw new AppError('file_not_found');
-    return this.handle(key, segments[segments.length - 1] ?? 'file', info.contentType ?? 'application/octet-stream', info);
+    return this.handle(
+      key,
+      segments[segments.length - 1] ?? 'file',
+      info.contentType ?? 'application/octet-stream',
+      info,
+    );
   }
 
-  private async assertContainerReadable(principal: Principal, container: string, segments: readonly string[]): Promise<void> {
+  private async assertContainerReadable(
+    principal: Principal,
+    container: string,
+    segments: readonly string[],
+  ): Promise<void> {
     if (container === 'assets') return;
     if (container === 'recordings') {
       if (!principal.permissions.has(MEDIA_ADMIN_PERMISSION)) throw new AppError('file_not_found');
@@ -216,7 +274,12 @@ export class MediaService {
     await this.deps.access.assertCanRead(principal, hash);
   }
 
-  private async handle(key: string, fileName: string, contentType: string, known?: ObjectInfo): Promise<DownloadHandle> {
+  private async handle(
+    key: string,
+    fileName: string,
+    contentType: string,
+    known?: ObjectInfo,
+  ): Promise<DownloadHandle> {
     const info = known ?? (await this.deps.store.head(key));
     if (!info) throw new AppError('file_not_found');
     return { info, fileName, contentType, open: async (range) => (await this.deps.store.get(key, range)).body };
@@ -227,7 +290,10 @@ function parseFields(raw: Record<string, string>, requireClientRef = false): Upl
   refuseControlChars(raw);
   const r = UploadFields.safeParse(raw);
   if (!r.success) throw fromZod(r.error);
-  if (requireClientRef && !r.data.clientRef) throw new AppError('validation_failed', 'clientRef: required for syncFiles', { errors: [{ field: 'clientRef', message: 'required' }] });
+  if (requireClientRef && !r.data.clientRef)
+    throw new AppError('validation_failed', 'clientRef: required for syncFiles', {
+      errors: [{ field: 'clientRef', message: 'required' }],
+    });
   return r.data;
 }
 

@@ -90,14 +90,19 @@ export class MeetingService {
   async joinByCode(tenant: string, meetingCode: string, joiner: Joiner): Promise<JoinResponse> {
     const e = await this.deps.events(tenant).findByMeetingCode(meetingCode.toUpperCase());
     if (!e) throw new AppError('meeting_not_found', 'No meeting with this code');
-    if (!(JOINABLE as readonly string[]).includes(e.status)) throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    if (!(JOINABLE as readonly string[]).includes(e.status))
+      throw new AppError('invalid_state', `The meeting is ${e.status}`);
     let participant: VcsParticipant;
     if (joiner.kind === 'guest') {
-      if (!(await this.deps.features(tenant)).guestJoin) throw new AppError('forbidden', 'Guest join is disabled for this tenant');
+      if (!(await this.deps.features(tenant)).guestJoin)
+        throw new AppError('forbidden', 'Guest join is disabled for this tenant');
       participant = { identity: `guest:${randomUUID()}`, name: joiner.displayName, role: 'guest' };
     } else {
       const role = isObjectIdString(joiner.principal.userId) ? roleOf(e, oid(joiner.principal.userId)) : undefined;
-      participant = await this.identity(joiner.principal, role ?? (joiner.principal.role === 'device' ? 'device' : 'guest'));
+      participant = await this.identity(
+        joiner.principal,
+        role ?? (joiner.principal.role === 'device' ? 'device' : 'guest'),
+      );
     }
     const started = await this.ensureStarted(tenant, e);
     const data = await this.meetingData(tenant, started, participant);
@@ -105,11 +110,16 @@ export class MeetingService {
   }
 
   /** A headset attaches itself to an event, proving it holds the event's join code. */
-  async addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<{ eventId: string; deviceUserId: string; meetingCode: string }> {
+  async addDeviceToEvent(
+    p: Principal,
+    input: { eventId: string; joinCode: string },
+  ): Promise<{ eventId: string; deviceUserId: string; meetingCode: string }> {
     const repo = this.deps.events(p.tenant);
     const e = isObjectIdString(input.eventId) ? await repo.findById(oid(input.eventId)) : null;
-    if (!e || !secretEquals(e.meetingCode, input.joinCode.toUpperCase())) throw new AppError('event_not_found', 'No event for this id and join code');
-    if (!(JOINABLE as readonly string[]).includes(e.status)) throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    if (!e || !secretEquals(e.meetingCode, input.joinCode.toUpperCase()))
+      throw new AppError('event_not_found', 'No event for this id and join code');
+    if (!(JOINABLE as readonly string[]).includes(e.status))
+      throw new AppError('invalid_state', `The meeting is ${e.status}`);
     const updated = await repo.addDevice(e._id, oid(p.userId, 'user_not_found'));
     return { eventId: String(e._id), deviceUserId: p.userId, meetingCode: updated!.meetingCode };
   }
@@ -119,25 +129,42 @@ export class MeetingService {
    * Creates a short event with the caller as host, starts its room and returns what the device needs.
    */
   async startRapidConnect(p: Principal, deviceId: string): Promise<RapidConnectUserInfo> {
-    if (!(await this.deps.features(p.tenant)).rapidConnect) throw new AppError('forbidden', 'Rapid connect is disabled for this tenant');
+    if (!(await this.deps.features(p.tenant)).rapidConnect)
+      throw new AppError('forbidden', 'Rapid connect is disabled for this tenant');
     for (const needed of ['events:write', 'meetings:host'] as const) {
-      if (!p.permissions.has(needed)) throw new AppError('permission_denied', `Rapid connect creates and hosts an event: it requires the '${needed}' permission`);
+      if (!p.permissions.has(needed))
+        throw new AppError(
+          'permission_denied',
+          `Rapid connect creates and hosts an event: it requires the '${needed}' permission`,
+        );
     }
     const me = oid(p.userId, 'user_not_found');
     const device = await this.deps.devices(p.tenant).findAvailable(oid(deviceId, 'device_not_found'), me);
     if (!device) throw new AppError('device_not_found', `No device ${deviceId}`);
     const now = new Date();
     const e = await this.deps.events(p.tenant).create({
-      name: `Rapid connect: ${device.name}`, startAt: now, endAt: new Date(now.getTime() + 3_600_000),
-      organizerId: me, participants: [{ userId: me, role: 'host' }], attachments: [], meetingCode: newMeetingCode(),
+      name: `Rapid connect: ${device.name}`,
+      startAt: now,
+      endAt: new Date(now.getTime() + 3_600_000),
+      organizerId: me,
+      participants: [{ userId: me, role: 'host' }],
+      attachments: [],
+      meetingCode: newMeetingCode(),
     });
     const started = await this.ensureStarted(p.tenant, e);
     const host = await this.identity(p, 'host');
-    return { ...(await this.meetingData(p.tenant, started, host)), device, host: { userId: p.userId, displayName: host.name } };
+    return {
+      ...(await this.meetingData(p.tenant, started, host)),
+      device,
+      host: { userId: p.userId, displayName: host.name },
+    };
   }
 
   private async visible(p: Principal, eventId: string): Promise<EventRecord> {
-    const e = isObjectIdString(eventId) && isObjectIdString(p.userId) ? await this.deps.events(p.tenant).findVisible(oid(eventId), oid(p.userId)) : null;
+    const e =
+      isObjectIdString(eventId) && isObjectIdString(p.userId)
+        ? await this.deps.events(p.tenant).findVisible(oid(eventId), oid(p.userId))
+        : null;
     if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
     return e;
   }
@@ -146,26 +173,39 @@ export class MeetingService {
   private async ensureStarted(tenant: string, e: EventRecord): Promise<EventRecord> {
     if (e.status === 'started' && e.room?.roomName) return e;
     const status = e.status as EventStatus;
-    if (status !== 'started' && !sourcesOf('started').includes(status)) throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    if (status !== 'started' && !sourcesOf('started').includes(status))
+      throw new AppError('invalid_state', `The meeting is ${e.status}`);
     const room = await this.deps.vcs().createRoom(tenant, String(e._id));
     const repo = this.deps.events(tenant);
     await repo.setRoom(e._id, { ...room, assignedAt: new Date() });
     const moved = await repo.transition(e._id, sourcesOf('started'), 'started', { startedAt: new Date() });
     const now = moved ?? (await repo.findById(e._id));
-    if (!now || now.status !== 'started') throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);
+    if (!now || now.status !== 'started')
+      throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);
     return now;
   }
 
   private async meetingData(tenant: string, e: EventRecord, who: VcsParticipant): Promise<MeetingData> {
     const room: VcsRoom = { provider: e.room!.provider!, roomName: e.room!.roomName!, url: e.room!.url! };
     const join = await this.deps.vcs().joinDetails(tenant, room, who);
-    return { eventId: String(e._id), eventName: e.name, meetingCode: e.meetingCode, status: e.status, role: who.role, join };
+    return {
+      eventId: String(e._id),
+      eventName: e.name,
+      meetingCode: e.meetingCode,
+      status: e.status,
+      role: who.role,
+      join,
+    };
   }
 
   private async identity(p: Principal, role: MeetingRole): Promise<VcsParticipant> {
     const user = isObjectIdString(p.userId) ? await this.deps.users(p.tenant).findById(oid(p.userId)) : null;
     const isDevice = user?.kind === 'device' || p.role === 'device';
-    return { identity: isDevice ? `device:${p.userId}` : p.userId, name: user?.displayName ?? p.username, role: isDevice && role !== 'host' ? 'device' : role };
+    return {
+      identity: isDevice ? `device:${p.userId}` : p.userId,
+      name: user?.displayName ?? p.username,
+      role: isDevice && role !== 'host' ? 'device' : role,
+    };
   }
 }
 

@@ -34,7 +34,8 @@ export class OfflineTokenService {
   constructor(private readonly deps: OfflineTokenServiceDeps) {}
 
   async issue(principal: Principal, purpose: string): Promise<IssuedOfflineToken> {
-    if (principal.actorUserId || principal.purpose) throw new AppError('forbidden', 'Offline tokens cannot be issued from an impersonation or offline session');
+    if (principal.actorUserId || principal.purpose)
+      throw new AppError('forbidden', 'Offline tokens cannot be issued from an impersonation or offline session');
     const permissions = intersect(principal.permissions, OFFLINE_PERMISSIONS).sort();
     const token = `ot_${randomSecret(32)}`;
     const days = (await this.deps.rules.get(principal.tenant)).session.offlineTokenTtlDays;
@@ -43,27 +44,68 @@ export class OfflineTokenService {
     const parentSessionId = issuer?.parentSessionId ? issuer._id : undefined;
     const ownExpiry = Date.now() + days * 86_400_000;
     const expiresAt = new Date(parentSessionId && issuer ? Math.min(ownExpiry, issuer.expiresAt.getTime()) : ownExpiry);
-    const id = await this.repo(principal.tenant).create({ tokenHash: sha256(token), userId: principal.userId, purpose, permissions, expiresAt, ...(parentSessionId ? { parentSessionId } : {}) });
-    await this.deps.audit.record(principal.tenant, { action: 'offline_token.issue', outcome: 'success', actorId: principal.userId, subjectId: principal.userId, details: { id, purpose } });
+    const id = await this.repo(principal.tenant).create({
+      tokenHash: sha256(token),
+      userId: principal.userId,
+      purpose,
+      permissions,
+      expiresAt,
+      ...(parentSessionId ? { parentSessionId } : {}),
+    });
+    await this.deps.audit.record(principal.tenant, {
+      action: 'offline_token.issue',
+      outcome: 'success',
+      actorId: principal.userId,
+      subjectId: principal.userId,
+      details: { id, purpose },
+    });
     return { id, token, purpose, permissions, expiresAt: expiresAt.toISOString() };
   }
 
   async login(tenant: string, token: string, ctx: SignInContext): Promise<LoginResponse> {
     const record = await this.repo(tenant).findLiveByHash(sha256(token), new Date());
-    const user = record ? await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(record.userId)) : null;
+    const user = record
+      ? await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(record.userId))
+      : null;
     if (!record || !user || user.status !== 'active') {
-      await this.deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', ip: ctx.ip, details: { method: 'offline' } });
+      await this.deps.audit.record(tenant, {
+        action: 'signin.failure',
+        outcome: 'failure',
+        ip: ctx.ip,
+        details: { method: 'offline' },
+      });
       throw new AppError('invalid_credentials', 'The offline token is not valid');
     }
-    const session = await this.deps.sessions.start({ tenant, user, method: 'offline', purpose: record.purpose, offlineTokenId: record._id.toString(), ip: ctx.ip, userAgent: ctx.userAgent });
-    await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: session.user.id, ip: ctx.ip, details: { method: 'offline', purpose: record.purpose } });
+    const session = await this.deps.sessions.start({
+      tenant,
+      user,
+      method: 'offline',
+      purpose: record.purpose,
+      offlineTokenId: record._id.toString(),
+      ip: ctx.ip,
+      userAgent: ctx.userAgent,
+    });
+    await this.deps.audit.record(tenant, {
+      action: 'signin.success',
+      outcome: 'success',
+      subjectId: session.user.id,
+      ip: ctx.ip,
+      details: { method: 'offline', purpose: record.purpose },
+    });
     return session;
   }
 
   async revoke(principal: Principal, id: string): Promise<{ id: string; revoked: true; sessionsRevoked: number }> {
-    if (!(await this.repo(principal.tenant).revoke(id, principal.userId))) throw new AppError('not_found', 'No live offline token with this id');
+    if (!(await this.repo(principal.tenant).revoke(id, principal.userId)))
+      throw new AppError('not_found', 'No live offline token with this id');
     const sessions = await this.deps.sessions.revoke(principal.tenant, { offlineTokenId: id }, 'offline_token_revoked');
-    await this.deps.audit.record(principal.tenant, { action: 'offline_token.revoke', outcome: 'success', actorId: principal.userId, subjectId: principal.userId, details: { id } });
+    await this.deps.audit.record(principal.tenant, {
+      action: 'offline_token.revoke',
+      outcome: 'success',
+      actorId: principal.userId,
+      subjectId: principal.userId,
+      details: { id },
+    });
     return { id, revoked: true, sessionsRevoked: sessions.length };
   }
 

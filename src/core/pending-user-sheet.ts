@@ -6,14 +6,19 @@ import type { SpreadsheetLimits } from './spreadsheet-limits.js';
 
 /** One data row of the pending-users sheet, validated; `row` is the sheet's 1-based row number. */
 export const PendingUserRow = z.object({
-  username: z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9._@-]{1,63}$/, 'letters, digits and . _ @ - only, 2 to 64 characters'),
+  username: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9][a-z0-9._@-]{1,63}$/, 'letters, digits and . _ @ - only, 2 to 64 characters'),
   email: z.union([z.literal('').transform(() => undefined), z.email('not a valid e-mail address')]).optional(),
   displayName: z.string().trim().min(1, 'required').max(200),
   role: z.string().trim().toLowerCase().min(1, 'required').max(64),
 });
 export type PendingUserRow = z.infer<typeof PendingUserRow>;
 
-export type SheetRow = { row: number; ok: true; value: PendingUserRow } | { row: number; ok: false; field: string; message: string };
+export type SheetRow =
+  { row: number; ok: true; value: PendingUserRow } | { row: number; ok: false; field: string; message: string };
 
 /** Header spellings accepted for each field (compared lower-case without spaces, dashes or underscores). */
 const HEADERS: Record<keyof PendingUserRow, readonly string[]> = {
@@ -47,11 +52,16 @@ function columnsOf(header: unknown[]): Partial<Record<keyof PendingUserRow, numb
     }
   });
   const missing = (['username', 'displayName', 'role'] as const).filter((f) => cols[f] === undefined);
-  if (missing.length) throw new AppError('spreadsheet_rejected', `The header row lacks the column(s): ${missing.join(', ')}`);
+  if (missing.length)
+    throw new AppError('spreadsheet_rejected', `The header row lacks the column(s): ${missing.join(', ')}`);
   return cols;
 }
 
-function toRow(row: number, values: unknown[], cols: Partial<Record<keyof PendingUserRow, number>>): SheetRow | undefined {
+function toRow(
+  row: number,
+  values: unknown[],
+  cols: Partial<Record<keyof PendingUserRow, number>>,
+): SheetRow | undefined {
   const raw = Object.fromEntries(Object.entries(cols).map(([f, i]) => [f, cellText(values[i!]).trim()]));
   if (Object.values(raw).every((v) => v === '')) return undefined;
   const r = PendingUserRow.safeParse(raw);
@@ -64,7 +74,10 @@ function toRow(row: number, values: unknown[], cols: Partial<Record<keyof Pendin
  * Streams the first worksheet of an xlsx, yielding validated rows one by one. exceljs's streaming
  * WorkbookReader never holds the sheet; the limits on rows and columns stop a parsing bomb early.
  */
-export async function* readPendingUserSheet(input: Readable, limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>): AsyncGenerator<SheetRow> {
+export async function* readPendingUserSheet(
+  input: Readable,
+  limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>,
+): AsyncGenerator<SheetRow> {
   try {
     yield* readRows(input, limits);
   } catch (e) {
@@ -80,24 +93,39 @@ function unreadable(e: unknown): unknown {
   if (e instanceof AppError) return e;
   const code = (e as { code?: unknown })?.code;
   if (typeof code === 'string' && /^E[A-Z]/.test(code)) return e;
-  return new AppError('spreadsheet_rejected', `The workbook could not be read: ${(e as Error)?.message ?? 'unknown error'}`.slice(0, 300), { cause: e });
+  return new AppError(
+    'spreadsheet_rejected',
+    `The workbook could not be read: ${(e as Error)?.message ?? 'unknown error'}`.slice(0, 300),
+    { cause: e },
+  );
 }
 
-async function* readRows(input: Readable, limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>): AsyncGenerator<SheetRow> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', worksheets: 'emit', entries: 'emit' });
+async function* readRows(
+  input: Readable,
+  limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>,
+): AsyncGenerator<SheetRow> {
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
+    sharedStrings: 'cache',
+    hyperlinks: 'ignore',
+    styles: 'ignore',
+    worksheets: 'emit',
+    entries: 'emit',
+  });
   let cols: Partial<Record<keyof PendingUserRow, number>> | undefined;
   let rows = 0;
   for await (const sheet of reader) {
     for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
       const values = row.values as unknown[];
-      if (values.length - 1 > limits.maxColumns) throw new AppError('spreadsheet_rejected', `Row ${row.number} has more than ${limits.maxColumns} columns`);
+      if (values.length - 1 > limits.maxColumns)
+        throw new AppError('spreadsheet_rejected', `Row ${row.number} has more than ${limits.maxColumns} columns`);
       if (!cols) {
         cols = columnsOf(values);
         continue;
       }
       const parsed = toRow(row.number, values, cols);
       if (!parsed) continue;
-      if (++rows > limits.maxRows) throw new AppError('spreadsheet_rejected', `The sheet has more than ${limits.maxRows} rows`);
+      if (++rows > limits.maxRows)
+        throw new AppError('spreadsheet_rejected', `The sheet has more than ${limits.maxRows} rows`);
       yield parsed;
     }
     break;

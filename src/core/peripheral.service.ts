@@ -28,7 +28,13 @@ export interface DeviceView {
 export class PeripheralService {
   private readonly keyMaterial: Buffer;
 
-  constructor(private readonly deps: { peripherals: (tenant: string) => PeripheralRepository; devices: (tenant: string) => DeviceRepository; secret: string }) {
+  constructor(
+    private readonly deps: {
+      peripherals: (tenant: string) => PeripheralRepository;
+      devices: (tenant: string) => DeviceRepository;
+      secret: string;
+    },
+  ) {
     this.keyMaterial = Buffer.from(hkdfSync('sha256', deps.secret, 'consult-device-keys', 'device-key/v1', 32));
   }
 
@@ -36,11 +42,17 @@ export class PeripheralService {
     return this.deps.peripherals(p.tenant).listTypes();
   }
 
-  async getDevice(p: Principal, deviceTypeId: string, cmd: GetDeviceCommand): Promise<DeviceView & { deviceKey: string }> {
+  async getDevice(
+    p: Principal,
+    deviceTypeId: string,
+    cmd: GetDeviceCommand,
+  ): Promise<DeviceView & { deviceKey: string }> {
     const type = await this.deps.peripherals(p.tenant).findType(oid(deviceTypeId, 'peripheral_type_not_found'));
     if (!type) throw new AppError('peripheral_type_not_found', `No peripheral type ${deviceTypeId}`);
     const physicalIds = [...new Set(cmd.physicalIds)].sort();
-    const fingerprint = createHash('sha256').update(JSON.stringify([String(type._id), physicalIds])).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([String(type._id), physicalIds]))
+      .digest('hex');
     const deviceKey = createHmac('sha256', this.keyMaterial).update(`${p.tenant}\n${fingerprint}`).digest('base64url');
     const device = await this.deps.devices(p.tenant).upsertByFingerprint({
       typeId: type._id,
@@ -55,7 +67,9 @@ export class PeripheralService {
 
   async devices(p: Principal): Promise<DeviceView[]> {
     const devices = await this.deps.devices(p.tenant).listAvailable(oid(p.userId, 'user_not_found'));
-    const types = await this.deps.peripherals(p.tenant).findTypes([...new Map(devices.map((d) => [String(d.typeId), d.typeId])).values()]);
+    const types = await this.deps
+      .peripherals(p.tenant)
+      .findTypes([...new Map(devices.map((d) => [String(d.typeId), d.typeId])).values()]);
     const byId = new Map(types.map((t) => [String(t._id), t]));
     return devices.map((device) => ({ device, type: byId.get(String(device.typeId)) }));
   }

@@ -16,9 +16,7 @@ export interface PinGuardKeys {
 }
 
 export type Reservation =
-  | { kind: 'ok'; fails: number; day: number }
-  | { kind: 'locked'; retryAfter: number }
-  | { kind: 'hard' };
+  { kind: 'ok'; fails: number; day: number } | { kind: 'locked'; retryAfter: number } | { kind: 'hard' };
 
 export type FailureOutcome =
   | { kind: 'failed' }
@@ -83,17 +81,48 @@ export class PinGuard {
   constructor(private readonly redis: Redis) {}
 
   async reserve(k: PinGuardKeys, source: string, lockout: SecurityRules['lockout']): Promise<Reservation> {
-    const [kind, a, b] = (await this.redis.eval(RESERVE, 3, k.sources, k.day, k.hard, source, lockout.maxAttempts, lockout.maxFailuresPerDay, PIN_DAY_SECONDS)) as [string, number, number?];
+    const [kind, a, b] = (await this.redis.eval(
+      RESERVE,
+      3,
+      k.sources,
+      k.day,
+      k.hard,
+      source,
+      lockout.maxAttempts,
+      lockout.maxFailuresPerDay,
+      PIN_DAY_SECONDS,
+    )) as [string, number, number?];
     if (kind === 'hard') return { kind: 'hard' };
     if (kind === 'locked') return { kind: 'locked', retryAfter: Math.max(a, 1) };
     return { kind: 'ok', fails: a, day: b ?? a };
   }
 
-  async fail(k: PinGuardKeys, source: string, r: { fails: number; day: number }, lockout: SecurityRules['lockout']): Promise<FailureOutcome> {
-    const args = [source, r.fails, r.day, lockout.maxAttempts, lockout.maxFailuresPerDay, lockout.lockoutSeconds, lockout.maxLockoutSeconds, PIN_HARD_LOCK_SECONDS, PIN_DAY_SECONDS];
-    const [kind, first, seconds, level] = (await this.redis.eval(FAIL, 3, k.sources, k.day, k.hard, ...args)) as [string, number, number, number?];
+  async fail(
+    k: PinGuardKeys,
+    source: string,
+    r: { fails: number; day: number },
+    lockout: SecurityRules['lockout'],
+  ): Promise<FailureOutcome> {
+    const args = [
+      source,
+      r.fails,
+      r.day,
+      lockout.maxAttempts,
+      lockout.maxFailuresPerDay,
+      lockout.lockoutSeconds,
+      lockout.maxLockoutSeconds,
+      PIN_HARD_LOCK_SECONDS,
+      PIN_DAY_SECONDS,
+    ];
+    const [kind, first, seconds, level] = (await this.redis.eval(FAIL, 3, k.sources, k.day, k.hard, ...args)) as [
+      string,
+      number,
+      number,
+      number?,
+    ];
     if (kind === 'hard') return { kind: 'hard', first: first === 1 };
-    if (kind === 'locked') return { kind: 'locked', retryAfter: Math.max(seconds, 1), level: level ?? 0, first: first === 1 };
+    if (kind === 'locked')
+      return { kind: 'locked', retryAfter: Math.max(seconds, 1), level: level ?? 0, first: first === 1 };
     return { kind: 'failed' };
   }
 

@@ -1,7 +1,11 @@
 import type { Redis } from 'ioredis';
 import { AppError } from './errors.js';
 import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository, type AccountRecord, type SecurityRules } from '../data/repositories/credential.repository.js';
+import {
+  CredentialRepository,
+  type AccountRecord,
+  type SecurityRules,
+} from '../data/repositories/credential.repository.js';
 import type { Principal } from '../auth/principal.js';
 import { decoyHash, slowHash, slowVerify } from '../auth/secrets.js';
 import { addressKey } from './address-key.js';
@@ -61,8 +65,20 @@ export class PinService {
     const matches = await slowVerify(input.pin, usable ? user!.pinHash : await decoy());
     if (!usable || !matches) return this.fail(tenant, user, keys, source, reservation, rules, ctx);
     await this.guard.succeed(keys, source);
-    const session = await this.deps.sessions.start({ tenant, user: user!, method: 'pin', ip: ctx.ip, userAgent: ctx.userAgent });
-    await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: user!._id.toString(), ip: ctx.ip, details: { method: 'pin' } });
+    const session = await this.deps.sessions.start({
+      tenant,
+      user: user!,
+      method: 'pin',
+      ip: ctx.ip,
+      userAgent: ctx.userAgent,
+    });
+    await this.deps.audit.record(tenant, {
+      action: 'signin.success',
+      outcome: 'success',
+      subjectId: user!._id.toString(),
+      ip: ctx.ip,
+      details: { method: 'pin' },
+    });
     return session;
   }
 
@@ -70,19 +86,31 @@ export class PinService {
    * Sets (own) or resets (another user's, needs users:manage) a PIN. Without `newPin` an admin clears
    * the PIN so the user sets a new one. Clears failure counters and any lock.
    */
-  async reset(principal: Principal, input: { userId?: string; newPin?: string }): Promise<{ userId: string; hasPin: boolean }> {
+  async reset(
+    principal: Principal,
+    input: { userId?: string; newPin?: string },
+  ): Promise<{ userId: string; hasPin: boolean }> {
     if (principal.actorUserId) throw new AppError('forbidden', 'PINs cannot be changed while impersonating');
     const targetId = input.userId ?? principal.userId;
     const self = targetId === principal.userId;
-    if (!self && !principal.permissions.has('users:manage')) throw new AppError('permission_denied', "Resetting another user's PIN requires the 'users:manage' permission");
-    if (self && !input.newPin) throw new AppError('validation_failed', 'newPin: required', { errors: [{ field: 'newPin', message: 'required' }] });
+    if (!self && !principal.permissions.has('users:manage'))
+      throw new AppError('permission_denied', "Resetting another user's PIN requires the 'users:manage' permission");
+    if (self && !input.newPin)
+      throw new AppError('validation_failed', 'newPin: required', {
+        errors: [{ field: 'newPin', message: 'required' }],
+      });
     const user = await this.creds(principal.tenant).findById(targetId);
     if (!user) throw new AppError('user_not_found', 'No such user');
     const rules = await this.deps.rules.get(principal.tenant);
     if (input.newPin) await this.setPin(principal.tenant, user, input.newPin, rules);
     else await this.creds(principal.tenant).setPin(targetId, null, user.pinHistory ?? []);
     await this.guard.clear(this.deps.keys.pinGuard(principal.tenant, user.username));
-    await this.deps.audit.record(principal.tenant, { action: self ? 'pin.set' : 'pin.reset', outcome: 'success', actorId: principal.userId, subjectId: targetId });
+    await this.deps.audit.record(principal.tenant, {
+      action: self ? 'pin.set' : 'pin.reset',
+      outcome: 'success',
+      actorId: principal.userId,
+      subjectId: targetId,
+    });
     return { userId: targetId, hasPin: Boolean(input.newPin) };
   }
 
@@ -92,31 +120,79 @@ export class PinService {
 
   private async setPin(tenant: string, user: AccountRecord, pin: string, rules: SecurityRules): Promise<void> {
     const p = rules.pin;
-    const problem = pin.length < p.minLength || pin.length > p.maxLength
-      ? `must be ${p.minLength} to ${p.maxLength} characters`
-      : p.digitsOnly && !/^\d+$/.test(pin) ? 'must contain digits only' : undefined;
-    if (problem) throw new AppError('pin_policy_violation', `newPin: ${problem}`, { errors: [{ field: 'newPin', message: problem }] });
-    const previous = [user.pinHash, ...(user.pinHistory ?? [])].filter((h): h is string => Boolean(h)).slice(0, Math.max(p.historyCount, 1));
+    const problem =
+      pin.length < p.minLength || pin.length > p.maxLength
+        ? `must be ${p.minLength} to ${p.maxLength} characters`
+        : p.digitsOnly && !/^\d+$/.test(pin)
+          ? 'must contain digits only'
+          : undefined;
+    if (problem)
+      throw new AppError('pin_policy_violation', `newPin: ${problem}`, {
+        errors: [{ field: 'newPin', message: problem }],
+      });
+    const previous = [user.pinHash, ...(user.pinHistory ?? [])]
+      .filter((h): h is string => Boolean(h))
+      .slice(0, Math.max(p.historyCount, 1));
     for (const h of previous.slice(0, p.historyCount)) {
-      if (await slowVerify(pin, h)) throw new AppError('pin_policy_violation', `newPin: must differ from the last ${p.historyCount} PINs`, { errors: [{ field: 'newPin', message: 'recently used' }] });
+      if (await slowVerify(pin, h))
+        throw new AppError('pin_policy_violation', `newPin: must differ from the last ${p.historyCount} PINs`, {
+          errors: [{ field: 'newPin', message: 'recently used' }],
+        });
     }
     await this.creds(tenant).setPin(user._id.toString(), await slowHash(pin), previous.slice(0, p.historyCount));
   }
 
-  private async fail(tenant: string, user: AccountRecord | null, keys: PinGuardKeys, source: string, r: { fails: number; day: number }, rules: SecurityRules, ctx: SignInContext): Promise<never> {
+  private async fail(
+    tenant: string,
+    user: AccountRecord | null,
+    keys: PinGuardKeys,
+    source: string,
+    r: { fails: number; day: number },
+    rules: SecurityRules,
+    ctx: SignInContext,
+  ): Promise<never> {
     const outcome = await this.guard.fail(keys, source, r, rules.lockout);
     const subjectId = user?._id.toString();
-    const reason = !user ? 'unknown_user' : user.status !== 'active' ? 'inactive' : !user.pinHash ? 'no_pin' : 'wrong_pin';
+    const reason = !user
+      ? 'unknown_user'
+      : user.status !== 'active'
+        ? 'inactive'
+        : !user.pinHash
+          ? 'no_pin'
+          : 'wrong_pin';
     if (outcome.kind === 'failed') {
-      await this.deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', subjectId, ip: ctx.ip, details: { method: 'pin', reason, attempts: r.fails, failuresToday: r.day } });
+      await this.deps.audit.record(tenant, {
+        action: 'signin.failure',
+        outcome: 'failure',
+        subjectId,
+        ip: ctx.ip,
+        details: { method: 'pin', reason, attempts: r.fails, failuresToday: r.day },
+      });
       throw new AppError('invalid_credentials', 'Invalid username or PIN');
     }
     const retryAfter = outcome.kind === 'locked' ? outcome.retryAfter : undefined;
     if (outcome.first) {
       const scope = outcome.kind === 'hard' ? 'account' : 'source';
-      const details = { method: 'pin', reason, scope, failuresToday: r.day, ...(outcome.kind === 'locked' ? { lockoutSeconds: retryAfter, level: outcome.level } : {}) };
-      await this.deps.audit.record(tenant, { action: 'signin.lockout', outcome: 'failure', subjectId, ip: ctx.ip, details });
-      if (user) this.deps.notifyLocked?.(tenant, user._id.toString(), { scope, ...(retryAfter ? { retryAfter } : {}), at: new Date().toISOString() });
+      const details = {
+        method: 'pin',
+        reason,
+        scope,
+        failuresToday: r.day,
+        ...(outcome.kind === 'locked' ? { lockoutSeconds: retryAfter, level: outcome.level } : {}),
+      };
+      await this.deps.audit.record(tenant, {
+        action: 'signin.lockout',
+        outcome: 'failure',
+        subjectId,
+        ip: ctx.ip,
+        details,
+      });
+      if (user)
+        this.deps.notifyLocked?.(tenant, user._id.toString(), {
+          scope,
+          ...(retryAfter ? { retryAfter } : {}),
+          at: new Date().toISOString(),
+        });
     }
     throw lockedError(retryAfter);
   }
@@ -130,5 +206,8 @@ export class PinService {
 function lockedError(retryAfter?: number): AppError {
   return retryAfter
     ? new AppError('account_locked', 'Too many failed PIN attempts; try again later', { retryAfter })
-    : new AppError('account_locked', 'PIN sign-in is locked after too many failed attempts; sign in another way and set a new PIN, or ask an administrator to reset it');
+    : new AppError(
+        'account_locked',
+        'PIN sign-in is locked after too many failed attempts; sign in another way and set a new PIN, or ask an administrator to reset it',
+      );
 }

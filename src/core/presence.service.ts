@@ -52,7 +52,10 @@ export class PresenceService {
 
   constructor(private readonly deps: PresenceDeps) {
     this.ttlMs = deps.nodeTtlMs ?? 30_000;
-    this.lastSeenWriter = new LastSeenWriter(deps.lastSeen, { intervalMs: deps.lastSeenFlushMs ?? 1000, logger: deps.logger });
+    this.lastSeenWriter = new LastSeenWriter(deps.lastSeen, {
+      intervalMs: deps.lastSeenFlushMs ?? 1000,
+      logger: deps.logger,
+    });
   }
 
   /**
@@ -120,7 +123,11 @@ export class PresenceService {
   /** Called by each hub node on a timer shorter than the TTL; keeps its connections alive. */
   async nodeHeartbeat(nodeId: string): Promise<void> {
     const { redis, keys } = this.deps;
-    await redis.multi().set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs).sadd(keys.presenceNodeIndex, nodeId).exec();
+    await redis
+      .multi()
+      .set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs)
+      .sadd(keys.presenceNodeIndex, nodeId)
+      .exec();
   }
 
   /**

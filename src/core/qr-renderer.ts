@@ -52,9 +52,13 @@ export class QrRenderer {
    * caller class can queue unbounded work or take the whole worker from the others.
    */
   render(text: string, options: QrOptions, bounds: readonly RenderBound[] = []): Promise<string> {
-    if (this.pending.size >= MAX_PENDING) return Promise.reject(new AppError('service_unavailable', 'Too many QR codes being rendered', { retryAfter: 1 }));
+    if (this.pending.size >= MAX_PENDING)
+      return Promise.reject(new AppError('service_unavailable', 'Too many QR codes being rendered', { retryAfter: 1 }));
     const full = bounds.find((b) => (this.inFlight.get(b.key) ?? 0) >= b.limit);
-    if (full) return Promise.reject(new AppError('rate_limited', 'Too many QR codes being rendered for this caller', { retryAfter: 1 }));
+    if (full)
+      return Promise.reject(
+        new AppError('rate_limited', 'Too many QR codes being rendered for this caller', { retryAfter: 1 }),
+      );
     for (const b of bounds) this.inFlight.set(b.key, (this.inFlight.get(b.key) ?? 0) + 1);
     const release = () => {
       for (const b of bounds) {
@@ -100,7 +104,8 @@ export class QrRenderer {
     });
     const fail = (e: Error) => {
       if (this.worker === w) this.worker = undefined;
-      for (const p of this.pending.values()) p.reject(new AppError('service_unavailable', 'QR code renderer stopped', { cause: e, retryAfter: 1 }));
+      for (const p of this.pending.values())
+        p.reject(new AppError('service_unavailable', 'QR code renderer stopped', { cause: e, retryAfter: 1 }));
       this.pending.clear();
     };
     w.on('error', fail);

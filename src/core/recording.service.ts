@@ -73,19 +73,36 @@ export class RecordingService {
   constructor(private readonly deps: Deps) {}
 
   /** Starts (or joins the running) recording of an event, attributed to `userId`; audited either way. */
-  async requestStart(tenant: string, eventId: string, userId: string, by: RecordingRequester = { actorId: userId, via: 'service' }): Promise<RecordingStatus> {
+  async requestStart(
+    tenant: string,
+    eventId: string,
+    userId: string,
+    by: RecordingRequester = { actorId: userId, via: 'service' },
+  ): Promise<RecordingStatus> {
     return this.audited(tenant, 'recording.start', eventId, userId, by, async () => {
       const event = await this.requireEvent(tenant, eventId);
-      if (event.status === 'completed' || event.status === 'cancelled') throw new AppError('invalid_state', `Event is ${event.status}`);
+      if (event.status === 'completed' || event.status === 'cancelled')
+        throw new AppError('invalid_state', `Event is ${event.status}`);
       oid(userId, 'user_not_found');
-      const [fresh, session] = (await this.deps.redis.eval(START, 1, this.key(tenant, eventId), userId)) as [number, number];
+      const [fresh, session] = (await this.deps.redis.eval(START, 1, this.key(tenant, eventId), userId)) as [
+        number,
+        number,
+      ];
       const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'start', session });
-      this.deps.logger.info({ component: 'recording', tenant, eventId, session, fresh: fresh === 1 }, 'recording start requested');
+      this.deps.logger.info(
+        { component: 'recording', tenant, eventId, session, fresh: fresh === 1 },
+        'recording start requested',
+      );
       return { eventId, state: 'starting', session, jobId: job.id };
     });
   }
 
-  async requestStop(tenant: string, eventId: string, userId: string, by: RecordingRequester = { actorId: userId, via: 'service' }): Promise<RecordingStatus> {
+  async requestStop(
+    tenant: string,
+    eventId: string,
+    userId: string,
+    by: RecordingRequester = { actorId: userId, via: 'service' },
+  ): Promise<RecordingStatus> {
     return this.audited(tenant, 'recording.stop', eventId, userId, by, async () => {
       await this.requireEvent(tenant, eventId);
       oid(userId, 'user_not_found');
@@ -97,17 +114,35 @@ export class RecordingService {
   }
 
   /** Runs a recording request and writes its audit entry (success with the session, or failure with the code). */
-  private async audited(tenant: string, action: 'recording.start' | 'recording.stop', eventId: string, userId: string, by: RecordingRequester, run: () => Promise<RecordingStatus>): Promise<RecordingStatus> {
+  private async audited(
+    tenant: string,
+    action: 'recording.start' | 'recording.stop',
+    eventId: string,
+    userId: string,
+    by: RecordingRequester,
+    run: () => Promise<RecordingStatus>,
+  ): Promise<RecordingStatus> {
     const entry = {
-      action, actorId: oidOrUndefined(by.actorId), subjectId: oidOrUndefined(userId), ...(by.ip ? { ip: by.ip } : {}),
+      action,
+      actorId: oidOrUndefined(by.actorId),
+      subjectId: oidOrUndefined(userId),
+      ...(by.ip ? { ip: by.ip } : {}),
       details: { eventId, via: by.via, ...(by.actorId !== userId ? { onBehalfOf: userId } : {}) },
     };
     try {
       const r = await run();
-      await this.deps.audit.record(tenant, { ...entry, outcome: 'success', details: { ...entry.details, session: r.session } });
+      await this.deps.audit.record(tenant, {
+        ...entry,
+        outcome: 'success',
+        details: { ...entry.details, session: r.session },
+      });
       return r;
     } catch (e) {
-      await this.deps.audit.record(tenant, { ...entry, outcome: 'failure', details: { ...entry.details, code: e instanceof AppError ? e.code : 'internal' } });
+      await this.deps.audit.record(tenant, {
+        ...entry,
+        outcome: 'failure',
+        details: { ...entry.details, code: e instanceof AppError ? e.code : 'internal' },
+      });
       throw e;
     }
   }
@@ -150,13 +185,22 @@ export class RecordingService {
     await progress(50);
     const file = await this.deps.vcs.openRecording(d.tenant, room, recordingId);
     if (!file) throw new AppError('service_unavailable', 'Recording is still being finalized; retrying');
-    const put = await this.deps.store.putContentAddressed(layout.mediaPrefix(d.tenant), file.body, { contentType: file.contentType });
+    const put = await this.deps.store.putContentAddressed(layout.mediaPrefix(d.tenant), file.body, {
+      contentType: file.contentType,
+    });
     await progress(80);
     const ownerId = (await this.deps.redis.hget(key, `by:${d.session}`)) ?? d.userId;
     const { record } = await new MediaFileRepository(db).createOnce({
-      hash: put.sha256, size: put.size, contentType: file.contentType, fileName: file.fileName,
-      extension: file.fileName.split('.').pop()?.toLowerCase() ?? 'bin', ownerId, eventId: d.eventId,
-      clientRef: `recording.${recordingId}`, kind: 'recording', thumbnailStatus: 'none',
+      hash: put.sha256,
+      size: put.size,
+      contentType: file.contentType,
+      fileName: file.fileName,
+      extension: file.fileName.split('.').pop()?.toLowerCase() ?? 'bin',
+      ownerId,
+      eventId: d.eventId,
+      clientRef: `recording.${recordingId}`,
+      kind: 'recording',
+      thumbnailStatus: 'none',
     });
     await new TelemetryRepository(db).raiseEventFlags(d.eventId, { hasRecording: true });
     await this.deps.redis.eval(ADVANCE, 1, key, String(d.session), 'stopping', 'stopped');

@@ -1,6 +1,11 @@
 import { AppError } from './errors.js';
 import type { TenantDb } from '../data/mongo.js';
-import { SessionRepository, type SessionMethod, type SessionRecord, type SessionRevokeFilter } from '../data/repositories/session.repository.js';
+import {
+  SessionRepository,
+  type SessionMethod,
+  type SessionRecord,
+  type SessionRevokeFilter,
+} from '../data/repositories/session.repository.js';
 import { CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
 import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
 import type { InternalTokens } from '../auth/internal-tokens.js';
@@ -94,17 +99,43 @@ export class SessionService {
     const ownExpiry = Date.now() + rules.session.refreshTokenTtlSeconds * 1000;
     const refreshExpiresAt = new Date(Math.min(ownExpiry, lineage.notAfter?.getTime() ?? ownExpiry));
     await new SessionRepository(this.deps.tenantDb(s.tenant)).create({
-      _id: sessionId, userId: s.user._id.toString(), method: s.method, refreshHash: sha256(secret), expiresAt: refreshExpiresAt,
-      actorUserId: s.actor?._id.toString(), purpose, offlineTokenId, parentSessionId: lineage.parentSessionId, permissionCap: lineage.permissionCap,
-      idpSid: s.idpSid, ip: s.ip, userAgent: s.userAgent?.slice(0, 300),
+      _id: sessionId,
+      userId: s.user._id.toString(),
+      method: s.method,
+      refreshHash: sha256(secret),
+      expiresAt: refreshExpiresAt,
+      actorUserId: s.actor?._id.toString(),
+      purpose,
+      offlineTokenId,
+      parentSessionId: lineage.parentSessionId,
+      permissionCap: lineage.permissionCap,
+      idpSid: s.idpSid,
+      ip: s.ip,
+      userAgent: s.userAgent?.slice(0, 300),
     });
     if (lineage.parentSessionId) await this.assertParentLive(s.tenant, sessionId, lineage.parentSessionId);
     await this.enforceCap(s.tenant, s.user._id.toString(), rules.session.maxSessionsPerUser);
-    const permissions = await this.permissionsFor(s.tenant, s.user, { actor: s.actor, offlineTokenId, cap: lineage.permissionCap });
-    const meta = await this.issue(s.tenant, s.user, sessionId, `rt_${sessionId}.${secret}`, refreshExpiresAt, permissions, s.actor, purpose);
+    const permissions = await this.permissionsFor(s.tenant, s.user, {
+      actor: s.actor,
+      offlineTokenId,
+      cap: lineage.permissionCap,
+    });
+    const meta = await this.issue(
+      s.tenant,
+      s.user,
+      sessionId,
+      `rt_${sessionId}.${secret}`,
+      refreshExpiresAt,
+      permissions,
+      s.actor,
+      purpose,
+    );
     return {
-      ...meta, permissions, user: presentUser(s.user),
-      ...(s.actor ? { impersonatedBy: s.actor._id.toString() } : {}), ...(purpose ? { purpose } : {}),
+      ...meta,
+      permissions,
+      user: presentUser(s.user),
+      ...(s.actor ? { impersonatedBy: s.actor._id.toString() } : {}),
+      ...(purpose ? { purpose } : {}),
     };
   }
 
@@ -114,10 +145,14 @@ export class SessionService {
     const permissionCap = [...s.parent.permissions].sort();
     if (!s.parent.sessionId) return { permissionCap };
     const parent = await this.find(s.tenant, s.parent.sessionId);
-    if (!parent || parent.revokedAt || parent.expiresAt <= new Date()) throw new AppError('session_revoked', 'The session that approved this sign-in has ended');
+    if (!parent || parent.revokedAt || parent.expiresAt <= new Date())
+      throw new AppError('session_revoked', 'The session that approved this sign-in has ended');
     return {
-      parentSessionId: parent._id, permissionCap, notAfter: parent.expiresAt,
-      ...(parent.purpose ? { purpose: parent.purpose } : {}), ...(parent.offlineTokenId ? { offlineTokenId: parent.offlineTokenId } : {}),
+      parentSessionId: parent._id,
+      permissionCap,
+      notAfter: parent.expiresAt,
+      ...(parent.purpose ? { purpose: parent.purpose } : {}),
+      ...(parent.offlineTokenId ? { offlineTokenId: parent.offlineTokenId } : {}),
     };
   }
 
@@ -146,8 +181,21 @@ export class SessionService {
       throw new AppError('session_revoked', 'The account of this session is no longer active');
     }
     if (rotated.parentSessionId) await this.assertParentLive(tenant, sessionId, rotated.parentSessionId);
-    const permissions = await this.permissionsFor(tenant, user, { actor: actor ?? undefined, offlineTokenId: rotated.offlineTokenId ?? undefined, cap: rotated.permissionCap ?? undefined });
-    return this.issue(tenant, user, sessionId, `rt_${sessionId}.${nextSecret}`, rotated.expiresAt, permissions, actor ?? undefined, rotated.purpose ?? undefined);
+    const permissions = await this.permissionsFor(tenant, user, {
+      actor: actor ?? undefined,
+      offlineTokenId: rotated.offlineTokenId ?? undefined,
+      cap: rotated.permissionCap ?? undefined,
+    });
+    return this.issue(
+      tenant,
+      user,
+      sessionId,
+      `rt_${sessionId}.${nextSecret}`,
+      rotated.expiresAt,
+      permissions,
+      actor ?? undefined,
+      rotated.purpose ?? undefined,
+    );
   }
 
   /**
@@ -164,14 +212,17 @@ export class SessionService {
     let generation = await repo.revoke(filter, reason);
     while (generation.length) {
       all.push(...generation);
-      for (const s of generation) await this.deps.revocations.revoke({ tenant, sessionId: s._id, userId: String(s.userId) });
+      for (const s of generation)
+        await this.deps.revocations.revoke({ tenant, sessionId: s._id, userId: String(s.userId) });
       const ids = generation.map((s) => s._id);
       const tokens = await new OfflineTokenRepository(db).revokeIssuedBy(ids);
       generation = await repo.revoke({ parentSessionIds: ids }, 'parent_revoked');
       if (tokens.length) generation.push(...(await repo.revoke({ offlineTokenIds: tokens }, 'parent_revoked')));
     }
     if (reason === 'session_limit') return all;
-    const realmSessions = new Map(all.filter((s) => s.idpSid && s.idpSid !== filter.idpSid).map((s) => [s.idpSid!, String(s.userId)]));
+    const realmSessions = new Map(
+      all.filter((s) => s.idpSid && s.idpSid !== filter.idpSid).map((s) => [s.idpSid!, String(s.userId)]),
+    );
     for (const [sid, userId] of realmSessions) all.push(...(await this.endRealmSession(tenant, userId, sid, reason)));
     return all;
   }
@@ -203,7 +254,12 @@ export class SessionService {
     const session = await this.find(tenant, sessionId);
     if (session && !session.revokedAt && session.previousHashes.includes(presentedHash)) {
       await this.revoke(tenant, { ids: [sessionId] }, 'refresh_token_reuse');
-      await this.deps.audit.record(tenant, { action: 'session.reuse_detected', outcome: 'failure', subjectId: String(session.userId), details: { sessionId } });
+      await this.deps.audit.record(tenant, {
+        action: 'session.reuse_detected',
+        outcome: 'failure',
+        subjectId: String(session.userId),
+        details: { sessionId },
+      });
       throw new AppError('session_revoked', 'Refresh token reuse detected; the session has been revoked');
     }
     if (session?.revokedAt) throw new AppError('session_revoked', 'The session has been revoked');
@@ -211,7 +267,11 @@ export class SessionService {
   }
 
   /** Role permissions, capped by the impersonator's (no escalation), the parent's and the offline token's scope. */
-  private async permissionsFor(tenant: string, user: AccountRecord, by: { actor?: AccountRecord; offlineTokenId?: string; cap?: readonly string[] }): Promise<Permission[]> {
+  private async permissionsFor(
+    tenant: string,
+    user: AccountRecord,
+    by: { actor?: AccountRecord; offlineTokenId?: string; cap?: readonly string[] },
+  ): Promise<Permission[]> {
     const { actor, offlineTokenId, cap } = by;
     let perms = [...(await this.deps.authorizer.permissionsOf(tenant, user.role))];
     if (actor) perms = intersect(perms, await this.deps.authorizer.permissionsOf(tenant, actor.role));
@@ -223,13 +283,39 @@ export class SessionService {
     return perms.sort();
   }
 
-  private async issue(tenant: string, user: AccountRecord, sessionId: string, refreshToken: string, refreshExpiresAt: Date, perms: Permission[], actor?: AccountRecord, purpose?: string): Promise<LoginMeta> {
+  private async issue(
+    tenant: string,
+    user: AccountRecord,
+    sessionId: string,
+    refreshToken: string,
+    refreshExpiresAt: Date,
+    perms: Permission[],
+    actor?: AccountRecord,
+    purpose?: string,
+  ): Promise<LoginMeta> {
     const ttl = (await this.deps.rules.get(tenant)).session.accessTokenTtlSeconds;
-    const { token, expiresAt } = await this.deps.tokens.issue({
-      sub: user._id.toString(), tenant, role: user.role, perms, sid: sessionId, preferred_username: user.username,
-      ...(actor ? { act: { sub: actor._id.toString() } } : {}), ...(purpose ? { purpose } : {}),
-    }, ttl);
-    return { tokenType: 'Bearer', accessToken: token, expiresIn: ttl, expiresAt: expiresAt.toISOString(), refreshToken, refreshExpiresAt: refreshExpiresAt.toISOString(), sessionId };
+    const { token, expiresAt } = await this.deps.tokens.issue(
+      {
+        sub: user._id.toString(),
+        tenant,
+        role: user.role,
+        perms,
+        sid: sessionId,
+        preferred_username: user.username,
+        ...(actor ? { act: { sub: actor._id.toString() } } : {}),
+        ...(purpose ? { purpose } : {}),
+      },
+      ttl,
+    );
+    return {
+      tokenType: 'Bearer',
+      accessToken: token,
+      expiresIn: ttl,
+      expiresAt: expiresAt.toISOString(),
+      refreshToken,
+      refreshExpiresAt: refreshExpiresAt.toISOString(),
+      sessionId,
+    };
   }
 }
 

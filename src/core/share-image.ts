@@ -6,7 +6,14 @@ export type SharedImage = { hash: string } | { url: string };
 
 /** IPv4 ranges a headset must never be sent to: loopback, private, link-local (cloud metadata), CGNAT, unspecified, multicast. */
 const BLOCKED_V4: [number, number][] = [
-  [0x00000000, 8], [0x0a000000, 8], [0x64400000, 10], [0x7f000000, 8], [0xa9fe0000, 16], [0xac100000, 12], [0xc0a80000, 16], [0xe0000000, 3],
+  [0x00000000, 8],
+  [0x0a000000, 8],
+  [0x64400000, 10],
+  [0x7f000000, 8],
+  [0xa9fe0000, 16],
+  [0xac100000, 12],
+  [0xc0a80000, 16],
+  [0xe0000000, 3],
 ];
 
 function v4Number(ip: string): number {
@@ -15,7 +22,7 @@ function v4Number(ip: string): number {
 
 function blockedV4(ip: string): boolean {
   const n = v4Number(ip);
-  return BLOCKED_V4.some(([base, bits]) => (n >>> (32 - bits)) === (base >>> (32 - bits)));
+  return BLOCKED_V4.some(([base, bits]) => n >>> (32 - bits) === base >>> (32 - bits));
 }
 
 /** IPv6: unspecified, loopback, link-local fe80::/10, unique-local fc00::/7, multicast, and v4-mapped blocked addresses. */
@@ -48,9 +55,17 @@ export function checkImageUrl(raw: string): URL {
   if (url.protocol !== 'https:') refuse('image.url must be an https URL');
   if (url.username || url.password) refuse('image.url must not carry credentials');
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (!host || host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) refuse('image.url must name a public host');
+  if (
+    !host ||
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host.endsWith('.local') ||
+    host.endsWith('.internal')
+  )
+    refuse('image.url must name a public host');
   const kind = isIP(host);
-  if ((kind === 4 && blockedV4(host)) || (kind === 6 && blockedV6(host))) refuse('image.url must name a public address');
+  if ((kind === 4 && blockedV4(host)) || (kind === 6 && blockedV6(host)))
+    refuse('image.url must name a public address');
   return url;
 }
 
@@ -58,10 +73,16 @@ export function checkImageUrl(raw: string): URL {
  * The one check shareImage runs before a headset sees anything: an https URL that passes
  * {@link checkImageUrl}, or the content hash of a file stored in this tenant.
  */
-export async function checkSharedImage(image: SharedImage, hasTenantMedia: (hash: string) => Promise<boolean>): Promise<void> {
+export async function checkSharedImage(
+  image: SharedImage,
+  hasTenantMedia: (hash: string) => Promise<boolean>,
+): Promise<void> {
   if ('url' in image) {
     checkImageUrl(image.url);
     return;
   }
-  if (!(await hasTenantMedia(image.hash))) throw new AppError('file_not_found', 'No media of this tenant has that hash', { errors: [{ field: 'image.hash', message: 'unknown media' }] });
+  if (!(await hasTenantMedia(image.hash)))
+    throw new AppError('file_not_found', 'No media of this tenant has that hash', {
+      errors: [{ field: 'image.hash', message: 'unknown media' }],
+    });
 }

@@ -46,17 +46,44 @@ export class SignInService {
    * Authorization code + PKCE: the service (a confidential client of the tenant's realm) exchanges the
    * code, verifies the realm's access token like any IdP token, and opens an internal session.
    */
-  private async codeExchange(tenant: string, input: Extract<LoginInput, { method: 'code' }>, ctx: SignInContext): Promise<LoginResponse> {
+  private async codeExchange(
+    tenant: string,
+    input: Extract<LoginInput, { method: 'code' }>,
+    ctx: SignInContext,
+  ): Promise<LoginResponse> {
     try {
-      const { accessToken } = await this.deps.realms.exchangeCode(tenant, new URL(input.callbackUrl), input.codeVerifier, input.state);
+      const { accessToken } = await this.deps.realms.exchangeCode(
+        tenant,
+        new URL(input.callbackUrl),
+        input.codeVerifier,
+        input.state,
+      );
       const principal = await this.deps.verifier.verify(tenant, accessToken);
       const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(principal.userId);
       if (!user) throw new AppError('invalid_credentials', 'The signed-in account is not a user of this tenant');
-      const session = await this.deps.sessions.start({ tenant, user, method: 'oidc', idpSid: principal.idpSid, ip: ctx.ip, userAgent: ctx.userAgent });
-      await this.deps.audit.record(tenant, { action: 'signin.success', outcome: 'success', subjectId: session.user.id, ip: ctx.ip, details: { method: 'oidc' } });
+      const session = await this.deps.sessions.start({
+        tenant,
+        user,
+        method: 'oidc',
+        idpSid: principal.idpSid,
+        ip: ctx.ip,
+        userAgent: ctx.userAgent,
+      });
+      await this.deps.audit.record(tenant, {
+        action: 'signin.success',
+        outcome: 'success',
+        subjectId: session.user.id,
+        ip: ctx.ip,
+        details: { method: 'oidc' },
+      });
       return session;
     } catch (e) {
-      await this.deps.audit.record(tenant, { action: 'signin.failure', outcome: 'failure', ip: ctx.ip, details: { method: 'oidc', code: (e as AppError).code } });
+      await this.deps.audit.record(tenant, {
+        action: 'signin.failure',
+        outcome: 'failure',
+        ip: ctx.ip,
+        details: { method: 'oidc', code: (e as AppError).code },
+      });
       throw e;
     }
   }

@@ -46,18 +46,27 @@ const reject = (message: string) => new AppError('spreadsheet_rejected', message
  * directory record and the central directory (two ranged reads), then refuses too many entries, a
  * declared total size past the limit, or an entry whose compression ratio betrays a zip bomb.
  */
-export async function inspectXlsxContainer(read: RangeReader, size: number, limits: SpreadsheetLimits): Promise<{ entries: number; uncompressed: number }> {
+export async function inspectXlsxContainer(
+  read: RangeReader,
+  size: number,
+  limits: SpreadsheetLimits,
+): Promise<{ entries: number; uncompressed: number }> {
   if (size < 22) throw reject('The file is not an xlsx workbook');
   if (size > limits.maxFileBytes) throw reject(`The spreadsheet exceeds ${limits.maxFileBytes} bytes`);
   const tailStart = Math.max(0, size - 65_557);
   const tail = await bytes(read, tailStart, size - 1);
   let eocd = -1;
-  for (let i = tail.length - 22; i >= 0; i--) if (tail.readUInt32LE(i) === EOCD_SIG) { eocd = i; break; }
+  for (let i = tail.length - 22; i >= 0; i--)
+    if (tail.readUInt32LE(i) === EOCD_SIG) {
+      eocd = i;
+      break;
+    }
   if (eocd < 0) throw reject('The file is not an xlsx workbook (no zip directory)');
   const count = tail.readUInt16LE(eocd + 10);
   const cdSize = tail.readUInt32LE(eocd + 12);
   const cdOffset = tail.readUInt32LE(eocd + 16);
-  if (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) throw reject('ZIP64 workbooks are not accepted');
+  if (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff)
+    throw reject('ZIP64 workbooks are not accepted');
   if (count > limits.maxZipEntries) throw reject(`The workbook has ${count} parts (limit ${limits.maxZipEntries})`);
   if (cdSize > MAX_CENTRAL_DIRECTORY || cdOffset + cdSize > size) throw reject('The workbook directory is malformed');
   const cd = await bytes(read, cdOffset, cdOffset + cdSize - 1);
@@ -73,6 +82,7 @@ export async function inspectXlsxContainer(read: RangeReader, size: number, limi
     }
     p += 46 + cd.readUInt16LE(p + 28) + cd.readUInt16LE(p + 30) + cd.readUInt16LE(p + 32);
   }
-  if (total > limits.maxUncompressedBytes) throw reject(`The workbook unpacks to more than ${limits.maxUncompressedBytes} bytes`);
+  if (total > limits.maxUncompressedBytes)
+    throw reject(`The workbook unpacks to more than ${limits.maxUncompressedBytes} bytes`);
   return { entries: count, uncompressed: total };
 }

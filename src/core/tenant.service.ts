@@ -50,9 +50,13 @@ export class TenantService {
     return { tenant, db: this.deps.mongo.tenantDb(tenant.name) };
   }
 
-  async create(input: { name: string; displayName?: string }): Promise<{ tenant: ResolvedTenant; migration: MigrationResult }> {
+  async create(input: {
+    name: string;
+    displayName?: string;
+  }): Promise<{ tenant: ResolvedTenant; migration: MigrationResult }> {
     const name = parseName(input.name);
-    if (await this.deps.tenants.findByName(name)) throw new AppError('tenant_exists', `Tenant '${name}' already exists`);
+    if (await this.deps.tenants.findByName(name))
+      throw new AppError('tenant_exists', `Tenant '${name}' already exists`);
     const rec = await this.deps.tenants.create({ name, displayName: input.displayName ?? name });
     this.cache.delete(name);
     const migration = await this.migrate(name);
@@ -89,7 +93,10 @@ export class TenantService {
 
 function parseName(name: string): string {
   const r = TenantName.safeParse(name);
-  if (!r.success) throw new AppError('validation_failed', `tenantName: ${r.error.issues[0]?.message}`, { errors: [{ field: 'tenantName', message: r.error.issues[0]?.message ?? 'invalid' }] });
+  if (!r.success)
+    throw new AppError('validation_failed', `tenantName: ${r.error.issues[0]?.message}`, {
+      errors: [{ field: 'tenantName', message: r.error.issues[0]?.message ?? 'invalid' }],
+    });
   return r.data;
 }
 

@@ -6,7 +6,8 @@ import { AppError } from './errors.js';
  * service has a use for them. Also unpaired UTF-16 surrogates: not text, and stored as U+FFFD by
  * MongoDB's UTF-8, so an accepted value would not read back as it was sent.
  */
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const CONTROL =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Nesting beyond this is refused by every schema anyway; the walk stops there instead of recursing. */
 const MAX_DEPTH = 64;

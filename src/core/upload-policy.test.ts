@@ -32,8 +32,17 @@ describe('upload policy', () => {
   });
 
   it('refuses executables and active markup even for types without a signature', () => {
-    for (const head of ['MZ\x90\0', '\x7fELF', '\xcf\xfa\xed\xfe', '#!/usr/bin/env node', '  <!DOCTYPE html><p>', '<svg onload=x>']) {
-      expect(() => checkSignature('bin', Buffer.from(head, 'latin1'))).toThrow(expect.objectContaining({ code: 'file_content_mismatch' }));
+    for (const head of [
+      'MZ\x90\0',
+      '\x7fELF',
+      '\xcf\xfa\xed\xfe',
+      '#!/usr/bin/env node',
+      '  <!DOCTYPE html><p>',
+      '<svg onload=x>',
+    ]) {
+      expect(() => checkSignature('bin', Buffer.from(head, 'latin1'))).toThrow(
+        expect.objectContaining({ code: 'file_content_mismatch' }),
+      );
     }
     expect(() => checkSignature('bin', Buffer.from('anything else'))).not.toThrow();
     expect(typeOf('bin')).toEqual({ contentType: 'application/octet-stream', kind: 'other' });
@@ -46,6 +55,12 @@ describe('upload policy', () => {
     for await (const c of Readable.from(chunks).pipe(signatureGuard('png'))) out.push(c as Buffer);
     expect(Buffer.concat(out).equals(body)).toBe(true);
     const bad = Readable.from([Buffer.from('not a png at all')]).pipe(signatureGuard('png'));
-    await expect((async () => { for await (const _ of bad) { /* drain */ } })()).rejects.toMatchObject({ code: 'file_content_mismatch' });
+    await expect(
+      (async () => {
+        for await (const _ of bad) {
+          /* drain */
+        }
+      })(),
+    ).rejects.toMatchObject({ code: 'file_content_mismatch' });
   });
 });

@@ -28,20 +28,40 @@ const mp3 = (h: Buffer) => at(h, 0, 'ID3') || (h.length >= 2 && h[0] === 0xff &&
 export const FILE_TYPES: Readonly<Record<string, FileType>> = {
   jpg: { contentType: 'image/jpeg', kind: 'image', matches: jpeg },
   jpeg: { contentType: 'image/jpeg', kind: 'image', matches: jpeg },
-  png: { contentType: 'image/png', kind: 'image', matches: (h) => at(h, 0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
+  png: {
+    contentType: 'image/png',
+    kind: 'image',
+    matches: (h) => at(h, 0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  },
   gif: { contentType: 'image/gif', kind: 'image', matches: (h) => at(h, 0, 'GIF87a') || at(h, 0, 'GIF89a') },
   webp: { contentType: 'image/webp', kind: 'image', matches: riff('WEBP') },
   pdf: { contentType: 'application/pdf', kind: 'document', matches: (h) => at(h, 0, '%PDF-') },
   mp4: { contentType: 'video/mp4', kind: 'video', matches: ftyp },
-  mov: { contentType: 'video/quicktime', kind: 'video', matches: (h) => ftyp(h) || at(h, 4, 'moov') || at(h, 4, 'wide') },
+  mov: {
+    contentType: 'video/quicktime',
+    kind: 'video',
+    matches: (h) => ftyp(h) || at(h, 4, 'moov') || at(h, 4, 'wide'),
+  },
   webm: { contentType: 'video/webm', kind: 'video', matches: (h) => at(h, 0, [0x1a, 0x45, 0xdf, 0xa3]) },
   mp3: { contentType: 'audio/mpeg', kind: 'audio', matches: mp3 },
   m4a: { contentType: 'audio/mp4', kind: 'audio', matches: ftyp },
   wav: { contentType: 'audio/wav', kind: 'audio', matches: riff('WAVE') },
   ogg: { contentType: 'audio/ogg', kind: 'audio', matches: (h) => at(h, 0, 'OggS') },
-  xlsx: { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', kind: 'document', matches: zip },
-  docx: { contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', kind: 'document', matches: zip },
-  pptx: { contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', kind: 'document', matches: zip },
+  xlsx: {
+    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    kind: 'document',
+    matches: zip,
+  },
+  docx: {
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    kind: 'document',
+    matches: zip,
+  },
+  pptx: {
+    contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    kind: 'document',
+    matches: zip,
+  },
   zip: { contentType: 'application/zip', kind: 'other', matches: zip },
   txt: { contentType: 'text/plain; charset=utf-8', kind: 'document', matches: looksLikeText },
   csv: { contentType: 'text/csv; charset=utf-8', kind: 'document', matches: looksLikeText },
@@ -55,7 +75,14 @@ export const FILE_TYPES: Readonly<Record<string, FileType>> = {
 const DANGEROUS: readonly ((h: Buffer) => boolean)[] = [
   (h) => at(h, 0, 'MZ'), // Windows PE
   (h) => at(h, 0, [0x7f, 0x45, 0x4c, 0x46]), // ELF
-  (h) => [[0xfe, 0xed, 0xfa, 0xce], [0xfe, 0xed, 0xfa, 0xcf], [0xce, 0xfa, 0xed, 0xfe], [0xcf, 0xfa, 0xed, 0xfe], [0xca, 0xfe, 0xba, 0xbe]].some((m) => at(h, 0, m)), // Mach-O
+  (h) =>
+    [
+      [0xfe, 0xed, 0xfa, 0xce],
+      [0xfe, 0xed, 0xfa, 0xcf],
+      [0xce, 0xfa, 0xed, 0xfe],
+      [0xcf, 0xfa, 0xed, 0xfe],
+      [0xca, 0xfe, 0xba, 0xbe],
+    ].some((m) => at(h, 0, m)), // Mach-O
   (h) => at(h, 0, '#!'), // shell and interpreter scripts
   (h) => /^\s*<(!doctype\s+html|html|script|svg|\?xml)/i.test(h.subarray(0, 512).toString('latin1')), // active markup
 ];
@@ -83,7 +110,10 @@ export function checkExtension(fileName: string, limits: UploadLimits): string {
   const ext = extensionOf(fileName);
   const allowed = limits.allowedExtensions.map((e) => e.toLowerCase().replace(/^\./, ''));
   if (!ext || !allowed.includes(ext)) {
-    throw new AppError('file_type_not_allowed', `Files of type '.${ext || '(none)'}' are not allowed; allowed: ${allowed.join(', ')}`);
+    throw new AppError(
+      'file_type_not_allowed',
+      `Files of type '.${ext || '(none)'}' are not allowed; allowed: ${allowed.join(', ')}`,
+    );
   }
   return ext;
 }
@@ -97,7 +127,8 @@ export function typeOf(ext: string): { contentType: string; kind: MediaKind } {
 /** Throws file_content_mismatch unless `head` is a plausible opening of a file with extension `ext`. */
 export function checkSignature(ext: string, head: Buffer): void {
   if (head.length === 0) throw new AppError('file_content_mismatch', 'The file is empty');
-  if (DANGEROUS.some((d) => d(head))) throw new AppError('file_content_mismatch', 'The file content is an executable or active content');
+  if (DANGEROUS.some((d) => d(head)))
+    throw new AppError('file_content_mismatch', 'The file content is an executable or active content');
   const t = FILE_TYPES[ext];
   if (t && !t.matches(head)) throw new AppError('file_content_mismatch', `The file content is not a .${ext} file`);
 }

@@ -26,7 +26,10 @@ export const OWN_APPROVE_PATH = '/login/approve';
  * tenant's host. A settings change applies within 10 s.
  */
 export class WebAppUrls {
-  private readonly tenants = new TtlCache<string, { signInRedirectUri?: string; loginApproveUrl?: string }>({ ttlMs: 10_000, maxEntries: 10_000 });
+  private readonly tenants = new TtlCache<string, { signInRedirectUri?: string; loginApproveUrl?: string }>({
+    ttlMs: 10_000,
+    maxEntries: 10_000,
+  });
 
   constructor(private readonly deps: WebAppUrlsDeps) {}
 
@@ -46,7 +49,10 @@ export class WebAppUrls {
     const own = this.ownPages(tenant, requestOrigin);
     const t = await this.tenants.getOrLoad(tenant, async () => {
       const w = (await this.deps.settings(tenant).settings())?.webApp;
-      return { ...(w?.signInRedirectUri ? { signInRedirectUri: w.signInRedirectUri } : {}), ...(w?.loginApproveUrl ? { loginApproveUrl: w.loginApproveUrl } : {}) };
+      return {
+        ...(w?.signInRedirectUri ? { signInRedirectUri: w.signInRedirectUri } : {}),
+        ...(w?.loginApproveUrl ? { loginApproveUrl: w.loginApproveUrl } : {}),
+      };
     });
     const d = this.deps.deployment;
     const fill = (template?: string) => template?.replaceAll('{tenant}', tenant);
@@ -61,7 +67,10 @@ export class WebAppUrls {
    * host's own callback (the service's page always works), and the configured web app's when it differs.
    */
   async registeredRedirectUris(tenant: string): Promise<string[]> {
-    const own = [`${this.deps.site.publicUrl.replace(/\/$/, '')}${OWN_CALLBACK_PATH}`, this.ownPages(tenant).signInRedirectUri];
+    const own = [
+      `${this.deps.site.publicUrl.replace(/\/$/, '')}${OWN_CALLBACK_PATH}`,
+      this.ownPages(tenant).signInRedirectUri,
+    ];
     return [...new Set([...own, (await this.pages(tenant)).signInRedirectUri])];
   }
 }

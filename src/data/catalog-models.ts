@@ -6,5 +6,7 @@ export interface CatalogModels {
 }
 
 export function catalogModels(conn: Connection): CatalogModels {
-  return { Tenant: (conn.models.Tenant as Model<TenantDoc>) ?? conn.model<TenantDoc>('Tenant', TenantSchema, 'tenants') };
+  return {
+    Tenant: (conn.models.Tenant as Model<TenantDoc>) ?? conn.model<TenantDoc>('Tenant', TenantSchema, 'tenants'),
+  };
 }

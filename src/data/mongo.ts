@@ -36,7 +36,11 @@ export class Mongo {
   private readonly tenants = new Map<string, TenantDb>();
   private usersChangedListener: UsersChangedListener | undefined;
 
-  private constructor(readonly conn: Connection, private readonly opts: MongoOptions, readonly server: ServerTraits) {
+  private constructor(
+    readonly conn: Connection,
+    private readonly opts: MongoOptions,
+    readonly server: ServerTraits,
+  ) {
     this.catalog = catalogModels(conn.useDb(opts.catalogDb, { useCache: true }));
   }
 
@@ -61,7 +65,13 @@ export class Mongo {
     let db = this.tenants.get(tenant);
     if (!db) {
       const conn = this.conn.useDb(this.dbName(tenant), { useCache: true });
-      db = { tenant, conn, models: tenantModels(conn), server: this.server, usersChanged: (ids) => this.usersChangedListener?.(tenant, ids) ?? Promise.resolve() };
+      db = {
+        tenant,
+        conn,
+        models: tenantModels(conn),
+        server: this.server,
+        usersChanged: (ids) => this.usersChangedListener?.(tenant, ids) ?? Promise.resolve(),
+      };
       this.tenants.set(tenant, db);
     }
     return db;

@@ -48,7 +48,8 @@ export function fillDefaults(schema: Schema, doc: Doc, projection?: Projection):
     }
     // Sub-documents of a document array get their own defaults (e.g. a participant's role).
     const sub = (type as unknown as { schema?: Schema }).schema;
-    if (sub && Array.isArray(current)) for (const el of current) if (el && typeof el === 'object') fillDefaults(sub, el as Doc);
+    if (sub && Array.isArray(current))
+      for (const el of current) if (el && typeof el === 'object') fillDefaults(sub, el as Doc);
   });
 }
 
@@ -63,15 +64,18 @@ export function withReadDefaults(schema: Schema, derive?: (doc: Doc) => void): v
   if (patched.has(schema)) return;
   patched.add(schema);
   for (const hook of QUERY_HOOKS) {
-    schema.post(hook, function (this: { mongooseOptions(): { lean?: unknown }; projection(): Projection }, res: unknown) {
-      if (!this.mongooseOptions().lean || !res) return;
-      const projection = this.projection();
-      for (const doc of Array.isArray(res) ? res : [res]) {
-        if (!doc || typeof doc !== 'object') continue;
-        fillDefaults(schema, doc as Doc, projection);
-        fillTimestamps(schema, doc as Doc, projection);
-        derive?.(doc as Doc);
-      }
-    });
+    schema.post(
+      hook,
+      function (this: { mongooseOptions(): { lean?: unknown }; projection(): Projection }, res: unknown) {
+        if (!this.mongooseOptions().lean || !res) return;
+        const projection = this.projection();
+        for (const doc of Array.isArray(res) ? res : [res]) {
+          if (!doc || typeof doc !== 'object') continue;
+          fillDefaults(schema, doc as Doc, projection);
+          fillTimestamps(schema, doc as Doc, projection);
+          derive?.(doc as Doc);
+        }
+      },
+    );
   }
 }

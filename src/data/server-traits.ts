@@ -30,17 +30,37 @@ export interface ServerTraits {
 }
 
 /** MongoDB and servers that behave like it (mongo-java-server). */
-export const MONGODB_TRAITS: ServerTraits = Object.freeze({ kind: 'mongodb', atomicGuardedUpdate: true, updatesPerCommand: 1000, stringOrder: 'code-point', indexedSearch: true });
+export const MONGODB_TRAITS: ServerTraits = Object.freeze({
+  kind: 'mongodb',
+  atomicGuardedUpdate: true,
+  updatesPerCommand: 1000,
+  stringOrder: 'code-point',
+  indexedSearch: true,
+});
 /** mongo-java-server: MongoDB's behaviour except Java's string order. */
-export const MONGO_JAVA_SERVER_TRAITS: ServerTraits = Object.freeze({ ...MONGODB_TRAITS, stringOrder: 'code-unit', indexedSearch: false });
-export const FERRETDB_TRAITS: ServerTraits = Object.freeze({ kind: 'ferretdb', atomicGuardedUpdate: false, updatesPerCommand: 10, stringOrder: 'code-point', indexedSearch: false });
+export const MONGO_JAVA_SERVER_TRAITS: ServerTraits = Object.freeze({
+  ...MONGODB_TRAITS,
+  stringOrder: 'code-unit',
+  indexedSearch: false,
+});
+export const FERRETDB_TRAITS: ServerTraits = Object.freeze({
+  kind: 'ferretdb',
+  atomicGuardedUpdate: false,
+  updatesPerCommand: 10,
+  stringOrder: 'code-point',
+  indexedSearch: false,
+});
 
 /**
  * Tells FerretDB (its buildInfo names its own version) from MongoDB and look-alikes; mongo-java-server's
  * buildInfo is the bare minimum (no `gitVersion`, which MongoDB always reports).
  */
 export async function detectServer(conn: Connection): Promise<ServerTraits> {
-  const info = (await conn.db!.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string; ferretdb?: unknown; gitVersion?: string };
+  const info = (await conn.db!.admin().command({ buildInfo: 1 })) as {
+    ferretdbVersion?: string;
+    ferretdb?: unknown;
+    gitVersion?: string;
+  };
   if (info.ferretdbVersion || info.ferretdb) return FERRETDB_TRAITS;
   return info.gitVersion ? MONGODB_TRAITS : MONGO_JAVA_SERVER_TRAITS;
 }

@@ -8,13 +8,27 @@ import { DeviceSchema, type DeviceDoc } from './models/device.model.js';
 import { GroupSchema, type GroupDoc } from './models/group.model.js';
 import { FavouriteSchema, type FavouriteDoc } from './models/favourite.model.js';
 import { NoticeSchema, NoticeAckSchema, type NoticeDoc, type NoticeAckDoc } from './models/notice.model.js';
-import { MediaFileSchema, FileShareSchema, MediaGrantSchema, type MediaFileDoc, type FileShareDoc, type MediaGrantDoc } from './models/media-file.model.js';
+import {
+  MediaFileSchema,
+  FileShareSchema,
+  MediaGrantSchema,
+  type MediaFileDoc,
+  type FileShareDoc,
+  type MediaGrantDoc,
+} from './models/media-file.model.js';
 import { PendingUserSchema, ImportSchema, type PendingUserDoc, type ImportDoc } from './models/pending-user.model.js';
 import { SessionSchema, type SessionDoc } from './models/session.model.js';
 import { LoginCodeSchema, type LoginCodeDoc } from './models/login-code.model.js';
 import { OfflineTokenSchema, type OfflineTokenDoc } from './models/offline-token.model.js';
 import { AuditSchema, type AuditDoc } from './models/audit.model.js';
-import { TelemetryRecordSchema, ConferenceBindingSchema, ParticipantLogSchema, type TelemetryRecordDoc, type ConferenceBindingDoc, type ParticipantLogDoc } from './models/telemetry.model.js';
+import {
+  TelemetryRecordSchema,
+  ConferenceBindingSchema,
+  ParticipantLogSchema,
+  type TelemetryRecordDoc,
+  type ConferenceBindingDoc,
+  type ParticipantLogDoc,
+} from './models/telemetry.model.js';
 import { CallRecordSchema, type CallRecordDoc } from './models/call-record.model.js';
 import { withReadDefaults } from './read-defaults.js';
 import { AccountSetupSchema, type AccountSetupDoc } from './models/account-setup.model.js';
@@ -77,7 +91,12 @@ export interface TenantModels {
 // Lean reads get the schema's defaults (./read-defaults.ts), before any model is compiled from these schemas.
 // A user written before the sort keys existed gets them from the display name.
 withReadDefaults(UserSchema, (u) => {
-  if (typeof u.displayName === 'string' && (u.sortName === undefined || u.initial === undefined)) Object.assign(u, { ...sortKeys(u.displayName), ...(u.sortName !== undefined ? { sortName: u.sortName } : {}), ...(u.initial !== undefined ? { initial: u.initial } : {}) });
+  if (typeof u.displayName === 'string' && (u.sortName === undefined || u.initial === undefined))
+    Object.assign(u, {
+      ...sortKeys(u.displayName),
+      ...(u.sortName !== undefined ? { sortName: u.sortName } : {}),
+      ...(u.initial !== undefined ? { initial: u.initial } : {}),
+    });
 });
 for (const [schema] of Object.values(DEFINITIONS)) withReadDefaults(schema);
 

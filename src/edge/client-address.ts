@@ -18,7 +18,12 @@ export function compileTrustProxy(setting: string): TrustProxy {
     const hops = Number(s);
     return (_addr, i) => i < hops;
   }
-  return proxyaddr.compile(s.split(',').map((v) => v.trim()).filter(Boolean));
+  return proxyaddr.compile(
+    s
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+  );
 }
 
 /** The client's address: the socket peer, or the forwarded address behind trusted proxies only. */

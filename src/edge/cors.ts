@@ -13,7 +13,15 @@ export interface CorsPolicyDeps {
 
 const ALLOWED: CorsOptions = {
   methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-  allowedHeaders: ['authorization', 'content-type', 'x-correlation-id', 'if-none-match', 'if-match', 'range', 'apollo-require-preflight'],
+  allowedHeaders: [
+    'authorization',
+    'content-type',
+    'x-correlation-id',
+    'if-none-match',
+    'if-match',
+    'range',
+    'apollo-require-preflight',
+  ],
   exposedHeaders: ['x-correlation-id', 'retry-after', 'etag', 'content-range', 'content-disposition', 'location'],
   // Tokens travel in the Authorization header, never in cookies.
   credentials: false,
@@ -35,7 +43,11 @@ export function corsDelegate(deps: CorsPolicyDeps): CorsOptionsDelegate<Incoming
     const tenant = tenantFromHost(req.headers.host, deps.baseDomain);
     if (!tenant) return callback(null, { origin: false });
     deps.tenantOrigins(tenant).then(
-      (list) => callback(null, list.some((o) => o.toLowerCase() === origin) ? { ...ALLOWED, origin: req.headers.origin } : { origin: false }),
+      (list) =>
+        callback(
+          null,
+          list.some((o) => o.toLowerCase() === origin) ? { ...ALLOWED, origin: req.headers.origin } : { origin: false },
+        ),
       (err: Error) => callback(err),
     );
   };

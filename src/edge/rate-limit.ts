@@ -30,9 +30,16 @@ return {n, ttl}`;
  * `rate_limited` with the seconds left in the window once the count passes `limit`. Used by every
  * transport: Express middleware, the hub handshake and the gRPC ingest.
  */
-export async function countHit(deps: RateLimitDeps, bucket: string, id: string, limit: number, windowSeconds: number): Promise<void> {
+export async function countHit(
+  deps: RateLimitDeps,
+  bucket: string,
+  id: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<void> {
   const [count, ttl] = (await deps.redis.eval(SCRIPT, 1, deps.keyFor(bucket, id), windowSeconds)) as [number, number];
-  if (count > limit) throw new AppError('rate_limited', 'Too many requests; slow down', { retryAfter: Math.max(ttl, 1) });
+  if (count > limit)
+    throw new AppError('rate_limited', 'Too many requests; slow down', { retryAfter: Math.max(ttl, 1) });
 }
 
 /**
@@ -62,8 +69,10 @@ export const byIp = (req: Request): string | undefined => {
 };
 
 /** Tenant + lower-cased body field (e.g. the username of a sign-in), for per-account limits. */
-export const byBodyField = (field: string, tenantOf: (req: Request) => string | undefined = (req) => req.tenant?.name) => (req: Request): string | undefined => {
-  const v = (req.body as Record<string, unknown> | undefined)?.[field];
-  const tenant = tenantOf(req);
-  return typeof v === 'string' && v && tenant ? `${tenant}:${v.toLowerCase().trim().slice(0, 200)}` : undefined;
-};
+export const byBodyField =
+  (field: string, tenantOf: (req: Request) => string | undefined = (req) => req.tenant?.name) =>
+  (req: Request): string | undefined => {
+    const v = (req.body as Record<string, unknown> | undefined)?.[field];
+    const tenant = tenantOf(req);
+    return typeof v === 'string' && v && tenant ? `${tenant}:${v.toLowerCase().trim().slice(0, 200)}` : undefined;
+  };

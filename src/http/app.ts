@@ -35,7 +35,13 @@ export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOpt
   app.use(perIpLimit(infra));
   for (const m of opts.preTenant ?? []) app.use(m.path, m.router);
   app.use(resolveTenant(services.tenants, infra.mongo, infra.config.http.baseDomain));
-  app.use(corsPolicy({ deploymentOrigins: infra.config.http.corsOrigins, baseDomain: infra.config.http.baseDomain, tenantOrigins: (t) => services.admin.allowedOrigins(t) }));
+  app.use(
+    corsPolicy({
+      deploymentOrigins: infra.config.http.corsOrigins,
+      baseDomain: infra.config.http.baseDomain,
+      tenantOrigins: (t) => services.admin.allowedOrigins(t),
+    }),
+  );
   app.use(authenticate(services.auth));
   app.use(express.json({ limit: infra.config.http.bodyLimit }));
   app.use(express.urlencoded({ extended: false, limit: infra.config.http.bodyLimit }));
@@ -49,5 +55,7 @@ export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOpt
 /** RATE_LIMIT_PER_IP over RATE_LIMIT_WINDOW_SECONDS per client address, shared by every node (and the hub handshake). */
 function perIpLimit(infra: Infra) {
   const l = infra.config.limits;
-  return rateLimit({ redis: infra.redis, keyFor: infra.keys.rateLimit }, [{ bucket: PER_IP_BUCKET, limit: l.perIp, windowSeconds: l.windowSeconds, key: byIp }]);
+  return rateLimit({ redis: infra.redis, keyFor: infra.keys.rateLimit }, [
+    { bucket: PER_IP_BUCKET, limit: l.perIp, windowSeconds: l.windowSeconds, key: byIp },
+  ]);
 }

@@ -8,7 +8,11 @@ import { refuseControlChars } from '../core/text-input.js';
  * request, fields the schema does not know are dropped unread whatever they hold (the OpenAPI document
  * allows extra fields); in a refused one, a control character anywhere is named first.
  */
-export function parse<S extends z.ZodType>(schema: S, data: unknown, part: 'body' | 'query' | 'params' | string = 'body'): z.infer<S> {
+export function parse<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  part: 'body' | 'query' | 'params' | string = 'body',
+): z.infer<S> {
   const prefix = part === 'body' ? undefined : part;
   const r = schema.safeParse(data ?? {});
   if (!r.success) {

@@ -13,10 +13,16 @@ export function ok<T>(data: T): AckResult<T> {
  */
 export function fail(e: unknown, logger?: Logger, method?: string): AckResult<never> {
   const err = toAppError(e);
-  if (err.code === 'internal' || err.status >= 500) logger?.error({ component: 'hub', method, err: e }, 'hub method failed');
+  if (err.code === 'internal' || err.status >= 500)
+    logger?.error({ component: 'hub', method, err: e }, 'hub method failed');
   const message = err.code === 'internal' ? 'An unexpected error occurred' : err.message;
   return {
     ok: false,
-    error: { code: err.code, message, ...(err.errors ? { errors: err.errors } : {}), ...(err.retryAfter ? { retryAfter: err.retryAfter } : {}) },
+    error: {
+      code: err.code,
+      message,
+      ...(err.errors ? { errors: err.errors } : {}),
+      ...(err.retryAfter ? { retryAfter: err.retryAfter } : {}),
+    },
   };
 }

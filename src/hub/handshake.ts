@@ -45,7 +45,11 @@ export function handshake(deps: HandshakeDeps) {
       const tenant = await deps.resolveTenant(name);
       if (!tenant) throw new AppError('tenant_not_found', `No tenant '${name}'`);
       const token = handshakeToken(socket.handshake);
-      if (!token) throw new AppError('unauthenticated', 'Send the access token as auth.token or the access_token query parameter');
+      if (!token)
+        throw new AppError(
+          'unauthenticated',
+          'Send the access token as auth.token or the access_token query parameter',
+        );
       const principal = await deps.verifyAccessToken(tenant.name, token);
       if (principal.tenant !== tenant.name) throw new AppError('wrong_tenant', 'The token belongs to another tenant');
       socket.data.tenant = tenant.name;

@@ -9,20 +9,66 @@ import type { HubMethodName } from './hub.events.js';
  */
 export const HUB_ERROR_GROUPS = {
   /** The dispatcher (src/hub/method.ts): rate limit, live session, permission, argument validation, anything unexpected. */
-  dispatch: { files: ['src/hub/method.ts', 'src/hub/socket-rate-limit.ts'], codes: ['rate_limited', 'token_expired', 'permission_denied', 'validation_failed', 'internal'] },
+  dispatch: {
+    files: ['src/hub/method.ts', 'src/hub/socket-rate-limit.ts'],
+    codes: ['rate_limited', 'token_expired', 'permission_denied', 'validation_failed', 'internal'],
+  },
   /** Asking an actor (src/actors/runtime): its owner moved, could not be reached or did not answer in time (transient: retry). */
   actors: {
-    files: ['src/actors/runtime/ask-loop.ts', 'src/actors/runtime/transport.ts', 'src/actors/runtime/turn-context.ts', 'src/actors/runtime/actor-system.ts', 'src/actors/runtime/activation.ts', 'src/actors/runtime/fenced-write.ts'],
+    files: [
+      'src/actors/runtime/ask-loop.ts',
+      'src/actors/runtime/transport.ts',
+      'src/actors/runtime/turn-context.ts',
+      'src/actors/runtime/actor-system.ts',
+      'src/actors/runtime/activation.ts',
+      'src/actors/runtime/fenced-write.ts',
+    ],
     codes: ['not_owner', 'service_unavailable', 'timeout', 'bad_request'],
   },
-  call: { files: ['src/hub/handlers/call.handlers.ts', 'src/actors/call.actor.ts'], codes: ['call_not_found', 'user_not_found', 'conflict', 'forbidden', 'invalid_state', 'validation_failed', 'bad_request'] },
-  meeting: { files: ['src/hub/handlers/meeting.handlers.ts', 'src/actors/meeting.actor.ts'], codes: ['meeting_not_found', 'event_not_found', 'forbidden', 'invalid_state', 'bad_request'] },
+  call: {
+    files: ['src/hub/handlers/call.handlers.ts', 'src/actors/call.actor.ts'],
+    codes: [
+      'call_not_found',
+      'user_not_found',
+      'conflict',
+      'forbidden',
+      'invalid_state',
+      'validation_failed',
+      'bad_request',
+    ],
+  },
+  meeting: {
+    files: ['src/hub/handlers/meeting.handlers.ts', 'src/actors/meeting.actor.ts'],
+    codes: ['meeting_not_found', 'event_not_found', 'forbidden', 'invalid_state', 'bad_request'],
+  },
   shareImage: { files: ['src/core/share-image.ts'], codes: ['file_not_found', 'url_not_allowed'] },
-  joinCode: { files: ['src/core/meeting.service.ts'], codes: ['meeting_not_found', 'event_not_found', 'device_not_found', 'forbidden', 'permission_denied', 'invalid_state'] },
-  device: { files: ['src/hub/handlers/device.handlers.ts', 'src/actors/device.actor.ts'], codes: ['device_not_found', 'conflict', 'forbidden', 'invalid_state', 'bad_request'] },
+  joinCode: {
+    files: ['src/core/meeting.service.ts'],
+    codes: [
+      'meeting_not_found',
+      'event_not_found',
+      'device_not_found',
+      'forbidden',
+      'permission_denied',
+      'invalid_state',
+    ],
+  },
+  device: {
+    files: ['src/hub/handlers/device.handlers.ts', 'src/actors/device.actor.ts'],
+    codes: ['device_not_found', 'conflict', 'forbidden', 'invalid_state', 'bad_request'],
+  },
   signalling: { files: ['src/hub/handlers/signalling.handlers.ts'], codes: ['forbidden'] },
   /** refreshToken: the token is verified like at the handshake, then must be the same user's and not older. */
-  session: { files: ['src/hub/handlers/session.handlers.ts', 'src/hub/hub.session.ts', 'src/auth/access-token-verifier.ts', 'src/auth/internal-tokens.ts', 'src/auth/revocations.ts'], codes: ['token_invalid', 'token_expired', 'session_revoked', 'wrong_tenant', 'forbidden'] },
+  session: {
+    files: [
+      'src/hub/handlers/session.handlers.ts',
+      'src/hub/hub.session.ts',
+      'src/auth/access-token-verifier.ts',
+      'src/auth/internal-tokens.ts',
+      'src/auth/revocations.ts',
+    ],
+    codes: ['token_invalid', 'token_expired', 'session_revoked', 'wrong_tenant', 'forbidden'],
+  },
 } as const satisfies Record<string, { files: readonly string[]; codes: readonly ErrorCode[] }>;
 
 export type HubErrorGroup = keyof typeof HUB_ERROR_GROUPS;
@@ -32,14 +78,32 @@ const D = ['device', 'meeting'] as const;
 
 /** Which groups each method goes through, besides the dispatcher (every method). */
 export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> = {
-  initEvent: ['actors', ...M], joinEvent: ['actors', ...M], getMeetingDetails: ['actors', ...M], notify: ['actors', ...M],
-  startRecording: ['actors', ...M], stopRecording: ['actors', ...M], requestHostAccess: ['actors', ...M], clearImage: ['actors', ...M],
+  initEvent: ['actors', ...M],
+  joinEvent: ['actors', ...M],
+  getMeetingDetails: ['actors', ...M],
+  notify: ['actors', ...M],
+  startRecording: ['actors', ...M],
+  stopRecording: ['actors', ...M],
+  requestHostAccess: ['actors', ...M],
+  clearImage: ['actors', ...M],
   shareImage: ['actors', ...M, 'shareImage'],
-  initCall: ['actors', 'call'], acceptCall: ['actors', 'call'], cancelCall: ['actors', 'call'], endCall: ['actors', 'call'], addParticipant: ['actors', 'call'],
-  initRapidConnect: ['actors', ...D, 'joinCode'], addDeviceToEvent: ['actors', ...D, 'joinCode'], deviceStatus: ['actors', ...D],
-  startPeripheral: ['actors', ...D], stopPeripheral: ['actors', ...D], requestRemote: ['actors', ...D], remoteControl: ['actors', ...D],
-  joinRoom: ['joinCode', 'signalling'], sayHiToRoom: ['joinCode', 'signalling'],
-  offer: ['actors', 'call', 'meeting', 'signalling'], answer: ['actors', 'call', 'meeting', 'signalling'], iceCandidate: ['actors', 'call', 'meeting', 'signalling'],
+  initCall: ['actors', 'call'],
+  acceptCall: ['actors', 'call'],
+  cancelCall: ['actors', 'call'],
+  endCall: ['actors', 'call'],
+  addParticipant: ['actors', 'call'],
+  initRapidConnect: ['actors', ...D, 'joinCode'],
+  addDeviceToEvent: ['actors', ...D, 'joinCode'],
+  deviceStatus: ['actors', ...D],
+  startPeripheral: ['actors', ...D],
+  stopPeripheral: ['actors', ...D],
+  requestRemote: ['actors', ...D],
+  remoteControl: ['actors', ...D],
+  joinRoom: ['joinCode', 'signalling'],
+  sayHiToRoom: ['joinCode', 'signalling'],
+  offer: ['actors', 'call', 'meeting', 'signalling'],
+  answer: ['actors', 'call', 'meeting', 'signalling'],
+  iceCandidate: ['actors', 'call', 'meeting', 'signalling'],
   refreshToken: ['session'],
 };
 

@@ -1,14 +1,36 @@
 import type { Server, Socket } from 'socket.io';
 import type { ErrorCode, FieldError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
-import type { AcceptCallRequest, AddParticipantRequest, CallInfo, CallRef, InitCallRequest } from '../actors/call.schema.js';
-import type { InitEventRequest, JoinCallRequest, MeetingRef, NotifyRequest, ShareImageRequest } from '../actors/meeting.schema.js';
-import type { HeadsetDeviceInfo, RemoteControlRequest, StartPeripheralRequest, StopPeripheralRequest } from '../actors/device.schema.js';
+import type {
+  AcceptCallRequest,
+  AddParticipantRequest,
+  CallInfo,
+  CallRef,
+  InitCallRequest,
+} from '../actors/call.schema.js';
+import type {
+  InitEventRequest,
+  JoinCallRequest,
+  MeetingRef,
+  NotifyRequest,
+  ShareImageRequest,
+} from '../actors/meeting.schema.js';
+import type {
+  HeadsetDeviceInfo,
+  RemoteControlRequest,
+  StartPeripheralRequest,
+  StopPeripheralRequest,
+} from '../actors/device.schema.js';
 import type { IceCandidateMessage, SdpMessage } from '../realtime/signalling.schema.js';
 import type { ServerToClientEvents } from '../realtime/pushes.js';
 
 // The pushed messages are the realtime module's typed map; the hub serves it as Socket.IO's server events.
-export { SERVER_EVENTS, type ServerEventName, type ServerToClientEvents, type UserStatusPush } from '../realtime/pushes.js';
+export {
+  SERVER_EVENTS,
+  type ServerEventName,
+  type ServerToClientEvents,
+  type UserStatusPush,
+} from '../realtime/pushes.js';
 
 /** Every client method is answered with this acknowledgement; errors carry the REST error codes. */
 export type AckResult<T = unknown> =

@@ -20,7 +20,12 @@ export class HubPresence {
   private timer?: NodeJS.Timeout;
   private readonly pending = new Set<Promise<unknown>>();
 
-  constructor(private readonly io: HubServer, private readonly presence: PresencePort, private readonly nodeId: string, private readonly logger: Logger) {}
+  constructor(
+    private readonly io: HubServer,
+    private readonly presence: PresencePort,
+    private readonly nodeId: string,
+    private readonly logger: Logger,
+  ) {}
 
   async start(intervalMs: number): Promise<void> {
     await this.presence.nodeHeartbeat(this.nodeId);
@@ -40,14 +45,16 @@ export class HubPresence {
   onConnect(socket: HubSocket): Promise<void> {
     const { tenant, principal } = socket.data;
     return this.track(async () => {
-      if (await this.presence.connected(tenant, principal.userId, this.nodeId, socket.id)) this.push(tenant, principal.userId, true);
+      if (await this.presence.connected(tenant, principal.userId, this.nodeId, socket.id))
+        this.push(tenant, principal.userId, true);
     });
   }
 
   onDisconnect(socket: HubSocket): Promise<void> {
     const { tenant, principal } = socket.data;
     return this.track(async () => {
-      if (await this.presence.disconnected(tenant, principal.userId, this.nodeId, socket.id)) this.push(tenant, principal.userId, false);
+      if (await this.presence.disconnected(tenant, principal.userId, this.nodeId, socket.id))
+        this.push(tenant, principal.userId, false);
     });
   }
 

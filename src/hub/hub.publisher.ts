@@ -6,7 +6,10 @@ import type { HubServer } from './hub.types.js';
 type Emitter = ReturnType<HubServer['to']>;
 
 function send(target: Emitter, event: ServerEventName, payload: unknown): void {
-  (target.emit as (ev: ServerEventName, p: Parameters<ServerToClientEvents[ServerEventName]>[0]) => boolean)(event, payload as never);
+  (target.emit as (ev: ServerEventName, p: Parameters<ServerToClientEvents[ServerEventName]>[0]) => boolean)(
+    event,
+    payload as never,
+  );
 }
 
 /**
@@ -14,7 +17,10 @@ function send(target: Emitter, event: ServerEventName, payload: unknown): void {
  * node delivers them to its own sockets. Only the pushed-message names of the typed map pass.
  */
 export class SocketIoHubPublisher implements PushPublisher {
-  constructor(private readonly io: HubServer, private readonly logger: Logger) {}
+  constructor(
+    private readonly io: HubServer,
+    private readonly logger: Logger,
+  ) {}
 
   emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
     // The type allows only known names; a name from outside the type system (a cast) is still refused here.

@@ -22,7 +22,13 @@ import { countHit, PER_IP_BUCKET } from '../edge/rate-limit.js';
 /** Presence heartbeat of this node (the presence service expires a silent node's connections). */
 export const PRESENCE_HEARTBEAT_MS = 10_000;
 
-export const HUB_METHODS = [...callMethods, ...meetingMethods, ...deviceMethods, ...signallingMethods, ...sessionMethods];
+export const HUB_METHODS = [
+  ...callMethods,
+  ...meetingMethods,
+  ...deviceMethods,
+  ...signallingMethods,
+  ...sessionMethods,
+];
 
 export interface HubRoleHandle extends RoleHandle {
   io: ReturnType<typeof createHubServer>;
@@ -35,7 +41,8 @@ function admitter({ infra }: RoleContext) {
   const trust = compileTrustProxy(infra.config.http.trustProxy);
   const l = infra.config.limits;
   const deps = { redis: infra.redis, keyFor: infra.keys.rateLimit };
-  return (req: Parameters<typeof clientAddress>[0]) => countHit(deps, PER_IP_BUCKET, addressKey(clientAddress(req, trust)), l.perIp, l.windowSeconds);
+  return (req: Parameters<typeof clientAddress>[0]) =>
+    countHit(deps, PER_IP_BUCKET, addressKey(clientAddress(req, trust)), l.perIp, l.windowSeconds);
 }
 
 /**
@@ -53,19 +60,45 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const sub = infra.connectRedis('hub-sub');
   const pushSub = infra.connectRedis('hub-push-sub');
   const io = createHubServer({
-    server, pubClient: pub, subClient: sub, channelPrefix: infra.keys.hubAdapter, logger: infra.logger, metrics: infra.metrics,
-    cors: corsDelegate({ deploymentOrigins: infra.config.http.corsOrigins, baseDomain: infra.config.http.baseDomain, tenantOrigins: (t) => services.admin.allowedOrigins(t) }),
-    handshake: { baseDomain: infra.config.http.baseDomain, resolveTenant: (n) => services.tenants.resolve(n), verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), logger: infra.logger, admit: admitter(ctx) },
+    server,
+    pubClient: pub,
+    subClient: sub,
+    channelPrefix: infra.keys.hubAdapter,
+    logger: infra.logger,
+    metrics: infra.metrics,
+    cors: corsDelegate({
+      deploymentOrigins: infra.config.http.corsOrigins,
+      baseDomain: infra.config.http.baseDomain,
+      tenantOrigins: (t) => services.admin.allowedOrigins(t),
+    }),
+    handshake: {
+      baseDomain: infra.config.http.baseDomain,
+      resolveTenant: (n) => services.tenants.resolve(n),
+      verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok),
+      logger: infra.logger,
+      admit: admitter(ctx),
+    },
   });
   const publisher = new SocketIoHubPublisher(io, infra.logger);
   system.useHubPublisher(publisher);
-  const sessions = new SocketSessions(io, { verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok), permissionsOf: (t, r) => services.auth.authorizer.permissionsOf(t, r), logger: infra.logger });
+  const sessions = new SocketSessions(io, {
+    verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok),
+    permissionsOf: (t, r) => services.auth.authorizer.permissionsOf(t, r),
+    logger: infra.logger,
+  });
   const hub: HubContext = {
-    io, actors: system, meetings: services.meetings, logger: infra.logger, metrics: infra.metrics, sessions,
+    io,
+    actors: system,
+    meetings: services.meetings,
+    logger: infra.logger,
+    metrics: infra.metrics,
+    sessions,
     canReadMedia: (principal, hash) => services.mediaAccess.canRead(principal, hash),
     directoryRooms: async (principal) => {
       const ids = await services.directoryScope.visibleTo(principal);
-      return ids ? [rooms.tenantPatients(principal.tenant), ...ids.map((id) => rooms.presenceOf(principal.tenant, String(id)))] : [];
+      return ids
+        ? [rooms.tenantPatients(principal.tenant), ...ids.map((id) => rooms.presenceOf(principal.tenant, String(id)))]
+        : [];
     },
     shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),
   };
@@ -76,8 +109,15 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const unsubs = [
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node
     // delivers them to its own sockets, so together they reach every socket once.
-    await subscribePushes(pushSub, infra.keys.hubPush, relay, (err) => infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered')),
-    await subscribeRevocations(infra.redis, infra.keys.revocationChannel, (m) => void sessions.apply(m), (err) => infra.logger.error({ component: 'auth', code: 'internal', err }, 'revocation handler failed')),
+    await subscribePushes(pushSub, infra.keys.hubPush, relay, (err) =>
+      infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered'),
+    ),
+    await subscribeRevocations(
+      infra.redis,
+      infra.keys.revocationChannel,
+      (m) => void sessions.apply(m),
+      (err) => infra.logger.error({ component: 'auth', code: 'internal', err }, 'revocation handler failed'),
+    ),
   ];
   return {
     io,
@@ -89,7 +129,12 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   };
 }
 
-async function stopHub(io: HubRoleHandle['io'], presence: HubPresence, unsubs: (() => Promise<void>)[], clients: Redis[]): Promise<void> {
+async function stopHub(
+  io: HubRoleHandle['io'],
+  presence: HubPresence,
+  unsubs: (() => Promise<void>)[],
+  clients: Redis[],
+): Promise<void> {
   presence.stop();
   // Closing the server drops every connection as a transport close, after which clients reconnect by
   // themselves (to another node, or to this one's replacement). Disconnecting the sockets first would

@@ -40,7 +40,10 @@ export function createHubServer(deps: HubServerDeps): HubServer {
     maxHttpBufferSize: 256 * 1024,
     pingInterval: 20_000,
     pingTimeout: 20_000,
-    adapter: createShardedAdapter(deps.pubClient, deps.subClient, { channelPrefix: deps.channelPrefix, subscriptionMode: 'dynamic' }),
+    adapter: createShardedAdapter(deps.pubClient, deps.subClient, {
+      channelPrefix: deps.channelPrefix,
+      subscriptionMode: 'dynamic',
+    }),
   });
   io.use(handshake(deps.handshake));
   return io;
@@ -50,20 +53,34 @@ export function createHubServer(deps: HubServerDeps): HubServer {
  * Handles each authenticated socket: its rooms (user, tenant, session), presence, and every client
  * method bound with rate limit, permission check, validation and ack.
  */
-export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod[], presence: HubPresence, rate: RateLimitOptions, metrics: Metrics): void {
+export function onConnections(
+  io: HubServer,
+  ctx: HubContext,
+  methods: HubMethod[],
+  presence: HubPresence,
+  rate: RateLimitOptions,
+  metrics: Metrics,
+): void {
   const connected = metrics.gauge('hub_connected_sockets', 'Sockets connected to this hub node');
   const table = methodTable(methods, metrics);
   // Presence is recorded before the client sees `connect`, so a client's later calls and
   // disconnects are always ordered after its online transition.
   io.use((socket, next) => {
     const directory = ctx.directoryRooms(socket.data.principal).then(
-      (extra) => { socket.data.directoryRooms = extra; },
+      (extra) => {
+        socket.data.directoryRooms = extra;
+      },
       (err) => {
         socket.data.directoryRooms = null;
-        ctx.logger.warn({ component: 'hub', code: 'service_unavailable', err: (err as Error).message }, 'directory rooms failed');
+        ctx.logger.warn(
+          { component: 'hub', code: 'service_unavailable', err: (err as Error).message },
+          'directory rooms failed',
+        );
       },
     );
-    const online = presence.onConnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed'));
+    const online = presence
+      .onConnect(socket)
+      .catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed'));
     void Promise.all([directory, online]).finally(() => next());
   });
   io.on('connection', (socket: HubSocket) => {
@@ -72,14 +89,27 @@ export function onConnections(io: HubServer, ctx: HubContext, methods: HubMethod
     // The directory rooms are joined with the tenant room at once, so a patient limited to the care team
     // is never in the tenant room without the tenant-patients exclusion (decision 230).
     const extra = socket.data.directoryRooms;
-    const own = [rooms.user(tenant, principal.userId), ...(extra === null ? [] : [rooms.tenant(tenant), ...(extra ?? [])]), ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : [])];
+    const own = [
+      rooms.user(tenant, principal.userId),
+      ...(extra === null ? [] : [rooms.tenant(tenant), ...(extra ?? [])]),
+      ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : []),
+    ];
     // The sharded adapter subscribes the room's channel on join; a Redis failure there is logged, not thrown.
-    Promise.resolve(socket.join(own)).catch((err) => ctx.logger.warn({ component: 'hub', code: 'service_unavailable', err: (err as Error).message }, 'joining own rooms failed'));
+    Promise.resolve(socket.join(own)).catch((err) =>
+      ctx.logger.warn(
+        { component: 'hub', code: 'service_unavailable', err: (err as Error).message },
+        'joining own rooms failed',
+      ),
+    );
     ctx.sessions.attach(socket);
     serveMethods(ctx, socket, table, new SocketRateLimit(rate));
     socket.on('disconnect', () => {
       connected.dec();
-      presence.onDisconnect(socket).catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'));
+      presence
+        .onDisconnect(socket)
+        .catch((err) =>
+          ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'),
+        );
     });
   });
 }

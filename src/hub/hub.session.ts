@@ -25,7 +25,10 @@ export class SocketSessions {
   /** When a socket's permissions were last cut by a role change: older tokens cannot restore them. */
   private readonly changedAt = new Map<string, number>();
 
-  constructor(private readonly io: HubServer, private readonly deps: SocketSessionsDeps) {}
+  constructor(
+    private readonly io: HubServer,
+    private readonly deps: SocketSessionsDeps,
+  ) {}
 
   /** A new socket: its rooms of revocation and its expiry. */
   attach(socket: HubSocket): void {
@@ -42,7 +45,11 @@ export class SocketSessions {
   /** Refused per call once the token has expired (the expiry timer then ends the socket). */
   assertLive(socket: HubSocket): void {
     const at = socket.data.principal.expiresAt;
-    if (at !== undefined && Date.now() >= at) throw new AppError('token_expired', 'The access token of this connection has expired; call refreshToken before expiry or reconnect');
+    if (at !== undefined && Date.now() >= at)
+      throw new AppError(
+        'token_expired',
+        'The access token of this connection has expired; call refreshToken before expiry or reconnect',
+      );
   }
 
   /** Tells the client why, then drops the socket (`sessionEnded` carries an error code). */
@@ -55,13 +62,23 @@ export class SocketSessions {
    * `refreshToken`: a newer token of the same user (and impersonator) replaces the socket's principal;
    * its permissions, rooms and expiry follow. A refused token leaves the socket as it was.
    */
-  async refresh(socket: HubSocket, raw: string): Promise<{ expiresAt?: string; role: string; permissions: Permission[] }> {
+  async refresh(
+    socket: HubSocket,
+    raw: string,
+  ): Promise<{ expiresAt?: string; role: string; permissions: Permission[] }> {
     const cur = socket.data.principal;
     const next = await this.deps.verifyAccessToken(socket.data.tenant, raw.replace(/^Bearer\s+/i, '').trim());
-    if (next.userId !== cur.userId || next.actorUserId !== cur.actorUserId) throw new AppError('forbidden', 'The token belongs to another user than this connection');
+    if (next.userId !== cur.userId || next.actorUserId !== cur.actorUserId)
+      throw new AppError('forbidden', 'The token belongs to another user than this connection');
     const changed = this.changedAt.get(socket.id);
-    const stale = (next.issuedAt ?? 0) < Math.max(cur.issuedAt ?? 0, Math.floor((changed ?? 0) / 1000)) || (changed !== undefined && next.role !== cur.role);
-    if (stale) throw new AppError('token_invalid', 'The token is older than the credentials of this connection (refresh it after a role change)');
+    const stale =
+      (next.issuedAt ?? 0) < Math.max(cur.issuedAt ?? 0, Math.floor((changed ?? 0) / 1000)) ||
+      (changed !== undefined && next.role !== cur.role);
+    if (stale)
+      throw new AppError(
+        'token_invalid',
+        'The token is older than the credentials of this connection (refresh it after a role change)',
+      );
     const { tenant } = socket.data;
     if (cur.sessionId !== next.sessionId) {
       if (cur.sessionId) await socket.leave(rooms.session(tenant, cur.sessionId));
@@ -73,20 +90,33 @@ export class SocketSessions {
     }
     socket.data.principal = next;
     this.arm(socket);
-    return { ...(next.expiresAt ? { expiresAt: new Date(next.expiresAt).toISOString() } : {}), role: next.role, permissions: [...next.permissions].sort() };
+    return {
+      ...(next.expiresAt ? { expiresAt: new Date(next.expiresAt).toISOString() } : {}),
+      role: next.role,
+      permissions: [...next.permissions].sort(),
+    };
   }
 
   /** A revocation or role change announced by any node (keys.revocationChannel). */
   async apply(m: RevocationEvent): Promise<void> {
     try {
       if (m.type === 'role') return await this.changeRole(m.tenant, m.userId, m.role);
-      const room = m.type === 'session' && m.sessionId ? rooms.session(m.tenant, m.sessionId)
-        : m.type === 'realm-session' && m.idpSid ? rooms.realmSession(m.tenant, m.idpSid)
-          : m.type === 'user' ? rooms.user(m.tenant, m.userId) : undefined;
+      const room =
+        m.type === 'session' && m.sessionId
+          ? rooms.session(m.tenant, m.sessionId)
+          : m.type === 'realm-session' && m.idpSid
+            ? rooms.realmSession(m.tenant, m.idpSid)
+            : m.type === 'user'
+              ? rooms.user(m.tenant, m.userId)
+              : undefined;
       if (!room) return;
-      for (const s of this.local(room)) this.end(s, 'session_revoked', 'The session of this connection has been signed out');
+      for (const s of this.local(room))
+        this.end(s, 'session_revoked', 'The session of this connection has been signed out');
     } catch (err) {
-      this.deps.logger.error({ component: 'hub', err: toAppError(err).message }, 'applying a revocation to live sockets failed');
+      this.deps.logger.error(
+        { component: 'hub', err: toAppError(err).message },
+        'applying a revocation to live sockets failed',
+      );
     }
   }
 
@@ -114,11 +144,18 @@ export class SocketSessions {
     const at = socket.data.principal.expiresAt;
     if (at === undefined) return;
     const wait = at - Date.now();
-    const timer = setTimeout(() => {
-      if (socket.data.principal.expiresAt !== at) return;
-      if (Date.now() < at) return this.arm(socket);
-      this.end(socket, 'token_expired', 'The access token of this connection has expired; reconnect with a fresh token');
-    }, Math.max(0, Math.min(wait, MAX_TIMER_MS)));
+    const timer = setTimeout(
+      () => {
+        if (socket.data.principal.expiresAt !== at) return;
+        if (Date.now() < at) return this.arm(socket);
+        this.end(
+          socket,
+          'token_expired',
+          'The access token of this connection has expired; reconnect with a fresh token',
+        );
+      },
+      Math.max(0, Math.min(wait, MAX_TIMER_MS)),
+    );
     timer.unref();
     this.timers.set(socket.id, timer);
   }

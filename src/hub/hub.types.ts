@@ -9,7 +9,11 @@ export type { HubServer, HubSocket } from './hub.events.js';
 
 /** The meeting service calls the hub needs (the directory's MeetingService satisfies it). */
 export interface HubMeetings {
-  joinByCode(tenant: string, meetingCode: string, joiner: { kind: 'principal'; principal: Principal }): Promise<{ eventId: string }>;
+  joinByCode(
+    tenant: string,
+    meetingCode: string,
+    joiner: { kind: 'principal'; principal: Principal },
+  ): Promise<{ eventId: string }>;
   addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<{ eventId: string }>;
   /** Organizer, participant or attached device of the event: the members of its room (joinRoom / sayHiToRoom). */
   isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;

@@ -18,37 +18,62 @@ export interface HubMethod<A extends unknown[] = unknown[]> {
 }
 
 /** Declares a method with its argument types inferred from the schema. */
-export function method<S extends z.ZodType<unknown[]>>(def: { name: HubMethodName; op: OperationId; args: S; run(ctx: HubContext, socket: HubSocket, args: z.infer<S>): Promise<unknown> }): HubMethod {
+export function method<S extends z.ZodType<unknown[]>>(def: {
+  name: HubMethodName;
+  op: OperationId;
+  args: S;
+  run(ctx: HubContext, socket: HubSocket, args: z.infer<S>): Promise<unknown>;
+}): HubMethod {
   return def as unknown as HubMethod;
 }
 
 /** The verified principal of a socket in the shape actor messages carry. */
 export function callerOf(socket: HubSocket): Caller {
   const p = socket.data.principal;
-  return { userId: p.userId, username: p.username, role: p.role, permissions: [...p.permissions], scheme: p.scheme, ...(p.sessionId ? { sessionId: p.sessionId } : {}) };
+  return {
+    userId: p.userId,
+    username: p.username,
+    role: p.role,
+    permissions: [...p.permissions],
+    scheme: p.scheme,
+    ...(p.sessionId ? { sessionId: p.sessionId } : {}),
+  };
 }
 
 /** The client methods of a node, looked up by event name, with what every call of each needs. */
-export type MethodTable = ReadonlyMap<string, { m: HubMethod; required: ReturnType<typeof permissionFor>; observe(seconds: number, outcome: string): void }>;
+export type MethodTable = ReadonlyMap<
+  string,
+  { m: HubMethod; required: ReturnType<typeof permissionFor>; observe(seconds: number, outcome: string): void }
+>;
 
 /**
  * Built once per node: per-socket state is then one dispatcher, not a listener per method, and each
  * method keeps its metric children (label lookups per call showed in B1's profile).
  */
 export function methodTable(methods: readonly HubMethod[], metrics: Metrics): MethodTable {
-  const calls = metrics.counter('hub_method_calls_total', 'Hub method calls by method and outcome (ok or error code)', ['method', 'outcome']);
-  const duration = metrics.histogram('hub_method_duration_seconds', 'Hub method latency, from receipt to ack', ['method'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
-  return new Map(methods.map((m) => {
-    const timing = duration.labels({ method: m.name });
-    const outcomes = new Map<string, ReturnType<typeof calls.labels>>();
-    const observe = (seconds: number, outcome: string) => {
-      timing.observe(seconds);
-      let child = outcomes.get(outcome);
-      if (!child) outcomes.set(outcome, (child = calls.labels({ method: m.name, outcome })));
-      child.inc();
-    };
-    return [m.name, { m, required: permissionFor(m.op), observe }];
-  }));
+  const calls = metrics.counter('hub_method_calls_total', 'Hub method calls by method and outcome (ok or error code)', [
+    'method',
+    'outcome',
+  ]);
+  const duration = metrics.histogram(
+    'hub_method_duration_seconds',
+    'Hub method latency, from receipt to ack',
+    ['method'],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  return new Map(
+    methods.map((m) => {
+      const timing = duration.labels({ method: m.name });
+      const outcomes = new Map<string, ReturnType<typeof calls.labels>>();
+      const observe = (seconds: number, outcome: string) => {
+        timing.observe(seconds);
+        let child = outcomes.get(outcome);
+        if (!child) outcomes.set(outcome, (child = calls.labels({ method: m.name, outcome })));
+        child.inc();
+      };
+      return [m.name, { m, required: permissionFor(m.op), observe }];
+    }),
+  );
 }
 
 /**
@@ -68,7 +93,8 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
     try {
       limit.take();
       if (m.name !== 'refreshToken') ctx.sessions.assertLive(socket);
-      if (!satisfies(required, socket.data.principal.permissions)) throw new AppError('permission_denied', `${m.name} requires the '${required}' permission`);
+      if (!satisfies(required, socket.data.principal.permissions))
+        throw new AppError('permission_denied', `${m.name} requires the '${required}' permission`);
       refuseControlChars(raw, 'args');
       const parsed = m.args.safeParse(raw);
       if (!parsed.success) throw fromZod(parsed.error, 'args');
@@ -83,7 +109,9 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
       ctx.logger.error({ component: 'hub', code: 'internal', method: m.name, err }, 'hub ack failed');
       try {
         ack?.({ ok: false, error: { code: 'internal', message: 'The result could not be sent' } });
-      } catch { /* the socket is gone */ }
+      } catch {
+        /* the socket is gone */
+      }
     }
     try {
       observe((performance.now() - t0) / 1000, result.ok ? 'ok' : result.error.code);

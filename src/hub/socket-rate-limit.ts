@@ -25,7 +25,9 @@ export class SocketRateLimit {
     this.tokens = Math.min(this.opts.burst, this.tokens + ((now - this.last) / 1000) * this.opts.perSecond);
     this.last = now;
     if (this.tokens < 1) {
-      throw new AppError('rate_limited', 'Too many hub calls on this connection', { retryAfter: Math.max(1, Math.ceil((1 - this.tokens) / this.opts.perSecond)) });
+      throw new AppError('rate_limited', 'Too many hub calls on this connection', {
+        retryAfter: Math.max(1, Math.ceil((1 - this.tokens) / this.opts.perSecond)),
+      });
     }
     this.tokens -= 1;
   }

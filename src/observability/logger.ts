@@ -14,7 +14,10 @@ export function createLogger(opts: { level?: string; nodeId?: string } = {}): Lo
     messageKey: 'msg',
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: ['req.headers.authorization', 'token', 'refreshToken', 'pin', 'password', '*.token', '*.pin'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'token', 'refreshToken', 'pin', 'password', '*.token', '*.pin'],
+      censor: '[redacted]',
+    },
     mixin() {
       const ctx = currentContext();
       return ctx ? { correlationId: ctx.correlationId, tenant: ctx.tenant, userId: ctx.userId } : {};

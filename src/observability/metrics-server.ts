@@ -14,7 +14,10 @@ export interface MetricsServer {
  * never on the public port or a tenant host: the figures name internals (queues, nodes, methods,
  * error rates). With a token configured every scrape must send `Authorization: Bearer <token>`.
  */
-export async function startMetricsServer(metrics: Metrics, opts: { host: string; port: number; token?: string }): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: Metrics,
+  opts: { host: string; port: number; token?: string },
+): Promise<MetricsServer> {
   const server: Server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {
@@ -22,7 +25,9 @@ export async function startMetricsServer(metrics: Metrics, opts: { host: string;
       return;
     }
     if (opts.token && !constantTimeEqual(req.headers.authorization ?? '', `Bearer ${opts.token}`)) {
-      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' }).end('unauthorized\n');
+      res
+        .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' })
+        .end('unauthorized\n');
       return;
     }
     metrics.registry.metrics().then(
@@ -38,9 +43,10 @@ export async function startMetricsServer(metrics: Metrics, opts: { host: string;
   const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () => new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -13,14 +13,28 @@ export class Metrics {
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return (this.registry.getSingleMetric(name) as Counter<L>) ?? new Counter({ name, help, labelNames, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Counter<L>) ??
+      new Counter({ name, help, labelNames, registers: [this.registry] })
+    );
   }
 
-  histogram<L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets?: number[]): Histogram<L> {
-    return (this.registry.getSingleMetric(name) as Histogram<L>) ?? new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets?: number[],
+  ): Histogram<L> {
+    return (
+      (this.registry.getSingleMetric(name) as Histogram<L>) ??
+      new Histogram({ name, help, labelNames, buckets, registers: [this.registry] })
+    );
   }
 
   gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
-    return (this.registry.getSingleMetric(name) as Gauge<L>) ?? new Gauge({ name, help, labelNames, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Gauge<L>) ??
+      new Gauge({ name, help, labelNames, registers: [this.registry] })
+    );
   }
 }

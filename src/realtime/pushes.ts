@@ -46,11 +46,27 @@ export type ServerEventName = keyof ServerToClientEvents;
 
 /** Names actors may push (checked before a push leaves the publisher). */
 export const SERVER_EVENTS: readonly ServerEventName[] = [
-  'onNewCall', 'onEndCall', 'onCallUpdated', 'meetingEvent', 'userStatus', 'peripheralStarted', 'peripheralStopped',
-  'deviceInfo', 'deviceUpdated', 'onRemoteControl', 'onDeviceAdded', 'onShareImage', 'onClearImage', 'offer', 'answer',
-  'iceCandidate', 'sayHi', 'sessionEnded', 'permissionsChanged', 'pinLocked',
+  'onNewCall',
+  'onEndCall',
+  'onCallUpdated',
+  'meetingEvent',
+  'userStatus',
+  'peripheralStarted',
+  'peripheralStopped',
+  'deviceInfo',
+  'deviceUpdated',
+  'onRemoteControl',
+  'onDeviceAdded',
+  'onShareImage',
+  'onClearImage',
+  'offer',
+  'answer',
+  'iceCandidate',
+  'sayHi',
+  'sessionEnded',
+  'permissionsChanged',
+  'pinLocked',
 ];
-
 
 /** A pushed message's name and payload type. */
 export type PushName = ServerEventName;

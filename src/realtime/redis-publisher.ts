@@ -19,13 +19,19 @@ export interface RelayedPush {
  * so pub/sub fits here (unlike acknowledged actor messages).
  */
 export class RedisPushPublisher implements PushPublisher {
-  constructor(private readonly redis: Redis, private readonly channel: string, private readonly logger?: Logger) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly channel: string,
+    private readonly logger?: Logger,
+  ) {}
 
   emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
     const push: RelayedPush = { rooms: Array.isArray(rooms) ? rooms : [rooms], event, payload };
-    this.redis.publish(this.channel, JSON.stringify(push)).catch((err: Error) =>
-      this.logger?.warn({ component: 'realtime', err: err.message, event }, 'push not published'),
-    );
+    this.redis
+      .publish(this.channel, JSON.stringify(push))
+      .catch((err: Error) =>
+        this.logger?.warn({ component: 'realtime', err: err.message, event }, 'push not published'),
+      );
   }
 }
 
@@ -34,7 +40,12 @@ export class RedisPushPublisher implements PushPublisher {
  * `subscriber` must be a connection dedicated to subscriptions. Messages that are not JSON, not of the
  * push shape or name no known pushed message are dropped. Returns an unsubscribe function.
  */
-export async function subscribePushes(subscriber: Redis, channel: string, deliver: (push: RelayedPush) => void, onError: (err: unknown) => void = () => undefined): Promise<() => Promise<void>> {
+export async function subscribePushes(
+  subscriber: Redis,
+  channel: string,
+  deliver: (push: RelayedPush) => void,
+  onError: (err: unknown) => void = () => undefined,
+): Promise<() => Promise<void>> {
   const onMessage = (ch: string, raw: string) => {
     if (ch !== channel) return;
     let parsed: ReturnType<typeof PushSchema.safeParse>;

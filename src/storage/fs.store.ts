@@ -5,7 +5,14 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../core/errors.js';
-import { assertSafeKey, contentEtag, type ByteRange, type ObjectInfo, type ObjectStore, type PutResult } from './object-store.js';
+import {
+  assertSafeKey,
+  contentEtag,
+  type ByteRange,
+  type ObjectInfo,
+  type ObjectStore,
+  type PutResult,
+} from './object-store.js';
 
 /** Counts and hashes bytes in flight; aborts past maxBytes. */
 export function hashingLimiter(maxBytes = Number.POSITIVE_INFINITY) {
@@ -39,7 +46,11 @@ export class FsObjectStore implements ObjectStore {
     return p;
   }
 
-  async putContentAddressed(prefix: string, body: Readable, opts: { contentType?: string; maxBytes?: number } = {}): Promise<PutResult> {
+  async putContentAddressed(
+    prefix: string,
+    body: Readable,
+    opts: { contentType?: string; maxBytes?: number } = {},
+  ): Promise<PutResult> {
     await mkdir(this.tmp, { recursive: true });
     const tmpFile = path.join(this.tmp, randomUUID());
     const h = hashingLimiter(opts.maxBytes);
@@ -48,7 +59,10 @@ export class FsObjectStore implements ObjectStore {
       const { size, sha256 } = h.result();
       const key = `${prefix}/${sha256}`;
       const dest = this.file(key);
-      const exists = await stat(dest).then(() => true, () => false);
+      const exists = await stat(dest).then(
+        () => true,
+        () => false,
+      );
       if (exists) {
         await rm(tmpFile, { force: true });
         return { key, size, sha256, created: false };
@@ -84,7 +98,10 @@ export class FsObjectStore implements ObjectStore {
     const f = this.file(key);
     const st = await stat(f).catch(() => null);
     if (!st?.isFile()) return null;
-    const meta = await readFile(`${f}.meta`, 'utf8').then((s) => JSON.parse(s) as { contentType?: string }, () => ({} as { contentType?: string }));
+    const meta = await readFile(`${f}.meta`, 'utf8').then(
+      (s) => JSON.parse(s) as { contentType?: string },
+      () => ({}) as { contentType?: string },
+    );
     const etag = contentEtag(key) ?? `${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}`;
     return { key, size: st.size, etag, contentType: meta.contentType, lastModified: st.mtime };
   }

@@ -23,7 +23,8 @@ export const layout = {
   import: (tenant: string, hash: string) => `t/${tenant}/imports/${hash}`,
   /** A path inside a container; refuses traversal, hidden segments and unknown containers. */
   containerFile(tenant: string, container: string, filePath: string): string {
-    if (!(READABLE_CONTAINERS as readonly string[]).includes(container)) throw new AppError('file_not_found', `No container '${container}'`);
+    if (!(READABLE_CONTAINERS as readonly string[]).includes(container))
+      throw new AppError('file_not_found', `No container '${container}'`);
     const key = `t/${tenant}/${container}/${filePath}`;
     if (!isSafeKey(key)) throw new AppError('bad_request', 'Invalid file path');
     return key;

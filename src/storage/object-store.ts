@@ -35,7 +35,11 @@ export interface ObjectStore {
    * Streams `body` into the store under `${prefix}/${sha256}` (content-addressed): the same bytes are
    * stored once. `maxBytes` aborts the write (and leaves nothing behind) when exceeded.
    */
-  putContentAddressed(prefix: string, body: Readable, opts?: { contentType?: string; maxBytes?: number }): Promise<PutResult>;
+  putContentAddressed(
+    prefix: string,
+    body: Readable,
+    opts?: { contentType?: string; maxBytes?: number },
+  ): Promise<PutResult>;
   /** Streams `body` to an exact key (thumbnails, derived objects). */
   put(key: string, body: Readable | Buffer, opts?: { contentType?: string }): Promise<PutResult>;
   head(key: string): Promise<ObjectInfo | null>;
@@ -58,7 +62,15 @@ export function assertSafeKey(key: string): void {
 
 /** The predicate behind assertSafeKey, for callers that answer bad input with their own error. */
 export function isSafeKey(key: string): boolean {
-  if (!key || key.length > 1024 || key.startsWith('/') || key.includes('\\') || key.includes('\0') || key.endsWith('.meta')) return false;
+  if (
+    !key ||
+    key.length > 1024 ||
+    key.startsWith('/') ||
+    key.includes('\\') ||
+    key.includes('\0') ||
+    key.endsWith('.meta')
+  )
+    return false;
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f]/.test(key)) return false;
   return !key.split('/').some((s) => s === '' || s.startsWith('.'));

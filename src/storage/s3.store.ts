@@ -13,7 +13,14 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { AppError } from '../core/errors.js';
 import { hashingLimiter } from './fs.store.js';
-import { assertSafeKey, contentEtag, type ByteRange, type ObjectInfo, type ObjectStore, type PutResult } from './object-store.js';
+import {
+  assertSafeKey,
+  contentEtag,
+  type ByteRange,
+  type ObjectInfo,
+  type ObjectStore,
+  type PutResult,
+} from './object-store.js';
 
 export interface S3StoreOptions {
   endpoint?: string;
@@ -57,7 +64,8 @@ export class S3ObjectStore implements ObjectStore {
       // A server that accepts connections but never answers would otherwise hold every request for good.
       requestHandler: { requestTimeout: opts.requestTimeoutMs ?? 20_000, throwOnRequestTimeout: true },
     };
-    if (opts.accessKeyId && opts.secretAccessKey) cfg.credentials = { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey };
+    if (opts.accessKeyId && opts.secretAccessKey)
+      cfg.credentials = { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey };
     this.s3 = new S3Client(cfg);
     this.bucket = opts.bucket;
     this.partSize = Math.max(opts.partSize ?? 8 * 1024 * 1024, 5 * 1024 * 1024);
@@ -79,7 +87,10 @@ export class S3ObjectStore implements ObjectStore {
 
   /** Creates the bucket when missing (embedded and test setups; production buckets are provisioned). */
   async ensureBucket(): Promise<void> {
-    const exists = await this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })).then(() => true, () => false);
+    const exists = await this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })).then(
+      () => true,
+      () => false,
+    );
     if (!exists) await this.s3.send(new CreateBucketCommand({ Bucket: this.bucket }));
   }
 
@@ -94,7 +105,11 @@ export class S3ObjectStore implements ObjectStore {
     await this.send(() => upload.done());
   }
 
-  async putContentAddressed(prefix: string, body: Readable, opts: { contentType?: string; maxBytes?: number } = {}): Promise<PutResult> {
+  async putContentAddressed(
+    prefix: string,
+    body: Readable,
+    opts: { contentType?: string; maxBytes?: number } = {},
+  ): Promise<PutResult> {
     const staging = `${STAGING}/${randomUUID()}`;
     const h = hashingLimiter(opts.maxBytes);
     // The limiter's error must reach the caller even though lib-storage reads the piped stream.
@@ -106,13 +121,17 @@ export class S3ObjectStore implements ObjectStore {
       const key = `${prefix}/${sha256}`;
       assertSafeKey(key);
       if (await this.head(key)) return { key, size, sha256, created: false };
-      await this.send(() => this.s3.send(new CopyObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        CopySource: `${this.bucket}/${staging}`,
-        ContentType: opts.contentType,
-        MetadataDirective: 'REPLACE',
-      })));
+      await this.send(() =>
+        this.s3.send(
+          new CopyObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            CopySource: `${this.bucket}/${staging}`,
+            ContentType: opts.contentType,
+            MetadataDirective: 'REPLACE',
+          }),
+        ),
+      );
       return { key, size, sha256, created: true };
     } finally {
       await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: staging })).catch(() => undefined);
@@ -133,7 +152,13 @@ export class S3ObjectStore implements ObjectStore {
     assertSafeKey(key);
     try {
       const r = await this.send(() => this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
-      return { key, size: r.ContentLength ?? 0, etag: contentEtag(key) ?? stripQuotes(r.ETag), contentType: r.ContentType, lastModified: r.LastModified };
+      return {
+        key,
+        size: r.ContentLength ?? 0,
+        etag: contentEtag(key) ?? stripQuotes(r.ETag),
+        contentType: r.ContentType,
+        lastModified: r.LastModified,
+      };
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
@@ -146,7 +171,15 @@ export class S3ObjectStore implements ObjectStore {
     if (!info) throw new AppError('file_not_found');
     if (range && (range.start > range.end || range.end >= info.size)) throw new AppError('range_not_satisfiable');
     try {
-      const r = await this.send(() => this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined })));
+      const r = await this.send(() =>
+        this.s3.send(
+          new GetObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+          }),
+        ),
+      );
       return { info, body: r.Body as Readable };
     } catch (e) {
       if (isNotFound(e)) throw new AppError('file_not_found');
@@ -164,7 +197,11 @@ export class S3ObjectStore implements ObjectStore {
       await this.send(() => this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })));
     } catch (e) {
       // HEAD answers carry no error code: a 404 is a missing bucket, or (versitygw) an unknown access key.
-      if (isNotFound(e)) throw new AppError('service_unavailable', 'The object store\'s bucket cannot be found', { cause: e, retryAfter: 30 });
+      if (isNotFound(e))
+        throw new AppError('service_unavailable', "The object store's bucket cannot be found", {
+          cause: e,
+          retryAfter: 30,
+        });
       throw e;
     }
   }
@@ -179,7 +216,17 @@ function stripQuotes(etag: string | undefined): string {
   return (etag ?? '').replace(/^W\//, '').replace(/"/g, '');
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'TimeoutError']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'TimeoutError',
+]);
 
 /** The coded error for a refused credential or an unreachable server (see `send`), or undefined. */
 function storageFailure(e: unknown): AppError | undefined {
@@ -187,13 +234,27 @@ function storageFailure(e: unknown): AppError | undefined {
   const err = e as { name?: string; code?: string; cause?: { code?: string }; $metadata?: { httpStatusCode?: number } };
   const status = err?.$metadata?.httpStatusCode;
   // versitygw answers an unknown access key with 404 XAdminUserNotFound where S3 says 403 InvalidAccessKeyId.
-  const refused = status === 401 || status === 403 || ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'XAdminUserNotFound'].includes(err?.name ?? '');
+  const refused =
+    status === 401 ||
+    status === 403 ||
+    ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'XAdminUserNotFound'].includes(err?.name ?? '');
   // The SDK may re-wrap a socket error as a plain Error that keeps only its text ("connect ECONNREFUSED ...").
   const words = String((e as Error)?.message ?? '').match(/\b[A-Z][A-Za-z_]+\b/g) ?? [];
-  const unreachable = status === undefined && [err?.code, err?.name, err?.cause?.code, ...words].some((c) => c !== undefined && UNREACHABLE.has(c));
-  if (refused) return new AppError('service_unavailable', 'The object store refused the service\'s credentials', { cause: e, retryAfter: 30 });
-  if (err?.name === 'NoSuchBucket') return new AppError('service_unavailable', 'The object store\'s bucket does not exist', { cause: e, retryAfter: 30 });
-  if (unreachable) return new AppError('service_unavailable', 'The object store cannot be reached', { cause: e, retryAfter: 5 });
+  const unreachable =
+    status === undefined &&
+    [err?.code, err?.name, err?.cause?.code, ...words].some((c) => c !== undefined && UNREACHABLE.has(c));
+  if (refused)
+    return new AppError('service_unavailable', "The object store refused the service's credentials", {
+      cause: e,
+      retryAfter: 30,
+    });
+  if (err?.name === 'NoSuchBucket')
+    return new AppError('service_unavailable', "The object store's bucket does not exist", {
+      cause: e,
+      retryAfter: 30,
+    });
+  if (unreachable)
+    return new AppError('service_unavailable', 'The object store cannot be reached', { cause: e, retryAfter: 5 });
   return undefined;
 }
 

@@ -26,7 +26,14 @@ let cached: TelemetryPackage | undefined;
  */
 export function telemetryPackage(): TelemetryPackage {
   cached ??= grpc.loadPackageDefinition(
-    protoLoader.loadSync(TELEMETRY_PROTO, { includeDirs: [PROTO_ROOT], keepCase: false, longs: String, enums: String, defaults: true, oneofs: true }),
+    protoLoader.loadSync(TELEMETRY_PROTO, {
+      includeDirs: [PROTO_ROOT],
+      keepCase: false,
+      longs: String,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    }),
   ) as unknown as TelemetryPackage;
   return cached;
 }

@@ -77,7 +77,8 @@ export class TelemetryIngestService {
     const rec = /^[a-z0-9-]{2,40}$/.test(tenant) ? await this.catalogEntry(tenant) : null;
     const expected = rec?.telemetryKeyHash ? Buffer.from(rec.telemetryKeyHash, 'hex') : randomBytes(32);
     const ok = timingSafeEqual(sha256(key), expected.length === 32 ? expected : randomBytes(32));
-    if (!ok || !rec?.telemetryKeyHash || rec.status !== 'active') throw new AppError('invalid_credentials', 'Telemetry credentials refused');
+    if (!ok || !rec?.telemetryKeyHash || rec.status !== 'active')
+      throw new AppError('invalid_credentials', 'Telemetry credentials refused');
     return tenant;
   }
 
@@ -109,7 +110,11 @@ export class TelemetryIngestService {
    * come first (cached bindings, stored bindings by `_id`, events); only when all pass are the new
    * conferences bound, and a concurrent batch that bound one of them to another event still fails this one.
    */
-  private async checkConferences(tenant: string, repo: TelemetryRepository, records: readonly NewTelemetryRecord[]): Promise<void> {
+  private async checkConferences(
+    tenant: string,
+    repo: TelemetryRepository,
+    records: readonly NewTelemetryRecord[],
+  ): Promise<void> {
     const claimed = new Map<string, string>();
     for (const r of records) {
       const seen = claimed.get(r.conferenceId);
@@ -143,5 +148,7 @@ export class TelemetryIngestService {
 }
 
 function conferenceConflict(conferenceId: string): AppError {
-  return new AppError('validation_failed', `conference ${conferenceId} belongs to another event`, { errors: [{ field: 'eventId', message: 'differs from the conference\'s event' }] });
+  return new AppError('validation_failed', `conference ${conferenceId} belongs to another event`, {
+    errors: [{ field: 'eventId', message: "differs from the conference's event" }],
+  });
 }

@@ -26,7 +26,10 @@ async function main(argv: string[]): Promise<number> {
   const infra = await createInfra(config);
   try {
     const services = createServices(infra);
-    const key = cmd === 'simulate' && process.env.TELEMETRY_KEY ? process.env.TELEMETRY_KEY : await services.telemetry.issueKey(tenant);
+    const key =
+      cmd === 'simulate' && process.env.TELEMETRY_KEY
+        ? process.env.TELEMETRY_KEY
+        : await services.telemetry.issueKey(tenant);
     if (cmd === 'issue-key') {
       process.stdout.write(`${key}\n`);
       return 0;
@@ -34,8 +37,15 @@ async function main(argv: string[]): Promise<number> {
     const target = address ?? `127.0.0.1:${config.grpc.port}`;
     const client = new TelemetryClient(target, tenant, key);
     const script = conferenceScript({
-      conferenceId: `demo-${eventId}`, eventId: eventId!, chatMessages: 4, recording: true, start: new Date(Date.now() - 3600_000),
-      participants: [{ key: 'host', name: 'Host' }, { key: 'guest:demo', name: 'Guest' }],
+      conferenceId: `demo-${eventId}`,
+      eventId: eventId!,
+      chatMessages: 4,
+      recording: true,
+      start: new Date(Date.now() - 3600_000),
+      participants: [
+        { key: 'host', name: 'Host' },
+        { key: 'guest:demo', name: 'Guest' },
+      ],
     });
     const ack = await client.stream(script);
     client.close();
@@ -50,7 +60,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (err) => {
-  process.stderr.write(`fatal: ${err?.stack ?? err}\n`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`fatal: ${err?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -13,11 +13,25 @@ export async function startTelemetryRole(ctx: RoleContext): Promise<TelemetryRol
   const { infra, services } = ctx;
   const l = infra.config.limits;
   const limiter = { redis: infra.redis, keyFor: infra.keys.rateLimit };
-  const perCredential = (tenant: string) => countHit(limiter, 'telemetry', tenant, l.telemetryPerCredential, l.windowSeconds);
-  const handlers = telemetryHandlers(services.telemetry, infra.logger.child({ component: 'telemetry' }), infra.metrics, perCredential);
+  const perCredential = (tenant: string) =>
+    countHit(limiter, 'telemetry', tenant, l.telemetryPerCredential, l.windowSeconds);
+  const handlers = telemetryHandlers(
+    services.telemetry,
+    infra.logger.child({ component: 'telemetry' }),
+    infra.metrics,
+    perCredential,
+  );
   const { tls } = infra.config.grpc;
-  const { server, port } = await startTelemetryServer({ host: infra.config.grpc.host, port: infra.config.grpc.port, handlers, credentials: telemetryCredentials(tls) });
-  infra.logger.info({ component: 'telemetry', host: infra.config.grpc.host, port, tls: !!tls, clientAuth: !!tls?.clientCaFile }, 'telemetry ingest listening');
+  const { server, port } = await startTelemetryServer({
+    host: infra.config.grpc.host,
+    port: infra.config.grpc.port,
+    handlers,
+    credentials: telemetryCredentials(tls),
+  });
+  infra.logger.info(
+    { component: 'telemetry', host: infra.config.grpc.host, port, tls: !!tls, clientAuth: !!tls?.clientCaFile },
+    'telemetry ingest listening',
+  );
   return {
     port,
     stop: () => shutdown(server),

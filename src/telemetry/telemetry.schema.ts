@@ -8,21 +8,41 @@ export const MAX_BATCH = 500;
 const Hex24 = z.string().regex(/^[a-f0-9]{24}$/, 'must be 24 hexadecimal digits');
 const Key = z.string().min(1).max(200);
 const Timestamp = z
-  .object({ seconds: z.union([z.string(), z.number()]).transform(Number).pipe(z.number().int().min(0).max(253402300799)), nanos: z.number().int().min(0).max(999_999_999) })
+  .object({
+    seconds: z.union([z.string(), z.number()]).transform(Number).pipe(z.number().int().min(0).max(253402300799)),
+    nanos: z.number().int().min(0).max(999_999_999),
+  })
   .transform((t) => new Date(t.seconds * 1000 + Math.floor(t.nanos / 1e6)));
 
 /** The wire fields of every message, after proto decoding (camelCase, uint64 as string). */
 export const TelemetryEventWire = z.object({
-  conferenceId: z.string().min(1).max(200).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+  conferenceId: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
   eventId: Hex24,
-  sequence: z.union([z.string(), z.number()]).transform(Number).pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+  sequence: z
+    .union([z.string(), z.number()])
+    .transform(Number)
+    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
   occurredAt: Timestamp,
-  payload: z.enum(['participantJoined', 'participantLeft', 'recordingStarted', 'recordingStopped', 'chatActivity', 'conferenceEnded'], { message: 'exactly one payload is required' }),
+  payload: z.enum(
+    ['participantJoined', 'participantLeft', 'recordingStarted', 'recordingStopped', 'chatActivity', 'conferenceEnded'],
+    { message: 'exactly one payload is required' },
+  ),
 });
 
 /** Each payload's schema and the record type it is stored as. */
 const PAYLOADS = {
-  participantJoined: { type: 'participant_joined', schema: z.object({ participantKey: Key, userId: z.union([z.literal(''), Hex24]), displayName: z.string().max(200) }) },
+  participantJoined: {
+    type: 'participant_joined',
+    schema: z.object({
+      participantKey: Key,
+      userId: z.union([z.literal(''), Hex24]),
+      displayName: z.string().max(200),
+    }),
+  },
   participantLeft: { type: 'participant_left', schema: z.object({ participantKey: Key }) },
   recordingStarted: { type: 'recording_started', schema: z.object({ recordingId: z.string().max(200) }) },
   recordingStopped: { type: 'recording_stopped', schema: z.object({ recordingId: z.string().max(200) }) },
@@ -51,6 +71,9 @@ export function toRecord(raw: unknown, index: number): NewTelemetryRecord {
 }
 
 export function toRecords(raw: readonly unknown[], offset = 0): NewTelemetryRecord[] {
-  if (raw.length > MAX_BATCH) throw new AppError('validation_failed', `events: at most ${MAX_BATCH} per batch`, { errors: [{ field: 'events', message: `at most ${MAX_BATCH}` }] });
+  if (raw.length > MAX_BATCH)
+    throw new AppError('validation_failed', `events: at most ${MAX_BATCH} per batch`, {
+      errors: [{ field: 'events', message: `at most ${MAX_BATCH}` }],
+    });
   return raw.map((r, i) => toRecord(r, offset + i));
 }

@@ -3,7 +3,13 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { toAppError, type AppError } from '../core/errors.js';
 import type { Metrics } from '../observability/metrics.js';
-import { AUTH_METADATA, ERROR_CODE_METADATA, RETRY_AFTER_METADATA, TENANT_METADATA, telemetryServiceDefinition } from './proto.js';
+import {
+  AUTH_METADATA,
+  ERROR_CODE_METADATA,
+  RETRY_AFTER_METADATA,
+  TENANT_METADATA,
+  telemetryServiceDefinition,
+} from './proto.js';
 import { MAX_BATCH, toRecords } from './telemetry.schema.js';
 import type { TelemetryAck, TelemetryIngestService } from './telemetry-ingest.service.js';
 
@@ -41,14 +47,21 @@ function credentials(md: grpc.Metadata): [string | undefined, string | undefined
  */
 export type CallLimit = (tenant: string) => Promise<void>;
 
-const wireAck = (a: TelemetryAck) => ({ ack: { stored: a.stored, duplicates: a.duplicates, completionsEnqueued: a.completionsEnqueued } });
+const wireAck = (a: TelemetryAck) => ({
+  ack: { stored: a.stored, duplicates: a.duplicates, completionsEnqueued: a.completionsEnqueued },
+});
 
 /**
  * The transport of the ingest: authenticate from metadata, validate, hand over to the ingest
  * service, acknowledge. A client stream is stored in chunks of MAX_BATCH as it arrives, so memory
  * stays bounded however long the conference.
  */
-export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger, metrics: Metrics, limit: CallLimit = async () => undefined): grpc.UntypedServiceImplementation {
+export function telemetryHandlers(
+  ingest: TelemetryIngestService,
+  logger: Logger,
+  metrics: Metrics,
+  limit: CallLimit = async () => undefined,
+): grpc.UntypedServiceImplementation {
   const authenticate = async (md: grpc.Metadata) => {
     const tenant = await ingest.authenticate(...credentials(md));
     await limit(tenant);
@@ -113,7 +126,9 @@ export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger
       });
       call.on('end', () => {
         flush();
-        chain.then(() => { if (!failed) cb(null, wireAck(total)); }, abort);
+        chain.then(() => {
+          if (!failed) cb(null, wireAck(total));
+        }, abort);
       });
       call.on('error', abort);
     },
@@ -125,18 +140,35 @@ export function telemetryHandlers(ingest: TelemetryIngestService, logger: Logger
  * checked against `clientCaFile` when set (mTLS); plaintext only when no certificate is configured
  * (development, loopback).
  */
-export function telemetryCredentials(tls?: { certFile: string; keyFile: string; clientCaFile?: string }): grpc.ServerCredentials {
+export function telemetryCredentials(tls?: {
+  certFile: string;
+  keyFile: string;
+  clientCaFile?: string;
+}): grpc.ServerCredentials {
   if (!tls) return grpc.ServerCredentials.createInsecure();
   const ca = tls.clientCaFile ? readFileSync(tls.clientCaFile) : null;
-  return grpc.ServerCredentials.createSsl(ca, [{ cert_chain: readFileSync(tls.certFile), private_key: readFileSync(tls.keyFile) }], !!ca);
+  return grpc.ServerCredentials.createSsl(
+    ca,
+    [{ cert_chain: readFileSync(tls.certFile), private_key: readFileSync(tls.keyFile) }],
+    !!ca,
+  );
 }
 
 /** Starts the gRPC server on host:port (port 0 = any free port) and returns the bound port. */
-export async function startTelemetryServer(opts: { host: string; port: number; handlers: grpc.UntypedServiceImplementation; credentials?: grpc.ServerCredentials }): Promise<{ server: grpc.Server; port: number }> {
+export async function startTelemetryServer(opts: {
+  host: string;
+  port: number;
+  handlers: grpc.UntypedServiceImplementation;
+  credentials?: grpc.ServerCredentials;
+}): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
   server.addService(telemetryServiceDefinition(), opts.handlers);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${opts.host}:${opts.port}`, opts.credentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(
+      `${opts.host}:${opts.port}`,
+      opts.credentials ?? grpc.ServerCredentials.createInsecure(),
+      (err, p) => (err ? reject(err) : resolve(p)),
+    );
   });
   return { server, port };
 }

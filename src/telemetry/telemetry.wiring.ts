@@ -18,16 +18,26 @@ export function createTelemetryServices(infra: Infra, tenants: TenantService, te
   const jobs = infra.queues;
   const vcs = createVcs(infra.config, { redis: infra.redis, keys: infra.keys });
   const recording = new RecordingService({
-    tenants, redis: infra.redis, recordingKey: infra.keys.recording, vcs, store: infra.store,
-    enqueue: (data) => jobs.enqueue('recording', data), logger: infra.logger,
+    tenants,
+    redis: infra.redis,
+    recordingKey: infra.keys.recording,
+    vcs,
+    store: infra.store,
+    enqueue: (data) => jobs.enqueue('recording', data),
+    logger: infra.logger,
     audit: new AuditService({ tenantDb: (t) => infra.mongo.tenantDb(t) }),
   });
   const completion = new CompletionService({
-    tenants, publisher: new RedisPushPublisher(infra.redis, infra.keys.hubPush, infra.logger),
-    meetingRoom: rooms.meeting, logger: infra.logger,
+    tenants,
+    publisher: new RedisPushPublisher(infra.redis, infra.keys.hubPush, infra.logger),
+    meetingRoom: rooms.meeting,
+    logger: infra.logger,
   });
   const telemetry = new TelemetryIngestService({
-    catalog: tenantRepo, tenants, enqueueCompletion: (data) => jobs.enqueue('telemetry-completion', data), logger: infra.logger,
+    catalog: tenantRepo,
+    tenants,
+    enqueueCompletion: (data) => jobs.enqueue('telemetry-completion', data),
+    logger: infra.logger,
   });
   return { jobs, vcs, recording, completion, telemetry };
 }

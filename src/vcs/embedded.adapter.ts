@@ -4,7 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { SignJWT, jwtVerify } from 'jose';
 import { AppError } from '../core/errors.js';
-import type { VcsJoinDetails, VcsParticipant, VcsRecording, VcsRecordingArtifact, VcsRoom, VideoConferencing } from './vcs.port.js';
+import type {
+  VcsJoinDetails,
+  VcsParticipant,
+  VcsRecording,
+  VcsRecordingArtifact,
+  VcsRoom,
+  VideoConferencing,
+} from './vcs.port.js';
 
 export interface EmbeddedVcsDeps {
   redis: Redis;
@@ -45,7 +52,11 @@ export class EmbeddedVcs implements VideoConferencing {
 
   async createRoom(tenant: string, eventId: string): Promise<VcsRoom> {
     const roomName = roomNameFor(tenant, eventId);
-    return { provider: this.provider, roomName, url: `${this.deps.publicUrl.replace(/\/$/, '')}/vcs/rooms/${roomName}` };
+    return {
+      provider: this.provider,
+      roomName,
+      url: `${this.deps.publicUrl.replace(/\/$/, '')}/vcs/rooms/${roomName}`,
+    };
   }
 
   async joinDetails(tenant: string, room: VcsRoom, p: VcsParticipant): Promise<VcsJoinDetails> {
@@ -63,10 +74,22 @@ export class EmbeddedVcs implements VideoConferencing {
   }
 
   /** Checks a join token for `roomName`; what the embedded media side would do on connect. */
-  async verifyJoinToken(token: string, roomName: string): Promise<{ identity: string; tenant: string; role: string; name: string }> {
+  async verifyJoinToken(
+    token: string,
+    roomName: string,
+  ): Promise<{ identity: string; tenant: string; role: string; name: string }> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: roomName, algorithms: ['HS256'] });
-      return { identity: String(payload.sub), tenant: String(payload.tenant), role: String(payload.role), name: String(payload.name) };
+      const { payload } = await jwtVerify(token, this.key, {
+        issuer: ISSUER,
+        audience: roomName,
+        algorithms: ['HS256'],
+      });
+      return {
+        identity: String(payload.sub),
+        tenant: String(payload.tenant),
+        role: String(payload.role),
+        name: String(payload.name),
+      };
     } catch (e) {
       throw new AppError('token_invalid', 'Join token refused', { cause: e });
     }
@@ -123,7 +146,8 @@ export function silentWav(seconds: number): Readable {
   function* chunks() {
     yield header;
     const chunk = Buffer.alloc(64 * 1024, 0x80);
-    for (let left = dataBytes; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+    for (let left = dataBytes; left > 0; left -= chunk.length)
+      yield left >= chunk.length ? chunk : chunk.subarray(0, left);
   }
   return Readable.from(chunks(), { objectMode: false });
 }

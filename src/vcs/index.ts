@@ -5,7 +5,14 @@ import { EmbeddedVcs } from './embedded.adapter.js';
 import { LiveKitVcs } from './livekit.adapter.js';
 import type { VideoConferencing } from './vcs.port.js';
 
-export type { VideoConferencing, VcsRoom, VcsJoinDetails, VcsParticipant, VcsRecording, VcsRecordingArtifact } from './vcs.port.js';
+export type {
+  VideoConferencing,
+  VcsRoom,
+  VcsJoinDetails,
+  VcsParticipant,
+  VcsRecording,
+  VcsRecordingArtifact,
+} from './vcs.port.js';
 export { EmbeddedVcs, roomNameFor } from './embedded.adapter.js';
 
 /** Picks the adapter named by `config.vcs.adapter` (VCS_ADAPTER). */

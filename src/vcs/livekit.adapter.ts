@@ -3,7 +3,14 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { EgressClient, RoomServiceClient, VideoGrant } from 'livekit-server-sdk';
 import { AppError } from '../core/errors.js';
 import { roomNameFor } from './embedded.adapter.js';
-import type { VcsJoinDetails, VcsParticipant, VcsRecording, VcsRecordingArtifact, VcsRoom, VideoConferencing } from './vcs.port.js';
+import type {
+  VcsJoinDetails,
+  VcsParticipant,
+  VcsRecording,
+  VcsRecordingArtifact,
+  VcsRoom,
+  VideoConferencing,
+} from './vcs.port.js';
 
 export interface LiveKitOptions {
   /** The LiveKit server, e.g. wss://media.example.org (its HTTP API is the same host). */
@@ -38,7 +45,11 @@ export function grantFor(roomName: string, role: VcsParticipant['role']): VideoG
 export class LiveKitVcs implements VideoConferencing {
   readonly provider = 'livekit';
   private readonly httpUrl: string;
-  private clients?: Promise<{ sdk: typeof import('livekit-server-sdk'); rooms: RoomServiceClient; egress: EgressClient }>;
+  private clients?: Promise<{
+    sdk: typeof import('livekit-server-sdk');
+    rooms: RoomServiceClient;
+    egress: EgressClient;
+  }>;
 
   constructor(private readonly opts: LiveKitOptions) {
     this.httpUrl = opts.url.replace(/^ws(s?):\/\//, 'http$1://');
@@ -56,7 +67,13 @@ export class LiveKitVcs implements VideoConferencing {
 
   async createRoom(tenant: string, eventId: string): Promise<VcsRoom> {
     const roomName = roomNameFor(tenant, eventId);
-    await (await this.sdk()).rooms.createRoom({ name: roomName, emptyTimeout: this.opts.emptyTimeoutSeconds ?? 600, metadata: JSON.stringify({ tenant, eventId }) });
+    await (
+      await this.sdk()
+    ).rooms.createRoom({
+      name: roomName,
+      emptyTimeout: this.opts.emptyTimeoutSeconds ?? 600,
+      metadata: JSON.stringify({ tenant, eventId }),
+    });
     return { provider: this.provider, roomName, url: this.opts.url };
   }
 
@@ -83,7 +100,8 @@ export class LiveKitVcs implements VideoConferencing {
 
   async stopRecording(_tenant: string, room: VcsRoom, recordingId: string): Promise<{ stoppedAt: string }> {
     const info = await this.findEgress(room, recordingId);
-    if (!info.endedAt) await (await this.sdk()).egress.stopEgress(recordingId).catch((e) => this.ignoreAlreadyStopped(e));
+    if (!info.endedAt)
+      await (await this.sdk()).egress.stopEgress(recordingId).catch((e) => this.ignoreAlreadyStopped(e));
     const ended = info.endedAt ? Number(info.endedAt / 1_000_000n) : Date.now();
     return { stoppedAt: new Date(ended).toISOString() };
   }
@@ -93,7 +111,8 @@ export class LiveKitVcs implements VideoConferencing {
     const file = info.fileResults[0];
     if (!file?.location) return null;
     const res = await (this.opts.fetch ?? fetch)(file.location);
-    if (!res.ok || !res.body) throw new AppError('service_unavailable', `Recording file not retrievable (${res.status})`, { retryAfter: 10 });
+    if (!res.ok || !res.body)
+      throw new AppError('service_unavailable', `Recording file not retrievable (${res.status})`, { retryAfter: 10 });
     return {
       body: Readable.fromWeb(res.body as unknown as WebReadableStream),
       contentType: res.headers.get('content-type') ?? 'video/mp4',

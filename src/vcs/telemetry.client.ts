@@ -24,7 +24,11 @@ export interface TelemetryAckMessage {
 
 /** A refused call: gRPC status plus the service's stable error code. */
 export class TelemetryCallError extends Error {
-  constructor(readonly status: grpc.status, readonly code: string | undefined, message: string) {
+  constructor(
+    readonly status: grpc.status,
+    readonly code: string | undefined,
+    message: string,
+  ) {
     super(message);
     this.name = 'TelemetryCallError';
   }
@@ -32,7 +36,11 @@ export class TelemetryCallError extends Error {
 
 function toWire(m: TelemetryMessage): Record<string, unknown> {
   const ms = m.occurredAt.getTime();
-  return { ...m, sequence: String(m.sequence), occurredAt: { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 } };
+  return {
+    ...m,
+    sequence: String(m.sequence),
+    occurredAt: { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 },
+  };
 }
 
 /**
@@ -42,7 +50,11 @@ function toWire(m: TelemetryMessage): Record<string, unknown> {
 export class TelemetryClient {
   private readonly client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 
-  constructor(address: string, private readonly tenant: string, private readonly key: string) {
+  constructor(
+    address: string,
+    private readonly tenant: string,
+    private readonly key: string,
+  ) {
     const Service = telemetryPackage().consult.telemetry.v1.TelemetryService;
     this.client = new Service(address, grpc.credentials.createInsecure()) as typeof this.client;
   }
@@ -55,10 +67,16 @@ export class TelemetryClient {
   }
 
   /** Sends messages as one client stream; `raw` lets tests send malformed messages as they are. */
-  stream(messages: readonly (TelemetryMessage | Record<string, unknown>)[], opts: { raw?: boolean } = {}): Promise<TelemetryAckMessage> {
+  stream(
+    messages: readonly (TelemetryMessage | Record<string, unknown>)[],
+    opts: { raw?: boolean } = {},
+  ): Promise<TelemetryAckMessage> {
     return new Promise((resolve, reject) => {
-      const call = this.client.streamTelemetry(this.metadata(), (err: grpc.ServiceError | null, res: { ack: TelemetryAckMessage }) =>
-        err ? reject(callError(err)) : resolve(res.ack)) as grpc.ClientWritableStream<unknown>;
+      const call = this.client.streamTelemetry(
+        this.metadata(),
+        (err: grpc.ServiceError | null, res: { ack: TelemetryAckMessage }) =>
+          err ? reject(callError(err)) : resolve(res.ack),
+      ) as grpc.ClientWritableStream<unknown>;
       call.on('error', () => undefined);
       for (const m of messages) call.write({ event: opts.raw ? m : toWire(m as TelemetryMessage) });
       call.end();
@@ -66,11 +84,18 @@ export class TelemetryClient {
   }
 
   /** Sends up to 500 messages in one unary call. */
-  sendBatch(messages: readonly (TelemetryMessage | Record<string, unknown>)[], opts: { raw?: boolean } = {}): Promise<TelemetryAckMessage> {
+  sendBatch(
+    messages: readonly (TelemetryMessage | Record<string, unknown>)[],
+    opts: { raw?: boolean } = {},
+  ): Promise<TelemetryAckMessage> {
     return new Promise((resolve, reject) => {
       const events = messages.map((m) => (opts.raw ? m : toWire(m as TelemetryMessage)));
-      this.client.sendTelemetryBatch({ events }, this.metadata(), (err: grpc.ServiceError | null, res: { ack: TelemetryAckMessage }) =>
-        err ? reject(callError(err)) : resolve(res.ack));
+      this.client.sendTelemetryBatch(
+        { events },
+        this.metadata(),
+        (err: grpc.ServiceError | null, res: { ack: TelemetryAckMessage }) =>
+          err ? reject(callError(err)) : resolve(res.ack),
+      );
     });
   }
 
@@ -100,8 +125,11 @@ export function conferenceScript(opts: {
   const base = { conferenceId: opts.conferenceId, eventId: opts.eventId };
   const out: TelemetryMessage[] = [];
   const at = (min: number) => new Date(t0 + min * 60_000);
-  const add = (min: number, body: object) => out.push({ ...base, sequence: out.length + 1, occurredAt: at(min), ...body } as TelemetryMessage);
-  opts.participants.forEach((p, i) => add(i, { participantJoined: { participantKey: p.key, userId: p.userId ?? '', displayName: p.name } }));
+  const add = (min: number, body: object) =>
+    out.push({ ...base, sequence: out.length + 1, occurredAt: at(min), ...body } as TelemetryMessage);
+  opts.participants.forEach((p, i) =>
+    add(i, { participantJoined: { participantKey: p.key, userId: p.userId ?? '', displayName: p.name } }),
+  );
   if (opts.recording) add(5, { recordingStarted: { recordingId: `rec-${opts.conferenceId}` } });
   if (opts.chatMessages) add(6, { chatActivity: { messageCount: opts.chatMessages } });
   if (opts.recording) add(20, { recordingStopped: { recordingId: `rec-${opts.conferenceId}` } });

@@ -3,7 +3,6 @@ import type { JobContext, JobHandler, JobRun } from './job-handler.js';
 
 export type { JobContext } from './job-handler.js';
 
-
 export interface JobHandlerEntry {
   name: JobName;
   /** Loaded lazily so a node only imports a handler's dependencies (sharp, exceljs) when it runs workers. */
@@ -22,7 +21,10 @@ function entry<N extends JobName>(name: N, load: () => Promise<JobHandler<N>>): 
  */
 export const JOB_HANDLERS: readonly JobHandlerEntry[] = [
   entry('recording', async () => (await import('./jobs/recording.job.js')).recordingJob),
-  entry('telemetry-completion', async () => (await import('./jobs/telemetry-completion.job.js')).telemetryCompletionJob),
+  entry(
+    'telemetry-completion',
+    async () => (await import('./jobs/telemetry-completion.job.js')).telemetryCompletionJob,
+  ),
   entry('thumbnail', async () => (await import('./jobs/thumbnail.job.js')).thumbnailJob),
   entry('pending-user-import', async () => (await import('./jobs/pending-user-import.job.js')).pendingUserImportJob),
 ];
@@ -35,7 +37,10 @@ export class JobHandlersError extends Error {
 }
 
 /** Checks the handlers against `JOBS` and loads every handler; throws JobHandlersError listing every problem. */
-export async function loadJobHandlers(entries: readonly JobHandlerEntry[] = JOB_HANDLERS, jobs: Record<string, unknown> = JOBS): Promise<Map<JobName, LoadedHandler>> {
+export async function loadJobHandlers(
+  entries: readonly JobHandlerEntry[] = JOB_HANDLERS,
+  jobs: Record<string, unknown> = JOBS,
+): Promise<Map<JobName, LoadedHandler>> {
   const problems: string[] = [];
   const seen = new Map<string, number>();
   for (const e of entries) {

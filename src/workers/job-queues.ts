@@ -23,7 +23,10 @@ export interface JobQueueOptions {
 function withDeadline<T>(ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AppError('service_unavailable', 'Job queue unavailable', { retryAfter: 5 })), ms);
+    timer = setTimeout(
+      () => reject(new AppError('service_unavailable', 'Job queue unavailable', { retryAfter: 5 })),
+      ms,
+    );
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
@@ -62,19 +65,26 @@ export class JobQueues {
   }
 
   /** Validates `data` against the job's schema and enqueues it under its derived id. */
-  async enqueue<N extends JobName>(name: N, data: JobData<N>, opts: Pick<JobsOptions, 'delay' | 'priority'> = {}): Promise<{ id: string; queue: QueueName }> {
+  async enqueue<N extends JobName>(
+    name: N,
+    data: JobData<N>,
+    opts: Pick<JobsOptions, 'delay' | 'priority'> = {},
+  ): Promise<{ id: string; queue: QueueName }> {
     const def = JOBS[name];
     const parsed = def.data.safeParse(data);
     if (!parsed.success) throw fromZod(parsed.error, `job.${name}`);
     const id = (def.jobId as (d: unknown) => string)(parsed.data);
-    await withDeadline(this.opts.enqueueTimeoutMs ?? 5000, this.queue(def.queue).add(name, parsed.data, {
-      ...opts,
-      jobId: id,
-      attempts: def.attempts ?? this.opts.attempts,
-      backoff: { type: 'exponential', delay: this.opts.backoffMs },
-      removeOnComplete: { age: 24 * 3600, count: 10_000 },
-      removeOnFail: { age: 7 * 24 * 3600 },
-    }));
+    await withDeadline(
+      this.opts.enqueueTimeoutMs ?? 5000,
+      this.queue(def.queue).add(name, parsed.data, {
+        ...opts,
+        jobId: id,
+        attempts: def.attempts ?? this.opts.attempts,
+        backoff: { type: 'exponential', delay: this.opts.backoffMs },
+        removeOnComplete: { age: 24 * 3600, count: 10_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      }),
+    );
     return { id, queue: def.queue };
   }
 
@@ -125,10 +135,12 @@ export class JobQueues {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.events.values()].map(async (e) => {
-      await e.ev.close();
-      await e.conn.quit();
-    }));
+    await Promise.allSettled(
+      [...this.events.values()].map(async (e) => {
+        await e.ev.close();
+        await e.conn.quit();
+      }),
+    );
     await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
     this.events.clear();
     this.queues.clear();

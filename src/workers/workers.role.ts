@@ -42,12 +42,28 @@ async function process(job: Job, handlers: Map<string, LoadedHandler>, ctx: JobC
   const handler = handlers.get(job.name);
   if (!handler || !isJobName(job.name)) throw new UnrecoverableError(`no handler for job '${job.name}'`);
   const parsed = JOBS[job.name].data.safeParse(job.data);
-  if (!parsed.success) throw new UnrecoverableError(`invalid data for '${job.name}': ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new UnrecoverableError(`invalid data for '${job.name}': ${parsed.error.issues[0]?.message}`);
   const data = parsed.data as { tenant?: string };
-  const log = ctx.infra.logger.child({ component: 'job', job: job.name, jobId: job.id, tenant: data.tenant, attempt: job.attemptsMade + 1 });
+  const log = ctx.infra.logger.child({
+    component: 'job',
+    job: job.name,
+    jobId: job.id,
+    tenant: data.tenant,
+    attempt: job.attemptsMade + 1,
+  });
   return runWithContext({ correlationId: `job-${job.id}`, tenant: data.tenant, component: 'job' }, async () => {
     try {
-      return await handler({ id: job.id!, data: parsed.data as never, attemptsMade: job.attemptsMade, progress: (p) => job.updateProgress(p), log }, ctx);
+      return await handler(
+        {
+          id: job.id!,
+          data: parsed.data as never,
+          attemptsMade: job.attemptsMade,
+          progress: (p) => job.updateProgress(p),
+          log,
+        },
+        ctx,
+      );
     } catch (e) {
       // A code the error codes call permanent fails the job at once instead of burning its attempts.
       if (isPermanent(e)) throw new UnrecoverableError(`${e.code}: ${e.message}`);
@@ -60,12 +76,22 @@ async function process(job: Job, handlers: Map<string, LoadedHandler>, ctx: JobC
 function observe(worker: Worker, queue: QueueName, ctx: RoleContext): void {
   const m = ctx.infra.metrics;
   const completed = m.counter('jobs_completed_total', 'Jobs completed', ['queue', 'job']);
-  const failed = m.counter('jobs_failed_total', 'Job attempts failed; final="true" once no attempt is left', ['queue', 'job', 'final']);
-  const duration = m.histogram('job_duration_seconds', 'Job run time', ['queue', 'job'], [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]);
+  const failed = m.counter('jobs_failed_total', 'Job attempts failed; final="true" once no attempt is left', [
+    'queue',
+    'job',
+    'final',
+  ]);
+  const duration = m.histogram(
+    'job_duration_seconds',
+    'Job run time',
+    ['queue', 'job'],
+    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
   const log = ctx.infra.logger.child({ component: 'workers', queue });
   worker.on('completed', (job) => {
     completed.inc({ queue, job: job.name });
-    if (job.processedOn && job.finishedOn) duration.observe({ queue, job: job.name }, (job.finishedOn - job.processedOn) / 1000);
+    if (job.processedOn && job.finishedOn)
+      duration.observe({ queue, job: job.name }, (job.finishedOn - job.processedOn) / 1000);
   });
   worker.on('failed', (job, err) => {
     if (!job) return;

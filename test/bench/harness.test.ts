@@ -14,14 +14,25 @@ import { check } from '../../bench/harness/types.js';
 import { treeState, outputBase, DirtyTreeError, verifyResults } from '../../bench/harness/tree.js';
 
 const bench = {
-  id: 'bx', title: 't', target: 'p99 <= 50 ms; >= 80% of baseline', baselineName: 'bare', rounds: 3, settings: {}, ratioFigure: 'rate',
-  checks: (p: Record<string, number>, _b: unknown, ratio: number | null) => [check('p99', p.p99_ms, 'max', 50), check('ratio', ratio, 'min', 0.8)],
+  id: 'bx',
+  title: 't',
+  target: 'p99 <= 50 ms; >= 80% of baseline',
+  baselineName: 'bare',
+  rounds: 3,
+  settings: {},
+  ratioFigure: 'rate',
+  checks: (p: Record<string, number>, _b: unknown, ratio: number | null) => [
+    check('p99', p.p99_ms, 'max', 50),
+    check('ratio', ratio, 'min', 0.8),
+  ],
 };
 
 describe('round statistics', () => {
   it('takes the middle value of an odd count and reports min/median/max per figure', () => {
     expect(median([3, 67, 5])).toBe(5);
-    expect(spreadFigures([{ p99_ms: 3 }, { p99_ms: 67 }, { p99_ms: 5 }])).toEqual({ p99_ms: { min: 3, median: 5, max: 67, n: 3 } });
+    expect(spreadFigures([{ p99_ms: 3 }, { p99_ms: 67 }, { p99_ms: 5 }])).toEqual({
+      p99_ms: { min: 3, median: 5, max: 67, n: 3 },
+    });
   });
 
   it('the median of two rounds is their mean: a 67 ms round moves it, which is why verdicts need 3', () => {
@@ -33,7 +44,12 @@ describe('round statistics', () => {
   });
 
   it('alternates which side goes first', () => {
-    expect([0, 1, 2, 3].map(roundOrder)).toEqual([['product', 'baseline'], ['baseline', 'product'], ['product', 'baseline'], ['baseline', 'product']]);
+    expect([0, 1, 2, 3].map(roundOrder)).toEqual([
+      ['product', 'baseline'],
+      ['baseline', 'product'],
+      ['product', 'baseline'],
+      ['baseline', 'product'],
+    ]);
   });
 });
 
@@ -41,7 +57,18 @@ describe('verdict', () => {
   const baseline = [{ rate: 100 }, { rate: 90 }, { rate: 110 }];
 
   it('passes on the medians of 3 rounds although one round was slow', () => {
-    const o = outcomeOf(bench, { product: [{ p99_ms: 20, rate: 85 }, { p99_ms: 67, rate: 40 }, { p99_ms: 30, rate: 95 }], baseline }, { hasBaseline: true, durationMs: 1 });
+    const o = outcomeOf(
+      bench,
+      {
+        product: [
+          { p99_ms: 20, rate: 85 },
+          { p99_ms: 67, rate: 40 },
+          { p99_ms: 30, rate: 95 },
+        ],
+        baseline,
+      },
+      { hasBaseline: true, durationMs: 1 },
+    );
     expect(o.product).toEqual({ p99_ms: 30, rate: 85 });
     expect(o.ratio).toBe(0.85);
     expect(o.spread!.product.p99_ms).toEqual({ min: 20, median: 30, max: 67, n: 3 });
@@ -49,20 +76,52 @@ describe('verdict', () => {
   });
 
   it('fails when the median misses a target', () => {
-    const o = outcomeOf(bench, { product: [{ p99_ms: 60, rate: 85 }, { p99_ms: 67, rate: 90 }, { p99_ms: 30, rate: 95 }], baseline }, { hasBaseline: true, durationMs: 1 });
+    const o = outcomeOf(
+      bench,
+      {
+        product: [
+          { p99_ms: 60, rate: 85 },
+          { p99_ms: 67, rate: 90 },
+          { p99_ms: 30, rate: 95 },
+        ],
+        baseline,
+      },
+      { hasBaseline: true, durationMs: 1 },
+    );
     expect(o.checks.find((c) => c.name === 'p99')).toMatchObject({ value: 60, pass: false });
     expect(o.pass).toBe(false);
   });
 
   it('takes no verdict on 2 rounds, even when their mean would pass', () => {
-    const o = outcomeOf(bench, { product: [{ p99_ms: 20, rate: 95 }, { p99_ms: 67, rate: 95 }], baseline: baseline.slice(0, 2) }, { hasBaseline: true, durationMs: 1 });
+    const o = outcomeOf(
+      bench,
+      {
+        product: [
+          { p99_ms: 20, rate: 95 },
+          { p99_ms: 67, rate: 95 },
+        ],
+        baseline: baseline.slice(0, 2),
+      },
+      { hasBaseline: true, durationMs: 1 },
+    );
     expect(o.status).toBe('measured');
     expect(o.pass).toBeNull();
     expect(o.reason).toMatch(/at least 3/);
   });
 
   it('takes no verdict after a failure, keeping the rounds measured', () => {
-    const o = outcomeOf(bench, { product: [{ p99_ms: 1, rate: 100 }, { p99_ms: 1, rate: 100 }, { p99_ms: 1, rate: 100 }], baseline }, { hasBaseline: true, failure: 'Error: boom\n at x', durationMs: 1 });
+    const o = outcomeOf(
+      bench,
+      {
+        product: [
+          { p99_ms: 1, rate: 100 },
+          { p99_ms: 1, rate: 100 },
+          { p99_ms: 1, rate: 100 },
+        ],
+        baseline,
+      },
+      { hasBaseline: true, failure: 'Error: boom\n at x', durationMs: 1 },
+    );
     expect(o).toMatchObject({ status: 'failed', reason: 'Error: boom', pass: null });
     expect(o.rounds.product).toHaveLength(3);
   });
@@ -93,7 +152,9 @@ describe('results belong to the committed code', () => {
     expect(outputBase({ quick: false, selection: true, tree, allowDirty: false })).toBe('partial');
     expect(outputBase({ quick: true, selection: false, tree, allowDirty: false })).toBe('quick');
     expect(outputBase({ quick: false, selection: true, tree, allowDirty: false, name: 'hospital' })).toBe('hospital');
-    expect(() => outputBase({ quick: false, selection: true, tree, allowDirty: false, name: 'latest' })).toThrow(/BENCH_RESULTS/);
+    expect(() => outputBase({ quick: false, selection: true, tree, allowDirty: false, name: 'latest' })).toThrow(
+      /BENCH_RESULTS/,
+    );
   });
 
   it('refuses latest.* from a tree with a modified or an untracked file, not for git-ignored ones', () => {
@@ -104,12 +165,18 @@ describe('results belong to the committed code', () => {
     writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a = 2;\n');
     const modified = treeState(dir);
     expect(modified.changes).toEqual([' M src/a.ts']);
-    expect(() => outputBase({ quick: false, selection: false, tree: modified, allowDirty: false })).toThrow(DirtyTreeError);
+    expect(() => outputBase({ quick: false, selection: false, tree: modified, allowDirty: false })).toThrow(
+      DirtyTreeError,
+    );
     expect(outputBase({ quick: false, selection: false, tree: modified, allowDirty: true })).toBe('partial');
-    expect(() => outputBase({ quick: false, selection: true, tree: modified, allowDirty: false, name: 'hospital' })).toThrow(/hospital\.\* from a tree/);
+    expect(() =>
+      outputBase({ quick: false, selection: true, tree: modified, allowDirty: false, name: 'hospital' }),
+    ).toThrow(/hospital\.\* from a tree/);
     gitIn(dir, 'checkout', '--', 'src/a.ts');
     writeFileSync(path.join(dir, 'src', 'b.ts'), 'export const b = 1;\n');
-    expect(() => outputBase({ quick: false, selection: false, tree: treeState(dir), allowDirty: false })).toThrow(/differs from commit/);
+    expect(() => outputBase({ quick: false, selection: false, tree: treeState(dir), allowDirty: false })).toThrow(
+      /differs from commit/,
+    );
   });
 
   it('verifyResults accepts a results-only commit descending from the measured one, and refuses results committed with code', () => {
@@ -119,7 +186,10 @@ describe('results belong to the committed code', () => {
     writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a = 2;\n');
     gitIn(dir, 'commit', '-q', '-am', 'landed meanwhile');
     mkdirSync(path.join(dir, 'bench', 'results'), { recursive: true });
-    writeFileSync(path.join(dir, 'bench', 'results', 'latest.json'), JSON.stringify({ machine: { commit: measured, treeChanges: [] } }));
+    writeFileSync(
+      path.join(dir, 'bench', 'results', 'latest.json'),
+      JSON.stringify({ machine: { commit: measured, treeChanges: [] } }),
+    );
     gitIn(dir, 'add', '-A');
     gitIn(dir, 'commit', '-q', '-m', 'results');
     const ok = verifyResults(dir);
@@ -132,11 +202,17 @@ describe('results belong to the committed code', () => {
     expect(verifyResults(dir).problems).toEqual([]);
     // Results committed together with a code change: refused.
     writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a = 4;\n');
-    writeFileSync(path.join(dir, 'bench', 'results', 'latest.json'), JSON.stringify({ machine: { commit: gitIn(dir, 'rev-parse', 'HEAD'), treeChanges: [] } }));
+    writeFileSync(
+      path.join(dir, 'bench', 'results', 'latest.json'),
+      JSON.stringify({ machine: { commit: gitIn(dir, 'rev-parse', 'HEAD'), treeChanges: [] } }),
+    );
     gitIn(dir, 'commit', '-q', '-am', 'results and code');
     expect(verifyResults(dir).problems.join()).toMatch(/results commit also changed: src\/a.ts/);
     // A commit name that is not an ancestor (edited by hand): refused.
-    writeFileSync(path.join(dir, 'bench', 'results', 'latest.json'), JSON.stringify({ machine: { commit: 'f'.repeat(40), treeChanges: [] } }));
+    writeFileSync(
+      path.join(dir, 'bench', 'results', 'latest.json'),
+      JSON.stringify({ machine: { commit: 'f'.repeat(40), treeChanges: [] } }),
+    );
     gitIn(dir, 'commit', '-q', '-am', 'results naming another commit');
     expect(verifyResults(dir).problems.join()).toMatch(/not an ancestor/);
   });

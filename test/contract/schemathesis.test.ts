@@ -23,18 +23,41 @@ interface Run {
 }
 
 /** Runs schemathesis with every check and phase against the document the node serves. */
-function schemathesis(node: TestNode, tenant: string, who: string, token: string | undefined, exclude: string[]): Promise<Run> {
+function schemathesis(
+  node: TestNode,
+  tenant: string,
+  who: string,
+  token: string | undefined,
+  exclude: string[],
+): Promise<Run> {
   const bin = path.join(path.dirname((ensureSchemathesis as () => string)()), 'schemathesis');
   const dir = path.join(localDir as string, 'schemathesis');
   mkdirSync(dir, { recursive: true });
   const args = [
-    '--config-file', path.join(here, 'schemathesis.toml'),
-    'run', `${node.url}/api/docs/openapi.json`, '--url', node.url!,
-    '-H', `Host: ${tenant}.localhost`, ...(token ? ['-H', `Authorization: Bearer ${token}`] : []),
+    '--config-file',
+    path.join(here, 'schemathesis.toml'),
+    'run',
+    `${node.url}/api/docs/openapi.json`,
+    '--url',
+    node.url!,
+    '-H',
+    `Host: ${tenant}.localhost`,
+    ...(token ? ['-H', `Authorization: Bearer ${token}`] : []),
     // Signed out, nothing can be created for the stateful phase's links to carry: it runs signed in.
-    '--checks', 'all', '--phases', token ? 'examples,coverage,fuzzing,stateful' : 'examples,coverage,fuzzing',
+    '--checks',
+    'all',
+    '--phases',
+    token ? 'examples,coverage,fuzzing,stateful' : 'examples,coverage,fuzzing',
     // One worker: hypothesis's lambda descriptions race in CPython 3.11's AST compiler across threads.
-    '-n', MAX_EXAMPLES, '--seed', SEED, '--workers', '1', '--no-color', '--output-truncate', 'true',
+    '-n',
+    MAX_EXAMPLES,
+    '--seed',
+    SEED,
+    '--workers',
+    '1',
+    '--no-color',
+    '--output-truncate',
+    'true',
     ...exclude.flatMap((id) => ['--exclude-operation-id', id]),
   ];
   return new Promise((resolve, reject) => {
@@ -58,7 +81,13 @@ describe('contract: schemathesis against the served OpenAPI document (every chec
     (ensureSchemathesis as () => string)();
     // With the embedded identity provider, so the code flow and back-channel logout reach a real realm.
     const port = await freePort();
-    node = await startTestNode({ ROLES: 'idp,http,hub,actors', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...FUZZ_ENV, ACCESS_TOKEN_TTL_SECONDS: '3600' });
+    node = await startTestNode({
+      ROLES: 'idp,http,hub,actors',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...FUZZ_ENV,
+      ACCESS_TOKEN_TTL_SECONDS: '3600',
+    });
     t = await seedTenant(node, 'stc', 'STC');
   }, 300_000);
   afterAll(async () => {
@@ -74,7 +103,10 @@ describe('contract: schemathesis against the served OpenAPI document (every chec
       const run = await schemathesis(node, t.name, who, token, who === 'nobody' ? [] : ['account.logout']);
       total.cases += run.generated;
       expect(run.generated).toBeGreaterThan(100);
-      if (run.code !== 0) throw new Error(`schemathesis (${who}) failed, exit ${run.code} (.local/schemathesis/${who}.log):\n${run.output.slice(-6000)}`);
+      if (run.code !== 0)
+        throw new Error(
+          `schemathesis (${who}) failed, exit ${run.code} (.local/schemathesis/${who}.log):\n${run.output.slice(-6000)}`,
+        );
     }, 300_000);
   }
 });

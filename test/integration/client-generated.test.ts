@@ -10,7 +10,10 @@ describe('client SDK generated types', () => {
   it('are current with docs/api/openapi.json and the hub event maps', () => {
     let out = '';
     try {
-      execFileSync(process.execPath, ['packages/client/scripts/generate.mjs', '--check'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync(process.execPath, ['packages/client/scripts/generate.mjs', '--check'], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (e) {
       out = String((e as { stderr?: Buffer }).stderr ?? e);
     }

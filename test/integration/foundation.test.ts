@@ -22,7 +22,11 @@ describe('foundation over HTTP', () => {
     const r = await node.http.get('/api/tenant/ping', { tenant: 'nobody' });
     expect(r.status).toBe(404);
     expect(r.headers['content-type']).toMatch(/application\/problem\+json/);
-    expect(r.body).toMatchObject({ status: 404, code: 'tenant_not_found', type: 'urn:consult:problem:tenant_not_found' });
+    expect(r.body).toMatchObject({
+      status: 404,
+      code: 'tenant_not_found',
+      type: 'urn:consult:problem:tenant_not_found',
+    });
     expect(r.body.correlationId).toBe(r.headers['x-correlation-id']);
   });
 
@@ -39,10 +43,16 @@ describe('foundation over HTTP', () => {
   });
 
   it('answers malformed JSON with 400 and an oversized body with 413', async () => {
-    const bad = await node.http.post('/api/admin/migrate/acme?code=x', { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
+    const bad = await node.http.post('/api/admin/migrate/acme?code=x', {
+      rawBody: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('malformed_json');
-    const big = await node.http.post('/api/admin/migrate/acme?code=x', { rawBody: JSON.stringify({ a: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    const big = await node.http.post('/api/admin/migrate/acme?code=x', {
+      rawBody: JSON.stringify({ a: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(big.status).toBe(413);
     expect(big.body.code).toBe('payload_too_large');
   });
@@ -78,7 +88,9 @@ describe('foundation over HTTP', () => {
     });
 
     it('creates and migrates a tenant, idempotently', async () => {
-      const first = await node.http.post(`/api/admin/migrate/newco?code=${code()}`, { body: { displayName: 'New Co' } });
+      const first = await node.http.post(`/api/admin/migrate/newco?code=${code()}`, {
+        body: { displayName: 'New Co' },
+      });
       expect(first.status).toBe(200);
       expect(first.body.applied.length).toBeGreaterThan(0);
       const second = await node.http.post(`/api/admin/migrate/newco?code=${code()}`);

@@ -64,13 +64,17 @@ describe('production refuses development defaults', () => {
   });
 
   it('runs the embedded identity provider in production only when explicitly allowed', async () => {
-    const node = await spawnChildNode(productionEnv({ OIDC_MODE: 'embedded', OIDC_ISSUER_TEMPLATE: '', ALLOW_EMBEDDED_IDP: 'true', ROLES: 'http,idp' }));
+    const node = await spawnChildNode(
+      productionEnv({ OIDC_MODE: 'embedded', OIDC_ISSUER_TEMPLATE: '', ALLOW_EMBEDDED_IDP: 'true', ROLES: 'http,idp' }),
+    );
     await node.stop();
   });
 
   it('accepts a password-less Redis only when ALLOW_REDIS_WITHOUT_PASSWORD says it is deliberate', async () => {
     // The tests' shared Redis has no password (under its own key prefix here).
-    const node = await spawnChildNode(productionEnv({ REDIS_URL: testEnv().REDIS_URL!, ALLOW_REDIS_WITHOUT_PASSWORD: 'true' }));
+    const node = await spawnChildNode(
+      productionEnv({ REDIS_URL: testEnv().REDIS_URL!, ALLOW_REDIS_WITHOUT_PASSWORD: 'true' }),
+    );
     await node.stop();
   });
 
@@ -84,7 +88,15 @@ describe('production refuses development defaults', () => {
     env.REDIS_URL = redis.toString();
     const { code, stderr } = await runChildNodeToExit(env);
     expect(code).toBe(78);
-    for (const s of ['PROVISIONING_CODE', 'OIDC_CLIENT_SECRET', 'VCS_EMBEDDED_SECRET', 'SEED_DEMO', 'OIDC_MODE', 'REDIS_URL', 'KEY_ENCRYPTION_KEY']) {
+    for (const s of [
+      'PROVISIONING_CODE',
+      'OIDC_CLIENT_SECRET',
+      'VCS_EMBEDDED_SECRET',
+      'SEED_DEMO',
+      'OIDC_MODE',
+      'REDIS_URL',
+      'KEY_ENCRYPTION_KEY',
+    ]) {
       expect(stderr).toContain(`${s}:`);
     }
   });

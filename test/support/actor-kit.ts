@@ -8,7 +8,14 @@ import { startTestNode, type TestNode } from './node.js';
 
 /** Settings shared by every node of one test cluster (same Redis prefix = same cluster). */
 export function clusterEnv(overrides: Record<string, string> = {}): Record<string, string> {
-  return { ROLES: 'actors', REDIS_PREFIX: `test:${uniqueId()}:`, ACTOR_LEASE_MS: '600', ACTOR_SHARDS: '16', ACTOR_IDLE_MS: '60000', ...overrides };
+  return {
+    ROLES: 'actors',
+    REDIS_PREFIX: `test:${uniqueId()}:`,
+    ACTOR_LEASE_MS: '600',
+    ACTOR_SHARDS: '16',
+    ACTOR_IDLE_MS: '60000',
+    ...overrides,
+  };
 }
 
 export interface ActorNode {
@@ -17,7 +24,10 @@ export interface ActorNode {
 }
 
 /** Starts a node with the `actors` role, registers `behavior` on it and waits until it hosts actors. */
-export async function startActorNode(env: Record<string, string>, behavior: ActorBehavior<any, any, any>): Promise<ActorNode> {
+export async function startActorNode(
+  env: Record<string, string>,
+  behavior: ActorBehavior<any, any, any>,
+): Promise<ActorNode> {
   const node = await startTestNode(env);
   const system = actorSystemOf(node.roles);
   system.register(behavior);
@@ -26,7 +36,11 @@ export async function startActorNode(env: Record<string, string>, behavior: Acto
 }
 
 /** Resolves with the arguments of the next `event` for which `match` holds. */
-export function nextEvent<A extends unknown[]>(emitter: EventEmitter, event: string, match: (...args: A) => boolean = () => true): Promise<A> {
+export function nextEvent<A extends unknown[]>(
+  emitter: EventEmitter,
+  event: string,
+  match: (...args: A) => boolean = () => true,
+): Promise<A> {
   return new Promise((resolve) => {
     const on = (...args: unknown[]) => {
       if (!match(...(args as A))) return;
@@ -45,7 +59,13 @@ export async function waitForMembers(system: RedisActorSystem, nodes: string[]):
 }
 
 /** The first `call` actor address (ids `${prefix}0`, `${prefix}1`, ...) whose rendezvous owner is `owner`. */
-export function addressOwnedBy(owner: string, nodes: string[], shards: number, prefix = 'a', tenant = 'acme'): ActorAddress {
+export function addressOwnedBy(
+  owner: string,
+  nodes: string[],
+  shards: number,
+  prefix = 'a',
+  tenant = 'acme',
+): ActorAddress {
   for (let i = 0; ; i++) {
     const a: ActorAddress = { tenant, kind: 'call', id: `${prefix}${i}` };
     if (rendezvousOwner(shardOf(a, shards), [...nodes].sort()) === owner) return a;

@@ -31,12 +31,22 @@ export interface TokenOptions {
 }
 
 /** Signs `username` in through the session service (no HTTP) and returns a valid internal access token. */
-export async function tokenFor(node: NodeHandle, tenant: string, username: string, opts: TokenOptions = {}): Promise<string> {
+export async function tokenFor(
+  node: NodeHandle,
+  tenant: string,
+  username: string,
+  opts: TokenOptions = {},
+): Promise<string> {
   return (await loginFor(node, tenant, username, opts)).accessToken;
 }
 
 /** Same as tokenFor, returning the whole LoginResponse. */
-export async function loginFor(node: NodeHandle, tenant: string, username: string, opts: TokenOptions = {}): Promise<LoginResponse> {
+export async function loginFor(
+  node: NodeHandle,
+  tenant: string,
+  username: string,
+  opts: TokenOptions = {},
+): Promise<LoginResponse> {
   const { db } = await node.services.tenants.require(tenant);
   const user = await new CredentialRepository(db).findByUsername(username);
   if (!user) throw new Error(`tokenFor: no user '${username}' in tenant '${tenant}'`);

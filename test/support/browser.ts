@@ -11,7 +11,13 @@ export async function launchBrowser(): Promise<Browser> {
   const browser = await puppeteer.launch({
     executablePath,
     headless: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--disable-breakpad', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
+    args: [
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      '--disable-gpu',
+      '--disable-breakpad',
+      '--host-resolver-rules=MAP *.localhost 127.0.0.1',
+    ],
   });
   // Chromium's helper processes can hold the browser's stdio pipes open after it exits; closing the
   // browser also closes this process's ends of them, so the test file leaves nothing running.

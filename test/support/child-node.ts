@@ -39,7 +39,10 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
-  const waiters = new Set<{ match: (rec: Record<string, unknown>) => boolean; resolve: (rec: Record<string, unknown>) => void }>();
+  const waiters = new Set<{
+    match: (rec: Record<string, unknown>) => boolean;
+    resolve: (rec: Record<string, unknown>) => void;
+  }>();
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
@@ -109,7 +112,10 @@ export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000):
  * Runs src/main.ts with `env` until it exits by itself (a refused configuration) and returns its exit
  * code and stderr; rejects if it starts serving instead.
  */
-export function runChildNodeToExit(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; stderr: string }> {
+export function runChildNodeToExit(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stderr: string }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
     cwd: root,
     env: { ...process.env, ...env, NODE_OPTIONS: '' },

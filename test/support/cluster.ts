@@ -47,7 +47,11 @@ export async function startHubCluster(
   const ids: Record<string, string> = {};
   const tokens: Record<string, string> = {};
   for (const [username, role] of users) {
-    ids[username] = await createUser(node0, 'acme', { username, role, ...(role === 'device' ? { kind: 'device' as const } : {}) });
+    ids[username] = await createUser(node0, 'acme', {
+      username,
+      role,
+      ...(role === 'device' ? { kind: 'device' as const } : {}),
+    });
     tokens[username] = await tokenFor(node0, 'acme', username);
   }
   const open: HubClient[] = [];

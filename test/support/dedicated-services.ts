@@ -53,7 +53,11 @@ function which(cmd: string): string | null {
 }
 
 /** Runs `argv(port, dir)` as a child; the process is restartable on the same port and directory. */
-export async function dedicated(name: string, scheme: string, argv: (port: number, dir: string) => [string, string[]]): Promise<DedicatedService> {
+export async function dedicated(
+  name: string,
+  scheme: string,
+  argv: (port: number, dir: string) => [string, string[]],
+): Promise<DedicatedService> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), `dedicated-${name}-`));
   let proc: ChildProcess | undefined;
@@ -100,14 +104,42 @@ export async function dedicated(name: string, scheme: string, argv: (port: numbe
  * acknowledged write survives even a SIGKILL of Redis; pass 'everysec' to test the production
  * trade-off (at most about one second of writes lost on a crash, none on a clean restart).
  */
-export async function dedicatedRedis(fsync: 'always' | 'everysec' = 'always', auth?: { user: string; password: string }): Promise<DedicatedService> {
+export async function dedicatedRedis(
+  fsync: 'always' | 'everysec' = 'always',
+  auth?: { user: string; password: string },
+): Promise<DedicatedService> {
   // An ACL user with every right, and the default user switched off: what production runs.
-  const acl = auth ? ['--user', 'default', 'off', '--user', auth.user, 'on', `>${auth.password}`, '~*', '&*', '+@all'] : [];
+  const acl = auth
+    ? ['--user', 'default', 'off', '--user', auth.user, 'on', `>${auth.password}`, '~*', '&*', '+@all']
+    : [];
   const svc = await dedicated('redis', 'redis', (port, dir) => [
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', fsync, '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', ...acl],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      fsync,
+      '--save',
+      '',
+      '--maxmemory-policy',
+      'noeviction',
+      '--daemonize',
+      'no',
+      ...acl,
+    ],
   ]);
-  return auth ? { ...svc, url: `redis://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${svc.port}` } : svc;
+  return auth
+    ? {
+        ...svc,
+        url: `redis://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${svc.port}`,
+      }
+    : svc;
 }
 
 /**
@@ -118,7 +150,10 @@ export async function dedicatedRedis(fsync: 'always' | 'everysec' = 'always', au
 export async function dedicatedMongo(): Promise<DedicatedService> {
   const mongod = which('mongod');
   if (!mongod) return dedicatedMongoJavaServer('h2');
-  return dedicated('mongo', 'mongodb', (port, dir) => [mongod, ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dir]]).then((s) => ({ ...s, url: `${s.url}/` }));
+  return dedicated('mongo', 'mongodb', (port, dir) => [
+    mongod,
+    ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dir],
+  ]).then((s) => ({ ...s, url: `${s.url}/` }));
 }
 
 /**
@@ -128,5 +163,9 @@ export async function dedicatedMongo(): Promise<DedicatedService> {
 export async function dedicatedMongoJavaServer(backend: 'h2' | 'memory' = 'h2'): Promise<DedicatedService> {
   // @ts-expect-error plain ESM script without types
   const { mongoJavaServerCommand } = await import('../../scripts/services.mjs');
-  return dedicated('mongo-java-server', 'mongodb', (port, dir) => mongoJavaServerCommand(backend, port, path.join(dir, 'data.mv')) as [string, string[]]).then((s) => ({ ...s, url: `${s.url}/` }));
+  return dedicated(
+    'mongo-java-server',
+    'mongodb',
+    (port, dir) => mongoJavaServerCommand(backend, port, path.join(dir, 'data.mv')) as [string, string[]],
+  ).then((s) => ({ ...s, url: `${s.url}/` }));
 }

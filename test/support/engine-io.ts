@@ -29,7 +29,8 @@ export interface PollingSession {
  */
 export async function openPolling(url: string, tenant: string): Promise<PollingSession> {
   const open = await request(url, 'GET', pollingPath(), { tenant });
-  if (open.status !== 200 || !open.text.startsWith('0{')) throw new Error(`polling handshake answered ${open.status}: ${open.text.slice(0, 200)}`);
+  if (open.status !== 200 || !open.text.startsWith('0{'))
+    throw new Error(`polling handshake answered ${open.status}: ${open.text.slice(0, 200)}`);
   const { sid } = JSON.parse(open.text.slice(1)) as { sid: string };
   return {
     sid,
@@ -38,7 +39,12 @@ export async function openPolling(url: string, tenant: string): Promise<PollingS
       if (r.status !== 200) throw new Error(`long-poll GET answered ${r.status}: ${r.text.slice(0, 200)}`);
       return packets(r.text);
     },
-    post: (...p: string[]) => request(url, 'POST', pollingPath(sid), { tenant, rawBody: p.join(RECORD_SEPARATOR), headers: { 'content-type': 'text/plain;charset=UTF-8' } }),
+    post: (...p: string[]) =>
+      request(url, 'POST', pollingPath(sid), {
+        tenant,
+        rawBody: p.join(RECORD_SEPARATOR),
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      }),
   };
 }
 
@@ -46,7 +52,11 @@ export async function openPolling(url: string, tenant: string): Promise<PollingS
  * Reads long-poll GETs until a packet matching `match` arrives (engine.io pings and other packets are
  * skipped; a ping is answered with a pong so the session stays open). Bounded by `maxPolls`.
  */
-export async function pollUntil(session: PollingSession, match: (packet: string) => boolean, maxPolls = 10): Promise<string> {
+export async function pollUntil(
+  session: PollingSession,
+  match: (packet: string) => boolean,
+  maxPolls = 10,
+): Promise<string> {
   for (let i = 0; i < maxPolls; i++) {
     for (const p of await session.get()) {
       if (match(p)) return p;
@@ -80,7 +90,16 @@ export interface RawExchange {
  * it, and collects the answer until the server closes the connection, `until` matches what arrived, or
  * `readMs` passes (a bound, so a server that keeps a bad connection open cannot hang the test).
  */
-export function rawExchange(port: number, chunks: (Buffer | string)[], opts: { halfClose?: boolean; destroyAfterWrite?: boolean; readMs?: number; until?: (received: Buffer) => boolean } = {}): Promise<RawExchange> {
+export function rawExchange(
+  port: number,
+  chunks: (Buffer | string)[],
+  opts: {
+    halfClose?: boolean;
+    destroyAfterWrite?: boolean;
+    readMs?: number;
+    until?: (received: Buffer) => boolean;
+  } = {},
+): Promise<RawExchange> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
     const parts: Buffer[] = [];
@@ -114,24 +133,42 @@ export function statusOf(received: Buffer): number {
 }
 
 /** A raw HTTP/1.1 request as text (Host of the tenant, explicit Content-Length unless given). */
-export function rawRequest(method: string, path: string, host: string, body: Buffer | string = '', headers: Record<string, string> = {}): Buffer {
+export function rawRequest(
+  method: string,
+  path: string,
+  host: string,
+  body: Buffer | string = '',
+  headers: Record<string, string> = {},
+): Buffer {
   const b = Buffer.from(body);
-  const all = { host, connection: 'close', ...(method === 'GET' && !b.length ? {} : { 'content-length': String(b.length) }), ...headers };
-  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+  const all = {
+    host,
+    connection: 'close',
+    ...(method === 'GET' && !b.length ? {} : { 'content-length': String(b.length) }),
+    ...headers,
+  };
+  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), b]);
 }
 
 /** A websocket upgrade request for the hub (a valid Sec-WebSocket-Key unless `key` says otherwise). */
 export function upgradeRequest(host: string, sid?: string, key = 'dGhlIHNhbXBsZSBub25jZQ=='): string {
-  return `GET ${HUB_PATH}/?EIO=4&transport=websocket${sid ? `&sid=${encodeURIComponent(sid)}` : ''} HTTP/1.1\r\nhost: ${host}\r\n` +
-    `upgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ${key}\r\nsec-websocket-version: 13\r\n\r\n`;
+  return (
+    `GET ${HUB_PATH}/?EIO=4&transport=websocket${sid ? `&sid=${encodeURIComponent(sid)}` : ''} HTTP/1.1\r\nhost: ${host}\r\n` +
+    `upgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ${key}\r\nsec-websocket-version: 13\r\n\r\n`
+  );
 }
 
 /**
  * One websocket frame as a client sends it (masked). `opcode` 1 text, 2 binary, 8 close, 9 ping;
  * `rsv` sets reserved bits and `unmasked` omits the mask, both protocol violations.
  */
-export function wsFrame(payload: Buffer | string, opts: { opcode?: number; fin?: boolean; rsv?: number; unmasked?: boolean; mask?: Buffer } = {}): Buffer {
+export function wsFrame(
+  payload: Buffer | string,
+  opts: { opcode?: number; fin?: boolean; rsv?: number; unmasked?: boolean; mask?: Buffer } = {},
+): Buffer {
   const data = Buffer.from(payload);
   const first = ((opts.fin ?? true) ? 0x80 : 0) | ((opts.rsv ?? 0) << 4) | (opts.opcode ?? 1);
   const maskBit = opts.unmasked ? 0 : 0x80;

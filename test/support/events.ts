@@ -15,9 +15,15 @@ export async function newEvent(node: NodeHandle, tenant: string, opts: { status?
   const organizerId = new Types.ObjectId();
   const db = node.infra.mongo.tenantDb(tenant);
   const event = await new EventRepository(db).create({
-    name: 'Consultation', startAt: new Date(), endAt: new Date(Date.now() + 3600_000), organizerId,
-    participants: [{ userId: organizerId, role: 'host' }], attachments: [], meetingCode: randomBytes(4).toString('hex'),
+    name: 'Consultation',
+    startAt: new Date(),
+    endAt: new Date(Date.now() + 3600_000),
+    organizerId,
+    participants: [{ userId: organizerId, role: 'host' }],
+    attachments: [],
+    meetingCode: randomBytes(4).toString('hex'),
   });
-  if (opts.status) await db.models.Event.updateOne({ _id: event._id }, { $set: { status: opts.status } }, { runValidators: true });
+  if (opts.status)
+    await db.models.Event.updateOne({ _id: event._id }, { $set: { status: opts.status } }, { runValidators: true });
   return event;
 }

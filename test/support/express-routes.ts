@@ -21,9 +21,11 @@ export function servedRoutes(app: Express): ServedRoute[] {
   const walk = (stack: LayerLike[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') out.push({ method, path: `${prefix}${layer.route.path}` });
+        for (const [method, on] of Object.entries(layer.route.methods))
+          if (on && method !== '_all') out.push({ method, path: `${prefix}${layer.route.path}` });
         // The 405 answer a declared path gets for other methods (route-spec.ts) is part of that declaration.
-        if (layer.route.methods._all && !layer.route.stack.every((l) => l.name === 'methodNotAllowed')) out.push({ method: 'all', path: `${prefix}${layer.route.path}` });
+        if (layer.route.methods._all && !layer.route.stack.every((l) => l.name === 'methodNotAllowed'))
+          out.push({ method: 'all', path: `${prefix}${layer.route.path}` });
       } else if (layer.handle?.stack) {
         const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
         walk(layer.handle.stack, `${prefix}${mount}`);

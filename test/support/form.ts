@@ -15,10 +15,16 @@ export function multipart(parts: FormPart[]): { body: Buffer; headers: Record<st
   const chunks: Buffer[] = [];
   for (const p of parts) {
     if (p.file) {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.file.fileName}"\r\nContent-Type: ${p.file.contentType ?? 'application/octet-stream'}\r\n\r\n`));
+      chunks.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.file.fileName}"\r\nContent-Type: ${p.file.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+        ),
+      );
       chunks.push(p.file.content, Buffer.from('\r\n'));
     } else {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value ?? ''}\r\n`));
+      chunks.push(
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value ?? ''}\r\n`),
+      );
     }
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
@@ -28,7 +34,9 @@ export function multipart(parts: FormPart[]): { body: Buffer; headers: Record<st
 /** A real PNG of the given size (noise, so it does not compress to nothing). */
 export async function png(width: number, height: number): Promise<Buffer> {
   const raw = randomBytes(width * height * 3);
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** An xlsx workbook written with exceljs's streaming writer. */
@@ -45,7 +53,11 @@ export async function xlsx(rows: (string | number | undefined)[][]): Promise<Buf
 }
 
 /** A large xlsx streamed row by row from a generator (the test never holds the rows as an array). */
-export async function xlsxOf(header: string[], count: number, row: (i: number) => (string | number)[]): Promise<Buffer> {
+export async function xlsxOf(
+  header: string[],
+  count: number,
+  row: (i: number) => (string | number)[],
+): Promise<Buffer> {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (c: Buffer) => chunks.push(c));

@@ -4,12 +4,17 @@ import http from 'node:http';
 
 /** True when a Docker engine answers on its socket (developer laptops, hosted CI). */
 async function dockerReachable(): Promise<boolean> {
-  const socketPath = process.env.DOCKER_HOST?.startsWith('unix://') ? process.env.DOCKER_HOST.slice(7) : '/var/run/docker.sock';
+  const socketPath = process.env.DOCKER_HOST?.startsWith('unix://')
+    ? process.env.DOCKER_HOST.slice(7)
+    : '/var/run/docker.sock';
   if (!process.env.DOCKER_HOST && !existsSync(socketPath)) return false;
   return new Promise((resolve) => {
     const req = http.request({ socketPath, path: '/_ping', timeout: 1000 }, (res) => resolve(res.statusCode === 200));
     req.on('error', () => resolve(false));
-    req.on('timeout', () => { req.destroy(); resolve(false); });
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
     req.end();
   });
 }
@@ -28,9 +33,27 @@ export default async function globalSetup(): Promise<void> {
     // Password-protected like the local Redis and production: an ACL user, the default user off.
     const password = randomBytes(18).toString('base64url');
     const redis = await new GenericContainer('redis:7-alpine')
-      .withCommand(['redis-server', '--maxmemory-policy', 'noeviction', '--user', 'default', 'off', '--user', 'consult', 'on', `>${password}`, '~*', '&*', '+@all'])
-      .withExposedPorts(6379).start();
-    const mongo = await new GenericContainer('mongo:7').withExposedPorts(27017).withWaitStrategy(Wait.forLogMessage(/Waiting for connections/)).start();
+      .withCommand([
+        'redis-server',
+        '--maxmemory-policy',
+        'noeviction',
+        '--user',
+        'default',
+        'off',
+        '--user',
+        'consult',
+        'on',
+        `>${password}`,
+        '~*',
+        '&*',
+        '+@all',
+      ])
+      .withExposedPorts(6379)
+      .start();
+    const mongo = await new GenericContainer('mongo:7')
+      .withExposedPorts(27017)
+      .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
+      .start();
     process.env.TEST_REDIS_URL = `redis://consult:${password}@${redis.getHost()}:${redis.getMappedPort(6379)}`;
     process.env.TEST_MONGODB_URI = `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}/`;
     return;

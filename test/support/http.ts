@@ -25,7 +25,12 @@ export interface RequestOptions {
  * Minimal HTTP client for tests: talks to 127.0.0.1 and sets the Host header the tenant resolver
  * reads (`*.localhost` does not resolve on these machines).
  */
-export function request<T = any>(baseUrl: string, method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> {
+export function request<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: RequestOptions = {},
+): Promise<HttpResult<T>> {
   const url = new URL(path, baseUrl);
   const headers: Record<string, string> = { ...opts.headers };
   headers.host = opts.host ?? (opts.tenant ? `${opts.tenant}.localhost:${url.port}` : `localhost:${url.port}`);
@@ -38,19 +43,26 @@ export function request<T = any>(baseUrl: string, method: string, path: string, 
   }
   if (payload) headers['content-length'] = String(payload.length);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: url.port, method, path: opts.rawPath ? path : url.pathname + url.search, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        const text = raw.toString('utf8');
-        let body: any = text;
-        if (/json/.test(String(res.headers['content-type']))) {
-          try { body = JSON.parse(text); } catch { /* leave as text */ }
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, raw });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: url.port, method, path: opts.rawPath ? path : url.pathname + url.search, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const text = raw.toString('utf8');
+          let body: any = text;
+          if (/json/.test(String(res.headers['content-type']))) {
+            try {
+              body = JSON.parse(text);
+            } catch {
+              /* leave as text */
+            }
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, raw });
+        });
+      },
+    );
     req.on('error', reject);
     if (payload) req.write(payload);
     req.end();
@@ -58,6 +70,9 @@ export function request<T = any>(baseUrl: string, method: string, path: string, 
 }
 
 export function client(baseUrl: string, defaults: RequestOptions = {}) {
-  const call = <T = any>(method: string) => (path: string, opts: RequestOptions = {}) => request<T>(baseUrl, method, path, { ...defaults, ...opts });
+  const call =
+    <T = any>(method: string) =>
+    (path: string, opts: RequestOptions = {}) =>
+      request<T>(baseUrl, method, path, { ...defaults, ...opts });
   return { get: call('GET'), post: call('POST'), put: call('PUT'), delete: call('DELETE'), patch: call('PATCH') };
 }

@@ -39,7 +39,9 @@ export interface ConnectOptions {
  */
 export const loopbackAgent = new http.Agent({
   lookup: ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) =>
-    opts?.all ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)) as unknown as http.AgentOptions['lookup'],
+    opts?.all
+      ? cb(null, [{ address: '127.0.0.1', family: 4 }])
+      : cb(null, '127.0.0.1', 4)) as unknown as http.AgentOptions['lookup'],
 });
 
 /** A socket.io client of the tenant's host (`{tenant}.localhost`, or `opts.host`) on the port of `url`. */
@@ -91,12 +93,22 @@ export function upgraded(socket: HubClient): Promise<void> {
 }
 
 /** Calls a hub method and resolves with its acknowledgement. */
-export function call<T = any>(socket: HubClient, method: keyof ClientToServerEvents, ...args: unknown[]): Promise<AckResult<T>> {
-  return (socket.timeout(15_000) as unknown as { emitWithAck(ev: string, ...a: unknown[]): Promise<AckResult<T>> }).emitWithAck(method, ...args);
+export function call<T = any>(
+  socket: HubClient,
+  method: keyof ClientToServerEvents,
+  ...args: unknown[]
+): Promise<AckResult<T>> {
+  return (
+    socket.timeout(15_000) as unknown as { emitWithAck(ev: string, ...a: unknown[]): Promise<AckResult<T>> }
+  ).emitWithAck(method, ...args);
 }
 
 /** Calls a method that must succeed and returns its data. */
-export async function must<T = any>(socket: HubClient, method: keyof ClientToServerEvents, ...args: unknown[]): Promise<T> {
+export async function must<T = any>(
+  socket: HubClient,
+  method: keyof ClientToServerEvents,
+  ...args: unknown[]
+): Promise<T> {
   const r = await call<T>(socket, method, ...args);
   if (!r.ok) throw new Error(`${method} failed: ${r.error.code} ${r.error.message}`);
   return r.data;

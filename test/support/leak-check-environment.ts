@@ -19,7 +19,17 @@ import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environmen
 const SETTLE_MS = Number(process.env.LEAK_CHECK_SETTLE_MS ?? 5000);
 const STACKS = process.env.LEAK_CHECK_STACKS === '1';
 /** Async-hook types and the names getActiveResourcesInfo() reports for them. */
-const HOOK_TYPES: Record<string, string> = { TCPWRAP: 'TCPSocketWrap', TCPSERVERWRAP: 'TCPServerWrap', PIPEWRAP: 'PipeWrap', PIPESERVERWRAP: 'PipeServerWrap', PROCESSWRAP: 'ProcessWrap', TLSWRAP: 'TLSWrap', UDPWRAP: 'UDPWrap', Timeout: 'Timeout', Immediate: 'Immediate' };
+const HOOK_TYPES: Record<string, string> = {
+  TCPWRAP: 'TCPSocketWrap',
+  TCPSERVERWRAP: 'TCPServerWrap',
+  PIPEWRAP: 'PipeWrap',
+  PIPESERVERWRAP: 'PipeServerWrap',
+  PROCESSWRAP: 'ProcessWrap',
+  TLSWRAP: 'TLSWrap',
+  UDPWRAP: 'UDPWrap',
+  Timeout: 'Timeout',
+  Immediate: 'Immediate',
+};
 
 /** Timers are tracked one by one (a count would let a timer jest clears hide one the file left). */
 const TIMER_TYPES = new Set(['Timeout', 'Immediate']);
@@ -31,8 +41,11 @@ const TIMER_TYPES = new Set(['Timeout', 'Immediate']);
  */
 function countByType(): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const type of process.getActiveResourcesInfo()) if (!TIMER_TYPES.has(type)) counts.set(type, (counts.get(type) ?? 0) + 1);
-  const handles = (process as unknown as { _getActiveHandles(): { _handle?: { fd?: number }; constructor?: { name?: string } }[] })._getActiveHandles();
+  for (const type of process.getActiveResourcesInfo())
+    if (!TIMER_TYPES.has(type)) counts.set(type, (counts.get(type) ?? 0) + 1);
+  const handles = (
+    process as unknown as { _getActiveHandles(): { _handle?: { fd?: number }; constructor?: { name?: string } }[] }
+  )._getActiveHandles();
   for (const h of handles) {
     const fd = h._handle?.fd;
     if (fd === undefined || fd < 0 || fd > 2) continue;
@@ -48,7 +61,10 @@ function countByType(): Map<string, number> {
 }
 
 /** The `timers` core module's own exports, which libraries call instead of the globals (engine.io does). */
-const timersModule = createRequire(`${process.cwd()}/`)('node:timers') as Record<string, (...args: unknown[]) => unknown>;
+const timersModule = createRequire(`${process.cwd()}/`)('node:timers') as Record<
+  string,
+  (...args: unknown[]) => unknown
+>;
 
 interface TimerLike {
   hasRef(): boolean;
@@ -56,7 +72,11 @@ interface TimerLike {
 }
 
 function projectFrames(stack: string): string {
-  const frames = stack.split('\n').slice(1).map((l) => l.trim()).filter((l) => !l.includes('leak-check-environment') && !l.includes('node:internal') && !l.includes('(node:'));
+  const frames = stack
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => !l.includes('leak-check-environment') && !l.includes('node:internal') && !l.includes('(node:'));
   const own = frames.filter((l) => /\/(src|test|bench)\//.test(l) && !l.includes('/node_modules/'));
   // A library's resource made from a callback has no project frame: its own frames say whose it is.
   return (own.length ? own : frames).slice(0, 3).join(' < ');
@@ -94,7 +114,11 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
         timers.set(t, { type, stack: STACKS ? projectFrames(new Error().stack ?? '') : '' });
         return t;
       }, real);
-    for (const [fn, type] of [['setTimeout', 'Timeout'], ['setInterval', 'Timeout'], ['setImmediate', 'Immediate']] as const) {
+    for (const [fn, type] of [
+      ['setTimeout', 'Timeout'],
+      ['setInterval', 'Timeout'],
+      ['setImmediate', 'Immediate'],
+    ] as const) {
       g[fn] = noting(g[fn]!, type) as (...args: unknown[]) => TimerLike;
       this.realTimers.set(fn, timersModule[fn]!);
       timersModule[fn] = noting(timersModule[fn]!, type);
@@ -104,7 +128,8 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
       this.hook = createHook({
         init: (id, type) => {
           const name = HOOK_TYPES[type];
-          if (name && !TIMER_TYPES.has(name)) this.made.set(id, { type: name, stack: projectFrames(new Error().stack ?? '') });
+          if (name && !TIMER_TYPES.has(name))
+            this.made.set(id, { type: name, stack: projectFrames(new Error().stack ?? '') });
         },
         destroy: (id) => void this.made.delete(id),
       }).enable();
@@ -117,7 +142,9 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     if (!baseline) return;
     const pendingTimers = () => [...this.timers].filter(([t]) => !t._destroyed && t.hasRef());
     const extra = () => {
-      const out = [...countByType()].filter(([type, n]) => n > (baseline.get(type) ?? 0)).map(([type, n]) => [type, n - (baseline.get(type) ?? 0)] as const);
+      const out = [...countByType()]
+        .filter(([type, n]) => n > (baseline.get(type) ?? 0))
+        .map(([type, n]) => [type, n - (baseline.get(type) ?? 0)] as const);
       const timers = new Map<string, number>();
       for (const [, m] of pendingTimers()) timers.set(m.type, (timers.get(m.type) ?? 0) + 1);
       return [...out, ...timers];

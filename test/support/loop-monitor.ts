@@ -28,7 +28,9 @@ setInterval(() => {
   lastCpu = process.cpuUsage();
 }, TICK_MS).unref();
 process.on('SIGUSR2', () => {
-  process.stdout.write(`${JSON.stringify({ msg: 'event loop', maxMs: h.max / 1e6, cpuMaxMs: cpuMax, samples: h.count })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'event loop', maxMs: h.max / 1e6, cpuMaxMs: cpuMax, samples: h.count })}\n`,
+  );
   h.reset();
   cpuMax = 0;
 });

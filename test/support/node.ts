@@ -16,14 +16,24 @@ export async function startTestNode(env: Record<string, string> = {}): Promise<T
   return Object.assign(node, {
     http: client(node.url!),
     async destroy() {
-      const names = [...(await node.services.tenants.list().catch(() => [])).map((t) => node.infra.mongo.dbName(t.name)), config.mongo.catalogDb];
+      const names = [
+        ...(await node.services.tenants.list().catch(() => [])).map((t) => node.infra.mongo.dbName(t.name)),
+        config.mongo.catalogDb,
+      ];
       await node.stop();
       // Dropped only once the node stopped (its last writes, e.g. lastSeenAt, are flushed on stop), from a
       // connection of its own: a database dropped under a live writer is recreated, or upsets FerretDB.
-      const conn = await mongoose.createConnection(config.mongo.uri, { serverSelectionTimeoutMS: 5000 }).asPromise().catch(() => undefined);
+      const conn = await mongoose
+        .createConnection(config.mongo.uri, { serverSelectionTimeoutMS: 5000 })
+        .asPromise()
+        .catch(() => undefined);
       if (!conn) return;
       try {
-        for (const name of names) await conn.useDb(name).dropDatabase().catch(() => undefined);
+        for (const name of names)
+          await conn
+            .useDb(name)
+            .dropDatabase()
+            .catch(() => undefined);
       } finally {
         await conn.close();
       }

@@ -25,7 +25,10 @@ export interface PythonHubClient {
  * Runs test/support/python/hub_client.py (python-socketio, default transports) against `url` (the
  * tenant host, e.g. http://acme.localhost:PORT). See the script for the lines it prints.
  */
-export function runPythonHubClient(python: string, cfg: { url: string; token?: string; timeoutSeconds?: number }): PythonHubClient {
+export function runPythonHubClient(
+  python: string,
+  cfg: { url: string; token?: string; timeoutSeconds?: number },
+): PythonHubClient {
   const proc = spawn(python, [script, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, any>[] = [];
   const waiters: { event: string; resolve: (l: Record<string, any>) => void }[] = [];
@@ -52,7 +55,9 @@ export function runPythonHubClient(python: string, cfg: { url: string; token?: s
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {
         waiters.push({ event, resolve });
-        void exited.then((code) => reject(new Error(`python client exited (${code}) before '${event}': ${JSON.stringify(lines)}\n${stderr}`)));
+        void exited.then((code) =>
+          reject(new Error(`python client exited (${code}) before '${event}': ${JSON.stringify(lines)}\n${stderr}`)),
+        );
       });
     },
     exited,

@@ -39,13 +39,22 @@ export interface RealmAuthorization {
  * it signs in on the login form; without one it only succeeds if the browser's realm session cookie
  * still signs the user in (`callbackUrl` is then set; a login form leaves it undefined).
  */
-export async function authorizeIn(node: NodeHandle, browser: Browser, tenant: string, redirectUri: string, opts: { username?: string; password?: string; scope?: string; prompt?: string } = {}): Promise<RealmAuthorization> {
+export async function authorizeIn(
+  node: NodeHandle,
+  browser: Browser,
+  tenant: string,
+  redirectUri: string,
+  opts: { username?: string; password?: string; scope?: string; prompt?: string } = {},
+): Promise<RealmAuthorization> {
   const config = await node.services.auth.realms.configuration(tenant);
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const authUrl = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri, scope: opts.scope ?? 'openid profile email api', state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256',
+    redirect_uri: redirectUri,
+    scope: opts.scope ?? 'openid profile email api',
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
     ...(opts.prompt ? { prompt: opts.prompt } : {}),
   });
   const callbackUrl = await followAuthorization(browser, authUrl.href, redirectUri, opts);
@@ -56,7 +65,12 @@ export async function authorizeIn(node: NodeHandle, browser: Browser, tenant: st
  * Follows an authorization URL in `browser` through the realm's redirects, signing in on its form when a
  * password is given; the redirect URI it lands on, or undefined when the realm asked for a password.
  */
-export async function followAuthorization(browser: Browser, authUrl: string, redirectUri: string, opts: { username?: string; password?: string } = {}): Promise<string | undefined> {
+export async function followAuthorization(
+  browser: Browser,
+  authUrl: string,
+  redirectUri: string,
+  opts: { username?: string; password?: string } = {},
+): Promise<string | undefined> {
   let location: string | undefined = authUrl;
   for (let hop = 0; hop < 8 && location && !location.startsWith(redirectUri); hop++) {
     const r = await browser.go('GET', location);
@@ -79,7 +93,9 @@ export async function followAuthorization(browser: Browser, authUrl: string, red
  * A node serving the embedded realm on a fixed port, so its issuer (PUBLIC_URL) is where clients reach it:
  * the node, its base URL and the realm client's registered redirect URI.
  */
-export async function startRealmNode(env: Record<string, string>): Promise<{ node: TestNode; base: string; redirectUri: string }> {
+export async function startRealmNode(
+  env: Record<string, string>,
+): Promise<{ node: TestNode; base: string; redirectUri: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const node = await startTestNode({ ...env, PORT: String(port), PUBLIC_URL: base });

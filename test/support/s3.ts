@@ -17,7 +17,13 @@ export interface TestS3 {
  */
 export async function startTestS3(bucket = 'consult-test'): Promise<TestS3> {
   const directory = mkdtempSync(path.join(tmpdir(), 'consult-s3-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const addr = await server.run();
   const endpoint = `http://127.0.0.1:${addr.port}`;
   return {

@@ -7,7 +7,12 @@ const VOLATILE = new Set(['lastSeenAt']);
 function stable(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stable);
   if (v && typeof v === 'object' && !(v instanceof Date) && v.constructor?.name === 'Object') {
-    return Object.fromEntries(Object.entries(v).filter(([k]) => !VOLATILE.has(k)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, stable(x)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => !VOLATILE.has(k))
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, x]) => [k, stable(x)]),
+    );
   }
   if (v && typeof v === 'object' && 'toHexString' in v) return String(v);
   return v;
@@ -19,10 +24,20 @@ function stable(v: unknown): unknown {
  * `privateRedisDb`), in a stable form. Two reads that compare equal mean nothing
  * the tenant owns changed in between (read before and after a refused request).
  */
-export async function tenantState(node: NodeHandle, tenant: string, opts: { collections?: readonly string[]; actors?: boolean } = {}): Promise<Record<string, unknown>> {
+export async function tenantState(
+  node: NodeHandle,
+  tenant: string,
+  opts: { collections?: readonly string[]; actors?: boolean } = {},
+): Promise<Record<string, unknown>> {
   const { collections = TENANT_MODEL_NAMES, actors = true } = opts;
   const db = node.infra.mongo.tenantDb(tenant);
-  const models = db.models as unknown as Record<string, { collection: { collectionName: string }; find(q: object): { sort(s: object): { lean(): { exec(): Promise<unknown[]> } } } }>;
+  const models = db.models as unknown as Record<
+    string,
+    {
+      collection: { collectionName: string };
+      find(q: object): { sort(s: object): { lean(): { exec(): Promise<unknown[]> } } };
+    }
+  >;
   // Collections that do not exist yet hold nothing: only existing ones are read (a write creating one shows as a new key).
   const existing = new Set((await db.conn.db!.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
   const read = collections.filter((name) => existing.has(models[name]!.collection.collectionName));
@@ -33,7 +48,13 @@ export async function tenantState(node: NodeHandle, tenant: string, opts: { coll
   const keys: string[] = [];
   let cursor = '0';
   do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${node.infra.keys.actors}*snap:${tenant}/*`, 'COUNT', 1000);
+    const [next, batch] = await redis.scan(
+      cursor,
+      'MATCH',
+      `${node.infra.keys.actors}*snap:${tenant}/*`,
+      'COUNT',
+      1000,
+    );
     keys.push(...batch);
     cursor = next;
   } while (cursor !== '0');

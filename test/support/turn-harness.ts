@@ -20,13 +20,20 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
       const pending: Emitted[] = [];
       const ctx: ActorContext<S> = {
         address,
-        get state() { return state; },
-        set state(v: S) { state = v; },
+        get state() {
+          return state;
+        },
+        set state(v: S) {
+          state = v;
+        },
         epoch: 1,
         setTimer: (name, delayMs, m) => void timers.set(name, { delayMs, msg: m }),
         clearTimer: (name) => void timers.delete(name),
-        emit: (r, event, payload) => void pending.push({ rooms: ([] as string[]).concat(r), event, payload: structuredClone(payload) }),
-        ask: async () => { throw new Error('ask is not used by these behaviours'); },
+        emit: (r, event, payload) =>
+          void pending.push({ rooms: ([] as string[]).concat(r), event, payload: structuredClone(payload) }),
+        ask: async () => {
+          throw new Error('ask is not used by these behaviours');
+        },
         passivate: () => undefined,
         fencedWrite: async (write) => {
           const r = await write(1);
@@ -47,5 +54,13 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
     timers.delete(name);
     return send(t.msg as M);
   };
-  return { send, fire, timers, emitted, get state() { return state; } };
+  return {
+    send,
+    fire,
+    timers,
+    emitted,
+    get state() {
+      return state;
+    },
+  };
 }

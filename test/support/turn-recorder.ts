@@ -36,7 +36,15 @@ if (file) {
     beforeWrite(turn: TurnTrace, write: WriteTrace) {
       if (write.store !== 'snapshot' || turn.kind !== 'meeting' || probeClock() >= armedUntil) return;
       armedUntil = 0;
-      append({ t: 'freeze', node: turn.node, shard: turn.shard, epoch: turn.epoch, actor: turn.actor, at: probeClock(), pid: process.pid });
+      append({
+        t: 'freeze',
+        node: turn.node,
+        shard: turn.shard,
+        epoch: turn.epoch,
+        actor: turn.actor,
+        at: probeClock(),
+        pid: process.pid,
+      });
       process.kill(process.pid, 'SIGSTOP');
     },
   });

@@ -47,7 +47,19 @@ export async function startVersitygw(): Promise<TestVersitygw> {
   const region = 'us-east-1';
   const svc: DedicatedService = await dedicated('versitygw', 'http', (port, dir) => [
     bin,
-    ['--access', accessKeyId, '--secret', secretAccessKey, '--region', region, '--port', `127.0.0.1:${port}`, '--quiet', 'posix', dir],
+    [
+      '--access',
+      accessKeyId,
+      '--secret',
+      secretAccessKey,
+      '--region',
+      region,
+      '--port',
+      `127.0.0.1:${port}`,
+      '--quiet',
+      'posix',
+      dir,
+    ],
   ]);
   const base = { endpoint: svc.url, region, bucket: '', accessKeyId, secretAccessKey, forcePathStyle: true };
   return {
@@ -70,7 +82,12 @@ export async function startVersitygw(): Promise<TestVersitygw> {
       return new S3ObjectStore({ ...base, ...opts, bucket });
     },
     client() {
-      return new S3Client({ endpoint: svc.url, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+      return new S3Client({
+        endpoint: svc.url,
+        region,
+        forcePathStyle: true,
+        credentials: { accessKeyId, secretAccessKey },
+      });
     },
     freeze: () => svc.signal('SIGSTOP'),
     thaw: () => svc.signal('SIGCONT'),

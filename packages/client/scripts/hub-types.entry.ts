@@ -1,4 +1,10 @@
 // What the client takes from the server's own types (bundled by scripts/generate.mjs into
 // src/generated/hub-types.ts): the hub's event maps and the closed list of error codes.
-export type { ClientToServerEvents, ServerToClientEvents, AckResult, HubMethodName, ServerEventName } from '../../../src/hub/hub.events.js';
+export type {
+  ClientToServerEvents,
+  ServerToClientEvents,
+  AckResult,
+  HubMethodName,
+  ServerEventName,
+} from '../../../src/hub/hub.events.js';
 export type { ErrorCode, FieldError } from '../../../src/core/errors.js';

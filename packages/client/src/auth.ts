@@ -3,7 +3,11 @@ import type { components, paths } from './generated/openapi.js';
 import { isConsultError } from './errors.js';
 import { body, type RestClient } from './rest.js';
 
-type Json<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends { responses: { [K in S]: { content: { 'application/json': infer T } } } } ? T : never;
+type Json<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
+  responses: { [K in S]: { content: { 'application/json': infer T } } };
+}
+  ? T
+  : never;
 
 /** What every sign-in answers: tokens, their expiry and the user (LoginResponse). */
 export type LoginResponse = Json<'/api/account/login', 'post', 200>;
@@ -27,11 +31,17 @@ export function createQrLogin(api: RestClient, deviceName?: string): Promise<QrL
  * Waits the server's interval (Retry-After) between polls; rejects on any other refusal (expired,
  * used, unknown) or when `signal` aborts.
  */
-export async function pollQrLogin(api: RestClient, qr: Pick<QrLoginCode, 'code' | 'pollSecret' | 'pollIntervalSeconds'>, opts: { signal?: AbortSignal; intervalMs?: number } = {}): Promise<LoginResponse> {
+export async function pollQrLogin(
+  api: RestClient,
+  qr: Pick<QrLoginCode, 'code' | 'pollSecret' | 'pollIntervalSeconds'>,
+  opts: { signal?: AbortSignal; intervalMs?: number } = {},
+): Promise<LoginResponse> {
   for (;;) {
     opts.signal?.throwIfAborted();
     try {
-      return await body(api.POST('/api/account/login', { body: { method: 'qr', code: qr.code, pollSecret: qr.pollSecret } }));
+      return await body(
+        api.POST('/api/account/login', { body: { method: 'qr', code: qr.code, pollSecret: qr.pollSecret } }),
+      );
     } catch (e) {
       if (!isConsultError(e, 'login_code_pending')) throw e;
       const wait = opts.intervalMs ?? (e.retryAfter ?? qr.pollIntervalSeconds) * 1000;
@@ -56,7 +66,10 @@ export function signInOffline(api: RestClient, token: string): Promise<LoginResp
 }
 
 /** Renews the session with its refresh token (rotated: use the new one next time). */
-export function refreshSession(api: RestClient, refreshToken: string): Promise<Json<'/api/account/refresh', 'post', 200>> {
+export function refreshSession(
+  api: RestClient,
+  refreshToken: string,
+): Promise<Json<'/api/account/refresh', 'post', 200>> {
   return body(api.POST('/api/account/refresh', { body: { refreshToken } }));
 }
 
@@ -72,8 +85,20 @@ export interface CodeSignInStart {
  * Step 1 of the web sign-in (authorization code flow with PKCE, openid-client): the realm's address
  * to send the browser to. `issuer` is the tenant's realm (the tenant's configuration names it).
  */
-export async function beginCodeSignIn(opts: { issuer: string; clientId: string; redirectUri: string; scope?: string; allowHttp?: boolean }): Promise<CodeSignInStart> {
-  const config = await oidc.discovery(new URL(opts.issuer), opts.clientId, undefined, undefined, opts.allowHttp ? { execute: [oidc.allowInsecureRequests] } : undefined);
+export async function beginCodeSignIn(opts: {
+  issuer: string;
+  clientId: string;
+  redirectUri: string;
+  scope?: string;
+  allowHttp?: boolean;
+}): Promise<CodeSignInStart> {
+  const config = await oidc.discovery(
+    new URL(opts.issuer),
+    opts.clientId,
+    undefined,
+    undefined,
+    opts.allowHttp ? { execute: [oidc.allowInsecureRequests] } : undefined,
+  );
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(config, {
@@ -87,6 +112,14 @@ export async function beginCodeSignIn(opts: { issuer: string; clientId: string; 
 }
 
 /** Step 2: the service exchanges the code the browser came back with (at `callbackUrl`) for a session. */
-export function completeCodeSignIn(api: RestClient, start: Pick<CodeSignInStart, 'codeVerifier' | 'state'>, callbackUrl: string): Promise<LoginResponse> {
-  return body(api.POST('/api/account/login', { body: { method: 'code', callbackUrl, codeVerifier: start.codeVerifier, state: start.state } }));
+export function completeCodeSignIn(
+  api: RestClient,
+  start: Pick<CodeSignInStart, 'codeVerifier' | 'state'>,
+  callbackUrl: string,
+): Promise<LoginResponse> {
+  return body(
+    api.POST('/api/account/login', {
+      body: { method: 'code', callbackUrl, codeVerifier: start.codeVerifier, state: start.state },
+    }),
+  );
 }

@@ -11,7 +11,13 @@ export class ConsultError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { status?: number; errors?: FieldError[]; retryAfter?: number; correlationId?: string; method?: string } = {},
+    readonly details: {
+      status?: number;
+      errors?: FieldError[];
+      retryAfter?: number;
+      correlationId?: string;
+      method?: string;
+    } = {},
   ) {
     super(message);
   }

@@ -1,13 +1,21 @@
 import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
-import type { AckResult, ClientToServerEvents, HubMethodName, ServerEventName, ServerToClientEvents } from './generated/hub-types.js';
+import type {
+  AckResult,
+  ClientToServerEvents,
+  HubMethodName,
+  ServerEventName,
+  ServerToClientEvents,
+} from './generated/hub-types.js';
 import { ConsultError, type ErrorCode } from './errors.js';
 
 export type { ClientToServerEvents, ServerToClientEvents, HubMethodName, ServerEventName };
 
 /** Arguments of a hub method, without the acknowledgement callback (from the server's own event map). */
-export type HubArgs<M extends HubMethodName> = Parameters<ClientToServerEvents[M]> extends [...infer A, (r: AckResult<any>) => void] ? A : never;
+export type HubArgs<M extends HubMethodName> =
+  Parameters<ClientToServerEvents[M]> extends [...infer A, (r: AckResult<any>) => void] ? A : never;
 /** What a hub method's positive acknowledgement carries. */
-export type HubResult<M extends HubMethodName> = Parameters<ClientToServerEvents[M]> extends [...unknown[], (r: AckResult<infer T>) => void] ? T : never;
+export type HubResult<M extends HubMethodName> =
+  Parameters<ClientToServerEvents[M]> extends [...unknown[], (r: AckResult<infer T>) => void] ? T : never;
 /** Payload of a pushed message. */
 export type HubPush<E extends ServerEventName> = Parameters<ServerToClientEvents[E]>[0];
 
@@ -47,7 +55,11 @@ export class HubClient {
     this.socket = io(opts.url, {
       path: '/hubs/mobile',
       autoConnect: false,
-      auth: (cb) => void Promise.resolve(opts.token()).then((token) => cb({ token }), () => cb({})),
+      auth: (cb) =>
+        void Promise.resolve(opts.token()).then(
+          (token) => cb({ token }),
+          () => cb({}),
+        ),
       ...opts.socket,
     });
     this.socket.io.on('reconnect', () => void this.rejoin());
@@ -65,7 +77,13 @@ export class HubClient {
       const bad = (err: Error & { data?: { code?: ErrorCode; message?: string; retryAfter?: number } }) => {
         this.socket.off('connect', ok);
         this.socket.disconnect();
-        reject(new ConsultError(err.data?.code ?? 'service_unavailable', err.data?.message ?? err.message, err.data?.retryAfter ? { retryAfter: err.data.retryAfter } : {}));
+        reject(
+          new ConsultError(
+            err.data?.code ?? 'service_unavailable',
+            err.data?.message ?? err.message,
+            err.data?.retryAfter ? { retryAfter: err.data.retryAfter } : {},
+          ),
+        );
       };
       this.socket.once('connect', ok);
       this.socket.once('connect_error', bad);
@@ -75,14 +93,22 @@ export class HubClient {
 
   /** Calls a hub method and resolves with its acknowledgement data; a negative ack is thrown as ConsultError. */
   async call<M extends HubMethodName>(method: M, ...args: HubArgs<M>): Promise<HubResult<M>> {
-    const emit = this.socket.timeout(this.opts.ackTimeoutMs ?? 15_000).emitWithAck as unknown as (ev: string, ...a: unknown[]) => Promise<AckResult<HubResult<M>>>;
+    const emit = this.socket.timeout(this.opts.ackTimeoutMs ?? 15_000).emitWithAck as unknown as (
+      ev: string,
+      ...a: unknown[]
+    ) => Promise<AckResult<HubResult<M>>>;
     let r: AckResult<HubResult<M>>;
     try {
       r = await emit.call(this.socket.timeout(this.opts.ackTimeoutMs ?? 15_000), method, ...args);
     } catch (e) {
       throw new ConsultError('timeout', `${method}: no acknowledgement (${(e as Error).message})`, { method });
     }
-    if (!r.ok) throw new ConsultError(r.error.code, r.error.message, { method, ...(r.error.errors ? { errors: r.error.errors } : {}), ...(r.error.retryAfter ? { retryAfter: r.error.retryAfter } : {}) });
+    if (!r.ok)
+      throw new ConsultError(r.error.code, r.error.message, {
+        method,
+        ...(r.error.errors ? { errors: r.error.errors } : {}),
+        ...(r.error.retryAfter ? { retryAfter: r.error.retryAfter } : {}),
+      });
     this.remember(method, args);
     return r.data;
   }
@@ -95,7 +121,11 @@ export class HubClient {
   }
 
   /** The next push of `event` that matches `filter` (rejects after `timeoutMs`). */
-  next<E extends ServerEventName>(event: E, filter: (payload: HubPush<E>) => boolean = () => true, timeoutMs = 15_000): Promise<HubPush<E>> {
+  next<E extends ServerEventName>(
+    event: E,
+    filter: (payload: HubPush<E>) => boolean = () => true,
+    timeoutMs = 15_000,
+  ): Promise<HubPush<E>> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         off();
@@ -130,7 +160,11 @@ export class HubClient {
     const every = this.opts.refreshEveryMs ?? 40_000;
     if (this.timer || every <= 0) return;
     this.timer = setInterval(() => {
-      if (this.socket.connected) this.refreshToken().then((r) => this.opts.onTokenRefreshed?.(r), (e: unknown) => this.opts.onRefreshError?.(e));
+      if (this.socket.connected)
+        this.refreshToken().then(
+          (r) => this.opts.onTokenRefreshed?.(r),
+          (e: unknown) => this.opts.onRefreshError?.(e),
+        );
     }, every);
     (this.timer as { unref?: () => void }).unref?.();
   }

@@ -21,7 +21,9 @@ async function problemOf(res: Response): Promise<ConsultError> {
   let body: Record<string, unknown> = {};
   try {
     body = (await res.clone().json()) as Record<string, unknown>;
-  } catch { /* not JSON: keep the status only */ }
+  } catch {
+    /* not JSON: keep the status only */
+  }
   const code = (typeof body.code === 'string' ? body.code : res.status === 404 ? 'not_found' : 'internal') as ErrorCode;
   const retry = res.headers.get('retry-after');
   return new ConsultError(code, String(body.detail ?? body.title ?? res.statusText), {
@@ -38,7 +40,11 @@ async function problemOf(res: Response): Promise<ConsultError> {
  * as a ConsultError, so `data` of a call that returns is the success body.
  */
 export function createRestClient(opts: RestClientOptions): RestClient {
-  const client = createClient<paths>({ baseUrl: opts.baseUrl, ...(opts.fetch ? { fetch: opts.fetch } : {}), headers: opts.headers });
+  const client = createClient<paths>({
+    baseUrl: opts.baseUrl,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    headers: opts.headers,
+  });
   const auth: Middleware = {
     onRequest({ request }) {
       const token = opts.token?.();
@@ -57,6 +63,7 @@ export function createRestClient(opts: RestClientOptions): RestClient {
 /** The body of a successful call (`const me = await body(api.GET('/api/contacts/me'))`). */
 export async function body<T>(call: Promise<{ data?: T; response: Response }>): Promise<T> {
   const { data, response } = await call;
-  if (data === undefined) throw new ConsultError('internal', `No body in the ${response.status} answer`, { status: response.status });
+  if (data === undefined)
+    throw new ConsultError('internal', `No body in the ${response.status} answer`, { status: response.status });
   return data;
 }

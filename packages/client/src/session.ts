@@ -20,7 +20,10 @@ export class Session {
   private inflight: Promise<void> | undefined;
 
   /** `handlers` may also be just the error handler. */
-  constructor(login: Pick<LoginResponse, 'accessToken'> & { refreshToken?: string; expiresAt?: string }, handlers: SessionHandlers | ((e: unknown) => void) = {}) {
+  constructor(
+    login: Pick<LoginResponse, 'accessToken'> & { refreshToken?: string; expiresAt?: string },
+    handlers: SessionHandlers | ((e: unknown) => void) = {},
+  ) {
     this.current = login;
     this.handlers = typeof handlers === 'function' ? { onError: handlers } : handlers;
   }

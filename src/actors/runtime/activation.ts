@@ -127,7 +127,8 @@ export class Activation {
         await this.turn(env, checkedAt).then(env.resolve, env.reject);
       }
     } catch (e) {
-      for (const env of this.close()) env.reject(new AppError('service_unavailable', 'actor could not be activated', { cause: e }));
+      for (const env of this.close())
+        env.reject(new AppError('service_unavailable', 'actor could not be activated', { cause: e }));
       this.host.deactivate(this, 'error');
     } finally {
       this.running = false;
@@ -160,7 +161,10 @@ export class Activation {
     const probe = turnProbe();
     if (!probe) return this.step(env);
     const { shard, epoch } = this.lease;
-    const t: TracedTurn = { probe, trace: { node: this.host.nodeId, shard, epoch, actor: this.key, kind: this.kind, start: checkedAt, writes: [] } };
+    const t: TracedTurn = {
+      probe,
+      trace: { node: this.host.nodeId, shard, epoch, actor: this.key, kind: this.kind, start: checkedAt, writes: [] },
+    };
     try {
       return await this.step(env, t);
     } finally {
@@ -172,7 +176,10 @@ export class Activation {
   private async step(env: Envelope, traced?: TracedTurn): Promise<unknown> {
     const started = performance.now();
     if (env.timer && !this.timers.has(env.timer)) return undefined;
-    const replay = env.dedupeId && !env.first ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId).catch(unavailable) : undefined;
+    const replay =
+      env.dedupeId && !env.first
+        ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId).catch(unavailable)
+        : undefined;
     if (replay) {
       this.host.observe('dedupe', this);
       return unwrap(replay);
@@ -190,9 +197,12 @@ export class Activation {
     // A reply is remembered only for a delivery that may be repeated: not one whose asker takes it now.
     const dedupeId = env.first?.awaited() ? undefined : env.dedupeId;
     if (mode !== 'none' || dedupeId) {
-      const snapshot = mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
+      const snapshot =
+        mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
       const save = () => this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId, reply });
-      const saved = await (traced ? tracedWrite(traced, 'snapshot', save, (r) => (r.error ? undefined : r.value)) : save()).catch((e) => {
+      const saved = await (
+        traced ? tracedWrite(traced, 'snapshot', save, (r) => (r.error ? undefined : r.value)) : save()
+      ).catch((e) => {
         // Unknown whether Redis applied it: drop this activation so the next turn reloads the snapshot.
         this.host.deactivate(this, 'error');
         return unavailable(e);
@@ -216,10 +226,14 @@ export class Activation {
       return { ok: true, value: value === undefined ? undefined : JSON.parse(JSON.stringify(value)) };
     } catch (e) {
       const err = toAppError(e);
-      if (err.code === 'internal') this.host.logger.error({ component: 'actors', actor: this.key, err: e }, 'actor turn failed');
+      if (err.code === 'internal')
+        this.host.logger.error({ component: 'actors', actor: this.key, err: e }, 'actor turn failed');
       this.restore(before);
       ctx.discard();
-      return { ok: false, error: { code: err.code, message: err.code === 'internal' ? 'actor turn failed' : err.message } };
+      return {
+        ok: false,
+        error: { code: err.code, message: err.code === 'internal' ? 'actor turn failed' : err.message },
+      };
     }
   }
 
@@ -234,7 +248,10 @@ export class Activation {
     }
     for (const t of this.timers.values()) {
       if (this.handles.has(t.name) || this.closed) continue;
-      const handle = setTimeout(() => this.fire(t.name, t.due), Math.min(MAX_TIMER_DELAY, Math.max(0, t.due - Date.now())));
+      const handle = setTimeout(
+        () => this.fire(t.name, t.due),
+        Math.min(MAX_TIMER_DELAY, Math.max(0, t.due - Date.now())),
+      );
       this.handles.set(t.name, { due: t.due, handle });
     }
   }
@@ -248,7 +265,11 @@ export class Activation {
       msg: t.msg,
       timer: name,
       resolve: () => undefined,
-      reject: (err) => this.host.logger.warn({ component: 'actors', actor: this.key, timer: name, err: (err as Error).message }, 'timer turn failed'),
+      reject: (err) =>
+        this.host.logger.warn(
+          { component: 'actors', actor: this.key, timer: name, err: (err as Error).message },
+          'timer turn failed',
+        ),
     });
   }
 }

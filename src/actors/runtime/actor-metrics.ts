@@ -7,12 +7,22 @@ export function actorMetrics(m: Metrics) {
     passivations: m.counter('actor_passivations_total', 'Actors deactivated', ['kind', 'reason']),
     routed: m.counter('actor_messages_routed_total', 'Messages routed to an actor, by where its owner was', ['route']),
     handoffs: m.counter('actor_handoffs_total', 'Shards handed to another node', ['reason']),
-    forwarded: m.counter('actor_handoff_forwarded_total', 'Buffered messages forwarded to the next owner after a handoff'),
-    fencedWrites: m.counter('actor_fenced_writes_total', 'Writes rejected because the writer epoch was stale', ['kind']),
+    forwarded: m.counter(
+      'actor_handoff_forwarded_total',
+      'Buffered messages forwarded to the next owner after a handoff',
+    ),
+    fencedWrites: m.counter('actor_fenced_writes_total', 'Writes rejected because the writer epoch was stale', [
+      'kind',
+    ]),
     dedupeHits: m.counter('actor_dedupe_hits_total', 'Retried messages answered from the remembered reply', ['kind']),
     mailboxDepth: m.gauge('actor_mailbox_depth', 'Messages waiting in mailboxes on this node'),
     shardsOwned: m.gauge('actor_shards_owned', 'Shards whose lease this node holds'),
-    turnDuration: m.histogram('actor_turn_duration_seconds', 'Duration of one actor turn including its write-through', ['kind'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]),
+    turnDuration: m.histogram(
+      'actor_turn_duration_seconds',
+      'Duration of one actor turn including its write-through',
+      ['kind'],
+      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    ),
   };
 }
 

@@ -41,7 +41,6 @@ export interface ActorSystemDeps {
 /** Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced, membership. */
 export type ActorSystemEvents = EventEmitter;
 
-
 /**
  * The actor runtime of one node: owns shards by fenced Redis leases, hosts their activations and
  * routes messages to whichever node owns an actor. See docs/actors.md.
@@ -85,13 +84,27 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.metrics = actorMetrics(deps.metrics);
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
     this.askTimeoutMs = deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4);
-    this.store = new SnapshotStore({ redis, keys: this.keys, dedupeTtlMs: deps.dedupeTtlMs ?? Math.max(120_000, 6 * this.askTimeoutMs) });
+    this.store = new SnapshotStore({
+      redis,
+      keys: this.keys,
+      dedupeTtlMs: deps.dedupeTtlMs ?? Math.max(120_000, 6 * this.askTimeoutMs),
+    });
     this.leases = new ShardLeases({ redis, keys: this.keys, nodeId, leaseMs: config.leaseMs });
     this.membership = new Membership({ redis, keys: this.keys, nodeId, ttlMs: config.leaseMs });
-    this.transport = new RedisTransport({ redis, keys: this.keys, nodeId, logger: this.logger, onRequest: (r) => this.deliver(r.to, r.msg, r.dedupeId) });
-    this.hub = deps.publisher ?? new RedisPushPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
+    this.transport = new RedisTransport({
+      redis,
+      keys: this.keys,
+      nodeId,
+      logger: this.logger,
+      onRequest: (r) => this.deliver(r.to, r.msg, r.dedupeId),
+    });
+    this.hub =
+      deps.publisher ?? new RedisPushPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
     for (const b of deps.behaviors ?? []) this.behaviors.set(b.kind, b as ActorBehavior);
-    const routed = { local: this.metrics.routed.labels({ route: 'local' }), remote: this.metrics.routed.labels({ route: 'remote' }) };
+    const routed = {
+      local: this.metrics.routed.labels({ route: 'local' }),
+      remote: this.metrics.routed.labels({ route: 'remote' }),
+    };
     this.route = {
       nodeId,
       attemptMs: Math.max(300, config.leaseMs),
@@ -174,7 +187,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     if (!lease) throw new AppError('not_owner', 'the shard is owned by another node');
     return new Promise((resolve, reject) => {
       const env: Envelope = { msg, dedupeId, first, resolve, reject };
-      if (lease.handingOff) this.buffers.get(shard)?.push({ address: to, env }) ?? reject(new AppError('not_owner', 'shard moved'));
+      if (lease.handingOff)
+        this.buffers.get(shard)?.push({ address: to, env }) ?? reject(new AppError('not_owner', 'shard moved'));
       else this.activation(to, behavior, lease).enqueue(env);
     });
   }
@@ -189,12 +203,16 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   private async claimIfDesired(shard: number): Promise<ShardLease | undefined> {
-    if (!this.isDesired(shard, this.membership.nodes()) && !this.isDesired(shard, await this.refreshMembership())) return undefined;
+    if (!this.isDesired(shard, this.membership.nodes()) && !this.isDesired(shard, await this.refreshMembership()))
+      return undefined;
     let claim = this.claims.get(shard);
     if (!claim) {
       claim = this.leases.acquire(shard).finally(() => this.claims.delete(shard));
       this.claims.set(shard, claim);
-      void claim.then((l) => l && this.acquired(l), () => undefined);
+      void claim.then(
+        (l) => l && this.acquired(l),
+        () => undefined,
+      );
     }
     return claim;
   }
@@ -231,7 +249,9 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   /** Activates the shard's actors that have timers, so timers fire after failover, handoff or passivation. */
   private async wakeTimers(shard: number, until: number | '+inf'): Promise<void> {
-    const keys = await this.store.dueTimers(shard, until === '+inf' ? Number.MAX_SAFE_INTEGER : until).catch(() => [] as string[]);
+    const keys = await this.store
+      .dueTimers(shard, until === '+inf' ? Number.MAX_SAFE_INTEGER : until)
+      .catch(() => [] as string[]);
     if (!keys.length) return;
     const lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard).catch(() => undefined));
     if (!lease || lease.handingOff) return;
@@ -356,7 +376,10 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.stopping ??= (async () => {
       clearInterval(this.timer);
       await this.membership.leave().catch(() => undefined);
-      await Promise.all([...this.leases.all().map((l) => this.handoffs.start(l, 'stop')), ...this.handoffs.inProgress()]);
+      await Promise.all([
+        ...this.leases.all().map((l) => this.handoffs.start(l, 'stop')),
+        ...this.handoffs.inProgress(),
+      ]);
       await this.transport.stop();
       this.closed = true;
       this.logger.info({ node: this.nodeId }, 'actor system stopped');

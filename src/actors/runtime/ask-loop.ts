@@ -7,7 +7,11 @@ export interface AskRoute {
   attemptMs: number;
   resolveOwner(shard: number): Promise<string>;
   deliverLocal(to: ActorAddress, msg: unknown, dedupeId: string, first?: FirstDelivery): Promise<unknown>;
-  request(node: string, body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number }, timeoutMs: number): Promise<unknown>;
+  request(
+    node: string,
+    body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number },
+    timeoutMs: number,
+  ): Promise<unknown>;
   routed(route: 'local' | 'remote'): void;
   /** Forgets the remembered owner of `shard` (an attempt there failed). */
   unroute(shard: number): void;
@@ -51,7 +55,11 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
         const first = plan.minted && attempt === 1 ? new FirstLocalAttempt() : undefined;
         return await withTimeout(route.deliverLocal(plan.to, plan.msg, plan.dedupeId, first), remaining, first);
       }
-      return await route.request(owner, { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt }, Math.min(remaining, route.attemptMs));
+      return await route.request(
+        owner,
+        { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt },
+        Math.min(remaining, route.attemptMs),
+      );
     } catch (e) {
       if (!isTransient(e)) throw e;
       route.unroute(plan.shard);

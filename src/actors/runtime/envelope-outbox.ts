@@ -20,7 +20,10 @@ export class EnvelopeOutbox {
   private scheduled = false;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly redis: Redis, private readonly ttlMs: number) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly ttlMs: number,
+  ) {}
 
   /** Resolves once the envelope is in the list; rejects when Redis refused or was unreachable. */
   send(key: string, env: unknown): Promise<void> {

@@ -63,7 +63,9 @@ export class Handoffs {
       host.metrics.passivations.inc({ kind: act.kind, reason: 'handoff' });
     }
     if (host.leases.get(lease.shard) === lease) {
-      await host.leases.release(lease).catch((err) => host.logger.warn({ shard: lease.shard, err: (err as Error).message }, 'lease release failed'));
+      await host.leases
+        .release(lease)
+        .catch((err) => host.logger.warn({ shard: lease.shard, err: (err as Error).message }, 'lease release failed'));
     }
     host.buffers.delete(lease.shard);
     host.metrics.handoffs.inc({ reason });

@@ -13,7 +13,10 @@ export interface ActorsRoleHandle extends RoleHandle {
  * Starts the node's actor system with `behaviors` registered: it hosts actors of those kinds (joins
  * placement) at once. Without behaviours it only routes asks to hosting nodes, as a client.
  */
-export async function startActorSystem(ctx: RoleContext, behaviors: ActorBehavior<any, any, any>[]): Promise<ActorsRoleHandle> {
+export async function startActorSystem(
+  ctx: RoleContext,
+  behaviors: ActorBehavior<any, any, any>[],
+): Promise<ActorsRoleHandle> {
   const { infra } = ctx;
   const system = new RedisActorSystem({
     behaviors,

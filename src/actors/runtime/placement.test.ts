@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { ActorAddressSchema, addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
+import {
+  ActorAddressSchema,
+  addressKey,
+  checkedAddress,
+  parseAddressKey,
+  rendezvousOwner,
+  shardOf,
+} from './placement.js';
 
 describe('placement', () => {
   it('maps an address to the same shard every time, within range', () => {
@@ -40,10 +47,18 @@ describe('placement', () => {
 
   it('checks addresses exactly as the schema does, keeping only their three fields', () => {
     const cases: unknown[] = [
-      { tenant: 'acme', kind: 'call', id: 'c1' }, { tenant: 'acme', kind: 'call', id: 'c1', extra: 1 },
-      { tenant: '', kind: 'call', id: 'c1' }, { tenant: 'a'.repeat(101), kind: 'call', id: 'c1' }, { tenant: 'a'.repeat(100), kind: 'device', id: 'x' },
-      { tenant: 'acme', kind: 'nope', id: 'c1' }, { tenant: 'acme', kind: 'meeting', id: '' }, { tenant: 'acme', kind: 'meeting', id: 'i'.repeat(201) },
-      { tenant: 'acme', kind: 'meeting', id: 'i'.repeat(200) }, { tenant: 1, kind: 'call', id: 'c1' }, null, 'acme/call/c1',
+      { tenant: 'acme', kind: 'call', id: 'c1' },
+      { tenant: 'acme', kind: 'call', id: 'c1', extra: 1 },
+      { tenant: '', kind: 'call', id: 'c1' },
+      { tenant: 'a'.repeat(101), kind: 'call', id: 'c1' },
+      { tenant: 'a'.repeat(100), kind: 'device', id: 'x' },
+      { tenant: 'acme', kind: 'nope', id: 'c1' },
+      { tenant: 'acme', kind: 'meeting', id: '' },
+      { tenant: 'acme', kind: 'meeting', id: 'i'.repeat(201) },
+      { tenant: 'acme', kind: 'meeting', id: 'i'.repeat(200) },
+      { tenant: 1, kind: 'call', id: 'c1' },
+      null,
+      'acme/call/c1',
     ];
     for (const c of cases) {
       const schema = ActorAddressSchema.safeParse(c);

@@ -19,7 +19,15 @@ const KINDS: ReadonlySet<unknown> = new Set(ActorAddressSchema.shape.kind.option
  */
 export function checkedAddress(a: ActorAddress): ActorAddress {
   const { tenant, kind, id } = (a ?? {}) as Partial<ActorAddress>;
-  if (typeof tenant === 'string' && tenant.length >= 1 && tenant.length <= 100 && KINDS.has(kind) && typeof id === 'string' && id.length >= 1 && id.length <= 200) {
+  if (
+    typeof tenant === 'string' &&
+    tenant.length >= 1 &&
+    tenant.length <= 100 &&
+    KINDS.has(kind) &&
+    typeof id === 'string' &&
+    id.length >= 1 &&
+    id.length <= 200
+  ) {
     return { tenant, kind: kind!, id };
   }
   const parsed = ActorAddressSchema.safeParse(a);

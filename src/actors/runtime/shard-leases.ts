@@ -64,11 +64,21 @@ export class ShardLeases {
     const sentAt = monotonicNow();
     const probe = turnProbe();
     const probeSent = probe ? probeClock() : 0;
-    const [won, value] = await ACQUIRE.run<[number, string]>(redis, [keys.lease(shard), keys.epoch(shard)], [nodeId, leaseMs]);
+    const [won, value] = await ACQUIRE.run<[number, string]>(
+      redis,
+      [keys.lease(shard), keys.epoch(shard)],
+      [nodeId, leaseMs],
+    );
     if (won !== 1) return undefined;
     const epoch = Number(value);
     probe?.acquired(nodeId, shard, epoch, probeSent, probeClock());
-    const lease: ShardLease = { shard, epoch, value: `${nodeId}|${epoch}`, validUntil: sentAt + leaseMs - this.marginMs, handingOff: false };
+    const lease: ShardLease = {
+      shard,
+      epoch,
+      value: `${nodeId}|${epoch}`,
+      validUntil: sentAt + leaseMs - this.marginMs,
+      handingOff: false,
+    };
     this.held.set(shard, lease);
     return lease;
   }
@@ -90,7 +100,9 @@ export class ShardLeases {
     const { redis, keys, leaseMs } = this.deps;
     const sentAt = monotonicNow();
     const leases = this.all();
-    const results = await Promise.all(leases.map((l) => RENEW.run<number>(redis, [keys.lease(l.shard)], [l.value, leaseMs]).catch(() => -1)));
+    const results = await Promise.all(
+      leases.map((l) => RENEW.run<number>(redis, [keys.lease(l.shard)], [l.value, leaseMs]).catch(() => -1)),
+    );
     const lost: number[] = [];
     leases.forEach((l, i) => {
       if (this.held.get(l.shard) !== l) return;

@@ -55,7 +55,16 @@ export class SnapshotStore {
     const ok = await SAVE_TURN.run<number>(
       redis,
       [keys.lease(s), keys.epoch(s), keys.snapshot(s, key), keys.timers(s), dedupeKey],
-      [lease.value, String(lease.epoch), w.mode, w.snapshot ? JSON.stringify(w.snapshot) : '', key, nextDue, w.dedupeId && w.reply ? JSON.stringify(w.reply) : '', dedupeTtlMs],
+      [
+        lease.value,
+        String(lease.epoch),
+        w.mode,
+        w.snapshot ? JSON.stringify(w.snapshot) : '',
+        key,
+        nextDue,
+        w.dedupeId && w.reply ? JSON.stringify(w.reply) : '',
+        dedupeTtlMs,
+      ],
     );
     return ok === 1;
   }
@@ -68,6 +77,12 @@ export class SnapshotStore {
   /** True while `lease` is still current in Redis (used by fencedWrite before external writes). */
   async checkFence(lease: WriterLease): Promise<boolean> {
     const { redis, keys } = this.deps;
-    return (await CHECK_FENCE.run<number>(redis, [keys.lease(lease.shard), keys.epoch(lease.shard)], [lease.value, String(lease.epoch)])) === 1;
+    return (
+      (await CHECK_FENCE.run<number>(
+        redis,
+        [keys.lease(lease.shard), keys.epoch(lease.shard)],
+        [lease.value, String(lease.epoch)],
+      )) === 1
+    );
   }
 }

@@ -72,8 +72,14 @@ export class RedisTransport {
   constructor(private readonly deps: TransportDeps) {
     this.outbox = new EnvelopeOutbox(deps.redis, ENVELOPE_TTL_MS);
     this.readers = ['inbox', 'replies'].map((list) => {
-      const conn = deps.redis.duplicate({ connectionName: `consult:actors-${list}:${deps.nodeId}`, maxRetriesPerRequest: null, enableAutoPipelining: false });
-      conn.on('error', (err) => deps.logger.debug({ component: 'actors', list, err: err.message }, 'actor list connection error'));
+      const conn = deps.redis.duplicate({
+        connectionName: `consult:actors-${list}:${deps.nodeId}`,
+        maxRetriesPerRequest: null,
+        enableAutoPipelining: false,
+      });
+      conn.on('error', (err) =>
+        deps.logger.debug({ component: 'actors', list, err: err.message }, 'actor list connection error'),
+      );
       return conn;
     });
   }
@@ -130,7 +136,9 @@ export class RedisTransport {
       p.reject(new AppError('service_unavailable', 'actor system stopped'));
       this.pending.delete(rid);
     }
-    const left = await this.deps.redis.lrange(this.deps.keys.inbox(this.deps.nodeId), 0, -1).catch(() => [] as string[]);
+    const left = await this.deps.redis
+      .lrange(this.deps.keys.inbox(this.deps.nodeId), 0, -1)
+      .catch(() => [] as string[]);
     await this.deps.redis.del(this.deps.keys.inbox(this.deps.nodeId)).catch(() => undefined);
     for (const raw of left) this.refuse(raw);
     await this.outbox.flush().catch(() => undefined);
@@ -140,7 +148,9 @@ export class RedisTransport {
     const parsed = RequestSchema.safeParse(safeJson(raw));
     if (!parsed.success) return;
     const error = { code: 'not_owner', message: 'node is shutting down' };
-    this.outbox.send(this.deps.keys.replies(parsed.data.from), { t: 'rep', rid: parsed.data.rid, ok: false, error }).catch(() => undefined);
+    this.outbox
+      .send(this.deps.keys.replies(parsed.data.from), { t: 'rep', rid: parsed.data.rid, ok: false, error })
+      .catch(() => undefined);
   }
 
   /** Drains `key`: blocks up to a second for the first envelope, then takes up to BATCH at once. */
@@ -160,7 +170,10 @@ export class RedisTransport {
         try {
           handle(raw);
         } catch (err) {
-          this.deps.logger.error({ component: 'actors', code: 'internal', list: key, err }, 'actor envelope handler failed');
+          this.deps.logger.error(
+            { component: 'actors', code: 'internal', list: key, err },
+            'actor envelope handler failed',
+          );
         }
       }
     }
@@ -193,11 +206,18 @@ export class RedisTransport {
       reply = { t: 'rep', rid: req.rid, ok: true, value: await this.deps.onRequest(req) };
     } catch (e) {
       const err = toAppError(e);
-      reply = { t: 'rep', rid: req.rid, ok: false, error: { code: err.code, message: err.code === 'internal' ? 'actor turn failed' : err.message } };
+      reply = {
+        t: 'rep',
+        rid: req.rid,
+        ok: false,
+        error: { code: err.code, message: err.code === 'internal' ? 'actor turn failed' : err.message },
+      };
     }
-    await this.outbox.send(this.deps.keys.replies(req.from), reply).catch((err) =>
-      this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'reply not delivered'),
-    );
+    await this.outbox
+      .send(this.deps.keys.replies(req.from), reply)
+      .catch((err) =>
+        this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'reply not delivered'),
+      );
   }
 }
 

@@ -35,7 +35,11 @@ export class TurnContext<S> implements ActorContext<S> {
   /** Set when a fencedWrite found a newer epoch: this node no longer owns the shard. */
   fenced = false;
 
-  constructor(private readonly target: TurnTarget, private readonly services: TurnServices, private readonly traced?: TracedTurn) {}
+  constructor(
+    private readonly target: TurnTarget,
+    private readonly services: TurnServices,
+    private readonly traced?: TracedTurn,
+  ) {}
 
   get address(): ActorAddress {
     return this.target.address;
@@ -67,7 +71,9 @@ export class TurnContext<S> implements ActorContext<S> {
 
   ask<R = unknown>(to: ActorAddress, msg: unknown): Promise<R> {
     if (addressKey(to) === addressKey(this.address)) {
-      return Promise.reject(new AppError('bad_request', 'an actor cannot ask itself (its mailbox is busy with this turn)'));
+      return Promise.reject(
+        new AppError('bad_request', 'an actor cannot ask itself (its mailbox is busy with this turn)'),
+      );
     }
     return this.services.ask<R>(to, msg);
   }
@@ -79,8 +85,14 @@ export class TurnContext<S> implements ActorContext<S> {
 
   fencedWrite<T>(write: (epoch: number) => Promise<T | false>): Promise<T> {
     const lease = this.target.lease;
-    const run = () => fencedWrite({ epoch: lease.epoch, isCurrent: () => this.services.isCurrent(lease), onFenced: () => this.onFenced() }, write);
-    return this.traced ? tracedWrite(this.traced, 'external', run, (r) => (r.error ? (this.fenced ? false : undefined) : true)) : run();
+    const run = () =>
+      fencedWrite(
+        { epoch: lease.epoch, isCurrent: () => this.services.isCurrent(lease), onFenced: () => this.onFenced() },
+        write,
+      );
+    return this.traced
+      ? tracedWrite(this.traced, 'external', run, (r) => (r.error ? (this.fenced ? false : undefined) : true))
+      : run();
   }
 
   private onFenced(): void {

@@ -14,7 +14,6 @@ export interface ActorAddress {
   id: string;
 }
 
-
 export interface ActorContext<S> {
   readonly address: ActorAddress;
   /** The actor's state; mutate it in place or replace it. Snapshotted after every turn that changed it. */

@@ -73,14 +73,23 @@ export class IdpRealms {
   private async create(tenant: string, redirectUris: string[], view: IdpSecretsView): Promise<Provider> {
     const { config } = this.deps;
     const provider = createRealmProvider({
-      tenant, issuer: config.auth.oidc.issuerTemplate.replace('{tenant}', tenant), clientId: config.auth.oidc.clientId, clientSecret: config.auth.oidc.clientSecret,
-      redirectUris, audience: config.auth.oidc.audience, accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
-      secrets: view.secrets, redis: this.deps.redis, storePrefix: this.deps.keys.idpStore(tenant), accounts: this.deps.accounts,
+      tenant,
+      issuer: config.auth.oidc.issuerTemplate.replace('{tenant}', tenant),
+      clientId: config.auth.oidc.clientId,
+      clientSecret: config.auth.oidc.clientSecret,
+      redirectUris,
+      audience: config.auth.oidc.audience,
+      accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
+      secrets: view.secrets,
+      redis: this.deps.redis,
+      storePrefix: this.deps.keys.idpStore(tenant),
+      accounts: this.deps.accounts,
     });
     // X-Forwarded-* reaching the provider were rewritten from Express's TRUST_PROXY view (idp.role.ts).
     provider.proxy = true;
     provider.on('grant.revoked', (ctx) => {
-      const entities = ctx.oidc?.entities as Record<string, { sid?: unknown; sessionUid?: unknown; accountId?: unknown } | undefined> | undefined;
+      const entities = ctx.oidc?.entities as
+        Record<string, { sid?: unknown; sessionUid?: unknown; accountId?: unknown } | undefined> | undefined;
       const token = entities?.RefreshToken ?? entities?.AccessToken;
       const sid = token?.sid ?? token?.sessionUid;
       if (typeof sid === 'string' && typeof token?.accountId === 'string') {

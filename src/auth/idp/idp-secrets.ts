@@ -61,7 +61,11 @@ const ALGORITHMS = ['RS256', 'ES256'] as const;
  * after that and are dropped by a later rotation. A compare-and-set keeps concurrent rotations apart.
  */
 export class IdpSecretsStore {
-  constructor(private readonly redis: Redis, private readonly key: string, private readonly vault: KeyVault) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly key: string,
+    private readonly vault: KeyVault,
+  ) {}
 
   /** The secrets as a provider built now uses them, created on first use. */
   async load(now = Date.now()): Promise<IdpSecrets> {
@@ -72,7 +76,10 @@ export class IdpSecretsStore {
   async loadStored(): Promise<{ stored: StoredIdpSecrets; raw: string }> {
     const existing = await this.openRaw();
     if (existing) return existing;
-    const fresh: StoredIdpSecrets = { jwks: { keys: await Promise.all(ALGORITHMS.map(newKey)) }, cookieKeys: [randomSecret(32)] };
+    const fresh: StoredIdpSecrets = {
+      jwks: { keys: await Promise.all(ALGORITHMS.map(newKey)) },
+      cookieKeys: [randomSecret(32)],
+    };
     await this.redis.set(this.key, await this.vault.seal(CONTEXT, JSON.stringify(fresh)), 'NX');
     return (await this.openRaw())!;
   }
@@ -92,7 +99,9 @@ export class IdpSecretsStore {
    * keys signing until then are marked replaced at that moment; keys replaced more than
    * `retainSeconds` ago are dropped (their tokens have expired).
    */
-  async rotate(o: { activateInSeconds?: number; retainSeconds?: number; now?: number } = {}): Promise<{ added: RealmKeyInfo[]; dropped: string[] }> {
+  async rotate(
+    o: { activateInSeconds?: number; retainSeconds?: number; now?: number } = {},
+  ): Promise<{ added: RealmKeyInfo[]; dropped: string[] }> {
     const activateInSeconds = o.activateInSeconds ?? 60;
     const retainSeconds = o.retainSeconds ?? 24 * 60 * 60;
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -116,12 +125,21 @@ export class IdpSecretsStore {
       const added = await Promise.all(ALGORITHMS.map(newKey));
       for (const k of added) times[k.kid!] = { activeFrom };
       const next: StoredIdpSecrets = { jwks: { keys: [...added, ...kept] }, cookieKeys: stored.cookieKeys, times };
-      const swapped = await this.redis.eval(SWAP, 1, this.key, raw, await this.vault.seal(CONTEXT, JSON.stringify(next)));
+      const swapped = await this.redis.eval(
+        SWAP,
+        1,
+        this.key,
+        raw,
+        await this.vault.seal(CONTEXT, JSON.stringify(next)),
+      );
       if (swapped === 1) {
-        return { added: added.map((k) => ({ kid: k.kid!, alg: k.alg!, activeFrom, signing: activeFrom <= now })), dropped };
+        return {
+          added: added.map((k) => ({ kid: k.kid!, alg: k.alg!, activeFrom, signing: activeFrom <= now })),
+          dropped,
+        };
       }
     }
-    throw new Error('the embedded realms\' keys changed under five rotation attempts in a row; try again');
+    throw new Error("the embedded realms' keys changed under five rotation attempts in a row; try again");
   }
 
   /** Every key that verifies, newest first, and whether it signs at `now`. */
@@ -142,7 +160,11 @@ export class IdpSecretsStore {
       const swapped = await this.redis.eval(RESEAL, 1, this.key, value, sealed);
       return { stored: JSON.parse(value) as StoredIdpSecrets, raw: swapped === 'OK' ? sealed : value };
     }
-    const { plaintext, stale } = await this.vault.open(CONTEXT, value, `the embedded realms' signing keys in Redis ${this.key}`);
+    const { plaintext, stale } = await this.vault.open(
+      CONTEXT,
+      value,
+      `the embedded realms' signing keys in Redis ${this.key}`,
+    );
     if (stale) {
       const sealed = await this.vault.seal(CONTEXT, plaintext);
       const swapped = await this.redis.eval(RESEAL, 1, this.key, value, sealed);
@@ -174,11 +196,26 @@ export function signingView(stored: StoredIdpSecrets, now: number): IdpSecretsVi
     const { key_ops: _ops, ...rest } = k;
     return signers.has(k) ? rest : { ...rest, key_ops: ['verify'] };
   });
-  const fingerprint = `${[...signers].map((k) => k.kid).sort().join(',')}|${keys.map((k) => k.kid).sort().join(',')}`;
-  return { secrets: { jwks: { keys }, cookieKeys: stored.cookieKeys }, fingerprint, ...(nextChangeAt === undefined ? {} : { nextChangeAt }) };
+  const fingerprint = `${[...signers]
+    .map((k) => k.kid)
+    .sort()
+    .join(',')}|${keys
+    .map((k) => k.kid)
+    .sort()
+    .join(',')}`;
+  return {
+    secrets: { jwks: { keys }, cookieKeys: stored.cookieKeys },
+    fingerprint,
+    ...(nextChangeAt === undefined ? {} : { nextChangeAt }),
+  };
 }
 
 async function newKey(alg: (typeof ALGORITHMS)[number]): Promise<JWK> {
   const pair = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
-  return { ...(await exportJWK(pair.privateKey)), alg, use: 'sig', kid: `${alg === 'RS256' ? 'rs' : 'es'}-${randomSecret(6)}` };
+  return {
+    ...(await exportJWK(pair.privateKey)),
+    alg,
+    use: 'sig',
+    kid: `${alg === 'RS256' ? 'rs' : 'es'}-${randomSecret(6)}`,
+  };
 }

@@ -19,7 +19,11 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
     return { stop: async () => undefined };
   }
   const realms = new IdpRealms({
-    config: infra.config, redis: infra.redis, keys: infra.keys, secrets: services.auth.idpSecrets, accounts: services.auth.realmAccounts,
+    config: infra.config,
+    redis: infra.redis,
+    keys: infra.keys,
+    secrets: services.auth.idpSecrets,
+    accounts: services.auth.realmAccounts,
     redirectUris: (t) => services.webApp.registeredRedirectUris(t),
     onGrantRevoked: async (tenant, subject, sid) => {
       const user = await services.auth.realmAccounts.bySubject(tenant, subject);
@@ -35,13 +39,36 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
   const limiter = rateLimit({ redis: infra.redis, keyFor: infra.keys.rateLimit }, [
     { bucket: 'idp-ip', limit: l.signinPerIp, windowSeconds: l.windowSeconds, key: byIp },
     // Per tenant and username: the realm pages run before the tenant resolver, so the tenant is the path's.
-    { bucket: 'idp-account', limit: l.signinPerAccount, windowSeconds: l.windowSeconds, key: byBodyField('username', (req) => (typeof req.params.tenant === 'string' ? req.params.tenant : undefined)) },
+    {
+      bucket: 'idp-account',
+      limit: l.signinPerAccount,
+      windowSeconds: l.windowSeconds,
+      key: byBodyField('username', (req) => (typeof req.params.tenant === 'string' ? req.params.tenant : undefined)),
+    },
   ]);
   const router = Router();
   router.use(forwardedAsTrusted);
-  const passwordChecks = infra.metrics.counter('idp_password_checks_total', 'scrypt password checks of the embedded realm sign-in form (unknown accounts included: they are checked against a decoy hash)');
-  router.use(setPasswordRouter({ accountSetup: services.auth.accountSetup, requireTenant: (t) => services.tenants.require(t) }, limiter));
-  router.use(interactionRouter({ provider, accounts: services.auth.realmAccounts, audit: services.auth.audit, onPasswordCheck: () => passwordChecks.inc() }, limiter));
+  const passwordChecks = infra.metrics.counter(
+    'idp_password_checks_total',
+    'scrypt password checks of the embedded realm sign-in form (unknown accounts included: they are checked against a decoy hash)',
+  );
+  router.use(
+    setPasswordRouter(
+      { accountSetup: services.auth.accountSetup, requireTenant: (t) => services.tenants.require(t) },
+      limiter,
+    ),
+  );
+  router.use(
+    interactionRouter(
+      {
+        provider,
+        accounts: services.auth.realmAccounts,
+        audit: services.auth.audit,
+        onPasswordCheck: () => passwordChecks.inc(),
+      },
+      limiter,
+    ),
+  );
   const callbacks = new WeakMap<object, ReturnType<Awaited<ReturnType<typeof provider>>['callback']>>();
   router.use('/:tenant', async (req, res) => {
     const p = await provider(req.params.tenant);
@@ -49,7 +76,12 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
     await callbacks.get(p)!(req, res);
   });
   mount.preTenant('/realms', router);
-  if (infra.config.seedDemo) await services.auth.realmAccounts.seedPasswords('demo', DEMO_USERS.map((u) => u.username), () => slowHash(DEMO_PASSWORD));
+  if (infra.config.seedDemo)
+    await services.auth.realmAccounts.seedPasswords(
+      'demo',
+      DEMO_USERS.map((u) => u.username),
+      () => slowHash(DEMO_PASSWORD),
+    );
   log.info({ issuerTemplate: infra.config.auth.oidc.issuerTemplate }, 'embedded identity provider mounted');
   return { stop: async () => undefined };
 };

@@ -32,7 +32,16 @@ export function createRealmProvider(o: RealmOptions): Provider {
   const resource = resourceIndicator(o.audience);
   const config: Configuration = {
     adapter: redisAdapterFactory(o.redis, o.storePrefix),
-    clients: [{ client_id: o.clientId, client_secret: o.clientSecret, redirect_uris: o.redirectUris, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+    clients: [
+      {
+        client_id: o.clientId,
+        client_secret: o.clientSecret,
+        redirect_uris: o.redirectUris,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     pkce: { required: () => true },
     jwks: o.secrets.jwks as Configuration['jwks'],
     cookies: { keys: o.secrets.cookieKeys },
@@ -41,14 +50,30 @@ export function createRealmProvider(o: RealmOptions): Provider {
     findAccount: async (_ctx, sub) => {
       const user = await o.accounts.bySubject(o.tenant, sub);
       if (!user || user.status !== 'active') return undefined;
-      return { accountId: sub, claims: () => ({ sub, name: user.displayName, preferred_username: user.username, ...(user.email ? { email: user.email } : {}) }) };
+      return {
+        accountId: sub,
+        claims: () => ({
+          sub,
+          name: user.displayName,
+          preferred_username: user.username,
+          ...(user.email ? { email: user.email } : {}),
+        }),
+      };
     },
     // Realm refresh tokens are single use: a replayed one revokes its grant (and, through the
     // 'grant.revoked' listener of IdpRealms, the realm session and the service sessions behind it).
     rotateRefreshToken: true,
     // Access tokens name their realm session (`sid`: the session's uid unless the provider set a
     // per-client sid), so a sign-out can refuse exactly that session's tokens.
-    formats: { customizers: { jwt: (_ctx, token, jwt) => { const t = token as { sid?: unknown; sessionUid?: unknown }; const sid = t.sid ?? t.sessionUid; if (typeof sid === 'string') jwt.payload.sid = sid; } } },
+    formats: {
+      customizers: {
+        jwt: (_ctx, token, jwt) => {
+          const t = token as { sid?: unknown; sessionUid?: unknown };
+          const sid = t.sid ?? t.sessionUid;
+          if (typeof sid === 'string') jwt.payload.sid = sid;
+        },
+      },
+    },
     interactions: { url: (_ctx, interaction) => `${new URL(o.issuer).pathname}/interaction/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
@@ -58,11 +83,25 @@ export function createRealmProvider(o: RealmOptions): Provider {
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
           if (indicator !== resource) throw new errors.InvalidTarget();
-          return { scope: API_SCOPE, audience: o.audience, accessTokenFormat: 'jwt', accessTokenTTL: o.accessTokenTtlSeconds, jwt: { sign: { alg: 'RS256' } } };
+          return {
+            scope: API_SCOPE,
+            audience: o.audience,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: o.accessTokenTtlSeconds,
+            jwt: { sign: { alg: 'RS256' } },
+          };
         },
       },
     },
-    ttl: { AccessToken: o.accessTokenTtlSeconds, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: EMBEDDED_REALM_SESSION_SECONDS, Grant: EMBEDDED_REALM_SESSION_SECONDS, RefreshToken: EMBEDDED_REALM_SESSION_SECONDS },
+    ttl: {
+      AccessToken: o.accessTokenTtlSeconds,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 600,
+      Session: EMBEDDED_REALM_SESSION_SECONDS,
+      Grant: EMBEDDED_REALM_SESSION_SECONDS,
+      RefreshToken: EMBEDDED_REALM_SESSION_SECONDS,
+    },
     renderError: async (ctx, out) => {
       ctx.type = 'json';
       ctx.body = { error: out.error, error_description: out.error_description };

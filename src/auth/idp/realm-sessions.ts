@@ -48,8 +48,13 @@ export class EmbeddedRealmSessions implements RealmSessionStore {
     const sids: string[] = session.uid ? [session.uid] : [];
     const doomed = [keys.record('Session', id), ...sids.map((s) => keys.sid(s))];
     for (const a of Object.values(session.authorizations ?? {})) {
-      if (a.sid) sids.push(a.sid), doomed.push(keys.sid(a.sid));
-      if (a.grantId) doomed.push(...(await this.deps.redis.lrange(keys.grant(a.grantId), 0, -1)), keys.grant(a.grantId), keys.record('Grant', a.grantId));
+      if (a.sid) (sids.push(a.sid), doomed.push(keys.sid(a.sid)));
+      if (a.grantId)
+        doomed.push(
+          ...(await this.deps.redis.lrange(keys.grant(a.grantId), 0, -1)),
+          keys.grant(a.grantId),
+          keys.record('Grant', a.grantId),
+        );
     }
     const m = this.deps.redis.multi().del(...doomed);
     if (session.accountId) m.srem(keys.account(session.accountId), id);

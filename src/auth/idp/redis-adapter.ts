@@ -2,7 +2,14 @@ import type { Redis } from 'ioredis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /** Models whose records are grouped by grant, so revoking a grant removes all of them. */
-const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'ClientCredentials', 'BackchannelAuthenticationRequest']);
+const GRANTABLE = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'ClientCredentials',
+  'BackchannelAuthenticationRequest',
+]);
 
 /**
  * oidc-provider storage in Redis, so interactions, codes and sessions of the embedded identity provider
@@ -16,13 +23,21 @@ export function redisAdapterFactory(redis: Redis, prefix: string): (name: string
  * Sessions are also found by account and by the per-client `sid` their tokens carry, so a sign-out
  * in the service can end the realm session behind it (realm-sessions.ts reads these indexes).
  */
-function indexSession(m: ReturnType<Redis['multi']>, prefix: string, id: string, payload: AdapterPayload, expiresIn: number): void {
+function indexSession(
+  m: ReturnType<Redis['multi']>,
+  prefix: string,
+  id: string,
+  payload: AdapterPayload,
+  expiresIn: number,
+): void {
   if (payload.accountId) {
     const byAccount = realmSessionKeys(prefix).account(payload.accountId);
     m.sadd(byAccount, id).expire(byAccount, expiresIn, 'GT').expire(byAccount, expiresIn, 'NX');
   }
   const authorizations = (payload.authorizations ?? {}) as Record<string, { sid?: string }>;
-  const sids = [payload.uid, ...Object.values(authorizations).map((a) => a.sid)].filter((s): s is string => typeof s === 'string');
+  const sids = [payload.uid, ...Object.values(authorizations).map((a) => a.sid)].filter(
+    (s): s is string => typeof s === 'string',
+  );
   for (const sid of sids) m.set(realmSessionKeys(prefix).sid(sid), id, 'EX', expiresIn);
 }
 
@@ -37,7 +52,11 @@ export function realmSessionKeys(prefix: string) {
 }
 
 class RedisAdapter implements Adapter {
-  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly name: string) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly name: string,
+  ) {}
 
   private key(id: string): string {
     return realmSessionKeys(this.prefix).record(this.name, id);
@@ -78,7 +97,11 @@ class RedisAdapter implements Adapter {
   async consume(id: string): Promise<void> {
     const found = await this.find(id);
     if (!found) return;
-    await this.redis.set(this.key(id), JSON.stringify({ ...found, consumed: Math.floor(Date.now() / 1000) }), 'KEEPTTL');
+    await this.redis.set(
+      this.key(id),
+      JSON.stringify({ ...found, consumed: Math.floor(Date.now() / 1000) }),
+      'KEEPTTL',
+    );
   }
 
   async destroy(id: string): Promise<void> {

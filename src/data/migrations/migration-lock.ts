@@ -31,7 +31,10 @@ export async function withMigrationLock<T>(db: TenantDb, fn: () => Promise<T>): 
       if ((e as { code?: number }).code !== 11000) throw e;
       const stale = await col.deleteOne({ _id: 'lock', expiresAt: { $lt: new Date() } });
       if (stale.deletedCount) continue;
-      if (Date.now() > giveUpAt) throw new AppError('service_unavailable', `Another migration of tenant '${db.tenant}' is running`, { retryAfter: 5 });
+      if (Date.now() > giveUpAt)
+        throw new AppError('service_unavailable', `Another migration of tenant '${db.tenant}' is running`, {
+          retryAfter: 5,
+        });
       await delay(wait);
     }
   }

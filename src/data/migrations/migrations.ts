@@ -118,12 +118,27 @@ export async function resortTitledNames(db: TenantDb): Promise<number> {
   let after: unknown = null;
   let written = 0;
   for (;;) {
-    const batch = await users.find((after === null ? {} : { _id: { $gt: after } }) as never, { projection: { _id: 1, displayName: 1, username: 1, sortName: 1, initial: 1 } }).sort({ _id: 1 }).limit(NAME_TOKEN_BATCH).toArray();
+    const batch = await users
+      .find((after === null ? {} : { _id: { $gt: after } }) as never, {
+        projection: { _id: 1, displayName: 1, username: 1, sortName: 1, initial: 1 },
+      })
+      .sort({ _id: 1 })
+      .limit(NAME_TOKEN_BATCH)
+      .toArray();
     if (!batch.length) return written;
     after = batch[batch.length - 1]!._id;
     const changes = batch.flatMap((u) => {
       const keys = sortKeys(String(u.displayName ?? ''), String(u.username ?? ''));
-      return keys.sortName === u.sortName && keys.initial === u.initial ? [] : [{ updateOne: { filter: { _id: u._id }, update: { $set: { sortName: keys.sortName, initial: keys.initial } } } }];
+      return keys.sortName === u.sortName && keys.initial === u.initial
+        ? []
+        : [
+            {
+              updateOne: {
+                filter: { _id: u._id },
+                update: { $set: { sortName: keys.sortName, initial: keys.initial } },
+              },
+            },
+          ];
     });
     if (changes.length) await bulkUpdate(db.server, users, changes);
     written += changes.length;
@@ -144,12 +159,24 @@ export async function backfillNameTokens(db: TenantDb): Promise<number> {
   let after: unknown = null;
   let written = 0;
   for (;;) {
-    const filter = after === null ? { nameTokens: { $exists: false } } : { _id: { $gt: after }, nameTokens: { $exists: false } };
-    const batch = await users.find(filter as never, { projection: { _id: 1, displayName: 1, username: 1 } }).sort({ _id: 1 }).limit(NAME_TOKEN_BATCH).toArray();
+    const filter =
+      after === null ? { nameTokens: { $exists: false } } : { _id: { $gt: after }, nameTokens: { $exists: false } };
+    const batch = await users
+      .find(filter as never, { projection: { _id: 1, displayName: 1, username: 1 } })
+      .sort({ _id: 1 })
+      .limit(NAME_TOKEN_BATCH)
+      .toArray();
     if (!batch.length) return written;
-    await bulkUpdate(db.server, users, batch.map((u) => ({
-      updateOne: { filter: { _id: u._id, nameTokens: { $exists: false } }, update: { $set: sortKeys(String(u.displayName ?? ''), String(u.username ?? '')) } },
-    })));
+    await bulkUpdate(
+      db.server,
+      users,
+      batch.map((u) => ({
+        updateOne: {
+          filter: { _id: u._id, nameTokens: { $exists: false } },
+          update: { $set: sortKeys(String(u.displayName ?? ''), String(u.username ?? '')) },
+        },
+      })),
+    );
     written += batch.length;
     after = batch[batch.length - 1]!._id;
   }

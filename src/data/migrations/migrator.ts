@@ -15,11 +15,19 @@ export interface MigrationResult {
  * model's indexes (idempotent, so new indexes reach existing tenants on their next migrate).
  * Concurrent callers for one tenant are serialised by the tenant's migration lock.
  */
-export function migrateTenant(db: TenantDb, ctx: { displayName: string }, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationResult> {
+export function migrateTenant(
+  db: TenantDb,
+  ctx: { displayName: string },
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<MigrationResult> {
   return withMigrationLock(db, () => applyPending(db, ctx, migrations));
 }
 
-async function applyPending(db: TenantDb, ctx: { displayName: string }, migrations: readonly Migration[]): Promise<MigrationResult> {
+async function applyPending(
+  db: TenantDb,
+  ctx: { displayName: string },
+  migrations: readonly Migration[],
+): Promise<MigrationResult> {
   const col = db.conn.collection<{ _id: number; name: string; appliedAt: Date }>('_migrations');
   const done = new Set((await col.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
   const from = done.size ? Math.max(...done) : 0;
@@ -27,7 +35,11 @@ async function applyPending(db: TenantDb, ctx: { displayName: string }, migratio
   for (const m of migrations) {
     if (done.has(m.version)) continue;
     await m.up(db, ctx);
-    await col.updateOne({ _id: m.version }, { $setOnInsert: { name: m.name, appliedAt: new Date() } }, { upsert: true });
+    await col.updateOne(
+      { _id: m.version },
+      { $setOnInsert: { name: m.name, appliedAt: new Date() } },
+      { upsert: true },
+    );
     applied.push(`${m.version}:${m.name}`);
   }
   let indexesEnsured = 0;

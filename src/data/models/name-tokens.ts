@@ -8,11 +8,27 @@
  */
 
 /** Latin letters that have no decomposition, spelled as a reader without the key would type them. */
-const LETTERS: Record<string, string> = { ø: 'o', đ: 'd', ð: 'd', ł: 'l', ħ: 'h', ŧ: 't', ı: 'i', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th' };
+const LETTERS: Record<string, string> = {
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  ł: 'l',
+  ħ: 'h',
+  ŧ: 't',
+  ı: 'i',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  þ: 'th',
+};
 
 /** Lower case, compatibility-decomposed, combining marks removed, undecomposable Latin letters spelled out. */
 export function foldName(s: string): string {
-  return s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[øđðłħŧıßæœþ]/gu, (c) => LETTERS[c]!);
+  return s
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[øđðłħŧıßæœþ]/gu, (c) => LETTERS[c]!);
 }
 
 /** Letters and digits only: what a token or a search word keeps of a folded word. */
@@ -44,7 +60,10 @@ export const MAX_SEARCH_WORDS = 8;
 export function searchWords(name: string | undefined): string[] {
   if (!name) return [];
   const words = [...new Set(foldName(name).split(/\s+/u).map(strip).filter(Boolean))];
-  return words.filter((w) => !words.some((o) => o !== w && o.startsWith(w))).sort().slice(0, MAX_SEARCH_WORDS);
+  return words
+    .filter((w) => !words.some((o) => o !== w && o.startsWith(w)))
+    .sort()
+    .slice(0, MAX_SEARCH_WORDS);
 }
 
 /** Whether every search word is a prefix of one of the tokens: the rule the database query applies. */

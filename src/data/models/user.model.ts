@@ -52,7 +52,8 @@ const LEADING_TITLE = /^(?:dr|prof|mr|mrs|ms|mx|miss|sir|dame|rev)\.?\s+/u;
 /** The folded name without its leading titles; a name that is only a title keeps it. */
 export function withoutTitles(folded: string): string {
   let rest = folded;
-  for (let m = LEADING_TITLE.exec(rest); m && rest.length > m[0].length; m = LEADING_TITLE.exec(rest)) rest = rest.slice(m[0].length).trimStart();
+  for (let m = LEADING_TITLE.exec(rest); m && rest.length > m[0].length; m = LEADING_TITLE.exec(rest))
+    rest = rest.slice(m[0].length).trimStart();
   return rest;
 }
 
@@ -61,7 +62,10 @@ export function withoutTitles(folded: string): string {
  * `contactAlphabets` and the search tokens (of the username too when given). Every write of a name
  * sets all three from here.
  */
-export function sortKeys(displayName: string, username?: string): { sortName: string; initial: string; nameTokens: string[] } {
+export function sortKeys(
+  displayName: string,
+  username?: string,
+): { sortName: string; initial: string; nameTokens: string[] } {
   const sortName = withoutTitles(foldName(displayName).trim());
   const first = sortName.charAt(0).toUpperCase();
   return { sortName, initial: /[A-Z]/.test(first) ? first : '#', nameTokens: nameTokens(displayName, username) };

@@ -26,6 +26,10 @@ export class AuditRepository {
     const q: Record<string, unknown> = {};
     if (filter.action) q.action = filter.action;
     if (filter.subjectId) q.subjectId = filter.subjectId;
-    return this.db.models.Audit.find(q).sort({ createdAt: -1 }).limit(Math.min(limit, 500)).lean<AuditRecord[]>().exec();
+    return this.db.models.Audit.find(q)
+      .sort({ createdAt: -1 })
+      .limit(Math.min(limit, 500))
+      .lean<AuditRecord[]>()
+      .exec();
   }
 }

@@ -32,7 +32,11 @@ export class CallRecordRepository {
       actorEpoch: epoch,
     };
     try {
-      await this.db.models.CallRecord.updateOne({ _id: call.callId, $or: [{ actorEpoch: { $lte: epoch } }, { actorEpoch: { $exists: false } }] }, { $set: set }, { upsert: true }).exec();
+      await this.db.models.CallRecord.updateOne(
+        { _id: call.callId, $or: [{ actorEpoch: { $lte: epoch } }, { actorEpoch: { $exists: false } }] },
+        { $set: set },
+        { upsert: true },
+      ).exec();
       return true;
     } catch (e) {
       if ((e as { code?: number }).code === 11000) return false;
@@ -42,7 +46,10 @@ export class CallRecordRepository {
 
   /** Counterparts of a user's most recent calls, most recent first (duplicates kept; callers rank them). */
   async recentCounterparts(userId: Types.ObjectId, limitCalls: number): Promise<{ id: Types.ObjectId; at: Date }[]> {
-    const rows = await this.db.models.CallRecord.find({ $or: [{ callerId: userId }, { participantIds: userId }] }, { callerId: 1, participantIds: 1, startedAt: 1 })
+    const rows = await this.db.models.CallRecord.find(
+      { $or: [{ callerId: userId }, { participantIds: userId }] },
+      { callerId: 1, participantIds: 1, startedAt: 1 },
+    )
       .sort({ startedAt: -1 })
       .limit(limitCalls)
       .lean<{ callerId: Types.ObjectId; participantIds: Types.ObjectId[]; startedAt: Date }[]>()

@@ -25,11 +25,27 @@ export interface SecurityRules {
    * the account from all addresses lock PIN sign-in until the PIN is reset (docs/decisions/131).
    */
   lockout: { maxAttempts: number; lockoutSeconds: number; maxLockoutSeconds: number; maxFailuresPerDay: number };
-  session: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number; offlineTokenTtlDays: number; maxSessionsPerUser: number };
+  session: {
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlSeconds: number;
+    offlineTokenTtlDays: number;
+    maxSessionsPerUser: number;
+  };
   loginCodeTtlSeconds: number;
 }
 
-const FIELDS = { username: 1, idpSubject: 1, displayName: 1, email: 1, kind: 1, role: 1, status: 1, passwordHash: 1, pinHash: 1, pinHistory: 1 };
+const FIELDS = {
+  username: 1,
+  idpSubject: 1,
+  displayName: 1,
+  email: 1,
+  kind: 1,
+  role: 1,
+  status: 1,
+  passwordHash: 1,
+  pinHash: 1,
+  pinHistory: 1,
+};
 
 /** Credential reads and writes on users (password and PIN hashes, role) and the tenant's security rules. */
 export class CredentialRepository {
@@ -41,7 +57,10 @@ export class CredentialRepository {
   }
 
   findByUsername(username: string): Promise<AccountRecord | null> {
-    return this.db.models.User.findOne({ username: username.toLowerCase().trim() }).select(FIELDS).lean<AccountRecord>().exec();
+    return this.db.models.User.findOne({ username: username.toLowerCase().trim() })
+      .select(FIELDS)
+      .lean<AccountRecord>()
+      .exec();
   }
 
   findBySubject(subject: string): Promise<AccountRecord | null> {
@@ -49,7 +68,12 @@ export class CredentialRepository {
   }
 
   async setPin(id: string, pinHash: string | null, history: string[]): Promise<void> {
-    await this.db.models.User.updateOne({ _id: id }, pinHash ? { $set: { pinHash, pinHistory: history, pinSetAt: new Date() } } : { $unset: { pinHash: 1, pinSetAt: 1 } });
+    await this.db.models.User.updateOne(
+      { _id: id },
+      pinHash
+        ? { $set: { pinHash, pinHistory: history, pinSetAt: new Date() } }
+        : { $unset: { pinHash: 1, pinSetAt: 1 } },
+    );
   }
 
   async setPasswordHash(id: string, passwordHash: string): Promise<void> {
@@ -63,9 +87,23 @@ export class CredentialRepository {
   }
 
   /** Creates a user for provisioning and tests; the directory owner manages profiles otherwise. */
-  async create(u: { username: string; displayName: string; role: string; kind?: 'person' | 'device'; passwordHash?: string; email?: string; idpSubject?: string }): Promise<string> {
+  async create(u: {
+    username: string;
+    displayName: string;
+    role: string;
+    kind?: 'person' | 'device';
+    passwordHash?: string;
+    email?: string;
+    idpSubject?: string;
+  }): Promise<string> {
     const username = u.username.toLowerCase().trim();
-    const doc = await this.db.models.User.create({ ...u, username, idpSubject: u.idpSubject ?? username, status: 'active', ...sortKeys(u.displayName, username) });
+    const doc = await this.db.models.User.create({
+      ...u,
+      username,
+      idpSubject: u.idpSubject ?? username,
+      status: 'active',
+      ...sortKeys(u.displayName, username),
+    });
     await this.db.usersChanged([doc._id.toString()]);
     return doc._id.toString();
   }
@@ -77,7 +115,10 @@ export class CredentialRepository {
   }
 
   async securityRules(): Promise<SecurityRules | null> {
-    const s = await this.db.models.TenantConfig.findById('tenant').select({ security: 1 }).lean<{ security?: SecurityRules }>().exec();
+    const s = await this.db.models.TenantConfig.findById('tenant')
+      .select({ security: 1 })
+      .lean<{ security?: SecurityRules }>()
+      .exec();
     return s?.security ?? null;
   }
 }

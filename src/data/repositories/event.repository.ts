@@ -41,7 +41,12 @@ export class EventRepository {
   }
 
   async create(e: NewEvent): Promise<EventRecord> {
-    const doc = await this.Event.create({ ...e, nameLower: e.name.toLowerCase(), participantIds: e.participants.map((p) => p.userId), status: 'scheduled' });
+    const doc = await this.Event.create({
+      ...e,
+      nameLower: e.name.toLowerCase(),
+      participantIds: e.participants.map((p) => p.userId),
+      status: 'scheduled',
+    });
     return doc.toObject() as EventRecord;
   }
 
@@ -50,7 +55,9 @@ export class EventRepository {
   }
 
   findVisible(id: Types.ObjectId, userId: Types.ObjectId): Promise<EventRecord | null> {
-    return this.Event.findOne({ _id: id, ...visibleTo(userId) }).lean<EventRecord>().exec();
+    return this.Event.findOne({ _id: id, ...visibleTo(userId) })
+      .lean<EventRecord>()
+      .exec();
   }
 
   findByMeetingCode(code: string): Promise<EventRecord | null> {
@@ -65,10 +72,25 @@ export class EventRepository {
    * A page of the caller's events, newest start first (ties by `_id`), beginning after `after` when
    * given (a key on the list's indexes instead of skipping the events before it), then skipping `skip`.
    */
-  list(userId: Types.ObjectId, q: { name?: string; after?: EventKey; skip: number; take: number }): Promise<EventRecord[]> {
+  list(
+    userId: Types.ObjectId,
+    q: { name?: string; after?: EventKey; skip: number; take: number },
+  ): Promise<EventRecord[]> {
     const f = this.listFilter(userId, q.name);
-    const filter = q.after ? { $and: [f, { $or: [{ startAt: { $lt: q.after.startAt } }, { startAt: q.after.startAt, _id: { $lt: q.after._id } }] }] } : f;
-    return this.Event.find(filter).sort({ startAt: -1, _id: -1 }).skip(q.skip).limit(q.take).lean<EventRecord[]>().exec();
+    const filter = q.after
+      ? {
+          $and: [
+            f,
+            { $or: [{ startAt: { $lt: q.after.startAt } }, { startAt: q.after.startAt, _id: { $lt: q.after._id } }] },
+          ],
+        }
+      : f;
+    return this.Event.find(filter)
+      .sort({ startAt: -1, _id: -1 })
+      .skip(q.skip)
+      .limit(q.take)
+      .lean<EventRecord[]>()
+      .exec();
   }
 
   count(userId: Types.ObjectId, name?: string): Promise<number> {
@@ -80,30 +102,55 @@ export class EventRepository {
     const set: Record<string, unknown> = { ...c };
     if (c.name) set.nameLower = c.name.toLowerCase();
     if (c.participants) set.participantIds = c.participants.map((p) => p.userId);
-    return this.Event.findOneAndUpdate({ _id: id, organizerId, status: 'scheduled' }, { $set: set }, { returnDocument: 'after' }).lean<EventRecord>().exec();
+    return this.Event.findOneAndUpdate(
+      { _id: id, organizerId, status: 'scheduled' },
+      { $set: set },
+      { returnDocument: 'after' },
+    )
+      .lean<EventRecord>()
+      .exec();
   }
 
   /**
    * Moves an event to `to` only from one of `from`; null when the guard did not match or another caller
    * moved it first. Exclusive on FerretDB too, through a transition claim (transition-claim.ts).
    */
-  async transition(id: Types.ObjectId, from: readonly EventStatus[], to: EventStatus, set: Record<string, unknown> = {}): Promise<EventRecord | null> {
+  async transition(
+    id: Types.ObjectId,
+    from: readonly EventStatus[],
+    to: EventStatus,
+    set: Record<string, unknown> = {},
+  ): Promise<EventRecord | null> {
     const current = await this.Event.findById(id, { status: 1 }).lean().exec();
     if (!current || !from.includes(current.status as EventStatus)) return null;
     return claimedTransition<EventRecord>(this.db, this.Event, id, current.status, { $set: { status: to, ...set } });
   }
 
-  setRoom(id: Types.ObjectId, room: { provider: string; roomName: string; url: string; assignedAt: Date }): Promise<EventRecord | null> {
-    return this.Event.findOneAndUpdate({ _id: id }, { $set: { room } }, { returnDocument: 'after' }).lean<EventRecord>().exec();
+  setRoom(
+    id: Types.ObjectId,
+    room: { provider: string; roomName: string; url: string; assignedAt: Date },
+  ): Promise<EventRecord | null> {
+    return this.Event.findOneAndUpdate({ _id: id }, { $set: { room } }, { returnDocument: 'after' })
+      .lean<EventRecord>()
+      .exec();
   }
 
   addDevice(id: Types.ObjectId, deviceUserId: Types.ObjectId): Promise<EventRecord | null> {
-    return this.Event.findOneAndUpdate({ _id: id }, { $addToSet: { deviceIds: deviceUserId } }, { returnDocument: 'after' }).lean<EventRecord>().exec();
+    return this.Event.findOneAndUpdate(
+      { _id: id },
+      { $addToSet: { deviceIds: deviceUserId } },
+      { returnDocument: 'after' },
+    )
+      .lean<EventRecord>()
+      .exec();
   }
 
   /** Counterparts of a user in recent events, most recent first (feeds `frequent` contacts). */
   async recentCounterparts(userId: Types.ObjectId, limitEvents: number): Promise<{ id: Types.ObjectId; at: Date }[]> {
-    const rows = await this.Event.find({ participantIds: userId, status: { $ne: 'cancelled' } }, { participantIds: 1, startAt: 1 })
+    const rows = await this.Event.find(
+      { participantIds: userId, status: { $ne: 'cancelled' } },
+      { participantIds: 1, startAt: 1 },
+    )
       .sort({ startAt: -1 })
       .limit(limitEvents)
       .lean<{ participantIds: Types.ObjectId[]; startAt: Date }[]>()
@@ -113,7 +160,10 @@ export class EventRepository {
 
   /** Everyone of the user's recent non-cancelled events: organizers, participants and attached devices. */
   async careTeamOf(userId: Types.ObjectId, limitEvents: number): Promise<Types.ObjectId[]> {
-    const rows = await this.Event.find({ participantIds: userId, status: { $ne: 'cancelled' } }, { organizerId: 1, participantIds: 1, deviceIds: 1 })
+    const rows = await this.Event.find(
+      { participantIds: userId, status: { $ne: 'cancelled' } },
+      { organizerId: 1, participantIds: 1, deviceIds: 1 },
+    )
       .sort({ startAt: -1 })
       .limit(limitEvents)
       .lean<{ organizerId: Types.ObjectId; participantIds: Types.ObjectId[]; deviceIds: Types.ObjectId[] }[]>()
@@ -124,6 +174,8 @@ export class EventRepository {
   /** Media files of this tenant by id (attachments are validated against them). */
   findMediaFiles(ids: readonly Types.ObjectId[]): Promise<{ _id: Types.ObjectId; fileName: string; hash: string }[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.db.models.MediaFile.find({ _id: { $in: ids } }, { fileName: 1, hash: 1 }).lean<{ _id: Types.ObjectId; fileName: string; hash: string }[]>().exec();
+    return this.db.models.MediaFile.find({ _id: { $in: ids } }, { fileName: 1, hash: 1 })
+      .lean<{ _id: Types.ObjectId; fileName: string; hash: string }[]>()
+      .exec();
   }
 }

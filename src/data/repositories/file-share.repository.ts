@@ -8,7 +8,12 @@ export type FileShareRecord = HydratedDocument<FileShareDoc>;
 export class FileShareRepository {
   constructor(private readonly db: TenantDb) {}
 
-  async create(input: { mediaFileId: string; path: string; createdBy: string; expiresAt?: Date }): Promise<FileShareRecord> {
+  async create(input: {
+    mediaFileId: string;
+    path: string;
+    createdBy: string;
+    expiresAt?: Date;
+  }): Promise<FileShareRecord> {
     return this.db.models.FileShare.create({
       mediaFileId: new Types.ObjectId(input.mediaFileId),
       path: input.path,

@@ -4,14 +4,23 @@ import type { ImportDoc } from '../models/pending-user.model.js';
 
 export type { ImportRecord } from '../models/pending-user.model.js';
 import type { ImportRecord } from '../models/pending-user.model.js';
-export interface RowError { row: number; field: string; message: string }
+export interface RowError {
+  row: number;
+  field: string;
+  message: string;
+}
 
 /** Import records of one tenant: the spreadsheet, progress counters and the capped per-row error report. */
 export class ImportRepository {
   constructor(private readonly db: TenantDb) {}
 
   async create(input: { id: string; fileHash: string; fileName: string; requestedBy: string }): Promise<ImportRecord> {
-    return this.db.models.Import.create({ _id: input.id, fileHash: input.fileHash, fileName: input.fileName, requestedBy: new Types.ObjectId(input.requestedBy) });
+    return this.db.models.Import.create({
+      _id: input.id,
+      fileHash: input.fileHash,
+      fileName: input.fileName,
+      requestedBy: new Types.ObjectId(input.requestedBy),
+    });
   }
 
   findById(id: string): Promise<ImportRecord | null> {
@@ -20,7 +29,21 @@ export class ImportRepository {
 
   /** (Re)starts a run from scratch: a retried job rebuilds the same report, upserts make rows idempotent. */
   async start(id: string): Promise<void> {
-    await this.db.models.Import.updateOne({ _id: id }, { $set: { status: 'running', rowsDone: 0, rowsImported: 0, rowsTotal: 0, rowErrors: [], rowErrorCount: 0, startedAt: new Date() }, $unset: { error: 1, finishedAt: 1 } });
+    await this.db.models.Import.updateOne(
+      { _id: id },
+      {
+        $set: {
+          status: 'running',
+          rowsDone: 0,
+          rowsImported: 0,
+          rowsTotal: 0,
+          rowErrors: [],
+          rowErrorCount: 0,
+          startedAt: new Date(),
+        },
+        $unset: { error: 1, finishedAt: 1 },
+      },
+    );
   }
 
   /**
@@ -29,8 +52,14 @@ export class ImportRepository {
    * servers that rewrite the whole document per update (FerretDB) have lost a counter increment followed
    * at once by a separate status update (decision 007).
    */
-  async progress(id: string, p: { rowsDone: number; rowsImported: number; errors: RowError[]; errorCount: number }, end?: ImportEnd): Promise<void> {
-    const update: Record<string, unknown> = { $inc: { rowsDone: p.rowsDone, rowsImported: p.rowsImported, rowErrorCount: p.errorCount } };
+  async progress(
+    id: string,
+    p: { rowsDone: number; rowsImported: number; errors: RowError[]; errorCount: number },
+    end?: ImportEnd,
+  ): Promise<void> {
+    const update: Record<string, unknown> = {
+      $inc: { rowsDone: p.rowsDone, rowsImported: p.rowsImported, rowErrorCount: p.errorCount },
+    };
     if (p.errors.length) update.$push = { rowErrors: { $each: p.errors } };
     if (end) update.$set = endFields(end);
     await this.db.models.Import.updateOne({ _id: id }, update);
@@ -46,5 +75,7 @@ export class ImportRepository {
 export type ImportEnd = { status: 'completed'; rowsTotal: number } | { status: 'failed'; error: string };
 
 function endFields(end: ImportEnd): Record<string, unknown> {
-  return end.status === 'completed' ? { status: 'completed', rowsTotal: end.rowsTotal, finishedAt: new Date() } : { status: 'failed', error: end.error, finishedAt: new Date() };
+  return end.status === 'completed'
+    ? { status: 'completed', rowsTotal: end.rowsTotal, finishedAt: new Date() }
+    : { status: 'failed', error: end.error, finishedAt: new Date() };
 }

@@ -25,7 +25,13 @@ export interface LoginCodeRecord {
 export class LoginCodeRepository {
   constructor(private readonly db: TenantDb) {}
 
-  async create(c: { code: string; pollSecretHash: string; deviceName?: string; requestedFrom?: { ip?: string; userAgent?: string }; expiresAt: Date }): Promise<void> {
+  async create(c: {
+    code: string;
+    pollSecretHash: string;
+    deviceName?: string;
+    requestedFrom?: { ip?: string; userAgent?: string };
+    expiresAt: Date;
+  }): Promise<void> {
     await this.db.models.LoginCode.create({ ...c, status: 'pending', extendedCount: 0 });
   }
 
@@ -42,27 +48,62 @@ export class LoginCodeRepository {
    * Pending -> approved, for one caller only (through a claim on FerretDB, transition-claim.ts). Approval
    * and refusal share the claim key, so a code is never both approved and refused.
    */
-  approve(code: string, by: { userId: string; sessionId?: string; permissions: string[] }, now: Date): Promise<LoginCodeRecord | null> {
-    return claimedUpdate<LoginCodeRecord>(this.db, this.db.models.LoginCode, `${code}:decide`, { code, status: 'pending', expiresAt: { $gt: now } }, {
-      $set: { status: 'approved', approvedBy: by.userId, approvedSessionId: by.sessionId, approvedPermissions: by.permissions },
-    });
+  approve(
+    code: string,
+    by: { userId: string; sessionId?: string; permissions: string[] },
+    now: Date,
+  ): Promise<LoginCodeRecord | null> {
+    return claimedUpdate<LoginCodeRecord>(
+      this.db,
+      this.db.models.LoginCode,
+      `${code}:decide`,
+      { code, status: 'pending', expiresAt: { $gt: now } },
+      {
+        $set: {
+          status: 'approved',
+          approvedBy: by.userId,
+          approvedSessionId: by.sessionId,
+          approvedPermissions: by.permissions,
+        },
+      },
+    );
   }
 
   /** Pending -> refused by a signed-in user: final, the device's poll then answers `login_code_refused`. */
   refuse(code: string, now: Date): Promise<LoginCodeRecord | null> {
-    return claimedUpdate<LoginCodeRecord>(this.db, this.db.models.LoginCode, `${code}:decide`, { code, status: 'pending', expiresAt: { $gt: now } }, { $set: { status: 'refused', refusedAt: now } });
+    return claimedUpdate<LoginCodeRecord>(
+      this.db,
+      this.db.models.LoginCode,
+      `${code}:decide`,
+      { code, status: 'pending', expiresAt: { $gt: now } },
+      { $set: { status: 'refused', refusedAt: now } },
+    );
   }
 
   /** Approved -> redeemed: single use even under concurrent polls (through a claim on FerretDB). */
   redeem(code: string, pollSecretHash: string, now: Date): Promise<LoginCodeRecord | null> {
-    return claimedUpdate<LoginCodeRecord>(this.db, this.db.models.LoginCode, `${code}:redeem`, { code, pollSecretHash, status: 'approved', expiresAt: { $gt: now } }, { $set: { status: 'redeemed', redeemedAt: now } });
+    return claimedUpdate<LoginCodeRecord>(
+      this.db,
+      this.db.models.LoginCode,
+      `${code}:redeem`,
+      { code, pollSecretHash, status: 'approved', expiresAt: { $gt: now } },
+      { $set: { status: 'redeemed', redeemedAt: now } },
+    );
   }
 
-  extend(code: string, pollSecretHash: string, expiresAt: Date, now: Date, maxExtensions: number): Promise<LoginCodeRecord | null> {
+  extend(
+    code: string,
+    pollSecretHash: string,
+    expiresAt: Date,
+    now: Date,
+    maxExtensions: number,
+  ): Promise<LoginCodeRecord | null> {
     return this.db.models.LoginCode.findOneAndUpdate(
       { code, pollSecretHash, status: 'pending', expiresAt: { $gt: now }, extendedCount: { $lt: maxExtensions } },
       { $set: { expiresAt }, $inc: { extendedCount: 1 } },
       { returnDocument: 'after' },
-    ).lean<LoginCodeRecord>().exec();
+    )
+      .lean<LoginCodeRecord>()
+      .exec();
   }
 }

@@ -32,14 +32,23 @@ export class MediaFileRepository {
   /** The tenant's upload configuration (TenantConfig.uploads), or null before the tenant is migrated. */
   async uploadLimits(): Promise<UploadLimits | null> {
     const s = await this.db.models.TenantConfig.findById('tenant', { uploads: 1 }).lean();
-    return s?.uploads ? { maxBytes: s.uploads.maxBytes, allowedExtensions: s.uploads.allowedExtensions, maxImagePixels: s.uploads.maxImagePixels } : null;
+    return s?.uploads
+      ? {
+          maxBytes: s.uploads.maxBytes,
+          allowedExtensions: s.uploads.allowedExtensions,
+          maxImagePixels: s.uploads.maxImagePixels,
+        }
+      : null;
   }
 
   /** True when the event exists and the user organises it or takes part in it. */
   async canAttachToEvent(eventId: string, userId: string): Promise<boolean> {
     if (!Types.ObjectId.isValid(eventId) || !Types.ObjectId.isValid(userId)) return false;
     const uid = new Types.ObjectId(userId);
-    const hit = await this.db.models.Event.exists({ _id: new Types.ObjectId(eventId), $or: [{ organizerId: uid }, { participantIds: uid }] });
+    const hit = await this.db.models.Event.exists({
+      _id: new Types.ObjectId(eventId),
+      $or: [{ organizerId: uid }, { participantIds: uid }],
+    });
     return Boolean(hit);
   }
 
@@ -53,29 +62,51 @@ export class MediaFileRepository {
   async readableBy(hash: string, userId: string): Promise<boolean> {
     if (!Types.ObjectId.isValid(userId)) return false;
     const uid = new Types.ObjectId(userId);
-    const records = await this.db.models.MediaFile.find({ hash }, { ownerId: 1, eventId: 1, sessionId: 1 }).limit(500).lean<{ ownerId?: Types.ObjectId | null; eventId?: Types.ObjectId | null; sessionId?: string | null }[]>().exec();
+    const records = await this.db.models.MediaFile.find({ hash }, { ownerId: 1, eventId: 1, sessionId: 1 })
+      .limit(500)
+      .lean<{ ownerId?: Types.ObjectId | null; eventId?: Types.ObjectId | null; sessionId?: string | null }[]>()
+      .exec();
     if (records.some((r) => r.ownerId && uid.equals(r.ownerId))) return true;
-    const grants = await this.db.models.MediaGrant.find({ hash }, { eventId: 1 }).limit(500).lean<{ eventId: Types.ObjectId }[]>().exec();
+    const grants = await this.db.models.MediaGrant.find({ hash }, { eventId: 1 })
+      .limit(500)
+      .lean<{ eventId: Types.ObjectId }[]>()
+      .exec();
     const eventIds = [...records.flatMap((r) => (r.eventId ? [r.eventId] : [])), ...grants.map((g) => g.eventId)];
     const member = { $or: [{ organizerId: uid }, { participantIds: uid }, { deviceIds: uid }] };
-    const inEvent = await this.db.models.Event.exists({ $and: [{ $or: [{ _id: { $in: eventIds } }, { 'attachments.hash': hash }] }, member] });
+    const inEvent = await this.db.models.Event.exists({
+      $and: [{ $or: [{ _id: { $in: eventIds } }, { 'attachments.hash': hash }] }, member],
+    });
     if (inEvent) return true;
     const sessionIds = [...new Set(records.flatMap((r) => (typeof r.sessionId === 'string' ? [r.sessionId] : [])))];
     if (!sessionIds.length) return false;
-    return Boolean(await this.db.models.CallRecord.exists({ _id: { $in: sessionIds }, $or: [{ callerId: uid }, { participantIds: uid }] }));
+    return Boolean(
+      await this.db.models.CallRecord.exists({
+        _id: { $in: sessionIds },
+        $or: [{ callerId: uid }, { participantIds: uid }],
+      }),
+    );
   }
 
   /** True when the event exists and the user organises it, takes part in it or is a device attached to it. */
   async isEventMember(eventId: string, userId: string): Promise<boolean> {
     if (!Types.ObjectId.isValid(eventId) || !Types.ObjectId.isValid(userId)) return false;
     const uid = new Types.ObjectId(userId);
-    return Boolean(await this.db.models.Event.exists({ _id: new Types.ObjectId(eventId), $or: [{ organizerId: uid }, { participantIds: uid }, { deviceIds: uid }] }));
+    return Boolean(
+      await this.db.models.Event.exists({
+        _id: new Types.ObjectId(eventId),
+        $or: [{ organizerId: uid }, { participantIds: uid }, { deviceIds: uid }],
+      }),
+    );
   }
 
   /** Grants the members of an event read access to the content `hash` (idempotent). */
   async grantToEvent(hash: string, eventId: string, grantedBy: string): Promise<void> {
     const e = new Types.ObjectId(eventId);
-    await this.db.models.MediaGrant.updateOne({ hash, eventId: e }, { $setOnInsert: { hash, eventId: e, grantedBy: new Types.ObjectId(grantedBy) } }, { upsert: true }).exec();
+    await this.db.models.MediaGrant.updateOne(
+      { hash, eventId: e },
+      { $setOnInsert: { hash, eventId: e, grantedBy: new Types.ObjectId(grantedBy) } },
+      { upsert: true },
+    ).exec();
   }
 
   findByClientRef(clientRef: string): Promise<MediaFileRecord | null> {
@@ -114,7 +145,10 @@ export class MediaFileRepository {
   }
 
   /** Records the thumbnail outcome on every record sharing the content (content is stored once). */
-  async setThumbnail(hash: string, update: { status: 'ready' | 'failed' | 'pending'; thumbnailHash?: string; width?: number; height?: number }): Promise<number> {
+  async setThumbnail(
+    hash: string,
+    update: { status: 'ready' | 'failed' | 'pending'; thumbnailHash?: string; width?: number; height?: number },
+  ): Promise<number> {
     const $set: Record<string, unknown> = { thumbnailStatus: update.status };
     if (update.thumbnailHash) $set.thumbnailHash = update.thumbnailHash;
     if (update.width) $set.width = update.width;
@@ -125,7 +159,10 @@ export class MediaFileRepository {
 
   /** The settled thumbnail outcome of this content, if any record has one (content is stored once). */
   async thumbnailOutcome(hash: string): Promise<'ready' | 'failed' | undefined> {
-    const hit = await this.db.models.MediaFile.findOne({ hash, thumbnailStatus: { $in: ['ready', 'failed'] } }, { thumbnailStatus: 1, thumbnailHash: 1, width: 1, height: 1 }).lean();
+    const hit = await this.db.models.MediaFile.findOne(
+      { hash, thumbnailStatus: { $in: ['ready', 'failed'] } },
+      { thumbnailStatus: 1, thumbnailHash: 1, width: 1, height: 1 },
+    ).lean();
     return hit?.thumbnailStatus === 'ready' || hit?.thumbnailStatus === 'failed' ? hit.thumbnailStatus : undefined;
   }
 

@@ -13,7 +13,12 @@ import type { NoticeRecord } from '../models/notice.model.js';
 export class NoticeRepository {
   constructor(private readonly db: TenantDb) {}
 
-  async replaceCurrent(n: { title: string; body: string; severity: 'info' | 'warning' | 'critical'; createdBy: Types.ObjectId }): Promise<NoticeRecord> {
+  async replaceCurrent(n: {
+    title: string;
+    body: string;
+    severity: 'info' | 'warning' | 'critical';
+    createdBy: Types.ObjectId;
+  }): Promise<NoticeRecord> {
     await this.clearCurrent();
     const doc = await this.db.models.Notice.create({ ...n, current: true });
     return doc.toObject() as NoticeRecord;
@@ -21,12 +26,18 @@ export class NoticeRepository {
 
   /** Returns how many notices were retired. */
   async clearCurrent(): Promise<number> {
-    const r = await this.db.models.Notice.updateMany({ current: true }, { $set: { current: false, clearedAt: new Date() } }).exec();
+    const r = await this.db.models.Notice.updateMany(
+      { current: true },
+      { $set: { current: false, clearedAt: new Date() } },
+    ).exec();
     return r.modifiedCount;
   }
 
   current(): Promise<NoticeRecord | null> {
-    return this.db.models.Notice.findOne({ current: true }).sort({ createdAt: -1, _id: -1 }).lean<NoticeRecord>().exec();
+    return this.db.models.Notice.findOne({ current: true })
+      .sort({ createdAt: -1, _id: -1 })
+      .lean<NoticeRecord>()
+      .exec();
   }
 
   findById(id: Types.ObjectId): Promise<NoticeRecord | null> {
@@ -35,7 +46,13 @@ export class NoticeRepository {
 
   async acknowledge(noticeId: Types.ObjectId, userId: Types.ObjectId): Promise<void> {
     // A concurrent acknowledgement may meet the unique index first (FerretDB): the ack is stored either way.
-    await this.db.models.NoticeAck.updateOne({ noticeId, userId }, { $setOnInsert: { noticeId, userId } }, { upsert: true }).exec().catch(ignoreDuplicate);
+    await this.db.models.NoticeAck.updateOne(
+      { noticeId, userId },
+      { $setOnInsert: { noticeId, userId } },
+      { upsert: true },
+    )
+      .exec()
+      .catch(ignoreDuplicate);
   }
 
   async acknowledgedAt(noticeId: Types.ObjectId, userId: Types.ObjectId): Promise<Date | null> {

@@ -16,7 +16,14 @@ export interface OfflineTokenRecord {
 export class OfflineTokenRepository {
   constructor(private readonly db: TenantDb) {}
 
-  async create(t: { tokenHash: string; userId: string; purpose: string; permissions: string[]; expiresAt: Date; parentSessionId?: string }): Promise<string> {
+  async create(t: {
+    tokenHash: string;
+    userId: string;
+    purpose: string;
+    permissions: string[];
+    expiresAt: Date;
+    parentSessionId?: string;
+  }): Promise<string> {
     const doc = await this.db.models.OfflineToken.create(t);
     return doc._id.toString();
   }
@@ -32,22 +39,36 @@ export class OfflineTokenRepository {
       { tokenHash, revokedAt: null, expiresAt: { $gt: now } },
       { $set: { lastUsedAt: now } },
       { returnDocument: 'after' },
-    ).lean<OfflineTokenRecord>().exec();
+    )
+      .lean<OfflineTokenRecord>()
+      .exec();
   }
 
   /** Revokes a token of `userId`; false when there is no live token of that user with this id. */
   async revoke(id: string, userId: string): Promise<boolean> {
     if (!isValidObjectId(id)) return false;
     // One revoker wins (through a claim on FerretDB, whose guarded updates are not compare-and-set).
-    const r = await claimedUpdate(this.db, this.db.models.OfflineToken, `${id}:revoke`, { _id: id, userId, revokedAt: null }, { $set: { revokedAt: new Date() } });
+    const r = await claimedUpdate(
+      this.db,
+      this.db.models.OfflineToken,
+      `${id}:revoke`,
+      { _id: id, userId, revokedAt: null },
+      { $set: { revokedAt: new Date() } },
+    );
     return r !== null;
   }
 
   /** Revokes the live tokens issued by any of `sessionIds` (derived sessions); returns their ids. */
   async revokeIssuedBy(sessionIds: string[]): Promise<string[]> {
-    const live = await this.db.models.OfflineToken.find({ parentSessionId: { $in: sessionIds }, revokedAt: null }).select({ _id: 1 }).lean<{ _id: { toString(): string } }[]>().exec();
+    const live = await this.db.models.OfflineToken.find({ parentSessionId: { $in: sessionIds }, revokedAt: null })
+      .select({ _id: 1 })
+      .lean<{ _id: { toString(): string } }[]>()
+      .exec();
     if (!live.length) return [];
-    await this.db.models.OfflineToken.updateMany({ _id: { $in: live.map((t) => t._id) }, revokedAt: null }, { $set: { revokedAt: new Date() } });
+    await this.db.models.OfflineToken.updateMany(
+      { _id: { $in: live.map((t) => t._id) }, revokedAt: null },
+      { $set: { revokedAt: new Date() } },
+    );
     return live.map((t) => t._id.toString());
   }
 }

@@ -23,7 +23,11 @@ export class ParticipantLogRepository {
    * unordered insert, rows whose leave time changed are updated, identical rows are left alone, so
    * writing the same ledger twice changes nothing. (Per-row upserts are slow on MongoDB-wire servers.)
    */
-  async upsertMany(eventId: string, conferenceId: string, entries: readonly LedgerEntry[]): Promise<{ inserted: number; updated: number }> {
+  async upsertMany(
+    eventId: string,
+    conferenceId: string,
+    entries: readonly LedgerEntry[],
+  ): Promise<{ inserted: number; updated: number }> {
     if (!entries.length) return { inserted: 0, updated: 0 };
     const event = new Types.ObjectId(eventId);
     const existing = new Map((await this.listForEvent(eventId)).map((r) => [keyOf(r), r]));
@@ -34,7 +38,12 @@ export class ParticipantLogRepository {
     });
     let inserted = missing.length;
     if (missing.length) {
-      const docs = missing.map((e) => ({ ...e, eventId: event, conferenceId, userId: e.userId && Types.ObjectId.isValid(e.userId) ? new Types.ObjectId(e.userId) : undefined }));
+      const docs = missing.map((e) => ({
+        ...e,
+        eventId: event,
+        conferenceId,
+        userId: e.userId && Types.ObjectId.isValid(e.userId) ? new Types.ObjectId(e.userId) : undefined,
+      }));
       try {
         await this.db.models.ParticipantLog.insertMany(docs, { ordered: false });
       } catch (e) {
@@ -43,13 +52,19 @@ export class ParticipantLogRepository {
       }
     }
     for (const e of changed) {
-      await this.db.models.ParticipantLog.updateOne({ eventId: event, participantKey: e.participantKey, joinedAt: e.joinedAt }, { $set: { leftAt: e.leftAt, durationSeconds: e.durationSeconds } }).exec();
+      await this.db.models.ParticipantLog.updateOne(
+        { eventId: event, participantKey: e.participantKey, joinedAt: e.joinedAt },
+        { $set: { leftAt: e.leftAt, durationSeconds: e.durationSeconds } },
+      ).exec();
     }
     return { inserted, updated: changed.length };
   }
 
   listForEvent(eventId: string): Promise<ParticipantLogRecord[]> {
-    return this.db.models.ParticipantLog.find({ eventId: new Types.ObjectId(eventId) }).sort({ joinedAt: 1, participantKey: 1 }).lean<ParticipantLogRecord[]>().exec();
+    return this.db.models.ParticipantLog.find({ eventId: new Types.ObjectId(eventId) })
+      .sort({ joinedAt: 1, participantKey: 1 })
+      .lean<ParticipantLogRecord[]>()
+      .exec();
   }
 }
 

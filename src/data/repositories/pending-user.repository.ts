@@ -53,7 +53,16 @@ export class PendingUserRepository {
         M.collection,
         duplicates.map((i) => {
           const r = rows[i]!;
-          return { updateOne: { filter: { username: r.username }, update: { $set: { ...fields(r, importId), updatedAt: now }, $setOnInsert: { status: 'pending', createdAt: now } }, upsert: true } };
+          return {
+            updateOne: {
+              filter: { username: r.username },
+              update: {
+                $set: { ...fields(r, importId), updatedAt: now },
+                $setOnInsert: { status: 'pending', createdAt: now },
+              },
+              upsert: true,
+            },
+          };
         }),
       );
     }
@@ -71,5 +80,12 @@ export class PendingUserRepository {
 
 /** The stored fields of a row, normalised as the schema would (writes here go through the driver). */
 function fields(r: PendingUserRow, importId: string) {
-  return { username: r.username, displayName: r.displayName, role: r.role, importId, rowNumber: r.rowNumber, ...(r.email ? { email: r.email.trim().toLowerCase() } : {}) };
+  return {
+    username: r.username,
+    displayName: r.displayName,
+    role: r.role,
+    importId,
+    rowNumber: r.rowNumber,
+    ...(r.email ? { email: r.email.trim().toLowerCase() } : {}),
+  };
 }

@@ -19,6 +19,8 @@ export class PeripheralRepository {
 
   findTypes(ids: readonly Types.ObjectId[]): Promise<PeripheralTypeRecord[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.db.models.PeripheralType.find({ _id: { $in: ids } }).lean<PeripheralTypeRecord[]>().exec();
+    return this.db.models.PeripheralType.find({ _id: { $in: ids } })
+      .lean<PeripheralTypeRecord[]>()
+      .exec();
   }
 }

@@ -77,7 +77,11 @@ export class SessionRepository {
 
   /** Ids of a user's live sessions, oldest first (for the per-user session cap). */
   async liveIdsForUser(userId: string, now: Date): Promise<string[]> {
-    const rows = await this.db.models.Session.find({ userId, revokedAt: null, expiresAt: { $gt: now } }).sort({ createdAt: 1 }).select({ _id: 1 }).lean<{ _id: string }[]>().exec();
+    const rows = await this.db.models.Session.find({ userId, revokedAt: null, expiresAt: { $gt: now } })
+      .sort({ createdAt: 1 })
+      .select({ _id: 1 })
+      .lean<{ _id: string }[]>()
+      .exec();
     return rows.map((r) => r._id);
   }
 
@@ -90,9 +94,15 @@ export class SessionRepository {
     if (filter.offlineTokenIds) q.offlineTokenId = { $in: filter.offlineTokenIds };
     if (filter.parentSessionIds) q.parentSessionId = { $in: filter.parentSessionIds };
     if (filter.idpSid) q.idpSid = filter.idpSid;
-    const live = await this.db.models.Session.find(q).select({ _id: 1, userId: 1, idpSid: 1 }).lean<SessionRecord[]>().exec();
+    const live = await this.db.models.Session.find(q)
+      .select({ _id: 1, userId: 1, idpSid: 1 })
+      .lean<SessionRecord[]>()
+      .exec();
     if (!live.length) return [];
-    await this.db.models.Session.updateMany({ _id: { $in: live.map((s) => s._id) }, revokedAt: null }, { $set: { revokedAt: new Date(), revokeReason: reason } });
+    await this.db.models.Session.updateMany(
+      { _id: { $in: live.map((s) => s._id) }, revokedAt: null },
+      { $set: { revokedAt: new Date(), revokeReason: reason } },
+    );
     return live;
   }
 }

@@ -44,7 +44,12 @@ export class TelemetryRepository {
   async storeOnce(records: readonly NewTelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
     if (!records.length) return { stored: 0, duplicates: 0 };
     const createdAt = new Date();
-    const docs = records.map((r) => ({ _id: telemetryRecordId(r.conferenceId, r.sequence), ...r, eventId: new Types.ObjectId(r.eventId), createdAt }));
+    const docs = records.map((r) => ({
+      _id: telemetryRecordId(r.conferenceId, r.sequence),
+      ...r,
+      eventId: new Types.ObjectId(r.eventId),
+      createdAt,
+    }));
     let duplicates = 0;
     try {
       await this.db.models.TelemetryRecord.collection.insertMany(docs as never[], { ordered: false });
@@ -64,9 +69,13 @@ export class TelemetryRepository {
   /** The event each of these conferences is bound to, for those that are bound (reads by `_id`). */
   async boundEvents(conferenceIds: readonly string[]): Promise<Map<string, string>> {
     const col = this.db.models.ConferenceBinding.collection;
-    const rows = await Promise.all(conferenceIds.map((id) => col.findOne({ _id: id as never }, { projection: { eventId: 1 } })));
+    const rows = await Promise.all(
+      conferenceIds.map((id) => col.findOne({ _id: id as never }, { projection: { eventId: 1 } })),
+    );
     const out = new Map<string, string>();
-    rows.forEach((r, i) => { if (r) out.set(conferenceIds[i]!, String(r.eventId)); });
+    rows.forEach((r, i) => {
+      if (r) out.set(conferenceIds[i]!, String(r.eventId));
+    });
     return out;
   }
 
@@ -78,7 +87,11 @@ export class TelemetryRepository {
     const entries = [...bindings];
     if (!entries.length) return new Map();
     const createdAt = new Date();
-    const docs = entries.map(([conferenceId, eventId]) => ({ _id: conferenceId, eventId: new Types.ObjectId(eventId), createdAt }));
+    const docs = entries.map(([conferenceId, eventId]) => ({
+      _id: conferenceId,
+      eventId: new Types.ObjectId(eventId),
+      createdAt,
+    }));
     let refused: number[] = [];
     try {
       await this.db.models.ConferenceBinding.collection.insertMany(docs as never[], { ordered: false });
@@ -95,7 +108,10 @@ export class TelemetryRepository {
 
   async eventExists(eventId: string): Promise<boolean> {
     if (!Types.ObjectId.isValid(eventId)) return false;
-    const found = await this.db.models.Event.collection.findOne({ _id: new Types.ObjectId(eventId) }, { projection: { _id: 1 } });
+    const found = await this.db.models.Event.collection.findOne(
+      { _id: new Types.ObjectId(eventId) },
+      { projection: { _id: 1 } },
+    );
     return found !== null;
   }
 

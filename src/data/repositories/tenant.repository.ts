@@ -15,7 +15,10 @@ export class TenantRepository {
 
   /** The unique name index exists before the first insert, so two concurrent creates cannot both win. */
   async create(t: { name: string; displayName: string }): Promise<TenantRecord> {
-    await (this.indexed ??= this.ensureIndexes().catch((e) => { this.indexed = undefined; throw e; }));
+    await (this.indexed ??= this.ensureIndexes().catch((e) => {
+      this.indexed = undefined;
+      throw e;
+    }));
     const doc = await this.m.Tenant.create({ ...t, status: 'active', schemaVersion: 0 });
     return doc.toObject() as TenantRecord;
   }

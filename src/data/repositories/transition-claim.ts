@@ -28,12 +28,24 @@ const { EJSON } = mongoose.mongo.BSON;
  * as it should. The claim records the update, so if its writer dies in between, a later caller applies
  * it (roll forward) instead of leaving the document stuck.
  */
-export async function claimedUpdate<T>(db: TenantDb, model: Model<any>, key: string, filter: Record<string, unknown>, update: Record<string, unknown>): Promise<T | null> {
-  if (db.server.atomicGuardedUpdate) return model.findOneAndUpdate(filter, update, { returnDocument: 'after' }).lean<T>().exec();
+export async function claimedUpdate<T>(
+  db: TenantDb,
+  model: Model<any>,
+  key: string,
+  filter: Record<string, unknown>,
+  update: Record<string, unknown>,
+): Promise<T | null> {
+  if (db.server.atomicGuardedUpdate)
+    return model.findOneAndUpdate(filter, update, { returnDocument: 'after' }).lean<T>().exec();
   const claims = db.conn.collection<ClaimDoc>('_transition_claims');
   const id = `${model.collection.collectionName}:${key}`;
   try {
-    await claims.insertOne({ _id: id, at: new Date(), filter: EJSON.stringify(filter, { relaxed: false }), update: EJSON.stringify(update, { relaxed: false }) });
+    await claims.insertOne({
+      _id: id,
+      at: new Date(),
+      filter: EJSON.stringify(filter, { relaxed: false }),
+      update: EJSON.stringify(update, { relaxed: false }),
+    });
   } catch (e) {
     if ((e as { code?: number }).code !== 11000) throw e;
     const prior = await claims.findOne({ _id: id });
@@ -51,6 +63,12 @@ export async function claimedUpdate<T>(db: TenantDb, model: Model<any>, key: str
 }
 
 /** Moves document `id` out of status `from`: the single departure from that status wins. */
-export function claimedTransition<T>(db: TenantDb, model: Model<any>, id: unknown, from: string, update: Record<string, unknown>): Promise<T | null> {
+export function claimedTransition<T>(
+  db: TenantDb,
+  model: Model<any>,
+  id: unknown,
+  from: string,
+  update: Record<string, unknown>,
+): Promise<T | null> {
   return claimedUpdate<T>(db, model, `${String(id)}:${from}`, { _id: id, status: from }, update);
 }

@@ -30,7 +30,10 @@ export function escapeRegex(s: string): string {
  * Whether `user` is among the users `searchFilter` selects for a name/alphabet search (no id
  * conditions): the same rule in memory, kept beside it so the two cannot drift apart.
  */
-export function matchesSearch(q: Pick<UserSearch, 'name' | 'initial'>, user: Pick<UserRecord, 'status' | 'initial' | 'nameTokens'>): boolean {
+export function matchesSearch(
+  q: Pick<UserSearch, 'name' | 'initial'>,
+  user: Pick<UserRecord, 'status' | 'initial' | 'nameTokens'>,
+): boolean {
   if (user.status !== 'active') return false;
   if (q.initial && user.initial !== q.initial) return false;
   return tokensMatch(searchWords(q.name), user.nameTokens);
@@ -85,13 +88,17 @@ export class UserRepository {
   /** One query for many ids (the batch function of GraphQL loaders and presenters). */
   findByIds(ids: readonly Types.ObjectId[]): Promise<UserRecord[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.User.find({ _id: { $in: ids } }).lean<UserRecord[]>().exec();
+    return this.User.find({ _id: { $in: ids } })
+      .lean<UserRecord[]>()
+      .exec();
   }
 
   /** Counts which of `ids` are active users of this tenant (participant validation). */
   async existingActiveIds(ids: readonly Types.ObjectId[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
-    const rows = await this.User.find({ _id: { $in: ids }, status: 'active' }, { _id: 1 }).lean<{ _id: Types.ObjectId }[]>().exec();
+    const rows = await this.User.find({ _id: { $in: ids }, status: 'active' }, { _id: 1 })
+      .lean<{ _id: Types.ObjectId }[]>()
+      .exec();
     return new Set(rows.map((r) => String(r._id)));
   }
 
@@ -100,7 +107,12 @@ export class UserRepository {
   }
 
   search(q: UserSearch): Promise<UserRecord[]> {
-    return this.User.find(this.filter(q)).sort({ sortName: 1, _id: 1 }).skip(q.skip).limit(q.take).lean<UserRecord[]>().exec();
+    return this.User.find(this.filter(q))
+      .sort({ sortName: 1, _id: 1 })
+      .skip(q.skip)
+      .limit(q.take)
+      .lean<UserRecord[]>()
+      .exec();
   }
 
   /**
@@ -112,9 +124,13 @@ export class UserRepository {
   }
 
   /** Alphabet buckets that hold at least one active contact, with their sizes. */
-  async initials(excludeId?: Types.ObjectId, onlyIds?: Types.ObjectId[]): Promise<{ initial: string; count: number }[]> {
+  async initials(
+    excludeId?: Types.ObjectId,
+    onlyIds?: Types.ObjectId[],
+  ): Promise<{ initial: string; count: number }[]> {
     const match: Record<string, unknown> = { status: 'active' };
-    if (excludeId || onlyIds) match._id = { ...(excludeId ? { $ne: excludeId } : {}), ...(onlyIds ? { $in: onlyIds } : {}) };
+    if (excludeId || onlyIds)
+      match._id = { ...(excludeId ? { $ne: excludeId } : {}), ...(onlyIds ? { $in: onlyIds } : {}) };
     const rows = await this.User.aggregate<{ _id: string; count: number }>([
       { $match: match },
       { $group: { _id: '$initial', count: { $sum: 1 } } },
@@ -124,14 +140,24 @@ export class UserRepository {
   }
 
   /** A new display name brings its sort key, alphabet bucket and search tokens (with the username's) along. */
-  async updateProfile(id: Types.ObjectId, set: Partial<Pick<UserDoc, 'displayName' | 'firstName' | 'lastName' | 'title' | 'department' | 'phone' | 'email' | 'avatarHash'>>): Promise<UserRecord | null> {
+  async updateProfile(
+    id: Types.ObjectId,
+    set: Partial<
+      Pick<
+        UserDoc,
+        'displayName' | 'firstName' | 'lastName' | 'title' | 'department' | 'phone' | 'email' | 'avatarHash'
+      >
+    >,
+  ): Promise<UserRecord | null> {
     const $set: Record<string, unknown> = { ...set };
     if (set.displayName) {
       const current = await this.User.findById(id, { username: 1 }).lean<{ username: string }>().exec();
       if (!current) return null;
       Object.assign($set, sortKeys(set.displayName, current.username));
     }
-    const after = await this.User.findByIdAndUpdate(id, { $set }, { returnDocument: 'after' }).lean<UserRecord>().exec();
+    const after = await this.User.findByIdAndUpdate(id, { $set }, { returnDocument: 'after' })
+      .lean<UserRecord>()
+      .exec();
     if (after && set.displayName) await this.db.usersChanged([String(id)]);
     return after;
   }
@@ -140,13 +166,18 @@ export class UserRepository {
   directoryCursor(): AsyncIterable<DirectoryFields> {
     // Batches of 1,000: each batch is decoded in its own task, so loading a large tenant never holds the
     // event loop for long (one 5,000-document batch held it about 150 ms, decision 641).
-    return this.User.collection.find({ status: 'active' }, { projection: DIRECTORY_FIELDS, batchSize: 1000 }) as unknown as AsyncIterable<DirectoryFields>;
+    return this.User.collection.find(
+      { status: 'active' },
+      { projection: DIRECTORY_FIELDS, batchSize: 1000 },
+    ) as unknown as AsyncIterable<DirectoryFields>;
   }
 
   /** Directory fields and status of these users (what changed since the directory was loaded). */
   directoryFields(ids: readonly Types.ObjectId[]): Promise<(DirectoryFields & { status: string })[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.User.collection.find({ _id: { $in: [...ids] } }, { projection: { ...DIRECTORY_FIELDS, status: 1 } }).toArray() as unknown as Promise<(DirectoryFields & { status: string })[]>;
+    return this.User.collection
+      .find({ _id: { $in: [...ids] } }, { projection: { ...DIRECTORY_FIELDS, status: 1 } })
+      .toArray() as unknown as Promise<(DirectoryFields & { status: string })[]>;
   }
 
   /**
@@ -154,6 +185,12 @@ export class UserRepository {
    * is the `_id` alone: the one filter every MongoDB-wire server resolves without a scan.
    */
   async touchLastSeenMany(entries: readonly { userId: Types.ObjectId; at: Date }[]): Promise<void> {
-    await bulkUpdate(this.db.server, this.User.collection, entries.map(({ userId, at }) => ({ updateOne: { filter: { _id: userId }, update: { $max: { lastSeenAt: at } } } })));
+    await bulkUpdate(
+      this.db.server,
+      this.User.collection,
+      entries.map(({ userId, at }) => ({
+        updateOne: { filter: { _id: userId }, update: { $max: { lastSeenAt: at } } },
+      })),
+    );
   }
 }

@@ -31,9 +31,17 @@ export async function seedDemoContent(db: TenantDb): Promise<void> {
     { meetingCode: DEMO_MEETING_CODE },
     {
       $setOnInsert: {
-        name: 'Demo consultation', nameLower: 'demo consultation', description: 'Follow-up of Pat with Dr Alice Moreau',
-        ...tomorrowAt9(), organizerId: alice, status: 'scheduled',
-        participants: [{ userId: alice, role: 'host' }, { userId: pat, role: 'participant' }], participantIds: [alice, pat],
+        name: 'Demo consultation',
+        nameLower: 'demo consultation',
+        description: 'Follow-up of Pat with Dr Alice Moreau',
+        ...tomorrowAt9(),
+        organizerId: alice,
+        status: 'scheduled',
+        participants: [
+          { userId: alice, role: 'host' },
+          { userId: pat, role: 'participant' },
+        ],
+        participantIds: [alice, pat],
       },
     },
     { upsert: true },
@@ -43,8 +51,18 @@ export async function seedDemoContent(db: TenantDb): Promise<void> {
     { $setOnInsert: { participantIds: [alice, bob, ...(id['headset-1'] ? [id['headset-1']] : [])] } },
     { upsert: true },
   ).exec();
-  await db.models.Favourite.updateOne({ userId: alice, contactId: bob }, { $setOnInsert: { userId: alice, contactId: bob } }, { upsert: true }).exec();
+  await db.models.Favourite.updateOne(
+    { userId: alice, contactId: bob },
+    { $setOnInsert: { userId: alice, contactId: bob } },
+    { upsert: true },
+  ).exec();
   if ((await db.models.Notice.countDocuments().exec()) === 0) {
-    await db.models.Notice.create({ title: 'Welcome', body: 'This is the demo tenant: sign in as any demo user with password "demo".', severity: 'info', current: true, createdBy: admin });
+    await db.models.Notice.create({
+      title: 'Welcome',
+      body: 'This is the demo tenant: sign in as any demo user with password "demo".',
+      severity: 'info',
+      current: true,
+      createdBy: admin,
+    });
   }
 }

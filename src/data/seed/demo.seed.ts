@@ -20,7 +20,15 @@ export async function seedDemoUsers(db: TenantDb): Promise<void> {
   for (const u of DEMO_USERS) {
     const r = await db.models.User.updateOne(
       { username: u.username },
-      { $setOnInsert: { ...u, idpSubject: u.username, email: `${u.username}@demo.localhost`, status: 'active', ...sortKeys(u.displayName, u.username) } },
+      {
+        $setOnInsert: {
+          ...u,
+          idpSubject: u.username,
+          email: `${u.username}@demo.localhost`,
+          status: 'active',
+          ...sortKeys(u.displayName, u.username),
+        },
+      },
       { upsert: true },
     );
     if (r.upsertedId) inserted.push(String(r.upsertedId));

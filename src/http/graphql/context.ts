@@ -24,7 +24,14 @@ export function buildContext(services: Services, req: Request): GraphQLContext {
     const e = req.authError;
     throw new GraphQLError(e.message, {
       originalError: e,
-      extensions: { code: e.code, status: e.status, http: { status: e.status, ...(e.status === 401 ? { headers: new Map([['www-authenticate', 'Bearer error="invalid_token"']]) } : {}) } },
+      extensions: {
+        code: e.code,
+        status: e.status,
+        http: {
+          status: e.status,
+          ...(e.status === 401 ? { headers: new Map([['www-authenticate', 'Bearer error="invalid_token"']]) } : {}),
+        },
+      },
     });
   }
   const memo = new Map<string, Promise<unknown>>();
@@ -33,7 +40,14 @@ export function buildContext(services: Services, req: Request): GraphQLContext {
     if (!hit) memo.set(key, (hit = Promise.resolve().then(load)));
     return hit;
   };
-  return { services, tenant: req.tenant, principal: req.principal, correlationId: req.correlationId, loaders: createLoaders(services, req.principal), once };
+  return {
+    services,
+    tenant: req.tenant,
+    principal: req.principal,
+    correlationId: req.correlationId,
+    loaders: createLoaders(services, req.principal),
+    once,
+  };
 }
 
 /** The permission-table check of one operation (same table and errors as the REST guard). */
@@ -41,6 +55,7 @@ export function need(ctx: GraphQLContext, id: OperationId): Principal {
   const required = permissionFor(id);
   if (required === 'public') return ctx.principal as Principal;
   if (!ctx.principal) throw new AppError('unauthenticated', 'Sign in to use this operation');
-  if (!satisfies(required, ctx.principal.permissions)) throw new AppError('permission_denied', `This operation requires the '${required}' permission`);
+  if (!satisfies(required, ctx.principal.permissions))
+    throw new AppError('permission_denied', `This operation requires the '${required}' permission`);
   return ctx.principal;
 }

@@ -44,32 +44,52 @@ function pageSize(args: Record<string, unknown>, pageMaxTake: number): number {
   return typeof take === 'number' && Number.isFinite(take) ? Math.min(Math.max(take, 1), pageMaxTake) : 20;
 }
 
-const weighted = (pageMaxTake: number): ComplexityEstimator => ({ type, field, args, childComplexity }) => {
-  const key = `${type.name}.${field.name}`;
-  const paged = PAGED[key];
-  if (paged !== undefined) return paged + PER_PAGE_ITEM * pageSize(args, pageMaxTake) + childComplexity;
-  const own = FIELD_COSTS[key];
-  return own === undefined ? undefined : own + childComplexity;
-};
+const weighted =
+  (pageMaxTake: number): ComplexityEstimator =>
+  ({ type, field, args, childComplexity }) => {
+    const key = `${type.name}.${field.name}`;
+    const paged = PAGED[key];
+    if (paged !== undefined) return paged + PER_PAGE_ITEM * pageSize(args, pageMaxTake) + childComplexity;
+    const own = FIELD_COSTS[key];
+    return own === undefined ? undefined : own + childComplexity;
+  };
 
 /**
  * Refuses a document whose weighed cost exceeds the caller's budget, before any resolver runs.
  * Runs after validation (./limits.ts), which already bounded the document's size and fragment
  * fan-out, so this walk cannot be made exponential.
  */
-export function checkCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined, signedIn: boolean, pageMaxTake = 100): number {
+export function checkCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+  signedIn: boolean,
+  pageMaxTake = 100,
+): number {
   const budget = signedIn ? SIGNED_IN_BUDGET : ANONYMOUS_BUDGET;
   let cost: number;
   try {
-    cost = getComplexity({ schema, query: document, operationName, variables: variables ?? {}, estimators: [weighted(pageMaxTake), simpleEstimator({ defaultComplexity: 1 })] });
+    cost = getComplexity({
+      schema,
+      query: document,
+      operationName,
+      variables: variables ?? {},
+      estimators: [weighted(pageMaxTake), simpleEstimator({ defaultComplexity: 1 })],
+    });
   } catch (e) {
     // The variables do not fit the operation (coercion failed): the same refusal execution would give.
-    throw new GraphQLError((e as Error).message, { extensions: { code: 'validation_failed', http: { status: ERROR_CODES.validation_failed.status } } });
+    throw new GraphQLError((e as Error).message, {
+      extensions: { code: 'validation_failed', http: { status: ERROR_CODES.validation_failed.status } },
+    });
   }
   if (cost <= budget) return cost;
   // Without a token the remedy is to sign in: the document is refused as unauthenticated (401).
   const code = signedIn ? 'query_too_complex' : 'unauthenticated';
-  throw new GraphQLError(`Query cost ${cost} exceeds the ${signedIn ? 'signed-in' : 'anonymous'} budget of ${budget}${signedIn ? '' : '; sign in'}`, {
-    extensions: { code, http: { status: ERROR_CODES[code].status } },
-  });
+  throw new GraphQLError(
+    `Query cost ${cost} exceeds the ${signedIn ? 'signed-in' : 'anonymous'} budget of ${budget}${signedIn ? '' : '; sign in'}`,
+    {
+      extensions: { code, http: { status: ERROR_CODES[code].status } },
+    },
+  );
 }

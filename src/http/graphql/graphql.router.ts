@@ -30,20 +30,36 @@ export function formatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const unwrapped = unwrapResolverError(error);
     // Guards throw GraphQLErrors around an AppError (./guards.ts) or with a registered code of their own (./cost.ts).
-    const original = unwrapped instanceof GraphQLError && isAppError(unwrapped.originalError) ? unwrapped.originalError : unwrapped;
+    const original =
+      unwrapped instanceof GraphQLError && isAppError(unwrapped.originalError) ? unwrapped.originalError : unwrapped;
     const ownCode = original instanceof GraphQLError ? (original.extensions?.code as string | undefined) : undefined;
     if (ownCode && ownCode in ERROR_CODES && ownCode !== 'internal') {
       const code = ownCode as ErrorCode;
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code, status: ERROR_CODES[code].status } };
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code, status: ERROR_CODES[code].status },
+      };
     }
     const apolloCode = formatted.extensions?.code as string | undefined;
     if (!isAppError(original) && apolloCode && APOLLO_CODES[apolloCode]) {
       const code = APOLLO_CODES[apolloCode]!;
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code, status: ERROR_CODES[code].status } };
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code, status: ERROR_CODES[code].status },
+      };
     }
     // graphql-js's own request errors (a mutation or subscription on a schema without that root type) carry no code.
     if (original instanceof GraphQLError && !original.originalError) {
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'bad_request', status: ERROR_CODES.bad_request.status } };
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'bad_request', status: ERROR_CODES.bad_request.status },
+      };
     }
     const e = toAppError(original);
     if (e.code === 'internal') logger.error({ component: 'graphql', err: original }, 'resolver failed');
@@ -62,7 +78,10 @@ const correlationPlugin: ApolloServerPlugin<GraphQLContext> = {
     return {
       async willSendResponse({ contextValue, response }) {
         if (response.body.kind === 'single' && response.body.singleResult.errors) {
-          response.body.singleResult.errors = response.body.singleResult.errors.map((e) => ({ ...e, extensions: { ...e.extensions, correlationId: contextValue.correlationId } }));
+          response.body.singleResult.errors = response.body.singleResult.errors.map((e) => ({
+            ...e,
+            extensions: { ...e.extensions, correlationId: contextValue.correlationId },
+          }));
         }
       },
     };
@@ -73,7 +92,11 @@ const correlationPlugin: ApolloServerPlugin<GraphQLContext> = {
  * POST /graphql on tenant hosts (and GraphiQL for browsers, ../reference/explorer.router.ts). Apollo starts in the background so the router can be mounted
  * synchronously with the REST routers; requests wait for it.
  */
-export function graphqlRouter(services: Services, logger: Logger, opts: { timeBudgetMs: number; pageMaxTake: number }): Router {
+export function graphqlRouter(
+  services: Services,
+  logger: Logger,
+  opts: { timeBudgetMs: number; pageMaxTake: number },
+): Router {
   const server = new ApolloServer<GraphQLContext>({
     typeDefs,
     resolvers,

@@ -9,8 +9,15 @@ import { checkCost } from './cost.js';
 export const MAX_TOKENS = 5000;
 
 function refused(code: 'validation_failed' | 'timeout', message: string, field?: string): GraphQLError {
-  const e = new AppError(code, message, field ? { errors: [{ field, message: 'must not contain control characters' }] } : {});
-  return new GraphQLError(message, { originalError: e, extensions: { code, http: { status: ERROR_CODES[code].status } } });
+  const e = new AppError(
+    code,
+    message,
+    field ? { errors: [{ field, message: 'must not contain control characters' }] } : {},
+  );
+  return new GraphQLError(message, {
+    originalError: e,
+    extensions: { code, http: { status: ERROR_CODES[code].status } },
+  });
 }
 
 /** The argument a string literal of the document belongs to (for the field name of the error). */
@@ -25,7 +32,8 @@ function argumentOf(ancestors: readonly (ASTNode | readonly ASTNode[])[]): strin
 /** Control characters in variables or in string literals of the document, like REST and the hub. */
 function refuseControlChars(document: DocumentNode, variables: Record<string, unknown> | undefined): void {
   const inVariables = controlCharPath(variables ?? {}, 'variables');
-  if (inVariables) throw refused('validation_failed', `${inVariables}: must not contain control characters`, inVariables);
+  if (inVariables)
+    throw refused('validation_failed', `${inVariables}: must not contain control characters`, inVariables);
   let hit: string | undefined;
   visit(document, {
     StringValue(node, _key, parent, _path, ancestors) {
@@ -47,12 +55,20 @@ export function requestGuards(opts: { timeBudgetMs: number; pageMaxTake: number 
       return {
         async didResolveOperation({ document, request, contextValue, schema, operationName }) {
           refuseControlChars(document, request.variables);
-          checkCost(schema, document, operationName ?? undefined, request.variables, Boolean(contextValue.principal), opts.pageMaxTake);
+          checkCost(
+            schema,
+            document,
+            operationName ?? undefined,
+            request.variables,
+            Boolean(contextValue.principal),
+            opts.pageMaxTake,
+          );
         },
         async executionDidStart() {
           return {
             willResolveField() {
-              if (performance.now() > deadline) throw new AppError('timeout', `The request's ${opts.timeBudgetMs} ms budget is spent`);
+              if (performance.now() > deadline)
+                throw new AppError('timeout', `The request's ${opts.timeBudgetMs} ms budget is spent`);
             },
           };
         },

@@ -15,7 +15,13 @@ type Measure = { depth: number; cost: number };
  * Depth and cost of a selection set. Each fragment is measured once (relative to where it is spread)
  * and memoised, so fragments spreading fragments twice per level cannot make this walk exponential.
  */
-function walk(set: SelectionSetNode | undefined, frags: Fragments, depth: number, seen: Set<string>, memo: Map<string, Measure> = new Map()): Measure {
+function walk(
+  set: SelectionSetNode | undefined,
+  frags: Fragments,
+  depth: number,
+  seen: Set<string>,
+  memo: Map<string, Measure> = new Map(),
+): Measure {
   if (!set) return { depth, cost: 0 };
   let maxDepth = depth;
   let cost = 0;
@@ -65,13 +71,29 @@ export const queryLimits: ValidationRule = (ctx) => {
         if (sel.kind !== Kind.FIELD) continue;
         const n = (counts.get(sel.name.value) ?? 0) + 1;
         counts.set(sel.name.value, n);
-        if (n === MAX_SAME_FIELD + 1) ctx.reportError(new GraphQLError(`Field '${sel.name.value}' is selected more than ${MAX_SAME_FIELD} times in one selection set`, { nodes: [sel], extensions: { code: 'query_too_complex' } }));
+        if (n === MAX_SAME_FIELD + 1)
+          ctx.reportError(
+            new GraphQLError(
+              `Field '${sel.name.value}' is selected more than ${MAX_SAME_FIELD} times in one selection set`,
+              { nodes: [sel], extensions: { code: 'query_too_complex' } },
+            ),
+          );
       }
     },
     OperationDefinition(node) {
       const { depth, cost } = walk(node.selectionSet, frags, 0, new Set());
-      if (depth > MAX_DEPTH) ctx.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${MAX_DEPTH}`, { extensions: { code: 'query_too_complex' } }));
-      else if (cost > MAX_COST) ctx.reportError(new GraphQLError(`Query cost ${cost} exceeds the limit of ${MAX_COST}`, { extensions: { code: 'query_too_complex' } }));
+      if (depth > MAX_DEPTH)
+        ctx.reportError(
+          new GraphQLError(`Query depth ${depth} exceeds the limit of ${MAX_DEPTH}`, {
+            extensions: { code: 'query_too_complex' },
+          }),
+        );
+      else if (cost > MAX_COST)
+        ctx.reportError(
+          new GraphQLError(`Query cost ${cost} exceeds the limit of ${MAX_COST}`, {
+            extensions: { code: 'query_too_complex' },
+          }),
+        );
     },
   };
 };

@@ -42,14 +42,17 @@ export const resolvers = {
       const p = need(ctx, 'graphql.myContacts');
       const parsed = MyContactsArgs.safeParse(withoutNulls(args));
       if (!parsed.success) throw fromZod(parsed.error);
-      return presentPage(await ctx.services.contacts.myContacts(p, parsed.data), (v) => presentContactSummary(p.tenant, v));
+      return presentPage(await ctx.services.contacts.myContacts(p, parsed.data), (v) =>
+        presentContactSummary(p.tenant, v),
+      );
     },
     contactAlphabets: async (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.contactAlphabets');
       const rows = await ctx.once('alphabets', () => ctx.services.contacts.alphabets(p));
       return rows.map((r) => ({ letter: r.initial, count: r.count }));
     },
-    groupById: async (_: unknown, args: Args, ctx: Ctx) => ctx.services.groups.byId(need(ctx, 'graphql.groupById'), String(args.groupId)),
+    groupById: async (_: unknown, args: Args, ctx: Ctx) =>
+      ctx.services.groups.byId(need(ctx, 'graphql.groupById'), String(args.groupId)),
     hasPin: (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.hasPin');
       return ctx.once('hasPin', () => ctx.services.auth.account.hasPin(p));

@@ -197,7 +197,12 @@ export const typeDefs = /* GraphQL */ `
     generatePrivateServerConfigQrCode: PrivateServerConfigQrCode!
     tenantSecurityRules: TenantSecurityRules!
     "Contact list. isCallList ranks contacts by recent calls and meetings; take is clamped to PAGE_MAX_TAKE."
-    myContacts(sortType: ContactSortType = NAME, paging: PagingInput, alphabet: String, isCallList: Boolean = false): ContactPage!
+    myContacts(
+      sortType: ContactSortType = NAME
+      paging: PagingInput
+      alphabet: String
+      isCallList: Boolean = false
+    ): ContactPage!
     contactAlphabets: [AlphabetBucket!]!
     groupById(groupId: ID!): Group!
     hasPin: Boolean!

@@ -4,7 +4,6 @@ import type { AuthServices } from '../../auth/auth-services.js';
 import { OPERATIONS, permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
 import type { Principal } from '../../auth/principal.js';
 
-
 /** The bearer token of an Authorization header, or undefined when there is none. */
 export function bearerToken(header: string | undefined): string | undefined {
   const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -15,7 +14,15 @@ export function bearerToken(header: string | undefined): string | undefined {
  * Sign-in endpoints prove the caller by their body (refresh token, login code, PIN...). A client often
  * still sends its old, possibly expired, bearer token there; it is ignored rather than refused.
  */
-export const SIGN_IN_OPERATIONS: readonly OperationId[] = ['account.login', 'account.refresh', 'account.offlineLogin', 'account.qrCode', 'account.extendLoginCode', 'account.org', 'account.backchannelLogout'];
+export const SIGN_IN_OPERATIONS: readonly OperationId[] = [
+  'account.login',
+  'account.refresh',
+  'account.offlineLogin',
+  'account.qrCode',
+  'account.extendLoginCode',
+  'account.org',
+  'account.backchannelLogout',
+];
 const SIGN_IN_ROUTES = new Set<string>(SIGN_IN_OPERATIONS.map((id) => OPERATIONS[id].name));
 
 /** The GraphQL endpoint (mounted at /graphql). */
@@ -52,7 +59,8 @@ export function guard(operationId: OperationId): RequestHandler {
   return (req, _res, next) => {
     if (required === 'public') return next();
     if (!req.principal) throw new AppError('unauthenticated', 'Sign in to use this endpoint');
-    if (!satisfies(required, req.principal.permissions)) throw new AppError('permission_denied', `This operation requires the '${required}' permission`);
+    if (!satisfies(required, req.principal.permissions))
+      throw new AppError('permission_denied', `This operation requires the '${required}' permission`);
     next();
   };
 }
@@ -64,6 +72,8 @@ export function principalOf(req: { principal?: Principal }): Principal {
 }
 
 /** Verifies a token for a tenant outside HTTP (the hub handshake): `verifyAccessToken(services.auth)(tenant, token)`. */
-export function verifyAccessToken(auth: Pick<AuthServices, 'verifyAccessToken'>): (tenant: string, token: string) => Promise<Principal> {
+export function verifyAccessToken(
+  auth: Pick<AuthServices, 'verifyAccessToken'>,
+): (tenant: string, token: string) => Promise<Principal> {
   return (tenant, token) => auth.verifyAccessToken(tenant, token);
 }

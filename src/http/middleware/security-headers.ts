@@ -23,7 +23,8 @@ const BASE_DIRECTIVES = {
 };
 
 /** Browser features none of the service's pages use; a page framed or injected cannot ask for them. */
-const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), display-capture=(), interest-cohort=()';
+const PERMISSIONS_POLICY =
+  'camera=(), microphone=(), geolocation=(), payment=(), usb=(), display-capture=(), interest-cohort=()';
 
 /** `'sha256-…'` source expressions of inline `<script>`/`<style>` bodies, as CSP level 2 computes them. */
 export function inlineHashes(html: string, tag: 'script' | 'style'): string[] {
@@ -77,6 +78,11 @@ export function pageCsp(html: string): RequestHandler {
 export function explorerCsp(): RequestHandler {
   return helmet.contentSecurityPolicy({
     useDefaults: false,
-    directives: { ...BASE_DIRECTIVES, styleSrc: ["'self'", "'unsafe-inline'"], fontSrc: ["'self'", 'data:'], workerSrc: ["'self'"] },
+    directives: {
+      ...BASE_DIRECTIVES,
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      fontSrc: ["'self'", 'data:'],
+      workerSrc: ["'self'"],
+    },
   });
 }

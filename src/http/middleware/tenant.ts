@@ -24,6 +24,7 @@ export function resolveTenant(tenants: TenantService, mongo: Mongo, baseDomain: 
 
 /** For routes that only make sense on a tenant host. */
 export const requireTenant: RequestHandler = (req, _res, next) => {
-  if (!req.tenant) throw new AppError('tenant_not_found', 'This endpoint is served on a tenant host ({tenant}.<base domain>)');
+  if (!req.tenant)
+    throw new AppError('tenant_not_found', 'This endpoint is served on a tenant host ({tenant}.<base domain>)');
   next();
 };

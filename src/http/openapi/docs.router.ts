@@ -15,7 +15,10 @@ export function docsRouter(): Router {
     res.type('application/json').send(doc);
   });
   r.get('/assets/init.js', (_req, res) => res.sendFile('api-docs.init.js', { root: BROWSER_DIR, maxAge: '1h' }));
-  r.use('/assets', packageFiles(packageDir('swagger-ui-dist'), ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png']));
+  r.use(
+    '/assets',
+    packageFiles(packageDir('swagger-ui-dist'), ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png']),
+  );
   r.get('/', (_req, res) => {
     res.type('html').send(API_DOCS_PAGE);
   });

@@ -19,7 +19,8 @@ function plainText(node: unknown): void {
   if (!node || typeof node !== 'object') return;
   const n = node as Json;
   const isString = n.type === 'string' || (Array.isArray(n.type) && n.type.includes('string'));
-  if (isString && n.pattern === undefined && n.enum === undefined && n.const === undefined && n.format === undefined) n.pattern = NO_CONTROL_CHARS;
+  if (isString && n.pattern === undefined && n.enum === undefined && n.const === undefined && n.format === undefined)
+    n.pattern = NO_CONTROL_CHARS;
   // Where zod gives its own pattern for a format (email), the pattern is the rule it applies.
   if (isString && n.format !== undefined && n.pattern !== undefined) delete n.format;
   Object.values(n).forEach(plainText);
@@ -42,7 +43,12 @@ export function requirementOf(spec: RouteSpec): Requirement {
   return isProbe(spec.operationId) ? 'public' : permissionFor(spec.operationId);
 }
 
-const WILDCARD = { type: 'string', minLength: 1, pattern: NO_CONTROL_CHARS, description: 'One or more path segments separated by `/`' };
+const WILDCARD = {
+  type: 'string',
+  minLength: 1,
+  pattern: NO_CONTROL_CHARS,
+  description: 'One or more path segments separated by `/`',
+};
 
 function parameters(spec: RouteSpec): Json[] {
   const out: Json[] = [];
@@ -52,16 +58,40 @@ function parameters(spec: RouteSpec): Json[] {
     const js = schema(obj, 'input') as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, raw] of Object.entries(js.properties ?? {})) {
       const prop = where === 'path' && wildcards.has(name) ? WILDCARD : raw;
-      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: prop, ...(prop.description ? { description: prop.description } : {}) });
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || (js.required ?? []).includes(name),
+        schema: prop,
+        ...(prop.description ? { description: prop.description } : {}),
+      });
     }
   };
   add(spec.params, 'path');
   add(spec.query, 'query');
   if (spec.binary) {
-    out.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'An ETag of the file: 304 when it still matches' });
+    out.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      schema: { type: 'string' },
+      description: 'An ETag of the file: 304 when it still matches',
+    });
     if (spec.binary.ranged) {
-      out.push({ name: 'Range', in: 'header', required: false, schema: { type: 'string', pattern: '^bytes=' }, description: 'One byte range, e.g. `bytes=0-1023` (206); several ranges are answered whole' });
-      out.push({ name: 'If-Range', in: 'header', required: false, schema: { type: 'string' }, description: 'Serve the range only while the ETag still matches' });
+      out.push({
+        name: 'Range',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', pattern: '^bytes=' },
+        description: 'One byte range, e.g. `bytes=0-1023` (206); several ranges are answered whole',
+      });
+      out.push({
+        name: 'If-Range',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: 'Serve the range only while the ETag still matches',
+      });
     }
   }
   return out;
@@ -71,10 +101,29 @@ function requestBody(spec: RouteSpec): Json | undefined {
   const example = spec.example?.request === undefined ? {} : { example: spec.example.request };
   if (spec.multipart) {
     const fields = schema(spec.multipart.fields, 'input') as { properties?: Json; required?: string[] };
-    const files = Object.fromEntries(spec.multipart.files.map((f) => [f.name, { type: 'string', contentMediaType: 'application/octet-stream', description: f.description }]));
+    const files = Object.fromEntries(
+      spec.multipart.files.map((f) => [
+        f.name,
+        { type: 'string', contentMediaType: 'application/octet-stream', description: f.description },
+      ]),
+    );
     const required = [...(fields.required ?? []), ...spec.multipart.files.filter((f) => f.required).map((f) => f.name)];
-    const description = spec.multipart.streaming ? 'Streamed: the file part is checked and stored while it arrives.' : undefined;
-    return { required: true, ...(description ? { description } : {}), content: { 'multipart/form-data': { schema: { type: 'object', properties: { ...(fields.properties ?? {}), ...files }, ...(required.length ? { required } : {}) } } } };
+    const description = spec.multipart.streaming
+      ? 'Streamed: the file part is checked and stored while it arrives.'
+      : undefined;
+    return {
+      required: true,
+      ...(description ? { description } : {}),
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            properties: { ...(fields.properties ?? {}), ...files },
+            ...(required.length ? { required } : {}),
+          },
+        },
+      },
+    };
   }
   if (!spec.body) return undefined;
   const type = spec.form ? 'application/x-www-form-urlencoded' : 'application/json';
@@ -84,7 +133,10 @@ function requestBody(spec: RouteSpec): Json | undefined {
 
 const binaryHeaders = (ranged: boolean): Json => ({
   ETag: { description: 'Strong entity tag of the file', schema: { type: 'string' } },
-  'Content-Disposition': { description: 'inline or attachment, with the file name (RFC 6266)', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description: 'inline or attachment, with the file name (RFC 6266)',
+    schema: { type: 'string' },
+  },
   ...(ranged ? { 'Accept-Ranges': { description: 'bytes', schema: { type: 'string' } } } : {}),
 });
 
@@ -95,18 +147,37 @@ function successResponses(spec: RouteSpec): Record<string, Json> {
   if (spec.binary) {
     const body = { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } };
     out[status] = { description: spec.binary.description, headers: binaryHeaders(spec.binary.ranged), content: body };
-    if (spec.binary.ranged) out['206'] = { description: 'The requested byte range', headers: { ...binaryHeaders(true), 'Content-Range': { description: 'bytes start-end/size', schema: { type: 'string' } } }, content: body };
-    out['304'] = { description: 'Not modified (If-None-Match matched the ETag)', headers: { ETag: { description: 'Entity tag', schema: { type: 'string' } } } };
+    if (spec.binary.ranged)
+      out['206'] = {
+        description: 'The requested byte range',
+        headers: {
+          ...binaryHeaders(true),
+          'Content-Range': { description: 'bytes start-end/size', schema: { type: 'string' } },
+        },
+        content: body,
+      };
+    out['304'] = {
+      description: 'Not modified (If-None-Match matched the ETag)',
+      headers: { ETag: { description: 'Entity tag', schema: { type: 'string' } } },
+    };
   } else if (spec.empty || !spec.response) {
     out[status] = { description: 'Done (empty body)', ...headers };
   } else {
     const example = spec.example?.response === undefined ? {} : { example: spec.example.response };
-    out[status] = { description: status === '201' ? 'Created' : status === '202' ? 'Accepted' : 'OK', ...headers, content: { 'application/json': { schema: schema(spec.response, 'output'), ...example } } };
+    out[status] = {
+      description: status === '201' ? 'Created' : status === '202' ? 'Accepted' : 'OK',
+      ...headers,
+      content: { 'application/json': { schema: schema(spec.response, 'output'), ...example } },
+    };
   }
   if (spec.links) out[status] = { ...out[status], links: spec.links };
   for (const [s, extra] of Object.entries(spec.alsoAnswers ?? {})) {
     if (!extra) continue;
-    out[s] = { description: extra.description, ...(extra.headers ? { headers: extra.headers } : {}), ...(extra.schema ? { content: { 'application/json': { schema: schema(extra.schema, 'output') } } } : {}) };
+    out[s] = {
+      description: extra.description,
+      ...(extra.headers ? { headers: extra.headers } : {}),
+      ...(extra.schema ? { content: { 'application/json': { schema: schema(extra.schema, 'output') } } } : {}),
+    };
   }
   return out;
 }
@@ -116,12 +187,22 @@ const BEARER = [{ internalToken: [] }, { identityProviderToken: [] }];
 function operation(group: RouteGroup, spec: RouteSpec, problems: ProblemResponses): Json {
   const requires = requirementOf(spec);
   const body = requestBody(spec);
-  const note = isProbe(spec.operationId) ? 'Probe: any host, no token, not rate limited.' : `Requires: \`${requires}\` (docs/permissions.md).${'note' in OPERATIONS[spec.operationId] ? ` ${(OPERATIONS[spec.operationId] as { note: string }).note}.` : ''}`;
+  const note = isProbe(spec.operationId)
+    ? 'Probe: any host, no token, not rate limited.'
+    : `Requires: \`${requires}\` (docs/permissions.md).${'note' in OPERATIONS[spec.operationId] ? ` ${(OPERATIONS[spec.operationId] as { note: string }).note}.` : ''}`;
   return {
     operationId: spec.operationId,
     tags: [group.tag],
     summary: spec.summary,
-    description: [spec.description, note, spec.rateLimit ? 'Has its own rate limit besides the per-address one (429 `rate_limited`, Retry-After).' : undefined].filter(Boolean).join('\n\n'),
+    description: [
+      spec.description,
+      note,
+      spec.rateLimit
+        ? 'Has its own rate limit besides the per-address one (429 `rate_limited`, Retry-After).'
+        : undefined,
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
     security: requires === 'public' ? [] : BEARER,
     parameters: parameters(spec),
     ...(body ? { requestBody: body } : {}),
@@ -159,15 +240,42 @@ export function openApiDocument(groups: readonly RouteGroup[] = DOCUMENTED_GROUP
     info: { title: 'Clinical video consultation service: REST API', version: '1', description: DESCRIPTION },
     servers: [
       { url: '/', description: 'The tenant host serving this document' },
-      { url: '{scheme}://{tenant}.{baseDomain}', description: 'A tenant host', variables: { scheme: { default: 'https', enum: ['https', 'http'] }, tenant: { default: 'demo', description: 'The tenant (realm) name' }, baseDomain: { default: 'localhost:8080', description: 'BASE_DOMAIN of the deployment (with the port, if any)' } } },
+      {
+        url: '{scheme}://{tenant}.{baseDomain}',
+        description: 'A tenant host',
+        variables: {
+          scheme: { default: 'https', enum: ['https', 'http'] },
+          tenant: { default: 'demo', description: 'The tenant (realm) name' },
+          baseDomain: {
+            default: 'localhost:8080',
+            description: 'BASE_DOMAIN of the deployment (with the port, if any)',
+          },
+        },
+      },
     ],
     security: BEARER,
-    tags: [...new Map(groups.map((g) => [g.tag, { name: g.tag, ...(g.description ? { description: g.description } : {}) }])).values()],
+    tags: [
+      ...new Map(
+        groups.map((g) => [g.tag, { name: g.tag, ...(g.description ? { description: g.description } : {}) }]),
+      ).values(),
+    ],
     paths,
     components: {
       securitySchemes: {
-        internalToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Internal access token issued by this service (POST /api/account/login, /refresh, /offlineLogin, /impersonate); carries the permissions. Public keys: /.well-known/jwks.json.' },
-        identityProviderToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "Access token issued by the tenant's realm of the identity provider (authorization code flow with PKCE); permissions come from the user's role." },
+        internalToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'Internal access token issued by this service (POST /api/account/login, /refresh, /offlineLogin, /impersonate); carries the permissions. Public keys: /.well-known/jwks.json.',
+        },
+        identityProviderToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "Access token issued by the tenant's realm of the identity provider (authorization code flow with PKCE); permissions come from the user's role.",
+        },
       },
       schemas: { Problem: schema(Problem, 'output') },
       responses: problems.components(),

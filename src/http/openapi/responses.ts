@@ -17,12 +17,21 @@ export function hasBody(spec: RouteSpec): boolean {
  */
 export function problemCodes(spec: RouteSpec, requires: Requirement): ErrorCode[] {
   if (isProbe(spec.operationId)) return [...(spec.errors ?? [])];
-  const codes = new Set<ErrorCode>(['bad_request', 'tenant_not_found', 'route_not_found', 'rate_limited', 'service_unavailable']);
+  const codes = new Set<ErrorCode>([
+    'bad_request',
+    'tenant_not_found',
+    'route_not_found',
+    'rate_limited',
+    'service_unavailable',
+  ]);
   if (spec.params || spec.query || spec.body || spec.multipart) codes.add('validation_failed');
   if (spec.body && !spec.form) codes.add('malformed_json');
   if (hasBody(spec)) ['payload_too_large', 'unsupported_media_type'].forEach((c) => codes.add(c as ErrorCode));
   // A bearer token is verified on every tenant-host request except the sign-in routes, which ignore it.
-  if (!(SIGN_IN_OPERATIONS as readonly string[]).includes(spec.operationId)) ['token_invalid', 'token_expired', 'session_revoked', 'unauthenticated', 'wrong_tenant'].forEach((c) => codes.add(c as ErrorCode));
+  if (!(SIGN_IN_OPERATIONS as readonly string[]).includes(spec.operationId))
+    ['token_invalid', 'token_expired', 'session_revoked', 'unauthenticated', 'wrong_tenant'].forEach((c) =>
+      codes.add(c as ErrorCode),
+    );
   if (requires !== 'public') codes.add('unauthenticated');
   if (requires !== 'public' && requires !== 'authenticated') codes.add('permission_denied');
   if (spec.rateLimit) codes.add('rate_limited');
@@ -83,10 +92,14 @@ function problemResponse(status: number, sorted: ErrorCode[]): Json {
   const examples = Object.fromEntries(sorted.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
   return {
     description: `${STATUS_TEXT[status] ?? ERROR_CODES[sorted[0]!].title}. Codes: ${sorted.map((c) => `\`${c}\``).join(', ')}.`,
-    ...(status === 429 || status === 503 || sorted.includes('login_code_pending') || sorted.includes('account_locked') ? { headers: retryAfter } : {}),
+    ...(status === 429 || status === 503 || sorted.includes('login_code_pending') || sorted.includes('account_locked')
+      ? { headers: retryAfter }
+      : {}),
     content: {
       'application/problem+json': {
-        schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: sorted } } }] },
+        schema: {
+          allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: sorted } } }],
+        },
         examples,
       },
     },
@@ -95,10 +108,22 @@ function problemResponse(status: number, sorted: ErrorCode[]): Json {
 
 /** One example problem document per error code (src/core/errors.ts) (components.examples). */
 export function problemExamples(): Record<string, Json> {
-  return Object.fromEntries((Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [code, { summary: ERROR_CODES[code].title, value: problemExample(code) }]));
+  return Object.fromEntries(
+    (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [
+      code,
+      { summary: ERROR_CODES[code].title, value: problemExample(code) },
+    ]),
+  );
 }
 
 function problemExample(code: ErrorCode): Json {
   const e = ERROR_CODES[code];
-  return { type: `urn:consult:problem:${code}`, title: e.title, status: e.status, detail: e.title, code, correlationId: '6f1c2a0e-3b7d-4c8a-9e21-5d4b3a2f1e0c' };
+  return {
+    type: `urn:consult:problem:${code}`,
+    title: e.title,
+    status: e.status,
+    detail: e.title,
+    code,
+    correlationId: '6f1c2a0e-3b7d-4c8a-9e21-5d4b3a2f1e0c',
+  };
 }

@@ -13,7 +13,8 @@ const DONE = '.complete';
 
 function bundleKey(): string {
   const h = createHash('sha256');
-  for (const f of readdirSync(PAGES_BROWSER_DIR).sort()) h.update(f).update(readFileSync(path.join(PAGES_BROWSER_DIR, f)));
+  for (const f of readdirSync(PAGES_BROWSER_DIR).sort())
+    h.update(f).update(readFileSync(path.join(PAGES_BROWSER_DIR, f)));
   for (const name of INPUTS) h.update(`${name}@${packageVersion(name)}\n`);
   return h.digest('hex').slice(0, 16);
 }
@@ -23,7 +24,9 @@ function bundleKey(): string {
  * per input set, under node_modules/.cache, and returns the directory of the files to serve. Concurrent
  * builders each write a private directory; the first rename wins.
  */
-export async function buildWebPages(root = path.join(packageDir('oauth4webapi'), '..', '.cache', 'web-pages')): Promise<string> {
+export async function buildWebPages(
+  root = path.join(packageDir('oauth4webapi'), '..', '.cache', 'web-pages'),
+): Promise<string> {
   const dir = path.join(root, bundleKey());
   if (existsSync(path.join(dir, DONE))) return dir;
   const { build } = await import('esbuild');
@@ -31,7 +34,14 @@ export async function buildWebPages(root = path.join(packageDir('oauth4webapi'),
   try {
     await build({
       entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([k, f]) => [k, path.join(PAGES_BROWSER_DIR, f)])),
-      bundle: true, minify: true, format: 'esm', platform: 'browser', target: 'es2022', outdir: tmp, logLevel: 'silent', legalComments: 'none',
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      outdir: tmp,
+      logLevel: 'silent',
+      legalComments: 'none',
       absWorkingDir: packageDir('oauth4webapi'),
     });
     copyFileSync(path.join(PAGES_BROWSER_DIR, 'pages.css'), path.join(tmp, 'pages.css'));

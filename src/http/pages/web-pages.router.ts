@@ -27,15 +27,20 @@ ${body}
 </body></html>`;
 }
 
-const send = (res: Parameters<RequestHandler>[1], html: string) => res.set('cache-control', 'no-store').type('html').send(html);
+const send = (res: Parameters<RequestHandler>[1], html: string) =>
+  res.set('cache-control', 'no-store').type('html').send(html);
 
 /** The realm facts the callback page's script needs to start a sign-in (issuer and authorization endpoint). */
 async function signInConfig(services: Services, req: Request) {
   const tenant = req.tenant!.name;
   const meta = (await services.auth.realms.configuration(tenant)).serverMetadata();
   return {
-    tenant, issuer: meta.issuer, authorizationEndpoint: meta.authorization_endpoint, clientId: services.auth.realms.clientId,
-    scope: 'openid profile email api', issParameterSupported: meta.authorization_response_iss_parameter_supported === true,
+    tenant,
+    issuer: meta.issuer,
+    authorizationEndpoint: meta.authorization_endpoint,
+    clientId: services.auth.realms.clientId,
+    scope: 'openid profile email api',
+    issParameterSupported: meta.authorization_response_iss_parameter_supported === true,
   };
 }
 
@@ -59,18 +64,33 @@ export function webPagesRouter(services: Services): Router {
   r.get('/auth/callback', requireTenant, async (req, res, next) => {
     try {
       const config = await signInConfig(services, req);
-      send(res, page(`Sign in to ${req.tenant!.displayName}`, 'signin', `<p id="signed-in" hidden></p>\n<button id="sign-out" type="button" hidden>Sign out</button>`, config));
+      send(
+        res,
+        page(
+          `Sign in to ${req.tenant!.displayName}`,
+          'signin',
+          `<p id="signed-in" hidden></p>\n<button id="sign-out" type="button" hidden>Sign out</button>`,
+          config,
+        ),
+      );
     } catch (e) {
       next(e);
     }
   });
   r.get('/login/approve', requireTenant, (req, res) => {
-    send(res, page(`Approve a sign-in to ${req.tenant!.displayName}`, 'approve', `<section id="request" hidden>
+    send(
+      res,
+      page(
+        `Approve a sign-in to ${req.tenant!.displayName}`,
+        'approve',
+        `<section id="request" hidden>
 <p id="device"></p>
 <p id="who"></p>
 <p><button id="approve" type="button" disabled>Approve</button><button id="refuse" type="button" disabled>Refuse</button></p>
 </section>
-<p id="outcome" role="status" hidden></p>`));
+<p id="outcome" role="status" hidden></p>`,
+      ),
+    );
   });
   return r;
 }

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import type { Connectivity } from '../../core/admin.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 
-export const LastSeen = z.object({ userId: z.string(), username: z.string(), online: z.boolean(), lastSeenAt: IsoDate.nullable() });
+export const LastSeen = z.object({
+  userId: z.string(),
+  username: z.string(),
+  online: z.boolean(),
+  lastSeenAt: IsoDate.nullable(),
+});
 export const IsOnline = z.object({ userId: z.string(), username: z.string(), online: z.boolean() });
 export const UserConnectivity = LastSeen.extend({
   connections: z.number().int().describe('Sockets open across hub nodes'),
@@ -22,5 +27,12 @@ export function presentIsOnline(c: Connectivity): z.infer<typeof IsOnline> {
 
 export function presentUserConnectivity(c: Connectivity): z.infer<typeof UserConnectivity> {
   const u = c.user;
-  return { ...presentLastSeen(c), connections: c.connections, displayName: u.displayName, kind: u.kind as 'person' | 'device', role: u.role, status: u.status as 'active' | 'pending' | 'disabled' };
+  return {
+    ...presentLastSeen(c),
+    connections: c.connections,
+    displayName: u.displayName,
+    kind: u.kind as 'person' | 'device',
+    role: u.role,
+    status: u.status as 'active' | 'pending' | 'disabled',
+  };
 }

@@ -6,7 +6,10 @@ export function PageOf<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), total: z.number().int(), skip: z.number().int(), take: z.number().int() });
 }
 
-export function presentPage<T, U>(page: Page<T>, present: (t: T) => U): { items: U[]; total: number; skip: number; take: number } {
+export function presentPage<T, U>(
+  page: Page<T>,
+  present: (t: T) => U,
+): { items: U[]; total: number; skip: number; take: number } {
   return { items: page.items.map(present), total: page.total, skip: page.skip, take: page.take };
 }
 

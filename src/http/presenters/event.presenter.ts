@@ -24,14 +24,18 @@ export const EventDetails = EventSummary.extend({
   participants: z.array(z.object({ userId: z.string(), role: z.enum(['host', 'participant', 'guest']) })),
   deviceIds: z.array(z.string()),
   attachments: z.array(z.object({ mediaFileId: z.string(), name: z.string(), hash: z.string() })),
-  room: z.object({ provider: z.string(), roomName: z.string(), url: z.string(), assignedAt: IsoDate.nullable() }).nullable(),
+  room: z
+    .object({ provider: z.string(), roomName: z.string(), url: z.string(), assignedAt: IsoDate.nullable() })
+    .nullable(),
   startedAt: IsoDate.nullable(),
   endedAt: IsoDate.nullable(),
   completedAt: IsoDate.nullable(),
   cancelledAt: IsoDate.nullable(),
 });
 
-export const EventParticipant = ContactSummary.omit({ favourite: true }).extend({ role: z.enum(['host', 'participant', 'guest']) });
+export const EventParticipant = ContactSummary.omit({ favourite: true }).extend({
+  role: z.enum(['host', 'participant', 'guest']),
+});
 
 export const CancelEventsResult = z.object({
   cancelled: z.array(z.string()),
@@ -40,27 +44,51 @@ export const CancelEventsResult = z.object({
 
 export function presentEventSummary(e: EventRecord): z.infer<typeof EventSummary> {
   return {
-    id: String(e._id), name: e.name, startAt: e.startAt.toISOString(), endAt: e.endAt.toISOString(),
-    status: e.status as z.infer<typeof EventSummary>['status'], organizerId: String(e.organizerId), participantCount: e.participants.length,
-    hasLedger: !!e.hasLedger, hasRecording: !!e.hasRecording, hasChat: !!e.hasChat,
+    id: String(e._id),
+    name: e.name,
+    startAt: e.startAt.toISOString(),
+    endAt: e.endAt.toISOString(),
+    status: e.status as z.infer<typeof EventSummary>['status'],
+    organizerId: String(e.organizerId),
+    participantCount: e.participants.length,
+    hasLedger: !!e.hasLedger,
+    hasRecording: !!e.hasRecording,
+    hasChat: !!e.hasChat,
   };
 }
 
 export function presentEventDetails(e: EventRecord): z.infer<typeof EventDetails> {
-  const room = e.room?.roomName ? { provider: e.room.provider ?? '', roomName: e.room.roomName, url: e.room.url ?? '', assignedAt: iso(e.room.assignedAt) } : null;
+  const room = e.room?.roomName
+    ? {
+        provider: e.room.provider ?? '',
+        roomName: e.room.roomName,
+        url: e.room.url ?? '',
+        assignedAt: iso(e.room.assignedAt),
+      }
+    : null;
   return {
     ...presentEventSummary(e),
     description: e.description ?? null,
     meetingCode: e.meetingCode,
-    participants: e.participants.map((p) => ({ userId: String(p.userId), role: p.role as 'host' | 'participant' | 'guest' })),
+    participants: e.participants.map((p) => ({
+      userId: String(p.userId),
+      role: p.role as 'host' | 'participant' | 'guest',
+    })),
     deviceIds: (e.deviceIds ?? []).map(String),
     attachments: e.attachments.map((a) => ({ mediaFileId: String(a.mediaFileId), name: a.name, hash: a.hash })),
     room,
-    startedAt: iso(e.startedAt), endedAt: iso(e.endedAt), completedAt: iso(e.completedAt), cancelledAt: iso(e.cancelledAt),
+    startedAt: iso(e.startedAt),
+    endedAt: iso(e.endedAt),
+    completedAt: iso(e.completedAt),
+    cancelledAt: iso(e.cancelledAt),
   };
 }
 
 export function presentEventParticipant(tenant: string, p: EventParticipantView): z.infer<typeof EventParticipant> {
-  const { favourite: _unused, ...contact } = presentContactSummary(tenant, { user: p.user, online: p.online, favourite: false });
+  const { favourite: _unused, ...contact } = presentContactSummary(tenant, {
+    user: p.user,
+    online: p.online,
+    favourite: false,
+  });
   return { ...contact, role: p.role };
 }

@@ -15,5 +15,12 @@ export type GroupInfo = z.infer<typeof GroupInfo>;
 
 export function presentGroup(g: GroupRecord): GroupInfo {
   const ids = g.participantIds.map(String);
-  return { id: String(g._id), name: g.name, ownerId: String(g.ownerId), participantIds: ids, participantCount: ids.length, createdAt: iso(g.createdAt) };
+  return {
+    id: String(g._id),
+    name: g.name,
+    ownerId: String(g.ownerId),
+    participantIds: ids,
+    participantCount: ids.length,
+    createdAt: iso(g.createdAt),
+  };
 }

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import type { JoinResponse as JoinResponseData, MeetingData as MeetingDataRecord, RapidConnectUserInfo as RapidConnectData } from '../../core/meeting.service.js';
+import type {
+  JoinResponse as JoinResponseData,
+  MeetingData as MeetingDataRecord,
+  RapidConnectUserInfo as RapidConnectData,
+} from '../../core/meeting.service.js';
 import { DeviceInfo, presentDevice } from './peripheral.presenter.js';
 
 const JoinDetails = z.object({
@@ -21,7 +25,11 @@ export const MeetingData = z.object({
 });
 
 export const JoinResponse = MeetingData.extend({
-  participant: z.object({ identity: z.string(), name: z.string(), role: z.enum(['host', 'participant', 'guest', 'device']) }),
+  participant: z.object({
+    identity: z.string(),
+    name: z.string(),
+    role: z.enum(['host', 'participant', 'guest', 'device']),
+  }),
 });
 
 export const RapidConnectUserInfo = MeetingData.extend({
@@ -31,11 +39,21 @@ export const RapidConnectUserInfo = MeetingData.extend({
 
 export function presentMeetingData(m: MeetingDataRecord): z.infer<typeof MeetingData> {
   const { provider, roomName, url, token, expiresAt } = m.join;
-  return { eventId: m.eventId, eventName: m.eventName, meetingCode: m.meetingCode, status: m.status, role: m.role, join: { provider, roomName, url, token, expiresAt } };
+  return {
+    eventId: m.eventId,
+    eventName: m.eventName,
+    meetingCode: m.meetingCode,
+    status: m.status,
+    role: m.role,
+    join: { provider, roomName, url, token, expiresAt },
+  };
 }
 
 export function presentJoinResponse(j: JoinResponseData): z.infer<typeof JoinResponse> {
-  return { ...presentMeetingData(j), participant: { identity: j.participant.identity, name: j.participant.name, role: j.participant.role } };
+  return {
+    ...presentMeetingData(j),
+    participant: { identity: j.participant.identity, name: j.participant.name, role: j.participant.role },
+  };
 }
 
 export function presentRapidConnect(r: RapidConnectData): z.infer<typeof RapidConnectUserInfo> {

@@ -19,7 +19,14 @@ export const CurrentNotice = z.object({ notice: Notice.nullable() });
 export const MyNoticeView = Notice.extend({ seen: z.boolean(), seenAt: IsoDate.nullable() });
 
 export function presentNotice(n: NoticeRecord): Notice {
-  return { id: String(n._id), title: n.title, body: n.body, severity: (n.severity ?? 'info') as Notice['severity'], current: !!n.current, createdAt: n.createdAt.toISOString() };
+  return {
+    id: String(n._id),
+    title: n.title,
+    body: n.body,
+    severity: (n.severity ?? 'info') as Notice['severity'],
+    current: !!n.current,
+    createdAt: n.createdAt.toISOString(),
+  };
 }
 
 export function presentMyNotice(m: MyNotice): z.infer<typeof MyNoticeView> {

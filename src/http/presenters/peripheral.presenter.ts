@@ -3,7 +3,12 @@ import type { PeripheralTypeRecord } from '../../data/models/peripheral-type.mod
 import type { DeviceView } from '../../core/peripheral.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 
-export const PeripheralType = z.object({ id: z.string(), key: z.string(), name: z.string(), capabilities: z.array(z.string()) });
+export const PeripheralType = z.object({
+  id: z.string(),
+  key: z.string(),
+  name: z.string(),
+  capabilities: z.array(z.string()),
+});
 
 export const DeviceInfo = z.object({
   id: z.string(),
@@ -26,7 +31,13 @@ export function presentPeripheralType(t: PeripheralTypeRecord): z.infer<typeof P
 export function presentDevice(v: DeviceView): z.infer<typeof DeviceInfo> {
   const d = v.device;
   return {
-    id: String(d._id), name: d.name, typeId: String(d.typeId), typeKey: v.type?.key ?? null, physicalIds: [...d.physicalIds],
-    status: d.status as 'online' | 'offline', personal: !!d.ownerUserId, lastHeartbeatAt: iso(d.lastHeartbeatAt),
+    id: String(d._id),
+    name: d.name,
+    typeId: String(d.typeId),
+    typeKey: v.type?.key ?? null,
+    physicalIds: [...d.physicalIds],
+    status: d.status as 'online' | 'offline',
+    personal: !!d.ownerUserId,
+    lastHeartbeatAt: iso(d.lastHeartbeatAt),
   };
 }

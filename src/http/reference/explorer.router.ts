@@ -38,8 +38,14 @@ export function explorerRouter(): Router {
       next(e);
     }
   });
-  r.get('/', (req, res, next) => (wantsExplorer(req) ? next() : next('router')), requireTenant, explorerCsp(), (_req, res) => {
-    res.type('html').send(EXPLORER_PAGE);
-  });
+  r.get(
+    '/',
+    (req, res, next) => (wantsExplorer(req) ? next() : next('router')),
+    requireTenant,
+    explorerCsp(),
+    (_req, res) => {
+      res.type('html').send(EXPLORER_PAGE);
+    },
+  );
   return r;
 }

@@ -5,7 +5,16 @@ import { BROWSER_DIR, packageDir, packageVersion } from './reference-assets.js';
 
 const ENTRY = path.join(BROWSER_DIR, 'graphiql.entry.js');
 /** Packages whose versions (with the entry's text) name a bundle: any change builds a new one. */
-const INPUTS = ['graphiql', '@graphiql/react', '@graphiql/toolkit', 'monaco-editor', 'monaco-graphql', 'react', 'react-dom', 'esbuild'];
+const INPUTS = [
+  'graphiql',
+  '@graphiql/react',
+  '@graphiql/toolkit',
+  'monaco-editor',
+  'monaco-graphql',
+  'react',
+  'react-dom',
+  'esbuild',
+];
 const DONE = '.complete';
 
 /** Where bundles are kept: node_modules/.cache, the conventional place for derived build output. */
@@ -30,8 +39,14 @@ export async function buildExplorer(root = explorerCacheRoot()): Promise<string>
   const { build } = await import('esbuild');
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   const common = {
-    bundle: true, minify: true, platform: 'browser', target: 'es2022', outdir: tmp, logLevel: 'silent',
-    define: { 'process.env.NODE_ENV': '"production"' }, legalComments: 'none',
+    bundle: true,
+    minify: true,
+    platform: 'browser',
+    target: 'es2022',
+    outdir: tmp,
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    legalComments: 'none',
   } as const;
   try {
     await build({

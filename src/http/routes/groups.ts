@@ -19,9 +19,22 @@ export const PROBE_GROUPS: readonly RouteGroup[] = [healthRoutes];
 
 /** Every REST route group served on tenant hosts, in mount order (groups sharing a base keep this order). */
 export const API_GROUPS: readonly RouteGroup[] = [
-  tenantRoutes, adminMigrateRoutes, mediaRoutes, mediaAliasRoutes, sharedFilesRoutes, containerFilesRoutes, uploadsRoutes,
-  accountRoutes, contactRoutes, eventRoutes, meetingRoutes, notificationRoutes, peripheralRoutes, adminPresenceRoutes,
-  recordingRoutes, jwksRoutes,
+  tenantRoutes,
+  adminMigrateRoutes,
+  mediaRoutes,
+  mediaAliasRoutes,
+  sharedFilesRoutes,
+  containerFilesRoutes,
+  uploadsRoutes,
+  accountRoutes,
+  contactRoutes,
+  eventRoutes,
+  meetingRoutes,
+  notificationRoutes,
+  peripheralRoutes,
+  adminPresenceRoutes,
+  recordingRoutes,
+  jwksRoutes,
 ];
 
 /** Every declared REST operation: the router and the OpenAPI document are built from these. */

@@ -6,7 +6,10 @@ type Check = () => Promise<unknown>;
 async function timed(check: Check, timeoutMs: number): Promise<{ status: 'up' | 'down'; ms: number; error?: string }> {
   const t0 = Date.now();
   try {
-    await Promise.race([check(), new Promise((_, rej) => setTimeout(() => rej(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs).unref())]);
+    await Promise.race([
+      check(),
+      new Promise((_, rej) => setTimeout(() => rej(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs).unref()),
+    ]);
     return { status: 'up', ms: Date.now() - t0 };
   } catch (e) {
     return { status: 'down', ms: Date.now() - t0, error: (e as Error).message };
@@ -17,7 +20,11 @@ const Live = z.object({ status: z.literal('up'), node: z.string(), uptimeSeconds
 const CheckResult = z.object({ status: z.enum(['up', 'down']), ms: z.number().int(), error: z.string().optional() });
 const Ready = z.object({
   status: z.enum(['ready', 'not_ready']),
-  checks: z.object({ redis: CheckResult, mongodb: CheckResult, objectStore: CheckResult.extend({ driver: z.string() }) }),
+  checks: z.object({
+    redis: CheckResult,
+    mongodb: CheckResult,
+    objectStore: CheckResult.extend({ driver: z.string() }),
+  }),
 });
 
 /**
@@ -29,12 +36,24 @@ export const healthRoutes: RouteGroup = {
   tag: 'Health',
   routes: [
     op({
-      operationId: 'health.live', method: 'get', path: '/healthz', response: Live, anyHost: true,
+      operationId: 'health.live',
+      method: 'get',
+      path: '/healthz',
+      response: Live,
+      anyHost: true,
       summary: 'Liveness: the process is up',
-      handle: (_s, { infra }) => ({ status: 'up', node: infra.config.nodeId, uptimeSeconds: Math.round(process.uptime()) }),
+      handle: (_s, { infra }) => ({
+        status: 'up',
+        node: infra.config.nodeId,
+        uptimeSeconds: Math.round(process.uptime()),
+      }),
     }),
     op({
-      operationId: 'health.ready', method: 'get', path: '/readyz', response: Ready, anyHost: true,
+      operationId: 'health.ready',
+      method: 'get',
+      path: '/readyz',
+      response: Ready,
+      anyHost: true,
       alsoAnswers: { 503: { description: 'A dependency is unreachable (same body, status not_ready)', schema: Ready } },
       summary: 'Readiness: Redis, MongoDB and the object store each answer',
       handle: async (_s, { infra, res }) => {

@@ -13,7 +13,9 @@ export interface Mount {
   router: Router;
 }
 
-const mountOf = (infra: Infra, services: Services) => (g: (typeof API_GROUPS)[number]): Mount => ({ path: g.base || '/', router: routerFor(g, services, infra) });
+const mountOf =
+  (infra: Infra, services: Services) =>
+  (g: (typeof API_GROUPS)[number]): Mount => ({ path: g.base || '/', router: routerFor(g, services, infra) });
 
 /** The probes (/healthz, /readyz), mounted first by app.ts. */
 export function probeRoutes(infra: Infra, services: Services): Mount[] {
@@ -30,6 +32,12 @@ export function restRoutes(infra: Infra, services: Services): Mount[] {
     ...API_GROUPS.map(mountOf(infra, services)),
     { path: '/api/docs', router: docsRouter() },
     { path: '/', router: webPagesRouter(services) },
-    { path: '/graphql', router: graphqlRouter(services, infra.logger, { timeBudgetMs: infra.config.limits.graphqlTimeBudgetMs, pageMaxTake: infra.config.limits.pageMaxTake }) },
+    {
+      path: '/graphql',
+      router: graphqlRouter(services, infra.logger, {
+        timeBudgetMs: infra.config.limits.graphqlTimeBudgetMs,
+        pageMaxTake: infra.config.limits.pageMaxTake,
+      }),
+    },
   ];
 }

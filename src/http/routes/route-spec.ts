@@ -23,7 +23,11 @@ export function isProbe(id: RouteId): id is (typeof PROBES)[number] {
   return (PROBES as readonly string[]).includes(id);
 }
 
-export interface HandlerInput<P extends AnyObject | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+export interface HandlerInput<
+  P extends AnyObject | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> {
   /** The signed-in principal; reading it on a `public` route without a token throws 401. */
   readonly p: Principal;
   params: P extends AnyObject ? z.infer<P> : Record<string, never>;
@@ -53,7 +57,11 @@ export interface ExtraResponse {
  * needs, and the handler. The router and the OpenAPI document are both built from these, so they
  * cannot drift apart (docs/decisions/700-one-route-style.md).
  */
-export interface RouteSpec<P extends AnyObject | undefined = AnyObject | undefined, Q extends z.ZodType | undefined = z.ZodType | undefined, B extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface RouteSpec<
+  P extends AnyObject | undefined = AnyObject | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
   operationId: RouteId;
   method: 'get' | 'post';
   /** Express path relative to the group base, e.g. `/get/:eventId`; `*name` spans several segments. */
@@ -70,7 +78,11 @@ export interface RouteSpec<P extends AnyObject | undefined = AnyObject | undefin
    * multipart/form-data body: the text fields' schema and the file part names. The handler reads
    * the parts itself (`streaming` ones straight from the socket, without buffering the file).
    */
-  multipart?: { fields: AnyObject; files: { name: string; description: string; required?: boolean }[]; streaming?: boolean };
+  multipart?: {
+    fields: AnyObject;
+    files: { name: string; description: string; required?: boolean }[];
+    streaming?: boolean;
+  };
   /** JSON body of the success response. */
   response?: z.ZodType;
   /** A file instead of JSON: ETag/304 always; `ranged` adds byte ranges (206, 416). */
@@ -92,7 +104,10 @@ export interface RouteSpec<P extends AnyObject | undefined = AnyObject | undefin
    * OpenAPI links from the success response to the operations that use what it returns (runtime
    * expressions such as `$response.body#/id`); clients and the contract test's stateful phase follow them.
    */
-  links?: Record<string, { operationId: RouteId; parameters?: Record<string, string>; requestBody?: unknown; description?: string }>;
+  links?: Record<
+    string,
+    { operationId: RouteId; parameters?: Record<string, string>; requestBody?: unknown; description?: string }
+  >;
   /** Example request body and response, shown in the document. */
   example?: { request?: unknown; response?: unknown };
   handle(services: Services, input: HandlerInput<P, Q, B>): Promise<unknown> | unknown;
@@ -107,7 +122,9 @@ export interface RouteGroup {
 }
 
 /** Keeps each spec's generic types while collecting them in one array. */
-export function op<P extends AnyObject | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(spec: RouteSpec<P, Q, B>): RouteSpec {
+export function op<P extends AnyObject | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 
@@ -146,7 +163,8 @@ export function routerFor(group: RouteGroup, services: Services, infra: Infra): 
 
 function methodsByPath(group: RouteGroup): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const s of group.routes) out.set(s.path, [...(out.get(s.path) ?? []), s.method.toUpperCase(), ...(s.method === 'get' ? ['HEAD'] : [])]);
+  for (const s of group.routes)
+    out.set(s.path, [...(out.get(s.path) ?? []), s.method.toUpperCase(), ...(s.method === 'get' ? ['HEAD'] : [])]);
   return out;
 }
 

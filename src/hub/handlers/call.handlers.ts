@@ -5,7 +5,11 @@ import type { ActorAddress } from '../../actors/runtime/types.js';
 import { callerOf, method } from '../method.js';
 import type { HubSocket } from '../hub.types.js';
 
-const callAt = (socket: HubSocket, callId: string): ActorAddress => ({ tenant: socket.data.tenant, kind: 'call', id: callId });
+const callAt = (socket: HubSocket, callId: string): ActorAddress => ({
+  tenant: socket.data.tenant,
+  kind: 'call',
+  id: callId,
+});
 
 /** initCall, acceptCall, cancelCall, endCall, addParticipant: each one ask of the call's actor. */
 export const callMethods = [
@@ -16,31 +20,43 @@ export const callMethods = [
     run: (ctx, socket, [req]) => {
       const callId = req.callId ?? randomUUID();
       const caller = callerOf(socket);
-      return ctx.actors.ask(callAt(socket, callId), { type: 'init', caller, callerName: socket.data.principal.username, req: { ...req, callId } }, { dedupeId: `initCall:${socket.id}:${callId}` });
+      return ctx.actors.ask(
+        callAt(socket, callId),
+        { type: 'init', caller, callerName: socket.data.principal.username, req: { ...req, callId } },
+        { dedupeId: `initCall:${socket.id}:${callId}` },
+      );
     },
   }),
   method({
     name: 'acceptCall',
     op: 'hub.acceptCall',
     args: z.tuple([AcceptCallRequest]),
-    run: (ctx, socket, [req]) => ctx.actors.ask(callAt(socket, req.callId), { type: 'accept', caller: callerOf(socket) }),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(callAt(socket, req.callId), { type: 'accept', caller: callerOf(socket) }),
   }),
   method({
     name: 'cancelCall',
     op: 'hub.cancelCall',
     args: z.tuple([CallRef]),
-    run: (ctx, socket, [req]) => ctx.actors.ask(callAt(socket, req.callId), { type: 'cancel', caller: callerOf(socket), reason: req.reason }),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(callAt(socket, req.callId), { type: 'cancel', caller: callerOf(socket), reason: req.reason }),
   }),
   method({
     name: 'endCall',
     op: 'hub.endCall',
     args: z.tuple([CallRef]),
-    run: (ctx, socket, [req]) => ctx.actors.ask(callAt(socket, req.callId), { type: 'end', caller: callerOf(socket), reason: req.reason }),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(callAt(socket, req.callId), { type: 'end', caller: callerOf(socket), reason: req.reason }),
   }),
   method({
     name: 'addParticipant',
     op: 'hub.addParticipant',
     args: z.tuple([AddParticipantRequest]),
-    run: (ctx, socket, [req]) => ctx.actors.ask(callAt(socket, req.callId), { type: 'addParticipant', caller: callerOf(socket), userId: req.userId }),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(callAt(socket, req.callId), {
+        type: 'addParticipant',
+        caller: callerOf(socket),
+        userId: req.userId,
+      }),
   }),
 ];

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { Id } from '../../actors/common.schema.js';
-import { HeadsetDeviceInfo, JoinCode, OptionalMeetingId, RemoteControlRequest, StartPeripheralRequest, StopPeripheralRequest, UniqueId } from '../../actors/device.schema.js';
+import {
+  HeadsetDeviceInfo,
+  JoinCode,
+  OptionalMeetingId,
+  RemoteControlRequest,
+  StartPeripheralRequest,
+  StopPeripheralRequest,
+  UniqueId,
+} from '../../actors/device.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import { AppError } from '../../core/errors.js';
 import { rooms } from '../../realtime/rooms.js';
@@ -8,7 +16,11 @@ import { callerOf, method } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 
 const deviceAt = (socket: HubSocket, id: string): ActorAddress => ({ tenant: socket.data.tenant, kind: 'device', id });
-const meetingAt = (socket: HubSocket, id: string): ActorAddress => ({ tenant: socket.data.tenant, kind: 'meeting', id });
+const meetingAt = (socket: HubSocket, id: string): ActorAddress => ({
+  tenant: socket.data.tenant,
+  kind: 'meeting',
+  id,
+});
 
 function ownDevice(socket: HubSocket): string {
   if (!socket.data.deviceId) throw new AppError('invalid_state', 'Call initRapidConnect on this connection first');
@@ -17,7 +29,10 @@ function ownDevice(socket: HubSocket): string {
 
 /** Whether the caller joined the meeting: only participants of a device's meeting may control it. */
 async function isMember(ctx: HubContext, socket: HubSocket, eventId: string): Promise<boolean> {
-  const r = await ctx.actors.ask<{ member: boolean }>(meetingAt(socket, eventId), { type: 'isMember', userId: socket.data.principal.userId });
+  const r = await ctx.actors.ask<{ member: boolean }>(meetingAt(socket, eventId), {
+    type: 'isMember',
+    userId: socket.data.principal.userId,
+  });
   return r.member;
 }
 
@@ -33,8 +48,15 @@ async function attach(ctx: HubContext, socket: HubSocket, deviceId: string, even
 }
 
 async function rapidConnect(ctx: HubContext, socket: HubSocket, uniqueId: string, joinCode: string): Promise<unknown> {
-  const join = await ctx.meetings.joinByCode(socket.data.tenant, joinCode, { kind: 'principal', principal: socket.data.principal });
-  const info = await ctx.actors.ask<Record<string, unknown>>(deviceAt(socket, uniqueId), { type: 'rapidConnect', caller: callerOf(socket), joinCode });
+  const join = await ctx.meetings.joinByCode(socket.data.tenant, joinCode, {
+    kind: 'principal',
+    principal: socket.data.principal,
+  });
+  const info = await ctx.actors.ask<Record<string, unknown>>(deviceAt(socket, uniqueId), {
+    type: 'rapidConnect',
+    caller: callerOf(socket),
+    joinCode,
+  });
   socket.data.deviceId = uniqueId;
   await socket.join(rooms.device(socket.data.tenant, uniqueId));
   await attach(ctx, socket, uniqueId, join.eventId);
@@ -43,7 +65,12 @@ async function rapidConnect(ctx: HubContext, socket: HubSocket, uniqueId: string
 
 /** Headset methods (initRapidConnect, addDeviceToEvent, deviceStatus) and control methods on a headset. */
 export const deviceMethods = [
-  method({ name: 'initRapidConnect', op: 'hub.initRapidConnect', args: z.tuple([UniqueId, JoinCode]), run: (ctx, socket, [uniqueId, joinCode]) => rapidConnect(ctx, socket, uniqueId, joinCode) }),
+  method({
+    name: 'initRapidConnect',
+    op: 'hub.initRapidConnect',
+    args: z.tuple([UniqueId, JoinCode]),
+    run: (ctx, socket, [uniqueId, joinCode]) => rapidConnect(ctx, socket, uniqueId, joinCode),
+  }),
   method({
     name: 'addDeviceToEvent',
     op: 'hub.addDeviceToEvent',
@@ -59,32 +86,63 @@ export const deviceMethods = [
     op: 'hub.deviceStatus',
     args: z.tuple([OptionalMeetingId, HeadsetDeviceInfo]),
     run: (ctx, socket, [meetingId, info]) => {
-      if (ownDevice(socket) !== info.deviceId) throw new AppError('forbidden', 'A connection reports only its own device');
-      return ctx.actors.ask(deviceAt(socket, info.deviceId), { type: 'heartbeat', caller: callerOf(socket), meetingId, info });
+      if (ownDevice(socket) !== info.deviceId)
+        throw new AppError('forbidden', 'A connection reports only its own device');
+      return ctx.actors.ask(deviceAt(socket, info.deviceId), {
+        type: 'heartbeat',
+        caller: callerOf(socket),
+        meetingId,
+        info,
+      });
     },
   }),
   method({
     name: 'startPeripheral',
     op: 'hub.startPeripheral',
     args: z.tuple([StartPeripheralRequest]),
-    run: async (ctx, socket, [req]) => ctx.actors.ask(deviceAt(socket, req.deviceId), { type: 'startPeripheral', caller: callerOf(socket), member: await isMember(ctx, socket, req.eventId), req }),
+    run: async (ctx, socket, [req]) =>
+      ctx.actors.ask(deviceAt(socket, req.deviceId), {
+        type: 'startPeripheral',
+        caller: callerOf(socket),
+        member: await isMember(ctx, socket, req.eventId),
+        req,
+      }),
   }),
   method({
     name: 'stopPeripheral',
     op: 'hub.stopPeripheral',
     args: z.tuple([StopPeripheralRequest]),
-    run: async (ctx, socket, [req]) => ctx.actors.ask(deviceAt(socket, req.deviceId), { type: 'stopPeripheral', caller: callerOf(socket), member: await isMember(ctx, socket, req.eventId), req }),
+    run: async (ctx, socket, [req]) =>
+      ctx.actors.ask(deviceAt(socket, req.deviceId), {
+        type: 'stopPeripheral',
+        caller: callerOf(socket),
+        member: await isMember(ctx, socket, req.eventId),
+        req,
+      }),
   }),
   method({
     name: 'requestRemote',
     op: 'hub.requestRemote',
     args: z.tuple([Id, Id]),
-    run: async (ctx, socket, [meetingId, deviceId]) => ctx.actors.ask(deviceAt(socket, deviceId), { type: 'requestRemote', caller: callerOf(socket), member: await isMember(ctx, socket, meetingId), meetingId }),
+    run: async (ctx, socket, [meetingId, deviceId]) =>
+      ctx.actors.ask(deviceAt(socket, deviceId), {
+        type: 'requestRemote',
+        caller: callerOf(socket),
+        member: await isMember(ctx, socket, meetingId),
+        meetingId,
+      }),
   }),
   method({
     name: 'remoteControl',
     op: 'hub.remoteControl',
     args: z.tuple([Id, RemoteControlRequest]),
-    run: async (ctx, socket, [meetingId, req]) => ctx.actors.ask(deviceAt(socket, req.deviceId), { type: 'remoteControl', caller: callerOf(socket), member: await isMember(ctx, socket, meetingId), meetingId, req }),
+    run: async (ctx, socket, [meetingId, req]) =>
+      ctx.actors.ask(deviceAt(socket, req.deviceId), {
+        type: 'remoteControl',
+        caller: callerOf(socket),
+        member: await isMember(ctx, socket, meetingId),
+        meetingId,
+        req,
+      }),
   }),
 ];

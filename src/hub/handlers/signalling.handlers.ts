@@ -6,20 +6,36 @@ import { IceCandidateMessage, RoomId, SdpMessage } from '../../realtime/signalli
 import type { HubContext, HubSocket } from '../hub.types.js';
 
 /** Members of the call or meeting a signalling message names, from its actor (the one source of truth). */
-async function membersOf(ctx: HubContext, socket: HubSocket, scope: { eventId?: string; callId?: string }): Promise<string[]> {
+async function membersOf(
+  ctx: HubContext,
+  socket: HubSocket,
+  scope: { eventId?: string; callId?: string },
+): Promise<string[]> {
   const tenant = socket.data.tenant;
-  if (scope.callId) return (await ctx.actors.ask<{ memberIds: string[] }>({ tenant, kind: 'call', id: scope.callId }, { type: 'members' })).memberIds;
-  return (await ctx.actors.ask<{ memberIds: string[] }>({ tenant, kind: 'meeting', id: scope.eventId! }, { type: 'members' })).memberIds;
+  if (scope.callId)
+    return (
+      await ctx.actors.ask<{ memberIds: string[] }>({ tenant, kind: 'call', id: scope.callId }, { type: 'members' })
+    ).memberIds;
+  return (
+    await ctx.actors.ask<{ memberIds: string[] }>({ tenant, kind: 'meeting', id: scope.eventId! }, { type: 'members' })
+  ).memberIds;
 }
 
 /** Relays offer/answer/iceCandidate to the target's sockets, only when sender and target share the call or meeting. */
-async function relay(ctx: HubContext, socket: HubSocket, name: 'offer' | 'answer' | 'iceCandidate', msg: SdpMessage | IceCandidateMessage): Promise<{ delivered: true }> {
+async function relay(
+  ctx: HubContext,
+  socket: HubSocket,
+  name: 'offer' | 'answer' | 'iceCandidate',
+  msg: SdpMessage | IceCandidateMessage,
+): Promise<{ delivered: true }> {
   const from = socket.data.principal.userId;
   const members = await membersOf(ctx, socket, msg);
-  if (!members.includes(from) || !members.includes(msg.targetUserId)) throw new AppError('forbidden', 'Signalling is relayed only between members of the same meeting or call');
+  if (!members.includes(from) || !members.includes(msg.targetUserId))
+    throw new AppError('forbidden', 'Signalling is relayed only between members of the same meeting or call');
   const { targetUserId, ...rest } = msg;
   const target = ctx.io.to(rooms.user(socket.data.tenant, targetUserId));
-  if (name === 'iceCandidate') target.emit('iceCandidate', { ...(rest as Omit<IceCandidateMessage, 'targetUserId'>), fromUserId: from });
+  if (name === 'iceCandidate')
+    target.emit('iceCandidate', { ...(rest as Omit<IceCandidateMessage, 'targetUserId'>), fromUserId: from });
   else target.emit(name, { ...(rest as Omit<SdpMessage, 'targetUserId'>), fromUserId: from });
   return { delivered: true };
 }
@@ -39,9 +55,24 @@ async function requireRoomMember(ctx: HubContext, socket: HubSocket, roomId: str
 
 /** WebRTC signalling and event rooms. */
 export const signallingMethods = [
-  method({ name: 'offer', op: 'hub.offer', args: z.tuple([SdpMessage]), run: (ctx, socket, [msg]) => relay(ctx, socket, 'offer', msg) }),
-  method({ name: 'answer', op: 'hub.answer', args: z.tuple([SdpMessage]), run: (ctx, socket, [msg]) => relay(ctx, socket, 'answer', msg) }),
-  method({ name: 'iceCandidate', op: 'hub.iceCandidate', args: z.tuple([IceCandidateMessage]), run: (ctx, socket, [msg]) => relay(ctx, socket, 'iceCandidate', msg) }),
+  method({
+    name: 'offer',
+    op: 'hub.offer',
+    args: z.tuple([SdpMessage]),
+    run: (ctx, socket, [msg]) => relay(ctx, socket, 'offer', msg),
+  }),
+  method({
+    name: 'answer',
+    op: 'hub.answer',
+    args: z.tuple([SdpMessage]),
+    run: (ctx, socket, [msg]) => relay(ctx, socket, 'answer', msg),
+  }),
+  method({
+    name: 'iceCandidate',
+    op: 'hub.iceCandidate',
+    args: z.tuple([IceCandidateMessage]),
+    run: (ctx, socket, [msg]) => relay(ctx, socket, 'iceCandidate', msg),
+  }),
   method({
     name: 'joinRoom',
     op: 'hub.joinRoom',
@@ -64,7 +95,10 @@ export const signallingMethods = [
         await socket.leave(room);
         throw new AppError('forbidden', 'Not a member of this room');
       }
-      socket.to(room).emit('sayHi', { roomId, from: { userId: socket.data.principal.userId, username: socket.data.principal.username } });
+      socket.to(room).emit('sayHi', {
+        roomId,
+        from: { userId: socket.data.principal.userId, username: socket.data.principal.username },
+      });
       return { roomId };
     },
   }),

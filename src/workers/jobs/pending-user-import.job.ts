@@ -5,4 +5,5 @@ import type { JobHandler } from '../job-handler.js';
  * rejected spreadsheet (limits, missing columns) fails at once: its code is permanent in the error
  * error codes, so the workers role makes the job unrecoverable.
  */
-export const pendingUserImportJob: JobHandler<'pending-user-import'> = (job, { services }) => services.imports.run(job.data, (p) => job.progress(p));
+export const pendingUserImportJob: JobHandler<'pending-user-import'> = (job, { services }) =>
+  services.imports.run(job.data, (p) => job.progress(p));

@@ -34,7 +34,8 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
     const files = {
       uploadLimits: () => deps.media.uploadLimits(data.tenant),
       thumbnailReady: (hash: string) => deps.media.thumbnailReady(data.tenant, hash),
-      setThumbnail: (hash: string, update: Parameters<MediaService['setThumbnail']>[2]) => deps.media.setThumbnail(data.tenant, hash, update),
+      setThumbnail: (hash: string, update: Parameters<MediaService['setThumbnail']>[2]) =>
+        deps.media.setThumbnail(data.tenant, hash, update),
     };
     const thumbKey = layout.thumbnail(data.tenant, data.hash);
     // The three reads do not depend on each other; fresh work (no thumbnail yet) needs all of them. The
@@ -58,11 +59,24 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
     }
     try {
       const input = await readBounded(source.body, limits.maxBytes);
-      const image = (await loadSharp())(input, { limitInputPixels: limits.maxImagePixels, failOn: 'error', sequentialRead: true });
+      const image = (await loadSharp())(input, {
+        limitInputPixels: limits.maxImagePixels,
+        failOn: 'error',
+        sequentialRead: true,
+      });
       const meta = await image.metadata();
-      const thumb = await image.rotate().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
+      const thumb = await image
+        .rotate()
+        .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
+        .webp({ quality: 80 })
+        .toBuffer();
       const put = await deps.store.put(thumbKey, thumb, { contentType: 'image/webp' });
-      await files.setThumbnail(data.hash, { status: 'ready', thumbnailHash: put.sha256, width: meta.width, height: meta.height });
+      await files.setThumbnail(data.hash, {
+        status: 'ready',
+        thumbnailHash: put.sha256,
+        width: meta.width,
+        height: meta.height,
+      });
       return { status: 'ready', width: meta.width, height: meta.height };
     } catch (e) {
       if (e instanceof UnrecoverableError || !isImageError(e)) throw e;

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { shardOf } from '../../../src/actors/runtime/index.js';
 import { uniqueId } from '../../support/env.js';
-import { addressOwnedBy, clusterEnv, dropPrefix, hardKill, spawnActorNode, startActorNode, waitForMembers, type ActorNode, type FixtureNode } from '../../support/actor-kit.js';
+import {
+  addressOwnedBy,
+  clusterEnv,
+  dropPrefix,
+  hardKill,
+  spawnActorNode,
+  startActorNode,
+  waitForMembers,
+  type ActorNode,
+  type FixtureNode,
+} from '../../support/actor-kit.js';
 import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
 
 type Reply = CounterState & { epoch: number };
@@ -33,7 +43,10 @@ describe('failover after a hard kill of the owning process', () => {
     expect(await p.system.leases.holder(shardOf(to, SHARDS))).toBe(ids.child);
 
     const firedAfterFailover = new Promise<void>((resolve) => {
-      p.system.useHubPublisher({ emit: (_rooms, event, payload) => event === 'sayHi' && (payload as { roomId: string }).roomId === 'after-failover' && resolve() });
+      p.system.useHubPublisher({
+        emit: (_rooms, event, payload) =>
+          event === 'sayHi' && (payload as { roomId: string }).roomId === 'after-failover' && resolve(),
+      });
     });
     await hardKill(child);
     const r = await p.system.ask<Reply>(to, { op: 'get' }, { timeoutMs: 30_000 });

@@ -4,7 +4,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addressKey, shardOf } from '../../../src/actors/runtime/index.js';
 import { uniqueId } from '../../support/env.js';
-import { addressOwnedBy, clusterEnv, dropPrefix, hardKill, nextEvent, spawnActorNode, startActorNode, waitForMembers, type ActorNode, type FixtureNode } from '../../support/actor-kit.js';
+import {
+  addressOwnedBy,
+  clusterEnv,
+  dropPrefix,
+  hardKill,
+  nextEvent,
+  spawnActorNode,
+  startActorNode,
+  waitForMembers,
+  type ActorNode,
+  type FixtureNode,
+} from '../../support/actor-kit.js';
 import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
 
 type Reply = CounterState & { epoch: number };
@@ -47,7 +58,11 @@ describe('fencing a stalled owner', () => {
     const before = await owner.system.ask<Reply>(to, { op: 'inc', seq: 1 });
     const fenced = nextEvent(owner.system.events, 'fenced', (a) => addressKey(a as never) === addressKey(to));
     const claimed = other.next<{ epoch: number; node: string }>('claimed');
-    const stoppedServing = nextEvent<[number, string]>(owner.system.events, 'shard-lost', (shard) => shard === shardOf(to, SHARDS));
+    const stoppedServing = nextEvent<[number, string]>(
+      owner.system.events,
+      'shard-lost',
+      (shard) => shard === shardOf(to, SHARDS),
+    );
 
     const late = owner.system.ask<Reply>(to, { op: 'stall', v: 'A-late' }, { timeoutMs: 200 });
     other.child.send({ cmd: 'claim', to, afterEpoch: before.epoch, marker });

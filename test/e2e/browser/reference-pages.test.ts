@@ -39,12 +39,20 @@ describe('reference pages in a browser', () => {
   }
 
   it('/api/docs lists every operation of the document and a try-it call with a bearer token answers 200', async () => {
-    const doc = JSON.parse((await node.http.get('/api/docs/openapi.json')).text) as { paths: Record<string, Record<string, unknown>> };
-    const operations = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    const doc = JSON.parse((await node.http.get('/api/docs/openapi.json')).text) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+    );
     const { page, watch } = await open('/api/docs');
     await page.waitForSelector('.opblock');
     const listed = await page.$$eval('.opblock', (els) =>
-      els.map((e) => `${e.querySelector('.opblock-summary-method')?.textContent} ${e.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`));
+      els.map(
+        (e) =>
+          `${e.querySelector('.opblock-summary-method')?.textContent} ${e.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+      ),
+    );
     expect(listed.sort()).toEqual(operations.sort());
 
     await page.click('.btn.authorize');
@@ -57,9 +65,14 @@ describe('reference pages in a browser', () => {
     await me!.click();
     await page.waitForSelector('.opblock.is-open .execute');
     await page.click('.opblock.is-open .execute');
-    const status = await page.waitForSelector('.opblock.is-open .live-responses-table tr.response .response-col_status');
+    const status = await page.waitForSelector(
+      '.opblock.is-open .live-responses-table tr.response .response-col_status',
+    );
     expect(await status!.evaluate((e) => e.textContent?.trim())).toBe('200');
-    const body = await page.$eval('.opblock.is-open .live-responses-table tr.response .response-col_description pre', (e) => e.textContent ?? '');
+    const body = await page.$eval(
+      '.opblock.is-open .live-responses-table tr.response .response-col_description pre',
+      (e) => e.textContent ?? '',
+    );
     expect(JSON.parse(body)).toMatchObject({ displayName: 'Dr Page' });
     expect(watch.cspViolations).toEqual([]);
     expect(watch.errors).toEqual([]);
@@ -89,7 +102,9 @@ describe('reference pages in a browser', () => {
     await page.click('.graphiql-doc-explorer-type-name');
     await page.waitForSelector('.graphiql-doc-explorer-field-name');
     const fields = await page.$$eval('.graphiql-doc-explorer-field-name', (els) => els.map((e) => e.textContent));
-    expect(fields).toEqual(expect.arrayContaining(['me', 'tenantConfig', 'basicTenantInfo', 'myContacts', 'hasPin', 'myNotice']));
+    expect(fields).toEqual(
+      expect.arrayContaining(['me', 'tenantConfig', 'basicTenantInfo', 'myContacts', 'hasPin', 'myNotice']),
+    );
     expect(watch.cspViolations).toEqual([]);
     expect(watch.errors).toEqual([]);
   });
@@ -99,10 +114,17 @@ describe('reference pages in a browser', () => {
     expect(html.status).toBe(200);
     expect(html.text).toContain('/graphql/assets/graphiql.js');
     // A GET query without a preflight-forcing header is what a cross-site <img> or form could send.
-    const simpleGet = await node.http.get('/graphql?query=%7B__typename%7D', { tenant: 'acme', headers: { accept: 'text/html' } });
+    const simpleGet = await node.http.get('/graphql?query=%7B__typename%7D', {
+      tenant: 'acme',
+      headers: { accept: 'text/html' },
+    });
     expect(simpleGet.status).toBe(400);
     expect(simpleGet.text).toMatch(/CSRF/);
-    const formPost = await node.http.post('/graphql', { tenant: 'acme', headers: { 'content-type': 'text/plain' }, rawBody: '{"query":"{__typename}"}' });
+    const formPost = await node.http.post('/graphql', {
+      tenant: 'acme',
+      headers: { 'content-type': 'text/plain' },
+      rawBody: '{"query":"{__typename}"}',
+    });
     expect(formPost.status).toBe(400);
     const json = await node.http.get('/graphql', { tenant: 'acme', headers: { accept: 'application/json' } });
     expect(json.text).not.toContain('graphiql');

@@ -19,7 +19,12 @@ describe('first-party web pages in a browser', () => {
 
   beforeAll(async () => {
     ({ node } = await startRealmNode({ ROLES: 'http,idp' }));
-    await createUser(node, 'acme', { username: 'dr.web', role: 'clinician', displayName: 'Dr Web', password: 'web-password-1' });
+    await createUser(node, 'acme', {
+      username: 'dr.web',
+      role: 'clinician',
+      displayName: 'Dr Web',
+      password: 'web-password-1',
+    });
     origin = `http://acme.localhost:${new URL(node.url!).port}`;
     browser = await launchBrowser();
   }, 600_000);
@@ -51,9 +56,15 @@ describe('first-party web pages in a browser', () => {
   }
 
   /** The device's poll loop: polls until the answer is no longer `login_code_pending`. */
-  async function pollUntilDecided(code: string, pollSecret: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  async function pollUntilDecided(
+    code: string,
+    pollSecret: string,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     for (;;) {
-      const r = await node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'qr', code, pollSecret } });
+      const r = await node.http.post('/api/account/login', {
+        tenant: 'acme',
+        body: { method: 'qr', code, pollSecret },
+      });
       if (r.body?.code !== 'login_code_pending') return { status: r.status, body: r.body as Record<string, unknown> };
       await new Promise((done) => setTimeout(done, 200));
     }
@@ -85,7 +96,9 @@ describe('first-party web pages in a browser', () => {
     await page.waitForSelector('#error:not([hidden])');
     expect(await page.$eval('#error', (e) => e.textContent)).toContain('sign_in_not_started');
     expect(logins).toEqual([]);
-    await page.goto(`${origin}/auth/callback?returnTo=${encodeURIComponent('//evil.example/x')}`, { waitUntil: 'load' });
+    await page.goto(`${origin}/auth/callback?returnTo=${encodeURIComponent('//evil.example/x')}`, {
+      waitUntil: 'load',
+    });
     await signInOnRealm(page);
     await page.waitForSelector('#signed-in:not([hidden])');
     expect(new URL(page.url()).origin).toBe(origin);

@@ -22,7 +22,12 @@ const SHARDS = 16;
  */
 describe('an actors-only node hosts the actors a hub-only node asks', () => {
   const id = uniqueId();
-  const shared = { MONGODB_CATALOG_DB: `tc_${id}`, MONGODB_TENANT_DB_PREFIX: `tt_${id}_`, REDIS_PREFIX: `test:${id}:`, ACTOR_SHARDS: String(SHARDS) };
+  const shared = {
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_PREFIX: `test:${id}:`,
+    ACTOR_SHARDS: String(SHARDS),
+  };
   const actorsId = `actors-only-${id}`;
   let hubNode: TestNode;
   let actorsNode: ChildNode;
@@ -54,7 +59,9 @@ describe('an actors-only node hosts the actors a hub-only node asks', () => {
     expect(await rb.next('onEndCall')).toMatchObject({ callId: info.callId, status: 'ended' });
     // The call actor ran on the actors-only node (the only one hosting), which wrote the record.
     const system = (hubNode.roles.get('hub') as HubRoleHandle).actors;
-    expect(await system.leases.holder(shardOf({ tenant: 'acme', kind: 'call', id: info.callId }, SHARDS))).toBe(actorsId);
+    expect(await system.leases.holder(shardOf({ tenant: 'acme', kind: 'call', id: info.callId }, SHARDS))).toBe(
+      actorsId,
+    );
     const rec = await hubNode.infra.mongo.tenantDb('acme').models.CallRecord.findById(info.callId).lean();
     expect(rec).toMatchObject({ status: 'ended', actorEpoch: expect.any(Number) });
   });
@@ -65,13 +72,29 @@ describe('an actors-only node hosts the actors a hub-only node asks', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'deps-'));
     const graph = async (entry: string) => {
       const out = path.join(dir, `${path.basename(entry)}.json`);
-      await promisify(execFile)(process.execPath, ['node_modules/dpdm/lib/bin/dpdm.js', '--no-warning', '--no-tree', '--no-circular', '--no-progress', '-T', '-o', out, entry]);
+      await promisify(execFile)(process.execPath, [
+        'node_modules/dpdm/lib/bin/dpdm.js',
+        '--no-warning',
+        '--no-tree',
+        '--no-circular',
+        '--no-progress',
+        '-T',
+        '-o',
+        out,
+        entry,
+      ]);
       return Object.keys((JSON.parse(await readFile(out, 'utf8')) as { tree: Record<string, unknown> }).tree);
     };
     const files = await graph('src/actors/actors.role.ts');
     expect((await graph('src/roles.ts')).filter((f) => f.startsWith('src/hub/')).length).toBeGreaterThan(0);
     await rm(dir, { recursive: true, force: true });
-    expect(files).toEqual(expect.arrayContaining(['src/actors/actor-deps.ts', 'src/actors/runtime/actor-system.ts', 'src/actors/meeting.actor.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'src/actors/actor-deps.ts',
+        'src/actors/runtime/actor-system.ts',
+        'src/actors/meeting.actor.ts',
+      ]),
+    );
     expect(files.filter((f) => f.startsWith('src/hub/'))).toEqual([]);
   });
 });

@@ -13,7 +13,14 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
   const on = (i: number, user: string) => cluster.on(i, user);
 
   beforeAll(async () => {
-    const users = [['alice', 'clinician'], ['bob', 'clinician'], ['pat', 'patient'], ['carol', 'clinician'], ['dave', 'patient'], ['headset', 'device']] as const;
+    const users = [
+      ['alice', 'clinician'],
+      ['bob', 'clinician'],
+      ['pat', 'patient'],
+      ['carol', 'clinician'],
+      ['dave', 'patient'],
+      ['headset', 'device'],
+    ] as const;
     cluster = await startHubCluster(3, users, { connect });
     ({ nodes: n, ids, tokens } = cluster);
   });
@@ -25,8 +32,11 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
     const host = await n[0]!.services.auth.verifyAccessToken('acme', tokens.alice!);
     const now = Date.now();
     return n[0]!.services.events.create(host, {
-      name: 'Consultation', startAt: new Date(now).toISOString(), endAt: new Date(now + 3_600_000).toISOString(),
-      participants: participants.map((u) => ({ userId: ids[u]!, role: 'participant' as const })), attachments: [],
+      name: 'Consultation',
+      startAt: new Date(now).toISOString(),
+      endAt: new Date(now + 3_600_000).toISOString(),
+      participants: participants.map((u) => ({ userId: ids[u]!, role: 'participant' as const })),
+      attachments: [],
     });
   }
 
@@ -71,22 +81,40 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
     expect(data).toMatchObject({ eventId, role: 'host', join: { token: expect.any(String) } });
     await must(bob, 'joinEvent', { eventId });
     await must(pat, 'joinEvent', { eventId });
-    for (const action of ['one', 'two', 'three', 'four']) await must(alice, 'notify', action, { eventId, data: { action } });
+    for (const action of ['one', 'two', 'three', 'four'])
+      await must(alice, 'notify', action, { eventId, data: { action } });
     await must(bob, 'requestHostAccess', { eventId });
     const lastSeq = (await must(pat, 'getMeetingDetails', { eventId })).seq;
-    const sequences = await Promise.all(rs.map(async (r) => {
-      await r.next('meetingEvent', (e) => e.seq === lastSeq);
-      return r.of('meetingEvent').filter((e) => e.seq >= 5).map((e) => `${e.seq}:${e.type}:${e.data?.action ?? ''}`);
-    }));
-    expect(sequences[0]).toEqual(['5:notify:one', '6:notify:two', '7:notify:three', '8:notify:four', '9:hostAccessRequested:']);
+    const sequences = await Promise.all(
+      rs.map(async (r) => {
+        await r.next('meetingEvent', (e) => e.seq === lastSeq);
+        return r
+          .of('meetingEvent')
+          .filter((e) => e.seq >= 5)
+          .map((e) => `${e.seq}:${e.type}:${e.data?.action ?? ''}`);
+      }),
+    );
+    expect(sequences[0]).toEqual([
+      '5:notify:one',
+      '6:notify:two',
+      '7:notify:three',
+      '8:notify:four',
+      '9:hostAccessRequested:',
+    ]);
     expect(sequences[1]).toEqual(sequences[0]);
     expect(sequences[2]).toEqual(sequences[0]);
-    expect(await call(pat, 'notify', 'x', { eventId })).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
+    expect(await call(pat, 'notify', 'x', { eventId })).toMatchObject({
+      ok: false,
+      error: { code: 'permission_denied' },
+    });
     await must(bob, 'startRecording', { eventId });
     expect(await rs[2]!.next('meetingEvent', (e) => e.type === 'recordingStarted')).toMatchObject({ by: ids.bob });
     expect((await must(alice, 'stopRecording', { eventId })).recording.active).toBe(false);
     expect(await rs[1]!.next('meetingEvent', (e) => e.type === 'recordingStopped')).toMatchObject({ by: ids.alice });
-    expect(await call(pat, 'startRecording', { eventId })).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
+    expect(await call(pat, 'startRecording', { eventId })).toMatchObject({
+      ok: false,
+      error: { code: 'permission_denied' },
+    });
   });
 
   it('relays WebRTC signalling between members of a meeting on different nodes only', async () => {
@@ -100,8 +128,15 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
     await must(bob, 'joinEvent', { eventId });
     await must(bob, 'offer', { targetUserId: ids.alice, eventId, sdp: 'v=0 offer' });
     expect(await ra.next('offer')).toMatchObject({ fromUserId: ids.bob, eventId, sdp: 'v=0 offer' });
-    await must(alice, 'iceCandidate', { targetUserId: ids.bob, eventId, candidate: { candidate: 'candidate:1', sdpMid: '0', sdpMLineIndex: 0 } });
-    expect(await call(carol, 'offer', { targetUserId: ids.alice, eventId, sdp: 'v=0' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    await must(alice, 'iceCandidate', {
+      targetUserId: ids.bob,
+      eventId,
+      candidate: { candidate: 'candidate:1', sdpMid: '0', sdpMLineIndex: 0 },
+    });
+    expect(await call(carol, 'offer', { targetUserId: ids.alice, eventId, sdp: 'v=0' })).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
   });
 
   it('lets a meeting participant on another node control a headset, acknowledged and audited', async () => {
@@ -116,12 +151,31 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
     expect(info).toMatchObject({ deviceId: 'HS-SERIAL-1', meetingId: eventId, userId: ids.headset });
     expect(await ra.next('onDeviceAdded')).toMatchObject({ deviceId: 'HS-SERIAL-1', eventId });
     await must(headset, 'deviceStatus', eventId, { deviceId: 'HS-SERIAL-1', batteryLevel: 77 });
-    expect(await ra.next('deviceInfo', (d) => d.info?.batteryLevel === 77)).toMatchObject({ deviceId: 'HS-SERIAL-1', status: 'online' });
-    expect(await call(carol, 'requestRemote', eventId, 'HS-SERIAL-1')).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await ra.next('deviceInfo', (d) => d.info?.batteryLevel === 77)).toMatchObject({
+      deviceId: 'HS-SERIAL-1',
+      status: 'online',
+    });
+    expect(await call(carol, 'requestRemote', eventId, 'HS-SERIAL-1')).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
     await must(alice, 'requestRemote', eventId, 'HS-SERIAL-1');
-    const ack = await must(alice, 'remoteControl', eventId, { deviceId: 'HS-SERIAL-1', command: 'zoomIn', params: { level: 2 } });
-    expect(await rh.next('onRemoteControl', (c) => c.command === 'zoomIn')).toMatchObject({ commandId: ack.commandId, from: ids.alice, params: { level: 2 } });
-    await must(alice, 'startPeripheral', { eventId, deviceId: 'HS-SERIAL-1', peripheralId: 'steth-1', peripheralType: 'stethoscope' });
+    const ack = await must(alice, 'remoteControl', eventId, {
+      deviceId: 'HS-SERIAL-1',
+      command: 'zoomIn',
+      params: { level: 2 },
+    });
+    expect(await rh.next('onRemoteControl', (c) => c.command === 'zoomIn')).toMatchObject({
+      commandId: ack.commandId,
+      from: ids.alice,
+      params: { level: 2 },
+    });
+    await must(alice, 'startPeripheral', {
+      eventId,
+      deviceId: 'HS-SERIAL-1',
+      peripheralId: 'steth-1',
+      peripheralType: 'stethoscope',
+    });
     expect(await rh.next('peripheralStarted')).toMatchObject({ peripheralId: 'steth-1', startedBy: ids.alice });
     await must(alice, 'shareImage', { eventId, image: { url: 'https://images.example.test/xray.png' } });
     expect(await rh.next('onShareImage')).toMatchObject({ eventId, by: ids.alice });
@@ -133,8 +187,14 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
     await must(alice, 'initEvent', { eventId: nextId });
     await must(headset, 'addDeviceToEvent', next.meetingCode, nextId);
     expect(await ra.next('onDeviceAdded', (d) => d.eventId === nextId)).toMatchObject({ deviceId: 'HS-SERIAL-1' });
-    expect(await call(alice, 'remoteControl', eventId, { deviceId: 'HS-SERIAL-1', command: 'zoomOut' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
-    expect(await call(headset, 'addDeviceToEvent', 'WRONG-CODE', nextId)).toMatchObject({ ok: false, error: { code: 'event_not_found' } });
+    expect(await call(alice, 'remoteControl', eventId, { deviceId: 'HS-SERIAL-1', command: 'zoomOut' })).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
+    expect(await call(headset, 'addDeviceToEvent', 'WRONG-CODE', nextId)).toMatchObject({
+      ok: false,
+      error: { code: 'event_not_found' },
+    });
   });
 
   it('pushes userStatus to the tenant across nodes on first connect and last disconnect', async () => {
@@ -147,6 +207,11 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
     expect(await n[0]!.services.presence.isOnline('acme', ids.dave!)).toBe(true);
     c2.close();
     expect(await rw.next('userStatus', (s) => s.userId === ids.dave && !s.online)).toMatchObject({ online: false });
-    expect(rw.of('userStatus').filter((s) => s.userId === ids.dave).map((s) => s.online)).toEqual([true, false]);
+    expect(
+      rw
+        .of('userStatus')
+        .filter((s) => s.userId === ids.dave)
+        .map((s) => s.online),
+    ).toEqual([true, false]);
   });
 });

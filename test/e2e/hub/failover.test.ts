@@ -12,8 +12,12 @@ const SHARDS = 16;
 describe('hub failover: the node owning a meeting is killed', () => {
   const id = uniqueId();
   const shared = {
-    ROLES: 'http,hub,actors', MONGODB_CATALOG_DB: `tc_${id}`, MONGODB_TENANT_DB_PREFIX: `tt_${id}_`, REDIS_PREFIX: `test:${id}:`,
-    ACTOR_SHARDS: String(SHARDS), ACTOR_LEASE_MS: '1500',
+    ROLES: 'http,hub,actors',
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_PREFIX: `test:${id}:`,
+    ACTOR_SHARDS: String(SHARDS),
+    ACTOR_LEASE_MS: '1500',
   };
   const childId = `hub-child-${id}`;
   let node: TestNode;
@@ -23,7 +27,11 @@ describe('hub failover: the node owning a meeting is killed', () => {
 
   beforeAll(async () => {
     node = await startTestNode(shared);
-    for (const [u, role] of [['alice', 'clinician'], ['bob', 'clinician']] as const) users[u] = await createUser(node, 'acme', { username: u, role });
+    for (const [u, role] of [
+      ['alice', 'clinician'],
+      ['bob', 'clinician'],
+    ] as const)
+      users[u] = await createUser(node, 'acme', { username: u, role });
     child = await spawnChildNode(testEnv({ ...shared, NODE_ID: childId, LOG_LEVEL: 'warn' }));
     await waitForMembers(actorSystemOf(node.roles), [node.config.nodeId, childId]);
   }, 90_000);
@@ -39,9 +47,16 @@ describe('hub failover: the node owning a meeting is killed', () => {
     const nodes = [node.config.nodeId, childId].sort();
     for (let i = 0; i < 64; i++) {
       const now = Date.now();
-      const e = await node.services.events.create(host, { name: `Failover ${i}`, startAt: new Date(now).toISOString(), endAt: new Date(now + 3_600_000).toISOString(), participants: [{ userId: users.bob!, role: 'participant' }], attachments: [] });
+      const e = await node.services.events.create(host, {
+        name: `Failover ${i}`,
+        startAt: new Date(now).toISOString(),
+        endAt: new Date(now + 3_600_000).toISOString(),
+        participants: [{ userId: users.bob!, role: 'participant' }],
+        attachments: [],
+      });
       const eventId = String(e._id);
-      if (rendezvousOwner(shardOf({ tenant: 'acme', kind: 'meeting', id: eventId }, SHARDS), nodes) === childId) return eventId;
+      if (rendezvousOwner(shardOf({ tenant: 'acme', kind: 'meeting', id: eventId }, SHARDS), nodes) === childId)
+        return eventId;
     }
     throw new Error('no event placed on the child');
   }
@@ -67,9 +82,16 @@ describe('hub failover: the node owning a meeting is killed', () => {
     const rb = recorder(bobAgain);
     const rejoined = await must(bobAgain, 'joinEvent', { eventId });
     expect(rejoined.meeting.seq).toBe(before.seq);
-    expect(rejoined.meeting.members.map((m: { userId: string }) => m.userId).sort()).toEqual([users.alice, users.bob].sort());
+    expect(rejoined.meeting.members.map((m: { userId: string }) => m.userId).sort()).toEqual(
+      [users.alice, users.bob].sort(),
+    );
     await must(alice, 'notify', 'after', { eventId });
-    expect(await rb.next('meetingEvent', (e) => e.data?.action === 'after')).toMatchObject({ seq: before.seq + 1, type: 'notify' });
-    expect(await system.leases.holder(shardOf({ tenant: 'acme', kind: 'meeting', id: eventId }, SHARDS))).toBe(node.config.nodeId);
+    expect(await rb.next('meetingEvent', (e) => e.data?.action === 'after')).toMatchObject({
+      seq: before.seq + 1,
+      type: 'notify',
+    });
+    expect(await system.leases.holder(shardOf({ tenant: 'acme', kind: 'meeting', id: eventId }, SHARDS))).toBe(
+      node.config.nodeId,
+    );
   });
 });

@@ -13,7 +13,12 @@ import { startTestNode, type TestNode } from '../../support/node.js';
  */
 describe('hub clients across a graceful node stop', () => {
   const id = uniqueId();
-  const shared = { MONGODB_CATALOG_DB: `tc_${id}`, MONGODB_TENANT_DB_PREFIX: `tt_${id}_`, REDIS_PREFIX: `test:${id}:`, ROLES: 'http,hub,actors' };
+  const shared = {
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_PREFIX: `test:${id}:`,
+    ROLES: 'http,hub,actors',
+  };
   let port: number;
   let node: TestNode | undefined;
   let token: string;

@@ -27,8 +27,11 @@ describe.each(HUB_TRANSPORTS)('hub handshake and negative acks (%s)', (transport
     const host = await node.services.auth.verifyAccessToken('acme', clinician);
     const now = Date.now();
     const event = await node.services.events.create(host, {
-      name: 'Ward round', startAt: new Date(now).toISOString(), endAt: new Date(now + 3_600_000).toISOString(),
-      participants: [{ userId: patId, role: 'participant' }], attachments: [],
+      name: 'Ward round',
+      startAt: new Date(now).toISOString(),
+      endAt: new Date(now + 3_600_000).toISOString(),
+      participants: [{ userId: patId, role: 'participant' }],
+      attachments: [],
     });
     eventId = String(event._id);
   });
@@ -45,9 +48,15 @@ describe.each(HUB_TRANSPORTS)('hub handshake and negative acks (%s)', (transport
 
   it('refuses handshakes without a token, with a bad token, another tenant token or an unknown tenant', async () => {
     await expect(connect(node.url!, 'acme')).rejects.toMatchObject({ data: { code: 'unauthenticated' } });
-    await expect(connect(node.url!, 'acme', { token: 'not-a-token' })).rejects.toMatchObject({ data: { code: 'token_invalid' } });
-    await expect(connect(node.url!, 'acme', { token: otherTenant })).rejects.toMatchObject({ data: { code: 'wrong_tenant' } });
-    await expect(connect(node.url!, 'nobody', { token: clinician })).rejects.toMatchObject({ data: { code: 'tenant_not_found' } });
+    await expect(connect(node.url!, 'acme', { token: 'not-a-token' })).rejects.toMatchObject({
+      data: { code: 'token_invalid' },
+    });
+    await expect(connect(node.url!, 'acme', { token: otherTenant })).rejects.toMatchObject({
+      data: { code: 'wrong_tenant' },
+    });
+    await expect(connect(node.url!, 'nobody', { token: clinician })).rejects.toMatchObject({
+      data: { code: 'tenant_not_found' },
+    });
   });
 
   it('answers methods without permission, malformed payloads and unknown calls with coded acks', async () => {
@@ -70,8 +79,14 @@ describe.each(HUB_TRANSPORTS)('hub handshake and negative acks (%s)', (transport
     const acmeCall = (await call(alice, 'initCall', { calleeIds: [pat] })) as any;
     expect(acmeCall.ok).toBe(true);
     const gina = track(await connect(node.url!, 'globex', { token: otherTenant }));
-    expect(await call(gina, 'acceptCall', { callId: acmeCall.data.callId })).toMatchObject({ ok: false, error: { code: 'call_not_found' } });
-    expect(await call(gina, 'endCall', { callId: acmeCall.data.callId })).toMatchObject({ ok: false, error: { code: 'call_not_found' } });
+    expect(await call(gina, 'acceptCall', { callId: acmeCall.data.callId })).toMatchObject({
+      ok: false,
+      error: { code: 'call_not_found' },
+    });
+    expect(await call(gina, 'endCall', { callId: acmeCall.data.callId })).toMatchObject({
+      ok: false,
+      error: { code: 'call_not_found' },
+    });
     await call(alice, 'cancelCall', { callId: acmeCall.data.callId });
   });
 
@@ -82,7 +97,11 @@ describe.each(HUB_TRANSPORTS)('hub handshake and negative acks (%s)', (transport
 
   it('refuses signalling to someone who is not in the same call', async () => {
     const alice = track(await connect(node.url!, 'acme', { token: clinician }));
-    const r = await call(alice, 'offer', { targetUserId: 'b'.repeat(24), callId: '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6e', sdp: 'v=0' });
+    const r = await call(alice, 'offer', {
+      targetUserId: 'b'.repeat(24),
+      callId: '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6e',
+      sdp: 'v=0',
+    });
     expect(r).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     const both = await call(alice, 'offer', { targetUserId: 'b'.repeat(24), sdp: 'v=0' });
     expect(both).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
@@ -117,6 +136,8 @@ describe.each(HUB_TRANSPORTS)('hub handshake and negative acks (%s)', (transport
     await node.services.auth.sessions.revoke('acme', { ids: [login.sessionId] }, 'test');
     expect(await reason).toBe('io server disconnect');
     expect(kept.connected).toBe(true);
-    await expect(connect(node.url!, 'acme', { token: login.accessToken })).rejects.toMatchObject({ data: { code: 'session_revoked' } });
+    await expect(connect(node.url!, 'acme', { token: login.accessToken })).rejects.toMatchObject({
+      data: { code: 'session_revoked' },
+    });
   });
 });

@@ -20,7 +20,10 @@ describe('python-socketio as an outside client', () => {
 
   beforeAll(async () => {
     python = pythonSocketIo();
-    cluster = await startHubCluster(2, [['alice', 'clinician'], ['pat', 'patient']]);
+    cluster = await startHubCluster(2, [
+      ['alice', 'clinician'],
+      ['pat', 'patient'],
+    ]);
     ({ nodes: n, ids, tokens } = cluster);
   }, 300_000);
   afterAll(async () => {
@@ -31,22 +34,36 @@ describe('python-socketio as an outside client', () => {
   it.each([
     ['the same node', 0],
     ['another node', 1],
-  ])('connects with long-polling, upgrades, receives onNewCall and accepts the call with an ack (%s)', async (_where, on) => {
-    const py = runPythonHubClient(python, { url: tenantUrl(n[on]!), token: tokens.pat });
-    running.push(py);
-    // Long-polling first (the default), opened by a polling handshake (only those are offered upgrades),
-    // then upgraded (python-socketio upgrades before connect() returns).
-    expect(await py.next('connected')).toEqual({ event: 'connected', transports: ['polling', 'websocket'], upgrades: ['websocket'], transport: 'websocket' });
-    const alice = await cluster.on(0, 'alice');
-    const ra = recorder(alice);
-    const info = await must(alice, 'initCall', { calleeIds: [ids.pat] });
-    const push = await py.next('push');
-    expect(push).toMatchObject({ name: 'onNewCall', data: { call: { callId: info.callId, callerId: ids.alice } } });
-    expect(await py.next('ack')).toMatchObject({ method: 'acceptCall', result: { ok: true, data: { callId: info.callId, status: 'active' } } });
-    expect((await ra.next('onCallUpdated', (p) => p.call.callId === info.callId && p.call.status === 'active')).call.status).toBe('active');
-    expect(await py.next('done')).toEqual({ event: 'done', transport: 'websocket' });
-    expect(await py.exited).toBe(0);
-  });
+  ])(
+    'connects with long-polling, upgrades, receives onNewCall and accepts the call with an ack (%s)',
+    async (_where, on) => {
+      const py = runPythonHubClient(python, { url: tenantUrl(n[on]!), token: tokens.pat });
+      running.push(py);
+      // Long-polling first (the default), opened by a polling handshake (only those are offered upgrades),
+      // then upgraded (python-socketio upgrades before connect() returns).
+      expect(await py.next('connected')).toEqual({
+        event: 'connected',
+        transports: ['polling', 'websocket'],
+        upgrades: ['websocket'],
+        transport: 'websocket',
+      });
+      const alice = await cluster.on(0, 'alice');
+      const ra = recorder(alice);
+      const info = await must(alice, 'initCall', { calleeIds: [ids.pat] });
+      const push = await py.next('push');
+      expect(push).toMatchObject({ name: 'onNewCall', data: { call: { callId: info.callId, callerId: ids.alice } } });
+      expect(await py.next('ack')).toMatchObject({
+        method: 'acceptCall',
+        result: { ok: true, data: { callId: info.callId, status: 'active' } },
+      });
+      expect(
+        (await ra.next('onCallUpdated', (p) => p.call.callId === info.callId && p.call.status === 'active')).call
+          .status,
+      ).toBe('active');
+      expect(await py.next('done')).toEqual({ event: 'done', transport: 'websocket' });
+      expect(await py.exited).toBe(0);
+    },
+  );
 
   it('is refused without a token with the coded connect_error', async () => {
     const py = runPythonHubClient(python, { url: tenantUrl(n[1]!) });

@@ -16,7 +16,12 @@ describe('hub relays and stops across two nodes', () => {
   const on = (i: number, user: string) => cluster.on(i, user);
 
   beforeAll(async () => {
-    cluster = await startHubCluster(2, [['alice', 'clinician'], ['bob', 'clinician'], ['carol', 'clinician'], ['headset', 'device']]);
+    cluster = await startHubCluster(2, [
+      ['alice', 'clinician'],
+      ['bob', 'clinician'],
+      ['carol', 'clinician'],
+      ['headset', 'device'],
+    ]);
     ({ nodes: n, ids, tokens } = cluster);
   });
   afterAll(async () => {
@@ -28,8 +33,11 @@ describe('hub relays and stops across two nodes', () => {
     const host = await n[0]!.services.auth.verifyAccessToken('acme', tokens.alice!);
     const now = Date.now();
     const event = await n[0]!.services.events.create(host, {
-      name: 'Consultation', startAt: new Date(now).toISOString(), endAt: new Date(now + 3_600_000).toISOString(),
-      participants: [{ userId: ids.bob!, role: 'participant' as const }], attachments: [],
+      name: 'Consultation',
+      startAt: new Date(now).toISOString(),
+      endAt: new Date(now + 3_600_000).toISOString(),
+      participants: [{ userId: ids.bob!, role: 'participant' as const }],
+      attachments: [],
     });
     const eventId = String(event._id);
     const alice = await on(0, 'alice');
@@ -54,18 +62,33 @@ describe('hub relays and stops across two nodes', () => {
     expect(await ra.next('offer')).toEqual({ fromUserId: ids.bob, eventId, sdp: 'v=0 offer-from-bob' });
     await must(alice, 'answer', { targetUserId: ids.bob, eventId, sdp: 'v=0 answer-from-alice' });
     expect(await rb.next('answer')).toEqual({ fromUserId: ids.alice, eventId, sdp: 'v=0 answer-from-alice' });
-    expect(await call(carol, 'answer', { targetUserId: ids.alice, eventId, sdp: 'v=0' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await call(carol, 'answer', { targetUserId: ids.alice, eventId, sdp: 'v=0' })).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
     // A later push to alice arrives after any stray answer would have: she received none.
     await must(bob, 'offer', { targetUserId: ids.alice, eventId, sdp: 'v=0 second' });
     await ra.next('offer', (p) => p.sdp === 'v=0 second');
-    expect({ alice: ra.of('answer'), bob: rb.of('answer'), carol: rc.of('answer') }).toEqual({ alice: [], bob: [{ fromUserId: ids.alice, eventId, sdp: 'v=0 answer-from-alice' }], carol: [] });
+    expect({ alice: ra.of('answer'), bob: rb.of('answer'), carol: rc.of('answer') }).toEqual({
+      alice: [],
+      bob: [{ fromUserId: ids.alice, eventId, sdp: 'v=0 answer-from-alice' }],
+      carol: [],
+    });
   });
 
   it('delivers ICE candidates both ways across nodes with every field intact', async () => {
     const { eventId, alice, bob } = await meeting();
     const [ra, rb] = [recorder(alice), recorder(bob)];
-    const fromAlice = { candidate: 'candidate:1 1 udp 2122260223 10.0.0.1 50000 typ host', sdpMid: '0', sdpMLineIndex: 0 };
-    const fromBob = { candidate: 'candidate:2 1 udp 1686052607 198.51.100.7 40000 typ srflx', sdpMid: null, sdpMLineIndex: 1 };
+    const fromAlice = {
+      candidate: 'candidate:1 1 udp 2122260223 10.0.0.1 50000 typ host',
+      sdpMid: '0',
+      sdpMLineIndex: 0,
+    };
+    const fromBob = {
+      candidate: 'candidate:2 1 udp 1686052607 198.51.100.7 40000 typ srflx',
+      sdpMid: null,
+      sdpMLineIndex: 1,
+    };
     await must(alice, 'iceCandidate', { targetUserId: ids.bob, eventId, candidate: fromAlice });
     await must(bob, 'iceCandidate', { targetUserId: ids.alice, eventId, candidate: fromBob });
     expect(await rb.next('iceCandidate')).toEqual({ fromUserId: ids.alice, eventId, candidate: fromAlice });
@@ -77,16 +100,35 @@ describe('hub relays and stops across two nodes', () => {
     const headset = await on(1, 'headset');
     const [rb, rh] = [recorder(bob), recorder(headset)];
     await must(headset, 'initRapidConnect', 'HS-STOP-1', event.meetingCode);
-    await must(alice, 'startPeripheral', { eventId, deviceId: 'HS-STOP-1', peripheralId: 'otoscope-1', peripheralType: 'otoscope' });
-    expect(await rh.next('peripheralStarted')).toMatchObject({ deviceId: 'HS-STOP-1', peripheralId: 'otoscope-1', startedBy: ids.alice });
+    await must(alice, 'startPeripheral', {
+      eventId,
+      deviceId: 'HS-STOP-1',
+      peripheralId: 'otoscope-1',
+      peripheralType: 'otoscope',
+    });
+    expect(await rh.next('peripheralStarted')).toMatchObject({
+      deviceId: 'HS-STOP-1',
+      peripheralId: 'otoscope-1',
+      startedBy: ids.alice,
+    });
     const carol = await on(0, 'carol');
-    expect(await call(carol, 'stopPeripheral', { eventId, deviceId: 'HS-STOP-1', peripheralId: 'otoscope-1' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(
+      await call(carol, 'stopPeripheral', { eventId, deviceId: 'HS-STOP-1', peripheralId: 'otoscope-1' }),
+    ).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     const stopped = await must(alice, 'stopPeripheral', { eventId, deviceId: 'HS-STOP-1', peripheralId: 'otoscope-1' });
     expect(stopped.peripherals).toEqual({});
-    const pushed = { deviceId: 'HS-STOP-1', eventId, peripheralId: 'otoscope-1', stoppedBy: ids.alice, stoppedAt: expect.any(String) };
+    const pushed = {
+      deviceId: 'HS-STOP-1',
+      eventId,
+      peripheralId: 'otoscope-1',
+      stoppedBy: ids.alice,
+      stoppedAt: expect.any(String),
+    };
     expect(await rh.next('peripheralStopped')).toEqual(pushed);
     expect(await rb.next('peripheralStopped')).toEqual(pushed);
-    expect(await call(alice, 'stopPeripheral', { eventId, deviceId: 'HS-STOP-1', peripheralId: 'otoscope-1' })).toMatchObject({ ok: false, error: { code: 'invalid_state' } });
+    expect(
+      await call(alice, 'stopPeripheral', { eventId, deviceId: 'HS-STOP-1', peripheralId: 'otoscope-1' }),
+    ).toMatchObject({ ok: false, error: { code: 'invalid_state' } });
   });
 
   it("clears the shared image on the meeting's headsets on the other node, and only members may", async () => {

@@ -7,7 +7,9 @@ import type { TestNode } from '../../support/node.js';
 /** Rejects when `p` has not settled within `ms` (a bound on an awaited event, not a timing assertion). */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer!: NodeJS.Timeout;
-  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)));
+  const bound = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)),
+  );
   return Promise.race([p, bound]).finally(() => clearTimeout(timer));
 }
 
@@ -31,7 +33,8 @@ describe('hub sockets re-check their credentials', () => {
   beforeAll(async () => {
     cluster = await startCluster(2);
     [n1, n2] = cluster.nodes as [TestNode, TestNode];
-    for (const u of ['hana', 'ivan', 'jo', 'kim']) ids[u] = await createUser(n1, 'acme', { username: u, role: 'clinician' });
+    for (const u of ['hana', 'ivan', 'jo', 'kim'])
+      ids[u] = await createUser(n1, 'acme', { username: u, role: 'clinician' });
     await createUser(n1, 'acme', { username: 'root', role: 'admin' });
   });
   afterAll(async () => {
@@ -42,16 +45,28 @@ describe('hub sockets re-check their credentials', () => {
   /** An internal token of a real session of `username` that expires in `seconds`. */
   async function shortToken(node: TestNode, username: string, seconds: number) {
     const login = await loginFor(node, 'acme', username);
-    const { token, expiresAt } = await node.services.auth.tokens.issue({
-      sub: login.user.id, tenant: 'acme', role: login.user.role, perms: login.permissions, sid: login.sessionId, preferred_username: username,
-    }, seconds);
+    const { token, expiresAt } = await node.services.auth.tokens.issue(
+      {
+        sub: login.user.id,
+        tenant: 'acme',
+        role: login.user.role,
+        perms: login.permissions,
+        sid: login.sessionId,
+        preferred_username: username,
+      },
+      seconds,
+    );
     return { token, expiresAt: expiresAt.getTime() };
   }
 
   async function socketOn(node: TestNode, token: string) {
     const s = await connect(node.url!, 'acme', { token });
     open.push(s);
-    return { socket: s, pushes: recorder(s), dropped: new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason))) };
+    return {
+      socket: s,
+      pushes: recorder(s),
+      dropped: new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason))),
+    };
   }
 
   const EVENT = '0123456789abcdef01234567';
@@ -59,7 +74,10 @@ describe('hub sockets re-check their credentials', () => {
   it("drops a socket at its token's expiry with a coded reason instead of serving meetings:host", async () => {
     const { token, expiresAt } = await shortToken(n1, 'hana', 3);
     const { socket, pushes, dropped } = await socketOn(n1, token);
-    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'event_not_found' } });
+    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({
+      ok: false,
+      error: { code: 'event_not_found' },
+    });
     const ended = await within(pushes.next('sessionEnded'), expiresAt - Date.now() + 5_000, 'sessionEnded');
     expect(ended).toMatchObject({ code: 'token_expired' });
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
@@ -72,15 +90,28 @@ describe('hub sockets re-check their credentials', () => {
     const ivan = await tokenFor(n2, 'acme', 'ivan');
     const far = await socketOn(n2, ivan);
     const near = await socketOn(n1, ivan);
-    expect(await call(far.socket, 'initEvent', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'event_not_found' } });
-    const r = await n1.http.post('/api/account/assignRole', { tenant: 'acme', token: admin, body: { userId: ids.ivan, role: 'patient' } });
+    expect(await call(far.socket, 'initEvent', { eventId: EVENT })).toMatchObject({
+      ok: false,
+      error: { code: 'event_not_found' },
+    });
+    const r = await n1.http.post('/api/account/assignRole', {
+      tenant: 'acme',
+      token: admin,
+      body: { userId: ids.ivan, role: 'patient' },
+    });
     expect(r.status).toBe(200);
     for (const side of [far, near]) {
       const changed = await within(side.pushes.next('permissionsChanged'), 10_000, 'permissionsChanged');
       expect(changed.role).toBe('patient');
       expect(changed.permissions).not.toContain('meetings:host');
-      expect(await call(side.socket, 'initEvent', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
-      expect(await call(side.socket, 'notify', 'x', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
+      expect(await call(side.socket, 'initEvent', { eventId: EVENT })).toMatchObject({
+        ok: false,
+        error: { code: 'permission_denied' },
+      });
+      expect(await call(side.socket, 'notify', 'x', { eventId: EVENT })).toMatchObject({
+        ok: false,
+        error: { code: 'permission_denied' },
+      });
     }
     // A token minted before the demotion cannot restore the old permissions on the live socket.
     expect(await call(far.socket, 'refreshToken', ivan)).toMatchObject({ ok: false, error: { code: 'token_invalid' } });
@@ -92,15 +123,26 @@ describe('hub sockets re-check their credentials', () => {
     const refreshed = await loginFor(n1, 'acme', 'jo');
     const ack = await call(socket, 'refreshToken', refreshed.accessToken);
     expect(ack).toMatchObject({ ok: true, data: { role: 'clinician', expiresAt: refreshed.expiresAt } });
-    expect(await call(socket, 'refreshToken', await tokenFor(n1, 'acme', 'kim'))).toMatchObject({ ok: false, error: { code: 'forbidden' } });
-    expect(await call(socket, 'refreshToken', 'not-a-token')).toMatchObject({ ok: false, error: { code: 'token_invalid' } });
+    expect(await call(socket, 'refreshToken', await tokenFor(n1, 'acme', 'kim'))).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
+    expect(await call(socket, 'refreshToken', 'not-a-token')).toMatchObject({
+      ok: false,
+      error: { code: 'token_invalid' },
+    });
     await clockPast(first.expiresAt);
     expect(socket.connected).toBe(true);
     expect(pushes.of('sessionEnded')).toEqual([]);
-    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'event_not_found' } });
+    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({
+      ok: false,
+      error: { code: 'event_not_found' },
+    });
     // The socket now belongs to the refreshed session: signing that one out drops it.
     const dropped = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
-    expect((await n2.http.post(`/api/account/${ids.jo}/logout`, { tenant: 'acme', token: refreshed.accessToken })).status).toBe(200);
+    expect(
+      (await n2.http.post(`/api/account/${ids.jo}/logout`, { tenant: 'acme', token: refreshed.accessToken })).status,
+    ).toBe(200);
     expect(await pushes.next('sessionEnded')).toMatchObject({ code: 'session_revoked' });
     expect(await dropped).toBe('io server disconnect');
   });

@@ -31,20 +31,32 @@ describe('per-call expiry check on hub sockets', () => {
     const socket = await connect(node.url!, 'acme', { token: login.accessToken });
     open.push(socket);
     const pushes = recorder(socket);
-    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'event_not_found' } });
+    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({
+      ok: false,
+      error: { code: 'event_not_found' },
+    });
 
     const io = (node.roles.get('hub') as HubRoleHandle).io;
     const server = io.sockets.sockets.get(socket.id!)!;
     expect(server).toBeDefined();
     server.data.principal = { ...server.data.principal, expiresAt: Date.now() - 1000 };
 
-    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'token_expired' } });
-    expect(await call(socket, 'notify', 'x', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'token_expired' } });
+    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({
+      ok: false,
+      error: { code: 'token_expired' },
+    });
+    expect(await call(socket, 'notify', 'x', { eventId: EVENT })).toMatchObject({
+      ok: false,
+      error: { code: 'token_expired' },
+    });
     expect(socket.connected).toBe(true);
     expect(pushes.of('sessionEnded')).toEqual([]);
 
     const fresh = await loginFor(node, 'acme', 'mona');
     expect(await call(socket, 'refreshToken', fresh.accessToken)).toMatchObject({ ok: true });
-    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({ ok: false, error: { code: 'event_not_found' } });
+    expect(await call(socket, 'initEvent', { eventId: EVENT })).toMatchObject({
+      ok: false,
+      error: { code: 'event_not_found' },
+    });
   });
 });

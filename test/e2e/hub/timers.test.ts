@@ -12,7 +12,15 @@ describe('actor timers seen through the hub (two nodes, short timers)', () => {
 
   beforeAll(async () => {
     const env = { HUB_RING_TIMEOUT_MS: '800', HUB_DEVICE_HEARTBEAT_MS: '300' };
-    cluster = await startHubCluster(2, [['alice', 'clinician'], ['bob', 'clinician'], ['headset', 'device']], { env });
+    cluster = await startHubCluster(
+      2,
+      [
+        ['alice', 'clinician'],
+        ['bob', 'clinician'],
+        ['headset', 'device'],
+      ],
+      { env },
+    );
     ({ nodes: n, ids } = cluster);
   });
   afterAll(async () => {
@@ -37,7 +45,13 @@ describe('actor timers seen through the hub (two nodes, short timers)', () => {
   it('marks a headset offline after missed heartbeats and tells the meeting', async () => {
     const host = await n[0]!.services.auth.verifyAccessToken('acme', await tokenFor(n[0]!, 'acme', 'alice'));
     const now = Date.now();
-    const event = await n[0]!.services.events.create(host, { name: 'Ward round', startAt: new Date(now).toISOString(), endAt: new Date(now + 3_600_000).toISOString(), participants: [], attachments: [] });
+    const event = await n[0]!.services.events.create(host, {
+      name: 'Ward round',
+      startAt: new Date(now).toISOString(),
+      endAt: new Date(now + 3_600_000).toISOString(),
+      participants: [],
+      attachments: [],
+    });
     const eventId = String(event._id);
     const alice = await on(0, 'alice');
     const headset = await on(1, 'headset');
@@ -46,7 +60,10 @@ describe('actor timers seen through the hub (two nodes, short timers)', () => {
     const info = await must(headset, 'initRapidConnect', 'HS-T-1', event.meetingCode);
     expect(info.heartbeatIntervalMs).toBe(300);
     await must(headset, 'deviceStatus', eventId, { deviceId: 'HS-T-1', batteryLevel: 50 });
-    expect(await ra.next('deviceUpdated', (d) => d.status === 'offline')).toMatchObject({ deviceId: 'HS-T-1', meetingId: eventId });
+    expect(await ra.next('deviceUpdated', (d) => d.status === 'offline')).toMatchObject({
+      deviceId: 'HS-T-1',
+      meetingId: eventId,
+    });
     await must(headset, 'deviceStatus', eventId, { deviceId: 'HS-T-1', batteryLevel: 49 });
     expect(await ra.next('deviceUpdated', (d) => d.status === 'online' && d.info?.batteryLevel === 49)).toBeTruthy();
   });

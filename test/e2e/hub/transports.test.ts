@@ -26,11 +26,14 @@ describe('hub over HTTP long-polling and the websocket upgrade', () => {
   beforeAll(async () => {
     // The in-process node only creates users and tokens; the hub under test is the child process.
     admin = await startTestNode({ ...shared, ROLES: 'http' });
-    for (const [u, role] of [['alice', 'clinician'], ['pat', 'patient']] as const) {
+    for (const [u, role] of [
+      ['alice', 'clinician'],
+      ['pat', 'patient'],
+    ] as const) {
       ids[u] = await createUser(admin, 'acme', { username: u, role });
       tokens[u] = await tokenFor(admin, 'acme', u);
     }
-    child = await spawnChildNode(testEnv({ ...shared, ROLES: 'http,hub,actors', NODE_ID: `transports-${id}`}), 60_000);
+    child = await spawnChildNode(testEnv({ ...shared, ROLES: 'http,hub,actors', NODE_ID: `transports-${id}` }), 60_000);
     url = child.url;
   }, 90_000);
   afterAll(async () => {
@@ -51,7 +54,9 @@ describe('hub over HTTP long-polling and the websocket upgrade', () => {
       expect(r.status).toBe(200);
       expect(r.text).toMatch(/^0\{"sid":"[\w-]+","upgrades":\["websocket"\]/);
     }
-    const together = await Promise.all(Array.from({ length: 6 }, () => request(url, 'GET', pollingPath(), { tenant: 'acme' })));
+    const together = await Promise.all(
+      Array.from({ length: 6 }, () => request(url, 'GET', pollingPath(), { tenant: 'acme' })),
+    );
     expect(together.map((r) => r.status)).toEqual(Array(6).fill(200));
     await expectAlive();
   });
@@ -64,9 +69,14 @@ describe('hub over HTTP long-polling and the websocket upgrade', () => {
     expect(await pollUntil(alice, (p) => p.startsWith('40'))).toMatch(/^40\{"sid":/);
     expect(await pollUntil(pat, (p) => p.startsWith('40'))).toMatch(/^40\{"sid":/);
     await alice.post(`421${JSON.stringify(['initCall', { calleeIds: [ids.pat] }])}`);
-    const ack = JSON.parse((await pollUntil(alice, (p) => p.startsWith('431'))).slice(3)) as [{ ok: boolean; data: { callId: string } }];
+    const ack = JSON.parse((await pollUntil(alice, (p) => p.startsWith('431'))).slice(3)) as [
+      { ok: boolean; data: { callId: string } },
+    ];
     expect(ack[0]).toMatchObject({ ok: true, data: { status: 'ringing', callerId: ids.alice } });
-    const push = JSON.parse((await pollUntil(pat, (p) => p.startsWith('42["onNewCall"'))).slice(2)) as [string, { call: { callId: string } }];
+    const push = JSON.parse((await pollUntil(pat, (p) => p.startsWith('42["onNewCall"'))).slice(2)) as [
+      string,
+      { call: { callId: string } },
+    ];
     expect(push[1].call.callId).toBe(ack[0].data.callId);
     await expectAlive();
   });
@@ -80,8 +90,12 @@ describe('hub over HTTP long-polling and the websocket upgrade', () => {
   });
 
   it('connects socket.io-client with its default transports, upgrades to websocket, and serves calls and pushes', async () => {
-    await expect(connect(url, 'acme', { transport: 'default' })).rejects.toMatchObject({ data: { code: 'unauthenticated' } });
-    await expect(connect(url, 'acme', { transport: 'default' })).rejects.toMatchObject({ data: { code: 'unauthenticated' } });
+    await expect(connect(url, 'acme', { transport: 'default' })).rejects.toMatchObject({
+      data: { code: 'unauthenticated' },
+    });
+    await expect(connect(url, 'acme', { transport: 'default' })).rejects.toMatchObject({
+      data: { code: 'unauthenticated' },
+    });
     const alice = track(await connect(url, 'acme', { transport: 'default', token: tokens.alice }));
     const pat = track(await connect(url, 'acme', { transport: 'polling', token: tokens.pat }));
     await upgraded(alice);
@@ -90,7 +104,10 @@ describe('hub over HTTP long-polling and the websocket upgrade', () => {
     const rp = recorder(pat);
     const info = await must(alice, 'initCall', { calleeIds: [ids.pat] });
     expect((await rp.next('onNewCall', (p) => p.call.callId === info.callId)).call.callerId).toBe(ids.alice);
-    expect(await call(pat, 'acceptCall', { callId: info.callId })).toMatchObject({ ok: true, data: { status: 'active' } });
+    expect(await call(pat, 'acceptCall', { callId: info.callId })).toMatchObject({
+      ok: true,
+      data: { status: 'active' },
+    });
     await expectAlive();
   });
 });

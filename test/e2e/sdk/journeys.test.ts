@@ -4,7 +4,20 @@ import { createUser, freePort, tokenFor } from '../../support/auth.js';
 import { Browser, followAuthorization } from '../../support/realm.js';
 import { png, xlsx } from '../../support/form.js';
 import { sdkHub, sdkRest } from '../../support/sdk.js';
-import { approveQrLogin, beginCodeSignIn, body, completeCodeSignIn, ConsultError, createQrLogin, HubClient, issueOfflineToken, pollQrLogin, Session, signInOffline, signInWithPin } from '../../../packages/client/src/index.js';
+import {
+  approveQrLogin,
+  beginCodeSignIn,
+  body,
+  completeCodeSignIn,
+  ConsultError,
+  createQrLogin,
+  HubClient,
+  issueOfflineToken,
+  pollQrLogin,
+  Session,
+  signInOffline,
+  signInWithPin,
+} from '../../../packages/client/src/index.js';
 
 const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
 
@@ -21,9 +34,18 @@ describe('client SDK journeys against the service', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    node = await startTestNode({ ROLES: 'http,hub,actors,workers,idp', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
+    node = await startTestNode({
+      ROLES: 'http,hub,actors,workers,idp',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    });
     base = node.url!;
-    await createUser(node, 'acme', { username: 'alice', role: 'clinician', displayName: 'Dr Alice', password: 'alice-realm-password' });
+    await createUser(node, 'acme', {
+      username: 'alice',
+      role: 'clinician',
+      displayName: 'Dr Alice',
+      password: 'alice-realm-password',
+    });
     bobId = await createUser(node, 'acme', { username: 'bob', role: 'clinician', displayName: 'Dr Bob' });
     alice = await tokenFor(node, 'acme', 'alice');
     bob = await tokenFor(node, 'acme', 'bob');
@@ -58,16 +80,28 @@ describe('client SDK journeys against the service', () => {
     await approveQrLogin(asAlice, qr.code);
     expect((await polled).user.username).toBe('alice');
 
-    const offline = await issueOfflineToken(sdkRest(base, 'acme', () => pin.accessToken), 'ward-tablet');
+    const offline = await issueOfflineToken(
+      sdkRest(base, 'acme', () => pin.accessToken),
+      'ward-tablet',
+    );
     const session = await signInOffline(anon, offline.token);
     expect(session.user.username).toBe('alice');
   });
 
   it('sign-in in a browser: the code flow with PKCE at the tenant realm, completed by the service', async () => {
     const redirectUri = `${base}/auth/callback`;
-    const start = await beginCodeSignIn({ issuer: node.services.auth.realms.issuerFor('acme'), clientId: node.config.auth.oidc.clientId, redirectUri, scope: 'openid profile email api', allowHttp: true });
+    const start = await beginCodeSignIn({
+      issuer: node.services.auth.realms.issuerFor('acme'),
+      clientId: node.config.auth.oidc.clientId,
+      redirectUri,
+      scope: 'openid profile email api',
+      allowHttp: true,
+    });
     expect(start.url.searchParams.get('code_challenge_method')).toBe('S256');
-    const callbackUrl = await followAuthorization(new Browser(base), start.url.href, redirectUri, { username: 'alice', password: 'alice-realm-password' });
+    const callbackUrl = await followAuthorization(new Browser(base), start.url.href, redirectUri, {
+      username: 'alice',
+      password: 'alice-realm-password',
+    });
     const session = await completeCodeSignIn(sdkRest(base, 'acme'), start, callbackUrl!);
     expect(session.user.username).toBe('alice');
     const replay = await completeCodeSignIn(sdkRest(base, 'acme'), start, callbackUrl!).catch((e: unknown) => e);
@@ -80,12 +114,18 @@ describe('client SDK journeys against the service', () => {
     expect(me.displayName).toBe('Dr Alice');
     const found = await body(api.GET('/api/contacts/get', { params: { query: { name: 'Bob' } } }));
     expect(JSON.stringify(found)).toContain('Dr Bob');
-    const created = await body(api.POST('/api/events/create', { body: { name: 'SDK review', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: bobId }] } }));
+    const created = await body(
+      api.POST('/api/events/create', {
+        body: { name: 'SDK review', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: bobId }] },
+      }),
+    );
     const event = await body(api.GET('/api/events/get/{eventId}', { params: { path: { eventId: created.id } } }));
     expect(event.name).toBe('SDK review');
     const list = await body(api.GET('/api/events/get', { params: { query: { name: 'SDK' } } }));
     expect(JSON.stringify(list)).toContain(created.id);
-    const missing = await api.GET('/api/events/get/{eventId}', { params: { path: { eventId: 'a'.repeat(24) } } }).catch((e: unknown) => e);
+    const missing = await api
+      .GET('/api/events/get/{eventId}', { params: { path: { eventId: 'a'.repeat(24) } } })
+      .catch((e: unknown) => e);
     expect((missing as ConsultError).code).toBe('event_not_found');
   });
 
@@ -110,13 +150,19 @@ describe('client SDK journeys against the service', () => {
     const form = new FormData();
     form.append('file', new Blob([await png(32, 32)], { type: 'image/png' }), 'scan.png');
     // The typed body names the form's fields; the serializer sends the multipart form itself.
-    const uploaded = await body(api.POST('/api/media/upload', { body: { file: 'scan.png' }, bodySerializer: () => form }));
+    const uploaded = await body(
+      api.POST('/api/media/upload', { body: { file: 'scan.png' }, bodySerializer: () => form }),
+    );
     expect(JSON.stringify(uploaded)).toMatch(/[a-f0-9]{64}/);
   });
 
   it('a meeting with a headset: the host starts it, the headset joins by code, is controlled and shows a peripheral', async () => {
     const api = sdkRest(base, 'acme', () => alice);
-    const event = await body(api.POST('/api/events/create', { body: { name: 'Ward round', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: bobId }] } }));
+    const event = await body(
+      api.POST('/api/events/create', {
+        body: { name: 'Ward round', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: bobId }] },
+      }),
+    );
     const host = await hub(() => alice).connect();
     const device = await hub(() => headset).connect();
     await host.call('initEvent', { eventId: event.id });
@@ -126,10 +172,19 @@ describe('client SDK journeys against the service', () => {
     expect((await added).deviceId).toBe('HS-WARD3-01');
     await host.call('requestRemote', event.id, 'HS-WARD3-01');
     const command = device.next('onRemoteControl', (c) => c.command === 'zoomIn');
-    const ack = await host.call('remoteControl', event.id, { deviceId: 'HS-WARD3-01', command: 'zoomIn', params: { level: 2 } });
+    const ack = await host.call('remoteControl', event.id, {
+      deviceId: 'HS-WARD3-01',
+      command: 'zoomIn',
+      params: { level: 2 },
+    });
     expect((await command).commandId).toBe((ack as { commandId: string }).commandId);
     const started = device.next('peripheralStarted');
-    await host.call('startPeripheral', { eventId: event.id, deviceId: 'HS-WARD3-01', peripheralId: 'steth-1', peripheralType: 'stethoscope' });
+    await host.call('startPeripheral', {
+      eventId: event.id,
+      deviceId: 'HS-WARD3-01',
+      peripheralId: 'steth-1',
+      peripheralType: 'stethoscope',
+    });
     expect(await started).toMatchObject({ peripheralId: 'steth-1' });
     const refused = await device.call('initRapidConnect', 'HS-WARD3-01', 'NOT-A-CODE').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ConsultError);
@@ -137,20 +192,39 @@ describe('client SDK journeys against the service', () => {
 
   it('import: an admin uploads a pending-users sheet and reads the finished import with its row errors', async () => {
     const api = sdkRest(base, 'acme', () => admin);
-    const sheet = await xlsx([['username', 'displayName', 'role', 'email'], ['sdk.nurse', 'Nurse One', 'clinician', 'one@clinic.org'], ['sdk.patient', 'Pat Two', 'patient', ''], ['bad name', 'X', 'clinician', '']]);
+    const sheet = await xlsx([
+      ['username', 'displayName', 'role', 'email'],
+      ['sdk.nurse', 'Nurse One', 'clinician', 'one@clinic.org'],
+      ['sdk.patient', 'Pat Two', 'patient', ''],
+      ['bad name', 'X', 'clinician', ''],
+    ]);
     const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(sheet)], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }), 'users.xlsx');
-    const started = await body(api.POST('/api/uploads/pendingUsers', { body: { file: 'users.xlsx' }, bodySerializer: () => form }));
+    form.append(
+      'file',
+      new Blob([new Uint8Array(sheet)], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }),
+      'users.xlsx',
+    );
+    const started = await body(
+      api.POST('/api/uploads/pendingUsers', { body: { file: 'users.xlsx' }, bodySerializer: () => form }),
+    );
     await node.infra.queues.waitUntilFinished('pending-user-import', `import.acme.${started.importId}`, 60_000);
-    const done = await body(api.GET('/api/uploads/pendingUsers/{importId}', { params: { path: { importId: started.importId } } }));
+    const done = await body(
+      api.GET('/api/uploads/pendingUsers/{importId}', { params: { path: { importId: started.importId } } }),
+    );
     expect(done).toMatchObject({ status: 'completed', rowsTotal: 3, rowsImported: 2, rowErrorCount: 1 });
-    const asClinician = await sdkRest(base, 'acme', () => alice).POST('/api/uploads/pendingUsers', { body: { file: 'users.xlsx' }, bodySerializer: () => form }).catch((e: unknown) => e);
+    const asClinician = await sdkRest(base, 'acme', () => alice)
+      .POST('/api/uploads/pendingUsers', { body: { file: 'users.xlsx' }, bodySerializer: () => form })
+      .catch((e: unknown) => e);
     expect((asClinician as ConsultError).code).toBe('permission_denied');
   });
 
   it('the hub connection refreshes its token and re-joins its meeting after a reconnection', async () => {
     const api = sdkRest(base, 'acme', () => alice);
-    const event = await body(api.POST('/api/events/create', { body: { name: 'Rejoin', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: bobId }] } }));
+    const event = await body(
+      api.POST('/api/events/create', {
+        body: { name: 'Rejoin', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: bobId }] },
+      }),
+    );
     let token = alice;
     const h = await hub(() => token, { refreshEveryMs: 0 }).connect();
     await h.call('initEvent', { eventId: event.id });
@@ -169,7 +243,10 @@ describe('client SDK journeys against the service', () => {
     const anon = sdkRest(base, 'acme');
     const qr = await createQrLogin(anon);
     const polled = pollQrLogin(anon, qr, { intervalMs: 50 });
-    await approveQrLogin(sdkRest(base, 'acme', () => alice), qr.code);
+    await approveQrLogin(
+      sdkRest(base, 'acme', () => alice),
+      qr.code,
+    );
     const session = new Session(await polled);
     const api = sdkRest(base, 'acme', session.token);
     const first = session.token();
@@ -200,7 +277,7 @@ describe('client SDK journeys against the service', () => {
     expect(errors[0]).toBeInstanceOf(ConsultError);
     expect((errors[0] as ConsultError).code).toBe('token_invalid');
     // A refused hand-over leaves the connection signed in with the token it had.
-    expect((await h.call('sayHiToRoom', 'f'.repeat(24)).catch((e: ConsultError) => e.code))).toBe('forbidden');
+    expect(await h.call('sayHiToRoom', 'f'.repeat(24)).catch((e: ConsultError) => e.code)).toBe('forbidden');
     h.close();
   });
 
@@ -208,11 +285,17 @@ describe('client SDK journeys against the service', () => {
     const anon = sdkRest(base, 'acme');
     const qr = await createQrLogin(anon);
     const polled = pollQrLogin(anon, qr, { intervalMs: 50 });
-    await approveQrLogin(sdkRest(base, 'acme', () => alice), qr.code);
+    await approveQrLogin(
+      sdkRest(base, 'acme', () => alice),
+      qr.code,
+    );
     const seen: { accessToken: string; refreshToken?: string }[] = [];
     let wake: () => void = () => undefined;
     const errors: unknown[] = [];
-    const session = new Session(await polled, { onRefreshed: (t) => (seen.push(t), wake()), onError: (e) => (errors.push(e), wake()) });
+    const session = new Session(await polled, {
+      onRefreshed: (t) => (seen.push(t), wake()),
+      onError: (e) => (errors.push(e), wake()),
+    });
     const api = sdkRest(base, 'acme', session.token);
     const first = { accessToken: session.token(), refreshToken: session.refreshToken };
     session.start(api, 100);

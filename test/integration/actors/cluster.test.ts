@@ -3,7 +3,15 @@ import { addressKey, rendezvousOwner, shardOf } from '../../../src/actors/runtim
 import type { ActorAddress } from '../../../src/actors/runtime/types.js';
 import { uniqueId } from '../../support/env.js';
 import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
-import { addressOwnedBy, clusterEnv, dropPrefix, nextEvent, startActorNode, waitForMembers, type ActorNode } from '../../support/actor-kit.js';
+import {
+  addressOwnedBy,
+  clusterEnv,
+  dropPrefix,
+  nextEvent,
+  startActorNode,
+  waitForMembers,
+  type ActorNode,
+} from '../../support/actor-kit.js';
 
 type Reply = CounterState & { epoch: number };
 const SHARDS = 16;
@@ -45,7 +53,9 @@ describe('actor runtime across nodes', () => {
     expect(await b.system.leases.holder(shardOf(to, SHARDS))).toBe(ids.b);
     const routed = await a.system.metrics.routed.get();
     expect(routed.values.find((v) => v.labels.route === 'remote')?.value).toBeGreaterThan(0);
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => a.system.ask<Reply>(to, { op: 'inc', seq: i + 2 })));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => a.system.ask<Reply>(to, { op: 'inc', seq: i + 2 })),
+    );
     expect(replies[19].log).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
   });
 
@@ -55,10 +65,16 @@ describe('actor runtime across nodes', () => {
   });
 
   it('rebalances shards to a node that joins, keeping every actor state', async () => {
-    const actors: ActorAddress[] = Array.from({ length: 24 }, (_, i) => ({ tenant: 'acme', kind: 'call', id: `rb${i}` }));
+    const actors: ActorAddress[] = Array.from({ length: 24 }, (_, i) => ({
+      tenant: 'acme',
+      kind: 'call',
+      id: `rb${i}`,
+    }));
     for (const [i, to] of actors.entries()) await (i % 2 ? a : b).system.ask(to, { op: 'inc', seq: i });
     const all = [ids.a, ids.b, ids.c];
-    const moving = new Set(actors.map((to) => shardOf(to, SHARDS)).filter((s) => rendezvousOwner(s, [...all].sort()) === ids.c));
+    const moving = new Set(
+      actors.map((to) => shardOf(to, SHARDS)).filter((s) => rendezvousOwner(s, [...all].sort()) === ids.c),
+    );
     expect(moving.size).toBeGreaterThan(0);
     const handedOff = new Set<number>();
     const allMoved = new Promise<void>((resolve) => {
@@ -69,30 +85,49 @@ describe('actor runtime across nodes', () => {
       a.system.events.on('handoff', on);
       b.system.events.on('handoff', on);
     });
-    c = await startActorNode({ ...env, NODE_ID: ids.c }, counterBehavior({ slow: (seq) => gates.get(seq)?.wait() ?? Promise.resolve() }));
+    c = await startActorNode(
+      { ...env, NODE_ID: ids.c },
+      counterBehavior({ slow: (seq) => gates.get(seq)?.wait() ?? Promise.resolve() }),
+    );
     await allMoved;
     for (const [i, to] of actors.entries()) {
       const r = await c.system.ask<Reply>(to, { op: 'get' });
       expect(r).toMatchObject({ count: 1, log: [i] });
     }
     for (const s of moving) expect(await c.system.leases.holder(s)).toBe(ids.c);
-    const handoffs = (await a.system.metrics.handoffs.get()).values.concat((await b.system.metrics.handoffs.get()).values);
+    const handoffs = (await a.system.metrics.handoffs.get()).values.concat(
+      (await b.system.metrics.handoffs.get()).values,
+    );
     expect(handoffs.reduce((n, v) => n + v.value, 0)).toBeGreaterThanOrEqual(moving.size);
   });
 
   it('hands off on graceful stop: finishes the running turn, forwards the queued ones, loses nothing', async () => {
     const leaving = c!;
     await waitForMembers(a.system, [ids.a, ids.b, ids.c]);
-    const targets = Array.from({ length: 4 }, (_, i) => addressOwnedBy(ids.c, [ids.a, ids.b, ids.c], SHARDS, `stop${i}-`));
+    const targets = Array.from({ length: 4 }, (_, i) =>
+      addressOwnedBy(ids.c, [ids.a, ids.b, ids.c], SHARDS, `stop${i}-`),
+    );
     for (const to of targets) await a.system.ask(to, { op: 'get' });
     const held = { seq: 1000 };
     const g = gate(held.seq);
     const running = a.system.ask<Reply>(targets[0], { op: 'slow', seq: held.seq }, { dedupeId: 'held-turn' });
     await g.entered;
-    const queued = Array.from({ length: 5 }, (_, i) => a.system.ask<Reply>(targets[0], { op: 'inc', seq: i }, { dedupeId: `queued#${i}` }));
+    const queued = Array.from({ length: 5 }, (_, i) =>
+      a.system.ask<Reply>(targets[0], { op: 'inc', seq: i }, { dedupeId: `queued#${i}` }),
+    );
     await waitForDepth(leaving, 5);
-    const sends = targets.slice(1).flatMap((to) => Array.from({ length: 15 }, (_, i) => a.system.ask<Reply>(to, { op: 'inc', seq: i }, { dedupeId: `${addressKey(to)}#${i}` })));
-    const handoffStarted = nextEvent(leaving.system.events, 'handoff-started', (shard: number) => shard === shardOf(targets[0], SHARDS));
+    const sends = targets
+      .slice(1)
+      .flatMap((to) =>
+        Array.from({ length: 15 }, (_, i) =>
+          a.system.ask<Reply>(to, { op: 'inc', seq: i }, { dedupeId: `${addressKey(to)}#${i}` }),
+        ),
+      );
+    const handoffStarted = nextEvent(
+      leaving.system.events,
+      'handoff-started',
+      (shard: number) => shard === shardOf(targets[0], SHARDS),
+    );
     const stopped = leaving.system.stop();
     await handoffStarted;
     g.open();
@@ -111,12 +146,15 @@ describe('actor runtime across nodes', () => {
       expect([...r.log].sort((x, y) => x - y)).toEqual(Array.from({ length: 15 }, (_, i) => i));
       expect(await a.system.leases.holder(shardOf(to, SHARDS))).not.toBe(ids.c);
     }
-    expect((await leaving.system.metrics.handoffs.get()).values.find((v) => v.labels.reason === 'stop')?.value).toBeGreaterThan(0);
+    expect(
+      (await leaving.system.metrics.handoffs.get()).values.find((v) => v.labels.reason === 'stop')?.value,
+    ).toBeGreaterThan(0);
     expect((await leaving.system.metrics.forwarded.get()).values[0]?.value).toBeGreaterThanOrEqual(5);
   });
 });
 
 /** Resolves once the node has `n` messages waiting in its mailboxes. */
 async function waitForDepth(n: ActorNode, depth: number): Promise<void> {
-  while ((await n.system.metrics.mailboxDepth.get()).values[0]?.value !== depth) await new Promise((r) => setImmediate(r));
+  while ((await n.system.metrics.mailboxDepth.get()).values[0]?.value !== depth)
+    await new Promise((r) => setImmediate(r));
 }

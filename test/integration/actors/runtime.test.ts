@@ -26,7 +26,9 @@ describe('actor runtime on one node', () => {
         onTurnEnd: () => inTurn--,
         slow: (seq) => gates.get(seq) ?? new Promise((r) => setTimeout(r, 5)),
         record: async (epoch, v) => {
-          const coll = a.node.infra.mongo.conn.db!.collection<{ _id: string; v: string; actorEpoch: number }>('actor_fence_test');
+          const coll = a.node.infra.mongo.conn.db!.collection<{ _id: string; v: string; actorEpoch: number }>(
+            'actor_fence_test',
+          );
           const r = await coll.updateOne({ _id: 'doc', ...epochFilter(epoch) }, { $set: { v, ...epochStamp(epoch) } });
           if (r.matchedCount) records.set('doc', { v, actorEpoch: epoch });
           return r.matchedCount === 1;
@@ -36,7 +38,10 @@ describe('actor runtime on one node', () => {
     a.system.useHubPublisher(publisher);
   });
   afterAll(async () => {
-    await a.node.infra.mongo.conn.db!.collection('actor_fence_test').drop().catch(() => undefined);
+    await a.node.infra.mongo.conn
+      .db!.collection('actor_fence_test')
+      .drop()
+      .catch(() => undefined);
     await dropPrefix(a.node, env.REDIS_PREFIX);
     await a.node.destroy();
   });
@@ -44,7 +49,9 @@ describe('actor runtime on one node', () => {
   it('runs turns one at a time, in arrival order', async () => {
     const to = addr('order');
     await a.system.ask(to, { op: 'get' });
-    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => a.system.ask<Reply>(to, { op: 'slow', seq: i })));
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => a.system.ask<Reply>(to, { op: 'slow', seq: i })),
+    );
     expect(replies[29].log).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(maxInTurn).toBe(1);
   });
@@ -76,7 +83,11 @@ describe('actor runtime on one node', () => {
   it('passivates on request and reactivates from the snapshot', async () => {
     const to = addr('passive');
     for (let i = 0; i < 3; i++) await a.system.ask(to, { op: 'inc', seq: i });
-    const gone = nextEvent(a.system.events, 'passivated', (p: ActorAddress, reason: string) => p.id === 'passive' && reason === 'requested');
+    const gone = nextEvent(
+      a.system.events,
+      'passivated',
+      (p: ActorAddress, reason: string) => p.id === 'passive' && reason === 'requested',
+    );
     await a.system.ask(to, { op: 'passivate' });
     await gone;
     const back = nextEvent(a.system.events, 'activated', (p: ActorAddress) => p.id === 'passive');
@@ -95,7 +106,11 @@ describe('actor runtime on one node', () => {
 
   it('passivates idle actors, and a timer wakes a passivated actor', async () => {
     const to = addr('sleeper');
-    const idle = nextEvent(a.system.events, 'passivated', (p: ActorAddress, reason: string) => p.id === 'sleeper' && reason === 'idle');
+    const idle = nextEvent(
+      a.system.events,
+      'passivated',
+      (p: ActorAddress, reason: string) => p.id === 'sleeper' && reason === 'idle',
+    );
     const fired = new Promise<void>((resolve) => {
       const orig = publisher.emit;
       publisher.emit = (rooms, event, payload) => {
@@ -125,7 +140,8 @@ describe('actor runtime on one node', () => {
   });
 
   it('remembers no reply for an ask answered in process, and remembers one whose asker gave up while it waited', async () => {
-    const dedupeKeys = async (id: string) => (await a.node.infra.redis.keys(`${env.REDIS_PREFIX}*dedupe:*${id}*`)).length;
+    const dedupeKeys = async (id: string) =>
+      (await a.node.infra.redis.keys(`${env.REDIS_PREFIX}*dedupe:*${id}*`)).length;
     const to = addr('direct');
     await a.system.ask(to, { op: 'inc' });
     await a.system.ask(to, { op: 'get' });
@@ -144,9 +160,11 @@ describe('actor runtime on one node', () => {
     expect(await dedupeKeys('abandoned')).toBe(1);
   });
 
-  it('fences durable writes made on the actor\'s behalf by epoch', async () => {
+  it("fences durable writes made on the actor's behalf by epoch", async () => {
     const to = addr('fenced');
-    const coll = a.node.infra.mongo.conn.db!.collection<{ _id: string; v: string; actorEpoch?: number }>('actor_fence_test');
+    const coll = a.node.infra.mongo.conn.db!.collection<{ _id: string; v: string; actorEpoch?: number }>(
+      'actor_fence_test',
+    );
     await coll.insertOne({ _id: 'doc', v: 'initial' });
     const r = await a.system.ask<Reply>(to, { op: 'record', v: 'first' });
     expect(records.get('doc')).toEqual({ v: 'first', actorEpoch: r.epoch });
@@ -164,18 +182,40 @@ describe('actor runtime on one node', () => {
     const r = await a.system.ask<Reply>(to, { op: 'inc' });
     const shard = shardOf(to, 16);
     const stale = { shard, epoch: r.epoch - 1, value: `${a.system.nodeId}|${r.epoch - 1}` };
-    expect(await a.system.store.saveTurn(stale, 'acme/call/stale', { mode: 'set', snapshot: { state: { count: 99 }, timers: [], epoch: r.epoch - 1 } })).toBe(false);
+    expect(
+      await a.system.store.saveTurn(stale, 'acme/call/stale', {
+        mode: 'set',
+        snapshot: { state: { count: 99 }, timers: [], epoch: r.epoch - 1 },
+      }),
+    ).toBe(false);
     const current = a.system.leases.get(shard)!;
     expect(await a.system.store.saveTurn(current, 'acme/call/stale', { mode: 'none' })).toBe(true);
     expect((await a.system.store.load(shard, 'acme/call/stale'))?.state).toMatchObject({ count: 1 });
   });
 
   it('refuses a malformed address with a coded error and survives garbage in its inbox', async () => {
-    await expect(a.system.ask({ tenant: 'acme', kind: 'nope' as never, id: 'x' }, { op: 'get' })).rejects.toMatchObject({ code: 'validation_failed' });
-    await expect(a.system.ask({ tenant: '', kind: 'call', id: 'x' }, { op: 'get' })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(a.system.ask({ tenant: 'acme', kind: 'nope' as never, id: 'x' }, { op: 'get' })).rejects.toMatchObject(
+      { code: 'validation_failed' },
+    );
+    await expect(a.system.ask({ tenant: '', kind: 'call', id: 'x' }, { op: 'get' })).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
     const { keys, nodeId } = a.system;
-    const probe = { t: 'req', rid: 'r1', from: 'probe', to: addr('probe'), msg: { op: 'inc' }, dedupeId: 'probe-1', attempt: 1 };
-    await a.node.infra.redis.lpush(keys.inbox(nodeId), 'not json', JSON.stringify({ t: 'req', rid: 1 }), JSON.stringify(probe));
+    const probe = {
+      t: 'req',
+      rid: 'r1',
+      from: 'probe',
+      to: addr('probe'),
+      msg: { op: 'inc' },
+      dedupeId: 'probe-1',
+      attempt: 1,
+    };
+    await a.node.infra.redis.lpush(
+      keys.inbox(nodeId),
+      'not json',
+      JSON.stringify({ t: 'req', rid: 1 }),
+      JSON.stringify(probe),
+    );
     const reader = a.node.infra.redis.duplicate();
     try {
       const [, raw] = (await reader.brpop(keys.replies('probe'), 10))!;
@@ -187,7 +227,14 @@ describe('actor runtime on one node', () => {
 
   it('reports its figures through the node metrics', async () => {
     const text = await a.node.infra.metrics.registry.metrics();
-    for (const name of ['actor_activations_total', 'actor_messages_routed_total', 'actor_fenced_writes_total', 'actor_mailbox_depth', 'actor_turn_duration_seconds', 'actor_passivations_total']) {
+    for (const name of [
+      'actor_activations_total',
+      'actor_messages_routed_total',
+      'actor_fenced_writes_total',
+      'actor_mailbox_depth',
+      'actor_turn_duration_seconds',
+      'actor_passivations_total',
+    ]) {
       expect(text).toContain(name);
     }
   });

@@ -29,7 +29,8 @@ describe('back-channel logout from the realm', () => {
     base = `http://127.0.0.1:${port}`;
     redirectUri = `${base}/auth/callback`;
     node = await startTestNode({ ROLES: 'http,idp,hub,actors', PORT: String(port), PUBLIC_URL: base });
-    for (const u of ['ivy', 'jack', 'kate', 'liam']) await createUser(node, 'acme', { username: u, role: 'clinician', password: `${u}-password` });
+    for (const u of ['ivy', 'jack', 'kate', 'liam'])
+      await createUser(node, 'acme', { username: u, role: 'clinician', password: `${u}-password` });
     const jwk = (await node.services.auth.idpSecrets.load()).jwks.keys.find((k) => k.alg === 'RS256') as JWK;
     realmKey = { key: await importJWK(jwk, 'RS256'), kid: jwk.kid!, alg: 'RS256' };
   });
@@ -40,19 +41,35 @@ describe('back-channel logout from the realm', () => {
 
   async function realmToken(username: string): Promise<{ accessToken: string; sid: string; sub: string }> {
     const browser = new Browser(base);
-    const a = await authorizeIn(node, browser, 'acme', redirectUri, { username, password: `${username}-password`, prompt: 'consent' });
+    const a = await authorizeIn(node, browser, 'acme', redirectUri, {
+      username,
+      password: `${username}-password`,
+      prompt: 'consent',
+    });
     const config = await node.services.auth.realms.configuration('acme');
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(a.callbackUrl!), { pkceCodeVerifier: a.codeVerifier, expectedState: a.state }, { resource: resourceIndicator(node.config.auth.oidc.audience) });
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      new URL(a.callbackUrl!),
+      { pkceCodeVerifier: a.codeVerifier, expectedState: a.state },
+      { resource: resourceIndicator(node.config.auth.oidc.audience) },
+    );
     const claims = decodeJwt(tokens.access_token);
     expect(typeof claims.sid).toBe('string');
     return { accessToken: tokens.access_token, sid: String(claims.sid), sub: String(claims.sub) };
   }
 
   /** A logout token as the realm would sign it; `over` replaces or (undefined) removes claims. */
-  async function logoutToken(over: Record<string, unknown>, key: { key: Parameters<SignJWT['sign']>[0]; kid: string; alg: string } = realmKey): Promise<string> {
+  async function logoutToken(
+    over: Record<string, unknown>,
+    key: { key: Parameters<SignJWT['sign']>[0]; kid: string; alg: string } = realmKey,
+  ): Promise<string> {
     const claims: Record<string, unknown> = {
-      iss: node.services.auth.realms.issuerFor('acme'), aud: node.config.auth.oidc.clientId, iat: Math.floor(Date.now() / 1000),
-      jti: randomUUID(), events: { [EVENT]: {} }, ...over,
+      iss: node.services.auth.realms.issuerFor('acme'),
+      aud: node.config.auth.oidc.clientId,
+      iat: Math.floor(Date.now() / 1000),
+      jti: randomUUID(),
+      events: { [EVENT]: {} },
+      ...over,
     };
     for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
     return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'logout+jwt' }).sign(key.key);
@@ -60,7 +77,9 @@ describe('back-channel logout from the realm', () => {
 
   function post(token: string) {
     return request(base, 'POST', '/api/account/backchannel-logout', {
-      tenant: 'acme', headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: new URLSearchParams({ logout_token: token }).toString(),
+      tenant: 'acme',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      rawBody: new URLSearchParams({ logout_token: token }).toString(),
     });
   }
 

@@ -13,7 +13,7 @@ describe('logout ends realtime access', () => {
   });
   afterAll(async () => node.destroy());
 
-  it('disconnects the session\'s sockets and refuses its token at the next handshake', async () => {
+  it("disconnects the session's sockets and refuses its token at the next handshake", async () => {
     const login = await loginFor(node, 'acme', 'alice');
     const other = await loginFor(node, 'acme', 'alice');
     const socket = await connect(node.url!, 'acme', { token: login.accessToken });
@@ -24,7 +24,10 @@ describe('logout ends realtime access', () => {
       expect(out.status).toBe(200);
       expect(await dropped).toBe('io server disconnect');
       expect(bystander.connected).toBe(true);
-      const refused = await connect(node.url!, 'acme', { token: login.accessToken }).then(() => 'connected', (err: { data?: { code?: string } }) => err.data?.code);
+      const refused = await connect(node.url!, 'acme', { token: login.accessToken }).then(
+        () => 'connected',
+        (err: { data?: { code?: string } }) => err.data?.code,
+      );
       expect(refused).toBe('session_revoked');
     } finally {
       socket.close();

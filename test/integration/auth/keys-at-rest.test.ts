@@ -26,7 +26,11 @@ describe('signing keys at rest', () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env = testEnv({ ROLES: 'http,idp', PORT: String(port), PUBLIC_URL: base, KEY_ENCRYPTION_KEY: kek1 });
-    shared = { REDIS_PREFIX: env.REDIS_PREFIX!, MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!, MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX! };
+    shared = {
+      REDIS_PREFIX: env.REDIS_PREFIX!,
+      MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!,
+      MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX!,
+    };
     node = await startTestNode(env);
     await createUser(node, 'acme', { username: 'carol', role: 'clinician', password: 'pw-carol' });
     token = await tokenFor(node, 'acme', 'carol');
@@ -42,13 +46,19 @@ describe('signing keys at rest', () => {
       expect(v).not.toMatch(/"d"\s*:/);
       expect(v).not.toMatch(/privateJwk|cookieKeys/);
       // A JWE sealed under the configured key-encryption key.
-      expect(decodeProtectedHeader(v)).toMatchObject({ alg: 'A256KW', enc: 'A256GCM', kid: kekId(Buffer.from(kek1, 'base64')) });
+      expect(decodeProtectedHeader(v)).toMatchObject({
+        alg: 'A256KW',
+        enc: 'A256GCM',
+        kid: kekId(Buffer.from(kek1, 'base64')),
+      });
     }
   });
 
   it('refuses to load the keys under a wrong key-encryption key, naming the setting, and leaves them as they were', async () => {
     const before = await rawKeyValues(node);
-    const { code, stderr } = await runChildNodeToExit(testEnv({ ...shared, ROLES: 'http', KEY_ENCRYPTION_KEY: newKek() }));
+    const { code, stderr } = await runChildNodeToExit(
+      testEnv({ ...shared, ROLES: 'http', KEY_ENCRYPTION_KEY: newKek() }),
+    );
     expect(code).toBe(78);
     expect(stderr).toContain('KEY_ENCRYPTION_KEY:');
     expect(stderr).toContain(kekId(Buffer.from(kek1, 'base64')));
@@ -59,15 +69,25 @@ describe('signing keys at rest', () => {
   it('opens keys sealed under KEY_ENCRYPTION_KEY_PREVIOUS and seals them again under the new key', async () => {
     // Its own keys and databases: the other tests keep theirs under kek1.
     const env = testEnv({ KEY_ENCRYPTION_KEY: kek1 });
-    const own = { REDIS_PREFIX: env.REDIS_PREFIX!, MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!, MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX! };
+    const own = {
+      REDIS_PREFIX: env.REDIS_PREFIX!,
+      MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!,
+      MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX!,
+    };
     const first = await startTestNode(env);
     await createUser(first, 'acme', { username: 'carol', role: 'clinician' });
     const token = await tokenFor(first, 'acme', 'carol');
     await first.stop();
     const kek2 = newKek();
-    const rotated = await startTestNode({ ...own, ROLES: 'http', KEY_ENCRYPTION_KEY: kek2, KEY_ENCRYPTION_KEY_PREVIOUS: kek1 });
+    const rotated = await startTestNode({
+      ...own,
+      ROLES: 'http',
+      KEY_ENCRYPTION_KEY: kek2,
+      KEY_ENCRYPTION_KEY_PREVIOUS: kek1,
+    });
     try {
-      for (const v of await rawKeyValues(rotated)) expect(decodeProtectedHeader(v).kid).toBe(kekId(Buffer.from(kek2, 'base64')));
+      for (const v of await rawKeyValues(rotated))
+        expect(decodeProtectedHeader(v).kid).toBe(kekId(Buffer.from(kek2, 'base64')));
       expect((await rotated.http.get('/api/tenant/ping', { tenant: 'acme', token })).status).toBe(200);
     } finally {
       await rotated.stop();

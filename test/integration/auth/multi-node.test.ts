@@ -9,7 +9,11 @@ describe('tokens and revocation across two nodes sharing Redis and MongoDB', () 
 
   beforeAll(async () => {
     a = await startTestNode();
-    b = await startTestNode({ REDIS_PREFIX: a.config.redis.prefix, MONGODB_CATALOG_DB: a.config.mongo.catalogDb, MONGODB_TENANT_DB_PREFIX: a.config.mongo.tenantDbPrefix });
+    b = await startTestNode({
+      REDIS_PREFIX: a.config.redis.prefix,
+      MONGODB_CATALOG_DB: a.config.mongo.catalogDb,
+      MONGODB_TENANT_DB_PREFIX: a.config.mongo.tenantDbPrefix,
+    });
     aliceId = await createUser(a, 'acme', { username: 'alice', role: 'clinician' });
   });
   afterAll(async () => {
@@ -17,20 +21,28 @@ describe('tokens and revocation across two nodes sharing Redis and MongoDB', () 
     await a.destroy();
   });
 
-  it('publishes the same JWKS from both nodes and verifies each other\'s tokens', async () => {
+  it("publishes the same JWKS from both nodes and verifies each other's tokens", async () => {
     const [ja, jb] = await Promise.all([a.http.get('/.well-known/jwks.json'), b.http.get('/.well-known/jwks.json')]);
     expect(ja.body).toEqual(jb.body);
     const login = await loginFor(a, 'acme', 'alice');
     expect((await b.http.get('/api/tenant/ping', { tenant: 'acme', token: login.accessToken })).status).toBe(200);
-    const refreshed = await b.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    const refreshed = await b.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: login.refreshToken },
+    });
     expect(refreshed.status).toBe(200);
-    const reuse = await a.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    const reuse = await a.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: login.refreshToken },
+    });
     expect(reuse.body.code).toBe('session_revoked');
   });
 
   it('a logout on one node is refused on the other at once', async () => {
     const login = await loginFor(b, 'acme', 'alice');
-    expect((await a.http.post(`/api/account/${aliceId}/logout`, { tenant: 'acme', token: login.accessToken })).status).toBe(200);
+    expect(
+      (await a.http.post(`/api/account/${aliceId}/logout`, { tenant: 'acme', token: login.accessToken })).status,
+    ).toBe(200);
     const after = await b.http.get('/api/tenant/ping', { tenant: 'acme', token: login.accessToken });
     expect(after.status).toBe(401);
     expect(after.body.code).toBe('session_revoked');

@@ -11,10 +11,18 @@ function tableRows(heading: string): string[][] {
   const start = spec.indexOf(`\n${heading}`);
   if (start < 0) throw new Error(`SPEC.md has no heading ${heading}`);
   const rows: string[][] = [];
-  for (const line of spec.slice(start + 1).split('\n').slice(1)) {
+  for (const line of spec
+    .slice(start + 1)
+    .split('\n')
+    .slice(1)) {
     if (line.startsWith('#')) break;
     if (!line.startsWith('|') || /^\|\s*-/.test(line) || /^\| (Method|Operation|Message) \|/.test(line)) continue;
-    rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }
@@ -25,7 +33,19 @@ describe('the permission table', () => {
   it('names every REST endpoint of SPEC.md exactly as SPEC names it', () => {
     const restNames = new Set(entries.filter(([, e]) => e.transport === 'rest').map(([, e]) => e.name));
     // Rows per SPEC heading: a heading renamed or a table reshaped fails here instead of checking nothing.
-    const headings = { '### Account': 10, '### Media': 3, '### Files': 2, '### Tenant': 2, '### Admin helpers': 5, '### Bulk user upload': 1, '### Contacts': 10, '### Events': 6, '### Meetings': 2, '### Notifications': 3, '### Peripherals': 3 };
+    const headings = {
+      '### Account': 10,
+      '### Media': 3,
+      '### Files': 2,
+      '### Tenant': 2,
+      '### Admin helpers': 5,
+      '### Bulk user upload': 1,
+      '### Contacts': 10,
+      '### Events': 6,
+      '### Meetings': 2,
+      '### Notifications': 3,
+      '### Peripherals': 3,
+    };
     const counted: Record<string, number> = {};
     for (const h of Object.keys(headings)) {
       const rows = tableRows(h);

@@ -16,9 +16,22 @@ describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
   async function patient(username: string) {
     const id = await createUser(node, 'acme', { username, role: 'patient' });
     const token = await tokenFor(node, 'acme', username);
-    const setPin = (newPin: string, as = token, userId?: string) => node.http.post('/api/account/resetPin', { tenant: 'acme', token: as, body: { newPin, ...(userId ? { userId } : {}) } });
-    const unlock = (pin: string) => node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'pin', username, pin } });
-    const principal = () => ({ tenant: 'acme', userId: id, username, role: 'patient', permissions: new Set<never>(), scheme: 'internal' as const });
+    const setPin = (newPin: string, as = token, userId?: string) =>
+      node.http.post('/api/account/resetPin', {
+        tenant: 'acme',
+        token: as,
+        body: { newPin, ...(userId ? { userId } : {}) },
+      });
+    const unlock = (pin: string) =>
+      node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'pin', username, pin } });
+    const principal = () => ({
+      tenant: 'acme',
+      userId: id,
+      username,
+      role: 'patient',
+      permissions: new Set<never>(),
+      scheme: 'internal' as const,
+    });
     return { id, token, setPin, unlock, principal };
   }
 
@@ -47,7 +60,8 @@ describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.user.username).toBe('pia');
     const rules = await node.services.auth.account.securityRules('acme');
-    for (let i = 1; i < rules.lockout.maxAttempts; i++) expect((await unlock('0000')).body.code).toBe('invalid_credentials');
+    for (let i = 1; i < rules.lockout.maxAttempts; i++)
+      expect((await unlock('0000')).body.code).toBe('invalid_credentials');
     const locked = await unlock('0000');
     expect(locked.status).toBe(423);
     expect(locked.body.code).toBe('account_locked');
@@ -61,11 +75,14 @@ describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
     const reset = await setPin('8642', adminToken, patId);
     expect(reset.status).toBe(200);
     expect((await unlock('8642')).status).toBe(200);
-    expect((await node.services.auth.audit.list('acme', { action: 'pin.reset', subjectId: patId }))).toHaveLength(1);
+    expect(await node.services.auth.audit.list('acme', { action: 'pin.reset', subjectId: patId })).toHaveLength(1);
   });
 
   it('refuses unknown users like wrong PINs', async () => {
-    const r = await node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'pin', username: 'nobody', pin: '1234' } });
+    const r = await node.http.post('/api/account/login', {
+      tenant: 'acme',
+      body: { method: 'pin', username: 'nobody', pin: '1234' },
+    });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('invalid_credentials');
   });

@@ -11,7 +11,8 @@ describe('sign-in rate limits', () => {
   });
   afterAll(async () => node.destroy());
 
-  const attempt = (username: string) => node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'pin', username, pin: '0000' } });
+  const attempt = (username: string) =>
+    node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'pin', username, pin: '0000' } });
 
   it('limits attempts per account, then per IP, with Retry-After', async () => {
     for (let i = 0; i < 3; i++) expect((await attempt('pat')).status).toBe(401);

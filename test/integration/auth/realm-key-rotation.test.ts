@@ -15,7 +15,11 @@ const run = promisify(execFile);
 /** The CLI starts a TypeScript process (a few seconds, much more on a loaded machine). */
 const CLI_TEST_MS = 300_000;
 
-interface PublishedKey { kid: string; alg: string; key_ops?: string[] }
+interface PublishedKey {
+  kid: string;
+  alg: string;
+  key_ops?: string[];
+}
 
 /**
  * Rotation of the embedded realms' signing keys (npm run keys -- rotate-realm), seen from outside: a real
@@ -23,7 +27,7 @@ interface PublishedKey { kid: string; alg: string; key_ops?: string[] }
  * on the node that rotated and on another node serving the same realms. Old tokens stay valid, new
  * tokens carry the new `kid`, a key announced for later is published before it signs.
  */
-describe('rotation of the embedded realms\' signing keys', () => {
+describe("rotation of the embedded realms' signing keys", () => {
   let shared: Record<string, string>;
   let a: TestNode;
   let b: TestNode;
@@ -38,7 +42,11 @@ describe('rotation of the embedded realms\' signing keys', () => {
     redirectUri = `${base}/auth/callback`;
     // A cool-down of 0: the API refetches the realm's JWKS at the first unknown kid, however recent its last fetch.
     const env = testEnv({ ROLES: 'http,idp', PUBLIC_URL: base, OIDC_JWKS_COOLDOWN_SECONDS: '0' });
-    shared = { REDIS_PREFIX: env.REDIS_PREFIX!, MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!, MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX! };
+    shared = {
+      REDIS_PREFIX: env.REDIS_PREFIX!,
+      MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!,
+      MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX!,
+    };
     a = await startTestNode({ ...env, PORT: String(port) });
     // The second node serves the same realms (same issuer, same Redis) on its own port.
     b = await startTestNode({ ...env, PORT: String(portB) });
@@ -50,9 +58,17 @@ describe('rotation of the embedded realms\' signing keys', () => {
   });
 
   async function realmToken(): Promise<string> {
-    const a1 = await authorizeIn(a, new Browser(base), 'acme', redirectUri, { username: 'uma', password: 'uma-password' });
+    const a1 = await authorizeIn(a, new Browser(base), 'acme', redirectUri, {
+      username: 'uma',
+      password: 'uma-password',
+    });
     const config = await a.services.auth.realms.configuration('acme');
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(a1.callbackUrl!), { pkceCodeVerifier: a1.codeVerifier, expectedState: a1.state }, { resource: resourceIndicator(a.config.auth.oidc.audience) });
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      new URL(a1.callbackUrl!),
+      { pkceCodeVerifier: a1.codeVerifier, expectedState: a1.state },
+      { resource: resourceIndicator(a.config.auth.oidc.audience) },
+    );
     return tokens.access_token;
   }
 
@@ -71,7 +87,10 @@ describe('rotation of the embedded realms\' signing keys', () => {
       for (;;) {
         const key = (await published(nodeBase)).find((k) => k.kid === kid);
         if (key && (state === 'signing' ? key.key_ops === undefined : key.key_ops?.join() === 'verify')) break;
-        if (Date.now() > deadline) throw new Error(`${nodeBase} does not publish ${kid} as ${state}: ${JSON.stringify(await published(nodeBase))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `${nodeBase} does not publish ${kid} as ${state}: ${JSON.stringify(await published(nodeBase))}`,
+          );
         await new Promise((r) => setTimeout(r, 200));
       }
     }
@@ -84,59 +103,74 @@ describe('rotation of the embedded realms\' signing keys', () => {
     }
   }
 
-  it('npm run keys -- rotate-realm: new tokens carry the new key on every node, old ones stay valid', async () => {
-    const before = await realmToken();
-    const oldKid = decodeProtectedHeader(before).kid!;
-    await acceptedEverywhere(before);
+  it(
+    'npm run keys -- rotate-realm: new tokens carry the new key on every node, old ones stay valid',
+    async () => {
+      const before = await realmToken();
+      const oldKid = decodeProtectedHeader(before).kid!;
+      await acceptedEverywhere(before);
 
-    const out = await run(process.execPath, ['--import', 'tsx', 'src/cli/keys.cli.ts', 'rotate-realm', '--activate-in', '0'], {
-      env: { ...process.env, ...testEnv(shared), LOG_LEVEL: 'silent' }, timeout: 150_000,
-    });
-    const rotated = JSON.parse(out.stdout) as { added: { kid: string; alg: string; signing: boolean }[] };
-    const newKid = rotated.added.find((k) => k.alg === 'RS256')!.kid;
-    expect(rotated.added.map((k) => k.alg).sort()).toEqual(['ES256', 'RS256']);
-    expect(newKid).not.toBe(oldKid);
+      const out = await run(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/keys.cli.ts', 'rotate-realm', '--activate-in', '0'],
+        {
+          env: { ...process.env, ...testEnv(shared), LOG_LEVEL: 'silent' },
+          timeout: 150_000,
+        },
+      );
+      const rotated = JSON.parse(out.stdout) as { added: { kid: string; alg: string; signing: boolean }[] };
+      const newKid = rotated.added.find((k) => k.alg === 'RS256')!.kid;
+      expect(rotated.added.map((k) => k.alg).sort()).toEqual(['ES256', 'RS256']);
+      expect(newKid).not.toBe(oldKid);
 
-    await publishedEverywhere(newKid, 'signing');
-    // The replaced key is still published, for verification only.
-    await publishedEverywhere(oldKid, 'verify-only');
-    const after = await realmToken();
-    expect(decodeProtectedHeader(after).kid).toBe(newKid);
-    await acceptedEverywhere(after);
-    await acceptedEverywhere(before);
-  }, CLI_TEST_MS);
+      await publishedEverywhere(newKid, 'signing');
+      // The replaced key is still published, for verification only.
+      await publishedEverywhere(oldKid, 'verify-only');
+      const after = await realmToken();
+      expect(decodeProtectedHeader(after).kid).toBe(newKid);
+      await acceptedEverywhere(after);
+      await acceptedEverywhere(before);
+    },
+    CLI_TEST_MS,
+  );
 
-  it('publishes a key announced for later before it signs, and drops keys past their retention', async () => {
-    const keys = a.services.auth.idpSecrets;
-    const first = await keys.rotate({ activateInSeconds: 0 });
-    const signingKid = first.added.find((k) => k.alg === 'RS256')!.kid;
-    await publishedEverywhere(signingKid, 'signing');
-    const replaced = (await keys.list()).filter((k) => k.replacedAt !== undefined && k.replacedAt <= Date.now()).map((k) => k.kid);
-    expect(replaced.length).toBeGreaterThanOrEqual(2);
+  it(
+    'publishes a key announced for later before it signs, and drops keys past their retention',
+    async () => {
+      const keys = a.services.auth.idpSecrets;
+      const first = await keys.rotate({ activateInSeconds: 0 });
+      const signingKid = first.added.find((k) => k.alg === 'RS256')!.kid;
+      await publishedEverywhere(signingKid, 'signing');
+      const replaced = (await keys.list())
+        .filter((k) => k.replacedAt !== undefined && k.replacedAt <= Date.now())
+        .map((k) => k.kid);
+      expect(replaced.length).toBeGreaterThanOrEqual(2);
 
-    const { added } = await keys.rotate({ activateInSeconds: 3600 });
-    const pending = added.find((k) => k.alg === 'RS256')!.kid;
-    await publishedEverywhere(pending, 'verify-only');
-    // Until it activates, the current key goes on signing; its tokens are accepted everywhere.
-    const meanwhile = await realmToken();
-    expect(decodeProtectedHeader(meanwhile).kid).toBe(signingKid);
-    await acceptedEverywhere(meanwhile);
+      const { added } = await keys.rotate({ activateInSeconds: 3600 });
+      const pending = added.find((k) => k.alg === 'RS256')!.kid;
+      await publishedEverywhere(pending, 'verify-only');
+      // Until it activates, the current key goes on signing; its tokens are accepted everywhere.
+      const meanwhile = await realmToken();
+      expect(decodeProtectedHeader(meanwhile).kid).toBe(signingKid);
+      await acceptedEverywhere(meanwhile);
 
-    // With no retention, the keys replaced already are dropped; the one still signing (replaced only
-    // when the announced one activates) and the announced one stay.
-    const { dropped } = await keys.rotate({ activateInSeconds: 3600, retainSeconds: 0 });
-    expect(dropped.sort()).toEqual(replaced.sort());
-    for (const nodeBase of [base, baseB]) {
-      const deadline = Date.now() + 60_000;
-      while ((await published(nodeBase)).some((k) => dropped.includes(k.kid))) {
-        if (Date.now() > deadline) throw new Error(`${nodeBase} still publishes a dropped key`);
-        await new Promise((r) => setTimeout(r, 200));
+      // With no retention, the keys replaced already are dropped; the one still signing (replaced only
+      // when the announced one activates) and the announced one stay.
+      const { dropped } = await keys.rotate({ activateInSeconds: 3600, retainSeconds: 0 });
+      expect(dropped.sort()).toEqual(replaced.sort());
+      for (const nodeBase of [base, baseB]) {
+        const deadline = Date.now() + 60_000;
+        while ((await published(nodeBase)).some((k) => dropped.includes(k.kid))) {
+          if (Date.now() > deadline) throw new Error(`${nodeBase} still publishes a dropped key`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
       }
-    }
-    const still = (await published(base)).map((k) => k.kid);
-    expect(still).toEqual(expect.arrayContaining([signingKid, pending]));
-    expect(decodeProtectedHeader(await realmToken()).kid).toBe(signingKid);
-  }, CLI_TEST_MS);
+      const still = (await published(base)).map((k) => k.kid);
+      expect(still).toEqual(expect.arrayContaining([signingKid, pending]));
+      expect(decodeProtectedHeader(await realmToken()).kid).toBe(signingKid);
+    },
+    CLI_TEST_MS,
+  );
 });
 
 describe('which realm key signs when (signingView)', () => {
@@ -147,17 +181,36 @@ describe('which realm key signs when (signingView)', () => {
 
   it('keeps the old key signing until the new one activates, then swaps and tells when', async () => {
     const stored: StoredIdpSecrets = {
-      jwks: { keys: [await key('RS256', 'rs-new'), await key('ES256', 'es-new'), await key('RS256', 'rs-old'), await key('ES256', 'es-old')] },
+      jwks: {
+        keys: [
+          await key('RS256', 'rs-new'),
+          await key('ES256', 'es-new'),
+          await key('RS256', 'rs-old'),
+          await key('ES256', 'es-old'),
+        ],
+      },
       cookieKeys: ['c'],
-      times: { 'rs-new': { activeFrom: 1000 }, 'es-new': { activeFrom: 1000 }, 'rs-old': { activeFrom: 0, replacedAt: 1000 } },
+      times: {
+        'rs-new': { activeFrom: 1000 },
+        'es-new': { activeFrom: 1000 },
+        'rs-old': { activeFrom: 0, replacedAt: 1000 },
+      },
     };
-    const signers = (now: number) => signingView(stored, now).secrets.jwks.keys.filter((k) => !k.key_ops).map((k) => k.kid).sort();
+    const signers = (now: number) =>
+      signingView(stored, now)
+        .secrets.jwks.keys.filter((k) => !k.key_ops)
+        .map((k) => k.kid)
+        .sort();
     expect(signers(999)).toEqual(['es-old', 'rs-old']);
     expect(signingView(stored, 999).nextChangeAt).toBe(1000);
     expect(signers(1000)).toEqual(['es-new', 'rs-new']);
     expect(signingView(stored, 1000).nextChangeAt).toBeUndefined();
     // Every key is in the view either way: a verify-only key is still published and accepted.
-    expect(signingView(stored, 999).secrets.jwks.keys.map((k) => k.kid).sort()).toEqual(['es-new', 'es-old', 'rs-new', 'rs-old']);
+    expect(
+      signingView(stored, 999)
+        .secrets.jwks.keys.map((k) => k.kid)
+        .sort(),
+    ).toEqual(['es-new', 'es-old', 'rs-new', 'rs-old']);
     expect(signingView(stored, 999).fingerprint).not.toBe(signingView(stored, 1000).fingerprint);
   });
 });

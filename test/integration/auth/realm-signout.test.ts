@@ -26,7 +26,8 @@ describe('realm sessions and tokens end with sign-out', () => {
     base = `http://127.0.0.1:${port}`;
     redirectUri = `${base}/auth/callback`;
     node = await startTestNode({ ROLES: 'http,idp,hub,actors', PORT: String(port), PUBLIC_URL: base });
-    for (const u of ['carol', 'dave', 'erin', 'frank', 'gina', 'hank']) ids[u] = await createUser(node, 'acme', { username: u, role: 'clinician', password: `${u}-password` });
+    for (const u of ['carol', 'dave', 'erin', 'frank', 'gina', 'hank'])
+      ids[u] = await createUser(node, 'acme', { username: u, role: 'clinician', password: `${u}-password` });
     await createUser(node, 'acme', { username: 'root', role: 'admin' });
     adminToken = await tokenFor(node, 'acme', 'root');
   });
@@ -37,9 +38,19 @@ describe('realm sessions and tokens end with sign-out', () => {
   /** Signs in at the realm in a fresh browser and takes tokens straight from the realm, as a client would. */
   async function realmSignIn(username: string) {
     const browser = new Browser(base);
-    const a = await authorizeIn(node, browser, 'acme', redirectUri, { username, password: `${username}-password`, scope: FULL, prompt: 'consent' });
+    const a = await authorizeIn(node, browser, 'acme', redirectUri, {
+      username,
+      password: `${username}-password`,
+      scope: FULL,
+      prompt: 'consent',
+    });
     const config = await node.services.auth.realms.configuration('acme');
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(a.callbackUrl!), { pkceCodeVerifier: a.codeVerifier, expectedState: a.state }, resource());
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      new URL(a.callbackUrl!),
+      { pkceCodeVerifier: a.codeVerifier, expectedState: a.state },
+      resource(),
+    );
     expect(tokens.refresh_token).toBeDefined();
     return { browser, accessToken: tokens.access_token, refreshToken: tokens.refresh_token! };
   }
@@ -48,7 +59,10 @@ describe('realm sessions and tokens end with sign-out', () => {
   async function serviceSignIn(browser: Browser) {
     const a = await authorizeIn(node, browser, 'acme', redirectUri);
     expect(a.callbackUrl).toBeDefined();
-    const r = await node.http.post('/api/account/login', { tenant: 'acme', body: { method: 'code', callbackUrl: a.callbackUrl, codeVerifier: a.codeVerifier, state: a.state } });
+    const r = await node.http.post('/api/account/login', {
+      tenant: 'acme',
+      body: { method: 'code', callbackUrl: a.callbackUrl, codeVerifier: a.codeVerifier, state: a.state },
+    });
     expect(r.status).toBe(200);
     return r.body as { accessToken: string; refreshToken: string };
   }
@@ -57,10 +71,16 @@ describe('realm sessions and tokens end with sign-out', () => {
   async function transports(token: string) {
     const rest = await node.http.get('/api/tenant/ping', { tenant: 'acme', token });
     const gql = await node.http.post('/graphql', { tenant: 'acme', token, body: { query: '{ me { id username } }' } });
-    const hub = await connect(node.url!, 'acme', { token }).then((s) => { s.close(); return 'ok'; }, (e: { data?: { code?: string } }) => e.data?.code ?? 'refused');
+    const hub = await connect(node.url!, 'acme', { token }).then(
+      (s) => {
+        s.close();
+        return 'ok';
+      },
+      (e: { data?: { code?: string } }) => e.data?.code ?? 'refused',
+    );
     return {
       rest: rest.status === 200 ? 'ok' : rest.body.code,
-      graphql: gql.body.data?.me ? 'ok' : gql.body.errors?.[0]?.extensions?.code ?? gql.body.code,
+      graphql: gql.body.data?.me ? 'ok' : (gql.body.errors?.[0]?.extensions?.code ?? gql.body.code),
       hub,
     };
   }
@@ -112,9 +132,15 @@ describe('realm sessions and tokens end with sign-out', () => {
   it('reuse of a service refresh token ends the realm session behind it', async () => {
     const realm = await realmSignIn('erin');
     const login = await serviceSignIn(realm.browser);
-    const first = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    const first = await node.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: login.refreshToken },
+    });
     expect(first.status).toBe(200);
-    const replay = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    const replay = await node.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: login.refreshToken },
+    });
     expect(replay.body.code).toBe('session_revoked');
     expect(await transports(realm.accessToken)).toEqual(allRevoked);
     expect(await cookieSignsIn(realm.browser)).toBe(false);
@@ -129,7 +155,12 @@ describe('realm sessions and tokens end with sign-out', () => {
     const seen: RevocationMessage[] = [];
     let announced!: () => void;
     const ended = new Promise<void>((resolve) => (announced = resolve));
-    const stop = await subscribeRevocations(node.infra.redis, node.infra.keys.revocationChannel, (m) => { if (m.type === 'realm-session' && m.userId === ids.frank) { seen.push(m); announced(); } });
+    const stop = await subscribeRevocations(node.infra.redis, node.infra.keys.revocationChannel, (m) => {
+      if (m.type === 'realm-session' && m.userId === ids.frank) {
+        seen.push(m);
+        announced();
+      }
+    });
     try {
       await expect(realmRefresh(realm.refreshToken)).rejects.toMatchObject({ error: 'invalid_grant' });
       await ended;
@@ -155,8 +186,12 @@ describe('realm sessions and tokens end with sign-out', () => {
 
   it('an external-mode node refuses the realm tokens of a user an admin signed out (not-before)', async () => {
     const external = await startTestNode({
-      ROLES: 'http', OIDC_MODE: 'external', OIDC_ISSUER_TEMPLATE: `${base}/realms/{tenant}`,
-      REDIS_PREFIX: `${node.config.redis.prefix}ext:`, MONGODB_CATALOG_DB: node.config.mongo.catalogDb, MONGODB_TENANT_DB_PREFIX: node.config.mongo.tenantDbPrefix,
+      ROLES: 'http',
+      OIDC_MODE: 'external',
+      OIDC_ISSUER_TEMPLATE: `${base}/realms/{tenant}`,
+      REDIS_PREFIX: `${node.config.redis.prefix}ext:`,
+      MONGODB_CATALOG_DB: node.config.mongo.catalogDb,
+      MONGODB_TENANT_DB_PREFIX: node.config.mongo.tenantDbPrefix,
     });
     try {
       const realm = await realmSignIn('hank');

@@ -22,46 +22,68 @@ describe('signing-key rotation of internal tokens', () => {
 
   beforeAll(async () => {
     const env = testEnv({ KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
-    shared = { REDIS_PREFIX: env.REDIS_PREFIX!, MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!, MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX!, KEY_ENCRYPTION_KEY: env.KEY_ENCRYPTION_KEY! };
+    shared = {
+      REDIS_PREFIX: env.REDIS_PREFIX!,
+      MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!,
+      MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX!,
+      KEY_ENCRYPTION_KEY: env.KEY_ENCRYPTION_KEY!,
+    };
     a = await startTestNode(env);
     await createUser(a, 'acme', { username: 'carol', role: 'clinician' });
   });
   afterAll(async () => a?.destroy());
 
-  it('npm run keys -- rotate: old tokens stay valid, new tokens use the new key on every node', async () => {
-    const before = await tokenFor(a, 'acme', 'carol');
-    const oldKid = decodeProtectedHeader(before).kid!;
-    const out = await run(process.execPath, ['--import', 'tsx', 'src/cli/keys.cli.ts', 'rotate'], {
-      env: { ...process.env, ...testEnv(shared), LOG_LEVEL: 'silent' }, timeout: 150_000,
-    });
-    const rotated = JSON.parse(out.stdout) as { signing: string; stillVerifying: string[] };
-    expect(rotated.signing).not.toBe(oldKid);
-    expect(rotated.stillVerifying).toContain(oldKid);
+  it(
+    'npm run keys -- rotate: old tokens stay valid, new tokens use the new key on every node',
+    async () => {
+      const before = await tokenFor(a, 'acme', 'carol');
+      const oldKid = decodeProtectedHeader(before).kid!;
+      const out = await run(process.execPath, ['--import', 'tsx', 'src/cli/keys.cli.ts', 'rotate'], {
+        env: { ...process.env, ...testEnv(shared), LOG_LEVEL: 'silent' },
+        timeout: 150_000,
+      });
+      const rotated = JSON.parse(out.stdout) as { signing: string; stillVerifying: string[] };
+      expect(rotated.signing).not.toBe(oldKid);
+      expect(rotated.stillVerifying).toContain(oldKid);
 
-    // A node that reads the keys now signs with the new one; the first node, whose cache still
-    // holds the old one, verifies it (unknown kid: it re-reads Redis) and keeps accepting the old token.
-    const b = await startTestNode({ ...shared });
-    try {
-      const after = await tokenFor(b, 'acme', 'carol');
-      expect(decodeProtectedHeader(after).kid).toBe(rotated.signing);
-      for (const [node, token] of [[a, before], [a, after], [b, before], [b, after]] as const) {
-        expect((await node.http.get('/api/tenant/ping', { tenant: 'acme', token })).status).toBe(200);
+      // A node that reads the keys now signs with the new one; the first node, whose cache still
+      // holds the old one, verifies it (unknown kid: it re-reads Redis) and keeps accepting the old token.
+      const b = await startTestNode({ ...shared });
+      try {
+        const after = await tokenFor(b, 'acme', 'carol');
+        expect(decodeProtectedHeader(after).kid).toBe(rotated.signing);
+        for (const [node, token] of [
+          [a, before],
+          [a, after],
+          [b, before],
+          [b, after],
+        ] as const) {
+          expect((await node.http.get('/api/tenant/ping', { tenant: 'acme', token })).status).toBe(200);
+        }
+        const jwks = (await b.http.get('/.well-known/jwks.json')).body as { keys: { kid: string }[] };
+        expect(jwks.keys.map((k) => k.kid).sort()).toEqual([oldKid, rotated.signing].sort());
+        // The rotating node itself signs with the new key at once.
+        await a.services.auth.signingKeys.rotate();
+        const newest = (await a.services.auth.signingKeys.list())[0]!;
+        expect(decodeProtectedHeader(await tokenFor(a, 'acme', 'carol')).kid).toBe(newest.kid);
+      } finally {
+        await b.stop();
       }
-      const jwks = (await b.http.get('/.well-known/jwks.json')).body as { keys: { kid: string }[] };
-      expect(jwks.keys.map((k) => k.kid).sort()).toEqual([oldKid, rotated.signing].sort());
-      // The rotating node itself signs with the new key at once.
-      await a.services.auth.signingKeys.rotate();
-      const newest = (await a.services.auth.signingKeys.list())[0]!;
-      expect(decodeProtectedHeader(await tokenFor(a, 'acme', 'carol')).kid).toBe(newest.kid);
-    } finally {
-      await b.stop();
-    }
-  }, CLI_TEST_MS);
+    },
+    CLI_TEST_MS,
+  );
 
   it('retires a replaced key once its successor is older than the retention time', async () => {
     const redis = a.infra.redis;
     const hashKey = `${shared.REDIS_PREFIX}retire-test:signing-keys`;
-    const keys = new SigningKeys({ redis, hashKey, vault: a.services.auth.vault, rotationSeconds: 86_400, retainSeconds: 0, cacheMs: 0 });
+    const keys = new SigningKeys({
+      redis,
+      hashKey,
+      vault: a.services.auth.vault,
+      rotationSeconds: 86_400,
+      retainSeconds: 0,
+      cacheMs: 0,
+    });
     const first = await keys.current();
     const verifyFirst = await keys.publicKey(first.kid);
     expect(verifyFirst).toBeDefined();

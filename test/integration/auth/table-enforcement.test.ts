@@ -25,16 +25,24 @@ describe('every REST endpoint and GraphQL operation enforces the permission tabl
   });
   afterAll(async () => node.destroy());
 
-  const guarded = (transport: string) => (Object.keys(OPERATIONS) as OperationId[])
-    .map((id) => [id, OPERATIONS[id]] as const)
-    .filter(([, e]) => e.transport === transport && e.requires !== 'public' && e.requires !== 'authenticated');
+  const guarded = (transport: string) =>
+    (Object.keys(OPERATIONS) as OperationId[])
+      .map((id) => [id, OPERATIONS[id]] as const)
+      .filter(([, e]) => e.transport === transport && e.requires !== 'public' && e.requires !== 'authenticated');
 
   it('answers 403 permission_denied on REST without the permission, and 401 without a token', async () => {
     const outcomes: string[] = [];
     for (const [id, e] of guarded('rest')) {
       const [method, path] = e.name.split(' ') as [string, string];
-      const r = await node.http[method.toLowerCase() as 'get' | 'post'](concrete(path), { tenant: 'acme', token: nobody, body: {} });
-      const anon = await node.http[method.toLowerCase() as 'get' | 'post'](concrete(path), { tenant: 'acme', body: {} });
+      const r = await node.http[method.toLowerCase() as 'get' | 'post'](concrete(path), {
+        tenant: 'acme',
+        token: nobody,
+        body: {},
+      });
+      const anon = await node.http[method.toLowerCase() as 'get' | 'post'](concrete(path), {
+        tenant: 'acme',
+        body: {},
+      });
       outcomes.push(`${id} ${r.status} ${r.body?.code} ${anon.status}`);
     }
     for (const o of outcomes) expect(o).toMatch(/ 403 permission_denied 401$/);
@@ -44,7 +52,12 @@ describe('every REST endpoint and GraphQL operation enforces the permission tabl
     const outcomes: string[] = [];
     for (const [id, e] of guarded('graphql')) {
       const args = e.name === 'groupById' ? '(groupId: "0123456789abcdef01234567")' : '';
-      const ask = (selection: string) => node.http.post('/graphql', { tenant: 'acme', token: nobody, body: { query: `{ ${e.name}${args}${selection} }` } });
+      const ask = (selection: string) =>
+        node.http.post('/graphql', {
+          tenant: 'acme',
+          token: nobody,
+          body: { query: `{ ${e.name}${args}${selection} }` },
+        });
       let r = await ask('');
       if (/must have a selection/.test(JSON.stringify(r.body))) r = await ask(' { __typename }');
       const codes = (r.body?.errors ?? []).map((x: { extensions?: { code?: string } }) => x.extensions?.code);

@@ -17,13 +17,20 @@ describe('internal tokens, sessions and the policy selector', () => {
   afterAll(async () => node.destroy());
 
   const ping = (token: string, tenant = 'acme') => node.http.get('/api/tenant/ping', { tenant, token });
-  const problem = (r: { status: number; body: { code: string }; headers: Record<string, unknown> }) => ({ status: r.status, code: r.body.code, type: String(r.headers['content-type']).split(';')[0] });
+  const problem = (r: { status: number; body: { code: string }; headers: Record<string, unknown> }) => ({
+    status: r.status,
+    code: r.body.code,
+    type: String(r.headers['content-type']).split(';')[0],
+  });
 
   it('issues an ES256 token with the documented claims, verifiable against the public JWKS', async () => {
     const token = await tokenFor(node, 'acme', 'alice');
     const jwks = await node.http.get('/.well-known/jwks.json');
     expect(jwks.status).toBe(200);
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body), { issuer: node.config.auth.tokenIssuer, audience: node.config.auth.oidc.audience });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body), {
+      issuer: node.config.auth.tokenIssuer,
+      audience: node.config.auth.oidc.audience,
+    });
     expect(protectedHeader.alg).toBe('ES256');
     expect(protectedHeader.kid).toBeTruthy();
     expect(payload).toMatchObject({ sub: aliceId, tenant: 'acme', role: 'clinician', preferred_username: 'alice' });
@@ -36,15 +43,34 @@ describe('internal tokens, sessions and the policy selector', () => {
     const { kid, key } = await node.services.auth.signingKeys.current();
     const good = await tokenFor(node, 'acme', 'alice');
     const claims = decodeJwt(good);
-    const sign = (p: Record<string, unknown>, aud = node.config.auth.oidc.audience, exp = Math.floor(Date.now() / 1000) + 60) =>
-      new SignJWT(p).setProtectedHeader({ alg: 'ES256', kid }).setIssuer(node.config.auth.tokenIssuer).setAudience(aud).setExpirationTime(exp).sign(key);
+    const sign = (
+      p: Record<string, unknown>,
+      aud = node.config.auth.oidc.audience,
+      exp = Math.floor(Date.now() / 1000) + 60,
+    ) =>
+      new SignJWT(p)
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .setIssuer(node.config.auth.tokenIssuer)
+        .setAudience(aud)
+        .setExpirationTime(exp)
+        .sign(key);
     const expired = await sign({ ...claims, exp: undefined }, undefined, Math.floor(Date.now() / 1000) - 120);
     const wrongAud = await sign({ ...claims, aud: undefined, exp: undefined }, 'someone-else');
     const [h, , s] = good.split('.');
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${good.split('.')[1]}.`;
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, perms: ['tenant:admin'] })).toString('base64url')}.${s}`;
-    const foreign = await new SignJWT({ tenant: 'acme' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://evil.example/realms/acme').setSubject('x').setAudience('consult-api').setExpirationTime('1m').sign(new TextEncoder().encode('k'.repeat(32)));
-    expect(problem(await ping(expired))).toEqual({ status: 401, code: 'token_expired', type: 'application/problem+json' });
+    const foreign = await new SignJWT({ tenant: 'acme' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('https://evil.example/realms/acme')
+      .setSubject('x')
+      .setAudience('consult-api')
+      .setExpirationTime('1m')
+      .sign(new TextEncoder().encode('k'.repeat(32)));
+    expect(problem(await ping(expired))).toEqual({
+      status: 401,
+      code: 'token_expired',
+      type: 'application/problem+json',
+    });
     expect(problem(await ping(wrongAud))).toMatchObject({ status: 401, code: 'token_invalid' });
     expect(problem(await ping(none))).toMatchObject({ status: 401, code: 'token_invalid' });
     expect(problem(await ping(tampered))).toMatchObject({ status: 401, code: 'token_invalid' });
@@ -64,29 +90,53 @@ describe('internal tokens, sessions and the policy selector', () => {
     const anon = await node.http.post('/api/account/impersonate', { tenant: 'acme', body: { username: 'alice' } });
     expect(problem(anon)).toMatchObject({ status: 401, code: 'unauthenticated' });
     const pat = await tokenFor(node, 'acme', 'pat');
-    const denied = await node.http.post('/api/account/impersonate', { tenant: 'acme', token: pat, body: { username: 'alice' } });
+    const denied = await node.http.post('/api/account/impersonate', {
+      tenant: 'acme',
+      token: pat,
+      body: { username: 'alice' },
+    });
     expect(problem(denied)).toMatchObject({ status: 403, code: 'permission_denied' });
-    const role = await node.http.post('/api/account/assignRole', { tenant: 'acme', token: pat, body: { userId: aliceId, role: 'patient' } });
+    const role = await node.http.post('/api/account/assignRole', {
+      tenant: 'acme',
+      token: pat,
+      body: { userId: aliceId, role: 'patient' },
+    });
     expect(role.status).toBe(403);
   });
 
   it('rotates refresh tokens once and revokes the session on reuse', async () => {
     const login = await loginFor(node, 'acme', 'alice');
-    const expired = await node.services.auth.tokens.issue({ sub: aliceId, tenant: 'acme', role: 'clinician', perms: [], sid: login.sessionId, preferred_username: 'alice' }, -60);
+    const expired = await node.services.auth.tokens.issue(
+      { sub: aliceId, tenant: 'acme', role: 'clinician', perms: [], sid: login.sessionId, preferred_username: 'alice' },
+      -60,
+    );
     // A stale bearer token sent along with the refresh is ignored, not refused.
-    const first = await node.http.post('/api/account/refresh', { tenant: 'acme', token: expired.token, body: { refreshToken: login.refreshToken } });
+    const first = await node.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      token: expired.token,
+      body: { refreshToken: login.refreshToken },
+    });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ tokenType: 'Bearer', sessionId: login.sessionId });
     expect(first.body.refreshToken).not.toBe(login.refreshToken);
     expect((await ping(first.body.accessToken)).status).toBe(200);
-    const reuse = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    const reuse = await node.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: login.refreshToken },
+    });
     expect(problem(reuse)).toMatchObject({ status: 401, code: 'session_revoked' });
-    const after = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: first.body.refreshToken } });
+    const after = await node.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: first.body.refreshToken },
+    });
     expect(problem(after)).toMatchObject({ status: 401, code: 'session_revoked' });
     expect(problem(await ping(first.body.accessToken))).toMatchObject({ status: 401, code: 'session_revoked' });
     const audit = await node.services.auth.audit.list('acme', { action: 'session.reuse_detected' });
     expect(audit.length).toBe(1);
-    const junk = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: 'rt_nonsense-token' } });
+    const junk = await node.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: 'rt_nonsense-token' },
+    });
     expect(problem(junk)).toMatchObject({ status: 401, code: 'invalid_credentials' });
   });
 
@@ -95,9 +145,15 @@ describe('internal tokens, sessions and the policy selector', () => {
     const seen: RevocationMessage[] = [];
     let notify!: () => void;
     const got = new Promise<void>((r) => (notify = r));
-    const stop = await subscribeRevocations(node.infra.redis, node.infra.keys.revocationChannel, (m) => { seen.push(m); notify(); });
+    const stop = await subscribeRevocations(node.infra.redis, node.infra.keys.revocationChannel, (m) => {
+      seen.push(m);
+      notify();
+    });
     try {
-      const other = await node.http.post(`/api/account/${'0'.repeat(24)}/logout`, { tenant: 'acme', token: login.accessToken });
+      const other = await node.http.post(`/api/account/${'0'.repeat(24)}/logout`, {
+        tenant: 'acme',
+        token: login.accessToken,
+      });
       expect(other.status).toBe(403);
       const out = await node.http.post(`/api/account/${aliceId}/logout`, { tenant: 'acme', token: login.accessToken });
       expect(out.status).toBe(200);
@@ -108,8 +164,13 @@ describe('internal tokens, sessions and the policy selector', () => {
       await stop();
     }
     expect(problem(await ping(login.accessToken))).toMatchObject({ status: 401, code: 'session_revoked' });
-    await expect(node.services.auth.verifyAccessToken('acme', login.accessToken)).rejects.toMatchObject({ code: 'session_revoked' });
-    const refresh = await node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken: login.refreshToken } });
+    await expect(node.services.auth.verifyAccessToken('acme', login.accessToken)).rejects.toMatchObject({
+      code: 'session_revoked',
+    });
+    const refresh = await node.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: login.refreshToken },
+    });
     expect(problem(refresh)).toMatchObject({ status: 401, code: 'session_revoked' });
     expect((await node.services.auth.audit.list('acme', { action: 'logout' })).length).toBe(1);
   });

@@ -18,19 +18,42 @@ describe('media access inside a tenant', () => {
   let consultId: string;
 
   const upload = async (user: string, extra: { name: string; value: string }[] = []) => {
-    const { body, headers } = multipart([...extra, { name: 'file', file: { fileName: 'scan.png', content: await png(24, 24) } }]);
-    const r = await node.http.post('/api/media/upload', { tenant: 'acme', token: tokens[user], rawBody: body, headers });
+    const { body, headers } = multipart([
+      ...extra,
+      { name: 'file', file: { fileName: 'scan.png', content: await png(24, 24) } },
+    ]);
+    const r = await node.http.post('/api/media/upload', {
+      tenant: 'acme',
+      token: tokens[user],
+      rawBody: body,
+      headers,
+    });
     expect(r.status).toBe(201);
     return { id: r.body.data.id as string, hash: r.body.data.hash as string };
   };
   const get = (user: string, path: string) => node.http.get(path, { tenant: 'acme', token: tokens[user] });
   const createEvent = (user: string, extra: Record<string, unknown>) =>
-    node.http.post('/api/events/create', { tenant: 'acme', token: tokens[user], body: { name: 'Consult', startAt: inHours(1), endAt: inHours(2), ...extra } });
+    node.http.post('/api/events/create', {
+      tenant: 'acme',
+      token: tokens[user],
+      body: { name: 'Consult', startAt: inHours(1), endAt: inHours(2), ...extra },
+    });
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http,hub,actors' });
-    for (const [u, role] of [['pat', 'patient'], ['cara', 'clinician'], ['alice', 'clinician'], ['sam', 'support'], ['hs', 'device'], ['ada', 'admin']] as const) {
-      ids[u] = await createUser(node, 'acme', { username: u, role, ...(role === 'device' ? { kind: 'device' as const } : {}) });
+    for (const [u, role] of [
+      ['pat', 'patient'],
+      ['cara', 'clinician'],
+      ['alice', 'clinician'],
+      ['sam', 'support'],
+      ['hs', 'device'],
+      ['ada', 'admin'],
+    ] as const) {
+      ids[u] = await createUser(node, 'acme', {
+        username: u,
+        role,
+        ...(role === 'device' ? { kind: 'device' as const } : {}),
+      });
       tokens[u] = await tokenFor(node, 'acme', u);
     }
     const consult = await createEvent('cara', { participants: [{ userId: ids.pat }] });
@@ -42,25 +65,41 @@ describe('media access inside a tenant', () => {
   afterAll(async () => node?.destroy());
 
   it('serves a private file to its owner and an administrator only, on every download path', async () => {
-    const paths = [`/api/media/download/acme/${privateFile.hash}`, `/media/download/acme/${privateFile.hash}`, `/files/acme/media/${privateFile.hash}`];
+    const paths = [
+      `/api/media/download/acme/${privateFile.hash}`,
+      `/media/download/acme/${privateFile.hash}`,
+      `/files/acme/media/${privateFile.hash}`,
+    ];
     for (const path of paths) {
       expect({ path, status: (await get('pat', path)).status }).toEqual({ path, status: 200 });
       expect({ path, status: (await get('ada', path)).status }).toEqual({ path, status: 200 });
       for (const user of ['alice', 'cara', 'sam', 'hs']) {
         const r = await get(user, path);
-        expect({ path, user, status: r.status, code: r.body.code }).toEqual({ path, user, status: 404, code: 'file_not_found' });
+        expect({ path, user, status: r.status, code: r.body.code }).toEqual({
+          path,
+          user,
+          status: 404,
+          code: 'file_not_found',
+        });
       }
     }
     for (const user of ['alice', 'sam', 'hs']) {
       const thumb = await get(user, `/api/media/thumbnail/acme/${privateFile.hash}`);
-      expect({ user, status: thumb.status, code: thumb.body.code }).toEqual({ user, status: 404, code: 'file_not_found' });
+      expect({ user, status: thumb.status, code: thumb.body.code }).toEqual({
+        user,
+        status: 404,
+        code: 'file_not_found',
+      });
     }
   });
 
   it('serves an event file to the event members only', async () => {
     expect((await get('cara', `/api/media/download/acme/${eventFile.hash}`)).status).toBe(200);
     for (const user of ['alice', 'sam', 'hs']) {
-      expect({ user, status: (await get(user, `/api/media/download/acme/${eventFile.hash}`)).status }).toEqual({ user, status: 404 });
+      expect({ user, status: (await get(user, `/api/media/download/acme/${eventFile.hash}`)).status }).toEqual({
+        user,
+        status: 404,
+      });
     }
   });
 
@@ -78,8 +117,13 @@ describe('media access inside a tenant', () => {
     const cara = await connect(node.url!, 'acme', { token: tokens.cara });
     try {
       expect(await call(cara, 'initEvent', { eventId: consultId })).toMatchObject({ ok: true });
-      expect(await call(cara, 'shareImage', { eventId: consultId, image: { hash: privateFile.hash } })).toMatchObject({ ok: false, error: { code: 'file_not_found' } });
-      expect(await call(cara, 'shareImage', { eventId: consultId, image: { hash: eventFile.hash } })).toMatchObject({ ok: true });
+      expect(await call(cara, 'shareImage', { eventId: consultId, image: { hash: privateFile.hash } })).toMatchObject({
+        ok: false,
+        error: { code: 'file_not_found' },
+      });
+      expect(await call(cara, 'shareImage', { eventId: consultId, image: { hash: eventFile.hash } })).toMatchObject({
+        ok: true,
+      });
     } finally {
       cara.close();
     }

@@ -14,7 +14,13 @@ describe('patient directory policy', () => {
   const tokens: Record<string, Record<string, string>> = { pdir: {}, pdirall: {} };
   const ids: Record<string, Record<string, string>> = { pdir: {}, pdirall: {} };
   const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
-  const USERS = [['pat', 'patient'], ['cara', 'clinician'], ['gus', 'clinician'], ['alice', 'clinician'], ['pam', 'patient']] as const;
+  const USERS = [
+    ['pat', 'patient'],
+    ['cara', 'clinician'],
+    ['gus', 'clinician'],
+    ['alice', 'clinician'],
+    ['pam', 'patient'],
+  ] as const;
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http,hub,actors' });
@@ -24,10 +30,18 @@ describe('patient directory policy', () => {
         tokens[tenant]![u] = await tokenFor(node, tenant, u);
       }
       // cara's consultation with pat; gus shares a group with pat; alice and pam are unrelated to pat.
-      const ev = await node.http.post('/api/events/create', { tenant, token: tokens[tenant]!.cara, body: { name: 'Consult', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: ids[tenant]!.pat }] } });
+      const ev = await node.http.post('/api/events/create', {
+        tenant,
+        token: tokens[tenant]!.cara,
+        body: { name: 'Consult', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: ids[tenant]!.pat }] },
+      });
       expect(ev.status).toBe(201);
       const { db } = await node.services.tenants.require(tenant);
-      await db.models.Group.create({ ownerId: new Types.ObjectId(ids[tenant]!.gus), name: 'Rehab', participantIds: [new Types.ObjectId(ids[tenant]!.pat)] });
+      await db.models.Group.create({
+        ownerId: new Types.ObjectId(ids[tenant]!.gus),
+        name: 'Rehab',
+        participantIds: [new Types.ObjectId(ids[tenant]!.pat)],
+      });
     }
     const { db } = await node.services.tenants.require('pdirall');
     await db.models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'directory.patientScope': 'tenant' } }).exec();
@@ -42,21 +56,40 @@ describe('patient directory policy', () => {
   };
   const gql = async (tenant: string, user: string) => {
     const r = await node.http.post('/graphql', {
-      tenant, token: tokens[tenant]![user],
-      body: { query: '{ byName: myContacts(paging: { take: 100 }) { total items { username } } favFirst: myContacts(sortType: FAVOURITES_FIRST, paging: { take: 100 }) { items { username } } alphabets: contactAlphabets { letter count } }' },
+      tenant,
+      token: tokens[tenant]![user],
+      body: {
+        query:
+          '{ byName: myContacts(paging: { take: 100 }) { total items { username } } favFirst: myContacts(sortType: FAVOURITES_FIRST, paging: { take: 100 }) { items { username } } alphabets: contactAlphabets { letter count } }',
+      },
     });
     expect(r.body.errors).toBeUndefined();
     const d = r.body.data;
-    return { byName: names(d.byName.items), total: d.byName.total, favFirst: names(d.favFirst.items), inAlphabets: d.alphabets.reduce((n: number, b: { count: number }) => n + b.count, 0) };
+    return {
+      byName: names(d.byName.items),
+      total: d.byName.total,
+      favFirst: names(d.favFirst.items),
+      inAlphabets: d.alphabets.reduce((n: number, b: { count: number }) => n + b.count, 0),
+    };
   };
 
   it('shows a patient only their care team on REST and GraphQL, and a clinician everyone', async () => {
     expect(await rest('pdir', 'pat')).toEqual({ names: ['cara', 'gus'], total: 2 });
     expect(await rest('pdir', 'pat', '&name=ALICE')).toEqual({ names: [], total: 0 });
     expect(await rest('pdir', 'pat', '&frequent=true')).toEqual({ names: ['cara'], total: 1 });
-    expect(await gql('pdir', 'pat')).toEqual({ byName: ['cara', 'gus'], total: 2, favFirst: ['cara', 'gus'], inAlphabets: 2 });
+    expect(await gql('pdir', 'pat')).toEqual({
+      byName: ['cara', 'gus'],
+      total: 2,
+      favFirst: ['cara', 'gus'],
+      inAlphabets: 2,
+    });
     expect(await rest('pdir', 'cara')).toEqual({ names: ['alice', 'gus', 'pam', 'pat'], total: 4 });
-    expect(await gql('pdir', 'cara')).toEqual({ byName: ['alice', 'gus', 'pam', 'pat'], total: 4, favFirst: ['alice', 'gus', 'pam', 'pat'], inAlphabets: 4 });
+    expect(await gql('pdir', 'cara')).toEqual({
+      byName: ['alice', 'gus', 'pam', 'pat'],
+      total: 4,
+      favFirst: ['alice', 'gus', 'pam', 'pat'],
+      inAlphabets: 4,
+    });
   });
 
   it("returns the whole directory to patients when the tenant's policy is 'tenant'", async () => {
@@ -65,17 +98,24 @@ describe('patient directory policy', () => {
   });
 
   /** Connects `watcher`, then `others` in order; resolves with the others' online pushes the watcher saw, up to `lastExpected`'s. */
-  async function pushesSeen(tenant: string, watcher: string, others: string[], lastExpected: string): Promise<string[]> {
+  async function pushesSeen(
+    tenant: string,
+    watcher: string,
+    others: string[],
+    lastExpected: string,
+  ): Promise<string[]> {
     const w = await connect(node.url!, tenant, { token: tokens[tenant]![watcher] });
     const seen: string[] = [];
     const sockets: HubClient[] = [w];
     try {
       const byId = Object.fromEntries(Object.entries(ids[tenant]!).map(([u, id]) => [id, u]));
-      const done = new Promise<void>((resolve) => w.on('userStatus', (s) => {
-        if (!s.online || byId[s.userId] === watcher) return;
-        seen.push(byId[s.userId] ?? s.userId);
-        if (byId[s.userId] === lastExpected) resolve();
-      }));
+      const done = new Promise<void>((resolve) =>
+        w.on('userStatus', (s) => {
+          if (!s.online || byId[s.userId] === watcher) return;
+          seen.push(byId[s.userId] ?? s.userId);
+          if (byId[s.userId] === lastExpected) resolve();
+        }),
+      );
       for (const u of others) sockets.push(await connect(node.url!, tenant, { token: tokens[tenant]![u] }));
       await done;
       return seen;

@@ -29,11 +29,18 @@ describe('rapid connect: who may host and who may register a headset', () => {
     const alice = await tokenFor(node, 'acme', 'alice');
     const types = (await node.http.get('/api/peripheral/types', { tenant: 'acme', token: alice })).body;
     const headset = types.find((t: { key: string }) => t.key === 'headset');
-    const mapped = await node.http.post(`/api/peripheral/getDevice/${headset.id}`, { tenant: 'acme', token: alice, body: { physicalIds: ['SN-RC-9'], name: 'Ward 9 headset' } });
+    const mapped = await node.http.post(`/api/peripheral/getDevice/${headset.id}`, {
+      tenant: 'acme',
+      token: alice,
+      body: { physicalIds: ['SN-RC-9'], name: 'Ward 9 headset' },
+    });
     expect(mapped.status).toBe(200);
     const deviceId = mapped.body.device.id as string;
     for (const user of ['pat', 'hs']) {
-      const r = await node.http.post(`/api/meetings/startRapidConnect/${deviceId}`, { tenant: 'acme', token: await tokenFor(node, 'acme', user) });
+      const r = await node.http.post(`/api/meetings/startRapidConnect/${deviceId}`, {
+        tenant: 'acme',
+        token: await tokenFor(node, 'acme', user),
+      });
       expect({ user, status: r.status, code: r.body.code }).toEqual({ user, status: 403, code: 'permission_denied' });
     }
     const ok = await node.http.post(`/api/meetings/startRapidConnect/${deviceId}`, { tenant: 'acme', token: alice });
@@ -43,7 +50,11 @@ describe('rapid connect: who may host and who may register a headset', () => {
 
   it('a patient holding a join code cannot register a hardware id (initRapidConnect); the real headset then can', async () => {
     const alice = await tokenFor(node, 'acme', 'alice');
-    const event = await node.http.post('/api/events/create', { tenant: 'acme', token: alice, body: { name: 'Ward round', startAt: inHours(0), endAt: inHours(1) } });
+    const event = await node.http.post('/api/events/create', {
+      tenant: 'acme',
+      token: alice,
+      body: { name: 'Ward round', startAt: inHours(0), endAt: inHours(1) },
+    });
     expect(event.status).toBe(201);
     const pat = await hub('pat');
     const squat = await call(pat, 'initRapidConnect', 'HS-REAL-1', event.body.meetingCode);

@@ -10,16 +10,30 @@ describe('recording: attribution and audit', () => {
   const open: HubClient[] = [];
   const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
   const audits = async (action: string) =>
-    (await node.services.auth.audit.list('acme', { action })).map((a) => ({ actorId: String(a.actorId), subjectId: String(a.subjectId), outcome: a.outcome, details: a.details }));
+    (await node.services.auth.audit.list('acme', { action })).map((a) => ({
+      actorId: String(a.actorId),
+      subjectId: String(a.subjectId),
+      outcome: a.outcome,
+      details: a.details,
+    }));
   const newEvent = async () => {
-    const r = await node.http.post('/api/events/create', { tenant: 'acme', token: await tokenFor(node, 'acme', 'alice'), body: { name: 'Consult', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: ids.bob }] } });
+    const r = await node.http.post('/api/events/create', {
+      tenant: 'acme',
+      token: await tokenFor(node, 'acme', 'alice'),
+      body: { name: 'Consult', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: ids.bob }] },
+    });
     expect(r.status).toBe(201);
     return r.body.id as string;
   };
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http,hub,actors' });
-    for (const [u, role] of [['alice', 'clinician'], ['bob', 'clinician'], ['ada', 'admin']] as const) ids[u] = await createUser(node, 'acme', { username: u, role });
+    for (const [u, role] of [
+      ['alice', 'clinician'],
+      ['bob', 'clinician'],
+      ['ada', 'admin'],
+    ] as const)
+      ids[u] = await createUser(node, 'acme', { username: u, role });
   });
   afterAll(async () => {
     for (const s of open) s.close();
@@ -29,19 +43,38 @@ describe('recording: attribution and audit', () => {
   it('refuses startrecording?userId= naming another participant, attributes to the caller and audits the start', async () => {
     const eventId = await newEvent();
     const bob = await tokenFor(node, 'acme', 'bob');
-    const forged = await node.http.get(`/api/tenant/startrecording?eventId=${eventId}&userId=${ids.alice}`, { tenant: 'acme', token: bob });
+    const forged = await node.http.get(`/api/tenant/startrecording?eventId=${eventId}&userId=${ids.alice}`, {
+      tenant: 'acme',
+      token: bob,
+    });
     expect(forged.status).toBe(403);
     expect(forged.body.code).toBe('permission_denied');
     const own = await node.http.get(`/api/tenant/startrecording?eventId=${eventId}`, { tenant: 'acme', token: bob });
     expect(own.status).toBe(200);
-    expect(await audits('recording.start')).toContainEqual(expect.objectContaining({ actorId: ids.bob, subjectId: ids.bob, outcome: 'success', details: expect.objectContaining({ eventId, via: 'rest' }) }));
+    expect(await audits('recording.start')).toContainEqual(
+      expect.objectContaining({
+        actorId: ids.bob,
+        subjectId: ids.bob,
+        outcome: 'success',
+        details: expect.objectContaining({ eventId, via: 'rest' }),
+      }),
+    );
   });
 
   it('lets an administrator start a recording for a participant explicitly, audited as acting for them', async () => {
     const eventId = await newEvent();
-    const r = await node.http.get(`/api/tenant/startrecording?eventId=${eventId}&userId=${ids.alice}`, { tenant: 'acme', token: await tokenFor(node, 'acme', 'ada') });
+    const r = await node.http.get(`/api/tenant/startrecording?eventId=${eventId}&userId=${ids.alice}`, {
+      tenant: 'acme',
+      token: await tokenFor(node, 'acme', 'ada'),
+    });
     expect(r.status).toBe(200);
-    expect(await audits('recording.start')).toContainEqual(expect.objectContaining({ actorId: ids.ada, subjectId: ids.alice, details: expect.objectContaining({ eventId, onBehalfOf: ids.alice }) }));
+    expect(await audits('recording.start')).toContainEqual(
+      expect.objectContaining({
+        actorId: ids.ada,
+        subjectId: ids.alice,
+        details: expect.objectContaining({ eventId, onBehalfOf: ids.alice }),
+      }),
+    );
   });
 
   it('audits hub startRecording and stopRecording', async () => {
@@ -51,7 +84,19 @@ describe('recording: attribution and audit', () => {
     await must(alice, 'initEvent', { eventId });
     await must(alice, 'startRecording', { eventId });
     expect(await call(alice, 'stopRecording', { eventId })).toMatchObject({ ok: true });
-    expect(await audits('recording.start')).toContainEqual(expect.objectContaining({ actorId: ids.alice, subjectId: ids.alice, details: expect.objectContaining({ eventId, via: 'hub' }) }));
-    expect(await audits('recording.stop')).toContainEqual(expect.objectContaining({ actorId: ids.alice, subjectId: ids.alice, details: expect.objectContaining({ eventId, via: 'hub' }) }));
+    expect(await audits('recording.start')).toContainEqual(
+      expect.objectContaining({
+        actorId: ids.alice,
+        subjectId: ids.alice,
+        details: expect.objectContaining({ eventId, via: 'hub' }),
+      }),
+    );
+    expect(await audits('recording.stop')).toContainEqual(
+      expect.objectContaining({
+        actorId: ids.alice,
+        subjectId: ids.alice,
+        details: expect.objectContaining({ eventId, via: 'hub' }),
+      }),
+    );
   });
 });

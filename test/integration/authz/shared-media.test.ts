@@ -23,31 +23,55 @@ describe('sharing a private image grants the event it is shared to', () => {
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http,hub,actors' });
-    for (const [u, role] of [['pat', 'patient'], ['cara', 'clinician'], ['alice', 'clinician'], ['hs', 'device']] as const) {
-      ids[u] = await createUser(node, 'acme', { username: u, role, ...(role === 'device' ? { kind: 'device' as const } : {}) });
+    for (const [u, role] of [
+      ['pat', 'patient'],
+      ['cara', 'clinician'],
+      ['alice', 'clinician'],
+      ['hs', 'device'],
+    ] as const) {
+      ids[u] = await createUser(node, 'acme', {
+        username: u,
+        role,
+        ...(role === 'device' ? { kind: 'device' as const } : {}),
+      });
       tokens[u] = await tokenFor(node, 'acme', u);
     }
     ids.other = await createUser(node, 'other', { username: 'olga', role: 'admin' });
     tokens.olga = await tokenFor(node, 'other', 'olga');
-    const consult = await node.http.post('/api/events/create', { tenant: 'acme', token: tokens.cara, body: { name: 'Consult', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: ids.pat }] } });
+    const consult = await node.http.post('/api/events/create', {
+      tenant: 'acme',
+      token: tokens.cara,
+      body: { name: 'Consult', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: ids.pat }] },
+    });
     expect(consult.status).toBe(201);
     consultId = consult.body.id;
     // The headset is attached to the event (as addDeviceToEvent leaves it).
     const { db } = await node.services.tenants.require('acme');
-    await db.models.Event.updateOne({ _id: new Types.ObjectId(consultId) }, { $addToSet: { deviceIds: new Types.ObjectId(ids.hs) } }).exec();
+    await db.models.Event.updateOne(
+      { _id: new Types.ObjectId(consultId) },
+      { $addToSet: { deviceIds: new Types.ObjectId(ids.hs) } },
+    ).exec();
     const { body, headers } = multipart([{ name: 'file', file: { fileName: 'xray.png', content: await png(32, 32) } }]);
-    const up = await node.http.post('/api/media/upload', { tenant: 'acme', token: tokens.cara, rawBody: body, headers });
+    const up = await node.http.post('/api/media/upload', {
+      tenant: 'acme',
+      token: tokens.cara,
+      rawBody: body,
+      headers,
+    });
     expect(up.status).toBe(201);
     image = { id: up.body.data.id, hash: up.body.data.hash };
   });
   afterAll(async () => node?.destroy());
 
   it('lets the headset and the event members download the image only once it is shared to their event', async () => {
-    for (const user of ['hs', 'pat', 'alice']) expect({ user, status: (await download(user)).status }).toEqual({ user, status: 404 });
+    for (const user of ['hs', 'pat', 'alice'])
+      expect({ user, status: (await download(user)).status }).toEqual({ user, status: 404 });
     const cara = await connect(node.url!, 'acme', { token: tokens.cara });
     try {
       expect(await call(cara, 'initEvent', { eventId: consultId })).toMatchObject({ ok: true });
-      expect(await call(cara, 'shareImage', { eventId: consultId, image: { hash: image.hash } })).toMatchObject({ ok: true });
+      expect(await call(cara, 'shareImage', { eventId: consultId, image: { hash: image.hash } })).toMatchObject({
+        ok: true,
+      });
     } finally {
       cara.close();
     }
@@ -64,14 +88,25 @@ describe('sharing a private image grants the event it is shared to', () => {
 
   it('grants nothing when the sharer is not a member of the event', async () => {
     const { body, headers } = multipart([{ name: 'file', file: { fileName: 'a.png', content: await png(20, 20) } }]);
-    const own = await node.http.post('/api/media/upload', { tenant: 'acme', token: tokens.alice, rawBody: body, headers });
+    const own = await node.http.post('/api/media/upload', {
+      tenant: 'acme',
+      token: tokens.alice,
+      rawBody: body,
+      headers,
+    });
     expect(own.status).toBe(201);
     const alice = await connect(node.url!, 'acme', { token: tokens.alice });
     try {
-      expect(await call(alice, 'shareImage', { eventId: consultId, image: { hash: own.body.data.hash } })).toMatchObject({ ok: false });
+      expect(
+        await call(alice, 'shareImage', { eventId: consultId, image: { hash: own.body.data.hash } }),
+      ).toMatchObject({ ok: false });
     } finally {
       alice.close();
     }
-    for (const user of ['hs', 'pat']) expect({ user, status: (await get(user, `/api/media/download/acme/${own.body.data.hash}`)).status }).toEqual({ user, status: 404 });
+    for (const user of ['hs', 'pat'])
+      expect({ user, status: (await get(user, `/api/media/download/acme/${own.body.data.hash}`)).status }).toEqual({
+        user,
+        status: 404,
+      });
   });
 });

@@ -26,10 +26,31 @@ describe('command-line tools read the settings the service gets', () => {
       MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
       REDIS_PREFIX: `test:${id}:`,
     };
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', 'create', 'clinic', 'The Clinic', '--admin', 'boss', '--admin-email', 'boss@clinic.org'], { env });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/tenant.cli.ts',
+        'create',
+        'clinic',
+        'The Clinic',
+        '--admin',
+        'boss',
+        '--admin-email',
+        'boss@clinic.org',
+      ],
+      { env },
+    );
     expect(stderr).toContain(`[tenant] MongoDB mongodb://127.0.0.1:${portOf(testMongo)}/ (catalog ${catalog})`);
     // The first admin and the one-time link to hand over (docs/onboarding.md).
-    expect(JSON.parse(stdout).admin).toMatchObject({ username: 'boss', role: 'admin', created: true, ready: false, setPasswordUrl: expect.stringContaining('/realms/clinic/set-password?token=') });
+    expect(JSON.parse(stdout).admin).toMatchObject({
+      username: 'boss',
+      role: 'admin',
+      created: true,
+      ready: false,
+      setPasswordUrl: expect.stringContaining('/realms/clinic/set-password?token='),
+    });
     const client = await MongoClient.connect(testMongo);
     try {
       const tenants = await client.db(catalog).collection('tenants').find({}).toArray();
@@ -44,11 +65,22 @@ describe('command-line tools read the settings the service gets', () => {
   it('prefers an explicit URL, then the recorded local servers on the same port, then the port', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'cli-env-'));
     mkdirSync(path.join(root, '.local'));
-    writeFileSync(path.join(root, '.local', 'services.json'), JSON.stringify({ mongoUri: 'mongodb://127.0.0.1:27027/', redisUrl: 'redis://svc:pw@127.0.0.1:6390' }));
-    expect(cliEnvironment({}, root)).toMatchObject({ MONGODB_URI: 'mongodb://127.0.0.1:27027/', REDIS_URL: 'redis://svc:pw@127.0.0.1:6390' });
-    expect(cliEnvironment({ LOCAL_REDIS_PORT: '6390', LOCAL_MONGO_PORT: '27100' }, root)).toMatchObject({ MONGODB_URI: 'mongodb://127.0.0.1:27100/', REDIS_URL: 'redis://svc:pw@127.0.0.1:6390' });
+    writeFileSync(
+      path.join(root, '.local', 'services.json'),
+      JSON.stringify({ mongoUri: 'mongodb://127.0.0.1:27027/', redisUrl: 'redis://svc:pw@127.0.0.1:6390' }),
+    );
+    expect(cliEnvironment({}, root)).toMatchObject({
+      MONGODB_URI: 'mongodb://127.0.0.1:27027/',
+      REDIS_URL: 'redis://svc:pw@127.0.0.1:6390',
+    });
+    expect(cliEnvironment({ LOCAL_REDIS_PORT: '6390', LOCAL_MONGO_PORT: '27100' }, root)).toMatchObject({
+      MONGODB_URI: 'mongodb://127.0.0.1:27100/',
+      REDIS_URL: 'redis://svc:pw@127.0.0.1:6390',
+    });
     expect(cliEnvironment({ LOCAL_REDIS_PORT: '6400' }, root)).toMatchObject({ REDIS_URL: 'redis://127.0.0.1:6400' });
-    expect(cliEnvironment({ REDIS_URL: 'redis://x:1', LOCAL_REDIS_PORT: '6400' }, root)).toMatchObject({ REDIS_URL: 'redis://x:1' });
+    expect(cliEnvironment({ REDIS_URL: 'redis://x:1', LOCAL_REDIS_PORT: '6400' }, root)).toMatchObject({
+      REDIS_URL: 'redis://x:1',
+    });
     const empty = mkdtempSync(path.join(tmpdir(), 'cli-env-'));
     expect(cliEnvironment({}, empty).MONGODB_URI).toBeUndefined();
     expect(redact('redis://svc:pw@127.0.0.1:6390')).toBe('redis://svc:***@127.0.0.1:6390');

@@ -8,7 +8,9 @@ import { freePort } from '../../support/net.js';
 import { dedicatedRedis } from '../../support/dedicated-services.js';
 
 // @ts-expect-error plain ESM script without types
-const { ensureRedis } = (await import('../../../scripts/services.mjs')) as { ensureRedis(port: number, opts?: { dir?: string }): Promise<string> };
+const { ensureRedis } = (await import('../../../scripts/services.mjs')) as {
+  ensureRedis(port: number, opts?: { dir?: string }): Promise<string>;
+};
 
 /** PING sent as a client without credentials (raw RESP): the first reply line. */
 function pingWithoutPassword(port: number): Promise<string> {
@@ -41,7 +43,11 @@ describe('the local Redis started by scripts/services.mjs', () => {
     const url = await ensureRedis(port, { dir });
     started = new Redis(url, { maxRetriesPerRequest: 1 });
     const u = new URL(url);
-    expect({ user: u.username, hasPassword: u.password.length >= 16, port: u.port }).toEqual({ user: 'consult', hasPassword: true, port: String(port) });
+    expect({ user: u.username, hasPassword: u.password.length >= 16, port: u.port }).toEqual({
+      user: 'consult',
+      hasPassword: true,
+      port: String(port),
+    });
     expect(await started.ping()).toBe('PONG');
     expect(await pingWithoutPassword(port)).toMatch(/NOAUTH/);
     expect(await ensureRedis(port, { dir })).toBe(url);

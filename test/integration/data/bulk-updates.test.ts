@@ -22,7 +22,17 @@ describe('bulk updates of hundreds of rows', () => {
   it('moves lastSeenAt of every user forward, and never back', async () => {
     const db = node.infra.mongo.tenantDb('bulk');
     const ids = Array.from({ length: n }, () => new Types.ObjectId());
-    await db.models.User.collection.insertMany(ids.map((_id, i) => ({ _id, username: `u${i}`, idpSubject: `bulk-u${i}`, displayName: `U ${i}`, role: 'patient', kind: 'person', status: 'active' })) as never[]);
+    await db.models.User.collection.insertMany(
+      ids.map((_id, i) => ({
+        _id,
+        username: `u${i}`,
+        idpSubject: `bulk-u${i}`,
+        displayName: `U ${i}`,
+        role: 'patient',
+        kind: 'person',
+        status: 'active',
+      })) as never[],
+    );
     const repo = new UserRepository(db);
     const at = new Date('2026-01-02T00:00:00Z');
     await repo.touchLastSeenMany(ids.map((userId) => ({ userId, at })));
@@ -33,9 +43,19 @@ describe('bulk updates of hundreds of rows', () => {
   it('re-imports hundreds of pending users already stored in one batch', async () => {
     const db = node.infra.mongo.tenantDb('bulk');
     const repo = new PendingUserRepository(db);
-    const rows = Array.from({ length: n }, (_, i) => ({ username: `p${i}`, displayName: `P ${i}`, role: 'patient', rowNumber: i + 2 }));
+    const rows = Array.from({ length: n }, (_, i) => ({
+      username: `p${i}`,
+      displayName: `P ${i}`,
+      role: 'patient',
+      rowNumber: i + 2,
+    }));
     expect(await repo.upsertMany(rows, 'first')).toBe(n);
-    expect(await repo.upsertMany(rows.map((r) => ({ ...r, displayName: `${r.displayName} again` })), 'second')).toBe(n);
+    expect(
+      await repo.upsertMany(
+        rows.map((r) => ({ ...r, displayName: `${r.displayName} again` })),
+        'second',
+      ),
+    ).toBe(n);
     expect(await repo.countForImport('second')).toBe(n);
     expect(await db.models.PendingUser.countDocuments()).toBe(n);
   });

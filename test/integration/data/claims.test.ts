@@ -21,22 +21,38 @@ describe('single-winner conditional updates (claims) on the MongoDB-protocol ser
     const sessions = new SessionRepository(db);
     for (let i = 0; i < 10; i++) {
       const id = `s-${i}-${new Types.ObjectId().toHexString()}`;
-      await db.models.Session.create({ _id: id, userId: new Types.ObjectId(), method: 'oidc', refreshHash: `h0-${id}`, expiresAt: new Date(Date.now() + 60_000) });
+      await db.models.Session.create({
+        _id: id,
+        userId: new Types.ObjectId(),
+        method: 'oidc',
+        refreshHash: `h0-${id}`,
+        expiresAt: new Date(Date.now() + 60_000),
+      });
       const now = new Date();
-      const results = await Promise.all(['a', 'b', 'c'].map((n) => sessions.rotate(id, `h0-${id}`, `h1-${n}-${id}`, now)));
+      const results = await Promise.all(
+        ['a', 'b', 'c'].map((n) => sessions.rotate(id, `h0-${id}`, `h1-${n}-${id}`, now)),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       const stored = await db.models.Session.findById(id).lean().exec();
       expect(stored?.previousHashes).toEqual([`h0-${id}`]);
     }
   });
 
-  it('lets exactly one concurrent refresh win through FerretDB\'s claims too', async () => {
+  it("lets exactly one concurrent refresh win through FerretDB's claims too", async () => {
     const sessions = new SessionRepository({ ...db, server: FERRETDB_TRAITS });
     for (let i = 0; i < 10; i++) {
       const id = `f-${i}-${new Types.ObjectId().toHexString()}`;
-      await db.models.Session.create({ _id: id, userId: new Types.ObjectId(), method: 'oidc', refreshHash: `h0-${id}`, expiresAt: new Date(Date.now() + 60_000) });
+      await db.models.Session.create({
+        _id: id,
+        userId: new Types.ObjectId(),
+        method: 'oidc',
+        refreshHash: `h0-${id}`,
+        expiresAt: new Date(Date.now() + 60_000),
+      });
       const now = new Date();
-      const results = await Promise.all(['a', 'b', 'c'].map((n) => sessions.rotate(id, `h0-${id}`, `h1-${n}-${id}`, now)));
+      const results = await Promise.all(
+        ['a', 'b', 'c'].map((n) => sessions.rotate(id, `h0-${id}`, `h1-${n}-${id}`, now)),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
     }
   });
@@ -44,10 +60,22 @@ describe('single-winner conditional updates (claims) on the MongoDB-protocol ser
   it('leaves no claim behind once the winner has written (FerretDB adapter)', async () => {
     const ferret = { ...db, server: FERRETDB_TRAITS };
     const doc = await db.models.Notice.create({ title: 't', body: 'b', createdBy: new Types.ObjectId() });
-    const won = await claimedUpdate(ferret, db.models.Notice, `${doc._id}:clear`, { _id: doc._id, current: true }, { $set: { current: false } });
+    const won = await claimedUpdate(
+      ferret,
+      db.models.Notice,
+      `${doc._id}:clear`,
+      { _id: doc._id, current: true },
+      { $set: { current: false } },
+    );
     expect(won).toMatchObject({ current: false });
     expect(await db.conn.collection('_transition_claims').countDocuments({})).toBe(0);
-    const again = await claimedUpdate(ferret, db.models.Notice, `${doc._id}:clear`, { _id: doc._id, current: true }, { $set: { current: false } });
+    const again = await claimedUpdate(
+      ferret,
+      db.models.Notice,
+      `${doc._id}:clear`,
+      { _id: doc._id, current: true },
+      { $set: { current: false } },
+    );
     expect(again).toBeNull();
   });
 });

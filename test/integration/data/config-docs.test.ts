@@ -22,7 +22,10 @@ describe('configuration documentation stays in sync with EnvSchema', () => {
 
   it('ships an .env.example whose active lines are a valid configuration', () => {
     const active = Object.fromEntries(
-      read('.env.example').split('\n').filter((l) => /^[A-Z0-9_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      read('.env.example')
+        .split('\n')
+        .filter((l) => /^[A-Z0-9_]+=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
     );
     expect(() => loadConfig(active)).not.toThrow();
   });

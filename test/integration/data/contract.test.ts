@@ -55,7 +55,14 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
 
   async function newUser(name: string, extra: Record<string, unknown> = {}) {
     const username = `${name.toLowerCase().replace(/[^a-z0-9]/g, '')}-${uniqueId()}`;
-    const doc = await db.models.User.create({ username, idpSubject: `sub-${username}`, displayName: name, ...sortKeys(name), role: 'patient', ...extra });
+    const doc = await db.models.User.create({
+      username,
+      idpSubject: `sub-${username}`,
+      displayName: name,
+      ...sortKeys(name),
+      role: 'patient',
+      ...extra,
+    });
     return doc.toObject();
   }
 
@@ -63,7 +70,9 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
     it('refuses a second user with the same username, exactly once among concurrent creators, as a conflict', async () => {
       const username = `dup-${uniqueId()}`;
       const results = await Promise.allSettled(
-        Array.from({ length: 6 }, (_, i) => db.models.User.create({ username, idpSubject: `s-${i}-${username}`, displayName: 'Dup', ...sortKeys('Dup') })),
+        Array.from({ length: 6 }, (_, i) =>
+          db.models.User.create({ username, idpSubject: `s-${i}-${username}`, displayName: 'Dup', ...sortKeys('Dup') }),
+        ),
       );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -71,10 +80,15 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       for (const r of refused) expect(toAppError(r.reason).code).toBe('conflict');
     });
 
-    it('refuses an update onto another user\'s unique value as a duplicate key, a conflict', async () => {
+    it("refuses an update onto another user's unique value as a duplicate key, a conflict", async () => {
       const a = await newUser('Una Unique');
       const b = await newUser('Ulla Unique');
-      const err = await db.models.User.updateOne({ _id: b._id }, { $set: { username: a.username } }).exec().then(() => null, (e: unknown) => e);
+      const err = await db.models.User.updateOne({ _id: b._id }, { $set: { username: a.username } })
+        .exec()
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(isDuplicateKey(err)).toBe(true);
       expect(toAppError(err).code).toBe('conflict');
       expect((await db.models.User.findById(b._id).lean().exec())?.username).toBe(b.username);
@@ -90,10 +104,14 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       expect((await repo.findById(made[0]!._id))?.username).toBe(made[0]!.username);
       expect((await repo.findByUsername(made[1]!.username.toUpperCase()))?._id).toEqual(made[1]!._id);
       expect((await repo.findByIds(made.map((u) => u._id))).length).toBe(3);
-      expect(await repo.existingActiveIds([...made.map((u) => u._id), oid()])).toEqual(new Set(made.map((u) => String(u._id))));
+      expect(await repo.existingActiveIds([...made.map((u) => u._id), oid()])).toEqual(
+        new Set(made.map((u) => String(u._id))),
+      );
       const page = await repo.search({ name: tag, skip: 0, take: 2 });
       expect(page.map((u) => u.displayName)).toEqual([`Zed ${tag} Alpha`, `Zoë ${tag} Beta`]);
-      expect((await repo.search({ name: tag, skip: 2, take: 2 })).map((u) => u.displayName)).toEqual([`Zora ${tag} Gamma`]);
+      expect((await repo.search({ name: tag, skip: 2, take: 2 })).map((u) => u.displayName)).toEqual([
+        `Zora ${tag} Gamma`,
+      ]);
       expect(await repo.count({ name: tag })).toBe(3);
       expect(await repo.count({ name: tag.toUpperCase(), initial: 'Z', excludeId: made[0]!._id })).toBe(2);
       expect(await repo.count({ name: tag }, 2)).toBe(2);
@@ -103,24 +121,45 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
     });
 
     it('moves lastSeenAt only forward, for hundreds of users in one call', async () => {
-      const users = await db.models.User.insertMany(Array.from({ length: 120 }, (_, i) => ({ username: `ls${i}-${uniqueId()}`, idpSubject: `ls${i}-${uniqueId()}`, displayName: `L ${i}`, ...sortKeys(`L ${i}`) })));
+      const users = await db.models.User.insertMany(
+        Array.from({ length: 120 }, (_, i) => ({
+          username: `ls${i}-${uniqueId()}`,
+          idpSubject: `ls${i}-${uniqueId()}`,
+          displayName: `L ${i}`,
+          ...sortKeys(`L ${i}`),
+        })),
+      );
       const repo = new UserRepository(db);
       const later = new Date('2026-03-02T00:00:00Z');
       await repo.touchLastSeenMany(users.map((u) => ({ userId: u._id, at: later })));
       await repo.touchLastSeenMany(users.map((u) => ({ userId: u._id, at: new Date('2026-03-01T00:00:00Z') })));
-      expect(await db.models.User.countDocuments({ _id: { $in: users.map((u) => u._id) }, lastSeenAt: later })).toBe(120);
+      expect(await db.models.User.countDocuments({ _id: { $in: users.map((u) => u._id) }, lastSeenAt: later })).toBe(
+        120,
+      );
     });
 
     it('updates a profile and returns the new document', async () => {
       const u = await newUser('Pat Profile');
-      const after = await new UserRepository(db).updateProfile(u._id, { title: 'Dr', ...sortKeys('Patricia Profile'), displayName: 'Patricia Profile' });
+      const after = await new UserRepository(db).updateProfile(u._id, {
+        title: 'Dr',
+        ...sortKeys('Patricia Profile'),
+        displayName: 'Patricia Profile',
+      });
       expect(after).toMatchObject({ title: 'Dr', displayName: 'Patricia Profile', sortName: 'patricia profile' });
     });
   });
 
   describe('events', () => {
     const newEvent = (organizerId: Types.ObjectId, participants: Types.ObjectId[], startAt = new Date()) =>
-      new EventRepository(db).create({ name: 'Consult', startAt, endAt: new Date(startAt.getTime() + 3_600_000), organizerId, participants: participants.map((userId) => ({ userId, role: 'participant' })), attachments: [], meetingCode: `m-${uniqueId()}` });
+      new EventRepository(db).create({
+        name: 'Consult',
+        startAt,
+        endAt: new Date(startAt.getTime() + 3_600_000),
+        organizerId,
+        participants: participants.map((userId) => ({ userId, role: 'participant' })),
+        attachments: [],
+        meetingCode: `m-${uniqueId()}`,
+      });
 
     it('moves an event out of a status for exactly one of concurrent callers (compare-and-set)', async () => {
       const repo = new EventRepository(db);
@@ -138,19 +177,25 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       const organizer = oid();
       const e = await newEvent(organizer, []);
       expect(await repo.update(e._id, oid(), { name: 'Other' })).toBeNull();
-      expect(await repo.update(e._id, organizer, { name: 'Renamed' })).toMatchObject({ name: 'Renamed', nameLower: 'renamed' });
+      expect(await repo.update(e._id, organizer, { name: 'Renamed' })).toMatchObject({
+        name: 'Renamed',
+        nameLower: 'renamed',
+      });
       await repo.transition(e._id, ['scheduled'], 'cancelled');
       expect(await repo.update(e._id, organizer, { name: 'Late' })).toBeNull();
     });
 
-    it('lists, counts and finds a user\'s events, newest first, and its counterparts', async () => {
+    it("lists, counts and finds a user's events, newest first, and its counterparts", async () => {
       const repo = new EventRepository(db);
       const me = oid();
       const other = oid();
-      for (let i = 0; i < 5; i++) await newEvent(i % 2 ? me : other, i % 2 ? [other] : [me], new Date(Date.UTC(2026, 0, 1 + i)));
+      for (let i = 0; i < 5; i++)
+        await newEvent(i % 2 ? me : other, i % 2 ? [other] : [me], new Date(Date.UTC(2026, 0, 1 + i)));
       await newEvent(other, []);
       const all = await repo.list(me, { skip: 0, take: 10 });
-      expect(all.map((e) => e.startAt.getTime())).toEqual([...all.map((e) => e.startAt.getTime())].sort((a, b) => b - a));
+      expect(all.map((e) => e.startAt.getTime())).toEqual(
+        [...all.map((e) => e.startAt.getTime())].sort((a, b) => b - a),
+      );
       expect(all).toHaveLength(5);
       expect(await repo.count(me)).toBe(5);
       expect((await repo.list(me, { skip: 3, take: 10 })).map(String)).toEqual(all.slice(3).map(String));
@@ -171,7 +216,13 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       const sessions = new SessionRepository(db);
       for (let i = 0; i < 10; i++) {
         const sid = `c-${i}-${uniqueId()}`;
-        await db.models.Session.create({ _id: sid, userId: oid(), method: 'oidc', refreshHash: `h0-${sid}`, expiresAt: new Date(Date.now() + 60_000) });
+        await db.models.Session.create({
+          _id: sid,
+          userId: oid(),
+          method: 'oidc',
+          refreshHash: `h0-${sid}`,
+          expiresAt: new Date(Date.now() + 60_000),
+        });
         const now = new Date();
         const won = await race(4, (k) => sessions.rotate(sid, `h0-${sid}`, `h1-${k}-${sid}`, now));
         expect(won.filter(Boolean)).toHaveLength(1);
@@ -181,7 +232,14 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
     it('revokes live sessions once', async () => {
       const sessions = new SessionRepository(db);
       const userId = String(oid());
-      for (let i = 0; i < 3; i++) await db.models.Session.create({ _id: `r-${i}-${uniqueId()}`, userId, method: 'oidc', refreshHash: `h-${uniqueId()}`, expiresAt: new Date(Date.now() + 60_000) });
+      for (let i = 0; i < 3; i++)
+        await db.models.Session.create({
+          _id: `r-${i}-${uniqueId()}`,
+          userId,
+          method: 'oidc',
+          refreshHash: `h-${uniqueId()}`,
+          expiresAt: new Date(Date.now() + 60_000),
+        });
       expect(await sessions.liveIdsForUser(userId, new Date())).toHaveLength(3);
       expect(await sessions.revoke({ userId }, 'logout')).toHaveLength(3);
       expect(await sessions.revoke({ userId }, 'logout')).toHaveLength(0);
@@ -193,7 +251,9 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       for (let i = 0; i < 8; i++) {
         const code = `lc-${uniqueId()}`;
         await codes.create({ code, pollSecretHash: 'p', expiresAt: new Date(Date.now() + 60_000) });
-        const approved = await race(3, () => codes.approve(code, { userId: String(approver), permissions: [] }, new Date()));
+        const approved = await race(3, () =>
+          codes.approve(code, { userId: String(approver), permissions: [] }, new Date()),
+        );
         expect(approved.filter(Boolean)).toHaveLength(1);
         const redeemed = await race(3, () => codes.redeem(code, 'p', new Date()));
         expect(redeemed.filter(Boolean)).toHaveLength(1);
@@ -203,7 +263,13 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
     it('revokes an offline token once', async () => {
       const tokens = new OfflineTokenRepository(db);
       const userId = String(oid());
-      const tid = await tokens.create({ tokenHash: `t-${uniqueId()}`, userId, purpose: 'kiosk', permissions: [], expiresAt: new Date(Date.now() + 60_000) });
+      const tid = await tokens.create({
+        tokenHash: `t-${uniqueId()}`,
+        userId,
+        purpose: 'kiosk',
+        permissions: [],
+        expiresAt: new Date(Date.now() + 60_000),
+      });
       const revoked = await race(3, () => tokens.revoke(tid, userId));
       expect(revoked.filter(Boolean)).toHaveLength(1);
     });
@@ -213,7 +279,19 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
     it('creates one media file per client reference among concurrent retries', async () => {
       const files = new MediaFileRepository(db);
       const clientRef = `ref-${uniqueId()}`;
-      const results = await race(5, () => files.createOnce({ clientRef, ownerId: String(oid()), fileName: 'a.png', extension: 'png', hash: 'a'.repeat(64), size: 1, contentType: 'image/png', kind: 'image', thumbnailStatus: 'pending' }));
+      const results = await race(5, () =>
+        files.createOnce({
+          clientRef,
+          ownerId: String(oid()),
+          fileName: 'a.png',
+          extension: 'png',
+          hash: 'a'.repeat(64),
+          size: 1,
+          contentType: 'image/png',
+          kind: 'image',
+          thumbnailStatus: 'pending',
+        }),
+      );
       expect(results.filter((r) => r.created)).toHaveLength(1);
       expect(new Set(results.map((r) => String(r.record._id))).size).toBe(1);
     });
@@ -221,7 +299,15 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
     it('converges concurrent first sightings of a device on one document', async () => {
       const devices = new DeviceRepository(db);
       const fingerprint = `fp-${uniqueId()}`;
-      const results = await race(5, () => devices.upsertByFingerprint({ typeId: oid(), physicalIds: ['x'], fingerprint, deviceKeyHash: 'k', name: 'Headset' }));
+      const results = await race(5, () =>
+        devices.upsertByFingerprint({
+          typeId: oid(),
+          physicalIds: ['x'],
+          fingerprint,
+          deviceKeyHash: 'k',
+          name: 'Headset',
+        }),
+      );
       expect(new Set(results.map((d) => String(d._id))).size).toBe(1);
       expect(await db.models.Device.countDocuments({ fingerprint })).toBe(1);
     });
@@ -241,12 +327,21 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       const tel = new TelemetryRepository(db);
       const conferenceId = `conf-${uniqueId()}`;
       const eventId = String(oid());
-      const batch = Array.from({ length: 30 }, (_, sequence) => ({ conferenceId, sequence, eventId, type: 'participant.joined', occurredAt: new Date(), payload: {} }));
+      const batch = Array.from({ length: 30 }, (_, sequence) => ({
+        conferenceId,
+        sequence,
+        eventId,
+        type: 'participant.joined',
+        occurredAt: new Date(),
+        payload: {},
+      }));
       const results = await race(3, () => tel.storeOnce(batch as never));
       expect(results.reduce((s, r) => s + r.stored, 0)).toBe(30);
       expect(results.reduce((s, r) => s + r.duplicates, 0)).toBe(60);
       expect((await tel.listForConference(conferenceId)).map((r) => r.sequence)).toEqual(batch.map((b) => b.sequence));
-      const bound = await race(3, (k) => tel.bindConferences(new Map([[conferenceId, k === 0 ? eventId : String(oid())]])));
+      const bound = await race(3, (k) =>
+        tel.bindConferences(new Map([[conferenceId, k === 0 ? eventId : String(oid())]])),
+      );
       expect(new Set(bound.map((m) => m.get(conferenceId))).size).toBe(1);
     });
 
@@ -259,7 +354,10 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       expect(await calls.save({ ...base, status: 'ringing' }, 2)).toBe(true);
       expect(await calls.save({ ...base, status: 'ended' }, 3)).toBe(true);
       expect(await calls.save({ ...base, status: 'active' }, 2)).toBe(false);
-      expect(await db.models.CallRecord.findById(callId).lean().exec()).toMatchObject({ status: 'ended', actorEpoch: 3 });
+      expect(await db.models.CallRecord.findById(callId).lean().exec()).toMatchObject({
+        status: 'ended',
+        actorEpoch: 3,
+      });
       const counterparts = await new CallRecordRepository(db).recentCounterparts(new Types.ObjectId(callerId), 10);
       expect(counterparts.map((c) => String(c.id))).toEqual([other]);
     });
@@ -275,7 +373,9 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       expect(await groups.rename(g._id, owner, 'Ward 2')).toMatchObject({ name: 'Ward 2' });
       const extra = oid();
       await groups.addParticipants(g._id, owner, [extra, extra]);
-      expect((await groups.findVisible(g._id, extra))?.participantIds.map(String).sort()).toEqual([String(member), String(extra)].sort());
+      expect((await groups.findVisible(g._id, extra))?.participantIds.map(String).sort()).toEqual(
+        [String(member), String(extra)].sort(),
+      );
       await groups.removeParticipants(g._id, owner, [member]);
       expect(await groups.findVisible(g._id, member)).toBeNull();
       expect((await groups.listVisible(owner)).map((x) => String(x._id))).toContain(String(g._id));
@@ -294,30 +394,42 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       expect(await notices.acknowledgedAt(b._id, u)).toBeInstanceOf(Date);
     });
 
-    it('imports pending users idempotently and records an import\'s outcome in one write', async () => {
+    it("imports pending users idempotently and records an import's outcome in one write", async () => {
       const pending = new PendingUserRepository(db);
       const importId = `imp-${uniqueId()}`;
-      const rows = Array.from({ length: 40 }, (_, i) => ({ username: `pu${i}-${importId}`, displayName: `P ${i}`, role: 'patient', rowNumber: i + 2 }));
+      const rows = Array.from({ length: 40 }, (_, i) => ({
+        username: `pu${i}-${importId}`,
+        displayName: `P ${i}`,
+        role: 'patient',
+        rowNumber: i + 2,
+      }));
       await race(2, () => pending.upsertMany(rows, importId));
       expect(await pending.countForImport(importId)).toBe(40);
       const imports = new ImportRepository(db);
       await imports.create({ id: importId, fileHash: 'f', fileName: 'u.xlsx', requestedBy: String(oid()) });
       await imports.start(importId);
-      await imports.progress(importId, { rowsDone: 40, rowsImported: 40, errors: [], errorCount: 0 }, { status: 'completed', rowsTotal: 40 });
+      await imports.progress(
+        importId,
+        { rowsDone: 40, rowsImported: 40, errors: [], errorCount: 0 },
+        { status: 'completed', rowsTotal: 40 },
+      );
       expect(await imports.findById(importId)).toMatchObject({ status: 'completed', rowsDone: 40 });
     });
 
     it('appends and lists audit entries, newest first', async () => {
       const audit = new AuditRepository(db);
       const subjectId = String(oid());
-      for (const action of ['a', 'b', 'c']) await audit.append({ action, outcome: 'success', actorId: String(oid()), subjectId });
+      for (const action of ['a', 'b', 'c'])
+        await audit.append({ action, outcome: 'success', actorId: String(oid()), subjectId });
       expect((await audit.list({ subjectId })).map((e) => e.action)).toEqual(['c', 'b', 'a']);
     });
 
     it('creates embedded accounts with unique usernames and sets their role', async () => {
       const creds = new CredentialRepository(db);
       const username = `acct-${uniqueId()}`;
-      const results = await Promise.allSettled([0, 1, 2].map(() => creds.create({ username, displayName: 'Acct', role: 'patient' })));
+      const results = await Promise.allSettled(
+        [0, 1, 2].map(() => creds.create({ username, displayName: 'Acct', role: 'patient' })),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const created = (await creds.findByUsername(username))!;
       expect(await creds.setRole(String(created._id), 'clinician')).toBe(true);

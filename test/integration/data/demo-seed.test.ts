@@ -36,10 +36,15 @@ describe('demo tenant seed (npm start)', () => {
   });
 
   it('seeds again without duplicating or undoing a change', async () => {
-    await db.models.Event.updateOne({ meetingCode: DEMO_MEETING_CODE }, { $set: { name: 'Renamed by a demo user' } }).exec();
+    await db.models.Event.updateOne(
+      { meetingCode: DEMO_MEETING_CODE },
+      { $set: { name: 'Renamed by a demo user' } },
+    ).exec();
     await seedDemoUsers(db);
     await seedDemoUsers(db);
     expect(await counts(db)).toEqual({ users: DEMO_USERS.length, events: 1, groups: 1, favourites: 1, notices: 1 });
-    expect((await db.models.Event.findOne({ meetingCode: DEMO_MEETING_CODE }).lean().exec())?.name).toBe('Renamed by a demo user');
+    expect((await db.models.Event.findOne({ meetingCode: DEMO_MEETING_CODE }).lean().exec())?.name).toBe(
+      'Renamed by a demo user',
+    );
   });
 });

@@ -6,7 +6,12 @@ import { Mongo, type TenantDb } from '../../../src/data/mongo.js';
 import { AppError, toAppError, toProblem, fromZod } from '../../../src/core/errors.js';
 
 async function caught(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => { throw new Error('expected a rejection'); }, (e: unknown) => e);
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
 }
 
 describe('error mapping of data-layer and validation failures', () => {
@@ -26,12 +31,23 @@ describe('error mapping of data-layer and validation failures', () => {
     const e = toAppError(await caught(db.models.User.create({ ...doc, idpSubject: 'other' })));
     expect(e).toMatchObject({ code: 'conflict', status: 409 });
     const problem = toProblem(e, 'corr-1');
-    expect(problem).toMatchObject({ code: 'conflict', status: 409, correlationId: 'corr-1', type: 'urn:consult:problem:conflict' });
+    expect(problem).toMatchObject({
+      code: 'conflict',
+      status: 409,
+      correlationId: 'corr-1',
+      type: 'urn:consult:problem:conflict',
+    });
     expect(JSON.stringify(problem)).not.toMatch(/E11000|collection|tt_/);
   });
 
   it('names the fields of a duplicate key when the server reports them', () => {
-    const e = toAppError(Object.assign(new Error('E11000 duplicate key error collection: x.users'), { name: 'MongoServerError', code: 11000, keyPattern: { username: 1 } }));
+    const e = toAppError(
+      Object.assign(new Error('E11000 duplicate key error collection: x.users'), {
+        name: 'MongoServerError',
+        code: 11000,
+        keyPattern: { username: 1 },
+      }),
+    );
     expect(e.code).toBe('conflict');
     expect(e.errors).toEqual([{ field: 'username', message: 'already exists' }]);
     expect(e.message).not.toMatch(/E11000/);
@@ -44,20 +60,34 @@ describe('error mapping of data-layer and validation failures', () => {
   });
 
   it('maps a document failing its schema to a 400 naming each field', async () => {
-    const e = toAppError(await caught(db.models.Event.create({ name: 'No dates', nameLower: 'no dates', meetingCode: 'x', organizerId: new Types.ObjectId() })));
+    const e = toAppError(
+      await caught(
+        db.models.Event.create({
+          name: 'No dates',
+          nameLower: 'no dates',
+          meetingCode: 'x',
+          organizerId: new Types.ObjectId(),
+        }),
+      ),
+    );
     expect(e).toMatchObject({ code: 'validation_failed', status: 400 });
     expect(e.errors?.map((f) => f.field).sort()).toEqual(['endAt', 'startAt']);
   });
 
   it('maps an unreachable database to a retryable 503', async () => {
-    const err = await caught(Mongo.connect({ uri: 'mongodb://127.0.0.1:9/', catalogDb: 'x', tenantDbPrefix: 'x_', timeoutMs: 300 }));
+    const err = await caught(
+      Mongo.connect({ uri: 'mongodb://127.0.0.1:9/', catalogDb: 'x', tenantDbPrefix: 'x_', timeoutMs: 300 }),
+    );
     const e = toAppError(err);
     expect(e).toMatchObject({ code: 'service_unavailable', status: 503 });
     expect(e.retryAfter).toBeGreaterThan(0);
   });
 
   it('maps zod errors to validation_failed naming nested fields, with a part prefix', () => {
-    const Body = z.object({ name: z.string().min(1), participants: z.array(z.object({ userId: z.string().regex(/^[a-f0-9]{24}$/) })) });
+    const Body = z.object({
+      name: z.string().min(1),
+      participants: z.array(z.object({ userId: z.string().regex(/^[a-f0-9]{24}$/) })),
+    });
     const r = Body.safeParse({ name: '', participants: [{ userId: 'x' }] });
     expect(r.success).toBe(false);
     const e = toAppError(r.error);

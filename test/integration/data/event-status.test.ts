@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import mongoose, { Types } from 'mongoose';
-import { EVENT_STATUSES, EVENT_TRANSITIONS, canTransition, sourcesOf, type EventStatus } from '../../../src/core/event-status.js';
+import {
+  EVENT_STATUSES,
+  EVENT_TRANSITIONS,
+  canTransition,
+  sourcesOf,
+  type EventStatus,
+} from '../../../src/core/event-status.js';
 import { EventSchema } from '../../../src/data/models/event.model.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { newEvent } from '../../support/events.js';
@@ -9,13 +15,22 @@ import { EventRepository } from '../../../src/data/repositories/event.repository
 import { FERRETDB_TRAITS } from '../../../src/data/server-traits.js';
 
 /** The decided machine (docs/event-status.md), written out pair by pair. */
-const ALLOWED = new Set(['scheduled>started', 'scheduled>cancelled', 'started>ended', 'started>completed', 'ended>completed']);
+const ALLOWED = new Set([
+  'scheduled>started',
+  'scheduled>cancelled',
+  'started>ended',
+  'started>completed',
+  'ended>completed',
+]);
 
 describe('event status machine', () => {
   it('allows exactly the documented transitions', () => {
     for (const from of EVENT_STATUSES) {
       for (const to of EVENT_STATUSES) {
-        expect({ pair: `${from}>${to}`, allowed: canTransition(from, to) }).toEqual({ pair: `${from}>${to}`, allowed: ALLOWED.has(`${from}>${to}`) });
+        expect({ pair: `${from}>${to}`, allowed: canTransition(from, to) }).toEqual({
+          pair: `${from}>${to}`,
+          allowed: ALLOWED.has(`${from}>${to}`),
+        });
       }
     }
   });
@@ -29,7 +44,8 @@ describe('event status machine', () => {
   it('reaches every status from scheduled and never returns to it', () => {
     const seen = new Set<EventStatus>(['scheduled']);
     const queue: EventStatus[] = ['scheduled'];
-    while (queue.length) for (const n of EVENT_TRANSITIONS[queue.shift()!]) if (!seen.has(n)) (seen.add(n), queue.push(n));
+    while (queue.length)
+      for (const n of EVENT_TRANSITIONS[queue.shift()!]) if (!seen.has(n)) (seen.add(n), queue.push(n));
     expect([...seen].sort()).toEqual([...EVENT_STATUSES].sort());
     expect(sourcesOf('scheduled')).toEqual([]);
   });
@@ -63,12 +79,17 @@ describe('event status transitions on the MongoDB-protocol server', () => {
 
   const newEventIn = async (status: EventStatus) => (await newEvent(node, 'status', { status }))._id;
 
-  const transition = (id: Types.ObjectId, to: EventStatus) => events.transition(id, sourcesOf(to), to, { completedAt: new Date() });
+  const transition = (id: Types.ObjectId, to: EventStatus) =>
+    events.transition(id, sourcesOf(to), to, { completedAt: new Date() });
 
   it('lets exactly one of concurrent transitions out of a status win, every time', async () => {
     for (let i = 0; i < 15; i++) {
       const id = await newEventIn('started');
-      const results = await Promise.all([transition(id, 'completed'), transition(id, 'completed'), transition(id, 'ended')]);
+      const results = await Promise.all([
+        transition(id, 'completed'),
+        transition(id, 'completed'),
+        transition(id, 'ended'),
+      ]);
       expect(results.filter(Boolean)).toHaveLength(1);
       const winner = results.find(Boolean)!;
       expect((await db.models.Event.findById(id).lean().exec())?.status).toBe(winner.status);
@@ -88,11 +109,13 @@ describe('event status transitions on the MongoDB-protocol server', () => {
     expect((await db.models.Event.findById(id).lean().exec())?.status).toBe('cancelled');
   });
 
-  it('lets exactly one transition win through FerretDB\'s claims too', async () => {
+  it("lets exactly one transition win through FerretDB's claims too", async () => {
     const ferret = new EventRepository({ ...db, server: FERRETDB_TRAITS });
     for (let i = 0; i < 10; i++) {
       const id = await newEventIn('started');
-      const results = await Promise.all([0, 1, 2].map(() => ferret.transition(id, sourcesOf('completed'), 'completed', { completedAt: new Date() })));
+      const results = await Promise.all(
+        [0, 1, 2].map(() => ferret.transition(id, sourcesOf('completed'), 'completed', { completedAt: new Date() })),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
     }
   });
@@ -102,9 +125,14 @@ describe('event status transitions on the MongoDB-protocol server', () => {
     const id = await newEventIn('ended');
     const update = { $set: { status: 'completed', hasLedger: true } };
     const ejson = (v: object) => mongoose.mongo.BSON.EJSON.stringify(v, { relaxed: false });
-    await db.conn.collection<{ _id: string; at: Date; filter: string; update: string }>('_transition_claims').insertOne({
-      _id: `events:${id}:ended`, at: new Date(Date.now() - 60_000), filter: ejson({ _id: id, status: 'ended' }), update: ejson(update),
-    });
+    await db.conn
+      .collection<{ _id: string; at: Date; filter: string; update: string }>('_transition_claims')
+      .insertOne({
+        _id: `events:${id}:ended`,
+        at: new Date(Date.now() - 60_000),
+        filter: ejson({ _id: id, status: 'ended' }),
+        update: ejson(update),
+      });
     expect(await ferret.transition(id, sourcesOf('completed'), 'completed', { completedAt: new Date() })).toBeNull();
     expect(await db.models.Event.findById(id).lean().exec()).toMatchObject({ status: 'completed', hasLedger: true });
   });

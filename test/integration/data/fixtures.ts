@@ -52,7 +52,11 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
 export function mutablePath(schema: Schema): string | undefined {
   let found: string | undefined;
   schema.eachPath((path, type) => {
-    const t = type as SchemaType & { isRequired?: boolean; enumValues?: string[]; options: { unique?: boolean; lowercase?: boolean } };
+    const t = type as SchemaType & {
+      isRequired?: boolean;
+      enumValues?: string[];
+      options: { unique?: boolean; lowercase?: boolean };
+    };
     if (found || path === '_id' || !t.isRequired || t.instance !== 'String') return;
     if (t.options.unique || t.enumValues?.length) return;
     found = path;
@@ -68,5 +72,7 @@ export type IndexKey = Record<string, 1 | -1>;
 
 /** A stable text form of an index key, for comparing schema declarations with listIndexes. */
 export function keyOf(key: Record<string, unknown>): string {
-  return Object.entries(key).map(([k, v]) => `${k}:${Number(v)}`).join(',');
+  return Object.entries(key)
+    .map(([k, v]) => `${k}:${Number(v)}`)
+    .join(',');
 }

@@ -45,7 +45,15 @@ describe('data layer: tenant isolation', () => {
     await alpha.models.User.updateOne({ _id: sharedId }, { $set: { title: 'Dr' } }).exec();
     expect((await beta.models.User.findById(sharedId).lean().exec())?.title).toBeUndefined();
     const eventId = new Types.ObjectId();
-    const event = { _id: eventId, name: 'Check-up', nameLower: 'check-up', startAt: new Date(), endAt: new Date(), organizerId: sharedId, meetingCode: 'same-code' };
+    const event = {
+      _id: eventId,
+      name: 'Check-up',
+      nameLower: 'check-up',
+      startAt: new Date(),
+      endAt: new Date(),
+      organizerId: sharedId,
+      meetingCode: 'same-code',
+    };
     await alpha.models.Event.create(event);
     await beta.models.Event.create(event);
     await beta.models.Event.deleteMany({}).exec();

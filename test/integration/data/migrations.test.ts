@@ -12,7 +12,8 @@ async function indexSnapshot(db: TenantDb): Promise<string[]> {
   const lines: string[] = [];
   for (const name of TENANT_MODEL_NAMES) {
     const col = db.models[name].collection;
-    for (const ix of await col.listIndexes().toArray()) lines.push(`${col.collectionName} ${keyOf(ix.key)} ${Boolean(ix.unique)}`);
+    for (const ix of await col.listIndexes().toArray())
+      lines.push(`${col.collectionName} ${keyOf(ix.key)} ${Boolean(ix.unique)}`);
   }
   return lines.sort();
 }
@@ -75,7 +76,9 @@ describe('data layer: versioned migrations', () => {
   });
 
   it('is safe when the same tenant is migrated concurrently', async () => {
-    const results = await Promise.all([1, 2, 3].map(() => node.services.tenants.ensure({ name: 'racing', displayName: 'Racing Clinic' })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => node.services.tenants.ensure({ name: 'racing', displayName: 'Racing Clinic' })),
+    );
     for (const r of results) expect(r.to).toBe(LATEST_VERSION);
     const db = node.infra.mongo.tenantDb('racing');
     expect(await seedCounts(db)).toEqual(EXPECTED_SEED);
@@ -87,7 +90,10 @@ describe('data layer: versioned migrations', () => {
   });
 
   it('is safe when two nodes migrate the same tenant at once', async () => {
-    const other = await startTestNode({ MONGODB_CATALOG_DB: node.config.mongo.catalogDb, MONGODB_TENANT_DB_PREFIX: node.config.mongo.tenantDbPrefix });
+    const other = await startTestNode({
+      MONGODB_CATALOG_DB: node.config.mongo.catalogDb,
+      MONGODB_TENANT_DB_PREFIX: node.config.mongo.tenantDbPrefix,
+    });
     try {
       const [a, b] = await Promise.all([
         node.services.tenants.ensure({ name: 'shared', displayName: 'Shared Clinic' }),
@@ -101,7 +107,13 @@ describe('data layer: versioned migrations', () => {
   });
 
   it('refuses to migrate a tenant that does not exist, and an invalid name, with coded errors', async () => {
-    await expect(node.services.tenants.migrate('ghost')).rejects.toMatchObject({ code: 'tenant_not_found', status: 404 });
-    await expect(node.services.tenants.migrate('../etc')).rejects.toMatchObject({ code: 'validation_failed', status: 400 });
+    await expect(node.services.tenants.migrate('ghost')).rejects.toMatchObject({
+      code: 'tenant_not_found',
+      status: 404,
+    });
+    await expect(node.services.tenants.migrate('../etc')).rejects.toMatchObject({
+      code: 'validation_failed',
+      status: 400,
+    });
   });
 });

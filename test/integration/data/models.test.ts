@@ -12,9 +12,23 @@ import { sampleDoc, mutablePath, getPath, keyOf } from './fixtures.js';
  * fails here even when the schema no longer declares it.
  */
 const QUERY_INDEXES: Partial<Record<keyof TenantModels, string[]>> = {
-  User: ['!username:1', '!idpSubject:1', 'sortName:1,_id:1', 'initial:1,sortName:1', 'status:1,sortName:1', 'nameTokens:1'],
+  User: [
+    '!username:1',
+    '!idpSubject:1',
+    'sortName:1,_id:1',
+    'initial:1,sortName:1',
+    'status:1,sortName:1',
+    'nameTokens:1',
+  ],
   Role: ['!name:1'],
-  Event: ['!meetingCode:1', 'participantIds:1,startAt:-1,_id:-1', 'organizerId:1,startAt:-1,_id:-1', 'deviceIds:1,startAt:-1,_id:-1', 'status:1,startAt:1', 'nameLower:1'],
+  Event: [
+    '!meetingCode:1',
+    'participantIds:1,startAt:-1,_id:-1',
+    'organizerId:1,startAt:-1,_id:-1',
+    'deviceIds:1,startAt:-1,_id:-1',
+    'status:1,startAt:1',
+    'nameLower:1',
+  ],
   PeripheralType: ['!key:1'],
   Device: ['!fingerprint:1', '!deviceKeyHash:1', 'ownerUserId:1', 'typeId:1'],
   Group: ['ownerId:1,name:1', 'participantIds:1'],
@@ -77,7 +91,10 @@ async function expectUniqueEnforced(model: Model<any>): Promise<number> {
     const second = sampleDoc(model.schema, next());
     for (const field of Object.keys(key)) setTop(second, field, getPath(first, field));
     await model.create(first);
-    const err = await model.create(second).then(() => undefined, (e: unknown) => e);
+    const err = await model.create(second).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeDefined();
     const app = toAppError(err);
     expect(app.code).toBe('conflict');

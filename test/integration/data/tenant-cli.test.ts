@@ -13,13 +13,19 @@ const CLI_TEST_MS = 600_000;
  * Runs `npm run tenant -- ...` the way an operator does (tsx, real process, real database). The line the
  * tool prints first, naming the database and Redis it writes to, is returned apart as `target`.
  */
-async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string; target: string }> {
+async function cli(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string; target: string }> {
   const split = (stderr: string) => {
     const m = /^\[tenant\] MongoDB [^\n]*\n/.exec(stderr);
     return { target: m?.[0] ?? '', stderr: m ? stderr.slice(m[0].length) : stderr };
   };
   try {
-    const r = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', ...args], { env: { ...process.env, ...env }, timeout: 150_000 });
+    const r = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.cli.ts', ...args], {
+      env: { ...process.env, ...env },
+      timeout: 150_000,
+    });
     return { code: 0, stdout: r.stdout, ...split(r.stderr) };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };
@@ -33,42 +39,60 @@ describe('tenant CLI (npm run tenant)', () => {
 
   beforeAll(async () => {
     env = testEnv();
-    node = await startTestNode({ MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!, MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX! });
+    node = await startTestNode({
+      MONGODB_CATALOG_DB: env.MONGODB_CATALOG_DB!,
+      MONGODB_TENANT_DB_PREFIX: env.MONGODB_TENANT_DB_PREFIX!,
+    });
   });
   afterAll(async () => node.destroy());
 
-  it('creates, lists and migrates a tenant idempotently', async () => {
-    const created = await cli(env, 'create', 'clinic-cli', 'CLI', 'Clinic');
-    expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ tenant: { name: 'clinic-cli', displayName: 'CLI Clinic' }, migration: { to: LATEST_VERSION } });
+  it(
+    'creates, lists and migrates a tenant idempotently',
+    async () => {
+      const created = await cli(env, 'create', 'clinic-cli', 'CLI', 'Clinic');
+      expect(created.code).toBe(0);
+      expect(JSON.parse(created.stdout)).toMatchObject({
+        tenant: { name: 'clinic-cli', displayName: 'CLI Clinic' },
+        migration: { to: LATEST_VERSION },
+      });
 
-    const list = await cli(env, 'list');
-    expect(list.stdout).toContain(`clinic-cli\tactive\tv${LATEST_VERSION}\tCLI Clinic`);
+      const list = await cli(env, 'list');
+      expect(list.stdout).toContain(`clinic-cli\tactive\tv${LATEST_VERSION}\tCLI Clinic`);
 
-    const migrated = await cli(env, 'migrate', 'clinic-cli');
-    expect(migrated.code).toBe(0);
-    expect(JSON.parse(migrated.stdout)).toMatchObject({ from: LATEST_VERSION, applied: [] });
-    expect((await node.services.tenants.resolve('clinic-cli'))?.displayName).toBe('CLI Clinic');
-  }, CLI_TEST_MS);
+      const migrated = await cli(env, 'migrate', 'clinic-cli');
+      expect(migrated.code).toBe(0);
+      expect(JSON.parse(migrated.stdout)).toMatchObject({ from: LATEST_VERSION, applied: [] });
+      expect((await node.services.tenants.resolve('clinic-cli'))?.displayName).toBe('CLI Clinic');
+    },
+    CLI_TEST_MS,
+  );
 
-  it('reports bad input and missing tenants as one coded line with a failing exit code', async () => {
-    const bad = await cli(env, 'create', 'Bad_Name');
-    expect(bad.code).toBe(1);
-    expect(bad.stderr.trim()).toMatch(/^error \(validation_failed\): tenantName: /);
-    const dup = await cli(env, 'create', 'clinic-cli');
-    expect(dup.stderr).toMatch(/^error \(tenant_exists\)/);
-    const ghost = await cli(env, 'migrate', 'ghost');
-    expect(ghost.stderr).toMatch(/^error \(tenant_not_found\)/);
-    const usage = await cli(env, 'explode');
-    expect(usage.code).toBe(64);
-    expect(usage.stderr).toMatch(/^usage:/);
-  }, CLI_TEST_MS);
+  it(
+    'reports bad input and missing tenants as one coded line with a failing exit code',
+    async () => {
+      const bad = await cli(env, 'create', 'Bad_Name');
+      expect(bad.code).toBe(1);
+      expect(bad.stderr.trim()).toMatch(/^error \(validation_failed\): tenantName: /);
+      const dup = await cli(env, 'create', 'clinic-cli');
+      expect(dup.stderr).toMatch(/^error \(tenant_exists\)/);
+      const ghost = await cli(env, 'migrate', 'ghost');
+      expect(ghost.stderr).toMatch(/^error \(tenant_not_found\)/);
+      const usage = await cli(env, 'explode');
+      expect(usage.code).toBe(64);
+      expect(usage.stderr).toMatch(/^usage:/);
+    },
+    CLI_TEST_MS,
+  );
 
-  it('reports an unreachable database without a stack trace', async () => {
-    const r = await cli({ ...env, MONGODB_URI: 'mongodb://127.0.0.1:9/', MONGODB_TIMEOUT_MS: '300' }, 'list');
-    expect(r.code).toBe(1);
-    expect(r.target).toMatch(/^\[tenant\] MongoDB mongodb:\/\/127\.0\.0\.1:9\//);
-    expect(r.stderr).toMatch(/^error \(service_unavailable\): cannot reach MongoDB/);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-  }, CLI_TEST_MS);
+  it(
+    'reports an unreachable database without a stack trace',
+    async () => {
+      const r = await cli({ ...env, MONGODB_URI: 'mongodb://127.0.0.1:9/', MONGODB_TIMEOUT_MS: '300' }, 'list');
+      expect(r.code).toBe(1);
+      expect(r.target).toMatch(/^\[tenant\] MongoDB mongodb:\/\/127\.0\.0\.1:9\//);
+      expect(r.stderr).toMatch(/^error \(service_unavailable\): cannot reach MongoDB/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    },
+    CLI_TEST_MS,
+  );
 });

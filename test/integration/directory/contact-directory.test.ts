@@ -14,9 +14,38 @@ import { createUser } from '../../support/auth.js';
 import { uniqueId } from '../../support/env.js';
 
 /** Name pieces: accents, duplicates after folding, hyphens, apostrophes, letters without decomposition, non-Latin, astral. */
-const PIECES = ['Zoë', 'Zoe', 'ZOÉ', "O'Neil", 'Neil', 'Smith', 'Anne-Marie', 'Øberg', 'oberg', 'Łukasz', 'ﬁnn', 'Straße', 'Dr', 'Élodie', '李', '😀x', '\uE000y', '#1', '2', 'al', 'Al-', "'", '-'];
+const PIECES = [
+  'Zoë',
+  'Zoe',
+  'ZOÉ',
+  "O'Neil",
+  'Neil',
+  'Smith',
+  'Anne-Marie',
+  'Øberg',
+  'oberg',
+  'Łukasz',
+  'ﬁnn',
+  'Straße',
+  'Dr',
+  'Élodie',
+  '李',
+  '😀x',
+  '\uE000y',
+  '#1',
+  '2',
+  'al',
+  'Al-',
+  "'",
+  '-',
+];
 /** Names starting with an astral character or one from U+E000 sort differently by code unit and by code point: drawn often. */
-const name = fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.constantFrom('😀x', '\uE000y', '\uFB01z')), { minLength: 1, maxLength: 3 }).map((p) => p.join(' ').trim() || 'X');
+const name = fc
+  .array(fc.oneof(fc.constantFrom(...PIECES), fc.constantFrom('😀x', '\uE000y', '\uFB01z')), {
+    minLength: 1,
+    maxLength: 3,
+  })
+  .map((p) => p.join(' ').trim() || 'X');
 const userArb = fc.record({
   displayName: name,
   status: fc.constantFrom('active', 'active', 'active', 'pending', 'disabled'),
@@ -24,7 +53,13 @@ const userArb = fc.record({
 });
 const queryArb = (n: number) =>
   fc.record({
-    name: fc.option(fc.oneof(fc.constantFrom(...PIECES, 'zo', 'o', 'ne', 'al', 'oneil', 'neil-sm', 'anne m', 'dr z', 'stras', ''), fc.string({ maxLength: 4 })), { nil: undefined }),
+    name: fc.option(
+      fc.oneof(
+        fc.constantFrom(...PIECES, 'zo', 'o', 'ne', 'al', 'oneil', 'neil-sm', 'anne m', 'dr z', 'stras', ''),
+        fc.string({ maxLength: 4 }),
+      ),
+      { nil: undefined },
+    ),
     initial: fc.option(fc.constantFrom('Z', 'O', 'A', 'D', 'E', 'L', 'F', 'S', '#'), { nil: undefined }),
     ids: fc.option(fc.subarray([...Array(n).keys()]), { nil: undefined }),
     notIds: fc.option(fc.subarray([...Array(n).keys()], { maxLength: Math.min(3, n) }), { nil: undefined }),
@@ -38,7 +73,11 @@ const writeArb = (n: number) =>
   fc.oneof(
     fc.record({ kind: fc.constant('rename' as const), at: fc.nat(Math.max(0, n - 1)), displayName: name }),
     fc.record({ kind: fc.constant('create' as const), displayName: name }),
-    fc.record({ kind: fc.constant('role' as const), at: fc.nat(Math.max(0, n - 1)), role: fc.constantFrom('clinician', 'patient') }),
+    fc.record({
+      kind: fc.constant('role' as const),
+      at: fc.nat(Math.max(0, n - 1)),
+      role: fc.constantFrom('clinician', 'patient'),
+    }),
   );
 
 describe('in-memory contact directory (decision 212)', () => {
@@ -49,7 +88,12 @@ describe('in-memory contact directory (decision 212)', () => {
   let runs = 0;
 
   beforeAll(async () => {
-    mongo = await Mongo.connect({ uri: process.env.TEST_MONGODB_URI ?? 'mongodb://127.0.0.1:27028/', catalogDb: `dc_${id}`, tenantDbPrefix: `dt_${id}_`, timeoutMs: 10_000 });
+    mongo = await Mongo.connect({
+      uri: process.env.TEST_MONGODB_URI ?? 'mongodb://127.0.0.1:27028/',
+      catalogDb: `dc_${id}`,
+      tenantDbPrefix: `dt_${id}_`,
+      timeoutMs: 10_000,
+    });
     redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6390');
   });
   afterAll(async () => {
@@ -61,21 +105,36 @@ describe('in-memory contact directory (decision 212)', () => {
   it('answers every query exactly as the database does, before and after writes on the product paths', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(userArb, { minLength: 1, maxLength: 24 }).chain((users) => fc.tuple(fc.constant(users), fc.array(queryArb(users.length), { minLength: 4, maxLength: 8 }), fc.array(writeArb(users.length), { maxLength: 4 }))),
+        fc
+          .array(userArb, { minLength: 1, maxLength: 24 })
+          .chain((users) =>
+            fc.tuple(
+              fc.constant(users),
+              fc.array(queryArb(users.length), { minLength: 4, maxLength: 8 }),
+              fc.array(writeArb(users.length), { maxLength: 4 }),
+            ),
+          ),
         async ([users, queries, writes]) => {
           const tenant = `p${runs++}`;
           const db: TenantDb = mongo.tenantDb(tenant);
           await db.models.User.createIndexes();
           const directory = new ContactDirectory({
-            redis, keys: redisKeys(prefix), users: (t) => new UserRepository(mongo.tenantDb(t)), order: mongo.server.stringOrder,
-            maxTenants: 5, maxEntries: 1000, rebuildMs: 600_000, logger: createLogger({ level: 'silent', nodeId: 'prop' }),
+            redis,
+            keys: redisKeys(prefix),
+            users: (t) => new UserRepository(mongo.tenantDb(t)),
+            order: mongo.server.stringOrder,
+            maxTenants: 5,
+            maxEntries: 1000,
+            rebuildMs: 600_000,
+            logger: createLogger({ level: 'silent', nodeId: 'prop' }),
           });
           mongo.onUsersChanged((t, ids) => directory.recordChange(t, ids));
           const creds = new CredentialRepository(db);
           const ids: Types.ObjectId[] = [];
           for (const [i, u] of users.entries()) {
             const uid = await creds.create({ username: `u${i}`, displayName: u.displayName, role: u.role });
-            if (u.status !== 'active') await db.models.User.updateOne({ _id: uid }, { $set: { status: u.status } }).exec();
+            if (u.status !== 'active')
+              await db.models.User.updateOne({ _id: uid }, { $set: { status: u.status } }).exec();
             ids.push(new Types.ObjectId(uid));
           }
           const repo = new UserRepository(db);
@@ -83,12 +142,17 @@ describe('in-memory contact directory (decision 212)', () => {
           const compare = async () => {
             for (const q of queries) {
               const s: UserSearch = {
-                name: q.name, initial: q.initial, skip: q.skip, take: q.take,
+                name: q.name,
+                initial: q.initial,
+                skip: q.skip,
+                take: q.take,
                 ...(q.ids ? { ids: q.ids.map((i) => ids[i]!) } : {}),
                 ...(q.notIds ? { notIds: q.notIds.map((i) => ids[i]!) } : {}),
                 ...(q.exclude !== undefined ? { excludeId: ids[q.exclude] } : {}),
               };
-              expect((await directory.search(tenant, s))?.map(String)).toEqual((await repo.search(s)).map((u) => String(u._id)));
+              expect((await directory.search(tenant, s))?.map(String)).toEqual(
+                (await repo.search(s)).map((u) => String(u._id)),
+              );
               expect(await directory.count(tenant, s, q.cap)).toBe(await repo.count(s, q.cap));
             }
             const me = ids[0];
@@ -98,7 +162,12 @@ describe('in-memory contact directory (decision 212)', () => {
           for (const w of writes) {
             if (w.kind === 'rename') await repo.updateProfile(ids[w.at]!, { displayName: w.displayName });
             else if (w.kind === 'role') await creds.setRole(String(ids[w.at]!), w.role);
-            else ids.push(new Types.ObjectId(await creds.create({ username: `n${ids.length}`, displayName: w.displayName, role: 'patient' })));
+            else
+              ids.push(
+                new Types.ObjectId(
+                  await creds.create({ username: `n${ids.length}`, displayName: w.displayName, role: 'patient' }),
+                ),
+              );
           }
           await compare();
           mongo.onUsersChanged(undefined);
@@ -114,14 +183,23 @@ describe('in-memory contact directory (decision 212)', () => {
     const db = mongo.tenantDb(tenant);
     await db.models.User.createIndexes();
     const creds = new CredentialRepository(db);
-    for (const [i, n] of ['😀 a', '\uE000 b', '\uFFFD c', 'z', '😁', '\uD7FF'].entries()) await creds.create({ username: `o${i}`, displayName: n, role: 'patient' });
+    for (const [i, n] of ['😀 a', '\uE000 b', '\uFFFD c', 'z', '😁', '\uD7FF'].entries())
+      await creds.create({ username: `o${i}`, displayName: n, role: 'patient' });
     const directory = new ContactDirectory({
-      redis, keys: redisKeys(prefix), users: (t) => new UserRepository(mongo.tenantDb(t)), order: mongo.server.stringOrder,
-      maxTenants: 5, maxEntries: 1000, rebuildMs: 600_000, logger: createLogger({ level: 'silent', nodeId: 'order' }),
+      redis,
+      keys: redisKeys(prefix),
+      users: (t) => new UserRepository(mongo.tenantDb(t)),
+      order: mongo.server.stringOrder,
+      maxTenants: 5,
+      maxEntries: 1000,
+      rebuildMs: 600_000,
+      logger: createLogger({ level: 'silent', nodeId: 'order' }),
     });
     expect(await directory.ready(tenant)).toBe(true);
     const all = { skip: 0, take: 10 };
-    expect((await directory.search(tenant, all))?.map(String)).toEqual((await new UserRepository(db).search(all)).map((u) => String(u._id)));
+    expect((await directory.search(tenant, all))?.map(String)).toEqual(
+      (await new UserRepository(db).search(all)).map((u) => String(u._id)),
+    );
   });
 
   it('reloads a tenant when change notes are missing (a gap), and answers from the database meanwhile', async () => {
@@ -130,8 +208,14 @@ describe('in-memory contact directory (decision 212)', () => {
     await migrateTenant(db, { displayName: tenant });
     const keys = redisKeys(prefix);
     const directory = new ContactDirectory({
-      redis, keys, users: (t) => new UserRepository(mongo.tenantDb(t)), order: mongo.server.stringOrder,
-      maxTenants: 5, maxEntries: 1000, rebuildMs: 600_000, logger: createLogger({ level: 'silent', nodeId: 'gap' }),
+      redis,
+      keys,
+      users: (t) => new UserRepository(mongo.tenantDb(t)),
+      order: mongo.server.stringOrder,
+      maxTenants: 5,
+      maxEntries: 1000,
+      rebuildMs: 600_000,
+      logger: createLogger({ level: 'silent', nodeId: 'gap' }),
     });
     const creds = new CredentialRepository(db);
     await creds.create({ username: 'first', displayName: 'First Person', role: 'patient' });
@@ -148,15 +232,24 @@ describe('in-memory contact directory (decision 212)', () => {
     const tenant = `p${runs++}`;
     const db = mongo.tenantDb(tenant);
     await migrateTenant(db, { displayName: tenant });
-    for (const u of ['ann', 'ben', 'cy']) await new CredentialRepository(db).create({ username: u, displayName: u, role: 'patient' });
+    for (const u of ['ann', 'ben', 'cy'])
+      await new CredentialRepository(db).create({ username: u, displayName: u, role: 'patient' });
     let loads = 0;
     const directory = new ContactDirectory({
-      redis, keys: redisKeys(prefix), order: mongo.server.stringOrder,
+      redis,
+      keys: redisKeys(prefix),
+      order: mongo.server.stringOrder,
       users: (t) => {
         const repo = new UserRepository(mongo.tenantDb(t));
-        return { directoryFields: (ids) => repo.directoryFields(ids), directoryCursor: () => (loads++, repo.directoryCursor()) };
+        return {
+          directoryFields: (ids) => repo.directoryFields(ids),
+          directoryCursor: () => (loads++, repo.directoryCursor()),
+        };
       },
-      maxTenants: 5, maxEntries: 1000, rebuildMs: 600_000, logger: createLogger({ level: 'silent', nodeId: 'first-load' }),
+      maxTenants: 5,
+      maxEntries: 1000,
+      rebuildMs: 600_000,
+      logger: createLogger({ level: 'silent', nodeId: 'first-load' }),
     });
     const answers = await Promise.all(Array.from({ length: 8 }, () => directory.search(tenant, { skip: 0, take: 10 })));
     // Every search had its answer from memory (undefined would have sent it to the database), after one load.
@@ -166,18 +259,29 @@ describe('in-memory contact directory (decision 212)', () => {
 
   it('holds at most the configured number of tenants and leaves a tenant above the entry cap to the database', async () => {
     const directory = new ContactDirectory({
-      redis, keys: redisKeys(prefix), users: (t) => new UserRepository(mongo.tenantDb(t)), order: mongo.server.stringOrder,
-      maxTenants: 2, maxEntries: 2, rebuildMs: 600_000, logger: createLogger({ level: 'silent', nodeId: 'cap' }),
+      redis,
+      keys: redisKeys(prefix),
+      users: (t) => new UserRepository(mongo.tenantDb(t)),
+      order: mongo.server.stringOrder,
+      maxTenants: 2,
+      maxEntries: 2,
+      rebuildMs: 600_000,
+      logger: createLogger({ level: 'silent', nodeId: 'cap' }),
     });
     const tenants = [`p${runs++}`, `p${runs++}`, `p${runs++}`];
     for (const t of tenants) {
       await migrateTenant(mongo.tenantDb(t), { displayName: t });
-      await new CredentialRepository(mongo.tenantDb(t)).create({ username: 'one', displayName: 'One', role: 'patient' });
+      await new CredentialRepository(mongo.tenantDb(t)).create({
+        username: 'one',
+        displayName: 'One',
+        role: 'patient',
+      });
       expect(await directory.ready(t)).toBe(true);
     }
     expect(directory.heldTenants()).toEqual(tenants.slice(1));
     const big = tenants[0]!;
-    for (const u of ['two', 'three']) await new CredentialRepository(mongo.tenantDb(big)).create({ username: u, displayName: u, role: 'patient' });
+    for (const u of ['two', 'three'])
+      await new CredentialRepository(mongo.tenantDb(big)).create({ username: u, displayName: u, role: 'patient' });
     expect(await directory.ready(big)).toBe(false);
     expect(await directory.search(big, { skip: 0, take: 5 })).toBeUndefined();
   });
@@ -190,14 +294,19 @@ describe('in-memory contact directory across two nodes', () => {
 
   beforeAll(async () => {
     a = await startTestNode({ CONTACT_DIRECTORY_MEMORY: 'on' });
-    b = await startTestNode({ CONTACT_DIRECTORY_MEMORY: 'on', MONGODB_CATALOG_DB: a.config.mongo.catalogDb, MONGODB_TENANT_DB_PREFIX: a.config.mongo.tenantDbPrefix, REDIS_PREFIX: a.config.redis.prefix });
+    b = await startTestNode({
+      CONTACT_DIRECTORY_MEMORY: 'on',
+      MONGODB_CATALOG_DB: a.config.mongo.catalogDb,
+      MONGODB_TENANT_DB_PREFIX: a.config.mongo.tenantDbPrefix,
+      REDIS_PREFIX: a.config.redis.prefix,
+    });
   });
   afterAll(async () => {
     await b.stop();
     await a.destroy();
   });
 
-  it('shows a write made on node A in node B\'s next search, answered from B\'s memory', async () => {
+  it("shows a write made on node A in node B's next search, answered from B's memory", async () => {
     const alice = await createUser(a, tenant, { username: 'alice', role: 'clinician', displayName: 'Alice Moreau' });
     const bob = await createUser(a, tenant, { username: 'bob', role: 'clinician', displayName: 'Bob Okafor' });
     const dirB = b.services.contactDirectory!;
@@ -211,6 +320,8 @@ describe('in-memory contact directory across two nodes', () => {
     expect((await dirB.search(tenant, { name: 'zo', skip: 0, take: 5 }))?.map(String)).toEqual([carol, bob]);
     expect(await dirB.count(tenant, { name: 'zo', excludeId: new Types.ObjectId(alice) })).toBe(2);
     // And the node that wrote sees it in its own next read.
-    expect((await a.services.contactDirectory!.search(tenant, { name: 'zorn', skip: 0, take: 5 }))?.map(String)).toEqual([carol]);
+    expect(
+      (await a.services.contactDirectory!.search(tenant, { name: 'zorn', skip: 0, take: 5 }))?.map(String),
+    ).toEqual([carol]);
   });
 });

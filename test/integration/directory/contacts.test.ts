@@ -15,7 +15,13 @@ describe('contacts REST', () => {
     const r = await as(w, w.a.alice).get('/api/contacts/get?name=bob&take=5');
     expect(r.status).toBe(200);
     expect(r.body.total).toBe(1);
-    expect(r.body.items[0]).toMatchObject({ id: w.a.bob.id, displayName: 'Bob Okafor', online: true, favourite: false, initial: 'B' });
+    expect(r.body.items[0]).toMatchObject({
+      id: w.a.bob.id,
+      displayName: 'Bob Okafor',
+      online: true,
+      favourite: false,
+      initial: 'B',
+    });
     const all = await as(w, w.a.alice).get('/api/contacts/get?skip=1&take=2');
     expect(all.body.items).toHaveLength(2);
     expect(all.body.total).toBe(5);
@@ -35,7 +41,15 @@ describe('contacts REST', () => {
     const db = w.node.infra.mongo.tenantDb(w.tenantA);
     const repo = new UserRepository(db);
     const users = await db.models.User.find().lean<UserRecord[]>().exec();
-    for (const q of [{}, { name: 'o' }, { name: 'ALI' }, { name: 'okafor' }, { initial: 'B' }, { name: 'a', initial: 'P' }, { name: 'zz' }]) {
+    for (const q of [
+      {},
+      { name: 'o' },
+      { name: 'ALI' },
+      { name: 'okafor' },
+      { initial: 'B' },
+      { name: 'a', initial: 'P' },
+      { name: 'zz' },
+    ]) {
       expect(users.filter((u) => matchesSearch(q, u)).length).toBe(await repo.count(q));
     }
   });
@@ -65,7 +79,12 @@ describe('contacts REST', () => {
   it('returns frequent contacts from meeting history', async () => {
     const start = new Date(Date.now() + 3600_000).toISOString();
     const end = new Date(Date.now() + 7200_000).toISOString();
-    const e = await as(w, w.a.alice).post('/api/events/create', { name: 'Review', startAt: start, endAt: end, participants: [{ userId: w.a.pat.id }] });
+    const e = await as(w, w.a.alice).post('/api/events/create', {
+      name: 'Review',
+      startAt: start,
+      endAt: end,
+      participants: [{ userId: w.a.pat.id }],
+    });
     expect(e.status).toBe(201);
     const r = await as(w, w.a.alice).get('/api/contacts/get?frequent=true');
     expect(r.status).toBe(200);
@@ -73,7 +92,13 @@ describe('contacts REST', () => {
     // Two calls with Bob outrank one meeting with Pat.
     const { CallRecord } = w.node.infra.mongo.tenantDb(w.tenantA).models;
     for (const n of [1, 2]) {
-      await CallRecord.create({ _id: `call-${n}`, callerId: w.a.bob.id, participantIds: [w.a.alice.id], status: 'ended', startedAt: new Date(Date.now() - n * 60_000) });
+      await CallRecord.create({
+        _id: `call-${n}`,
+        callerId: w.a.bob.id,
+        participantIds: [w.a.alice.id],
+        status: 'ended',
+        startedAt: new Date(Date.now() - n * 60_000),
+      });
     }
     const ranked = await as(w, w.a.alice).get('/api/contacts/get?frequent=1');
     expect(ranked.body.items.map((c: { id: string }) => c.id)).toEqual([w.a.bob.id, w.a.pat.id]);
@@ -103,7 +128,10 @@ describe('contacts REST', () => {
   });
 
   it('manages groups and lists their contacts', async () => {
-    const c = await as(w, w.a.alice).post('/api/contacts/group/create', { name: 'Ward 3', participantIds: [w.a.bob.id] });
+    const c = await as(w, w.a.alice).post('/api/contacts/group/create', {
+      name: 'Ward 3',
+      participantIds: [w.a.bob.id],
+    });
     expect(c.status).toBe(201);
     const groupId = c.body.id;
     const add = await as(w, w.a.alice).post('/api/contacts/group/add', { groupId, participantIds: [w.a.pat.id] });
@@ -118,8 +146,13 @@ describe('contacts REST', () => {
     expect((await as(w, w.a.pat).get(`/api/contacts/group/users/${groupId}`)).status).toBe(200);
     expect((await as(w, w.a.bob).get(`/api/contacts/group/users/${groupId}`)).status).toBe(404);
     expect((await as(w, w.a.dev).post('/api/contacts/group/create', { name: 'x' })).status).toBe(403);
-    expect((await as(w, w.a.bob).post('/api/contacts/group/rename', { groupId, name: 'x' })).body.code).toBe('group_not_found');
-    const unknown = await as(w, w.a.alice).post('/api/contacts/group/create', { name: 'x', participantIds: [w.b.bob.id] });
+    expect((await as(w, w.a.bob).post('/api/contacts/group/rename', { groupId, name: 'x' })).body.code).toBe(
+      'group_not_found',
+    );
+    const unknown = await as(w, w.a.alice).post('/api/contacts/group/create', {
+      name: 'x',
+      participantIds: [w.b.bob.id],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0].field).toBe('participantIds.0');
     const missing = await as(w, w.a.alice).get(`/api/contacts/group/users/${new Types.ObjectId().toHexString()}`);

@@ -3,7 +3,12 @@ import { DOCUMENTED_GROUPS as ALL, openApiPath } from '../../../src/http/openapi
 
 /** The directory, scheduling and administration operations (sign-in, media and import have their own isolation tests). */
 const DIRECTORY = new Set(['Contacts', 'Events', 'Meetings', 'Notifications', 'Peripherals']);
-const DOCUMENTED_GROUPS = ALL.map((g) => ({ ...g, routes: g.routes.filter((r) => DIRECTORY.has(g.tag) || /^admin\.(lastSeen|isOnline|user)|^tenant\.startRecording$/.test(r.operationId)) })).filter((g) => g.routes.length);
+const DOCUMENTED_GROUPS = ALL.map((g) => ({
+  ...g,
+  routes: g.routes.filter(
+    (r) => DIRECTORY.has(g.tag) || /^admin\.(lastSeen|isOnline|user)|^tenant\.startRecording$/.test(r.operationId),
+  ),
+})).filter((g) => g.routes.length);
 import { as, world, type World } from './fixtures.js';
 import { inHours } from '../../support/events.js';
 
@@ -19,7 +24,10 @@ interface BData {
 }
 
 /** For each operation: the path params and body that carry tenant B's ids (null: no ids to carry). */
-function inputs(b: BData, tenantB: string): Record<string, { params?: Record<string, string>; query?: string; body?: unknown } | null> {
+function inputs(
+  b: BData,
+  tenantB: string,
+): Record<string, { params?: Record<string, string>; query?: string; body?: unknown } | null> {
   return {
     'contacts.get': null,
     'contacts.groupUsers': { params: { groupId: b.groupId } },
@@ -34,7 +42,9 @@ function inputs(b: BData, tenantB: string): Record<string, { params?: Record<str
     'events.list': null,
     'events.get': { params: { eventId: b.eventId } },
     'events.getParticipants': { params: { eventId: b.eventId } },
-    'events.create': { body: { name: 'x', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: b.contactId }] } },
+    'events.create': {
+      body: { name: 'x', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: b.contactId }] },
+    },
     'events.update': { body: { eventId: b.eventId, name: 'hijacked' } },
     'events.cancel': { body: { eventIds: [b.eventId] } },
     'meetings.join': { params: { meetingCode: b.meetingCode } },
@@ -60,12 +70,30 @@ describe('cross-tenant isolation: every endpoint with tenant B ids and a tenant 
   beforeAll(async () => {
     w = await world('xta', 'xtb');
     const B = (who: keyof World['b']) => as(w, w.b[who], w.tenantB);
-    const ev = (await B('alice').post('/api/events/create', { name: 'Secret B consult', startAt: inHours(1), endAt: inHours(2), participants: [{ userId: w.b.pat.id }] })).body;
-    const group = (await B('alice').post('/api/contacts/group/create', { name: 'B group', participantIds: [w.b.pat.id] })).body;
+    const ev = (
+      await B('alice').post('/api/events/create', {
+        name: 'Secret B consult',
+        startAt: inHours(1),
+        endAt: inHours(2),
+        participants: [{ userId: w.b.pat.id }],
+      })
+    ).body;
+    const group = (
+      await B('alice').post('/api/contacts/group/create', { name: 'B group', participantIds: [w.b.pat.id] })
+    ).body;
     const notice = (await B('admin').post('/api/notification/save', { title: 'B notice', body: 'secret' })).body;
     const typeId = (await B('admin').get('/api/peripheral/types')).body[0].id;
     const dev = (await B('admin').post(`/api/peripheral/getDevice/${typeId}`, { physicalIds: ['SN-B'] })).body;
-    b = { eventId: ev.id, meetingCode: ev.meetingCode, groupId: group.id, noticeId: notice.id, deviceId: dev.device.id, deviceKey: dev.deviceKey, typeId, contactId: w.b.pat.id };
+    b = {
+      eventId: ev.id,
+      meetingCode: ev.meetingCode,
+      groupId: group.id,
+      noticeId: notice.id,
+      deviceId: dev.device.id,
+      deviceKey: dev.deviceKey,
+      typeId,
+      contactId: w.b.pat.id,
+    };
   });
   afterAll(async () => w.node.destroy());
 
@@ -76,7 +104,13 @@ describe('cross-tenant isolation: every endpoint with tenant B ids and a tenant 
 
   it('answers every endpoint on tenant A without any of tenant B data', async () => {
     const table = inputs(b, w.tenantB);
-    const secrets = [...Object.values(b), 'Secret B consult', 'B group', 'B notice', ...Object.values(w.b).map((x) => x.id)];
+    const secrets = [
+      ...Object.values(b),
+      'Secret B consult',
+      'B group',
+      'B notice',
+      ...Object.values(w.b).map((x) => x.id),
+    ];
     for (const g of DOCUMENTED_GROUPS) {
       for (const r of g.routes) {
         const input = table[r.operationId];
@@ -84,12 +118,17 @@ describe('cross-tenant isolation: every endpoint with tenant B ids and a tenant 
         for (const [k, v] of Object.entries(input?.params ?? {})) path = path.replace(`{${k}}`, encodeURIComponent(v));
         if (input?.query) path += `?${input.query}`;
         if (path.includes('{')) throw new Error(`no params for ${r.operationId}`);
-        const res = r.method === 'get' ? await as(w, w.a.admin).get(path) : await as(w, w.a.admin).post(path, input?.body ?? {});
+        const res =
+          r.method === 'get' ? await as(w, w.a.admin).get(path) : await as(w, w.a.admin).post(path, input?.body ?? {});
         // Ids the caller sent may be echoed in the problem detail; anything else of tenant B is a leak.
         const sent = JSON.stringify(input ?? {});
         const leaked = secrets.filter((s) => !sent.includes(s) && res.text.includes(s));
         expect({ op: r.operationId, leaked }).toEqual({ op: r.operationId, leaked: [] });
-        if (input) expect({ op: r.operationId, status: res.status >= 400 && res.status < 500 }).toEqual({ op: r.operationId, status: true });
+        if (input)
+          expect({ op: r.operationId, status: res.status >= 400 && res.status < 500 }).toEqual({
+            op: r.operationId,
+            status: true,
+          });
       }
     }
   });
@@ -100,9 +139,20 @@ describe('cross-tenant isolation: every endpoint with tenant B ids and a tenant 
       hasPin myNotice { id title } }`;
     const all = await w.node.http.post('/graphql', { tenant: w.tenantA, token: w.a.admin.token, body: { query } });
     expect(all.body.errors).toBeUndefined();
-    const secrets = [...Object.values(b), 'Secret B consult', 'B group', 'B notice', ...Object.values(w.b).map((x) => x.id), w.tenantB];
+    const secrets = [
+      ...Object.values(b),
+      'Secret B consult',
+      'B group',
+      'B notice',
+      ...Object.values(w.b).map((x) => x.id),
+      w.tenantB,
+    ];
     expect(secrets.filter((s) => all.text.includes(s))).toEqual([]);
-    const group = await w.node.http.post('/graphql', { tenant: w.tenantA, token: w.a.admin.token, body: { query: `{ groupById(groupId: "${b.groupId}") { name participants { id } } }` } });
+    const group = await w.node.http.post('/graphql', {
+      tenant: w.tenantA,
+      token: w.a.admin.token,
+      body: { query: `{ groupById(groupId: "${b.groupId}") { name participants { id } } }` },
+    });
     expect(group.body.errors[0].extensions.code).toBe('group_not_found');
     expect(group.text).not.toContain('B group');
   });

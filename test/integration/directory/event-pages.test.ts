@@ -21,7 +21,18 @@ describe('event list pages by key', () => {
       const startAt = new Date(base + (i % 46) * 3_600_000);
       const alice = new Types.ObjectId(w.a.alice.id);
       const pat = new Types.ObjectId(w.a.pat.id);
-      return { name: `Consult ${i}`, nameLower: `consult ${i}`, startAt, endAt: new Date(startAt.getTime() + 1_800_000), organizerId: i % 3 ? alice : pat, participants: [{ userId: alice, role: 'host' }], participantIds: i % 3 ? [alice] : [pat, alice], attachments: [], meetingCode: `PG${String(i).padStart(8, '0')}`, status: 'scheduled' };
+      return {
+        name: `Consult ${i}`,
+        nameLower: `consult ${i}`,
+        startAt,
+        endAt: new Date(startAt.getTime() + 1_800_000),
+        organizerId: i % 3 ? alice : pat,
+        participants: [{ userId: alice, role: 'host' }],
+        participantIds: i % 3 ? [alice] : [pat, alice],
+        attachments: [],
+        meetingCode: `PG${String(i).padStart(8, '0')}`,
+        status: 'scheduled',
+      };
     });
     await db.models.Event.insertMany(docs);
     const all = await db.models.Event.find({}, { _id: 1 }).sort({ startAt: -1, _id: -1 }).lean().exec();
@@ -40,7 +51,7 @@ describe('event list pages by key', () => {
     expect(seen).toEqual(expected);
   });
 
-  it('starts each next page from the previous page\'s last key, never skipping the events before it', async () => {
+  it("starts each next page from the previous page's last key, never skipping the events before it", async () => {
     const db = w.node.infra.mongo.tenantDb(w.tenantA);
     const calls: { after?: EventKey; skip: number }[] = [];
     const real = new EventRepository(db);
@@ -50,9 +61,16 @@ describe('event list pages by key', () => {
         return real.list(userId, q);
       },
     });
-    const service = new EventService({ events: () => recording, users: () => new UserRepository(db), onlineMany: async () => new Set(), canReadMedia: async () => false, pageMaxTake: 100 });
+    const service = new EventService({
+      events: () => recording,
+      users: () => new UserRepository(db),
+      onlineMany: async () => new Set(),
+      canReadMedia: async () => false,
+      pageMaxTake: 100,
+    });
     const p = { tenant: w.tenantA, userId: w.a.alice.id } as Principal;
-    const ids = async (skip: number, take: number) => (await service.list(p, { skip, take })).items.map((e) => String(e._id));
+    const ids = async (skip: number, take: number) =>
+      (await service.list(p, { skip, take })).items.map((e) => String(e._id));
     expect(await ids(0, 25)).toEqual(expected.slice(0, 25));
     for (let skip = 25; skip < 200; skip += 25) expect(await ids(skip, 25)).toEqual(expected.slice(skip, skip + 25));
     expect(calls.slice(1).every((c) => c.after && c.skip === 0)).toBe(true);
@@ -60,10 +78,20 @@ describe('event list pages by key', () => {
     calls.length = 0;
     expect(await ids(210, 10)).toEqual(expected.slice(210, 220));
     expect(await ids(50, 5)).toEqual(expected.slice(50, 55));
-    expect(calls).toEqual([{ after: expect.anything(), skip: 10 }, { after: expect.anything(), skip: 0 }]);
+    expect(calls).toEqual([
+      { after: expect.anything(), skip: 10 },
+      { after: expect.anything(), skip: 0 },
+    ]);
     // Another caller's walk is their own: pat sees only the events pat attends, from the top.
-    const patIds = (await service.list({ tenant: w.tenantA, userId: w.a.pat.id } as Principal, { skip: 25, take: 5 })).items.map((e) => String(e._id));
-    const patAll = (await db.models.Event.find({ participantIds: new Types.ObjectId(w.a.pat.id) }, { _id: 1 }).sort({ startAt: -1, _id: -1 }).lean().exec()).map((e) => String(e._id));
+    const patIds = (
+      await service.list({ tenant: w.tenantA, userId: w.a.pat.id } as Principal, { skip: 25, take: 5 })
+    ).items.map((e) => String(e._id));
+    const patAll = (
+      await db.models.Event.find({ participantIds: new Types.ObjectId(w.a.pat.id) }, { _id: 1 })
+        .sort({ startAt: -1, _id: -1 })
+        .lean()
+        .exec()
+    ).map((e) => String(e._id));
     expect(patIds).toEqual(patAll.slice(25, 30));
   });
 });

@@ -29,7 +29,12 @@ const CAST = [
 async function cast(node: TestNode, tenant: string): Promise<World['a']> {
   const out = {} as World['a'];
   for (const [username, role, displayName] of CAST) {
-    const id = await createUser(node, tenant, { username, role, displayName, kind: role === 'device' ? 'device' : 'person' });
+    const id = await createUser(node, tenant, {
+      username,
+      role,
+      displayName,
+      kind: role === 'device' ? 'device' : 'person',
+    });
     out[username] = { id: String(id), token: await tokenFor(node, tenant, username), username };
   }
   return out;
@@ -47,6 +52,7 @@ export function as(w: World, who: Actor, tenant = w.tenantA) {
   const h = w.node.http;
   return {
     get: (path: string) => h.get(path, { tenant, token: who.token }),
-    post: (path: string, body?: unknown) => h.post(path, { tenant, token: who.token, ...(body === undefined ? {} : { body }) }),
+    post: (path: string, body?: unknown) =>
+      h.post(path, { tenant, token: who.token, ...(body === undefined ? {} : { body }) }),
   };
 }

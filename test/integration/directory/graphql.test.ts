@@ -5,15 +5,25 @@ import { MAX_DEPTH, queryLimits } from '../../../src/http/graphql/limits.js';
 import { typeDefs } from '../../../src/http/graphql/schema.js';
 import { as, world, type World } from './fixtures.js';
 
-const gql = (w: World, token: string | undefined, query: string, variables?: Record<string, unknown>, tenant = w.tenantA) =>
-  w.node.http.post('/graphql', { tenant, ...(token ? { token } : {}), body: { query, variables } });
+const gql = (
+  w: World,
+  token: string | undefined,
+  query: string,
+  variables?: Record<string, unknown>,
+  tenant = w.tenantA,
+) => w.node.http.post('/graphql', { tenant, ...(token ? { token } : {}), body: { query, variables } });
 
 describe('GraphQL /graphql', () => {
   let w: World;
   let groupId: string;
   beforeAll(async () => {
     w = await world('gqla', 'gqlb');
-    groupId = (await as(w, w.a.alice).post('/api/contacts/group/create', { name: 'Team', participantIds: [w.a.bob.id, w.a.pat.id] })).body.id;
+    groupId = (
+      await as(w, w.a.alice).post('/api/contacts/group/create', {
+        name: 'Team',
+        participantIds: [w.a.bob.id, w.a.pat.id],
+      })
+    ).body.id;
     await as(w, w.a.alice).post('/api/contacts/setFavourite', { contactId: w.a.pat.id });
   });
   afterAll(async () => w.node.destroy());
@@ -32,15 +42,29 @@ describe('GraphQL /graphql', () => {
   });
 
   it('me: user, permissions and own contact card', async () => {
-    const r = await gql(w, w.a.alice.token, '{ me { id username role permissions tenant contact { id online displayName } } }');
+    const r = await gql(
+      w,
+      w.a.alice.token,
+      '{ me { id username role permissions tenant contact { id online displayName } } }',
+    );
     expect(r.status).toBe(200);
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.me).toMatchObject({ id: w.a.alice.id, username: 'alice', role: 'clinician', tenant: 'gqla', contact: { id: w.a.alice.id, displayName: 'Alice Moreau' } });
+    expect(r.body.data.me).toMatchObject({
+      id: w.a.alice.id,
+      username: 'alice',
+      role: 'clinician',
+      tenant: 'gqla',
+      contact: { id: w.a.alice.id, displayName: 'Alice Moreau' },
+    });
     expect(r.body.data.me.permissions).toContain('events:write');
   });
 
   it('tenant operations: config, basic info, security rules', async () => {
-    const r = await gql(w, w.a.pat.token, '{ tenantConfig { tenant displayName uploads { maxBytes allowedExtensions } features { guestJoin } } tenantSecurityRules { pin { minLength } lockout { maxAttempts } loginCodeTtlSeconds } }');
+    const r = await gql(
+      w,
+      w.a.pat.token,
+      '{ tenantConfig { tenant displayName uploads { maxBytes allowedExtensions } features { guestJoin } } tenantSecurityRules { pin { minLength } lockout { maxAttempts } loginCodeTtlSeconds } }',
+    );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.tenantConfig.tenant).toBe('gqla');
     expect(r.body.data.tenantSecurityRules.pin.minLength).toBeGreaterThan(0);
@@ -50,7 +74,11 @@ describe('GraphQL /graphql', () => {
   });
 
   it('private server config and its QR code need tenant:admin', async () => {
-    const ok = await gql(w, w.a.admin.token, '{ generatePrivateServerConfig { tenant hubUrl graphqlUrl json oidc { issuer } } generatePrivateServerConfigQrCode { dataUrl config { tenant } } }');
+    const ok = await gql(
+      w,
+      w.a.admin.token,
+      '{ generatePrivateServerConfig { tenant hubUrl graphqlUrl json oidc { issuer } } generatePrivateServerConfigQrCode { dataUrl config { tenant } } }',
+    );
     expect(ok.body.errors).toBeUndefined();
     expect(ok.body.data.generatePrivateServerConfig.hubUrl).toMatch(/\/hubs\/mobile$/);
     expect(JSON.parse(ok.body.data.generatePrivateServerConfig.json).tenant).toBe('gqla');
@@ -79,7 +107,12 @@ describe('GraphQL /graphql', () => {
     expect(bad.body.errors[0].extensions.code).toBe('validation_failed');
     expect(bad.body.errors[0].extensions.errors[0].field).toBe('alphabet');
     const alpha = await gql(w, w.a.alice.token, '{ contactAlphabets { letter count } }');
-    expect(alpha.body.data.contactAlphabets).toEqual(expect.arrayContaining([{ letter: 'P', count: 1 }, { letter: 'W', count: 1 }]));
+    expect(alpha.body.data.contactAlphabets).toEqual(
+      expect.arrayContaining([
+        { letter: 'P', count: 1 },
+        { letter: 'W', count: 1 },
+      ]),
+    );
   });
 
   it('groupById resolves owner and participants in batches; other tenants get group_not_found', async () => {
@@ -87,7 +120,10 @@ describe('GraphQL /graphql', () => {
     const r = await gql(w, w.a.alice.token, q, { id: groupId });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.groupById).toMatchObject({ name: 'Team', participantCount: 2, owner: { username: 'alice' } });
-    expect(r.body.data.groupById.participants.map((p: { username: string }) => p.username).sort()).toEqual(['bob', 'pat']);
+    expect(r.body.data.groupById.participants.map((p: { username: string }) => p.username).sort()).toEqual([
+      'bob',
+      'pat',
+    ]);
     const foreign = await gql(w, w.b.alice.token, q, { id: groupId }, w.tenantB);
     expect(foreign.body.errors[0].extensions.code).toBe('group_not_found');
     expect(foreign.body.data).toBeNull();
@@ -98,7 +134,10 @@ describe('GraphQL /graphql', () => {
     expect(pin.body.data.hasPin).toBe(false);
     const none = await gql(w, w.a.pat.token, '{ myNotice { id } }');
     expect(none.body.data.myNotice).toBeNull();
-    const saved = await as(w, w.a.admin).post('/api/notification/save', { title: 'Maintenance', body: 'Tonight 22:00' });
+    const saved = await as(w, w.a.admin).post('/api/notification/save', {
+      title: 'Maintenance',
+      body: 'Tonight 22:00',
+    });
     const before = await gql(w, w.a.pat.token, '{ myNotice { id title seen seenAt } }');
     expect(before.body.data.myNotice).toMatchObject({ id: saved.body.id, seen: false, seenAt: null });
     await as(w, w.a.pat).post(`/api/contacts/notificationSeen/${saved.body.id}`);
@@ -107,9 +146,16 @@ describe('GraphQL /graphql', () => {
   });
 
   it('refuses too deep or malformed queries with coded errors and a correlation id', async () => {
-    const introspection = await gql(w, w.a.alice.token, '{ me { contact { id } } __schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } } }');
+    const introspection = await gql(
+      w,
+      w.a.alice.token,
+      '{ me { contact { id } } __schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } } }',
+    );
     expect(introspection.body.errors).toBeUndefined();
-    const frag = 'fragment F on Group { participants { id } } query { a: groupById(groupId: "1") { ...F } ' + Array.from({ length: 20 }, (_, i) => `g${i}: groupById(groupId: "1") { ...F }`).join(' ') + ' }';
+    const frag =
+      'fragment F on Group { participants { id } } query { a: groupById(groupId: "1") { ...F } ' +
+      Array.from({ length: 20 }, (_, i) => `g${i}: groupById(groupId: "1") { ...F }`).join(' ') +
+      ' }';
     const costly = await gql(w, w.a.alice.token, frag);
     expect(costly.body.errors[0].extensions.code).toBe('validation_failed');
     expect(costly.body.errors[0].message).toMatch(/cost/);

@@ -27,7 +27,8 @@ describe('OpenAPI document and docs page', () => {
       for (const r of g.routes) {
         const path = openApiPath(g.base, r.path);
         expect(doc.paths[path]?.[r.method]?.operationId).toBe(r.operationId);
-        if (!isProbe(r.operationId)) expect(OPERATIONS[r.operationId].name.replace('{*', '{')).toBe(`${r.method.toUpperCase()} ${path}`);
+        if (!isProbe(r.operationId))
+          expect(OPERATIONS[r.operationId].name.replace('{*', '{')).toBe(`${r.method.toUpperCase()} ${path}`);
       }
     }
   });
@@ -36,8 +37,14 @@ describe('OpenAPI document and docs page', () => {
     const json = await node.http.get('/api/docs/openapi.json');
     expect(json.status).toBe(200);
     expect(json.body.openapi).toBe('3.1.0');
-    expect(json.body).toEqual(JSON.parse(readFileSync(new URL('../../../docs/api/openapi.json', import.meta.url), 'utf8')));
-    expect(json.body.paths['/api/events/get/{eventId}'].get.parameters[0]).toMatchObject({ name: 'eventId', in: 'path', required: true });
+    expect(json.body).toEqual(
+      JSON.parse(readFileSync(new URL('../../../docs/api/openapi.json', import.meta.url), 'utf8')),
+    );
+    expect(json.body.paths['/api/events/get/{eventId}'].get.parameters[0]).toMatchObject({
+      name: 'eventId',
+      in: 'path',
+      required: true,
+    });
     const page = await node.http.get('/api/docs');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);

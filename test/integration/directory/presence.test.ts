@@ -13,7 +13,8 @@ describe('presence across nodes (real Redis and MongoDB)', () => {
     node = await startTestNode();
     await node.services.tenants.create({ name: tenant });
     const { User } = node.infra.mongo.tenantDb(tenant).models;
-    const mk = (username: string) => User.create({ username, idpSubject: username, displayName: username, ...sortKeys(username) });
+    const mk = (username: string) =>
+      User.create({ username, idpSubject: username, displayName: username, ...sortKeys(username) });
     userId = String((await mk('pres-a'))._id);
     otherId = String((await mk('pres-b'))._id);
   });

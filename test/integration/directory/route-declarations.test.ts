@@ -18,14 +18,18 @@ const NOT_REST_OPERATIONS: Record<string, string> = {
 const declared = () => new Set(ALL_GROUPS.flatMap((g) => g.routes.map((r) => `${r.method} ${g.base}${r.path}`)));
 const undeclared = (app: express.Express) =>
   servedRoutes(app)
-    .filter((r) => !Object.keys(NOT_REST_OPERATIONS).some((prefix) => r.path === prefix || r.path.startsWith(`${prefix}/`)))
+    .filter(
+      (r) => !Object.keys(NOT_REST_OPERATIONS).some((prefix) => r.path === prefix || r.path.startsWith(`${prefix}/`)),
+    )
     .map((r) => `${r.method} ${r.path}`)
     .filter((r) => !declared().has(r));
 
 /** `| METHOD | /path?query | ... |` rows of the specification's endpoint tables. */
 function specEndpoints(): string[] {
   const spec = readFileSync(new URL('../../../docs/spec/SPEC.md', import.meta.url), 'utf8');
-  return [...spec.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| (\/[^ |?]+)[^|]*\|/gm)].map((m) => `${m[1]!.toLowerCase()} ${m[2]!.replace('{*', '{')}`);
+  return [...spec.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| (\/[^ |?]+)[^|]*\|/gm)].map(
+    (m) => `${m[1]!.toLowerCase()} ${m[2]!.replace('{*', '{')}`,
+  );
 }
 
 describe('one route style: every Express route is a declared, documented operation', () => {
@@ -45,8 +49,19 @@ describe('one route style: every Express route is a declared, documented operati
 
   it('answers 201 from exactly the operations that create something the caller can address afterwards', () => {
     // A new event, group, notice, offline token, login code or stored file; everything else answers 200 (or 202/204).
-    const CREATES = ['account.offlineToken', 'account.qrCode', 'contacts.groupCreate', 'events.create', 'media.syncFiles', 'media.upload', 'notification.save'];
-    const created = ALL_GROUPS.flatMap((g) => g.routes).filter((r) => r.status === 201).map((r) => r.operationId).sort();
+    const CREATES = [
+      'account.offlineToken',
+      'account.qrCode',
+      'contacts.groupCreate',
+      'events.create',
+      'media.syncFiles',
+      'media.upload',
+      'notification.save',
+    ];
+    const created = ALL_GROUPS.flatMap((g) => g.routes)
+      .filter((r) => r.status === 201)
+      .map((r) => r.operationId)
+      .sort();
     expect(created).toEqual(CREATES);
   });
 
@@ -61,12 +76,17 @@ describe('one route style: every Express route is a declared, documented operati
   it('documents all 47 REST endpoints of the specification in the served document', async () => {
     const endpoints = specEndpoints();
     expect(endpoints).toHaveLength(47);
-    const doc = (await node.http.get('/api/docs/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)));
+    const doc = (await node.http.get('/api/docs/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)),
+    );
     expect(endpoints.filter((e) => !documented.has(e))).toEqual([]);
     // The probes are served on the API port, so they are documented too.
     expect(documented).toContain('get /healthz');
     expect(documented).toContain('get /readyz');
-    for (const g of ALL_GROUPS) for (const r of g.routes) expect(documented).toContain(`${r.method} ${openApiPath(g.base, r.path)}`);
+    for (const g of ALL_GROUPS)
+      for (const r of g.routes) expect(documented).toContain(`${r.method} ${openApiPath(g.base, r.path)}`);
   });
 });

@@ -12,15 +12,27 @@ describe('CORS', () => {
     node = await startTestNode({ ROLES: 'http,hub,actors', CORS_ORIGINS: `${deployment}/` });
     await node.services.tenants.create({ name: 'acme', displayName: 'Acme Hospital' });
     await node.services.tenants.create({ name: 'globex', displayName: 'Globex Clinic' });
-    await node.infra.mongo.tenantDb('acme').models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'cors.allowedOrigins': [acmeApp] } });
+    await node.infra.mongo
+      .tenantDb('acme')
+      .models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'cors.allowedOrigins': [acmeApp] } });
   });
   afterAll(async () => node?.destroy());
 
   const options = (tenant: string, origin: string, path = '/api/tenant/ping') =>
-    request(node.url!, 'OPTIONS', path, { tenant, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    request(node.url!, 'OPTIONS', path, {
+      tenant,
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
 
   it('allows no origin by default', async () => {
-    const r = await node.http.get('/api/tenant/ping', { tenant: 'globex', headers: { origin: 'https://evil.example' } });
+    const r = await node.http.get('/api/tenant/ping', {
+      tenant: 'globex',
+      headers: { origin: 'https://evil.example' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers['access-control-allow-origin']).toBeUndefined();
     const pre = await options('globex', 'https://evil.example');

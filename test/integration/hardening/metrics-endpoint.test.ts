@@ -40,7 +40,9 @@ describe('metrics endpoint', () => {
 
   it('asks for the bearer token when one is configured', async () => {
     expect((await request(guarded.metricsUrl, 'GET', '/metrics')).status).toBe(401);
-    expect((await request(guarded.metricsUrl, 'GET', '/metrics', { token: 'wrong-token-0123456789' })).status).toBe(401);
+    expect((await request(guarded.metricsUrl, 'GET', '/metrics', { token: 'wrong-token-0123456789' })).status).toBe(
+      401,
+    );
     const ok = await request(guarded.metricsUrl, 'GET', '/metrics', { token });
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('process_cpu');

@@ -8,7 +8,13 @@ import { request, type HttpResult } from '../../support/http.js';
 /** The directives of a Content-Security-Policy header, by name. */
 function csp(r: HttpResult): Map<string, string[]> {
   const header = String(r.headers['content-security-policy'] ?? '');
-  return new Map(header.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name!, values]));
+  return new Map(
+    header
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...values]) => [name!, values]),
+  );
 }
 
 const inlineScripts = (html: string) => [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
@@ -68,17 +74,26 @@ describe('security headers on every HTML page', () => {
   it("the realm's sign-in page, also when the password was wrong", async () => {
     const config = await node.services.auth.realms.configuration('acme');
     const authUrl = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: `${base}/auth/callback`, scope: 'openid', state: oidc.randomState(),
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+      redirect_uri: `${base}/auth/callback`,
+      scope: 'openid',
+      state: oidc.randomState(),
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
     });
     const toLogin = await request(base, 'GET', authUrl.pathname + authUrl.search);
     expect(toLogin.status).toBe(303);
-    const cookie = ([] as string[]).concat(toLogin.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+    const cookie = ([] as string[])
+      .concat(toLogin.headers['set-cookie'] ?? [])
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const page = await request(base, 'GET', new URL(toLogin.headers.location!, base).pathname, { headers: { cookie } });
     expect(page.status).toBe(200);
     expectHardenedPage(page, 'sign-in');
     const action = /action="([^"]+)"/.exec(page.text)![1]!;
-    const wrong = await request(base, 'POST', action, { headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'username=nobody&password=wrong' });
+    const wrong = await request(base, 'POST', action, {
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      rawBody: 'username=nobody&password=wrong',
+    });
     expect(wrong.status).toBe(401);
     expectHardenedPage(wrong, 'sign-in failed');
   });
@@ -95,7 +110,10 @@ describe('security headers on every HTML page', () => {
   it('sends HSTS only when the request came over https', async () => {
     const plain = await node.http.get('/api/tenant/ping', { tenant: 'acme' });
     expect(plain.headers['strict-transport-security']).toBeUndefined();
-    const viaProxy = await node.http.get('/api/tenant/ping', { tenant: 'acme', headers: { 'x-forwarded-proto': 'https' } });
+    const viaProxy = await node.http.get('/api/tenant/ping', {
+      tenant: 'acme',
+      headers: { 'x-forwarded-proto': 'https' },
+    });
     expect(viaProxy.headers['strict-transport-security']).toMatch(/max-age=31536000; includeSubDomains/);
     expect(viaProxy.headers['x-frame-options']).toBe('DENY');
   });

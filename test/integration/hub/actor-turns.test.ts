@@ -21,7 +21,12 @@ describe('actor turns on their real dependencies', () => {
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http,hub,actors' });
     system = actorSystemOf(node.roles);
-    for (const [username, role] of [['alice', 'clinician'], ['bob', 'clinician'], ['carol', 'clinician'], ['hs', 'device']] as const) {
+    for (const [username, role] of [
+      ['alice', 'clinician'],
+      ['bob', 'clinician'],
+      ['carol', 'clinician'],
+      ['hs', 'device'],
+    ] as const) {
       await createUser(node, 'acme', { username, role });
       const p = await node.services.auth.verifyAccessToken('acme', await tokenFor(node, 'acme', username));
       users[username] = { userId: p.userId, username, role, permissions: [...p.permissions] };
@@ -34,28 +39,58 @@ describe('actor turns on their real dependencies', () => {
 
   it('call: refuses a callee who is not an active user of the tenant, and writes each state to the call record', async () => {
     const callId = randomUUID();
-    await expect(ask('call', callId, { type: 'init', caller: users.alice, callerName: 'Alice', req: { calleeIds: [new Types.ObjectId().toHexString()], callType: 'video' } })).rejects.toMatchObject({ code: 'user_not_found' });
+    await expect(
+      ask('call', callId, {
+        type: 'init',
+        caller: users.alice,
+        callerName: 'Alice',
+        req: { calleeIds: [new Types.ObjectId().toHexString()], callType: 'video' },
+      }),
+    ).rejects.toMatchObject({ code: 'user_not_found' });
     expect(await db().CallRecord.countDocuments({ _id: callId })).toBe(0);
 
-    expect(await ask('call', callId, { type: 'init', caller: users.alice, callerName: 'Alice', req: { calleeIds: [users.bob!.userId], callType: 'video' } })).toMatchObject({ status: 'ringing' });
+    expect(
+      await ask('call', callId, {
+        type: 'init',
+        caller: users.alice,
+        callerName: 'Alice',
+        req: { calleeIds: [users.bob!.userId], callType: 'video' },
+      }),
+    ).toMatchObject({ status: 'ringing' });
     const ringing = await db().CallRecord.findById(callId).lean();
-    expect({ status: ringing?.status, callerId: String(ringing?.callerId) }).toEqual({ status: 'ringing', callerId: users.alice!.userId });
+    expect({ status: ringing?.status, callerId: String(ringing?.callerId) }).toEqual({
+      status: 'ringing',
+      callerId: users.alice!.userId,
+    });
     await ask('call', callId, { type: 'accept', caller: users.bob });
-    expect(await db().CallRecord.findById(callId).lean()).toMatchObject({ status: 'active', answeredAt: expect.any(Date) });
+    expect(await db().CallRecord.findById(callId).lean()).toMatchObject({
+      status: 'active',
+      answeredAt: expect.any(Date),
+    });
     await ask('call', callId, { type: 'end', caller: users.bob });
     expect(await db().CallRecord.findById(callId).lean()).toMatchObject({ status: 'ended', endedAt: expect.any(Date) });
   });
 
-  it("meeting: only a host of the stored event starts it, its participants join, others are refused", async () => {
+  it('meeting: only a host of the stored event starts it, its participants join, others are refused', async () => {
     const host = await node.services.auth.verifyAccessToken('acme', await tokenFor(node, 'acme', 'alice'));
-    const event = await node.services.events.create(host, { name: 'Turns', startAt: inHours(0), endAt: inHours(1), participants: [{ userId: users.bob!.userId, role: 'participant' }], attachments: [] });
+    const event = await node.services.events.create(host, {
+      name: 'Turns',
+      startAt: inHours(0),
+      endAt: inHours(1),
+      participants: [{ userId: users.bob!.userId, role: 'participant' }],
+      attachments: [],
+    });
     const eventId = String(event._id);
-    await expect(ask('meeting', eventId, { type: 'init', caller: users.bob })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(ask('meeting', eventId, { type: 'init', caller: users.bob })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     const started = await ask('meeting', eventId, { type: 'init', caller: users.alice });
     expect(started).toMatchObject({ eventId, meeting: { started: true } });
     expect((await db().Event.findById(eventId).lean())?.status).toBe('started');
     expect(await ask('meeting', eventId, { type: 'join', caller: users.bob })).toMatchObject({ eventId });
-    await expect(ask('meeting', eventId, { type: 'join', caller: users.carol })).rejects.toMatchObject({ code: 'event_not_found' });
+    await expect(ask('meeting', eventId, { type: 'join', caller: users.carol })).rejects.toMatchObject({
+      code: 'event_not_found',
+    });
     expect(await ask('meeting', eventId, { type: 'isMember', userId: users.carol!.userId })).toEqual({ member: false });
   });
 
@@ -63,10 +98,29 @@ describe('actor turns on their real dependencies', () => {
     const deviceId = `hs-${randomUUID()}`;
     await ask('device', deviceId, { type: 'rapidConnect', caller: users.hs, joinCode: 'WXYZ' });
     await ask('device', deviceId, { type: 'assignMeeting', caller: users.alice, eventId: 'ev1' });
-    await expect(ask('device', deviceId, { type: 'remoteControl', caller: users.alice, member: true, meetingId: 'ev1', req: { deviceId, command: 'zoom' } })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      ask('device', deviceId, {
+        type: 'remoteControl',
+        caller: users.alice,
+        member: true,
+        meetingId: 'ev1',
+        req: { deviceId, command: 'zoom' },
+      }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
     await ask('device', deviceId, { type: 'requestRemote', caller: users.alice, member: true, meetingId: 'ev1' });
-    await ask('device', deviceId, { type: 'remoteControl', caller: users.alice, member: true, meetingId: 'ev1', req: { deviceId, command: 'zoom' } });
-    const audit = (await node.services.auth.audit.list('acme', { action: 'device.remoteControl' })).filter((a) => (a.details as { deviceId?: string }).deviceId === deviceId);
-    expect(audit.map((a) => [a.outcome, String(a.actorId)]).sort()).toEqual([['failure', users.alice!.userId], ['success', users.alice!.userId]]);
+    await ask('device', deviceId, {
+      type: 'remoteControl',
+      caller: users.alice,
+      member: true,
+      meetingId: 'ev1',
+      req: { deviceId, command: 'zoom' },
+    });
+    const audit = (await node.services.auth.audit.list('acme', { action: 'device.remoteControl' })).filter(
+      (a) => (a.details as { deviceId?: string }).deviceId === deviceId,
+    );
+    expect(audit.map((a) => [a.outcome, String(a.actorId)]).sort()).toEqual([
+      ['failure', users.alice!.userId],
+      ['success', users.alice!.userId],
+    ]);
   });
 });

@@ -14,7 +14,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const read = (rel: string) => readFileSync(path.join(root, rel), 'utf8');
 const asyncapiText = read('docs/asyncapi.yaml');
 const asyncapi = parse(asyncapiText) as {
-  operations: Record<string, { action: 'send' | 'receive'; messages: { $ref: string }[]; reply?: { messages: { $ref: string }[] } }>;
+  operations: Record<
+    string,
+    { action: 'send' | 'receive'; messages: { $ref: string }[]; reply?: { messages: { $ref: string }[] } }
+  >;
   components: { messages: Record<string, { name: string; payload: any }> };
 };
 const guide = read('docs/hub.md');
@@ -26,7 +29,9 @@ const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
  */
 function interfaceKeys(name: string, file = 'src/hub/hub.events.ts'): string[] {
   const src = ts.createSourceFile(file, read(file), ts.ScriptTarget.ES2022, true);
-  const decl = src.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  const decl = src.statements.find(
+    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name,
+  );
   if (!decl) throw new Error(`no interface ${name} in ${file}`);
   return decl.members.map((m) => (m.name as ts.Identifier).text);
 }
@@ -46,7 +51,12 @@ function sourceFiles(dir: string): string[] {
  */
 function emittedNames(): Map<string, string[]> {
   const found = new Map<string, string[]>();
-  const patterns = [/(?<!events)\.emit\(\s*'(\w+)'/g, /(?<!events)\.emit\([^;'`]*?,\s*'(\w+)'\s*,/g, /\bevent:\s*'(\w+)',/g, /\brelay\(ctx,\s*socket,\s*'(\w+)'/g];
+  const patterns = [
+    /(?<!events)\.emit\(\s*'(\w+)'/g,
+    /(?<!events)\.emit\([^;'`]*?,\s*'(\w+)'\s*,/g,
+    /\bevent:\s*'(\w+)',/g,
+    /\brelay\(ctx,\s*socket,\s*'(\w+)'/g,
+  ];
   for (const file of sourceFiles('src')) {
     const text = read(file);
     for (const re of patterns) for (const m of text.matchAll(re)) found.set(m[1]!, [...(found.get(m[1]!) ?? []), file]);
@@ -58,7 +68,10 @@ const ref = (r: string) => r.split('/').pop()!;
 
 describe('hub protocol documents stay in sync with the code', () => {
   it('serves every hub method of the permission table and of the typed ClientToServerEvents map, each once', () => {
-    const table = Object.values(OPERATIONS).filter((o) => o.transport === 'hub').map((o) => o.name).sort();
+    const table = Object.values(OPERATIONS)
+      .filter((o) => o.transport === 'hub')
+      .map((o) => o.name)
+      .sort();
     const served = HUB_METHODS.map((m) => m.name).sort();
     expect(served).toEqual(table);
     expect(served).toEqual(sorted(interfaceKeys('ClientToServerEvents')));
@@ -66,7 +79,9 @@ describe('hub protocol documents stay in sync with the code', () => {
   });
 
   it('docs/asyncapi.yaml has exactly the served methods, each with its arguments and an ack listing its error codes', () => {
-    const documented = Object.entries(asyncapi.operations).filter(([, o]) => o.action === 'receive').map(([name]) => name);
+    const documented = Object.entries(asyncapi.operations)
+      .filter(([, o]) => o.action === 'receive')
+      .map(([name]) => name);
     expect(sorted(documented)).toEqual(sorted(HUB_METHODS.map((m) => m.name)));
     for (const m of HUB_METHODS) {
       const op = asyncapi.operations[m.name]!;
@@ -93,11 +108,13 @@ describe('hub protocol documents stay in sync with the code', () => {
   it('documents every pushed message: the typed ServerToClientEvents map, SERVER_EVENTS and what the source emits, both ways', () => {
     const typed = sorted(interfaceKeys('ServerToClientEvents', 'src/realtime/pushes.ts'));
     expect(sorted(SERVER_EVENTS)).toEqual(typed);
-    const documented = Object.entries(asyncapi.operations).filter(([, o]) => o.action === 'send').map(([name, o]) => {
-      expect(name).toMatch(/^push_/);
-      const message = asyncapi.components.messages[ref(o.messages[0]!.$ref)]!;
-      return message.name;
-    });
+    const documented = Object.entries(asyncapi.operations)
+      .filter(([, o]) => o.action === 'send')
+      .map(([name, o]) => {
+        expect(name).toMatch(/^push_/);
+        const message = asyncapi.components.messages[ref(o.messages[0]!.$ref)]!;
+        return message.name;
+      });
     expect(sorted(documented)).toEqual(typed);
     const emitted = emittedNames();
     // Everything the server emits is a documented push; every documented push is emitted somewhere.

@@ -29,11 +29,16 @@ describe('Redis subscriber callbacks that throw', () => {
     const errors: unknown[] = [];
     let second!: () => void;
     const gotSecond = new Promise<void>((r) => (second = r));
-    const stop = await subscribePushes(sub, channel, (p) => {
-      if (p.event === 'sayHi') throw new Error('delivery failed');
-      delivered.push(p.event);
-      second();
-    }, (err) => errors.push(err));
+    const stop = await subscribePushes(
+      sub,
+      channel,
+      (p) => {
+        if (p.event === 'sayHi') throw new Error('delivery failed');
+        delivered.push(p.event);
+        second();
+      },
+      (err) => errors.push(err),
+    );
     await pub.publish(channel, JSON.stringify({ rooms: ['r'], event: 'boom', payload: {} }));
     await pub.publish(channel, JSON.stringify({ rooms: ['r'], event: 'sayHi', payload: {} }));
     await pub.publish(channel, JSON.stringify({ rooms: ['r'], event: 'userStatus', payload: {} }));
@@ -49,11 +54,16 @@ describe('Redis subscriber callbacks that throw', () => {
     const errors: unknown[] = [];
     let second!: () => void;
     const gotSecond = new Promise<void>((r) => (second = r));
-    const stop = await subscribeRevocations(pub, channel, (m) => {
-      if (m.sessionId === 'boom') throw new Error('disconnect failed');
-      handled.push(m.sessionId ?? '');
-      second();
-    }, (err) => errors.push(err));
+    const stop = await subscribeRevocations(
+      pub,
+      channel,
+      (m) => {
+        if (m.sessionId === 'boom') throw new Error('disconnect failed');
+        handled.push(m.sessionId ?? '');
+        second();
+      },
+      (err) => errors.push(err),
+    );
     await pub.publish(channel, JSON.stringify({ tenant: 'acme', sessionId: 'boom', userId: 'u1' }));
     await pub.publish(channel, JSON.stringify({ tenant: 'acme', sessionId: 's2', userId: 'u1' }));
     await gotSecond;

@@ -35,7 +35,9 @@ describe('media jobs on a worker node', () => {
   describe('thumbnail job', () => {
     it('produces a thumbnail before it is served', async () => {
       const image = await png(800, 600);
-      const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'wound.png', content: image } }]);
+      const up = await post('/api/media/upload', clinician, [
+        { name: 'file', file: { fileName: 'wound.png', content: image } },
+      ]);
       expect(up.status).toBe(201);
       const { hash } = up.body.data;
       const job = await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${hash}`);
@@ -51,11 +53,15 @@ describe('media jobs on a worker node', () => {
 
     it('is idempotent, and a re-upload of the same image reuses the thumbnail', async () => {
       const image = await png(64, 64);
-      const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'a.png', content: image } }]);
+      const up = await post('/api/media/upload', clinician, [
+        { name: 'file', file: { fileName: 'a.png', content: image } },
+      ]);
       await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
       const run = thumbnailHandler({ store: node.infra.store, media: node.services.media });
       expect(await run({ tenant: 'acme', hash: up.body.data.hash })).toEqual({ status: 'skipped' });
-      const again = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'b.png', content: image } }]);
+      const again = await post('/api/media/upload', clinician, [
+        { name: 'file', file: { fileName: 'b.png', content: image } },
+      ]);
       expect(again.body.data.thumbnailStatus).toBe('ready');
     });
 
@@ -63,18 +69,25 @@ describe('media jobs on a worker node', () => {
       await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 10_000 } });
       try {
         const image = await png(200, 100);
-        const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'huge.png', content: image } }]);
+        const up = await post('/api/media/upload', clinician, [
+          { name: 'file', file: { fileName: 'huge.png', content: image } },
+        ]);
         const job = await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
         expect(job.state).toBe('failed');
         expect(job.attemptsMade).toBe(1);
         expect(job.failedReason).toMatch(/pixel limit/i);
         expect((await db().MediaFile.findById(up.body.data.id).lean())?.thumbnailStatus).toBe('failed');
-        const thumb = await node.http.get(`/api/media/thumbnail/acme/${up.body.data.hash}`, { tenant: 'acme', token: clinician });
+        const thumb = await node.http.get(`/api/media/thumbnail/acme/${up.body.data.hash}`, {
+          tenant: 'acme',
+          token: clinician,
+        });
         expect(thumb.status).toBe(409);
         expect(thumb.body.code).toBe('thumbnail_not_ready');
         const original = await node.http.get(up.body.data.url, { tenant: 'acme', token: clinician });
         expect(original.status).toBe(200);
-        const again = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName: 'huge-again.png', content: image } }]);
+        const again = await post('/api/media/upload', clinician, [
+          { name: 'file', file: { fileName: 'huge-again.png', content: image } },
+        ]);
         expect(again.body.data.thumbnailStatus).toBe('failed');
       } finally {
         await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 50_000_000 } });
@@ -99,7 +112,8 @@ describe('media jobs on a worker node', () => {
      * The sheet above with each test's own username prefix, so no test depends on the rows another
      * left pending ('x' stays too short and 'carl' stays an existing user).
      */
-    const rowsFor = (p: string) => rows.map((r, i) => (i === 0 || r[0] === 'x' || r[0] === 'carl' ? r : [`${p}${r[0]}`, ...r.slice(1)]));
+    const rowsFor = (p: string) =>
+      rows.map((r, i) => (i === 0 || r[0] === 'x' || r[0] === 'carl' ? r : [`${p}${r[0]}`, ...r.slice(1)]));
     const pendingOf = (p: string) => ({ username: new RegExp(`^${p}`) });
     const expectedErrors = [
       { row: 4, field: 'username' },
@@ -113,8 +127,15 @@ describe('media jobs on a worker node', () => {
     const runImport = async (content: Buffer, fileName = 'users.xlsx', timeoutMs = 30_000) => {
       const up = await post('/api/uploads/pendingUsers', admin, sheetPart(fileName, content));
       expect(up.status).toBe(202);
-      const job = await node.infra.queues.waitUntilFinished('pending-user-import', `import.acme.${up.body.importId}`, timeoutMs);
-      const status = await node.http.get(`/api/uploads/pendingUsers/${up.body.importId}`, { tenant: 'acme', token: admin });
+      const job = await node.infra.queues.waitUntilFinished(
+        'pending-user-import',
+        `import.acme.${up.body.importId}`,
+        timeoutMs,
+      );
+      const status = await node.http.get(`/api/uploads/pendingUsers/${up.body.importId}`, {
+        tenant: 'acme',
+        token: admin,
+      });
       return { up, job, status };
     };
 
@@ -124,8 +145,16 @@ describe('media jobs on a worker node', () => {
       expect(job.state).toBe('completed');
       expect(job.progress).toEqual({ done: 9, imported: 3, errors: 6 });
       expect(status.status).toBe(200);
-      expect(status.body).toMatchObject({ status: 'completed', rowsTotal: 9, rowsDone: 9, rowsImported: 3, rowErrorCount: 6 });
-      expect(status.body.rowErrors.map((e: { row: number; field: string }) => ({ row: e.row, field: e.field }))).toEqual(expectedErrors);
+      expect(status.body).toMatchObject({
+        status: 'completed',
+        rowsTotal: 9,
+        rowsDone: 9,
+        rowsImported: 3,
+        rowErrorCount: 6,
+      });
+      expect(
+        status.body.rowErrors.map((e: { row: number; field: string }) => ({ row: e.row, field: e.field })),
+      ).toEqual(expectedErrors);
       expect(status.body.rowErrors[4].message).toBe('duplicate of row 2');
       expect(status.body.rowErrors[5].message).toBe('already a user of the tenant');
       const pending = await db().PendingUser.find(pendingOf('ga')).sort({ username: 1 }).lean();
@@ -148,10 +177,23 @@ describe('media jobs on a worker node', () => {
     it('a later import updates the rows already pending, keeping their status and creation time', async () => {
       await runImport(await xlsx(rowsFor('gc')));
       const before = await db().PendingUser.findOne({ username: 'gcsix' }).lean();
-      const { status } = await runImport(await xlsx([rows[0]!, ['gcsix', 'Six.New@Clinic.org', 'Six Renamed', 'patient'], ['gcseven', 'Seven@Clinic.org', 'Seven', 'patient']]));
+      const { status } = await runImport(
+        await xlsx([
+          rows[0]!,
+          ['gcsix', 'Six.New@Clinic.org', 'Six Renamed', 'patient'],
+          ['gcseven', 'Seven@Clinic.org', 'Seven', 'patient'],
+        ]),
+      );
       expect(status.body).toMatchObject({ status: 'completed', rowsImported: 2 });
       const six = await db().PendingUser.findOne({ username: 'gcsix' }).lean();
-      expect(six).toMatchObject({ displayName: 'Six Renamed', role: 'patient', email: 'six.new@clinic.org', importId: status.body.importId, rowNumber: 2, status: 'pending' });
+      expect(six).toMatchObject({
+        displayName: 'Six Renamed',
+        role: 'patient',
+        email: 'six.new@clinic.org',
+        importId: status.body.importId,
+        rowNumber: 2,
+        status: 'pending',
+      });
       expect(six?.createdAt).toEqual(before?.createdAt);
       expect(six!.updatedAt!.getTime()).toBeGreaterThan(before!.updatedAt!.getTime());
       const seven = await db().PendingUser.findOne({ username: 'gcseven' }).lean();
@@ -161,11 +203,21 @@ describe('media jobs on a worker node', () => {
     });
 
     it('re-runs a job interrupted mid-way to the same report and rows', async () => {
-      const { status } = await runImport(await xlsx([rows[0]!, ['gdseven', '', 'Seven', 'patient'], ['x', '', 'Bad', 'patient']]));
+      const { status } = await runImport(
+        await xlsx([rows[0]!, ['gdseven', '', 'Seven', 'patient'], ['x', '', 'Bad', 'patient']]),
+      );
       const id = status.body.importId;
       await db().Import.updateOne({ _id: id }, { $set: { status: 'running', rowsDone: 1, rowsImported: 1 } });
-      const service = new ImportService({ store: node.infra.store, tenantDb: (t) => node.infra.mongo.tenantDb(t), enqueueImport: async () => undefined });
-      expect(await service.run({ tenant: 'acme', importId: id })).toEqual({ rowsTotal: 2, rowsImported: 1, rowErrors: 1 });
+      const service = new ImportService({
+        store: node.infra.store,
+        tenantDb: (t) => node.infra.mongo.tenantDb(t),
+        enqueueImport: async () => undefined,
+      });
+      expect(await service.run({ tenant: 'acme', importId: id })).toEqual({
+        rowsTotal: 2,
+        rowsImported: 1,
+        rowErrors: 1,
+      });
       const again = await node.http.get(`/api/uploads/pendingUsers/${id}`, { tenant: 'acme', token: admin });
       expect(again.body).toMatchObject({ status: 'completed', rowsDone: 2, rowsImported: 1, rowErrorCount: 1 });
       expect(again.body.rowErrors).toHaveLength(1);
@@ -173,7 +225,11 @@ describe('media jobs on a worker node', () => {
     });
 
     it('refuses what is not an xlsx workbook at upload', async () => {
-      const csv = await post('/api/uploads/pendingUsers', admin, sheetPart('users.csv', Buffer.from('username,role\n')));
+      const csv = await post(
+        '/api/uploads/pendingUsers',
+        admin,
+        sheetPart('users.csv', Buffer.from('username,role\n')),
+      );
       expect(csv.status).toBe(415);
       expect(csv.body.code).toBe('file_type_not_allowed');
       const fake = await post('/api/uploads/pendingUsers', admin, sheetPart('users.xlsx', Buffer.from('MZ not a zip')));
@@ -194,8 +250,16 @@ describe('media jobs on a worker node', () => {
     it('fails a workbook whose parts cannot be parsed, without retrying', async () => {
       const garbage = zipOf([
         { name: '[Content_Types].xml', data: Buffer.from('<Types><<<not xml') },
-        { name: 'xl/workbook.xml', data: Buffer.from('<workbook><sheets><sheet name="a" sheetId="1" r:id="rId1"/></sheets>') },
-        { name: 'xl/worksheets/sheet1.xml', data: Buffer.from('<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>username</t></is></c></row><row r="2"><c') },
+        {
+          name: 'xl/workbook.xml',
+          data: Buffer.from('<workbook><sheets><sheet name="a" sheetId="1" r:id="rId1"/></sheets>'),
+        },
+        {
+          name: 'xl/worksheets/sheet1.xml',
+          data: Buffer.from(
+            '<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>username</t></is></c></row><row r="2"><c',
+          ),
+        },
       ]);
       const { job, status } = await runImport(garbage, 'garbage.xlsx');
       expect(job.state).toBe('failed');
@@ -205,13 +269,21 @@ describe('media jobs on a worker node', () => {
     });
 
     it('fails a sheet without the required columns', async () => {
-      const { status } = await runImport(await xlsx([['Name', 'Email'], ['A', 'a@b.org']]));
+      const { status } = await runImport(
+        await xlsx([
+          ['Name', 'Email'],
+          ['A', 'a@b.org'],
+        ]),
+      );
       expect(status.body.status).toBe('failed');
       expect(status.body.error).toMatch(/username.*role/);
     });
 
     it('stops at the row and column limits while streaming', async () => {
-      const many = await xlsx([rows[0]!, ...Array.from({ length: 20 }, (_, i) => [`user${i}`, '', `User ${i}`, 'patient'])]);
+      const many = await xlsx([
+        rows[0]!,
+        ...Array.from({ length: 20 }, (_, i) => [`user${i}`, '', `User ${i}`, 'patient']),
+      ]);
       const read = async (limits: { maxRows: number; maxColumns: number }) => {
         let n = 0;
         for await (const _ of readPendingUserSheet(Readable.from([many]), limits)) n++;
@@ -223,23 +295,50 @@ describe('media jobs on a worker node', () => {
     });
 
     it('streams a 100k-row sheet, upserting valid rows and capping the error report', async () => {
-      const big = await xlsxOf(['username', 'email', 'display name', 'role'], 100_000, (i) => [`bulk${i}`, `bulk${i}@clinic.org`, `Bulk ${i}`, i % 100 === 0 ? 'patient' : 'wizard']);
+      const big = await xlsxOf(['username', 'email', 'display name', 'role'], 100_000, (i) => [
+        `bulk${i}`,
+        `bulk${i}@clinic.org`,
+        `Bulk ${i}`,
+        i % 100 === 0 ? 'patient' : 'wizard',
+      ]);
       const { job, status } = await runImport(big, 'bulk.xlsx', 170_000);
       expect(job.state).toBe('completed');
       expect(job.progress).toEqual({ done: 100_000, imported: 1_000, errors: 99_000 });
-      expect(status.body).toMatchObject({ status: 'completed', rowsTotal: 100_000, rowsDone: 100_000, rowsImported: 1_000, rowErrorCount: 99_000 });
+      expect(status.body).toMatchObject({
+        status: 'completed',
+        rowsTotal: 100_000,
+        rowsDone: 100_000,
+        rowsImported: 1_000,
+        rowErrorCount: 99_000,
+      });
       expect(status.body.rowErrors).toHaveLength(MAX_REPORTED_ERRORS);
       expect(status.body.rowErrors[0]).toEqual({ row: 3, field: 'role', message: "unknown role 'wizard'" });
       expect(await db().PendingUser.countDocuments({ username: /^bulk/ })).toBe(1_000);
     }, 180_000);
 
     it('keeps and reports the rows read before a limit stops the sheet', async () => {
-      const sheet = await xlsx([rows[0]!, ...Array.from({ length: 5 }, (_, i) => [`lim${i}`, '', `Lim ${i}`, 'patient']), ['', '', '', '']]);
+      const sheet = await xlsx([
+        rows[0]!,
+        ...Array.from({ length: 5 }, (_, i) => [`lim${i}`, '', `Lim ${i}`, 'patient']),
+        ['', '', '', ''],
+      ]);
       const put = await node.infra.store.putContentAddressed('t/acme/imports', Readable.from([sheet]));
       const id = '0b5a8a6e-8a51-4e61-9d3e-1f6d3c9a7b21';
-      await new ImportRepository(node.infra.mongo.tenantDb('acme')).create({ id, fileHash: put.sha256, fileName: 'lim.xlsx', requestedBy: '6740a6f2c0b2a1e4d3c2b1a0' });
-      const service = new ImportService({ store: node.infra.store, tenantDb: (t) => node.infra.mongo.tenantDb(t), enqueueImport: async () => undefined, limits: { maxRows: 3 } });
-      await expect(service.run({ tenant: 'acme', importId: id })).rejects.toMatchObject({ code: 'spreadsheet_rejected' });
+      await new ImportRepository(node.infra.mongo.tenantDb('acme')).create({
+        id,
+        fileHash: put.sha256,
+        fileName: 'lim.xlsx',
+        requestedBy: '6740a6f2c0b2a1e4d3c2b1a0',
+      });
+      const service = new ImportService({
+        store: node.infra.store,
+        tenantDb: (t) => node.infra.mongo.tenantDb(t),
+        enqueueImport: async () => undefined,
+        limits: { maxRows: 3 },
+      });
+      await expect(service.run({ tenant: 'acme', importId: id })).rejects.toMatchObject({
+        code: 'spreadsheet_rejected',
+      });
       const rec = await db().Import.findById(id).lean();
       expect(rec).toMatchObject({ status: 'failed', rowsDone: 3, rowsImported: 3 });
       expect(rec?.error).toMatch(/more than 3 rows/);
@@ -249,7 +348,10 @@ describe('media jobs on a worker node', () => {
     it('needs users:import and answers unknown imports with 404', async () => {
       const r = await post('/api/uploads/pendingUsers', clinician, sheetPart('users.xlsx', await xlsx(rows)));
       expect(r.status).toBe(403);
-      const missing = await node.http.get('/api/uploads/pendingUsers/6f1c1a52-3f0e-4b51-9a4e-9d1c7c1d2e3f', { tenant: 'acme', token: admin });
+      const missing = await node.http.get('/api/uploads/pendingUsers/6f1c1a52-3f0e-4b51-9a4e-9d1c7c1d2e3f', {
+        tenant: 'acme',
+        token: admin,
+      });
       expect(missing.status).toBe(404);
       expect(missing.body.code).toBe('import_not_found');
       const bad = await node.http.get('/api/uploads/pendingUsers/not-an-id', { tenant: 'acme', token: admin });

@@ -21,7 +21,10 @@ describe('media upload flow', () => {
     const { body, headers } = multipart(parts);
     return node.http.post(route, { tenant, token, rawBody: body, headers });
   };
-  const file = (fileName: string, content: Buffer, extra: FormPart[] = []): FormPart[] => [...extra, { name: 'file', file: { fileName, content } }];
+  const file = (fileName: string, content: Buffer, extra: FormPart[] = []): FormPart[] => [
+    ...extra,
+    { name: 'file', file: { fileName, content } },
+  ];
   const settings = (tenant: string) => node.infra.mongo.tenantDb(tenant).models.TenantConfig;
 
   beforeAll(async () => {
@@ -37,13 +40,24 @@ describe('media upload flow', () => {
   });
   afterAll(async () => node?.destroy());
 
-
   describe('POST /api/media/upload', () => {
     it('stores an image under its hash and answers a CallResult', async () => {
       const image = await png(40, 30);
       const r = await upload(alice, file('Röntgen photo.png', image, [{ name: 'sessionId', value: 'sess-1' }]));
       expect(r.status).toBe(201);
-      expect(r.body).toMatchObject({ success: true, data: { hash: sha(image), size: image.length, contentType: 'image/png', kind: 'image', fileName: 'Röntgen photo.png', sessionId: 'sess-1', thumbnailStatus: 'pending', duplicate: false } });
+      expect(r.body).toMatchObject({
+        success: true,
+        data: {
+          hash: sha(image),
+          size: image.length,
+          contentType: 'image/png',
+          kind: 'image',
+          fileName: 'Röntgen photo.png',
+          sessionId: 'sess-1',
+          thumbnailStatus: 'pending',
+          duplicate: false,
+        },
+      });
       expect(r.body.data.url).toBe(`/api/media/download/acme/${sha(image)}`);
       const rec = await node.infra.mongo.tenantDb('acme').models.MediaFile.findById(r.body.data.id).lean();
       expect(rec).toMatchObject({ hash: sha(image), extension: 'png', sessionId: 'sess-1' });
@@ -77,7 +91,10 @@ describe('media upload flow', () => {
       const r = await upload(alice, file('photo.png', Buffer.from('this is plain text, not a png')));
       expect(r.status).toBe(415);
       expect(r.body.code).toBe('file_content_mismatch');
-      const jpegAsPng = await upload(alice, file('photo.png', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46])));
+      const jpegAsPng = await upload(
+        alice,
+        file('photo.png', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46])),
+      );
       expect(jpegAsPng.body.code).toBe('file_content_mismatch');
     });
 
@@ -104,7 +121,10 @@ describe('media upload flow', () => {
         expect(r.status).toBe(413);
         expect(r.body.code).toBe('payload_too_large');
         expect(await node.infra.store.head(`t/acme/media/${sha(big)}`)).toBeNull();
-        const ok = await upload(alice, file('small.pdf', Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(9_000, 0x42)])));
+        const ok = await upload(
+          alice,
+          file('small.pdf', Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(9_000, 0x42)])),
+        );
         expect(ok.status).toBe(201);
       } finally {
         await settings('acme').updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxBytes': 100 * 1024 * 1024 } });
@@ -123,7 +143,10 @@ describe('media upload flow', () => {
     });
 
     it('accepts the fields after the file and validates them', async () => {
-      const r = await upload(alice, [{ name: 'file', file: { fileName: 'n.txt', content: Buffer.from('late fields') } }, { name: 'sessionId', value: 's-late' }]);
+      const r = await upload(alice, [
+        { name: 'file', file: { fileName: 'n.txt', content: Buffer.from('late fields') } },
+        { name: 'sessionId', value: 's-late' },
+      ]);
       expect(r.status).toBe(201);
       expect(r.body.data.sessionId).toBe('s-late');
       const bad = await upload(alice, file('n.txt', Buffer.from('bad event'), [{ name: 'eventId', value: 'nope' }]));
@@ -135,13 +158,21 @@ describe('media upload flow', () => {
       const users = node.infra.mongo.tenantDb('acme').models.User;
       const aliceId = (await users.findOne({ username: 'alice' }).lean())!._id;
       const ev = await node.infra.mongo.tenantDb('acme').models.Event.create({
-        name: 'Consult', nameLower: 'consult', startAt: new Date(), endAt: new Date(Date.now() + 3600_000),
-        organizerId: aliceId, participantIds: [aliceId], meetingCode: `mc-${Date.now()}`,
+        name: 'Consult',
+        nameLower: 'consult',
+        startAt: new Date(),
+        endAt: new Date(Date.now() + 3600_000),
+        organizerId: aliceId,
+        participantIds: [aliceId],
+        meetingCode: `mc-${Date.now()}`,
       });
       const ok = await upload(alice, file('e.txt', Buffer.from('for the event'), [{ name: 'eventId', value: ev.id }]));
       expect(ok.status).toBe(201);
       expect(ok.body.data.eventId).toBe(ev.id);
-      const notMine = await upload(bob, file('e.txt', Buffer.from('not my event'), [{ name: 'eventId', value: ev.id }]));
+      const notMine = await upload(
+        bob,
+        file('e.txt', Buffer.from('not my event'), [{ name: 'eventId', value: ev.id }]),
+      );
       expect(notMine.status).toBe(404);
       expect(notMine.body.code).toBe('event_not_found');
     });
@@ -150,20 +181,41 @@ describe('media upload flow', () => {
       const noFile = await upload(alice, [{ name: 'sessionId', value: 'x' }]);
       expect(noFile.status).toBe(400);
       expect(noFile.body.errors[0].field).toBe('file');
-      const two = await upload(alice, [{ name: 'file', file: { fileName: 'a.txt', content: Buffer.from('a') } }, { name: 'file', file: { fileName: 'b.txt', content: Buffer.from('b') } }]);
+      const two = await upload(alice, [
+        { name: 'file', file: { fileName: 'a.txt', content: Buffer.from('a') } },
+        { name: 'file', file: { fileName: 'b.txt', content: Buffer.from('b') } },
+      ]);
       expect(two.status).toBe(400);
       const json = await node.http.post('/api/media/upload', { tenant: 'acme', token: alice, body: { file: 'x' } });
       expect(json.status).toBe(415);
       expect(json.body.code).toBe('unsupported_media_type');
-      const truncated = await node.http.post('/api/media/upload', { tenant: 'acme', token: alice, rawBody: '--abc\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhel', headers: { 'content-type': 'multipart/form-data; boundary=abc' } });
+      const truncated = await node.http.post('/api/media/upload', {
+        tenant: 'acme',
+        token: alice,
+        rawBody: '--abc\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhel',
+        headers: { 'content-type': 'multipart/form-data; boundary=abc' },
+      });
       expect(truncated.status).toBe(400);
     });
 
     it('keeps serving after a client disconnects mid-file', async () => {
-      const { body, headers } = multipart(file('cut.pdf', Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(200_000, 0x43)])));
+      const { body, headers } = multipart(
+        file('cut.pdf', Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(200_000, 0x43)])),
+      );
       const port = new URL(node.url!).port;
       await new Promise<void>((resolve) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/media/upload', headers: { ...headers, host: `acme.localhost:${port}`, authorization: `Bearer ${alice}`, 'content-length': String(body.length) } });
+        const req = http.request({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/media/upload',
+          headers: {
+            ...headers,
+            host: `acme.localhost:${port}`,
+            authorization: `Bearer ${alice}`,
+            'content-length': String(body.length),
+          },
+        });
         req.on('error', () => resolve());
         req.write(body.subarray(0, 100_000), () => req.destroy());
         req.on('close', () => resolve());
@@ -173,7 +225,13 @@ describe('media upload flow', () => {
     });
 
     it('requires a token with media:upload', async () => {
-      const anon = await node.http.post('/api/media/upload', { tenant: 'acme', ...(() => { const m = multipart(file('a.txt', Buffer.from('a'))); return { rawBody: m.body, headers: m.headers }; })() });
+      const anon = await node.http.post('/api/media/upload', {
+        tenant: 'acme',
+        ...(() => {
+          const m = multipart(file('a.txt', Buffer.from('a')));
+          return { rawBody: m.body, headers: m.headers };
+        })(),
+      });
       expect(anon.status).toBe(401);
       const r = await upload(guest, file('a.txt', Buffer.from('guest')));
       expect(r.status).toBe(403);
@@ -184,17 +242,40 @@ describe('media upload flow', () => {
   describe('POST /api/media/syncFiles', () => {
     it('is idempotent by clientRef: a retried upload creates no duplicate', async () => {
       const content = Buffer.from('queued on the phone');
-      const first = await upload(bob, file('q.txt', content, [{ name: 'clientRef', value: 'phone-42' }]), 'acme', '/api/media/syncFiles');
+      const first = await upload(
+        bob,
+        file('q.txt', content, [{ name: 'clientRef', value: 'phone-42' }]),
+        'acme',
+        '/api/media/syncFiles',
+      );
       expect(first.status).toBe(201);
       expect(first.body.data).toMatchObject({ clientRef: 'phone-42', duplicate: false });
-      const retry = await upload(bob, file('q.txt', content, [{ name: 'clientRef', value: 'phone-42' }]), 'acme', '/api/media/syncFiles');
+      const retry = await upload(
+        bob,
+        file('q.txt', content, [{ name: 'clientRef', value: 'phone-42' }]),
+        'acme',
+        '/api/media/syncFiles',
+      );
       expect(retry.status).toBe(200);
       expect(retry.body.data).toMatchObject({ id: first.body.data.id, duplicate: true });
-      const lateRef = await upload(bob, [{ name: 'file', file: { fileName: 'q.txt', content } }, { name: 'clientRef', value: 'phone-42' }], 'acme', '/api/media/syncFiles');
+      const lateRef = await upload(
+        bob,
+        [
+          { name: 'file', file: { fileName: 'q.txt', content } },
+          { name: 'clientRef', value: 'phone-42' },
+        ],
+        'acme',
+        '/api/media/syncFiles',
+      );
       expect(lateRef.body.data.id).toBe(first.body.data.id);
       const count = await node.infra.mongo.tenantDb('acme').models.MediaFile.countDocuments({ clientRef: /phone-42$/ });
       expect(count).toBe(1);
-      const otherUser = await upload(alice, file('q.txt', content, [{ name: 'clientRef', value: 'phone-42' }]), 'acme', '/api/media/syncFiles');
+      const otherUser = await upload(
+        alice,
+        file('q.txt', content, [{ name: 'clientRef', value: 'phone-42' }]),
+        'acme',
+        '/api/media/syncFiles',
+      );
       expect(otherUser.status).toBe(201);
       expect(otherUser.body.data.id).not.toBe(first.body.data.id);
     });
@@ -224,7 +305,10 @@ describe('media upload flow', () => {
       expect(r.headers['content-type']).toBe('application/pdf');
       expect(r.headers['content-disposition']).toMatch(/^inline; filename="report.pdf"/);
       expect(r.headers['x-content-type-options']).toBe('nosniff');
-      const forced = await node.http.get(`/api/media/download/acme/${hash}?forceDownload=true`, { tenant: 'acme', token: bob });
+      const forced = await node.http.get(`/api/media/download/acme/${hash}?forceDownload=true`, {
+        tenant: 'acme',
+        token: bob,
+      });
       expect(forced.headers['content-disposition']).toMatch(/^attachment;/);
       const alias = await node.http.get(`/media/download/acme/${hash}`, { tenant: 'acme', token: bob });
       expect(alias.status).toBe(200);
@@ -240,27 +324,55 @@ describe('media upload flow', () => {
     });
 
     it('answers If-None-Match with 304', async () => {
-      const r = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: bob, headers: { 'if-none-match': `W/"nope", "${hash}"` } });
+      const r = await node.http.get(`/api/media/download/acme/${hash}`, {
+        tenant: 'acme',
+        token: bob,
+        headers: { 'if-none-match': `W/"nope", "${hash}"` },
+      });
       expect(r.status).toBe(304);
       expect(r.raw.length).toBe(0);
-      const miss = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: bob, headers: { 'if-none-match': '"other"' } });
+      const miss = await node.http.get(`/api/media/download/acme/${hash}`, {
+        tenant: 'acme',
+        token: bob,
+        headers: { 'if-none-match': '"other"' },
+      });
       expect(miss.status).toBe(200);
     });
 
     it('serves byte ranges with 206 and refuses unsatisfiable ones with 416', async () => {
-      const r = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: bob, headers: { range: 'bytes=10-19' } });
+      const r = await node.http.get(`/api/media/download/acme/${hash}`, {
+        tenant: 'acme',
+        token: bob,
+        headers: { range: 'bytes=10-19' },
+      });
       expect(r.status).toBe(206);
       expect(r.headers['content-range']).toBe(`bytes 10-19/${content.length}`);
       expect(r.raw.equals(content.subarray(10, 20))).toBe(true);
-      const suffix = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: bob, headers: { range: 'bytes=-5' } });
+      const suffix = await node.http.get(`/api/media/download/acme/${hash}`, {
+        tenant: 'acme',
+        token: bob,
+        headers: { range: 'bytes=-5' },
+      });
       expect(suffix.raw.equals(content.subarray(-5))).toBe(true);
-      const open = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: bob, headers: { range: `bytes=${content.length - 3}-` } });
+      const open = await node.http.get(`/api/media/download/acme/${hash}`, {
+        tenant: 'acme',
+        token: bob,
+        headers: { range: `bytes=${content.length - 3}-` },
+      });
       expect(open.raw.equals(content.subarray(-3))).toBe(true);
-      const bad = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: bob, headers: { range: `bytes=${content.length}-` } });
+      const bad = await node.http.get(`/api/media/download/acme/${hash}`, {
+        tenant: 'acme',
+        token: bob,
+        headers: { range: `bytes=${content.length}-` },
+      });
       expect(bad.status).toBe(416);
       expect(bad.headers['content-range']).toBe(`bytes */${content.length}`);
       expect(bad.body.code).toBe('range_not_satisfiable');
-      const stale = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: bob, headers: { range: 'bytes=0-1', 'if-range': '"old"' } });
+      const stale = await node.http.get(`/api/media/download/acme/${hash}`, {
+        tenant: 'acme',
+        token: bob,
+        headers: { range: 'bytes=0-1', 'if-range': '"old"' },
+      });
       expect(stale.status).toBe(200);
     });
 
@@ -270,7 +382,10 @@ describe('media upload flow', () => {
       expect(r.body.code).toBe('wrong_tenant');
       const foreign = await node.http.get(`/api/media/download/other/${hash}`, { tenant: 'other', token: otherTenant });
       expect(foreign.status).toBe(404);
-      const crossToken = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token: otherTenant });
+      const crossToken = await node.http.get(`/api/media/download/acme/${hash}`, {
+        tenant: 'acme',
+        token: otherTenant,
+      });
       expect({ status: crossToken.status, code: crossToken.body.code }).toEqual({ status: 403, code: 'wrong_tenant' });
       const anon = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme' });
       expect(anon.status).toBe(401);
@@ -280,13 +395,18 @@ describe('media upload flow', () => {
     });
 
     it('serves shares by path until they expire', async () => {
-      const shared = await upload(alice, file('shared.txt', Buffer.from('for the team'), [{ name: 'share', value: 'true' }]));
+      const shared = await upload(
+        alice,
+        file('shared.txt', Buffer.from('for the team'), [{ name: 'share', value: 'true' }]),
+      );
       const p = shared.body.data.share.path;
       const r = await node.http.get(`/api/files/shared/${p}`, { tenant: 'acme', token: bob });
       expect(r.status).toBe(200);
       expect(r.text).toBe('for the team');
       expect(r.headers['content-disposition']).toMatch(/^attachment;/);
-      await node.infra.mongo.tenantDb('acme').models.FileShare.updateOne({ path: p }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+      await node.infra.mongo
+        .tenantDb('acme')
+        .models.FileShare.updateOne({ path: p }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
       const expired = await node.http.get(`/api/files/shared/${p}`, { tenant: 'acme', token: bob });
       expect(expired.status).toBe(404);
       const unknown = await node.http.get('/api/files/shared/doesnotexist123', { tenant: 'acme', token: bob });
@@ -296,8 +416,12 @@ describe('media upload flow', () => {
 
   describe('GET /files/{tenantId}/{container}/{*path}', () => {
     beforeAll(async () => {
-      await node.infra.store.put('t/acme/assets/logos/2024/main.png', Buffer.from('logo-bytes'), { contentType: 'image/png' });
-      await node.infra.store.put('t/other/assets/secret.txt', Buffer.from('other tenant'), { contentType: 'text/plain' });
+      await node.infra.store.put('t/acme/assets/logos/2024/main.png', Buffer.from('logo-bytes'), {
+        contentType: 'image/png',
+      });
+      await node.infra.store.put('t/other/assets/secret.txt', Buffer.from('other tenant'), {
+        contentType: 'text/plain',
+      });
     });
 
     it('reads a multi-segment path inside the container', async () => {
@@ -305,7 +429,11 @@ describe('media upload flow', () => {
       expect(r.status).toBe(200);
       expect(r.text).toBe('logo-bytes');
       expect(r.headers['content-type']).toBe('image/png');
-      const ranged = await node.http.get('/files/acme/assets/logos/2024/main.png', { tenant: 'acme', token: bob, headers: { range: 'bytes=0-3' } });
+      const ranged = await node.http.get('/files/acme/assets/logos/2024/main.png', {
+        tenant: 'acme',
+        token: bob,
+        headers: { range: 'bytes=0-3' },
+      });
       expect(ranged.status).toBe(206);
       expect(ranged.text).toBe('logo');
     });

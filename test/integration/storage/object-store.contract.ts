@@ -19,7 +19,12 @@ function generated(total: number, seed: number): { stream: () => Readable; sha25
   for (let i = 0; i < count; i++) h.update(chunk(i));
   return {
     sha256: h.digest('hex'),
-    stream: () => Readable.from((function* () { for (let i = 0; i < count; i++) yield chunk(i); })()),
+    stream: () =>
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < count; i++) yield chunk(i);
+        })(),
+      ),
   };
 }
 
@@ -31,9 +36,14 @@ export function objectStoreContract(name: string, store: () => ObjectStore, pref
   describe(`ObjectStore contract: ${name}`, () => {
     it('stores content under its hash, once', async () => {
       const bytes = randomBytes(5000);
-      const first = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes]), { contentType: 'image/png' });
+      const first = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes]), {
+        contentType: 'image/png',
+      });
       expect(first).toEqual({ key: `${prefix()}/media/${sha(bytes)}`, size: 5000, sha256: sha(bytes), created: true });
-      const again = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes.subarray(0, 10), bytes.subarray(10)]));
+      const again = await store().putContentAddressed(
+        `${prefix()}/media`,
+        Readable.from([bytes.subarray(0, 10), bytes.subarray(10)]),
+      );
       expect(again).toEqual({ ...first, created: false });
       const info = await store().head(first.key);
       expect(info).toMatchObject({ key: first.key, size: 5000, etag: sha(bytes), contentType: 'image/png' });
@@ -54,20 +64,33 @@ export function objectStoreContract(name: string, store: () => ObjectStore, pref
 
     it('reports absent objects', async () => {
       expect(await store().head(`${prefix()}/media/${'0'.repeat(64)}`)).toBeNull();
-      await expect(store().get(`${prefix()}/media/${'0'.repeat(64)}`)).rejects.toMatchObject({ code: 'file_not_found' });
+      await expect(store().get(`${prefix()}/media/${'0'.repeat(64)}`)).rejects.toMatchObject({
+        code: 'file_not_found',
+      });
     });
 
     it('aborts a write past maxBytes and leaves nothing behind', async () => {
       const bytes = randomBytes(10_000);
-      await expect(store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes.subarray(0, 6000), bytes.subarray(6000)]), { maxBytes: 8000 }))
-        .rejects.toMatchObject({ code: 'payload_too_large' });
+      await expect(
+        store().putContentAddressed(
+          `${prefix()}/media`,
+          Readable.from([bytes.subarray(0, 6000), bytes.subarray(6000)]),
+          { maxBytes: 8000 },
+        ),
+      ).rejects.toMatchObject({ code: 'payload_too_large' });
       expect(await store().head(`${prefix()}/media/${sha(bytes)}`)).toBeNull();
-      const exact = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes.subarray(0, 8000)]), { maxBytes: 8000 });
+      const exact = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes.subarray(0, 8000)]), {
+        maxBytes: 8000,
+      });
       expect(exact.size).toBe(8000);
     });
 
     it('propagates a failing source stream and stores nothing', async () => {
-      const source = new Readable({ read() { this.destroy(new Error('client went away')); } });
+      const source = new Readable({
+        read() {
+          this.destroy(new Error('client went away'));
+        },
+      });
       await expect(store().putContentAddressed(`${prefix()}/media`, source)).rejects.toThrow('client went away');
     });
 

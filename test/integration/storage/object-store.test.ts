@@ -22,8 +22,16 @@ describe('storage drivers', () => {
     await s3?.stop();
   });
 
-  objectStoreContract('fs', () => fsNode.infra.store, () => prefix);
-  objectStoreContract('s3', () => s3Node.infra.store, () => prefix);
+  objectStoreContract(
+    'fs',
+    () => fsNode.infra.store,
+    () => prefix,
+  );
+  objectStoreContract(
+    's3',
+    () => s3Node.infra.store,
+    () => prefix,
+  );
 
   it('wires the driver named by configuration and reports it ready', async () => {
     expect(fsNode.infra.store.driver).toBe('fs');
@@ -34,7 +42,14 @@ describe('storage drivers', () => {
 
   // (A refused credential needs a server that checks signatures, which s3rver does not: decision 820.)
   it('answers an unreachable server with a coded error, never a raw SDK error', async () => {
-    const gone = new S3ObjectStore({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', bucket: s3.bucket, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true });
+    const gone = new S3ObjectStore({
+      endpoint: 'http://127.0.0.1:9',
+      region: 'us-east-1',
+      bucket: s3.bucket,
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      forcePathStyle: true,
+    });
     try {
       for (const store of [gone]) {
         await expect(store.head(`${prefix}/anything`)).rejects.toMatchObject({ code: 'service_unavailable' });
@@ -48,7 +63,10 @@ describe('storage drivers', () => {
   });
 
   it('keeps the two drivers apart', async () => {
-    const r = await s3Node.infra.store.putContentAddressed(`${prefix}/only-s3`, Readable.from([Buffer.from('s3 only')]));
+    const r = await s3Node.infra.store.putContentAddressed(
+      `${prefix}/only-s3`,
+      Readable.from([Buffer.from('s3 only')]),
+    );
     expect(await fsNode.infra.store.head(r.key)).toBeNull();
     expect((await readAll((await s3Node.infra.store.get(r.key)).body)).toString()).toBe('s3 only');
   });

@@ -35,11 +35,23 @@ describe('media over the S3 driver', () => {
     const second = await upload('copy.pdf', content);
     expect(first.status).toBe(201);
     expect(second.body.data.hash).toBe(hash);
-    expect(await node.infra.store.head(`t/acme/media/${hash}`)).toMatchObject({ size: content.length, etag: hash, contentType: 'application/pdf' });
-    const part = await node.http.get(`/api/media/download/acme/${hash}`, { tenant: 'acme', token, headers: { range: 'bytes=9-18' } });
+    expect(await node.infra.store.head(`t/acme/media/${hash}`)).toMatchObject({
+      size: content.length,
+      etag: hash,
+      contentType: 'application/pdf',
+    });
+    const part = await node.http.get(`/api/media/download/acme/${hash}`, {
+      tenant: 'acme',
+      token,
+      headers: { range: 'bytes=9-18' },
+    });
     expect(part.status).toBe(206);
     expect(part.raw.equals(content.subarray(9, 19))).toBe(true);
-    const cached = await node.http.get(`/media/download/acme/${hash}`, { tenant: 'acme', token, headers: { 'if-none-match': `"${hash}"` } });
+    const cached = await node.http.get(`/media/download/acme/${hash}`, {
+      tenant: 'acme',
+      token,
+      headers: { 'if-none-match': `"${hash}"` },
+    });
     expect(cached.status).toBe(304);
   });
 

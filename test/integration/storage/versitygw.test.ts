@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it, expect, beforeAll, beforeEach, afterAll, afterEach } from '@jest/globals';
-import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  ListPartsCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import type { S3ObjectStore } from '../../../src/storage/s3.store.js';
 import { uniqueId } from '../../support/env.js';
 import { startVersitygw, type TestVersitygw } from '../../support/versitygw.js';
@@ -32,13 +38,16 @@ function generated(total: number, seed: number, gate?: { at: number; open: Promi
     sha256: h.digest('hex'),
     produced: 0,
     whole,
-    stream: () => Readable.from((async function* () {
-      for (let i = 0; i < count; i++) {
-        if (gate && i * MiB >= gate.at) await gate.open;
-        out.produced += piece(i).length;
-        yield piece(i);
-      }
-    })()),
+    stream: () =>
+      Readable.from(
+        (async function* () {
+          for (let i = 0; i < count; i++) {
+            if (gate && i * MiB >= gate.at) await gate.open;
+            out.produced += piece(i).length;
+            yield piece(i);
+          }
+        })(),
+      ),
   };
   return out;
 }
@@ -88,10 +97,14 @@ describe('S3 driver against versitygw', () => {
     beforeEach(async () => {
       store = await open();
     });
-    objectStoreContract('s3 on versitygw', () => store, () => 't/acme');
+    objectStoreContract(
+      's3 on versitygw',
+      () => store,
+      () => 't/acme',
+    );
   });
 
-  it('round-trips an object: the bytes are the server\'s file, the head its metadata', async () => {
+  it("round-trips an object: the bytes are the server's file, the head its metadata", async () => {
     const store = await open();
     const bytes = randomBytes(70_000);
     const put = await store.put('t/acme/assets/a.bin', bytes, { contentType: 'application/pdf' });
@@ -118,7 +131,9 @@ describe('S3 driver against versitygw', () => {
     expect(put).toMatchObject({ size, sha256: big.sha256 });
     expect(ca).toMatchObject({ key: `t/acme/media/${big.sha256}`, size, sha256: big.sha256, created: true });
     // A multipart object's ETag is the digest of its parts' digests, dash, the part count.
-    const head = await client.send(new HeadObjectCommand({ Bucket: bucketOf(store), Key: 't/acme/recordings/big.mp4' }));
+    const head = await client.send(
+      new HeadObjectCommand({ Bucket: bucketOf(store), Key: 't/acme/recordings/big.mp4' }),
+    );
     expect(head.ETag).toMatch(/-6"$/);
     for (const key of [put.key, ca.key]) {
       const back = createHash('sha256');
@@ -128,7 +143,9 @@ describe('S3 driver against versitygw', () => {
     // Nothing left over: no staging object, no open multipart upload.
     expect(await listKeys(client, bucketOf(store))).toEqual([ca.key, put.key].sort());
     expect(await openUploads(client, bucketOf(store))).toEqual([]);
-    process.stdout.write(`[versitygw] two uploads of ${(size / MiB).toFixed(1)} MiB in 6 parts: ${seconds.toFixed(2)} s\n`);
+    process.stdout.write(
+      `[versitygw] two uploads of ${(size / MiB).toFixed(1)} MiB in 6 parts: ${seconds.toFixed(2)} s\n`,
+    );
   });
 
   it('serves byte ranges of a multipart object, up to its last byte, and refuses ranges past it', async () => {
@@ -146,8 +163,16 @@ describe('S3 driver against versitygw', () => {
     expect(await read(PART - 100, PART + 99)).toEqual(bytes.subarray(PART - 100, PART + 100));
     expect(await read(size - 1000, size - 1)).toEqual(bytes.subarray(size - 1000));
     expect(await read(size - 1, size - 1)).toEqual(bytes.subarray(size - 1));
-    for (const [start, end] of [[size, size], [size - 10, size], [0, size], [20, 10]]) {
-      await expect(store.get(key, { start, end })).rejects.toMatchObject({ code: 'range_not_satisfiable', status: 416 });
+    for (const [start, end] of [
+      [size, size],
+      [size - 10, size],
+      [0, size],
+      [20, 10],
+    ]) {
+      await expect(store.get(key, { start, end })).rejects.toMatchObject({
+        code: 'range_not_satisfiable',
+        status: 416,
+      });
     }
   });
 
@@ -179,9 +204,13 @@ describe('S3 driver against versitygw', () => {
     const unknownKey = await open({ bucket, accessKeyId: 'nobody', partSize: PART });
     for (const store of [wrongSecret, unknownKey]) {
       await expect(store.put('t/acme/assets/x', Buffer.from('x'))).rejects.toMatchObject(unavailable);
-      await expect(store.putContentAddressed('t/acme/media', Readable.from([Buffer.from('new')]))).rejects.toMatchObject(unavailable);
+      await expect(
+        store.putContentAddressed('t/acme/media', Readable.from([Buffer.from('new')])),
+      ).rejects.toMatchObject(unavailable);
       // Several parts: the refusal comes from CreateMultipartUpload.
-      await expect(store.put('t/acme/assets/big', generated(2 * PART + 1, 1).stream())).rejects.toMatchObject(unavailable);
+      await expect(store.put('t/acme/assets/big', generated(2 * PART + 1, 1).stream())).rejects.toMatchObject(
+        unavailable,
+      );
       await expect(store.delete(key)).rejects.toMatchObject(unavailable);
       await expect(store.ping()).rejects.toMatchObject(unavailable);
     }
@@ -193,7 +222,9 @@ describe('S3 driver against versitygw', () => {
     const store = await open({ bucket: `t-${uniqueId()}-gone` });
     const unavailable = { code: 'service_unavailable', status: 503, retryAfter: 30 };
     await expect(store.put('t/acme/assets/x', Buffer.from('x'))).rejects.toMatchObject(unavailable);
-    await expect(store.putContentAddressed('t/acme/media', Readable.from([Buffer.from('x')]))).rejects.toMatchObject(unavailable);
+    await expect(store.putContentAddressed('t/acme/media', Readable.from([Buffer.from('x')]))).rejects.toMatchObject(
+      unavailable,
+    );
     await expect(store.delete('t/acme/assets/x')).rejects.toMatchObject(unavailable);
     await expect(store.ping()).rejects.toMatchObject(unavailable);
   });
@@ -233,7 +264,11 @@ describe('S3 driver against versitygw', () => {
     // Three attempts of one second each, and backoff: seconds, not forever.
     for (const seconds of Object.values(took)) expect(seconds).toBeLessThan(30);
     expect(await store.head(key)).toMatchObject({ size: 2 * PART + MiB });
-    process.stdout.write(`[versitygw] frozen server, ${limit} ms limit per attempt: ${Object.entries(took).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}\n`);
+    process.stdout.write(
+      `[versitygw] frozen server, ${limit} ms limit per attempt: ${Object.entries(took)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+        .join(', ')}\n`,
+    );
   });
 
   it('fails an upload cut by a server crash with a coded error, leaves no object, and uploads again after the restart', async () => {
@@ -242,9 +277,17 @@ describe('S3 driver against versitygw', () => {
     const size = 6 * PART;
     let release!: () => void;
     // The source holds after two parts and a bit, until the server is frozen.
-    const gate = { at: 2 * PART + MiB, open: new Promise<void>((r) => { release = r; }) };
+    const gate = {
+      at: 2 * PART + MiB,
+      open: new Promise<void>((r) => {
+        release = r;
+      }),
+    };
     const big = generated(size, 5, gate);
-    const outcome = store.putContentAddressed('t/acme/media', big.stream(), { contentType: 'video/mp4' }).then(() => 'stored', (e: unknown) => e);
+    const outcome = store.putContentAddressed('t/acme/media', big.stream(), { contentType: 'video/mp4' }).then(
+      () => 'stored',
+      (e: unknown) => e,
+    );
     const until = async (check: () => Promise<boolean> | boolean, what: string) => {
       for (const end = Date.now() + 30_000; !(await check()); await new Promise((r) => setTimeout(r, 20))) {
         if (Date.now() > end) throw new Error(`not seen within 30 s: ${what}`);
@@ -255,7 +298,9 @@ describe('S3 driver against versitygw', () => {
       await until(async () => {
         const [open] = await openUploads(client, bucket);
         if (!open) return false;
-        const parts = await client.send(new ListPartsCommand({ Bucket: bucket, Key: open.Key, UploadId: open.UploadId }));
+        const parts = await client.send(
+          new ListPartsCommand({ Bucket: bucket, Key: open.Key, UploadId: open.UploadId }),
+        );
         return (parts.Parts?.length ?? 0) > 0;
       }, 'a part of the multipart upload stored');
       // ...then the server freezes, the third part goes out to it and hangs mid-request, and the server dies.
@@ -275,9 +320,13 @@ describe('S3 driver against versitygw', () => {
     expect(await listKeys(client, bucket)).toEqual([]);
     const left = await openUploads(client, bucket);
     // The same driver (no reconnect by hand) stores the file once the server is back.
-    const again = await store.putContentAddressed('t/acme/media', generated(size, 5).stream(), { contentType: 'video/mp4' });
+    const again = await store.putContentAddressed('t/acme/media', generated(size, 5).stream(), {
+      contentType: 'video/mp4',
+    });
     expect(again).toMatchObject({ key: `t/acme/media/${big.sha256}`, size, created: true });
     expect(await listKeys(client, bucket)).toEqual([again.key]);
-    process.stdout.write(`[versitygw] upload cut by a server kill failed ${failedIn.toFixed(2)} s after the kill (${(failure as Error).message}); multipart uploads left open on the server: ${left.length}\n`);
+    process.stdout.write(
+      `[versitygw] upload cut by a server kill failed ${failedIn.toFixed(2)} s after the kill (${(failure as Error).message}); multipart uploads left open on the server: ${left.length}\n`,
+    );
   });
 });

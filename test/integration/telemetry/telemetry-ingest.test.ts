@@ -40,8 +40,14 @@ describe('gRPC telemetry ingest and completion', () => {
     const eventId = event._id.toHexString();
     const userId = new Types.ObjectId().toHexString();
     const script = conferenceScript({
-      conferenceId: `conf-${eventId}`, eventId, chatMessages: 3, recording: true,
-      participants: [{ key: userId, userId, name: 'Dr Who' }, { key: 'guest:1', name: 'Guest' }],
+      conferenceId: `conf-${eventId}`,
+      eventId,
+      chatMessages: 3,
+      recording: true,
+      participants: [
+        { key: userId, userId, name: 'Dr Who' },
+        { key: 'guest:1', name: 'Guest' },
+      ],
     });
     const client = new TelemetryClient(address, 'acme', acmeKey);
     const ack = await client.stream(script);
@@ -56,12 +62,23 @@ describe('gRPC telemetry ingest and completion', () => {
     const after = await new EventRepository(db).findById(event._id);
     expect(after).toMatchObject({ status: 'completed', hasLedger: true, hasRecording: true, hasChat: true });
     const ledger = await new ParticipantLogRepository(db).listForEvent(eventId);
-    expect(ledger.map((l) => [l.participantKey, l.durationSeconds])).toEqual([[userId, 25 * 60], ['guest:1', 25 * 60]]);
+    expect(ledger.map((l) => [l.participantKey, l.durationSeconds])).toEqual([
+      [userId, 25 * 60],
+      ['guest:1', 25 * 60],
+    ]);
     expect(ledger[0]!.userId?.toHexString()).toBe(userId);
-    expect(pushes.filter((p) => p.rooms.includes(rooms.meeting('acme', eventId)))).toEqual([{
-      rooms: [rooms.meeting('acme', eventId)], event: 'meetingEvent',
-      payload: { eventId, type: 'meetingCompleted', at: expect.any(String), data: { status: 'completed', hasLedger: true, hasRecording: true, hasChat: true } },
-    }]);
+    expect(pushes.filter((p) => p.rooms.includes(rooms.meeting('acme', eventId)))).toEqual([
+      {
+        rooms: [rooms.meeting('acme', eventId)],
+        event: 'meetingEvent',
+        payload: {
+          eventId,
+          type: 'meetingCompleted',
+          at: expect.any(String),
+          data: { status: 'completed', hasLedger: true, hasRecording: true, hasChat: true },
+        },
+      },
+    ]);
 
     const replay = await client.stream(script);
     expect(replay).toMatchObject({ stored: 0, duplicates: script.length });
@@ -79,7 +96,9 @@ describe('gRPC telemetry ingest and completion', () => {
     const event = await newEvent(node, 'acme');
     const eventId = event._id.toHexString();
     const client = new TelemetryClient(address, 'acme', acmeKey);
-    await client.sendBatch(conferenceScript({ conferenceId: `b-${eventId}`, eventId, participants: [{ key: 'device:7', name: 'Headset' }] }));
+    await client.sendBatch(
+      conferenceScript({ conferenceId: `b-${eventId}`, eventId, participants: [{ key: 'device:7', name: 'Headset' }] }),
+    );
     await node.services.jobs.waitUntilFinished('telemetry-completion', `completion.acme.${eventId}.b-${eventId}`);
     const after = await new EventRepository(node.infra.mongo.tenantDb('acme')).findById(event._id);
     expect(after).toMatchObject({ status: 'completed', hasLedger: true, hasRecording: false, hasChat: false });
@@ -94,7 +113,14 @@ describe('gRPC telemetry ingest and completion', () => {
     await new EventRepository(db).transition(event._id, ['scheduled'], 'started', { startedAt });
     const client = new TelemetryClient(address, 'acme', acmeKey);
     // The conference's own clock: it began an hour before the meeting was started here and ended 30 minutes later.
-    await client.sendBatch(conferenceScript({ conferenceId: `skew-${eventId}`, eventId, start: new Date(startedAt.getTime() - 3_600_000), participants: [{ key: 'guest:1', name: 'Guest' }] }));
+    await client.sendBatch(
+      conferenceScript({
+        conferenceId: `skew-${eventId}`,
+        eventId,
+        start: new Date(startedAt.getTime() - 3_600_000),
+        participants: [{ key: 'guest:1', name: 'Guest' }],
+      }),
+    );
     await node.services.jobs.waitUntilFinished('telemetry-completion', `completion.acme.${eventId}.skew-${eventId}`);
     const after = await new EventRepository(db).findById(event._id);
     expect(after).toMatchObject({ status: 'completed', startedAt });
@@ -109,16 +135,30 @@ describe('gRPC telemetry ingest and completion', () => {
     const script = conferenceScript({ conferenceId: `long-${eventId}`, eventId, participants });
     expect(script.length).toBe(601);
     const client = new TelemetryClient(address, 'acme', acmeKey);
-    expect(await client.stream(script)).toEqual({ stored: 601, duplicates: 0, completionsEnqueued: [`long-${eventId}`] });
+    expect(await client.stream(script)).toEqual({
+      stored: 601,
+      duplicates: 0,
+      completionsEnqueued: [`long-${eventId}`],
+    });
     await node.services.jobs.waitUntilFinished('telemetry-completion', `completion.acme.${eventId}.long-${eventId}`);
-    expect(await new ParticipantLogRepository(node.infra.mongo.tenantDb('acme')).listForEvent(eventId)).toHaveLength(300);
+    expect(await new ParticipantLogRepository(node.infra.mongo.tenantDb('acme')).listForEvent(eventId)).toHaveLength(
+      300,
+    );
     client.close();
   });
 
   it('stores a conference sent by two concurrent streams once', async () => {
     const event = await newEvent(node, 'acme');
     const eventId = event._id.toHexString();
-    const script = conferenceScript({ conferenceId: `race-${eventId}`, eventId, chatMessages: 1, participants: [{ key: 'a', name: 'A' }, { key: 'b', name: 'B' }] });
+    const script = conferenceScript({
+      conferenceId: `race-${eventId}`,
+      eventId,
+      chatMessages: 1,
+      participants: [
+        { key: 'a', name: 'A' },
+        { key: 'b', name: 'B' },
+      ],
+    });
     const [c1, c2] = [new TelemetryClient(address, 'acme', acmeKey), new TelemetryClient(address, 'acme', acmeKey)];
     const acks = await Promise.all([c1.stream(script), c2.stream(script)]);
     expect(acks[0]!.stored + acks[1]!.stored).toBe(script.length);
@@ -131,22 +171,30 @@ describe('gRPC telemetry ingest and completion', () => {
     c2.close();
   });
 
-  it('refuses bad credentials and another tenant\'s key with UNAUTHENTICATED', async () => {
+  it("refuses bad credentials and another tenant's key with UNAUTHENTICATED", async () => {
     const event = await newEvent(node, 'acme');
     const script = conferenceScript({ conferenceId: 'x1', eventId: event._id.toHexString(), participants: [] });
-    for (const client of [new TelemetryClient(address, 'acme', 'wrong-key'), new TelemetryClient(address, 'acme', otherKey), new TelemetryClient(address, 'nobody', acmeKey)]) {
+    for (const client of [
+      new TelemetryClient(address, 'acme', 'wrong-key'),
+      new TelemetryClient(address, 'acme', otherKey),
+      new TelemetryClient(address, 'nobody', acmeKey),
+    ]) {
       const err = await client.stream(script).catch((e) => e);
       expect(err).toBeInstanceOf(TelemetryCallError);
       expect(err).toMatchObject({ status: grpc.status.UNAUTHENTICATED, code: 'invalid_credentials' });
       client.close();
     }
-    expect(await node.infra.mongo.tenantDb('acme').models.TelemetryRecord.countDocuments({ conferenceId: 'x1' })).toBe(0);
+    expect(await node.infra.mongo.tenantDb('acme').models.TelemetryRecord.countDocuments({ conferenceId: 'x1' })).toBe(
+      0,
+    );
   });
 
-  it('does not reach another tenant\'s event with a valid key of its own', async () => {
+  it("does not reach another tenant's event with a valid key of its own", async () => {
     const acmeEvent = await newEvent(node, 'acme');
     const client = new TelemetryClient(address, 'other', otherKey);
-    const err = await client.sendBatch(conferenceScript({ conferenceId: 'y1', eventId: acmeEvent._id.toHexString(), participants: [] })).catch((e) => e);
+    const err = await client
+      .sendBatch(conferenceScript({ conferenceId: 'y1', eventId: acmeEvent._id.toHexString(), participants: [] }))
+      .catch((e) => e);
     expect(err).toMatchObject({ status: grpc.status.NOT_FOUND, code: 'event_not_found' });
     client.close();
   });
@@ -154,11 +202,16 @@ describe('gRPC telemetry ingest and completion', () => {
   it('refuses a conference that names another event than the one it was first sent with, storing nothing', async () => {
     const [first, second] = [await newEvent(node, 'acme'), await newEvent(node, 'acme')];
     const client = new TelemetryClient(address, 'acme', acmeKey);
-    const script = (eventId: string) => conferenceScript({ conferenceId: `bound-${first._id}`, eventId, participants: [{ key: 'a', name: 'A' }] });
+    const script = (eventId: string) =>
+      conferenceScript({ conferenceId: `bound-${first._id}`, eventId, participants: [{ key: 'a', name: 'A' }] });
     expect((await client.sendBatch(script(first._id.toHexString()).slice(0, 1))).stored).toBe(1);
     const err = await client.sendBatch(script(second._id.toHexString()).slice(1)).catch((e) => e);
     expect(err).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'validation_failed' });
-    expect(await node.infra.mongo.tenantDb('acme').models.TelemetryRecord.countDocuments({ conferenceId: `bound-${first._id}` })).toBe(1);
+    expect(
+      await node.infra.mongo
+        .tenantDb('acme')
+        .models.TelemetryRecord.countDocuments({ conferenceId: `bound-${first._id}` }),
+    ).toBe(1);
     client.close();
   });
 
@@ -170,17 +223,33 @@ describe('gRPC telemetry ingest and completion', () => {
     // What a tenant at schema version 4 holds: records with ObjectId ids and no binding collection.
     await db.conn.collection('_migrations').deleteOne({ _id: 5 as never });
     await db.models.ConferenceBinding.collection.drop();
-    await db.models.TelemetryRecord.collection.insertMany([1, 2].map((sequence) => ({
-      _id: new Types.ObjectId(), conferenceId: 'old-conf', sequence, eventId: event._id, type: 'participant_joined',
-      occurredAt: new Date(), payload: { participantKey: `p${sequence}` }, createdAt: new Date(),
-    })) as never[]);
+    await db.models.TelemetryRecord.collection.insertMany(
+      [1, 2].map((sequence) => ({
+        _id: new Types.ObjectId(),
+        conferenceId: 'old-conf',
+        sequence,
+        eventId: event._id,
+        type: 'participant_joined',
+        occurredAt: new Date(),
+        payload: { participantKey: `p${sequence}` },
+        createdAt: new Date(),
+      })) as never[],
+    );
     expect((await migrateTenant(db, { displayName: 'Legacy' })).applied).toEqual(['5:conference-bindings']);
-    expect(await db.models.ConferenceBinding.collection.findOne({ _id: 'old-conf' as never })).toMatchObject({ eventId: event._id });
+    expect(await db.models.ConferenceBinding.collection.findOne({ _id: 'old-conf' as never })).toMatchObject({
+      eventId: event._id,
+    });
 
     const client = new TelemetryClient(address, 'legacy', key);
-    const replay = conferenceScript({ conferenceId: 'old-conf', eventId: event._id.toHexString(), participants: [{ key: 'p1', name: 'P' }] });
+    const replay = conferenceScript({
+      conferenceId: 'old-conf',
+      eventId: event._id.toHexString(),
+      participants: [{ key: 'p1', name: 'P' }],
+    });
     expect(await client.sendBatch(replay.slice(0, 1))).toMatchObject({ stored: 0, duplicates: 1 });
-    const err = await client.sendBatch(conferenceScript({ conferenceId: 'old-conf', eventId: other._id.toHexString(), participants: [] })).catch((e) => e);
+    const err = await client
+      .sendBatch(conferenceScript({ conferenceId: 'old-conf', eventId: other._id.toHexString(), participants: [] }))
+      .catch((e) => e);
     expect(err).toMatchObject({ code: 'validation_failed' });
     expect(await db.models.TelemetryRecord.countDocuments({ conferenceId: 'old-conf' })).toBe(2);
     client.close();
@@ -192,17 +261,34 @@ describe('gRPC telemetry ingest and completion', () => {
     const client = new TelemetryClient(address, 'acme', acmeKey);
     const ts = { seconds: '1767261600', nanos: 0 };
     const cases: [Record<string, unknown>, string][] = [
-      [{ conferenceId: 'm1', eventId, sequence: '0', occurredAt: ts, participantLeft: { participantKey: 'a' } }, 'events[0].sequence'],
-      [{ conferenceId: 'm1', eventId: 'not-an-id', sequence: '1', occurredAt: ts, participantLeft: { participantKey: 'a' } }, 'events[0].eventId'],
+      [
+        { conferenceId: 'm1', eventId, sequence: '0', occurredAt: ts, participantLeft: { participantKey: 'a' } },
+        'events[0].sequence',
+      ],
+      [
+        {
+          conferenceId: 'm1',
+          eventId: 'not-an-id',
+          sequence: '1',
+          occurredAt: ts,
+          participantLeft: { participantKey: 'a' },
+        },
+        'events[0].eventId',
+      ],
       [{ conferenceId: 'm1', eventId, sequence: '1', occurredAt: ts }, 'events[0].payload'],
-      [{ conferenceId: 'm1', eventId, sequence: '1', occurredAt: ts, participantJoined: { participantKey: '' } }, 'events[0].participantJoined.participantKey'],
+      [
+        { conferenceId: 'm1', eventId, sequence: '1', occurredAt: ts, participantJoined: { participantKey: '' } },
+        'events[0].participantJoined.participantKey',
+      ],
     ];
     for (const [msg, field] of cases) {
       const err = await client.stream([msg], { raw: true }).catch((e) => e);
       expect(err).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'validation_failed' });
       expect(err.message).toContain(field);
     }
-    expect(await node.infra.mongo.tenantDb('acme').models.TelemetryRecord.countDocuments({ conferenceId: 'm1' })).toBe(0);
+    expect(await node.infra.mongo.tenantDb('acme').models.TelemetryRecord.countDocuments({ conferenceId: 'm1' })).toBe(
+      0,
+    );
     client.close();
   });
 });

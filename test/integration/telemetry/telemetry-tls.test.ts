@@ -13,9 +13,19 @@ const PROTO_ROOT = path.resolve(process.cwd(), 'proto');
 
 /** A client built from proto/ alone, as the video conferencing system would build it. */
 function telemetryClient(port: number, credentials: grpc.ChannelCredentials): grpc.Client & Record<string, any> {
-  const def = protoLoader.loadSync('consult/telemetry/v1/telemetry.proto', { includeDirs: [PROTO_ROOT], keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
+  const def = protoLoader.loadSync('consult/telemetry/v1/telemetry.proto', {
+    includeDirs: [PROTO_ROOT],
+    keepCase: false,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
   const pkg = grpc.loadPackageDefinition(def) as any;
-  return new pkg.consult.telemetry.v1.TelemetryService(`127.0.0.1:${port}`, credentials, { 'grpc.ssl_target_name_override': 'localhost', 'grpc.use_local_subchannel_pool': 1 });
+  return new pkg.consult.telemetry.v1.TelemetryService(`127.0.0.1:${port}`, credentials, {
+    'grpc.ssl_target_name_override': 'localhost',
+    'grpc.use_local_subchannel_pool': 1,
+  });
 }
 
 /** Sends an empty batch with a wrong key: reaching the service at all answers UNAUTHENTICATED. */
@@ -24,19 +34,93 @@ function probe(client: grpc.Client & Record<string, any>): Promise<grpc.status> 
   md.set('x-tenant', 'nobody');
   md.set('authorization', 'Bearer wrong-key');
   return new Promise((resolve) => {
-    client.sendTelemetryBatch({ events: [] }, md, { deadline: Date.now() + 5000 }, (err: grpc.ServiceError | null) => resolve(err ? err.code : grpc.status.OK));
+    client.sendTelemetryBatch({ events: [] }, md, { deadline: Date.now() + 5000 }, (err: grpc.ServiceError | null) =>
+      resolve(err ? err.code : grpc.status.OK),
+    );
   });
 }
 
 /** A test CA, a server certificate for localhost/127.0.0.1 and a client certificate, made by openssl. */
 function makePki(dir: string) {
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=test-ca');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=test-ca',
+  );
   writeFileSync(path.join(dir, 'server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'server.ext');
-  ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=vcs');
-  ssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.crt', '-days', '1');
+  ssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=localhost',
+  );
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '1',
+    '-extfile',
+    'server.ext',
+  );
+  ssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'client.key',
+    '-out',
+    'client.csr',
+    '-subj',
+    '/CN=vcs',
+  );
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'client.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'client.crt',
+    '-days',
+    '1',
+  );
   const f = (n: string) => path.join(dir, n);
   return { f, read: (n: string) => readFileSync(f(n)) };
 }
@@ -51,8 +135,18 @@ describe('telemetry ingest over TLS', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'grpc-pki-'));
     pki = makePki(dir);
-    tls = await startTestNode({ ROLES: 'telemetry', GRPC_TLS_CERT_FILE: pki.f('server.crt'), GRPC_TLS_KEY_FILE: pki.f('server.key') });
-    mtls = await startTestNode({ ROLES: 'telemetry', GRPC_TLS_CERT_FILE: pki.f('server.crt'), GRPC_TLS_KEY_FILE: pki.f('server.key'), GRPC_TLS_CA_FILE: pki.f('ca.crt'), GRPC_TLS_CLIENT_AUTH: 'true' });
+    tls = await startTestNode({
+      ROLES: 'telemetry',
+      GRPC_TLS_CERT_FILE: pki.f('server.crt'),
+      GRPC_TLS_KEY_FILE: pki.f('server.key'),
+    });
+    mtls = await startTestNode({
+      ROLES: 'telemetry',
+      GRPC_TLS_CERT_FILE: pki.f('server.crt'),
+      GRPC_TLS_KEY_FILE: pki.f('server.key'),
+      GRPC_TLS_CA_FILE: pki.f('ca.crt'),
+      GRPC_TLS_CLIENT_AUTH: 'true',
+    });
   });
   afterAll(async () => {
     await tls?.destroy();
@@ -70,13 +164,22 @@ describe('telemetry ingest over TLS', () => {
   });
 
   it('with client authentication, admits only clients with a certificate of the CA', async () => {
-    const withCert = telemetryClient(portOf(mtls), grpc.credentials.createSsl(pki.read('ca.crt'), pki.read('client.key'), pki.read('client.crt')));
+    const withCert = telemetryClient(
+      portOf(mtls),
+      grpc.credentials.createSsl(pki.read('ca.crt'), pki.read('client.key'), pki.read('client.crt')),
+    );
     expect(await probe(withCert)).toBe(grpc.status.UNAUTHENTICATED);
     withCert.close();
     // Without a certificate the server ends the handshake with TLS 1.3's certificate_required alert. Seen
     // from a plain TLS client: a gRPC client left its refused connection open after close().
     const refused = await new Promise<string>((resolve) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: portOf(mtls), servername: 'localhost', ca: pki.read('ca.crt'), ALPNProtocols: ['h2'] });
+      const socket = tlsConnect({
+        host: '127.0.0.1',
+        port: portOf(mtls),
+        servername: 'localhost',
+        ca: pki.read('ca.crt'),
+        ALPNProtocols: ['h2'],
+      });
       socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
       socket.once('close', () => resolve('closed without an alert'));
     });

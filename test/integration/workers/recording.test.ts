@@ -36,12 +36,20 @@ describe('recording job', () => {
     const db = node.infra.mongo.tenantDb('acme');
     const media = await db.models.MediaFile.find({ eventId: event._id }).lean();
     expect(media).toHaveLength(1);
-    expect(media[0]).toMatchObject({ kind: 'recording', contentType: 'audio/wav', hash: result.hash, size: result.size });
+    expect(media[0]).toMatchObject({
+      kind: 'recording',
+      contentType: 'audio/wav',
+      hash: result.hash,
+      size: result.size,
+    });
     expect(String(media[0]!.ownerId)).toBe(userId);
     const stored = await node.infra.store.head(layout.media('acme', result.hash));
     expect(stored?.size).toBe(result.size);
     const after = await new EventRepository(db).findById(event._id);
-    expect(after).toMatchObject({ hasRecording: true, room: { provider: 'embedded', roomName: `consult-acme-${eventId}` } });
+    expect(after).toMatchObject({
+      hasRecording: true,
+      room: { provider: 'embedded', roomName: `consult-acme-${eventId}` },
+    });
   });
 
   it('gives join details with a signed token for the event room (embedded VCS)', async () => {
@@ -49,26 +57,51 @@ describe('recording job', () => {
     const room = await vcs.createRoom('acme', '0123456789abcdef01234567');
     expect(await vcs.createRoom('acme', '0123456789abcdef01234567')).toEqual(room);
     const join = await vcs.joinDetails('acme', room, { identity: userId, name: 'Dr Who', role: 'host' });
-    expect(await vcs.verifyJoinToken(join.token, room.roomName)).toEqual({ identity: userId, tenant: 'acme', role: 'host', name: 'Dr Who' });
-    await expect(vcs.verifyJoinToken(join.token, 'consult-acme-other')).rejects.toMatchObject({ code: 'token_invalid' });
+    expect(await vcs.verifyJoinToken(join.token, room.roomName)).toEqual({
+      identity: userId,
+      tenant: 'acme',
+      role: 'host',
+      name: 'Dr Who',
+    });
+    await expect(vcs.verifyJoinToken(join.token, 'consult-acme-other')).rejects.toMatchObject({
+      code: 'token_invalid',
+    });
   });
 
   it('refuses stop when nothing records and unknown events with coded errors', async () => {
     const event = await newEvent(node, 'acme');
-    await expect(node.services.recording.requestStop('acme', event._id.toHexString(), userId)).rejects.toMatchObject({ code: 'invalid_state' });
-    await expect(node.services.recording.requestStart('acme', new Types.ObjectId().toHexString(), userId)).rejects.toMatchObject({ code: 'event_not_found' });
-    await expect(node.services.recording.requestStart('acme', 'nope', userId)).rejects.toMatchObject({ code: 'event_not_found' });
+    await expect(node.services.recording.requestStop('acme', event._id.toHexString(), userId)).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
+    await expect(
+      node.services.recording.requestStart('acme', new Types.ObjectId().toHexString(), userId),
+    ).rejects.toMatchObject({ code: 'event_not_found' });
+    await expect(node.services.recording.requestStart('acme', 'nope', userId)).rejects.toMatchObject({
+      code: 'event_not_found',
+    });
   });
 
   it('retries with backoff, then records the failure as visible (failed list and metric)', async () => {
     const event = await newEvent(node, 'acme');
     const eventId = event._id.toHexString();
-    const { id } = await node.services.jobs.enqueue('recording', { tenant: 'acme', eventId, userId, action: 'stop', session: 42 });
+    const { id } = await node.services.jobs.enqueue('recording', {
+      tenant: 'acme',
+      eventId,
+      userId,
+      action: 'stop',
+      session: 42,
+    });
     const view = await node.services.jobs.waitUntilFinished('recording', id);
     expect(view).toMatchObject({ state: 'failed', attemptsMade: 3 });
     expect(view.failedReason).toMatch(/not started yet/);
 
-    const missing = await node.services.jobs.enqueue('recording', { tenant: 'acme', eventId: new Types.ObjectId().toHexString(), userId, action: 'start', session: 1 });
+    const missing = await node.services.jobs.enqueue('recording', {
+      tenant: 'acme',
+      eventId: new Types.ObjectId().toHexString(),
+      userId,
+      action: 'start',
+      session: 1,
+    });
     const permanent = await node.services.jobs.waitUntilFinished('recording', missing.id);
     expect(permanent).toMatchObject({ state: 'failed', attemptsMade: 1 });
 
@@ -79,6 +112,8 @@ describe('recording job', () => {
   });
 
   it('validates job data at enqueue with a coded error', async () => {
-    await expect(node.services.jobs.enqueue('recording', { tenant: 'acme', eventId: 'x', userId, action: 'start', session: 1 })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(
+      node.services.jobs.enqueue('recording', { tenant: 'acme', eventId: 'x', userId, action: 'start', session: 1 }),
+    ).rejects.toMatchObject({ code: 'validation_failed' });
   });
 });

@@ -22,7 +22,9 @@ function progressWatch(events: QueueEvents) {
   });
   return {
     reached: (jobId: string, progress: number) =>
-      new Promise<void>((resolve) => (seen.has(`${jobId}@${progress}`) ? resolve() : waiters.set(`${jobId}@${progress}`, resolve))),
+      new Promise<void>((resolve) =>
+        seen.has(`${jobId}@${progress}`) ? resolve() : waiters.set(`${jobId}@${progress}`, resolve),
+      ),
   };
 }
 

@@ -6,7 +6,14 @@ import { connect, type HubClient } from '../../support/hub-client.js';
  * lost (listed in docs/reliability.md). Anything else, a thrown error ('thrown') or an ack of the wrong
  * shape ('malformed_ack') included, is a finding that fails the run.
  */
-export const TRANSIENT = new Set(['not_owner', 'timeout', 'service_unavailable', 'disconnected', 'ack_timeout', 'connect_error']);
+export const TRANSIENT = new Set([
+  'not_owner',
+  'timeout',
+  'service_unavailable',
+  'disconnected',
+  'ack_timeout',
+  'connect_error',
+]);
 
 export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,7 +70,11 @@ function wellFormed(r: unknown): r is Ack<unknown> {
  * Calls a hub method, failing at once (code 'disconnected') when the socket drops before the ack,
  * instead of waiting out the ack timeout on a dead node.
  */
-export function callLive<T = any>(s: HubClient, method: keyof ClientToServerEvents, ...args: unknown[]): Promise<Ack<T>> {
+export function callLive<T = any>(
+  s: HubClient,
+  method: keyof ClientToServerEvents,
+  ...args: unknown[]
+): Promise<Ack<T>> {
   if (!s.connected) return Promise.resolve({ ok: false, error: { code: 'disconnected', message: 'not connected' } });
   return new Promise((resolve) => {
     const onDrop = () => resolve({ ok: false, error: { code: 'disconnected', message: 'socket dropped' } });
@@ -72,8 +83,15 @@ export function callLive<T = any>(s: HubClient, method: keyof ClientToServerEven
       .emitWithAck(method, ...args)
       .then(
         (r) => {
-          if (!wellFormed(r)) resolve({ ok: false, error: { code: 'malformed_ack', message: `${method}: ${JSON.stringify(r)?.slice(0, 200)}` } });
-          else resolve(r.ok ? (r as Ack<T>) : { ok: false, error: { ...r.error, message: `${method}: ${r.error.message}` } });
+          if (!wellFormed(r))
+            resolve({
+              ok: false,
+              error: { code: 'malformed_ack', message: `${method}: ${JSON.stringify(r)?.slice(0, 200)}` },
+            });
+          else
+            resolve(
+              r.ok ? (r as Ack<T>) : { ok: false, error: { ...r.error, message: `${method}: ${r.error.message}` } },
+            );
         },
         () => resolve({ ok: false, error: { code: 'ack_timeout', message: `${method}: no ack` } }),
       )
@@ -87,7 +105,11 @@ export function callLive<T = any>(s: HubClient, method: keyof ClientToServerEven
  */
 export class Session {
   private socket?: HubClient;
-  constructor(private readonly ctx: ChaosContext, private readonly token: string, private readonly setup: (s: HubClient) => Promise<Ack<unknown>>) {}
+  constructor(
+    private readonly ctx: ChaosContext,
+    private readonly token: string,
+    private readonly setup: (s: HubClient) => Promise<Ack<unknown>>,
+  ) {}
 
   async ready(): Promise<HubClient | undefined> {
     if (this.socket?.connected) return this.socket;
@@ -120,12 +142,20 @@ export class Session {
  * successful steps under `name` (its progress). A thrown error is counted under its `code` when it has
  * a transient one (no live node to connect to), else as 'thrown': never swallowed.
  */
-export async function loop(ctx: ChaosContext, name: string, everyMs: number, step: () => Promise<boolean>): Promise<void> {
+export async function loop(
+  ctx: ChaosContext,
+  name: string,
+  everyMs: number,
+  step: () => Promise<boolean>,
+): Promise<void> {
   ctx.progress[name] = 0;
   while (!ctx.stopped) {
     const ok = await step().catch((e: unknown) => {
       const code = (e as { code?: unknown })?.code;
-      ctx.failure(typeof code === 'string' && TRANSIENT.has(code) ? code : 'thrown', `${name}: ${(e as Error)?.stack ?? String(e)}`);
+      ctx.failure(
+        typeof code === 'string' && TRANSIENT.has(code) ? code : 'thrown',
+        `${name}: ${(e as Error)?.stack ?? String(e)}`,
+      );
       return false;
     });
     if (ok) ctx.progress[name]!++;

@@ -40,7 +40,11 @@ export class ChaosCluster {
   private readonly busy = new Set<number>();
   private generation = 0;
 
-  constructor(private readonly shared: Record<string, string>, readonly recordDir: string, readonly size = 3) {}
+  constructor(
+    private readonly shared: Record<string, string>,
+    readonly recordDir: string,
+    readonly size = 3,
+  ) {}
 
   recordFile(nodeId: string): string {
     return path.join(this.recordDir, `${nodeId}.jsonl`);
@@ -53,7 +57,10 @@ export class ChaosCluster {
   private async spawn(slot: number): Promise<void> {
     const nodeId = `chaos-${slot}-g${this.generation++}`;
     const record = { TURN_RECORD_FILE: this.recordFile(nodeId), TURN_FREEZE_ARM_MS: '4000' };
-    this.slots[slot] = await spawnChildNode(testEnv({ ...this.shared, ...record, NODE_ID: nodeId, LOG_LEVEL: 'warn' }), 120_000);
+    this.slots[slot] = await spawnChildNode(
+      testEnv({ ...this.shared, ...record, NODE_ID: nodeId, LOG_LEVEL: 'warn' }),
+      120_000,
+    );
     this.ids[slot] = nodeId;
     trace(`started ${nodeId}`);
   }
@@ -98,8 +105,9 @@ export class ChaosCluster {
     poke: (actor: string, url: string) => Promise<void>,
   ): Promise<void> {
     const pending: Promise<unknown>[] = [];
-    const done = () => this.kills.sigkill + this.kills.sigterm >= run.min.kills && this.freezes.length >= run.min.freezes;
-    for (let issued = 0; (Date.now() < run.until || !done()) && Date.now() < run.cap; ) {
+    const done = () =>
+      this.kills.sigkill + this.kills.sigterm >= run.min.kills && this.freezes.length >= run.min.freezes;
+    for (let issued = 0; (Date.now() < run.until || !done()) && Date.now() < run.cap;) {
       await pause(run.everyMs);
       const serving = this.serving();
       if (serving.length < 2) continue;
@@ -151,17 +159,31 @@ export class ChaosCluster {
       const frozenMs = probeClock() - caught.at;
       node.proc.kill('SIGCONT');
       stopped = false;
-      const isFrozenTurn = (l: RecordLine) => l.t === 'turn' && l.actor === caught.actor && l.epoch === caught.epoch && l.writes.some((w) => w.sent > caught.at);
+      const isFrozenTurn = (l: RecordLine) =>
+        l.t === 'turn' &&
+        l.actor === caught.actor &&
+        l.epoch === caught.epoch &&
+        l.writes.some((w) => w.sent > caught.at);
       let turn: Extract<RecordLine, { t: 'turn' }> | undefined;
       for (const t0 = Date.now(); !(turn = fresh().find(isFrozenTurn) as typeof turn); await pause(20)) {
-        if (Date.now() - t0 > 30_000) throw new Error(`${id} resumed but never finished the frozen turn of ${caught.actor}`);
+        if (Date.now() - t0 > 30_000)
+          throw new Error(`${id} resumed but never finished the frozen turn of ${caught.actor}`);
       }
       const before = refusedWrites(readRecordFile(this.recordFile(id)));
       const metric = await this.counter(slot, 'actor_fenced_writes_total');
       const after = refusedWrites(readRecordFile(this.recordFile(id)));
       const accepted = turn.writes.find((w) => w.sent > caught.at)!.accepted;
-      this.freezes.push({ node: id, actor: caught.actor, epoch: caught.epoch, frozenMs: Math.round(frozenMs), accepted, fenced: { before, metric, after } });
-      trace(`SIGCONT ${id} after ${Math.round(frozenMs)} ms: frozen write ${accepted ? 'ACCEPTED' : 'refused'}, fenced ${metric}`);
+      this.freezes.push({
+        node: id,
+        actor: caught.actor,
+        epoch: caught.epoch,
+        frozenMs: Math.round(frozenMs),
+        accepted,
+        fenced: { before, metric, after },
+      });
+      trace(
+        `SIGCONT ${id} after ${Math.round(frozenMs)} ms: frozen write ${accepted ? 'ACCEPTED' : 'refused'}, fenced ${metric}`,
+      );
     } finally {
       if (stopped) node.proc.kill('SIGCONT');
       this.busy.delete(slot);
@@ -171,7 +193,10 @@ export class ChaosCluster {
   /** A counter of one node's /metrics, summed over its labels. */
   async counter(slot: number, name: string): Promise<number> {
     const r = await request(this.slots[slot]!.metricsUrl, 'GET', '/metrics');
-    return String(r.text).split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    return String(r.text)
+      .split('\n')
+      .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
   }
 
   /** Serving slots with their node ids. */
@@ -212,7 +237,11 @@ export class LeaseSampler {
   private stoppedAt = 0;
   private readonly keys;
 
-  constructor(private readonly redis: Redis, prefix: string, private readonly shards: number[]) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly shards: number[],
+  ) {
     this.keys = actorKeys(`${prefix}actors:`);
   }
 
@@ -238,7 +267,9 @@ export class LeaseSampler {
 
   /** Every `node|epoch` seen, per shard. */
   seen(): { shard: number; epoch: number; node: string }[] {
-    return [...this.holders].flatMap(([shard, byEpoch]) => [...byEpoch].flatMap(([epoch, nodes]) => [...nodes].map((node) => ({ shard, epoch, node }))));
+    return [...this.holders].flatMap(([shard, byEpoch]) =>
+      [...byEpoch].flatMap(([epoch, nodes]) => [...nodes].map((node) => ({ shard, epoch, node }))),
+    );
   }
 
   private async sample(): Promise<void> {
@@ -251,7 +282,8 @@ export class LeaseSampler {
       const epoch = Number(v.slice(v.lastIndexOf('|') + 1));
       const byEpoch = this.holders.get(shard) ?? new Map<number, Set<string>>();
       this.holders.set(shard, byEpoch.set(epoch, (byEpoch.get(epoch) ?? new Set()).add(node)));
-      if (epoch < (this.last.get(shard) ?? 0)) this.regressions.push(`shard ${shard}: epoch ${epoch} after ${this.last.get(shard)}`);
+      if (epoch < (this.last.get(shard) ?? 0))
+        this.regressions.push(`shard ${shard}: epoch ${epoch} after ${this.last.get(shard)}`);
       this.last.set(shard, Math.max(epoch, this.last.get(shard) ?? 0));
     });
   }
@@ -259,7 +291,9 @@ export class LeaseSampler {
   /** Epochs that were seen held by more than one node. */
   sharedEpochs(): string[] {
     const out: string[] = [];
-    for (const [shard, byEpoch] of this.holders) for (const [epoch, nodes] of byEpoch) if (nodes.size > 1) out.push(`shard ${shard} epoch ${epoch}: ${[...nodes].join(',')}`);
+    for (const [shard, byEpoch] of this.holders)
+      for (const [epoch, nodes] of byEpoch)
+        if (nodes.size > 1) out.push(`shard ${shard} epoch ${epoch}: ${[...nodes].join(',')}`);
     return out;
   }
 

@@ -16,11 +16,16 @@ export interface Records {
 /** Parses one node's record file (missing: nothing recorded yet). Every line is whole: appends are single writes. */
 export function readRecordFile(file: string): RecordLine[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RecordLine);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as RecordLine);
 }
 
 export function readRecords(dir: string): Records {
-  const lines = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).flatMap((f) => readRecordFile(path.join(dir, f)));
+  const lines = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .flatMap((f) => readRecordFile(path.join(dir, f)));
   return {
     acquires: lines.filter((l): l is Acquire => l.t === 'acquire'),
     turns: lines.filter((l): l is Turn => l.t === 'turn'),
@@ -66,7 +71,8 @@ export function checkSplitBrain(r: Records): SplitBrainReport {
   const owner = new Map<string, string>();
   for (const a of r.acquires) {
     const k = `${a.shard}/${a.epoch}`;
-    if (owner.has(k) && owner.get(k) !== a.node) violations.push(`shard ${a.shard} epoch ${a.epoch} acquired by ${owner.get(k)} and ${a.node}`);
+    if (owner.has(k) && owner.get(k) !== a.node)
+      violations.push(`shard ${a.shard} epoch ${a.epoch} acquired by ${owner.get(k)} and ${a.node}`);
     owner.set(k, a.node);
   }
   report.epochs = owner.size;
@@ -74,7 +80,8 @@ export function checkSplitBrain(r: Records): SplitBrainReport {
   for (const [shard, turns] of groupBy(r.turns, (t) => t.shard)) {
     const newer = (acquiresByShard.get(shard) ?? []).sort((a, b) => a.at - b.at);
     for (const t of turns) {
-      if (owner.get(`${shard}/${t.epoch}`) !== t.node) violations.push(`${t.node} ran ${t.actor} under shard ${shard} epoch ${t.epoch} it never acquired`);
+      if (owner.get(`${shard}/${t.epoch}`) !== t.node)
+        violations.push(`${t.node} ran ${t.actor} under shard ${shard} epoch ${t.epoch} it never acquired`);
       for (const w of t.writes) {
         report.writes++;
         if (w.accepted === true) report.accepted++;
@@ -82,7 +89,10 @@ export function checkSplitBrain(r: Records): SplitBrainReport {
         const by = newer.find((a) => a.epoch > w.epoch && a.at < w.sent);
         if (!by) continue;
         report.superseded++;
-        if (w.accepted !== false) violations.push(`${t.node} wrote ${t.actor} (${w.store}) under epoch ${w.epoch} after ${by.node} acquired epoch ${by.epoch}: ${w.accepted === true ? 'accepted' : 'not refused'}`);
+        if (w.accepted !== false)
+          violations.push(
+            `${t.node} wrote ${t.actor} (${w.store}) under epoch ${w.epoch} after ${by.node} acquired epoch ${by.epoch}: ${w.accepted === true ? 'accepted' : 'not refused'}`,
+          );
       }
     }
     violations.push(...epochOrder(shard, turns));
@@ -99,17 +109,23 @@ function epochOrder(shard: number, turns: Turn[]): string[] {
   for (const [epoch, ts] of epochs) {
     const first = ts.reduce((a, b) => (b.start < a.start ? b : a));
     if (lastStart && lastStart.start >= first.start) {
-      out.push(`shard ${shard}: ${lastStart.node} started ${lastStart.actor} under epoch ${lastStart.epoch} at ${lastStart.start.toFixed(1)} ms, after ${first.node} started a turn under epoch ${epoch} at ${first.start.toFixed(1)} ms`);
+      out.push(
+        `shard ${shard}: ${lastStart.node} started ${lastStart.actor} under epoch ${lastStart.epoch} at ${lastStart.start.toFixed(1)} ms, after ${first.node} started a turn under epoch ${epoch} at ${first.start.toFixed(1)} ms`,
+      );
     }
     const writers = ts.filter((t) => t.writes.some((w) => w.accepted === true));
     const firstWriter = writers.length ? writers.reduce((a, b) => (b.start < a.start ? b : a)) : undefined;
     if (lastAccepted && firstWriter && lastAccepted.sent >= firstWriter.start) {
-      out.push(`shard ${shard}: overlapping turns with both writes accepted: ${lastAccepted.turn.node} epoch ${lastAccepted.turn.epoch} [${lastAccepted.turn.start.toFixed(1)}, ${lastAccepted.sent.toFixed(1)}] and ${firstWriter.node} epoch ${epoch} from ${firstWriter.start.toFixed(1)}`);
+      out.push(
+        `shard ${shard}: overlapping turns with both writes accepted: ${lastAccepted.turn.node} epoch ${lastAccepted.turn.epoch} [${lastAccepted.turn.start.toFixed(1)}, ${lastAccepted.sent.toFixed(1)}] and ${firstWriter.node} epoch ${epoch} from ${firstWriter.start.toFixed(1)}`,
+      );
     }
     const latest = ts.reduce((a, b) => (b.start > a.start ? b : a));
     if (!lastStart || latest.start > lastStart.start) lastStart = latest;
     for (const t of writers) {
-      for (const w of t.writes) if (w.accepted === true && (!lastAccepted || w.sent > lastAccepted.sent)) lastAccepted = { turn: t, sent: w.sent };
+      for (const w of t.writes)
+        if (w.accepted === true && (!lastAccepted || w.sent > lastAccepted.sent))
+          lastAccepted = { turn: t, sent: w.sent };
     }
   }
   return out;

@@ -31,13 +31,21 @@ const MIN_SAMPLE_RATE = 2;
 const recordDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.local/chaos-records');
 const isSeq = (d: { seq?: unknown }) => typeof d?.seq === 'number';
 
-interface Acked { seq: number; action: string }
+interface Acked {
+  seq: number;
+  action: string;
+}
 
 describe('faults: chaos run over three hub nodes', () => {
   const id = uniqueId();
   const shared = {
-    ROLES: 'http,hub,actors', MONGODB_CATALOG_DB: `tc_${id}`, MONGODB_TENANT_DB_PREFIX: `tt_${id}_`, REDIS_PREFIX: `test:${id}:`,
-    ACTOR_SHARDS: String(SHARDS), ACTOR_LEASE_MS: '1500', ACCESS_TOKEN_TTL_SECONDS: '3600',
+    ROLES: 'http,hub,actors',
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_PREFIX: `test:${id}:`,
+    ACTOR_SHARDS: String(SHARDS),
+    ACTOR_LEASE_MS: '1500',
+    ACCESS_TOKEN_TTL_SECONDS: '3600',
   };
   const cluster = new ChaosCluster(shared, recordDir);
   const ctx = new ChaosContext(() => cluster.liveUrls());
@@ -51,7 +59,13 @@ describe('faults: chaos run over three hub nodes', () => {
     rmSync(recordDir, { recursive: true, force: true });
     mkdirSync(recordDir, { recursive: true });
     anchor = await startTestNode({ ...shared, ROLES: 'http' });
-    const people = [['alice', 'clinician'], ['bob', 'clinician'], ['carol', 'patient'], ['dave', 'patient'], ['hs', 'device']] as const;
+    const people = [
+      ['alice', 'clinician'],
+      ['bob', 'clinician'],
+      ['carol', 'patient'],
+      ['dave', 'patient'],
+      ['hs', 'device'],
+    ] as const;
     for (const [u, role] of people) {
       users[u] = await createUser(anchor, 'acme', { username: u, role, kind: role === 'device' ? 'device' : 'person' });
       tokens[u] = await tokenFor(anchor, 'acme', u);
@@ -59,7 +73,13 @@ describe('faults: chaos run over three hub nodes', () => {
     const host = await anchor.services.auth.verifyAccessToken('acme', tokens.alice!);
     for (let i = 0; i < MEETINGS; i++) {
       const now = Date.now();
-      const e = await anchor.services.events.create(host, { name: `Chaos ${i}`, startAt: new Date(now).toISOString(), endAt: new Date(now + 7_200_000).toISOString(), participants: [{ userId: users.bob!, role: 'participant' }], attachments: [] });
+      const e = await anchor.services.events.create(host, {
+        name: `Chaos ${i}`,
+        startAt: new Date(now).toISOString(),
+        endAt: new Date(now + 7_200_000).toISOString(),
+        participants: [{ userId: users.bob!, role: 'participant' }],
+        attachments: [],
+      });
       events.push({ id: String(e._id), code: String(e.meetingCode) });
     }
     await cluster.start();
@@ -101,7 +121,13 @@ describe('faults: chaos run over three hub nodes', () => {
     return loop(ctx, `participant${m}`, 250, async () => {
       const c = await s.ready();
       const floor = lastAcked(m);
-      const d = c && take(ctx, await callLive(c, 'getMeetingDetails', { eventId }), (x: { seq?: unknown; members?: unknown }) => isSeq(x) && Array.isArray(x.members));
+      const d =
+        c &&
+        take(
+          ctx,
+          await callLive(c, 'getMeetingDetails', { eventId }),
+          (x: { seq?: unknown; members?: unknown }) => isSeq(x) && Array.isArray(x.members),
+        );
       if (!d) return false;
       if (d.seq < floor) ctx.violations.push(`meeting ${m}: read seq ${d.seq} after seq ${floor} was acknowledged`);
       return true;
@@ -115,10 +141,21 @@ describe('faults: chaos run over three hub nodes', () => {
     const any = () => true;
     return loop(ctx, 'calls', 200, async () => {
       const [c, d] = [await caller.ready(), await callee.ready()];
-      const call = c && d && take(ctx, await callLive(c, 'initCall', { calleeIds: [users.dave], callType: 'audio' }), (x: { callId?: unknown }) => typeof x?.callId === 'string');
+      const call =
+        c &&
+        d &&
+        take(
+          ctx,
+          await callLive(c, 'initCall', { calleeIds: [users.dave], callType: 'audio' }),
+          (x: { callId?: unknown }) => typeof x?.callId === 'string',
+        );
       if (!call) return false;
       const callId = call.callId;
-      if (!take(ctx, await callLive(d!, 'acceptCall', { callId }), any) || !take(ctx, await callLive(c!, 'endCall', { callId }), any)) return false;
+      if (
+        !take(ctx, await callLive(d!, 'acceptCall', { callId }), any) ||
+        !take(ctx, await callLive(c!, 'endCall', { callId }), any)
+      )
+        return false;
       const again = await callLive(d!, 'acceptCall', { callId });
       if (again.ok) ctx.violations.push(`call ${callId}: accepted again after its end was acknowledged`);
       return true;
@@ -132,16 +169,33 @@ describe('faults: chaos run over three hub nodes', () => {
     let battery = 100;
     return loop(ctx, 'headset', 300, async () => {
       const c = await s.ready();
-      const d = c && take(ctx, await callLive(c, 'deviceStatus', eventId, { deviceId: 'HS-CHAOS-1', batteryLevel: (battery = battery > 1 ? battery - 1 : 100) }), () => true);
+      const d =
+        c &&
+        take(
+          ctx,
+          await callLive(c, 'deviceStatus', eventId, {
+            deviceId: 'HS-CHAOS-1',
+            batteryLevel: (battery = battery > 1 ? battery - 1 : 100),
+          }),
+          () => true,
+        );
       return d !== undefined;
     }).finally(() => s.close());
   }
 
   /** Retries a method (after initEvent) through the transient errors a settling cluster may still give. */
-  async function settled<T = any>(url: (() => string) | string, method: 'getMeetingDetails' | 'notify', ...args: unknown[]): Promise<T> {
+  async function settled<T = any>(
+    url: (() => string) | string,
+    method: 'getMeetingDetails' | 'notify',
+    ...args: unknown[]
+  ): Promise<T> {
     for (let attempt = 0; attempt < 60; attempt++) {
-      const c = await connect(typeof url === 'string' ? url : url(), 'acme', { token: tokens.alice }).catch(() => undefined);
-      const r = c ? await callLive<T>(c, 'initEvent', args.at(-1)).then((j) => (j.ok ? callLive<T>(c, method, ...args) : j)) : undefined;
+      const c = await connect(typeof url === 'string' ? url : url(), 'acme', { token: tokens.alice }).catch(
+        () => undefined,
+      );
+      const r = c
+        ? await callLive<T>(c, 'initEvent', args.at(-1)).then((j) => (j.ok ? callLive<T>(c, method, ...args) : j))
+        : undefined;
       c?.close();
       if (r?.ok) return r.data;
       if (r && !TRANSIENT.has(r.error.code)) throw new Error(`${method}: ${r.error.code} ${r.error.message}`);
@@ -161,100 +215,148 @@ describe('faults: chaos run over three hub nodes', () => {
   async function meetingHolder(): Promise<string | undefined> {
     const keys = actorKeys(`${shared.REDIS_PREFIX}actors:`);
     const shards = events.map((e) => shardOf({ tenant: 'acme', kind: 'meeting', id: e.id }, SHARDS));
-    const holders = (await anchor.infra.redis.mget(...shards.map((sh) => keys.lease(sh)))).flatMap((v) => (v ? [v.slice(0, v.lastIndexOf('|'))] : []));
+    const holders = (await anchor.infra.redis.mget(...shards.map((sh) => keys.lease(sh)))).flatMap((v) =>
+      v ? [v.slice(0, v.lastIndexOf('|'))] : [],
+    );
     return cluster.servingIds().find(({ id }) => holders.includes(id))?.id;
   }
 
-  it('loses no acknowledged state, never lets two owners of a shard write at once, and converges', async () => {
-    const t0 = probeClock();
-    const sampler = new LeaseSampler(anchor.infra.redis, shared.REDIS_PREFIX, Array.from({ length: SHARDS }, (_, i) => i));
-    sampler.start();
-    sampleRun = sampler;
-    // Meetings start before anyone joins: a participant's "not started" later would be lost state.
-    for (const e of events) await settled(anyNode, 'getMeetingDetails', { eventId: e.id });
-    const agents = [...events.flatMap((_, m) => [hostAgent(m), participantAgent(m)]), callAgent(), headsetAgent()];
-    trace('chaos: agents running');
-    const runStart = Date.now();
-    await cluster.chaos({ until: runStart + RUN_MS, cap: runStart + 4 * RUN_MS, everyMs: FAULT_EVERY_MS, min: MIN_FAULTS }, meetingHolder, poke);
-    ctx.stopped = true;
-    trace(`chaos: faults ${JSON.stringify(cluster.kills)}, freezes ${JSON.stringify(cluster.freezes)}, progress ${JSON.stringify(ctx.progress)}, failures ${JSON.stringify(Object.fromEntries(ctx.failures))} ${JSON.stringify(ctx.details)}`);
-    await Promise.all(agents);
-    sampler.stop();
-    trace('chaos: agents stopped');
+  it(
+    'loses no acknowledged state, never lets two owners of a shard write at once, and converges',
+    async () => {
+      const t0 = probeClock();
+      const sampler = new LeaseSampler(
+        anchor.infra.redis,
+        shared.REDIS_PREFIX,
+        Array.from({ length: SHARDS }, (_, i) => i),
+      );
+      sampler.start();
+      sampleRun = sampler;
+      // Meetings start before anyone joins: a participant's "not started" later would be lost state.
+      for (const e of events) await settled(anyNode, 'getMeetingDetails', { eventId: e.id });
+      const agents = [...events.flatMap((_, m) => [hostAgent(m), participantAgent(m)]), callAgent(), headsetAgent()];
+      trace('chaos: agents running');
+      const runStart = Date.now();
+      await cluster.chaos(
+        { until: runStart + RUN_MS, cap: runStart + 4 * RUN_MS, everyMs: FAULT_EVERY_MS, min: MIN_FAULTS },
+        meetingHolder,
+        poke,
+      );
+      ctx.stopped = true;
+      trace(
+        `chaos: faults ${JSON.stringify(cluster.kills)}, freezes ${JSON.stringify(cluster.freezes)}, progress ${JSON.stringify(ctx.progress)}, failures ${JSON.stringify(Object.fromEntries(ctx.failures))} ${JSON.stringify(ctx.details)}`,
+      );
+      await Promise.all(agents);
+      sampler.stop();
+      trace('chaos: agents stopped');
 
-    // Each survivor's fenced-write counter counts exactly the refusals it recorded (read around the scrape).
-    const fencedOnSurvivors: { node: string; before: number; metric: number; after: number }[] = [];
-    for (const { slot, id: node } of cluster.servingIds()) {
-      const before = refusedWrites(readRecordFile(cluster.recordFile(node)));
-      const metric = await cluster.counter(slot, 'actor_fenced_writes_total');
-      fencedOnSurvivors.push({ node, before, metric, after: refusedWrites(readRecordFile(cluster.recordFile(node))) });
-    }
+      // Each survivor's fenced-write counter counts exactly the refusals it recorded (read around the scrape).
+      const fencedOnSurvivors: { node: string; before: number; metric: number; after: number }[] = [];
+      for (const { slot, id: node } of cluster.servingIds()) {
+        const before = refusedWrites(readRecordFile(cluster.recordFile(node)));
+        const metric = await cluster.counter(slot, 'actor_fenced_writes_total');
+        fencedOnSurvivors.push({
+          node,
+          before,
+          metric,
+          after: refusedWrites(readRecordFile(cluster.recordFile(node))),
+        });
+      }
 
-    const keys = actorKeys(`${shared.REDIS_PREFIX}actors:`);
-    for (let m = 0; m < MEETINGS; m++) {
-      const eventId = events[m]!.id;
-      const seqs = acked[m]!.map((a) => a.seq);
-      expect(seqs.length).toBeGreaterThan(0);
-      seqs.forEach((seq, i) => i > 0 && expect(seq).toBeGreaterThan(seqs[i - 1]!));
-      const final = await settled(anyNode, 'getMeetingDetails', { eventId });
-      trace(`chaos: meeting ${m} settled at seq ${final.seq}, last acked ${lastAcked(m)}`);
-      expect(final.seq).toBeGreaterThanOrEqual(lastAcked(m));
-      expect(final.members.map((x: { userId: string }) => x.userId).sort()).toEqual([users.alice, users.bob].sort());
-      const after = await settled(anyNode, 'notify', 'after-chaos', { eventId });
-      expect(after.seq).toBeGreaterThan(final.seq);
-      const address = { tenant: 'acme', kind: 'meeting' as const, id: eventId };
-      const shard = shardOf(address, SHARDS);
-      const [lease, snap] = await anchor.infra.redis.mget(keys.lease(shard), keys.snapshot(shard, addressKey(address)));
-      expect(cluster.liveIds()).toContain(lease!.slice(0, lease!.lastIndexOf('|')));
-      expect(JSON.parse(snap!).epoch).toBe(Number(lease!.slice(lease!.lastIndexOf('|') + 1)));
-    }
+      const keys = actorKeys(`${shared.REDIS_PREFIX}actors:`);
+      for (let m = 0; m < MEETINGS; m++) {
+        const eventId = events[m]!.id;
+        const seqs = acked[m]!.map((a) => a.seq);
+        expect(seqs.length).toBeGreaterThan(0);
+        seqs.forEach((seq, i) => i > 0 && expect(seq).toBeGreaterThan(seqs[i - 1]!));
+        const final = await settled(anyNode, 'getMeetingDetails', { eventId });
+        trace(`chaos: meeting ${m} settled at seq ${final.seq}, last acked ${lastAcked(m)}`);
+        expect(final.seq).toBeGreaterThanOrEqual(lastAcked(m));
+        expect(final.members.map((x: { userId: string }) => x.userId).sort()).toEqual([users.alice, users.bob].sort());
+        const after = await settled(anyNode, 'notify', 'after-chaos', { eventId });
+        expect(after.seq).toBeGreaterThan(final.seq);
+        const address = { tenant: 'acme', kind: 'meeting' as const, id: eventId };
+        const shard = shardOf(address, SHARDS);
+        const [lease, snap] = await anchor.infra.redis.mget(
+          keys.lease(shard),
+          keys.snapshot(shard, addressKey(address)),
+        );
+        expect(cluster.liveIds()).toContain(lease!.slice(0, lease!.lastIndexOf('|')));
+        expect(JSON.parse(snap!).epoch).toBe(Number(lease!.slice(lease!.lastIndexOf('|') + 1)));
+      }
 
-    const t1 = probeClock();
-    const records = readRecords(recordDir);
-    const brain = checkSplitBrain(records);
-    const outOfRun = [...records.acquires.map((a) => a.at), ...records.turns.map((t) => t.start)].filter((t) => t < t0 || t > t1).length;
-    const survivors = new Set(cluster.liveIds());
-    const acquired = new Set(records.acquires.map((a) => `${a.shard}/${a.epoch}/${a.node}`));
-    const unrecordedLeases = sampler.seen().filter((x) => survivors.has(x.node) && !acquired.has(`${x.shard}/${x.epoch}/${x.node}`));
-    const result = {
-      runMs: RUN_MS, wallMs: Date.now() - runStart, faults: cluster.kills, freezes: cluster.freezes, freezesMissed: cluster.freezesMissed,
-      progress: ctx.progress, failures: Object.fromEntries(ctx.failures),
-      leaseSamples: sampler.samples, sampleRate: Number(sampler.rate().toFixed(1)), sampleErrors: sampler.errors, epochsSeen: sampler.epochsSeen(),
-      records: { acquires: records.acquires.length, turns: brain.turns, writes: brain.writes, accepted: brain.accepted, refused: brain.refused, superseded: brain.superseded },
-      fencedOnSurvivors, splitBrain: brain.violations.length, violations: ctx.violations.length,
-    };
-    recordResult('chaos', result);
-    trace(`chaos: ${JSON.stringify(result)}`);
+      const t1 = probeClock();
+      const records = readRecords(recordDir);
+      const brain = checkSplitBrain(records);
+      const outOfRun = [...records.acquires.map((a) => a.at), ...records.turns.map((t) => t.start)].filter(
+        (t) => t < t0 || t > t1,
+      ).length;
+      const survivors = new Set(cluster.liveIds());
+      const acquired = new Set(records.acquires.map((a) => `${a.shard}/${a.epoch}/${a.node}`));
+      const unrecordedLeases = sampler
+        .seen()
+        .filter((x) => survivors.has(x.node) && !acquired.has(`${x.shard}/${x.epoch}/${x.node}`));
+      const result = {
+        runMs: RUN_MS,
+        wallMs: Date.now() - runStart,
+        faults: cluster.kills,
+        freezes: cluster.freezes,
+        freezesMissed: cluster.freezesMissed,
+        progress: ctx.progress,
+        failures: Object.fromEntries(ctx.failures),
+        leaseSamples: sampler.samples,
+        sampleRate: Number(sampler.rate().toFixed(1)),
+        sampleErrors: sampler.errors,
+        epochsSeen: sampler.epochsSeen(),
+        records: {
+          acquires: records.acquires.length,
+          turns: brain.turns,
+          writes: brain.writes,
+          accepted: brain.accepted,
+          refused: brain.refused,
+          superseded: brain.superseded,
+        },
+        fencedOnSurvivors,
+        splitBrain: brain.violations.length,
+        violations: ctx.violations.length,
+      };
+      recordResult('chaos', result);
+      trace(`chaos: ${JSON.stringify(result)}`);
 
-    // Safety, from what every node recorded (holds whatever the machine's load).
-    expect(brain.violations.slice(0, 10)).toEqual([]);
-    expect(outOfRun).toBe(0);
-    expect(unrecordedLeases).toEqual([]);
-    expect(brain.turns).toBeGreaterThan(0);
-    // Each freeze left a write of a superseded epoch in flight: the store refused it, and it was counted.
-    expect(cluster.freezes.length).toBeGreaterThanOrEqual(MIN_FAULTS.freezes);
-    for (const f of cluster.freezes) {
-      expect({ node: f.node, accepted: f.accepted }).toEqual({ node: f.node, accepted: false });
-      expect(f.fenced.metric).toBeGreaterThanOrEqual(Math.max(1, f.fenced.before));
-      expect(f.fenced.metric).toBeLessThanOrEqual(f.fenced.after);
-    }
-    expect(brain.superseded).toBeGreaterThanOrEqual(cluster.freezes.length);
-    for (const f of fencedOnSurvivors) {
-      expect(f.metric).toBeGreaterThanOrEqual(f.before);
-      expect(f.metric).toBeLessThanOrEqual(f.after);
-    }
-    expect(sampler.sharedEpochs()).toEqual([]);
-    expect(sampler.regressions).toEqual([]);
-    // Client-visible: nothing acknowledged lost, every failure transient.
-    expect(ctx.violations).toEqual([]);
-    expect(ctx.unexpected()).toEqual({});
-    expect({ details: ctx.details }).toEqual({ details: [] });
-    // The run did what it claims: faults, samples, progress of every agent.
-    expect(cluster.kills.sigkill + cluster.kills.sigterm).toBeGreaterThanOrEqual(MIN_FAULTS.kills);
-    expect(sampler.errors).toBe(0);
-    expect(sampler.samples).toBeGreaterThan(0);
-    expect(sampler.rate()).toBeGreaterThanOrEqual(MIN_SAMPLE_RATE);
-    expect(Object.keys(ctx.progress).sort()).toEqual(['calls', 'headset', ...events.flatMap((_, m) => [`host${m}`, `participant${m}`])].sort());
-    for (const [agent, steps] of Object.entries(ctx.progress)) expect({ agent, enough: steps >= MIN_STEPS }).toEqual({ agent, enough: true });
-  }, 4 * RUN_MS + 360_000);
+      // Safety, from what every node recorded (holds whatever the machine's load).
+      expect(brain.violations.slice(0, 10)).toEqual([]);
+      expect(outOfRun).toBe(0);
+      expect(unrecordedLeases).toEqual([]);
+      expect(brain.turns).toBeGreaterThan(0);
+      // Each freeze left a write of a superseded epoch in flight: the store refused it, and it was counted.
+      expect(cluster.freezes.length).toBeGreaterThanOrEqual(MIN_FAULTS.freezes);
+      for (const f of cluster.freezes) {
+        expect({ node: f.node, accepted: f.accepted }).toEqual({ node: f.node, accepted: false });
+        expect(f.fenced.metric).toBeGreaterThanOrEqual(Math.max(1, f.fenced.before));
+        expect(f.fenced.metric).toBeLessThanOrEqual(f.fenced.after);
+      }
+      expect(brain.superseded).toBeGreaterThanOrEqual(cluster.freezes.length);
+      for (const f of fencedOnSurvivors) {
+        expect(f.metric).toBeGreaterThanOrEqual(f.before);
+        expect(f.metric).toBeLessThanOrEqual(f.after);
+      }
+      expect(sampler.sharedEpochs()).toEqual([]);
+      expect(sampler.regressions).toEqual([]);
+      // Client-visible: nothing acknowledged lost, every failure transient.
+      expect(ctx.violations).toEqual([]);
+      expect(ctx.unexpected()).toEqual({});
+      expect({ details: ctx.details }).toEqual({ details: [] });
+      // The run did what it claims: faults, samples, progress of every agent.
+      expect(cluster.kills.sigkill + cluster.kills.sigterm).toBeGreaterThanOrEqual(MIN_FAULTS.kills);
+      expect(sampler.errors).toBe(0);
+      expect(sampler.samples).toBeGreaterThan(0);
+      expect(sampler.rate()).toBeGreaterThanOrEqual(MIN_SAMPLE_RATE);
+      expect(Object.keys(ctx.progress).sort()).toEqual(
+        ['calls', 'headset', ...events.flatMap((_, m) => [`host${m}`, `participant${m}`])].sort(),
+      );
+      for (const [agent, steps] of Object.entries(ctx.progress))
+        expect({ agent, enough: steps >= MIN_STEPS }).toEqual({ agent, enough: true });
+    },
+    4 * RUN_MS + 360_000,
+  );
 });

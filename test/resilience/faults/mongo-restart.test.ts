@@ -48,6 +48,10 @@ describe('faults: MongoDB-protocol server restarted', () => {
       back = await me();
     }
     expect(back.body).toMatchObject({ username: 'alice' });
-    recordResult('mongo-restart', { downRequests: down.length, statuses: down.map((r) => r.status), slowestDownMs: worstMs });
+    recordResult('mongo-restart', {
+      downRequests: down.length,
+      statuses: down.map((r) => r.status),
+      slowestDownMs: worstMs,
+    });
   }, 90_000);
 });

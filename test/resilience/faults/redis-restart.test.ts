@@ -16,13 +16,22 @@ const JOBS = 5;
 function reconnectingClient(url: string, token: string): HubClient {
   const port = new URL(url).port;
   return io(url, {
-    path: HUB_PATH, transports: ['websocket'], forceNew: true, reconnectionDelay: 200, reconnectionDelayMax: 1000,
-    extraHeaders: { host: `acme.localhost:${port}` }, auth: { token },
+    path: HUB_PATH,
+    transports: ['websocket'],
+    forceNew: true,
+    reconnectionDelay: 200,
+    reconnectionDelayMax: 1000,
+    extraHeaders: { host: `acme.localhost:${port}` },
+    auth: { token },
   });
 }
 
 /** Calls until acknowledged: while Redis is coming back a call may answer a retryable error. */
-async function until<T = any>(s: HubClient, method: 'initEvent' | 'joinEvent' | 'notify', ...args: unknown[]): Promise<T> {
+async function until<T = any>(
+  s: HubClient,
+  method: 'initEvent' | 'joinEvent' | 'notify',
+  ...args: unknown[]
+): Promise<T> {
   for (let i = 0; i < 80; i++) {
     const r = await callLive<T>(s, method, ...args);
     if (r.ok) return r.data;
@@ -46,7 +55,16 @@ describe('faults: Redis restarted under load', () => {
 
   beforeAll(async () => {
     redis = await dedicatedRedis('always');
-    env = { ROLES: 'http,hub,actors', REDIS_URL: redis.url, MONGODB_CATALOG_DB: `tc_${id}`, MONGODB_TENANT_DB_PREFIX: `tt_${id}_`, REDIS_PREFIX: `test:${id}:`, ACTOR_SHARDS: '16', ACTOR_LEASE_MS: '1500', JOBS_BACKOFF_MS: '50' };
+    env = {
+      ROLES: 'http,hub,actors',
+      REDIS_URL: redis.url,
+      MONGODB_CATALOG_DB: `tc_${id}`,
+      MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+      REDIS_PREFIX: `test:${id}:`,
+      ACTOR_SHARDS: '16',
+      ACTOR_LEASE_MS: '1500',
+      JOBS_BACKOFF_MS: '50',
+    };
     nodes.push(await startTestNode(env), await startTestNode(env));
     await createUser(nodes[0]!, 'acme', { username: 'alice', role: 'clinician' });
     bob = await createUser(nodes[0]!, 'acme', { username: 'bob', role: 'clinician' });
@@ -62,7 +80,10 @@ describe('faults: Redis restarted under load', () => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const e = await newEvent(nodes[0]!, 'acme');
-      ids.push((await nodes[0]!.services.recording.requestStart('acme', e._id.toHexString(), e.organizerId.toHexString())).jobId!);
+      ids.push(
+        (await nodes[0]!.services.recording.requestStart('acme', e._id.toHexString(), e.organizerId.toHexString()))
+          .jobId!,
+      );
     }
     return ids;
   }
@@ -74,7 +95,8 @@ describe('faults: Redis restarted under load', () => {
   async function allCompleted(node: TestNode, jobIds: string[]): Promise<void> {
     for (const j of jobIds) {
       let state = '';
-      for (let i = 0; i < 30 && state !== 'completed' && state !== 'failed'; i++) state = (await node.services.jobs.waitUntilFinished('recording', j, 2_000)).state;
+      for (let i = 0; i < 30 && state !== 'completed' && state !== 'failed'; i++)
+        state = (await node.services.jobs.waitUntilFinished('recording', j, 2_000)).state;
       expect(state).toBe('completed');
     }
     trace(`redis: ${jobIds.length} jobs completed`);
@@ -90,7 +112,13 @@ describe('faults: Redis restarted under load', () => {
     await allCompleted(nodes[0]!, queued);
 
     const host = await nodes[0]!.services.auth.verifyAccessToken('acme', await tokenFor(nodes[0]!, 'acme', 'alice'));
-    const ev = await nodes[0]!.services.events.create(host, { name: 'After restart', startAt: new Date().toISOString(), endAt: new Date(Date.now() + 3_600_000).toISOString(), participants: [{ userId: bob, role: 'participant' }], attachments: [] });
+    const ev = await nodes[0]!.services.events.create(host, {
+      name: 'After restart',
+      startAt: new Date().toISOString(),
+      endAt: new Date(Date.now() + 3_600_000).toISOString(),
+      participants: [{ userId: bob, role: 'participant' }],
+      attachments: [],
+    });
     const eventId = String(ev._id);
     const alice = reconnectingClient(nodes[0]!.url!, await tokenFor(nodes[0]!, 'acme', 'alice'));
     sockets.push(alice);
@@ -111,8 +139,16 @@ describe('faults: Redis restarted under load', () => {
     await until(watcher, 'initEvent', { eventId });
     const seen = recorder(watcher);
     const sent = await until(alice, 'notify', 'after-redis-restart', { eventId });
-    expect(await seen.next('meetingEvent', (e) => e.data?.action === 'after-redis-restart')).toMatchObject({ seq: sent.seq });
-    recordResult('redis-restart', { restarts: 2, persistence: 'appendonly yes, appendfsync always', queuedJobsKept: JOBS, jobsAfterRestart: JOBS, hubReconnects: reconnects });
+    expect(await seen.next('meetingEvent', (e) => e.data?.action === 'after-redis-restart')).toMatchObject({
+      seq: sent.seq,
+    });
+    recordResult('redis-restart', {
+      restarts: 2,
+      persistence: 'appendonly yes, appendfsync always',
+      queuedJobsKept: JOBS,
+      jobsAfterRestart: JOBS,
+      hubReconnects: reconnects,
+    });
   }, 240_000);
 
   /** Enqueueing right after the restart may meet a reconnecting client: retry the 503s. */

@@ -21,7 +21,14 @@ const LEASE_MS = 1500;
  */
 describe('faults: hub node frozen longer than its actor lease', () => {
   const id = uniqueId();
-  const shared = { ROLES: 'http,hub,actors', MONGODB_CATALOG_DB: `tc_${id}`, MONGODB_TENANT_DB_PREFIX: `tt_${id}_`, REDIS_PREFIX: `test:${id}:`, ACTOR_SHARDS: String(SHARDS), ACTOR_LEASE_MS: String(LEASE_MS) };
+  const shared = {
+    ROLES: 'http,hub,actors',
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_PREFIX: `test:${id}:`,
+    ACTOR_SHARDS: String(SHARDS),
+    ACTOR_LEASE_MS: String(LEASE_MS),
+  };
   const childId = `stall-${id}`;
   let node: TestNode;
   let child: ChildNode;
@@ -30,7 +37,11 @@ describe('faults: hub node frozen longer than its actor lease', () => {
 
   beforeAll(async () => {
     node = await startTestNode(shared);
-    for (const [u, role] of [['alice', 'clinician'], ['bob', 'clinician']] as const) users[u] = await createUser(node, 'acme', { username: u, role });
+    for (const [u, role] of [
+      ['alice', 'clinician'],
+      ['bob', 'clinician'],
+    ] as const)
+      users[u] = await createUser(node, 'acme', { username: u, role });
     child = await spawnChildNode(testEnv({ ...shared, NODE_ID: childId, LOG_LEVEL: 'warn' }), 60_000);
     await waitForMembers(actorSystemOf(node.roles), [node.config.nodeId, childId]);
   }, 120_000);
@@ -49,8 +60,20 @@ describe('faults: hub node frozen longer than its actor lease', () => {
   async function meetingOwnedByChild(): Promise<string> {
     const host = await node.services.auth.verifyAccessToken('acme', await tokenFor(node, 'acme', 'alice'));
     for (let i = 0; i < 64; i++) {
-      const e = await node.services.events.create(host, { name: `Stall ${i}`, startAt: new Date().toISOString(), endAt: new Date(Date.now() + 3_600_000).toISOString(), participants: [{ userId: users.bob!, role: 'participant' }], attachments: [] });
-      if (rendezvousOwner(shardOf({ tenant: 'acme', kind: 'meeting', id: String(e._id) }, SHARDS), [node.config.nodeId, childId].sort()) === childId) return String(e._id);
+      const e = await node.services.events.create(host, {
+        name: `Stall ${i}`,
+        startAt: new Date().toISOString(),
+        endAt: new Date(Date.now() + 3_600_000).toISOString(),
+        participants: [{ userId: users.bob!, role: 'participant' }],
+        attachments: [],
+      });
+      if (
+        rendezvousOwner(
+          shardOf({ tenant: 'acme', kind: 'meeting', id: String(e._id) }, SHARDS),
+          [node.config.nodeId, childId].sort(),
+        ) === childId
+      )
+        return String(e._id);
     }
     throw new Error('no meeting placed on the child');
   }
@@ -94,18 +117,34 @@ describe('faults: hub node frozen longer than its actor lease', () => {
     // the child claims it on the next message, under a newer epoch, never with the lease it held while
     // frozen. Every notify acknowledged on the way keeps its order.
     let lastSeq = after.seq as number;
-    const final = await untilHeldBy(childId, () => leaseOf(shard), async () => {
-      const served = await untilOk(() => callLive(onNode, 'notify', 'handback', { eventId }));
-      expect(served.seq).toBeGreaterThan(lastSeq);
-      lastSeq = served.seq;
-    });
+    const final = await untilHeldBy(
+      childId,
+      () => leaseOf(shard),
+      async () => {
+        const served = await untilOk(() => callLive(onNode, 'notify', 'handback', { eventId }));
+        expect(served.seq).toBeGreaterThan(lastSeq);
+        lastSeq = served.seq;
+      },
+    );
     expect(final.epoch).toBeGreaterThan(takenOver.epoch);
-    recordResult('stall', { finalHolder: 'resumed node, newer epoch', epochs: [takenOver.epoch, final.epoch], frozenMs: 'until the other node served + 2 leases', leaseMs: LEASE_MS, racingNotify: `acked seq ${racedSeq}`, duringSeq: during.seq, readAfterResume: read.seq });
+    recordResult('stall', {
+      finalHolder: 'resumed node, newer epoch',
+      epochs: [takenOver.epoch, final.epoch],
+      frozenMs: 'until the other node served + 2 leases',
+      leaseMs: LEASE_MS,
+      racingNotify: `acked seq ${racedSeq}`,
+      duringSeq: during.seq,
+      readAfterResume: read.seq,
+    });
   }, 120_000);
 });
 
 /** The lease once `nodeId` holds it, sending a message (`poke`) between reads so a vacant shard is claimed. */
-async function untilHeldBy(nodeId: string, read: () => Promise<{ node: string; epoch: number }>, poke: () => Promise<void>): Promise<{ node: string; epoch: number }> {
+async function untilHeldBy(
+  nodeId: string,
+  read: () => Promise<{ node: string; epoch: number }>,
+  poke: () => Promise<void>,
+): Promise<{ node: string; epoch: number }> {
   for (let i = 0; i < 120; i++) {
     const lease = await read();
     if (lease.node === nodeId) return lease;
@@ -120,7 +159,8 @@ async function untilOk(fn: () => ReturnType<typeof callLive>): Promise<any> {
   for (let i = 0; i < 60; i++) {
     const r = await fn();
     if (r.ok) return r.data;
-    if (!['not_owner', 'timeout', 'service_unavailable', 'ack_timeout'].includes(r.error.code)) throw new Error(`${r.error.code}: ${r.error.message}`);
+    if (!['not_owner', 'timeout', 'service_unavailable', 'ack_timeout'].includes(r.error.code))
+      throw new Error(`${r.error.code}: ${r.error.message}`);
     await pause(250);
   }
   throw new Error('never succeeded');

@@ -12,13 +12,16 @@ describe('brute force under concurrency', () => {
     for (const u of ['pat', 'pia']) {
       await createUser(node, 'brute', { username: u, role: 'patient' });
       const token = await tokenFor(node, 'brute', u);
-      expect((await node.http.post('/api/account/resetPin', { tenant: 'brute', token, body: { newPin: '4321' } })).status).toBe(200);
+      expect(
+        (await node.http.post('/api/account/resetPin', { tenant: 'brute', token, body: { newPin: '4321' } })).status,
+      ).toBe(200);
     }
     maxAttempts = (await node.services.auth.account.securityRules('brute')).lockout.maxAttempts;
   });
   afterAll(async () => node?.destroy());
 
-  const unlock = (username: string, pin: string, n = node) => n.http.post('/api/account/login', { tenant: 'brute', body: { method: 'pin', username, pin } });
+  const unlock = (username: string, pin: string, n = node) =>
+    n.http.post('/api/account/login', { tenant: 'brute', body: { method: 'pin', username, pin } });
 
   it('a burst of wrong PINs locks the account; no more guesses than the policy allows are evaluated', async () => {
     const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => unlock('pat', String(1000 + i))));
@@ -43,7 +46,11 @@ describe('brute force under concurrency', () => {
       await createUser(limited, 'brute', { username: 'sol', role: 'patient' });
       const one = await Promise.all(Array.from({ length: 25 }, () => unlock('sol', '0000', limited)));
       expect(one.filter((r) => r.status !== 429).length).toBeLessThanOrEqual(4);
-      expect(one.filter((r) => r.status === 429).every((r) => r.body.code === 'rate_limited' && Number(r.headers['retry-after']) > 0)).toBe(true);
+      expect(
+        one
+          .filter((r) => r.status === 429)
+          .every((r) => r.body.code === 'rate_limited' && Number(r.headers['retry-after']) > 0),
+      ).toBe(true);
       const many = await Promise.all(Array.from({ length: 25 }, (_, i) => unlock(`nobody${i}`, '0000', limited)));
       expect(many.filter((r) => r.status !== 429).length).toBeLessThanOrEqual(10 - 4);
       expect((await limited.http.get('/healthz')).status).toBe(200);

@@ -24,7 +24,8 @@ describe('GraphQL cost limits keep the node responsive', () => {
     await Promise.all([node?.destroy(), slow?.destroy()]);
   });
 
-  const gql = (query: string, token?: string, on: TestNode = node) => on.http.post('/graphql', { tenant, ...(token ? { token } : {}), body: { query } });
+  const gql = (query: string, token?: string, on: TestNode = node) =>
+    on.http.post('/graphql', { tenant, ...(token ? { token } : {}), body: { query } });
   const aliases = (n: number, field: string) => Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ');
   const codes = (r: { body: any }) => (r.body?.errors ?? []).map((e: any) => e.extensions?.code);
 
@@ -58,11 +59,13 @@ describe('GraphQL cost limits keep the node responsive', () => {
     expect(signedIn.body.errors).toBeUndefined();
     const one = await gql('{ basicTenantInfo { name } }');
     expect(one.body).toEqual({ data: { basicTenantInfo: { name: tenant } } });
-    const typenames = await gql(`{ basicTenantInfo { name } ${Array.from({ length: 9 }, (_, i) => `t${i}: __typename`).join(' ')} ${Array.from({ length: 9 }, (_, i) => `u${i}: __typename`).join(' ')} ${Array.from({ length: 9 }, (_, i) => `v${i}: __typename`).join(' ')} }`);
+    const typenames = await gql(
+      `{ basicTenantInfo { name } ${Array.from({ length: 9 }, (_, i) => `t${i}: __typename`).join(' ')} ${Array.from({ length: 9 }, (_, i) => `u${i}: __typename`).join(' ')} ${Array.from({ length: 9 }, (_, i) => `v${i}: __typename`).join(' ')} }`,
+    );
     expect(codes(typenames)).toEqual(['validation_failed']);
   });
 
-  it('stops starting resolvers once the request\'s time budget is spent', async () => {
+  it("stops starting resolvers once the request's time budget is spent", async () => {
     const r = await gql('{ me { id contact { id displayName } } }', slowAdmin, slow);
     expect(r.status).toBe(200);
     expect(codes(r)).toContain('timeout');

@@ -35,12 +35,25 @@ describe('GraphQL: /healthz stays responsive while the worst accepted document r
       const docs = Array.from({ length: Math.min(1000, CONTACTS - i) }, (_, j) => {
         const n = i + j;
         const displayName = `Contact ${String(n).padStart(5, '0')}`;
-        return { username: `c${n}`, idpSubject: `c${n}`, displayName, role: 'patient', kind: 'person', status: 'active', createdAt: now, updatedAt: now, ...keys(displayName, `c${n}`) };
+        return {
+          username: `c${n}`,
+          idpSubject: `c${n}`,
+          displayName,
+          role: 'patient',
+          kind: 'person',
+          status: 'active',
+          createdAt: now,
+          updatedAt: now,
+          ...keys(displayName, `c${n}`),
+        };
       });
       await User.collection.insertMany(docs, { ordered: false });
     }
     token = await tokenFor(seed, tenant, 'ada');
-    [child, control] = await Promise.all([spawnChildNode({ ...env, LOOP_MONITOR: '1' }, 60_000), spawnChildNode({ ...env, LOOP_MONITOR: '1' }, 60_000)]);
+    [child, control] = await Promise.all([
+      spawnChildNode({ ...env, LOOP_MONITOR: '1' }, 60_000),
+      spawnChildNode({ ...env, LOOP_MONITOR: '1' }, 60_000),
+    ]);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([child?.stop(), control?.stop()]);
@@ -61,10 +74,12 @@ describe('GraphQL: /healthz stays responsive while the worst accepted document r
       throw e;
     }
   };
-  const page = (i: number, round: number, take: number) => `p${i}: myContacts(paging: { skip: ${((round * 10 + i) * 100) % CONTACTS}, take: ${take} }) { total items { id displayName username } }`;
+  const page = (i: number, round: number, take: number) =>
+    `p${i}: myContacts(paging: { skip: ${((round * 10 + i) * 100) % CONTACTS}, take: ${take} }) { total items { id displayName username } }`;
   const worst = (round: number): { doc: string; takes: number[] } => {
     const takes: number[] = [];
-    const doc = (ts: number[]) => `{ qr: generatePrivateServerConfigQrCode { dataUrl } ${ts.map((t, i) => page(i, round, t)).join(' ')} }`;
+    const doc = (ts: number[]) =>
+      `{ qr: generatePrivateServerConfigQrCode { dataUrl } ${ts.map((t, i) => page(i, round, t)).join(' ')} }`;
     while (costOf(doc([...takes, 100])) <= SIGNED_IN_BUDGET) takes.push(100);
     let last = 99;
     while (last > 0 && costOf(doc([...takes, last])) > SIGNED_IN_BUDGET) last--;
@@ -94,7 +109,8 @@ describe('GraphQL: /healthz stays responsive while the worst accepted document r
 
     // The GraphQL pipeline's first run (compiling its code paths) is not what is measured; the contact
     // directory's first load of the tenant's 50,000 users is: it runs inside the first document.
-    for (const q of ['{ me { id } }', '{ qr: generatePrivateServerConfigQrCode { dataUrl } }']) expect((await post(q)).status).toBe(200);
+    for (const q of ['{ me { id } }', '{ qr: generatePrivateServerConfigQrCode { dataUrl } }'])
+      expect((await post(q)).status).toBe(200);
     await window(); // starts the first window: what follows is measured
     // The first search starts the directory's load in the background (the database answers meanwhile);
     // its end is awaited and measured too, whenever it comes.
@@ -120,7 +136,11 @@ describe('GraphQL: /healthz stays responsive while the worst accepted document r
         const r = await post(worst(round).doc).finally(() => inFlight--);
         blocked.push(await window());
         const data = (r.body?.data ?? {}) as Record<string, { items?: unknown[] }>;
-        answers.push({ status: r.status, errors: r.body?.errors ?? null, items: takes.map((_, i) => data[`p${i}`]?.items?.length ?? 0) });
+        answers.push({
+          status: r.status,
+          errors: r.body?.errors ?? null,
+          items: takes.map((_, i) => data[`p${i}`]?.items?.length ?? 0),
+        });
       }
       await loaded;
       blocked.push(await window());
@@ -135,7 +155,9 @@ describe('GraphQL: /healthz stays responsive while the worst accepted document r
     expect(during.length).toBeGreaterThanOrEqual(5);
     expect(probes.every((p) => p.status === 200)).toBe(true);
     // eslint-disable-next-line no-console
-    console.log(`graphql probe: document cost ${cost} (pages ${takes.join(', ')}), longest event-loop block per document, CPU-backed ${blocked.map((b) => `${b.busy.toFixed(0)} (idle control ${b.idle.toFixed(0)})`).join(', ')} ms, wall clock ${blocked.map((b) => `${b.wall.toFixed(0)} (${b.idleWall.toFixed(0)})`).join(', ')} ms; /healthz during documents: ${during.length} probes, max ${Math.max(...during.map((p) => p.ms)).toFixed(1)} ms`);
+    console.log(
+      `graphql probe: document cost ${cost} (pages ${takes.join(', ')}), longest event-loop block per document, CPU-backed ${blocked.map((b) => `${b.busy.toFixed(0)} (idle control ${b.idle.toFixed(0)})`).join(', ')} ms, wall clock ${blocked.map((b) => `${b.wall.toFixed(0)} (${b.idleWall.toFixed(0)})`).join(', ')} ms; /healthz during documents: ${during.length} probes, max ${Math.max(...during.map((p) => p.ms)).toFixed(1)} ms`,
+    );
     expect(blocked).toHaveLength(6);
     // What the document did to the loop: the node's longest block of its own computing (waiting for a core
     // on a shared machine is not the document's doing; the idle control shows what the machine adds).

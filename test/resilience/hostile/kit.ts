@@ -35,7 +35,11 @@ const FUZZ_SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(proce
  * Sends `numRuns` inputs drawn from `arb` through `check`, which answers the breach it saw (or
  * undefined); a breach fails the property, which fast-check shrinks and reports with its seed.
  */
-export async function fuzz<T>(arb: fc.Arbitrary<T>, numRuns: number, check: (input: T) => Promise<string | undefined>): Promise<void> {
+export async function fuzz<T>(
+  arb: fc.Arbitrary<T>,
+  numRuns: number,
+  check: (input: T) => Promise<string | undefined>,
+): Promise<void> {
   let first: string | undefined;
   const property = fc.asyncProperty(arb, async (input) => {
     const problem = await check(input);
@@ -43,9 +47,16 @@ export async function fuzz<T>(arb: fc.Arbitrary<T>, numRuns: number, check: (inp
     return problem === undefined;
   });
   // Shrinking re-runs the property (state read-backs included): bounded so a breach reports in time.
-  await fc.assert(property, { numRuns, interruptAfterTimeLimit: SOAK ? 600_000 : 60_000, markInterruptAsFailure: true, ...(FUZZ_SEED === undefined ? {} : { seed: FUZZ_SEED }) }).catch((e: Error) => {
-    throw new Error(`${first ?? 'interrupted'}\n${e.message}`);
-  });
+  await fc
+    .assert(property, {
+      numRuns,
+      interruptAfterTimeLimit: SOAK ? 600_000 : 60_000,
+      markInterruptAsFailure: true,
+      ...(FUZZ_SEED === undefined ? {} : { seed: FUZZ_SEED }),
+    })
+    .catch((e: Error) => {
+      throw new Error(`${first ?? 'interrupted'}\n${e.message}`);
+    });
 }
 
 /** FUZZ_ONLY=id[,id] runs only those targets (with FUZZ_SEED, to replay one failure quickly). */
@@ -75,7 +86,15 @@ export interface RestOp {
   bodyKeys: string[];
 }
 
-type OpenApi = { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>> };
+type OpenApi = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }
+    >
+  >;
+};
 const openapi = JSON.parse(readFileSync(new URL('../../../docs/api/openapi.json', import.meta.url), 'utf8')) as OpenApi;
 
 /** Every REST endpoint of the permission table (new rows are fuzzed without touching the tests). */
@@ -85,14 +104,17 @@ export function restOperations(): RestOp[] {
     .map((id) => {
       const [verb, template] = OPERATIONS[id].name.split(' ') as [string, string];
       const method = verb.toLowerCase() as RestOp['method'];
-      const doc = openapi.paths[template]?.[method]?.requestBody?.content?.['application/json']?.schema?.properties ?? {};
+      const doc =
+        openapi.paths[template]?.[method]?.requestBody?.content?.['application/json']?.schema?.properties ?? {};
       const params = [...template.matchAll(/\{(\*?\w+)\}/g)].map((m) => m[1]!);
       return { id, method, template, params, requires: OPERATIONS[id].requires, bodyKeys: Object.keys(doc) };
     });
 }
 
 export function opsOf(transport: 'graphql' | 'hub'): { id: OperationId; name: string; requires: Requirement }[] {
-  return (Object.keys(OPERATIONS) as OperationId[]).filter((id) => OPERATIONS[id].transport === transport).map((id) => ({ id, name: OPERATIONS[id].name, requires: OPERATIONS[id].requires }));
+  return (Object.keys(OPERATIONS) as OperationId[])
+    .filter((id) => OPERATIONS[id].transport === transport)
+    .map((id) => ({ id, name: OPERATIONS[id].name, requires: OPERATIONS[id].requires }));
 }
 
 /** Fills a path template; values are percent-encoded unless `raw` (traversal probes send them as written). */
@@ -105,18 +127,59 @@ export function fillPath(template: string, values: Record<string, string>, raw =
 
 /** Percent-encodes the UTF-8 bytes of any string, lone surrogates included (encodeURIComponent throws on those). */
 function encodeBytes(v: string): string {
-  return [...Buffer.from(v, 'utf8')].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(v, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9_.~-]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 /** Strings that have broken parsers, ORMs and path handling before. */
 export const NASTY_STRINGS = [
-  '', ' ', '0', '-1', '1e309', 'NaN', 'null', 'undefined', 'true', '[]', '{}', '__proto__', 'constructor', 'prototype',
-  '{"$gt":""}', '$where', '$ne', 'a.b', '..', '../../etc/passwd', '..%2f..%2fetc%2fpasswd', '%2e%2e%2f', '%252e%252e%252f',
-  '..\\..\\windows\\win.ini', '\u0000', '\ud800', '\u202e', '<script>alert(1)</script>', "' OR 1=1 --", '0123456789abcdef01234567',
-  'ffffffffffffffffffffffff', '000000000000000000000000', '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6d', 'x'.repeat(5000), '🙂'.repeat(300),
+  '',
+  ' ',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '{"$gt":""}',
+  '$where',
+  '$ne',
+  'a.b',
+  '..',
+  '../../etc/passwd',
+  '..%2f..%2fetc%2fpasswd',
+  '%2e%2e%2f',
+  '%252e%252e%252f',
+  '..\\..\\windows\\win.ini',
+  '\u0000',
+  '\ud800',
+  '\u202e',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '0123456789abcdef01234567',
+  'ffffffffffffffffffffffff',
+  '000000000000000000000000',
+  '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6d',
+  'x'.repeat(5000),
+  '🙂'.repeat(300),
 ];
 
-export const nastyString = fc.oneof(fc.constantFrom(...NASTY_STRINGS), fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }));
+export const nastyString = fc.oneof(
+  fc.constantFrom(...NASTY_STRINGS),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+);
 
 const boundaryNumber = fc.oneof(
   fc.constantFrom(0, -0, -1, 1, 2 ** 31, -(2 ** 31), 2 ** 53, Number.MAX_SAFE_INTEGER + 2, 1e308, -1e308, 0.5, 1e-320),
@@ -132,7 +195,13 @@ export const nastyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     boundaryNumber,
     fc.boolean(),
     fc.constant(null),
-    fc.constantFrom({ $gt: '' }, { $ne: null }, { $where: 'sleep(1000)' }, { __proto__: { admin: true } }, { constructor: { prototype: { x: 1 } } }),
+    fc.constantFrom(
+      { $gt: '' },
+      { $ne: null },
+      { $where: 'sleep(1000)' },
+      { __proto__: { admin: true } },
+      { constructor: { prototype: { x: 1 } } },
+    ),
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(nastyString, tie('value'), { maxKeys: 4 }),
   ),
@@ -141,7 +210,9 @@ export const nastyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 /** A JSON body: the documented keys (when known) plus stray ones, each with a hostile value. */
 export function nastyBody(keys: string[]): fc.Arbitrary<unknown> {
   const shaped = keys.length
-    ? fc.record(Object.fromEntries(keys.map((k) => [k, nastyValue])), { requiredKeys: [] }).chain((o) => fc.dictionary(nastyString, nastyValue, { maxKeys: 2 }).map((extra) => ({ ...extra, ...o })))
+    ? fc
+        .record(Object.fromEntries(keys.map((k) => [k, nastyValue])), { requiredKeys: [] })
+        .chain((o) => fc.dictionary(nastyString, nastyValue, { maxKeys: 2 }).map((extra) => ({ ...extra, ...o })))
     : fc.dictionary(nastyString, nastyValue, { maxKeys: 5 });
   return fc.oneof({ weight: 4, arbitrary: shaped }, { weight: 1, arbitrary: nastyValue });
 }
@@ -153,7 +224,11 @@ export const RAW_BODIES: { name: string; body: string; type: string }[] = [
   { name: 'deeply nested', body: '['.repeat(5000) + ']'.repeat(5000), type: 'application/json' },
   { name: 'huge JSON', body: JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }), type: 'application/json' },
   { name: 'form encoded', body: 'name=a&name=b&__proto__[x]=1', type: 'application/x-www-form-urlencoded' },
-  { name: 'xml', body: '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>', type: 'application/xml' },
+  {
+    name: 'xml',
+    body: '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>',
+    type: 'application/xml',
+  },
   { name: 'wrong charset', body: '{"a":"\u00ff"}', type: 'application/json; charset=utf-7' },
 ];
 
@@ -165,9 +240,10 @@ const CODES = new Set(Object.keys(ERROR_CODES));
  */
 export function breach(r: HttpResult): string | undefined {
   if (r.status >= 500) return `status ${r.status}: ${r.text.slice(0, 300)}`;
-  if (r.status < 400 || r.status === 404 && r.text === '') return undefined;
+  if (r.status < 400 || (r.status === 404 && r.text === '')) return undefined;
   const type = String(r.headers['content-type'] ?? '');
-  if (!type.startsWith('application/problem+json')) return `status ${r.status} without problem+json (${type}): ${r.text.slice(0, 200)}`;
+  if (!type.startsWith('application/problem+json'))
+    return `status ${r.status} without problem+json (${type}): ${r.text.slice(0, 200)}`;
   if (!CODES.has(r.body?.code)) return `status ${r.status} with unregistered code ${String(r.body?.code)}`;
   return undefined;
 }
@@ -175,7 +251,8 @@ export function breach(r: HttpResult): string | undefined {
 /** GraphQL: an answer without a 5xx whose every error carries a registered `extensions.code`. */
 export function graphqlBreach(r: HttpResult): string | undefined {
   if (r.status >= 500) return `status ${r.status}: ${r.text.slice(0, 300)}`;
-  if (r.status >= 400 && !r.body?.errors && !r.body?.code) return `status ${r.status} without a coded body: ${r.text.slice(0, 200)}`;
+  if (r.status >= 400 && !r.body?.errors && !r.body?.code)
+    return `status ${r.status} without a coded body: ${r.text.slice(0, 200)}`;
   if (r.body?.code && !CODES.has(r.body.code)) return `problem with unregistered code ${r.body.code}`;
   for (const e of r.body?.errors ?? []) {
     if (!CODES.has(e?.extensions?.code)) return `error without a registered code: ${JSON.stringify(e).slice(0, 300)}`;

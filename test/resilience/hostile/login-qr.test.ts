@@ -29,10 +29,12 @@ describe('public login QR codes render off the main thread, bounded per caller',
     expect(qrRenderer.rendered).toBe(before + 1);
   });
 
-  it('answers rate_limited, without queueing, while the tenant\'s renders in flight are at their bound', async () => {
+  it("answers rate_limited, without queueing, while the tenant's renders in flight are at their bound", async () => {
     // Fill the tenant's bound: the worker renders in turn, so one large render first holds them all in flight.
     const size = (i: number) => ({ errorCorrectionLevel: 'H' as const, margin: 4, width: i === 0 ? 2500 : 100 });
-    const filling = Array.from({ length: QR_RENDERS_PER_TENANT }, (_, i) => qrRenderer.render(`https://fill.example/${i}`, size(i), [{ key: `t:${tenant}`, limit: QR_RENDERS_PER_TENANT }]));
+    const filling = Array.from({ length: QR_RENDERS_PER_TENANT }, (_, i) =>
+      qrRenderer.render(`https://fill.example/${i}`, size(i), [{ key: `t:${tenant}`, limit: QR_RENDERS_PER_TENANT }]),
+    );
     const refused = await create();
     const pendingAfter = qrRenderer.inFlightFor(`t:${tenant}`);
     expect(refused.status).toBe(429);

@@ -26,7 +26,12 @@ describe('PIN lockout', () => {
   };
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http,hub,actors', TRUST_PROXY: 'loopback', RATE_LIMIT_SIGNIN_PER_IP: '100000', RATE_LIMIT_SIGNIN_PER_ACCOUNT: '100000' });
+    node = await startTestNode({
+      ROLES: 'http,hub,actors',
+      TRUST_PROXY: 'loopback',
+      RATE_LIMIT_SIGNIN_PER_IP: '100000',
+      RATE_LIMIT_SIGNIN_PER_ACCOUNT: '100000',
+    });
     // The rules are written before anything reads (and caches) them.
     patId = await createUser(node, 'pins', { username: 'pat', role: 'patient' });
     await createUser(node, 'pins', { username: 'nopin', role: 'patient' });
@@ -45,7 +50,11 @@ describe('PIN lockout', () => {
   });
 
   const unlock = (from: string, username: string, pin: string, tenant = 'pins') =>
-    node.http.post('/api/account/login', { tenant, headers: { 'x-forwarded-for': from }, body: { method: 'pin', username, pin } });
+    node.http.post('/api/account/login', {
+      tenant,
+      headers: { 'x-forwarded-for': from },
+      body: { method: 'pin', username, pin },
+    });
   const attacker = '203.0.113.9';
   const own = '198.51.100.7';
   const waitOut = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000 + 1100));
@@ -59,10 +68,11 @@ describe('PIN lockout', () => {
       pushes.push(p);
       wake();
     });
-    const pushed = (n: number) => new Promise<void>((resolve) => {
-      const check = () => (pushes.length >= n ? resolve() : void (wake = check));
-      check();
-    });
+    const pushed = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (pushes.length >= n ? resolve() : void (wake = check));
+        check();
+      });
 
     expect((await unlock(attacker, 'pat', '0000')).body.code).toBe('invalid_credentials');
     const first = await unlock(attacker, 'pat', '0001');
@@ -88,12 +98,28 @@ describe('PIN lockout', () => {
     expect((await unlock('192.0.2.45', 'pat', '4321')).body.code).toBe('account_locked');
 
     const lockouts = await node.services.auth.audit.list('pins', { action: 'signin.lockout', subjectId: patId });
-    expect(lockouts.map((e) => [e.ip, (e.details as { scope: string }).scope]).sort()).toEqual([['192.0.2.44', 'account'], [attacker, 'source'], [attacker, 'source']]);
+    expect(lockouts.map((e) => [e.ip, (e.details as { scope: string }).scope]).sort()).toEqual([
+      ['192.0.2.44', 'account'],
+      [attacker, 'source'],
+      [attacker, 'source'],
+    ]);
     await pushed(3);
-    expect(pushes.map((p) => [p.scope, p.retryAfter])).toEqual([['source', 1], ['source', 2], ['account', undefined]]);
+    expect(pushes.map((p) => [p.scope, p.retryAfter])).toEqual([
+      ['source', 1],
+      ['source', 2],
+      ['account', undefined],
+    ]);
 
     // An administrator's reset ends the hard lock.
-    expect((await node.http.post('/api/account/resetPin', { tenant: 'pins', token: adminToken, body: { userId: patId, newPin: '8642' } })).status).toBe(200);
+    expect(
+      (
+        await node.http.post('/api/account/resetPin', {
+          tenant: 'pins',
+          token: adminToken,
+          body: { userId: patId, newPin: '8642' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await unlock(own, 'pat', '8642')).status).toBe(200);
   });
 
@@ -120,7 +146,9 @@ describe('PIN lockout', () => {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const [wrong, unknown, nopin] = [median(times.wrong), median(times.unknown), median(times.nopin)];
-    process.stdout.write(`PIN latency medians: wrong ${wrong.toFixed(1)} ms, unknown ${unknown.toFixed(1)} ms, no PIN ${nopin.toFixed(1)} ms\n`);
+    process.stdout.write(
+      `PIN latency medians: wrong ${wrong.toFixed(1)} ms, unknown ${unknown.toFixed(1)} ms, no PIN ${nopin.toFixed(1)} ms\n`,
+    );
     expect(unknown).toBeGreaterThan(wrong * 0.6);
     expect(nopin).toBeGreaterThan(wrong * 0.6);
   });

@@ -25,10 +25,22 @@ describe('rate limits against outside clients', () => {
   it('RATE_LIMIT_PER_IP counts REST, GraphQL, realm pages and hub handshakes together, across two nodes', async () => {
     const port = await freePort();
     const limits = { RATE_LIMIT_PER_IP: '8', RATE_LIMIT_WINDOW_SECONDS: '120' };
-    const a = await node({ ROLES: 'http,hub,actors,idp', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...limits });
-    const b = await node({ ROLES: 'http,hub,actors', REDIS_PREFIX: a.config.redis.prefix, MONGODB_CATALOG_DB: a.config.mongo.catalogDb, MONGODB_TENANT_DB_PREFIX: a.config.mongo.tenantDbPrefix, ...limits });
+    const a = await node({
+      ROLES: 'http,hub,actors,idp',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...limits,
+    });
+    const b = await node({
+      ROLES: 'http,hub,actors',
+      REDIS_PREFIX: a.config.redis.prefix,
+      MONGODB_CATALOG_DB: a.config.mongo.catalogDb,
+      MONGODB_TENANT_DB_PREFIX: a.config.mongo.tenantDbPrefix,
+      ...limits,
+    });
     await createUser(a, 'acme', { username: 'alice', role: 'clinician' });
-    const graphql = (n: TestNode) => n.http.post('/graphql', { tenant: 'acme', body: { query: '{ basicTenantInfo { name } }' } });
+    const graphql = (n: TestNode) =>
+      n.http.post('/graphql', { tenant: 'acme', body: { query: '{ basicTenantInfo { name } }' } });
     const served = [
       await a.http.get('/api/tenant/ping', { tenant: 'acme' }),
       await b.http.get('/api/tenant/ping', { tenant: 'acme' }),
@@ -57,9 +69,12 @@ describe('rate limits against outside clients', () => {
 
   it('a rotating X-Forwarded-For escapes no limit unless it comes from a configured proxy; the audit keeps the real address', async () => {
     const limits = { RATE_LIMIT_SIGNIN_PER_IP: '3', RATE_LIMIT_SIGNIN_PER_ACCOUNT: '1000' };
-    const attempt = (n: TestNode, i: number) => n.http.post('/api/account/login', {
-      tenant: 'acme', headers: { 'x-forwarded-for': `203.0.113.${i + 1}` }, body: { method: 'pin', username: `nobody${i}`, pin: '0000' },
-    });
+    const attempt = (n: TestNode, i: number) =>
+      n.http.post('/api/account/login', {
+        tenant: 'acme',
+        headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+        body: { method: 'pin', username: `nobody${i}`, pin: '0000' },
+      });
     // No TRUST_PROXY: the default trusts no proxy.
     const direct = await node(limits);
     await createUser(direct, 'acme', { username: 'alice', role: 'clinician' });
@@ -81,17 +96,31 @@ describe('rate limits against outside clients', () => {
     await createUser(proxied, 'acme', { username: 'alice', role: 'clinician' });
     for (let i = 0; i < 5; i++) expect((await attempt(proxied, i)).status).toBe(401);
     const forwarded = await proxied.services.auth.audit.list('acme', { action: 'signin.failure' });
-    expect(forwarded.map((e) => e.ip).sort()).toEqual(['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4', '203.0.113.5']);
+    expect(forwarded.map((e) => e.ip).sort()).toEqual([
+      '203.0.113.1',
+      '203.0.113.2',
+      '203.0.113.3',
+      '203.0.113.4',
+      '203.0.113.5',
+    ]);
   });
 
   it('the realm login limiter counts per tenant and username, not per username across tenants', async () => {
     const port = await freePort();
-    const realm = await node({ ROLES: 'http,idp', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_SIGNIN_PER_ACCOUNT: '2', RATE_LIMIT_SIGNIN_PER_IP: '1000' });
+    const realm = await node({
+      ROLES: 'http,idp',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      RATE_LIMIT_SIGNIN_PER_ACCOUNT: '2',
+      RATE_LIMIT_SIGNIN_PER_IP: '1000',
+    });
     await createUser(realm, 'acme', { username: 'alice', role: 'clinician', password: 'acme-password' });
     await createUser(realm, 'globex', { username: 'alice', role: 'clinician', password: 'globex-password' });
-    const post = (tenant: string) => realm.http.post(`/realms/${tenant}/interaction/not-started/login`, {
-      headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'username=alice&password=guess',
-    });
+    const post = (tenant: string) =>
+      realm.http.post(`/realms/${tenant}/interaction/not-started/login`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        rawBody: 'username=alice&password=guess',
+      });
     expect((await post('acme')).status).toBe(400);
     expect((await post('acme')).status).toBe(400);
     const locked = await post('acme');
@@ -111,10 +140,17 @@ describe('rate limits against outside clients', () => {
     const wrong = new TelemetryClient(address, 'acme', 'tk_wrong');
     try {
       // Calls without the key are refused before they are counted: they cannot spend acme's budget.
-      for (let i = 0; i < 5; i++) await expect(wrong.sendBatch([])).rejects.toMatchObject({ code: 'invalid_credentials' });
+      for (let i = 0; i < 5; i++)
+        await expect(wrong.sendBatch([])).rejects.toMatchObject({ code: 'invalid_credentials' });
       for (let i = 0; i < 3; i++) await expect(acme.sendBatch([])).resolves.toMatchObject({ stored: 0 });
-      await expect(acme.sendBatch([])).rejects.toMatchObject({ status: grpc.status.RESOURCE_EXHAUSTED, code: 'rate_limited' });
-      await expect(acme.stream([])).rejects.toMatchObject({ status: grpc.status.RESOURCE_EXHAUSTED, code: 'rate_limited' });
+      await expect(acme.sendBatch([])).rejects.toMatchObject({
+        status: grpc.status.RESOURCE_EXHAUSTED,
+        code: 'rate_limited',
+      });
+      await expect(acme.stream([])).rejects.toMatchObject({
+        status: grpc.status.RESOURCE_EXHAUSTED,
+        code: 'rate_limited',
+      });
       await expect(other.sendBatch([])).resolves.toMatchObject({ stored: 0 });
     } finally {
       for (const c of [acme, other, wrong]) c.close();
@@ -129,14 +165,23 @@ describe('the embedded realm follows TRUST_PROXY', () => {
   });
   const realmNode = async (env: Record<string, string>) => {
     const port = await freePort();
-    const n = await startTestNode({ ROLES: 'http,idp', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
+    const n = await startTestNode({
+      ROLES: 'http,idp',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...env,
+    });
     open.push(n);
     await n.services.tenants.ensure({ name: 'acme' });
     return n;
   };
   const spoofed = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
   // Host is the public one, as a browser would send it; only the forwarded headers are hostile.
-  const discovery = (n: TestNode) => n.http.get('/realms/acme/.well-known/openid-configuration', { host: new URL(n.config.http.publicUrl).host, headers: spoofed });
+  const discovery = (n: TestNode) =>
+    n.http.get('/realms/acme/.well-known/openid-configuration', {
+      host: new URL(n.config.http.publicUrl).host,
+      headers: spoofed,
+    });
 
   it('ignores X-Forwarded-Host/-Proto from a client that is not a configured proxy', async () => {
     for (const env of [{}, { TRUST_PROXY: '10.20.30.40' }] as Record<string, string>[]) {

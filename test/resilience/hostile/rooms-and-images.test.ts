@@ -22,14 +22,25 @@ describe('hub rooms and shared images refuse outsiders and unsafe URLs', () => {
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http,hub,actors' });
-    for (const [username, role] of [['alice', 'clinician'], ['pat', 'patient'], ['mallory', 'patient'], ['eve', 'clinician']] as const) {
+    for (const [username, role] of [
+      ['alice', 'clinician'],
+      ['pat', 'patient'],
+      ['mallory', 'patient'],
+      ['eve', 'clinician'],
+    ] as const) {
       ids[username] = await createUser(node, 'rooms', { username, role });
       tokens[username] = await tokenFor(node, 'rooms', username);
     }
     const start = new Date(Date.now() + 60_000);
     const created = await node.http.post('/api/events/create', {
-      tenant: 'rooms', token: tokens.alice,
-      body: { name: 'Consult', startAt: start.toISOString(), endAt: new Date(start.getTime() + 1_800_000).toISOString(), participants: [{ userId: ids.pat }] },
+      tenant: 'rooms',
+      token: tokens.alice,
+      body: {
+        name: 'Consult',
+        startAt: start.toISOString(),
+        endAt: new Date(start.getTime() + 1_800_000).toISOString(),
+        participants: [{ userId: ids.pat }],
+      },
     });
     expect(created.status).toBe(201);
     eventId = created.body.data?.id ?? created.body.id;
@@ -39,28 +50,42 @@ describe('hub rooms and shared images refuse outsiders and unsafe URLs', () => {
     await node.destroy();
   });
 
-  it('lets only the event\'s members join its room, and greets only them', async () => {
+  it("lets only the event's members join its room, and greets only them", async () => {
     const [alice, pat, mallory, eve] = [await on('alice'), await on('pat'), await on('mallory'), await on('eve')];
     const heard = recorder(pat);
     expect(await call(mallory, 'joinRoom', eventId)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     expect(await call(eve, 'joinRoom', eventId)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     expect(await call(mallory, 'sayHiToRoom', eventId)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     // A room nobody created answers exactly like a room one is not in.
-    expect(await call(mallory, 'joinRoom', new Types.ObjectId().toHexString())).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await call(mallory, 'joinRoom', new Types.ObjectId().toHexString())).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
     expect(await call(mallory, 'joinRoom', 'lobby')).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
     await must(pat, 'joinRoom', eventId);
     await must(alice, 'joinRoom', eventId);
     await must(alice, 'sayHiToRoom', eventId);
-    expect(await heard.next('sayHi')).toMatchObject({ roomId: eventId, from: { userId: ids.alice, username: 'alice' } });
+    expect(await heard.next('sayHi')).toMatchObject({
+      roomId: eventId,
+      from: { userId: ids.alice, username: 'alice' },
+    });
   });
 
   it('stops greeting for someone removed from the event after joining its room', async () => {
     const pat = await on('pat');
     await must(pat, 'joinRoom', eventId);
-    const removed = await node.http.post('/api/events/update', { tenant: 'rooms', token: tokens.alice, body: { eventId, participants: [] } });
+    const removed = await node.http.post('/api/events/update', {
+      tenant: 'rooms',
+      token: tokens.alice,
+      body: { eventId, participants: [] },
+    });
     expect(removed.status).toBe(200);
     expect(await call(pat, 'sayHiToRoom', eventId)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
-    const back = await node.http.post('/api/events/update', { tenant: 'rooms', token: tokens.alice, body: { eventId, participants: [{ userId: ids.pat }] } });
+    const back = await node.http.post('/api/events/update', {
+      tenant: 'rooms',
+      token: tokens.alice,
+      body: { eventId, participants: [{ userId: ids.pat }] },
+    });
     expect(back.status).toBe(200);
   });
 
@@ -87,7 +112,10 @@ describe('hub rooms and shared images refuse outsiders and unsafe URLs', () => {
     }
     const details = await must(alice, 'getMeetingDetails', { eventId });
     expect(details.sharedImage).toBeUndefined();
-    expect(await call(alice, 'shareImage', { eventId, image: { hash: 'ab'.repeat(32) } })).toMatchObject({ ok: false, error: { code: 'file_not_found' } });
+    expect(await call(alice, 'shareImage', { eventId, image: { hash: 'ab'.repeat(32) } })).toMatchObject({
+      ok: false,
+      error: { code: 'file_not_found' },
+    });
     const ok = await must(alice, 'shareImage', { eventId, image: { url: 'https://images.example.test/xray.png' } });
     expect(ok.sharedImage.image).toEqual({ url: 'https://images.example.test/xray.png' });
   });

@@ -21,7 +21,12 @@ describe('hostile tokens on REST, GraphQL and the hub handshake', () => {
     const claims = decodeJwt(good);
     const { kid, key } = await node.services.auth.signingKeys.current();
     const sign = (p: Record<string, unknown>, aud: string, exp: number) =>
-      new SignJWT({ ...p, aud: undefined, exp: undefined }).setProtectedHeader({ alg: 'ES256', kid }).setIssuer(node.config.auth.tokenIssuer).setAudience(aud).setExpirationTime(exp).sign(key);
+      new SignJWT({ ...p, aud: undefined, exp: undefined })
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .setIssuer(node.config.auth.tokenIssuer)
+        .setAudience(aud)
+        .setExpirationTime(exp)
+        .sign(key);
     const [h, , s] = good.split('.');
     const now = Math.floor(Date.now() / 1000);
     bad.expired = await sign(claims, node.config.auth.oidc.audience, now - 120);
@@ -31,7 +36,10 @@ describe('hostile tokens on REST, GraphQL and the hub handshake', () => {
     bad.garbage = 'not.a.jwt';
     bad.otherTenant = await tokenFor(node, 'tokb', 'bob');
     const revoked = await loginFor(node, 'toka', 'alice');
-    expect((await node.http.post(`/api/account/${userId}/logout`, { tenant: 'toka', token: revoked.accessToken, body: {} })).status).toBeLessThan(300);
+    expect(
+      (await node.http.post(`/api/account/${userId}/logout`, { tenant: 'toka', token: revoked.accessToken, body: {} }))
+        .status,
+    ).toBeLessThan(300);
     bad.revokedSession = revoked.accessToken;
   });
   afterAll(async () => node?.destroy());
@@ -43,11 +51,16 @@ describe('hostile tokens on REST, GraphQL and the hub handshake', () => {
     expect({ status: none.status, code: none.body.code }).toEqual({ status: 401, code: 'unauthenticated' });
     for (const [kind, token] of Object.entries(bad)) {
       const r = await node.http.get('/api/contacts/me', { tenant: 'toka', token });
-      expect({ kind, status: [401, 403].includes(r.status), code: CODES.includes(r.body.code), type: String(r.headers['content-type']).split(';')[0] }).toEqual({ kind, status: true, code: true, type: 'application/problem+json' });
+      expect({
+        kind,
+        status: [401, 403].includes(r.status),
+        code: CODES.includes(r.body.code),
+        type: String(r.headers['content-type']).split(';')[0],
+      }).toEqual({ kind, status: true, code: true, type: 'application/problem+json' });
     }
   });
 
-  it('GraphQL refuses them as GraphQL errors, with the REST answer\'s code and status and no data', async () => {
+  it("GraphQL refuses them as GraphQL errors, with the REST answer's code and status and no data", async () => {
     const none = await node.http.post('/graphql', { tenant: 'toka', body: { query: '{ me { id } }' } });
     expect(none.body.errors[0].extensions.code).toBe('unauthenticated');
     const seen = [];
@@ -62,7 +75,14 @@ describe('hostile tokens on REST, GraphQL and the hub handshake', () => {
         data: 'data' in r.body,
         challenge: r.headers['www-authenticate'] ?? null,
       });
-      expect(seen.at(-1)).toEqual({ kind, status: rest.status, type: 'application/json', code: rest.body.code, data: false, challenge: rest.status === 401 ? 'Bearer error="invalid_token"' : null });
+      expect(seen.at(-1)).toEqual({
+        kind,
+        status: rest.status,
+        type: 'application/json',
+        code: rest.body.code,
+        data: false,
+        challenge: rest.status === 401 ? 'Bearer error="invalid_token"' : null,
+      });
     }
     expect(seen.map((x) => x.code).every((c) => CODES.includes(c))).toBe(true);
     expect(seen).toHaveLength(Object.keys(bad).length);
@@ -71,8 +91,13 @@ describe('hostile tokens on REST, GraphQL and the hub handshake', () => {
   it('the hub handshake refuses them with connect_error data.code', async () => {
     await expect(connect(node.url!, 'toka')).rejects.toMatchObject({ data: { code: 'unauthenticated' } });
     for (const [kind, token] of Object.entries(bad)) {
-      const err = await connect(node.url!, 'toka', { token }).then((s) => (s.close(), new Error('connected'))).catch((e: { data?: { code?: string } }) => e);
-      expect({ kind, code: CODES.includes((err as { data?: { code?: string } }).data?.code ?? '') }).toEqual({ kind, code: true });
+      const err = await connect(node.url!, 'toka', { token })
+        .then((s) => (s.close(), new Error('connected')))
+        .catch((e: { data?: { code?: string } }) => e);
+      expect({ kind, code: CODES.includes((err as { data?: { code?: string } }).data?.code ?? '') }).toEqual({
+        kind,
+        code: true,
+      });
     }
     expect((await node.http.get('/healthz')).status).toBe(200);
   });

@@ -30,7 +30,12 @@ function pixelBomb(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(1024))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.alloc(1024))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 describe('hostile uploads and spreadsheets', () => {
@@ -48,8 +53,14 @@ describe('hostile uploads and spreadsheets', () => {
     const { body, headers } = multipart(parts);
     return node.http.post(route, { tenant: 'upl', token: admin, rawBody: body, headers });
   };
-  const upload = (fileName: string, content: Buffer) => post('/api/media/upload', [{ name: 'clientRef', value: `ref-${fileName}-${content.length}-${Math.random()}` }, { name: 'file', file: { fileName, content } }]);
-  const refused = (r: { status: number; body: any; headers: any; text: string; raw: Buffer }) => ({ coded4xx: r.status >= 400 && r.status < 500 && !breach(r) });
+  const upload = (fileName: string, content: Buffer) =>
+    post('/api/media/upload', [
+      { name: 'clientRef', value: `ref-${fileName}-${content.length}-${Math.random()}` },
+      { name: 'file', file: { fileName, content } },
+    ]);
+  const refused = (r: { status: number; body: any; headers: any; text: string; raw: Buffer }) => ({
+    coded4xx: r.status >= 400 && r.status < 500 && !breach(r),
+  });
 
   it('refuses wrong magic bytes and polyglots with coded 4xx', async () => {
     const image = await png(8, 8);
@@ -64,7 +75,8 @@ describe('hostile uploads and spreadsheets', () => {
       ['photo.png.exe', image],
       ['..%2f..%2fphoto.png', Buffer.from('MZ')],
     ];
-    for (const [name, content] of cases) expect({ name, ...refused(await upload(name, content)) }).toEqual({ name, coded4xx: true });
+    for (const [name, content] of cases)
+      expect({ name, ...refused(await upload(name, content)) }).toEqual({ name, coded4xx: true });
   });
 
   it('serves a GIF/script polyglot (valid GIF magic, so stored) only as an inert image: nosniff and a sandbox CSP', async () => {
@@ -103,7 +115,10 @@ describe('hostile uploads and spreadsheets', () => {
     const up = await post('/api/uploads/pendingUsers', [{ name: 'file', file: { fileName: 'users.xlsx', content } }]);
     expect(up.status).toBe(202);
     await node.infra.queues.waitUntilFinished('pending-user-import', `import.upl.${up.body.importId}`, 60_000);
-    const status = await node.http.get(`/api/uploads/pendingUsers/${up.body.importId}`, { tenant: 'upl', token: admin });
+    const status = await node.http.get(`/api/uploads/pendingUsers/${up.body.importId}`, {
+      tenant: 'upl',
+      token: admin,
+    });
     return status.body;
   };
 
@@ -111,11 +126,29 @@ describe('hostile uploads and spreadsheets', () => {
     const bombs = [
       zipOf([{ name: 'xl/worksheets/sheet1.xml', data: Buffer.alloc(40 * 1024 * 1024) }]),
       zipOf([{ name: 'xl/worksheets/sheet1.xml', data: Buffer.alloc(8 * 1024 * 1024, 0x20), declaredSize: 10 }]),
-      zipOf(Array.from({ length: 3000 }, (_, i) => ({ name: `xl/worksheets/sheet${i}.xml`, data: Buffer.from('<worksheet/>') }))),
+      zipOf(
+        Array.from({ length: 3000 }, (_, i) => ({
+          name: `xl/worksheets/sheet${i}.xml`,
+          data: Buffer.from('<worksheet/>'),
+        })),
+      ),
       zipOf([
-        { name: '[Content_Types].xml', data: Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>') },
-        { name: 'xl/workbook.xml', data: Buffer.from('<workbook><sheets><sheet name="a" sheetId="1"/></sheets></workbook>') },
-        { name: 'xl/worksheets/sheet1.xml', data: Buffer.from('<worksheet><dimension ref="A1:XFD1048576"/><sheetData><row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>x</t></is></c></row></sheetData></worksheet>') },
+        {
+          name: '[Content_Types].xml',
+          data: Buffer.from(
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+          ),
+        },
+        {
+          name: 'xl/workbook.xml',
+          data: Buffer.from('<workbook><sheets><sheet name="a" sheetId="1"/></sheets></workbook>'),
+        },
+        {
+          name: 'xl/worksheets/sheet1.xml',
+          data: Buffer.from(
+            '<worksheet><dimension ref="A1:XFD1048576"/><sheetData><row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>x</t></is></c></row></sheetData></worksheet>',
+          ),
+        },
       ]),
     ];
     for (const [i, bomb] of bombs.entries()) {

@@ -4,7 +4,11 @@ import type { TestNode } from '../../support/node.js';
 import type { SeededTenant } from './seed.js';
 
 /** A user of a seeded tenant as the hub cases use it. */
-export interface Member { id: string; username: string; token: string }
+export interface Member {
+  id: string;
+  username: string;
+  token: string;
+}
 
 /** What a case may do in one tenant: make events, open sockets, sign in again. */
 export interface TenantKit {
@@ -16,7 +20,10 @@ export interface TenantKit {
    * An event organized by the tenant's helper host with `me` as a participant in `role` (and, when
    * `started`, its meeting started by the host): what a consultation looks like before a method is called.
    */
-  event(me: Member, opts?: { role?: 'host' | 'participant'; started?: boolean }): Promise<{ eventId: string; meetingCode: string; host: HubClient }>;
+  event(
+    me: Member,
+    opts?: { role?: 'host' | 'participant'; started?: boolean },
+  ): Promise<{ eventId: string; meetingCode: string; host: HubClient }>;
   /** A hardware id no other case used. */
   hardwareId(): string;
 }
@@ -63,7 +70,8 @@ async function withHeadset(k: TenantKit, me: Member, s: HubClient) {
 
 /** A ringing call from `me` to the helper peer. */
 async function ringing(k: TenantKit, s: HubClient) {
-  return (await must<{ callId: string }>(s, 'initCall', { calleeIds: [k.t.helpers.peer.id], callType: 'audio' })).callId;
+  return (await must<{ callId: string }>(s, 'initCall', { calleeIds: [k.t.helpers.peer.id], callType: 'audio' }))
+    .callId;
 }
 
 /** Valid arguments, and the state they need, for every hub method (the matrix fails on a method without one). */
@@ -81,7 +89,15 @@ export const HUB_CASES: Record<string, HubCase> = {
     },
   },
   requestHostAccess: { build: async (k, me, s) => [{ eventId: (await joined(k, me, s)).eventId }] },
-  shareImage: { build: async (k, me, s) => [{ eventId: (await hosting(k, me, s)).eventId, image: { url: 'https://images.example.test/scan.png' }, caption: 'scan' }] },
+  shareImage: {
+    build: async (k, me, s) => [
+      {
+        eventId: (await hosting(k, me, s)).eventId,
+        image: { url: 'https://images.example.test/scan.png' },
+        caption: 'scan',
+      },
+    ],
+  },
   clearImage: {
     build: async (k, me, s) => {
       const { eventId } = await hosting(k, me, s);
@@ -93,16 +109,30 @@ export const HUB_CASES: Record<string, HubCase> = {
   acceptCall: {
     build: async (k, me) => {
       const peer = await k.socket(k.t.helpers.peer);
-      return [{ callId: (await must<{ callId: string }>(peer, 'initCall', { calleeIds: [me.id], callType: 'video' })).callId }];
+      return [
+        {
+          callId: (await must<{ callId: string }>(peer, 'initCall', { calleeIds: [me.id], callType: 'video' })).callId,
+        },
+      ];
     },
   },
   cancelCall: { build: async (k, _me, s) => [{ callId: await ringing(k, s), reason: 'changed my mind' }] },
   endCall: { build: async (k, _me, s) => [{ callId: await ringing(k, s) }] },
   addParticipant: { build: async (k, _me, s) => [{ callId: await ringing(k, s), userId: k.t.helpers.host.id }] },
-  offer: { build: async (k, me, s) => [{ targetUserId: k.t.helpers.host.id, eventId: (await joined(k, me, s)).eventId, sdp }] },
-  answer: { build: async (k, me, s) => [{ targetUserId: k.t.helpers.host.id, eventId: (await joined(k, me, s)).eventId, sdp }] },
+  offer: {
+    build: async (k, me, s) => [{ targetUserId: k.t.helpers.host.id, eventId: (await joined(k, me, s)).eventId, sdp }],
+  },
+  answer: {
+    build: async (k, me, s) => [{ targetUserId: k.t.helpers.host.id, eventId: (await joined(k, me, s)).eventId, sdp }],
+  },
   iceCandidate: {
-    build: async (k, me, s) => [{ targetUserId: k.t.helpers.host.id, eventId: (await joined(k, me, s)).eventId, candidate: { candidate: 'candidate:1 1 udp 2122260223 10.0.0.1 50000 typ host', sdpMid: '0', sdpMLineIndex: 0 } }],
+    build: async (k, me, s) => [
+      {
+        targetUserId: k.t.helpers.host.id,
+        eventId: (await joined(k, me, s)).eventId,
+        candidate: { candidate: 'candidate:1 1 udp 2122260223 10.0.0.1 50000 typ host', sdpMid: '0', sdpMLineIndex: 0 },
+      },
+    ],
   },
   joinRoom: { build: async (k, me) => [(await k.event(me)).eventId] },
   sayHiToRoom: {

@@ -26,37 +26,85 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
   const users: SeededTenant['users'] = {};
   for (const role of ROLES) {
     const username = `${role}-${name}`;
-    const id = await createUser(node, name, { username, role, displayName: `${role} ${marker}`, kind: role === 'device' ? 'device' : 'person' });
+    const id = await createUser(node, name, {
+      username,
+      role,
+      displayName: `${role} ${marker}`,
+      kind: role === 'device' ? 'device' : 'person',
+    });
     users[role] = { id: String(id), username, token: await tokenFor(node, name, username) };
   }
   const helpers = {} as SeededTenant['helpers'];
-  for (const [key, role] of [['host', 'clinician'], ['peer', 'patient'], ['headset', 'device']] as const) {
+  for (const [key, role] of [
+    ['host', 'clinician'],
+    ['peer', 'patient'],
+    ['headset', 'device'],
+  ] as const) {
     const username = `helper-${key}-${name}`;
-    const id = await createUser(node, name, { username, role, displayName: `${key} ${marker}`, kind: role === 'device' ? 'device' : 'person' });
+    const id = await createUser(node, name, {
+      username,
+      role,
+      displayName: `${key} ${marker}`,
+      kind: role === 'device' ? 'device' : 'person',
+    });
     helpers[key] = { id: String(id), username, token: await tokenFor(node, name, username) };
   }
   const as = (role: string) => ({ tenant: name, token: users[role]!.token });
-  const group = await node.http.post('/api/contacts/group/create', { ...as('clinician'), body: { name: `Ward ${marker}`, participantIds: [users.patient!.id] } });
+  const group = await node.http.post('/api/contacts/group/create', {
+    ...as('clinician'),
+    body: { name: `Ward ${marker}`, participantIds: [users.patient!.id] },
+  });
   const start = new Date(Date.now() + 3600_000);
   const event = await node.http.post('/api/events/create', {
     ...as('clinician'),
-    body: { name: `Consult ${marker}`, description: `Notes ${marker}`, startAt: start.toISOString(), endAt: new Date(start.getTime() + 1800_000).toISOString(), participants: [{ userId: users.patient!.id }] },
+    body: {
+      name: `Consult ${marker}`,
+      description: `Notes ${marker}`,
+      startAt: start.toISOString(),
+      endAt: new Date(start.getTime() + 1800_000).toISOString(),
+      participants: [{ userId: users.patient!.id }],
+    },
   });
-  const notice = await node.http.post('/api/notification/save', { ...as('admin'), body: { title: `Notice ${marker}`, body: `Body ${marker}` } });
+  const notice = await node.http.post('/api/notification/save', {
+    ...as('admin'),
+    body: { title: `Notice ${marker}`, body: `Body ${marker}` },
+  });
   const data = (r: { status: number; body: any }) => {
     if (r.status >= 300) throw new Error(`seeding ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.data ?? r.body;
   };
-  return { name, marker, users, groupId: data(group).id, eventId: data(event).id, meetingCode: data(event).meetingCode, noticeId: data(notice).id, helpers };
+  return {
+    name,
+    marker,
+    users,
+    groupId: data(group).id,
+    eventId: data(event).id,
+    meetingCode: data(event).meetingCode,
+    noticeId: data(notice).id,
+    helpers,
+  };
 }
 
 /** Path parameter values taken from one seeded tenant (own ids or, for cross-tenant probes, the other's). */
 export function paramValues(t: SeededTenant, caller: string): Record<string, string> {
   return {
-    groupId: t.groupId, noticeId: t.noticeId, eventId: t.eventId, contactId: t.users.patient!.id, deviceId: t.users.device!.id,
-    deviceTypeId: t.users.device!.id, meetingCode: t.meetingCode, tenant: t.name, tenantId: t.name, tenantName: t.name,
-    username: t.users.patient!.username, userId: t.users[caller]!.id, hash: 'a'.repeat(64), filePath: 'shared-file', container: 'media',
-    '*path': 'a.png', importId: t.eventId,
+    groupId: t.groupId,
+    noticeId: t.noticeId,
+    eventId: t.eventId,
+    contactId: t.users.patient!.id,
+    deviceId: t.users.device!.id,
+    deviceTypeId: t.users.device!.id,
+    meetingCode: t.meetingCode,
+    tenant: t.name,
+    tenantId: t.name,
+    tenantName: t.name,
+    username: t.users.patient!.username,
+    userId: t.users[caller]!.id,
+    hash: 'a'.repeat(64),
+    filePath: 'shared-file',
+    container: 'media',
+    '*path': 'a.png',
+    importId: t.eventId,
   };
 }
 
@@ -70,8 +118,19 @@ export function bodyFor(t: SeededTenant, caller: string, op?: string): Record<st
   const onPatient = op === 'account.impersonate' || op === 'account.assignRole';
   const start = new Date(Date.now() + 7 * 86_400_000);
   return {
-    groupId: t.groupId, eventId: t.eventId, noticeId: t.noticeId, userId: t.users[onPatient ? 'patient' : caller]!.id, contactId: t.users.patient!.id,
-    participantIds: [t.users.patient!.id], participants: [{ userId: t.users.patient!.id }], isFavourite: true, favourite: true, name: 'renamed',
-    role: 'patient', newPin: '4827', startAt: start.toISOString(), endAt: new Date(start.getTime() + 1_800_000).toISOString(),
+    groupId: t.groupId,
+    eventId: t.eventId,
+    noticeId: t.noticeId,
+    userId: t.users[onPatient ? 'patient' : caller]!.id,
+    contactId: t.users.patient!.id,
+    participantIds: [t.users.patient!.id],
+    participants: [{ userId: t.users.patient!.id }],
+    isFavourite: true,
+    favourite: true,
+    name: 'renamed',
+    role: 'patient',
+    newPin: '4827',
+    startAt: start.toISOString(),
+    endAt: new Date(start.getTime() + 1_800_000).toISOString(),
   };
 }

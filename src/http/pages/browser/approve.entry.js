@@ -34,17 +34,26 @@ async function main() {
   const token = await accessToken();
   if (!token) return signIn();
   const info = await api('GET', `/api/account/loginCode?code=${encodeURIComponent(code)}`, { token });
-  const from = [info.requestedFrom?.userAgent, info.requestedFrom?.ip && `from ${info.requestedFrom.ip}`].filter(Boolean).join(' ');
+  const from = [info.requestedFrom?.userAgent, info.requestedFrom?.ip && `from ${info.requestedFrom.ip}`]
+    .filter(Boolean)
+    .join(' ');
   setText('device', `${info.deviceName ?? 'A device'}${from ? ` (${from})` : ''} asks to sign in.`);
   const user = loadSession()?.user;
-  setText('who', `It will be signed in as ${user?.displayName ?? 'you'}${user?.username ? ` (${user.username})` : ''}.`);
+  setText(
+    'who',
+    `It will be signed in as ${user?.displayName ?? 'you'}${user?.username ? ` (${user.username})` : ''}.`,
+  );
   setText('status', '');
   document.getElementById('request').hidden = false;
   if (info.status !== 'pending') return outcome(info.status);
-  const handle = (action) => () => decide(action).catch((e) => {
-    if (['login_code_refused', 'login_code_used', 'login_code_expired'].includes(e.code)) return outcome({ login_code_refused: 'refused', login_code_used: 'redeemed', login_code_expired: 'expired' }[e.code]);
-    showError(e);
-  });
+  const handle = (action) => () =>
+    decide(action).catch((e) => {
+      if (['login_code_refused', 'login_code_used', 'login_code_expired'].includes(e.code))
+        return outcome(
+          { login_code_refused: 'refused', login_code_used: 'redeemed', login_code_expired: 'expired' }[e.code],
+        );
+      showError(e);
+    });
   document.getElementById('approve').addEventListener('click', handle('approve'));
   document.getElementById('refuse').addEventListener('click', handle('refuse'));
   for (const id of ['approve', 'refuse']) document.getElementById(id).disabled = false;

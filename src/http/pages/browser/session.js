@@ -61,7 +61,8 @@ export async function accessToken() {
 
 /** A same-origin path to come back to after sign-in; anything else (another origin, `//host`) is dropped. */
 export function safeReturnPath(value) {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return null;
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
+    return null;
   const url = new URL(value, location.origin);
   return url.origin === location.origin ? url.pathname + url.search : null;
 }

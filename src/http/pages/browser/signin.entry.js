@@ -2,11 +2,24 @@
 // address), completes it when the realm sends the browser back (the service, the realm's confidential
 // client, exchanges the code), then shows who is signed in or returns to the page that asked.
 import * as oauth from 'oauth4webapi';
-import { accessToken, api, clearSession, loadSession, safeReturnPath, saveSession, setText, showError } from './session.js';
+import {
+  accessToken,
+  api,
+  clearSession,
+  loadSession,
+  safeReturnPath,
+  saveSession,
+  setText,
+  showError,
+} from './session.js';
 
 const FLOW = 'consult.signin.flow';
 const cfg = JSON.parse(document.getElementById('app').dataset.config);
-const as = { issuer: cfg.issuer, authorization_endpoint: cfg.authorizationEndpoint, authorization_response_iss_parameter_supported: cfg.issParameterSupported };
+const as = {
+  issuer: cfg.issuer,
+  authorization_endpoint: cfg.authorizationEndpoint,
+  authorization_response_iss_parameter_supported: cfg.issParameterSupported,
+};
 const client = { client_id: cfg.clientId };
 const redirectUri = `${location.origin}/auth/callback`;
 
@@ -32,7 +45,8 @@ async function complete(params) {
   const callbackUrl = location.href;
   // The code must not stay in the address bar or the history.
   history.replaceState(null, '', '/auth/callback');
-  if (!flow) throw Object.assign(new Error('This sign-in was not started in this tab'), { code: 'sign_in_not_started' });
+  if (!flow)
+    throw Object.assign(new Error('This sign-in was not started in this tab'), { code: 'sign_in_not_started' });
   try {
     oauth.validateAuthResponse(as, client, params, flow.state);
   } catch (e) {
@@ -40,7 +54,11 @@ async function complete(params) {
     throw Object.assign(new Error(e.error_description ?? e.message), { code: e.error ?? e.code });
   }
   setText('status', 'Completing sign-in…');
-  saveSession(await api('POST', '/api/account/login', { body: { method: 'code', callbackUrl, codeVerifier: flow.codeVerifier, state: flow.state } }));
+  saveSession(
+    await api('POST', '/api/account/login', {
+      body: { method: 'code', callbackUrl, codeVerifier: flow.codeVerifier, state: flow.state },
+    }),
+  );
   return flow.returnTo;
 }
 
@@ -48,7 +66,8 @@ async function showSignedIn() {
   const token = await accessToken();
   if (!token) return start(null);
   const res = await api('POST', '/graphql', { token, body: { query: '{ me { username displayName role tenant } }' } });
-  if (res.errors?.length) throw Object.assign(new Error(res.errors[0].message), { code: res.errors[0].extensions?.code });
+  if (res.errors?.length)
+    throw Object.assign(new Error(res.errors[0].message), { code: res.errors[0].extensions?.code });
   const { me } = res.data;
   setText('status', '');
   const el = setText('signed-in', `Signed in as ${me.displayName} (${me.username}, ${me.role}) at ${me.tenant}`);
@@ -59,7 +78,8 @@ async function showSignedIn() {
 async function signOut() {
   const s = loadSession();
   const token = await accessToken();
-  if (s && token) await api('POST', `/api/account/${encodeURIComponent(s.user.id)}/logout`, { token }).catch(() => undefined);
+  if (s && token)
+    await api('POST', `/api/account/${encodeURIComponent(s.user.id)}/logout`, { token }).catch(() => undefined);
   clearSession();
   document.getElementById('signed-in').hidden = true;
   document.getElementById('sign-out').hidden = true;

@@ -19,13 +19,29 @@ export const adminMigrateRoutes: RouteGroup = {
   tag: 'Admin helpers',
   routes: [
     op({
-      operationId: 'admin.migrate', method: 'post', path: '/migrate/:tenantName', params: MigrateParams, query: MigrateQuery, body: MigrateBody, response: MigrateResult, anyHost: true,
-      summary: 'Create the tenant when missing and run its database migrations (provisioning service; proved by the provisioning code)',
+      operationId: 'admin.migrate',
+      method: 'post',
+      path: '/migrate/:tenantName',
+      params: MigrateParams,
+      query: MigrateQuery,
+      body: MigrateBody,
+      response: MigrateResult,
+      anyHost: true,
+      summary:
+        'Create the tenant when missing and run its database migrations (provisioning service; proved by the provisioning code)',
       errors: ['forbidden', 'conflict'],
       handle: async (s, { params, query, body, infra }) => {
-        if (!secretEquals(query.code, infra.config.auth.provisioningCode)) throw new AppError('forbidden', 'Invalid provisioning code');
+        if (!secretEquals(query.code, infra.config.auth.provisioningCode))
+          throw new AppError('forbidden', 'Invalid provisioning code');
         const result = await s.tenants.ensure({ name: params.tenantName, displayName: body?.displayName });
-        const admin = body?.admin ? await s.auth.accountSetup.provision(params.tenantName, { ...body.admin, role: 'admin' }, 'first-admin', 'provisioning') : undefined;
+        const admin = body?.admin
+          ? await s.auth.accountSetup.provision(
+              params.tenantName,
+              { ...body.admin, role: 'admin' },
+              'first-admin',
+              'provisioning',
+            )
+          : undefined;
         return { tenant: params.tenantName, ...result, ...(admin ? { admin } : {}) };
       },
     }),

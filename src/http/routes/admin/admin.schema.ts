@@ -6,7 +6,9 @@ export const MigrateQuery = z.object({ code: z.string().min(1, 'the provisioning
 export const MigrateBody = z
   .object({
     displayName: z.string().min(1).max(200).optional(),
-    admin: AccountInput.optional().describe("The tenant's first admin: created when missing, with a set-password link (embedded realm) or a first-sign-in binding (external identity provider)"),
+    admin: AccountInput.optional().describe(
+      "The tenant's first admin: created when missing, with a set-password link (embedded realm) or a first-sign-in binding (external identity provider)",
+    ),
   })
   .optional();
 export const ProvisionedAccount = z.object({
@@ -15,11 +17,21 @@ export const ProvisionedAccount = z.object({
   role: z.string(),
   created: z.boolean().describe('false when the account existed already'),
   ready: z.boolean().describe('the account can sign in already (no link issued)'),
-  setPasswordUrl: z.string().optional().describe('one-time set-password link (embedded realm); hand it to the person only'),
-  binding: z.object({ email: z.string().optional(), username: z.string() }).optional().describe('external identity provider: the first sign-in with this verified email (or username) takes the account'),
+  setPasswordUrl: z
+    .string()
+    .optional()
+    .describe('one-time set-password link (embedded realm); hand it to the person only'),
+  binding: z
+    .object({ email: z.string().optional(), username: z.string() })
+    .optional()
+    .describe('external identity provider: the first sign-in with this verified email (or username) takes the account'),
   expiresAt: z.string().optional(),
 });
 export const MigrateResult = z.object({
-  tenant: z.string(), from: z.number().int(), to: z.number().int(), applied: z.array(z.string()), indexesEnsured: z.number().int(),
+  tenant: z.string(),
+  from: z.number().int(),
+  to: z.number().int(),
+  applied: z.array(z.string()),
+  indexesEnsured: z.number().int(),
   admin: ProvisionedAccount.optional(),
 });

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { Id } from '../../../core/paging.js';
 
-export { ContactSearchQuery, SetFavouriteCommand, UpdateContactCommand, CreateGroupCommand, RenameGroupCommand, GroupMembersCommand } from '../../../core/contact.schema.js';
+export {
+  ContactSearchQuery,
+  SetFavouriteCommand,
+  UpdateContactCommand,
+  CreateGroupCommand,
+  RenameGroupCommand,
+  GroupMembersCommand,
+} from '../../../core/contact.schema.js';
 
 export const GroupIdParams = z.object({ groupId: Id });
 export const NoticeIdParams = z.object({ noticeId: Id });

@@ -12,12 +12,24 @@ export interface MultipartResult {
  * busboy. Sizes are bounded while streaming: a part over `maxFileBytes` is refused with 413 without
  * reading the rest, and unknown file parts are drained and ignored.
  */
-export function readMultipart(req: Request, opts: { fileFields: string[]; maxFileBytes: number; maxFields?: number }): Promise<MultipartResult> {
-  if (!req.is('multipart/form-data')) return Promise.reject(new AppError('unsupported_media_type', 'Send multipart/form-data'));
+export function readMultipart(
+  req: Request,
+  opts: { fileFields: string[]; maxFileBytes: number; maxFields?: number },
+): Promise<MultipartResult> {
+  if (!req.is('multipart/form-data'))
+    return Promise.reject(new AppError('unsupported_media_type', 'Send multipart/form-data'));
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: req.headers, limits: { fileSize: opts.maxFileBytes, files: opts.fileFields.length, fields: opts.maxFields ?? 20, fieldSize: 10_000 } });
+      bb = busboy({
+        headers: req.headers,
+        limits: {
+          fileSize: opts.maxFileBytes,
+          files: opts.fileFields.length,
+          fields: opts.maxFields ?? 20,
+          fieldSize: 10_000,
+        },
+      });
     } catch {
       return reject(new AppError('bad_request', 'Malformed multipart body'));
     }
@@ -31,9 +43,13 @@ export function readMultipart(req: Request, opts: { fileFields: string[]; maxFil
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('limit', () => {
-        failed ??= new AppError('payload_too_large', `${name}: at most ${opts.maxFileBytes} bytes`, { errors: [{ field: name, message: `at most ${opts.maxFileBytes} bytes` }] });
+        failed ??= new AppError('payload_too_large', `${name}: at most ${opts.maxFileBytes} bytes`, {
+          errors: [{ field: name, message: `at most ${opts.maxFileBytes} bytes` }],
+        });
       });
-      stream.on('end', () => out.files.set(name, { body: Buffer.concat(chunks), fileName: info.filename ?? '', mimeType: info.mimeType }));
+      stream.on('end', () =>
+        out.files.set(name, { body: Buffer.concat(chunks), fileName: info.filename ?? '', mimeType: info.mimeType }),
+      );
     });
     bb.on('error', () => reject(new AppError('bad_request', 'Malformed multipart body')));
     bb.on('close', () => (failed ? reject(failed) : resolve(out)));

@@ -8,11 +8,16 @@ export const sharedFilesRoutes: RouteGroup = {
   tag: 'Files',
   routes: [
     op({
-      operationId: 'files.shared', method: 'get', path: '/shared/:filePath', params: SharedParams, query: DownloadQuery,
+      operationId: 'files.shared',
+      method: 'get',
+      path: '/shared/:filePath',
+      params: SharedParams,
+      query: DownloadQuery,
       binary: { ranged: true, description: 'The shared file' },
       summary: 'Download a file shared through a FileShare path (the path is the grant)',
       errors: ['file_not_found', 'range_not_satisfiable'],
-      handle: async (s, { p, params, query, req, res }) => sendDownload(req, res, await s.media.shared(p, params.filePath), query.forceDownload),
+      handle: async (s, { p, params, query, req, res }) =>
+        sendDownload(req, res, await s.media.shared(p, params.filePath), query.forceDownload),
     }),
   ],
 };
@@ -23,11 +28,21 @@ export const containerFilesRoutes: RouteGroup = {
   tag: 'Files',
   routes: [
     op({
-      operationId: 'files.container', method: 'get', path: '/:tenantId/:container/*path', params: ContainerParams, query: DownloadQuery,
+      operationId: 'files.container',
+      method: 'get',
+      path: '/:tenantId/:container/*path',
+      params: ContainerParams,
+      query: DownloadQuery,
       binary: { ranged: true, description: 'The file' },
       summary: 'Read a file from a tenant container; the final path may span several segments',
       errors: ['file_not_found', 'wrong_tenant', 'range_not_satisfiable'],
-      handle: async (s, { p, params, query, req, res }) => sendDownload(req, res, await s.media.containerFile(p, params.tenantId, params.container, params.path), query.forceDownload),
+      handle: async (s, { p, params, query, req, res }) =>
+        sendDownload(
+          req,
+          res,
+          await s.media.containerFile(p, params.tenantId, params.container, params.path),
+          query.forceDownload,
+        ),
     }),
   ],
 };

@@ -18,7 +18,12 @@ export function contentDisposition(kind: 'inline' | 'attachment', fileName: stri
  * If-None-Match, single byte ranges (206, 416 with the size), If-Range, and headers that stop a
  * browser from sniffing or running what it receives.
  */
-export async function sendDownload(req: Request, res: Response, h: DownloadHandle, forceDownload = false): Promise<void> {
+export async function sendDownload(
+  req: Request,
+  res: Response,
+  h: DownloadHandle,
+  forceDownload = false,
+): Promise<void> {
   const etag = `"${h.info.etag}"`;
   res.setHeader('ETag', etag);
   res.setHeader('Accept-Ranges', 'bytes');
@@ -37,7 +42,10 @@ export async function sendDownload(req: Request, res: Response, h: DownloadHandl
     throw new AppError('range_not_satisfiable', `The file has ${h.info.size} bytes`);
   }
   res.setHeader('Content-Type', h.contentType);
-  res.setHeader('Content-Disposition', contentDisposition(forceDownload || !INLINE.test(h.contentType) ? 'attachment' : 'inline', h.fileName));
+  res.setHeader(
+    'Content-Disposition',
+    contentDisposition(forceDownload || !INLINE.test(h.contentType) ? 'attachment' : 'inline', h.fileName),
+  );
   if (range) {
     res.status(206);
     res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${h.info.size}`);

@@ -7,7 +7,10 @@ const TenantParam = z.string().min(1).max(63);
 
 export const DownloadParams = z.object({ tenant: TenantParam, hash: z.string().min(1).max(128) });
 export const DownloadQuery = z.object({
-  forceDownload: z.enum(['true', 'false', '1', '0', '']).optional().transform((v) => v === 'true' || v === '1'),
+  forceDownload: z
+    .enum(['true', 'false', '1', '0', ''])
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
 });
 
 /** The stored upload a client learns about (data of the upload CallResult); URLs are relative to the tenant host. */
@@ -57,7 +60,9 @@ export function presentUpload(tenant: string, r: UploadResult): CallResult<Recor
       url: `/api/media/download/${tenant}/${f.hash}`,
       thumbnailStatus: f.thumbnailStatus,
       thumbnailUrl: f.kind === 'image' ? `/api/media/thumbnail/${tenant}/${f.hash}` : undefined,
-      share: r.share ? { path: r.share.path, url: `/api/files/shared/${r.share.path}`, expiresAt: r.share.expiresAt?.toISOString() } : undefined,
+      share: r.share
+        ? { path: r.share.path, url: `/api/files/shared/${r.share.path}`, expiresAt: r.share.expiresAt?.toISOString() }
+        : undefined,
       duplicate: !r.created,
       createdAt: f.get('createdAt')?.toISOString?.(),
     },

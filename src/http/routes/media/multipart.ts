@@ -30,7 +30,11 @@ export async function* multipartParts(req: Request): AsyncGenerator<UploadPart> 
     wake = undefined;
   };
   const refuse = (message: string) => push({ type: 'error', error: new AppError('validation_failed', message) });
-  bb.on('field', (name, value, info) => (info.valueTruncated || info.nameTruncated ? refuse(`Field '${name}' is too long`) : push({ type: 'field', name, value })));
+  bb.on('field', (name, value, info) =>
+    info.valueTruncated || info.nameTruncated
+      ? refuse(`Field '${name}' is too long`)
+      : push({ type: 'field', name, value }),
+  );
   bb.on('file', (name, stream, info) => {
     // Busboy destroys an unfinished file stream with an error when the form breaks off; consumers that
     // read it attach their own handlers, skipped or abandoned streams must not crash the process.
@@ -41,7 +45,9 @@ export async function* multipartParts(req: Request): AsyncGenerator<UploadPart> 
   bb.on('fieldsLimit', () => refuse('Too many fields'));
   bb.on('partsLimit', () => refuse('Too many parts'));
   bb.on('close', () => push({ type: 'end' }));
-  bb.on('error', () => push({ type: 'error', error: new AppError('bad_request', 'Malformed or truncated multipart body') }));
+  bb.on('error', () =>
+    push({ type: 'error', error: new AppError('bad_request', 'Malformed or truncated multipart body') }),
+  );
   // A client that disconnects mid-body never ends the pipe: fail the form so the store's write aborts.
   req.once('close', () => {
     if (!req.complete) bb.destroy(new Error('Unexpected end of form'));

@@ -37,7 +37,9 @@ describe('etagMatches', () => {
 
 describe('contentDisposition', () => {
   it('gives an ASCII fallback and the UTF-8 name without header injection', () => {
-    expect(contentDisposition('inline', 'Röntgen "1".png')).toBe(`inline; filename="R_ntgen _1_.png"; filename*=UTF-8''R%C3%B6ntgen%20%221%22.png`);
+    expect(contentDisposition('inline', 'Röntgen "1".png')).toBe(
+      `inline; filename="R_ntgen _1_.png"; filename*=UTF-8''R%C3%B6ntgen%20%221%22.png`,
+    );
     expect(contentDisposition('attachment', 'a\r\nSet-Cookie: x')).not.toMatch(/\r|\n/);
   });
 });

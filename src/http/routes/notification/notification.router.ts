@@ -9,17 +9,29 @@ export const notificationRoutes: RouteGroup = {
   tag: 'Notifications',
   routes: [
     op({
-      operationId: 'notification.save', links: { seen: { operationId: 'contacts.notificationSeen', parameters: { noticeId: '$response.body#/id' } } }, method: 'post', path: '/save', body: SaveNoticeCommand, response: Notice, status: 201,
+      operationId: 'notification.save',
+      links: { seen: { operationId: 'contacts.notificationSeen', parameters: { noticeId: '$response.body#/id' } } },
+      method: 'post',
+      path: '/save',
+      body: SaveNoticeCommand,
+      response: Notice,
+      status: 201,
       summary: 'Save a new system notice; it replaces the current one',
       handle: async (s, { p, body }) => presentNotice(await s.notices.save(p, body)),
     }),
     op({
-      operationId: 'notification.clear', method: 'post', path: '/clear', response: z.object({ cleared: z.boolean() }),
+      operationId: 'notification.clear',
+      method: 'post',
+      path: '/clear',
+      response: z.object({ cleared: z.boolean() }),
       summary: 'Clear the current notice (cleared: false when there was none)',
       handle: (s, { p }) => s.notices.clear(p),
     }),
     op({
-      operationId: 'notification.current', method: 'get', path: '/current', response: CurrentNotice,
+      operationId: 'notification.current',
+      method: 'get',
+      path: '/current',
+      response: CurrentNotice,
       summary: 'The current notice, or null',
       handle: async (s, { p }) => {
         const n = await s.notices.current(p);
@@ -28,4 +40,3 @@ export const notificationRoutes: RouteGroup = {
     }),
   ],
 };
-

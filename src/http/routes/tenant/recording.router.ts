@@ -12,7 +12,12 @@ const StartRecordingQuery = z.object({
   userId: Id.optional(),
 });
 
-const RecordingStatus = z.object({ eventId: z.string(), state: z.string(), session: z.number().int(), jobId: z.string().optional() });
+const RecordingStatus = z.object({
+  eventId: z.string(),
+  state: z.string(),
+  session: z.number().int(),
+  jobId: z.string().optional(),
+});
 
 /** /api/tenant/startrecording: hands the request to the recording job after checking membership. */
 export const recordingRoutes: RouteGroup = {
@@ -20,20 +25,41 @@ export const recordingRoutes: RouteGroup = {
   tag: 'Tenant',
   routes: [
     op({
-      operationId: 'tenant.startRecording', errors: ['event_not_found', 'invalid_state', 'service_unavailable'], method: 'get', path: '/startrecording', query: StartRecordingQuery, response: RecordingStatus,
-      summary: 'Request recording start for an event (queued; the recording job starts it on the video conferencing system)',
+      operationId: 'tenant.startRecording',
+      errors: ['event_not_found', 'invalid_state', 'service_unavailable'],
+      method: 'get',
+      path: '/startrecording',
+      query: StartRecordingQuery,
+      response: RecordingStatus,
+      summary:
+        'Request recording start for an event (queued; the recording job starts it on the video conferencing system)',
       handle: async (s, { p, query, req }) => {
         const userId = query.userId ?? p.userId;
         const onBehalf = userId !== p.userId;
-        if (onBehalf && !p.permissions.has('tenant:admin')) throw new AppError('permission_denied', "Starting a recording for another participant requires the 'tenant:admin' permission");
-        if (!onBehalf && !(await s.meetings.isParticipant(p.tenant, query.eventId, p.userId))) throw new AppError('event_not_found', `No event ${query.eventId}`);
+        if (onBehalf && !p.permissions.has('tenant:admin'))
+          throw new AppError(
+            'permission_denied',
+            "Starting a recording for another participant requires the 'tenant:admin' permission",
+          );
+        if (!onBehalf && !(await s.meetings.isParticipant(p.tenant, query.eventId, p.userId)))
+          throw new AppError('event_not_found', `No event ${query.eventId}`);
         if (onBehalf && !(await s.meetings.isParticipant(p.tenant, query.eventId, userId))) {
-          throw new AppError('validation_failed', 'query.userId: not a participant of the event', { errors: [{ field: 'query.userId', message: 'not a participant of the event' }] });
+          throw new AppError('validation_failed', 'query.userId: not a participant of the event', {
+            errors: [{ field: 'query.userId', message: 'not a participant of the event' }],
+          });
         }
-        const r = await s.recording.requestStart(p.tenant, query.eventId, userId, { actorId: p.userId, via: 'rest', ...(req.ip ? { ip: req.ip } : {}) });
-        return { eventId: r.eventId, state: r.state, session: r.session, ...(r.jobId ? { jobId: String(r.jobId) } : {}) };
+        const r = await s.recording.requestStart(p.tenant, query.eventId, userId, {
+          actorId: p.userId,
+          via: 'rest',
+          ...(req.ip ? { ip: req.ip } : {}),
+        });
+        return {
+          eventId: r.eventId,
+          state: r.state,
+          session: r.session,
+          ...(r.jobId ? { jobId: String(r.jobId) } : {}),
+        };
       },
     }),
   ],
 };
-

@@ -12,9 +12,25 @@ export const uploadsRoutes: RouteGroup = {
   tag: 'Bulk user upload',
   routes: [
     op({
-      operationId: 'uploads.pendingUsers', links: { status: { operationId: 'uploads.pendingUsersStatus', parameters: { importId: '$response.body#/importId' } } }, method: 'post', path: '/pendingUsers', response: ImportStatus, status: 202,
-      multipart: { fields: z.object({}), files: [{ name: 'file', description: 'The spreadsheet (.xlsx) of pending users', required: true }], streaming: true },
-      headers: { Location: { description: 'GET this URL for the progress and the per-row error report', schema: { type: 'string' } } },
+      operationId: 'uploads.pendingUsers',
+      links: {
+        status: { operationId: 'uploads.pendingUsersStatus', parameters: { importId: '$response.body#/importId' } },
+      },
+      method: 'post',
+      path: '/pendingUsers',
+      response: ImportStatus,
+      status: 202,
+      multipart: {
+        fields: z.object({}),
+        files: [{ name: 'file', description: 'The spreadsheet (.xlsx) of pending users', required: true }],
+        streaming: true,
+      },
+      headers: {
+        Location: {
+          description: 'GET this URL for the progress and the per-row error report',
+          schema: { type: 'string' },
+        },
+      },
       summary: 'Upload a spreadsheet (Excel) of pending users for bulk import; answers 202 with the import id',
       errors: ['unsupported_media_type', 'payload_too_large', 'spreadsheet_rejected'],
       handle: async (s, { p, req, res }) => {
@@ -24,7 +40,11 @@ export const uploadsRoutes: RouteGroup = {
       },
     }),
     op({
-      operationId: 'uploads.pendingUsersStatus', method: 'get', path: '/pendingUsers/:importId', params: ImportParams, response: ImportStatus,
+      operationId: 'uploads.pendingUsersStatus',
+      method: 'get',
+      path: '/pendingUsers/:importId',
+      params: ImportParams,
+      response: ImportStatus,
       summary: 'Progress and per-row error report of a pending-users import',
       errors: ['import_not_found'],
       handle: async (s, { p, params }) => presentImport(await s.imports.status(p, params.importId)),
