@@ -15,13 +15,6 @@ export interface ContactDirectoryDeps {
   maxEntries: number;
   rebuildMs: number;
   logger: Logger;
-  /**
-   * How long a search without a usable index (first load, or a reload after a missed change) waits for
-   * the load in progress before asking the database instead (default 20 s): on the servers the directory
-   * serves, one load is one scan, while every search sent to the database meanwhile would be a scan of
-   * its own, and at hospital sizes eight of them at once stall the server.
-   */
-  loadWaitMs?: number;
 }
 
 /** Change notes kept per tenant; a node further behind than this reloads the tenant. */
@@ -48,13 +41,6 @@ interface TenantState {
   syncRunning?: Promise<void>;
 }
 
-/** Resolves when `p` settles or after `ms`, whichever is first (`p` never rejects here: load() logs its failures). */
-async function within(p: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
-
 /** How long the directory load decodes users before giving the event loop back (decision 641). */
 const LOAD_SLICE_MS = 8;
 
@@ -74,8 +60,7 @@ const toEntry = (u: DirectoryFields): DirectoryEntry => ({
  * (`recordChange`); before answering, a node compares the tenant's number with the one it applied (one
  * GET) and re-reads the changed users by `_id`, so the node that wrote, and every other node, sees a
  * write in its next read. A gap in the numbers (trimmed notes, a Redis reset) or a bulk rewrite
- * reloads the tenant. Searches meanwhile wait for the load (up to `loadWaitMs`); one the load does not
- * serve in time, or a failed load, sends the caller to the database (`undefined`).
+ * reloads the tenant; until a tenant is loaded, the caller asks the database (`undefined`).
  */
 export class ContactDirectory {
   private readonly tenants = new Map<string, TenantState>();
@@ -141,11 +126,7 @@ export class ContactDirectory {
     const st = this.state(tenant);
     const now = Date.now();
     if (st.tooBigUntil && now < st.tooBigUntil) return undefined;
-    if (!st.index || st.stale || now - st.loadedAt > this.deps.rebuildMs) {
-      const loading = this.load(tenant, st);
-      // A periodic reload keeps answering from the current index; without a usable one, wait for it.
-      if (!st.index || st.stale) await within(loading, this.deps.loadWaitMs ?? 20_000);
-    }
+    if (!st.index || st.stale || now - st.loadedAt > this.deps.rebuildMs) void this.load(tenant, st);
     if (!st.index || st.stale) return undefined;
     await this.sync(tenant, st);
     return st.stale ? undefined : st.index;
