@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BROWSER_DIR, packageDir, packageVersion } from './reference-assets.js';
+import { BROWSER_DIR, packageDir } from './reference-assets.js';
+import { buildOnce, bundleKey, onceUntilFailure } from './bundle-cache.js';
 
 const ENTRY = path.join(BROWSER_DIR, 'graphiql.entry.js');
 /** Packages whose versions (with the entry's text) name a bundle: any change builds a new one. */
@@ -15,40 +14,29 @@ const INPUTS = [
   'react-dom',
   'esbuild',
 ];
-const DONE = '.complete';
 
 /** Where bundles are kept: node_modules/.cache, the conventional place for derived build output. */
 export function explorerCacheRoot(): string {
   return path.join(packageDir('graphiql'), '..', '.cache', 'graphiql-explorer');
 }
 
-function bundleKey(): string {
-  const h = createHash('sha256').update(readFileSync(ENTRY));
-  for (const name of INPUTS) h.update(`${name}@${packageVersion(name)}\n`);
-  return h.digest('hex').slice(0, 16);
-}
-
 /**
  * Bundles GraphiQL, React and Monaco (with its editor, JSON and GraphQL workers) from the installed
  * packages with esbuild, once per input set, and returns the directory of the files to serve.
- * Concurrent builders (two processes) each write a private directory; the first rename wins.
  */
 export async function buildExplorer(root = explorerCacheRoot()): Promise<string> {
-  const dir = path.join(root, bundleKey());
-  if (existsSync(path.join(dir, DONE))) return dir;
-  const { build } = await import('esbuild');
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
-  const common = {
-    bundle: true,
-    minify: true,
-    platform: 'browser',
-    target: 'es2022',
-    outdir: tmp,
-    logLevel: 'silent',
-    define: { 'process.env.NODE_ENV': '"production"' },
-    legalComments: 'none',
-  } as const;
-  try {
+  return buildOnce(path.join(root, bundleKey([ENTRY], INPUTS)), async (outdir) => {
+    const { build } = await import('esbuild');
+    const common = {
+      bundle: true,
+      minify: true,
+      platform: 'browser',
+      target: 'es2022',
+      outdir,
+      logLevel: 'silent',
+      define: { 'process.env.NODE_ENV': '"production"' },
+      legalComments: 'none',
+    } as const;
     await build({
       ...common,
       entryPoints: { graphiql: ENTRY },
@@ -67,25 +55,8 @@ export async function buildExplorer(root = explorerCacheRoot()): Promise<string>
       },
       absWorkingDir: packageDir('graphiql'),
     });
-    writeFileSync(path.join(tmp, DONE), new Date().toISOString());
-    try {
-      renameSync(tmp, dir);
-    } catch (e) {
-      if (!existsSync(path.join(dir, DONE))) throw e;
-    }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-  return dir;
+  });
 }
-
-let pending: Promise<string> | undefined;
 
 /** The bundle directory, built on first use in this process (a failed build is retried next time). */
-export function explorerBundle(): Promise<string> {
-  pending ??= buildExplorer().catch((e: unknown) => {
-    pending = undefined;
-    throw e;
-  });
-  return pending;
-}
+export const explorerBundle = onceUntilFailure(() => buildExplorer());
