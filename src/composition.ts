@@ -1,22 +1,78 @@
 import type { Infra } from './infra.js';
+import type { JobQueues } from './workers/job-queues.js';
+import type { VideoConferencing } from './vcs/vcs.port.js';
 import { TenantRepository } from './data/repositories/tenant.repository.js';
 import { TenantService } from './core/tenant.service.js';
-import { createAuthServices } from './auth/auth-services.js';
+import type { PresenceService } from './core/presence.service.js';
+import type { AdminService } from './core/admin.service.js';
+import type { WebAppUrls } from './core/web-app-urls.js';
+import type { ContactDirectory } from './core/contact-directory.js';
+import type { DirectoryScope } from './core/directory-scope.js';
+import type { ContactService } from './core/contact.service.js';
+import type { GroupService } from './core/group.service.js';
+import type { NoticeService } from './core/notice.service.js';
+import type { EventService } from './core/event.service.js';
+import type { MeetingService } from './core/meeting.service.js';
+import type { CallService } from './core/call.service.js';
+import type { PeripheralService } from './core/peripheral.service.js';
+import type { RecordingService } from './core/recording.service.js';
+import type { CompletionService } from './core/completion.service.js';
+import type { MediaService } from './core/media.service.js';
+import type { MediaAccess } from './core/media-access.js';
+import type { ImportService } from './core/import.service.js';
+import type { TelemetryIngestService } from './telemetry/telemetry-ingest.service.js';
+import { createAuthServices, type AuthServices } from './auth/auth-services.js';
 import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
 import { createDirectoryServices } from './core/directory.wiring.js';
 import { createMediaServices } from './core/media.wiring.js';
 
 /**
- * The composition root: every domain service, wired from infra. Transports, actors and workers
- * receive this object and never construct services themselves.
+ * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
+ * this object and never construct services, repositories or Redis clients themselves.
  */
-export function createServices(infra: Infra) {
-  const tenantRepo = new TenantRepository(infra.mongo.catalog);
-  const tenants = new TenantService({ mongo: infra.mongo, tenants: tenantRepo });
+export interface Services {
+  /** The tenant catalog: provisioning, migrations, lookup by host. */
+  tenants: TenantService;
+  /** Identity and sessions: tokens, sign-in, sessions, accounts, realms, audit (src/auth/auth-services.ts). */
+  auth: AuthServices;
+
+  // Directory and scheduling (src/core/directory.wiring.ts)
+  presence: PresenceService;
+  admin: AdminService;
+  webApp: WebAppUrls;
+  /** The in-memory contact directory, where the database cannot search by index (decision 212). */
+  contactDirectory: ContactDirectory | undefined;
+  directoryScope: DirectoryScope;
+  contacts: ContactService;
+  groups: GroupService;
+  notices: NoticeService;
+  events: EventService;
+  meetings: MeetingService;
+  calls: CallService;
+  peripherals: PeripheralService;
+
+  // Conferences and telemetry (src/telemetry/telemetry.wiring.ts)
+  /** Enqueues jobs (src/core/job-definitions.ts). */
+  jobs: JobQueues;
+  /** The video conferencing system's port. */
+  vcs: VideoConferencing;
+  recording: RecordingService;
+  completion: CompletionService;
+  telemetry: TelemetryIngestService;
+
+  // Media and imports (src/core/media.wiring.ts)
+  media: MediaService;
+  mediaAccess: MediaAccess;
+  imports: ImportService;
+}
+
+/** The composition root: every service, wired from infra, once per process. */
+export function createServices(infra: Infra): Services {
+  const catalog = new TenantRepository(infra.mongo.catalog);
+  const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog });
   const auth = createAuthServices(infra);
-  const telemetry = createTelemetryServices(infra, tenants, tenantRepo);
+  const telemetry = createTelemetryServices(infra, tenants, catalog);
   return {
-    tenantRepo,
     tenants,
     auth,
     ...createDirectoryServices(infra, { vcs: () => telemetry.vcs }),
@@ -24,5 +80,3 @@ export function createServices(infra: Infra) {
     ...createMediaServices(infra),
   };
 }
-
-export type Services = ReturnType<typeof createServices>;

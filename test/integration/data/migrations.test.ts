@@ -57,7 +57,7 @@ describe('data layer: versioned migrations', () => {
     expect(second).toMatchObject({ from: LATEST_VERSION, to: LATEST_VERSION, applied: [] });
     expect(await indexSnapshot(db)).toEqual(indexesAfterFirst);
     expect(await seedCounts(db)).toEqual(countsAfterFirst);
-    const tenant = await node.services.tenantRepo.findByName('twice');
+    const tenant = (await node.services.tenants.list()).find((t) => t.name === 'twice');
     expect(tenant?.schemaVersion).toBe(LATEST_VERSION);
   });
 
