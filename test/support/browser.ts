@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 // @ts-expect-error plain ESM script without types
 import { ensureChromium } from '../../scripts/services.mjs';
@@ -55,4 +56,43 @@ export async function watchPage(page: Page): Promise<PageWatch> {
     if (r.status() >= 400) watch.errors.push(`${r.status()} ${r.url()}`);
   });
   return watch;
+}
+
+export interface WatchedPage {
+  page: Page;
+  watch: PageWatch;
+}
+
+/** One headless chromium for a test file, handing out watched pages. */
+export interface BrowserFixture {
+  /**
+   * A page in a browser context of its own (no cookies or storage left by other pages), watched
+   * from its first document on, with the fixture's time limit for waits and navigations.
+   */
+  newPage(): Promise<WatchedPage>;
+  /** Closes the browser with every context and page it handed out. */
+  close(): Promise<void>;
+}
+
+/**
+ * Launches chromium for a test file's beforeAll (the first launch may install it: give that hook
+ * minutes). `pageTimeoutMs` is how long a page may take to render on a loaded machine.
+ */
+export async function openBrowser({
+  pageTimeoutMs = 60_000,
+}: { pageTimeoutMs?: number } = {}): Promise<BrowserFixture> {
+  const browser = await launchBrowser();
+  return {
+    async newPage() {
+      const page = await (await browser.createBrowserContext()).newPage();
+      page.setDefaultTimeout(pageTimeoutMs);
+      return { page, watch: await watchPage(page) };
+    },
+    close: () => browser.close(),
+  };
+}
+
+/** The page broke no Content-Security-Policy rule, threw nothing, logged no error, loaded nothing that failed. */
+export function expectCleanPage(watch: PageWatch): void {
+  expect({ cspViolations: watch.cspViolations, errors: watch.errors }).toEqual({ cspViolations: [], errors: [] });
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { launchBrowser, watchPage, type PageWatch } from '../../support/browser.js';
+import { expectCleanPage, openBrowser, type BrowserFixture, type WatchedPage } from '../../support/browser.js';
 
 /**
  * The REST reference (Swagger UI) and the GraphQL explorer (GraphiQL) in a real headless chromium.
@@ -13,7 +13,7 @@ jest.setTimeout(240_000);
 
 describe('reference pages in a browser', () => {
   let node: TestNode;
-  let browser: Browser;
+  let browser: BrowserFixture;
   let token: string;
   let origin: string;
 
@@ -22,20 +22,20 @@ describe('reference pages in a browser', () => {
     await createUser(node, 'acme', { username: 'dr.page', role: 'clinician', displayName: 'Dr Page' });
     token = await tokenFor(node, 'acme', 'dr.page');
     origin = `http://acme.localhost:${new URL(node.url!).port}`;
-    browser = await launchBrowser();
+    browser = await openBrowser({ pageTimeoutMs: 180_000 });
   }, 600_000);
   afterAll(async () => {
     await browser?.close();
     await node?.destroy();
   });
 
-  async function open(path: string): Promise<{ page: Page; watch: PageWatch }> {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(180_000);
-    const watch = await watchPage(page);
-    const res = await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+  /** A watched page at `path` of the tenant's origin; `prepare` runs before its first document. */
+  async function open(path: string, prepare?: (page: Page) => Promise<unknown>): Promise<WatchedPage> {
+    const opened = await browser.newPage();
+    await prepare?.(opened.page);
+    const res = await opened.page.goto(`${origin}${path}`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
-    return { page, watch };
+    return opened;
   }
 
   it('/api/docs lists every operation of the document and a try-it call with a bearer token answers 200', async () => {
@@ -74,19 +74,15 @@ describe('reference pages in a browser', () => {
       (e) => e.textContent ?? '',
     );
     expect(JSON.parse(body)).toMatchObject({ displayName: 'Dr Page' });
-    expect(watch.cspViolations).toEqual([]);
-    expect(watch.errors).toEqual([]);
+    expectCleanPage(watch);
   });
 
   it('/graphql in a browser is GraphiQL: a `me` query with the token in its headers shows the user', async () => {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(180_000);
-    const watch = await watchPage(page);
     // What the explorer keeps between visits (shouldPersistHeaders): the saved query and headers.
-    await page.evaluateOnNewDocument(`localStorage.setItem('graphiql:query', '{ me { username displayName } }');
-      localStorage.setItem('graphiql:headers', ${JSON.stringify(JSON.stringify({ Authorization: `Bearer ${token}` }))});`);
-    const res = await page.goto(`${origin}/graphql`, { waitUntil: 'load' });
-    expect(res?.status()).toBe(200);
+    const { page, watch } = await open('/graphql', (p) =>
+      p.evaluateOnNewDocument(`localStorage.setItem('graphiql:query', '{ me { username displayName } }');
+        localStorage.setItem('graphiql:headers', ${JSON.stringify(JSON.stringify({ Authorization: `Bearer ${token}` }))});`),
+    );
     await page.waitForSelector('.graphiql-execute-button');
     // The schema came through introspection: the documentation explorer lists the query fields.
     await page.waitForSelector('.graphiql-execute-button:not([disabled])');
@@ -105,8 +101,7 @@ describe('reference pages in a browser', () => {
     expect(fields).toEqual(
       expect.arrayContaining(['me', 'tenantConfig', 'basicTenantInfo', 'myContacts', 'hasPin', 'myNotice']),
     );
-    expect(watch.cspViolations).toEqual([]);
-    expect(watch.errors).toEqual([]);
+    expectCleanPage(watch);
   });
 
   it('API requests to /graphql keep CSRF prevention; only a browser navigation gets the page', async () => {

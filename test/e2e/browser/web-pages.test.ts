@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import type { TestNode } from '../../support/node.js';
 import { createUser } from '../../support/auth.js';
 import { startRealmNode } from '../../support/realm.js';
-import { launchBrowser, watchPage, type PageWatch } from '../../support/browser.js';
+import { expectCleanPage, openBrowser, type BrowserFixture } from '../../support/browser.js';
 
 /**
  * The service's own sign-in callback and QR approval pages (decision 330) in a real headless chromium:
@@ -14,7 +14,7 @@ jest.setTimeout(240_000);
 
 describe('first-party web pages in a browser', () => {
   let node: TestNode;
-  let browser: Browser;
+  let browser: BrowserFixture;
   let origin: string;
 
   beforeAll(async () => {
@@ -26,18 +26,12 @@ describe('first-party web pages in a browser', () => {
       password: 'web-password-1',
     });
     origin = `http://acme.localhost:${new URL(node.url!).port}`;
-    browser = await launchBrowser();
+    browser = await openBrowser({ pageTimeoutMs: 60_000 });
   }, 600_000);
   afterAll(async () => {
     await browser?.close();
     await node?.destroy();
   });
-
-  async function newPage(): Promise<{ page: Page; watch: PageWatch }> {
-    const page = await (await browser.createBrowserContext()).newPage();
-    page.setDefaultTimeout(60_000);
-    return { page, watch: await watchPage(page) };
-  }
 
   /** Fills the realm's sign-in form the page was sent to and waits for the way back. */
   async function signInOnRealm(page: Page): Promise<void> {
@@ -71,7 +65,7 @@ describe('first-party web pages in a browser', () => {
   }
 
   it('/auth/callback starts the code flow with PKCE, the realm form signs in, the page shows the signed-in user', async () => {
-    const { page, watch } = await newPage();
+    const { page, watch } = await browser.newPage();
     const res = await page.goto(`${origin}/auth/callback`, { waitUntil: 'load' });
     // The page itself; its script then sends the browser on to the realm's sign-in form.
     expect(res?.status()).toBe(200);
@@ -84,12 +78,11 @@ describe('first-party web pages in a browser', () => {
     expect(await page.$eval('#signed-in', (e) => e.textContent)).toContain('dr.web');
     const audit = await node.services.auth.audit.list('acme', { action: 'signin.success' });
     expect(audit.some((a) => (a.details as { method?: string })?.method === 'oidc')).toBe(true);
-    expect(watch.cspViolations).toEqual([]);
-    expect(watch.errors).toEqual([]);
+    expectCleanPage(watch);
   });
 
   it('a code this tab did not ask for is not exchanged; returnTo never leaves the origin', async () => {
-    const { page } = await newPage();
+    const { page } = await browser.newPage();
     const logins: string[] = [];
     page.on('request', (r) => void (r.url().endsWith('/api/account/login') && logins.push(r.url())));
     await page.goto(`${origin}/auth/callback?code=forged-code&state=forged-state`, { waitUntil: 'load' });
@@ -108,7 +101,7 @@ describe('first-party web pages in a browser', () => {
     const device = await deviceAsksForCode();
     expect(device.approveUrl).toBe(`${origin}/login/approve?code=${device.code}`);
     const polled = pollUntilDecided(device.code, device.pollSecret);
-    const { page, watch } = await newPage();
+    const { page, watch } = await browser.newPage();
     await page.goto(device.approveUrl, { waitUntil: 'load' });
     // Not signed in yet in this browser: the page signs in first and comes back.
     await signInOnRealm(page);
@@ -122,12 +115,11 @@ describe('first-party web pages in a browser', () => {
     const done = await polled;
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ tokenType: 'Bearer', user: { username: 'dr.web' } });
-    expect(watch.cspViolations).toEqual([]);
-    expect(watch.errors).toEqual([]);
+    expectCleanPage(watch);
   });
 
   it('refusing on the page gives the polling device the coded refusal login_code_refused', async () => {
-    const { page, watch } = await newPage();
+    const { page, watch } = await browser.newPage();
     // Signed in on the callback page first, then the approval needs no second sign-in.
     await page.goto(`${origin}/auth/callback`, { waitUntil: 'load' });
     await signInOnRealm(page);
@@ -144,7 +136,6 @@ describe('first-party web pages in a browser', () => {
     // A refused code cannot be approved afterwards either.
     await page.goto(device.approveUrl, { waitUntil: 'load' });
     await page.waitForSelector('#outcome.refused:not([hidden])');
-    expect(watch.cspViolations).toEqual([]);
-    expect(watch.errors).toEqual([]);
+    expectCleanPage(watch);
   });
 });
