@@ -13,6 +13,10 @@ type Json<P extends keyof paths, M extends keyof paths[P], S extends number> = p
 export type LoginResponse = Json<'/api/account/login', 'post', 200>;
 /** A QR login code to show (GenerateQRCodeCommand's answer). */
 export type QrLoginCode = Json<'/api/account/qrCode', 'get', 201>;
+/** What a signed-in user is shown before deciding on a QR login code (LoginCodeInfo; never the poll secret). */
+export type QrLoginCodeInfo = Json<'/api/account/loginCode', 'get', 200>;
+/** The answer to a refusal (RefusedLoginCode). */
+export type RefusedQrLogin = Json<'/api/account/refuseLoginCode', 'post', 200>;
 export type OfflineToken = Json<'/api/account/offlineToken', 'post', 201>;
 export type { components };
 
@@ -53,6 +57,23 @@ export async function pollQrLogin(
 /** A signed-in web user approves a QR login code shown by a device. */
 export async function approveQrLogin(api: RestClient, code: string): Promise<void> {
   await api.POST('/api/account/approveLoginCode', { body: { code } });
+}
+
+/**
+ * Before approving or refusing: which device asks to sign in with a QR login code (its name, address
+ * and User-Agent), when, and the code's state (`pending` until decided; `refused`, `redeemed`, `expired`).
+ * Any signed-in user holding the code may look; `login_code_not_found` when there is no such code.
+ */
+export function getQrLoginCode(api: RestClient, code: string): Promise<QrLoginCodeInfo> {
+  return body(api.GET('/api/account/loginCode', { params: { query: { code } } }));
+}
+
+/**
+ * A signed-in web user refuses a QR login code shown by a device: final, the device's `pollQrLogin`
+ * then rejects with `login_code_refused` (403) and the code can no longer be approved.
+ */
+export function refuseQrLogin(api: RestClient, code: string): Promise<RefusedQrLogin> {
+  return body(api.POST('/api/account/refuseLoginCode', { body: { code } }));
 }
 
 /** Issues an offline token for a stated purpose (keep it safe: it signs in without the network's identity provider). */

@@ -11,9 +11,11 @@ import {
   completeCodeSignIn,
   ConsultError,
   createQrLogin,
+  getQrLoginCode,
   HubClient,
   issueOfflineToken,
   pollQrLogin,
+  refuseQrLogin,
   Session,
   signInOffline,
   signInWithPin,
@@ -86,6 +88,38 @@ describe('client SDK journeys against the service', () => {
     );
     const session = await signInOffline(anon, offline.token);
     expect(session.user.username).toBe('alice');
+  });
+
+  it('QR login refused: the web user sees which device asks, refuses, the polling device gets 403 login_code_refused', async () => {
+    const anon = sdkRest(base, 'acme');
+    const asBob = sdkRest(base, 'acme', () => bob);
+    const qr = await createQrLogin(anon, 'Ward 5 headset');
+    const info = await getQrLoginCode(asBob, qr.code);
+    expect(info).toMatchObject({ code: qr.code, status: 'pending', deviceName: 'Ward 5 headset' });
+    expect(info.requestedFrom.ip).toBeTruthy();
+    expect(Date.parse(info.expiresAt)).toBeGreaterThan(Date.now());
+
+    const polled = pollQrLogin(anon, qr, { intervalMs: 50 }).catch((e: unknown) => e);
+    expect(await refuseQrLogin(asBob, qr.code)).toEqual({
+      code: qr.code,
+      status: 'refused',
+      deviceName: 'Ward 5 headset',
+    });
+    const refused = await polled;
+    expect(refused).toBeInstanceOf(ConsultError);
+    expect(refused).toMatchObject({ code: 'login_code_refused', status: 403 });
+    expect((await getQrLoginCode(asBob, qr.code)).status).toBe('refused');
+    // Final: neither approved nor refused again afterwards.
+    const approved = await approveQrLogin(asBob, qr.code).catch((e: unknown) => e);
+    expect(approved).toMatchObject({ code: 'login_code_refused', status: 403 });
+    const again = await refuseQrLogin(asBob, qr.code).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: 'login_code_refused', status: 403 });
+
+    const unknown = await getQrLoginCode(asBob, 'ZZZZZZZZ').catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 'login_code_not_found', status: 404 });
+    // Only a signed-in user may look at a code or decide on it.
+    const signedOut = await getQrLoginCode(anon, qr.code).catch((e: unknown) => e);
+    expect(signedOut).toMatchObject({ code: 'unauthenticated', status: 401 });
   });
 
   it('sign-in in a browser: the code flow with PKCE at the tenant realm, completed by the service', async () => {
