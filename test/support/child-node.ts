@@ -22,18 +22,34 @@ export interface ChildNode {
   nextLog(match: (rec: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
+/** What a child node runs: by default src/main.ts through tsx with this process's node. */
+export interface ChildNodeCommand {
+  /** The node binary (another Node.js line than the one running the tests). */
+  execPath?: string;
+  /** Arguments to node, e.g. COMPILED_MAIN for the build in dist/. */
+  args?: string[];
+}
+
+/** The compiled service (`npm run build`), run with plain node as production runs it. */
+export const COMPILED_MAIN = [path.join(root, 'dist/main.js')];
+
 /**
- * Runs src/main.ts as a separate process with the given environment (use testEnv() so it shares the
+ * Runs src/main.ts (or `command`) as a separate process with the given environment (use testEnv() so it shares the
  * test's databases and Redis prefix) and resolves once it logged 'node started'. With TURN_RECORD_FILE
  * in `env` the node runs with the turn recorder preloaded (test/support/turn-recorder.ts); with
  * LOOP_MONITOR=1 it runs with the event-loop monitor preloaded (test/support/loop-monitor.ts).
  */
-export function spawnChildNode(env: Record<string, string>, timeoutMs = 30_000): Promise<ChildNode> {
+export function spawnChildNode(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  command: ChildNodeCommand = {},
+): Promise<ChildNode> {
   const recorder = [
     ...(env.TURN_RECORD_FILE ? ['--import', path.join(root, 'test/support/turn-recorder.ts')] : []),
     ...(env.LOOP_MONITOR === '1' ? ['--import', path.join(root, 'test/support/loop-monitor.ts')] : []),
   ];
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...recorder, path.join(root, 'src/main.ts')], {
+  const args = command.args ?? ['--import', 'tsx', ...recorder, path.join(root, 'src/main.ts')];
+  const proc = spawn(command.execPath ?? process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env, LOG_LEVEL: env.CHILD_LOG_LEVEL ?? 'info', NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
