@@ -1,23 +1,41 @@
-# One image for every role (ROLES picks what a container runs). TypeScript runs through tsx, the
-# same loader `npm start` uses, so the image has no separate build step.
-FROM node:20-bookworm-slim
+# syntax=docker/dockerfile:1
+# One image for every role (ROLES picks what a container runs): the compiled service (dist/, decision
+# 830) on Node.js 24, the current LTS line (decision 831), with production dependencies only.
 
-ENV NODE_ENV=production
+# deps: production dependencies only. esbuild is one of them (the build below and the browser bundles).
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
-
 COPY package.json package-lock.json ./
 # The workspace's manifest, so npm resolves the lockfile's workspace entry (the SDK is not in the image).
 COPY packages/client/package.json ./packages/client/
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
+# build: compiles src/ into dist/ and bundles the browser pages (GraphQL explorer, sign-in and approval
+# pages, decision 711) into node_modules/.cache, where the service looks for them.
+FROM deps AS build
 COPY tsconfig.json ./
-COPY proto ./proto
+COPY scripts/build.mjs scripts/services.mjs ./scripts/
 COPY src ./src
-# The GraphQL explorer's browser bundle (esbuild over the installed packages, decision 711).
-RUN node --import tsx src/http/reference/graphiql.build.cli.ts
+RUN node scripts/build.mjs && node dist/http/reference/graphiql.build.cli.js
 
-USER node
+# runtime: node, production node_modules (with the bundles), dist/ and proto/; no sources, no tools.
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    STORAGE_FS_ROOT=/data/objects
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY proto ./proto
+# The filesystem object store's root (STORAGE_FS_ROOT) when no S3 store is configured: mount a volume.
+RUN mkdir -p /data/objects && chown -R node:node /data
+VOLUME ["/data"]
+# The image's `node` user, by number so that a runtime that must prove non-root (Kubernetes'
+# runAsNonRoot) can. The application files stay root's: the process cannot change them.
+USER 1000:1000
 EXPOSE 8080 50051
+# /readyz: Redis, MongoDB and the object store answer. Nodes without the http role open no HTTP port:
+# their compose or chart entry switches this off.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--import", "tsx", "src/main.ts"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/main.js"]
