@@ -43,7 +43,7 @@ try {
   throw e;
 }
 process.env.SEED_DEMO ??= 'true';
-const entry = dev ? ['--import', 'tsx', 'src/main.ts'] : ['--enable-source-maps', 'dist/main.js'];
+const entry = dev ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
 const child = spawn(process.execPath, entry, { stdio: 'inherit', env: process.env });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

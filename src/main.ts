@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   }
   const log = node.infra.logger;
   const nodeNote = unsupportedNodeNote(process.version, packageEngines());
-  if (nodeNote) log.warn({ component: 'main', node: process.version }, nodeNote);
+  if (nodeNote) log.warn({ component: 'main', nodeVersion: process.version }, nodeNote);
   // Last line of defence (decision 621): every handler answers or logs its own failures; a promise
   // rejection that still escapes is logged with a code and the process keeps serving. An uncaught
   // exception leaves state unknown: it is logged with a code and the process exits for its supervisor

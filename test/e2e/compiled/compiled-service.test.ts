@@ -79,7 +79,7 @@ describe.each(binaries)('compiled service on %s', (_name, binary) => {
   });
 
   it('warns in its log when its Node.js release is not a supported one (20 is tolerated, not supported)', () => {
-    const warning = child.logs.find((l) => l.component === 'main' && l.node === version);
+    const warning = child.logs.find((l) => l.component === 'main' && l.nodeVersion === version);
     expect(Boolean(warning)).toBe(!/^v(22|24)\./.test(version));
   });
 });
