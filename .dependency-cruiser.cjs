@@ -28,6 +28,18 @@ module.exports = {
       to: { path: '^src/core/', pathNot: '^src/core/errors\\.ts$' },
     },
     {
+      name: 'services-build-no-repository',
+      severity: 'error',
+      comment:
+        'Core and auth services take repository factories from the composition root (the *.wiring.ts files and auth-services.ts); they import repository types only. Files still building their own are listed in .dependency-cruiser-known-violations.json until converted.',
+      from: { path: '^src/(core|auth|telemetry)/', pathNot: '(\\.wiring|auth-services)\\.ts$' },
+      to: {
+        path: '^src/data/repositories/',
+        pathNot: '^src/data/repositories/(duplicate-keys|bulk-updates|transition-claim)\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'actors-and-telemetry-import-no-hub',
       severity: 'error',
       comment: 'Actors and the telemetry ingest push through src/realtime, never through the hub.',

@@ -1,7 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import { AppError } from '../core/errors.js';
-import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
+import { type CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
 import type { InternalTokens } from './internal-tokens.js';
 import type { OidcRealms } from './oidc-realms.js';
 import type { Revocations } from './revocations.js';
@@ -14,7 +13,8 @@ export interface AccessTokenVerifierDeps {
   realms: OidcRealms;
   revocations: Revocations;
   authorizer: Authorizer;
-  tenantDb(tenant: string): TenantDb;
+  /** The tenant's credential repository (a factory of the composition root). */
+  credentials(tenant: string): CredentialRepository;
   /** Identity-provider tokens living longer than this are refused (revocation markers live this long). */
   idpTokenMaxLifetimeSeconds: number;
   /** First sign-in through an external identity provider: binds a waiting account to the token's subject. */
@@ -67,7 +67,7 @@ export class AccessTokenVerifier {
       throw new AppError('token_invalid', 'Identity-provider token has no issue time or lives longer than accepted');
     }
     const user =
-      (await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(String(claims.sub))) ??
+      (await this.deps.credentials(tenant).findBySubject(String(claims.sub))) ??
       (await this.deps.bindOnFirstSignIn?.(tenant, claims));
     if (!user || user.status !== 'active')
       throw new AppError('token_invalid', 'The token subject is not an active user of this tenant');

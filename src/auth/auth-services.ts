@@ -7,6 +7,9 @@ import { SigningKeys } from './signing-keys.js';
 import { keyVaultFrom } from './key-vault.js';
 import { IdpSecretsStore } from './idp/idp-secrets.js';
 import { RealmAccounts } from './realm-accounts.js';
+import { AuditRepository } from '../data/repositories/audit.repository.js';
+import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import { RoleRepository } from '../data/repositories/role.repository.js';
 import { InternalTokens } from './internal-tokens.js';
 import { OidcRealms } from './oidc-realms.js';
 import { Authorizer } from './authorizer.js';
@@ -76,6 +79,12 @@ export function createSigningKeys(config: Config, redis: Redis, keys: RedisKeys)
 export function createAuthServices(infra: AuthInfra) {
   const { config, redis, keys } = infra;
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
+  /** Repository factories per tenant, for the services converted to take them (issue 19). */
+  const repos = {
+    audits: (t: string) => new AuditRepository(tenantDb(t)),
+    credentials: (t: string) => new CredentialRepository(tenantDb(t)),
+    roles: (t: string) => new RoleRepository(tenantDb(t)),
+  };
   const { vault, signingKeys, idpSecrets } = createSigningKeys(config, redis, keys);
   const tokens = new InternalTokens({
     keys: signingKeys,
@@ -90,7 +99,7 @@ export function createAuthServices(infra: AuthInfra) {
     audience: o.audience,
     jwksCooldownSeconds: o.jwksCooldownSeconds,
   });
-  const authorizer = new Authorizer({ tenantDb });
+  const authorizer = new Authorizer({ roles: repos.roles });
   const idpMaxSeconds = config.auth.idpTokenMaxLifetimeSeconds;
   const revocations = new Revocations({
     redis,
@@ -103,7 +112,7 @@ export function createAuthServices(infra: AuthInfra) {
   });
   const embedded = o.mode === 'embedded' ? new EmbeddedRealmSessions({ redis, storePrefix: keys.idpStore }) : undefined;
   const realm = new RealmLogout({ revocations, store: embedded });
-  const audit = new AuditService({ tenantDb });
+  const audit = new AuditService({ audits: repos.audits });
   const accountSetup = new AccountSetupService({
     tenantDb,
     audit,
@@ -116,11 +125,11 @@ export function createAuthServices(infra: AuthInfra) {
     realms,
     revocations,
     authorizer,
-    tenantDb,
+    credentials: repos.credentials,
     idpTokenMaxLifetimeSeconds: idpMaxSeconds,
     bindOnFirstSignIn: (tenant, claims) => accountSetup.bindOnFirstSignIn(tenant, claims),
   });
-  const rules = new SecurityRulesService({ tenantDb });
+  const rules = new SecurityRulesService({ credentials: repos.credentials });
   const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
   const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit, qr: qrRenderer });
   const pins = new PinService({
@@ -141,7 +150,7 @@ export function createAuthServices(infra: AuthInfra) {
     audit,
     redis,
     jtiKey: keys.logoutTokenJti,
-    tenantDb,
+    credentials: repos.credentials,
     maxAgeSeconds: config.auth.idpLogoutTokenMaxAgeSeconds,
   });
   const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins, revocations });

@@ -1,9 +1,9 @@
-import type { TenantDb } from '../data/mongo.js';
-import { RoleRepository } from '../data/repositories/role.repository.js';
+import { type RoleRepository } from '../data/repositories/role.repository.js';
 import { BUILTIN_ROLES, isPermission, type Permission } from './permissions.js';
 
 export interface AuthorizerDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** The tenant's role repository (a factory of the composition root). */
+  roles(tenant: string): RoleRepository;
   /** How long a role's permissions are trusted from memory; role edits take effect within this. */
   cacheMs?: number;
 }
@@ -24,7 +24,7 @@ export class Authorizer {
     const key = `${tenant}\u0000${role}`;
     const hit = this.cache.get(key);
     if (hit && Date.now() - hit.at < this.cacheMs) return hit.perms;
-    const stored = await new RoleRepository(this.deps.tenantDb(tenant)).findByName(role);
+    const stored = await this.deps.roles(tenant).findByName(role);
     const names = stored?.permissions ?? BUILTIN_ROLES[role]?.permissions ?? [];
     const perms: ReadonlySet<Permission> = new Set(names.filter(isPermission));
     this.cache.set(key, { at: Date.now(), perms });
@@ -33,9 +33,7 @@ export class Authorizer {
 
   /** Whether a role name exists for the tenant (stored or built in). */
   async roleExists(tenant: string, role: string): Promise<boolean> {
-    return (
-      Boolean(BUILTIN_ROLES[role]) || Boolean(await new RoleRepository(this.deps.tenantDb(tenant)).findByName(role))
-    );
+    return Boolean(BUILTIN_ROLES[role]) || Boolean(await this.deps.roles(tenant).findByName(role));
   }
 
   forget(tenant: string, role: string): void {

@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { JWTPayload } from 'jose';
 import { AppError, isAppError } from '../core/errors.js';
-import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import { type CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { SessionService } from '../core/session.service.js';
 import type { AuditService } from '../core/audit.service.js';
 import type { OidcRealms } from './oidc-realms.js';
@@ -17,7 +16,8 @@ export interface BackchannelLogoutDeps {
   audit: Pick<AuditService, 'record'>;
   redis: Redis;
   jtiKey(tenant: string, jti: string): string;
-  tenantDb(tenant: string): TenantDb;
+  /** The tenant's credential repository (a factory of the composition root). */
+  credentials(tenant: string): CredentialRepository;
   /** Logout tokens issued longer ago are refused; a used `jti` is remembered this long (plus tolerance). */
   maxAgeSeconds: number;
 }
@@ -49,7 +49,7 @@ export class BackchannelLogout {
     let userId = '';
     let ended: string[];
     try {
-      const user = sub ? await new CredentialRepository(this.deps.tenantDb(tenant)).findBySubject(sub) : null;
+      const user = sub ? await this.deps.credentials(tenant).findBySubject(sub) : null;
       userId = user ? user._id.toString() : '';
       if (sid)
         ended = (await this.deps.sessions.endRealmSession(tenant, userId, sid, 'backchannel_logout')).map((s) => s._id);

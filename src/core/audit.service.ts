@@ -1,5 +1,4 @@
-import type { TenantDb } from '../data/mongo.js';
-import { AuditRepository, type AuditEntry, type AuditRecord } from '../data/repositories/audit.repository.js';
+import { type AuditRepository, type AuditEntry, type AuditRecord } from '../data/repositories/audit.repository.js';
 
 /** Audit actions written by the auth services; other capabilities add their own names. */
 export type AuditAction =
@@ -21,13 +20,13 @@ export type AuditAction =
 
 /** Writes the tenant's security audit trail; awaited so a sign-in is never unrecorded. */
 export class AuditService {
-  constructor(private readonly deps: { tenantDb(tenant: string): TenantDb }) {}
+  constructor(private readonly deps: { audits(tenant: string): AuditRepository }) {}
 
   async record(tenant: string, entry: AuditEntry & { action: AuditAction }): Promise<void> {
-    await new AuditRepository(this.deps.tenantDb(tenant)).append(entry);
+    await this.deps.audits(tenant).append(entry);
   }
 
   list(tenant: string, filter: { action?: string; subjectId?: string }, limit?: number): Promise<AuditRecord[]> {
-    return new AuditRepository(this.deps.tenantDb(tenant)).list(filter, limit);
+    return this.deps.audits(tenant).list(filter, limit);
   }
 }

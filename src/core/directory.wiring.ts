@@ -1,3 +1,4 @@
+import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type { Infra } from '../infra.js';
 import type { VideoConferencing } from '../vcs/vcs.port.js';
 import { UserRepository } from '../data/repositories/user.repository.js';
@@ -78,7 +79,7 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
   const presence = new PresenceService({ redis: infra.redis, keys: infra.keys, lastSeen, logger: infra.logger });
   const onlineMany = (t: string, ids: readonly string[]) => presence.onlineMany(t, ids);
   const pageMaxTake = infra.config.limits.pageMaxTake;
-  const mediaAccess = new MediaAccess({ tenantDb: (t) => infra.mongo.tenantDb(t) });
+  const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(infra.mongo.tenantDb(t)) });
   const { publicUrl, baseDomain } = infra.config.http;
   const admin = new AdminService({
     users: r.users,

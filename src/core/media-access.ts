@@ -1,6 +1,5 @@
 import type { Principal } from '../auth/principal.js';
-import type { TenantDb } from '../data/mongo.js';
-import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
+import { type MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import { AppError } from './errors.js';
 
 /** The administrator permission that reads any media of the tenant (decision 112). */
@@ -14,11 +13,11 @@ export const MEDIA_ADMIN_PERMISSION = 'tenant:admin';
  * Shares (`/api/files/shared/{path}`) are the other way in: the share path is the grant.
  */
 export class MediaAccess {
-  constructor(private readonly deps: { tenantDb(tenant: string): TenantDb }) {}
+  constructor(private readonly deps: { files(tenant: string): MediaFileRepository }) {}
 
   async canRead(principal: Principal, hash: string): Promise<boolean> {
     if (principal.permissions.has(MEDIA_ADMIN_PERMISSION)) return true;
-    return new MediaFileRepository(this.deps.tenantDb(principal.tenant)).readableBy(hash, principal.userId);
+    return this.deps.files(principal.tenant).readableBy(hash, principal.userId);
   }
 
   /**
@@ -28,7 +27,7 @@ export class MediaAccess {
    */
   async shareToEvent(principal: Principal, eventId: string, hash: string): Promise<void> {
     await this.assertCanRead(principal, hash);
-    const repo = new MediaFileRepository(this.deps.tenantDb(principal.tenant));
+    const repo = this.deps.files(principal.tenant);
     if (!(await repo.isEventMember(eventId, principal.userId)))
       throw new AppError('forbidden', 'Only a member of the event shares content into it');
     await repo.grantToEvent(hash, eventId, principal.userId);

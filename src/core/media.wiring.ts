@@ -1,3 +1,4 @@
+import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type { Infra } from '../infra.js';
 import { MediaService } from './media.service.js';
 import { MediaAccess } from './media-access.js';
@@ -6,7 +7,7 @@ import { ImportService } from './import.service.js';
 /** Media uploads and downloads, and pending-user imports, wired from infra (spread into createServices). */
 export function createMediaServices(infra: Pick<Infra, 'store' | 'mongo' | 'queues'>) {
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
-  const mediaAccess = new MediaAccess({ tenantDb });
+  const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(tenantDb(t)) });
   const media = new MediaService({
     store: infra.store,
     tenantDb,

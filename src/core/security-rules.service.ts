@@ -1,5 +1,4 @@
-import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository, type SecurityRules } from '../data/repositories/credential.repository.js';
+import { type CredentialRepository, type SecurityRules } from '../data/repositories/credential.repository.js';
 import { defaultSettings } from '../data/tenant-defaults.js';
 
 /**
@@ -9,12 +8,18 @@ import { defaultSettings } from '../data/tenant-defaults.js';
 export class SecurityRulesService {
   private readonly cache = new Map<string, { at: number; rules: SecurityRules }>();
 
-  constructor(private readonly deps: { tenantDb(tenant: string): TenantDb; cacheMs?: number }) {}
+  constructor(
+    private readonly deps: {
+      /** The tenant's credential repository (a factory of the composition root). */
+      credentials(tenant: string): CredentialRepository;
+      cacheMs?: number;
+    },
+  ) {}
 
   async get(tenant: string): Promise<SecurityRules> {
     const hit = this.cache.get(tenant);
     if (hit && Date.now() - hit.at < (this.deps.cacheMs ?? 5000)) return hit.rules;
-    const stored = await new CredentialRepository(this.deps.tenantDb(tenant)).securityRules();
+    const stored = await this.deps.credentials(tenant).securityRules();
     const d = defaultSettings(tenant).security;
     const rules: SecurityRules = {
       pin: { ...d.pin, ...stored?.pin },

@@ -3,6 +3,7 @@ import type { TenantRepository } from '../data/repositories/tenant.repository.js
 import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
 import { AuditService } from '../core/audit.service.js';
+import { AuditRepository } from '../data/repositories/audit.repository.js';
 import { CompletionService } from '../core/completion.service.js';
 import { rooms } from '../realtime/rooms.js';
 import { createVcs } from '../vcs/index.js';
@@ -25,7 +26,7 @@ export function createTelemetryServices(infra: Infra, tenants: TenantService, te
     store: infra.store,
     enqueue: (data) => jobs.enqueue('recording', data),
     logger: infra.logger,
-    audit: new AuditService({ tenantDb: (t) => infra.mongo.tenantDb(t) }),
+    audit: new AuditService({ audits: (t) => new AuditRepository(infra.mongo.tenantDb(t)) }),
   });
   const completion = new CompletionService({
     tenants,
