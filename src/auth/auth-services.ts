@@ -10,6 +10,8 @@ import { RealmAccounts } from './realm-accounts.js';
 import { AuditRepository } from '../data/repositories/audit.repository.js';
 import { CredentialRepository } from '../data/repositories/credential.repository.js';
 import { RoleRepository } from '../data/repositories/role.repository.js';
+import { LoginCodeRepository } from '../data/repositories/login-code.repository.js';
+import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
 import { InternalTokens } from './internal-tokens.js';
 import { OidcRealms } from './oidc-realms.js';
 import { Authorizer } from './authorizer.js';
@@ -84,6 +86,8 @@ export function createAuthServices(infra: AuthInfra) {
     audits: (t: string) => new AuditRepository(tenantDb(t)),
     credentials: (t: string) => new CredentialRepository(tenantDb(t)),
     roles: (t: string) => new RoleRepository(tenantDb(t)),
+    loginCodes: (t: string) => new LoginCodeRepository(tenantDb(t)),
+    offlineTokens: (t: string) => new OfflineTokenRepository(tenantDb(t)),
   };
   const { vault, signingKeys, idpSecrets } = createSigningKeys(config, redis, keys);
   const tokens = new InternalTokens({
@@ -131,9 +135,16 @@ export function createAuthServices(infra: AuthInfra) {
   });
   const rules = new SecurityRulesService({ credentials: repos.credentials });
   const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
-  const loginCodes = new LoginCodeService({ tenantDb, rules, sessions, audit, qr: qrRenderer });
+  const loginCodes = new LoginCodeService({
+    credentials: repos.credentials,
+    loginCodes: repos.loginCodes,
+    rules,
+    sessions,
+    audit,
+    qr: qrRenderer,
+  });
   const pins = new PinService({
-    tenantDb,
+    credentials: repos.credentials,
     redis,
     keys,
     rules,
@@ -141,9 +152,23 @@ export function createAuthServices(infra: AuthInfra) {
     audit,
     notifyLocked: pinLockedNotifier(new RedisPushPublisher(redis, keys.hubPush, infra.logger)),
   });
-  const offlineTokens = new OfflineTokenService({ tenantDb, rules, sessions, audit });
-  const impersonation = new ImpersonationService({ tenantDb, authorizer, sessions, audit });
-  const signIn = new SignInService({ tenantDb, realms, verifier, sessions, audit, loginCodes, pins });
+  const offlineTokens = new OfflineTokenService({
+    credentials: repos.credentials,
+    offlineTokens: repos.offlineTokens,
+    rules,
+    sessions,
+    audit,
+  });
+  const impersonation = new ImpersonationService({ credentials: repos.credentials, authorizer, sessions, audit });
+  const signIn = new SignInService({
+    credentials: repos.credentials,
+    realms,
+    verifier,
+    sessions,
+    audit,
+    loginCodes,
+    pins,
+  });
   const backchannelLogout = new BackchannelLogout({
     realms,
     sessions,
@@ -153,7 +178,16 @@ export function createAuthServices(infra: AuthInfra) {
     credentials: repos.credentials,
     maxAgeSeconds: config.auth.idpLogoutTokenMaxAgeSeconds,
   });
-  const account = new AccountService({ tenantDb, authorizer, realms, rules, sessions, audit, pins, revocations });
+  const account = new AccountService({
+    credentials: repos.credentials,
+    authorizer,
+    realms,
+    rules,
+    sessions,
+    audit,
+    pins,
+    revocations,
+  });
   return {
     vault,
     signingKeys,

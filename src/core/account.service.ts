@@ -1,6 +1,5 @@
 import { AppError } from './errors.js';
-import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository, type SecurityRules } from '../data/repositories/credential.repository.js';
+import { type CredentialRepository, type SecurityRules } from '../data/repositories/credential.repository.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { OidcRealms } from '../auth/oidc-realms.js';
 import type { Principal } from '../auth/principal.js';
@@ -31,7 +30,8 @@ export interface OrgInfo {
 }
 
 export interface AccountServiceDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant CredentialRepository (a factory of the composition root). */
+  credentials(tenant: string): CredentialRepository;
   authorizer: Authorizer;
   realms: OidcRealms;
   rules: SecurityRulesService;
@@ -148,6 +148,6 @@ export class AccountService {
   }
 
   private creds(tenant: string): CredentialRepository {
-    return new CredentialRepository(this.deps.tenantDb(tenant));
+    return this.deps.credentials(tenant);
   }
 }

@@ -1,6 +1,5 @@
 import { AppError } from './errors.js';
-import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import { type CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { Principal } from '../auth/principal.js';
 import type { SessionService, LoginResponse } from './session.service.js';
@@ -8,7 +7,8 @@ import type { AuditService } from './audit.service.js';
 import type { SignInContext } from './sign-in.service.js';
 
 export interface ImpersonationServiceDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant CredentialRepository (a factory of the composition root). */
+  credentials(tenant: string): CredentialRepository;
   authorizer: Authorizer;
   sessions: SessionService;
   audit: AuditService;
@@ -30,7 +30,7 @@ export class ImpersonationService {
     const tenant = principal.tenant;
     try {
       if (principal.actorUserId) throw new AppError('forbidden', 'Impersonation cannot be chained');
-      const creds = new CredentialRepository(this.deps.tenantDb(tenant));
+      const creds = this.deps.credentials(tenant);
       const [actor, user] = await Promise.all([
         creds.findById(principal.userId),
         target.userId ? creds.findById(target.userId) : creds.findByUsername(target.username ?? ''),

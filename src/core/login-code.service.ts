@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { AppError } from './errors.js';
-import type { TenantDb } from '../data/mongo.js';
-import { LoginCodeRepository, type LoginCodeRecord } from '../data/repositories/login-code.repository.js';
-import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import { type LoginCodeRepository, type LoginCodeRecord } from '../data/repositories/login-code.repository.js';
+import { type CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { Principal } from '../auth/principal.js';
 import { randomSecret, sha256 } from '../auth/secrets.js';
 import type { SecurityRulesService } from './security-rules.service.js';
@@ -40,7 +39,10 @@ export interface LoginCodeInfo {
 }
 
 export interface LoginCodeServiceDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant CredentialRepository (a factory of the composition root). */
+  credentials(tenant: string): CredentialRepository;
+  /** Per-tenant LoginCodeRepository (a factory of the composition root). */
+  loginCodes(tenant: string): LoginCodeRepository;
   rules: SecurityRulesService;
   sessions: SessionService;
   audit: AuditService;
@@ -212,7 +214,7 @@ export class LoginCodeService {
       if (!done)
         throw refusal(seen.status === 'approved' ? await this.owned(tenant, input.code, input.pollSecret) : seen, now);
     }
-    const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(done.approvedBy));
+    const user = await this.deps.credentials(tenant).findById(String(done.approvedBy));
     if (!user || user.status !== 'active')
       throw new AppError('invalid_credentials', 'The approving account is not active');
     if (!done.approvedPermissions)
@@ -250,7 +252,7 @@ export class LoginCodeService {
   }
 
   private repo(tenant: string): LoginCodeRepository {
-    return new LoginCodeRepository(this.deps.tenantDb(tenant));
+    return this.deps.loginCodes(tenant);
   }
 }
 

@@ -1,7 +1,6 @@
 import { AppError } from './errors.js';
-import type { TenantDb } from '../data/mongo.js';
-import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
-import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import { type OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
+import { type CredentialRepository } from '../data/repositories/credential.repository.js';
 import { OFFLINE_PERMISSIONS, intersect } from '../auth/authorizer.js';
 import type { Principal } from '../auth/principal.js';
 import type { Permission } from '../auth/permissions.js';
@@ -20,7 +19,10 @@ export interface IssuedOfflineToken {
 }
 
 export interface OfflineTokenServiceDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant CredentialRepository (a factory of the composition root). */
+  credentials(tenant: string): CredentialRepository;
+  /** Per-tenant OfflineTokenRepository (a factory of the composition root). */
+  offlineTokens(tenant: string): OfflineTokenRepository;
   rules: SecurityRulesService;
   sessions: SessionService;
   audit: AuditService;
@@ -64,9 +66,7 @@ export class OfflineTokenService {
 
   async login(tenant: string, token: string, ctx: SignInContext): Promise<LoginResponse> {
     const record = await this.repo(tenant).findLiveByHash(sha256(token), new Date());
-    const user = record
-      ? await new CredentialRepository(this.deps.tenantDb(tenant)).findById(String(record.userId))
-      : null;
+    const user = record ? await this.deps.credentials(tenant).findById(String(record.userId)) : null;
     if (!record || !user || user.status !== 'active') {
       await this.deps.audit.record(tenant, {
         action: 'signin.failure',
@@ -110,6 +110,6 @@ export class OfflineTokenService {
   }
 
   private repo(tenant: string): OfflineTokenRepository {
-    return new OfflineTokenRepository(this.deps.tenantDb(tenant));
+    return this.deps.offlineTokens(tenant);
   }
 }

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import { AppError } from './errors.js';
-import type { TenantDb } from '../data/mongo.js';
 import {
   CredentialRepository,
   type AccountRecord,
@@ -16,7 +15,8 @@ import type { AuditService } from './audit.service.js';
 import type { SignInContext } from './sign-in-context.js';
 
 export interface PinServiceDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant CredentialRepository (a factory of the composition root). */
+  credentials(tenant: string): CredentialRepository;
   redis: Redis;
   keys: { pinGuard(tenant: string, username: string): PinGuardKeys };
   rules: SecurityRulesService;
@@ -198,7 +198,7 @@ export class PinService {
   }
 
   private creds(tenant: string): CredentialRepository {
-    return new CredentialRepository(this.deps.tenantDb(tenant));
+    return this.deps.credentials(tenant);
   }
 }
 

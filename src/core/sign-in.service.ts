@@ -1,6 +1,5 @@
 import { AppError } from './errors.js';
-import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository } from '../data/repositories/credential.repository.js';
+import { type CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { OidcRealms } from '../auth/oidc-realms.js';
 import type { AccessTokenVerifier } from '../auth/access-token-verifier.js';
 import type { SessionService, LoginResponse } from './session.service.js';
@@ -18,7 +17,8 @@ export type LoginInput =
   | { method: 'pin'; username: string; pin: string };
 
 export interface SignInServiceDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant CredentialRepository (a factory of the composition root). */
+  credentials(tenant: string): CredentialRepository;
   realms: OidcRealms;
   verifier: AccessTokenVerifier;
   sessions: SessionService;
@@ -59,7 +59,7 @@ export class SignInService {
         input.state,
       );
       const principal = await this.deps.verifier.verify(tenant, accessToken);
-      const user = await new CredentialRepository(this.deps.tenantDb(tenant)).findById(principal.userId);
+      const user = await this.deps.credentials(tenant).findById(principal.userId);
       if (!user) throw new AppError('invalid_credentials', 'The signed-in account is not a user of this tenant');
       const session = await this.deps.sessions.start({
         tenant,
