@@ -20,6 +20,7 @@ import type { CompletionService } from './core/completion.service.js';
 import type { MediaService } from './core/media.service.js';
 import type { MediaAccess } from './core/media-access.js';
 import type { ImportService } from './core/import.service.js';
+import type { ActivationService } from './core/activation.service.js';
 import type { TelemetryIngestService } from './telemetry/telemetry-ingest.service.js';
 import { createAuthServices, type AuthServices } from './auth/auth-services.js';
 import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
@@ -64,6 +65,8 @@ export interface Services {
   media: MediaService;
   mediaAccess: MediaAccess;
   imports: ImportService;
+  /** Imported pending users made into users by an admin. */
+  activation: ActivationService;
 }
 
 /** The composition root: every service, wired from infra, once per process. */
@@ -77,6 +80,6 @@ export function createServices(infra: Infra): Services {
     auth,
     ...createDirectoryServices(infra, { vcs: () => telemetry.vcs }),
     ...telemetry,
-    ...createMediaServices(infra),
+    ...createMediaServices(infra, { accountSetup: auth.accountSetup }),
   };
 }

@@ -169,6 +169,14 @@ export const OPERATIONS = {
   },
   // Bulk user upload
   'uploads.pendingUsers': { transport: 'rest', name: 'POST /api/uploads/pendingUsers', requires: 'users:import' },
+  'uploads.imports': { transport: 'rest', name: 'GET /api/uploads/pendingUsers', requires: 'users:import' },
+  'admin.pendingUsers': { transport: 'rest', name: 'GET /api/admin/pendingUsers', requires: 'users:import' },
+  'admin.activatePendingUsers': {
+    transport: 'rest',
+    name: 'POST /api/admin/pendingUsers/activate',
+    requires: 'users:manage',
+    note: 'makes accounts with the roles the sheet named, so it needs the right to assign roles',
+  },
   'uploads.pendingUsersStatus': {
     transport: 'rest',
     name: 'GET /api/uploads/pendingUsers/{importId}',

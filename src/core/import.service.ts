@@ -2,15 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError, isAppError } from './errors.js';
 import type { Principal } from '../auth/principal.js';
-import type { TenantDb } from '../data/mongo.js';
-import {
-  ImportRepository,
-  type ImportEnd,
-  type ImportRecord,
-  type RowError,
-} from '../data/repositories/import.repository.js';
-import { PendingUserRepository, type PendingUserRow } from '../data/repositories/pending-user.repository.js';
-import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
+import type { ImportRepository, ImportEnd, ImportRecord, RowError } from '../data/repositories/import.repository.js';
+import type { PendingUserRepository, PendingUserRow } from '../data/repositories/pending-user.repository.js';
+import type { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { layout } from '../storage/layout.js';
 import { checkExtension, guardedSource, uploadFailure } from './upload-policy.js';
@@ -18,9 +12,23 @@ import type { UploadPart } from './media.service.js';
 import { DEFAULT_SPREADSHEET_LIMITS, inspectXlsxContainer, type SpreadsheetLimits } from './spreadsheet-limits.js';
 import { readPendingUserSheet, type SheetRow } from './pending-user-sheet.js';
 
+/** The `importProgress` push: a running import's counters, sent to the admin who uploaded it. */
+export interface ImportProgressPush {
+  importId: string;
+  status: 'running' | 'completed' | 'failed';
+  rowsDone: number;
+  rowsImported: number;
+  rowErrorCount: number;
+  error?: string;
+}
+
 export interface ImportDeps {
   store: ObjectStore;
-  tenantDb(tenant: string): TenantDb;
+  imports(tenant: string): ImportRepository;
+  pendingUsers(tenant: string): PendingUserRepository;
+  mediaFiles(tenant: string): MediaFileRepository;
+  /** Tells the uploader's connections how the import goes (at most once a second, and at the end). */
+  notify(tenant: string, userId: string, push: ImportProgressPush): void;
   /** Queues the import job (idempotent by tenant and import id). */
   enqueueImport(job: { tenant: string; importId: string }): Promise<unknown>;
   limits?: Partial<SpreadsheetLimits>;
@@ -52,8 +60,7 @@ export class ImportService {
 
   /** Stores the uploaded xlsx, creates the Import and queues its job. */
   async start(principal: Principal, parts: AsyncIterable<UploadPart>): Promise<ImportRecord> {
-    const db = this.deps.tenantDb(principal.tenant);
-    const uploadLimits = await new MediaFileRepository(db).uploadLimits();
+    const uploadLimits = await this.deps.mediaFiles(principal.tenant).uploadLimits();
     if (!uploadLimits) throw new AppError('tenant_not_found', 'The tenant is not provisioned');
     let stored: { hash: string; fileName: string } | undefined;
     for await (const part of parts) {
@@ -70,7 +77,7 @@ export class ImportService {
       throw new AppError('validation_failed', 'file: a spreadsheet is required', {
         errors: [{ field: 'file', message: 'required' }],
       });
-    const record = await new ImportRepository(db).create({
+    const record = await this.deps.imports(principal.tenant).create({
       id: randomUUID(),
       fileHash: stored.hash,
       fileName: stored.fileName,
@@ -101,7 +108,7 @@ export class ImportService {
 
   /** Progress and the error report of one import of the caller's tenant. */
   async status(principal: Principal, importId: string): Promise<ImportRecord> {
-    const record = await new ImportRepository(this.deps.tenantDb(principal.tenant)).findById(importId);
+    const record = await this.deps.imports(principal.tenant).findById(importId);
     if (!record) throw new AppError('import_not_found');
     return record;
   }
@@ -111,13 +118,30 @@ export class ImportService {
     data: { tenant: string; importId: string },
     progress: ImportProgress = async () => undefined,
   ): Promise<ImportSummary> {
-    const db = this.deps.tenantDb(data.tenant);
-    const imports = new ImportRepository(db);
+    const imports = this.deps.imports(data.tenant);
     const record = await imports.findById(data.importId);
     if (!record) throw new AppError('import_not_found');
     if (record.status === 'completed')
       return { rowsTotal: record.rowsTotal, rowsImported: record.rowsImported, rowErrors: record.rowErrorCount ?? 0 };
     await imports.start(data.importId);
+    const uploader = record.requestedBy.toString();
+    const tell = (
+      status: ImportProgressPush['status'],
+      t: { done: number; imported: number; errors: number },
+      error?: string,
+    ) =>
+      this.deps.notify(data.tenant, uploader, {
+        importId: data.importId,
+        status,
+        rowsDone: t.done,
+        rowsImported: t.imported,
+        rowErrorCount: t.errors,
+        ...(error ? { error } : {}),
+      });
+    const reported: ImportProgress = async (t) => {
+      await progress(t);
+      tell('running', t);
+    };
     const key = layout.import(data.tenant, record.fileHash);
     try {
       const info = await this.deps.store.head(key);
@@ -128,24 +152,37 @@ export class ImportService {
         this.limits,
       );
     } catch (e) {
-      if (isAppError(e) && e.code === 'spreadsheet_rejected') await imports.fail(data.importId, e.message);
+      if (isAppError(e) && e.code === 'spreadsheet_rejected') {
+        await imports.fail(data.importId, e.message);
+        tell('failed', { done: 0, imported: 0, errors: 0 }, e.message);
+      }
       throw e;
     }
-    return this.importRows(db, data.importId, key, progress);
+    try {
+      const summary = await this.importRows(data.tenant, data.importId, key, reported);
+      tell('completed', { done: summary.rowsTotal, imported: summary.rowsImported, errors: summary.rowErrors });
+      return summary;
+    } catch (e) {
+      if (isAppError(e) && e.code === 'spreadsheet_rejected') {
+        const now = await imports.findById(data.importId);
+        tell(
+          'failed',
+          { done: now?.rowsDone ?? 0, imported: now?.rowsImported ?? 0, errors: now?.rowErrorCount ?? 0 },
+          e.message,
+        );
+      }
+      throw e;
+    }
   }
 
   private async importRows(
-    db: TenantDb,
+    tenant: string,
     importId: string,
     key: string,
     progress: ImportProgress,
   ): Promise<ImportSummary> {
-    const batch = new ImportBatch(
-      new ImportRepository(db),
-      new PendingUserRepository(db),
-      importId,
-      await new PendingUserRepository(db).roleNames(),
-    );
+    const users = this.deps.pendingUsers(tenant);
+    const batch = new ImportBatch(this.deps.imports(tenant), users, importId, await users.roleNames());
     const { body } = await this.deps.store.get(key);
     try {
       for await (const row of readPendingUserSheet(body, this.limits)) {

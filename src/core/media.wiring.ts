@@ -1,11 +1,24 @@
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
+import { ImportRepository } from '../data/repositories/import.repository.js';
+import { PendingUserRepository } from '../data/repositories/pending-user.repository.js';
 import type { Infra } from '../infra.js';
+import { RedisPushPublisher } from '../realtime/redis-publisher.js';
+import { rooms } from '../realtime/rooms.js';
 import { MediaService } from './media.service.js';
 import { MediaAccess } from './media-access.js';
 import { ImportService } from './import.service.js';
+import { ActivationService } from './activation.service.js';
+import type { AccountSetupService } from './account-setup.service.js';
 
-/** Media uploads and downloads, and pending-user imports, wired from infra (spread into createServices). */
-export function createMediaServices(infra: Pick<Infra, 'store' | 'mongo' | 'queues'>) {
+/**
+ * Media uploads and downloads, pending-user imports and their activation, wired from infra (spread into
+ * createServices). Import progress reaches the uploader's connections through the hub push channel, so
+ * a workers-only node needs no Socket.IO server.
+ */
+export function createMediaServices(
+  infra: Pick<Infra, 'store' | 'mongo' | 'queues' | 'redis' | 'keys' | 'logger'>,
+  deps: { accountSetup: Pick<AccountSetupService, 'provision'> },
+) {
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
   const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(tenantDb(t)) });
   const media = new MediaService({
@@ -14,10 +27,17 @@ export function createMediaServices(infra: Pick<Infra, 'store' | 'mongo' | 'queu
     access: mediaAccess,
     enqueueThumbnail: (job) => infra.queues.enqueue('thumbnail', job),
   });
+  const importRepo = (t: string) => new ImportRepository(tenantDb(t));
+  const pendingUsers = (t: string) => new PendingUserRepository(tenantDb(t));
+  const publisher = new RedisPushPublisher(infra.redis, infra.keys.hubPush, infra.logger);
   const imports = new ImportService({
     store: infra.store,
-    tenantDb,
+    imports: importRepo,
+    pendingUsers,
+    mediaFiles: (t) => new MediaFileRepository(tenantDb(t)),
+    notify: (tenant, userId, push) => publisher.emit(rooms.user(tenant, userId), 'importProgress', push),
     enqueueImport: (job) => infra.queues.enqueue('pending-user-import', job),
   });
-  return { media, imports, mediaAccess };
+  const activation = new ActivationService({ imports: importRepo, pendingUsers, accountSetup: deps.accountSetup });
+  return { media, imports, mediaAccess, activation };
 }

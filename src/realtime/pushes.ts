@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../core/errors.js';
 import type { PinLockedPush } from '../core/pin.service.js';
+import type { ImportProgressPush } from '../core/import.service.js';
 import type { CallInfo, EndCallPush, NewCallPush } from '../actors/call.schema.js';
 import type { MeetingEventPush } from '../actors/meeting.schema.js';
 import type { DevicePush, RemoteControlPush } from '../actors/device.schema.js';
@@ -40,6 +41,8 @@ export interface ServerToClientEvents {
   permissionsChanged(p: { role: string; permissions: string[] }): void;
   /** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
   pinLocked(p: PinLockedPush): void;
+  /** A pending-users import the user uploaded made progress, completed or failed (docs/onboarding.md). */
+  importProgress(p: ImportProgressPush): void;
 }
 
 export type ServerEventName = keyof ServerToClientEvents;
@@ -66,6 +69,7 @@ export const SERVER_EVENTS: readonly ServerEventName[] = [
   'sessionEnded',
   'permissionsChanged',
   'pinLocked',
+  'importProgress',
 ];
 
 /** A pushed message's name and payload type. */

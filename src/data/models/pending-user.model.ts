@@ -10,10 +10,18 @@ export const PendingUserSchema = new Schema(
     importId: { type: String, required: true },
     rowNumber: { type: Number, required: true },
     status: { type: String, enum: ['pending', 'activated'], default: 'pending' },
+    /** Set by activation: when, by which admin, and the account it made (or found). */
+    activatedAt: Date,
+    activatedBy: { type: Schema.Types.ObjectId },
+    userId: { type: Schema.Types.ObjectId },
   },
   { timestamps: true },
 );
 PendingUserSchema.index({ importId: 1, rowNumber: 1 });
+// The admin's list: by status in username order (and a username prefix search within it).
+PendingUserSchema.index({ status: 1, username: 1 });
+// An import's rows still to activate, in sheet order.
+PendingUserSchema.index({ importId: 1, status: 1, rowNumber: 1 });
 
 /** One spreadsheet import: progress and the per-row error report. */
 export const ImportSchema = new Schema(
@@ -35,6 +43,8 @@ export const ImportSchema = new Schema(
   },
   { timestamps: true },
 );
+// The admin's list of imports, newest first.
+ImportSchema.index({ createdAt: -1 });
 
 export type PendingUserDoc = InferSchemaType<typeof PendingUserSchema>;
 export type ImportDoc = InferSchemaType<typeof ImportSchema>;

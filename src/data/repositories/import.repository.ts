@@ -27,6 +27,15 @@ export class ImportRepository {
     return this.db.models.Import.findById(id);
   }
 
+  /** The tenant's imports, newest first, without their row-error reports (read one import for that). */
+  async list(skip: number, take: number): Promise<{ items: ImportRecord[]; total: number }> {
+    const [items, total] = await Promise.all([
+      this.db.models.Import.find({}).select('-rowErrors').sort({ createdAt: -1, _id: -1 }).skip(skip).limit(take),
+      this.db.models.Import.countDocuments({}),
+    ]);
+    return { items, total };
+  }
+
   /** (Re)starts a run from scratch: a retried job rebuilds the same report, upserts make rows idempotent. */
   async start(id: string): Promise<void> {
     await this.db.models.Import.updateOne(

@@ -1,4 +1,6 @@
+import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
+import { escapeRegex } from './user.repository.js';
 import { duplicateIndexes } from './duplicate-keys.js';
 import { bulkUpdate } from './bulk-updates.js';
 
@@ -73,9 +75,74 @@ export class PendingUserRepository {
     return this.db.models.PendingUser.findOne({ username: username.toLowerCase() }).lean();
   }
 
+  /** A page of pending users: by status and import, a username prefix; sheet order within an import. */
+  async list(f: PendingUserFilter, skip: number, take: number) {
+    const query = filterOf(f);
+    const sort: Record<string, 1> = f.importId ? { rowNumber: 1 } : { username: 1 };
+    const M = this.db.models.PendingUser;
+    const [items, total] = await Promise.all([
+      M.find(query).sort(sort).skip(skip).limit(take).lean(),
+      M.countDocuments(query),
+    ]);
+    return { items, total };
+  }
+
+  /** The usernames of an import still pending, in sheet order (a bulk activation's next batch). */
+  async nextPending(importId: string, limit: number): Promise<string[]> {
+    const rows = await this.db.models.PendingUser.find({ importId, status: 'pending' }, { username: 1 })
+      .sort({ rowNumber: 1 })
+      .limit(limit)
+      .lean();
+    return rows.map((r) => r.username);
+  }
+
+  countPending(importId: string): Promise<number> {
+    return this.db.models.PendingUser.countDocuments({ importId, status: 'pending' });
+  }
+
+  /**
+   * Claims a pending user for activation (one conditional update, so two admins activating the same
+   * user at once make one account and one link): true when this caller moved it from pending.
+   */
+  async claim(username: string, by: string): Promise<boolean> {
+    const r = await this.db.models.PendingUser.updateOne(
+      { username, status: 'pending' },
+      { $set: { status: 'activated', activatedAt: new Date(), activatedBy: new Types.ObjectId(by) } },
+    );
+    return r.modifiedCount === 1;
+  }
+
+  /** Gives a claim back when the account could not be made (the user stays pending). */
+  async release(username: string): Promise<void> {
+    await this.db.models.PendingUser.updateOne(
+      { username, status: 'activated' },
+      { $set: { status: 'pending' }, $unset: { activatedAt: 1, activatedBy: 1, userId: 1 } },
+    );
+  }
+
+  /** Records the account an activation made or found. */
+  async linkUser(username: string, userId: string): Promise<void> {
+    await this.db.models.PendingUser.updateOne({ username }, { $set: { userId: new Types.ObjectId(userId) } });
+  }
+
   countForImport(importId: string): Promise<number> {
     return this.db.models.PendingUser.countDocuments({ importId });
   }
+}
+
+export interface PendingUserFilter {
+  status?: 'pending' | 'activated';
+  importId?: string;
+  /** A username prefix. */
+  q?: string;
+}
+
+function filterOf(f: PendingUserFilter): Record<string, unknown> {
+  return {
+    ...(f.status ? { status: f.status } : {}),
+    ...(f.importId ? { importId: f.importId } : {}),
+    ...(f.q ? { username: new RegExp(`^${escapeRegex(f.q.toLowerCase())}`) } : {}),
+  };
 }
 
 /** The stored fields of a row, normalised as the schema would (writes here go through the driver). */

@@ -5,6 +5,8 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { ImportService } from '../../../src/core/import.service.js';
 import { ImportRepository } from '../../../src/data/repositories/import.repository.js';
+import { PendingUserRepository } from '../../../src/data/repositories/pending-user.repository.js';
+import { MediaFileRepository } from '../../../src/data/repositories/media-file.repository.js';
 import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
 import { readPendingUserSheet } from '../../../src/core/pending-user-sheet.js';
 import { multipart, png, xlsx, xlsxOf, type FormPart } from '../../support/form.js';
@@ -22,6 +24,19 @@ describe('media jobs on a worker node', () => {
   };
   const sheetPart = (fileName: string, content: Buffer): FormPart[] => [{ name: 'file', file: { fileName, content } }];
   const db = (tenant = 'acme') => node.infra.mongo.tenantDb(tenant).models;
+  /** The import service as the node wires it, with other limits and no job queue or pushes. */
+  const importService = (limits?: { maxRows: number }) => {
+    const tdb = (t: string) => node.infra.mongo.tenantDb(t);
+    return new ImportService({
+      store: node.infra.store,
+      imports: (t) => new ImportRepository(tdb(t)),
+      pendingUsers: (t) => new PendingUserRepository(tdb(t)),
+      mediaFiles: (t) => new MediaFileRepository(tdb(t)),
+      notify: () => undefined,
+      enqueueImport: async () => undefined,
+      ...(limits ? { limits } : {}),
+    });
+  };
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http,workers' });
@@ -208,11 +223,7 @@ describe('media jobs on a worker node', () => {
       );
       const id = status.body.importId;
       await db().Import.updateOne({ _id: id }, { $set: { status: 'running', rowsDone: 1, rowsImported: 1 } });
-      const service = new ImportService({
-        store: node.infra.store,
-        tenantDb: (t) => node.infra.mongo.tenantDb(t),
-        enqueueImport: async () => undefined,
-      });
+      const service = importService();
       expect(await service.run({ tenant: 'acme', importId: id })).toEqual({
         rowsTotal: 2,
         rowsImported: 1,
@@ -330,12 +341,7 @@ describe('media jobs on a worker node', () => {
         fileName: 'lim.xlsx',
         requestedBy: '6740a6f2c0b2a1e4d3c2b1a0',
       });
-      const service = new ImportService({
-        store: node.infra.store,
-        tenantDb: (t) => node.infra.mongo.tenantDb(t),
-        enqueueImport: async () => undefined,
-        limits: { maxRows: 3 },
-      });
+      const service = importService({ maxRows: 3 });
       await expect(service.run({ tenant: 'acme', importId: id })).rejects.toMatchObject({
         code: 'spreadsheet_rejected',
       });

@@ -260,6 +260,7 @@ describe('isolation matrix: operations x tenants x roles', () => {
     'groupId',
     'eventId',
     'noticeId',
+    'importId',
     'userId',
     'contactId',
     'participantIds',

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
+import { ImportRepository } from '../../../src/data/repositories/import.repository.js';
+import { PendingUserRepository } from '../../../src/data/repositories/pending-user.repository.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
 
@@ -13,6 +16,8 @@ export interface SeededTenant {
   eventId: string;
   meetingCode: string;
   noticeId: string;
+  /** A completed pending-users import with pending users waiting for activation. */
+  importId: string;
   /** Users the hub cases need besides the caller: an event organizer, a callee and a headset account. */
   helpers: Record<'host' | 'peer' | 'headset', { id: string; username: string; token: string }>;
 }
@@ -69,6 +74,24 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     ...as('admin'),
     body: { title: `Notice ${marker}`, body: `Body ${marker}` },
   });
+  // An import as the import job leaves it (the matrix node runs no workers): pending users to activate.
+  const importId = randomUUID();
+  const db = node.infra.mongo.tenantDb(name);
+  await new ImportRepository(db).create({
+    id: importId,
+    fileHash: 'a'.repeat(64),
+    fileName: `staff-${name}.xlsx`,
+    requestedBy: users.admin!.id,
+  });
+  await new PendingUserRepository(db).upsertMany(
+    Array.from({ length: 20 }, (_, i) => ({
+      username: `pending${i}-${name}`,
+      displayName: `Pending ${i} ${marker}`,
+      role: 'patient',
+      rowNumber: i + 2,
+    })),
+    importId,
+  );
   const data = (r: { status: number; body: any }) => {
     if (r.status >= 300) throw new Error(`seeding ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.data ?? r.body;
@@ -81,6 +104,7 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     eventId: data(event).id,
     meetingCode: data(event).meetingCode,
     noticeId: data(notice).id,
+    importId,
     helpers,
   };
 }
@@ -104,7 +128,7 @@ export function paramValues(t: SeededTenant, caller: string): Record<string, str
     filePath: 'shared-file',
     container: 'media',
     '*path': 'a.png',
-    importId: t.eventId,
+    importId: t.importId,
   };
 }
 
@@ -129,6 +153,8 @@ export function bodyFor(t: SeededTenant, caller: string, op?: string): Record<st
     favourite: true,
     name: 'renamed',
     role: 'patient',
+    importId: t.importId,
+    limit: 1,
     newPin: '4827',
     startAt: start.toISOString(),
     endAt: new Date(start.getTime() + 1_800_000).toISOString(),

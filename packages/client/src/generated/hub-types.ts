@@ -466,6 +466,15 @@ export interface PinLockedPush {
 	retryAfter?: number;
 	at: string;
 }
+/** The `importProgress` push: a running import's counters, sent to the admin who uploaded it. */
+export interface ImportProgressPush {
+	importId: string;
+	status: "running" | "completed" | "failed";
+	rowsDone: number;
+	rowsImported: number;
+	rowErrorCount: number;
+	error?: string;
+}
 /**
  * Every message the service pushes to clients, with its payload type: the one map the hub's Socket.IO
  * server, the publishers (actors, telemetry completion, sign-in services, workers) and the client SDK use.
@@ -522,6 +531,8 @@ export interface ServerToClientEvents {
 	}): void;
 	/** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
 	pinLocked(p: PinLockedPush): void;
+	/** A pending-users import the user uploaded made progress, completed or failed (docs/onboarding.md). */
+	importProgress(p: ImportProgressPush): void;
 }
 export type ServerEventName = keyof ServerToClientEvents;
 /** Every client method is answered with this acknowledgement; errors carry the REST error codes. */

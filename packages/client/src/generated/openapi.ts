@@ -428,6 +428,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/pendingUsers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Imported users, pending or activated, filtered by state, import and username prefix; paged
+         * @description `take` is clamped to PAGE_MAX_TAKE; with `importId` the order is the sheet order, else by username.
+         *
+         *     Requires: `users:import` (docs/permissions.md).
+         */
+        get: operations["admin.pendingUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/pendingUsers/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate pending users: each becomes an account with a one-time set-password link (embedded realm) or a first-sign-in binding
+         * @description At most 500 users per request; with `importId` alone, repeat until `remaining` is 0. Links are returned once, to hand to each person; only their hash is stored.
+         *
+         *     Requires: `users:manage` (docs/permissions.md). makes accounts with the roles the sheet named, so it needs the right to assign roles.
+         */
+        post: operations["admin.activatePendingUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/user/{tenant}/{username}": {
         parameters: {
             query?: never;
@@ -1081,7 +1125,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The tenant's pending-users imports, newest first, with their progress counters; paged
+         * @description Each import's row-error report is read with GET /api/uploads/pendingUsers/{importId}. `take` is clamped to PAGE_MAX_TAKE.
+         *
+         *     Requires: `users:import` (docs/permissions.md).
+         */
+        get: operations["uploads.imports"];
         put?: never;
         /**
          * Upload a spreadsheet (Excel) of pending users for bulk import; answers 202 with the import id
@@ -2686,6 +2736,131 @@ export interface operations {
             403: components["responses"]["Problem403.forbidden.wrong_tenant"];
             404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
             409: components["responses"]["Problem409.conflict"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "admin.pendingUsers": {
+        parameters: {
+            query?: {
+                /** @description only this import's users, in sheet order */
+                importId?: string;
+                /** @description a username prefix */
+                q?: string;
+                skip?: number;
+                /** @description only users in this state */
+                status?: "pending" | "activated";
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            activatedAt: string | null;
+                            /** @description the admin who activated the user */
+                            activatedBy?: string;
+                            createdAt: string | null;
+                            displayName: string;
+                            email?: string;
+                            importId: string;
+                            role: string;
+                            rowNumber: number;
+                            /** @enum {string} */
+                            status: "pending" | "activated";
+                            /** @description the account the activation made or found */
+                            userId?: string;
+                            username: string;
+                        }[];
+                        skip: number;
+                        take: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "admin.activatePendingUsers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description without usernames: activate the next `limit` pending users of this import */
+                    importId?: string;
+                    /** @description default 100 */
+                    limit?: number;
+                    /** @description give already activated users whose account cannot sign in yet a new link (the older one stops working) */
+                    reissue?: boolean;
+                    /** @description the pending users to activate (one or many) */
+                    usernames?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description with importId: the import's users still pending */
+                        remaining?: number;
+                        results: {
+                            account?: {
+                                /** @description external identity provider: the first sign-in with this verified email (or username) takes the account */
+                                binding?: {
+                                    email?: string;
+                                    username: string;
+                                };
+                                /** @description false when the account existed already */
+                                created: boolean;
+                                expiresAt?: string;
+                                /** @description the account can sign in already (no link issued) */
+                                ready: boolean;
+                                role: string;
+                                /** @description one-time set-password link (embedded realm); hand it to the person only */
+                                setPasswordUrl?: string;
+                                userId: string;
+                                username: string;
+                            };
+                            /**
+                             * @description reissued: a new link for an activated user (with `reissue`); refused: see `reason`
+                             * @enum {string}
+                             */
+                            outcome: "activated" | "reissued" | "already_activated" | "not_found" | "refused";
+                            reason?: string;
+                            username: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.import_not_found.route_not_found.tenant_not_found"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.unsupported_media_type"];
             429: components["responses"]["Problem429.rate_limited"];
@@ -4363,6 +4538,56 @@ export interface operations {
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
             404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
             409: components["responses"]["Problem409.invalid_state"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "uploads.imports": {
+        parameters: {
+            query?: {
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description ISO 8601 date-time */
+                            createdAt?: string;
+                            error?: string;
+                            fileName: string;
+                            /** @description ISO 8601 date-time */
+                            finishedAt?: string;
+                            importId: string;
+                            rowErrorCount: number;
+                            rowsDone: number;
+                            rowsImported: number;
+                            rowsTotal: number;
+                            /** @description ISO 8601 date-time */
+                            startedAt?: string;
+                            /** @description queued, running, completed or failed */
+                            status: string;
+                        }[];
+                        skip: number;
+                        take: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
             429: components["responses"]["Problem429.rate_limited"];
             503: components["responses"]["Problem503.service_unavailable"];
         };

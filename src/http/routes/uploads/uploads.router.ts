@@ -1,7 +1,9 @@
 import { op, type RouteGroup } from '../route-spec.js';
 import { multipartParts } from '../media/multipart.js';
-import { ImportParams, ImportStatus, presentImport } from './uploads.schema.js';
+import { ImportParams, ImportStatus, ImportSummary, presentImport, presentImportSummary } from './uploads.schema.js';
 import { z } from 'zod';
+import { clampTake, Paging } from '../../../core/paging.js';
+import { PageOf, presentPage } from '../../presenters/common.presenter.js';
 
 /**
  * /api/uploads: bulk import of pending users from a spreadsheet. The upload answers 202 with the
@@ -37,6 +39,20 @@ export const uploadsRoutes: RouteGroup = {
         const record = await s.imports.start(p, multipartParts(req));
         res.location(`${req.baseUrl}/pendingUsers/${record.id}`);
         return presentImport(record);
+      },
+    }),
+    op({
+      operationId: 'uploads.imports',
+      method: 'get',
+      path: '/pendingUsers',
+      query: Paging,
+      response: PageOf(ImportSummary),
+      summary: "The tenant's pending-users imports, newest first, with their progress counters; paged",
+      description:
+        "Each import's row-error report is read with GET /api/uploads/pendingUsers/{importId}. `take` is clamped to PAGE_MAX_TAKE.",
+      handle: async (s, { p, query, infra }) => {
+        const page = clampTake(query, infra.config.limits.pageMaxTake);
+        return presentPage(await s.activation.listImports(p, page.skip, page.take), presentImportSummary);
       },
     }),
     op({

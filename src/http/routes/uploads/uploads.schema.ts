@@ -20,6 +20,14 @@ export const ImportStatus = z.object({
   finishedAt: IsoDateTime.optional(),
 });
 
+/** An import in the admin's list: its counters without the row-error report. */
+export const ImportSummary = ImportStatus.omit({ rowErrors: true });
+
+export function presentImportSummary(r: ImportRecord) {
+  const { rowErrors: _omitted, ...rest } = presentImport(r);
+  return rest;
+}
+
 /** Progress and the per-row error report of a pending-users import. */
 export function presentImport(r: ImportRecord) {
   return {
@@ -30,7 +38,7 @@ export function presentImport(r: ImportRecord) {
     rowsDone: r.rowsDone,
     rowsImported: r.rowsImported,
     rowErrorCount: r.rowErrorCount ?? 0,
-    rowErrors: r.rowErrors.map((e) => ({ row: e.row, field: e.field, message: e.message })),
+    rowErrors: (r.rowErrors ?? []).map((e) => ({ row: e.row, field: e.field, message: e.message })),
     error: r.error ?? undefined,
     createdAt: r.get('createdAt')?.toISOString?.(),
     startedAt: r.startedAt?.toISOString(),
