@@ -371,19 +371,42 @@ export async function takeLock(lock, what, timeoutMs = 20 * 60_000) {
 /**
  * Path of versitygw (an S3 server; the posix backend keeps objects as files in a directory), the S3
  * driver's real-server contract (decision 820). Installed once into .local/bin with
- * `go install` of the pinned version from the Go module proxy (about five minutes with cold caches);
- * concurrent callers wait for the one installing. Go itself comes from Debian when missing (with
- * GOTOOLCHAIN=auto an older Go fetches the toolchain the module asks for from the same proxy).
+ * `go install` of the pinned version from the Go module proxy (about five minutes with cold caches).
  */
-export async function ensureVersitygw() {
+export function ensureVersitygw() {
+  return ensureGoTool('versitygw', VERSITYGW_PACKAGE, VERSITYGW_VERSION, 'about five minutes');
+}
+
+const HELM_PACKAGE = 'helm.sh/helm/v4/cmd/helm';
+export const HELM_VERSION = 'v4.3.1';
+const KUBECONFORM_PACKAGE = 'github.com/yannh/kubeconform/cmd/kubeconform';
+export const KUBECONFORM_VERSION = 'v0.8.0';
+
+/** Path of helm (renders the chart under deploy/helm in its contract test; decision 851). */
+export function ensureHelm() {
+  return ensureGoTool('helm', HELM_PACKAGE, HELM_VERSION, 'about eight minutes');
+}
+
+/** Path of kubeconform (validates the rendered chart against the Kubernetes schemas; decision 851). */
+export function ensureKubeconform() {
+  return ensureGoTool('kubeconform', KUBECONFORM_PACKAGE, KUBECONFORM_VERSION, 'under a minute');
+}
+
+/**
+ * Installs the command `name` of Go package `pkg` at `version` into .local/bin once, with `go install`
+ * from the Go module proxy; a `.version` marker beside the binary makes later calls return at once, and
+ * a changed pin reinstalls. Concurrent callers wait for the one installing. Go itself comes from Debian
+ * when missing (with GOTOOLCHAIN=auto an older Go fetches the toolchain the module asks for from the
+ * same proxy).
+ */
+export async function ensureGoTool(name, pkg, version, duration) {
   const binDir = path.join(localDir, 'bin');
-  const bin = path.join(binDir, 'versitygw');
+  const bin = path.join(binDir, name);
   const marker = `${bin}.version`;
-  const current = () =>
-    existsSync(bin) && existsSync(marker) && readFileSync(marker, 'utf8').trim() === VERSITYGW_VERSION;
+  const current = () => existsSync(bin) && existsSync(marker) && readFileSync(marker, 'utf8').trim() === version;
   if (current()) return bin;
   mkdirSync(binDir, { recursive: true });
-  const release = await takeLock(`${bin}.lock`, `installing versitygw ${VERSITYGW_VERSION}`);
+  const release = await takeLock(`${bin}.lock`, `installing ${name} ${version}`);
   try {
     if (current()) return bin;
     let go =
@@ -393,12 +416,12 @@ export async function ensureVersitygw() {
       go = which('go');
       if (!go) throw new ServiceError('Go is still missing after apt-get install golang-go');
     }
-    log(`installing versitygw ${VERSITYGW_VERSION} with go install (first run only, about five minutes)`);
+    log(`installing ${name} ${version} with go install (first run only, ${duration})`);
     const started = Date.now();
     // Built into a private directory, then renamed into place: a reader never sees half a binary.
-    const gobin = path.join(binDir, `.versitygw-${process.pid}`);
+    const gobin = path.join(binDir, `.${name}-${process.pid}`);
     rmSync(gobin, { recursive: true, force: true });
-    const child = spawn(go, ['install', `${VERSITYGW_PACKAGE}@${VERSITYGW_VERSION}`], {
+    const child = spawn(go, ['install', `${pkg}@${version}`], {
       stdio: 'inherit',
       env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0' },
     });
@@ -406,14 +429,14 @@ export async function ensureVersitygw() {
       child.once('error', () => resolve(-1));
       child.once('exit', (c) => resolve(c));
     });
-    if (code !== 0 || !existsSync(path.join(gobin, 'versitygw'))) {
+    if (code !== 0 || !existsSync(path.join(gobin, name))) {
       rmSync(gobin, { recursive: true, force: true });
-      throw new ServiceError(`go install ${VERSITYGW_PACKAGE}@${VERSITYGW_VERSION} failed (see output above)`);
+      throw new ServiceError(`go install ${pkg}@${version} failed (see output above)`);
     }
-    renameSync(path.join(gobin, 'versitygw'), bin);
+    renameSync(path.join(gobin, name), bin);
     rmSync(gobin, { recursive: true, force: true });
-    writeFileSync(marker, `${VERSITYGW_VERSION}\n`);
-    log(`installed versitygw ${VERSITYGW_VERSION} in ${Math.round((Date.now() - started) / 1000)} s`);
+    writeFileSync(marker, `${version}\n`);
+    log(`installed ${name} ${version} in ${Math.round((Date.now() - started) / 1000)} s`);
     return bin;
   } finally {
     release();
@@ -650,6 +673,55 @@ export function ensureSchemathesis() {
 export function ensureHadolint() {
   const python = ensurePythonVenv('venv-hadolint', 'hadolint-requirements.txt', 'hadolint');
   return path.join(path.dirname(python), 'hadolint');
+}
+
+/**
+ * The Kubernetes JSON schemas for kubeconform, for each of `versions` (e.g. '1.37.0'), as
+ * `.local/kubernetes-json-schema/v<version>-standalone-strict/<kind>-<group>-<version>.json` (kubeconform's
+ * `-schema-location` layout). They come from the pinned PyPI package kubernetes-validate
+ * (test/support/python/kubernetes-schemas-requirements.txt, in .local/venv-kubernetes-schemas), whose
+ * files name their shared definitions by an absolute URL: each is rewritten once so that its references
+ * point at the `_definitions.json` beside it and nothing is fetched (decision 851). Returns the root.
+ */
+export function ensureKubernetesSchemas(versions) {
+  const python = ensurePythonVenv(
+    'venv-kubernetes-schemas',
+    'kubernetes-schemas-requirements.txt',
+    'kubernetes-validate',
+  );
+  const out = path.join(localDir, 'kubernetes-json-schema');
+  const requirements = readFileSync(
+    path.join(root, 'test', 'support', 'python', 'kubernetes-schemas-requirements.txt'),
+    'utf8',
+  );
+  const located = spawnSync(
+    python,
+    ['-c', 'import kubernetes_validate, os; print(os.path.dirname(kubernetes_validate.__file__))'],
+    { encoding: 'utf8' },
+  );
+  if (located.status !== 0) throw new ServiceError(`kubernetes-validate is not importable: ${located.stderr.trim()}`);
+  const source = path.join(located.stdout.trim(), 'kubernetes-json-schema');
+  for (const version of versions) {
+    const dir = path.join(out, `v${version}-standalone-strict`);
+    const marker = path.join(dir, '.requirements.txt');
+    if (existsSync(marker) && readFileSync(marker, 'utf8') === requirements) continue;
+    const from = path.join(source, `v${version}-local-strict`);
+    if (!existsSync(from)) throw new ServiceError(`kubernetes-validate has no schemas for Kubernetes ${version}`);
+    const tmp = `${dir}.${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp, { recursive: true });
+    for (const file of readdirSync(from)) {
+      if (!file.endsWith('.json')) continue;
+      const schema = JSON.parse(readFileSync(path.join(from, file), 'utf8'));
+      delete schema.$id;
+      const text = JSON.stringify(schema).replaceAll('"/api/_definitions.json#', '"_definitions.json#');
+      writeFileSync(path.join(tmp, file), text);
+    }
+    writeFileSync(path.join(tmp, '.requirements.txt'), requirements);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+  }
+  return out;
 }
 
 /**

