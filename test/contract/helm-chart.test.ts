@@ -25,6 +25,14 @@ type Doc = {
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
 } & Record<string, any>;
 
+/** The node's own shutdown limit: src/main.ts exits this long after SIGTERM whatever is left. */
+const SHUTDOWN_LIMIT_S =
+  Number(
+    /process\.exit\(1\), ([\d_]+)\)/
+      .exec(readFileSync(path.join(root, 'src', 'main.ts'), 'utf8'))![1]!
+      .replaceAll('_', ''),
+  ) / 1000;
+
 let helm: string;
 let kubeconform: string;
 let schemas: string;
@@ -101,6 +109,15 @@ describe('Helm chart', () => {
     schemas = tools.ensureKubernetesSchemas(KUBE_VERSIONS);
   }, 20 * 60_000);
 
+  it.each([
+    ['default values', [] as string[]],
+    ['the scaled-out variant', ['-f', variantValues]],
+  ])('passes helm lint --strict with %s', (_name, args) => {
+    const r = spawnSync(helm, ['lint', '--strict', chart, ...args], { encoding: 'utf8' });
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/\[(WARNING|ERROR)\]/);
+    expect(r.status).toBe(0);
+  });
+
   describe.each([
     ['default values', [] as string[], [] as string[]],
     ['the scaled-out variant (ci/variant-values.yaml)', ['-f', variantValues], ['ServiceMonitor']],
@@ -122,8 +139,8 @@ describe('Helm chart', () => {
         const sleep = Number(c.lifecycle.preStop.exec.command[1]);
         expect(c.lifecycle.preStop.exec.command[0]).toBe('sleep');
         expect(sleep).toBeGreaterThan(0);
-        // src/main.ts exits at the latest 30 s after SIGTERM; the kubelet kills at the grace period.
-        expect(d.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + 35);
+        // The node exits at the latest SHUTDOWN_LIMIT_S after SIGTERM; the kubelet kills at the grace period.
+        expect(d.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + SHUTDOWN_LIMIT_S + 5);
         // A rolling update never takes a pod away before its replacement is available.
         expect(d.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
       }
@@ -246,6 +263,10 @@ describe('Helm chart', () => {
       },
     ]);
     expect(hpas['rel-consult-worker'].metrics.map((m: any) => m.type)).toEqual(['Resource', 'External']);
+    // The connections metric is the gauge the hub exports (renaming it would leave the HPA blind).
+    expect(readFileSync(path.join(root, 'src', 'hub', 'hub.server.ts'), 'utf8')).toContain(
+      `metrics.gauge('${hpas['rel-consult-service'].metrics[1].pods.metric.name}'`,
+    );
     // Telemetry over mutual TLS on the worker nodes, the ingest's Service selecting them.
     const worker = byKind(docs, 'Deployment').find((d) => d.metadata.name === 'rel-consult-worker')!;
     expect(envOf(worker)).toMatchObject({
@@ -268,7 +289,11 @@ describe('Helm chart', () => {
     expect(refusal(['--set', 'serviceNodes.terminationGracePeriodSeconds=30'])).toMatch(
       /serviceNodes\.terminationGracePeriodSeconds \(30\) must be at least preStopSleepSeconds \+ 35/,
     );
-    expect(refusal(['--set', 'workerNodes.roles={workers,jobs}'])).toMatch(/workerNodes\.roles: unknown role "jobs"/);
+    expect(refusal(['--set', 'workerNodes.roles={workers,jobs}'])).toMatch(
+      /workerNodes\/roles\/1': value must be one of 'http', 'hub', 'actors', 'workers', 'telemetry', 'idp'/,
+    );
+    // values.schema.json: a misspelt key is an error, not a silently ignored value.
+    expect(refusal(['--set', 'serviceNode.replicaCount=3'])).toMatch(/additional properties 'serviceNode' not allowed/);
     expect(refusal(['--set', 'config.ROLES=http'])).toMatch(/config\.ROLES is set by the chart/);
   });
 
