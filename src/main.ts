@@ -15,6 +15,10 @@ async function main(): Promise<void> {
   }
   // Loaded after the configuration is accepted: a refused configuration exits without loading the app.
   const [{ startNode }, { renderBanner }] = await Promise.all([import('./node.js'), import('./cli/banner.js')]);
+  // The tracing SDK is loaded only when an OTLP endpoint is configured (off by default: decision 840).
+  const tracing = config.tracing.endpoint
+    ? (await import('./observability/tracing-setup.js')).startTracing(config.tracing, config.nodeId)
+    : undefined;
   let node;
   try {
     node = await startNode(config);
@@ -57,13 +61,16 @@ async function main(): Promise<void> {
     log.info({ component: 'main', signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
-    node.stop().then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ component: 'main', err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    node
+      .stop()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ component: 'main', err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

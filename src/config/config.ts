@@ -88,6 +88,10 @@ export const EnvSchema = z.object({
   METRICS_HOST: z.string().default('127.0.0.1'),
   METRICS_PORT: port.default(9464),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('consult-service'),
+  TRACING_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(1),
+  TRACING_EXPORT_DELAY_MS: positiveInt.default(5000),
 
   MONGODB_URI: z
     .string()
@@ -198,6 +202,8 @@ export interface Config {
   };
   /** The Prometheus endpoint's own listener, never the public port. */
   metrics: { host: string; port: number; token?: string };
+  /** OpenTelemetry traces, exported over OTLP/HTTP when an endpoint is set (off by default; decision 840). */
+  tracing: { endpoint?: string; serviceName: string; sampleRatio: number; exportDelayMs: number };
   log: { level: Env['LOG_LEVEL'] };
   mongo: { uri: string; catalogDb: string; tenantDbPrefix: string; timeoutMs: number };
   redis: { url: string; prefix: string };
@@ -348,6 +354,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
     metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN },
+    tracing: {
+      endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+      serviceName: e.OTEL_SERVICE_NAME,
+      sampleRatio: e.TRACING_SAMPLE_RATIO,
+      exportDelayMs: e.TRACING_EXPORT_DELAY_MS,
+    },
     storage: {
       driver: e.STORAGE_DRIVER,
       fsRoot: e.STORAGE_FS_ROOT,

@@ -1,4 +1,5 @@
 import type { Logger } from '../observability/logger.js';
+import { SpanKind, startSpan } from '../observability/tracing.js';
 import { isPushName, type PushName, type PushPayload, type PushPublisher } from '../realtime/pushes.js';
 import type { ServerEventName, ServerToClientEvents } from './hub.events.js';
 import type { HubServer } from './hub.types.js';
@@ -29,7 +30,10 @@ export class SocketIoHubPublisher implements PushPublisher {
       return;
     }
     const list = Array.isArray(rooms) ? rooms : [rooms];
-    if (list.length) send(this.io.to(list), event, payload);
+    if (!list.length) return;
+    const span = startSpan(`hub push ${event}`, { kind: SpanKind.PRODUCER, onlyWithParent: true });
+    span.run(() => send(this.io.to(list), event, payload));
+    span.end();
   }
 
   /** Delivers a push relayed from the Redis push channel to this node's sockets only (every hub node relays it). */

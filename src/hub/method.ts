@@ -8,6 +8,7 @@ import type { AckResult, HubMethodName } from './hub.events.js';
 import type { HubContext, HubSocket } from './hub.types.js';
 import type { SocketRateLimit } from './socket-rate-limit.js';
 import type { Metrics } from '../observability/metrics.js';
+import { SpanKind, startSpan, type TraceCarrier } from '../observability/tracing.js';
 
 /** One client method: its name, permission-table id, argument schema (a tuple) and the one call it makes. */
 export interface HubMethod<A extends unknown[] = unknown[]> {
@@ -89,6 +90,11 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
     const { m, required, observe } = entry;
     const ack = typeof raw.at(-1) === 'function' ? (raw.pop() as (r: AckResult) => void) : undefined;
     const t0 = performance.now();
+    const span = startSpan(`hub ${m.name}`, {
+      kind: SpanKind.SERVER,
+      parent: traceArg(raw),
+      attributes: { 'rpc.system': 'socket.io', 'rpc.method': m.name, tenant: socket.data.tenant },
+    });
     let result: AckResult;
     try {
       limit.take();
@@ -98,10 +104,11 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
       refuseControlChars(raw, 'args');
       const parsed = m.args.safeParse(raw);
       if (!parsed.success) throw fromZod(parsed.error, 'args');
-      result = ok(await m.run(ctx, socket, parsed.data));
+      result = ok(await span.run(() => m.run(ctx, socket, parsed.data)));
     } catch (e) {
-      result = fail(e, ctx.logger, m.name);
+      result = span.run(() => fail(e, ctx.logger, m.name));
     }
+    span.end(result.ok ? undefined : result.error);
     try {
       ack?.(result);
     } catch (err) {
@@ -119,4 +126,18 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
       ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'hub metrics failed');
     }
   });
+}
+
+/**
+ * A hub call's trace context: a trailing argument before the ack of exactly `{ traceparent, tracestate? }`
+ * (decision 840). It is taken off the arguments, so methods never see it; a call without one starts a
+ * trace of its own.
+ */
+function traceArg(raw: unknown[]): TraceCarrier | undefined {
+  const last = raw.at(-1);
+  if (!last || typeof last !== 'object' || Array.isArray(last)) return undefined;
+  const keys = Object.keys(last);
+  if (!keys.includes('traceparent') || keys.some((k) => k !== 'traceparent' && k !== 'tracestate')) return undefined;
+  raw.pop();
+  return last as TraceCarrier;
 }

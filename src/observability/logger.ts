@@ -1,10 +1,12 @@
 import { pino, type Logger } from 'pino';
 import { currentContext } from './context.js';
+import { activeTraceId } from './tracing.js';
 
 export type { Logger };
 
 /**
- * Structured JSON logger; every line carries the correlation id and tenant of the running context.
+ * Structured JSON logger; every line carries the correlation id (the trace id when tracing is on) and
+ * tenant of the running context.
  * Pass `level: 'silent'` in tests that do not read logs.
  */
 export function createLogger(opts: { level?: string; nodeId?: string } = {}): Logger {
@@ -19,8 +21,11 @@ export function createLogger(opts: { level?: string; nodeId?: string } = {}): Lo
       censor: '[redacted]',
     },
     mixin() {
+      // Inside a span the correlation id is its trace id (decision 840), whatever the context says.
       const ctx = currentContext();
-      return ctx ? { correlationId: ctx.correlationId, tenant: ctx.tenant, userId: ctx.userId } : {};
+      const traceId = activeTraceId();
+      if (!ctx) return traceId ? { correlationId: traceId } : {};
+      return { correlationId: traceId ?? ctx.correlationId, tenant: ctx.tenant, userId: ctx.userId };
     },
   });
 }

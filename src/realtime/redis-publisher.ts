@@ -1,15 +1,23 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '../observability/logger.js';
+import { injectTrace, SpanKind, startSpan, TraceCarrier } from '../observability/tracing.js';
 import { isPushName, type PushName, type PushPayload, type PushPublisher } from './pushes.js';
 
-const PushSchema = z.object({ rooms: z.array(z.string()), event: z.string().min(1), payload: z.unknown() });
+const PushSchema = z.object({
+  rooms: z.array(z.string()),
+  event: z.string().min(1),
+  payload: z.unknown(),
+  trace: TraceCarrier.optional(),
+});
 
 /** A push as it travels on the Redis push channel (redis-keys `hubPush`): `{ rooms, event, payload }`. */
 export interface RelayedPush {
   rooms: string[];
   event: PushName;
   payload: unknown;
+  /** The publisher's trace context (tracing on): each hub node's delivery is a span of that trace. */
+  trace?: TraceCarrier;
 }
 
 /**
@@ -26,7 +34,15 @@ export class RedisPushPublisher implements PushPublisher {
   ) {}
 
   emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
-    const push: RelayedPush = { rooms: Array.isArray(rooms) ? rooms : [rooms], event, payload };
+    const span = startSpan(`push ${event}`, { kind: SpanKind.PRODUCER, onlyWithParent: true });
+    const trace = span.run(injectTrace);
+    span.end();
+    const push: RelayedPush = {
+      rooms: Array.isArray(rooms) ? rooms : [rooms],
+      event,
+      payload,
+      ...(trace ? { trace } : {}),
+    };
     this.redis
       .publish(this.channel, JSON.stringify(push))
       .catch((err: Error) =>
@@ -55,10 +71,14 @@ export async function subscribePushes(
       return;
     }
     if (!parsed.success || !isPushName(parsed.data.event)) return;
+    const { rooms, event, payload, trace } = parsed.data;
+    const span = startSpan(`hub push ${event}`, { kind: SpanKind.CONSUMER, parent: trace, onlyWithParent: true });
     // Thrown inside ioredis's message event it would escape to the process.
     try {
-      deliver({ rooms: parsed.data.rooms, event: parsed.data.event, payload: parsed.data.payload });
+      span.run(() => deliver({ rooms, event, payload }));
+      span.end();
     } catch (err) {
+      span.end(err);
       onError(err);
     }
   };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
+import { SpanKind, startSpan } from '../observability/tracing.js';
 import type { Logger } from 'pino';
 import { toAppError, type AppError } from '../core/errors.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -82,12 +83,20 @@ export function telemetryHandlers(
 
   return {
     sendTelemetryBatch(call: grpc.ServerUnaryCall<{ events: unknown[] }, unknown>, cb: grpc.sendUnaryData<unknown>) {
-      (async () => {
-        const tenant = await authenticate(call.metadata);
-        const ack = await ingest.ingest(tenant, toRecords(call.request.events ?? []));
-        count(ack);
-        cb(null, wireAck(ack));
-      })().catch((err) => fail(cb, err));
+      const span = grpcSpan('SendTelemetryBatch', call.metadata);
+      span
+        .run(async () => {
+          const tenant = await authenticate(call.metadata);
+          span.span?.setAttribute('tenant', tenant);
+          const ack = await ingest.ingest(tenant, toRecords(call.request.events ?? []));
+          count(ack);
+          span.end();
+          cb(null, wireAck(ack));
+        })
+        .catch((err) => {
+          span.end(err);
+          fail(cb, err);
+        });
     },
 
     streamTelemetry(call: grpc.ServerReadableStream<{ event?: unknown }, unknown>, cb: grpc.sendUnaryData<unknown>) {
@@ -95,23 +104,28 @@ export function telemetryHandlers(
       let buffer: unknown[] = [];
       let index = 0;
       let failed = false;
-      let chain = authenticate(call.metadata);
+      const span = grpcSpan('StreamTelemetry', call.metadata);
+      let chain = span.run(() => authenticate(call.metadata));
       const flush = () => {
         const chunk = buffer;
         const offset = index - chunk.length;
         buffer = [];
-        chain = chain.then(async (tenant) => {
-          const ack = await ingest.ingest(tenant, toRecords(chunk, offset));
-          count(ack);
-          total.stored += ack.stored;
-          total.duplicates += ack.duplicates;
-          total.completionsEnqueued.push(...ack.completionsEnqueued);
-          return tenant;
-        });
+        // Continuations run in the call's span, not in the context of the stream's 'data' event.
+        chain = span.run(() =>
+          chain.then(async (tenant) => {
+            const ack = await ingest.ingest(tenant, toRecords(chunk, offset));
+            count(ack);
+            total.stored += ack.stored;
+            total.duplicates += ack.duplicates;
+            total.completionsEnqueued.push(...ack.completionsEnqueued);
+            return tenant;
+          }),
+        );
       };
       const abort = (err: unknown) => {
         if (failed) return;
         failed = true;
+        span.end(err);
         call.removeAllListeners('data');
         fail(cb, err);
       };
@@ -127,12 +141,27 @@ export function telemetryHandlers(
       call.on('end', () => {
         flush();
         chain.then(() => {
-          if (!failed) cb(null, wireAck(total));
+          if (failed) return;
+          span.end();
+          cb(null, wireAck(total));
         }, abort);
       });
       call.on('error', abort);
     },
   };
+}
+
+/** A server span of one ingest call, continuing the `traceparent` the conferencing system sent in metadata. */
+function grpcSpan(method: string, md: grpc.Metadata) {
+  const header = (name: string) => {
+    const v = md.get(name)[0];
+    return typeof v === 'string' ? v : undefined;
+  };
+  return startSpan(`grpc ${method}`, {
+    kind: SpanKind.SERVER,
+    parent: { traceparent: header('traceparent'), tracestate: header('tracestate') },
+    attributes: { 'rpc.system': 'grpc', 'rpc.service': 'consult.telemetry.v1.TelemetryService', 'rpc.method': method },
+  });
 }
 
 /**

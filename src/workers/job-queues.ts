@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import { AppError, fromZod } from '../core/errors.js';
 import { createRedis } from '../data/redis.js';
 import { redisKeys } from '../data/redis-keys.js';
+import { inSpan, injectTrace, SpanKind } from '../observability/tracing.js';
 import { JOBS, QUEUE_NAMES, type JobData, type JobName, type QueueName } from '../core/job-definitions.js';
 
 export interface JobQueueOptions {
@@ -74,16 +75,26 @@ export class JobQueues {
     const parsed = def.data.safeParse(data);
     if (!parsed.success) throw fromZod(parsed.error, `job.${name}`);
     const id = (def.jobId as (d: unknown) => string)(parsed.data);
-    await withDeadline(
-      this.opts.enqueueTimeoutMs ?? 5000,
-      this.queue(def.queue).add(name, parsed.data, {
-        ...opts,
-        jobId: id,
-        attempts: def.attempts ?? this.opts.attempts,
-        backoff: { type: 'exponential', delay: this.opts.backoffMs },
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      }),
+    const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': def.queue, 'job.name': name };
+    await inSpan(
+      `job enqueue ${name}`,
+      { kind: SpanKind.PRODUCER, attributes: { ...attributes, 'job.id': id } },
+      () => {
+        // The producer's trace context travels in BullMQ's own telemetry option (decision 840).
+        const trace = injectTrace();
+        return withDeadline(
+          this.opts.enqueueTimeoutMs ?? 5000,
+          this.queue(def.queue).add(name, parsed.data, {
+            ...opts,
+            jobId: id,
+            attempts: def.attempts ?? this.opts.attempts,
+            backoff: { type: 'exponential', delay: this.opts.backoffMs },
+            removeOnComplete: { age: 24 * 3600, count: 10_000 },
+            removeOnFail: { age: 7 * 24 * 3600 },
+            ...(trace ? { telemetry: { metadata: JSON.stringify(trace) } } : {}),
+          }),
+        );
+      },
     );
     return { id, queue: def.queue };
   }

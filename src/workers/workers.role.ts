@@ -2,6 +2,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RoleContext, RoleHandle } from '../role-context.js';
 import { isPermanent } from '../core/errors.js';
 import { runWithContext } from '../observability/context.js';
+import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observability/tracing.js';
 import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-handlers.js';
 import { JOBS, activeQueues, isJobName, type QueueName } from '../core/job-definitions.js';
 
@@ -52,24 +53,56 @@ async function process(job: Job, handlers: Map<string, LoadedHandler>, ctx: JobC
     tenant: data.tenant,
     attempt: job.attemptsMade + 1,
   });
-  return runWithContext({ correlationId: `job-${job.id}`, tenant: data.tenant, component: 'job' }, async () => {
-    try {
-      return await handler(
-        {
-          id: job.id!,
-          data: parsed.data as never,
-          attemptsMade: job.attemptsMade,
-          progress: (p) => job.updateProgress(p),
-          log,
-        },
-        ctx,
-      );
-    } catch (e) {
-      // A code the error codes call permanent fails the job at once instead of burning its attempts.
-      if (isPermanent(e)) throw new UnrecoverableError(`${e.code}: ${e.message}`);
-      throw e;
-    }
+  const parent = producerTrace(job);
+  const span = startSpan(`job run ${job.name}`, {
+    kind: SpanKind.CONSUMER,
+    parent,
+    attributes: {
+      'messaging.system': 'bullmq',
+      'messaging.destination.name': job.queueName,
+      'job.name': job.name,
+      'job.id': job.id ?? '',
+      'job.attempt': job.attemptsMade + 1,
+      ...(data.tenant ? { tenant: data.tenant } : {}),
+    },
   });
+  const correlationId = span.traceId ?? traceIdOf(parent?.traceparent) ?? `job-${job.id}`;
+  return span
+    .run(() =>
+      runWithContext({ correlationId, tenant: data.tenant, component: 'job' }, async () => {
+        try {
+          return await handler(
+            {
+              id: job.id!,
+              data: parsed.data as never,
+              attemptsMade: job.attemptsMade,
+              progress: (p) => job.updateProgress(p),
+              log,
+            },
+            ctx,
+          );
+        } catch (e) {
+          // A code the error codes call permanent fails the job at once instead of burning its attempts.
+          if (isPermanent(e)) throw new UnrecoverableError(`${e.code}: ${e.message}`);
+          throw e;
+        }
+      }),
+    )
+    .then(
+      (v) => (span.end(), v),
+      (e) => (span.end(e), Promise.reject(e)),
+    );
+}
+
+/** The enqueuer's trace context, from BullMQ's telemetry option (set by JobQueues.enqueue). */
+function producerTrace(job: Job): TraceCarrier | undefined {
+  const raw = job.opts.telemetry?.metadata;
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as TraceCarrier;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Metrics per job name (completed, failed, duration) and a log line for every failure after the last attempt. */

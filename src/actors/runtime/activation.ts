@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { AppError, toAppError } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
+import { runInContext, SpanKind, startSpan, type TraceContext } from '../../observability/tracing.js';
 import { addressKey } from './placement.js';
 import type { SnapshotStore, TimerEntry, TurnReply, WriterLease } from './snapshot-store.js';
 import { errorFromWire } from './transport.js';
@@ -20,6 +21,8 @@ export interface Envelope {
   first?: FirstDelivery;
   resolve(value: unknown): void;
   reject(err: unknown): void;
+  /** The sender's trace context (tracing on, an ask in a span): the turn's span is its child. */
+  trace?: TraceContext;
 }
 
 /** What an activation needs from the system that hosts it. */
@@ -158,6 +161,10 @@ export class Activation {
 
   /** One turn; traced (start, end, writes) when a turn probe is installed (tests only). */
   private async turn(env: Envelope, checkedAt: number): Promise<unknown> {
+    return env.trace ? this.tracedTurn(env, checkedAt) : this.probedTurn(env, checkedAt);
+  }
+
+  private async probedTurn(env: Envelope, checkedAt: number): Promise<unknown> {
     const probe = turnProbe();
     if (!probe) return this.step(env);
     const { shard, epoch } = this.lease;
@@ -170,6 +177,24 @@ export class Activation {
     } finally {
       t.trace.end = probeClock();
       probe.turn(t.trace);
+    }
+  }
+
+  /** A turn in a span of the sender's trace (decision 840): pushes and jobs of the turn continue it. */
+  private async tracedTurn(env: Envelope, checkedAt: number): Promise<unknown> {
+    const span = runInContext(env.trace, () =>
+      startSpan(`actor turn ${this.kind}`, {
+        kind: SpanKind.INTERNAL,
+        attributes: { 'actor.kind': this.kind, 'actor.shard': this.lease.shard, 'actor.epoch': this.lease.epoch },
+      }),
+    );
+    try {
+      const value = await span.run(() => this.probedTurn(env, checkedAt));
+      span.end();
+      return value;
+    } catch (e) {
+      span.end(e);
+      throw e;
     }
   }
 

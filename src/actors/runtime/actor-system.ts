@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
+import { activeContext, inSpan, SpanKind, startSpan } from '../../observability/tracing.js';
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
@@ -16,7 +17,7 @@ import { OwnerCache } from './owner-cache.js';
 import { addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
 import { monotonicNow, ShardLeases, type ShardLease } from './shard-leases.js';
 import { SnapshotStore, type WriterLease } from './snapshot-store.js';
-import { RedisTransport } from './transport.js';
+import { RedisTransport, type RemoteRequest } from './transport.js';
 import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions } from './types.js';
 
 export interface ActorSystemDeps {
@@ -96,7 +97,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       keys: this.keys,
       nodeId,
       logger: this.logger,
-      onRequest: (r) => this.deliver(r.to, r.msg, r.dedupeId),
+      onRequest: (r) => this.serveRemote(r),
     });
     this.hub =
       deps.publisher ?? new RedisPushPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
@@ -152,7 +153,30 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       minted: opts.dedupeId === undefined,
       deadline: Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
     };
-    return (await askWithRetry(this.route, plan)) as R;
+    return (await inSpan(
+      `actor ask ${address.kind}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'actor.kind': address.kind, 'actor.shard': plan.shard, tenant: address.tenant },
+      },
+      () => askWithRetry(this.route, plan),
+    )) as R;
+  }
+
+  /** An ask another node sent here: its turn continues the asker's trace (the context in the envelope). */
+  private serveRemote(r: RemoteRequest): Promise<unknown> {
+    const span = startSpan(`actor serve ${r.to.kind}`, {
+      kind: SpanKind.SERVER,
+      parent: r.trace,
+      onlyWithParent: true,
+      attributes: { 'actor.kind': r.to.kind, 'actor.from': r.from, 'actor.attempt': r.attempt, tenant: r.to.tenant },
+    });
+    return span
+      .run(() => this.deliver(r.to, r.msg, r.dedupeId))
+      .then(
+        (v) => (span.end(), v),
+        (e) => (span.end(e), Promise.reject(e)),
+      );
   }
 
   /**
@@ -186,7 +210,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard));
     if (!lease) throw new AppError('not_owner', 'the shard is owned by another node');
     return new Promise((resolve, reject) => {
-      const env: Envelope = { msg, dedupeId, first, resolve, reject };
+      const env: Envelope = { msg, dedupeId, first, resolve, reject, trace: activeContext() };
       if (lease.handingOff)
         this.buffers.get(shard)?.push({ address: to, env }) ?? reject(new AppError('not_owner', 'shard moved'));
       else this.activation(to, behavior, lease).enqueue(env);

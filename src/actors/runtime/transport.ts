@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
+import { injectTrace, TraceCarrier } from '../../observability/tracing.js';
 import type { ActorKeys } from './actor-keys.js';
 import { EnvelopeOutbox } from './envelope-outbox.js';
 import { ActorAddressSchema } from './placement.js';
@@ -15,6 +16,8 @@ const RequestSchema = z.object({
   msg: z.unknown(),
   dedupeId: z.string().min(1).max(200),
   attempt: z.number().int().positive(),
+  /** The asker's trace context (W3C), when tracing is on: the owner's turn continues that trace. */
+  trace: TraceCarrier.optional(),
 });
 const ReplySchema = z.object({
   t: z.literal('rep'),
@@ -95,9 +98,14 @@ export class RedisTransport {
   }
 
   /** Sends a request to `node` and resolves with its reply, or rejects with `timeout` after `timeoutMs`. */
-  request(node: string, body: Omit<RemoteRequest, 't' | 'rid' | 'from'>, timeoutMs: number): Promise<unknown> {
+  request(
+    node: string,
+    body: Omit<RemoteRequest, 't' | 'rid' | 'from' | 'trace'>,
+    timeoutMs: number,
+  ): Promise<unknown> {
     const rid = randomUUID();
-    const env: RemoteRequest = { t: 'req', rid, from: this.deps.nodeId, ...body };
+    const trace = injectTrace();
+    const env: RemoteRequest = { t: 'req', rid, from: this.deps.nodeId, ...body, ...(trace ? { trace } : {}) };
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(rid);
