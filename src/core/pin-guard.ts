@@ -7,7 +7,7 @@ export const PIN_DAY_SECONDS = 24 * 60 * 60;
 export const PIN_HARD_LOCK_SECONDS = 30 * 24 * 60 * 60;
 
 export interface PinGuardKeys {
-  /** Hash of per-source fields `<source>|fails`, `<source>|level`, `<source>|until` of one account. */
+  /** Hash of per-source fields `<source>|fails`, `<source>|level`, `<source>|untilMs` of one account. */
   sources: string;
   /** Failures of the account in the current day, from every source. */
   day: string;
@@ -24,6 +24,13 @@ export type FailureOutcome =
   | { kind: 'hard'; first: boolean };
 
 /**
+ * Redis's clock in milliseconds (one clock for every node), and when the source's lock ends in it. A
+ * lock set before locks were kept in milliseconds (`|until`, whole seconds) still counts until it ends.
+ */
+const NOW_MS = `(function() local t = redis.call('TIME') return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end)()`;
+const LOCKED_UNTIL_MS = `math.max(tonumber(redis.call('HGET', KEYS[1], src .. '|untilMs') or '0'), tonumber(redis.call('HGET', KEYS[1], src .. '|until') or '0') * 1000)`;
+
+/**
  * Reserves one evaluated guess before the PIN is checked, so a concurrent burst cannot have more guesses
  * checked than the rules allow. Refuses without reserving while the source is locked, the source's slots
  * are taken, or the account's day budget is spent.
@@ -31,9 +38,9 @@ export type FailureOutcome =
 const RESERVE = `
 if redis.call('EXISTS', KEYS[3]) == 1 then return {'hard', 0} end
 local src, max, dayMax = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local now = tonumber(redis.call('TIME')[1])
-local lockedUntil = tonumber(redis.call('HGET', KEYS[1], src .. '|until') or '0')
-if lockedUntil > now then return {'locked', lockedUntil - now} end
+local now = ${NOW_MS}
+local lockedUntil = ${LOCKED_UNTIL_MS}
+if lockedUntil > now then return {'locked', math.ceil((lockedUntil - now) / 1000)} end
 local fails = tonumber(redis.call('HGET', KEYS[1], src .. '|fails') or '0')
 if fails >= max then return {'locked', 1} end
 local day = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -57,18 +64,19 @@ if day >= dayMax then
   return {'hard', first and 1 or 0, 0}
 end
 if fails < max then return {'failed', 0, 0} end
-local now = tonumber(redis.call('TIME')[1])
-local lockedUntil = tonumber(redis.call('HGET', KEYS[1], src .. '|until') or '0')
-if lockedUntil > now then return {'locked', 0, lockedUntil - now} end
+local now = ${NOW_MS}
+local lockedUntil = ${LOCKED_UNTIL_MS}
+if lockedUntil > now then return {'locked', 0, math.ceil((lockedUntil - now) / 1000)} end
 local level = redis.call('HINCRBY', KEYS[1], src .. '|level', 1)
 local seconds = math.min(base * 2 ^ (level - 1), cap)
-redis.call('HSET', KEYS[1], src .. '|until', now + seconds, src .. '|fails', 0)
+redis.call('HSET', KEYS[1], src .. '|untilMs', now + seconds * 1000, src .. '|fails', 0)
+redis.call('HDEL', KEYS[1], src .. '|until')
 redis.call('EXPIRE', KEYS[1], math.max(tonumber(ARGV[9]), seconds))
 return {'locked', 1, seconds, level}`;
 
 /** The right PIN: the source starts over; the reserved guess is given back to the day's budget. */
 const SUCCEED = `
-redis.call('HDEL', KEYS[1], ARGV[1] .. '|fails', ARGV[1] .. '|level', ARGV[1] .. '|until')
+redis.call('HDEL', KEYS[1], ARGV[1] .. '|fails', ARGV[1] .. '|level', ARGV[1] .. '|until', ARGV[1] .. '|untilMs')
 if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
 return 1`;
 

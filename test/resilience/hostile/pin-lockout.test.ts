@@ -3,6 +3,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { connect, type HubClient } from '../../support/hub-client.js';
 import type { PinLockedPush } from '../../../src/core/pin.service.js';
+import { PinGuard } from '../../../src/core/pin-guard.js';
 
 /**
  * PIN guessing from outside clients behind a configured proxy (TRUST_PROXY=loopback), so each
@@ -36,7 +37,7 @@ describe('PIN lockout', () => {
     patId = await createUser(node, 'pins', { username: 'pat', role: 'patient' });
     await createUser(node, 'pins', { username: 'nopin', role: 'patient' });
     await createUser(node, 'pins', { username: 'ada', role: 'admin' });
-    await setRules('pins', { maxAttempts: 2, lockoutSeconds: 1, maxLockoutSeconds: 60, maxFailuresPerDay: 6 });
+    await setRules('pins', { maxAttempts: 2, lockoutSeconds: 30, maxLockoutSeconds: 3600, maxFailuresPerDay: 6 });
     await setPin('pins', 'pat', '4321');
     adminToken = await tokenFor(node, 'pins', 'ada');
     await createUser(node, 'timing', { username: 'tia', role: 'patient' });
@@ -57,7 +58,17 @@ describe('PIN lockout', () => {
     });
   const attacker = '203.0.113.9';
   const own = '198.51.100.7';
-  const waitOut = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000 + 1100));
+  /**
+   * Time passes for the attacker's locks: each source lock of the account ends now, as if its seconds had
+   * run out (the locks are long, so no test step outlives one on a slow machine; the test does not sleep).
+   */
+  const locksRunOut = async (tenant: string, username: string) => {
+    const { sources } = node.infra.keys.pinGuard(tenant, username);
+    const fields = await node.infra.redis.hkeys(sources);
+    const ends = fields.filter((f) => f.endsWith('|untilMs'));
+    expect(ends.length).toBeGreaterThan(0);
+    for (const f of ends) await node.infra.redis.hset(sources, f, '0');
+  };
 
   it('locks an address progressively, never the user on her own device, then hard-locks the account at the day budget', async () => {
     const socket = await connect(node.url!, 'pins', { token: await tokenFor(node, 'pins', 'pat') });
@@ -77,19 +88,19 @@ describe('PIN lockout', () => {
     expect((await unlock(attacker, 'pat', '0000')).body.code).toBe('invalid_credentials');
     const first = await unlock(attacker, 'pat', '0001');
     expect(first.status).toBe(423);
-    expect(first.headers['retry-after']).toBe('1');
+    expect(first.headers['retry-after']).toBe('30');
     expect((await unlock(attacker, 'pat', '4321')).body.code).toBe('account_locked');
     // The attacker's lock is the attacker's: pat still unlocks from her device.
     expect((await unlock(own, 'pat', '4321')).status).toBe(200);
 
-    await waitOut(1);
+    await locksRunOut('pins', 'pat');
     expect((await unlock(attacker, 'pat', '0002')).body.code).toBe('invalid_credentials');
     const second = await unlock(attacker, 'pat', '0003');
     expect(second.status).toBe(423);
-    expect(second.headers['retry-after']).toBe('2');
+    expect(second.headers['retry-after']).toBe('60');
 
     // 4 failures so far; the 6th of the day, from any address, locks PIN sign-in for the account.
-    await waitOut(2);
+    await locksRunOut('pins', 'pat');
     expect((await unlock(attacker, 'pat', '0004')).body.code).toBe('invalid_credentials');
     const hard = await unlock('192.0.2.44', 'pat', '0005');
     expect(hard.status).toBe(423);
@@ -105,8 +116,8 @@ describe('PIN lockout', () => {
     ]);
     await pushed(3);
     expect(pushes.map((p) => [p.scope, p.retryAfter])).toEqual([
-      ['source', 1],
-      ['source', 2],
+      ['source', 30],
+      ['source', 60],
       ['account', undefined],
     ]);
 
@@ -129,8 +140,31 @@ describe('PIN lockout', () => {
       expect((await unlock(from, username, '0000')).body.code).toBe('invalid_credentials');
       const locked = await unlock(from, username, '0001');
       expect(locked.status).toBe(423);
-      expect(locked.headers['retry-after']).toBe('1');
+      expect(locked.headers['retry-after']).toBe('30');
     }
+  });
+
+  it('a lock lasts its whole time, not until the next whole second of the clock', async () => {
+    const guard = new PinGuard(node.infra.redis);
+    const keys = node.infra.keys.pinGuard('pins', 'clock-check');
+    const rules = { maxAttempts: 1, lockoutSeconds: 1, maxLockoutSeconds: 1, maxFailuresPerDay: 100 };
+    const redisMs = async () => {
+      const [s, us] = await node.infra.redis.time();
+      return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    };
+    // Lock late in one second of Redis's clock and look again early in the next: a lock kept in whole
+    // seconds has ended by then; a one-second lock must still hold.
+    const untilLate = (1850 - ((await redisMs()) % 1000)) % 1000;
+    await new Promise((r) => setTimeout(r, untilLate));
+    const lockedAt = await redisMs();
+    const reserved = await guard.reserve(keys, 'clock', rules);
+    expect(reserved.kind).toBe('ok');
+    if (reserved.kind !== 'ok') return;
+    expect(await guard.fail(keys, 'clock', reserved, rules)).toMatchObject({ kind: 'locked', retryAfter: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    const again = await guard.reserve(keys, 'clock', rules);
+    const elapsed = (await redisMs()) - lockedAt;
+    expect({ kind: again.kind, withinTheSecond: elapsed < 1000 }).toEqual({ kind: 'locked', withinTheSecond: true });
   });
 
   it('spends the same hashing time on unknown users and users without a PIN as on a wrong PIN (latency probe)', async () => {
