@@ -3,14 +3,41 @@ import { createDefaultEsmPreset } from 'ts-jest';
 const preset = createDefaultEsmPreset({ tsconfig: 'tsconfig.json', diagnostics: false });
 
 /** Jest runs TypeScript as ESM so ESM-only packages (openid-client, oidc-provider, jose) load unmocked. */
-export default {
+const base = {
   ...preset,
   // jest's node environment, failing a file that leaves sockets, servers, timers or processes running.
   testEnvironment: '<rootDir>/test/support/leak-check-environment.ts',
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 60_000,
+};
+
+/**
+ * The multi-node tests repeated on a three-master Redis Cluster (decision 860): hub across nodes, actor
+ * failover and fencing, the chaos run, BullMQ workers, and the multi-key commands of the key catalogue.
+ * A CROSSSLOT refusal anywhere fails them.
+ */
+export const REDIS_CLUSTER_TESTS = [
+  'test/e2e/hub/cross-node.test.ts',
+  'test/e2e/hub/failover.test.ts',
+  'test/e2e/actors/failover.test.ts',
+  'test/e2e/actors/fencing.test.ts',
+  'test/resilience/faults/chaos.test.ts',
+  'test/integration/workers/worker-crash.test.ts',
+  'test/integration/workers/recording.test.ts',
+  'test/integration/data/redis-slots.test.ts',
+];
+
+export default {
   maxWorkers: 2,
+  projects: [
+    { ...base, testMatch: ['**/*.test.ts'], globalSetup: '<rootDir>/test/support/global-setup.ts' },
+    {
+      ...base,
+      displayName: 'redis-cluster',
+      testMatch: REDIS_CLUSTER_TESTS.map((f) => `<rootDir>/${f}`),
+      globalSetup: '<rootDir>/test/support/redis-cluster-setup.ts',
+      setupFiles: ['<rootDir>/test/support/redis-cluster-env.ts'],
+    },
+  ],
 };

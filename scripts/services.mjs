@@ -30,17 +30,17 @@ const FERRETDB_VERSION = 'v1.24.2';
 
 class ServiceError extends Error {}
 
-function log(msg) {
+export function log(msg) {
   process.stderr.write(`[services] ${msg}\n`);
 }
 
-function which(cmd) {
+export function which(cmd) {
   const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
 /** Resolves true when something accepts TCP connections on host:port. */
-function portOpen(port, host = '127.0.0.1', timeoutMs = 500) {
+export function portOpen(port, host = '127.0.0.1', timeoutMs = 500) {
   return new Promise((resolve) => {
     const s = net.connect({ port, host });
     const done = (ok) => {
@@ -62,7 +62,7 @@ function resp(...args) {
  * What answers on the port: 'open' (a Redis that takes commands without a password), 'auth' (a Redis
  * that wants a password; with `auth` given, 'authenticated' or 'wrong-password'), or null (no Redis).
  */
-function redisProbe(port, auth) {
+export function redisProbe(port, auth) {
   return new Promise((resolve) => {
     const s = net.connect({ port, host: '127.0.0.1' });
     let buf = '';
@@ -143,7 +143,7 @@ const mongoPing = (port) => mongoCommand(port, { hello: 1, $db: 'admin' }, 1000)
  */
 const mongoResponsive = (port) => mongoCommand(port, { listDatabases: 1, nameOnly: true, $db: 'admin' }, 5000);
 
-async function waitFor(check, what, timeoutMs = 30_000) {
+export async function waitFor(check, what, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await check()) return;
@@ -155,7 +155,7 @@ async function waitFor(check, what, timeoutMs = 30_000) {
 }
 
 /** Installs Debian packages, waiting up to 5 minutes for another apt/dpkg run to release its lock. */
-function aptInstall(...pkgs) {
+export function aptInstall(...pkgs) {
   const names = pkgs.join(' ');
   if (process.getuid && process.getuid() !== 0) {
     throw new ServiceError(
@@ -172,7 +172,7 @@ function aptInstall(...pkgs) {
   if (upd.status !== 0 || inst.status !== 0) throw new ServiceError(`could not install ${names} with apt-get`);
 }
 
-function daemon(cmd, args, logName) {
+export function daemon(cmd, args, logName) {
   mkdirSync(path.join(localDir, 'logs'), { recursive: true });
   const out = openSync(path.join(localDir, 'logs', logName), 'a');
   const child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out] });
@@ -183,7 +183,7 @@ function daemon(cmd, args, logName) {
 /** The local Redis's ACL user; its password is generated once and kept in .local/redis-password. */
 export const LOCAL_REDIS_USER = 'consult';
 
-function localRedisPassword() {
+export function localRedisPassword() {
   const file = path.join(localDir, 'redis-password');
   if (!existsSync(file)) {
     mkdirSync(localDir, { recursive: true });

@@ -17,6 +17,7 @@ import {
   localDir,
   ServiceError,
 } from './services.mjs';
+import { ensureRedisCluster } from './redis-cluster.mjs';
 import { ensureBuilt } from './build.mjs';
 
 try {
@@ -46,6 +47,8 @@ try {
   const s = await ensureServices({ tests: true });
   process.env.TEST_REDIS_URL ??= s.redisUrl;
   process.env.TEST_MONGODB_URI ??= s.mongoUri;
+  // The multi-node tests run again on a three-master Redis Cluster (jest project redis-cluster, decision 860).
+  process.env.TEST_REDIS_CLUSTER_URL ??= await ensureRedisCluster();
 } catch (e) {
   if (e instanceof ServiceError) {
     process.stderr.write(`[test] cannot start the services the tests need: ${e.message}\n`);

@@ -1,9 +1,8 @@
-import type { Redis } from 'ioredis';
 import type { Config } from './config/config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { Mongo } from './data/mongo.js';
-import { createRedis } from './data/redis.js';
+import { createRedis, type RedisClient, type RedisConnectionOptions } from './data/redis.js';
 import { redisKeys, type RedisKeys } from './data/redis-keys.js';
 import { createObjectStore, type ObjectStore } from './storage/index.js';
 import { createJobQueues, type JobQueues } from './workers/job-queues.js';
@@ -14,7 +13,8 @@ export interface Infra {
   logger: Logger;
   metrics: Metrics;
   mongo: Mongo;
-  redis: Redis;
+  /** One server or a Redis Cluster (REDIS_URL, decision 860). */
+  redis: RedisClient;
   keys: RedisKeys;
   store: ObjectStore;
   /** BullMQ queues (enqueue side), on their own connection. */
@@ -23,7 +23,7 @@ export interface Infra {
    * A further Redis connection of its own (a subscriber, the Socket.IO adapter's, a BullMQ worker's), to
    * the same server as `redis`; the caller closes it.
    */
-  connectRedis(name: string, options?: Parameters<typeof createRedis>[2]): Redis;
+  connectRedis(name: string, options?: RedisConnectionOptions): RedisClient;
 }
 
 export async function createInfra(
@@ -42,7 +42,7 @@ export async function createInfra(
     metrics,
     mongo,
     redis,
-    keys: redisKeys(config.redis.prefix),
+    keys: redisKeys(config.redis.prefix, { cluster: config.redis.cluster }),
     store,
     queues: createJobQueues(config),
     connectRedis: (name, options) => createRedis(config.redis.url, name, options),

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import type { Config } from '../config/config.js';
 import type { TenantDb } from '../data/mongo.js';
 import type { RedisKeys } from '../data/redis-keys.js';
@@ -38,7 +38,7 @@ import { AccountSetupService } from '../core/account-setup.service.js';
 
 export interface AuthInfra {
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   mongo: { tenantDb(tenant: string): TenantDb };
   logger?: Logger;
@@ -61,7 +61,7 @@ const KEY_ROTATION_SECONDS = 24 * 60 * 60;
  * The key vault and the internal tokens' signing keys, as every node and the keys CLI use them. A
  * retired key verifies for a day after its successor appeared: longer than any access token lives.
  */
-export function createSigningKeys(config: Config, redis: Redis, keys: RedisKeys) {
+export function createSigningKeys(config: Config, redis: RedisClient, keys: RedisKeys) {
   const vault = keyVaultFrom(config.auth.keyEncryption);
   const signingKeys = new SigningKeys({
     redis,

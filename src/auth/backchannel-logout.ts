@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import type { JWTPayload } from 'jose';
 import { AppError, isAppError } from '../core/errors.js';
 import { type CredentialRepository } from '../data/repositories/credential.repository.js';
@@ -14,7 +14,7 @@ export interface BackchannelLogoutDeps {
   realms: Pick<OidcRealms, 'verifyLogoutToken'>;
   sessions: Pick<SessionService, 'endRealmSession' | 'endUser'>;
   audit: Pick<AuditService, 'record'>;
-  redis: Redis;
+  redis: RedisClient;
   jtiKey(tenant: string, jti: string): string;
   /** The tenant's credential repository (a factory of the composition root). */
   credentials(tenant: string): CredentialRepository;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { duplicateRedis, type RedisClient } from '../data/redis.js';
 import { z } from 'zod';
 import { AppError } from '../core/errors.js';
 
@@ -22,7 +22,7 @@ export type RevocationMessage = z.input<typeof RevocationMessage>;
 export type RevocationEvent = z.output<typeof RevocationMessage>;
 
 export interface RevocationsDeps {
-  redis: Redis;
+  redis: RedisClient;
   channel: string;
   /** Redis key of the "revoked" marker of an internal session (keys.revokedSession). */
   markerKey(tenant: string, sessionId: string): string;
@@ -113,12 +113,12 @@ export class Revocations {
  * commands). `redis` is duplicated, not consumed; call the returned function to unsubscribe and close.
  */
 export async function subscribeRevocations(
-  redis: Redis,
+  redis: RedisClient,
   channel: string,
   onRevoked: (m: RevocationEvent) => void,
   onError: (err: unknown) => void = () => undefined,
 ): Promise<() => Promise<void>> {
-  const sub = redis.duplicate();
+  const sub = duplicateRedis(redis);
   sub.on('message', (ch: string, text: string) => {
     if (ch !== channel) return;
     let parsed: ReturnType<typeof RevocationMessage.safeParse>;

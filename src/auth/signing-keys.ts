@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import type { KeyVault } from './key-vault.js';
 import { randomSecret } from './secrets.js';
 
@@ -18,7 +18,7 @@ interface LoadedKey extends StoredKey {
 }
 
 export interface SigningKeysDeps {
-  redis: Redis;
+  redis: RedisClient;
   /** Redis hash of the keys: field `g<generation>` (daily) or `r<ms>` (rotated by an operator) -> sealed key. */
   hashKey: string;
   /** Seals the private keys at rest (docs/decisions/150). */

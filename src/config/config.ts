@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseKek, type KeyEncryptionSettings } from '../auth/key-vault.js';
 import { DEV_DEFAULTS, productionProblems } from './production-checks.js';
+import { parseRedisUrl } from './redis-url.js';
 
 /** Process roles a node can run; the default runs all of them in one process. */
 export const ROLES = ['http', 'hub', 'actors', 'workers', 'telemetry', 'idp'] as const;
@@ -103,9 +104,19 @@ export const EnvSchema = z.object({
 
   REDIS_URL: z
     .string()
-    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .superRefine((v, ctx) => {
+      try {
+        parseRedisUrl(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    })
     .default('redis://127.0.0.1:6390'),
-  REDIS_PREFIX: z.string().default('consult:'),
+  // Braces would make a cluster hash tag of the prefix and crowd every key into one slot (decision 860).
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[^{}]*$/, 'must not contain { or }')
+    .default('consult:'),
   ALLOW_REDIS_WITHOUT_PASSWORD: bool.default(false),
 
   STORAGE_DRIVER: z.enum(['fs', 's3']).default('fs'),
@@ -206,7 +217,8 @@ export interface Config {
   tracing: { endpoint?: string; serviceName: string; sampleRatio: number; exportDelayMs: number };
   log: { level: Env['LOG_LEVEL'] };
   mongo: { uri: string; catalogDb: string; tenantDbPrefix: string; timeoutMs: number };
-  redis: { url: string; prefix: string };
+  /** `cluster` when REDIS_URL names a Redis Cluster (decision 860). */
+  redis: { url: string; prefix: string; cluster: boolean };
   storage: {
     driver: Env['STORAGE_DRIVER'];
     fsRoot: string;
@@ -352,7 +364,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       tenantDbPrefix: e.MONGODB_TENANT_DB_PREFIX,
       timeoutMs: e.MONGODB_TIMEOUT_MS,
     },
-    redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
+    redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, cluster: parseRedisUrl(e.REDIS_URL).kind === 'cluster' },
     metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN },
     tracing: {
       endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,

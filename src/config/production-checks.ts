@@ -1,3 +1,5 @@
+import { redisUrlHasPassword } from './redis-url.js';
+
 /**
  * Development values of settings that guard something. They make `npm start` work on a fresh machine,
  * and each is public (it is in this file), so a production node must never run with one of them.
@@ -41,9 +43,9 @@ export function productionProblems(e: ProductionInputs): string[] {
       'OIDC_MODE: the embedded identity provider is for development; use OIDC_MODE=external or set ALLOW_EMBEDDED_IDP=true',
     );
   }
-  if (!redisHasPassword(e.REDIS_URL) && !e.ALLOW_REDIS_WITHOUT_PASSWORD) {
+  if (!redisUrlHasPassword(e.REDIS_URL) && !e.ALLOW_REDIS_WITHOUT_PASSWORD) {
     problems.push(
-      'REDIS_URL: production needs an authenticated Redis (redis://USER:PASSWORD@host:port), or ALLOW_REDIS_WITHOUT_PASSWORD=true when Redis is protected otherwise',
+      'REDIS_URL: production needs an authenticated Redis (redis://USER:PASSWORD@host:port, or redis+cluster://USER:PASSWORD@host1:port1,host2:port2), or ALLOW_REDIS_WITHOUT_PASSWORD=true when Redis is protected otherwise',
     );
   }
   if (!e.KEY_ENCRYPTION_KEY && !e.KEY_ENCRYPTION_KEY_FILE) {
@@ -52,12 +54,4 @@ export function productionProblems(e: ProductionInputs): string[] {
     );
   }
   return problems;
-}
-
-function redisHasPassword(url: string): boolean {
-  try {
-    return new URL(url).password !== '';
-  } catch {
-    return false;
-  }
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import { Types } from 'mongoose';
 import type { RedisKeys } from '../data/redis-keys.js';
 import type { DirectoryFields, UserRepository } from '../data/repositories/user.repository.js';
@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import { DirectoryIndex, type DirectoryEntry, type DirectoryQuery, type StringOrder } from './directory-index.js';
 
 export interface ContactDirectoryDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: Pick<RedisKeys, 'directoryVersion' | 'directoryChanges'>;
   users: (tenant: string) => Pick<UserRepository, 'directoryCursor' | 'directoryFields'>;
   /** The database server's string order, which the directory's order must equal. */

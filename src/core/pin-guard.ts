@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import type { SecurityRules } from '../data/repositories/credential.repository.js';
 
 /** How long the per-source state and the day's failure count live after the last attempt. */
@@ -86,7 +86,7 @@ return 1`;
  * runs on one cluster slot.
  */
 export class PinGuard {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   async reserve(k: PinGuardKeys, source: string, lockout: SecurityRules['lockout']): Promise<Reservation> {
     const [kind, a, b] = (await this.redis.eval(

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import { AppError } from './errors.js';
 import {
   CredentialRepository,
@@ -17,7 +17,7 @@ import type { SignInContext } from './sign-in-context.js';
 export interface PinServiceDeps {
   /** Per-tenant CredentialRepository (a factory of the composition root). */
   credentials(tenant: string): CredentialRepository;
-  redis: Redis;
+  redis: RedisClient;
   keys: { pinGuard(tenant: string, username: string): PinGuardKeys };
   rules: SecurityRulesService;
   sessions: SessionService;

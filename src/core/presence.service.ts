@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import type { RedisKeys } from '../data/redis-keys.js';
 import type { Logger } from '../observability/logger.js';
 import { isObjectIdString } from './object-id.js';
@@ -11,7 +11,7 @@ export interface LastSeenStore extends LastSeenSink {
 }
 
 export interface PresenceDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: Pick<RedisKeys, 'presence' | 'nodeAlive' | 'presenceNodeConnections' | 'presenceNodeIndex'>;
   lastSeen: LastSeenStore;
   logger?: Logger;
@@ -120,14 +120,15 @@ export class PresenceService {
     return (await this.deps.lastSeen.lastSeenAt(tenant, new Types.ObjectId(userId))) ?? null;
   }
 
-  /** Called by each hub node on a timer shorter than the TTL; keeps its connections alive. */
+  /**
+   * Called by each hub node on a timer shorter than the TTL; keeps its connections alive. The two keys
+   * live in different cluster slots, so no transaction: the heartbeat goes first, so a sweep never finds
+   * the node indexed without it (decision 860).
+   */
   async nodeHeartbeat(nodeId: string): Promise<void> {
     const { redis, keys } = this.deps;
-    await redis
-      .multi()
-      .set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs)
-      .sadd(keys.presenceNodeIndex, nodeId)
-      .exec();
+    await redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs);
+    await redis.sadd(keys.presenceNodeIndex, nodeId);
   }
 
   /**

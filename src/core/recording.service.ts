@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import type { Logger } from 'pino';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
@@ -33,7 +33,7 @@ export interface RecordingStatus {
 
 interface Deps {
   tenants: { require(name: string): Promise<{ db: TenantDb }> };
-  redis: Redis;
+  redis: RedisClient;
   recordingKey(tenant: string, eventId: string): string;
   vcs: VideoConferencing;
   store: Pick<ObjectStore, 'putContentAddressed'>;

@@ -1,8 +1,11 @@
 /**
  * Every Redis key and channel name the service uses, built here and nowhere else. Keys of one
- * tenant share a `{tenant}` hash tag so multi-key operations stay in one cluster slot.
+ * tenant share a `{tenant}` hash tag so multi-key operations stay in one cluster slot; the actor
+ * runtime's keys share a tag per shard and per node (src/actors/runtime/actor-keys.ts); on a cluster
+ * the job queues' keys share one tag per deployment prefix (BullMQ's scripts touch several keys of a
+ * queue at once). Decision 860.
  */
-export function redisKeys(prefix: string) {
+export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
   const t = (tenant: string) => `${prefix}t:{${tenant}}:`;
   return {
     prefix,
@@ -33,7 +36,11 @@ export function redisKeys(prefix: string) {
     /** Embedded identity provider: shared signing JWKS and cookie keys, and its per-realm storage. */
     idpSecrets: `${prefix}auth:idp-secrets`,
     idpStore: (tenant: string) => `${t(tenant)}idp:`,
-    queuePrefix: `${prefix}bull`,
+    /**
+     * BullMQ's key prefix. On a cluster, `{<prefix>bull}`: one slot for every queue of the deployment;
+     * on one server the untagged `<prefix>bull` that earlier releases used, so queued jobs survive an upgrade.
+     */
+    queuePrefix: opts.cluster ? `{${prefix}bull}` : `${prefix}bull`,
     /** Hash with an event's recording state (session counter, state, recording id). */
     recording: (tenant: string, eventId: string) => `${t(tenant)}recording:${eventId}`,
     /** Hash the embedded video conferencing adapter keeps per recording (shared by every node). */

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import { AppError } from '../core/errors.js';
 import { addressKey } from './client-address.js';
 
@@ -14,7 +14,7 @@ export interface RateLimitRule {
 }
 
 export interface RateLimitDeps {
-  redis: Redis;
+  redis: RedisClient;
   keyFor(bucket: string, id: string): string;
 }
 

@@ -1,5 +1,5 @@
 import { rooms } from '../realtime/rooms.js';
-import type { Redis } from 'ioredis';
+import type { Infra } from '../infra.js';
 import type { RoleContext, RoleHandle } from '../role-context.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
 import { startActorSystem } from '../actors/runtime/node-system.js';
@@ -18,6 +18,9 @@ import { signallingMethods } from './handlers/signalling.handlers.js';
 import type { HubContext } from './hub.types.js';
 import { addressKey, clientAddress, compileTrustProxy } from '../edge/client-address.js';
 import { countHit, PER_IP_BUCKET } from '../edge/rate-limit.js';
+
+/** A connection to the configured Redis (one server or a cluster), from infra's connectRedis. */
+type RedisConnection = Infra['redis'];
 
 /** Presence heartbeat of this node (the presence service expires a silent node's connections). */
 export const PRESENCE_HEARTBEAT_MS = 10_000;
@@ -57,7 +60,8 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const own = ctx.started.has('actors') ? undefined : await startActorSystem(ctx, []);
   const system = own?.system ?? actorSystemOf(ctx.started);
   const pub = infra.connectRedis('hub-pub');
-  const sub = infra.connectRedis('hub-sub');
+  // On a cluster the adapter's SSUBSCRIBEs go to the master of each channel's slot.
+  const sub = infra.connectRedis('hub-sub', { shardedSubscribers: true });
   const pushSub = infra.connectRedis('hub-push-sub');
   const io = createHubServer({
     server,
@@ -133,7 +137,7 @@ async function stopHub(
   io: HubRoleHandle['io'],
   presence: HubPresence,
   unsubs: (() => Promise<void>)[],
-  clients: Redis[],
+  clients: RedisConnection[],
 ): Promise<void> {
   presence.stop();
   // Closing the server drops every connection as a transport close, after which clients reconnect by

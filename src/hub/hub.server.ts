@@ -2,7 +2,7 @@ import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import { Server, type ServerOptions } from 'socket.io';
 import type { CorsOptionsDelegate } from 'cors';
 import { createShardedAdapter } from '@socket.io/redis-adapter';
-import type { Redis } from 'ioredis';
+import type { Infra } from '../infra.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { handshake, type HandshakeDeps } from './handshake.js';
@@ -12,13 +12,16 @@ import { SocketRateLimit, type RateLimitOptions } from './socket-rate-limit.js';
 import type { HubPresence } from './hub.presence.js';
 import type { HubContext, HubServer, HubSocket } from './hub.types.js';
 
+/** A connection to the configured Redis (one server or a cluster), from infra's connectRedis. */
+type RedisConnection = Infra['redis'];
+
 /** The path existing mobile and headset clients connect to (SPEC). */
 export const HUB_PATH = '/hubs/mobile';
 
 export interface HubServerDeps {
   server: HttpServer;
-  pubClient: Redis;
-  subClient: Redis;
+  pubClient: RedisConnection;
+  subClient: RedisConnection;
   channelPrefix: string;
   handshake: HandshakeDeps;
   logger: Logger;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import { z } from 'zod';
 import type { Logger } from '../observability/logger.js';
 import { injectTrace, SpanKind, startSpan, TraceCarrier } from '../observability/tracing.js';
@@ -28,7 +28,7 @@ export interface RelayedPush {
  */
 export class RedisPushPublisher implements PushPublisher {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly channel: string,
     private readonly logger?: Logger,
   ) {}
@@ -57,7 +57,7 @@ export class RedisPushPublisher implements PushPublisher {
  * push shape or name no known pushed message are dropped. Returns an unsubscribe function.
  */
 export async function subscribePushes(
-  subscriber: Redis,
+  subscriber: RedisClient,
   channel: string,
   deliver: (push: RelayedPush) => void,
   onError: (err: unknown) => void = () => undefined,

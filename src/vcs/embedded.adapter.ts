@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import { SignJWT, jwtVerify } from 'jose';
 import { AppError } from '../core/errors.js';
 import type {
@@ -14,7 +14,7 @@ import type {
 } from './vcs.port.js';
 
 export interface EmbeddedVcsDeps {
-  redis: Redis;
+  redis: RedisClient;
   /** Redis key of one recording's hash (src/data/redis-keys.ts `vcsRecording`). */
   recordingKey(recordingId: string): string;
   /** HS256 key of join tokens. */

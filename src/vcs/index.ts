@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../data/redis.js';
 import type { Config } from '../config/config.js';
 import type { RedisKeys } from '../data/redis-keys.js';
 import { EmbeddedVcs } from './embedded.adapter.js';
@@ -16,7 +16,7 @@ export type {
 export { EmbeddedVcs, roomNameFor } from './embedded.adapter.js';
 
 /** Picks the adapter named by `config.vcs.adapter` (VCS_ADAPTER). */
-export function createVcs(config: Config, deps: { redis: Redis; keys: RedisKeys }): VideoConferencing {
+export function createVcs(config: Config, deps: { redis: RedisClient; keys: RedisKeys }): VideoConferencing {
   if (config.vcs.adapter === 'livekit') {
     const { url, apiKey, apiSecret } = config.vcs.livekit;
     return new LiveKitVcs({ url: url!, apiKey: apiKey!, apiSecret: apiSecret! });

@@ -1,15 +1,14 @@
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { AppError, fromZod } from '../core/errors.js';
-import { createRedis } from '../data/redis.js';
+import { createRedis, duplicateRedis, type RedisClient } from '../data/redis.js';
 import { redisKeys } from '../data/redis-keys.js';
 import { inSpan, injectTrace, SpanKind } from '../observability/tracing.js';
 import { JOBS, QUEUE_NAMES, type JobData, type JobName, type QueueName } from '../core/job-definitions.js';
 
 export interface JobQueueOptions {
   /** Connection with `maxRetriesPerRequest: null` (BullMQ requirement); shared by every Queue, closed by close(). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   attempts: number;
   backoffMs: number;
@@ -52,7 +51,7 @@ export interface JobView {
  */
 export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
-  private readonly events = new Map<QueueName, { ev: QueueEvents; conn: Redis }>();
+  private readonly events = new Map<QueueName, { ev: QueueEvents; conn: RedisClient }>();
 
   constructor(private readonly opts: JobQueueOptions) {}
 
@@ -137,7 +136,7 @@ export class JobQueues {
   private async queueEvents(queue: QueueName): Promise<QueueEvents> {
     let entry = this.events.get(queue);
     if (!entry) {
-      const conn = this.opts.connection.duplicate();
+      const conn = duplicateRedis(this.opts.connection);
       entry = { ev: new QueueEvents(queue, { connection: conn, prefix: this.opts.prefix }), conn };
       this.events.set(queue, entry);
       await entry.ev.waitUntilReady();
@@ -177,7 +176,7 @@ async function view(job: Job, queue: QueueName): Promise<JobView> {
 export function createJobQueues(config: Config): JobQueues {
   return new JobQueues({
     connection: createRedis(config.redis.url, 'queues', { maxRetriesPerRequest: null, enableAutoPipelining: false }),
-    prefix: redisKeys(config.redis.prefix).queuePrefix,
+    prefix: redisKeys(config.redis.prefix, { cluster: config.redis.cluster }).queuePrefix,
     attempts: config.jobs.attempts,
     backoffMs: config.jobs.backoffMs,
   });

@@ -5,6 +5,7 @@ import { actorSystemOf, rendezvousOwner, shardOf, type RedisActorSystem } from '
 import type { ActorAddress, ActorBehavior } from '../../src/actors/runtime/types.js';
 import { uniqueId } from './env.js';
 import { startTestNode, type TestNode } from './node.js';
+import { primaries } from '../../src/data/redis.js';
 
 /** Settings shared by every node of one test cluster (same Redis prefix = same cluster). */
 export function clusterEnv(overrides: Record<string, string> = {}): Record<string, string> {
@@ -72,15 +73,19 @@ export function addressOwnedBy(
   }
 }
 
-/** Deletes every Redis key of a test prefix. */
+/**
+ * Deletes every Redis key of a test prefix. On a cluster SCAN walks one master's keyspace, so every
+ * master is scanned, and keys go one DEL each (keys of several slots in one DEL are refused).
+ */
 export async function dropPrefix(node: TestNode, prefix: string): Promise<void> {
-  const redis = node.infra.redis;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  for (const redis of primaries(node.infra.redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      await Promise.all(keys.map((k) => redis.del(k)));
+      cursor = next;
+    } while (cursor !== '0');
+  }
 }
 
 export interface FixtureNode {

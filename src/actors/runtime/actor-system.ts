@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -23,7 +23,7 @@ import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions } 
 export interface ActorSystemDeps {
   nodeId: string;
   /** Command connection (shared with the node); the system duplicates it for its blocking inbox reads. */
-  redis: Redis;
+  redis: RedisClient;
   /** Base of the runtime's keys: `infra.keys.actors`. */
   keyPrefix: string;
   config: { shards: number; leaseMs: number; idleMs: number };

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import { PUSH_ENVELOPES } from './scripts.js';
 
 /** Most values per script call (Lua's unpack has a stack limit). */
@@ -21,7 +21,7 @@ export class EnvelopeOutbox {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly ttlMs: number,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import type { ActorKeys } from './actor-keys.js';
 import { HEARTBEAT } from './scripts.js';
 
@@ -10,7 +10,7 @@ export class Membership {
   private live: string[] = [];
   private joined = false;
 
-  constructor(private readonly deps: { redis: Redis; keys: ActorKeys; nodeId: string; ttlMs: number }) {}
+  constructor(private readonly deps: { redis: RedisClient; keys: ActorKeys; nodeId: string; ttlMs: number }) {}
 
   /** Last known live hosting nodes, sorted. */
   nodes(): readonly string[] {

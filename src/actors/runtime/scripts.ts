@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 
 /** A Lua script run by EVALSHA, loaded on first use (and again after a Redis restart). */
 export class LuaScript {
@@ -9,7 +9,7 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run<T>(redis: Redis, keys: string[], args: (string | number)[]): Promise<T> {
+  async run<T>(redis: RedisClient, keys: string[], args: (string | number)[]): Promise<T> {
     try {
       return (await redis.evalsha(this.sha, keys.length, ...keys, ...args)) as T;
     } catch (e) {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import type { ActorKeys } from './actor-keys.js';
 import { ACQUIRE, RELEASE, RENEW } from './scripts.js';
 import { probeClock, turnProbe } from './turn-probe.js';
@@ -17,7 +17,7 @@ export interface ShardLease {
 }
 
 export interface ShardLeasesDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: ActorKeys;
   nodeId: string;
   leaseMs: number;

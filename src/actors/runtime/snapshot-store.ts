@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import { z } from 'zod';
 import type { ActorKeys } from './actor-keys.js';
 import { CHECK_FENCE, SAVE_TURN } from './scripts.js';
@@ -32,7 +32,7 @@ export interface WriterLease {
 
 /** Actor snapshots, the timer index and remembered replies, all written through the epoch fence. */
 export class SnapshotStore {
-  constructor(private readonly deps: { redis: Redis; keys: ActorKeys; dedupeTtlMs: number }) {}
+  constructor(private readonly deps: { redis: RedisClient; keys: ActorKeys; dedupeTtlMs: number }) {}
 
   async load(shard: number, key: string): Promise<Snapshot | undefined> {
     const raw = await this.deps.redis.get(this.deps.keys.snapshot(shard, key));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { duplicateRedis, type RedisClient } from '../../data/redis.js';
 import { z } from 'zod';
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from '../../core/errors.js';
 import type { Logger } from '../../observability/logger.js';
@@ -36,7 +36,7 @@ const ENVELOPE_TTL_MS = 60_000;
 const BATCH = 256;
 
 export interface TransportDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: ActorKeys;
   nodeId: string;
   logger: Logger;
@@ -67,7 +67,7 @@ interface Pending {
  */
 export class RedisTransport {
   private readonly pending = new Map<string, Pending>();
-  private readonly readers: Redis[];
+  private readonly readers: RedisClient[];
   private readonly outbox: EnvelopeOutbox;
   private running = false;
   private loops: Promise<void>[] = [];
@@ -75,7 +75,7 @@ export class RedisTransport {
   constructor(private readonly deps: TransportDeps) {
     this.outbox = new EnvelopeOutbox(deps.redis, ENVELOPE_TTL_MS);
     this.readers = ['inbox', 'replies'].map((list) => {
-      const conn = deps.redis.duplicate({
+      const conn = duplicateRedis(deps.redis, {
         connectionName: `consult:actors-${list}:${deps.nodeId}`,
         maxRetriesPerRequest: null,
         enableAutoPipelining: false,
@@ -162,11 +162,11 @@ export class RedisTransport {
   }
 
   /** Drains `key`: blocks up to a second for the first envelope, then takes up to BATCH at once. */
-  private async readLoop(conn: Redis, key: string, handle: (raw: string) => void): Promise<void> {
+  private async readLoop(conn: RedisClient, key: string, handle: (raw: string) => void): Promise<void> {
     while (this.running) {
       let popped: [string, string[]] | null;
       try {
-        popped = await conn.blmpop(1, 1, key, 'RIGHT', 'COUNT', BATCH);
+        popped = (await conn.call('BLMPOP', 1, 1, key, 'RIGHT', 'COUNT', BATCH)) as [string, string[]] | null;
       } catch (err) {
         if (!this.running) return;
         this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'actor list read failed');

@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import type { Config } from '../../config/config.js';
 import type { RealmAccounts } from '../realm-accounts.js';
 import { signingView, type IdpSecretsStore, type IdpSecretsView, type StoredIdpSecrets } from './idp-secrets.js';
@@ -7,7 +7,7 @@ import { createRealmProvider } from './provider.factory.js';
 
 export interface IdpRealmsDeps {
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   keys: { idpStore(tenant: string): string };
   /** The realms' signing and cookie keys (sealed in Redis). */
   secrets: IdpSecretsStore;

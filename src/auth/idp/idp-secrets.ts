@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import type { KeyVault } from '../key-vault.js';
 import { randomSecret } from '../secrets.js';
 
@@ -62,7 +62,7 @@ const ALGORITHMS = ['RS256', 'ES256'] as const;
  */
 export class IdpSecretsStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
     private readonly vault: KeyVault,
   ) {}

@@ -1,5 +1,5 @@
 import Provider, { errors, type Configuration } from 'oidc-provider';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import type { RealmAccounts } from '../realm-accounts.js';
 import { redisAdapterFactory } from './redis-adapter.js';
 import type { IdpSecrets } from './idp-secrets.js';
@@ -15,7 +15,7 @@ export interface RealmOptions {
   audience: string;
   accessTokenTtlSeconds: number;
   secrets: IdpSecrets;
-  redis: Redis;
+  redis: RedisClient;
   storePrefix: string;
   accounts: Pick<RealmAccounts, 'bySubject'>;
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import { realmSessionKeys } from './redis-adapter.js';
 
 /** Session, grant and refresh-token lifetime of the embedded realm. */
@@ -25,7 +25,7 @@ interface StoredSession {
  * password again); deleting the grant and its tokens ends the refresh tokens minted under it.
  */
 export class EmbeddedRealmSessions implements RealmSessionStore {
-  constructor(private readonly deps: { redis: Redis; storePrefix(tenant: string): string }) {}
+  constructor(private readonly deps: { redis: RedisClient; storePrefix(tenant: string): string }) {}
 
   async endBySid(tenant: string, sid: string): Promise<string[]> {
     const keys = realmSessionKeys(this.deps.storePrefix(tenant));

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../data/redis.js';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /** Models whose records are grouped by grant, so revoking a grant removes all of them. */
@@ -15,7 +15,7 @@ const GRANTABLE = new Set([
  * oidc-provider storage in Redis, so interactions, codes and sessions of the embedded identity provider
  * survive across nodes (any node can continue a sign-in another node started). Records expire by TTL.
  */
-export function redisAdapterFactory(redis: Redis, prefix: string): (name: string) => Adapter {
+export function redisAdapterFactory(redis: RedisClient, prefix: string): (name: string) => Adapter {
   return (name: string) => new RedisAdapter(redis, prefix, name);
 }
 
@@ -24,7 +24,7 @@ export function redisAdapterFactory(redis: Redis, prefix: string): (name: string
  * in the service can end the realm session behind it (realm-sessions.ts reads these indexes).
  */
 function indexSession(
-  m: ReturnType<Redis['multi']>,
+  m: ReturnType<RedisClient['multi']>,
   prefix: string,
   id: string,
   payload: AdapterPayload,
@@ -53,7 +53,7 @@ export function realmSessionKeys(prefix: string) {
 
 class RedisAdapter implements Adapter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly name: string,
   ) {}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { epochFilter, epochStamp, shardOf } from '../../../src/actors/runtime/index.js';
 import type { ActorAddress } from '../../../src/actors/runtime/types.js';
+import { duplicateRedis } from '../../../src/data/redis.js';
 import type { PushPublisher } from '../../../src/realtime/pushes.js';
 import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
 import { clusterEnv, dropPrefix, nextEvent, startActorNode, type ActorNode } from '../../support/actor-kit.js';
@@ -216,7 +217,7 @@ describe('actor runtime on one node', () => {
       JSON.stringify({ t: 'req', rid: 1 }),
       JSON.stringify(probe),
     );
-    const reader = a.node.infra.redis.duplicate();
+    const reader = duplicateRedis(a.node.infra.redis);
     try {
       const [, raw] = (await reader.brpop(keys.replies('probe'), 10))!;
       expect(JSON.parse(raw)).toMatchObject({ t: 'rep', rid: 'r1', ok: true, value: { count: 1 } });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Redis } from 'ioredis';
-import { createRedis } from '../../../src/data/redis.js';
+import { createRedis, type RedisClient } from '../../../src/data/redis.js';
 import { subscribePushes } from '../../../src/realtime/redis-publisher.js';
 import { subscribeRevocations } from '../../../src/auth/revocations.js';
 import { uniqueId } from '../../support/env.js';
@@ -13,8 +12,8 @@ import { uniqueId } from '../../support/env.js';
 describe('Redis subscriber callbacks that throw', () => {
   const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6390';
   const id = uniqueId();
-  let pub: Redis;
-  let sub: Redis;
+  let pub: RedisClient;
+  let sub: RedisClient;
   beforeAll(() => {
     pub = createRedis(url, 'guard-pub');
     sub = createRedis(url, 'guard-sub');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { duplicateRedis, type RedisClient } from '../../../src/data/redis.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv } from '../../support/env.js';
@@ -34,12 +34,12 @@ describe('a worker killed mid-job', () => {
   let child: ChildNode | undefined;
   let rescuer: TestNode | undefined;
   let events: QueueEvents;
-  let eventsConn: Redis;
+  let eventsConn: RedisClient;
 
   beforeAll(async () => {
     producer = await startTestNode({ ...env, ROLES: 'telemetry' });
     await producer.services.tenants.create({ name: 'acme' });
-    eventsConn = producer.infra.redis.duplicate({ maxRetriesPerRequest: null });
+    eventsConn = duplicateRedis(producer.infra.redis, { maxRetriesPerRequest: null });
     events = new QueueEvents('recording', { connection: eventsConn, prefix: producer.infra.keys.queuePrefix });
     await events.waitUntilReady();
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../src/data/redis.js';
 import { actorKeys } from '../../../src/actors/runtime/actor-keys.js';
 import { probeClock } from '../../../src/actors/runtime/turn-probe.js';
 import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
@@ -238,7 +238,7 @@ export class LeaseSampler {
   private readonly keys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly shards: number[],
   ) {
@@ -273,7 +273,8 @@ export class LeaseSampler {
   }
 
   private async sample(): Promise<void> {
-    const values = await this.redis.mget(...this.shards.map((s) => this.keys.lease(s)));
+    // One GET per shard (auto-pipelined): shards hash to different cluster slots, so no MGET across them.
+    const values = await Promise.all(this.shards.map((s) => this.redis.get(this.keys.lease(s))));
     this.samples++;
     values.forEach((v, i) => {
       if (!v) return;

@@ -215,7 +215,7 @@ describe('faults: chaos run over three hub nodes', () => {
   async function meetingHolder(): Promise<string | undefined> {
     const keys = actorKeys(`${shared.REDIS_PREFIX}actors:`);
     const shards = events.map((e) => shardOf({ tenant: 'acme', kind: 'meeting', id: e.id }, SHARDS));
-    const holders = (await anchor.infra.redis.mget(...shards.map((sh) => keys.lease(sh)))).flatMap((v) =>
+    const holders = (await Promise.all(shards.map((sh) => anchor.infra.redis.get(keys.lease(sh))))).flatMap((v) =>
       v ? [v.slice(0, v.lastIndexOf('|'))] : [],
     );
     return cluster.servingIds().find(({ id }) => holders.includes(id))?.id;
