@@ -30,6 +30,8 @@ export const REDIS_CLUSTER_TESTS = [
 
 export default {
   maxWorkers: 2,
+  // Jest reads the time limit from the top level when there are projects.
+  testTimeout: base.testTimeout,
   projects: [
     { ...base, testMatch: ['**/*.test.ts'], globalSetup: '<rootDir>/test/support/global-setup.ts' },
     {
