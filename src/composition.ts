@@ -74,7 +74,7 @@ export function createServices(infra: Infra): Services {
   const catalog = new TenantRepository(infra.mongo.catalog);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog });
   const auth = createAuthServices(infra);
-  const telemetry = createTelemetryServices(infra, tenants, catalog);
+  const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit);
   return {
     tenants,
     auth,

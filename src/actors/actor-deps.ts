@@ -37,8 +37,14 @@ export interface ActorServices {
   audit: {
     record(
       tenant: string,
-      entry: { action: string; outcome: 'success' | 'failure'; actorId?: string; details?: Record<string, unknown> },
-    ): Promise<void>;
+      entry: {
+        action: string;
+        outcome: 'success' | 'failure';
+        actorId?: string;
+        eventId?: string;
+        details?: Record<string, unknown>;
+      },
+    ): Promise<unknown>;
   };
 }
 
@@ -94,13 +100,13 @@ export function deviceDeps(s: ActorServices, t: ActorTimings): DeviceActorDeps {
   return {
     heartbeatIntervalMs: t.deviceHeartbeatMs,
     offlineAfterMs: t.deviceHeartbeatMs * DEVICE_MISSED_HEARTBEATS,
-    audit: (tenant, e: DeviceAuditEntry) =>
-      s.audit.record(tenant, {
+    audit: async (tenant, e: DeviceAuditEntry) =>
+      void (await s.audit.record(tenant, {
         action: e.action,
         outcome: e.outcome,
         actorId: e.actorId,
         details: { ...e.details, deviceId: e.deviceId },
-      }),
+      })),
   };
 }
 

@@ -7,7 +7,7 @@ import { SigningKeys } from './signing-keys.js';
 import { keyVaultFrom } from './key-vault.js';
 import { IdpSecretsStore } from './idp/idp-secrets.js';
 import { RealmAccounts } from './realm-accounts.js';
-import { AuditRepository } from '../data/repositories/audit.repository.js';
+import { AuditRepository, AuditHeads } from '../data/repositories/audit.repository.js';
 import { CredentialRepository } from '../data/repositories/credential.repository.js';
 import { RoleRepository } from '../data/repositories/role.repository.js';
 import { LoginCodeRepository } from '../data/repositories/login-code.repository.js';
@@ -82,8 +82,9 @@ export function createAuthServices(infra: AuthInfra) {
   const { config, redis, keys } = infra;
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
   /** Repository factories per tenant, for the services converted to take them (issue 19). */
+  const auditHeads = new AuditHeads();
   const repos = {
-    audits: (t: string) => new AuditRepository(tenantDb(t)),
+    audits: (t: string) => new AuditRepository(tenantDb(t), auditHeads),
     credentials: (t: string) => new CredentialRepository(tenantDb(t)),
     roles: (t: string) => new RoleRepository(tenantDb(t)),
     loginCodes: (t: string) => new LoginCodeRepository(tenantDb(t)),
@@ -116,7 +117,7 @@ export function createAuthServices(infra: AuthInfra) {
   });
   const embedded = o.mode === 'embedded' ? new EmbeddedRealmSessions({ redis, storePrefix: keys.idpStore }) : undefined;
   const realm = new RealmLogout({ revocations, store: embedded });
-  const audit = new AuditService({ audits: repos.audits });
+  const audit = new AuditService({ audits: repos.audits, signer: signingKeys });
   const accountSetup = new AccountSetupService({
     tenantDb,
     audit,

@@ -29,6 +29,7 @@ export const PERMISSIONS = [
   'tenant:admin', // tenant config, private server config
   'account:impersonate',
   'account:offline',
+  'audit:read', // read, verify and export the tenant's audit trail
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -10,7 +10,8 @@ import { cliEnvironment, targetLine } from '../config/local-services.js';
 
 const USAGE = `usage: npm run tenant -- create NAME [DISPLAY NAME] [--admin USERNAME [--admin-email EMAIL]]
        npm run tenant -- invite-admin NAME USERNAME [EMAIL]   (a new set-password link or binding for an admin)
-       npm run tenant -- migrate NAME | migrate-all | list | seed-demo`;
+       npm run tenant -- migrate NAME | migrate-all | list | seed-demo
+       npm run tenant -- audit verify|checkpoint|export NAME   (the audit chain: docs/audit.md)`;
 
 /** The first admin from the command line, checked like the provisioning endpoint's body. */
 function adminInput(username: string | undefined, email: string | undefined) {
@@ -37,8 +38,13 @@ async function main(argv: string[]): Promise<number> {
     return 64;
   }
   const { positionals: positional, values: flags } = parsed;
-  const [cmd, name, ...rest] = positional;
-  if (!cmd || (['create', 'migrate', 'invite-admin'].includes(cmd) && !name) || (cmd === 'invite-admin' && !rest[0])) {
+  const audit = positional[0] === 'audit';
+  const [cmd, name, ...rest] = audit ? [`audit ${positional[1] ?? ''}`, ...positional.slice(2)] : positional;
+  if (
+    !cmd ||
+    ((audit || ['create', 'migrate', 'invite-admin'].includes(cmd)) && !name) ||
+    (cmd === 'invite-admin' && !rest[0])
+  ) {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
@@ -88,6 +94,22 @@ async function main(argv: string[]): Promise<number> {
         for (const t of await tenants.list())
           process.stdout.write(`${t.name}\t${t.status}\tv${t.schemaVersion}\t${t.displayName}\n`);
         break;
+      case 'audit verify': {
+        await tenants.require(name!);
+        const report = await auth.audit.verify(name!);
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        return report.ok ? 0 : 2;
+      }
+      case 'audit checkpoint': {
+        await tenants.require(name!);
+        process.stdout.write(`${JSON.stringify(await auth.audit.checkpoint(name!), null, 2)}\n`);
+        break;
+      }
+      case 'audit export': {
+        await tenants.require(name!);
+        for await (const line of auth.audit.exportLines(name!)) process.stdout.write(`${JSON.stringify(line)}\n`);
+        break;
+      }
       default:
         process.stderr.write(`${USAGE}\n`);
         return 64;

@@ -167,6 +167,7 @@ export const EnvSchema = z.object({
   JOBS_ATTEMPTS: positiveInt.default(5),
   JOBS_BACKOFF_MS: positiveInt.default(1000),
   JOBS_LOCK_MS: positiveInt.default(30_000),
+  AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
 
   ACTOR_SHARDS: positiveInt.default(256),
   ACTOR_LEASE_MS: positiveInt.default(3000),
@@ -262,6 +263,8 @@ export interface Config {
     embedded: { secret: string; finalizeMs: number };
   };
   jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
+  /** Signed checkpoints of the audit chains (decision 881); 0 turns the periodic run off. */
+  audit: { checkpointIntervalSeconds: number };
   actors: { shards: number; leaseMs: number; idleMs: number };
   hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
   limits: {
@@ -422,6 +425,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       backoffMs: e.JOBS_BACKOFF_MS,
       lockMs: e.JOBS_LOCK_MS,
     },
+    audit: { checkpointIntervalSeconds: e.AUDIT_CHECKPOINT_INTERVAL_SECONDS },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,

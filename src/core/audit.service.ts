@@ -1,6 +1,51 @@
-import { type AuditRepository, type AuditEntry, type AuditRecord } from '../data/repositories/audit.repository.js';
+import type { CryptoKey, JWK } from 'jose';
+import { ChainVerifier, signCheckpoint, type BrokenLink } from '../data/audit-chain.js';
+import { AppError } from './errors.js';
+import type {
+  AuditRepository,
+  AuditEntry,
+  AuditRecord,
+  AuditFilter,
+  AuditCheckpointRecord,
+} from '../data/repositories/audit.repository.js';
 
-/** Audit actions written by the auth services; other capabilities add their own names. */
+export type { AuditEntry, AuditRecord, AuditFilter, BrokenLink, AuditCheckpointRecord };
+
+/** The service's signing keys, as far as checkpoints need them (src/auth/signing-keys.ts). */
+export interface CheckpointSigner {
+  current(): Promise<{ kid: string; key: CryptoKey }>;
+  jwks(): Promise<{ keys: JWK[] }>;
+}
+
+/** Format name and version of an export (docs/audit.md). */
+export const EXPORT_FORMAT = { format: 'consult-audit-export', version: 1 } as const;
+
+/** One line of an ndjson export. */
+export type ExportLine =
+  | { type: 'header'; format: string; version: number; tenant: string; exportedAt: string; canonicalization: string }
+  | ({ type: 'entry' } & Omit<AuditRecord, 'createdAt'> & { createdAt: string })
+  | ({ type: 'checkpoint' } & Omit<AuditCheckpointRecord, 'createdAt'> & { createdAt: string });
+
+/** What a verification of a tenant's chain found. */
+export interface ChainReport {
+  tenant: string;
+  ok: boolean;
+  /** Entries whose links and hashes checked out, from seq 1. */
+  verified: number;
+  /** The last verified position and its hash. */
+  head: { seq: number; hash: string };
+  /** The first position that does not verify, and why. */
+  firstBroken?: BrokenLink;
+}
+
+/** Entries read per round trip while verifying or exporting. */
+const BATCH = 500;
+
+/**
+ * Audit actions. Security: sign-in and sessions, impersonation, PINs, offline tokens, roles. Clinical:
+ * consultations, meetings, recordings, media, devices, imports, tenant configuration. Other capabilities
+ * add their own names in the same `area.verb` shape (docs/audit.md lists them).
+ */
 export type AuditAction =
   | 'signin.success'
   | 'signin.failure'
@@ -9,6 +54,7 @@ export type AuditAction =
   | 'session.reuse_detected'
   | 'impersonation.start'
   | 'impersonation.end'
+  | 'impersonation.request'
   | 'pin.reset'
   | 'pin.set'
   | 'offline_token.issue'
@@ -18,15 +64,101 @@ export type AuditAction =
   | 'role.assign'
   | (string & {});
 
-/** Writes the tenant's security audit trail; awaited so a sign-in is never unrecorded. */
+/**
+ * Writes and reads the tenant's tamper-evident audit trail (decision 880). `record` is awaited by the
+ * callers so an action is never unrecorded; it costs one insert when this process knows the chain's head.
+ */
 export class AuditService {
-  constructor(private readonly deps: { audits(tenant: string): AuditRepository }) {}
+  constructor(private readonly deps: { audits(tenant: string): AuditRepository; signer?: CheckpointSigner }) {}
 
-  async record(tenant: string, entry: AuditEntry & { action: AuditAction }): Promise<void> {
-    await this.deps.audits(tenant).append(entry);
+  /** Appends one entry to the tenant's chain and returns it with its position and hash. */
+  record(tenant: string, entry: AuditEntry & { action: AuditAction }): Promise<AuditRecord> {
+    return this.deps.audits(tenant).append(entry);
   }
 
-  list(tenant: string, filter: { action?: string; subjectId?: string }, limit?: number): Promise<AuditRecord[]> {
+  /** Newest first, filtered (action, actor, subject, event, time range), paged by `beforeSeq`. */
+  list(tenant: string, filter: AuditFilter, limit?: number): Promise<AuditRecord[]> {
     return this.deps.audits(tenant).list(filter, limit);
+  }
+
+  /** Every entry of the chain in order, read BATCH at a time. */
+  async *entries(tenant: string, afterSeq = 0): AsyncGenerator<AuditRecord> {
+    const repo = this.deps.audits(tenant);
+    for (let after = afterSeq; ;) {
+      const batch = await repo.range(after, BATCH);
+      yield* batch;
+      if (batch.length < BATCH) return;
+      after = batch[batch.length - 1]!.seq;
+    }
+  }
+
+  /**
+   * Re-computes every link of the tenant's chain from the first entry: positions without gaps, each
+   * `prev` the hash of the entry before, each hash that of the entry's canonical encoding. Reports the
+   * first position that fails.
+   */
+  async verify(tenant: string): Promise<ChainReport> {
+    const v = new ChainVerifier(tenant);
+    for await (const e of this.entries(tenant)) if (!v.push(e)) break;
+    return {
+      tenant,
+      ok: !v.firstBroken,
+      verified: v.checked,
+      head: v.head,
+      ...(v.firstBroken ? { firstBroken: v.firstBroken } : {}),
+    };
+  }
+
+  /**
+   * Signs the chain's head with the service's signing key (decision 881), after verifying the entries
+   * since the last checkpoint link up to it; a head signed already is returned as it was. Null for an
+   * empty trail; `audit_chain_broken` when the links since the last checkpoint do not verify.
+   */
+  async checkpoint(tenant: string): Promise<AuditCheckpointRecord | null> {
+    const signer = this.deps.signer;
+    if (!signer) throw new AppError('service_unavailable', 'No signing key is configured for checkpoints');
+    const repo = this.deps.audits(tenant);
+    const [last] = await repo.checkpoints(1);
+    const v = new ChainVerifier(tenant, last ? { seq: last.seq, hash: last.hash } : undefined);
+    for await (const e of this.entries(tenant, last?.seq ?? 0)) if (!v.push(e)) break;
+    if (v.firstBroken)
+      throw new AppError(
+        'audit_chain_broken',
+        `The audit chain breaks at position ${v.firstBroken.seq} (${v.firstBroken.reason}); nothing was signed`,
+      );
+    const head = v.head;
+    if (head.seq === 0) return null;
+    if (last && last.seq === head.seq) return last;
+    const key = await signer.current();
+    const createdAt = new Date();
+    const jws = await signCheckpoint(
+      { tenant, seq: head.seq, hash: head.hash, createdAt: createdAt.toISOString() },
+      key,
+    );
+    const jwk = (await signer.jwks()).keys.find((k) => k.kid === key.kid);
+    if (!jwk) throw new AppError('service_unavailable', 'The signing key has no public key to publish');
+    return repo.saveCheckpoint({ seq: head.seq, hash: head.hash, createdAt, kid: key.kid, jws, jwk });
+  }
+
+  /** Checkpoints newest first. */
+  checkpoints(tenant: string, limit = 100): Promise<AuditCheckpointRecord[]> {
+    return this.deps.audits(tenant).checkpoints(limit);
+  }
+
+  /**
+   * The trail as ndjson lines for an auditor (docs/audit.md): a header, every entry in chain order, then
+   * every checkpoint (oldest first) with the public key that verifies it.
+   */
+  async *exportLines(tenant: string): AsyncGenerator<ExportLine> {
+    yield {
+      type: 'header',
+      ...EXPORT_FORMAT,
+      tenant,
+      exportedAt: new Date().toISOString(),
+      canonicalization: 'RFC 8785 (JCS), SHA-256',
+    };
+    for await (const e of this.entries(tenant)) yield { type: 'entry', ...e, createdAt: e.createdAt.toISOString() };
+    const checkpoints = await this.deps.audits(tenant).checkpoints(500);
+    for (const c of checkpoints.reverse()) yield { type: 'checkpoint', ...c, createdAt: c.createdAt.toISOString() };
   }
 }

@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   pending_user_not_found: { status: 404, title: 'Pending user not found' },
   rate_limited: { status: 429, title: 'Too many requests' },
   not_owner: { status: 503, title: 'Actor is owned by another node', retry: 'again' },
+  audit_chain_broken: { status: 409, title: 'Audit chain broken', retry: 'never' },
+  audit_busy: { status: 503, title: 'Audit trail busy', retry: 'again' },
   service_unavailable: { status: 503, title: 'Service temporarily unavailable', retry: 'again' },
   timeout: { status: 504, title: 'Timed out', retry: 'again' },
   internal: { status: 500, title: 'Internal error' },

@@ -33,6 +33,8 @@ export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
     /** Set of node ids that hold (or held) presence connections. */
     presenceNodeIndex: `${prefix}presence:nodes`,
     signingKeys: `${prefix}auth:signing-keys`,
+    /** Held by the one workers node that signs the audit checkpoints of the current period (decision 881). */
+    auditCheckpointTurn: `${prefix}audit:checkpoint-turn`,
     /** Embedded identity provider: shared signing JWKS and cookie keys, and its per-realm storage. */
     idpSecrets: `${prefix}auth:idp-secrets`,
     idpStore: (tenant: string) => `${t(tenant)}idp:`,

@@ -20,7 +20,7 @@ import { PendingUserSchema, ImportSchema, type PendingUserDoc, type ImportDoc } 
 import { SessionSchema, type SessionDoc } from './models/session.model.js';
 import { LoginCodeSchema, type LoginCodeDoc } from './models/login-code.model.js';
 import { OfflineTokenSchema, type OfflineTokenDoc } from './models/offline-token.model.js';
-import { AuditSchema, type AuditDoc } from './models/audit.model.js';
+import { AuditSchema, AuditCheckpointSchema, type AuditDoc, type AuditCheckpointDoc } from './models/audit.model.js';
 import {
   TelemetryRecordSchema,
   ConferenceBindingSchema,
@@ -53,7 +53,8 @@ const DEFINITIONS = {
   Session: [SessionSchema, 'sessions'],
   LoginCode: [LoginCodeSchema, 'login_codes'],
   OfflineToken: [OfflineTokenSchema, 'offline_tokens'],
-  Audit: [AuditSchema, 'audit'],
+  Audit: [AuditSchema, 'audit_trail'],
+  AuditCheckpoint: [AuditCheckpointSchema, 'audit_checkpoints'],
   TelemetryRecord: [TelemetryRecordSchema, 'telemetry_records'],
   ConferenceBinding: [ConferenceBindingSchema, 'conference_bindings'],
   ParticipantLog: [ParticipantLogSchema, 'participant_logs'],
@@ -81,6 +82,7 @@ export interface TenantModels {
   LoginCode: Model<LoginCodeDoc>;
   OfflineToken: Model<OfflineTokenDoc>;
   Audit: Model<AuditDoc>;
+  AuditCheckpoint: Model<AuditCheckpointDoc>;
   TelemetryRecord: Model<TelemetryRecordDoc>;
   ConferenceBinding: Model<ConferenceBindingDoc>;
   ParticipantLog: Model<ParticipantLogDoc>;

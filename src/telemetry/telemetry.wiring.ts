@@ -2,8 +2,7 @@ import type { Infra } from '../infra.js';
 import type { TenantRepository } from '../data/repositories/tenant.repository.js';
 import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
-import { AuditService } from '../core/audit.service.js';
-import { AuditRepository } from '../data/repositories/audit.repository.js';
+import type { AuditService } from '../core/audit.service.js';
 import { CompletionService } from '../core/completion.service.js';
 import { rooms } from '../realtime/rooms.js';
 import { createVcs } from '../vcs/index.js';
@@ -15,7 +14,12 @@ import { TelemetryIngestService } from './telemetry-ingest.service.js';
  * (the video conferencing port per VCS_ADAPTER), `recording`, `completion` and the `telemetry`
  * ingest. Pushes from here go through the hub push channel (no Socket.IO server needed).
  */
-export function createTelemetryServices(infra: Infra, tenants: TenantService, tenantRepo: TenantRepository) {
+export function createTelemetryServices(
+  infra: Infra,
+  tenants: TenantService,
+  tenantRepo: TenantRepository,
+  audit: AuditService,
+) {
   const jobs = infra.queues;
   const vcs = createVcs(infra.config, { redis: infra.redis, keys: infra.keys });
   const recording = new RecordingService({
@@ -26,7 +30,7 @@ export function createTelemetryServices(infra: Infra, tenants: TenantService, te
     store: infra.store,
     enqueue: (data) => jobs.enqueue('recording', data),
     logger: infra.logger,
-    audit: new AuditService({ audits: (t) => new AuditRepository(infra.mongo.tenantDb(t)) }),
+    audit,
   });
   const completion = new CompletionService({
     tenants,

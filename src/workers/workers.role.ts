@@ -5,6 +5,7 @@ import { runWithContext } from '../observability/context.js';
 import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observability/tracing.js';
 import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-handlers.js';
 import { JOBS, activeQueues, isJobName, type QueueName } from '../core/job-definitions.js';
+import { AuditCheckpointer } from '../core/audit-checkpointer.js';
 
 /**
  * The 'workers' role: checks the job handlers (refusing to start when a job lacks its one
@@ -30,13 +31,32 @@ export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  const checkpoints = startAuditCheckpoints(ctx);
   infra.logger.info({ component: 'workers', queues: activeQueues(), jobs: [...handlers.keys()] }, 'workers started');
   return {
     async stop() {
+      await checkpoints?.stop();
       await Promise.allSettled(workers.map((w) => w.close()));
       await connection.quit().catch(() => undefined);
     },
   };
+}
+
+/** The periodic signed checkpoint of every tenant's audit chain (AUDIT_CHECKPOINT_INTERVAL_SECONDS; 0 = off). */
+function startAuditCheckpoints(ctx: RoleContext): AuditCheckpointer | undefined {
+  const { infra, services } = ctx;
+  const intervalMs = infra.config.audit.checkpointIntervalSeconds * 1000;
+  if (!intervalMs) return undefined;
+  const checkpointer = new AuditCheckpointer({
+    audit: services.auth.audit,
+    tenants: async () => (await services.tenants.list()).filter((t) => t.status === 'active').map((t) => t.name),
+    claimTurn: async (ttlMs) =>
+      (await infra.redis.set(infra.keys.auditCheckpointTurn, infra.config.nodeId, 'PX', ttlMs, 'NX')) === 'OK',
+    intervalMs,
+    logger: infra.logger,
+  });
+  checkpointer.start();
+  return checkpointer;
 }
 
 async function process(job: Job, handlers: Map<string, LoadedHandler>, ctx: JobContext): Promise<unknown> {

@@ -5,6 +5,7 @@ import { defaultSettings, DEFAULT_PERIPHERAL_TYPES } from '../tenant-defaults.js
 import { isDuplicateKeyOnly } from '../repositories/duplicate-keys.js';
 import { bulkUpdate } from '../repositories/bulk-updates.js';
 import { sortKeys } from '../models/user.model.js';
+import { AuditRepository } from '../repositories/audit.repository.js';
 
 export interface Migration {
   version: number;
@@ -70,6 +71,11 @@ export const MIGRATIONS: readonly Migration[] = [
     async up(db) {
       if (await resortTitledNames(db)) await db.usersChanged('all');
     },
+  },
+  {
+    version: 8,
+    name: 'audit-chain',
+    up: chainLegacyAudit,
   },
 ];
 
@@ -180,4 +186,41 @@ export async function backfillNameTokens(db: TenantDb): Promise<number> {
     written += batch.length;
     after = batch[batch.length - 1]!._id;
   }
+}
+
+/**
+ * Carries the entries of the audit trail written before it was chained (collection `audit`) into the
+ * chain (`audit_trail`, decision 880), oldest first, each keeping its time and its old id in
+ * `details.legacyId`; then removes them from `audit`. Re-runs skip entries already carried.
+ */
+async function chainLegacyAudit(db: TenantDb): Promise<void> {
+  // The built-in admin role, stored when the tenant was made, gains the permission that reads the trail.
+  await db.models.Role.updateOne({ name: 'admin', builtin: true }, { $addToSet: { permissions: 'audit:read' } });
+  const legacy = db.conn.collection('audit');
+  const chained = new Set(
+    (
+      await db.models.Audit.collection
+        .find({ 'details.legacyId': { $exists: true } } as never, { projection: { 'details.legacyId': 1 } })
+        .toArray()
+    ).map((d) => String((d.details as { legacyId?: unknown }).legacyId)),
+  );
+  const trail = new AuditRepository(db);
+  const carried: unknown[] = [];
+  for await (const d of legacy.find({}).sort({ createdAt: 1, _id: 1 })) {
+    carried.push(d._id);
+    if (chained.has(String(d._id))) continue;
+    const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+    await trail.append(
+      {
+        action: String(d.action),
+        outcome: d.outcome === 'failure' ? 'failure' : 'success',
+        actorId: str(d.actorId),
+        subjectId: str(d.subjectId),
+        ip: str(d.ip),
+        details: { ...(d.details as Record<string, unknown> | undefined), legacyId: String(d._id) },
+      },
+      d.createdAt instanceof Date ? d.createdAt : new Date(0),
+    );
+  }
+  if (carried.length) await legacy.deleteMany({ _id: { $in: carried } } as never);
 }

@@ -1,35 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import type { JWK } from 'jose';
 import type { TenantDb } from '../mongo.js';
+import { sealEntry, type AuditFacts, type ChainedEntry } from '../audit-chain.js';
+import { isDuplicateKey } from './duplicate-keys.js';
+import { AppError } from '../../core/errors.js';
 
-export interface AuditEntry {
-  action: string;
-  outcome: 'success' | 'failure';
+export type AuditEntry = AuditFacts;
+export type AuditRecord = ChainedEntry;
+
+/** The last entry a process saw of each tenant's chain, so the common append is one insert. */
+export class AuditHeads {
+  private readonly heads = new Map<string, { seq: number; hash: string }>();
+  get(tenant: string) {
+    return this.heads.get(tenant);
+  }
+  /** Keeps the highest head seen (a slower writer never moves it back). */
+  set(tenant: string, head: { seq: number; hash: string }): void {
+    const known = this.heads.get(tenant);
+    if (!known || known.seq < head.seq) this.heads.set(tenant, head);
+  }
+}
+
+/** Filter of a trail read; every field narrows. */
+export interface AuditFilter {
+  action?: string;
   actorId?: string;
   subjectId?: string;
-  ip?: string;
-  details?: Record<string, unknown>;
+  eventId?: string;
+  from?: Date;
+  to?: Date;
+  /** Entries before this position (paging newest first). */
+  beforeSeq?: number;
 }
 
-export interface AuditRecord extends AuditEntry {
+export interface AuditCheckpointRecord {
+  seq: number;
+  hash: string;
   createdAt: Date;
+  kid: string;
+  jws: string;
+  jwk: JWK;
 }
 
-/** Append-only audit trail of a tenant. */
+/** Conflicts one append tolerates before it reports the trail as busy (each conflict is another writer's success). */
+const MAX_ATTEMPTS = 200;
+
+type StoredEntry = Omit<ChainedEntry, 'seq'> & { _id: number };
+
+/**
+ * The tenant's hash-chained audit trail (decision 880). An append inserts the next position with
+ * `_id = seq`; a writer that lost the position to another (duplicate key) reads the new head and
+ * tries the next one. Nothing updates or deletes an entry.
+ */
 export class AuditRepository {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly heads: AuditHeads = new AuditHeads(),
+  ) {}
 
-  async append(e: AuditEntry): Promise<void> {
-    await this.db.models.Audit.create(e);
+  private get col() {
+    return this.db.models.Audit.collection;
   }
 
-  /** Latest entries first, optionally of one action or about one subject. */
-  list(filter: { action?: string; subjectId?: string }, limit = 50): Promise<AuditRecord[]> {
+  /** Appends at the chain's head; `createdAt` only for entries carried over from before the chain. */
+  async append(facts: AuditEntry, createdAt = new Date()): Promise<AuditRecord> {
+    const tenant = this.db.tenant;
+    const id = randomUUID();
+    let head = this.heads.get(tenant) ?? (await this.head());
+    for (let attempt = 1; ; attempt++) {
+      const entry = sealEntry(tenant, facts, {
+        seq: (head?.seq ?? 0) + 1,
+        prev: head?.hash ?? '0'.repeat(64),
+        id,
+        createdAt,
+      });
+      try {
+        await this.col.insertOne(toStored(entry) as never);
+        this.heads.set(tenant, entry);
+        return entry;
+      } catch (e) {
+        if (!isDuplicateKey(e)) throw e;
+      }
+      const taken = await this.at(entry.seq);
+      if (taken?.id === id) return taken; // our own insert, retried by the driver after a lost reply
+      head = await this.head();
+      if (attempt >= MAX_ATTEMPTS) throw new AppError('audit_busy', 'The audit trail is too busy; try again');
+      if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
+    }
+  }
+
+  /** The last entry of the chain, or null for an empty trail. */
+  async head(): Promise<AuditRecord | null> {
+    const doc = await this.col.find({}).sort({ _id: -1 }).limit(1).next();
+    return doc ? fromStored(doc as unknown as StoredEntry) : null;
+  }
+
+  async at(seq: number): Promise<AuditRecord | null> {
+    const doc = await this.col.findOne({ _id: seq } as never);
+    return doc ? fromStored(doc as unknown as StoredEntry) : null;
+  }
+
+  /** Entries after `afterSeq` in chain order, `limit` at a time (verification and export). */
+  async range(afterSeq: number, limit: number): Promise<AuditRecord[]> {
+    const docs = await this.col
+      .find({ _id: { $gt: afterSeq } } as never)
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => fromStored(d as unknown as StoredEntry));
+  }
+
+  /** Newest first, filtered; `limit` is capped at 500. */
+  async list(filter: AuditFilter, limit = 50): Promise<AuditRecord[]> {
     const q: Record<string, unknown> = {};
-    if (filter.action) q.action = filter.action;
-    if (filter.subjectId) q.subjectId = filter.subjectId;
-    return this.db.models.Audit.find(q)
-      .sort({ createdAt: -1 })
-      .limit(Math.min(limit, 500))
-      .lean<AuditRecord[]>()
-      .exec();
+    for (const k of ['action', 'actorId', 'subjectId', 'eventId'] as const) if (filter[k]) q[k] = filter[k];
+    if (filter.from || filter.to)
+      q.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) };
+    if (filter.beforeSeq !== undefined) q._id = { $lt: filter.beforeSeq };
+    const docs = await this.col
+      .find(q as never)
+      .sort({ _id: -1 })
+      .limit(Math.max(1, Math.min(limit, 500)))
+      .toArray();
+    return docs.map((d) => fromStored(d as unknown as StoredEntry));
   }
+
+  /** Stores a signed head; a head signed already (by this or another node) is kept as it was. */
+  async saveCheckpoint(c: AuditCheckpointRecord): Promise<AuditCheckpointRecord> {
+    const { seq, ...rest } = c;
+    try {
+      await this.db.models.AuditCheckpoint.collection.insertOne({ _id: seq, ...rest } as never);
+      return c;
+    } catch (e) {
+      if (!isDuplicateKey(e)) throw e;
+      return (await this.checkpointAt(seq))!;
+    }
+  }
+
+  async checkpointAt(seq: number): Promise<AuditCheckpointRecord | null> {
+    const d = await this.db.models.AuditCheckpoint.collection.findOne({ _id: seq } as never);
+    return d ? checkpointFrom(d) : null;
+  }
+
+  /** Checkpoints newest first. */
+  async checkpoints(limit: number): Promise<AuditCheckpointRecord[]> {
+    const docs = await this.db.models.AuditCheckpoint.collection
+      .find({})
+      .sort({ _id: -1 })
+      .limit(Math.max(1, Math.min(limit, 500)))
+      .toArray();
+    return docs.map(checkpointFrom);
+  }
+}
+
+function checkpointFrom(d: Record<string, unknown>): AuditCheckpointRecord {
+  return {
+    seq: d._id as number,
+    hash: d.hash as string,
+    createdAt: d.createdAt as Date,
+    kid: d.kid as string,
+    jws: d.jws as string,
+    jwk: d.jwk as JWK,
+  };
+}
+
+function toStored(e: ChainedEntry): StoredEntry {
+  const { seq, ...rest } = e;
+  return { _id: seq, ...rest };
+}
+
+function fromStored(d: StoredEntry): AuditRecord {
+  const { _id, ...rest } = d;
+  const out = { seq: _id, ...rest } as AuditRecord;
+  for (const k of ['actorId', 'subjectId', 'eventId', 'ip', 'details'] as const)
+    if (out[k] === undefined || out[k] === null) delete out[k];
+  return out;
 }

@@ -41,7 +41,7 @@ const QUERY_INDEXES: Partial<Record<keyof TenantModels, string[]>> = {
   Session: ['!refreshHash:1', 'userId:1,revokedAt:1', 'previousHashes:1'],
   LoginCode: ['!code:1'],
   OfflineToken: ['!tokenHash:1', 'userId:1,purpose:1'],
-  Audit: ['action:1,createdAt:-1', 'subjectId:1,createdAt:-1'],
+  Audit: ['action:1,_id:-1', 'subjectId:1,_id:-1', 'actorId:1,_id:-1', 'eventId:1,_id:-1', 'createdAt:-1'],
   TelemetryRecord: ['!conferenceId:1,sequence:1', 'eventId:1'],
   ParticipantLog: ['!eventId:1,participantKey:1,joinedAt:1'],
   CallRecord: ['participantIds:1,startedAt:-1', 'callerId:1,startedAt:-1'],
