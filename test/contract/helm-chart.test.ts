@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { EnvSchema } from '../../src/config/config.js';
+import { ConfigError, EnvSchema, loadConfig } from '../../src/config/config.js';
 
 // @ts-expect-error plain ESM script without types
 const tools = (await import('../../scripts/services.mjs')) as {
@@ -225,6 +225,43 @@ describe('Helm chart', () => {
     );
     expect(refusal(['--set', 'config.KEY_ENCRYPTION_KEY=x'])).toMatch(/config\.KEY_ENCRYPTION_KEY is a secret/);
     expect(refusal(['--set', 'secrets.values.LOG_LEVEL=debug'])).toMatch(/secrets\.values\.LOG_LEVEL is not a secret/);
+  });
+
+  it('gives each pod an environment the service accepts in production, and one it refuses without the secrets', () => {
+    const secrets = {
+      MONGODB_URI: 'mongodb://consult:pw@mongo-0.mongo:27017/?replicaSet=rs0',
+      REDIS_URL: 'redis://consult:pw@redis:6379',
+      PROVISIONING_CODE: 'provisioning-code-of-this-test',
+      OIDC_CLIENT_SECRET: 'client-secret-of-this-test',
+      KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      VCS_EMBEDDED_SECRET: 'vcs-secret-of-this-test',
+    };
+    const podEnv = (docs: Doc[], d: Doc) => {
+      const fromEnv = Object.fromEntries(
+        d.spec.template.spec.containers[0].env.map((e: any) => [e.name, e.value ?? `${d.metadata.name}-7d9f-x2k`]),
+      );
+      const secret = byKind(docs, 'Secret')[0]?.stringData ?? {};
+      return { ...byKind(docs, 'ConfigMap')[0]!.data, ...secret, ...fromEnv } as Record<string, string>;
+    };
+    const withSecrets = render(Object.entries(secrets).flatMap(([k, v]) => ['--set', `secrets.values.${k}=${v}`])).docs;
+    for (const d of [...byKind(withSecrets, 'Deployment'), ...byKind(withSecrets, 'Job')]) {
+      const env = podEnv(withSecrets, d);
+      const config = loadConfig(env);
+      expect(config.env).toBe('production');
+      expect(config.roles.join(',')).toBe(env.ROLES);
+      if (d.kind === 'Deployment') expect(config.metrics.host).toBe('0.0.0.0');
+    }
+    const without = render().docs;
+    const service = byKind(without, 'Deployment')[0]!;
+    let refused: unknown;
+    try {
+      loadConfig(podEnv(without, service));
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toBeInstanceOf(ConfigError);
+    for (const name of ['PROVISIONING_CODE', 'OIDC_CLIENT_SECRET', 'REDIS_URL', 'KEY_ENCRYPTION_KEY'])
+      expect((refused as Error).message).toContain(name);
   });
 
   it('uses an existing Secret by name and creates none', () => {
