@@ -61,7 +61,9 @@ export class PresenceService {
   /**
    * Records a socket of a user on a node; true when the user just came online. The commands go out in
    * this order in one auto-pipelined round trip (the node's index before the user's set, so a crash
-   * leaves nothing the sweep cannot find); lastSeenAt is written shortly after (LastSeenWriter).
+   * leaves nothing the sweep cannot find); on a Redis Cluster the keys lie in different slots and go as
+   * one pipeline per master, written in the same event-loop turn. lastSeenAt is written shortly after
+   * (LastSeenWriter).
    */
   async connected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean> {
     const { redis, keys } = this.deps;
