@@ -62,12 +62,24 @@ export function hubClient(url: string, tenant: string, opts: ConnectOptions = {}
 /** Connects and resolves once connected, or rejects with the handshake refusal (err.data.code). */
 export async function connect(url: string, tenant: string, opts: ConnectOptions = {}): Promise<HubClient> {
   const socket = hubClient(url, tenant, opts);
+  // Both listeners go once the first connection settles: a `connect_error` listener left behind would
+  // close the client at a later reconnection's first failed attempt, ending socket.io's own retries.
   await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', (err) => {
+    const settle = () => {
+      socket.off('connect', onConnect);
+      socket.off('connect_error', onError);
+    };
+    const onConnect = () => {
+      settle();
+      resolve();
+    };
+    const onError = (err: Error) => {
+      settle();
       socket.close();
       reject(err);
-    });
+    };
+    socket.on('connect', onConnect);
+    socket.on('connect_error', onError);
   });
   return socket;
 }
