@@ -76,7 +76,17 @@ export async function startNode(
   };
 
   try {
-    metricsServer = await startMetricsServer(infra.metrics, config.metrics);
+    const dashboardToken = config.metrics.queueDashboardToken;
+    // Loaded only when configured: the operator's queue dashboard (decision 841).
+    const pages = dashboardToken
+      ? [
+          await import('./workers/queue-dashboard.js').then((d) => ({
+            prefix: d.QUEUE_DASHBOARD_PATH,
+            handle: d.queueDashboard(infra.queues, dashboardToken),
+          })),
+        ]
+      : [];
+    metricsServer = await startMetricsServer(infra.metrics, config.metrics, pages);
     for (const role of ROLE_ORDER) {
       if (!config.roles.includes(role) || role === 'http') continue;
       const load = ROLE_STARTERS[role];

@@ -89,6 +89,7 @@ export const EnvSchema = z.object({
   METRICS_HOST: z.string().default('127.0.0.1'),
   METRICS_PORT: port.default(9464),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  QUEUE_DASHBOARD_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('consult-service'),
   TRACING_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(1),
@@ -213,7 +214,7 @@ export interface Config {
     webApp: { signInRedirectUri?: string; loginApproveUrl?: string };
   };
   /** The Prometheus endpoint's own listener, never the public port. */
-  metrics: { host: string; port: number; token?: string };
+  metrics: { host: string; port: number; token?: string; queueDashboardToken?: string };
   /** OpenTelemetry traces, exported over OTLP/HTTP when an endpoint is set (off by default; decision 840). */
   tracing: { endpoint?: string; serviceName: string; sampleRatio: number; exportDelayMs: number };
   log: { level: Env['LOG_LEVEL'] };
@@ -368,7 +369,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       timeoutMs: e.MONGODB_TIMEOUT_MS,
     },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, cluster: parseRedisUrl(e.REDIS_URL).kind === 'cluster' },
-    metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN },
+    metrics: {
+      host: e.METRICS_HOST,
+      port: e.METRICS_PORT,
+      token: e.METRICS_TOKEN,
+      queueDashboardToken: e.QUEUE_DASHBOARD_TOKEN,
+    },
     tracing: {
       endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
       serviceName: e.OTEL_SERVICE_NAME,

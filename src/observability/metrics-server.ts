@@ -1,4 +1,4 @@
-import http, { type Server } from 'node:http';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from './metrics.js';
 import { constantTimeEqual } from '../auth/secrets.js';
@@ -17,9 +17,13 @@ export interface MetricsServer {
 export async function startMetricsServer(
   metrics: Metrics,
   opts: { host: string; port: number; token?: string },
+  /** Operator pages on this listener (the queue dashboard), each under its path prefix with its own guard. */
+  pages: { prefix: string; handle(req: IncomingMessage, res: ServerResponse): void }[] = [],
 ): Promise<MetricsServer> {
   const server: Server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0]!;
+    const page = pages.find((p) => path === p.prefix || path.startsWith(`${p.prefix}/`));
+    if (page) return page.handle(req, res);
     if (req.method !== 'GET' || path !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;

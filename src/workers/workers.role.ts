@@ -6,6 +6,7 @@ import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observabil
 import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-handlers.js';
 import { JOBS, activeQueues, isJobName, type QueueName } from '../core/job-definitions.js';
 import { AuditCheckpointer } from '../core/audit-checkpointer.js';
+import { registerQueueDepth } from './queue-metrics.js';
 
 /**
  * The 'workers' role: checks the job handlers (refusing to start when a job lacks its one
@@ -32,6 +33,7 @@ export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   const checkpoints = startAuditCheckpoints(ctx);
+  registerQueueDepth(infra.metrics, infra.queues, activeQueues());
   infra.logger.info({ component: 'workers', queues: activeQueues(), jobs: [...handlers.keys()] }, 'workers started');
   return {
     async stop() {
@@ -125,7 +127,7 @@ function producerTrace(job: Job): TraceCarrier | undefined {
   }
 }
 
-/** Metrics per job name (completed, failed, duration) and a log line for every failure after the last attempt. */
+/** Metrics per job name (wait before the first attempt, completed, failed, duration) and a log line for every failure after the last attempt. */
 function observe(worker: Worker, queue: QueueName, ctx: RoleContext): void {
   const m = ctx.infra.metrics;
   const completed = m.counter('jobs_completed_total', 'Jobs completed', ['queue', 'job']);
@@ -140,7 +142,18 @@ function observe(worker: Worker, queue: QueueName, ctx: RoleContext): void {
     ['queue', 'job'],
     [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   );
+  const wait = m.histogram(
+    'job_wait_seconds',
+    'Time from enqueue (or the end of its delay) to the start of the first attempt',
+    ['queue', 'job'],
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  );
   const log = ctx.infra.logger.child({ component: 'workers', queue });
+  worker.on('active', (job) => {
+    if (job.attemptsMade > 0) return;
+    const ready = job.timestamp + (job.opts.delay ?? 0);
+    wait.observe({ queue, job: job.name }, Math.max(0, (job.processedOn ?? Date.now()) - ready) / 1000);
+  });
   worker.on('completed', (job) => {
     completed.inc({ queue, job: job.name });
     if (job.processedOn && job.finishedOn)
