@@ -10,6 +10,7 @@ import { RealmAccounts } from './realm-accounts.js';
 import { AuditRepository, AuditHeads } from '../data/repositories/audit.repository.js';
 import { CredentialRepository } from '../data/repositories/credential.repository.js';
 import { RoleRepository } from '../data/repositories/role.repository.js';
+import { UserRepository } from '../data/repositories/user.repository.js';
 import { LoginCodeRepository } from '../data/repositories/login-code.repository.js';
 import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
 import { InternalTokens } from './internal-tokens.js';
@@ -117,7 +118,11 @@ export function createAuthServices(infra: AuthInfra) {
   });
   const embedded = o.mode === 'embedded' ? new EmbeddedRealmSessions({ redis, storePrefix: keys.idpStore }) : undefined;
   const realm = new RealmLogout({ revocations, store: embedded });
-  const audit = new AuditService({ audits: repos.audits, signer: signingKeys });
+  const audit = new AuditService({
+    audits: repos.audits,
+    users: (t) => new UserRepository(tenantDb(t)),
+    signer: signingKeys,
+  });
   const accountSetup = new AccountSetupService({
     tenantDb,
     audit,

@@ -161,6 +161,18 @@ export const OPERATIONS = {
     requires: 'presence:read',
   },
   'admin.user': { transport: 'rest', name: 'GET /api/admin/user/{tenant}/{username}', requires: 'presence:read' },
+  'audit.list': { transport: 'rest', name: 'GET /api/admin/audit', requires: 'audit:read' },
+  'audit.verify': { transport: 'rest', name: 'GET /api/admin/audit/verify', requires: 'audit:read' },
+  'audit.checkpoints': { transport: 'rest', name: 'GET /api/admin/audit/checkpoints', requires: 'audit:read' },
+  'audit.checkpoint': {
+    transport: 'rest',
+    name: 'POST /api/admin/audit/checkpoint',
+    requires: 'tenant:admin',
+    note: "signs the chain head with the service's key",
+  },
+  'audit.export': { transport: 'rest', name: 'GET /api/admin/audit/export', requires: 'audit:read' },
+  'audit.fhir': { transport: 'rest', name: 'GET /api/admin/audit/fhir', requires: 'audit:read' },
+  'audit.fhirBulk': { transport: 'rest', name: 'GET /api/admin/audit/fhir/bulk', requires: 'audit:read' },
   'admin.migrate': {
     transport: 'rest',
     name: 'POST /api/admin/migrate/{tenantName}',
@@ -253,6 +265,8 @@ export const OPERATIONS = {
   'graphql.groupById': { transport: 'graphql', name: 'groupById', requires: 'contacts:read' },
   'graphql.hasPin': { transport: 'graphql', name: 'hasPin', requires: 'profile:read' },
   'graphql.myNotice': { transport: 'graphql', name: 'myNotice', requires: 'notices:read' },
+  'graphql.auditTrail': { transport: 'graphql', name: 'auditTrail', requires: 'audit:read' },
+  'graphql.auditVerify': { transport: 'graphql', name: 'auditVerify', requires: 'audit:read' },
   // Realtime hub (/hubs/mobile)
   'hub.initEvent': { transport: 'hub', name: 'initEvent', requires: 'meetings:host' },
   'hub.joinEvent': { transport: 'hub', name: 'joinEvent', requires: 'meetings:join' },

@@ -1,6 +1,9 @@
 import type { CryptoKey, JWK } from 'jose';
 import { ChainVerifier, signCheckpoint, type BrokenLink } from '../data/audit-chain.js';
 import { AppError } from './errors.js';
+import { auditBundle, toAuditEvent, type ParticipantKind } from './audit-fhir.js';
+import type { UserRepository } from '../data/repositories/user.repository.js';
+import { Types } from 'mongoose';
 import type {
   AuditRepository,
   AuditEntry,
@@ -69,7 +72,14 @@ export type AuditAction =
  * callers so an action is never unrecorded; it costs one insert when this process knows the chain's head.
  */
 export class AuditService {
-  constructor(private readonly deps: { audits(tenant: string): AuditRepository; signer?: CheckpointSigner }) {}
+  constructor(
+    private readonly deps: {
+      audits(tenant: string): AuditRepository;
+      /** Who is behind a user id, for the FHIR references (Practitioner, Patient or Device). */
+      users?(tenant: string): Pick<UserRepository, 'findByIds'>;
+      signer?: CheckpointSigner;
+    },
+  ) {}
 
   /** Appends one entry to the tenant's chain and returns it with its position and hash. */
   record(tenant: string, entry: AuditEntry & { action: AuditAction }): Promise<AuditRecord> {
@@ -160,5 +170,44 @@ export class AuditService {
     for await (const e of this.entries(tenant)) yield { type: 'entry', ...e, createdAt: e.createdAt.toISOString() };
     const checkpoints = await this.deps.audits(tenant).checkpoints(500);
     for (const c of checkpoints.reverse()) yield { type: 'checkpoint', ...c, createdAt: c.createdAt.toISOString() };
+  }
+
+  /** Entries (newest first, filtered like `list`) as a FHIR R4 Bundle of AuditEvents. */
+  async fhirBundle(tenant: string, filter: AuditFilter, limit?: number): Promise<Record<string, unknown>> {
+    const entries = await this.list(tenant, filter, limit);
+    const kindOf = await this.participantKinds(tenant, entries);
+    return auditBundle(entries.map((e) => toAuditEvent(tenant, e, kindOf)));
+  }
+
+  /** The whole trail in chain order as FHIR AuditEvents, one resource per line (bulk export, ndjson). */
+  async *fhirLines(tenant: string): AsyncGenerator<Record<string, unknown>> {
+    let batch: AuditRecord[] = [];
+    const flush = async function* (this: AuditService) {
+      const kindOf = await this.participantKinds(tenant, batch);
+      for (const e of batch) yield toAuditEvent(tenant, e, kindOf);
+      batch = [];
+    };
+    for await (const e of this.entries(tenant)) {
+      batch.push(e);
+      if (batch.length >= BATCH) yield* flush.call(this);
+    }
+    yield* flush.call(this);
+  }
+
+  /** Kinds of the users an entry names: devices are Device, patients Patient, every other role Practitioner. */
+  private async participantKinds(tenant: string, entries: AuditRecord[]): Promise<(id: string) => ParticipantKind> {
+    const ids = new Set(entries.flatMap((e) => [e.actorId, e.subjectId]).filter((v): v is string => !!v));
+    const valid = [...ids].filter((id) => Types.ObjectId.isValid(id) && /^[a-f0-9]{24}$/i.test(id));
+    const users =
+      valid.length && this.deps.users
+        ? await this.deps.users(tenant).findByIds(valid.map((id) => new Types.ObjectId(id)))
+        : [];
+    const kinds = new Map<string, ParticipantKind>(
+      users.map((u) => [
+        String(u._id),
+        u.kind === 'device' ? 'Device' : u.role === 'patient' ? 'Patient' : 'Practitioner',
+      ]),
+    );
+    return (id) => kinds.get(id) ?? 'Practitioner';
   }
 }

@@ -28,6 +28,9 @@ export const FIELD_COSTS: Record<string, number> = {
   'Query.basicTenantInfo': 5,
   'Query.hasPin': 5,
   'Query.myNotice': 5,
+  // Reads a page of up to 500 entries; verification re-hashes the whole chain (a full scan).
+  'Query.auditTrail': 40,
+  'Query.auditVerify': 400,
 };
 
 /**

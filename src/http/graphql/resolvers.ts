@@ -7,6 +7,7 @@ import { presentGroup } from '../presenters/group.presenter.js';
 import { presentMyNotice } from '../presenters/notice.presenter.js';
 import { presentPage } from '../presenters/common.presenter.js';
 import { need, type GraphQLContext } from './context.js';
+import { AuditQuery, auditFilterOf } from '../../core/audit-query.js';
 
 type Ctx = GraphQLContext;
 type Args = Record<string, unknown>;
@@ -56,6 +57,27 @@ export const resolvers = {
     hasPin: (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.hasPin');
       return ctx.once('hasPin', () => ctx.services.auth.account.hasPin(p));
+    },
+    auditTrail: async (_: unknown, args: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.auditTrail');
+      const parsed = AuditQuery.safeParse(withoutNulls((args.filter ?? {}) as Args));
+      if (!parsed.success) throw fromZod(parsed.error);
+      const take = Math.min(parsed.data.take, 500);
+      const items = await ctx.services.auth.audit.list(p.tenant, auditFilterOf(parsed.data), take);
+      const last = items[items.length - 1];
+      return {
+        items: items.map((e) => ({
+          ...e,
+          createdAt: e.createdAt.toISOString(),
+          details: e.details ? JSON.stringify(e.details) : null,
+        })),
+        next: items.length === take && last ? last.seq : null,
+      };
+    },
+    auditVerify: async (_: unknown, __: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.auditVerify');
+      const r = await ctx.once('auditVerify', () => ctx.services.auth.audit.verify(p.tenant));
+      return { ...r, headSeq: r.head.seq, headHash: r.head.hash, firstBroken: r.firstBroken ?? null };
     },
     myNotice: async (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.myNotice');

@@ -207,5 +207,65 @@ export const typeDefs = /* GraphQL */ `
     groupById(groupId: ID!): Group!
     hasPin: Boolean!
     myNotice: MyNotice
+    "The tenant's audit trail, newest first, filtered; needs audit:read (docs/audit.md)."
+    auditTrail(filter: AuditFilter): AuditPage!
+    "Verifies the tenant's whole audit chain and reports the first broken link; needs audit:read."
+    auditVerify: AuditChainReport!
+  }
+
+  "Filter and page of an audit trail read; every field narrows. before: the next of the previous page."
+  input AuditFilter {
+    action: String
+    actorId: ID
+    subjectId: ID
+    "The consultation (event)."
+    eventId: ID
+    "ISO 8601: entries at or after this time."
+    from: String
+    "ISO 8601: entries before this time."
+    to: String
+    before: Int
+    "At most 500 (default 50)."
+    take: Int
+  }
+
+  "An entry of the tamper-evident audit trail."
+  type AuditEntry {
+    "Position in the tenant's chain, from 1, without gaps."
+    seq: Int!
+    id: ID!
+    createdAt: String!
+    action: String!
+    outcome: String!
+    actorId: ID
+    subjectId: ID
+    eventId: ID
+    ip: String
+    "The entry's details as JSON."
+    details: String
+    prev: String!
+    hash: String!
+  }
+
+  type AuditPage {
+    items: [AuditEntry!]!
+    "Pass as filter.before for the next (older) page."
+    next: Int
+  }
+
+  type AuditBrokenLink {
+    seq: Int!
+    "gap, prev_mismatch or hash_mismatch"
+    reason: String!
+    expected: String!
+    found: String!
+  }
+
+  type AuditChainReport {
+    ok: Boolean!
+    verified: Int!
+    headSeq: Int!
+    headHash: String!
+    firstBroken: AuditBrokenLink
   }
 `;

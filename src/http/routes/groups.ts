@@ -4,6 +4,7 @@ import { tenantRoutes } from './tenant/tenant.router.js';
 import { recordingRoutes } from './tenant/recording.router.js';
 import { adminMigrateRoutes } from './admin/admin.router.js';
 import { adminPresenceRoutes } from './admin/presence.router.js';
+import { adminAuditRoutes } from './admin/audit.router.js';
 import { adminPendingUserRoutes } from './admin/pending-users.router.js';
 import { mediaRoutes, mediaAliasRoutes } from './media/media.router.js';
 import { sharedFilesRoutes, containerFilesRoutes } from './files/files.router.js';
@@ -34,6 +35,7 @@ export const API_GROUPS: readonly RouteGroup[] = [
   notificationRoutes,
   peripheralRoutes,
   adminPresenceRoutes,
+  adminAuditRoutes,
   adminPendingUserRoutes,
   recordingRoutes,
   jwksRoutes,
