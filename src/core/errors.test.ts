@@ -5,7 +5,7 @@ import { AppError, ERROR_CODES, isPermanent, isTransient, toAppError, type Error
 describe('error codes: what repeating an operation can do', () => {
   it('calls routing and availability failures transient, and nothing else', () => {
     const transient = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => isTransient(new AppError(c)));
-    expect(transient.sort()).toEqual(['not_owner', 'service_unavailable', 'timeout']);
+    expect(transient.sort()).toEqual(['audit_busy', 'not_owner', 'service_unavailable', 'timeout']);
   });
 
   it('calls missing things and wrong input permanent, never a 5xx or a limit', () => {

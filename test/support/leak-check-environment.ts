@@ -71,6 +71,58 @@ interface TimerLike {
   _destroyed?: boolean;
 }
 
+/**
+ * What a worker still holds once it has no file to run. Jest ends a worker by letting its event loop
+ * drain and kills it 500 ms later ("A worker process has failed to exit gracefully"); something made
+ * after a file's check (a reconnect, a close that reopens) escapes that check. When the worker has been
+ * idle for 150 ms and still holds more than its standard streams and jest's channel, this says so on
+ * stderr, naming the last file and each socket, server, child process and pending timer with the file
+ * that made it. State lives on `process`, which every load of this module in the worker shares.
+ */
+interface IdleState {
+  running: number;
+  idleSince: number;
+  reported: boolean;
+  lastFile: string;
+  timers: Map<TimerLike, string>;
+}
+const shared = process as unknown as { __leakCheckIdle?: IdleState };
+const idle: IdleState = shared.__leakCheckIdle ?? {
+  running: 0,
+  idleSince: Date.now(),
+  reported: true,
+  lastFile: '',
+  timers: new Map(),
+};
+if (!shared.__leakCheckIdle && process.env.LEAK_CHECK !== 'off') {
+  shared.__leakCheckIdle = idle;
+  (
+    timersModule.setInterval!(() => {
+      if (idle.running || idle.reported || Date.now() - idle.idleSince < 150) return;
+      idle.reported = true;
+      const held = process.getActiveResourcesInfo();
+      const timers = [...idle.timers].filter(([t]) => !t._destroyed && t.hasRef());
+      const pipes = held.filter((r) => r === 'PipeWrap' || r === 'TTYWrap').length;
+      if (pipes <= 3 && held.every((r) => r === 'PipeWrap' || r === 'TTYWrap' || r === 'Timeout') && !timers.length)
+        return;
+      const lines = [`[leak-check] worker ${process.pid} idle after ${idle.lastFile} still holds ${held.join(', ')}`];
+      const handles = (process as unknown as { _getActiveHandles(): Record<string, unknown>[] })._getActiveHandles();
+      for (const h of handles) {
+        const name = (h.constructor as { name?: string } | undefined)?.name;
+        if (name === 'Socket' && h.remoteAddress)
+          lines.push(`  socket to ${String(h.remoteAddress)}:${String(h.remotePort)}`);
+        else if (name === 'Server') lines.push('  a listening server');
+        else if (name === 'ChildProcess') lines.push(`  child process ${JSON.stringify(h.spawnargs)}`);
+      }
+      for (const [t, file] of timers)
+        lines.push(
+          `  timer from ${file}: ${String((t as unknown as { _onTimeout?: unknown })._onTimeout).slice(0, 160)}`,
+        );
+      process.stderr.write(`${lines.join('\n')}\n`);
+    }, 50) as { unref(): void }
+  ).unref();
+}
+
 function projectFrames(stack: string): string {
   const frames = stack
     .split('\n')
@@ -99,6 +151,8 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
   }
 
   override async setup(): Promise<void> {
+    idle.running++;
+    idle.reported = false;
     await super.setup();
     if (process.env.LEAK_CHECK === 'off') return;
     // The worker's standard streams are made on first use, by whatever prints first: the process's, not the file's.
@@ -108,10 +162,12 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     // Both the file's globals and the `timers` module note each timer they make.
     const g = this.global as unknown as Record<string, (...args: unknown[]) => TimerLike>;
     const timers = this.timers;
+    const file = this.file;
     const noting = (real: (...args: unknown[]) => unknown, type: string) =>
       Object.assign(function (this: unknown, ...args: unknown[]) {
         const t = real.apply(this, args) as TimerLike;
         timers.set(t, { type, stack: STACKS ? projectFrames(new Error().stack ?? '') : '' });
+        idle.timers.set(t, file);
         return t;
       }, real);
     for (const [fn, type] of [
@@ -137,6 +193,17 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
   }
 
   override async teardown(): Promise<void> {
+    try {
+      await this.teardownChecked();
+    } finally {
+      idle.running--;
+      for (const [t] of idle.timers) if (t._destroyed) idle.timers.delete(t);
+      idle.idleSince = Date.now();
+      idle.lastFile = this.file;
+    }
+  }
+
+  private async teardownChecked(): Promise<void> {
     await super.teardown();
     const baseline = this.baseline;
     if (!baseline) return;
