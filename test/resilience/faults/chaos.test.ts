@@ -28,7 +28,7 @@ const MIN_STEPS = SOAK ? 100 : 10;
 const MIN_FAULTS = SOAK ? { kills: 30, freezes: 10 } : { kills: 5, freezes: 1 };
 /** Lease samples per second the sampler must sustain (nominal 10). */
 const MIN_SAMPLE_RATE = 2;
-const recordDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.local/chaos-records');
+const recordRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.local/chaos-records');
 const isSeq = (d: { seq?: unknown }) => typeof d?.seq === 'number';
 
 interface Acked {
@@ -38,6 +38,8 @@ interface Acked {
 
 describe('faults: chaos run over three hub nodes', () => {
   const id = uniqueId();
+  // Each run records into its own directory: the single-Redis and the Redis Cluster runs go at once.
+  const recordDir = path.join(recordRoot, id);
   const shared = {
     ROLES: 'http,hub,actors',
     MONGODB_CATALOG_DB: `tc_${id}`,
