@@ -22,6 +22,8 @@ const GRAPHQL: Record<string, string> = {
   groupById: 'query G($g: ID!) { groupById(groupId: $g) { id name participants { displayName } } }',
   hasPin: '{ hasPin }',
   myNotice: '{ myNotice { id title body } }',
+  auditTrail: '{ auditTrail { items { seq action } next } }',
+  auditVerify: '{ auditVerify { ok verified headSeq } }',
 };
 
 /** How another tenant's ids are refused: as ids that do not exist here, or as things the caller may not touch. */
