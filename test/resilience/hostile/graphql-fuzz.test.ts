@@ -31,6 +31,8 @@ const DOCUMENTS: Record<string, string> = {
   groupById: 'query Q($g: ID!) { groupById(groupId: $g) { id name participants { id } } }',
   hasPin: 'query Q { hasPin }',
   myNotice: 'query Q { myNotice { id title } }',
+  auditTrail: 'query Q($p: AuditFilter) { auditTrail(filter: $p) { items { seq action actorId } next } }',
+  auditVerify: 'query Q { auditVerify { ok verified headSeq firstBroken { seq } } }',
 };
 
 describe('hostile GraphQL input: every operation, and query bombs', () => {
