@@ -90,6 +90,8 @@ describe('401/403 per the permission table for every directory endpoint and Grap
       hasPin: 'hasPin',
       myNotice: 'myNotice { id }',
       basicTenantInfo: 'basicTenantInfo { name }',
+      auditTrail: 'auditTrail { next }',
+      auditVerify: 'auditVerify { ok }',
     };
     const ops = Object.entries(OPERATIONS).filter(([, o]) => o.transport === 'graphql');
     expect(ops.map(([, o]) => o.name).sort()).toEqual(Object.keys(selections).sort());
