@@ -219,6 +219,16 @@ declare const ERROR_CODES: {
 		readonly title: "Actor is owned by another node";
 		readonly retry: "again";
 	};
+	readonly audit_chain_broken: {
+		readonly status: 409;
+		readonly title: "Audit chain broken";
+		readonly retry: "never";
+	};
+	readonly audit_busy: {
+		readonly status: 503;
+		readonly title: "Audit trail busy";
+		readonly retry: "again";
+	};
 	readonly service_unavailable: {
 		readonly status: 503;
 		readonly title: "Service temporarily unavailable";

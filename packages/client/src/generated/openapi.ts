@@ -348,6 +348,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit entries, newest first, filtered by action, actor, subject, consultation and time; paged by position
+         * @description Requires: `audit:read` (docs/permissions.md).
+         */
+        get: operations["audit.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign the chain's head now (refused when the entries since the last checkpoint do not verify)
+         * @description Requires: `tenant:admin` (docs/permissions.md). signs the chain head with the service's key.
+         */
+        post: operations["audit.checkpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Signed checkpoints of the chain head, newest first
+         * @description Requires: `audit:read` (docs/permissions.md).
+         */
+        get: operations["audit.checkpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the trail for offline verification (npm run audit-verify)
+         * @description Requires: `audit:read` (docs/permissions.md).
+         */
+        get: operations["audit.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit/fhir": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit entries as a FHIR R4 Bundle of AuditEvent resources (same filters and paging as the list)
+         * @description Requires: `audit:read` (docs/permissions.md).
+         */
+        get: operations["audit.fhir"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit/fhir/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole trail as FHIR R4 AuditEvents in ndjson (bulk export)
+         * @description Requires: `audit:read` (docs/permissions.md).
+         */
+        get: operations["audit.fhirBulk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the tenant's whole chain and report the first broken link
+         * @description Requires: `audit:read` (docs/permissions.md).
+         */
+        get: operations["audit.verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/isOnline/{tenant}/{username}": {
         parameters: {
             query?: never;
@@ -1250,7 +1390,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "service_unavailable" | "timeout" | "internal";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
             correlationId?: string;
             detail: string;
             errors?: {
@@ -1609,6 +1749,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "route_not_found" | "tenant_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description Conflict with the current state. Codes: `audit_chain_broken`. */
+        "Problem409.audit_chain_broken": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "audit_chain_broken";
                 };
             };
         };
@@ -2570,6 +2722,320 @@ export interface operations {
             404: components["responses"]["Problem404.not_found.route_not_found.tenant_not_found"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "audit.list": {
+        parameters: {
+            query?: {
+                action?: string;
+                actorId?: string;
+                /** @description entries before this position */
+                before?: number;
+                /** @description the consultation */
+                eventId?: string;
+                /** @description entries at or after this time */
+                from?: unknown;
+                subjectId?: string;
+                /** @description at most 500 */
+                take?: number;
+                /** @description entries before this time */
+                to?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            action: string;
+                            actorId?: string;
+                            createdAt: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            eventId?: string;
+                            /** @description SHA-256 of the canonical encoding (RFC 8785) */
+                            hash: string;
+                            id: string;
+                            ip?: string;
+                            /** @enum {string} */
+                            outcome: "success" | "failure";
+                            /** @description hash of the entry before */
+                            prev: string;
+                            /** @description position in the chain, from 1, without gaps */
+                            seq: number;
+                            subjectId?: string;
+                        }[];
+                        /** @description pass as `before` for the next (older) page */
+                        next?: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "audit.checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkpoint: {
+                            createdAt: string;
+                            hash: string;
+                            /** @description the public key that verifies the JWS */
+                            jwk: {
+                                [key: string]: unknown;
+                            };
+                            /** @description compact JWS (ES256) over the canonical checkpoint statement */
+                            jws: string;
+                            kid: string;
+                            seq: number;
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.audit_chain_broken"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "audit.checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            createdAt: string;
+                            hash: string;
+                            /** @description the public key that verifies the JWS */
+                            jwk: {
+                                [key: string]: unknown;
+                            };
+                            /** @description compact JWS (ES256) over the canonical checkpoint statement */
+                            jws: string;
+                            kid: string;
+                            seq: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "audit.export": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of the file: 304 when it still matches */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ndjson: a header line, every entry in chain order, every checkpoint */
+            200: {
+                headers: {
+                    /** @description inline or attachment, with the file name (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description Strong entity tag of the file */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    /** @description Entity tag */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "audit.fhir": {
+        parameters: {
+            query?: {
+                action?: string;
+                actorId?: string;
+                /** @description entries before this position */
+                before?: number;
+                /** @description the consultation */
+                eventId?: string;
+                /** @description entries at or after this time */
+                from?: unknown;
+                subjectId?: string;
+                /** @description at most 500 */
+                take?: number;
+                /** @description entries before this time */
+                to?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        resourceType: "Bundle";
+                        /** @constant */
+                        type: "collection";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "audit.fhirBulk": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of the file: 304 when it still matches */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR bulk data: one AuditEvent per line (ndjson), in chain order */
+            200: {
+                headers: {
+                    /** @description inline or attachment, with the file name (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description Strong entity tag of the file */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    /** @description Entity tag */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "audit.verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        firstBroken?: {
+                            expected: string;
+                            found: string;
+                            /** @enum {string} */
+                            reason: "gap" | "prev_mismatch" | "hash_mismatch";
+                            seq: number;
+                        };
+                        head: {
+                            hash: string;
+                            seq: number;
+                        };
+                        ok: boolean;
+                        tenant: string;
+                        verified: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
             429: components["responses"]["Problem429.rate_limited"];
             503: components["responses"]["Problem503.service_unavailable"];
         };
