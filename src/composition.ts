@@ -26,6 +26,7 @@ import { createAuthServices, type AuthServices } from './auth/auth-services.js';
 import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
 import { createDirectoryServices } from './core/directory.wiring.js';
 import { createMediaServices } from './core/media.wiring.js';
+import { MeetingRooms } from './actors/meeting-rooms.js';
 
 /**
  * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
@@ -49,6 +50,8 @@ export interface Services {
   notices: NoticeService;
   events: EventService;
   meetings: MeetingService;
+  /** The meeting actors for REST and GraphQL (join by code, waiting room); the node attaches its actor system. */
+  meetingRooms: MeetingRooms;
   calls: CallService;
   peripherals: PeripheralService;
 
@@ -75,10 +78,12 @@ export function createServices(infra: Infra): Services {
   const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog });
   const auth = createAuthServices(infra);
   const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit);
+  const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs });
   return {
     tenants,
     auth,
-    ...createDirectoryServices(infra, { vcs: () => telemetry.vcs }),
+    ...directory,
+    meetingRooms: new MeetingRooms({ eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code) }),
     ...telemetry,
     ...createMediaServices(infra, { accountSetup: auth.accountSetup }),
   };

@@ -95,6 +95,14 @@ export async function startNode(
       started.set(role, await start({ infra, services, server, mount, started }));
       infra.logger.info({ component: 'node', role }, 'role started');
     }
+    if (config.roles.includes('http')) {
+      // REST and GraphQL reach the meeting actors (join by code, waiting room) through this node's actor
+      // system, or a client-only one on an HTTP-only node (stopped with the http role).
+      const { actorClientFor } = await import('./actors/runtime/node-system.js');
+      const client = await actorClientFor({ infra, services, server, mount, started });
+      services.meetingRooms.use(client.system);
+      if (client.stop) started.set('http', { stop: client.stop });
+    }
     if (server) {
       app = createHttpApp(infra, services, { preTenant, routes: config.roles.includes('http') ? routes : [] });
       server.keepAliveTimeout = 65_000;

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import { isPermission } from '../auth/permissions.js';
 import type { CallService } from '../core/call.service.js';
+import type { Admission } from '../core/meeting.service.js';
 import type { Caller } from './common.schema.js';
 import { callActor, type CallActorDeps } from './call.actor.js';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
@@ -23,7 +24,14 @@ export interface ActorServices {
   meetings: {
     initEvent(p: Principal, eventId: string): Promise<object>;
     joinDetails(p: Principal, eventId: string): Promise<object>;
+    joinByCode(
+      tenant: string,
+      meetingCode: string,
+      joiner: { kind: 'principal'; principal: Principal },
+    ): Promise<object>;
+    admission(p: Principal, eventId: string, meetingCode?: string): Promise<Admission>;
     isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
+    isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
   };
   recording: {
     requestStart(
@@ -86,9 +94,13 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
   return {
     initEvent: async (tenant, caller, eventId) =>
       (await s.meetings.initEvent(principalOf(tenant, caller), eventId)) as MeetingData,
-    joinEvent: async (tenant, caller, eventId) =>
-      (await s.meetings.joinDetails(principalOf(tenant, caller), eventId)) as MeetingData,
+    joinEvent: async (tenant, caller, eventId, code) =>
+      (code
+        ? await s.meetings.joinByCode(tenant, code, { kind: 'principal', principal: principalOf(tenant, caller) })
+        : await s.meetings.joinDetails(principalOf(tenant, caller), eventId)) as MeetingData,
+    admission: (tenant, caller, eventId, code) => s.meetings.admission(principalOf(tenant, caller), eventId, code),
     isParticipant: (tenant, eventId, userId) => s.meetings.isParticipant(tenant, eventId, userId),
+    isHost: (tenant, eventId, userId) => s.meetings.isHost(tenant, eventId, userId),
     startRecording: async (tenant, eventId, userId) =>
       void (await s.recording.requestStart(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
     stopRecording: async (tenant, eventId, userId) =>

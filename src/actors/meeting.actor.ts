@@ -1,80 +1,31 @@
 import { AppError } from '../core/errors.js';
 import { rooms } from '../realtime/rooms.js';
-import type { ActorBehavior, ActorContext } from './runtime/types.js';
+import type { ActorBehavior } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
 import type {
   MeetingData,
   MeetingDetails,
   MeetingEventPush,
-  MeetingMember,
   MeetingMsg,
   MeetingState,
+  WaitingAck,
 } from './meeting.schema.js';
+import {
+  addMember,
+  details,
+  isHostMember,
+  meetingRole,
+  normalize,
+  publish,
+  type Ctx,
+  type MeetingActorDeps,
+} from './meeting-state.js';
+import { admit, deny, enqueue, expire, leave, mustWait, waitingRoom } from './meeting-waiting.js';
 
-/** What the meeting actor needs from the directory and recording services (wired in the hub role). */
-export interface MeetingActorDeps {
-  /** Assigns the room through the VCS port (event scheduled -> started) and returns MeetingData for the host. */
-  initEvent(tenant: string, caller: Caller, eventId: string): Promise<MeetingData>;
-  /** Join details for a participant; refuses people who are not participants of the event. */
-  joinEvent(tenant: string, caller: Caller, eventId: string): Promise<MeetingData>;
-  /** Whether the user is a participant (or organizer) of the event. */
-  isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
-  startRecording(tenant: string, eventId: string, userId: string): Promise<void>;
-  stopRecording(tenant: string, eventId: string, userId: string): Promise<void>;
-}
-
-type Ctx = ActorContext<MeetingState>;
-
-/** Every meeting change is one numbered meetingEvent to the meeting room, in turn order. */
-function publish(ctx: Ctx, type: string, by?: string, data?: Record<string, unknown>): MeetingEventPush {
-  ctx.state.seq += 1;
-  const push: MeetingEventPush = {
-    eventId: ctx.state.eventId,
-    seq: ctx.state.seq,
-    type,
-    at: new Date().toISOString(),
-    ...(by ? { by } : {}),
-    ...(data ? { data } : {}),
-  };
-  ctx.emit(rooms.meeting(ctx.address.tenant, ctx.state.eventId), 'meetingEvent', push);
-  return push;
-}
-
-function details(s: MeetingState): MeetingDetails {
-  return {
-    eventId: s.eventId,
-    started: s.started,
-    room: s.room,
-    members: Object.values(s.members),
-    deviceIds: [...s.deviceIds],
-    recording: { ...s.recording },
-    sharedImage: s.sharedImage,
-    seq: s.seq,
-  };
-}
+export type { MeetingActorDeps } from './meeting-state.js';
 
 function requireMember(s: MeetingState, caller: Caller): void {
   if (!s.members[caller.userId]) throw new AppError('forbidden', 'Join the meeting first');
-}
-
-/** The member's role in this meeting (host, participant, guest, device), from the meeting service's join details. */
-function meetingRole(data: MeetingData): MeetingMember['role'] {
-  return data.role === 'host' || data.role === 'guest' || data.role === 'device' ? data.role : 'participant';
-}
-
-function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role']): boolean {
-  const existing = ctx.state.members[caller.userId];
-  if (existing) {
-    existing.role = role;
-    return false;
-  }
-  ctx.state.members[caller.userId] = {
-    userId: caller.userId,
-    username: caller.username,
-    role,
-    joinedAt: new Date().toISOString(),
-  };
-  return true;
 }
 
 async function init(
@@ -89,19 +40,29 @@ async function init(
   const joined = addMember(ctx, caller, meetingRole(data));
   if (first) publish(ctx, 'meetingStarted', caller.userId, { room: ctx.state.room });
   if (joined) publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
-  return { ...data, meeting: details(ctx.state) };
+  return { ...data, meeting: details(ctx.state, true) };
 }
 
+/**
+ * joinEvent and join by code: a member (or someone who needs no admission) gets the join details; a
+ * patient, guest or headset of a meeting with a waiting room waits instead (decision 870).
+ */
 async function join(
   ctx: Ctx,
   deps: MeetingActorDeps,
   caller: Caller,
-): Promise<MeetingData & { meeting: MeetingDetails }> {
-  const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id);
-  if (data.room) ctx.state.room = data.room;
+  code?: string,
+): Promise<(MeetingData & { meeting: MeetingDetails }) | WaitingAck> {
+  const s = ctx.state;
+  if (!s.members[caller.userId]) {
+    const a = await deps.admission(ctx.address.tenant, caller, ctx.address.id, code);
+    if (mustWait(ctx, caller, a)) return enqueue(ctx, caller, a, code);
+  }
+  const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id, code);
+  if (data.room) s.room = data.room;
   if (addMember(ctx, caller, meetingRole(data)))
     publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
-  return { ...data, meeting: details(ctx.state) };
+  return { ...data, meeting: details(s, isHostMember(s, caller.userId)) };
 }
 
 async function getDetails(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<MeetingDetails> {
@@ -111,7 +72,9 @@ async function getDetails(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Pro
   ) {
     throw new AppError('meeting_not_found', 'No such meeting');
   }
-  return details(ctx.state);
+  const host =
+    isHostMember(ctx.state, caller.userId) || (await deps.isHost(ctx.address.tenant, ctx.address.id, caller.userId));
+  return details(ctx.state, host);
 }
 
 async function recording(ctx: Ctx, deps: MeetingActorDeps, caller: Caller, start: boolean): Promise<MeetingDetails> {
@@ -171,11 +134,22 @@ function notify(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'notify' }>): Meeting
 }
 
 function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
+  normalize(ctx.state);
   switch (msg.type) {
     case 'init':
       return init(ctx, deps, msg.caller);
     case 'join':
-      return join(ctx, deps, msg.caller);
+      return join(ctx, deps, msg.caller, msg.code);
+    case 'admit':
+      return admit(ctx, deps, msg);
+    case 'deny':
+      return deny(ctx, deps, msg);
+    case 'waitingRoom':
+      return waitingRoom(ctx, deps, msg.caller);
+    case 'leaveWaiting':
+      return leave(ctx, msg.caller);
+    case 'expireWaiting':
+      return expire(ctx);
     case 'details':
       return getDetails(ctx, deps, msg.caller);
     case 'notify':
@@ -220,6 +194,8 @@ export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState
       deviceIds: [],
       recording: { active: false },
       seq: 0,
+      waiting: [],
+      barred: {},
     }),
     receive: (ctx, msg) => route(ctx, deps, msg),
   };

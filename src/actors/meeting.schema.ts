@@ -38,6 +38,93 @@ export const ShareImageRequest = z.object({
 });
 export type ShareImageRequest = z.infer<typeof ShareImageRequest>;
 
+/** Idempotency key of a host control: the same id within the de-duplication window applies once. */
+export const RequestId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'must be a request id');
+
+const oneOrAll = (r: { userId?: string; all?: boolean }) => (r.all === true) !== (r.userId !== undefined);
+const ONE_OR_ALL = { message: 'give either userId or all: true', path: ['userId'] };
+
+const admitFields = {
+  userId: Id.optional().describe('The waiting user to act on'),
+  all: z.boolean().optional().describe('Act on every waiting entry'),
+  requestId: RequestId.optional().describe('Idempotency key: a retry with the same id applies once'),
+};
+const denyFields = {
+  ...admitFields,
+  message: z.string().trim().max(500).optional().describe('Shown to the denied client'),
+};
+
+/** admit: one waiting entry (userId) or every one (all: true). REST takes the event from the path. */
+export const AdmitBody = z.object(admitFields).refine(oneOrAll, ONE_OR_ALL);
+export const AdmitRequest = z.object({ eventId: Id, ...admitFields }).refine(oneOrAll, ONE_OR_ALL);
+export type AdmitRequest = z.infer<typeof AdmitRequest>;
+
+/** deny: as admit, with an optional message shown to the denied client. */
+export const DenyBody = z.object(denyFields).refine(oneOrAll, ONE_OR_ALL);
+export const DenyRequest = z.object({ eventId: Id, ...denyFields }).refine(oneOrAll, ONE_OR_ALL);
+export type DenyRequest = z.infer<typeof DenyRequest>;
+
+/** Someone waiting for admission; the caller is kept so the admission can hand out their own join details. */
+export interface WaitingEntry {
+  userId: string;
+  username: string;
+  /** A person (patient, guest) or a headset. */
+  kind: 'person' | 'device';
+  role: 'participant' | 'guest' | 'device';
+  /** On the event's participant list (or an attached device), as opposed to a guest by code. */
+  invited: boolean;
+  since: string;
+  /** Epoch ms after which the entry expires (the waitingExpiry timer). */
+  expiresAt: number;
+  /** Denied or removed before: back in the queue only because the waiting room lets a host decide again. */
+  returning?: 'denied' | 'removed';
+  /** Joined by meeting code: the admission hands out the JoinResponse of that code. */
+  code?: string;
+  caller: Caller;
+}
+
+/** What hosts see of a waiting entry (MeetingDetails.waiting, waitingRoomUpdated, getWaitingRoom). */
+export interface WaitingEntryView {
+  userId: string;
+  name: string;
+  kind: WaitingEntry['kind'];
+  role: WaitingEntry['role'];
+  invited: boolean;
+  since: string;
+  position: number;
+  returning?: WaitingEntry['returning'];
+}
+
+/** The waiting room as a host sees it. */
+export interface WaitingRoomView {
+  eventId: string;
+  waiting: WaitingEntryView[];
+}
+
+/** `waitingRoom` push to the waiting client (its user room): its position or what became of it. */
+export interface WaitingRoomPush {
+  eventId: string;
+  state: 'waiting' | 'admitted' | 'denied' | 'expired' | 'left';
+  position?: number;
+  since?: string;
+  message?: string;
+  /** On admission: the MeetingData / JoinResponse the client would have had, with the meeting details. */
+  meeting?: Record<string, unknown>;
+}
+
+/** The ack of a join that must wait (joinEvent, join by code). */
+export interface WaitingAck {
+  status: 'waiting';
+  eventId: string;
+  position: number;
+  since: string;
+}
+
 export interface MeetingMember {
   userId: string;
   username: string;
@@ -56,6 +143,10 @@ export interface MeetingState {
   sharedImage?: { image: ShareImageRequest['image']; caption?: string; by: string; at: string };
   /** Sequence number of the last meetingEvent, so clients can order and detect gaps. */
   seq: number;
+  /** The waiting queue in arrival order (absent in snapshots written before the waiting room). */
+  waiting?: WaitingEntry[];
+  /** Denied or removed users: they join again only through the waiting room and a host's admission. */
+  barred?: Record<string, { reason: 'denied' | 'removed'; by: string; at: string }>;
 }
 
 /** Whatever the meeting service returns for a join (MeetingData / JoinResponse); relayed as is. */
@@ -78,7 +169,7 @@ export interface MeetingEventPush {
 
 export type MeetingMsg =
   | { type: 'init'; caller: Caller }
-  | { type: 'join'; caller: Caller }
+  | { type: 'join'; caller: Caller; code?: string }
   | { type: 'details'; caller: Caller }
   | { type: 'notify'; caller: Caller; action: string; data?: Record<string, unknown> }
   | { type: 'startRecording'; caller: Caller }
@@ -89,6 +180,12 @@ export type MeetingMsg =
   /** A headset proved the join code to the meeting service; it joins as a device, not a member. */
   | { type: 'addDevice'; caller: Caller; deviceId: string }
   | { type: 'isMember'; userId: string }
+  | { type: 'admit'; caller: Caller; userId?: string; all?: boolean }
+  | { type: 'deny'; caller: Caller; userId?: string; all?: boolean; message?: string }
+  | { type: 'waitingRoom'; caller: Caller }
+  /** The waiting client left (its socket disconnected, or it closed the waiting screen). */
+  | { type: 'leaveWaiting'; caller: Caller }
+  | { type: 'expireWaiting' }
   | { type: 'members' };
 
 export interface MeetingDetails {
@@ -100,4 +197,6 @@ export interface MeetingDetails {
   recording: MeetingState['recording'];
   sharedImage?: MeetingState['sharedImage'];
   seq: number;
+  /** The waiting queue: shown to hosts only. */
+  waiting?: WaitingEntryView[];
 }

@@ -227,6 +227,24 @@ export const OPERATIONS = {
   'events.cancel': { transport: 'rest', name: 'POST /api/events/cancel', requires: 'events:cancel' },
   // Meetings
   'meetings.join': { transport: 'rest', name: 'POST /api/meetings/join/{meetingCode}', requires: 'meetings:join' },
+  'meetings.waiting': {
+    transport: 'rest',
+    name: 'GET /api/meetings/{eventId}/waiting',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
+  'meetings.admit': {
+    transport: 'rest',
+    name: 'POST /api/meetings/{eventId}/admit',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
+  'meetings.deny': {
+    transport: 'rest',
+    name: 'POST /api/meetings/{eventId}/deny',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
   'meetings.startRapidConnect': {
     transport: 'rest',
     name: 'POST /api/meetings/startRapidConnect/{deviceId}',
@@ -267,6 +285,12 @@ export const OPERATIONS = {
   'graphql.myNotice': { transport: 'graphql', name: 'myNotice', requires: 'notices:read' },
   'graphql.auditTrail': { transport: 'graphql', name: 'auditTrail', requires: 'audit:read' },
   'graphql.auditVerify': { transport: 'graphql', name: 'auditVerify', requires: 'audit:read' },
+  'graphql.waitingRoom': {
+    transport: 'graphql',
+    name: 'waitingRoom',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
   // Realtime hub (/hubs/mobile)
   'hub.initEvent': { transport: 'hub', name: 'initEvent', requires: 'meetings:host' },
   'hub.joinEvent': { transport: 'hub', name: 'joinEvent', requires: 'meetings:join' },
@@ -289,6 +313,24 @@ export const OPERATIONS = {
   'hub.offer': { transport: 'hub', name: 'offer', requires: 'meetings:join' },
   'hub.answer': { transport: 'hub', name: 'answer', requires: 'meetings:join' },
   'hub.iceCandidate': { transport: 'hub', name: 'iceCandidate', requires: 'meetings:join' },
+  'hub.admit': {
+    transport: 'hub',
+    name: 'admit',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
+  'hub.deny': {
+    transport: 'hub',
+    name: 'deny',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
+  'hub.getWaitingRoom': {
+    transport: 'hub',
+    name: 'getWaitingRoom',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
   'hub.startRecording': { transport: 'hub', name: 'startRecording', requires: 'meetings:record' },
   'hub.stopRecording': { transport: 'hub', name: 'stopRecording', requires: 'meetings:record' },
   'hub.startPeripheral': { transport: 'hub', name: 'startPeripheral', requires: 'devices:control' },

@@ -73,7 +73,10 @@ export class AdminService {
       uploads: { ...d.uploads, ...(s?.uploads ?? {}) } as TenantConfig['uploads'],
       security: { ...d.security, ...(s?.security ?? {}) } as TenantConfig['security'],
       features: { ...d.features, ...(s?.features ?? {}) },
-      meetings: { ...d.meetings, ...(s?.meetings ?? {}) },
+      meetings: {
+        ...d.meetings,
+        ...Object.fromEntries(Object.entries(s?.meetings ?? {}).filter(([, v]) => v !== undefined && v !== null)),
+      },
       cors: { allowedOrigins: s?.cors?.allowedOrigins ?? d.cors.allowedOrigins },
       webApp: {
         signInRedirectUri: s?.webApp?.signInRedirectUri ?? null,
@@ -103,6 +106,15 @@ export class AdminService {
       tenant,
       async () => (await this.deps.settings(tenant).settings())?.cors?.allowedOrigins ?? [],
     );
+  }
+
+  /** TenantConfig `meetings` over the defaults: ring and heartbeat timings, the waiting room policy. */
+  async meetingSettings(tenant: string): Promise<TenantConfig['meetings']> {
+    const s = await this.deps.settings(tenant).settings();
+    const stored = Object.fromEntries(
+      Object.entries(s?.meetings ?? {}).filter(([, v]) => v !== undefined && v !== null),
+    );
+    return { ...defaultSettings(tenant).meetings, ...stored };
   }
 
   async features(tenant: string): Promise<TenantConfig['features']> {

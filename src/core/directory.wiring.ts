@@ -131,7 +131,12 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
       pageMaxTake,
       canReadMedia: (p, hash) => mediaAccess.canRead(p, hash),
     }),
-    meetings: new MeetingService({ ...r, features: (t) => admin.features(t), vcs }),
+    meetings: new MeetingService({
+      ...r,
+      features: (t) => admin.features(t),
+      meetingSettings: (t) => admin.meetingSettings(t),
+      vcs,
+    }),
     calls: new CallService(r),
     peripherals: new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode }),
   };

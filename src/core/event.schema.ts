@@ -16,6 +16,8 @@ const EventFields = {
   participants: z.array(EventParticipantInput).max(200).default([]),
   /** MediaFile ids (uploaded through /api/media/upload) attached to the event. */
   attachments: z.array(Id).max(50).default([]),
+  /** Overrides the tenant's waiting room setting for this event's meeting (decision 870); absent = the tenant's. */
+  waitingRoom: z.boolean().optional(),
 };
 
 /** CreateEventCommand: the organizer is the caller and always a host. */
@@ -31,6 +33,11 @@ export const UpdateEventCommand = z.object({
   endAt: When.optional(),
   participants: z.array(EventParticipantInput).max(200).optional(),
   attachments: z.array(Id).max(50).optional(),
+  waitingRoom: z
+    .boolean()
+    .nullable()
+    .optional()
+    .describe('true/false overrides the tenant setting; null returns to it'),
 });
 export type UpdateEventCommand = z.infer<typeof UpdateEventCommand>;
 

@@ -124,6 +124,7 @@ export class EventService {
       organizerId,
       participants,
       attachments,
+      ...(cmd.waitingRoom !== undefined ? { waitingRoom: cmd.waitingRoom } : {}),
     };
     for (let attempt = 0; ; attempt++) {
       try {
@@ -151,6 +152,7 @@ export class EventService {
         checkDates(cmd.startAt ?? current.startAt.toISOString(), cmd.endAt ?? current.endAt.toISOString()),
       );
     if (cmd.participants) changes.participants = await this.resolveParticipants(p.tenant, me, cmd.participants);
+    if (cmd.waitingRoom !== undefined) changes.waitingRoom = cmd.waitingRoom;
     if (cmd.attachments) changes.attachments = await this.resolveAttachments(p, cmd.attachments);
     const updated = await this.deps.events(p.tenant).update(current._id, me, changes);
     if (!updated) throw new AppError('invalid_state', 'The event changed state while it was being updated');

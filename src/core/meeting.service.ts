@@ -42,11 +42,33 @@ export interface MeetingFeatures {
   rapidConnect: boolean;
 }
 
+/** The tenant's waiting room settings (TenantConfig `meetings`). */
+export interface WaitingRoomSettings {
+  waitingRoom: boolean;
+  waitingRoomAutoAdmitInvited: boolean;
+  waitingRoomExpirySeconds: number;
+}
+
+/**
+ * What the meeting actor needs to decide whether a joiner waits (decision 870): the joiner's role in
+ * the event, whether the event invited them, and the waiting room policy (event override over tenant).
+ */
+export interface Admission {
+  eventId: string;
+  role: MeetingRole;
+  /** A participant, organizer or attached device of the event (not a guest by code). */
+  invited: boolean;
+  waitingRoom: boolean;
+  autoAdmitInvited: boolean;
+  expirySeconds: number;
+}
+
 export interface MeetingDeps {
   events: (tenant: string) => EventRepository;
   users: (tenant: string) => Pick<UserRepository, 'findById'>;
   devices: (tenant: string) => Pick<DeviceRepository, 'findAvailable'>;
   features: (tenant: string) => Promise<MeetingFeatures>;
+  meetingSettings: (tenant: string) => Promise<WaitingRoomSettings>;
   /** Resolved at call time: the adapter is wired by the video conferencing capability. */
   vcs: () => VideoConferencing;
 }
@@ -65,6 +87,49 @@ export class MeetingService {
   async isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean> {
     if (!isObjectIdString(eventId) || !isObjectIdString(userId)) return false;
     return !!(await this.deps.events(tenant).findVisible(oid(eventId), oid(userId)));
+  }
+
+  /** A host of the event: its organizer or a participant with the host role. */
+  async isHost(tenant: string, eventId: string, userId: string): Promise<boolean> {
+    if (!isObjectIdString(eventId) || !isObjectIdString(userId)) return false;
+    const e = await this.deps.events(tenant).findVisible(oid(eventId), oid(userId));
+    return !!e && roleOf(e, oid(userId)) === 'host';
+  }
+
+  /** The event a meeting code opens (join by code asks that event's meeting actor). */
+  async eventIdForCode(tenant: string, meetingCode: string): Promise<string> {
+    const e = await this.deps.events(tenant).findByMeetingCode(meetingCode.toUpperCase());
+    if (!e) throw new AppError('meeting_not_found', 'No meeting with this code');
+    return String(e._id);
+  }
+
+  /**
+   * Who is joining and under which waiting room policy: by code (anyone holding it; a stranger is a
+   * guest) or by event id (participants only). Refuses events that cannot be joined.
+   */
+  async admission(p: Principal, eventId: string, meetingCode?: string): Promise<Admission> {
+    const e = meetingCode ? await this.byCode(p.tenant, meetingCode) : await this.visible(p, eventId);
+    if (String(e._id) !== eventId) throw new AppError('meeting_not_found', 'No meeting with this code');
+    if (!(JOINABLE as readonly string[]).includes(e.status))
+      throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    const own = isObjectIdString(p.userId) ? roleOf(e, oid(p.userId)) : undefined;
+    if (meetingCode && !own && p.role !== 'device' && !(await this.deps.features(p.tenant)).guestJoin)
+      throw new AppError('forbidden', 'Guest join is disabled for this tenant');
+    const s = await this.deps.meetingSettings(p.tenant);
+    return {
+      eventId,
+      role: own ?? (p.role === 'device' ? 'device' : 'guest'),
+      invited: !!own,
+      waitingRoom: typeof e.waitingRoom === 'boolean' ? e.waitingRoom : s.waitingRoom,
+      autoAdmitInvited: s.waitingRoomAutoAdmitInvited,
+      expirySeconds: s.waitingRoomExpirySeconds,
+    };
+  }
+
+  private async byCode(tenant: string, meetingCode: string): Promise<EventRecord> {
+    const e = await this.deps.events(tenant).findByMeetingCode(meetingCode.toUpperCase());
+    if (!e) throw new AppError('meeting_not_found', 'No meeting with this code');
+    return e;
   }
 
   /** Starts the event's meeting (idempotent): assigns the room and returns the host's join details. */

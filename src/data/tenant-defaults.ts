@@ -36,7 +36,17 @@ export function defaultSettings(displayName: string) {
       loginCodeTtlSeconds: 120,
     },
     features: { recording: true, chat: true, rapidConnect: true, guestJoin: true },
-    meetings: { ringTimeoutSeconds: 45, heartbeatSeconds: 15 },
+    /**
+     * Waiting room (decision 870): off by default so existing clients join as before; when on, patients,
+     * guests and headsets wait for a host's admission; invited ones are let in when autoAdmitInvited.
+     */
+    meetings: {
+      ringTimeoutSeconds: 45,
+      heartbeatSeconds: 15,
+      waitingRoom: false,
+      waitingRoomAutoAdmitInvited: true,
+      waitingRoomExpirySeconds: 900,
+    },
     /** Browser origins (scheme://host[:port]) allowed to call this tenant's API besides CORS_ORIGINS. */
     cors: { allowedOrigins: [] as string[] },
     /** The tenant's own web app pages (sign-in redirect URI, QR approval page); null = the deployment's setting or the service's pages. */

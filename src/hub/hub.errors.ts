@@ -41,6 +41,11 @@ export const HUB_ERROR_GROUPS = {
     files: ['src/hub/handlers/meeting.handlers.ts', 'src/actors/meeting.actor.ts'],
     codes: ['meeting_not_found', 'event_not_found', 'forbidden', 'invalid_state', 'bad_request'],
   },
+  /** The waiting room and host controls of the meeting actor (decision 870). */
+  waitingRoom: {
+    files: ['src/actors/meeting-state.ts', 'src/actors/meeting-waiting.ts'],
+    codes: ['meeting_not_found', 'not_meeting_host', 'waiting_entry_not_found'],
+  },
   shareImage: { files: ['src/core/share-image.ts'], codes: ['file_not_found', 'url_not_allowed'] },
   joinCode: {
     files: ['src/core/meeting.service.ts'],
@@ -79,7 +84,7 @@ const D = ['device', 'meeting'] as const;
 /** Which groups each method goes through, besides the dispatcher (every method). */
 export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> = {
   initEvent: ['actors', ...M],
-  joinEvent: ['actors', ...M],
+  joinEvent: ['actors', ...M, 'waitingRoom', 'joinCode'],
   getMeetingDetails: ['actors', ...M],
   notify: ['actors', ...M],
   startRecording: ['actors', ...M],
@@ -105,6 +110,9 @@ export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> 
   answer: ['actors', 'call', 'meeting', 'signalling'],
   iceCandidate: ['actors', 'call', 'meeting', 'signalling'],
   refreshToken: ['session'],
+  admit: ['actors', ...M, 'waitingRoom', 'joinCode'],
+  deny: ['actors', ...M, 'waitingRoom'],
+  getWaitingRoom: ['actors', ...M, 'waitingRoom'],
 };
 
 /** The sorted, distinct codes of a method's negative ack. */

@@ -9,6 +9,8 @@ import type {
   InitCallRequest,
 } from '../actors/call.schema.js';
 import type {
+  AdmitRequest,
+  DenyRequest,
   InitEventRequest,
   JoinCallRequest,
   MeetingRef,
@@ -70,6 +72,12 @@ export interface ClientToServerEvents {
   remoteControl(meetingId: string, req: RemoteControlRequest, ack: Ack): void;
   shareImage(req: ShareImageRequest, ack: Ack): void;
   clearImage(req: MeetingRef, ack: Ack): void;
+  /** Host: admit one waiting entry or all (decision 870). */
+  admit(req: AdmitRequest, ack: Ack): void;
+  /** Host: deny one waiting entry or all, with an optional message. */
+  deny(req: DenyRequest, ack: Ack): void;
+  /** Host: the waiting queue of a meeting. */
+  getWaitingRoom(req: MeetingRef, ack: Ack): void;
   /** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
   refreshToken(token: string, ack: Ack<{ expiresAt?: string; role: string; permissions: string[] }>): void;
 }
@@ -85,6 +93,8 @@ export interface SocketData {
   principal: Principal;
   /** Set by initRapidConnect: the headset this socket speaks for. */
   deviceId?: string;
+  /** Meetings whose waiting room this socket waits in: its disconnect leaves them (decision 870). */
+  waitingIn?: string[];
   /**
    * Rooms the directory policy adds (a patient limited to the care team: tenant-patients and the presence
    * rooms of the team); `null` when they could not be computed, and then the tenant room is not joined.

@@ -1,6 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import { SpanKind, startSpan } from '../observability/tracing.js';
-import { isPushName, type PushName, type PushPayload, type PushPublisher } from '../realtime/pushes.js';
+import { isPushName, type PushName, type PushPayload, type PushPublisher, type RoomMove } from '../realtime/pushes.js';
 import type { ServerEventName, ServerToClientEvents } from './hub.events.js';
 import type { HubServer } from './hub.types.js';
 
@@ -34,6 +34,23 @@ export class SocketIoHubPublisher implements PushPublisher {
     const span = startSpan(`hub push ${event}`, { kind: SpanKind.PRODUCER, onlyWithParent: true });
     span.run(() => send(this.io.to(list), event, payload));
     span.end();
+  }
+
+  /** Room moves go through the adapter too, so sockets on every hub node join or leave. */
+  move(rooms: string | string[], change: RoomMove): void {
+    const list = Array.isArray(rooms) ? rooms : [rooms];
+    if (!list.length) return;
+    this.apply(this.io.in(list), change);
+  }
+
+  /** A room move relayed from the Redis push channel, applied to this node's sockets only. */
+  moveLocal(rooms: string[], change: RoomMove): void {
+    if (rooms.length) this.apply(this.io.local.in(rooms), change);
+  }
+
+  private apply(target: ReturnType<HubServer['in']>, change: RoomMove): void {
+    if (change.join?.length) target.socketsJoin(change.join);
+    if (change.leave?.length) target.socketsLeave(change.leave);
   }
 
   /** Delivers a push relayed from the Redis push channel to this node's sockets only (every hub node relays it). */

@@ -113,8 +113,12 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const unsubs = [
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node
     // delivers them to its own sockets, so together they reach every socket once.
-    await subscribePushes(pushSub, infra.keys.hubPush, relay, (err) =>
-      infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered'),
+    await subscribePushes(
+      pushSub,
+      infra.keys.hubPush,
+      relay,
+      (err) => infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered'),
+      (m) => publisher.moveLocal(m.rooms, m.move),
     ),
     await subscribeRevocations(
       infra.redis,

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../core/errors.js';
 import type { PinLockedPush } from '../core/pin.service.js';
 import type { ImportProgressPush } from '../core/import.service.js';
 import type { CallInfo, EndCallPush, NewCallPush } from '../actors/call.schema.js';
-import type { MeetingEventPush } from '../actors/meeting.schema.js';
+import type { MeetingEventPush, WaitingRoomPush, WaitingRoomView } from '../actors/meeting.schema.js';
 import type { DevicePush, RemoteControlPush } from '../actors/device.schema.js';
 import type { RelayedIceCandidate, RelayedSdp } from './signalling.schema.js';
 
@@ -22,6 +22,10 @@ export interface ServerToClientEvents {
   onEndCall(p: EndCallPush): void;
   onCallUpdated(p: { call: CallInfo }): void;
   meetingEvent(p: MeetingEventPush): void;
+  /** To a waiting client (its user room): its position, or admitted (with the join details), denied, expired. */
+  waitingRoom(p: WaitingRoomPush): void;
+  /** To the meeting's hosts: the waiting queue changed. */
+  waitingRoomUpdated(p: WaitingRoomView): void;
   userStatus(p: UserStatusPush): void;
   peripheralStarted(p: Record<string, unknown>): void;
   peripheralStopped(p: Record<string, unknown>): void;
@@ -53,6 +57,8 @@ export const SERVER_EVENTS: readonly ServerEventName[] = [
   'onEndCall',
   'onCallUpdated',
   'meetingEvent',
+  'waitingRoom',
+  'waitingRoomUpdated',
   'userStatus',
   'peripheralStarted',
   'peripheralStopped',
@@ -87,4 +93,16 @@ export function isPushName(name: string): name is PushName {
  */
 export interface PushPublisher {
   emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void;
+  /**
+   * Moves every socket in `rooms` (on every hub node) into `change.join` and out of `change.leave`:
+   * how an actor turn admits a waiting client to its meeting room or takes a removed one out of it.
+   * At-most-once like pushes, and sent in turn order with them. Optional for publishers that only push.
+   */
+  move?(rooms: string | string[], change: RoomMove): void;
+}
+
+/** A change of room membership for the sockets of some rooms (PushPublisher.move). */
+export interface RoomMove {
+  join?: string[];
+  leave?: string[];
 }

@@ -2,7 +2,7 @@ import type { RedisClient } from '../data/redis.js';
 import { z } from 'zod';
 import type { Logger } from '../observability/logger.js';
 import { injectTrace, SpanKind, startSpan, TraceCarrier } from '../observability/tracing.js';
-import { isPushName, type PushName, type PushPayload, type PushPublisher } from './pushes.js';
+import { isPushName, type PushName, type PushPayload, type PushPublisher, type RoomMove } from './pushes.js';
 
 const PushSchema = z.object({
   rooms: z.array(z.string()),
@@ -10,6 +10,17 @@ const PushSchema = z.object({
   payload: z.unknown(),
   trace: TraceCarrier.optional(),
 });
+
+const MoveSchema = z.object({
+  rooms: z.array(z.string()),
+  move: z.object({ join: z.array(z.string()).optional(), leave: z.array(z.string()).optional() }),
+});
+
+/** A room move (PushPublisher.move) on the same channel: `{ rooms, move }`, so it keeps its order with pushes. */
+export interface RelayedMove {
+  rooms: string[];
+  move: RoomMove;
+}
 
 /** A push as it travels on the Redis push channel (redis-keys `hubPush`): `{ rooms, event, payload }`. */
 export interface RelayedPush {
@@ -49,6 +60,13 @@ export class RedisPushPublisher implements PushPublisher {
         this.logger?.warn({ component: 'realtime', err: err.message, event }, 'push not published'),
       );
   }
+
+  move(rooms: string | string[], change: RoomMove): void {
+    const relayed: RelayedMove = { rooms: Array.isArray(rooms) ? rooms : [rooms], move: change };
+    this.redis
+      .publish(this.channel, JSON.stringify(relayed))
+      .catch((err: Error) => this.logger?.warn({ component: 'realtime', err: err.message }, 'room move not published'));
+  }
 }
 
 /**
@@ -61,13 +79,26 @@ export async function subscribePushes(
   channel: string,
   deliver: (push: RelayedPush) => void,
   onError: (err: unknown) => void = () => undefined,
+  deliverMove: (move: RelayedMove) => void = () => undefined,
 ): Promise<() => Promise<void>> {
   const onMessage = (ch: string, raw: string) => {
     if (ch !== channel) return;
     let parsed: ReturnType<typeof PushSchema.safeParse>;
+    let move: ReturnType<typeof MoveSchema.safeParse>;
     try {
-      parsed = PushSchema.safeParse(JSON.parse(raw));
+      const json: unknown = JSON.parse(raw);
+      move = MoveSchema.safeParse(json);
+      parsed = PushSchema.safeParse(json);
     } catch {
+      return;
+    }
+    if (move.success) {
+      // Thrown inside ioredis's message event it would escape to the process.
+      try {
+        deliverMove({ rooms: move.data.rooms, move: move.data.move });
+      } catch (err) {
+        onError(err);
+      }
       return;
     }
     if (!parsed.success || !isPushName(parsed.data.event)) return;

@@ -31,6 +31,8 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
         clearTimer: (name) => void timers.delete(name),
         emit: (r, event, payload) =>
           void pending.push({ rooms: ([] as string[]).concat(r), event, payload: structuredClone(payload) }),
+        moveSockets: (r, change) =>
+          void pending.push({ rooms: ([] as string[]).concat(r), event: 'move', payload: structuredClone(change) }),
         ask: async () => {
           throw new Error('ask is not used by these behaviours');
         },

@@ -32,6 +32,21 @@ export async function startActorSystem(
   return { system, stop: () => system.stop() };
 }
 
+/**
+ * The actor system REST and GraphQL ask on this node: the `actors` role's, else the hub's client, else
+ * a client-only system started for an HTTP-only node (returned with its stop).
+ */
+export async function actorClientFor(
+  ctx: RoleContext,
+): Promise<{ system: Pick<RedisActorSystem, 'ask'>; stop?: () => Promise<void> }> {
+  const own = ctx.started.get('actors') as ActorsRoleHandle | undefined;
+  if (own?.system) return { system: own.system };
+  const hub = ctx.started.get('hub') as (RoleHandle & { actors?: RedisActorSystem }) | undefined;
+  if (hub?.actors) return { system: hub.actors };
+  const client = await startActorSystem(ctx, []);
+  return { system: client.system, stop: client.stop };
+}
+
 /** The actor system started by this node's `actors` role (for the hub and other roles, and tests). */
 export function actorSystemOf(started: ReadonlyMap<Role, RoleHandle>): RedisActorSystem {
   const handle = started.get('actors') as ActorsRoleHandle | undefined;

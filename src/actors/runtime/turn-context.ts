@@ -2,7 +2,7 @@ import { AppError } from '../../core/errors.js';
 import { fencedWrite } from './fenced-write.js';
 import { addressKey } from './placement.js';
 import type { ActorAddress, ActorContext } from './types.js';
-import type { PushName, PushPayload, PushPublisher } from '../../realtime/pushes.js';
+import type { PushName, PushPayload, PushPublisher, RoomMove } from '../../realtime/pushes.js';
 import type { TimerEntry, WriterLease } from './snapshot-store.js';
 import { tracedWrite, type TracedTurn } from './turn-probe.js';
 
@@ -21,11 +21,8 @@ export interface TurnServices {
   onFenced(address: ActorAddress): void;
 }
 
-interface Push {
-  rooms: string | string[];
-  event: PushName;
-  payload: unknown;
-}
+type Push =
+  { rooms: string | string[]; event: PushName; payload: unknown } | { rooms: string | string[]; move: RoomMove };
 
 /** One turn's view of its actor; pushes and passivation take effect only after the turn persisted. */
 export class TurnContext<S> implements ActorContext<S> {
@@ -69,6 +66,10 @@ export class TurnContext<S> implements ActorContext<S> {
     this.pushes.push({ rooms, event, payload });
   }
 
+  moveSockets(rooms: string | string[], change: RoomMove): void {
+    this.pushes.push({ rooms, move: change });
+  }
+
   ask<R = unknown>(to: ActorAddress, msg: unknown): Promise<R> {
     if (addressKey(to) === addressKey(this.address)) {
       return Promise.reject(
@@ -102,7 +103,10 @@ export class TurnContext<S> implements ActorContext<S> {
 
   /** Sends the queued pushes; called only after the turn's snapshot is persisted. */
   flush(publisher: PushPublisher): void {
-    for (const p of this.pushes.splice(0)) publisher.emit(p.rooms, p.event, p.payload as never);
+    for (const p of this.pushes.splice(0)) {
+      if ('move' in p) publisher.move?.(p.rooms, p.move);
+      else publisher.emit(p.rooms, p.event, p.payload as never);
+    }
   }
 
   discard(): void {

@@ -1,4 +1,4 @@
-import type { PushName, PushPayload, PushPublisher } from '../../realtime/pushes.js';
+import type { PushName, PushPayload, PushPublisher, RoomMove } from '../../realtime/pushes.js';
 
 /**
  * The contract between the actor runtime (src/actors/runtime) and the actors built on it
@@ -25,6 +25,8 @@ export interface ActorContext<S> {
   clearTimer(name: string): void;
   /** Queues a push to rooms (src/realtime); sent only once the turn has been persisted (at-most-once). */
   emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void;
+  /** Queues a room move of the sockets in `rooms` (PushPublisher.move), flushed in order with the pushes. */
+  moveSockets(rooms: string | string[], change: RoomMove): void;
   /** Asks another actor (never itself) and awaits the reply. */
   ask<R = unknown>(to: ActorAddress, msg: unknown): Promise<R>;
   /** Lets the runtime deactivate the actor after this turn (its snapshot is kept or deleted per `forget`). */

@@ -37,6 +37,8 @@ export const EventSchema = new Schema(
     attachments: { type: [AttachmentSchema], default: [] },
     status: { type: String, enum: EVENT_STATUSES, default: 'scheduled', required: true },
     meetingCode: { type: String, required: true, unique: true },
+    /** Overrides the tenant's waiting room setting (decision 870); null = the tenant's. */
+    waitingRoom: { type: Boolean, default: null },
     room: {
       provider: String,
       roomName: String,

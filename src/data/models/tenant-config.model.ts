@@ -43,7 +43,14 @@ export const TenantConfigSchema = new Schema(
       rapidConnect: { type: Boolean, default: true },
       guestJoin: { type: Boolean, default: true },
     },
-    meetings: { ringTimeoutSeconds: { type: Number, default: 45 }, heartbeatSeconds: { type: Number, default: 15 } },
+    meetings: {
+      ringTimeoutSeconds: { type: Number, default: 45 },
+      heartbeatSeconds: { type: Number, default: 15 },
+      /** Waiting room (decision 870); tenants stored before it read the defaults (AdminService). */
+      waitingRoom: { type: Boolean },
+      waitingRoomAutoAdmitInvited: { type: Boolean },
+      waitingRoomExpirySeconds: { type: Number },
+    },
     cors: { allowedOrigins: { type: [String], default: [] } },
     /** The tenant's own web app serving the sign-in callback and the QR approval page (decision 330); unset = the deployment's. */
     webApp: { signInRedirectUri: String, loginApproveUrl: String },

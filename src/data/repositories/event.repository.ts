@@ -17,6 +17,8 @@ export interface NewEvent {
   participants: { userId: Types.ObjectId; role: 'host' | 'participant' | 'guest' }[];
   attachments: { mediaFileId: Types.ObjectId; name: string; hash: string }[];
   meetingCode: string;
+  /** The event's waiting room override; null or absent = the tenant's setting. */
+  waitingRoom?: boolean | null;
 }
 
 /** Where a page of an event list starts: after the event with this (startAt, _id), in list order. */

@@ -31,6 +31,7 @@ export const FIELD_COSTS: Record<string, number> = {
   // Reads a page of up to 500 entries; verification re-hashes the whole chain (a full scan).
   'Query.auditTrail': 40,
   'Query.auditVerify': 400,
+  'Query.waitingRoom': 10,
 };
 
 /**

@@ -52,6 +52,8 @@ export const resolvers = {
       const rows = await ctx.once('alphabets', () => ctx.services.contacts.alphabets(p));
       return rows.map((r) => ({ letter: r.initial, count: r.count }));
     },
+    waitingRoom: async (_: unknown, args: Args, ctx: Ctx) =>
+      ctx.services.meetingRooms.waiting(need(ctx, 'graphql.waitingRoom'), String(args.eventId)),
     groupById: async (_: unknown, args: Args, ctx: Ctx) =>
       ctx.services.groups.byId(need(ctx, 'graphql.groupById'), String(args.groupId)),
     hasPin: (_: unknown, __: Args, ctx: Ctx) => {

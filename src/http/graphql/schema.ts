@@ -103,6 +103,12 @@ export const typeDefs = /* GraphQL */ `
   type MeetingSettings {
     ringTimeoutSeconds: Int!
     heartbeatSeconds: Int!
+    "Meetings open with a waiting room unless the event says otherwise."
+    waitingRoom: Boolean!
+    "Participants invited on the event skip the waiting room."
+    waitingRoomAutoAdmitInvited: Boolean!
+    "How long a waiting entry lasts before it expires."
+    waitingRoomExpirySeconds: Int!
   }
 
   "Tenant runtime configuration."
@@ -114,6 +120,27 @@ export const typeDefs = /* GraphQL */ `
     uploads: UploadConfig!
     features: TenantFeatures!
     meetings: MeetingSettings!
+  }
+
+  "Someone waiting for a host's admission."
+  type WaitingEntry {
+    userId: ID!
+    name: String!
+    "person or device"
+    kind: String!
+    "participant, guest or device"
+    role: String!
+    "On the event's participant list, as opposed to a guest by code."
+    invited: Boolean!
+    since: String!
+    position: Int!
+    "denied or removed before, when coming back"
+    returning: String
+  }
+
+  type WaitingRoom {
+    eventId: ID!
+    waiting: [WaitingEntry!]!
   }
 
   type BasicTenantInfo {
@@ -205,6 +232,8 @@ export const typeDefs = /* GraphQL */ `
     ): ContactPage!
     contactAlphabets: [AlphabetBucket!]!
     groupById(groupId: ID!): Group!
+    "The meeting's waiting queue in arrival order (hosts of the event)."
+    waitingRoom(eventId: ID!): WaitingRoom!
     hasPin: Boolean!
     myNotice: MyNotice
     "The tenant's audit trail, newest first, filtered; needs audit:read (docs/audit.md)."

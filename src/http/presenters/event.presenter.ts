@@ -21,6 +21,7 @@ export const EventSummary = z.object({
 export const EventDetails = EventSummary.extend({
   description: z.string().nullable(),
   meetingCode: z.string(),
+  waitingRoom: z.boolean().nullable().describe("The event's waiting room override; null = the tenant's setting"),
   participants: z.array(z.object({ userId: z.string(), role: z.enum(['host', 'participant', 'guest']) })),
   deviceIds: z.array(z.string()),
   attachments: z.array(z.object({ mediaFileId: z.string(), name: z.string(), hash: z.string() })),
@@ -70,6 +71,7 @@ export function presentEventDetails(e: EventRecord): z.infer<typeof EventDetails
     ...presentEventSummary(e),
     description: e.description ?? null,
     meetingCode: e.meetingCode,
+    waitingRoom: typeof e.waitingRoom === 'boolean' ? e.waitingRoom : null,
     participants: e.participants.map((p) => ({
       userId: String(p.userId),
       role: p.role as 'host' | 'participant' | 'guest',

@@ -59,3 +59,35 @@ export function presentJoinResponse(j: JoinResponseData): z.infer<typeof JoinRes
 export function presentRapidConnect(r: RapidConnectData): z.infer<typeof RapidConnectUserInfo> {
   return { ...presentMeetingData(r), device: presentDevice({ device: r.device, type: undefined }), host: r.host };
 }
+
+/** The ack of a join that must wait for a host (decision 870). */
+export const WaitingAck = z.object({
+  status: z.literal('waiting'),
+  eventId: z.string(),
+  position: z.number().int().describe('1 = next to be admitted'),
+  since: z.string(),
+});
+
+/** Join by code: the JoinResponse, or `waiting` when the meeting's waiting room holds the caller. */
+export const JoinOrWait = z.union([JoinResponse, WaitingAck]);
+
+export function presentJoinOrWait(r: Record<string, unknown>): z.infer<typeof JoinOrWait> {
+  if (r.status === 'waiting') return WaitingAck.parse(r);
+  return presentJoinResponse(r as unknown as JoinResponseData);
+}
+
+const WaitingEntry = z.object({
+  userId: z.string(),
+  name: z.string(),
+  kind: z.enum(['person', 'device']),
+  role: z.enum(['participant', 'guest', 'device']),
+  invited: z.boolean().describe("On the event's participant list, as opposed to a guest by code"),
+  since: z.string(),
+  position: z.number().int(),
+  returning: z.enum(['denied', 'removed']).optional().describe('Denied or removed before'),
+});
+
+/** The waiting queue as a host sees it. */
+export const WaitingRoom = z.object({ eventId: z.string(), waiting: z.array(WaitingEntry) });
+export const AdmitResult = WaitingRoom.extend({ admitted: z.array(z.string()) });
+export const DenyResult = WaitingRoom.extend({ denied: z.array(z.string()) });

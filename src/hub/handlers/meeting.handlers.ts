@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import {
+  AdmitRequest,
+  DenyRequest,
   InitEventRequest,
   JoinCallRequest,
   MeetingRef,
@@ -8,6 +10,7 @@ import {
   ShareImageRequest,
 } from '../../actors/meeting.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
+import { dedupe as dedupeFor } from '../../actors/meeting-rooms.js';
 import { checkSharedImage } from '../../core/share-image.js';
 import { rooms } from '../../realtime/rooms.js';
 import { callerOf, method } from '../method.js';
@@ -19,12 +22,40 @@ const meetingAt = (socket: HubSocket, eventId: string): ActorAddress => ({
   id: eventId,
 });
 
-/** Asks the meeting actor and, once it accepted the caller, puts this socket in the meeting room. */
+/**
+ * Asks the meeting actor and, once it accepted the caller, puts this socket in the meeting room; a
+ * caller told to wait stays out of it until a host admits them (the admission moves their sockets in).
+ */
 async function enter(ctx: HubContext, socket: HubSocket, eventId: string, type: 'init' | 'join'): Promise<unknown> {
-  const reply = await ctx.actors.ask(meetingAt(socket, eventId), { type, caller: callerOf(socket) });
+  const reply = await ctx.actors.ask<{ status?: string }>(meetingAt(socket, eventId), {
+    type,
+    caller: callerOf(socket),
+  });
+  if (reply?.status === 'waiting') {
+    leaveWaitingOnDisconnect(ctx, socket, eventId);
+    return reply;
+  }
   await socket.join(rooms.meeting(socket.data.tenant, eventId));
   return reply;
 }
+
+/** A waiting socket that goes away takes its entry out of the queue (a no-op once it was admitted). */
+function leaveWaitingOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: string): void {
+  const waiting = (socket.data.waitingIn ??= []);
+  if (waiting.includes(eventId)) return;
+  waiting.push(eventId);
+  socket.once('disconnect', () => {
+    ctx.actors
+      .ask(meetingAt(socket, eventId), { type: 'leaveWaiting', caller: callerOf(socket) })
+      .catch((err) =>
+        ctx.logger.warn({ component: 'hub', eventId, err: (err as Error).message }, 'leaving the waiting room failed'),
+      );
+  });
+}
+
+/** A host control's de-duplication id: the caller's request id, so a retried control applies once. */
+const dedupe = (socket: HubSocket, name: string, requestId?: string) =>
+  dedupeFor(socket.data.principal, name, requestId);
 
 const simple = (
   name: 'startRecording' | 'stopRecording' | 'requestHostAccess' | 'clearImage',
@@ -70,6 +101,35 @@ export const meetingMethods = [
         action,
         data: req.data,
       }),
+  }),
+  method({
+    name: 'admit',
+    op: 'hub.admit',
+    args: z.tuple([AdmitRequest]),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(
+        meetingAt(socket, req.eventId),
+        { type: 'admit', caller: callerOf(socket), userId: req.userId, all: req.all },
+        dedupe(socket, 'admit', req.requestId),
+      ),
+  }),
+  method({
+    name: 'deny',
+    op: 'hub.deny',
+    args: z.tuple([DenyRequest]),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(
+        meetingAt(socket, req.eventId),
+        { type: 'deny', caller: callerOf(socket), userId: req.userId, all: req.all, message: req.message },
+        dedupe(socket, 'deny', req.requestId),
+      ),
+  }),
+  method({
+    name: 'getWaitingRoom',
+    op: 'hub.getWaitingRoom',
+    args: z.tuple([MeetingRef]),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'waitingRoom', caller: callerOf(socket) }),
   }),
   simple('startRecording', 'hub.startRecording'),
   simple('stopRecording', 'hub.stopRecording'),

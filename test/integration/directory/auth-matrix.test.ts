@@ -92,6 +92,7 @@ describe('401/403 per the permission table for every directory endpoint and Grap
       basicTenantInfo: 'basicTenantInfo { name }',
       auditTrail: 'auditTrail { next }',
       auditVerify: 'auditVerify { ok }',
+      waitingRoom: `waitingRoom(eventId: "${SAMPLE.eventId}") { eventId }`,
     };
     const ops = Object.entries(OPERATIONS).filter(([, o]) => o.transport === 'graphql');
     expect(ops.map(([, o]) => o.name).sort()).toEqual(Object.keys(selections).sort());

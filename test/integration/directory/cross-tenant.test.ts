@@ -48,6 +48,9 @@ function inputs(
     'events.update': { body: { eventId: b.eventId, name: 'hijacked' } },
     'events.cancel': { body: { eventIds: [b.eventId] } },
     'meetings.join': { params: { meetingCode: b.meetingCode } },
+    'meetings.waiting': { params: { eventId: b.eventId } },
+    'meetings.admit': { params: { eventId: b.eventId }, body: { userId: b.contactId } },
+    'meetings.deny': { params: { eventId: b.eventId }, body: { all: true } },
     'meetings.startRapidConnect': { params: { deviceId: b.deviceId } },
     'notification.save': null,
     'notification.clear': null,
@@ -68,7 +71,7 @@ describe('cross-tenant isolation: every endpoint with tenant B ids and a tenant 
   let b: BData;
 
   beforeAll(async () => {
-    w = await world('xta', 'xtb');
+    w = await world('xta', 'xtb', { ROLES: 'http,actors' });
     const B = (who: keyof World['b']) => as(w, w.b[who], w.tenantB);
     const ev = (
       await B('alice').post('/api/events/create', {

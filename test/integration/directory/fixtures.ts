@@ -40,9 +40,12 @@ async function cast(node: TestNode, tenant: string): Promise<World['a']> {
   return out;
 }
 
-/** A node with two tenants, each with the same cast of users and their tokens. */
-export async function world(tenantA = 'acme', tenantB = 'bravo'): Promise<World> {
-  const node = await startTestNode();
+/**
+ * A node with two tenants, each with the same cast of users and their tokens. `env` adds settings
+ * (ROLES 'http,actors' where REST reaches the meeting actors: join by code, the waiting room).
+ */
+export async function world(tenantA = 'acme', tenantB = 'bravo', env: Record<string, string> = {}): Promise<World> {
+  const node = await startTestNode(env);
   const a = await cast(node, tenantA);
   const b = await cast(node, tenantB);
   return { node, a, b, tenantA, tenantB };

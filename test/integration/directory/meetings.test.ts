@@ -9,7 +9,7 @@ describe('meetings: join by code, rapid connect, hub-facing service API, recordi
   const principal = (tenant: string, token: string) => w.node.services.auth.verifyAccessToken(tenant, token);
 
   beforeAll(async () => {
-    w = await world('mta', 'mtb');
+    w = await world('mta', 'mtb', { ROLES: 'http,actors' });
     const r = await as(w, w.a.alice).post('/api/events/create', {
       name: 'Consult',
       startAt: inHours(0),

@@ -41,7 +41,8 @@ describe('hostile GraphQL input: every operation, and query bombs', () => {
   const tally = new Tally();
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http', ...FUZZ_ENV });
+    // GraphQL waitingRoom asks the meeting actors: an actors role answers them.
+    node = await startTestNode({ ROLES: 'http,actors', ...FUZZ_ENV });
     await createUser(node, 'fuzzg', { username: 'ada', role: 'admin' });
     admin = await tokenFor(node, 'fuzzg', 'ada');
   });

@@ -48,7 +48,8 @@ describe('hostile REST input: every endpoint of the permission table', () => {
   const ops = restOperations();
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http', ...FUZZ_ENV });
+    // REST reaches the meeting actors (join by code, the waiting room): an actors role answers them.
+    node = await startTestNode({ ROLES: 'http,actors', ...FUZZ_ENV });
     await createUser(node, 'fuzza', { username: 'ada', role: 'admin' });
     await createUser(node, 'fuzza', { username: 'pat', role: 'patient' });
     tokens.admin = await tokenFor(node, 'fuzza', 'ada');

@@ -74,6 +74,25 @@ async function ringing(k: TenantKit, s: HubClient) {
     .callId;
 }
 
+/**
+ * A started meeting `me` hosts with a waiting room, the helper headset waiting in it (joined by code
+ * over REST, as a headset does): what admit and deny act on.
+ */
+async function withWaiting(k: TenantKit, me: Member, s: HubClient) {
+  const e = await k.event(me, { role: 'host' });
+  await k.node.infra.mongo
+    .tenantDb(k.t.name)
+    .models.Event.updateOne({ _id: e.eventId }, { $set: { waitingRoom: true } })
+    .exec();
+  await must(s, 'initEvent', { eventId: e.eventId });
+  const joined = await k.node.http.post(`/api/meetings/join/${e.meetingCode}`, {
+    tenant: k.t.name,
+    token: k.t.helpers.headset.token,
+  });
+  if (joined.body?.status !== 'waiting') throw new Error(`the headset did not wait: ${joined.text}`);
+  return { ...e, userId: k.t.helpers.headset.id };
+}
+
 /** Valid arguments, and the state they need, for every hub method (the matrix fails on a method without one). */
 export const HUB_CASES: Record<string, HubCase> = {
   initEvent: { build: async (k, me) => [{ eventId: (await k.event(me, { role: 'host' })).eventId }] },
@@ -186,6 +205,19 @@ export const HUB_CASES: Record<string, HubCase> = {
     },
   },
   refreshToken: { build: async (k, me) => [await tokenFor(k.node, k.t.name, me.username)] },
+  admit: {
+    build: async (k, me, s) => {
+      const { eventId, userId } = await withWaiting(k, me, s);
+      return [{ eventId, userId }];
+    },
+  },
+  deny: {
+    build: async (k, me, s) => {
+      const { eventId, userId } = await withWaiting(k, me, s);
+      return [{ eventId, userId, message: 'not today' }];
+    },
+  },
+  getWaitingRoom: { build: async (k, me, s) => [{ eventId: (await hosting(k, me, s)).eventId }] },
 };
 
 /** Opens and tracks sockets; closes them all at the end. */

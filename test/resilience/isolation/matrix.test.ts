@@ -24,6 +24,7 @@ const GRAPHQL: Record<string, string> = {
   myNotice: '{ myNotice { id title body } }',
   auditTrail: '{ auditTrail { items { seq action } next } }',
   auditVerify: '{ auditVerify { ok verified headSeq } }',
+  waitingRoom: 'query W($e: ID!) { waitingRoom(eventId: $e) { eventId waiting { userId name } } }',
 };
 
 /** How another tenant's ids are refused: as ids that do not exist here, or as things the caller may not touch. */
@@ -93,7 +94,10 @@ describe('isolation matrix: operations x tenants x roles', () => {
           const r = await node.http.post('/graphql', {
             tenant: a.name,
             token: a.users[role]!.token,
-            body: { query: GRAPHQL[op.name], variables: op.name === 'groupById' ? { g: t.groupId } : {} },
+            body: {
+              query: GRAPHQL[op.name],
+              variables: op.name === 'groupById' ? { g: t.groupId } : op.name === 'waitingRoom' ? { e: t.eventId } : {},
+            },
           });
           const code = r.body?.errors?.[0]?.extensions?.code;
           cells.push({

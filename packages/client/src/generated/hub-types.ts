@@ -97,6 +97,26 @@ declare const ERROR_CODES: {
 		readonly status: 404;
 		readonly title: "Meeting not found";
 	};
+	readonly waiting_entry_not_found: {
+		readonly status: 404;
+		readonly title: "Not in the waiting room";
+		readonly retry: "never";
+	};
+	readonly not_meeting_host: {
+		readonly status: 403;
+		readonly title: "Only a host of the meeting may do this";
+		readonly retry: "never";
+	};
+	readonly meeting_access_denied: {
+		readonly status: 403;
+		readonly title: "Denied or removed from this meeting: a host must admit you again";
+		readonly retry: "never";
+	};
+	readonly meeting_locked: {
+		readonly status: 423;
+		readonly title: "The meeting is locked";
+		readonly retry: "never";
+	};
 	readonly call_not_found: {
 		readonly status: 404;
 		readonly title: "Call not found";
@@ -249,6 +269,18 @@ export interface FieldError {
 	field: string;
 	message: string;
 }
+declare const Caller: z.ZodObject<{
+	userId: z.ZodString;
+	username: z.ZodString;
+	role: z.ZodString;
+	permissions: z.ZodArray<z.ZodString>;
+	scheme: z.ZodOptional<z.ZodEnum<{
+		internal: "internal";
+		idp: "idp";
+	}>>;
+	sessionId: z.ZodOptional<z.ZodString>;
+}, z.core.$strip>;
+export type Caller = z.infer<typeof Caller>;
 declare const InitCallRequest: z.ZodObject<{
 	callId: z.ZodOptional<z.ZodUUID>;
 	calleeIds: z.ZodArray<z.ZodString>;
@@ -341,6 +373,65 @@ declare const ShareImageRequest: z.ZodObject<{
 	caption: z.ZodOptional<z.ZodString>;
 }, z.core.$strip>;
 export type ShareImageRequest = z.infer<typeof ShareImageRequest>;
+declare const AdmitRequest: z.ZodObject<{
+	userId: z.ZodOptional<z.ZodString>;
+	all: z.ZodOptional<z.ZodBoolean>;
+	requestId: z.ZodOptional<z.ZodString>;
+	eventId: z.ZodString;
+}, z.core.$strip>;
+export type AdmitRequest = z.infer<typeof AdmitRequest>;
+declare const DenyRequest: z.ZodObject<{
+	message: z.ZodOptional<z.ZodString>;
+	userId: z.ZodOptional<z.ZodString>;
+	all: z.ZodOptional<z.ZodBoolean>;
+	requestId: z.ZodOptional<z.ZodString>;
+	eventId: z.ZodString;
+}, z.core.$strip>;
+export type DenyRequest = z.infer<typeof DenyRequest>;
+/** Someone waiting for admission; the caller is kept so the admission can hand out their own join details. */
+export interface WaitingEntry {
+	userId: string;
+	username: string;
+	/** A person (patient, guest) or a headset. */
+	kind: "person" | "device";
+	role: "participant" | "guest" | "device";
+	/** On the event's participant list (or an attached device), as opposed to a guest by code. */
+	invited: boolean;
+	since: string;
+	/** Epoch ms after which the entry expires (the waitingExpiry timer). */
+	expiresAt: number;
+	/** Denied or removed before: back in the queue only because the waiting room lets a host decide again. */
+	returning?: "denied" | "removed";
+	/** Joined by meeting code: the admission hands out the JoinResponse of that code. */
+	code?: string;
+	caller: Caller;
+}
+/** What hosts see of a waiting entry (MeetingDetails.waiting, waitingRoomUpdated, getWaitingRoom). */
+export interface WaitingEntryView {
+	userId: string;
+	name: string;
+	kind: WaitingEntry["kind"];
+	role: WaitingEntry["role"];
+	invited: boolean;
+	since: string;
+	position: number;
+	returning?: WaitingEntry["returning"];
+}
+/** The waiting room as a host sees it. */
+export interface WaitingRoomView {
+	eventId: string;
+	waiting: WaitingEntryView[];
+}
+/** `waitingRoom` push to the waiting client (its user room): its position or what became of it. */
+export interface WaitingRoomPush {
+	eventId: string;
+	state: "waiting" | "admitted" | "denied" | "expired" | "left";
+	position?: number;
+	since?: string;
+	message?: string;
+	/** On admission: the MeetingData / JoinResponse the client would have had, with the meeting details. */
+	meeting?: Record<string, unknown>;
+}
 /** meetingEvent payload. */
 export interface MeetingEventPush {
 	eventId: string;
@@ -502,6 +593,10 @@ export interface ServerToClientEvents {
 		call: CallInfo;
 	}): void;
 	meetingEvent(p: MeetingEventPush): void;
+	/** To a waiting client (its user room): its position, or admitted (with the join details), denied, expired. */
+	waitingRoom(p: WaitingRoomPush): void;
+	/** To the meeting's hosts: the waiting queue changed. */
+	waitingRoomUpdated(p: WaitingRoomView): void;
 	userStatus(p: UserStatusPush): void;
 	peripheralStarted(p: Record<string, unknown>): void;
 	peripheralStopped(p: Record<string, unknown>): void;
@@ -591,6 +686,12 @@ export interface ClientToServerEvents {
 	remoteControl(meetingId: string, req: RemoteControlRequest, ack: Ack): void;
 	shareImage(req: ShareImageRequest, ack: Ack): void;
 	clearImage(req: MeetingRef, ack: Ack): void;
+	/** Host: admit one waiting entry or all (decision 870). */
+	admit(req: AdmitRequest, ack: Ack): void;
+	/** Host: deny one waiting entry or all, with an optional message. */
+	deny(req: DenyRequest, ack: Ack): void;
+	/** Host: the waiting queue of a meeting. */
+	getWaitingRoom(req: MeetingRef, ack: Ack): void;
 	/** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
 	refreshToken(token: string, ack: Ack<{
 		expiresAt?: string;

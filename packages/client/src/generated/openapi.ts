@@ -1056,6 +1056,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/meetings/{eventId}/admit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Admit one waiting entry (userId) or all; the admitted get their join details by the waitingRoom push
+         * @description Idempotent: admitting someone already admitted, or repeating a requestId, admits nobody twice.
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the event (not_meeting_host otherwise).
+         */
+        post: operations["meetings.admit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny one waiting entry (userId) or all, with an optional message; they must be admitted to come back
+         * @description Requires: `meetings:host` (docs/permissions.md). and a host of the event (not_meeting_host otherwise).
+         */
+        post: operations["meetings.deny"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The meeting's waiting queue, in arrival order (hosts of the event)
+         * @description Requires: `meetings:host` (docs/permissions.md). and a host of the event (not_meeting_host otherwise).
+         */
+        get: operations["meetings.waiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/meetings/join/{meetingCode}": {
         parameters: {
             query?: never;
@@ -1067,7 +1129,7 @@ export interface paths {
         put?: never;
         /**
          * Join a meeting by its code; returns the room details of the video conferencing system
-         * @description The code is the capability: a caller who is not part of the event joins as a guest. Joining starts a scheduled meeting.
+         * @description The code is the capability: a caller who is not part of the event joins as a guest. Joining starts a scheduled meeting. When the meeting has a waiting room, a patient, guest or headset gets `status: 'waiting'` with its position instead; the `waitingRoom` hub push carries the JoinResponse once a host admits them, and joining again then returns it.
          *
          *     Requires: `meetings:join` (docs/permissions.md).
          */
@@ -1390,7 +1452,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "waiting_entry_not_found" | "not_meeting_host" | "meeting_access_denied" | "meeting_locked" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
             correlationId?: string;
             detail: string;
             errors?: {
@@ -1548,6 +1610,18 @@ export interface components {
                 };
             };
         };
+        /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `not_meeting_host`, `permission_denied`, `wrong_tenant`. */
+        "Problem403.not_meeting_host.permission_denied.wrong_tenant": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "not_meeting_host" | "permission_denied" | "wrong_tenant";
+                };
+            };
+        };
         /** @description Refused: permission missing, token of another tenant, or not allowed in this state. Codes: `permission_denied`, `wrong_tenant`. */
         "Problem403.permission_denied.wrong_tenant": {
             headers: {
@@ -1641,6 +1715,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "event_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`, `waiting_entry_not_found`. */
+        "Problem404.event_not_found.route_not_found.tenant_not_found.waiting_entry_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "event_not_found" | "route_not_found" | "tenant_not_found" | "waiting_entry_not_found";
                 };
             };
         };
@@ -3876,6 +3962,7 @@ export interface operations {
                         userId: string;
                     }[];
                     startAt: string;
+                    waitingRoom?: boolean;
                 };
             };
         };
@@ -3923,6 +4010,8 @@ export interface operations {
                         startedAt: string | null;
                         /** @enum {string} */
                         status: "scheduled" | "started" | "ended" | "completed" | "cancelled";
+                        /** @description The event's waiting room override; null = the tenant's setting */
+                        waitingRoom: boolean | null;
                     };
                 };
             };
@@ -4039,6 +4128,8 @@ export interface operations {
                         startedAt: string | null;
                         /** @enum {string} */
                         status: "scheduled" | "started" | "ended" | "completed" | "cancelled";
+                        /** @description The event's waiting room override; null = the tenant's setting */
+                        waitingRoom: boolean | null;
                     };
                 };
             };
@@ -4115,6 +4206,8 @@ export interface operations {
                         userId: string;
                     }[];
                     startAt?: string;
+                    /** @description true/false overrides the tenant setting; null returns to it */
+                    waitingRoom?: boolean | null;
                 };
             };
         };
@@ -4162,6 +4255,8 @@ export interface operations {
                         startedAt: string | null;
                         /** @enum {string} */
                         status: "scheduled" | "started" | "ended" | "completed" | "cancelled";
+                        /** @description The event's waiting room override; null = the tenant's setting */
+                        waitingRoom: boolean | null;
                     };
                 };
             };
@@ -4585,6 +4680,181 @@ export interface operations {
             503: components["responses"]["Problem503.service_unavailable"];
         };
     };
+    "meetings.admit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Act on every waiting entry */
+                    all?: boolean;
+                    /** @description Idempotency key: a retry with the same id applies once */
+                    requestId?: string;
+                    /** @description The waiting user to act on */
+                    userId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        admitted: string[];
+                        eventId: string;
+                        waiting: {
+                            /** @description On the event's participant list, as opposed to a guest by code */
+                            invited: boolean;
+                            /** @enum {string} */
+                            kind: "person" | "device";
+                            name: string;
+                            position: number;
+                            /**
+                             * @description Denied or removed before
+                             * @enum {string}
+                             */
+                            returning?: "denied" | "removed";
+                            /** @enum {string} */
+                            role: "participant" | "guest" | "device";
+                            since: string;
+                            userId: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found.waiting_entry_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Act on every waiting entry */
+                    all?: boolean;
+                    /** @description Shown to the denied client */
+                    message?: string;
+                    /** @description Idempotency key: a retry with the same id applies once */
+                    requestId?: string;
+                    /** @description The waiting user to act on */
+                    userId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        denied: string[];
+                        eventId: string;
+                        waiting: {
+                            /** @description On the event's participant list, as opposed to a guest by code */
+                            invited: boolean;
+                            /** @enum {string} */
+                            kind: "person" | "device";
+                            name: string;
+                            position: number;
+                            /**
+                             * @description Denied or removed before
+                             * @enum {string}
+                             */
+                            returning?: "denied" | "removed";
+                            /** @enum {string} */
+                            role: "participant" | "guest" | "device";
+                            since: string;
+                            userId: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found.waiting_entry_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        eventId: string;
+                        waiting: {
+                            /** @description On the event's participant list, as opposed to a guest by code */
+                            invited: boolean;
+                            /** @enum {string} */
+                            kind: "person" | "device";
+                            name: string;
+                            position: number;
+                            /**
+                             * @description Denied or removed before
+                             * @enum {string}
+                             */
+                            returning?: "denied" | "removed";
+                            /** @enum {string} */
+                            role: "participant" | "guest" | "device";
+                            since: string;
+                            userId: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
     "meetings.join": {
         parameters: {
             query?: never;
@@ -4624,6 +4894,13 @@ export interface operations {
                         /** @enum {string} */
                         role: "host" | "participant" | "guest" | "device";
                         status: string;
+                    } | {
+                        eventId: string;
+                        /** @description 1 = next to be admitted */
+                        position: number;
+                        since: string;
+                        /** @constant */
+                        status: "waiting";
                     };
                 };
             };

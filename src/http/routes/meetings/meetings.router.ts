@@ -1,11 +1,17 @@
 import { op, type RouteGroup } from '../route-spec.js';
 import {
-  JoinResponse,
+  AdmitResult,
+  DenyResult,
+  JoinOrWait,
   RapidConnectUserInfo,
-  presentJoinResponse,
+  WaitingRoom,
+  presentJoinOrWait,
   presentRapidConnect,
 } from '../../presenters/meeting.presenter.js';
-import { DeviceIdParams, MeetingCodeParams } from './meetings.schema.js';
+import { AdmitBody, DenyBody } from '../../../actors/meeting.schema.js';
+import { DeviceIdParams, EventIdParams, MeetingCodeParams } from './meetings.schema.js';
+
+const HOST_ERRORS = ['event_not_found', 'not_meeting_host', 'not_owner', 'timeout'] as const;
 
 /** /api/meetings: join by code (guests, headsets, QR) and rapid connect. */
 export const meetingRoutes: RouteGroup = {
@@ -18,14 +24,48 @@ export const meetingRoutes: RouteGroup = {
       method: 'post',
       path: '/join/:meetingCode',
       params: MeetingCodeParams,
-      response: JoinResponse,
+      response: JoinOrWait,
       summary: 'Join a meeting by its code; returns the room details of the video conferencing system',
       description:
-        'The code is the capability: a caller who is not part of the event joins as a guest. Joining starts a scheduled meeting.',
-      handle: async (s, { p, params }) =>
-        presentJoinResponse(
-          await s.meetings.joinByCode(p.tenant, params.meetingCode, { kind: 'principal', principal: p }),
-        ),
+        'The code is the capability: a caller who is not part of the event joins as a guest. Joining starts a scheduled meeting. ' +
+        "When the meeting has a waiting room, a patient, guest or headset gets `status: 'waiting'` with its position instead; " +
+        'the `waitingRoom` hub push carries the JoinResponse once a host admits them, and joining again then returns it.',
+      handle: async (s, { p, params }) => presentJoinOrWait(await s.meetingRooms.joinByCode(p, params.meetingCode)),
+    }),
+    op({
+      operationId: 'meetings.waiting',
+      errors: [...HOST_ERRORS],
+      method: 'get',
+      path: '/:eventId/waiting',
+      params: EventIdParams,
+      response: WaitingRoom,
+      summary: "The meeting's waiting queue, in arrival order (hosts of the event)",
+      handle: async (s, { p, params }) => WaitingRoom.parse(await s.meetingRooms.waiting(p, params.eventId)),
+    }),
+    op({
+      operationId: 'meetings.admit',
+      errors: [...HOST_ERRORS, 'waiting_entry_not_found', 'validation_failed', 'invalid_state'],
+      method: 'post',
+      path: '/:eventId/admit',
+      params: EventIdParams,
+      body: AdmitBody,
+      response: AdmitResult,
+      summary: 'Admit one waiting entry (userId) or all; the admitted get their join details by the waitingRoom push',
+      description: 'Idempotent: admitting someone already admitted, or repeating a requestId, admits nobody twice.',
+      handle: async (s, { p, params, body }) =>
+        AdmitResult.parse(await s.meetingRooms.admit(p, { ...body, eventId: params.eventId })),
+    }),
+    op({
+      operationId: 'meetings.deny',
+      errors: [...HOST_ERRORS, 'waiting_entry_not_found', 'validation_failed'],
+      method: 'post',
+      path: '/:eventId/deny',
+      params: EventIdParams,
+      body: DenyBody,
+      response: DenyResult,
+      summary: 'Deny one waiting entry (userId) or all, with an optional message; they must be admitted to come back',
+      handle: async (s, { p, params, body }) =>
+        DenyResult.parse(await s.meetingRooms.deny(p, { ...body, eventId: params.eventId })),
     }),
     op({
       operationId: 'meetings.startRapidConnect',

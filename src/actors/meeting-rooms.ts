@@ -1,0 +1,70 @@
+import { AppError } from '../core/errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { Caller } from './common.schema.js';
+import type { AdmitRequest, DenyRequest, MeetingMsg } from './meeting.schema.js';
+import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
+
+/** The caller an actor turn acts for, from a principal verified by REST or GraphQL. */
+export function callerOfPrincipal(p: Principal): Caller {
+  return {
+    userId: p.userId,
+    username: p.username,
+    role: p.role,
+    permissions: [...p.permissions],
+    scheme: p.scheme,
+    ...(p.sessionId ? { sessionId: p.sessionId } : {}),
+  };
+}
+
+/**
+ * The meeting actor as REST and GraphQL reach it: join by code, the waiting room and its admissions
+ * are turns of the event's meeting actor whatever the transport, so a REST admit and a hub admit are
+ * ordered with every other meeting change. The node attaches its actor system once it runs
+ * (`use`): its own, the hub's client, or a client started for an HTTP-only node.
+ */
+export class MeetingRooms {
+  private system?: Pick<ActorSystem, 'ask'>;
+
+  constructor(private readonly deps: { eventIdForCode(tenant: string, meetingCode: string): Promise<string> }) {}
+
+  use(system: Pick<ActorSystem, 'ask'>): void {
+    this.system = system;
+  }
+
+  private ask<R>(p: Principal, eventId: string, msg: MeetingMsg, opts?: AskOptions): Promise<R> {
+    if (!this.system) throw new AppError('service_unavailable', 'Meetings are not reachable from this node yet');
+    const to: ActorAddress = { tenant: p.tenant, kind: 'meeting', id: eventId };
+    return this.system.ask<R>(to, msg, opts);
+  }
+
+  /** Join by meeting code: the JoinResponse, or `waiting` with a position when a host must admit first. */
+  async joinByCode(p: Principal, meetingCode: string): Promise<Record<string, unknown>> {
+    const eventId = await this.deps.eventIdForCode(p.tenant, meetingCode);
+    return this.ask(p, eventId, { type: 'join', caller: callerOfPrincipal(p), code: meetingCode.toUpperCase() });
+  }
+
+  waiting(p: Principal, eventId: string): Promise<unknown> {
+    return this.ask(p, eventId, { type: 'waitingRoom', caller: callerOfPrincipal(p) });
+  }
+
+  admit(p: Principal, req: AdmitRequest): Promise<unknown> {
+    const msg: MeetingMsg = { type: 'admit', caller: callerOfPrincipal(p), userId: req.userId, all: req.all };
+    return this.ask(p, req.eventId, msg, dedupe(p, 'admit', req.requestId));
+  }
+
+  deny(p: Principal, req: DenyRequest): Promise<unknown> {
+    const msg: MeetingMsg = {
+      type: 'deny',
+      caller: callerOfPrincipal(p),
+      userId: req.userId,
+      all: req.all,
+      message: req.message,
+    };
+    return this.ask(p, req.eventId, msg, dedupe(p, 'deny', req.requestId));
+  }
+}
+
+/** Same de-duplication id as the hub's for the same request id, so a control retried on another transport applies once. */
+export function dedupe(p: { userId: string }, name: string, requestId?: string): AskOptions | undefined {
+  return requestId ? { dedupeId: `${name}:${p.userId}:${requestId}` } : undefined;
+}

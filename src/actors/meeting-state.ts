@@ -1,0 +1,129 @@
+import { AppError } from '../core/errors.js';
+import { rooms } from '../realtime/rooms.js';
+import type { Admission } from '../core/meeting.service.js';
+import type { ActorContext } from './runtime/types.js';
+import type { Caller } from './common.schema.js';
+import type {
+  MeetingData,
+  MeetingDetails,
+  MeetingEventPush,
+  MeetingMember,
+  MeetingState,
+  WaitingEntry,
+  WaitingEntryView,
+} from './meeting.schema.js';
+
+/** What the meeting actor needs from the meeting and recording services (wired in src/actors/actor-deps.ts). */
+export interface MeetingActorDeps {
+  /** Assigns the room through the VCS port (event scheduled -> started) and returns MeetingData for the host. */
+  initEvent(tenant: string, caller: Caller, eventId: string): Promise<MeetingData>;
+  /**
+   * Join details for a participant (by event id) or for whoever holds the meeting code (JoinResponse);
+   * refuses people who are not participants when there is no code.
+   */
+  joinEvent(tenant: string, caller: Caller, eventId: string, code?: string): Promise<MeetingData>;
+  /** The joiner's role and the waiting room policy of the event (decision 870). */
+  admission(tenant: string, caller: Caller, eventId: string, code?: string): Promise<Admission>;
+  /** Whether the user is a participant (or organizer) of the event. */
+  isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
+  /** Whether the user is a host of the event (organizer or host participant), joined or not. */
+  isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
+  startRecording(tenant: string, eventId: string, userId: string): Promise<void>;
+  stopRecording(tenant: string, eventId: string, userId: string): Promise<void>;
+}
+
+export type Ctx = ActorContext<MeetingState>;
+
+/** Snapshots written before the waiting room lack its fields. */
+export function normalize(s: MeetingState): MeetingState {
+  s.waiting ??= [];
+  s.barred ??= {};
+  return s;
+}
+
+/** Every meeting change is one numbered meetingEvent to the meeting room, in turn order. */
+export function publish(ctx: Ctx, type: string, by?: string, data?: Record<string, unknown>): MeetingEventPush {
+  ctx.state.seq += 1;
+  const push: MeetingEventPush = {
+    eventId: ctx.state.eventId,
+    seq: ctx.state.seq,
+    type,
+    at: new Date().toISOString(),
+    ...(by ? { by } : {}),
+    ...(data ? { data } : {}),
+  };
+  ctx.emit(rooms.meeting(ctx.address.tenant, ctx.state.eventId), 'meetingEvent', push);
+  return push;
+}
+
+export function waitingViews(s: MeetingState): WaitingEntryView[] {
+  return (s.waiting ?? []).map((e: WaitingEntry, i) => ({
+    userId: e.userId,
+    name: e.username,
+    kind: e.kind,
+    role: e.role,
+    invited: e.invited,
+    since: e.since,
+    position: i + 1,
+    ...(e.returning ? { returning: e.returning } : {}),
+  }));
+}
+
+/** The meeting as a member sees it; hosts also see the waiting queue. */
+export function details(s: MeetingState, forHost = false): MeetingDetails {
+  return {
+    eventId: s.eventId,
+    started: s.started,
+    room: s.room,
+    members: Object.values(s.members),
+    deviceIds: [...s.deviceIds],
+    recording: { ...s.recording },
+    sharedImage: s.sharedImage,
+    seq: s.seq,
+    ...(forHost ? { waiting: waitingViews(s) } : {}),
+  };
+}
+
+export function isHostMember(s: MeetingState, userId: string): boolean {
+  return s.members[userId]?.role === 'host';
+}
+
+/**
+ * Hosts in the meeting, or hosts of the event who have not joined (REST, GraphQL). Members and
+ * participants who are not hosts are told so; anyone else learns nothing of the meeting.
+ */
+export async function requireHost(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<void> {
+  const { tenant, id } = ctx.address;
+  if (isHostMember(ctx.state, caller.userId)) return;
+  if (await deps.isHost(tenant, id, caller.userId)) return;
+  if (ctx.state.members[caller.userId] || (await deps.isParticipant(tenant, id, caller.userId)))
+    throw new AppError('not_meeting_host', 'Only a host of this meeting may do this');
+  throw new AppError('meeting_not_found', 'No such meeting');
+}
+
+/** The member's role in this meeting (host, participant, guest, device), from the meeting service's join details. */
+export function meetingRole(data: MeetingData): MeetingMember['role'] {
+  return data.role === 'host' || data.role === 'guest' || data.role === 'device' ? data.role : 'participant';
+}
+
+export function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role']): boolean {
+  const existing = ctx.state.members[caller.userId];
+  if (existing) {
+    existing.role = role;
+    return false;
+  }
+  ctx.state.members[caller.userId] = {
+    userId: caller.userId,
+    username: caller.username,
+    role,
+    joinedAt: new Date().toISOString(),
+  };
+  return true;
+}
+
+/** The user rooms of the hosts in the meeting (waitingRoomUpdated goes there). */
+export function hostRooms(ctx: Ctx): string[] {
+  return Object.values(ctx.state.members)
+    .filter((m) => m.role === 'host')
+    .map((m) => rooms.user(ctx.address.tenant, m.userId));
+}
