@@ -33,6 +33,7 @@ const DOCUMENTS: Record<string, string> = {
   myNotice: 'query Q { myNotice { id title } }',
   auditTrail: 'query Q($p: AuditFilter) { auditTrail(filter: $p) { items { seq action actorId } next } }',
   auditVerify: 'query Q { auditVerify { ok verified headSeq firstBroken { seq } } }',
+  waitingRoom: 'query Q($e: ID!) { waitingRoom(eventId: $e) { eventId waiting { userId name kind } } }',
 };
 
 describe('hostile GraphQL input: every operation, and query bombs', () => {
