@@ -27,6 +27,7 @@ import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
 import { createDirectoryServices } from './core/directory.wiring.js';
 import { createMediaServices } from './core/media.wiring.js';
 import { MeetingRooms } from './actors/meeting-rooms.js';
+import { createWebhookServices, type WebhookServices } from './core/webhooks/webhooks.wiring.js';
 
 /**
  * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
@@ -70,6 +71,9 @@ export interface Services {
   imports: ImportService;
   /** Imported pending users made into users by an admin. */
   activation: ActivationService;
+
+  /** Outbound events: subscriptions, the outbox relay and delivery (src/core/webhooks/webhooks.wiring.ts). */
+  webhooks: WebhookServices;
 }
 
 /** The composition root: every service, wired from infra, once per process. */
@@ -77,14 +81,17 @@ export function createServices(infra: Infra): Services {
   const catalog = new TenantRepository(infra.mongo.catalog);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog });
   const auth = createAuthServices(infra);
-  const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit);
-  const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs });
+  const webhooks = createWebhookServices(infra, async () => (await catalog.list()).map((t) => t.name));
+  const announced = (tenant: string) => webhooks.relay.publishNow(tenant);
+  const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, announced);
+  const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced });
   return {
     tenants,
     auth,
     ...directory,
     meetingRooms: new MeetingRooms({ eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code) }),
     ...telemetry,
-    ...createMediaServices(infra, { accountSetup: auth.accountSetup }),
+    ...createMediaServices(infra, { accountSetup: auth.accountSetup, announced }),
+    webhooks,
   };
 }

@@ -263,6 +263,53 @@ export const OPERATIONS = {
     requires: 'devices:register',
   },
   'peripheral.devices': { transport: 'rest', name: 'GET /api/peripheral/devices', requires: 'peripherals:read' },
+  // Outbound events (webhooks): tenant administrators only
+  'webhooks.createSubscription': {
+    transport: 'rest',
+    name: 'POST /api/webhooks/subscriptions',
+    requires: 'tenant:admin',
+  },
+  'webhooks.listSubscriptions': {
+    transport: 'rest',
+    name: 'GET /api/webhooks/subscriptions',
+    requires: 'tenant:admin',
+  },
+  'webhooks.getSubscription': {
+    transport: 'rest',
+    name: 'GET /api/webhooks/subscriptions/{subscriptionId}',
+    requires: 'tenant:admin',
+  },
+  'webhooks.pauseSubscription': {
+    transport: 'rest',
+    name: 'POST /api/webhooks/subscriptions/{subscriptionId}/pause',
+    requires: 'tenant:admin',
+  },
+  'webhooks.resumeSubscription': {
+    transport: 'rest',
+    name: 'POST /api/webhooks/subscriptions/{subscriptionId}/resume',
+    requires: 'tenant:admin',
+  },
+  'webhooks.deleteSubscription': {
+    transport: 'rest',
+    name: 'POST /api/webhooks/subscriptions/{subscriptionId}/delete',
+    requires: 'tenant:admin',
+  },
+  'webhooks.rotateSecret': {
+    transport: 'rest',
+    name: 'POST /api/webhooks/subscriptions/{subscriptionId}/rotateSecret',
+    requires: 'tenant:admin',
+  },
+  'webhooks.attempts': {
+    transport: 'rest',
+    name: 'GET /api/webhooks/subscriptions/{subscriptionId}/attempts',
+    requires: 'tenant:admin',
+  },
+  'webhooks.replay': {
+    transport: 'rest',
+    name: 'POST /api/webhooks/subscriptions/{subscriptionId}/replay',
+    requires: 'tenant:admin',
+  },
+  'webhooks.events': { transport: 'rest', name: 'GET /api/webhooks/events', requires: 'tenant:admin' },
   // GraphQL
   'graphql.me': { transport: 'graphql', name: 'me', requires: 'profile:read' },
   'graphql.tenantConfig': { transport: 'graphql', name: 'tenantConfig', requires: 'tenant:read' },

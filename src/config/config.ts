@@ -170,6 +170,17 @@ export const EnvSchema = z.object({
   JOBS_LOCK_MS: positiveInt.default(30_000),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
 
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  WEBHOOK_ALLOW_HTTP: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  WEBHOOK_MAX_RESPONSE_BYTES: positiveInt.default(65_536),
+  WEBHOOK_PAUSE_AFTER_FAILURES: positiveInt.default(15),
+  WEBHOOK_BACKOFF_MS: positiveInt.default(5000),
+  WEBHOOK_BACKOFF_MAX_MS: positiveInt.default(3_600_000),
+  WEBHOOK_RETENTION_HOURS: positiveInt.default(720),
+  WEBHOOK_SWEEP_MS: positiveInt.default(5000),
+  WEBHOOK_SECRET_GRACE_HOURS: positiveInt.default(24),
+
   ACTOR_SHARDS: positiveInt.default(256),
   ACTOR_LEASE_MS: positiveInt.default(3000),
   ACTOR_IDLE_MS: positiveInt.default(120_000),
@@ -266,6 +277,19 @@ export interface Config {
   jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   /** Signed checkpoints of the audit chains (decision 881); 0 turns the periodic run off. */
   audit: { checkpointIntervalSeconds: number };
+  /** Outbound events (docs/webhooks.md, decisions 890-893). */
+  webhooks: {
+    allowPrivateNetworks: boolean;
+    allowHttp: boolean;
+    timeoutMs: number;
+    maxResponseBytes: number;
+    pauseAfterFailures: number;
+    backoffMs: number;
+    backoffMaxMs: number;
+    retentionHours: number;
+    sweepMs: number;
+    secretGraceHours: number;
+  };
   actors: { shards: number; leaseMs: number; idleMs: number };
   hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
   limits: {
@@ -432,6 +456,18 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       lockMs: e.JOBS_LOCK_MS,
     },
     audit: { checkpointIntervalSeconds: e.AUDIT_CHECKPOINT_INTERVAL_SECONDS },
+    webhooks: {
+      allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      allowHttp: e.WEBHOOK_ALLOW_HTTP,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxResponseBytes: e.WEBHOOK_MAX_RESPONSE_BYTES,
+      pauseAfterFailures: e.WEBHOOK_PAUSE_AFTER_FAILURES,
+      backoffMs: e.WEBHOOK_BACKOFF_MS,
+      backoffMaxMs: e.WEBHOOK_BACKOFF_MAX_MS,
+      retentionHours: e.WEBHOOK_RETENTION_HOURS,
+      sweepMs: e.WEBHOOK_SWEEP_MS,
+      secretGraceHours: e.WEBHOOK_SECRET_GRACE_HOURS,
+    },
     actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,

@@ -8,6 +8,8 @@ import { EventRepository, type EventRecord } from '../data/repositories/event.re
 import { TelemetryRepository, type TelemetryRecord } from '../data/repositories/telemetry.repository.js';
 import { ParticipantLogRepository, type LedgerEntry } from '../data/repositories/participant-log.repository.js';
 import type { TelemetryCompletionJobData } from './job-definitions.js';
+import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
+import { consultationData } from './webhooks/consultation-events.js';
 
 interface Deps {
   tenants: { require(name: string): Promise<{ db: TenantDb }> };
@@ -15,6 +17,8 @@ interface Deps {
   /** Room of an event's meeting (src/realtime/rooms.ts). */
   meetingRoom(tenant: string, eventId: string): string;
   logger: Logger;
+  /** Publishes the outbound events a change stored in its outbox (decision 890). */
+  announced?: AnnounceHook;
 }
 
 export interface CompletionResult {
@@ -69,6 +73,7 @@ export class CompletionService {
       flags: pickFlags(done.event),
     };
     if (done.changed) this.push(d.tenant, d.eventId, result);
+    await this.deps.announced?.(d.tenant);
     this.deps.logger.info(
       { component: 'completion', tenant: d.tenant, eventId: d.eventId, changed: done.changed, entries: ledger.length },
       'completion applied',
@@ -86,16 +91,20 @@ export class CompletionService {
     const events = new EventRepository(db);
     const id = oid(eventId, 'event_not_found');
     const raise = Object.fromEntries(Object.entries(flags).filter(([, v]) => v));
-    await events.transition(id, ['scheduled'], 'started', { startedAt: at.startedAt });
+    await events.transition(id, ['scheduled'], 'started', { startedAt: at.startedAt }, (now) => [
+      announce('consultation.started', eventId, consultationData(now)),
+    ]);
     // The event's start was recorded by this service's clock (initEvent) or from the telemetry; the end comes
     // from the conference's clock. When the two disagree, the event ends when it started, never before.
     const started = (await events.findById(id))?.startedAt;
     const endedAt = started && started > at.endedAt ? started : at.endedAt;
-    const moved = await events.transition(id, sourcesOf('completed'), 'completed', {
-      ...raise,
-      endedAt,
-      completedAt: new Date(),
-    });
+    const moved = await events.transition(
+      id,
+      sourcesOf('completed'),
+      'completed',
+      { ...raise, endedAt, completedAt: new Date() },
+      (now) => [announce('consultation.completed', eventId, consultationData(now))],
+    );
     if (moved) return { changed: true, event: moved };
     await new TelemetryRepository(db).raiseEventFlags(eventId, raise);
     const current = await events.findById(id);

@@ -25,6 +25,7 @@ import { MediaAccess } from './media-access.js';
 import { qrRenderer } from './qr-renderer.js';
 import { DirectoryScope } from './directory-scope.js';
 import { WebAppUrls } from './web-app-urls.js';
+import type { AnnounceHook } from './webhooks/webhook-events.js';
 
 /** Repository factories per tenant: a tenant's database is only reached through its name. */
 function tenantRepos(infra: Infra) {
@@ -70,7 +71,10 @@ function contactDirectory(infra: Infra, users: (t: string) => UserRepository): C
  * so each service is reached as `services.<name>`. `vcs` is the video conferencing adapter wired by
  * createServices; meetings resolve it at call time.
  */
-export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoConferencing | undefined } = {}) {
+export function createDirectoryServices(
+  infra: Infra,
+  opts: { vcs?: () => VideoConferencing | undefined; announced?: AnnounceHook } = {},
+) {
   const r = tenantRepos(infra);
   const lastSeen: LastSeenStore = {
     touchLastSeenMany: (tenant, entries) => r.users(tenant).touchLastSeenMany(entries),
@@ -130,12 +134,14 @@ export function createDirectoryServices(infra: Infra, opts: { vcs?: () => VideoC
       onlineMany,
       pageMaxTake,
       canReadMedia: (p, hash) => mediaAccess.canRead(p, hash),
+      announced: opts.announced,
     }),
     meetings: new MeetingService({
       ...r,
       features: (t) => admin.features(t),
       meetingSettings: (t) => admin.meetingSettings(t),
       vcs,
+      announced: opts.announced,
     }),
     calls: new CallService(r),
     peripherals: new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode }),

@@ -56,6 +56,8 @@ export const ERROR_CODES = {
   invalid_state: { status: 409, title: 'Invalid state transition', retry: 'never' },
   tenant_exists: { status: 409, title: 'Tenant already exists' },
   url_not_allowed: { status: 400, title: 'URL not allowed' },
+  webhook_subscription_not_found: { status: 404, title: 'Webhook subscription not found', retry: 'never' },
+  webhook_cursor_expired: { status: 410, title: 'Cursor older than the event retention' },
   query_too_complex: { status: 400, title: 'Query too complex' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

@@ -8,6 +8,8 @@ import { AppError, type FieldError } from './errors.js';
 import { oid, oids } from './object-id.js';
 import { clampTake, type Page } from './paging.js';
 import { sourcesOf } from './event-status.js';
+import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
+import { consultationData } from './webhooks/consultation-events.js';
 import {
   MAX_EVENT_HOURS,
   type CreateEventCommand,
@@ -23,6 +25,8 @@ export interface EventDeps {
   /** The media access rule (core/media-access.ts): only content the caller may read can be attached. */
   canReadMedia: (p: Principal, hash: string) => Promise<boolean>;
   pageMaxTake: number;
+  /** Publishes the outbound events a change stored in its outbox (decision 890). */
+  announced?: AnnounceHook;
 }
 
 export interface EventParticipantView {
@@ -128,7 +132,12 @@ export class EventService {
     };
     for (let attempt = 0; ; attempt++) {
       try {
-        const created = await this.deps.events(p.tenant).create({ ...base, meetingCode: newMeetingCode() });
+        const created = await this.deps
+          .events(p.tenant)
+          .create({ ...base, meetingCode: newMeetingCode() }, (id) => [
+            announce('consultation.scheduled', String(id), consultationData({ ...base, status: 'scheduled' })),
+          ]);
+        await this.deps.announced?.(p.tenant);
         this.forgetPageKeys(p.tenant);
         return created;
       } catch (e) {
@@ -174,10 +183,14 @@ export class EventService {
         out.failed.push({ eventId, code: 'event_not_found' });
         continue;
       }
-      const done = await repo.transition(e._id, sourcesOf('cancelled'), 'cancelled', {
-        cancelledAt: new Date(),
-        cancelReason: cmd.reason,
-      });
+      const done = await repo.transition(
+        e._id,
+        sourcesOf('cancelled'),
+        'cancelled',
+        { cancelledAt: new Date(), cancelReason: cmd.reason },
+        (now) => [announce('consultation.cancelled', eventId, consultationData(now))],
+      );
+      if (done) await this.deps.announced?.(p.tenant);
       if (done) out.cancelled.push(eventId);
       else out.failed.push({ eventId, code: 'invalid_state' });
     }

@@ -11,6 +11,8 @@ import { checkExtension, guardedSource, uploadFailure } from './upload-policy.js
 import type { UploadPart } from './media.service.js';
 import { DEFAULT_SPREADSHEET_LIMITS, inspectXlsxContainer, type SpreadsheetLimits } from './spreadsheet-limits.js';
 import { readPendingUserSheet, type SheetRow } from './pending-user-sheet.js';
+import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
+import type { OutboxEntry } from '../data/outbox.js';
 
 /** The `importProgress` push: a running import's counters, sent to the admin who uploaded it. */
 export interface ImportProgressPush {
@@ -32,6 +34,8 @@ export interface ImportDeps {
   /** Queues the import job (idempotent by tenant and import id). */
   enqueueImport(job: { tenant: string; importId: string }): Promise<unknown>;
   limits?: Partial<SpreadsheetLimits>;
+  /** Publishes the outbound events a change stored in its outbox (decision 890). */
+  announced?: AnnounceHook;
 }
 
 export interface ImportSummary {
@@ -153,7 +157,10 @@ export class ImportService {
       );
     } catch (e) {
       if (isAppError(e) && e.code === 'spreadsheet_rejected') {
-        await imports.fail(data.importId, e.message);
+        await imports.fail(data.importId, e.message, [
+          importFinished(data.importId, { status: 'failed', error: e.message }),
+        ]);
+        await this.deps.announced?.(data.tenant);
         tell('failed', { done: 0, imported: 0, errors: 0 }, e.message);
       }
       throw e;
@@ -172,6 +179,8 @@ export class ImportService {
         );
       }
       throw e;
+    } finally {
+      await this.deps.announced?.(data.tenant);
     }
   }
 
@@ -278,6 +287,14 @@ class ImportBatch {
       this.importId,
       { rowsDone: p.done, rowsImported: p.imported, errors: final ? this.report : [], errorCount: p.errors },
       outcome,
+      outcome && [
+        importFinished(this.importId, {
+          ...outcome,
+          rowsTotal: this.totals.done,
+          rowsImported: this.totals.imported,
+          rowErrors: this.totals.errors,
+        }),
+      ],
     );
     this.pending = { done: 0, imported: 0, errors: 0 };
     this.lastWrite = Date.now();
@@ -287,4 +304,9 @@ class ImportBatch {
   summary(): ImportSummary {
     return { rowsTotal: this.totals.done, rowsImported: this.totals.imported, rowErrors: this.totals.errors };
   }
+}
+
+/** The `import.finished` event of a run's end: counts only, never a row's content. */
+function importFinished(importId: string, outcome: Record<string, unknown>): OutboxEntry {
+  return announce('import.finished', undefined, { importId, ...outcome });
 }

@@ -9,7 +9,7 @@ import { z } from 'zod';
  * To add a job: add its definition here and its handler in src/workers/job-handlers.ts (the boot check refuses a
  * definition without exactly one handler).
  */
-export const QUEUE_NAMES = ['media', 'imports', 'recording', 'telemetry'] as const;
+export const QUEUE_NAMES = ['media', 'imports', 'recording', 'telemetry', 'webhooks'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 const Tenant = z.string().regex(/^[a-z0-9-]{2,40}$/);
@@ -47,6 +47,17 @@ export const PendingUserImportJobData = z.object({
 });
 export type PendingUserImportJobData = z.infer<typeof PendingUserImportJobData>;
 
+/**
+ * Runs one delivery of a webhook subscription (src/core/webhooks/webhook-delivery.service.ts); `key`
+ * names the wake-up (the run it follows, or the log head or sweep tick that caused it).
+ */
+export const WebhookDeliveryJobData = z.object({
+  tenant: Tenant,
+  subscriptionId: ObjectIdHex,
+  key: z.string().regex(/^[A-Za-z0-9.]{1,60}$/),
+});
+export type WebhookDeliveryJobData = z.infer<typeof WebhookDeliveryJobData>;
+
 export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   queue: QueueName;
   data: S;
@@ -82,6 +93,11 @@ export const JOBS = {
     queue: 'imports',
     data: PendingUserImportJobData,
     jobId: (d) => `import.${d.tenant}.${d.importId}`,
+  }),
+  'webhook-delivery': defineJob({
+    queue: 'webhooks',
+    data: WebhookDeliveryJobData,
+    jobId: (d) => `webhook.${d.tenant}.${d.subscriptionId}.${d.key}`,
   }),
 } satisfies Record<string, JobDefinition>;
 

@@ -11,6 +11,7 @@ import { FileShareRepository, type FileShareRecord } from '../data/repositories/
 import type { ByteRange, ObjectInfo, ObjectStore } from '../storage/object-store.js';
 import { layout, SHA256_HEX } from '../storage/layout.js';
 import { MEDIA_ADMIN_PERMISSION, type MediaAccess } from './media-access.js';
+import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 
 /** One part of a multipart UploadContent form, in arrival order; a file part must be consumed before the next. */
 export type UploadPart =
@@ -63,6 +64,8 @@ export interface MediaDeps {
   enqueueThumbnail(job: { tenant: string; hash: string }): Promise<unknown>;
   /** Who may read which content (core/media-access.ts); asked on every read path. */
   access: MediaAccess;
+  /** Publishes the outbound events a change stored in its outbox (decision 890). */
+  announced?: AnnounceHook;
 }
 
 /**
@@ -179,7 +182,18 @@ export class MediaService {
       clientRef: fields.clientRef ? scopedRef(principal, fields.clientRef) : `upload:${randomUUID()}`,
       kind,
       thumbnailStatus: kind !== 'image' ? 'none' : (outcome ?? 'pending'),
+      outbox: (mediaFileId) => [
+        announce('media.uploaded', fields.eventId, {
+          mediaFileId,
+          hash: stored.hash,
+          kind,
+          contentType,
+          size: stored.size,
+          ownerId: principal.userId,
+        }),
+      ],
     });
+    if (created) await this.deps.announced?.(principal.tenant);
     if (created && kind === 'image' && !outcome)
       await this.deps.enqueueThumbnail({ tenant: principal.tenant, hash: stored.hash });
     let share = created ? undefined : ((await shares.findForMediaFile(record.id)) ?? undefined);

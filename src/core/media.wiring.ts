@@ -9,6 +9,7 @@ import { MediaAccess } from './media-access.js';
 import { ImportService } from './import.service.js';
 import { ActivationService } from './activation.service.js';
 import type { AccountSetupService } from './account-setup.service.js';
+import type { AnnounceHook } from './webhooks/webhook-events.js';
 
 /**
  * Media uploads and downloads, pending-user imports and their activation, wired from infra (spread into
@@ -17,7 +18,7 @@ import type { AccountSetupService } from './account-setup.service.js';
  */
 export function createMediaServices(
   infra: Pick<Infra, 'store' | 'mongo' | 'queues' | 'redis' | 'keys' | 'logger'>,
-  deps: { accountSetup: Pick<AccountSetupService, 'provision'> },
+  deps: { accountSetup: Pick<AccountSetupService, 'provision'>; announced?: AnnounceHook },
 ) {
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
   const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(tenantDb(t)) });
@@ -26,6 +27,7 @@ export function createMediaServices(
     tenantDb,
     access: mediaAccess,
     enqueueThumbnail: (job) => infra.queues.enqueue('thumbnail', job),
+    announced: deps.announced,
   });
   const importRepo = (t: string) => new ImportRepository(tenantDb(t));
   const pendingUsers = (t: string) => new PendingUserRepository(tenantDb(t));
@@ -37,6 +39,7 @@ export function createMediaServices(
     mediaFiles: (t) => new MediaFileRepository(tenantDb(t)),
     notify: (tenant, userId, push) => publisher.emit(rooms.user(tenant, userId), 'importProgress', push),
     enqueueImport: (job) => infra.queues.enqueue('pending-user-import', job),
+    announced: deps.announced,
   });
   const activation = new ActivationService({ imports: importRepo, pendingUsers, accountSetup: deps.accountSetup });
   return { media, imports, mediaAccess, activation };

@@ -10,6 +10,8 @@ import { isObjectIdString, oid } from './object-id.js';
 import { sourcesOf, type EventStatus } from './event-status.js';
 import { secretEquals } from './secret.js';
 import { newMeetingCode } from './event.service.js';
+import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
+import { consultationData } from './webhooks/consultation-events.js';
 
 export type MeetingRole = 'host' | 'participant' | 'guest' | 'device';
 
@@ -71,6 +73,8 @@ export interface MeetingDeps {
   meetingSettings: (tenant: string) => Promise<WaitingRoomSettings>;
   /** Resolved at call time: the adapter is wired by the video conferencing capability. */
   vcs: () => VideoConferencing;
+  /** Publishes the outbound events a change stored in its outbox (decision 890). */
+  announced?: AnnounceHook;
 }
 
 const JOINABLE = ['scheduled', 'started'] as const;
@@ -207,15 +211,21 @@ export class MeetingService {
     const device = await this.deps.devices(p.tenant).findAvailable(oid(deviceId, 'device_not_found'), me);
     if (!device) throw new AppError('device_not_found', `No device ${deviceId}`);
     const now = new Date();
-    const e = await this.deps.events(p.tenant).create({
+    const fresh = {
       name: `Rapid connect: ${device.name}`,
       startAt: now,
       endAt: new Date(now.getTime() + 3_600_000),
       organizerId: me,
-      participants: [{ userId: me, role: 'host' }],
+      participants: [{ userId: me, role: 'host' as const }],
       attachments: [],
       meetingCode: newMeetingCode(),
-    });
+    };
+    const e = await this.deps
+      .events(p.tenant)
+      .create(fresh, (id) => [
+        announce('consultation.scheduled', String(id), consultationData({ ...fresh, status: 'scheduled' })),
+      ]);
+    await this.deps.announced?.(p.tenant);
     const started = await this.ensureStarted(p.tenant, e);
     const host = await this.identity(p, 'host');
     return {
@@ -243,7 +253,10 @@ export class MeetingService {
     const room = await this.deps.vcs().createRoom(tenant, String(e._id));
     const repo = this.deps.events(tenant);
     await repo.setRoom(e._id, { ...room, assignedAt: new Date() });
-    const moved = await repo.transition(e._id, sourcesOf('started'), 'started', { startedAt: new Date() });
+    const moved = await repo.transition(e._id, sourcesOf('started'), 'started', { startedAt: new Date() }, (now) => [
+      announce('consultation.started', String(e._id), consultationData(now)),
+    ]);
+    if (moved) await this.deps.announced?.(tenant);
     const now = moved ?? (await repo.findById(e._id));
     if (!now || now.status !== 'started')
       throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);

@@ -11,6 +11,7 @@ import { EventRepository, type EventRecord } from '../data/repositories/event.re
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
 import type { AuditService } from './audit.service.js';
+import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 
 export type RecordingState = 'idle' | 'starting' | 'recording' | 'stopping' | 'stopped';
 
@@ -40,6 +41,8 @@ interface Deps {
   enqueue(data: RecordingJobData): Promise<{ id: string }>;
   logger: Logger;
   audit: Pick<AuditService, 'record'>;
+  /** Publishes the outbound events a change stored in its outbox (decision 890). */
+  announced?: AnnounceHook;
 }
 
 /** Starting is a no-op while a recording is starting or running; otherwise a new session begins. */
@@ -201,7 +204,17 @@ export class RecordingService {
       clientRef: `recording.${recordingId}`,
       kind: 'recording',
       thumbnailStatus: 'none',
+      outbox: (mediaFileId) => [
+        announce('recording.available', d.eventId, {
+          mediaFileId,
+          recordingId,
+          hash: put.sha256,
+          contentType: file.contentType,
+          size: put.size,
+        }),
+      ],
     });
+    await this.deps.announced?.(d.tenant);
     await new TelemetryRepository(db).raiseEventFlags(d.eventId, { hasRecording: true });
     await this.deps.redis.eval(ADVANCE, 1, key, String(d.session), 'stopping', 'stopped');
     await progress(100);

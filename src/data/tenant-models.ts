@@ -32,6 +32,14 @@ import {
 import { CallRecordSchema, type CallRecordDoc } from './models/call-record.model.js';
 import { withReadDefaults } from './read-defaults.js';
 import { AccountSetupSchema, type AccountSetupDoc } from './models/account-setup.model.js';
+import {
+  WebhookSubscriptionSchema,
+  WebhookEventSchema,
+  WebhookAttemptSchema,
+  type WebhookSubscriptionDoc,
+  type WebhookEventDoc,
+  type WebhookAttemptDoc,
+} from './models/webhook.model.js';
 
 /** Every collection of a tenant database: model name -> (schema, collection). */
 const DEFINITIONS = {
@@ -60,6 +68,9 @@ const DEFINITIONS = {
   ParticipantLog: [ParticipantLogSchema, 'participant_logs'],
   CallRecord: [CallRecordSchema, 'call_records'],
   AccountSetup: [AccountSetupSchema, 'account_setups'],
+  WebhookSubscription: [WebhookSubscriptionSchema, 'webhook_subscriptions'],
+  WebhookEvent: [WebhookEventSchema, 'webhook_events'],
+  WebhookAttempt: [WebhookAttemptSchema, 'webhook_attempts'],
 } as const satisfies Record<string, readonly [Schema, string]>;
 
 export interface TenantModels {
@@ -88,6 +99,9 @@ export interface TenantModels {
   ParticipantLog: Model<ParticipantLogDoc>;
   CallRecord: Model<CallRecordDoc>;
   AccountSetup: Model<AccountSetupDoc>;
+  WebhookSubscription: Model<WebhookSubscriptionDoc>;
+  WebhookEvent: Model<WebhookEventDoc>;
+  WebhookAttempt: Model<WebhookAttemptDoc>;
 }
 
 // Lean reads get the schema's defaults (./read-defaults.ts), before any model is compiled from these schemas.

@@ -5,6 +5,7 @@ import { TtlCache } from '../core/ttl-cache.js';
 import type { TenantDb } from '../data/mongo.js';
 import { TelemetryRepository, type NewTelemetryRecord } from '../data/repositories/telemetry.repository.js';
 import type { TelemetryCompletionJobData } from '../core/job-definitions.js';
+import { announce, type AnnounceHook } from '../core/webhooks/webhook-events.js';
 
 interface CatalogEntry {
   status: string;
@@ -31,6 +32,8 @@ interface Deps {
   enqueueCompletion(data: TelemetryCompletionJobData): Promise<{ id: string }>;
   logger: Logger;
   cache?: Partial<TelemetryCacheOptions>;
+  /** Publishes the outbound events a batch stored with its records (decision 890). */
+  announced?: AnnounceHook;
 }
 
 export interface TelemetryAck {
@@ -95,7 +98,9 @@ export class TelemetryIngestService {
     const { db } = await this.deps.tenants.require(tenant);
     const repo = new TelemetryRepository(db);
     await this.checkConferences(tenant, repo, records);
-    const { stored, duplicates } = await repo.storeOnce(records);
+    const { stored, duplicates } = await repo.storeOnce(records.map(withAnnouncements));
+    // Not awaited: the ingest acknowledges fast; the batch's announcements follow (or the sweep publishes them).
+    if (stored) void this.deps.announced?.(tenant);
     const completionsEnqueued: string[] = [];
     for (const r of records.filter((x) => x.type === 'conference_ended')) {
       await this.deps.enqueueCompletion({ tenant, eventId: r.eventId, conferenceId: r.conferenceId });
@@ -145,6 +150,26 @@ export class TelemetryIngestService {
       this.events.set(scoped(tenant, eventId), true);
     });
   }
+}
+
+/** The outbound events a telemetry record announces: participants joining and leaving, the conference's end. */
+function withAnnouncements(r: NewTelemetryRecord): NewTelemetryRecord {
+  const p = r.payload as { participantKey?: string; userId?: string; displayName?: string };
+  const base = { conferenceId: r.conferenceId, occurredAt: r.occurredAt.toISOString() };
+  const participant = {
+    ...base,
+    participantKey: p.participantKey,
+    ...(p.userId ? { userId: p.userId } : {}),
+  };
+  const entry =
+    r.type === 'participant_joined'
+      ? announce('participant.joined', r.eventId, participant)
+      : r.type === 'participant_left'
+        ? announce('participant.left', r.eventId, participant)
+        : r.type === 'conference_ended'
+          ? announce('consultation.ended', r.eventId, { ...base, endedAt: base.occurredAt })
+          : undefined;
+  return entry ? { ...r, outbox: [entry] } : r;
 }
 
 function conferenceConflict(conferenceId: string): AppError {

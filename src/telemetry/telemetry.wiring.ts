@@ -8,6 +8,7 @@ import { rooms } from '../realtime/rooms.js';
 import { createVcs } from '../vcs/index.js';
 import { RedisPushPublisher } from '../realtime/redis-publisher.js';
 import { TelemetryIngestService } from './telemetry-ingest.service.js';
+import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
 
 /**
  * Services of the jobs/telemetry area for createServices: `jobs` (typed enqueue API), `vcs`
@@ -19,6 +20,7 @@ export function createTelemetryServices(
   tenants: TenantService,
   tenantRepo: TenantRepository,
   audit: AuditService,
+  announced?: AnnounceHook,
 ) {
   const jobs = infra.queues;
   const vcs = createVcs(infra.config, { redis: infra.redis, keys: infra.keys });
@@ -31,18 +33,21 @@ export function createTelemetryServices(
     enqueue: (data) => jobs.enqueue('recording', data),
     logger: infra.logger,
     audit,
+    announced,
   });
   const completion = new CompletionService({
     tenants,
     publisher: new RedisPushPublisher(infra.redis, infra.keys.hubPush, infra.logger),
     meetingRoom: rooms.meeting,
     logger: infra.logger,
+    announced,
   });
   const telemetry = new TelemetryIngestService({
     catalog: tenantRepo,
     tenants,
     enqueueCompletion: (data) => jobs.enqueue('telemetry-completion', data),
     logger: infra.logger,
+    announced,
   });
   return { jobs, vcs, recording, completion, telemetry };
 }

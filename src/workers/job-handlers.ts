@@ -27,6 +27,7 @@ export const JOB_HANDLERS: readonly JobHandlerEntry[] = [
   ),
   entry('thumbnail', async () => (await import('./jobs/thumbnail.job.js')).thumbnailJob),
   entry('pending-user-import', async () => (await import('./jobs/pending-user-import.job.js')).pendingUserImportJob),
+  entry('webhook-delivery', async () => (await import('./jobs/webhook-delivery.job.js')).webhookDeliveryJob),
 ];
 
 export class JobHandlersError extends Error {

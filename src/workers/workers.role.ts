@@ -34,10 +34,12 @@ export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   const checkpoints = startAuditCheckpoints(ctx);
   registerQueueDepth(infra.metrics, infra.queues, activeQueues());
+  const sweeper = startWebhookSweeper(ctx);
   infra.logger.info({ component: 'workers', queues: activeQueues(), jobs: [...handlers.keys()] }, 'workers started');
   return {
     async stop() {
       await checkpoints?.stop();
+      await sweeper.stop();
       await Promise.allSettled(workers.map((w) => w.close()));
       await connection.quit().catch(() => undefined);
     },
@@ -125,6 +127,32 @@ function producerTrace(job: Job): TraceCarrier | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Every workers node sweeps the outboxes and the subscriptions on a timer (decision 890): what a
+ * crashed writer left unpublished, and deliveries whose queued job was lost or whose worker died.
+ * Sweeps are idempotent, so several nodes sweeping costs reads, never a duplicate.
+ */
+function startWebhookSweeper(ctx: RoleContext): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const tick = () => {
+    if (running || stopped) return;
+    running = ctx.services.webhooks.relay
+      .sweep()
+      .catch((err: Error) => ctx.infra.logger.warn({ component: 'webhooks', err: err.message }, 'webhook sweep failed'))
+      .finally(() => (running = undefined));
+  };
+  const timer = setInterval(tick, ctx.infra.config.webhooks.sweepMs);
+  tick();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 /** Metrics per job name (wait before the first attempt, completed, failed, duration) and a log line for every failure after the last attempt. */

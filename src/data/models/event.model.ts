@@ -1,4 +1,5 @@
 import { Schema, Types, type InferSchemaType, type HydratedDocument } from 'mongoose';
+import { OUTBOX_FIELD } from '../outbox.js';
 
 /** The statuses an event is stored with; the transitions between them are core's (src/core/event-status.ts). */
 export const EVENT_STATUSES = ['scheduled', 'started', 'ended', 'completed', 'cancelled'] as const;
@@ -53,6 +54,8 @@ export const EventSchema = new Schema(
     completedAt: Date,
     cancelledAt: Date,
     cancelReason: String,
+    /** Outbound events of this event's changes, not yet in the event log (decision 890). */
+    outbox: OUTBOX_FIELD,
   },
   { timestamps: true },
 );

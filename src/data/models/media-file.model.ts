@@ -1,4 +1,5 @@
 import { Schema, type InferSchemaType } from 'mongoose';
+import { OUTBOX_FIELD } from '../outbox.js';
 
 /**
  * Record of an uploaded file for an event or session. The bytes live in the object store under
@@ -20,6 +21,8 @@ export const MediaFileSchema = new Schema(
     thumbnailStatus: { type: String, enum: ['none', 'pending', 'ready', 'failed'], default: 'none' },
     width: Number,
     height: Number,
+    /** Outbound events of this file's changes, not yet in the event log (decision 890). */
+    outbox: OUTBOX_FIELD,
   },
   { timestamps: true },
 );

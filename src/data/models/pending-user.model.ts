@@ -1,4 +1,5 @@
 import { type HydratedDocument, Schema, type InferSchemaType } from 'mongoose';
+import { OUTBOX_FIELD } from '../outbox.js';
 
 /** A row of an uploaded pending-users spreadsheet; `username` is the natural key rows upsert on. */
 export const PendingUserSchema = new Schema(
@@ -40,6 +41,8 @@ export const ImportSchema = new Schema(
     startedAt: Date,
     finishedAt: Date,
     error: String,
+    /** Outbound events of this import's changes, not yet in the event log (decision 890). */
+    outbox: OUTBOX_FIELD,
   },
   { timestamps: true },
 );

@@ -1,4 +1,5 @@
 import { Schema, type InferSchemaType } from 'mongoose';
+import { OUTBOX_FIELD } from '../outbox.js';
 
 /**
  * One raw telemetry message from the video conferencing system. Its `_id` is the natural key
@@ -16,6 +17,8 @@ export const TelemetryRecordSchema = new Schema(
     type: { type: String, required: true },
     occurredAt: { type: Date, required: true },
     payload: { type: Schema.Types.Mixed, default: {} },
+    /** Outbound events of this record, not yet in the event log (decision 890). */
+    outbox: OUTBOX_FIELD,
   },
   { timestamps: { createdAt: true, updatedAt: false } },
 );

@@ -1,9 +1,10 @@
-import type { Types } from 'mongoose';
+import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { EventDoc } from '../models/event.model.js';
 import type { EventStatus } from '../models/event.model.js';
 import { escapeRegex } from './user.repository.js';
 import { claimedTransition } from './transition-claim.js';
+import { pushOutbox, type OutboxEntry } from '../outbox.js';
 
 export type { EventRecord } from '../models/event.model.js';
 import type { EventRecord } from '../models/event.model.js';
@@ -42,12 +43,16 @@ export class EventRepository {
     return this.db.models.Event;
   }
 
-  async create(e: NewEvent): Promise<EventRecord> {
+  /** Inserts a scheduled event; `outbox` announces it in the same insert (decision 890). */
+  async create(e: NewEvent, outbox?: (id: Types.ObjectId) => OutboxEntry[]): Promise<EventRecord> {
+    const _id = new Types.ObjectId();
     const doc = await this.Event.create({
+      _id,
       ...e,
       nameLower: e.name.toLowerCase(),
       participantIds: e.participants.map((p) => p.userId),
       status: 'scheduled',
+      ...(outbox ? { outbox: outbox(_id) } : {}),
     });
     return doc.toObject() as EventRecord;
   }
@@ -122,10 +127,15 @@ export class EventRepository {
     from: readonly EventStatus[],
     to: EventStatus,
     set: Record<string, unknown> = {},
+    outbox?: (current: EventRecord) => OutboxEntry[],
   ): Promise<EventRecord | null> {
-    const current = await this.Event.findById(id, { status: 1 }).lean().exec();
+    const current = await this.Event.findById(id, { outbox: 0 }).lean<EventRecord>().exec();
     if (!current || !from.includes(current.status as EventStatus)) return null;
-    return claimedTransition<EventRecord>(this.db, this.Event, id, current.status, { $set: { status: to, ...set } });
+    // The announcement rides on the guarded update itself: it is stored exactly when the move wins.
+    return claimedTransition<EventRecord>(this.db, this.Event, id, current.status, {
+      $set: { status: to, ...set },
+      ...pushOutbox(outbox?.({ ...current, status: to, ...set } as EventRecord)),
+    });
   }
 
   setRoom(

@@ -1,6 +1,7 @@
 import { Types, type HydratedDocument } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { ImportDoc } from '../models/pending-user.model.js';
+import { pushOutbox, type OutboxEntry } from '../outbox.js';
 
 export type { ImportRecord } from '../models/pending-user.model.js';
 import type { ImportRecord } from '../models/pending-user.model.js';
@@ -65,18 +66,26 @@ export class ImportRepository {
     id: string,
     p: { rowsDone: number; rowsImported: number; errors: RowError[]; errorCount: number },
     end?: ImportEnd,
+    outbox?: OutboxEntry[],
   ): Promise<void> {
     const update: Record<string, unknown> = {
       $inc: { rowsDone: p.rowsDone, rowsImported: p.rowsImported, rowErrorCount: p.errorCount },
     };
-    if (p.errors.length) update.$push = { rowErrors: { $each: p.errors } };
+    const push: Record<string, unknown> = {};
+    if (p.errors.length) push.rowErrors = { $each: p.errors };
+    // The run's end and its announcement are one update (decision 890).
+    if (end && outbox?.length) push.outbox = { $each: outbox };
+    if (Object.keys(push).length) update.$push = push;
     if (end) update.$set = endFields(end);
     await this.db.models.Import.updateOne({ _id: id }, update);
   }
 
   /** Records a run that ended before any row was read (the file itself was refused). */
-  async fail(id: string, error: string): Promise<void> {
-    await this.db.models.Import.updateOne({ _id: id }, { $set: endFields({ status: 'failed', error }) });
+  async fail(id: string, error: string, outbox?: OutboxEntry[]): Promise<void> {
+    await this.db.models.Import.updateOne(
+      { _id: id },
+      { $set: endFields({ status: 'failed', error }), ...pushOutbox(outbox) },
+    );
   }
 }
 

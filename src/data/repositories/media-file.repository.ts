@@ -1,6 +1,7 @@
 import { Types, type HydratedDocument } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { MediaFileDoc } from '../models/media-file.model.js';
+import type { OutboxEntry } from '../outbox.js';
 
 /** What a tenant allows (TenantConfig.uploads); tenant admins change it, the server enforces it (src/core/upload-policy.ts). */
 export interface UploadLimits {
@@ -23,6 +24,8 @@ export interface NewMediaFile {
   clientRef: string;
   kind: MediaFileDoc['kind'];
   thumbnailStatus: MediaFileDoc['thumbnailStatus'];
+  /** Outbound events announcing the new file, stored with it (decision 890); a retried upload adds none. */
+  outbox?: (mediaFileId: string) => OutboxEntry[];
 }
 
 /** MediaFile records of one tenant, plus the two facts uploads need from elsewhere (limits, event access). */
@@ -130,10 +133,14 @@ export class MediaFileRepository {
     const existing = await this.findByClientRef(input.clientRef);
     if (existing) return { record: existing, created: false };
     try {
+      const { outbox, ...fields } = input;
+      const _id = new Types.ObjectId();
       const record = await this.db.models.MediaFile.create({
-        ...input,
+        _id,
+        ...fields,
         ownerId: new Types.ObjectId(input.ownerId),
         eventId: input.eventId ? new Types.ObjectId(input.eventId) : undefined,
+        ...(outbox ? { outbox: outbox(_id.toHexString()) } : {}),
       });
       return { record, created: true };
     } catch (e) {

@@ -2,6 +2,7 @@ import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import type { TelemetryRecordDoc } from '../models/telemetry.model.js';
 import { duplicateIndexes } from './duplicate-keys.js';
+import type { OutboxEntry } from '../outbox.js';
 
 export type TelemetryRecord = TelemetryRecordDoc & { _id: string };
 
@@ -12,6 +13,8 @@ export interface NewTelemetryRecord {
   type: string;
   occurredAt: Date;
   payload: Record<string, unknown>;
+  /** Outbound events announcing this record, stored with it (decision 890); a replayed record adds none. */
+  outbox?: OutboxEntry[];
 }
 
 /** The completion flags an event can carry; only `true` is ever written (flags never go back). */
@@ -44,9 +47,10 @@ export class TelemetryRepository {
   async storeOnce(records: readonly NewTelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
     if (!records.length) return { stored: 0, duplicates: 0 };
     const createdAt = new Date();
-    const docs = records.map((r) => ({
+    const docs = records.map(({ outbox, ...r }) => ({
       _id: telemetryRecordId(r.conferenceId, r.sequence),
       ...r,
+      ...(outbox?.length ? { outbox } : {}),
       eventId: new Types.ObjectId(r.eventId),
       createdAt,
     }));

@@ -15,6 +15,7 @@ import { eventRoutes } from './events/events.router.js';
 import { meetingRoutes } from './meetings/meetings.router.js';
 import { notificationRoutes } from './notification/notification.router.js';
 import { peripheralRoutes } from './peripheral/peripheral.router.js';
+import { webhookRoutes } from './webhooks/webhooks.router.js';
 
 /** The probes, mounted by app.ts before tenant resolution and the per-address limit. */
 export const PROBE_GROUPS: readonly RouteGroup[] = [healthRoutes];
@@ -38,6 +39,7 @@ export const API_GROUPS: readonly RouteGroup[] = [
   adminAuditRoutes,
   adminPendingUserRoutes,
   recordingRoutes,
+  webhookRoutes,
   jwksRoutes,
 ];
 

@@ -48,7 +48,8 @@ describe('one route style: every Express route is a declared, documented operati
   });
 
   it('answers 201 from exactly the operations that create something the caller can address afterwards', () => {
-    // A new event, group, notice, offline token, login code or stored file; everything else answers 200 (or 202/204).
+    // A new event, group, notice, offline token, login code, stored file or webhook subscription; everything
+    // else answers 200 (or 202/204).
     const CREATES = [
       'account.offlineToken',
       'account.qrCode',
@@ -57,6 +58,7 @@ describe('one route style: every Express route is a declared, documented operati
       'media.syncFiles',
       'media.upload',
       'notification.save',
+      'webhooks.createSubscription',
     ];
     const created = ALL_GROUPS.flatMap((g) => g.routes)
       .filter((r) => r.status === 201)

@@ -18,6 +18,8 @@ export interface SeededTenant {
   noticeId: string;
   /** A completed pending-users import with pending users waiting for activation. */
   importId: string;
+  /** A webhook subscription whose description carries the marker. */
+  subscriptionId: string;
   /** Users the hub cases need besides the caller: an event organizer, a callee and a headset account. */
   helpers: Record<'host' | 'peer' | 'headset', { id: string; username: string; token: string }>;
 }
@@ -92,6 +94,11 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     })),
     importId,
   );
+  // Loopback is allowed by the matrix's operator settings; the matrix node runs no workers, so nothing is sent.
+  const subscription = await node.http.post('/api/webhooks/subscriptions', {
+    ...as('admin'),
+    body: { url: 'http://127.0.0.1:9/hook', types: ['consultation.scheduled'], description: `Hook ${marker}` },
+  });
   const data = (r: { status: number; body: any }) => {
     if (r.status >= 300) throw new Error(`seeding ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.data ?? r.body;
@@ -105,6 +112,7 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     meetingCode: data(event).meetingCode,
     noticeId: data(notice).id,
     importId,
+    subscriptionId: data(subscription).subscription.id,
     helpers,
   };
 }
@@ -129,6 +137,7 @@ export function paramValues(t: SeededTenant, caller: string): Record<string, str
     container: 'media',
     '*path': 'a.png',
     importId: t.importId,
+    subscriptionId: t.subscriptionId,
   };
 }
 

@@ -176,6 +176,15 @@ declare const ERROR_CODES: {
 		readonly status: 400;
 		readonly title: "URL not allowed";
 	};
+	readonly webhook_subscription_not_found: {
+		readonly status: 404;
+		readonly title: "Webhook subscription not found";
+		readonly retry: "never";
+	};
+	readonly webhook_cursor_expired: {
+		readonly status: 410;
+		readonly title: "Cursor older than the event retention";
+	};
 	readonly query_too_complex: {
 		readonly status: 400;
 		readonly title: "Query too complex";

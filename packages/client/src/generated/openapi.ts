@@ -1366,6 +1366,190 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's events after a cursor, in order, from any point of the retention window
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        get: operations["webhooks.events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's subscriptions with their delivery state (why one is paused, its last error)
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        get: operations["webhooks.listSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to event types; answers the signing secret once
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        post: operations["webhooks.createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscriptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One subscription with its delivery state
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        get: operations["webhooks.getSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscriptionId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivery attempts, newest first: status, latency, error
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        get: operations["webhooks.attempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscriptionId}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a subscription and its attempt records
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        post: operations["webhooks.deleteSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscriptionId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop delivering (events keep accumulating in the log)
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        post: operations["webhooks.pauseSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscriptionId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again every event after a cursor (same event ids)
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        post: operations["webhooks.replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscriptionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again from where delivery stopped
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        post: operations["webhooks.resumeSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscriptionId}/rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New signing secret; the previous one keeps signing beside it for the grace period
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        post: operations["webhooks.rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{tenantId}/{container}/{path}": {
         parameters: {
             query?: never;
@@ -1452,7 +1636,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "waiting_entry_not_found" | "not_meeting_host" | "meeting_access_denied" | "meeting_locked" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "waiting_entry_not_found" | "not_meeting_host" | "meeting_access_denied" | "meeting_locked" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "webhook_subscription_not_found" | "webhook_cursor_expired" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
             correlationId?: string;
             detail: string;
             errors?: {
@@ -1487,6 +1671,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "bad_request" | "logout_token_invalid" | "validation_failed";
+                };
+            };
+        };
+        /** @description Bad request: `errors[].field` names each invalid field. Codes: `bad_request`, `malformed_json`, `url_not_allowed`, `validation_failed`. */
+        "Problem400.bad_request.malformed_json.url_not_allowed.validation_failed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "bad_request" | "malformed_json" | "url_not_allowed" | "validation_failed";
                 };
             };
         };
@@ -1838,6 +2034,18 @@ export interface components {
                 };
             };
         };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `route_not_found`, `tenant_not_found`, `webhook_subscription_not_found`. */
+        "Problem404.route_not_found.tenant_not_found.webhook_subscription_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "route_not_found" | "tenant_not_found" | "webhook_subscription_not_found";
+                };
+            };
+        };
         /** @description Conflict with the current state. Codes: `audit_chain_broken`. */
         "Problem409.audit_chain_broken": {
             headers: {
@@ -1921,6 +2129,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "login_code_expired";
+                };
+            };
+        };
+        /** @description Gone. Codes: `webhook_cursor_expired`. */
+        "Problem410.webhook_cursor_expired": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "webhook_cursor_expired";
                 };
             };
         };
@@ -5440,6 +5660,491 @@ export interface operations {
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
             404: components["responses"]["Problem404.import_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.events": {
+        parameters: {
+            query?: {
+                after?: string;
+                take?: number;
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            sequence: string;
+                            timestamp: string;
+                            type: string;
+                        }[];
+                        head: string;
+                        next: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            410: components["responses"]["Problem410.webhook_cursor_expired"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.listSubscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptions: {
+                            consecutiveFailures: number;
+                            createdAt: string;
+                            cursor: string;
+                            description?: string;
+                            id: string;
+                            lastAttemptAt?: string;
+                            lastError?: string;
+                            lastSuccessAt?: string;
+                            nextAttemptAt?: string;
+                            pausedAt?: string;
+                            pausedReason?: string;
+                            secrets: {
+                                createdAt: string;
+                                expiresAt?: string;
+                                id: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            types: string[];
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.createSubscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    secret?: string;
+                    types: ("consultation.scheduled" | "consultation.started" | "consultation.ended" | "consultation.completed" | "consultation.cancelled" | "participant.joined" | "participant.left" | "recording.available" | "import.finished" | "media.uploaded")[];
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        subscription: {
+                            consecutiveFailures: number;
+                            createdAt: string;
+                            cursor: string;
+                            description?: string;
+                            id: string;
+                            lastAttemptAt?: string;
+                            lastError?: string;
+                            lastSuccessAt?: string;
+                            nextAttemptAt?: string;
+                            pausedAt?: string;
+                            pausedReason?: string;
+                            secrets: {
+                                createdAt: string;
+                                expiresAt?: string;
+                                id: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            types: string[];
+                            url: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.url_not_allowed.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.getSubscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutiveFailures: number;
+                        createdAt: string;
+                        cursor: string;
+                        description?: string;
+                        id: string;
+                        lastAttemptAt?: string;
+                        lastError?: string;
+                        lastSuccessAt?: string;
+                        nextAttemptAt?: string;
+                        pausedAt?: string;
+                        pausedReason?: string;
+                        secrets: {
+                            createdAt: string;
+                            expiresAt?: string;
+                            id: string;
+                        }[];
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        types: string[];
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.webhook_subscription_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.attempts": {
+        parameters: {
+            query?: {
+                take?: number;
+            };
+            header?: never;
+            path: {
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: {
+                            at: string;
+                            error?: string;
+                            eventId: string;
+                            latencyMs: number;
+                            ok: boolean;
+                            sequence: string;
+                            status?: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.webhook_subscription_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.deleteSubscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (empty body) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.webhook_subscription_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.pauseSubscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutiveFailures: number;
+                        createdAt: string;
+                        cursor: string;
+                        description?: string;
+                        id: string;
+                        lastAttemptAt?: string;
+                        lastError?: string;
+                        lastSuccessAt?: string;
+                        nextAttemptAt?: string;
+                        pausedAt?: string;
+                        pausedReason?: string;
+                        secrets: {
+                            createdAt: string;
+                            expiresAt?: string;
+                            id: string;
+                        }[];
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        types: string[];
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.webhook_subscription_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    after: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutiveFailures: number;
+                        createdAt: string;
+                        cursor: string;
+                        description?: string;
+                        id: string;
+                        lastAttemptAt?: string;
+                        lastError?: string;
+                        lastSuccessAt?: string;
+                        nextAttemptAt?: string;
+                        pausedAt?: string;
+                        pausedReason?: string;
+                        secrets: {
+                            createdAt: string;
+                            expiresAt?: string;
+                            id: string;
+                        }[];
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        types: string[];
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.webhook_subscription_not_found"];
+            410: components["responses"]["Problem410.webhook_cursor_expired"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.resumeSubscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutiveFailures: number;
+                        createdAt: string;
+                        cursor: string;
+                        description?: string;
+                        id: string;
+                        lastAttemptAt?: string;
+                        lastError?: string;
+                        lastSuccessAt?: string;
+                        nextAttemptAt?: string;
+                        pausedAt?: string;
+                        pausedReason?: string;
+                        secrets: {
+                            createdAt: string;
+                            expiresAt?: string;
+                            id: string;
+                        }[];
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        types: string[];
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.webhook_subscription_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "webhooks.rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    graceHours?: number;
+                    secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        subscription: {
+                            consecutiveFailures: number;
+                            createdAt: string;
+                            cursor: string;
+                            description?: string;
+                            id: string;
+                            lastAttemptAt?: string;
+                            lastError?: string;
+                            lastSuccessAt?: string;
+                            nextAttemptAt?: string;
+                            pausedAt?: string;
+                            pausedReason?: string;
+                            secrets: {
+                                createdAt: string;
+                                expiresAt?: string;
+                                id: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            types: string[];
+                            url: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.webhook_subscription_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
             429: components["responses"]["Problem429.rate_limited"];
             503: components["responses"]["Problem503.service_unavailable"];
         };

@@ -1,0 +1,110 @@
+import type { Logger } from 'pino';
+import type { WebhookLogRepository } from '../../data/repositories/webhook-log.repository.js';
+import type { WebhookSubscriptionRepository } from '../../data/repositories/webhook-subscription.repository.js';
+import type { WebhookAttemptRepository } from '../../data/repositories/webhook-attempt.repository.js';
+import type { DeliveryWake } from './webhook-delivery.service.js';
+
+export interface OutboxRelayDeps {
+  log: (tenant: string) => WebhookLogRepository;
+  subscriptions: (tenant: string) => WebhookSubscriptionRepository;
+  attempts: (tenant: string) => WebhookAttemptRepository;
+  tenants: () => Promise<string[]>;
+  enqueue: (wake: DeliveryWake) => Promise<void>;
+  retentionHours: number;
+  sweepMs: number;
+  logger: Logger;
+}
+
+const PENDING_PER_SOURCE = 500;
+
+/**
+ * Moves announced changes from the documents' outboxes into the tenant's event log, in the order
+ * they happened, and wakes the subscriptions. Runs right after a change (publish) and on every node's
+ * sweep, which also catches what a crashed writer left behind (decision 890): an entry is appended
+ * once (its id is unique in the log) and only then pulled from its document, so a crash in between
+ * repeats the append harmlessly.
+ */
+export class OutboxRelayService {
+  private readonly running = new Map<string, Promise<number>>();
+  private sweeps = 0;
+
+  constructor(private readonly deps: OutboxRelayDeps) {}
+
+  /** Publishes the tenant's pending entries now; a failure is logged and left to the sweep, never thrown. */
+  async publishNow(tenant: string): Promise<void> {
+    await this.publish(tenant).catch((err: Error) =>
+      this.deps.logger.warn({ component: 'webhooks', tenant, err: err.message }, 'outbox publish deferred to sweep'),
+    );
+  }
+
+  /** One publish per tenant at a time in this process; a call during one runs again after it. */
+  async publish(tenant: string): Promise<number> {
+    const prior = this.running.get(tenant);
+    const next = (prior ?? Promise.resolve(0)).catch(() => 0).then(() => this.relay(tenant));
+    this.running.set(tenant, next);
+    try {
+      return await next;
+    } finally {
+      if (this.running.get(tenant) === next) this.running.delete(tenant);
+    }
+  }
+
+  private async relay(tenant: string): Promise<number> {
+    const log = this.deps.log(tenant);
+    const pending = await log.pending(PENDING_PER_SOURCE);
+    if (!pending.length) return 0;
+    const byDoc = new Map<string, { source: (typeof pending)[number]['source']; docId: unknown; ids: string[] }>();
+    const types = new Set<string>();
+    for (const p of pending) {
+      await log.append(p.entry);
+      types.add(p.entry.type);
+      const key = `${p.source}:${String(p.docId)}`;
+      const doc = byDoc.get(key) ?? { source: p.source, docId: p.docId, ids: [] };
+      doc.ids.push(p.entry.id);
+      byDoc.set(key, doc);
+    }
+    for (const d of byDoc.values()) await log.clear(d.source, d.docId, d.ids);
+    const head = await log.head();
+    for (const sub of await this.deps.subscriptions(tenant).active())
+      if (sub.types.some((t) => types.has(t)))
+        await this.deps.enqueue({ tenant, subscriptionId: String(sub._id), key: `${sub.runs}.k${head}` });
+    return pending.length;
+  }
+
+  /**
+   * One pass over every tenant: publish what writers left in outboxes, wake subscriptions that are
+   * behind with no live run (their queued job may have been lost with Redis, or their worker killed),
+   * and drop events and attempts past the retention now and then.
+   */
+  async sweep(now = new Date()): Promise<void> {
+    const tick = Math.floor(now.getTime() / this.deps.sweepMs);
+    const prune = this.sweeps++ % 60 === 0;
+    for (const tenant of await this.deps.tenants()) {
+      try {
+        await this.publish(tenant);
+        await this.wakeBehind(tenant, now, tick);
+        if (prune) await this.prune(tenant, now);
+      } catch (err) {
+        this.deps.logger.warn({ component: 'webhooks', tenant, err: (err as Error).message }, 'webhook sweep failed');
+      }
+    }
+  }
+
+  private async wakeBehind(tenant: string, now: Date, tick: number): Promise<void> {
+    const subs = await this.deps.subscriptions(tenant).active();
+    if (!subs.length) return;
+    const head = await this.deps.log(tenant).head();
+    for (const s of subs) {
+      const leased = s.lease?.until && s.lease.until.getTime() > now.getTime();
+      const waiting = s.nextAttemptAt && s.nextAttemptAt.getTime() > now.getTime();
+      if (s.cursor < head && !leased && !waiting)
+        await this.deps.enqueue({ tenant, subscriptionId: String(s._id), key: `${s.runs}.s${tick}` });
+    }
+  }
+
+  private async prune(tenant: string, now: Date): Promise<void> {
+    const cutoff = new Date(now.getTime() - this.deps.retentionHours * 3_600_000);
+    await this.deps.log(tenant).prune(cutoff);
+    await this.deps.attempts(tenant).prune(cutoff);
+  }
+}

@@ -1,0 +1,65 @@
+import type { Infra } from '../../infra.js';
+import { WebhookSubscriptionRepository } from '../../data/repositories/webhook-subscription.repository.js';
+import { WebhookLogRepository } from '../../data/repositories/webhook-log.repository.js';
+import { WebhookAttemptRepository } from '../../data/repositories/webhook-attempt.repository.js';
+import { postJson, type OutboundPolicy } from './outbound-request.js';
+import { WebhookSubscriptionService } from './webhook-subscription.service.js';
+import { WebhookDeliveryService, type DeliveryWake } from './webhook-delivery.service.js';
+import { OutboxRelayService } from './outbox-relay.service.js';
+
+/** Outbound events: the administrators' API, the relay from the outboxes, and delivery. */
+export interface WebhookServices {
+  subscriptions: WebhookSubscriptionService;
+  relay: OutboxRelayService;
+  delivery: WebhookDeliveryService;
+}
+
+/** Wires the webhook services from infra; `tenants` lists the tenants the sweep visits. */
+export function createWebhookServices(
+  infra: Pick<Infra, 'mongo' | 'queues' | 'config' | 'logger'>,
+  tenants: () => Promise<string[]>,
+): WebhookServices {
+  const db = (t: string) => infra.mongo.tenantDb(t);
+  const repos = {
+    subscriptions: (t: string) => new WebhookSubscriptionRepository(db(t)),
+    log: (t: string) => new WebhookLogRepository(db(t)),
+    attempts: (t: string) => new WebhookAttemptRepository(db(t)),
+  };
+  const c = infra.config.webhooks;
+  const policy: OutboundPolicy = {
+    allowPrivateNetworks: c.allowPrivateNetworks,
+    allowHttp: c.allowHttp,
+    timeoutMs: c.timeoutMs,
+    maxResponseBytes: c.maxResponseBytes,
+  };
+  const enqueue = async (wake: DeliveryWake, delayMs = 0) => {
+    await infra.queues.enqueue('webhook-delivery', wake, delayMs > 0 ? { delay: delayMs } : {});
+  };
+  const delivery = new WebhookDeliveryService({
+    ...repos,
+    send: (url, headers, body) => postJson(url, headers, body, policy),
+    enqueue,
+    timeoutMs: c.timeoutMs,
+    pauseAfterFailures: c.pauseAfterFailures,
+    backoffMs: c.backoffMs,
+    backoffMaxMs: c.backoffMaxMs,
+    logger: infra.logger,
+  });
+  const relay = new OutboxRelayService({
+    ...repos,
+    tenants,
+    enqueue: (w) => enqueue(w),
+    retentionHours: c.retentionHours,
+    sweepMs: c.sweepMs,
+    logger: infra.logger,
+  });
+  const subscriptions = new WebhookSubscriptionService({
+    ...repos,
+    policy,
+    enqueue: (w) => enqueue(w),
+    retentionHours: c.retentionHours,
+    secretGraceHours: c.secretGraceHours,
+    pageMaxTake: infra.config.limits.pageMaxTake,
+  });
+  return { subscriptions, relay, delivery };
+}

@@ -1,0 +1,29 @@
+import { Schema } from 'mongoose';
+
+/**
+ * An outbound event stored inside the document whose change it reports, written by the same
+ * single-document update (decision 890): MongoDB applies one document's update atomically, so the
+ * change and its announcement are committed together or not at all, without a transaction. The relay
+ * (src/core/webhooks/outbox-relay.service.ts) copies entries into the tenant's event log and pulls them.
+ */
+export interface OutboxEntry {
+  /** Stable event id: the `webhook-id` of every delivery of this event, and the log's de-duplication key. */
+  id: string;
+  type: string;
+  /** The consultation (event) the change belongs to, when there is one: the delivery order is per log. */
+  consultationId?: string;
+  at: Date;
+  data: Record<string, unknown>;
+}
+
+/** The field, on every collection that announces its changes. Absent until a change announces something. */
+export const OUTBOX_FIELD = { type: [Schema.Types.Mixed], default: undefined } as const;
+
+/** Models whose documents carry an outbox; the relay sweeps exactly these. */
+export const OUTBOX_SOURCES = ['Event', 'TelemetryRecord', 'MediaFile', 'Import'] as const;
+export type OutboxSource = (typeof OUTBOX_SOURCES)[number];
+
+/** The update fragment that announces `entries` together with the change it is merged into. */
+export function pushOutbox(entries: readonly OutboxEntry[] | undefined): Record<string, unknown> {
+  return entries?.length ? { $push: { outbox: { $each: entries } } } : {};
+}
