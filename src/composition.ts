@@ -84,7 +84,7 @@ export function createServices(infra: Infra): Services {
   const webhooks = createWebhookServices(infra, async () => (await catalog.list()).map((t) => t.name));
   const announced = (tenant: string) => webhooks.relay.publishNow(tenant);
   const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, announced);
-  const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced });
+  const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced, audit: auth.audit });
   return {
     tenants,
     auth,

@@ -1,3 +1,4 @@
+import type { AuditService } from './audit.service.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type { Infra } from '../infra.js';
 import type { VideoConferencing } from '../vcs/vcs.port.js';
@@ -73,7 +74,11 @@ function contactDirectory(infra: Infra, users: (t: string) => UserRepository): C
  */
 export function createDirectoryServices(
   infra: Infra,
-  opts: { vcs?: () => VideoConferencing | undefined; announced?: AnnounceHook } = {},
+  opts: {
+    vcs?: () => VideoConferencing | undefined;
+    announced?: AnnounceHook;
+    audit?: Pick<AuditService, 'record'>;
+  } = {},
 ) {
   const r = tenantRepos(infra);
   const lastSeen: LastSeenStore = {
@@ -135,6 +140,7 @@ export function createDirectoryServices(
       pageMaxTake,
       canReadMedia: (p, hash) => mediaAccess.canRead(p, hash),
       announced: opts.announced,
+      audit: opts.audit,
     }),
     meetings: new MeetingService({
       ...r,

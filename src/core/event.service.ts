@@ -1,3 +1,4 @@
+import type { AuditService } from './audit.service.js';
 import { randomInt } from 'node:crypto';
 import type { Types } from 'mongoose';
 import type { Principal } from '../auth/principal.js';
@@ -27,6 +28,8 @@ export interface EventDeps {
   pageMaxTake: number;
   /** Publishes the outbound events a change stored in its outbox (decision 890). */
   announced?: AnnounceHook;
+  /** The tenant's audit trail: every create, change and cancellation is recorded (docs/audit.md). */
+  audit?: Pick<AuditService, 'record'>;
 }
 
 export interface EventParticipantView {
@@ -139,6 +142,7 @@ export class EventService {
           ]);
         await this.deps.announced?.(p.tenant);
         this.forgetPageKeys(p.tenant);
+        await this.audited(p, 'event.create', String(created._id), { participants: participants.length });
         return created;
       } catch (e) {
         if ((e as { code?: number }).code !== 11000 || attempt >= 3) throw e;
@@ -166,6 +170,7 @@ export class EventService {
     const updated = await this.deps.events(p.tenant).update(current._id, me, changes);
     if (!updated) throw new AppError('invalid_state', 'The event changed state while it was being updated');
     this.forgetPageKeys(p.tenant);
+    await this.audited(p, 'event.update', String(current._id), { changed: Object.keys(changes).sort() });
     return updated;
   }
 
@@ -190,13 +195,26 @@ export class EventService {
         { cancelledAt: new Date(), cancelReason: cmd.reason },
         (now) => [announce('consultation.cancelled', eventId, consultationData(now))],
       );
-      if (done) await this.deps.announced?.(p.tenant);
-      if (done) out.cancelled.push(eventId);
-      else out.failed.push({ eventId, code: 'invalid_state' });
+      if (done) {
+        await this.deps.announced?.(p.tenant);
+        out.cancelled.push(eventId);
+        await this.audited(p, 'event.cancel', eventId, cmd.reason ? { reason: cmd.reason } : {});
+      } else out.failed.push({ eventId, code: 'invalid_state' });
     }
     if (!out.cancelled.length && out.failed.every((f) => f.code === 'event_not_found'))
       throw new AppError('event_not_found', 'None of the events exist');
     return out;
+  }
+
+  /** One audit entry of a scheduling action, by the caller (the impersonator while impersonating). */
+  private async audited(p: Principal, action: string, eventId: string, details: Record<string, unknown>) {
+    await this.deps.audit?.record(p.tenant, {
+      action,
+      outcome: 'success',
+      actorId: p.actorUserId ?? p.userId,
+      eventId,
+      details: { ...details, ...(p.actorUserId ? { onBehalfOf: p.userId } : {}) },
+    });
   }
 
   private async resolveParticipants(

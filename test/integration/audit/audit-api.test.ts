@@ -131,4 +131,34 @@ describe('audit trail over REST and GraphQL, and as FHIR R4 AuditEvents', () => 
     expect(fhir.auditEvent({ ...control, agent: undefined })).toBe(false);
     expect(fhir.auditEvent({ ...control, outcome: 'ok' })).toBe(false);
   });
+
+  it('records scheduling actions: a consultation created, changed and cancelled', async () => {
+    const at = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
+    const created = await node.http.post('/api/events/create', {
+      tenant: T,
+      token: clinician,
+      body: { name: 'Consult', startAt: at(1), endAt: at(2), participants: [{ userId: ids.pat }] },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect(
+      (
+        await node.http.post('/api/events/update', {
+          tenant: T,
+          token: clinician,
+          body: { eventId: id, name: 'Follow-up' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await node.http.post('/api/events/cancel', { tenant: T, token: clinician, body: { eventIds: [id] } })).status,
+    ).toBe(200);
+    const r = await node.http.get(`/api/admin/audit?eventId=${id}`, { tenant: T, token: admin });
+    expect(r.body.items.map((e: { action: string; actorId: string }) => [e.action, e.actorId])).toEqual([
+      ['event.cancel', ids.cora],
+      ['event.update', ids.cora],
+      ['event.create', ids.cora],
+    ]);
+    expect(r.body.items[1].details).toEqual({ changed: ['name'] });
+  });
 });
