@@ -37,18 +37,25 @@ const TIMER_TYPES = new Set(['Timeout', 'Immediate']);
 /**
  * What the worker holds, by type, less its own standard streams: jest's ESM loader makes
  * `process.stdin` whenever a file imports `node:process` (it reads every export of the core module),
- * and that stream is the worker's, not something the file left open.
+ * and that stream is the worker's, not something the file left open. A standard stream something
+ * reads from counts: a reader left on stdin keeps the worker alive.
  */
 function countByType(): Map<string, number> {
   const counts = new Map<string, number>();
   for (const type of process.getActiveResourcesInfo())
     if (!TIMER_TYPES.has(type)) counts.set(type, (counts.get(type) ?? 0) + 1);
   const handles = (
-    process as unknown as { _getActiveHandles(): { _handle?: { fd?: number }; constructor?: { name?: string } }[] }
+    process as unknown as {
+      _getActiveHandles(): {
+        _handle?: { fd?: number; reading?: boolean };
+        readableFlowing?: boolean | null;
+        constructor?: { name?: string };
+      }[];
+    }
   )._getActiveHandles();
   for (const h of handles) {
     const fd = h._handle?.fd;
-    if (fd === undefined || fd < 0 || fd > 2) continue;
+    if (fd === undefined || fd < 0 || fd > 2 || h._handle?.reading || h.readableFlowing) continue;
     for (const type of ['PipeWrap', 'TTYWrap']) {
       const n = counts.get(type) ?? 0;
       if (n > 0) {
@@ -72,52 +79,73 @@ interface TimerLike {
 }
 
 /**
- * What a worker still holds once it has no file to run. Jest ends a worker by letting its event loop
- * drain and kills it 500 ms later ("A worker process has failed to exit gracefully"); something made
- * after a file's check (a reconnect, a close that reopens) escapes that check. When the worker has been
- * idle for 150 ms and still holds more than its standard streams and jest's channel, this says so on
- * stderr, naming the last file and each socket, server, child process and pending timer with the file
- * that made it. State lives on `process`, which every load of this module in the worker shares.
+ * What keeps a worker alive once jest has asked it to end. Jest ends a worker by removing its message
+ * listener and letting the event loop drain, and kills it 500 ms later ("A worker process has failed to
+ * exit gracefully"); something made after a file's check (a reconnect, a close that reopens) escapes
+ * that check. When the worker is still alive 200 ms after jest's request, this says so on stderr, naming
+ * the last file and each socket (with its file descriptor and whether something reads it), server, child
+ * process and pending timer with the file that made it. State lives on `process`, which every load of
+ * this module in the worker shares.
  */
 interface IdleState {
   running: number;
-  idleSince: number;
-  reported: boolean;
   lastFile: string;
+  endAskedAt: number;
+  reported: boolean;
   timers: Map<TimerLike, string>;
 }
 const shared = process as unknown as { __leakCheckIdle?: IdleState };
 const idle: IdleState = shared.__leakCheckIdle ?? {
   running: 0,
-  idleSince: Date.now(),
-  reported: true,
   lastFile: '',
+  endAskedAt: 0,
+  reported: false,
   timers: new Map(),
 };
-if (!shared.__leakCheckIdle && process.env.LEAK_CHECK !== 'off') {
+
+/** One line per handle that can keep the event loop alive, and per referenced timer a file made. */
+function describeHeld(timers: Map<TimerLike, string>): string[] {
+  const lines: string[] = [];
+  const handles = (process as unknown as { _getActiveHandles(): Record<string, unknown>[] })._getActiveHandles();
+  for (const h of handles) {
+    const name = (h.constructor as { name?: string } | undefined)?.name ?? 'unknown';
+    const handle = h._handle as { fd?: number; constructor?: { name?: string }; reading?: boolean } | undefined;
+    if (name === 'Socket' || name === 'ReadStream' || name === 'WriteStream') {
+      const where = h.remoteAddress
+        ? `to ${String(h.remoteAddress)}:${String(h.remotePort)}`
+        : `${handle?.constructor?.name ?? 'no handle'} fd ${String(handle?.fd)}`;
+      const stream = h as unknown as { listenerCount(e: string): number; readableFlowing?: boolean | null };
+      lines.push(
+        `  ${name} ${where}: reading ${String(handle?.reading)}, flowing ${String(stream.readableFlowing)}, ${stream.listenerCount('data')} data listener(s)`,
+      );
+    } else if (name === 'Server') lines.push('  a listening server');
+    else if (name === 'ChildProcess') lines.push(`  child process ${JSON.stringify(h.spawnargs)}`);
+    else lines.push(`  ${name}`);
+  }
+  for (const [t, file] of timers)
+    if (!t._destroyed && t.hasRef())
+      lines.push(
+        `  timer from ${file}: ${String((t as unknown as { _onTimeout?: unknown })._onTimeout).slice(0, 160)}`,
+      );
+  return lines;
+}
+
+// Only in a jest worker (a child with an IPC channel): the report is about the worker's own exit.
+if (!shared.__leakCheckIdle && process.env.LEAK_CHECK !== 'off' && typeof process.send === 'function') {
   shared.__leakCheckIdle = idle;
   (
     timersModule.setInterval!(() => {
-      if (idle.running || idle.reported || Date.now() - idle.idleSince < 150) return;
-      idle.reported = true;
-      const held = process.getActiveResourcesInfo();
-      const timers = [...idle.timers].filter(([t]) => !t._destroyed && t.hasRef());
-      const pipes = held.filter((r) => r === 'PipeWrap' || r === 'TTYWrap').length;
-      if (pipes <= 3 && held.every((r) => r === 'PipeWrap' || r === 'TTYWrap' || r === 'Timeout') && !timers.length)
+      if (idle.running || idle.reported) return;
+      if (!idle.endAskedAt) {
+        if (process.listenerCount('message') === 0) idle.endAskedAt = Date.now();
         return;
-      const lines = [`[leak-check] worker ${process.pid} idle after ${idle.lastFile} still holds ${held.join(', ')}`];
-      const handles = (process as unknown as { _getActiveHandles(): Record<string, unknown>[] })._getActiveHandles();
-      for (const h of handles) {
-        const name = (h.constructor as { name?: string } | undefined)?.name;
-        if (name === 'Socket' && h.remoteAddress)
-          lines.push(`  socket to ${String(h.remoteAddress)}:${String(h.remotePort)}`);
-        else if (name === 'Server') lines.push('  a listening server');
-        else if (name === 'ChildProcess') lines.push(`  child process ${JSON.stringify(h.spawnargs)}`);
       }
-      for (const [t, file] of timers)
-        lines.push(
-          `  timer from ${file}: ${String((t as unknown as { _onTimeout?: unknown })._onTimeout).slice(0, 160)}`,
-        );
+      if (Date.now() - idle.endAskedAt < 200) return;
+      idle.reported = true;
+      const lines = [
+        `[leak-check] worker ${process.pid} still alive 200 ms after jest asked it to end (last file ${idle.lastFile}); it holds ${process.getActiveResourcesInfo().join(', ')}`,
+        ...describeHeld(idle.timers),
+      ];
       process.stderr.write(`${lines.join('\n')}\n`);
     }, 50) as { unref(): void }
   ).unref();
@@ -152,7 +180,6 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
 
   override async setup(): Promise<void> {
     idle.running++;
-    idle.reported = false;
     await super.setup();
     if (process.env.LEAK_CHECK === 'off') return;
     // The worker's standard streams are made on first use, by whatever prints first: the process's, not the file's.
@@ -198,7 +225,6 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     } finally {
       idle.running--;
       for (const [t] of idle.timers) if (t._destroyed) idle.timers.delete(t);
-      idle.idleSince = Date.now();
       idle.lastFile = this.file;
     }
   }
