@@ -91,7 +91,7 @@ export function createServices(infra: Infra): Services {
     ...directory,
     meetingRooms: new MeetingRooms({ eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code) }),
     ...telemetry,
-    ...createMediaServices(infra, { accountSetup: auth.accountSetup, announced }),
+    ...createMediaServices(infra, { accountSetup: auth.accountSetup, announced, audit: auth.audit }),
     webhooks,
   };
 }

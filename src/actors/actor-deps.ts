@@ -66,6 +66,7 @@ export function principalOf(tenant: string, c: Caller): Principal {
     permissions: new Set(c.permissions.filter(isPermission)),
     scheme: c.scheme ?? 'internal',
     ...(c.sessionId ? { sessionId: c.sessionId } : {}),
+    ...(c.actorUserId ? { actorUserId: c.actorUserId } : {}),
   };
 }
 

@@ -18,5 +18,7 @@ export const Caller = z.object({
   permissions: z.array(z.string()),
   scheme: z.enum(['internal', 'idp']).optional(),
   sessionId: z.string().optional(),
+  /** The impersonator, while impersonating: the audit trail names both (docs/audit.md). */
+  actorUserId: z.string().optional(),
 });
 export type Caller = z.infer<typeof Caller>;

@@ -13,6 +13,7 @@ export function callerOfPrincipal(p: Principal): Caller {
     permissions: [...p.permissions],
     scheme: p.scheme,
     ...(p.sessionId ? { sessionId: p.sessionId } : {}),
+    ...(p.actorUserId ? { actorUserId: p.actorUserId } : {}),
   };
 }
 

@@ -14,8 +14,7 @@ function eventType(action: string): { system: string; code: string; display: str
     return { system: DCM, code: '110114', display: 'User Authentication' };
   if (['impersonation', 'role', 'tenant', 'security_rules'].includes(area))
     return { system: DCM, code: '110136', display: 'Security Roles Changed' };
-  if (action === 'media.download' || action === 'media.thumbnail' || action === 'audit.export')
-    return { system: DCM, code: '110106', display: 'Export' };
+  if (/\.(download|thumbnail|export)$/.test(action)) return { system: DCM, code: '110106', display: 'Export' };
   if (action === 'media.upload' || area === 'import') return { system: DCM, code: '110107', display: 'Import' };
   return { system: DCM, code: '110100', display: 'Application Activity' };
 }

@@ -148,6 +148,7 @@ export function createDirectoryServices(
       meetingSettings: (t) => admin.meetingSettings(t),
       vcs,
       announced: opts.announced,
+      audit: opts.audit,
     }),
     calls: new CallService(r),
     peripherals: new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode }),

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import { type MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import { AppError } from './errors.js';
+import { recordBy, type AuditRecorder } from './audit-by.js';
 
 /** The administrator permission that reads any media of the tenant (decision 112). */
 export const MEDIA_ADMIN_PERMISSION = 'tenant:admin';
@@ -13,7 +14,13 @@ export const MEDIA_ADMIN_PERMISSION = 'tenant:admin';
  * Shares (`/api/files/shared/{path}`) are the other way in: the share path is the grant.
  */
 export class MediaAccess {
-  constructor(private readonly deps: { files(tenant: string): MediaFileRepository }) {}
+  constructor(
+    private readonly deps: {
+      files(tenant: string): MediaFileRepository;
+      /** The tenant's audit trail: a share into an event is recorded (docs/audit.md). */
+      audit?: AuditRecorder;
+    },
+  ) {}
 
   async canRead(principal: Principal, hash: string): Promise<boolean> {
     if (principal.permissions.has(MEDIA_ADMIN_PERMISSION)) return true;
@@ -31,6 +38,7 @@ export class MediaAccess {
     if (!(await repo.isEventMember(eventId, principal.userId)))
       throw new AppError('forbidden', 'Only a member of the event shares content into it');
     await repo.grantToEvent(hash, eventId, principal.userId);
+    await recordBy(this.deps.audit, principal, 'media.share', { eventId, details: { hash, via: 'event' } });
   }
 
   /** Refuses unreadable content as if it did not exist (no oracle for other people's hashes). */

@@ -12,6 +12,7 @@ import type { ByteRange, ObjectInfo, ObjectStore } from '../storage/object-store
 import { layout, SHA256_HEX } from '../storage/layout.js';
 import { MEDIA_ADMIN_PERMISSION, type MediaAccess } from './media-access.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
+import { recordBy, type AuditRecorder } from './audit-by.js';
 
 /** One part of a multipart UploadContent form, in arrival order; a file part must be consumed before the next. */
 export type UploadPart =
@@ -66,6 +67,8 @@ export interface MediaDeps {
   access: MediaAccess;
   /** Publishes the outbound events a change stored in its outbox (decision 890). */
   announced?: AnnounceHook;
+  /** The tenant's audit trail: uploads, shares and every read of content (docs/audit.md). */
+  audit?: AuditRecorder;
 }
 
 /**
@@ -194,6 +197,9 @@ export class MediaService {
       ],
     });
     if (created) await this.deps.announced?.(principal.tenant);
+    const facts = { mediaFileId: record.id, hash: stored.hash, kind, contentType, size: stored.size };
+    if (created)
+      await recordBy(this.deps.audit, principal, 'media.upload', { eventId: fields.eventId, details: facts });
     if (created && kind === 'image' && !outcome)
       await this.deps.enqueueThumbnail({ tenant: principal.tenant, hash: stored.hash });
     let share = created ? undefined : ((await shares.findForMediaFile(record.id)) ?? undefined);
@@ -207,6 +213,11 @@ export class MediaService {
         createdBy: principal.userId,
         expiresAt,
       });
+      // The share's path is the capability itself: it stays out of the trail.
+      await recordBy(this.deps.audit, principal, 'media.share', {
+        eventId: fields.eventId,
+        details: { mediaFileId: record.id, hash: stored.hash, via: 'link', ...(expiresAt ? { expiresAt } : {}) },
+      });
     }
     return { file: record, share, created };
   }
@@ -218,7 +229,22 @@ export class MediaService {
     const file = await this.repos(tenant).files.findByHash(hash);
     if (!file) throw new AppError('file_not_found');
     await this.deps.access.assertCanRead(principal, hash);
-    return this.handle(layout.media(tenant, hash), file.fileName, file.contentType);
+    const handle = await this.handle(layout.media(tenant, hash), file.fileName, file.contentType);
+    await this.readBy(principal, 'media.download', file, { via: 'download' });
+    return handle;
+  }
+
+  /** One audit entry per read of stored content, once the read is allowed and the object exists. */
+  private async readBy(
+    principal: Principal,
+    action: 'media.download' | 'media.thumbnail' | 'recording.download',
+    file: { id: string; hash: string; eventId?: unknown } | undefined,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await recordBy(this.deps.audit, principal, action, {
+      eventId: file?.eventId ? String(file.eventId) : undefined,
+      details: { ...(file?.id ? { mediaFileId: file.id } : {}), ...(file ? { hash: file.hash } : {}), ...details },
+    });
   }
 
   /** The thumbnail of image content, once the thumbnail job has produced it. */
@@ -235,7 +261,9 @@ export class MediaService {
         file.thumbnailStatus === 'pending' ? { retryAfter: 2 } : {},
       );
     }
-    return this.handle(layout.thumbnail(tenant, hash), `${stripExt(file.fileName)}.webp`, 'image/webp');
+    const handle = await this.handle(layout.thumbnail(tenant, hash), `${stripExt(file.fileName)}.webp`, 'image/webp');
+    await this.readBy(principal, 'media.thumbnail', file, { via: 'thumbnail' });
+    return handle;
   }
 
   /** GET /api/files/shared/{filePath}: a FileShare path of the caller's tenant, unexpired. */
@@ -245,7 +273,9 @@ export class MediaService {
     if (!share || (share.expiresAt && share.expiresAt.getTime() <= Date.now())) throw new AppError('file_not_found');
     const file = await files.findById(share.mediaFileId.toString());
     if (!file) throw new AppError('file_not_found');
-    return this.handle(layout.media(principal.tenant, file.hash), file.fileName, file.contentType);
+    const handle = await this.handle(layout.media(principal.tenant, file.hash), file.fileName, file.contentType);
+    await this.readBy(principal, 'media.download', file, { via: 'share' });
+    return handle;
   }
 
   /**
@@ -264,12 +294,25 @@ export class MediaService {
     await this.assertContainerReadable(principal, container, segments);
     const info = await this.deps.store.head(key);
     if (!info) throw new AppError('file_not_found');
-    return this.handle(
+    const handle = await this.handle(
       key,
       segments[segments.length - 1] ?? 'file',
       info.contentType ?? 'application/octet-stream',
       info,
     );
+    await this.containerRead(principal, tenant, container, segments);
+    return handle;
+  }
+
+  /** Content, thumbnails and recordings read through their container path are audited like the direct reads. */
+  private async containerRead(principal: Principal, tenant: string, container: string, segments: readonly string[]) {
+    if (container === 'recordings')
+      return this.readBy(principal, 'recording.download', undefined, { via: 'container', path: segments.join('/') });
+    if (container !== 'media' && container !== 'thumbnails') return;
+    const hash = segments[0]!.replace(/\.webp$/, '');
+    const file = (await this.repos(tenant).files.findByHash(hash)) ?? undefined;
+    const action = container === 'media' ? 'media.download' : 'media.thumbnail';
+    await this.readBy(principal, action, file ?? { id: '', hash }, { via: 'container' });
   }
 
   private async assertContainerReadable(

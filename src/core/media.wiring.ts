@@ -10,6 +10,7 @@ import { ImportService } from './import.service.js';
 import { ActivationService } from './activation.service.js';
 import type { AccountSetupService } from './account-setup.service.js';
 import type { AnnounceHook } from './webhooks/webhook-events.js';
+import type { AuditRecorder } from './audit-by.js';
 
 /**
  * Media uploads and downloads, pending-user imports and their activation, wired from infra (spread into
@@ -18,16 +19,17 @@ import type { AnnounceHook } from './webhooks/webhook-events.js';
  */
 export function createMediaServices(
   infra: Pick<Infra, 'store' | 'mongo' | 'queues' | 'redis' | 'keys' | 'logger'>,
-  deps: { accountSetup: Pick<AccountSetupService, 'provision'>; announced?: AnnounceHook },
+  deps: { accountSetup: Pick<AccountSetupService, 'provision'>; announced?: AnnounceHook; audit?: AuditRecorder },
 ) {
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
-  const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(tenantDb(t)) });
+  const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(tenantDb(t)), audit: deps.audit });
   const media = new MediaService({
     store: infra.store,
     tenantDb,
     access: mediaAccess,
     enqueueThumbnail: (job) => infra.queues.enqueue('thumbnail', job),
     announced: deps.announced,
+    audit: deps.audit,
   });
   const importRepo = (t: string) => new ImportRepository(tenantDb(t));
   const pendingUsers = (t: string) => new PendingUserRepository(tenantDb(t));

@@ -12,6 +12,7 @@ import { secretEquals } from './secret.js';
 import { newMeetingCode } from './event.service.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { consultationData } from './webhooks/consultation-events.js';
+import { recordBy, type AuditRecorder } from './audit-by.js';
 
 export type MeetingRole = 'host' | 'participant' | 'guest' | 'device';
 
@@ -75,6 +76,8 @@ export interface MeetingDeps {
   vcs: () => VideoConferencing;
   /** Publishes the outbound events a change stored in its outbox (decision 890). */
   announced?: AnnounceHook;
+  /** The tenant's audit trail: meeting start, every join and leave (docs/audit.md). */
+  audit?: AuditRecorder;
 }
 
 const JOINABLE = ['scheduled', 'started'] as const;
@@ -141,15 +144,36 @@ export class MeetingService {
     const e = await this.visible(p, eventId);
     const role = roleOf(e, oid(p.userId));
     if (role !== 'host') throw new AppError('forbidden', 'Only a host of the event can start its meeting');
-    const started = await this.ensureStarted(p.tenant, e);
-    return this.meetingData(p.tenant, started, await this.identity(p, role));
+    const started = await this.ensureStarted(p.tenant, e, p);
+    const data = await this.meetingData(p.tenant, started, await this.identity(p, role));
+    await this.joined(p, data);
+    return data;
   }
 
   /** Join details of a started meeting for one of its participants. */
   async joinDetails(p: Principal, eventId: string): Promise<MeetingData> {
     const e = await this.visible(p, eventId);
     if (e.status !== 'started' || !e.room?.roomName) throw new AppError('invalid_state', 'The meeting has not started');
-    return this.meetingData(p.tenant, e, await this.identity(p, roleOf(e, oid(p.userId)) ?? 'participant'));
+    const data = await this.meetingData(p.tenant, e, await this.identity(p, roleOf(e, oid(p.userId)) ?? 'participant'));
+    await this.joined(p, data);
+    return data;
+  }
+
+  /**
+   * A participant's connection to the meeting ended (the hub socket that entered it went away): the
+   * leave of the audit trail. Nothing else changes: the meeting goes on for the others.
+   */
+  async left(p: Principal, eventId: string, reason: 'disconnect'): Promise<void> {
+    await recordBy(this.deps.audit, p, 'meeting.leave', { eventId, subjectId: p.userId, details: { reason } });
+  }
+
+  /** One audit entry per accepted join, with the role the caller joined in. */
+  private async joined(p: Principal, data: MeetingData, byCode = false): Promise<void> {
+    await recordBy(this.deps.audit, p, 'meeting.join', {
+      eventId: data.eventId,
+      subjectId: p.userId,
+      details: { role: data.role, ...(byCode ? { byCode } : {}) },
+    });
   }
 
   /**
@@ -173,8 +197,17 @@ export class MeetingService {
         role ?? (joiner.principal.role === 'device' ? 'device' : 'guest'),
       );
     }
-    const started = await this.ensureStarted(tenant, e);
+    const by = joiner.kind === 'principal' ? joiner.principal : undefined;
+    const started = await this.ensureStarted(tenant, e, by);
     const data = await this.meetingData(tenant, started, participant);
+    if (by) await this.joined(by, data, true);
+    else
+      await this.deps.audit?.record(tenant, {
+        action: 'meeting.join',
+        outcome: 'success',
+        eventId: data.eventId,
+        details: { role: 'guest', byCode: true, guest: participant.identity, displayName: participant.name },
+      });
     return { ...data, participant };
   }
 
@@ -226,13 +259,15 @@ export class MeetingService {
         announce('consultation.scheduled', String(id), consultationData({ ...fresh, status: 'scheduled' })),
       ]);
     await this.deps.announced?.(p.tenant);
-    const started = await this.ensureStarted(p.tenant, e);
+    await recordBy(this.deps.audit, p, 'event.create', {
+      eventId: String(e._id),
+      details: { rapidConnect: true, deviceId: String(device._id) },
+    });
+    const started = await this.ensureStarted(p.tenant, e, p);
     const host = await this.identity(p, 'host');
-    return {
-      ...(await this.meetingData(p.tenant, started, host)),
-      device,
-      host: { userId: p.userId, displayName: host.name },
-    };
+    const data = await this.meetingData(p.tenant, started, host);
+    await this.joined(p, data);
+    return { ...data, device, host: { userId: p.userId, displayName: host.name } };
   }
 
   private async visible(p: Principal, eventId: string): Promise<EventRecord> {
@@ -244,8 +279,11 @@ export class MeetingService {
     return e;
   }
 
-  /** scheduled -> started with a room; concurrent starters converge on the same room (createRoom is idempotent). */
-  private async ensureStarted(tenant: string, e: EventRecord): Promise<EventRecord> {
+  /**
+   * scheduled -> started with a room; concurrent starters converge on the same room (createRoom is
+   * idempotent). The one caller whose transition moved the event records the start (`by`; none for a guest).
+   */
+  private async ensureStarted(tenant: string, e: EventRecord, by?: Principal): Promise<EventRecord> {
     if (e.status === 'started' && e.room?.roomName) return e;
     const status = e.status as EventStatus;
     if (status !== 'started' && !sourcesOf('started').includes(status))
@@ -257,10 +295,17 @@ export class MeetingService {
       announce('consultation.started', String(e._id), consultationData(now)),
     ]);
     if (moved) await this.deps.announced?.(tenant);
+    if (moved) await this.recordStart(tenant, String(e._id), room.provider, by);
     const now = moved ?? (await repo.findById(e._id));
     if (!now || now.status !== 'started')
       throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);
     return now;
+  }
+
+  private async recordStart(tenant: string, eventId: string, provider: string, by?: Principal): Promise<void> {
+    const details = { provider };
+    if (by) await recordBy(this.deps.audit, by, 'meeting.start', { eventId, details });
+    else await this.deps.audit?.record(tenant, { action: 'meeting.start', outcome: 'success', eventId, details });
   }
 
   private async meetingData(tenant: string, e: EventRecord, who: VcsParticipant): Promise<MeetingData> {

@@ -95,6 +95,8 @@ export interface SocketData {
   deviceId?: string;
   /** Meetings whose waiting room this socket waits in: its disconnect leaves them (decision 870). */
   waitingIn?: string[];
+  /** Meetings this socket asked to enter: leaving their room by disconnecting is audited. */
+  meetingsEntered?: string[];
   /**
    * Rooms the directory policy adds (a patient limited to the care team: tenant-patients and the presence
    * rooms of the team); `null` when they could not be computed, and then the tenant room is not joined.

@@ -17,6 +17,8 @@ export interface HubMeetings {
   addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<{ eventId: string }>;
   /** Organizer, participant or attached device of the event: the members of its room (joinRoom / sayHiToRoom). */
   isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
+  /** A participant's connection to the meeting ended: recorded as the leave (docs/audit.md). */
+  left(p: Principal, eventId: string, reason: 'disconnect'): Promise<void>;
 }
 
 /** What handlers reach: the socket server, the actor system and a few services. */

@@ -38,6 +38,7 @@ export function callerOf(socket: HubSocket): Caller {
     permissions: [...p.permissions],
     scheme: p.scheme,
     ...(p.sessionId ? { sessionId: p.sessionId } : {}),
+    ...(p.actorUserId ? { actorUserId: p.actorUserId } : {}),
   };
 }
 

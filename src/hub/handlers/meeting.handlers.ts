@@ -31,12 +31,35 @@ async function enter(ctx: HubContext, socket: HubSocket, eventId: string, type: 
     type,
     caller: callerOf(socket),
   });
+  leaveOnDisconnect(ctx, socket, eventId);
   if (reply?.status === 'waiting') {
     leaveWaitingOnDisconnect(ctx, socket, eventId);
     return reply;
   }
   await socket.join(rooms.meeting(socket.data.tenant, eventId));
   return reply;
+}
+
+/**
+ * A socket in the meeting's room that goes away is a leave of the audit trail. Checked at `disconnecting`
+ * (the rooms are still there), so a socket a host admitted from the waiting room counts too, and one
+ * still waiting or denied does not.
+ */
+function leaveOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: string): void {
+  const watched = (socket.data.meetingsEntered ??= []);
+  if (watched.includes(eventId)) return;
+  watched.push(eventId);
+  socket.once('disconnecting', () => {
+    if (!socket.rooms.has(rooms.meeting(socket.data.tenant, eventId))) return;
+    ctx.meetings
+      .left(socket.data.principal, eventId, 'disconnect')
+      .catch((err) =>
+        ctx.logger.error(
+          { component: 'hub', eventId, err: (err as Error).message },
+          'recording a meeting leave failed',
+        ),
+      );
+  });
 }
 
 /** A waiting socket that goes away takes its entry out of the queue (a no-op once it was admitted). */
