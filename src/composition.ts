@@ -79,8 +79,8 @@ export interface Services {
 /** The composition root: every service, wired from infra, once per process. */
 export function createServices(infra: Infra): Services {
   const catalog = new TenantRepository(infra.mongo.catalog);
-  const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog });
   const auth = createAuthServices(infra);
+  const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog, audit: auth.audit });
   const webhooks = createWebhookServices(infra, async () => (await catalog.list()).map((t) => t.name));
   const announced = (tenant: string) => webhooks.relay.publishNow(tenant);
   const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, announced);

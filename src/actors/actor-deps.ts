@@ -118,6 +118,7 @@ export function deviceDeps(s: ActorServices, t: ActorTimings): DeviceActorDeps {
         action: e.action,
         outcome: e.outcome,
         actorId: e.actorId,
+        ...(e.eventId ? { eventId: e.eventId } : {}),
         details: { ...e.details, deviceId: e.deviceId },
       })),
   };

@@ -12,13 +12,20 @@ import type {
   RemoteControlRequest,
 } from './device.schema.js';
 
-/** One entry of the remote-control audit trail. */
+/** One entry of the audit trail of device control (remote control, peripherals). */
 export interface DeviceAuditEntry {
   action: string;
   actorId: string;
   deviceId: string;
   outcome: 'success' | 'failure';
   details: Record<string, unknown>;
+  /** The consultation the device is controlled in. */
+  eventId?: string;
+}
+
+/** Who controls: the person at the keyboard (the impersonator while impersonating, naming whom for). */
+function controller(caller: Caller): { actorId: string; onBehalfOf?: string } {
+  return caller.actorUserId ? { actorId: caller.actorUserId, onBehalfOf: caller.userId } : { actorId: caller.userId };
 }
 
 export interface DeviceActorDeps {
@@ -125,12 +132,29 @@ function assign(ctx: Ctx, caller: Caller, eventId: string): DevicePush {
   return push(s);
 }
 
-function peripheral(
+/** Starts or stops a peripheral of the device; recorded (who, which peripheral, which consultation) before it applies. */
+async function peripheral(
   ctx: Ctx,
+  deps: DeviceActorDeps,
   msg: Extract<DeviceMsg, { type: 'startPeripheral' | 'stopPeripheral' }>,
-): DevicePush & { peripherals: DeviceState['peripherals'] } {
+): Promise<DevicePush & { peripherals: DeviceState['peripherals'] }> {
   const s = ctx.state;
   requireInMeeting(s, msg.req.eventId, msg.member);
+  if (msg.type === 'stopPeripheral' && !s.peripherals[msg.req.peripheralId])
+    throw new AppError('invalid_state', 'The peripheral is not running');
+  const { actorId, onBehalfOf } = controller(msg.caller);
+  await deps.audit(ctx.address.tenant, {
+    action: msg.type === 'startPeripheral' ? 'peripheral.start' : 'peripheral.stop',
+    actorId,
+    deviceId: s.deviceId,
+    eventId: msg.req.eventId,
+    outcome: 'success',
+    details: {
+      peripheralId: msg.req.peripheralId,
+      ...(msg.type === 'startPeripheral' ? { peripheralType: msg.req.peripheralType } : {}),
+      ...(onBehalfOf ? { onBehalfOf } : {}),
+    },
+  });
   const at = new Date().toISOString();
   if (msg.type === 'startPeripheral') {
     const r = msg.req;
@@ -147,7 +171,6 @@ function peripheral(
       ...s.peripherals[r.peripheralId],
     });
   } else {
-    if (!s.peripherals[msg.req.peripheralId]) throw new AppError('invalid_state', 'The peripheral is not running');
     delete s.peripherals[msg.req.peripheralId];
     ctx.emit(watchers(ctx), 'peripheralStopped', {
       deviceId: s.deviceId,
@@ -192,7 +215,14 @@ async function remoteControl(
   msg: Extract<DeviceMsg, { type: 'remoteControl' }>,
 ): Promise<{ commandId: string; deliveredAt: string }> {
   const s = ctx.state;
-  const base = { action: 'device.remoteControl', actorId: msg.caller.userId, deviceId: s.deviceId };
+  const { actorId, onBehalfOf } = controller(msg.caller);
+  const base = {
+    action: 'device.remoteControl',
+    actorId,
+    deviceId: s.deviceId,
+    eventId: msg.meetingId,
+  };
+  const who = onBehalfOf ? { onBehalfOf } : {};
   try {
     requireInMeeting(s, msg.meetingId, msg.member);
     if (s.controllerId !== msg.caller.userId)
@@ -201,7 +231,7 @@ async function remoteControl(
     await deps.audit(ctx.address.tenant, {
       ...base,
       outcome: 'failure',
-      details: { meetingId: msg.meetingId, command: msg.req.command, code: (e as AppError).code },
+      details: { meetingId: msg.meetingId, command: msg.req.command, code: (e as AppError).code, ...who },
     });
     throw e;
   }
@@ -209,7 +239,13 @@ async function remoteControl(
   await deps.audit(ctx.address.tenant, {
     ...base,
     outcome: 'success',
-    details: { meetingId: msg.meetingId, command: cmd.command, commandId: cmd.commandId, params: cmd.params ?? {} },
+    details: {
+      meetingId: msg.meetingId,
+      command: cmd.command,
+      commandId: cmd.commandId,
+      params: cmd.params ?? {},
+      ...who,
+    },
   });
   ctx.emit(rooms.device(ctx.address.tenant, s.deviceId), 'onRemoteControl', cmd);
   return { commandId: cmd.commandId, deliveredAt: new Date().toISOString() };
@@ -227,7 +263,7 @@ function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
       return offline(ctx);
     case 'startPeripheral':
     case 'stopPeripheral':
-      return peripheral(ctx, msg);
+      return peripheral(ctx, deps, msg);
     case 'requestRemote':
       return requestRemote(ctx, msg.caller, msg.meetingId, msg.member);
     case 'remoteControl':

@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
     switch (cmd) {
       case 'create': {
         const admin = flags.admin !== undefined ? adminInput(flags.admin, flags['admin-email']) : undefined;
-        const r = await tenants.create({ name: name!, displayName: rest.join(' ') || undefined });
+        const r = await tenants.create({ name: name!, displayName: rest.join(' ') || undefined }, 'cli');
         const first = admin ? await auth.accountSetup.provision(name!, admin, 'first-admin', 'cli') : undefined;
         process.stdout.write(`${JSON.stringify({ ...r, ...(first ? { admin: first } : {}) }, null, 2)}\n`);
         if (first?.setPasswordUrl)
@@ -86,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
         break;
       case 'seed-demo':
         // An operator's explicit choice (a demo deployment), never a production node's start-up default.
-        await tenants.ensure({ name: 'demo', displayName: 'Demo Hospital' });
+        await tenants.ensure({ name: 'demo', displayName: 'Demo Hospital' }, 'cli');
         await seedDemoUsers(infra.mongo.tenantDb('demo'));
         process.stdout.write('tenant demo and its demo users are in place\n');
         break;

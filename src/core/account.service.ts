@@ -7,6 +7,7 @@ import type { Permission } from '../auth/permissions.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService } from './session.service.js';
 import type { AuditService } from './audit.service.js';
+import { auditEntry } from './audit-by.js';
 import type { PinService } from './pin.service.js';
 import type { Revocations } from '../auth/revocations.js';
 import type { WebAppPages } from './web-app-urls.js';
@@ -137,13 +138,10 @@ export class AccountService {
     if (!(await this.creds(principal.tenant).setRole(userId, role)))
       throw new AppError('user_not_found', 'No such user');
     await this.deps.revocations.announceRole(principal.tenant, userId, role);
-    await this.deps.audit.record(principal.tenant, {
-      action: 'role.assign',
-      outcome: 'success',
-      actorId: principal.userId,
-      subjectId: userId,
-      details: { role },
-    });
+    await this.deps.audit.record(
+      principal.tenant,
+      auditEntry(principal, 'role.assign', { subjectId: userId, details: { role } }),
+    );
     return { userId, role };
   }
 

@@ -1,3 +1,4 @@
+import { recordBy, type AuditRecorder } from './audit-by.js';
 import { AppError } from './errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { AccountSetupService, ProvisionedAccount } from './account-setup.service.js';
@@ -12,6 +13,8 @@ export interface ActivationDeps {
   imports(tenant: string): ImportRepository;
   pendingUsers(tenant: string): PendingUserRepository;
   accountSetup: Pick<AccountSetupService, 'provision'>;
+  /** The tenant's audit trail: each activation request, with what became of its usernames (docs/audit.md). */
+  audit?: AuditRecorder;
 }
 
 /** What became of one username of an activation request. */
@@ -111,6 +114,11 @@ export class ActivationService {
     const results: ActivationOutcome[] = [];
     for (const username of usernames)
       results.push(await this.activateOne(principal, pending, roles, username, input.reissue));
+    const outcomes: Record<string, number> = {};
+    for (const r of results) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
+    await recordBy(this.deps.audit, principal, 'import.activate', {
+      details: { ...(input.importId ? { importId: input.importId } : {}), requested: usernames.length, outcomes },
+    });
     return {
       results,
       ...(input.importId ? { remaining: await pending.countPending(input.importId) } : {}),

@@ -1,3 +1,4 @@
+import { recordBy, type AuditRecorder } from './audit-by.js';
 import type { Principal } from '../auth/principal.js';
 import type { UserRecord, UserRepository } from '../data/repositories/user.repository.js';
 import type { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
@@ -24,7 +25,12 @@ export interface AdminDeps {
   site: { publicUrl: string; baseDomain: string; issuerTemplate: string; clientId: string };
   /** Renders QR codes off the main thread (./qr-renderer.ts). */
   qr: Pick<QrRenderer, 'render'>;
+  /** The tenant's audit trail: every helper look-up of another user's presence is recorded (docs/audit.md). */
+  audit?: AuditRecorder;
 }
+
+/** Which admin helper looked a user up (recorded with the read). */
+export type PresenceHelper = 'lastSeen' | 'isOnline' | 'user';
 
 export type TenantConfig = ReturnType<typeof defaultSettings> & { tenant: string };
 
@@ -45,17 +51,20 @@ export class AdminService {
   async byContact(p: Principal, contactId: string): Promise<Connectivity> {
     const user = await this.deps.users(p.tenant).findById(oid(contactId, 'contact_not_found'));
     if (!user) throw new AppError('contact_not_found', `No contact ${contactId}`);
-    return this.connectivity(p.tenant, user);
+    return this.connectivity(p, user, 'lastSeen');
   }
 
-  async byUsername(p: Principal, tenant: string, username: string): Promise<Connectivity> {
+  async byUsername(p: Principal, tenant: string, username: string, helper: PresenceHelper): Promise<Connectivity> {
     if (tenant.toLowerCase() !== p.tenant) throw new AppError('user_not_found', `No user '${username}'`);
     const user = await this.deps.users(p.tenant).findByUsername(username);
     if (!user) throw new AppError('user_not_found', `No user '${username}'`);
-    return this.connectivity(p.tenant, user);
+    return this.connectivity(p, user, helper);
   }
 
-  private async connectivity(tenant: string, user: UserRecord): Promise<Connectivity> {
+  private async connectivity(p: Principal, user: UserRecord, helper: PresenceHelper): Promise<Connectivity> {
+    const tenant = p.tenant;
+    if (String(user._id) !== p.userId)
+      await recordBy(this.deps.audit, p, 'presence.read', { subjectId: String(user._id), details: { helper } });
     const connections = await this.deps.connections(tenant, String(user._id));
     return { user, online: connections > 0, connections, lastSeenAt: user.lastSeenAt ?? null };
   }

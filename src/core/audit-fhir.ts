@@ -15,6 +15,7 @@ function eventType(action: string): { system: string; code: string; display: str
   if (['impersonation', 'role', 'tenant', 'security_rules'].includes(area))
     return { system: DCM, code: '110136', display: 'Security Roles Changed' };
   if (/\.(download|thumbnail|export)$/.test(action)) return { system: DCM, code: '110106', display: 'Export' };
+  if (action === 'presence.read') return { system: DCM, code: '110112', display: 'Query' };
   if (action === 'media.upload' || area === 'import') return { system: DCM, code: '110107', display: 'Import' };
   return { system: DCM, code: '110100', display: 'Application Activity' };
 }

@@ -10,6 +10,7 @@ import { ParticipantLogRepository, type LedgerEntry } from '../data/repositories
 import type { TelemetryCompletionJobData } from './job-definitions.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { consultationData } from './webhooks/consultation-events.js';
+import type { AuditService } from './audit.service.js';
 
 interface Deps {
   tenants: { require(name: string): Promise<{ db: TenantDb }> };
@@ -19,6 +20,8 @@ interface Deps {
   logger: Logger;
   /** Publishes the outbound events a change stored in its outbox (decision 890). */
   announced?: AnnounceHook;
+  /** The tenant's audit trail: a consultation completed from its telemetry is recorded (docs/audit.md). */
+  audit?: Pick<AuditService, 'record' | 'list'>;
 }
 
 export interface CompletionResult {
@@ -37,6 +40,23 @@ export interface CompletionResult {
  */
 export class CompletionService {
   constructor(private readonly deps: Deps) {}
+
+  /**
+   * Records the completion once: by the run that moved the event, or by a later run when the one that
+   * moved it stopped before recording (a retried job finds the event completed and no entry).
+   */
+  private async audited(d: TelemetryCompletionJobData, r: CompletionResult, changed: boolean): Promise<void> {
+    const audit = this.deps.audit;
+    if (!audit || r.status !== 'completed') return;
+    if (!changed && (await audit.list(d.tenant, { action: 'telemetry.complete', eventId: d.eventId }, 1)).length)
+      return;
+    await audit.record(d.tenant, {
+      action: 'telemetry.complete',
+      outcome: 'success',
+      eventId: d.eventId,
+      details: { conferenceId: d.conferenceId, ledgerEntries: r.ledgerEntries, ...r.flags },
+    });
+  }
 
   async complete(
     d: TelemetryCompletionJobData,
@@ -73,6 +93,7 @@ export class CompletionService {
       flags: pickFlags(done.event),
     };
     if (done.changed) this.push(d.tenant, d.eventId, result);
+    await this.audited(d, result, done.changed);
     await this.deps.announced?.(d.tenant);
     this.deps.logger.info(
       { component: 'completion', tenant: d.tenant, eventId: d.eventId, changed: done.changed, entries: ledger.length },

@@ -101,6 +101,7 @@ export function createDirectoryServices(
       clientId: infra.config.auth.oidc.clientId,
     },
     qr: qrRenderer,
+    audit: opts.audit,
   });
   const directory = contactDirectory(infra, r.users);
   const directoryScope = new DirectoryScope({

@@ -12,6 +12,7 @@ import type { UploadPart } from './media.service.js';
 import { DEFAULT_SPREADSHEET_LIMITS, inspectXlsxContainer, type SpreadsheetLimits } from './spreadsheet-limits.js';
 import { readPendingUserSheet, type SheetRow } from './pending-user-sheet.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
+import { recordBy, type AuditRecorder } from './audit-by.js';
 import type { OutboxEntry } from '../data/outbox.js';
 
 /** The `importProgress` push: a running import's counters, sent to the admin who uploaded it. */
@@ -36,6 +37,8 @@ export interface ImportDeps {
   limits?: Partial<SpreadsheetLimits>;
   /** Publishes the outbound events a change stored in its outbox (decision 890). */
   announced?: AnnounceHook;
+  /** The tenant's audit trail: an import started by whom, and how it ended (docs/audit.md). */
+  audit?: AuditRecorder;
 }
 
 export interface ImportSummary {
@@ -87,6 +90,9 @@ export class ImportService {
       fileName: stored.fileName,
       requestedBy: principal.userId,
     });
+    await recordBy(this.deps.audit, principal, 'import.start', {
+      details: { importId: record.id, kind: 'pendingUsers', fileHash: stored.hash, fileName: stored.fileName },
+    });
     await this.deps.enqueueImport({ tenant: principal.tenant, importId: record.id });
     return record;
   }
@@ -115,6 +121,21 @@ export class ImportService {
     const record = await this.deps.imports(principal.tenant).findById(importId);
     if (!record) throw new AppError('import_not_found');
     return record;
+  }
+
+  /** The end of an import in the trail: the job acts for no one, the uploader is its subject. */
+  private async finished(
+    data: { tenant: string; importId: string },
+    uploader: string,
+    outcome: 'success' | 'failure',
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.deps.audit?.record(data.tenant, {
+      action: 'import.complete',
+      outcome,
+      subjectId: uploader,
+      details: { importId: data.importId, kind: 'pendingUsers', ...details },
+    });
   }
 
   /** The job: checks the container, streams rows, upserts in batches, reports progress. */
@@ -161,17 +182,20 @@ export class ImportService {
           importFinished(data.importId, { status: 'failed', error: e.message }),
         ]);
         await this.deps.announced?.(data.tenant);
+        await this.finished(data, uploader, 'failure', { error: e.message });
         tell('failed', { done: 0, imported: 0, errors: 0 }, e.message);
       }
       throw e;
     }
     try {
       const summary = await this.importRows(data.tenant, data.importId, key, reported);
+      await this.finished(data, uploader, 'success', { ...summary });
       tell('completed', { done: summary.rowsTotal, imported: summary.rowsImported, errors: summary.rowErrors });
       return summary;
     } catch (e) {
       if (isAppError(e) && e.code === 'spreadsheet_rejected') {
         const now = await imports.findById(data.importId);
+        await this.finished(data, uploader, 'failure', { error: e.message, rowsDone: now?.rowsDone ?? 0 });
         tell(
           'failed',
           { done: now?.rowsDone ?? 0, imported: now?.rowsImported ?? 0, errors: now?.rowErrorCount ?? 0 },

@@ -42,7 +42,13 @@ export function createMediaServices(
     notify: (tenant, userId, push) => publisher.emit(rooms.user(tenant, userId), 'importProgress', push),
     enqueueImport: (job) => infra.queues.enqueue('pending-user-import', job),
     announced: deps.announced,
+    audit: deps.audit,
   });
-  const activation = new ActivationService({ imports: importRepo, pendingUsers, accountSetup: deps.accountSetup });
+  const activation = new ActivationService({
+    imports: importRepo,
+    pendingUsers,
+    accountSetup: deps.accountSetup,
+    audit: deps.audit,
+  });
   return { media, imports, mediaAccess, activation };
 }

@@ -105,6 +105,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
         : [];
     },
     shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),
+    audit: services.auth.audit,
   };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
   await presence.start(PRESENCE_HEARTBEAT_MS);

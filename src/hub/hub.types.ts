@@ -1,5 +1,6 @@
 import type { ActorSystem } from '../actors/runtime/types.js';
 import type { Principal } from '../auth/principal.js';
+import type { AuditService } from '../core/audit.service.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SocketSessions } from './hub.session.js';
@@ -36,4 +37,6 @@ export interface HubContext {
   metrics: Metrics;
   /** Expiry, refresh, revocation and role changes of live sockets. */
   sessions: SocketSessions;
+  /** The tenant's audit trail: every method called while impersonating is recorded (docs/audit.md). */
+  audit?: Pick<AuditService, 'record'>;
 }

@@ -3,6 +3,7 @@ import { AppError, fromZod } from '../core/errors.js';
 import { refuseControlChars } from '../core/text-input.js';
 import { permissionFor, satisfies, type OperationId } from '../auth/permission-table.js';
 import type { Caller } from '../actors/common.schema.js';
+import { auditEntry } from '../core/audit-by.js';
 import { fail, ok } from './ack.js';
 import type { AckResult, HubMethodName } from './hub.events.js';
 import type { HubContext, HubSocket } from './hub.types.js';
@@ -100,6 +101,12 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
     try {
       limit.take();
       if (m.name !== 'refreshToken') ctx.sessions.assertLive(socket);
+      const p = socket.data.principal;
+      if (p.actorUserId)
+        await ctx.audit?.record(
+          p.tenant,
+          auditEntry(p, 'impersonation.request', { subjectId: p.userId, details: { via: 'hub', method: m.name } }),
+        );
       if (!satisfies(required, socket.data.principal.permissions))
         throw new AppError('permission_denied', `${m.name} requires the '${required}' permission`);
       refuseControlChars(raw, 'args');

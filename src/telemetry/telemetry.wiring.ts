@@ -41,6 +41,7 @@ export function createTelemetryServices(
     meetingRoom: rooms.meeting,
     logger: infra.logger,
     announced,
+    audit,
   });
   const telemetry = new TelemetryIngestService({
     catalog: tenantRepo,

@@ -3,6 +3,7 @@ import { AppError } from '../../core/errors.js';
 import type { AuthServices } from '../../auth/auth-services.js';
 import { OPERATIONS, permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
 import type { Principal } from '../../auth/principal.js';
+import { recordBy } from '../../core/audit-by.js';
 
 /** The bearer token of an Authorization header, or undefined when there is none. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -34,9 +35,10 @@ function isGraphQlPath(path: string): boolean {
  * Establishes `req.principal` from a bearer token on tenant hosts. A request without a token passes
  * through unauthenticated (`guard` decides); a token that fails verification is refused with 401, and
  * a token of another tenant with 403 `wrong_tenant` (on /graphql: kept in `req.authError`, answered as a
- * GraphQL error with the same code and status).
+ * GraphQL error with the same code and status). Every request made while impersonating is an audit
+ * entry naming both identities (method and path only: a query string may carry a secret).
  */
-export function authenticate(auth: Pick<AuthServices, 'verifyAccessToken'>): RequestHandler {
+export function authenticate(auth: Pick<AuthServices, 'verifyAccessToken' | 'audit'>): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (!header || !req.tenant || SIGN_IN_ROUTES.has(`${req.method} ${req.path}`)) return next();
@@ -44,6 +46,11 @@ export function authenticate(auth: Pick<AuthServices, 'verifyAccessToken'>): Req
       const token = bearerToken(header);
       if (!token) throw new AppError('unauthenticated', 'Authorization header must be a Bearer token');
       req.principal = await auth.verifyAccessToken(req.tenant.name, token);
+      if (req.principal.actorUserId)
+        await recordBy(auth.audit, req.principal, 'impersonation.request', {
+          subjectId: req.principal.userId,
+          details: { via: 'rest', method: req.method, path: req.path },
+        });
     } catch (err) {
       // GraphQL clients expect a GraphQL response: the endpoint answers the refusal in its own shape.
       if (!isGraphQlPath(req.path) || !(err instanceof AppError)) throw err;

@@ -33,7 +33,10 @@ export const adminMigrateRoutes: RouteGroup = {
       handle: async (s, { params, query, body, infra }) => {
         if (!secretEquals(query.code, infra.config.auth.provisioningCode))
           throw new AppError('forbidden', 'Invalid provisioning code');
-        const result = await s.tenants.ensure({ name: params.tenantName, displayName: body?.displayName });
+        const result = await s.tenants.ensure(
+          { name: params.tenantName, displayName: body?.displayName },
+          'provisioning',
+        );
         const admin = body?.admin
           ? await s.auth.accountSetup.provision(
               params.tenantName,

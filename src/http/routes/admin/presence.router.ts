@@ -36,7 +36,8 @@ export const adminPresenceRoutes: RouteGroup = {
       params: UserParams,
       response: LastSeen,
       summary: "Last-seen by tenant and username (the tenant must be the caller's own)",
-      handle: async (s, { p, params }) => presentLastSeen(await s.admin.byUsername(p, params.tenant, params.username)),
+      handle: async (s, { p, params }) =>
+        presentLastSeen(await s.admin.byUsername(p, params.tenant, params.username, 'lastSeen')),
     }),
     op({
       operationId: 'admin.isOnline',
@@ -46,7 +47,8 @@ export const adminPresenceRoutes: RouteGroup = {
       params: UserParams,
       response: IsOnline,
       summary: 'Online state by tenant and username',
-      handle: async (s, { p, params }) => presentIsOnline(await s.admin.byUsername(p, params.tenant, params.username)),
+      handle: async (s, { p, params }) =>
+        presentIsOnline(await s.admin.byUsername(p, params.tenant, params.username, 'isOnline')),
     }),
     op({
       operationId: 'admin.user',
@@ -57,7 +59,7 @@ export const adminPresenceRoutes: RouteGroup = {
       response: UserConnectivity,
       summary: 'Connectivity and account info by tenant and username',
       handle: async (s, { p, params }) =>
-        presentUserConnectivity(await s.admin.byUsername(p, params.tenant, params.username)),
+        presentUserConnectivity(await s.admin.byUsername(p, params.tenant, params.username, 'user')),
     }),
   ],
 };
