@@ -19,6 +19,7 @@ import type { RecordingService } from './core/recording.service.js';
 import type { CompletionService } from './core/completion.service.js';
 import type { MediaService } from './core/media.service.js';
 import type { MediaAccess } from './core/media-access.js';
+import type { RecordsService } from './core/records.service.js';
 import type { ImportService } from './core/import.service.js';
 import type { ActivationService } from './core/activation.service.js';
 import type { TelemetryIngestService } from './telemetry/telemetry-ingest.service.js';
@@ -68,6 +69,8 @@ export interface Services {
   // Media and imports (src/core/media.wiring.ts)
   media: MediaService;
   mediaAccess: MediaAccess;
+  /** What was recorded about events and sessions, read back: the ledger and the files (decision 940). */
+  records: RecordsService;
   imports: ImportService;
   /** Imported pending users made into users by an admin. */
   activation: ActivationService;

@@ -222,6 +222,18 @@ export const OPERATIONS = {
     name: 'GET /api/events/getParticipants/{eventId}',
     requires: 'events:read',
   },
+  'events.ledger': {
+    transport: 'rest',
+    name: 'GET /api/events/{eventId}/ledger',
+    requires: 'events:read',
+    note: 'and a host of the event or tenant:admin (not_meeting_host otherwise)',
+  },
+  'events.files': {
+    transport: 'rest',
+    name: 'GET /api/events/{eventId}/files',
+    requires: 'media:read',
+    note: 'the media access rule: a member of the event (organizer, participant, attached device) or tenant:admin',
+  },
   'events.create': { transport: 'rest', name: 'POST /api/events/create', requires: 'events:write' },
   'events.update': { transport: 'rest', name: 'POST /api/events/update', requires: 'events:write' },
   'events.cancel': { transport: 'rest', name: 'POST /api/events/cancel', requires: 'events:cancel' },
@@ -250,6 +262,13 @@ export const OPERATIONS = {
     name: 'POST /api/meetings/startRapidConnect/{deviceId}',
     requires: 'meetings:host',
     note: 'also events:write: it creates the event the caller hosts',
+  },
+  // Call sessions
+  'sessions.files': {
+    transport: 'rest',
+    name: 'GET /api/sessions/{sessionId}/files',
+    requires: 'media:read',
+    note: "the media access rule: the call's caller or participants and tenant:admin see all, anyone else their own uploads",
   },
   // Notifications
   'notification.save': { transport: 'rest', name: 'POST /api/notification/save', requires: 'notices:manage' },
@@ -337,6 +356,24 @@ export const OPERATIONS = {
     name: 'waitingRoom',
     requires: 'meetings:host',
     note: 'and a host of the event (not_meeting_host otherwise)',
+  },
+  'graphql.eventLedger': {
+    transport: 'graphql',
+    name: 'eventLedger',
+    requires: 'events:read',
+    note: 'and a host of the event or tenant:admin (not_meeting_host otherwise)',
+  },
+  'graphql.eventFiles': {
+    transport: 'graphql',
+    name: 'eventFiles',
+    requires: 'media:read',
+    note: 'the media access rule: a member of the event or tenant:admin',
+  },
+  'graphql.sessionFiles': {
+    transport: 'graphql',
+    name: 'sessionFiles',
+    requires: 'media:read',
+    note: "the media access rule: the call's members and tenant:admin see all, anyone else their own uploads",
   },
   // Realtime hub (/hubs/mobile)
   'hub.initEvent': { transport: 'hub', name: 'initEvent', requires: 'meetings:host' },

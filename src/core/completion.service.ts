@@ -161,7 +161,7 @@ export function buildLedger(
   records: readonly Pick<TelemetryRecord, 'type' | 'occurredAt' | 'payload'>[],
   endedAt: Date,
 ): LedgerEntry[] {
-  const open = new Map<string, { joinedAt: Date; userId?: string; displayName?: string }>();
+  const open = new Map<string, { joinedAt: Date; userId?: string; displayName?: string; device?: string }>();
   const out: LedgerEntry[] = [];
   const close = (key: string, leftAt: Date) => {
     const s = open.get(key)!;
@@ -171,19 +171,21 @@ export function buildLedger(
       participantKey: key,
       userId: s.userId,
       displayName: s.displayName,
+      ...(s.device ? { device: s.device } : {}),
       joinedAt: s.joinedAt,
       leftAt: end,
       durationSeconds: Math.round((end.getTime() - s.joinedAt.getTime()) / 1000),
     });
   };
   for (const r of records) {
-    const p = r.payload as { participantKey?: string; userId?: string; displayName?: string };
+    const p = r.payload as { participantKey?: string; userId?: string; displayName?: string; device?: string };
     if (!p.participantKey) continue;
     if (r.type === 'participant_joined' && !open.has(p.participantKey))
       open.set(p.participantKey, {
         joinedAt: r.occurredAt,
         userId: p.userId || undefined,
         displayName: p.displayName || undefined,
+        device: p.device || undefined,
       });
     if (r.type === 'participant_left' && open.has(p.participantKey)) close(p.participantKey, r.occurredAt);
   }

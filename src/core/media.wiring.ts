@@ -8,17 +8,22 @@ import { MediaService } from './media.service.js';
 import { MediaAccess } from './media-access.js';
 import { ImportService } from './import.service.js';
 import { ActivationService } from './activation.service.js';
+import { RecordsService } from './records.service.js';
+import { EventRepository } from '../data/repositories/event.repository.js';
+import { ParticipantLogRepository } from '../data/repositories/participant-log.repository.js';
+import { CallRecordRepository } from '../data/repositories/call-record.repository.js';
 import type { AccountSetupService } from './account-setup.service.js';
 import type { AnnounceHook } from './webhooks/webhook-events.js';
 import type { AuditRecorder } from './audit-by.js';
 
 /**
- * Media uploads and downloads, pending-user imports and their activation, wired from infra (spread into
+ * Media uploads and downloads, the records of events and sessions (ledger, files), pending-user
+ * imports and their activation, wired from infra (spread into
  * createServices). Import progress reaches the uploader's connections through the hub push channel, so
  * a workers-only node needs no Socket.IO server.
  */
 export function createMediaServices(
-  infra: Pick<Infra, 'store' | 'mongo' | 'queues' | 'redis' | 'keys' | 'logger'>,
+  infra: Pick<Infra, 'store' | 'mongo' | 'queues' | 'redis' | 'keys' | 'logger' | 'config'>,
   deps: { accountSetup: Pick<AccountSetupService, 'provision'>; announced?: AnnounceHook; audit?: AuditRecorder },
 ) {
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
@@ -50,5 +55,12 @@ export function createMediaServices(
     accountSetup: deps.accountSetup,
     audit: deps.audit,
   });
-  return { media, imports, mediaAccess, activation };
+  const records = new RecordsService({
+    events: (t) => new EventRepository(tenantDb(t)),
+    files: (t) => new MediaFileRepository(tenantDb(t)),
+    ledger: (t) => new ParticipantLogRepository(tenantDb(t)),
+    calls: (t) => new CallRecordRepository(tenantDb(t)),
+    pageMaxTake: infra.config.limits.pageMaxTake,
+  });
+  return { media, imports, mediaAccess, activation, records };
 }

@@ -41,6 +41,7 @@ const PAYLOADS = {
       participantKey: Key,
       userId: z.union([z.literal(''), Hex24]),
       displayName: z.string().max(200),
+      device: z.string().max(100).default(''),
     }),
   },
   participantLeft: { type: 'participant_left', schema: z.object({ participantKey: Key }) },

@@ -8,7 +8,7 @@ export type TelemetryMessage = {
   sequence: number;
   occurredAt: Date;
 } & (
-  | { participantJoined: { participantKey: string; userId?: string; displayName?: string } }
+  | { participantJoined: { participantKey: string; userId?: string; displayName?: string; device?: string } }
   | { participantLeft: { participantKey: string } }
   | { recordingStarted: { recordingId: string } }
   | { recordingStopped: { recordingId: string } }
@@ -116,7 +116,7 @@ function callError(err: grpc.ServiceError): TelemetryCallError {
 export function conferenceScript(opts: {
   conferenceId: string;
   eventId: string;
-  participants: { key: string; userId?: string; name: string }[];
+  participants: { key: string; userId?: string; name: string; device?: string }[];
   chatMessages?: number;
   recording?: boolean;
   start?: Date;
@@ -128,7 +128,9 @@ export function conferenceScript(opts: {
   const add = (min: number, body: object) =>
     out.push({ ...base, sequence: out.length + 1, occurredAt: at(min), ...body } as TelemetryMessage);
   opts.participants.forEach((p, i) =>
-    add(i, { participantJoined: { participantKey: p.key, userId: p.userId ?? '', displayName: p.name } }),
+    add(i, {
+      participantJoined: { participantKey: p.key, userId: p.userId ?? '', displayName: p.name, device: p.device ?? '' },
+    }),
   );
   if (opts.recording) add(5, { recordingStarted: { recordingId: `rec-${opts.conferenceId}` } });
   if (opts.chatMessages) add(6, { chatActivity: { messageCount: opts.chatMessages } });

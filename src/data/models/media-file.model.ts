@@ -28,6 +28,7 @@ export const MediaFileSchema = new Schema(
 );
 MediaFileSchema.index({ eventId: 1, createdAt: -1 });
 MediaFileSchema.index({ hash: 1 });
+MediaFileSchema.index({ sessionId: 1, createdAt: -1 });
 MediaFileSchema.index({ ownerId: 1, createdAt: -1 });
 
 /** A share of a media file by path, optionally expiring. */

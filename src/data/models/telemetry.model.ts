@@ -45,6 +45,8 @@ export const ParticipantLogSchema = new Schema(
     participantKey: { type: String, required: true },
     userId: { type: Schema.Types.ObjectId },
     displayName: String,
+    /** The client the participant joined from (ParticipantJoined.device), when the VCS names it. */
+    device: String,
     joinedAt: { type: Date, required: true },
     leftAt: Date,
     durationSeconds: Number,

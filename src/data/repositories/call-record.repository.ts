@@ -45,6 +45,17 @@ export class CallRecordRepository {
   }
 
   /** Counterparts of a user's most recent calls, most recent first (duplicates kept; callers rank them). */
+  /** Whether the call `callId` exists and `userId` placed it or takes part in it. */
+  async isMember(callId: string, userId: Types.ObjectId): Promise<boolean> {
+    return Boolean(
+      await this.db.models.CallRecord.exists({ _id: callId, $or: [{ callerId: userId }, { participantIds: userId }] }),
+    );
+  }
+
+  async exists(callId: string): Promise<boolean> {
+    return Boolean(await this.db.models.CallRecord.exists({ _id: callId }));
+  }
+
   async recentCounterparts(userId: Types.ObjectId, limitCalls: number): Promise<{ id: Types.ObjectId; at: Date }[]> {
     const rows = await this.db.models.CallRecord.find(
       { $or: [{ callerId: userId }, { participantIds: userId }] },

@@ -112,6 +112,43 @@ export class MediaFileRepository {
     ).exec();
   }
 
+  /**
+   * One page of an event's files (decision 940): uploaded with its id (recordings included) or attached
+   * to it, newest first with `_id` breaking ties, and how many there are.
+   */
+  async pageForEvent(
+    eventId: Types.ObjectId,
+    attachmentIds: readonly Types.ObjectId[],
+    page: { skip: number; take: number },
+  ): Promise<{ items: MediaFileRecord[]; total: number }> {
+    const filter = attachmentIds.length ? { $or: [{ eventId }, { _id: { $in: attachmentIds } }] } : { eventId };
+    return this.pageOf(filter, page);
+  }
+
+  /** One page of a call session's files, optionally only those `ownerId` uploaded (decision 940). */
+  async pageForSession(
+    sessionId: string,
+    page: { skip: number; take: number },
+    ownerId?: Types.ObjectId,
+  ): Promise<{ items: MediaFileRecord[]; total: number }> {
+    return this.pageOf({ sessionId, ...(ownerId ? { ownerId } : {}) }, page);
+  }
+
+  private async pageOf(
+    filter: Record<string, unknown>,
+    page: { skip: number; take: number },
+  ): Promise<{ items: MediaFileRecord[]; total: number }> {
+    const [items, total] = await Promise.all([
+      this.db.models.MediaFile.find(filter, { outbox: 0 })
+        .sort({ createdAt: -1, _id: -1 })
+        .skip(page.skip)
+        .limit(page.take)
+        .exec(),
+      this.db.models.MediaFile.countDocuments(filter).exec(),
+    ]);
+    return { items, total };
+  }
+
   findByClientRef(clientRef: string): Promise<MediaFileRecord | null> {
     return this.db.models.MediaFile.findOne({ clientRef });
   }

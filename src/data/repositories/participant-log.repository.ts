@@ -9,6 +9,8 @@ export interface LedgerEntry {
   participantKey: string;
   userId?: string;
   displayName?: string;
+  /** The client the participant joined from, as the video conferencing system reported it. */
+  device?: string;
   joinedAt: Date;
   leftAt: Date;
   durationSeconds: number;
@@ -58,6 +60,24 @@ export class ParticipantLogRepository {
       ).exec();
     }
     return { inserted, updated: changed.length };
+  }
+
+  /** One page of an event's ledger in join order (`_id` breaks ties), and its length (decision 940). */
+  async page(
+    eventId: string,
+    page: { skip: number; take: number },
+  ): Promise<{ items: ParticipantLogRecord[]; total: number }> {
+    const filter = { eventId: new Types.ObjectId(eventId) };
+    const [items, total] = await Promise.all([
+      this.db.models.ParticipantLog.find(filter)
+        .sort({ joinedAt: 1, participantKey: 1, _id: 1 })
+        .skip(page.skip)
+        .limit(page.take)
+        .lean<ParticipantLogRecord[]>()
+        .exec(),
+      this.db.models.ParticipantLog.countDocuments(filter).exec(),
+    ]);
+    return { items, total };
   }
 
   listForEvent(eventId: string): Promise<ParticipantLogRecord[]> {

@@ -40,7 +40,13 @@ export const FIELD_COSTS: Record<string, number> = {
  * pages of 100 in one document held the event loop 40-100 ms at 5,000 contacts, decision 641).
  */
 const PER_PAGE_ITEM = 2;
-const PAGED: Record<string, number> = { 'Query.myContacts': 10 };
+const PAGED: Record<string, number> = {
+  'Query.myContacts': 10,
+  // An event read, then a page of ledger rows or files and a count.
+  'Query.eventLedger': 10,
+  'Query.eventFiles': 10,
+  'Query.sessionFiles': 10,
+};
 
 /** The page size a paged field will really serve: `paging.take` (default 20), clamped to PAGE_MAX_TAKE like the service clamps it. */
 function pageSize(args: Record<string, unknown>, pageMaxTake: number): number {

@@ -8,6 +8,8 @@ import { presentMyNotice } from '../presenters/notice.presenter.js';
 import { presentPage } from '../presenters/common.presenter.js';
 import { need, type GraphQLContext } from './context.js';
 import { AuditQuery, auditFilterOf } from '../../core/audit-query.js';
+import { Paging } from '../../core/paging.js';
+import { presentEventFile, presentFile, presentLedgerEntry } from '../presenters/records.presenter.js';
 
 type Ctx = GraphQLContext;
 type Args = Record<string, unknown>;
@@ -54,6 +56,26 @@ export const resolvers = {
     },
     waitingRoom: async (_: unknown, args: Args, ctx: Ctx) =>
       ctx.services.meetingRooms.waiting(need(ctx, 'graphql.waitingRoom'), String(args.eventId)),
+    eventLedger: async (_: unknown, args: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.eventLedger');
+      return presentPage(
+        await ctx.services.records.ledger(p, String(args.eventId), pagingOf(args)),
+        presentLedgerEntry,
+      );
+    },
+    eventFiles: async (_: unknown, args: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.eventFiles');
+      const page = await ctx.services.records.eventFiles(p, String(args.eventId), pagingOf(args));
+      return presentPage(page, (v) => {
+        const { source, attached, ...file } = presentEventFile(p.tenant, v);
+        return { file, source, attached };
+      });
+    },
+    sessionFiles: async (_: unknown, args: Args, ctx: Ctx) => {
+      const p = need(ctx, 'graphql.sessionFiles');
+      const page = await ctx.services.records.sessionFiles(p, String(args.sessionId), pagingOf(args));
+      return presentPage(page, (f) => presentFile(p.tenant, f));
+    },
     groupById: async (_: unknown, args: Args, ctx: Ctx) =>
       ctx.services.groups.byId(need(ctx, 'graphql.groupById'), String(args.groupId)),
     hasPin: (_: unknown, __: Args, ctx: Ctx) => {
@@ -117,6 +139,13 @@ export const resolvers = {
 
 function summary(ctx: Ctx, v: ContactView | null) {
   return v ? presentContactSummary(ctx.tenant.name, v) : null;
+}
+
+/** The `paging` argument, validated like REST's skip/take (decision 003). */
+function pagingOf(args: Args): Paging {
+  const parsed = Paging.safeParse(withoutNulls((args.paging ?? {}) as Args));
+  if (!parsed.success) throw fromZod(parsed.error, 'paging');
+  return parsed.data;
 }
 
 /** GraphQL passes explicit nulls for omitted optional arguments; zod defaults apply to undefined only. */

@@ -234,12 +234,85 @@ export const typeDefs = /* GraphQL */ `
     groupById(groupId: ID!): Group!
     "The meeting's waiting queue in arrival order (hosts of the event)."
     waitingRoom(eventId: ID!): WaitingRoom!
+    "The consultation's ledger in join order (hosts of the event and tenant administrators); take is clamped to PAGE_MAX_TAKE."
+    eventLedger(eventId: ID!, paging: PagingInput): LedgerPage!
+    "The event's files: uploaded for it, its recordings and attachments, newest first (members of the event)."
+    eventFiles(eventId: ID!, paging: PagingInput): EventFilePage!
+    "A call session's files, newest first (the call's members see all, anyone else their own uploads)."
+    sessionFiles(sessionId: String!, paging: PagingInput): FilePage!
     hasPin: Boolean!
     myNotice: MyNotice
     "The tenant's audit trail, newest first, filtered; needs audit:read (docs/audit.md)."
     auditTrail(filter: AuditFilter): AuditPage!
     "Verifies the tenant's whole audit chain and reports the first broken link; needs audit:read."
     auditVerify: AuditChainReport!
+  }
+
+  "A row of a consultation's ledger: who was there, when, for how long, from which device."
+  type LedgerEntry {
+    "Identity in the conference room (user id, device:<id> or guest:<id>)."
+    participantKey: String!
+    userId: ID
+    displayName: String
+    "The client the participant joined from, as the conferencing system reported it."
+    device: String
+    "The headset, when the participant is a device attached to the event."
+    deviceId: ID
+    joinedAt: String!
+    leftAt: String
+    durationSeconds: Int!
+    conferenceId: String!
+  }
+
+  type LedgerPage {
+    items: [LedgerEntry!]!
+    total: Int!
+    skip: Int!
+    take: Int!
+  }
+
+  "A stored file; url and thumbnailUrl are the download routes, relative to the tenant host."
+  type FileItem {
+    id: ID!
+    fileName: String!
+    size: Float!
+    contentType: String!
+    "image, video, audio, document, recording or other"
+    kind: String!
+    ownerId: ID!
+    eventId: ID
+    sessionId: String
+    hash: String!
+    url: String!
+    "none, pending, ready or failed"
+    thumbnailStatus: String!
+    thumbnailUrl: String
+    width: Int
+    height: Int
+    createdAt: String
+  }
+
+  "A file of an event and how it belongs there."
+  type EventFile {
+    file: FileItem!
+    "recording, upload or attachment"
+    source: String!
+    "On the event's attachment list."
+    attached: Boolean!
+  }
+
+  type EventFilePage {
+    items: [EventFile!]!
+    total: Int!
+    skip: Int!
+    take: Int!
+  }
+
+  type FilePage {
+    items: [FileItem!]!
+    total: Int!
+    skip: Int!
+    take: Int!
   }
 
   "Filter and page of an audit trail read; every field narrows. before: the next of the previous page."

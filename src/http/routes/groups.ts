@@ -16,6 +16,7 @@ import { meetingRoutes } from './meetings/meetings.router.js';
 import { notificationRoutes } from './notification/notification.router.js';
 import { peripheralRoutes } from './peripheral/peripheral.router.js';
 import { webhookRoutes } from './webhooks/webhooks.router.js';
+import { sessionRoutes } from './sessions/sessions.router.js';
 
 /** The probes, mounted by app.ts before tenant resolution and the per-address limit. */
 export const PROBE_GROUPS: readonly RouteGroup[] = [healthRoutes];
@@ -33,6 +34,7 @@ export const API_GROUPS: readonly RouteGroup[] = [
   contactRoutes,
   eventRoutes,
   meetingRoutes,
+  sessionRoutes,
   notificationRoutes,
   peripheralRoutes,
   adminPresenceRoutes,

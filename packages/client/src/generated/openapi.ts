@@ -834,6 +834,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events/{eventId}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event's files: uploaded for it, its recordings and its attachments, newest first; paged
+         * @description Members of the event (organizer, participants, attached devices) and tenant administrators. Each item carries its download and thumbnail URLs.
+         *
+         *     Requires: `media:read` (docs/permissions.md). the media access rule: a member of the event (organizer, participant, attached device) or tenant:admin.
+         */
+        get: operations["events.files"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/{eventId}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The consultation's ledger: who joined, when, for how long, from which device; paged
+         * @description Written by telemetry completion (hasLedger). Hosts of the event and tenant administrators; another member gets not_meeting_host.
+         *
+         *     Requires: `events:read` (docs/permissions.md). and a host of the event or tenant:admin (not_meeting_host otherwise).
+         */
+        get: operations["events.ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events/cancel": {
         parameters: {
             query?: never;
@@ -902,8 +946,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Event details
-         * @description Requires: `events:read` (docs/permissions.md).
+         * Event details, with the first page of the event's files
+         * @description Page on with GET /api/events/{eventId}/files.
+         *
+         *     Requires: `events:read` (docs/permissions.md).
          */
         get: operations["events.get"];
         put?: never;
@@ -1272,6 +1318,28 @@ export interface paths {
          * @description Requires: `peripherals:read` (docs/permissions.md).
          */
         get: operations["peripheral.types"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{sessionId}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A call session's files (uploaded with its sessionId), newest first; paged
+         * @description The call's caller and participants and tenant administrators see every file; anyone else only the files they uploaded into it.
+         *
+         *     Requires: `media:read` (docs/permissions.md). the media access rule: the call's caller or participants and tenant:admin see all, anyone else their own uploads.
+         */
+        get: operations["sessions.files"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1839,6 +1907,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "wrong_tenant";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `call_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.call_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "call_not_found" | "route_not_found" | "tenant_not_found";
                 };
             };
         };
@@ -4114,6 +4194,120 @@ export interface operations {
             503: components["responses"]["Problem503.service_unavailable"];
         };
     };
+    "events.files": {
+        parameters: {
+            query?: {
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description On the event's attachment list */
+                            attached: boolean;
+                            contentType: string;
+                            createdAt: string | null;
+                            eventId: string | null;
+                            fileName: string;
+                            hash: string;
+                            height: number | null;
+                            id: string;
+                            /** @description image, video, audio, document, recording or other */
+                            kind: string;
+                            ownerId: string;
+                            sessionId: string | null;
+                            size: number;
+                            /**
+                             * @description How the file belongs to the event
+                             * @enum {string}
+                             */
+                            source: "recording" | "upload" | "attachment";
+                            /** @description none, pending, ready or failed */
+                            thumbnailStatus: string;
+                            /** @description GET /api/media/thumbnail/{tenant}/{hash}, for images */
+                            thumbnailUrl: string | null;
+                            /** @description GET /api/media/download/{tenant}/{hash} */
+                            url: string;
+                            width: number | null;
+                        }[];
+                        skip: number;
+                        take: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "events.ledger": {
+        parameters: {
+            query?: {
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            conferenceId: string;
+                            /** @description The client the participant joined from, as the conferencing system reported it */
+                            device: string | null;
+                            /** @description The headset, when the participant is a device attached to the event */
+                            deviceId: string | null;
+                            displayName: string | null;
+                            durationSeconds: number;
+                            /** @description ISO 8601 date-time */
+                            joinedAt: string;
+                            leftAt: string | null;
+                            /** @description Identity in the conference room (user id, `device:<id>` or `guest:<id>`) */
+                            participantKey: string;
+                            /** @description The user, when the participant is a known user */
+                            userId: string | null;
+                        }[];
+                        skip: number;
+                        take: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
     "events.cancel": {
         parameters: {
             query?: never;
@@ -4324,6 +4518,40 @@ export interface operations {
                         /** @description ISO 8601 date-time */
                         endAt: string;
                         endedAt: string | null;
+                        /** @description The first page of the event's files (GET /api/events/{eventId}/files) */
+                        files: {
+                            items: {
+                                /** @description On the event's attachment list */
+                                attached: boolean;
+                                contentType: string;
+                                createdAt: string | null;
+                                eventId: string | null;
+                                fileName: string;
+                                hash: string;
+                                height: number | null;
+                                id: string;
+                                /** @description image, video, audio, document, recording or other */
+                                kind: string;
+                                ownerId: string;
+                                sessionId: string | null;
+                                size: number;
+                                /**
+                                 * @description How the file belongs to the event
+                                 * @enum {string}
+                                 */
+                                source: "recording" | "upload" | "attachment";
+                                /** @description none, pending, ready or failed */
+                                thumbnailStatus: string;
+                                /** @description GET /api/media/thumbnail/{tenant}/{hash}, for images */
+                                thumbnailUrl: string | null;
+                                /** @description GET /api/media/download/{tenant}/{hash} */
+                                url: string;
+                                width: number | null;
+                            }[];
+                            skip: number;
+                            take: number;
+                            total: number;
+                        };
                         hasChat: boolean;
                         hasLedger: boolean;
                         hasRecording: boolean;
@@ -5425,6 +5653,62 @@ export interface operations {
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
             404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "sessions.files": {
+        parameters: {
+            query?: {
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            contentType: string;
+                            createdAt: string | null;
+                            eventId: string | null;
+                            fileName: string;
+                            hash: string;
+                            height: number | null;
+                            id: string;
+                            /** @description image, video, audio, document, recording or other */
+                            kind: string;
+                            ownerId: string;
+                            sessionId: string | null;
+                            size: number;
+                            /** @description none, pending, ready or failed */
+                            thumbnailStatus: string;
+                            /** @description GET /api/media/thumbnail/{tenant}/{hash}, for images */
+                            thumbnailUrl: string | null;
+                            /** @description GET /api/media/download/{tenant}/{hash} */
+                            url: string;
+                            width: number | null;
+                        }[];
+                        skip: number;
+                        take: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.call_not_found.route_not_found.tenant_not_found"];
             429: components["responses"]["Problem429.rate_limited"];
             503: components["responses"]["Problem503.service_unavailable"];
         };

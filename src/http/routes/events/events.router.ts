@@ -10,6 +10,8 @@ import {
   presentEventParticipant,
   presentEventSummary,
 } from '../../presenters/event.presenter.js';
+import { EventFile, LedgerEntry, presentEventFile, presentLedgerEntry } from '../../presenters/records.presenter.js';
+import { Paging } from '../../../core/paging.js';
 import {
   CreateEventCommand,
   DeleteEventsCommand,
@@ -17,6 +19,13 @@ import {
   EventListQuery,
   UpdateEventCommand,
 } from './events.schema.js';
+
+/** How many files the event details carry; the rest are paged by GET /api/events/{eventId}/files. */
+const DETAILS_FILES = 20;
+
+const EventDetailsWithFiles = EventDetails.extend({
+  files: PageOf(EventFile).describe("The first page of the event's files (GET /api/events/{eventId}/files)"),
+});
 
 /** /api/events: scheduled consultations the caller organizes, attends or is attached to. */
 export const eventRoutes: RouteGroup = {
@@ -38,9 +47,42 @@ export const eventRoutes: RouteGroup = {
       method: 'get',
       path: '/get/:eventId',
       params: EventIdParams,
-      response: EventDetails,
-      summary: 'Event details',
-      handle: async (s, { p, params }) => presentEventDetails(await s.events.details(p, params.eventId)),
+      response: EventDetailsWithFiles,
+      summary: "Event details, with the first page of the event's files",
+      description: 'Page on with GET /api/events/{eventId}/files.',
+      handle: async (s, { p, params }) => {
+        const event = await s.events.details(p, params.eventId);
+        const files = await s.records.filesOf(p, event, { skip: 0, take: DETAILS_FILES });
+        return { ...presentEventDetails(event), files: presentPage(files, (f) => presentEventFile(p.tenant, f)) };
+      },
+    }),
+    op({
+      operationId: 'events.ledger',
+      errors: ['event_not_found', 'not_meeting_host'],
+      method: 'get',
+      path: '/:eventId/ledger',
+      params: EventIdParams,
+      query: Paging,
+      response: PageOf(LedgerEntry),
+      summary: "The consultation's ledger: who joined, when, for how long, from which device; paged",
+      description:
+        'Written by telemetry completion (hasLedger). Hosts of the event and tenant administrators; another member gets not_meeting_host.',
+      handle: async (s, { p, params, query }) =>
+        presentPage(await s.records.ledger(p, params.eventId, query), presentLedgerEntry),
+    }),
+    op({
+      operationId: 'events.files',
+      errors: ['event_not_found'],
+      method: 'get',
+      path: '/:eventId/files',
+      params: EventIdParams,
+      query: Paging,
+      response: PageOf(EventFile),
+      summary: "The event's files: uploaded for it, its recordings and its attachments, newest first; paged",
+      description:
+        'Members of the event (organizer, participants, attached devices) and tenant administrators. Each item carries its download and thumbnail URLs.',
+      handle: async (s, { p, params, query }) =>
+        presentPage(await s.records.eventFiles(p, params.eventId, query), (f) => presentEventFile(p.tenant, f)),
     }),
     op({
       operationId: 'events.getParticipants',
