@@ -23,6 +23,7 @@ const SAMPLE: Record<string, string> = {
   container: 'media',
   path: 'a/b',
   importId: '5b3a2e4c-8d1f-4a6b-9c0d-1e2f3a4b5c6d',
+  sessionId: 'call-sample',
 };
 
 describe('401/403 per the permission table for every directory endpoint and GraphQL operation', () => {
@@ -93,6 +94,9 @@ describe('401/403 per the permission table for every directory endpoint and Grap
       auditTrail: 'auditTrail { next }',
       auditVerify: 'auditVerify { ok }',
       waitingRoom: `waitingRoom(eventId: "${SAMPLE.eventId}") { eventId }`,
+      eventLedger: `eventLedger(eventId: "${SAMPLE.eventId}") { total }`,
+      eventFiles: `eventFiles(eventId: "${SAMPLE.eventId}") { total }`,
+      sessionFiles: `sessionFiles(sessionId: "${SAMPLE.sessionId}") { total }`,
     };
     const ops = Object.entries(OPERATIONS).filter(([, o]) => o.transport === 'graphql');
     expect(ops.map(([, o]) => o.name).sort()).toEqual(Object.keys(selections).sort());

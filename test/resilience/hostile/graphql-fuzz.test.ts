@@ -34,6 +34,12 @@ const DOCUMENTS: Record<string, string> = {
   auditTrail: 'query Q($p: AuditFilter) { auditTrail(filter: $p) { items { seq action actorId } next } }',
   auditVerify: 'query Q { auditVerify { ok verified headSeq firstBroken { seq } } }',
   waitingRoom: 'query Q($e: ID!) { waitingRoom(eventId: $e) { eventId waiting { userId name kind } } }',
+  eventLedger:
+    'query Q($g: ID!, $p: PagingInput) { eventLedger(eventId: $g, paging: $p) { total items { participantKey device } } }',
+  eventFiles:
+    'query Q($g: ID!, $p: PagingInput) { eventFiles(eventId: $g, paging: $p) { total items { source file { id url } } } }',
+  sessionFiles:
+    'query Q($g: String!, $p: PagingInput) { sessionFiles(sessionId: $g, paging: $p) { total items { id url } } }',
 };
 
 describe('hostile GraphQL input: every operation, and query bombs', () => {

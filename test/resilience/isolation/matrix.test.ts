@@ -25,7 +25,20 @@ const GRAPHQL: Record<string, string> = {
   auditTrail: '{ auditTrail { items { seq action } next } }',
   auditVerify: '{ auditVerify { ok verified headSeq } }',
   waitingRoom: 'query W($e: ID!) { waitingRoom(eventId: $e) { eventId waiting { userId name } } }',
+  eventLedger: 'query L($e: ID!) { eventLedger(eventId: $e) { total items { displayName device joinedAt } } }',
+  eventFiles: 'query F($e: ID!) { eventFiles(eventId: $e) { total items { source file { fileName url } } } }',
+  sessionFiles: 'query S($s: String!) { sessionFiles(sessionId: $s) { total items { fileName url } } }',
 };
+
+/** Variables of each GraphQL operation that takes ids, from the tenant whose ids are sent. */
+const variablesOf = (name: string, t: SeededTenant): Record<string, string> =>
+  name === 'groupById'
+    ? { g: t.groupId }
+    : name === 'sessionFiles'
+      ? { s: t.sessionId }
+      : ['waitingRoom', 'eventLedger', 'eventFiles'].includes(name)
+        ? { e: t.eventId }
+        : {};
 
 /** How another tenant's ids are refused: as ids that do not exist here, or as things the caller may not touch. */
 const CROSS_REFUSALS = [
@@ -98,7 +111,7 @@ describe('isolation matrix: operations x tenants x roles', () => {
             token: a.users[role]!.token,
             body: {
               query: GRAPHQL[op.name],
-              variables: op.name === 'groupById' ? { g: t.groupId } : op.name === 'waitingRoom' ? { e: t.eventId } : {},
+              variables: variablesOf(op.name, t),
             },
           });
           const code = r.body?.errors?.[0]?.extensions?.code;

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
 import { ImportRepository } from '../../../src/data/repositories/import.repository.js';
 import { PendingUserRepository } from '../../../src/data/repositories/pending-user.repository.js';
+import { Types } from 'mongoose';
 import { createUser, tokenFor } from '../../support/auth.js';
+import { multipart, png } from '../../support/form.js';
+import { ParticipantLogRepository } from '../../../src/data/repositories/participant-log.repository.js';
 import type { TestNode } from '../../support/node.js';
 
 export const ROLES = Object.keys(BUILTIN_ROLES);
@@ -20,6 +23,8 @@ export interface SeededTenant {
   importId: string;
   /** A webhook subscription whose description carries the marker. */
   subscriptionId: string;
+  /** A call session (clinician calls patient) with a file the patient uploaded into it. */
+  sessionId: string;
   /** Users the hub cases need besides the caller: an event organizer, a callee and a headset account. */
   helpers: Record<'host' | 'peer' | 'headset', { id: string; username: string; token: string }>;
 }
@@ -99,10 +104,42 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     ...as('admin'),
     body: { url: 'http://127.0.0.1:9/hook', types: ['consultation.scheduled'], description: `Hook ${marker}` },
   });
+  // The event's records: a ledger row and a file of the event and of a call session, named with the marker.
+  const eventId = String(event.body?.id);
+  await new ParticipantLogRepository(db).upsertMany(eventId, `conf-${name}`, [
+    {
+      participantKey: users.patient!.id,
+      userId: users.patient!.id,
+      displayName: `Patient ${marker}`,
+      device: `ios ${marker}`,
+      joinedAt: new Date(start.getTime()),
+      leftAt: new Date(start.getTime() + 60_000),
+      durationSeconds: 60,
+    },
+  ]);
+  const sessionId = `call-${name}`;
+  await db.models.CallRecord.create({
+    _id: sessionId,
+    callerId: new Types.ObjectId(users.clinician!.id),
+    participantIds: [new Types.ObjectId(users.patient!.id)],
+    status: 'ended',
+    startedAt: new Date(),
+  });
+  const form = multipart([
+    { name: 'eventId', value: eventId },
+    { name: 'sessionId', value: sessionId },
+    { name: 'file', file: { fileName: `scan-${marker}.png`, content: await png(20, 20) } },
+  ]);
+  const file = await node.http.post('/api/media/upload', {
+    ...as('patient'),
+    rawBody: form.body,
+    headers: form.headers,
+  });
   const data = (r: { status: number; body: any }) => {
     if (r.status >= 300) throw new Error(`seeding ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.data ?? r.body;
   };
+  data(file);
   return {
     name,
     marker,
@@ -113,6 +150,7 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     noticeId: data(notice).id,
     importId,
     subscriptionId: data(subscription).subscription.id,
+    sessionId,
     helpers,
   };
 }
@@ -138,6 +176,7 @@ export function paramValues(t: SeededTenant, caller: string): Record<string, str
     '*path': 'a.png',
     importId: t.importId,
     subscriptionId: t.subscriptionId,
+    sessionId: t.sessionId,
   };
 }
 
