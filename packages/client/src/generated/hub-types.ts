@@ -288,6 +288,7 @@ declare const Caller: z.ZodObject<{
 		idp: "idp";
 	}>>;
 	sessionId: z.ZodOptional<z.ZodString>;
+	actorUserId: z.ZodOptional<z.ZodString>;
 }, z.core.$strip>;
 export type Caller = z.infer<typeof Caller>;
 declare const InitCallRequest: z.ZodObject<{
