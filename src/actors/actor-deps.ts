@@ -32,6 +32,7 @@ export interface ActorServices {
     admission(p: Principal, eventId: string, meetingCode?: string): Promise<Admission>;
     isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
     isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
+    endEvent(tenant: string, eventId: string): Promise<unknown>;
   };
   recording: {
     requestStart(
@@ -49,6 +50,7 @@ export interface ActorServices {
         action: string;
         outcome: 'success' | 'failure';
         actorId?: string;
+        subjectId?: string;
         eventId?: string;
         details?: Record<string, unknown>;
       },
@@ -106,6 +108,8 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
       void (await s.recording.requestStart(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
     stopRecording: async (tenant, eventId, userId) =>
       void (await s.recording.requestStop(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
+    endEvent: async (tenant, eventId) => void (await s.meetings.endEvent(tenant, eventId)),
+    audit: async (tenant, entry) => void (await s.audit.record(tenant, entry)),
   };
 }
 

@@ -2,6 +2,7 @@ import { AppError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Caller } from './common.schema.js';
 import type { AdmitRequest, DenyRequest, MeetingMsg } from './meeting.schema.js';
+import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
 
 /** The caller an actor turn acts for, from a principal verified by REST or GraphQL. */
@@ -63,7 +64,23 @@ export class MeetingRooms {
     };
     return this.ask(p, req.eventId, msg, dedupe(p, 'deny', req.requestId));
   }
+
+  /**
+   * A host control (remove, end, lock, unlock, host changes, mute, host access answer) as a turn of the
+   * event's meeting actor, de-duplicated by the caller's request id like the hub's (decision 900).
+   */
+  control(p: Principal, eventId: string, cmd: ControlCommand, requestId?: string): Promise<ControlResult> {
+    const msg = { ...cmd, caller: callerOfPrincipal(p) } as MeetingControlMsg;
+    return this.ask(p, eventId, msg, dedupe(p, cmd.type, requestId));
+  }
 }
+
+/** A host control's message without its caller (the transport adds the verified caller). */
+export type ControlCommand = MeetingControlMsg extends infer M
+  ? M extends MeetingControlMsg
+    ? Omit<M, 'caller'>
+    : never
+  : never;
 
 /** Same de-duplication id as the hub's for the same request id, so a control retried on another transport applies once. */
 export function dedupe(p: { userId: string }, name: string, requestId?: string): AskOptions | undefined {

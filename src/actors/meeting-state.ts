@@ -7,6 +7,7 @@ import type {
   MeetingData,
   MeetingDetails,
   MeetingEventPush,
+  MeetingEventType,
   MeetingMember,
   MeetingState,
   WaitingEntry,
@@ -30,6 +31,23 @@ export interface MeetingActorDeps {
   isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
   startRecording(tenant: string, eventId: string, userId: string): Promise<void>;
   stopRecording(tenant: string, eventId: string, userId: string): Promise<void>;
+  /**
+   * endMeeting (decision 900): the event goes started -> ended and its VCS room is closed through the
+   * VCS port; idempotent (an ended event and a closed room stay so).
+   */
+  endEvent(tenant: string, eventId: string): Promise<void>;
+  /** One entry of the tenant's audit trail (host controls, admissions): who, what, when. */
+  audit(tenant: string, entry: MeetingAuditEntry): Promise<void>;
+}
+
+/** What the meeting actor writes to the audit trail. */
+export interface MeetingAuditEntry {
+  action: string;
+  outcome: 'success' | 'failure';
+  actorId: string;
+  eventId: string;
+  subjectId?: string;
+  details?: Record<string, unknown>;
 }
 
 export type Ctx = ActorContext<MeetingState>;
@@ -38,11 +56,18 @@ export type Ctx = ActorContext<MeetingState>;
 export function normalize(s: MeetingState): MeetingState {
   s.waiting ??= [];
   s.barred ??= {};
+  s.roleGrants ??= {};
+  s.hostRequests ??= {};
   return s;
 }
 
 /** Every meeting change is one numbered meetingEvent to the meeting room, in turn order. */
-export function publish(ctx: Ctx, type: string, by?: string, data?: Record<string, unknown>): MeetingEventPush {
+export function publish(
+  ctx: Ctx,
+  type: MeetingEventType,
+  by?: string,
+  data?: Record<string, unknown>,
+): MeetingEventPush {
   ctx.state.seq += 1;
   const push: MeetingEventPush = {
     eventId: ctx.state.eventId,
@@ -81,6 +106,8 @@ export function details(s: MeetingState, forHost = false): MeetingDetails {
     sharedImage: s.sharedImage,
     seq: s.seq,
     ...(forHost ? { waiting: waitingViews(s) } : {}),
+    ...(s.locked ? { locked: true } : {}),
+    ...(s.ended ? { ended: true } : {}),
   };
 }
 
@@ -95,7 +122,10 @@ export function isHostMember(s: MeetingState, userId: string): boolean {
 export async function requireHost(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<void> {
   const { tenant, id } = ctx.address;
   if (isHostMember(ctx.state, caller.userId)) return;
-  if (await deps.isHost(tenant, id, caller.userId)) return;
+  const grant = ctx.state.roleGrants?.[caller.userId]?.role;
+  if (grant === 'host') return;
+  // A host who handed the meeting over (transferHost) is no longer one here, whatever the event says.
+  if (grant !== 'participant' && (await deps.isHost(tenant, id, caller.userId))) return;
   if (ctx.state.members[caller.userId] || (await deps.isParticipant(tenant, id, caller.userId)))
     throw new AppError('not_meeting_host', 'Only a host of this meeting may do this');
   throw new AppError('meeting_not_found', 'No such meeting');
@@ -106,17 +136,26 @@ export function meetingRole(data: MeetingData): MeetingMember['role'] {
   return data.role === 'host' || data.role === 'guest' || data.role === 'device' ? data.role : 'participant';
 }
 
+/**
+ * Adds (or refreshes) a member. A host role given or taken in this meeting (transferHost, addHost,
+ * host access) outlasts a rejoin: it overrides the role the event's join details carry.
+ */
 export function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role']): boolean {
+  const granted = ctx.state.roleGrants?.[caller.userId]?.role;
+  const effective = granted && (role === 'host' || role === 'participant') ? granted : role;
+  const canHost = caller.permissions.includes('meetings:host');
   const existing = ctx.state.members[caller.userId];
   if (existing) {
-    existing.role = role;
+    existing.role = effective;
+    existing.canHost = canHost;
     return false;
   }
   ctx.state.members[caller.userId] = {
     userId: caller.userId,
     username: caller.username,
-    role,
+    role: effective,
     joinedAt: new Date().toISOString(),
+    canHost,
   };
   return true;
 }

@@ -145,6 +145,7 @@ export async function admit(
     });
   });
   queueChanged(ctx, from);
+  for (const e of entries) await audited(ctx, deps, 'meeting.admit', msg.caller, e, {});
   return { ...view(ctx), admitted: entries.map((e) => e.userId) };
 }
 
@@ -173,7 +174,34 @@ export async function deny(
     toClient(ctx, e.userId, { eventId: s.eventId, state: 'denied', ...(msg.message ? { message: msg.message } : {}) });
   }
   queueChanged(ctx, from);
+  const message = msg.message ? { message: msg.message } : {};
+  for (const e of taken) await audited(ctx, deps, 'meeting.deny', msg.caller, e, message);
   return { ...view(ctx), denied: taken.map((e) => e.userId) };
+}
+
+/** One audit entry per admitted or denied entry: the host, the waiting user, how they came. */
+function audited(
+  ctx: Ctx,
+  deps: MeetingActorDeps,
+  action: string,
+  host: Caller,
+  e: WaitingEntry,
+  extra: Record<string, unknown>,
+): Promise<void> {
+  const details = {
+    kind: e.kind,
+    role: e.role,
+    invited: e.invited,
+    ...(e.returning ? { returning: e.returning } : {}),
+  };
+  return deps.audit(ctx.address.tenant, {
+    action,
+    outcome: 'success',
+    actorId: host.actorUserId ?? host.userId,
+    eventId: ctx.state.eventId,
+    subjectId: e.userId,
+    details: { ...details, ...extra, ...(host.actorUserId ? { onBehalfOf: host.userId } : {}) },
+  });
 }
 
 /** The waiting client went away (disconnect, closed screen): its entry goes; a no-op once admitted. */

@@ -37,6 +37,8 @@ function meetingDeps(
     isHost: async (_t, _e, u) => hosts.includes(u),
     startRecording: async () => void recordingCalls.push('start'),
     stopRecording: async () => void recordingCalls.push('stop'),
+    endEvent: async () => void recordingCalls.push('end'),
+    audit: async () => undefined,
   };
 }
 

@@ -21,6 +21,7 @@ import {
   type MeetingActorDeps,
 } from './meeting-state.js';
 import { admit, deny, enqueue, expire, leave, mustWait, waitingRoom } from './meeting-waiting.js';
+import { assertOpen, control, isControl, lockedOut, requestHostAccess } from './meeting-controls.js';
 
 export type { MeetingActorDeps } from './meeting-state.js';
 
@@ -33,6 +34,7 @@ async function init(
   deps: MeetingActorDeps,
   caller: Caller,
 ): Promise<MeetingData & { meeting: MeetingDetails }> {
+  assertOpen(ctx);
   const data = await deps.initEvent(ctx.address.tenant, caller, ctx.address.id);
   const first = !ctx.state.started;
   ctx.state.started = true;
@@ -54,9 +56,10 @@ async function join(
   code?: string,
 ): Promise<(MeetingData & { meeting: MeetingDetails }) | WaitingAck> {
   const s = ctx.state;
+  assertOpen(ctx);
   if (!s.members[caller.userId]) {
     const a = await deps.admission(ctx.address.tenant, caller, ctx.address.id, code);
-    if (mustWait(ctx, caller, a)) return enqueue(ctx, caller, a, code);
+    if (mustWait(ctx, caller, a) || lockedOut(ctx, a)) return enqueue(ctx, caller, a, code);
   }
   const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id, code);
   if (data.room) s.room = data.room;
@@ -163,11 +166,7 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
     case 'clearImage':
       return clearImage(ctx, msg.caller);
     case 'requestHostAccess':
-      requireMember(ctx.state, msg.caller);
-      return publish(ctx, 'hostAccessRequested', msg.caller.userId, {
-        userId: msg.caller.userId,
-        username: msg.caller.username,
-      });
+      return requestHostAccess(ctx, msg.caller);
     case 'addDevice':
       return addDevice(ctx, msg.caller, msg.deviceId);
     case 'isMember':
@@ -175,6 +174,7 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
     case 'members':
       return { memberIds: Object.keys(ctx.state.members), deviceIds: [...ctx.state.deviceIds] };
     default:
+      if (isControl(msg)) return control(ctx, deps, msg);
       throw new AppError('bad_request', 'Unknown meeting message');
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, type Caller } from './common.schema.js';
+import type { MeetingControlMsg, MeetingControlsState } from './meeting-controls.schema.js';
 
 /** initEvent. */
 export const InitEventRequest = z.object({ eventId: Id });
@@ -109,7 +110,8 @@ export interface WaitingRoomView {
 /** `waitingRoom` push to the waiting client (its user room): its position or what became of it. */
 export interface WaitingRoomPush {
   eventId: string;
-  state: 'waiting' | 'admitted' | 'denied' | 'expired' | 'left';
+  /** `ended`: the meeting was ended for everyone while waiting (decision 900). */
+  state: 'waiting' | 'admitted' | 'denied' | 'expired' | 'left' | 'ended';
   position?: number;
   since?: string;
   message?: string;
@@ -131,9 +133,11 @@ export interface MeetingMember {
   /** The role in this meeting (the event's host, one of its participants, a guest, a headset), not the tenant role. */
   role: 'host' | 'participant' | 'guest' | 'device';
   joinedAt: string;
+  /** The member's permissions let them host (meetings:host): addHost, transferHost and host access need it. */
+  canHost?: boolean;
 }
 
-export interface MeetingState {
+export interface MeetingState extends MeetingControlsState {
   eventId: string;
   started: boolean;
   room?: { provider: string; roomName: string; url: string };
@@ -156,12 +160,40 @@ export interface MeetingData {
   [k: string]: unknown;
 }
 
+/** The `type` of a meetingEvent (docs/hub.md); the host controls' types are decision 900's. */
+export type MeetingEventType =
+  | 'meetingStarted'
+  | 'participantJoined'
+  | 'participantWaiting'
+  | 'participantAdmitted'
+  | 'participantDenied'
+  | 'waitingLeft'
+  | 'waitingExpired'
+  | 'notify'
+  | 'recordingStarted'
+  | 'recordingStopped'
+  | 'imageShared'
+  | 'imageCleared'
+  | 'hostAccessRequested'
+  | 'deviceAdded'
+  | 'meetingCompleted'
+  // Host controls (decision 900)
+  | 'participantRemoved'
+  | 'meetingEnded'
+  | 'meetingLocked'
+  | 'meetingUnlocked'
+  | 'hostTransferred'
+  | 'hostAdded'
+  | 'muteRequested'
+  | 'hostAccessGranted'
+  | 'hostAccessRefused';
+
 /** meetingEvent payload. */
 export interface MeetingEventPush {
   eventId: string;
   /** The meeting actor's sequence number; absent on the completion pushed by telemetry (not an actor turn). */
   seq?: number;
-  type: string;
+  type: MeetingEventType;
   at: string;
   by?: string;
   data?: Record<string, unknown>;
@@ -186,7 +218,9 @@ export type MeetingMsg =
   /** The waiting client left (its socket disconnected, or it closed the waiting screen). */
   | { type: 'leaveWaiting'; caller: Caller }
   | { type: 'expireWaiting' }
-  | { type: 'members' };
+  | { type: 'members' }
+  /** Host controls (src/actors/meeting-controls.ts, decision 900). */
+  | MeetingControlMsg;
 
 export interface MeetingDetails {
   eventId: string;
@@ -199,4 +233,8 @@ export interface MeetingDetails {
   seq: number;
   /** The waiting queue: shown to hosts only. */
   waiting?: WaitingEntryView[];
+  /** Locked by a host: new joins wait or are refused (decision 900). */
+  locked?: boolean;
+  /** Ended for everyone. */
+  ended?: boolean;
 }

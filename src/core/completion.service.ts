@@ -138,7 +138,7 @@ export class CompletionService {
     try {
       const payload = {
         eventId,
-        type: 'meetingCompleted',
+        type: 'meetingCompleted' as const,
         at: new Date().toISOString(),
         data: { status: r.status, ...r.flags },
       };

@@ -211,6 +211,28 @@ export class MeetingService {
     return { ...data, participant };
   }
 
+  /**
+   * endMeeting (decision 900): started -> ended, then the VCS room is closed through the port.
+   * Idempotent: an event already ended (or completed by telemetry) only has its room closed again.
+   * Not started (scheduled) or cancelled: invalid_state. The outbound `consultation.ended` stays the
+   * conference's own end (telemetry), which the closed room brings about.
+   */
+  async endEvent(tenant: string, eventId: string): Promise<EventRecord> {
+    const repo = this.deps.events(tenant);
+    const id = oid(eventId, 'event_not_found');
+    const e = await repo.findById(id);
+    if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
+    const moved = e.status === 'started' ? await repo.transition(id, ['started'], 'ended', { endedAt: new Date() }) : e;
+    const now = moved ?? (await repo.findById(id));
+    if (!now || (now.status !== 'ended' && now.status !== 'completed'))
+      throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);
+    if (now.room?.roomName)
+      await this.deps
+        .vcs()
+        .closeRoom(tenant, { provider: now.room.provider!, roomName: now.room.roomName, url: now.room.url! });
+    return now;
+  }
+
   /** A headset attaches itself to an event, proving it holds the event's join code. */
   async addDeviceToEvent(
     p: Principal,

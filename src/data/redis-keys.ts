@@ -47,6 +47,8 @@ export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
     recording: (tenant: string, eventId: string) => `${t(tenant)}recording:${eventId}`,
     /** Hash the embedded video conferencing adapter keeps per recording (shared by every node). */
     vcsRecording: (recordingId: string) => `${prefix}vcs:recording:${recordingId}`,
+    /** Marker of a room the embedded adapter closed (endMeeting): its join tokens are refused. */
+    vcsClosedRoom: (roomName: string) => `${prefix}vcs:closed:${roomName}`,
     actors: `${prefix}actors:`,
     hubAdapter: `${prefix}hub`,
     /**

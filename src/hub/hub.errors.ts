@@ -46,6 +46,19 @@ export const HUB_ERROR_GROUPS = {
     files: ['src/actors/meeting-state.ts', 'src/actors/meeting-waiting.ts'],
     codes: ['meeting_not_found', 'not_meeting_host', 'waiting_entry_not_found'],
   },
+  /** Host controls of the meeting actor (decision 900). */
+  hostControls: {
+    files: ['src/actors/meeting-controls.ts'],
+    codes: [
+      'invalid_state',
+      'meeting_locked',
+      'participant_not_found',
+      'host_request_not_found',
+      'host_not_eligible',
+      'bad_request',
+      'forbidden',
+    ],
+  },
   shareImage: { files: ['src/core/share-image.ts'], codes: ['file_not_found', 'url_not_allowed'] },
   joinCode: {
     files: ['src/core/meeting.service.ts'],
@@ -83,13 +96,13 @@ const D = ['device', 'meeting'] as const;
 
 /** Which groups each method goes through, besides the dispatcher (every method). */
 export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> = {
-  initEvent: ['actors', ...M],
-  joinEvent: ['actors', ...M, 'waitingRoom', 'joinCode'],
+  initEvent: ['actors', ...M, 'hostControls'],
+  joinEvent: ['actors', ...M, 'waitingRoom', 'joinCode', 'hostControls'],
   getMeetingDetails: ['actors', ...M],
   notify: ['actors', ...M],
   startRecording: ['actors', ...M],
   stopRecording: ['actors', ...M],
-  requestHostAccess: ['actors', ...M],
+  requestHostAccess: ['actors', ...M, 'hostControls'],
   clearImage: ['actors', ...M],
   shareImage: ['actors', ...M, 'shareImage'],
   initCall: ['actors', 'call'],
@@ -113,6 +126,14 @@ export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> 
   admit: ['actors', ...M, 'waitingRoom', 'joinCode'],
   deny: ['actors', ...M, 'waitingRoom'],
   getWaitingRoom: ['actors', ...M, 'waitingRoom'],
+  removeParticipant: ['actors', ...M, 'waitingRoom', 'hostControls'],
+  endMeeting: ['actors', ...M, 'waitingRoom', 'hostControls'],
+  lockMeeting: ['actors', ...M, 'waitingRoom', 'hostControls'],
+  unlockMeeting: ['actors', ...M, 'waitingRoom', 'hostControls'],
+  transferHost: ['actors', ...M, 'waitingRoom', 'hostControls'],
+  addHost: ['actors', ...M, 'waitingRoom', 'hostControls'],
+  muteRequest: ['actors', ...M, 'waitingRoom', 'hostControls'],
+  answerHostAccess: ['actors', ...M, 'waitingRoom', 'hostControls'],
 };
 
 /** The sorted, distinct codes of a method's negative ack. */

@@ -9,6 +9,15 @@ import type {
   InitCallRequest,
 } from '../actors/call.schema.js';
 import type {
+  AnswerHostAccessRequest,
+  ControlResult,
+  EndMeetingRequest,
+  HostChangeRequest,
+  LockRequest,
+  MuteRequestRequest,
+  RemoveParticipantRequest,
+} from '../actors/meeting-controls.schema.js';
+import type {
   AdmitRequest,
   DenyRequest,
   InitEventRequest,
@@ -78,6 +87,21 @@ export interface ClientToServerEvents {
   deny(req: DenyRequest, ack: Ack): void;
   /** Host: the waiting queue of a meeting. */
   getWaitingRoom(req: MeetingRef, ack: Ack): void;
+  /** Host: takes a member out of the meeting; they come back only through a host's admission (decision 900). */
+  removeParticipant(req: RemoveParticipantRequest, ack: Ack<ControlResult>): void;
+  /** Host: ends the meeting for everyone (the VCS room closes, the event is `ended`). */
+  endMeeting(req: EndMeetingRequest, ack: Ack<ControlResult>): void;
+  /** Host: new joins wait (waiting room) or are refused with meeting_locked. */
+  lockMeeting(req: LockRequest, ack: Ack<ControlResult>): void;
+  unlockMeeting(req: LockRequest, ack: Ack<ControlResult>): void;
+  /** Host: hands the host role to a member (the caller stops being a host here). */
+  transferHost(req: HostChangeRequest, ack: Ack<ControlResult>): void;
+  /** Host: makes a member one more host. */
+  addHost(req: HostChangeRequest, ack: Ack<ControlResult>): void;
+  /** Host: asks a member's client to mute (muteRequested push). */
+  muteRequest(req: MuteRequestRequest, ack: Ack<ControlResult>): void;
+  /** Host: grants or refuses a member's requestHostAccess (hostAccess push to the requester). */
+  answerHostAccess(req: AnswerHostAccessRequest, ack: Ack<ControlResult>): void;
   /** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
   refreshToken(token: string, ack: Ack<{ expiresAt?: string; role: string; permissions: string[] }>): void;
 }

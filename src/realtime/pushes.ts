@@ -3,6 +3,7 @@ import type { PinLockedPush } from '../core/pin.service.js';
 import type { ImportProgressPush } from '../core/import.service.js';
 import type { CallInfo, EndCallPush, NewCallPush } from '../actors/call.schema.js';
 import type { MeetingEventPush, WaitingRoomPush, WaitingRoomView } from '../actors/meeting.schema.js';
+import type { HostAccessPush, MuteRequestedPush, RemovedPush } from '../actors/meeting-controls.schema.js';
 import type { DevicePush, RemoteControlPush } from '../actors/device.schema.js';
 import type { RelayedIceCandidate, RelayedSdp } from './signalling.schema.js';
 
@@ -26,6 +27,12 @@ export interface ServerToClientEvents {
   waitingRoom(p: WaitingRoomPush): void;
   /** To the meeting's hosts: the waiting queue changed. */
   waitingRoomUpdated(p: WaitingRoomView): void;
+  /** To a removed member's sockets (its user room): out of the meeting, coded meeting_access_denied (decision 900). */
+  removedFromMeeting(p: RemovedPush): void;
+  /** To a member's sockets: a host asks its client to mute. */
+  muteRequested(p: MuteRequestedPush): void;
+  /** To the member who asked for host access: granted or refused. */
+  hostAccess(p: HostAccessPush): void;
   userStatus(p: UserStatusPush): void;
   peripheralStarted(p: Record<string, unknown>): void;
   peripheralStopped(p: Record<string, unknown>): void;
@@ -59,6 +66,9 @@ export const SERVER_EVENTS: readonly ServerEventName[] = [
   'meetingEvent',
   'waitingRoom',
   'waitingRoomUpdated',
+  'removedFromMeeting',
+  'muteRequested',
+  'hostAccess',
   'userStatus',
   'peripheralStarted',
   'peripheralStopped',

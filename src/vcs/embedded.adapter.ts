@@ -17,6 +17,8 @@ export interface EmbeddedVcsDeps {
   redis: RedisClient;
   /** Redis key of one recording's hash (src/data/redis-keys.ts `vcsRecording`). */
   recordingKey(recordingId: string): string;
+  /** Redis key marking a closed room (src/data/redis-keys.ts `vcsClosedRoom`). */
+  closedRoomKey(roomName: string): string;
   /** HS256 key of join tokens. */
   secret: string;
   /** Base URL clients are told to connect to (this service's public URL). */
@@ -84,6 +86,8 @@ export class EmbeddedVcs implements VideoConferencing {
         audience: roomName,
         algorithms: ['HS256'],
       });
+      if (await this.deps.redis.exists(this.deps.closedRoomKey(roomName)))
+        throw new AppError('token_invalid', 'The room is closed');
       return {
         identity: String(payload.sub),
         tenant: String(payload.tenant),
@@ -108,6 +112,12 @@ export class EmbeddedVcs implements VideoConferencing {
     if (this.deps.finalizeMs) await sleep(this.deps.finalizeMs);
     await this.deps.redis.hsetnx(key, 'stoppedAt', new Date().toISOString());
     return { stoppedAt: (await this.deps.redis.hget(key, 'stoppedAt'))! };
+  }
+
+  /** Marks the room closed for a day (longer than any join token lives): its tokens are refused. */
+  async closeRoom(tenant: string, room: VcsRoom): Promise<void> {
+    const ttl = Math.max(86_400, this.deps.tokenTtlSeconds ?? 4 * 3600);
+    await this.deps.redis.set(this.deps.closedRoomKey(room.roomName), tenant, 'EX', ttl);
   }
 
   async openRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<VcsRecordingArtifact | null> {

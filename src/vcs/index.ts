@@ -24,6 +24,7 @@ export function createVcs(config: Config, deps: { redis: RedisClient; keys: Redi
   return new EmbeddedVcs({
     redis: deps.redis,
     recordingKey: deps.keys.vcsRecording,
+    closedRoomKey: deps.keys.vcsClosedRoom,
     secret: config.vcs.embedded.secret,
     publicUrl: config.http.publicUrl,
     finalizeMs: config.vcs.embedded.finalizeMs,

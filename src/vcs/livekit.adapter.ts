@@ -106,6 +106,11 @@ export class LiveKitVcs implements VideoConferencing {
     return { stoppedAt: new Date(ended).toISOString() };
   }
 
+  /** Deletes the LiveKit room: every participant is disconnected. A room already gone is closed. */
+  async closeRoom(_tenant: string, room: VcsRoom): Promise<void> {
+    await (await this.sdk()).rooms.deleteRoom(room.roomName).catch((e) => this.ignoreMissingRoom(e));
+  }
+
   async openRecording(_tenant: string, room: VcsRoom, recordingId: string): Promise<VcsRecordingArtifact | null> {
     const info = await this.findEgress(room, recordingId);
     const file = info.fileResults[0];
@@ -124,6 +129,14 @@ export class LiveKitVcs implements VideoConferencing {
     const [info] = await (await this.sdk()).egress.listEgress({ egressId });
     if (!info || info.roomName !== room.roomName) throw new AppError('not_found', 'No such recording in this room');
     return info;
+  }
+
+  /** LiveKit answers 404 (TwirpError not_found) for a room that no longer exists. */
+  private ignoreMissingRoom(e: unknown): void {
+    const err = e as { status?: number; code?: string; message?: string };
+    if (err?.status === 404 || err?.code === 'not_found' || /not.?found|does not exist/i.test(String(err?.message)))
+      return;
+    throw e;
   }
 
   private ignoreAlreadyStopped(e: unknown): void {

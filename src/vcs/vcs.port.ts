@@ -44,6 +44,11 @@ export interface VideoConferencing {
   startRecording(tenant: string, room: VcsRoom): Promise<VcsRecording>;
   /** Idempotent: stopping an already stopped recording returns the first stop time. */
   stopRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<{ stoppedAt: string }>;
+  /**
+   * Closes the room for everyone (endMeeting): participants are disconnected and join tokens for it are
+   * refused from then on. Idempotent: closing a closed or unknown room succeeds.
+   */
+  closeRoom(tenant: string, room: VcsRoom): Promise<void>;
   /** The stopped recording's file, or null while the system is still finalizing it. */
   openRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<VcsRecordingArtifact | null>;
 }

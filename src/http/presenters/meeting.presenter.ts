@@ -91,3 +91,16 @@ const WaitingEntry = z.object({
 export const WaitingRoom = z.object({ eventId: z.string(), waiting: z.array(WaitingEntry) });
 export const AdmitResult = WaitingRoom.extend({ admitted: z.array(z.string()) });
 export const DenyResult = WaitingRoom.extend({ denied: z.array(z.string()) });
+
+/** The answer of every host control (decision 900): the meeting's control state after it. */
+export const ControlResultSchema = z.object({
+  eventId: z.string(),
+  seq: z.number().int().describe('The meetingEvent sequence number after the control'),
+  locked: z.boolean(),
+  ended: z.boolean(),
+  hosts: z.array(z.string()).describe('Hosts in the meeting now'),
+  members: z.array(z.string()).describe('Members in the meeting now'),
+  affected: z
+    .array(z.string())
+    .describe('Whom the control acted on (the event id for lock/unlock); empty when it changed nothing'),
+});

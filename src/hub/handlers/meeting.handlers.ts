@@ -10,6 +10,14 @@ import {
   ShareImageRequest,
 } from '../../actors/meeting.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
+import {
+  AnswerHostAccessRequest,
+  EndMeetingRequest,
+  HostChangeRequest,
+  LockRequest,
+  MuteRequestRequest,
+  RemoveParticipantRequest,
+} from '../../actors/meeting-controls.schema.js';
 import { dedupe as dedupeFor } from '../../actors/meeting-rooms.js';
 import { checkSharedImage } from '../../core/share-image.js';
 import { rooms } from '../../realtime/rooms.js';
@@ -92,6 +100,67 @@ const simple = (
       ctx.actors.ask(meetingAt(socket, req.eventId), { type: name, caller: callerOf(socket) }),
   });
 
+/**
+ * A host control: one ask of the meeting actor carrying the control's fields, de-duplicated by the
+ * caller's request id (decision 900).
+ */
+const hostControl = <S extends z.ZodType<{ eventId: string; requestId?: string }>>(
+  name: 'removeParticipant' | 'endMeeting' | 'lockMeeting' | 'unlockMeeting' | 'transferHost' | 'addHost',
+  schema: S,
+  fields: (req: z.infer<S>) => Record<string, unknown>,
+) =>
+  method({
+    name,
+    op: `hub.${name}`,
+    args: z.tuple([schema]),
+    run: (ctx, socket, args) => {
+      const req = args[0] as z.infer<S>;
+      return ctx.actors.ask(
+        meetingAt(socket, req.eventId),
+        { type: name, caller: callerOf(socket), ...fields(req) },
+        dedupe(socket, name, req.requestId),
+      );
+    },
+  });
+
+/** Host controls (decision 900): hosts of the meeting only, each an actor turn. */
+const controlMethods = [
+  hostControl('removeParticipant', RemoveParticipantRequest, (r) => ({ userId: r.userId, reason: r.reason })),
+  hostControl('endMeeting', EndMeetingRequest, (r) => ({ reason: r.reason })),
+  hostControl('lockMeeting', LockRequest, () => ({})),
+  hostControl('unlockMeeting', LockRequest, () => ({})),
+  hostControl('transferHost', HostChangeRequest, (r) => ({ userId: r.userId })),
+  hostControl('addHost', HostChangeRequest, (r) => ({ userId: r.userId })),
+  method({
+    name: 'muteRequest',
+    op: 'hub.muteRequest',
+    args: z.tuple([MuteRequestRequest]),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(
+        meetingAt(socket, req.eventId),
+        { type: 'muteRequest', caller: callerOf(socket), userId: req.userId, media: req.media, message: req.message },
+        dedupe(socket, 'muteRequest', req.requestId),
+      ),
+  }),
+  method({
+    name: 'answerHostAccess',
+    op: 'hub.answerHostAccess',
+    args: z.tuple([AnswerHostAccessRequest]),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(
+        meetingAt(socket, req.eventId),
+        {
+          type: 'answerHostAccess',
+          caller: callerOf(socket),
+          userId: req.userId,
+          grant: req.grant,
+          message: req.message,
+        },
+        dedupe(socket, 'answerHostAccess', req.requestId),
+      ),
+  }),
+];
+
 /** Meeting methods: each is one ask of the event's meeting actor. */
 export const meetingMethods = [
   method({
@@ -169,4 +238,5 @@ export const meetingMethods = [
       return ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'shareImage', caller: callerOf(socket), req });
     },
   }),
+  ...controlMethods,
 ];

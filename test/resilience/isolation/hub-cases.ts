@@ -93,6 +93,13 @@ async function withWaiting(k: TenantKit, me: Member, s: HubClient) {
   return { ...e, userId: k.t.helpers.headset.id };
 }
 
+/** A started meeting `me` co-hosts (joined), with the event's helper host in it too: what host controls act on. */
+async function cohosting(k: TenantKit, me: Member, s: HubClient) {
+  const e = await k.event(me, { role: 'host', started: true });
+  await must(s, 'joinEvent', { eventId: e.eventId });
+  return { ...e, other: k.t.helpers.host.id };
+}
+
 /** Valid arguments, and the state they need, for every hub method (the matrix fails on a method without one). */
 export const HUB_CASES: Record<string, HubCase> = {
   initEvent: { build: async (k, me) => [{ eventId: (await k.event(me, { role: 'host' })).eventId }] },
@@ -218,6 +225,46 @@ export const HUB_CASES: Record<string, HubCase> = {
     },
   },
   getWaitingRoom: { build: async (k, me, s) => [{ eventId: (await hosting(k, me, s)).eventId }] },
+  removeParticipant: {
+    build: async (k, me, s) => {
+      const { eventId, other } = await cohosting(k, me, s);
+      return [{ eventId, userId: other, reason: 'matrix' }];
+    },
+  },
+  endMeeting: { build: async (k, me, s) => [{ eventId: (await hosting(k, me, s)).eventId, reason: 'matrix' }] },
+  lockMeeting: { build: async (k, me, s) => [{ eventId: (await hosting(k, me, s)).eventId }] },
+  unlockMeeting: {
+    build: async (k, me, s) => {
+      const { eventId } = await hosting(k, me, s);
+      await must(s, 'lockMeeting', { eventId });
+      return [{ eventId }];
+    },
+  },
+  transferHost: {
+    build: async (k, me, s) => {
+      const { eventId, other } = await cohosting(k, me, s);
+      return [{ eventId, userId: other }];
+    },
+  },
+  addHost: {
+    build: async (k, me, s) => {
+      const { eventId, other } = await cohosting(k, me, s);
+      return [{ eventId, userId: other }];
+    },
+  },
+  muteRequest: {
+    build: async (k, me, s) => {
+      const { eventId, other } = await cohosting(k, me, s);
+      return [{ eventId, userId: other, media: 'audio' }];
+    },
+  },
+  answerHostAccess: {
+    build: async (k, me, s) => {
+      const { eventId, other, host } = await cohosting(k, me, s);
+      await must(host, 'requestHostAccess', { eventId });
+      return [{ eventId, userId: other, grant: false, message: 'not now' }];
+    },
+  },
 };
 
 /** Opens and tracks sockets; closes them all at the end. */

@@ -117,6 +117,21 @@ declare const ERROR_CODES: {
 		readonly title: "The meeting is locked";
 		readonly retry: "never";
 	};
+	readonly participant_not_found: {
+		readonly status: 404;
+		readonly title: "Not in the meeting";
+		readonly retry: "never";
+	};
+	readonly host_request_not_found: {
+		readonly status: 404;
+		readonly title: "No pending request for host access";
+		readonly retry: "never";
+	};
+	readonly host_not_eligible: {
+		readonly status: 409;
+		readonly title: "This user may not host meetings";
+		readonly retry: "never";
+	};
 	readonly call_not_found: {
 		readonly status: 404;
 		readonly title: "Call not found";
@@ -353,6 +368,89 @@ export interface EndCallPush {
 	reason: string;
 	endedBy?: string;
 }
+declare const RemoveParticipantRequest: z.ZodObject<{
+	userId: z.ZodString;
+	reason: z.ZodOptional<z.ZodString>;
+	requestId: z.ZodOptional<z.ZodString>;
+	eventId: z.ZodString;
+}, z.core.$strip>;
+export type RemoveParticipantRequest = z.infer<typeof RemoveParticipantRequest>;
+declare const EndMeetingRequest: z.ZodObject<{
+	reason: z.ZodOptional<z.ZodString>;
+	requestId: z.ZodOptional<z.ZodString>;
+	eventId: z.ZodString;
+}, z.core.$strip>;
+export type EndMeetingRequest = z.infer<typeof EndMeetingRequest>;
+declare const LockRequest: z.ZodObject<{
+	eventId: z.ZodString;
+	requestId: z.ZodOptional<z.ZodString>;
+}, z.core.$strip>;
+export type LockRequest = z.infer<typeof LockRequest>;
+declare const HostChangeRequest: z.ZodObject<{
+	userId: z.ZodString;
+	requestId: z.ZodOptional<z.ZodString>;
+	eventId: z.ZodString;
+}, z.core.$strip>;
+export type HostChangeRequest = z.infer<typeof HostChangeRequest>;
+declare const MuteRequestRequest: z.ZodObject<{
+	userId: z.ZodString;
+	media: z.ZodDefault<z.ZodEnum<{
+		audio: "audio";
+		video: "video";
+		both: "both";
+	}>>;
+	message: z.ZodOptional<z.ZodString>;
+	requestId: z.ZodOptional<z.ZodString>;
+	eventId: z.ZodString;
+}, z.core.$strip>;
+export type MuteRequestRequest = z.infer<typeof MuteRequestRequest>;
+declare const AnswerHostAccessRequest: z.ZodObject<{
+	userId: z.ZodString;
+	grant: z.ZodBoolean;
+	message: z.ZodOptional<z.ZodString>;
+	requestId: z.ZodOptional<z.ZodString>;
+	eventId: z.ZodString;
+}, z.core.$strip>;
+export type AnswerHostAccessRequest = z.infer<typeof AnswerHostAccessRequest>;
+/** The answer of every host control: the meeting's control state after it, and whom it acted on. */
+export interface ControlResult {
+	eventId: string;
+	/** The meetingEvent sequence number after the control (clients order pushes by it). */
+	seq: number;
+	locked: boolean;
+	ended: boolean;
+	/** The hosts in the meeting now. */
+	hosts: string[];
+	/** The members in the meeting now. */
+	members: string[];
+	/** Whom the control acted on (empty when it changed nothing, e.g. a repeated lock). */
+	affected: string[];
+}
+/** `removedFromMeeting` push to the removed user's sockets: why they are out, and how to come back. */
+export interface RemovedPush {
+	eventId: string;
+	/** meeting_access_denied: joining again waits for a host (or is refused without a waiting room). */
+	code: "meeting_access_denied";
+	by: string;
+	at: string;
+	reason?: string;
+}
+/** `muteRequested` push to the target's sockets. */
+export interface MuteRequestedPush {
+	eventId: string;
+	by: string;
+	media: "audio" | "video" | "both";
+	at: string;
+	message?: string;
+}
+/** `hostAccess` push to the member who asked for host access: the host's answer. */
+export interface HostAccessPush {
+	eventId: string;
+	state: "granted" | "refused";
+	by: string;
+	at: string;
+	message?: string;
+}
 declare const InitEventRequest: z.ZodObject<{
 	eventId: z.ZodString;
 }, z.core.$strip>;
@@ -435,19 +533,22 @@ export interface WaitingRoomView {
 /** `waitingRoom` push to the waiting client (its user room): its position or what became of it. */
 export interface WaitingRoomPush {
 	eventId: string;
-	state: "waiting" | "admitted" | "denied" | "expired" | "left";
+	/** `ended`: the meeting was ended for everyone while waiting (decision 900). */
+	state: "waiting" | "admitted" | "denied" | "expired" | "left" | "ended";
 	position?: number;
 	since?: string;
 	message?: string;
 	/** On admission: the MeetingData / JoinResponse the client would have had, with the meeting details. */
 	meeting?: Record<string, unknown>;
 }
+/** The `type` of a meetingEvent (docs/hub.md); the host controls' types are decision 900's. */
+export type MeetingEventType = "meetingStarted" | "participantJoined" | "participantWaiting" | "participantAdmitted" | "participantDenied" | "waitingLeft" | "waitingExpired" | "notify" | "recordingStarted" | "recordingStopped" | "imageShared" | "imageCleared" | "hostAccessRequested" | "deviceAdded" | "meetingCompleted" | "participantRemoved" | "meetingEnded" | "meetingLocked" | "meetingUnlocked" | "hostTransferred" | "hostAdded" | "muteRequested" | "hostAccessGranted" | "hostAccessRefused";
 /** meetingEvent payload. */
 export interface MeetingEventPush {
 	eventId: string;
 	/** The meeting actor's sequence number; absent on the completion pushed by telemetry (not an actor turn). */
 	seq?: number;
-	type: string;
+	type: MeetingEventType;
 	at: string;
 	by?: string;
 	data?: Record<string, unknown>;
@@ -607,6 +708,12 @@ export interface ServerToClientEvents {
 	waitingRoom(p: WaitingRoomPush): void;
 	/** To the meeting's hosts: the waiting queue changed. */
 	waitingRoomUpdated(p: WaitingRoomView): void;
+	/** To a removed member's sockets (its user room): out of the meeting, coded meeting_access_denied (decision 900). */
+	removedFromMeeting(p: RemovedPush): void;
+	/** To a member's sockets: a host asks its client to mute. */
+	muteRequested(p: MuteRequestedPush): void;
+	/** To the member who asked for host access: granted or refused. */
+	hostAccess(p: HostAccessPush): void;
 	userStatus(p: UserStatusPush): void;
 	peripheralStarted(p: Record<string, unknown>): void;
 	peripheralStopped(p: Record<string, unknown>): void;
@@ -702,6 +809,21 @@ export interface ClientToServerEvents {
 	deny(req: DenyRequest, ack: Ack): void;
 	/** Host: the waiting queue of a meeting. */
 	getWaitingRoom(req: MeetingRef, ack: Ack): void;
+	/** Host: takes a member out of the meeting; they come back only through a host's admission (decision 900). */
+	removeParticipant(req: RemoveParticipantRequest, ack: Ack<ControlResult>): void;
+	/** Host: ends the meeting for everyone (the VCS room closes, the event is `ended`). */
+	endMeeting(req: EndMeetingRequest, ack: Ack<ControlResult>): void;
+	/** Host: new joins wait (waiting room) or are refused with meeting_locked. */
+	lockMeeting(req: LockRequest, ack: Ack<ControlResult>): void;
+	unlockMeeting(req: LockRequest, ack: Ack<ControlResult>): void;
+	/** Host: hands the host role to a member (the caller stops being a host here). */
+	transferHost(req: HostChangeRequest, ack: Ack<ControlResult>): void;
+	/** Host: makes a member one more host. */
+	addHost(req: HostChangeRequest, ack: Ack<ControlResult>): void;
+	/** Host: asks a member's client to mute (muteRequested push). */
+	muteRequest(req: MuteRequestRequest, ack: Ack<ControlResult>): void;
+	/** Host: grants or refuses a member's requestHostAccess (hostAccess push to the requester). */
+	answerHostAccess(req: AnswerHostAccessRequest, ack: Ack<ControlResult>): void;
 	/** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
 	refreshToken(token: string, ack: Ack<{
 		expiresAt?: string;

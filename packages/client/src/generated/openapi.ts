@@ -1102,6 +1102,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/meetings/{eventId}/addHost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a member one more host of this meeting
+         * @description A repeated `requestId` answers the first result and applies once (decision 900).
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the meeting (not_meeting_host otherwise).
+         */
+        post: operations["meetings.addHost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/meetings/{eventId}/admit": {
         parameters: {
             query?: never;
@@ -1138,6 +1160,160 @@ export interface paths {
          * @description Requires: `meetings:host` (docs/permissions.md). and a host of the event (not_meeting_host otherwise).
          */
         post: operations["meetings.deny"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the meeting for everyone: every socket leaves, the VCS room closes, the event is ended
+         * @description Ending an ended meeting answers its state again. A repeated `requestId` answers the first result and applies once (decision 900).
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the meeting (not_meeting_host otherwise).
+         */
+        post: operations["meetings.end"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/hostAccess": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a member's requestHostAccess: grant (they become a host) or refuse; they are told (hostAccess push)
+         * @description A repeated `requestId` answers the first result and applies once (decision 900).
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the meeting (not_meeting_host otherwise).
+         */
+        post: operations["meetings.hostAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lock the meeting: new joins wait in the waiting room, or are refused (meeting_locked) without one
+         * @description A repeated `requestId` answers the first result and applies once (decision 900).
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the meeting (not_meeting_host otherwise).
+         */
+        post: operations["meetings.lock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a member's client to mute (the muteRequested push); the client mutes itself
+         * @description A repeated `requestId` answers the first result and applies once (decision 900).
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the meeting (not_meeting_host otherwise).
+         */
+        post: operations["meetings.mute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a member out of the meeting; they come back only when a host admits them again
+         * @description The member's sockets leave the meeting and get `removedFromMeeting` (code meeting_access_denied); joining again puts them in the waiting queue. A repeated `requestId` answers the first result and applies once (decision 900).
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the meeting (not_meeting_host otherwise).
+         */
+        post: operations["meetings.remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/transferHost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand the host role to a member; the caller stops being a host of this meeting
+         * @description A repeated `requestId` answers the first result and applies once (decision 900).
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the meeting (not_meeting_host otherwise).
+         */
+        post: operations["meetings.transferHost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meetings/{eventId}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unlock the meeting: new joins come in as before the lock
+         * @description A repeated `requestId` answers the first result and applies once (decision 900).
+         *
+         *     Requires: `meetings:host` (docs/permissions.md). and a host of the meeting (not_meeting_host otherwise).
+         */
+        post: operations["meetings.unlock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1704,7 +1880,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "waiting_entry_not_found" | "not_meeting_host" | "meeting_access_denied" | "meeting_locked" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "webhook_subscription_not_found" | "webhook_cursor_expired" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "waiting_entry_not_found" | "not_meeting_host" | "meeting_access_denied" | "meeting_locked" | "participant_not_found" | "host_request_not_found" | "host_not_eligible" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "webhook_subscription_not_found" | "webhook_cursor_expired" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
             correlationId?: string;
             detail: string;
             errors?: {
@@ -1970,6 +2146,30 @@ export interface components {
                 };
             };
         };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `host_request_not_found`, `meeting_not_found`, `participant_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.event_not_found.host_request_not_found.meeting_not_found.participant_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "event_not_found" | "host_request_not_found" | "meeting_not_found" | "participant_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `meeting_not_found`, `participant_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.event_not_found.meeting_not_found.participant_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "event_not_found" | "meeting_not_found" | "participant_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
         /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `meeting_not_found`, `route_not_found`, `tenant_not_found`. */
         "Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found": {
             headers: {
@@ -2147,6 +2347,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "conflict";
+                };
+            };
+        };
+        /** @description Conflict with the current state. Codes: `host_not_eligible`, `invalid_state`. */
+        "Problem409.host_not_eligible.invalid_state": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "host_not_eligible" | "invalid_state";
                 };
             };
         };
@@ -5128,6 +5340,59 @@ export interface operations {
             503: components["responses"]["Problem503.service_unavailable"];
         };
     };
+    "meetings.addHost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Idempotency key: a retry with the same id applies once and answers the first result */
+                    requestId?: string;
+                    /** @description The member who becomes a host */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whom the control acted on (the event id for lock/unlock); empty when it changed nothing */
+                        affected: string[];
+                        ended: boolean;
+                        eventId: string;
+                        /** @description Hosts in the meeting now */
+                        hosts: string[];
+                        locked: boolean;
+                        /** @description Members in the meeting now */
+                        members: string[];
+                        /** @description The meetingEvent sequence number after the control */
+                        seq: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.participant_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.host_not_eligible.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
     "meetings.admit": {
         parameters: {
             query?: never;
@@ -5248,6 +5513,387 @@ export interface operations {
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
             404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found.waiting_entry_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept in the audit trail and told to the members */
+                    reason?: string;
+                    /** @description Idempotency key: a retry with the same id applies once and answers the first result */
+                    requestId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whom the control acted on (the event id for lock/unlock); empty when it changed nothing */
+                        affected: string[];
+                        ended: boolean;
+                        eventId: string;
+                        /** @description Hosts in the meeting now */
+                        hosts: string[];
+                        locked: boolean;
+                        /** @description Members in the meeting now */
+                        members: string[];
+                        /** @description The meetingEvent sequence number after the control */
+                        seq: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.hostAccess": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: the requester becomes a host; false: refused */
+                    grant: boolean;
+                    /** @description Shown to the requester */
+                    message?: string;
+                    /** @description Idempotency key: a retry with the same id applies once and answers the first result */
+                    requestId?: string;
+                    /** @description The member who asked for host access */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whom the control acted on (the event id for lock/unlock); empty when it changed nothing */
+                        affected: string[];
+                        ended: boolean;
+                        eventId: string;
+                        /** @description Hosts in the meeting now */
+                        hosts: string[];
+                        locked: boolean;
+                        /** @description Members in the meeting now */
+                        members: string[];
+                        /** @description The meetingEvent sequence number after the control */
+                        seq: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.host_request_not_found.meeting_not_found.participant_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.host_not_eligible.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Idempotency key: a retry with the same id applies once and answers the first result */
+                    requestId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whom the control acted on (the event id for lock/unlock); empty when it changed nothing */
+                        affected: string[];
+                        ended: boolean;
+                        eventId: string;
+                        /** @description Hosts in the meeting now */
+                        hosts: string[];
+                        locked: boolean;
+                        /** @description Members in the meeting now */
+                        members: string[];
+                        /** @description The meetingEvent sequence number after the control */
+                        seq: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description What to mute
+                     * @default audio
+                     * @enum {string}
+                     */
+                    media?: "audio" | "video" | "both";
+                    /** @description Shown to the member */
+                    message?: string;
+                    /** @description Idempotency key: a retry with the same id applies once and answers the first result */
+                    requestId?: string;
+                    /** @description The member whose client is asked to mute */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whom the control acted on (the event id for lock/unlock); empty when it changed nothing */
+                        affected: string[];
+                        ended: boolean;
+                        eventId: string;
+                        /** @description Hosts in the meeting now */
+                        hosts: string[];
+                        locked: boolean;
+                        /** @description Members in the meeting now */
+                        members: string[];
+                        /** @description The meetingEvent sequence number after the control */
+                        seq: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.participant_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the removed client and kept in the audit trail */
+                    reason?: string;
+                    /** @description Idempotency key: a retry with the same id applies once and answers the first result */
+                    requestId?: string;
+                    /** @description The member to take out of the meeting */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whom the control acted on (the event id for lock/unlock); empty when it changed nothing */
+                        affected: string[];
+                        ended: boolean;
+                        eventId: string;
+                        /** @description Hosts in the meeting now */
+                        hosts: string[];
+                        locked: boolean;
+                        /** @description Members in the meeting now */
+                        members: string[];
+                        /** @description The meetingEvent sequence number after the control */
+                        seq: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.participant_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.transferHost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Idempotency key: a retry with the same id applies once and answers the first result */
+                    requestId?: string;
+                    /** @description The member who becomes a host */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whom the control acted on (the event id for lock/unlock); empty when it changed nothing */
+                        affected: string[];
+                        ended: boolean;
+                        eventId: string;
+                        /** @description Hosts in the meeting now */
+                        hosts: string[];
+                        locked: boolean;
+                        /** @description Members in the meeting now */
+                        members: string[];
+                        /** @description The meetingEvent sequence number after the control */
+                        seq: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.participant_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.host_not_eligible.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "meetings.unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Idempotency key: a retry with the same id applies once and answers the first result */
+                    requestId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whom the control acted on (the event id for lock/unlock); empty when it changed nothing */
+                        affected: string[];
+                        ended: boolean;
+                        eventId: string;
+                        /** @description Hosts in the meeting now */
+                        hosts: string[];
+                        locked: boolean;
+                        /** @description Members in the meeting now */
+                        members: string[];
+                        /** @description The meetingEvent sequence number after the control */
+                        seq: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.unsupported_media_type"];
             429: components["responses"]["Problem429.rate_limited"];

@@ -10,6 +10,7 @@ import {
 } from '../../presenters/meeting.presenter.js';
 import { AdmitBody, DenyBody } from '../../../actors/meeting.schema.js';
 import { DeviceIdParams, EventIdParams, MeetingCodeParams } from './meetings.schema.js';
+import { meetingControlRoutes } from './meeting-controls.routes.js';
 
 const HOST_ERRORS = ['event_not_found', 'not_meeting_host', 'not_owner', 'timeout'] as const;
 
@@ -77,5 +78,6 @@ export const meetingRoutes: RouteGroup = {
       summary: 'Start an ad-hoc consultation with a device now; returns RapidConnectUserInfo',
       handle: async (s, { p, params }) => presentRapidConnect(await s.meetings.startRapidConnect(p, params.deviceId)),
     }),
+    ...meetingControlRoutes,
   ],
 };
