@@ -79,7 +79,11 @@ describe('device actor turns', () => {
       'remoteRequested',
       'zoom',
     ]);
-    expect(audit.map((a) => a.outcome)).toEqual(['failure', 'success']);
+    expect(audit.map((a) => [a.action, a.outcome, a.eventId])).toEqual([
+      ['device.remoteControl', 'failure', 'ev1'],
+      ['device.requestRemote', 'success', 'ev1'],
+      ['device.remoteControl', 'success', 'ev1'],
+    ]);
     await h.send({
       type: 'startPeripheral',
       caller: who(A),
@@ -95,6 +99,10 @@ describe('device actor turns', () => {
     expect(h.emitted.filter((e) => e.event.startsWith('peripheral')).map((e) => e.event)).toEqual([
       'peripheralStarted',
       'peripheralStopped',
+    ]);
+    expect(audit.slice(3).map((a) => [a.action, a.actorId, a.eventId, a.details])).toEqual([
+      ['peripheral.start', A, 'ev1', { peripheralId: 'steth' }],
+      ['peripheral.stop', A, 'ev1', { peripheralId: 'steth' }],
     ]);
   });
 });

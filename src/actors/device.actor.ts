@@ -183,14 +183,25 @@ async function peripheral(
   return { ...push(s), peripherals: { ...s.peripherals } };
 }
 
-function requestRemote(
+/** The caller takes remote control of the headset (recorded before it applies: who, which device, which consultation). */
+async function requestRemote(
   ctx: Ctx,
+  deps: DeviceActorDeps,
   caller: Caller,
   meetingId: string,
   member: boolean,
-): { deviceId: string; controllerId: string } {
+): Promise<{ deviceId: string; controllerId: string }> {
   const s = ctx.state;
   requireInMeeting(s, meetingId, member);
+  const { actorId, onBehalfOf } = controller(caller);
+  await deps.audit(ctx.address.tenant, {
+    action: 'device.requestRemote',
+    actorId,
+    deviceId: s.deviceId,
+    eventId: meetingId,
+    outcome: 'success',
+    details: onBehalfOf ? { onBehalfOf } : {},
+  });
   s.controllerId = caller.userId;
   const cmd = nextCommand(ctx, caller, meetingId, { deviceId: s.deviceId, command: 'remoteRequested' });
   ctx.emit(rooms.device(ctx.address.tenant, s.deviceId), 'onRemoteControl', cmd);
@@ -265,7 +276,7 @@ function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
     case 'stopPeripheral':
       return peripheral(ctx, deps, msg);
     case 'requestRemote':
-      return requestRemote(ctx, msg.caller, msg.meetingId, msg.member);
+      return requestRemote(ctx, deps, msg.caller, msg.meetingId, msg.member);
     case 'remoteControl':
       return remoteControl(ctx, deps, msg);
     case 'get':

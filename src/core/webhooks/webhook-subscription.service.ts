@@ -1,3 +1,4 @@
+import { recordBy, type AuditRecorder } from '../audit-by.js';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import type {
@@ -25,6 +26,8 @@ export interface WebhookSubscriptionDeps {
   retentionHours: number;
   secretGraceHours: number;
   pageMaxTake: number;
+  /** The tenant's audit trail: every change of a subscription is a configuration change (docs/audit.md). */
+  audit?: AuditRecorder;
 }
 
 export interface CreateSubscription {
@@ -123,6 +126,10 @@ export class WebhookSubscriptionService {
       secret: { id: randomUUID(), value: secret, createdAt: new Date() },
       cursor,
     });
+    await this.audited(p, 'webhook.create', String(created._id), {
+      host: hostOf(cmd.url),
+      types: [...new Set(cmd.types)].sort(),
+    });
     return { subscription: subscriptionView(created), secret };
   }
 
@@ -139,6 +146,7 @@ export class WebhookSubscriptionService {
     const updated = await this.deps
       .subscriptions(p.tenant)
       .set(s._id, { status: 'paused', pausedReason: 'paused by an administrator', pausedAt: new Date() });
+    await this.audited(p, 'webhook.pause', id);
     return subscriptionView(updated ?? s);
   }
 
@@ -148,6 +156,7 @@ export class WebhookSubscriptionService {
     const updated = await this.deps
       .subscriptions(p.tenant)
       .set(s._id, { status: 'active', failures: 0 }, ['pausedReason', 'pausedAt', 'nextAttemptAt']);
+    await this.audited(p, 'webhook.resume', id);
     await this.kick(p.tenant, updated ?? s);
     return subscriptionView(updated ?? s);
   }
@@ -155,6 +164,12 @@ export class WebhookSubscriptionService {
   async remove(p: Principal, id: string): Promise<void> {
     const s = await this.require(p.tenant, id);
     await this.deps.subscriptions(p.tenant).remove(s._id);
+    await this.audited(p, 'webhook.delete', id, { host: hostOf(s.url) });
+  }
+
+  /** One entry per change of a subscription; the URL only by its host (a path or query may hold a token), never a secret. */
+  private async audited(p: Principal, action: string, subscriptionId: string, details: Record<string, unknown> = {}) {
+    await recordBy(this.deps.audit, p, action, { details: { subscriptionId, ...details } });
   }
 
   /**
@@ -189,6 +204,7 @@ export class WebhookSubscriptionService {
         : []),
     ];
     const updated = await this.deps.subscriptions(p.tenant).setSecrets(s._id, secrets);
+    await this.audited(p, 'webhook.rotate_secret', id, { graceHours: grace / 3_600_000 });
     return { subscription: subscriptionView(updated ?? s), secret };
   }
 
@@ -228,6 +244,7 @@ export class WebhookSubscriptionService {
     const updated = await this.deps
       .subscriptions(p.tenant)
       .set(s._id, { cursor, failures: 0 }, ['lease', 'nextAttemptAt']);
+    await this.audited(p, 'webhook.replay', id, { after: String(cursor) });
     if (s.status === 'active') await this.kick(p.tenant, updated ?? s);
     return subscriptionView(updated ?? s);
   }
@@ -262,5 +279,13 @@ export class WebhookSubscriptionService {
     const s = await this.deps.subscriptions(tenant).findById(oid(id, 'webhook_subscription_not_found'));
     if (!s) throw new AppError('webhook_subscription_not_found', `No webhook subscription ${id}`);
     return s;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
   }
 }

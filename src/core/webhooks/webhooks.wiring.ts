@@ -1,3 +1,4 @@
+import type { AuditRecorder } from '../audit-by.js';
 import type { Infra } from '../../infra.js';
 import { WebhookSubscriptionRepository } from '../../data/repositories/webhook-subscription.repository.js';
 import { WebhookLogRepository } from '../../data/repositories/webhook-log.repository.js';
@@ -18,6 +19,7 @@ export interface WebhookServices {
 export function createWebhookServices(
   infra: Pick<Infra, 'mongo' | 'queues' | 'config' | 'logger'>,
   tenants: () => Promise<string[]>,
+  audit?: AuditRecorder,
 ): WebhookServices {
   const db = (t: string) => infra.mongo.tenantDb(t);
   const repos = {
@@ -60,6 +62,7 @@ export function createWebhookServices(
     retentionHours: c.retentionHours,
     secretGraceHours: c.secretGraceHours,
     pageMaxTake: infra.config.limits.pageMaxTake,
+    audit,
   });
   return { subscriptions, relay, delivery };
 }

@@ -41,7 +41,12 @@ describe('audit trail of security and administrative actions', () => {
     expect((await node.http.get('/api/admin/audit/verify', { tenant, token })).body).toMatchObject({ ok: true });
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http,hub,actors,workers,telemetry', JOBS_BACKOFF_MS: '50' });
+    node = await startTestNode({
+      ROLES: 'http,hub,actors,workers,telemetry',
+      JOBS_BACKOFF_MS: '50',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
+    });
     for (const [u, role, kind] of [
       ['ada', 'admin'],
       ['cora', 'clinician'],
@@ -124,7 +129,7 @@ describe('audit trail of security and administrative actions', () => {
     await verified();
   });
 
-  it("records a headset's peripheral started and stopped by a clinician in the consultation", async () => {
+  it("records a headset's remote control taken and used, and its peripheral started and stopped, in the consultation", async () => {
     const created = await node.http.post('/api/events/create', {
       tenant: T,
       token: await tokenFor(node, T, 'cora'),
@@ -136,6 +141,8 @@ describe('audit trail of security and administrative actions', () => {
     open.push(cora, headset);
     await must(cora, 'initEvent', { eventId });
     await must(headset, 'initRapidConnect', 'HS-AUDIT-1', created.body.meetingCode);
+    await must(cora, 'requestRemote', eventId, 'HS-AUDIT-1');
+    const { commandId } = await must(cora, 'remoteControl', eventId, { deviceId: 'HS-AUDIT-1', command: 'zoomIn' });
     const req = { eventId, deviceId: 'HS-AUDIT-1', peripheralId: 'otoscope-1' };
     await must(cora, 'startPeripheral', { ...req, peripheralType: 'otoscope' });
     await must(cora, 'stopPeripheral', req);
@@ -151,6 +158,14 @@ describe('audit trail of security and administrative actions', () => {
         eventId,
         details: { peripheralId: 'otoscope-1', peripheralType: 'otoscope', deviceId: 'HS-AUDIT-1' },
       }),
+    ]);
+    expect(entries.filter((e) => e.action.startsWith('device.'))).toEqual([
+      expect.objectContaining({
+        action: 'device.remoteControl',
+        eventId,
+        details: expect.objectContaining({ deviceId: 'HS-AUDIT-1', command: 'zoomIn', commandId }),
+      }),
+      expect.objectContaining({ action: 'device.requestRemote', eventId, details: { deviceId: 'HS-AUDIT-1' } }),
     ]);
     await verified();
   });
@@ -247,6 +262,40 @@ describe('audit trail of security and administrative actions', () => {
     await node.http.post(`/api/admin/migrate/${fresh}?code=${node.config.auth.provisioningCode}`, { tenant: T });
     expect(await tenantEntries()).toHaveLength(2);
     await verified(fresh, token);
+  });
+
+  it('records every change of an outbound-events subscription, naming the endpoint by host only', async () => {
+    const api = (path: string, body: Record<string, unknown> = {}) =>
+      node.http.post(`/api/webhooks/subscriptions${path}`, { tenant: T, token: admin, body });
+    // The path and query of an endpoint may carry a token: neither is written.
+    const created = await api('', {
+      url: 'http://127.0.0.1:9/hooks/abc?token=s3cret-hook',
+      types: ['recording.available'],
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.subscription.id as string;
+    for (const step of ['/pause', '/resume', '/rotateSecret', '/replay', '/delete'])
+      expect(
+        (
+          await api(
+            `/${id}${step}`,
+            step === '/rotateSecret' ? { graceHours: 1 } : step === '/replay' ? { after: '0' } : {},
+          )
+        ).status,
+      ).toBeLessThan(300);
+    const entries = (await trail({ actorId: ids.ada })).filter((e) => e.action.startsWith('webhook.'));
+    expect(entries.map((e) => [e.action, e.details])).toEqual([
+      ['webhook.delete', { subscriptionId: id, host: '127.0.0.1:9' }],
+      ['webhook.replay', { subscriptionId: id, after: '0' }],
+      ['webhook.rotate_secret', { subscriptionId: id, graceHours: 1 }],
+      ['webhook.resume', { subscriptionId: id }],
+      ['webhook.pause', { subscriptionId: id }],
+      ['webhook.create', { subscriptionId: id, host: '127.0.0.1:9', types: ['recording.available'] }],
+    ]);
+    const text = JSON.stringify(await trail({}));
+    expect(text).not.toContain('s3cret-hook');
+    expect(text).not.toContain(created.body.secret);
+    await verified();
   });
 
   it('exports every kind of entry recorded above as a FHIR R4 AuditEvent the published schema accepts', async () => {
