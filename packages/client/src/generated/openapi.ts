@@ -2182,6 +2182,18 @@ export interface components {
                 };
             };
         };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `meeting_not_found`, `route_not_found`, `tenant_not_found`, `waiting_entry_not_found`. */
+        "Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found.waiting_entry_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "event_not_found" | "meeting_not_found" | "route_not_found" | "tenant_not_found" | "waiting_entry_not_found";
+                };
+            };
+        };
         /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`. */
         "Problem404.event_not_found.route_not_found.tenant_not_found": {
             headers: {
@@ -2191,18 +2203,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "event_not_found" | "route_not_found" | "tenant_not_found";
-                };
-            };
-        };
-        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `event_not_found`, `route_not_found`, `tenant_not_found`, `waiting_entry_not_found`. */
-        "Problem404.event_not_found.route_not_found.tenant_not_found.waiting_entry_not_found": {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {unknown} */
-                    code?: "event_not_found" | "route_not_found" | "tenant_not_found" | "waiting_entry_not_found";
                 };
             };
         };
@@ -5447,7 +5447,7 @@ export interface operations {
             400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
-            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found.waiting_entry_not_found"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found.waiting_entry_not_found"];
             409: components["responses"]["Problem409.invalid_state"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.unsupported_media_type"];
@@ -5512,7 +5512,7 @@ export interface operations {
             400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
-            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found.waiting_entry_not_found"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found.waiting_entry_not_found"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.unsupported_media_type"];
             429: components["responses"]["Problem429.rate_limited"];
@@ -5943,7 +5943,7 @@ export interface operations {
             400: components["responses"]["Problem400.bad_request.validation_failed"];
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.not_meeting_host.permission_denied.wrong_tenant"];
-            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found"];
             429: components["responses"]["Problem429.rate_limited"];
             503: components["responses"]["Problem503.not_owner.service_unavailable"];
             504: components["responses"]["Problem504.timeout"];

@@ -100,6 +100,8 @@ export const eventRoutes: RouteGroup = {
       links: {
         get: { operationId: 'events.get', parameters: { eventId: '$response.body#/id' } },
         participants: { operationId: 'events.getParticipants', parameters: { eventId: '$response.body#/id' } },
+        ledger: { operationId: 'events.ledger', parameters: { eventId: '$response.body#/id' } },
+        files: { operationId: 'events.files', parameters: { eventId: '$response.body#/id' } },
         update: { operationId: 'events.update', requestBody: { eventId: '$response.body#/id', name: 'Moved consult' } },
         cancel: { operationId: 'events.cancel', requestBody: { eventIds: ['$response.body#/id'] } },
         join: { operationId: 'meetings.join', parameters: { meetingCode: '$response.body#/meetingCode' } },

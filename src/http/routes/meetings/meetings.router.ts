@@ -12,7 +12,7 @@ import { AdmitBody, DenyBody } from '../../../actors/meeting.schema.js';
 import { DeviceIdParams, EventIdParams, MeetingCodeParams } from './meetings.schema.js';
 import { meetingControlRoutes } from './meeting-controls.routes.js';
 
-const HOST_ERRORS = ['event_not_found', 'not_meeting_host', 'not_owner', 'timeout'] as const;
+const HOST_ERRORS = ['event_not_found', 'meeting_not_found', 'not_meeting_host', 'not_owner', 'timeout'] as const;
 
 /** /api/meetings: join by code (guests, headsets, QR) and rapid connect. */
 export const meetingRoutes: RouteGroup = {
