@@ -61,6 +61,7 @@ export function createMediaServices(
     ledger: (t) => new ParticipantLogRepository(tenantDb(t)),
     calls: (t) => new CallRecordRepository(tenantDb(t)),
     pageMaxTake: infra.config.limits.pageMaxTake,
+    audit: deps.audit,
   });
   return { media, imports, mediaAccess, activation, records };
 }

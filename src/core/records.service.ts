@@ -11,6 +11,7 @@ import { AppError } from './errors.js';
 import { MEDIA_ADMIN_PERMISSION } from './media-access.js';
 import { oid } from './object-id.js';
 import { clampTake, type Page, type Paging } from './paging.js';
+import { recordBy, type AuditRecorder } from './audit-by.js';
 
 export interface RecordsDeps {
   events: (tenant: string) => Pick<EventRepository, 'findById' | 'findVisible'>;
@@ -18,6 +19,8 @@ export interface RecordsDeps {
   ledger: (tenant: string) => Pick<ParticipantLogRepository, 'page'>;
   calls: (tenant: string) => Pick<CallRecordRepository, 'isMember' | 'exists'>;
   pageMaxTake: number;
+  /** The tenant's audit trail: each read of a consultation's ledger (who attended) is recorded (docs/audit.md). */
+  audit?: AuditRecorder;
 }
 
 /** A stored file as the lists hand it to presenters. */
@@ -52,6 +55,10 @@ export class RecordsService {
       throw new AppError('not_meeting_host', 'Only a host of the event or an administrator reads its ledger');
     const page = clampTake(paging, this.deps.pageMaxTake);
     const { items, total } = await this.deps.ledger(p.tenant).page(String(event._id), page);
+    await recordBy(this.deps.audit, p, 'ledger.read', {
+      eventId: String(event._id),
+      details: { rows: items.length, total, ...page },
+    });
     return { items: items.map((row) => ({ row, event })), total, ...page };
   }
 

@@ -170,7 +170,7 @@ describe('audit trail of security and administrative actions', () => {
     await verified();
   });
 
-  it('records the completion of a consultation from its gRPC telemetry', async () => {
+  it('records the completion of a consultation from its gRPC telemetry, and each read of its ledger', async () => {
     const created = await node.http.post('/api/events/create', {
       tenant: T,
       token: await tokenFor(node, T, 'cora'),
@@ -199,6 +199,11 @@ describe('audit trail of security and administrative actions', () => {
         eventId,
         details: { conferenceId, ledgerEntries: 1, hasLedger: true, hasRecording: false, hasChat: true },
       }),
+    ]);
+    const cora = await tokenFor(node, T, 'cora');
+    expect((await node.http.get(`/api/events/${eventId}/ledger`, { tenant: T, token: cora })).status).toBe(200);
+    expect(await trail({ action: 'ledger.read', eventId })).toEqual([
+      expect.objectContaining({ actorId: ids.cora, eventId, details: expect.objectContaining({ rows: 1, total: 1 }) }),
     ]);
     await verified();
   });
