@@ -16,6 +16,8 @@ import type { MeetingService } from './core/meeting.service.js';
 import type { CallService } from './core/call.service.js';
 import type { PeripheralService } from './core/peripheral.service.js';
 import type { RecordingService } from './core/recording.service.js';
+import { RecordingConsentService } from './core/recording-consent.service.js';
+import { EventRepository } from './data/repositories/event.repository.js';
 import type { CompletionService } from './core/completion.service.js';
 import type { MediaService } from './core/media.service.js';
 import type { MediaAccess } from './core/media-access.js';
@@ -54,6 +56,8 @@ export interface Services {
   meetings: MeetingService;
   /** The meeting actors for REST and GraphQL (join by code, waiting room); the node attaches its actor system. */
   meetingRooms: MeetingRooms;
+  /** Recording consent: the tenant's policy, answers stored with the event and audited (decision 910). */
+  recordingConsent: RecordingConsentService;
   calls: CallService;
   peripherals: PeripheralService;
 
@@ -93,6 +97,11 @@ export function createServices(infra: Infra): Services {
     auth,
     ...directory,
     meetingRooms: new MeetingRooms({ eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code) }),
+    recordingConsent: new RecordingConsentService({
+      events: (t) => new EventRepository(infra.mongo.tenantDb(t)),
+      meetingSettings: (t) => directory.admin.meetingSettings(t),
+      audit: auth.audit,
+    }),
     ...telemetry,
     ...createMediaServices(infra, { accountSetup: auth.accountSetup, announced, audit: auth.audit }),
     webhooks,

@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import { isPermission } from '../auth/permissions.js';
 import type { CallService } from '../core/call.service.js';
 import type { Admission } from '../core/meeting.service.js';
+import type { RecordingConsentService } from '../core/recording-consent.service.js';
 import type { Caller } from './common.schema.js';
 import { callActor, type CallActorDeps } from './call.actor.js';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
@@ -39,10 +40,11 @@ export interface ActorServices {
       tenant: string,
       eventId: string,
       userId: string,
-      by: { actorId: string; via: 'hub' },
+      by: { actorId: string; via: 'hub'; consented?: { requestId: string } },
     ): Promise<unknown>;
     requestStop(tenant: string, eventId: string, userId: string, by: { actorId: string; via: 'hub' }): Promise<unknown>;
   };
+  consent: Pick<RecordingConsentService, 'settings' | 'record'>;
   audit: {
     record(
       tenant: string,
@@ -104,8 +106,14 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
     admission: (tenant, caller, eventId, code) => s.meetings.admission(principalOf(tenant, caller), eventId, code),
     isParticipant: (tenant, eventId, userId) => s.meetings.isParticipant(tenant, eventId, userId),
     isHost: (tenant, eventId, userId) => s.meetings.isHost(tenant, eventId, userId),
-    startRecording: async (tenant, eventId, userId) =>
-      void (await s.recording.requestStart(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
+    startRecording: async (tenant, eventId, userId, consented) =>
+      void (await s.recording.requestStart(tenant, eventId, userId, {
+        actorId: userId,
+        via: 'hub',
+        ...(consented ? { consented } : {}),
+      })),
+    consentSettings: (tenant) => s.consent.settings(tenant),
+    recordConsent: (tenant, eventId, answer) => s.consent.record(tenant, eventId, answer),
     stopRecording: async (tenant, eventId, userId) =>
       void (await s.recording.requestStop(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
     endEvent: async (tenant, eventId) => void (await s.meetings.endEvent(tenant, eventId)),

@@ -10,7 +10,13 @@ import { actorBehaviours } from './actor-deps.js';
 export function startActorsRole(ctx: RoleContext): Promise<ActorsRoleHandle> {
   const { services, infra } = ctx;
   const behaviours = actorBehaviours(
-    { calls: services.calls, meetings: services.meetings, recording: services.recording, audit: services.auth.audit },
+    {
+      calls: services.calls,
+      meetings: services.meetings,
+      recording: services.recording,
+      consent: services.recordingConsent,
+      audit: services.auth.audit,
+    },
     infra.config.hub,
   );
   return startActorSystem(ctx, behaviours);

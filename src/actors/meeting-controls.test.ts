@@ -47,6 +47,8 @@ function setup(id: string, policy: Partial<Admission> = {}) {
     stopRecording: async () => void log.push('stopRecording'),
     endEvent: async () => void log.push('endEvent'),
     audit: async (_t, e) => void audits.push(e),
+    consentSettings: async () => ({ policy: 'off', timeoutSeconds: 60 }),
+    recordConsent: async () => undefined,
   };
   const h = turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
   const types = () => h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => e.payload.type as string);

@@ -1,7 +1,7 @@
 import { AppError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Caller } from './common.schema.js';
-import type { AdmitRequest, DenyRequest, MeetingMsg } from './meeting.schema.js';
+import type { AdmitRequest, ConsentAnswerRequest, DenyRequest, MeetingMsg } from './meeting.schema.js';
 import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
 
@@ -31,6 +31,11 @@ export class MeetingRooms {
 
   use(system: Pick<ActorSystem, 'ask'>): void {
     this.system = system;
+  }
+
+  /** One turn of the event's meeting actor for a REST or GraphQL caller. */
+  send<R>(p: Principal, eventId: string, msg: MeetingMsg, opts?: AskOptions): Promise<R> {
+    return this.ask(p, eventId, msg, opts);
   }
 
   private ask<R>(p: Principal, eventId: string, msg: MeetingMsg, opts?: AskOptions): Promise<R> {
@@ -81,6 +86,21 @@ export type ControlCommand = MeetingControlMsg extends infer M
     ? Omit<M, 'caller'>
     : never
   : never;
+
+/** Answers a recording consent request (decision 910), as the hub's consentToRecording does. */
+export function consentToRecording(
+  rooms: Pick<MeetingRooms, 'send'>,
+  p: Principal,
+  req: ConsentAnswerRequest,
+): Promise<unknown> {
+  const msg: MeetingMsg = {
+    type: 'consentToRecording',
+    caller: callerOfPrincipal(p),
+    requestId: req.requestId,
+    consent: req.consent,
+  };
+  return rooms.send(p, req.eventId, msg);
+}
 
 /** Same de-duplication id as the hub's for the same request id, so a control retried on another transport applies once. */
 export function dedupe(p: { userId: string }, name: string, requestId?: string): AskOptions | undefined {

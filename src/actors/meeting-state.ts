@@ -4,12 +4,14 @@ import type { Admission } from '../core/meeting.service.js';
 import type { ActorContext } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
 import type {
+  ConsentSettings,
   MeetingData,
   MeetingDetails,
   MeetingEventPush,
   MeetingEventType,
   MeetingMember,
   MeetingState,
+  RecordingConsentAnswer,
   WaitingEntry,
   WaitingEntryView,
 } from './meeting.schema.js';
@@ -29,7 +31,12 @@ export interface MeetingActorDeps {
   isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
   /** Whether the user is a host of the event (organizer or host participant), joined or not. */
   isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
-  startRecording(tenant: string, eventId: string, userId: string): Promise<void>;
+  /** Starts the recording; `consented` names the consent request every required person agreed to (decision 910). */
+  startRecording(tenant: string, eventId: string, userId: string, consented?: { requestId: string }): Promise<void>;
+  /** The tenant's recording consent policy and timeout (decision 910). */
+  consentSettings(tenant: string): Promise<ConsentSettings>;
+  /** Stores one consent answer with the event and writes it to the audit trail (idempotent per request and person). */
+  recordConsent(tenant: string, eventId: string, answer: RecordingConsentAnswer): Promise<void>;
   stopRecording(tenant: string, eventId: string, userId: string): Promise<void>;
   /**
    * endMeeting (decision 900): the event goes started -> ended and its VCS room is closed through the
@@ -156,6 +163,7 @@ export function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role'])
     role: effective,
     joinedAt: new Date().toISOString(),
     canHost,
+    tenantRole: caller.role,
   };
   return true;
 }

@@ -39,6 +39,8 @@ function meetingDeps(
     stopRecording: async () => void recordingCalls.push('stop'),
     endEvent: async () => void recordingCalls.push('end'),
     audit: async () => undefined,
+    consentSettings: async () => ({ policy: 'off', timeoutSeconds: 60 }),
+    recordConsent: async () => undefined,
   };
 }
 

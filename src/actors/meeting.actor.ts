@@ -3,6 +3,8 @@ import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
 import type {
+  ConsentHold,
+  ConsentRequiredAck,
   MeetingData,
   MeetingDetails,
   MeetingEventPush,
@@ -22,6 +24,16 @@ import {
 } from './meeting-state.js';
 import { admit, deny, enqueue, expire, leave, mustWait, waitingRoom } from './meeting-waiting.js';
 import { assertOpen, control, isControl, lockedOut, requestHostAccess } from './meeting-controls.js';
+import {
+  answerConsent,
+  askNewcomers,
+  consentTimeout,
+  holdForConsent,
+  recordingStopped,
+  releaseHold,
+  requestConsent,
+  withConsent,
+} from './meeting-consent.js';
 
 export type { MeetingActorDeps } from './meeting-state.js';
 
@@ -54,12 +66,21 @@ async function join(
   deps: MeetingActorDeps,
   caller: Caller,
   code?: string,
-): Promise<(MeetingData & { meeting: MeetingDetails }) | WaitingAck> {
+): Promise<(MeetingData & { meeting: MeetingDetails }) | WaitingAck | ConsentRequiredAck> {
   const s = ctx.state;
   assertOpen(ctx);
   if (!s.members[caller.userId]) {
     const a = await deps.admission(ctx.address.tenant, caller, ctx.address.id, code);
-    if (mustWait(ctx, caller, a) || lockedOut(ctx, a)) return enqueue(ctx, caller, a, code);
+    const thenWait = mustWait(ctx, caller, a) || lockedOut(ctx, a);
+    const held = await holdForConsent(ctx, deps, caller, {
+      role: a.role,
+      invited: a.invited,
+      thenWait,
+      waitExpirySeconds: a.expirySeconds,
+      ...(code ? { code } : {}),
+    });
+    if (held) return held;
+    if (thenWait) return enqueue(ctx, caller, a, code);
   }
   const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id, code);
   if (data.room) s.room = data.room;
@@ -77,23 +98,55 @@ async function getDetails(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Pro
   }
   const host =
     isHostMember(ctx.state, caller.userId) || (await deps.isHost(ctx.address.tenant, ctx.address.id, caller.userId));
-  return details(ctx.state, host);
+  return withConsent(ctx.state, details(ctx.state, host));
 }
 
-async function recording(ctx: Ctx, deps: MeetingActorDeps, caller: Caller, start: boolean): Promise<MeetingDetails> {
+/**
+ * A held joiner agreed to the running recording (decision 910): into the waiting room when it applies
+ * to them, else into the meeting as a direct join would have, with the admission push and socket move.
+ */
+async function enterAfterConsent(ctx: Ctx, deps: MeetingActorDeps, h: ConsentHold): Promise<unknown> {
   const s = ctx.state;
+  const t = ctx.address.tenant;
+  if (h.thenWait) {
+    const a = { eventId: s.eventId, role: h.role, invited: h.invited, waitingRoom: true, autoAdmitInvited: false };
+    return enqueue(ctx, h.caller, { ...a, expirySeconds: h.waitExpirySeconds }, h.code);
+  }
+  const data = await deps.joinEvent(t, h.caller, s.eventId, h.code);
+  if (data.room) s.room = data.room;
+  if (addMember(ctx, h.caller, meetingRole(data)))
+    publish(ctx, 'participantJoined', h.userId, { userId: h.userId, username: h.username });
+  ctx.moveSockets(rooms.user(t, h.userId), {
+    join: [rooms.meeting(t, s.eventId), ...(h.kind === 'device' ? [rooms.meetingDevices(t, s.eventId)] : [])],
+  });
+  const meeting = { ...data, meeting: details(s, isHostMember(s, h.userId)) };
+  ctx.emit(rooms.user(t, h.userId), 'waitingRoom', { eventId: s.eventId, state: 'admitted', meeting });
+  return meeting;
+}
+
+async function recording(
+  ctx: Ctx,
+  deps: MeetingActorDeps,
+  msg: Extract<MeetingMsg, { type: 'startRecording' | 'stopRecording' }>,
+): Promise<MeetingDetails> {
+  const s = ctx.state;
+  const { caller } = msg;
+  const start = msg.type === 'startRecording';
   requireMember(s, caller);
   if (!s.started) throw new AppError('invalid_state', 'The meeting has not started');
-  if (s.recording.active === start) return details(s);
-  if (start) {
+  if (s.recording.active === start) return withConsent(s, details(s));
+  if (msg.type === 'startRecording') {
+    const consent = await deps.consentSettings(ctx.address.tenant);
+    if (consent.policy !== 'off') return requestConsent(ctx, deps, msg, consent);
     await deps.startRecording(ctx.address.tenant, s.eventId, caller.userId);
     s.recording = { active: true, startedAt: new Date().toISOString(), startedBy: caller.userId };
   } else {
     await deps.stopRecording(ctx.address.tenant, s.eventId, caller.userId);
     s.recording = { ...s.recording, active: false, stoppedAt: new Date().toISOString() };
+    recordingStopped(s);
   }
   publish(ctx, start ? 'recordingStarted' : 'recordingStopped', caller.userId);
-  return details(s);
+  return withConsent(s, details(s));
 }
 
 function shareImage(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'shareImage' }>): MeetingDetails {
@@ -136,21 +189,29 @@ function notify(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'notify' }>): Meeting
   return publish(ctx, 'notify', msg.caller.userId, { action: msg.action, ...(msg.data ? { payload: msg.data } : {}) });
 }
 
+/** After a join or an admission: members who came in while a consent request is open are asked too. */
+const asked =
+  (ctx: Ctx) =>
+  <T>(reply: T): T => {
+    askNewcomers(ctx);
+    return reply;
+  };
+
 function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
   normalize(ctx.state);
   switch (msg.type) {
     case 'init':
       return init(ctx, deps, msg.caller);
     case 'join':
-      return join(ctx, deps, msg.caller, msg.code);
+      return join(ctx, deps, msg.caller, msg.code).then(asked(ctx));
     case 'admit':
-      return admit(ctx, deps, msg);
+      return admit(ctx, deps, msg).then(asked(ctx));
     case 'deny':
       return deny(ctx, deps, msg);
     case 'waitingRoom':
       return waitingRoom(ctx, deps, msg.caller);
     case 'leaveWaiting':
-      return leave(ctx, msg.caller);
+      return { left: releaseHold(ctx, msg.caller.userId, 'left') || leave(ctx, msg.caller).left };
     case 'expireWaiting':
       return expire(ctx);
     case 'details':
@@ -158,9 +219,12 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
     case 'notify':
       return notify(ctx, msg);
     case 'startRecording':
-      return recording(ctx, deps, msg.caller, true);
     case 'stopRecording':
-      return recording(ctx, deps, msg.caller, false);
+      return recording(ctx, deps, msg);
+    case 'consentToRecording':
+      return answerConsent(ctx, deps, msg, (h) => enterAfterConsent(ctx, deps, h));
+    case 'consentTimeout':
+      return consentTimeout(ctx);
     case 'shareImage':
       return shareImage(ctx, msg);
     case 'clearImage':

@@ -135,6 +135,8 @@ export interface MeetingMember {
   joinedAt: string;
   /** The member's permissions let them host (meetings:host): addHost, transferHost and host access need it. */
   canHost?: boolean;
+  /** The tenant role (patient, clinician...): whom a patients-only consent policy asks (decision 910). */
+  tenantRole?: string;
 }
 
 export interface MeetingState extends MeetingControlsState {
@@ -151,6 +153,8 @@ export interface MeetingState extends MeetingControlsState {
   waiting?: WaitingEntry[];
   /** Denied or removed users: they join again only through the waiting room and a host's admission. */
   barred?: Record<string, { reason: 'denied' | 'removed'; by: string; at: string }>;
+  /** Recording consent (decision 910); absent until a consent request is made. */
+  consent?: ConsentState;
 }
 
 /** Whatever the meeting service returns for a join (MeetingData / JoinResponse); relayed as is. */
@@ -186,7 +190,9 @@ export type MeetingEventType =
   | 'hostAdded'
   | 'muteRequested'
   | 'hostAccessGranted'
-  | 'hostAccessRefused';
+  | 'hostAccessRefused'
+  // Recording consent (decision 910)
+  | ConsentMeetingEventType;
 
 /** meetingEvent payload. */
 export interface MeetingEventPush {
@@ -204,7 +210,7 @@ export type MeetingMsg =
   | { type: 'join'; caller: Caller; code?: string }
   | { type: 'details'; caller: Caller }
   | { type: 'notify'; caller: Caller; action: string; data?: Record<string, unknown> }
-  | { type: 'startRecording'; caller: Caller }
+  | { type: 'startRecording'; caller: Caller; requestId?: string; reason?: string }
   | { type: 'stopRecording'; caller: Caller }
   | { type: 'shareImage'; caller: Caller; req: ShareImageRequest }
   | { type: 'clearImage'; caller: Caller }
@@ -220,7 +226,8 @@ export type MeetingMsg =
   | { type: 'expireWaiting' }
   | { type: 'members' }
   /** Host controls (src/actors/meeting-controls.ts, decision 900). */
-  | MeetingControlMsg;
+  | MeetingControlMsg
+  | ConsentMsg;
 
 export interface MeetingDetails {
   eventId: string;
@@ -237,4 +244,167 @@ export interface MeetingDetails {
   locked?: boolean;
   /** Ended for everyone. */
   ended?: boolean;
+  /** The current or last recording consent request (decision 910). */
+  recordingConsent?: ConsentView;
 }
+
+/**
+ * Recording consent (decision 910): the tenant's policy. `off` records on request as before; `all`
+ * asks every person present (headsets are equipment, never asked); `patients` asks the patients only.
+ */
+export const RECORDING_CONSENT_POLICIES = ['off', 'all', 'patients'] as const;
+export type RecordingConsentPolicy = (typeof RECORDING_CONSENT_POLICIES)[number];
+
+/** The tenant's consent settings, read when a recording is asked for and when someone joins a recorded meeting. */
+export interface ConsentSettings {
+  policy: RecordingConsentPolicy;
+  timeoutSeconds: number;
+}
+
+/** startRecording: the request id makes a retried start open one consent request; `reason` is shown to those asked. */
+export const StartRecordingRequest = z.object({
+  eventId: Id,
+  requestId: RequestId.optional().describe('Idempotency key: a retry with the same id opens one consent request'),
+  reason: z.string().trim().max(300).optional().describe('Why the recording is made, shown to whoever is asked'),
+});
+export type StartRecordingRequest = z.infer<typeof StartRecordingRequest>;
+
+const consentFields = {
+  requestId: RequestId.describe('The consent request answered (recordingConsentRequested.requestId)'),
+  consent: z.boolean().describe('true: I agree to be recorded; false: I refuse'),
+};
+/** consentToRecording: the answer of one person to one consent request. REST takes the event from the path. */
+export const ConsentAnswerBody = z.object(consentFields);
+export const ConsentAnswerRequest = z.object({ eventId: Id, ...consentFields });
+export type ConsentAnswerRequest = z.infer<typeof ConsentAnswerRequest>;
+
+/** The text every consent request asks (stored with each answer as what was asked). */
+export const CONSENT_QUESTION = 'Do you agree that this consultation is recorded?';
+
+/** What a person is asked (`recordingConsentRequested` push, the held joiner's ack). */
+export interface ConsentAsk {
+  eventId: string;
+  requestId: string;
+  question: string;
+  reason?: string;
+  policy: Exclude<RecordingConsentPolicy, 'off'>;
+  requestedBy: string;
+  requestedAt: string;
+  /** When an unanswered request is cancelled (ISO). */
+  expiresAt: string;
+  /** Whether this person's answer counts (everyone present is told; only these answer). */
+  required: boolean;
+  /** Asked because they joined while the recording runs: they enter the meeting once they agree. */
+  late?: boolean;
+}
+
+/** One answer, as stored with the event and written to the audit trail: who, when, what was asked, the answer. */
+export interface RecordingConsentAnswer {
+  requestId: string;
+  userId: string;
+  username: string;
+  /** The role in the meeting (host, participant, guest) and the tenant role (patient, clinician...). */
+  role: string;
+  tenantRole: string;
+  question: string;
+  reason?: string;
+  policy: Exclude<RecordingConsentPolicy, 'off'>;
+  requestedBy: string;
+  requestedAt: string;
+  consent: boolean;
+  at: string;
+  /** Given by joining while the recording ran; `implicit`: the requester's own request counts as consent. */
+  late: boolean;
+  implicit: boolean;
+}
+
+/** A pending or decided consent request of the meeting actor. */
+export interface ConsentRequestState {
+  requestId: string;
+  requestedBy: string;
+  requestedAt: string;
+  /** Epoch ms after which an open request is cancelled. */
+  expiresAt: number;
+  policy: Exclude<RecordingConsentPolicy, 'off'>;
+  reason?: string;
+  /** Whose answer counts, with the name and roles they had when asked. */
+  required: { userId: string; username: string; role: string; tenantRole: string }[];
+  answers: Record<string, { consent: boolean; at: string }>;
+  outcome?: 'granted' | 'refused' | 'timedOut';
+}
+
+/** Someone who joined while the recording runs, held out of the meeting until they agree. */
+export interface ConsentHold {
+  userId: string;
+  username: string;
+  requestId: string;
+  since: string;
+  expiresAt: number;
+  /** The meeting role they will have, whether they go on to the waiting room, and the code they joined with. */
+  role: 'participant' | 'guest' | 'device';
+  thenWait: boolean;
+  kind: 'person' | 'device';
+  invited: boolean;
+  waitExpirySeconds: number;
+  code?: string;
+  caller: Caller;
+}
+
+/** The consent state of a meeting (snapshot): the current or last request, who agreed to the running recording, the held joiners. */
+export interface ConsentState {
+  request?: ConsentRequestState;
+  /** Decided requests by id (newest last, bounded), so a repeated answer or start learns the outcome. */
+  recent: { requestId: string; outcome: NonNullable<ConsentRequestState['outcome']> }[];
+  /** Who agreed to the recording that runs now (user id -> when); emptied when it stops. */
+  granted: Record<string, string>;
+  holds: ConsentHold[];
+}
+
+/** The consent request as MeetingDetails, startRecording and consentToRecording show it. */
+export interface ConsentView {
+  requestId: string;
+  state: 'pending' | 'granted' | 'refused' | 'timedOut';
+  policy: ConsentRequestState['policy'];
+  requestedBy: string;
+  requestedAt: string;
+  expiresAt: string;
+  reason?: string;
+  required: { userId: string; username: string; consent?: boolean; at?: string }[];
+  /** Late joiners held until they agree. */
+  held: { userId: string; username: string; since: string; requestId: string }[];
+}
+
+/** The ack of a join while a consented recording runs: the joiner is held until they answer. */
+export interface ConsentRequiredAck {
+  status: 'consentRequired';
+  eventId: string;
+  since: string;
+  recordingConsent: ConsentAsk;
+}
+
+/** `recordingConsentResult` push to the requester and the hosts: how a request ended and who refused or did not answer. */
+export interface RecordingConsentResultPush {
+  eventId: string;
+  requestId: string;
+  outcome: NonNullable<ConsentRequestState['outcome']>;
+  refusedBy: { userId: string; username: string }[];
+  unanswered: { userId: string; username: string }[];
+}
+
+/** The meetingEvent types of the consent flow (docs/hub.md). */
+export const CONSENT_MEETING_EVENTS = [
+  'recordingConsentRequested',
+  'recordingConsentAnswered',
+  'recordingConsentGranted',
+  'recordingConsentRefused',
+  'recordingConsentTimedOut',
+  'recordingConsentHeld',
+  'recordingConsentHoldEnded',
+] as const;
+export type ConsentMeetingEventType = (typeof CONSENT_MEETING_EVENTS)[number];
+
+/** Messages of the consent flow (part of MeetingMsg). */
+export type ConsentMsg =
+  | { type: 'consentToRecording'; caller: Caller; requestId: string; consent: boolean }
+  /** The consent timer: cancels an unanswered request, releases expired holds. */
+  | { type: 'consentTimeout' };

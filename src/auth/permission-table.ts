@@ -305,6 +305,12 @@ export const OPERATIONS = {
     requires: 'meetings:host',
     note: 'and a host of the meeting (not_meeting_host otherwise)',
   },
+  'meetings.recordingConsent': {
+    transport: 'rest',
+    name: 'POST /api/meetings/{eventId}/recording-consent',
+    requires: 'meetings:join',
+    note: 'and asked by the consent request (a member of the meeting, or a joiner held for consent)',
+  },
   'meetings.startRapidConnect': {
     transport: 'rest',
     name: 'POST /api/meetings/startRapidConnect/{deviceId}',
@@ -512,6 +518,12 @@ export const OPERATIONS = {
     note: 'and a host of the meeting (not_meeting_host otherwise)',
   },
   'hub.startRecording': { transport: 'hub', name: 'startRecording', requires: 'meetings:record' },
+  'hub.consentToRecording': {
+    transport: 'hub',
+    name: 'consentToRecording',
+    requires: 'meetings:join',
+    note: 'and asked by the consent request (a member of the meeting, or a joiner held for consent)',
+  },
   'hub.stopRecording': { transport: 'hub', name: 'stopRecording', requires: 'meetings:record' },
   'hub.startPeripheral': { transport: 'hub', name: 'startPeripheral', requires: 'devices:control' },
   'hub.stopPeripheral': { transport: 'hub', name: 'stopPeripheral', requires: 'devices:control' },

@@ -29,6 +29,8 @@ export interface CompletionResult {
   completed: boolean;
   status: string;
   ledgerEntries: number;
+  /** Recording consent answers of the event, kept with the ledger rows of those who gave them. */
+  recordingConsents: number;
   flags: { hasLedger: boolean; hasRecording: boolean; hasChat: boolean };
 }
 
@@ -68,7 +70,8 @@ export class CompletionService {
     );
     const end = records.find((r) => r.type === 'conference_ended');
     if (!end) throw new AppError('invalid_state', 'The conference has not ended');
-    const ledger = buildLedger(records, end.occurredAt);
+    const event = await new EventRepository(db).findById(oid(d.eventId, 'event_not_found'));
+    const ledger = withConsents(buildLedger(records, end.occurredAt), event?.recordingConsents ?? []);
     await new ParticipantLogRepository(db).upsertMany(d.eventId, d.conferenceId, ledger);
     await progress(50);
     const flags = {
@@ -90,6 +93,7 @@ export class CompletionService {
       completed: done.changed,
       status: done.event.status,
       ledgerEntries: ledger.length,
+      recordingConsents: event?.recordingConsents?.length ?? 0,
       flags: pickFlags(done.event),
     };
     if (done.changed) this.push(d.tenant, d.eventId, result);
@@ -151,6 +155,29 @@ export class CompletionService {
 
 function pickFlags(e: EventRecord): CompletionResult['flags'] {
   return { hasLedger: Boolean(e.hasLedger), hasRecording: Boolean(e.hasRecording), hasChat: Boolean(e.hasChat) };
+}
+
+/**
+ * Puts each participant's recording consent answers (stored with the event, decision 910) on their
+ * ledger rows, so the ledger says who was recorded with which consent.
+ */
+export function withConsents(
+  ledger: LedgerEntry[],
+  consents: readonly { userId: unknown; requestId: string; consent: boolean; at: Date; late?: boolean | null }[],
+): LedgerEntry[] {
+  return ledger.map((row) => {
+    const mine = consents.filter((c) => row.userId && String(c.userId) === row.userId);
+    if (!mine.length) return row;
+    return {
+      ...row,
+      recordingConsents: mine.map((c) => ({
+        requestId: c.requestId,
+        consent: c.consent,
+        at: new Date(c.at),
+        late: !!c.late,
+      })),
+    };
+  });
 }
 
 /**

@@ -23,6 +23,8 @@ export interface RecordingRequester {
   actorId: string;
   via: 'rest' | 'hub' | 'service';
   ip?: string;
+  /** The consent request everyone it asked agreed to; required when the tenant's recording needs consent (decision 910). */
+  consented?: { requestId: string };
 }
 
 export interface RecordingStatus {
@@ -43,6 +45,8 @@ interface Deps {
   audit: Pick<AuditService, 'record'>;
   /** Publishes the outbound events a change stored in its outbox (decision 890). */
   announced?: AnnounceHook;
+  /** TenantConfig `meetings.recordingConsent` (decision 910); absent = never asks. */
+  consentPolicy?: (tenant: string) => Promise<string>;
 }
 
 /** Starting is a no-op while a recording is starting or running; otherwise a new session begins. */
@@ -87,6 +91,11 @@ export class RecordingService {
       if (event.status === 'completed' || event.status === 'cancelled')
         throw new AppError('invalid_state', `Event is ${event.status}`);
       oid(userId, 'user_not_found');
+      if (!by.consented && (await this.consentPolicy(tenant)) !== 'off')
+        throw new AppError(
+          'recording_consent_required',
+          'This tenant records only with the consent of those present: use the hub method startRecording, which asks them',
+        );
       const [fresh, session] = (await this.deps.redis.eval(START, 1, this.key(tenant, eventId), userId)) as [
         number,
         number,
@@ -130,7 +139,12 @@ export class RecordingService {
       actorId: oidOrUndefined(by.actorId),
       subjectId: oidOrUndefined(userId),
       ...(by.ip ? { ip: by.ip } : {}),
-      details: { eventId, via: by.via, ...(by.actorId !== userId ? { onBehalfOf: userId } : {}) },
+      details: {
+        eventId,
+        via: by.via,
+        ...(by.actorId !== userId ? { onBehalfOf: userId } : {}),
+        ...(by.consented ? { consentRequestId: by.consented.requestId } : {}),
+      },
     };
     try {
       const r = await run();
@@ -235,6 +249,11 @@ export class RecordingService {
     const event = await new EventRepository(db).findById(oid(eventId, 'event_not_found'));
     if (!event) throw new AppError('event_not_found');
     return event;
+  }
+
+  /** TenantConfig `meetings.recordingConsent` (off when unset): checked on every start, whatever the transport. */
+  private async consentPolicy(tenant: string): Promise<string> {
+    return (await this.deps.consentPolicy?.(tenant)) ?? 'off';
   }
 
   private key(tenant: string, eventId: string): string {

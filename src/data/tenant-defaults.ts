@@ -46,6 +46,9 @@ export function defaultSettings(displayName: string) {
       waitingRoom: false,
       waitingRoomAutoAdmitInvited: true,
       waitingRoomExpirySeconds: 900,
+      /** Recording consent (decision 910): off by default; `all` or `patients` makes startRecording ask first. */
+      recordingConsent: 'off' as 'off' | 'all' | 'patients',
+      recordingConsentTimeoutSeconds: 120,
     },
     /** Browser origins (scheme://host[:port]) allowed to call this tenant's API besides CORS_ORIGINS. */
     cors: { allowedOrigins: [] as string[] },

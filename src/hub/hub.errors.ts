@@ -59,6 +59,19 @@ export const HUB_ERROR_GROUPS = {
       'forbidden',
     ],
   },
+  /** Recording consent in the meeting actor and the recording service's gate (decision 910). */
+  recordingConsent: {
+    files: ['src/actors/meeting-consent.ts', 'src/core/recording.service.ts', 'src/core/recording-consent.service.ts'],
+    codes: [
+      'consent_request_not_found',
+      'consent_not_required',
+      'consent_already_given',
+      'recording_consent_required',
+      'invalid_state',
+      'event_not_found',
+      'user_not_found',
+    ],
+  },
   shareImage: { files: ['src/core/share-image.ts'], codes: ['file_not_found', 'url_not_allowed'] },
   joinCode: {
     files: ['src/core/meeting.service.ts'],
@@ -97,10 +110,10 @@ const D = ['device', 'meeting'] as const;
 /** Which groups each method goes through, besides the dispatcher (every method). */
 export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> = {
   initEvent: ['actors', ...M, 'hostControls'],
-  joinEvent: ['actors', ...M, 'waitingRoom', 'joinCode', 'hostControls'],
+  joinEvent: ['actors', ...M, 'waitingRoom', 'joinCode', 'hostControls', 'recordingConsent'],
   getMeetingDetails: ['actors', ...M],
   notify: ['actors', ...M],
-  startRecording: ['actors', ...M],
+  startRecording: ['actors', ...M, 'recordingConsent'],
   stopRecording: ['actors', ...M],
   requestHostAccess: ['actors', ...M, 'hostControls'],
   clearImage: ['actors', ...M],
@@ -134,6 +147,7 @@ export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> 
   addHost: ['actors', ...M, 'waitingRoom', 'hostControls'],
   muteRequest: ['actors', ...M, 'waitingRoom', 'hostControls'],
   answerHostAccess: ['actors', ...M, 'waitingRoom', 'hostControls'],
+  consentToRecording: ['actors', ...M, 'recordingConsent', 'waitingRoom', 'joinCode'],
 };
 
 /** The sorted, distinct codes of a method's negative ack. */

@@ -19,7 +19,9 @@ import type {
 } from '../actors/meeting-controls.schema.js';
 import type {
   AdmitRequest,
+  ConsentAnswerRequest,
   DenyRequest,
+  StartRecordingRequest,
   InitEventRequest,
   JoinCallRequest,
   MeetingRef,
@@ -71,7 +73,10 @@ export interface ClientToServerEvents {
   offer(msg: SdpMessage, ack: Ack): void;
   answer(msg: SdpMessage, ack: Ack): void;
   iceCandidate(msg: IceCandidateMessage, ack: Ack): void;
-  startRecording(req: MeetingRef, ack: Ack): void;
+  /** Records, or (tenant consent policy, decision 910) asks those present first; `requestId` makes a retry open one request. */
+  startRecording(req: StartRecordingRequest, ack: Ack): void;
+  /** Answers a recording consent request (recordingConsentRequested) with yes or no. */
+  consentToRecording(req: ConsentAnswerRequest, ack: Ack): void;
   stopRecording(req: MeetingRef, ack: Ack): void;
   startPeripheral(req: StartPeripheralRequest, ack: Ack): void;
   stopPeripheral(req: StopPeripheralRequest, ack: Ack): void;

@@ -13,6 +13,7 @@ import { HubPresence } from './hub.presence.js';
 import { SocketIoHubPublisher } from './hub.publisher.js';
 import { callMethods } from './handlers/call.handlers.js';
 import { meetingMethods } from './handlers/meeting.handlers.js';
+import { consentMethods } from './handlers/consent.handlers.js';
 import { deviceMethods } from './handlers/device.handlers.js';
 import { signallingMethods } from './handlers/signalling.handlers.js';
 import type { HubContext } from './hub.types.js';
@@ -28,6 +29,7 @@ export const PRESENCE_HEARTBEAT_MS = 10_000;
 export const HUB_METHODS = [
   ...callMethods,
   ...meetingMethods,
+  ...consentMethods,
   ...deviceMethods,
   ...signallingMethods,
   ...sessionMethods,

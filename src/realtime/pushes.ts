@@ -2,8 +2,14 @@ import type { ErrorCode } from '../core/errors.js';
 import type { PinLockedPush } from '../core/pin.service.js';
 import type { ImportProgressPush } from '../core/import.service.js';
 import type { CallInfo, EndCallPush, NewCallPush } from '../actors/call.schema.js';
-import type { MeetingEventPush, WaitingRoomPush, WaitingRoomView } from '../actors/meeting.schema.js';
 import type { HostAccessPush, MuteRequestedPush, RemovedPush } from '../actors/meeting-controls.schema.js';
+import type {
+  ConsentAsk,
+  MeetingEventPush,
+  RecordingConsentResultPush,
+  WaitingRoomPush,
+  WaitingRoomView,
+} from '../actors/meeting.schema.js';
 import type { DevicePush, RemoteControlPush } from '../actors/device.schema.js';
 import type { RelayedIceCandidate, RelayedSdp } from './signalling.schema.js';
 
@@ -33,6 +39,10 @@ export interface ServerToClientEvents {
   muteRequested(p: MuteRequestedPush): void;
   /** To the member who asked for host access: granted or refused. */
   hostAccess(p: HostAccessPush): void;
+  /** To each person present (their user room): a recording needs consent; `required` says whether their answer counts (decision 910). */
+  recordingConsentRequested(p: ConsentAsk): void;
+  /** To the requester and the hosts: the consent request was granted, refused (by whom) or timed out (who did not answer). */
+  recordingConsentResult(p: RecordingConsentResultPush): void;
   userStatus(p: UserStatusPush): void;
   peripheralStarted(p: Record<string, unknown>): void;
   peripheralStopped(p: Record<string, unknown>): void;
@@ -69,6 +79,8 @@ export const SERVER_EVENTS: readonly ServerEventName[] = [
   'removedFromMeeting',
   'muteRequested',
   'hostAccess',
+  'recordingConsentRequested',
+  'recordingConsentResult',
   'userStatus',
   'peripheralStarted',
   'peripheralStopped',

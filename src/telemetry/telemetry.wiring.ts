@@ -1,4 +1,5 @@
 import type { Infra } from '../infra.js';
+import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
 import type { TenantRepository } from '../data/repositories/tenant.repository.js';
 import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
@@ -34,6 +35,8 @@ export function createTelemetryServices(
     logger: infra.logger,
     audit,
     announced,
+    consentPolicy: async (t) =>
+      (await new TenantConfigRepository(infra.mongo.tenantDb(t)).settings())?.meetings?.recordingConsent ?? 'off',
   });
   const completion = new CompletionService({
     tenants,

@@ -22,6 +22,29 @@ const AttachmentSchema = new Schema(
   { _id: false },
 );
 
+/** One person's answer to a recording consent request (decision 910): who, when, what was asked, the answer. */
+const RecordingConsentSchema = new Schema(
+  {
+    /** `requestId:userId`: one answer per person and request, so a retried write adds nothing. */
+    key: { type: String, required: true },
+    requestId: { type: String, required: true },
+    userId: { type: Schema.Types.ObjectId, required: true },
+    username: { type: String, required: true },
+    role: { type: String, required: true },
+    tenantRole: { type: String, default: '' },
+    question: { type: String, required: true },
+    reason: String,
+    policy: { type: String, enum: ['all', 'patients'], required: true },
+    requestedBy: { type: Schema.Types.ObjectId },
+    requestedAt: { type: Date, required: true },
+    consent: { type: Boolean, required: true },
+    at: { type: Date, required: true },
+    late: { type: Boolean, default: false },
+    implicit: { type: Boolean, default: false },
+  },
+  { _id: false },
+);
+
 /** A scheduled consultation. `meetingCode` is the join code guests and headsets use. */
 export const EventSchema = new Schema(
   {
@@ -46,6 +69,8 @@ export const EventSchema = new Schema(
       url: String,
       assignedAt: Date,
     },
+    /** Recording consent answers, in the order given (decision 910). */
+    recordingConsents: { type: [RecordingConsentSchema], default: [] },
     hasLedger: { type: Boolean, default: false },
     hasRecording: { type: Boolean, default: false },
     hasChat: { type: Boolean, default: false },

@@ -50,6 +50,11 @@ export const ParticipantLogSchema = new Schema(
     joinedAt: { type: Date, required: true },
     leftAt: Date,
     durationSeconds: Number,
+    /** This participant's recording consent answers, copied from the event by completion (decision 910). */
+    recordingConsents: {
+      type: [new Schema({ requestId: String, consent: Boolean, at: Date, late: Boolean }, { _id: false })],
+      default: undefined,
+    },
   },
   { timestamps: true },
 );

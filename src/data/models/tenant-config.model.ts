@@ -50,6 +50,9 @@ export const TenantConfigSchema = new Schema(
       waitingRoom: { type: Boolean },
       waitingRoomAutoAdmitInvited: { type: Boolean },
       waitingRoomExpirySeconds: { type: Number },
+      /** Recording consent (decision 910): off, all (every person present) or patients; tenants stored before it read the defaults. */
+      recordingConsent: { type: String, enum: ['off', 'all', 'patients'] },
+      recordingConsentTimeoutSeconds: { type: Number },
     },
     cors: { allowedOrigins: { type: [String], default: [] } },
     /** The tenant's own web app serving the sign-in callback and the QR approval page (decision 330); unset = the deployment's. */

@@ -147,6 +147,18 @@ export class EventRepository {
       .exec();
   }
 
+  /**
+   * Appends a recording consent answer unless the same person already answered the same request
+   * (`key`): a retried write changes nothing. Returns whether it was added.
+   */
+  async addRecordingConsent(id: Types.ObjectId, answer: Record<string, unknown> & { key: string }): Promise<boolean> {
+    const r = await this.Event.updateOne(
+      { _id: id, 'recordingConsents.key': { $ne: answer.key } },
+      { $push: { recordingConsents: answer } },
+    ).exec();
+    return r.modifiedCount > 0;
+  }
+
   addDevice(id: Types.ObjectId, deviceUserId: Types.ObjectId): Promise<EventRecord | null> {
     return this.Event.findOneAndUpdate(
       { _id: id },

@@ -14,6 +14,8 @@ export interface LedgerEntry {
   joinedAt: Date;
   leftAt: Date;
   durationSeconds: number;
+  /** The participant's recording consent answers (decision 910), kept with the ledger. */
+  recordingConsents?: { requestId: string; consent: boolean; at: Date; late: boolean }[];
 }
 
 /** The ledger of a consultation: one row per participant session, keyed by (event, participant, join time). */

@@ -109,6 +109,10 @@ export const typeDefs = /* GraphQL */ `
     waitingRoomAutoAdmitInvited: Boolean!
     "How long a waiting entry lasts before it expires."
     waitingRoomExpirySeconds: Int!
+    "Recording consent: off, all (every person present) or patients (the patients only)."
+    recordingConsent: String!
+    "How long a recording consent request waits for answers before it is cancelled."
+    recordingConsentTimeoutSeconds: Int!
   }
 
   "Tenant runtime configuration."

@@ -4,6 +4,7 @@ import type { EventParticipantView } from '../../core/event.service.js';
 import { EVENT_STATUSES } from '../../core/event-status.js';
 import { IsoDate, iso } from './common.presenter.js';
 import { ContactSummary, presentContactSummary } from './contact.presenter.js';
+import { RecordingConsentEntry, presentRecordingConsents } from './recording-consent.presenter.js';
 
 export const EventSummary = z.object({
   id: z.string(),
@@ -32,6 +33,9 @@ export const EventDetails = EventSummary.extend({
   endedAt: IsoDate.nullable(),
   completedAt: IsoDate.nullable(),
   cancelledAt: IsoDate.nullable(),
+  recordingConsents: z
+    .array(RecordingConsentEntry)
+    .describe('Recording consent answers, in the order given: who, when, what was asked, the answer (decision 910)'),
 });
 
 export const EventParticipant = ContactSummary.omit({ favourite: true }).extend({
@@ -83,6 +87,7 @@ export function presentEventDetails(e: EventRecord): z.infer<typeof EventDetails
     endedAt: iso(e.endedAt),
     completedAt: iso(e.completedAt),
     cancelledAt: iso(e.cancelledAt),
+    recordingConsents: presentRecordingConsents(e),
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   RapidConnectUserInfo as RapidConnectData,
 } from '../../core/meeting.service.js';
 import { DeviceInfo, presentDevice } from './peripheral.presenter.js';
+import { ConsentRequiredAck } from './recording-consent.presenter.js';
 
 const JoinDetails = z.object({
   provider: z.string(),
@@ -68,11 +69,15 @@ export const WaitingAck = z.object({
   since: z.string(),
 });
 
-/** Join by code: the JoinResponse, or `waiting` when the meeting's waiting room holds the caller. */
-export const JoinOrWait = z.union([JoinResponse, WaitingAck]);
+/**
+ * Join by code: the JoinResponse, `waiting` when the meeting's waiting room holds the caller, or
+ * `consentRequired` when a recording runs that needs the joiner's consent first (decision 910).
+ */
+export const JoinOrWait = z.union([JoinResponse, WaitingAck, ConsentRequiredAck]);
 
 export function presentJoinOrWait(r: Record<string, unknown>): z.infer<typeof JoinOrWait> {
   if (r.status === 'waiting') return WaitingAck.parse(r);
+  if (r.status === 'consentRequired') return ConsentRequiredAck.parse(r);
   return presentJoinResponse(r as unknown as JoinResponseData);
 }
 

@@ -40,7 +40,8 @@ async function enter(ctx: HubContext, socket: HubSocket, eventId: string, type: 
     caller: callerOf(socket),
   });
   leaveOnDisconnect(ctx, socket, eventId);
-  if (reply?.status === 'waiting') {
+  // Held for the waiting room, or for consent to a running recording (decision 910): not in the meeting room yet.
+  if (reply?.status === 'waiting' || reply?.status === 'consentRequired') {
     leaveWaitingOnDisconnect(ctx, socket, eventId);
     return reply;
   }
@@ -88,10 +89,7 @@ function leaveWaitingOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: s
 const dedupe = (socket: HubSocket, name: string, requestId?: string) =>
   dedupeFor(socket.data.principal, name, requestId);
 
-const simple = (
-  name: 'startRecording' | 'stopRecording' | 'requestHostAccess' | 'clearImage',
-  op: `hub.${typeof name}`,
-) =>
+const simple = (name: 'stopRecording' | 'requestHostAccess' | 'clearImage', op: `hub.${typeof name}`) =>
   method({
     name,
     op,
@@ -223,7 +221,6 @@ export const meetingMethods = [
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'waitingRoom', caller: callerOf(socket) }),
   }),
-  simple('startRecording', 'hub.startRecording'),
   simple('stopRecording', 'hub.stopRecording'),
   simple('requestHostAccess', 'hub.requestHostAccess'),
   simple('clearImage', 'hub.clearImage'),

@@ -8,7 +8,9 @@ import {
   presentJoinOrWait,
   presentRapidConnect,
 } from '../../presenters/meeting.presenter.js';
-import { AdmitBody, DenyBody } from '../../../actors/meeting.schema.js';
+import { AdmitBody, ConsentAnswerBody, DenyBody } from '../../../actors/meeting.schema.js';
+import { consentToRecording } from '../../../actors/meeting-rooms.js';
+import { ConsentAnswerResult } from '../../presenters/recording-consent.presenter.js';
 import { DeviceIdParams, EventIdParams, MeetingCodeParams } from './meetings.schema.js';
 import { meetingControlRoutes } from './meeting-controls.routes.js';
 
@@ -67,6 +69,30 @@ export const meetingRoutes: RouteGroup = {
       summary: 'Deny one waiting entry (userId) or all, with an optional message; they must be admitted to come back',
       handle: async (s, { p, params, body }) =>
         DenyResult.parse(await s.meetingRooms.deny(p, { ...body, eventId: params.eventId })),
+    }),
+    op({
+      operationId: 'meetings.recordingConsent',
+      errors: [
+        'event_not_found',
+        'consent_request_not_found',
+        'consent_not_required',
+        'consent_already_given',
+        'invalid_state',
+        'validation_failed',
+        'not_owner',
+        'timeout',
+      ],
+      method: 'post',
+      path: '/:eventId/recording-consent',
+      params: EventIdParams,
+      body: ConsentAnswerBody,
+      response: ConsentAnswerResult,
+      summary: "Answer a recording consent request (the hub's consentToRecording): yes or no, once per request",
+      description:
+        'The recording starts when everyone the tenant policy asks has said yes; a no cancels the request and the ' +
+        'requester and hosts learn who refused. A joiner held while a recording runs enters the meeting on yes (decision 910).',
+      handle: async (s, { p, params, body }) =>
+        ConsentAnswerResult.parse(await consentToRecording(s.meetingRooms, p, { ...body, eventId: params.eventId })),
     }),
     op({
       operationId: 'meetings.startRapidConnect',

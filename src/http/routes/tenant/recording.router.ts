@@ -26,13 +26,16 @@ export const recordingRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'tenant.startRecording',
-      errors: ['event_not_found', 'invalid_state', 'service_unavailable'],
+      errors: ['event_not_found', 'invalid_state', 'service_unavailable', 'recording_consent_required'],
       method: 'get',
       path: '/startrecording',
       query: StartRecordingQuery,
       response: RecordingStatus,
       summary:
         'Request recording start for an event (queued; the recording job starts it on the video conferencing system)',
+      description:
+        'When the tenant records only with consent (TenantConfig `meetings.recordingConsent`), this answers 409 ' +
+        '`recording_consent_required`: the hub method startRecording asks those present and starts once they agree.',
       handle: async (s, { p, query, req }) => {
         const userId = query.userId ?? p.userId;
         const onBehalf = userId !== p.userId;

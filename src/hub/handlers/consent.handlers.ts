@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { ConsentAnswerRequest, StartRecordingRequest } from '../../actors/meeting.schema.js';
+import { dedupe } from '../../actors/meeting-rooms.js';
+import { callerOf, method } from '../method.js';
+
+const meetingAt = (tenant: string, eventId: string) => ({ tenant, kind: 'meeting' as const, id: eventId });
+
+/**
+ * Recording and its consent (decision 910): startRecording records at once, or, when the tenant
+ * asks for consent, opens a consent request in the meeting actor; consentToRecording answers it.
+ */
+export const consentMethods = [
+  method({
+    name: 'startRecording',
+    op: 'hub.startRecording',
+    args: z.tuple([StartRecordingRequest]),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(
+        meetingAt(socket.data.tenant, req.eventId),
+        {
+          type: 'startRecording',
+          caller: callerOf(socket),
+          ...(req.requestId ? { requestId: req.requestId } : {}),
+          ...(req.reason ? { reason: req.reason } : {}),
+        },
+        dedupe(socket.data.principal, 'startRecording', req.requestId),
+      ),
+  }),
+  method({
+    name: 'consentToRecording',
+    op: 'hub.consentToRecording',
+    args: z.tuple([ConsentAnswerRequest]),
+    run: (ctx, socket, [req]) =>
+      ctx.actors.ask(meetingAt(socket.data.tenant, req.eventId), {
+        type: 'consentToRecording',
+        caller: callerOf(socket),
+        requestId: req.requestId,
+        consent: req.consent,
+      }),
+  }),
+];
