@@ -282,6 +282,9 @@ export async function answerConsent(
   enter: (hold: ConsentState['holds'][number]) => Promise<unknown>,
 ): Promise<ConsentAnswerResult> {
   const s = ctx.state;
+  // Headsets are equipment: no request asks a device account, whatever the meeting.
+  if (msg.caller.role === 'device')
+    throw new AppError('consent_not_required', 'A headset is not asked for consent to a recording');
   const c = consentOf(s);
   const hold = c.holds.find((h) => h.userId === msg.caller.userId && h.requestId === msg.requestId);
   if (hold) return answerHold(ctx, deps, msg, hold, enter);
@@ -297,12 +300,13 @@ export async function answerConsent(
   const prior = r.answers[msg.caller.userId];
   if (prior && prior.consent === msg.consent) return result();
   if (prior) throw new AppError('consent_already_given', 'You already answered this request');
-  if (r.outcome) throw new AppError('invalid_state', `The consent request is already ${r.outcome}`);
   let who = r.required.find((q) => q.userId === msg.caller.userId);
   const member = s.members[msg.caller.userId]!;
-  if (!who && asks(r.policy, member)) askNewcomers(ctx);
+  if (!who && !r.outcome && asks(r.policy, member)) askNewcomers(ctx);
   who = r.required.find((q) => q.userId === msg.caller.userId);
-  if (!who) throw new AppError('consent_not_required', 'Your consent is not asked for this recording');
+  if (!who && !asks(r.policy, member))
+    throw new AppError('consent_not_required', 'Your consent is not asked for this recording');
+  if (r.outcome || !who) throw new AppError('invalid_state', `The consent request is already ${r.outcome}`);
   const at = new Date().toISOString();
   await deps.recordConsent(ctx.address.tenant, s.eventId, answerOf(r, who, msg.consent, at));
   r.answers[who.userId] = { consent: msg.consent, at };

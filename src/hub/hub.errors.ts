@@ -70,6 +70,7 @@ export const HUB_ERROR_GROUPS = {
       'invalid_state',
       'event_not_found',
       'user_not_found',
+      'service_unavailable',
     ],
   },
   shareImage: { files: ['src/core/share-image.ts'], codes: ['file_not_found', 'url_not_allowed'] },

@@ -265,6 +265,23 @@ export const HUB_CASES: Record<string, HubCase> = {
       return [{ eventId, userId: other, grant: false, message: 'not now' }];
     },
   },
+  consentToRecording: {
+    build: async (k, me, s) => {
+      const e = await joined(k, me, s);
+      const requestId = `iso-${k.hardwareId()}`;
+      // The tenant asks for consent just while the host opens the request (the open request lives in the actor).
+      const config = k.node.infra.mongo.tenantDb(k.t.name).models.TenantConfig;
+      await config.updateOne({ _id: 'tenant' }, { $set: { 'meetings.recordingConsent': 'all' } }).exec();
+      try {
+        await must(e.host, 'startRecording', { eventId: e.eventId, requestId });
+      } finally {
+        await config.updateOne({ _id: 'tenant' }, { $unset: { 'meetings.recordingConsent': 1 } }).exec();
+      }
+      return [{ eventId: e.eventId, requestId, consent: true }];
+    },
+    // Headsets are equipment: a consent request never asks them.
+    cannot: { device: 'consent_not_required' },
+  },
 };
 
 /** Opens and tracks sockets; closes them all at the end. */

@@ -204,6 +204,8 @@ export function bodyFor(t: SeededTenant, caller: string, op?: string): Record<st
     importId: t.importId,
     limit: 1,
     newPin: '4827',
+    requestId: 'iso-consent',
+    consent: true,
     startAt: start.toISOString(),
     endAt: new Date(start.getTime() + 1_800_000).toISOString(),
   };

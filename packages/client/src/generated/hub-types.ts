@@ -132,6 +132,26 @@ declare const ERROR_CODES: {
 		readonly title: "This user may not host meetings";
 		readonly retry: "never";
 	};
+	readonly consent_request_not_found: {
+		readonly status: 404;
+		readonly title: "No such recording consent request";
+		readonly retry: "never";
+	};
+	readonly consent_not_required: {
+		readonly status: 409;
+		readonly title: "Your consent is not asked for this recording";
+		readonly retry: "never";
+	};
+	readonly consent_already_given: {
+		readonly status: 409;
+		readonly title: "You already answered this consent request";
+		readonly retry: "never";
+	};
+	readonly recording_consent_required: {
+		readonly status: 409;
+		readonly title: "Recording needs the consent of those present: start it from the meeting";
+		readonly retry: "never";
+	};
 	readonly call_not_found: {
 		readonly status: 404;
 		readonly title: "Call not found";
@@ -542,7 +562,7 @@ export interface WaitingRoomPush {
 	meeting?: Record<string, unknown>;
 }
 /** The `type` of a meetingEvent (docs/hub.md); the host controls' types are decision 900's. */
-export type MeetingEventType = "meetingStarted" | "participantJoined" | "participantWaiting" | "participantAdmitted" | "participantDenied" | "waitingLeft" | "waitingExpired" | "notify" | "recordingStarted" | "recordingStopped" | "imageShared" | "imageCleared" | "hostAccessRequested" | "deviceAdded" | "meetingCompleted" | "participantRemoved" | "meetingEnded" | "meetingLocked" | "meetingUnlocked" | "hostTransferred" | "hostAdded" | "muteRequested" | "hostAccessGranted" | "hostAccessRefused";
+export type MeetingEventType = "meetingStarted" | "participantJoined" | "participantWaiting" | "participantAdmitted" | "participantDenied" | "waitingLeft" | "waitingExpired" | "notify" | "recordingStarted" | "recordingStopped" | "imageShared" | "imageCleared" | "hostAccessRequested" | "deviceAdded" | "meetingCompleted" | "participantRemoved" | "meetingEnded" | "meetingLocked" | "meetingUnlocked" | "hostTransferred" | "hostAdded" | "muteRequested" | "hostAccessGranted" | "hostAccessRefused" | ConsentMeetingEventType;
 /** meetingEvent payload. */
 export interface MeetingEventPush {
 	eventId: string;
@@ -553,6 +573,86 @@ export interface MeetingEventPush {
 	by?: string;
 	data?: Record<string, unknown>;
 }
+declare const RECORDING_CONSENT_POLICIES: readonly [
+	"off",
+	"all",
+	"patients"
+];
+export type RecordingConsentPolicy = (typeof RECORDING_CONSENT_POLICIES)[number];
+declare const StartRecordingRequest: z.ZodObject<{
+	eventId: z.ZodString;
+	requestId: z.ZodOptional<z.ZodString>;
+	reason: z.ZodOptional<z.ZodString>;
+}, z.core.$strip>;
+export type StartRecordingRequest = z.infer<typeof StartRecordingRequest>;
+declare const ConsentAnswerRequest: z.ZodObject<{
+	requestId: z.ZodString;
+	consent: z.ZodBoolean;
+	eventId: z.ZodString;
+}, z.core.$strip>;
+export type ConsentAnswerRequest = z.infer<typeof ConsentAnswerRequest>;
+/** What a person is asked (`recordingConsentRequested` push, the held joiner's ack). */
+export interface ConsentAsk {
+	eventId: string;
+	requestId: string;
+	question: string;
+	reason?: string;
+	policy: Exclude<RecordingConsentPolicy, "off">;
+	requestedBy: string;
+	requestedAt: string;
+	/** When an unanswered request is cancelled (ISO). */
+	expiresAt: string;
+	/** Whether this person's answer counts (everyone present is told; only these answer). */
+	required: boolean;
+	/** Asked because they joined while the recording runs: they enter the meeting once they agree. */
+	late?: boolean;
+}
+/** A pending or decided consent request of the meeting actor. */
+export interface ConsentRequestState {
+	requestId: string;
+	requestedBy: string;
+	requestedAt: string;
+	/** Epoch ms after which an open request is cancelled. */
+	expiresAt: number;
+	policy: Exclude<RecordingConsentPolicy, "off">;
+	reason?: string;
+	/** Whose answer counts, with the name and roles they had when asked. */
+	required: {
+		userId: string;
+		username: string;
+		role: string;
+		tenantRole: string;
+	}[];
+	answers: Record<string, {
+		consent: boolean;
+		at: string;
+	}>;
+	outcome?: "granted" | "refused" | "timedOut";
+}
+/** `recordingConsentResult` push to the requester and the hosts: how a request ended and who refused or did not answer. */
+export interface RecordingConsentResultPush {
+	eventId: string;
+	requestId: string;
+	outcome: NonNullable<ConsentRequestState["outcome"]>;
+	refusedBy: {
+		userId: string;
+		username: string;
+	}[];
+	unanswered: {
+		userId: string;
+		username: string;
+	}[];
+}
+declare const CONSENT_MEETING_EVENTS: readonly [
+	"recordingConsentRequested",
+	"recordingConsentAnswered",
+	"recordingConsentGranted",
+	"recordingConsentRefused",
+	"recordingConsentTimedOut",
+	"recordingConsentHeld",
+	"recordingConsentHoldEnded"
+];
+export type ConsentMeetingEventType = (typeof CONSENT_MEETING_EVENTS)[number];
 declare const HeadsetDeviceInfo: z.ZodObject<{
 	deviceId: z.ZodString;
 	batteryLevel: z.ZodOptional<z.ZodNumber>;
@@ -564,12 +664,12 @@ declare const HeadsetDeviceInfo: z.ZodObject<{
 	model: z.ZodOptional<z.ZodString>;
 	inMeeting: z.ZodOptional<z.ZodBoolean>;
 	camera: z.ZodOptional<z.ZodEnum<{
-		on: "on";
 		off: "off";
+		on: "on";
 	}>>;
 	microphone: z.ZodOptional<z.ZodEnum<{
-		on: "on";
 		off: "off";
+		on: "on";
 	}>>;
 	extra: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [
 		z.ZodString,
@@ -714,6 +814,10 @@ export interface ServerToClientEvents {
 	muteRequested(p: MuteRequestedPush): void;
 	/** To the member who asked for host access: granted or refused. */
 	hostAccess(p: HostAccessPush): void;
+	/** To each person present (their user room): a recording needs consent; `required` says whether their answer counts (decision 910). */
+	recordingConsentRequested(p: ConsentAsk): void;
+	/** To the requester and the hosts: the consent request was granted, refused (by whom) or timed out (who did not answer). */
+	recordingConsentResult(p: RecordingConsentResultPush): void;
 	userStatus(p: UserStatusPush): void;
 	peripheralStarted(p: Record<string, unknown>): void;
 	peripheralStopped(p: Record<string, unknown>): void;
@@ -793,7 +897,10 @@ export interface ClientToServerEvents {
 	offer(msg: SdpMessage, ack: Ack): void;
 	answer(msg: SdpMessage, ack: Ack): void;
 	iceCandidate(msg: IceCandidateMessage, ack: Ack): void;
-	startRecording(req: MeetingRef, ack: Ack): void;
+	/** Records, or (tenant consent policy, decision 910) asks those present first; `requestId` makes a retry open one request. */
+	startRecording(req: StartRecordingRequest, ack: Ack): void;
+	/** Answers a recording consent request (recordingConsentRequested) with yes or no. */
+	consentToRecording(req: ConsentAnswerRequest, ack: Ack): void;
 	stopRecording(req: MeetingRef, ack: Ack): void;
 	startPeripheral(req: StartPeripheralRequest, ack: Ack): void;
 	stopPeripheral(req: StopPeripheralRequest, ack: Ack): void;

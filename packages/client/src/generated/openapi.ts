@@ -1254,6 +1254,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/meetings/{eventId}/recording-consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a recording consent request (the hub's consentToRecording): yes or no, once per request
+         * @description The recording starts when everyone the tenant policy asks has said yes; a no cancels the request and the requester and hosts learn who refused. A joiner held while a recording runs enters the meeting on yes (decision 910).
+         *
+         *     Requires: `meetings:join` (docs/permissions.md). and asked by the consent request (a member of the meeting, or a joiner held for consent).
+         */
+        post: operations["meetings.recordingConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/meetings/{eventId}/remove": {
         parameters: {
             query?: never;
@@ -1553,7 +1575,9 @@ export interface paths {
         };
         /**
          * Request recording start for an event (queued; the recording job starts it on the video conferencing system)
-         * @description Requires: `meetings:record` (docs/permissions.md). attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them).
+         * @description When the tenant records only with consent (TenantConfig `meetings.recordingConsent`), this answers 409 `recording_consent_required`: the hub method startRecording asks those present and starts once they agree.
+         *
+         *     Requires: `meetings:record` (docs/permissions.md). attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them).
          */
         get: operations["tenant.startRecording"];
         put?: never;
@@ -1880,7 +1904,7 @@ export interface components {
     schemas: {
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "waiting_entry_not_found" | "not_meeting_host" | "meeting_access_denied" | "meeting_locked" | "participant_not_found" | "host_request_not_found" | "host_not_eligible" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "webhook_subscription_not_found" | "webhook_cursor_expired" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
+            code: "bad_request" | "validation_failed" | "malformed_json" | "logout_token_invalid" | "unauthenticated" | "token_invalid" | "token_expired" | "session_revoked" | "invalid_credentials" | "forbidden" | "permission_denied" | "wrong_tenant" | "account_locked" | "not_found" | "route_not_found" | "method_not_allowed" | "tenant_not_found" | "user_not_found" | "contact_not_found" | "group_not_found" | "event_not_found" | "meeting_not_found" | "waiting_entry_not_found" | "not_meeting_host" | "meeting_access_denied" | "meeting_locked" | "participant_not_found" | "host_request_not_found" | "host_not_eligible" | "consent_request_not_found" | "consent_not_required" | "consent_already_given" | "recording_consent_required" | "call_not_found" | "notice_not_found" | "device_not_found" | "peripheral_type_not_found" | "file_not_found" | "login_code_not_found" | "login_code_expired" | "login_code_used" | "login_code_pending" | "login_code_refused" | "conflict" | "invalid_state" | "tenant_exists" | "url_not_allowed" | "webhook_subscription_not_found" | "webhook_cursor_expired" | "query_too_complex" | "payload_too_large" | "unsupported_media_type" | "file_type_not_allowed" | "file_content_mismatch" | "range_not_satisfiable" | "thumbnail_not_ready" | "import_not_found" | "spreadsheet_rejected" | "pin_policy_violation" | "password_policy_violation" | "setup_link_invalid" | "pending_user_not_found" | "rate_limited" | "not_owner" | "audit_chain_broken" | "audit_busy" | "service_unavailable" | "timeout" | "internal";
             correlationId?: string;
             detail: string;
             errors?: {
@@ -2095,6 +2119,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "call_not_found" | "route_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `consent_request_not_found`, `event_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.consent_request_not_found.event_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "consent_request_not_found" | "event_not_found" | "route_not_found" | "tenant_not_found";
                 };
             };
         };
@@ -2350,6 +2386,18 @@ export interface components {
                 };
             };
         };
+        /** @description Conflict with the current state. Codes: `consent_already_given`, `consent_not_required`, `invalid_state`. */
+        "Problem409.consent_already_given.consent_not_required.invalid_state": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "consent_already_given" | "consent_not_required" | "invalid_state";
+                };
+            };
+        };
         /** @description Conflict with the current state. Codes: `host_not_eligible`, `invalid_state`. */
         "Problem409.host_not_eligible.invalid_state": {
             headers: {
@@ -2397,6 +2445,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "invalid_state" | "login_code_used";
+                };
+            };
+        };
+        /** @description Conflict with the current state. Codes: `invalid_state`, `recording_consent_required`. */
+        "Problem409.invalid_state.recording_consent_required": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_state" | "recording_consent_required";
                 };
             };
         };
@@ -4625,6 +4685,28 @@ export interface operations {
                             role: "host" | "participant" | "guest";
                             userId: string;
                         }[];
+                        /** @description Recording consent answers, in the order given: who, when, what was asked, the answer (decision 910) */
+                        recordingConsents: {
+                            at: string;
+                            consent: boolean;
+                            /** @description The requester's own request, counted as their consent */
+                            implicit: boolean;
+                            /** @description Given on joining while the recording ran */
+                            late: boolean;
+                            /** @enum {string} */
+                            policy: "all" | "patients";
+                            /** @description What was asked */
+                            question: string;
+                            reason: string | null;
+                            requestedAt: string;
+                            requestedBy: string | null;
+                            requestId: string;
+                            /** @description The role in the meeting */
+                            role: string;
+                            tenantRole: string;
+                            userId: string;
+                            username: string;
+                        }[];
                         room: {
                             assignedAt: string | null;
                             provider: string;
@@ -4777,6 +4859,28 @@ export interface operations {
                             role: "host" | "participant" | "guest";
                             userId: string;
                         }[];
+                        /** @description Recording consent answers, in the order given: who, when, what was asked, the answer (decision 910) */
+                        recordingConsents: {
+                            at: string;
+                            consent: boolean;
+                            /** @description The requester's own request, counted as their consent */
+                            implicit: boolean;
+                            /** @description Given on joining while the recording ran */
+                            late: boolean;
+                            /** @enum {string} */
+                            policy: "all" | "patients";
+                            /** @description What was asked */
+                            question: string;
+                            reason: string | null;
+                            requestedAt: string;
+                            requestedBy: string | null;
+                            requestId: string;
+                            /** @description The role in the meeting */
+                            role: string;
+                            tenantRole: string;
+                            userId: string;
+                            username: string;
+                        }[];
                         room: {
                             assignedAt: string | null;
                             provider: string;
@@ -4903,6 +5007,28 @@ export interface operations {
                             /** @enum {string} */
                             role: "host" | "participant" | "guest";
                             userId: string;
+                        }[];
+                        /** @description Recording consent answers, in the order given: who, when, what was asked, the answer (decision 910) */
+                        recordingConsents: {
+                            at: string;
+                            consent: boolean;
+                            /** @description The requester's own request, counted as their consent */
+                            implicit: boolean;
+                            /** @description Given on joining while the recording ran */
+                            late: boolean;
+                            /** @enum {string} */
+                            policy: "all" | "patients";
+                            /** @description What was asked */
+                            question: string;
+                            reason: string | null;
+                            requestedAt: string;
+                            requestedBy: string | null;
+                            requestId: string;
+                            /** @description The role in the meeting */
+                            role: string;
+                            tenantRole: string;
+                            userId: string;
+                            username: string;
                         }[];
                         room: {
                             assignedAt: string | null;
@@ -5742,6 +5868,79 @@ export interface operations {
             504: components["responses"]["Problem504.timeout"];
         };
     };
+    "meetings.recordingConsent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: I agree to be recorded; false: I refuse */
+                    consent: boolean;
+                    /** @description The consent request answered (recordingConsentRequested.requestId) */
+                    requestId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consent: boolean;
+                        /** @description A held joiner who agreed: their join details (MeetingData or JoinResponse) or `waiting` with a position */
+                        entered?: {
+                            [key: string]: unknown;
+                        };
+                        recordingConsent?: {
+                            expiresAt: string;
+                            held: {
+                                requestId: string;
+                                since: string;
+                                userId: string;
+                                username: string;
+                            }[];
+                            /** @enum {string} */
+                            policy: "all" | "patients";
+                            reason?: string;
+                            requestedAt: string;
+                            requestedBy: string;
+                            requestId: string;
+                            required: {
+                                at?: string;
+                                consent?: boolean;
+                                userId: string;
+                                username: string;
+                            }[];
+                            /** @enum {string} */
+                            state: "pending" | "granted" | "refused" | "timedOut";
+                        };
+                        requestId: string;
+                        /** @enum {string} */
+                        state: "pending" | "granted" | "refused" | "timedOut";
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.consent_request_not_found.event_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.consent_already_given.consent_not_required.invalid_state"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
     "meetings.remove": {
         parameters: {
             query?: never;
@@ -5995,6 +6194,26 @@ export interface operations {
                         since: string;
                         /** @constant */
                         status: "waiting";
+                    } | {
+                        eventId: string;
+                        recordingConsent: {
+                            eventId: string;
+                            expiresAt: string;
+                            /** @description Joined while the recording runs: enters once they agree */
+                            late?: boolean;
+                            /** @enum {string} */
+                            policy: "all" | "patients";
+                            question: string;
+                            reason?: string;
+                            requestedAt: string;
+                            requestedBy: string;
+                            /** @description Answer with consentToRecording (hub) or POST /api/meetings/{eventId}/recording-consent */
+                            requestId: string;
+                            required: boolean;
+                        };
+                        since: string;
+                        /** @constant */
+                        status: "consentRequired";
                     };
                 };
             };
@@ -6430,7 +6649,7 @@ export interface operations {
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
             404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
-            409: components["responses"]["Problem409.invalid_state"];
+            409: components["responses"]["Problem409.invalid_state.recording_consent_required"];
             429: components["responses"]["Problem429.rate_limited"];
             503: components["responses"]["Problem503.service_unavailable"];
         };
