@@ -32,6 +32,15 @@ export const FIELD_COSTS: Record<string, number> = {
   'Query.auditTrail': 40,
   'Query.auditVerify': 400,
   'Query.waitingRoom': 10,
+  // Host controls: one meeting actor turn each (decision 900).
+  'Mutation.removeParticipant': 10,
+  'Mutation.endMeeting': 10,
+  'Mutation.lockMeeting': 10,
+  'Mutation.unlockMeeting': 10,
+  'Mutation.transferHost': 10,
+  'Mutation.addHost': 10,
+  'Mutation.muteRequest': 10,
+  'Mutation.answerHostAccess': 10,
 };
 
 /**

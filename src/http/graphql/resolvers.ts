@@ -8,6 +8,8 @@ import { presentMyNotice } from '../presenters/notice.presenter.js';
 import { presentPage } from '../presenters/common.presenter.js';
 import { need, type GraphQLContext } from './context.js';
 import { AuditQuery, auditFilterOf } from '../../core/audit-query.js';
+import { withoutNulls } from './args.js';
+import { meetingControlMutations } from './meeting-controls.resolvers.js';
 import { Paging } from '../../core/paging.js';
 import { presentEventFile, presentFile, presentLedgerEntry } from '../presenters/records.presenter.js';
 
@@ -16,6 +18,7 @@ type Args = Record<string, unknown>;
 
 /** Resolvers call the same services and presenters as REST; each checks the permission table first. */
 export const resolvers = {
+  Mutation: meetingControlMutations,
   Query: {
     me: async (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.me');
@@ -146,14 +149,4 @@ function pagingOf(args: Args): Paging {
   const parsed = Paging.safeParse(withoutNulls((args.paging ?? {}) as Args));
   if (!parsed.success) throw fromZod(parsed.error, 'paging');
   return parsed.data;
-}
-
-/** GraphQL passes explicit nulls for omitted optional arguments; zod defaults apply to undefined only. */
-function withoutNulls(o: Args): Args {
-  const out: Args = {};
-  for (const [k, v] of Object.entries(o)) {
-    if (v === null || v === undefined) continue;
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) ? withoutNulls(v as Args) : v;
-  }
-  return out;
 }

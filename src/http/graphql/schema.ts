@@ -374,4 +374,48 @@ export const typeDefs = /* GraphQL */ `
     headHash: String!
     firstBroken: AuditBrokenLink
   }
+  "The answer of every host control of a meeting (decision 900): its control state after it."
+  type ControlResult {
+    eventId: ID!
+    "The meetingEvent sequence number after the control."
+    seq: Int!
+    locked: Boolean!
+    ended: Boolean!
+    "Hosts in the meeting now."
+    hosts: [ID!]!
+    "Members in the meeting now."
+    members: [ID!]!
+    "Whom the control acted on (the event id for lock/unlock); empty when it changed nothing."
+    affected: [ID!]!
+  }
+
+  "What a mute request asks the member's client to mute."
+  enum MuteMedia {
+    audio
+    video
+    both
+  }
+
+  """
+  Host controls of a meeting (docs/meetings.md, decision 900): the same turns of the meeting actor as
+  the hub methods and REST routes of the same names; hosts of the meeting only. A repeated requestId
+  answers the first result and applies once.
+  """
+  type Mutation {
+    "Take a member out of the meeting; they come back only when a host admits them again."
+    removeParticipant(eventId: ID!, userId: ID!, reason: String, requestId: String): ControlResult!
+    "End the meeting for everyone: every socket leaves, the VCS room closes, the event is ended."
+    endMeeting(eventId: ID!, reason: String, requestId: String): ControlResult!
+    "New joins wait in the waiting room, or are refused (meeting_locked) without one."
+    lockMeeting(eventId: ID!, requestId: String): ControlResult!
+    unlockMeeting(eventId: ID!, requestId: String): ControlResult!
+    "Hand the host role to a member; the caller stops being a host of this meeting."
+    transferHost(eventId: ID!, userId: ID!, requestId: String): ControlResult!
+    "Make a member one more host of this meeting."
+    addHost(eventId: ID!, userId: ID!, requestId: String): ControlResult!
+    "Ask a member's client to mute (the muteRequested push)."
+    muteRequest(eventId: ID!, userId: ID!, media: MuteMedia, message: String, requestId: String): ControlResult!
+    "Answer a member's requestHostAccess: grant (they become a host) or refuse; they are told."
+    answerHostAccess(eventId: ID!, userId: ID!, grant: Boolean!, message: String, requestId: String): ControlResult!
+  }
 `;

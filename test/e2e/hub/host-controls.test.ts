@@ -62,6 +62,9 @@ describe('host controls across two nodes', () => {
   const rest = (url: string, user: string, method: string, path: string, body?: unknown) =>
     request(url, method, path, { tenant: 'acme', token: tokens[user], ...(body ? { body } : {}) });
 
+  const gql = (url: string, user: string, query: string) =>
+    request(url, 'POST', '/graphql', { tenant: 'acme', token: tokens[user], body: { query } });
+
   /** An event of alice's (bob, pat, quinn invited as participants) whose meeting actor lives on the child node. */
   async function newEvent(waitingRoom: boolean): Promise<{ eventId: string; code: string }> {
     const host = await node.services.auth.verifyAccessToken('acme', tokens.alice!);
@@ -144,7 +147,13 @@ describe('host controls across two nodes', () => {
     expect(locked.body).toMatchObject({ eventId, locked: true });
     expect(await call(quinn, 'joinEvent', { eventId })).toMatchObject({ ok: false, error: { code: 'meeting_locked' } });
     expect((await must(alice, 'getMeetingDetails', { eventId })).locked).toBe(true);
-    expect((await must(alice, 'unlockMeeting', { eventId })).locked).toBe(false);
+    // Unlocked through GraphQL, on the other node: the same turn of the meeting actor.
+    const unlocked = await gql(
+      child.url,
+      'alice',
+      `mutation { unlockMeeting(eventId: "${eventId}") { locked affected } }`,
+    );
+    expect(unlocked.body).toEqual({ data: { unlockMeeting: { locked: false, affected: [eventId] } } });
     expect(await must(quinn, 'joinEvent', { eventId })).toMatchObject({ eventId, join: { token: expect.any(String) } });
 
     const w = await newEvent(true);
@@ -208,7 +217,7 @@ describe('host controls across two nodes', () => {
     );
   });
 
-  it('a patient trying any host control gets permission_denied, on the hub and over REST', async () => {
+  it('a patient trying any host control gets permission_denied, on the hub, over REST and GraphQL', async () => {
     const { eventId } = await newEvent(false);
     const alice = await on(node.url!, 'alice');
     const pat = await on(child.url, 'pat');
@@ -242,6 +251,20 @@ describe('host controls across two nodes', () => {
     for (const [p, body] of paths) {
       const r = await rest(child.url, 'pat', 'POST', `/api/meetings/${eventId}/${p}`, body);
       expect([p, r.status, r.body.code]).toEqual([p, 403, 'permission_denied']);
+    }
+    const mutations = [
+      `removeParticipant(eventId: "${eventId}", userId: "${ids.alice}")`,
+      `endMeeting(eventId: "${eventId}")`,
+      `lockMeeting(eventId: "${eventId}")`,
+      `unlockMeeting(eventId: "${eventId}")`,
+      `transferHost(eventId: "${eventId}", userId: "${ids.pat}")`,
+      `addHost(eventId: "${eventId}", userId: "${ids.pat}")`,
+      `muteRequest(eventId: "${eventId}", userId: "${ids.alice}")`,
+      `answerHostAccess(eventId: "${eventId}", userId: "${ids.pat}", grant: true)`,
+    ];
+    for (const m of mutations) {
+      const r = await gql(child.url, 'pat', `mutation { ${m} { eventId } }`);
+      expect([m, r.body.errors?.[0]?.extensions?.code]).toEqual([m, 'permission_denied']);
     }
     // A clinician who is not a host of the meeting is refused by the meeting itself.
     const bob = await on(node.url!, 'bob');

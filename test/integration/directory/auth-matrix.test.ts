@@ -97,11 +97,19 @@ describe('401/403 per the permission table for every directory endpoint and Grap
       eventLedger: `eventLedger(eventId: "${SAMPLE.eventId}") { total }`,
       eventFiles: `eventFiles(eventId: "${SAMPLE.eventId}") { total }`,
       sessionFiles: `sessionFiles(sessionId: "${SAMPLE.sessionId}") { total }`,
+      removeParticipant: `mutation { removeParticipant(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}") { eventId } }`,
+      endMeeting: `mutation { endMeeting(eventId: "${SAMPLE.eventId}") { eventId } }`,
+      lockMeeting: `mutation { lockMeeting(eventId: "${SAMPLE.eventId}") { eventId } }`,
+      unlockMeeting: `mutation { unlockMeeting(eventId: "${SAMPLE.eventId}") { eventId } }`,
+      transferHost: `mutation { transferHost(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}") { eventId } }`,
+      addHost: `mutation { addHost(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}") { eventId } }`,
+      muteRequest: `mutation { muteRequest(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}") { eventId } }`,
+      answerHostAccess: `mutation { answerHostAccess(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}", grant: true) { eventId } }`,
     };
     const ops = Object.entries(OPERATIONS).filter(([, o]) => o.transport === 'graphql');
     expect(ops.map(([, o]) => o.name).sort()).toEqual(Object.keys(selections).sort());
     for (const [id, o] of ops) {
-      const q = `{ ${selections[o.name]} }`;
+      const q = selections[o.name]!.startsWith('mutation ') ? selections[o.name]! : `{ ${selections[o.name]} }`;
       const send = (token?: string) =>
         w.node.http.post('/graphql', { tenant: w.tenantA, ...(token ? { token } : {}), body: { query: q } });
       const required = permissionFor(id as keyof typeof OPERATIONS);

@@ -40,6 +40,18 @@ const DOCUMENTS: Record<string, string> = {
     'query Q($g: ID!, $p: PagingInput) { eventFiles(eventId: $g, paging: $p) { total items { source file { id url } } } }',
   sessionFiles:
     'query Q($g: String!, $p: PagingInput) { sessionFiles(sessionId: $g, paging: $p) { total items { id url } } }',
+  removeParticipant:
+    'mutation Q($g: ID!, $a: String, $s: String) { removeParticipant(eventId: $g, userId: $g, reason: $a, requestId: $s) { eventId } }',
+  endMeeting:
+    'mutation Q($g: ID!, $a: String, $s: String) { endMeeting(eventId: $g, reason: $a, requestId: $s) { eventId } }',
+  lockMeeting: 'mutation Q($g: ID!, $s: String) { lockMeeting(eventId: $g, requestId: $s) { locked } }',
+  unlockMeeting: 'mutation Q($g: ID!, $s: String) { unlockMeeting(eventId: $g, requestId: $s) { locked } }',
+  transferHost: 'mutation Q($g: ID!, $a: ID!) { transferHost(eventId: $g, userId: $a) { hosts } }',
+  addHost: 'mutation Q($g: ID!, $a: ID!) { addHost(eventId: $g, userId: $a) { hosts } }',
+  muteRequest:
+    'mutation Q($g: ID!, $a: ID!, $s: MuteMedia, $p: String) { muteRequest(eventId: $g, userId: $a, media: $s, message: $p) { affected } }',
+  answerHostAccess:
+    'mutation Q($g: ID!, $a: ID!, $c: Boolean!, $p: String) { answerHostAccess(eventId: $g, userId: $a, grant: $c, message: $p) { affected } }',
 };
 
 describe('hostile GraphQL input: every operation, and query bombs', () => {

@@ -28,7 +28,29 @@ const GRAPHQL: Record<string, string> = {
   eventLedger: 'query L($e: ID!) { eventLedger(eventId: $e) { total items { displayName device joinedAt } } }',
   eventFiles: 'query F($e: ID!) { eventFiles(eventId: $e) { total items { source file { fileName url } } } }',
   sessionFiles: 'query S($s: String!) { sessionFiles(sessionId: $s) { total items { fileName url } } }',
+  removeParticipant:
+    'mutation M($e: ID!, $u: ID!) { removeParticipant(eventId: $e, userId: $u, reason: "matrix") { eventId affected } }',
+  endMeeting: 'mutation M($e: ID!) { endMeeting(eventId: $e) { eventId ended } }',
+  lockMeeting: 'mutation M($e: ID!) { lockMeeting(eventId: $e) { eventId locked } }',
+  unlockMeeting: 'mutation M($e: ID!) { unlockMeeting(eventId: $e) { eventId locked } }',
+  transferHost: 'mutation M($e: ID!, $u: ID!) { transferHost(eventId: $e, userId: $u) { hosts } }',
+  addHost: 'mutation M($e: ID!, $u: ID!) { addHost(eventId: $e, userId: $u) { hosts } }',
+  muteRequest: 'mutation M($e: ID!, $u: ID!) { muteRequest(eventId: $e, userId: $u, media: audio) { affected } }',
+  answerHostAccess:
+    'mutation M($e: ID!, $u: ID!) { answerHostAccess(eventId: $e, userId: $u, grant: false) { affected } }',
 };
+
+/** GraphQL host controls of a meeting (decision 900): the event and the member acted on. */
+const HOST_CONTROLS = [
+  'removeParticipant',
+  'endMeeting',
+  'lockMeeting',
+  'unlockMeeting',
+  'transferHost',
+  'addHost',
+  'muteRequest',
+  'answerHostAccess',
+];
 
 /** Variables of each GraphQL operation that takes ids, from the tenant whose ids are sent. */
 const variablesOf = (name: string, t: SeededTenant): Record<string, string> =>
@@ -38,7 +60,9 @@ const variablesOf = (name: string, t: SeededTenant): Record<string, string> =>
       ? { s: t.sessionId }
       : ['waitingRoom', 'eventLedger', 'eventFiles'].includes(name)
         ? { e: t.eventId }
-        : {};
+        : HOST_CONTROLS.includes(name)
+          ? { e: t.eventId, u: t.users.patient!.id }
+          : {};
 
 /** How another tenant's ids are refused: as ids that do not exist here, or as things the caller may not touch. */
 const CROSS_REFUSALS = [
