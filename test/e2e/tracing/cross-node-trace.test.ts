@@ -8,14 +8,18 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { startOtlpCollector, type CollectedSpan } from '../../support/otlp-collector.js';
 import { waitForMembers } from '../../support/actor-kit.js';
 import { client } from '../../support/http.js';
+import { newEvent } from '../../support/events.js';
 import type { HubRoleHandle } from '../../../src/hub/hub.role.js';
+import { TelemetryClient, conferenceScript } from '../../../src/vcs/telemetry.client.js';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 /**
  * One trace across processes (decision 840): a hub call on a hub-only node asks a meeting actor that
  * lives on an actors-only node, whose turn enqueues a recording job that a workers-only node runs, and
- * whose push reaches the hub node through the Redis relay. Every node exports OTLP/HTTP to a receiver in
+ * whose push reaches the hub node through the Redis relay; and a gRPC telemetry call on the actors node
+ * (which also runs the ingest) enqueues the completion job the worker runs, whose push reaches the hub
+ * node the same way. Every node exports OTLP/HTTP to a receiver in
  * this process; the spans must form one tree under the caller's traceparent.
  */
 describe('tracing across nodes', () => {
@@ -50,7 +54,7 @@ describe('tracing across nodes', () => {
         }),
         60_000,
       );
-    children.push(...(await Promise.all([traced('http,hub', ids.hub), traced('actors', ids.actors)])));
+    children.push(...(await Promise.all([traced('http,hub', ids.hub), traced('actors,telemetry', ids.actors)])));
     children.push(await traced('workers', ids.workers));
     hubNode = children[0]!;
     await waitForMembers((setup.roles.get('hub') as HubRoleHandle).actors, [ids.actors]);
@@ -145,5 +149,67 @@ describe('tracing across nodes', () => {
     ]);
     expect(new Set(mine.map((s) => s.node))).toEqual(new Set(Object.values(ids)));
     expect(job.attributes).toMatchObject({ tenant: 'acme', 'job.name': 'recording' });
+  });
+
+  it('one trace spans a gRPC telemetry call, the completion job on the worker and the push to the hub node', async () => {
+    const ingest = children[1]!.logs.find((l) => l.msg === 'telemetry ingest listening');
+    expect(ingest).toBeDefined();
+    const key = await setup.services.telemetry.issueKey('acme');
+    const event = await newEvent(setup, 'acme');
+    const eventId = event._id.toHexString();
+    const conferenceId = `conf-${eventId}`;
+    const jobId = `completion.acme.${eventId}.${conferenceId}`;
+    const telemetry = new TelemetryClient(`127.0.0.1:${String(ingest!.port)}`, 'acme', key);
+    const traceId = hex(16);
+    const root = hex(8);
+    try {
+      const ack = await telemetry.sendBatch(
+        conferenceScript({ conferenceId, eventId, participants: [{ key: 'device:1', name: 'Headset' }] }),
+        { traceparent: `00-${traceId}-${root}-01` },
+      );
+      expect(ack.completionsEnqueued).toEqual([conferenceId]);
+    } finally {
+      telemetry.close();
+    }
+    expect((await setup.services.jobs.waitUntilFinished('telemetry-completion', jobId)).state).toBe('completed');
+
+    // Awaited by the job's own spans whatever their trace (the run, its relayed push and the hub node's
+    // delivery of it), so a broken propagation fails on the tree below, not on a timeout.
+    const runOf = (all: CollectedSpan[]) =>
+      all.find((s) => s.name === 'job run telemetry-completion' && s.attributes['job.id'] === jobId);
+    const childOf = (all: CollectedSpan[], parent: CollectedSpan | undefined, name: string) =>
+      parent && all.find((s) => s.name === name && s.parentSpanId === parent.spanId && s.traceId === parent.traceId);
+    const spans = await collector.until(
+      (all) => !!childOf(all, childOf(all, runOf(all), 'push meetingEvent'), 'hub push meetingEvent'),
+      30_000,
+    );
+    const mine = spans.filter((s) => s.traceId === traceId);
+    const byId = new Map(mine.map((s) => [s.spanId, s]));
+    const chain = (s: CollectedSpan): string[] => {
+      const up = s.parentSpanId ? byId.get(s.parentSpanId) : undefined;
+      return [
+        `${s.node === ids.hub ? 'hub' : s.node === ids.actors ? 'actors' : 'workers'}:${s.name}`,
+        ...(up ? chain(up) : []),
+      ];
+    };
+    const call = mine.find((s) => s.name === 'grpc SendTelemetryBatch');
+    expect(call).toMatchObject({ node: ids.actors, parentSpanId: root, kind: 2 });
+    expect(call!.attributes).toMatchObject({ tenant: 'acme', 'rpc.method': 'SendTelemetryBatch' });
+    const run = runOf(spans)!;
+    expect(run.traceId).toBe(traceId);
+    expect(chain(run)).toEqual([
+      'workers:job run telemetry-completion',
+      'actors:job enqueue telemetry-completion',
+      'actors:grpc SendTelemetryBatch',
+    ]);
+    const delivered = childOf(spans, childOf(spans, run, 'push meetingEvent'), 'hub push meetingEvent')!;
+    expect(chain(delivered)).toEqual([
+      'hub:hub push meetingEvent',
+      'workers:push meetingEvent',
+      'workers:job run telemetry-completion',
+      'actors:job enqueue telemetry-completion',
+      'actors:grpc SendTelemetryBatch',
+    ]);
+    expect(run.attributes).toMatchObject({ tenant: 'acme', 'job.name': 'telemetry-completion', 'job.id': jobId });
   });
 });
