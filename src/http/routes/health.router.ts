@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { op, type RouteGroup } from './route-spec.js';
+import { redisReadiness } from '../../data/redis-readiness.js';
 
 type Check = () => Promise<unknown>;
 
@@ -55,10 +56,11 @@ export const healthRoutes: RouteGroup = {
       response: Ready,
       anyHost: true,
       alsoAnswers: { 503: { description: 'A dependency is unreachable (same body, status not_ready)', schema: Ready } },
-      summary: 'Readiness: Redis, MongoDB and the object store each answer',
+      summary:
+        'Readiness: Redis (every master of a cluster, with cluster_state ok), MongoDB and the object store each answer',
       handle: async (_s, { infra, res }) => {
         const [redis, mongodb, objectStore] = await Promise.all([
-          timed(() => infra.redis.ping(), 2000),
+          timed(() => redisReadiness(infra.redis, 1500), 2000),
           timed(() => infra.mongo.ping(), 2000),
           timed(() => infra.store.ping(), 2000),
         ]);
