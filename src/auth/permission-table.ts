@@ -383,6 +383,15 @@ export const OPERATIONS = {
     requires: 'tenant:admin',
   },
   'webhooks.events': { transport: 'rest', name: 'GET /api/webhooks/events', requires: 'tenant:admin' },
+  // Background jobs: the tenant's own, for its administrators (decision 841)
+  'jobs.queues': { transport: 'rest', name: 'GET /api/admin/jobs/queues', requires: 'tenant:admin' },
+  'jobs.failed': { transport: 'rest', name: 'GET /api/admin/jobs/failed', requires: 'tenant:admin' },
+  'jobs.retry': {
+    transport: 'rest',
+    name: 'POST /api/admin/jobs/failed/{jobId}/retry',
+    requires: 'tenant:admin',
+    note: "only a job whose id and data name the caller's tenant",
+  },
   // GraphQL
   'graphql.me': { transport: 'graphql', name: 'me', requires: 'profile:read' },
   'graphql.tenantConfig': { transport: 'graphql', name: 'tenantConfig', requires: 'tenant:read' },

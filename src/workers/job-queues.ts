@@ -1,4 +1,4 @@
-import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
+import { Queue, QueueEvents, type Job, type JobsOptions, type JobType } from 'bullmq';
 import type { Config } from '../config/config.js';
 import { AppError, fromZod } from '../core/errors.js';
 import { createRedis, duplicateRedis, type RedisClient } from '../data/redis.js';
@@ -42,6 +42,30 @@ export interface JobView {
   failedReason?: string;
   returnValue?: unknown;
   finishedAt?: string;
+  /** The job's data (tenant views of the tenant's own jobs). */
+  data?: unknown;
+}
+
+/** The states of the tenant queue view, and the BullMQ states each one covers. */
+export const TENANT_JOB_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
+export type TenantJobState = (typeof TENANT_JOB_STATES)[number];
+const BULLMQ_STATES = {
+  waiting: ['wait', 'prioritized', 'waiting-children'],
+  active: ['active'],
+  delayed: ['delayed'],
+  completed: ['completed'],
+  failed: ['failed'],
+} as const satisfies Record<TenantJobState, readonly JobType[]>;
+
+/** The tenant a job id names: every id is `<kind>.<tenant>.<...>` (JOBS) and a tenant name has no dot. */
+export function tenantOfJobId(id: string): string | undefined {
+  const parts = id.split('.');
+  return parts.length >= 3 ? parts[1] : undefined;
+}
+
+/** The id and the data both name the tenant. */
+function ownedBy(job: Job, tenant: string): boolean {
+  return tenantOfJobId(job.id ?? '') === tenant && (job.data as { tenant?: unknown } | undefined)?.tenant === tenant;
 }
 
 /**
@@ -112,6 +136,57 @@ export class JobQueues {
       out.push(...(await Promise.all(jobs.map((j) => view(j, queue)))));
     }
     return out.sort((a, b) => (b.finishedAt ?? '').localeCompare(a.finishedAt ?? '')).slice(0, limit);
+  }
+
+  /**
+   * One tenant's jobs in `queue`, counted by state (decision 841): the queues are shared by every
+   * tenant, so the ids of each state are read (ids only, no job data) and only the tenant's are counted.
+   */
+  async tenantCounts(tenant: string, queue: QueueName): Promise<Record<TenantJobState, number>> {
+    const q = this.queue(queue);
+    const entries = await Promise.all(
+      TENANT_JOB_STATES.map(async (state) => {
+        const ids = await q.getRanges([...BULLMQ_STATES[state]], 0, -1);
+        return [state, ids.filter((id) => tenantOfJobId(id) === tenant).length] as const;
+      }),
+    );
+    return Object.fromEntries(entries) as Record<TenantJobState, number>;
+  }
+
+  /**
+   * One tenant's failed jobs (attempts exhausted), newest first, at most `limit` per queue and overall:
+   * an id must name the tenant and the job's data must carry it, so no other tenant's job is ever read out.
+   */
+  async tenantFailed(tenant: string, queues: readonly QueueName[], limit: number): Promise<JobView[]> {
+    const out: JobView[] = [];
+    for (const queue of queues) {
+      const q = this.queue(queue);
+      const ids = (await q.getRanges(['failed'], 0, -1, false)).filter((id) => tenantOfJobId(id) === tenant);
+      const jobs = await Promise.all(ids.slice(0, limit).map((id) => q.getJob(id)));
+      for (const job of jobs)
+        if (job && ownedBy(job, tenant)) out.push({ ...(await view(job, queue)), data: job.data as unknown });
+    }
+    return out.sort((a, b) => (b.finishedAt ?? '').localeCompare(a.finishedAt ?? '')).slice(0, limit);
+  }
+
+  /**
+   * Runs one of the tenant's failed jobs again (attempt count reset). A job of another tenant, or none,
+   * is `not_found` (the same answer, so ids of other tenants cannot be probed); one that is not failed
+   * is `invalid_state`.
+   */
+  async retryTenantFailed(tenant: string, id: string): Promise<JobView> {
+    if (tenantOfJobId(id) === tenant) {
+      for (const queue of QUEUE_NAMES) {
+        const job = await this.queue(queue).getJob(id);
+        if (!job || !ownedBy(job, tenant)) continue;
+        const state = await job.getState();
+        if (state !== 'failed') throw new AppError('invalid_state', `Job ${id} is ${state}, not failed`);
+        await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+        const fresh = await this.queue(queue).getJob(id);
+        return view(fresh ?? job, queue);
+      }
+    }
+    throw new AppError('not_found', `No job ${id}`);
   }
 
   async counts(queue: QueueName): Promise<Record<string, number>> {

@@ -6,6 +6,7 @@ import { adminMigrateRoutes } from './admin/admin.router.js';
 import { adminPresenceRoutes } from './admin/presence.router.js';
 import { adminAuditRoutes } from './admin/audit.router.js';
 import { adminPendingUserRoutes } from './admin/pending-users.router.js';
+import { adminJobRoutes } from './admin/jobs.router.js';
 import { mediaRoutes, mediaAliasRoutes } from './media/media.router.js';
 import { sharedFilesRoutes, containerFilesRoutes } from './files/files.router.js';
 import { uploadsRoutes } from './uploads/uploads.router.js';
@@ -40,6 +41,7 @@ export const API_GROUPS: readonly RouteGroup[] = [
   adminPresenceRoutes,
   adminAuditRoutes,
   adminPendingUserRoutes,
+  adminJobRoutes,
   recordingRoutes,
   webhookRoutes,
   jwksRoutes,

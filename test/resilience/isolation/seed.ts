@@ -7,6 +7,7 @@ import { createUser, tokenFor } from '../../support/auth.js';
 import { multipart, png } from '../../support/form.js';
 import { ParticipantLogRepository } from '../../../src/data/repositories/participant-log.repository.js';
 import type { TestNode } from '../../support/node.js';
+import { settleNextJob } from '../../support/jobs.js';
 
 export const ROLES = Object.keys(BUILTIN_ROLES);
 
@@ -25,6 +26,8 @@ export interface SeededTenant {
   subscriptionId: string;
   /** A call session (clinician calls patient) with a file the patient uploaded into it. */
   sessionId: string;
+  /** A failed job of the tenant (telemetry completion), its failure reason carrying the marker. */
+  failedJobId: string;
   /** Users the hub cases need besides the caller: an event organizer, a callee and a headset account. */
   helpers: Record<'host' | 'peer' | 'headset', { id: string; username: string; token: string }>;
 }
@@ -135,6 +138,14 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     rawBody: form.body,
     headers: form.headers,
   });
+  // A failed job as a worker leaves it (the matrix node runs no workers), with the marker in its reason;
+  // in the telemetry queue, which nothing else of the seed fills (uploads queue thumbnails in media).
+  const { id: failedJobId } = await node.services.jobs.enqueue('telemetry-completion', {
+    tenant: name,
+    eventId,
+    conferenceId: `conf-failed-${name}`,
+  });
+  await settleNextJob(node, 'telemetry', { fail: `Completion failed ${marker}` }, failedJobId);
   const data = (r: { status: number; body: any }) => {
     if (r.status >= 300) throw new Error(`seeding ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.data ?? r.body;
@@ -151,6 +162,7 @@ export async function seedTenant(node: TestNode, name: string, marker: string): 
     importId,
     subscriptionId: data(subscription).subscription.id,
     sessionId,
+    failedJobId,
     helpers,
   };
 }
@@ -177,6 +189,7 @@ export function paramValues(t: SeededTenant, caller: string): Record<string, str
     importId: t.importId,
     subscriptionId: t.subscriptionId,
     sessionId: t.sessionId,
+    jobId: t.failedJobId,
   };
 }
 

@@ -508,6 +508,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/jobs/failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's failed jobs (attempts exhausted), newest first, with the reason
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        get: operations["jobs.failed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs/failed/{jobId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one of the tenant's failed jobs again (its attempts start over)
+         * @description Requires: `tenant:admin` (docs/permissions.md). only a job whose id and data name the caller's tenant.
+         */
+        post: operations["jobs.retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's jobs per queue, counted by state
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        get: operations["jobs.queues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/lastSeen/{contactId}": {
         parameters: {
             query?: never;
@@ -1886,7 +1946,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: Redis, MongoDB and the object store each answer
+         * Readiness: Redis (every master of a cluster, with cluster_state ok), MongoDB and the object store each answer
          * @description Probe: any host, no token, not rate limited.
          */
         get: operations["health.ready"];
@@ -3727,6 +3787,141 @@ export interface operations {
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
             404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "jobs.failed": {
+        parameters: {
+            query?: {
+                /** @description only this queue */
+                queue?: "media" | "imports" | "recording" | "telemetry" | "webhooks";
+                /** @description default 20, at most 100 */
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: {
+                            attemptsMade: number;
+                            /** @description the job's input */
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description why the last attempt failed */
+                            failedReason?: string;
+                            /** @description ISO 8601 date-time */
+                            finishedAt?: string;
+                            /** @description the job id: `<kind>.<tenant>.<the work it does>` */
+                            id: string;
+                            /** @description what the job does (recording, telemetry-completion, thumbnail, ...) */
+                            name: string;
+                            /** @enum {string} */
+                            queue: "media" | "imports" | "recording" | "telemetry" | "webhooks";
+                            state: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "jobs.retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attemptsMade: number;
+                        /** @description the job's input */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description why the last attempt failed */
+                        failedReason?: string;
+                        /** @description ISO 8601 date-time */
+                        finishedAt?: string;
+                        /** @description the job id: `<kind>.<tenant>.<the work it does>` */
+                        id: string;
+                        /** @description what the job does (recording, telemetry-completion, thumbnail, ...) */
+                        name: string;
+                        /** @enum {string} */
+                        queue: "media" | "imports" | "recording" | "telemetry" | "webhooks";
+                        state: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "jobs.queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        queues: {
+                            /** @description the tenant's jobs in each state (completed ones are kept a day, failed ones a week) */
+                            counts: {
+                                active: number;
+                                completed: number;
+                                delayed: number;
+                                failed: number;
+                                waiting: number;
+                            };
+                            /** @enum {string} */
+                            queue: "media" | "imports" | "recording" | "telemetry" | "webhooks";
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
             429: components["responses"]["Problem429.rate_limited"];
             503: components["responses"]["Problem503.service_unavailable"];
         };
