@@ -449,3 +449,19 @@ export function releaseHold(ctx: Ctx, userId: string, why: 'expired' | 'left'): 
 export function recordingStopped(s: MeetingState): void {
   if (s.consent) s.consent.granted = {};
 }
+
+/**
+ * The meeting ended for everyone (decision 900): an open consent request is closed as not reached
+ * (`timedOut`, told to the requester and hosts as usual) so no late answer can start a recording, held
+ * joiners are told `ended`, and the agreement given is void.
+ */
+export function endConsent(ctx: Ctx): void {
+  const c = ctx.state.consent;
+  if (!c) return;
+  if (c.request && !c.request.outcome) conclude(ctx, c.request, 'timedOut');
+  for (const h of c.holds)
+    ctx.emit(rooms.user(ctx.address.tenant, h.userId), 'waitingRoom', { eventId: ctx.state.eventId, state: 'ended' });
+  c.holds = [];
+  c.granted = {};
+  ctx.clearTimer(CONSENT_TIMER);
+}

@@ -18,7 +18,7 @@ const clinician = (id: string): Caller => ({
 });
 const patient = (id: string): Caller => ({ userId: id, username: id, role: 'patient', permissions: ['meetings:join'] });
 
-function setup(id: string, policy: Partial<Admission> = {}) {
+function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'all' = 'off') {
   const log: string[] = [];
   const audits: MeetingAuditEntry[] = [];
   const participants = [A, B, P];
@@ -47,7 +47,7 @@ function setup(id: string, policy: Partial<Admission> = {}) {
     stopRecording: async () => void log.push('stopRecording'),
     endEvent: async () => void log.push('endEvent'),
     audit: async (_t, e) => void audits.push(e),
-    consentSettings: async () => ({ policy: 'off', timeoutSeconds: 60 }),
+    consentSettings: async () => ({ policy: consent, timeoutSeconds: 60 }),
     recordConsent: async () => undefined,
   };
   const h = turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
@@ -196,5 +196,21 @@ describe('meeting actor host controls', () => {
       ['meeting.host_access_answer', { answer: 'granted' }],
       ['meeting.host_access_answer', { answer: 'refused', message: 'not now' }],
     ]);
+  });
+
+  it('ends with a consent request open: closed unreached, no late answer starts a recording', async () => {
+    const { h, log, to } = setup('ev7', {}, 'all');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: patient(P) });
+    await h.send({ type: 'startRecording', caller: clinician(A), requestId: 'rec-1' });
+    expect(h.timers.has('recordingConsent')).toBe(true);
+    await h.send({ type: 'endMeeting', caller: clinician(A) });
+    expect(h.state.consent!.request).toMatchObject({ requestId: 'rec-1', outcome: 'timedOut' });
+    expect(to(A, 'recordingConsentResult').at(-1)).toMatchObject({ requestId: 'rec-1', outcome: 'timedOut' });
+    expect(h.timers.has('recordingConsent')).toBe(false);
+    await expect(
+      h.send({ type: 'consentToRecording', caller: patient(P), requestId: 'rec-1', consent: true }),
+    ).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(log).not.toContain('startRecording');
   });
 });

@@ -4,6 +4,7 @@ import { rooms } from '../realtime/rooms.js';
 import type { Caller } from './common.schema.js';
 import { publish, requireHost, type Ctx, type MeetingActorDeps } from './meeting-state.js';
 import { WAITING_EXPIRY_TIMER } from './meeting-waiting.js';
+import { endConsent } from './meeting-consent.js';
 import type { ControlResult, MeetingControlMsg, MeetingControlName } from './meeting-controls.schema.js';
 
 type Msg<T extends MeetingControlName> = Extract<MeetingControlMsg, { type: T }>;
@@ -133,6 +134,7 @@ async function end(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'endMeeting'>): Pr
   s.waiting = [];
   ctx.clearTimer(WAITING_EXPIRY_TIMER);
   s.hostRequests = {};
+  endConsent(ctx);
   publish(ctx, 'meetingEnded', msg.caller.userId, { ...(msg.reason ? { reason: msg.reason } : {}) });
   const meeting = rooms.meeting(t, s.eventId);
   ctx.moveSockets(meeting, { leave: [meeting, rooms.meetingDevices(t, s.eventId)] });

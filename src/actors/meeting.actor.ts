@@ -222,6 +222,7 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
     case 'stopRecording':
       return recording(ctx, deps, msg);
     case 'consentToRecording':
+      assertOpen(ctx);
       return answerConsent(ctx, deps, msg, (h) => enterAfterConsent(ctx, deps, h));
     case 'consentTimeout':
       return consentTimeout(ctx);
