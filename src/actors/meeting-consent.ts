@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { Caller } from './common.schema.js';
-import { details, hostRooms, publish, type Ctx, type MeetingActorDeps } from './meeting-state.js';
+import {
+  details,
+  hostRooms,
+  publish,
+  requireHost,
+  waitingViews,
+  type Ctx,
+  type MeetingActorDeps,
+} from './meeting-state.js';
 import {
   CONSENT_QUESTION,
   type ConsentAsk,
@@ -142,6 +150,7 @@ export async function requestConsent(
   settings: ConsentSettings,
 ): Promise<MeetingDetails> {
   const s = ctx.state;
+  if (s.ended) throw new AppError('invalid_state', 'The meeting has ended');
   const c = consentOf(s);
   if (c.request && !c.request.outcome) return withConsent(s, details(s));
   if (msg.requestId && c.recent.some((x) => x.requestId === msg.requestId)) return withConsent(s, details(s));
@@ -282,6 +291,7 @@ export async function answerConsent(
   enter: (hold: ConsentState['holds'][number]) => Promise<unknown>,
 ): Promise<ConsentAnswerResult> {
   const s = ctx.state;
+  if (s.ended) throw new AppError('invalid_state', 'The meeting has ended');
   // Headsets are equipment: no request asks a device account, whatever the meeting.
   if (msg.caller.role === 'device')
     throw new AppError('consent_not_required', 'A headset is not asked for consent to a recording');
@@ -430,6 +440,65 @@ export function consentTimeout(ctx: Ctx): void {
   if (r && !r.outcome && r.expiresAt <= now) conclude(ctx, r, 'timedOut');
   for (const h of c.holds.filter((x) => x.expiresAt <= now)) releaseHold(ctx, h.userId, 'expired');
   armConsentTimer(ctx);
+}
+
+/**
+ * A host admits waiting entries while a consented recording runs: those the policy asks who have not
+ * agreed to it are held for their consent instead of entering, and enter on yes as any held joiner
+ * (the host's admission stands). Returns the held user ids; the admission goes on for the others.
+ */
+export async function holdAdmissions(
+  ctx: Ctx,
+  deps: MeetingActorDeps,
+  msg: Extract<MeetingMsg, { type: 'admit' }>,
+): Promise<string[]> {
+  const s = ctx.state;
+  const queue = s.waiting ?? [];
+  const targets = queue.filter((e) => msg.all || e.userId === msg.userId);
+  if (!s.recording.active || !targets.length) return [];
+  await requireHost(ctx, deps, msg.caller);
+  const settings = await deps.consentSettings(ctx.address.tenant);
+  if (settings.policy === 'off') return [];
+  const policy = settings.policy as Policy;
+  const c = consentOf(s);
+  const now = Date.now();
+  const held = targets.filter((e) => !c.granted[e.userId] && asks(policy, { role: e.role, tenantRole: e.caller.role }));
+  if (!held.length) return [];
+  const from = queue.findIndex((e) => held.includes(e));
+  s.waiting = queue.filter((e) => !held.includes(e));
+  for (const e of held) {
+    const hold = {
+      userId: e.userId,
+      username: e.username,
+      requestId: `late-${randomUUID()}`,
+      since: new Date(now).toISOString(),
+      expiresAt: now + settings.timeoutSeconds * 1000,
+      role: e.role,
+      thenWait: false,
+      kind: e.kind,
+      invited: e.invited,
+      waitExpirySeconds: 0,
+      ...(e.code ? { code: e.code } : {}),
+      caller: e.caller,
+    };
+    c.holds = [...c.holds.filter((h) => h.userId !== e.userId), hold];
+    publish(ctx, 'recordingConsentHeld', msg.caller.userId, { userId: e.userId, requestId: hold.requestId });
+    toUser(ctx, e.userId, lateAsk(ctx, hold, policy));
+  }
+  const t = ctx.address.tenant;
+  s.waiting.forEach((e, i) => {
+    if (i >= from)
+      ctx.emit(rooms.user(t, e.userId), 'waitingRoom', {
+        eventId: s.eventId,
+        state: 'waiting',
+        position: i + 1,
+        since: e.since,
+      });
+  });
+  const hosts = hostRooms(ctx);
+  if (hosts.length) ctx.emit(hosts, 'waitingRoomUpdated', { eventId: s.eventId, waiting: waitingViews(s) });
+  armConsentTimer(ctx);
+  return held.map((e) => e.userId);
 }
 
 /** A held joiner left (disconnect) or their hold expired: out of the list, told `expired` on expiry. */

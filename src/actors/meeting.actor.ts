@@ -19,6 +19,7 @@ import {
   meetingRole,
   normalize,
   publish,
+  waitingViews,
   type Ctx,
   type MeetingActorDeps,
 } from './meeting-state.js';
@@ -28,6 +29,7 @@ import {
   answerConsent,
   askNewcomers,
   consentTimeout,
+  holdAdmissions,
   holdForConsent,
   recordingStopped,
   releaseHold,
@@ -189,6 +191,18 @@ function notify(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'notify' }>): Meeting
   return publish(ctx, 'notify', msg.caller.userId, { action: msg.action, ...(msg.data ? { payload: msg.data } : {}) });
 }
 
+/**
+ * A host's admission: while a consented recording runs, the admitted who have not agreed are held for
+ * their consent first (decision 910); the others are admitted as usual.
+ */
+async function admitOrHold(ctx: Ctx, deps: MeetingActorDeps, msg: Extract<MeetingMsg, { type: 'admit' }>) {
+  const held = await holdAdmissions(ctx, deps, msg);
+  if (held.length && !msg.all)
+    return { eventId: ctx.state.eventId, waiting: waitingViews(ctx.state), admitted: [], held };
+  const r = asked(ctx)(await admit(ctx, deps, msg));
+  return held.length ? { ...r, held } : r;
+}
+
 /** After a join or an admission: members who came in while a consent request is open are asked too. */
 const asked =
   (ctx: Ctx) =>
@@ -205,7 +219,7 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
     case 'join':
       return join(ctx, deps, msg.caller, msg.code).then(asked(ctx));
     case 'admit':
-      return admit(ctx, deps, msg).then(asked(ctx));
+      return admitOrHold(ctx, deps, msg);
     case 'deny':
       return deny(ctx, deps, msg);
     case 'waitingRoom':

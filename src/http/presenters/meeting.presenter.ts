@@ -94,7 +94,13 @@ const WaitingEntry = z.object({
 
 /** The waiting queue as a host sees it. */
 export const WaitingRoom = z.object({ eventId: z.string(), waiting: z.array(WaitingEntry) });
-export const AdmitResult = WaitingRoom.extend({ admitted: z.array(z.string()) });
+export const AdmitResult = WaitingRoom.extend({
+  admitted: z.array(z.string()),
+  held: z
+    .array(z.string())
+    .optional()
+    .describe('Admitted while a consented recording runs, held until they agree to it (decision 910)'),
+});
 export const DenyResult = WaitingRoom.extend({ denied: z.array(z.string()) });
 
 /** The answer of every host control (decision 900): the meeting's control state after it. */

@@ -76,7 +76,11 @@ describe('consent-gated recording across two nodes', () => {
     request(url, method, path, { tenant: 'acme', token: tokens[user], ...(body ? { body } : {}) });
 
   /** An event of alice's (bob and pat invited, plus `more`); `onChild` places its meeting actor on the child node. */
-  async function newEvent(onChild: boolean, more: string[] = []): Promise<{ eventId: string; code: string }> {
+  async function newEvent(
+    onChild: boolean,
+    more: string[] = [],
+    waitingRoom = false,
+  ): Promise<{ eventId: string; code: string }> {
     const host = await node.services.auth.verifyAccessToken('acme', tokens.alice!);
     const nodes = [node.config.nodeId, childId].sort();
     for (let i = 0; i < 64; i++) {
@@ -87,6 +91,7 @@ describe('consent-gated recording across two nodes', () => {
         endAt: new Date(now + 3_600_000).toISOString(),
         participants: ['bob', 'pat', ...more].map((u) => ({ userId: ids[u]!, role: 'participant' as const })),
         attachments: [],
+        waitingRoom,
       });
       const eventId = String(e._id);
       const owner = rendezvousOwner(shardOf({ tenant: 'acme', kind: 'meeting', id: eventId }, SHARDS), nodes);
@@ -96,8 +101,8 @@ describe('consent-gated recording across two nodes', () => {
   }
 
   /** alice (node) starts the meeting; bob and pat (child node) join it. */
-  async function meeting(onChild = false, more: string[] = []) {
-    const ev = await newEvent(onChild, more);
+  async function meeting(onChild = false, more: string[] = [], waitingRoom = false) {
+    const ev = await newEvent(onChild, more, waitingRoom);
     const [alice, bob, pat] = [await on(node.url!, 'alice'), await on(child.url, 'bob'), await on(child.url, 'pat')];
     const [ra, rb, rp] = [recorder(alice), recorder(bob), recorder(pat)];
     await must(alice, 'initEvent', { eventId: ev.eventId });
@@ -209,6 +214,15 @@ describe('consent-gated recording across two nodes', () => {
     expect(details.body.recordingConsents).toEqual(
       expect.arrayContaining([expect.objectContaining({ userId: ids.pat, consent: false, requestId: 'rec-2' })]),
     );
+    // A request open when a host ends the meeting can no longer start anything.
+    await must(alice, 'startRecording', { eventId, requestId: 'rec-2b' });
+    await must(bob, 'consentToRecording', { eventId, requestId: 'rec-2b', consent: true });
+    await must(alice, 'endMeeting', { eventId, reason: 'done' });
+    expect(await call(pat, 'consentToRecording', { eventId, requestId: 'rec-2b', consent: true })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_state' },
+    });
+    expect((await node.services.recording.status('acme', eventId)).state).toBe('idle');
   });
 
   it('a request nobody answers in time is cancelled and the host learns who did not answer', async () => {
@@ -280,6 +294,33 @@ describe('consent-gated recording across two nodes', () => {
         expect.objectContaining({ userId: ids.rita, consent: false, late: true }),
       ]),
     );
+  });
+
+  it('a guest a host admits from the waiting room while the recording runs is held until they agree', async () => {
+    await policy('all');
+    const { eventId, code, alice, bob, pat, ra } = await meeting(false, [], true);
+    const rita = await on(child.url, 'rita');
+    const rr = recorder(rita);
+    expect((await rest(child.url, 'rita', 'POST', `/api/meetings/join/${code}`)).body).toMatchObject({
+      status: 'waiting',
+    });
+    await must(alice, 'startRecording', { eventId, requestId: 'rec-7' });
+    await must(bob, 'consentToRecording', { eventId, requestId: 'rec-7', consent: true });
+    await must(pat, 'consentToRecording', { eventId, requestId: 'rec-7', consent: true });
+    await ra.next('meetingEvent', (e) => e.type === 'recordingStarted');
+
+    const admitted = await must(alice, 'admit', { eventId, userId: ids.rita });
+    expect(admitted).toMatchObject({ admitted: [], held: [ids.rita], waiting: [] });
+    const ask = await rr.next('recordingConsentRequested', (p) => p.late === true);
+    expect(
+      (await must(alice, 'getMeetingDetails', { eventId })).members.map((m: { userId: string }) => m.userId),
+    ).not.toContain(ids.rita);
+    const yes = await must(rita, 'consentToRecording', { eventId, requestId: ask.requestId, consent: true });
+    expect(yes).toMatchObject({ state: 'granted', entered: { eventId, join: { token: expect.any(String) } } });
+    expect(await rr.next('waitingRoom', (p) => p.state === 'admitted')).toMatchObject({ eventId });
+    expect(
+      (await must(alice, 'getMeetingDetails', { eventId })).members.map((m: { userId: string }) => m.userId),
+    ).toContain(ids.rita);
   });
 
   it('under the patients-only policy only the patients are asked', async () => {

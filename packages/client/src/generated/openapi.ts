@@ -5745,6 +5745,8 @@ export interface operations {
                     "application/json": {
                         admitted: string[];
                         eventId: string;
+                        /** @description Admitted while a consented recording runs, held until they agree to it (decision 910) */
+                        held?: string[];
                         waiting: {
                             /** @description On the event's participant list, as opposed to a guest by code */
                             invited: boolean;
