@@ -334,4 +334,40 @@ describe('host controls across two nodes', () => {
     ]);
     expect(controls[0]!.details).toMatchObject({ reason: 'Consultation over', waiting: [ids.pat] });
   });
+
+  // Last: it kills the child node, where every meeting of this file lives.
+  it('keeps lock, removal and host changes across a SIGKILL of the node owning the meeting', async () => {
+    const { eventId } = await newEvent(false);
+    const system = actorSystemOf(node.roles);
+    const alice = await on(node.url!, 'alice');
+    const bob = await on(node.url!, 'bob');
+    const pat = await on(node.url!, 'pat');
+    await must(alice, 'initEvent', { eventId });
+    await must(bob, 'joinEvent', { eventId });
+    await must(pat, 'joinEvent', { eventId });
+    await must(alice, 'removeParticipant', { eventId, userId: ids.pat });
+    await must(alice, 'addHost', { eventId, userId: ids.bob });
+    const locked = await must(alice, 'lockMeeting', { eventId, requestId: 'lock-before-kill' });
+    expect(await system.leases.holder(shardOf({ tenant: 'acme', kind: 'meeting', id: eventId }, SHARDS))).toBe(childId);
+
+    await child.kill();
+
+    // Re-activated on the surviving node from the snapshot: still locked, bob still a host, pat still barred.
+    const details = await must(bob, 'getMeetingDetails', { eventId });
+    expect(details).toMatchObject({ locked: true });
+    expect(details.members.map((m: { userId: string; role: string }) => [m.userId, m.role]).sort()).toEqual(
+      [
+        [ids.alice, 'host'],
+        [ids.bob, 'host'],
+      ].sort(),
+    );
+    expect(await system.leases.holder(shardOf({ tenant: 'acme', kind: 'meeting', id: eventId }, SHARDS))).toBe(
+      node.config.nodeId,
+    );
+    expect(await must(pat, 'joinEvent', { eventId })).toMatchObject({ status: 'waiting' });
+    const queue = await must(bob, 'getWaitingRoom', { eventId });
+    expect(queue.waiting).toEqual([expect.objectContaining({ userId: ids.pat, returning: 'removed' })]);
+    // The request id given before the kill still answers its first result.
+    expect(await must(alice, 'lockMeeting', { eventId, requestId: 'lock-before-kill' })).toEqual(locked);
+  });
 });
