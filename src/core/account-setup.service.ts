@@ -54,7 +54,7 @@ export interface ProvisionedAccount {
  * Gives accounts their first credential without anyone else knowing it. With the embedded realm a
  * one-time set-password link (only its SHA-256 is stored; the newest link supersedes older ones); with
  * an external identity provider, a binding: the first sign-in whose token carries the account's
- * verified email or its username takes the account (decision 180).
+ * verified email (or, for an account without an email, its username) takes the account (decisions 180, 960).
  */
 export class AccountSetupService {
   constructor(private readonly deps: AccountSetupDeps) {}
@@ -185,7 +185,8 @@ export class AccountSetupService {
 
   /**
    * First sign-in through an external identity provider: a subject no account has yet takes the account
-   * waiting for its verified email (or, failing that, its username). Exactly one account must match.
+   * waiting for its verified email, or an account waiting with no email for its username. Exactly one
+   * account must match.
    */
   async bindOnFirstSignIn(tenant: string, claims: JWTPayload): Promise<AccountRecord | null> {
     if (this.deps.mode !== 'external' || typeof claims.sub !== 'string') return null;
@@ -195,7 +196,8 @@ export class AccountSetupService {
     const setups = new AccountSetupRepository(db);
     const open = await setups.openBindings({ email, username });
     const byEmail = email ? open.filter((o) => o.email === email.toLowerCase()) : [];
-    const candidates = byEmail.length ? byEmail : open;
+    // An account waiting for an email is taken by that verified email only, never by username (decision 960).
+    const candidates = byEmail.length ? byEmail : open.filter((o) => !o.email);
     if (candidates.length !== 1) return null;
     const setup = candidates[0]!;
     const creds = new CredentialRepository(db);
