@@ -57,29 +57,64 @@ try {
   throw e;
 }
 const args = process.argv.slice(2);
-// jest's own summary is not a closing line CI reads; the JSON results give a plain "N passed, N failed".
-const results = path.join(localDir, 'jest-results.json');
-rmSync(results, { force: true });
-const r = spawnSync(
-  process.execPath,
-  [
-    '--experimental-vm-modules',
-    '--no-warnings',
-    'node_modules/jest/bin/jest.js',
-    '--json',
-    `--outputFile=${results}`,
-    ...args,
-  ],
-  { stdio: 'inherit', env: process.env },
-);
-if (existsSync(results)) {
-  const { numPassedTests, numFailedTests, numPendingTests, numRuntimeErrorTestSuites } = JSON.parse(
-    readFileSync(results, 'utf8'),
+
+/** Runs jest with `node` (a binary); returns its exit status and the counts from its JSON results. */
+function runJest(node, jestArgs, resultsFile) {
+  rmSync(resultsFile, { force: true });
+  const run = spawnSync(
+    node,
+    [
+      '--experimental-vm-modules',
+      '--no-warnings',
+      'node_modules/jest/bin/jest.js',
+      '--json',
+      `--outputFile=${resultsFile}`,
+      ...jestArgs,
+    ],
+    { stdio: 'inherit', env: process.env },
   );
-  // A file can fail outside its tests (a handle left open, a failing beforeAll): say so, or "0 failed" misleads.
-  const outside = numRuntimeErrorTestSuites ? `, ${numRuntimeErrorTestSuites} file(s) failed outside their tests` : '';
-  process.stdout.write(
-    `\n${numPassedTests} passed, ${numFailedTests} failed${numPendingTests ? `, ${numPendingTests} skipped` : ''}${outside}\n`,
-  );
+  const counts = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
+  return { status: run.status ?? 1, counts };
 }
-process.exit(r.status ?? 1);
+
+/** "N passed, N failed" (jest's own summary is not a closing line CI reads). */
+function summary(c) {
+  // A file can fail outside its tests (a handle left open, a failing beforeAll): say so, or "0 failed" misleads.
+  const outside = c.numRuntimeErrorTestSuites
+    ? `, ${c.numRuntimeErrorTestSuites} file(s) failed outside their tests`
+    : '';
+  return `${c.numPassedTests} passed, ${c.numFailedTests} failed${c.numPendingTests ? `, ${c.numPendingTests} skipped` : ''}${outside}`;
+}
+
+const first = runJest(process.execPath, args, path.join(localDir, 'jest-results.json'));
+let status = first.status;
+const closing = first.counts ? { ...first.counts } : undefined;
+
+// The suite's unit and integration tests again on Node 24, the image's line (decision 930), after the
+// whole suite on this machine's Node.js: only for a whole-suite run (no arguments), and not when
+// TEST_NODE24=0. The child nodes those tests start run on the same binary (process.execPath). The
+// multi-node, chaos, contract and browser tests are not repeated; test/e2e/compiled already runs the
+// compiled service on Node 24.
+if (!args.length && process.env.TEST_NODE24 !== '0') {
+  const node24 = process.env.TEST_NODE24_BIN;
+  const started = Date.now();
+  process.stdout.write(`\n[test] unit and integration tests on Node.js 24 (${node24}); TEST_NODE24=0 skips this\n`);
+  const again = runJest(
+    node24,
+    ['--ignoreProjects', 'redis-cluster', '--testPathPatterns', '/(src|test/integration)/'],
+    path.join(localDir, 'jest-results-node24.json'),
+  );
+  const took = Math.round((Date.now() - started) / 1000);
+  if (first.counts) process.stdout.write(`\n[test] ${process.version}: ${summary(first.counts)}\n`);
+  process.stdout.write(
+    `[test] Node.js 24, unit and integration: ${again.counts ? summary(again.counts) : 'no results'}, took ${took} s\n`,
+  );
+  if (again.status !== 0) status = again.status;
+  if (closing && again.counts)
+    for (const k of ['numPassedTests', 'numFailedTests', 'numPendingTests', 'numRuntimeErrorTestSuites'])
+      closing[k] += again.counts[k];
+  else if (!again.counts) status ||= 1;
+}
+// The closing line: both runs together.
+if (closing) process.stdout.write(`\n${summary(closing)}\n`);
+process.exit(status);
