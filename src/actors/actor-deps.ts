@@ -3,6 +3,7 @@ import { isPermission } from '../auth/permissions.js';
 import type { CallService } from '../core/call.service.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { RecordingConsentService } from '../core/recording-consent.service.js';
+import type { DeviceStatusUpdate } from '../core/peripheral.service.js';
 import type { Caller } from './common.schema.js';
 import { callActor, type CallActorDeps } from './call.actor.js';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
@@ -45,6 +46,9 @@ export interface ActorServices {
     requestStop(tenant: string, eventId: string, userId: string, by: { actorId: string; via: 'hub' }): Promise<unknown>;
   };
   consent: Pick<RecordingConsentService, 'settings' | 'record'>;
+  devices: {
+    recordStatus(tenant: string, deviceId: string, s: DeviceStatusUpdate): Promise<void>;
+  };
   audit: {
     record(
       tenant: string,
@@ -133,6 +137,12 @@ export function deviceDeps(s: ActorServices, t: ActorTimings): DeviceActorDeps {
         ...(e.eventId ? { eventId: e.eventId } : {}),
         details: { ...e.details, deviceId: e.deviceId },
       })),
+    recordStatus: (tenant, d) =>
+      s.devices.recordStatus(tenant, d.deviceId, {
+        status: d.status,
+        ...(d.lastHeartbeatAt ? { lastHeartbeatAt: new Date(d.lastHeartbeatAt) } : {}),
+        ...(d.info ? { info: d.info } : {}),
+      }),
   };
 }
 

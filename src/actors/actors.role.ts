@@ -15,6 +15,7 @@ export function startActorsRole(ctx: RoleContext): Promise<ActorsRoleHandle> {
       meetings: services.meetings,
       recording: services.recording,
       consent: services.recordingConsent,
+      devices: services.peripherals,
       audit: services.auth.audit,
     },
     infra.config.hub,

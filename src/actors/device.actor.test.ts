@@ -1,6 +1,7 @@
 import { describe, it, expect } from '@jest/globals';
 import { deviceActor, type DeviceAuditEntry } from './device.actor.js';
 import type { Caller } from './common.schema.js';
+import type { DevicePush } from './device.schema.js';
 import { turnHarness } from '../../test/support/turn-harness.js';
 
 const T = 'acme';
@@ -9,14 +10,16 @@ const A = 'a'.repeat(24);
 const C = 'c'.repeat(24);
 
 describe('device actor turns', () => {
-  const deps = (audit: DeviceAuditEntry[]) => ({
+  const deps = (audit: DeviceAuditEntry[], kept: DevicePush[] = []) => ({
     heartbeatIntervalMs: 100,
     offlineAfterMs: 300,
     audit: async (_t: string, e: DeviceAuditEntry) => void audit.push(e),
+    recordStatus: async (_t: string, d: DevicePush) => void kept.push(d),
   });
 
   it('registers, heartbeats, goes offline on a missed heartbeat and reports changes', async () => {
-    const h = turnHarness(deviceActor(deps([])), { tenant: T, kind: 'device', id: 'hs-1' });
+    const kept: DevicePush[] = [];
+    const h = turnHarness(deviceActor(deps([], kept)), { tenant: T, kind: 'device', id: 'hs-1' });
     const info = await h.send({ type: 'rapidConnect', caller: who('dev', 'device'), joinCode: 'ABCD-1234' });
     expect(info).toMatchObject({ deviceId: 'hs-1', joinCode: 'ABCD-1234', userId: 'dev' });
     await h.send({
@@ -41,6 +44,13 @@ describe('device actor turns', () => {
     expect(h.emitted.filter((e) => e.event === 'deviceUpdated')).toHaveLength(3);
     expect((await h.fire('offline')).status).toBe('offline');
     expect(h.emitted.at(-1)).toMatchObject({ event: 'deviceUpdated', payload: { status: 'offline' } });
+    // The device's record hears each change (not the repeated heartbeat): online, info, info, offline.
+    expect(kept.map((d) => [d.status, d.info?.batteryLevel])).toEqual([
+      ['online', undefined],
+      ['online', 80],
+      ['online', 70],
+      ['offline', 70],
+    ]);
     await expect(
       h.send({ type: 'heartbeat', caller: who('other', 'device'), info: { deviceId: 'hs-1' } }),
     ).rejects.toMatchObject({ code: 'forbidden' });

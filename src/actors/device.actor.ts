@@ -34,6 +34,11 @@ export interface DeviceActorDeps {
   /** A headset silent for this long is marked offline (an actor timer, so it fires on whichever node owns it). */
   offlineAfterMs: number;
   audit(tenant: string, entry: DeviceAuditEntry): Promise<void>;
+  /**
+   * Keeps the device's record (the one getDevice lists) showing what this actor knows: called when the
+   * status or the reported info changes, not on every heartbeat. A device no one mapped has no record.
+   */
+  recordStatus(tenant: string, status: DevicePush): Promise<void>;
 }
 
 type Ctx = ActorContext<DeviceState>;
@@ -67,7 +72,12 @@ function requireInMeeting(s: DeviceState, meetingId: string, member: boolean): v
   if (!member) throw new AppError('forbidden', 'Only a participant of the meeting may control its devices');
 }
 
-function rapidConnect(ctx: Ctx, deps: DeviceActorDeps, caller: Caller, joinCode: string): RapidConnectUserInfo {
+async function rapidConnect(
+  ctx: Ctx,
+  deps: DeviceActorDeps,
+  caller: Caller,
+  joinCode: string,
+): Promise<RapidConnectUserInfo> {
   const s = ctx.state;
   if (s.registered && s.accountId !== caller.userId)
     throw new AppError('conflict', 'This device is registered to another account');
@@ -80,6 +90,7 @@ function rapidConnect(ctx: Ctx, deps: DeviceActorDeps, caller: Caller, joinCode:
   });
   ctx.setTimer(OFFLINE_TIMER, deps.offlineAfterMs, { type: 'offlineTimeout' });
   ctx.emit(watchers(ctx), 'deviceUpdated', push(s));
+  await deps.recordStatus(ctx.address.tenant, push(s));
   return {
     deviceId: s.deviceId,
     joinCode,
@@ -91,13 +102,13 @@ function rapidConnect(ctx: Ctx, deps: DeviceActorDeps, caller: Caller, joinCode:
   };
 }
 
-function heartbeat(
+async function heartbeat(
   ctx: Ctx,
   deps: DeviceActorDeps,
   caller: Caller,
   meetingId: string | null | undefined,
   info: HeadsetDeviceInfo,
-): DevicePush {
+): Promise<DevicePush> {
   const s = ctx.state;
   requireAccount(s, caller);
   if (meetingId && s.meetingId && meetingId !== s.meetingId)
@@ -108,15 +119,19 @@ function heartbeat(
   s.lastHeartbeatAt = new Date().toISOString();
   ctx.setTimer(OFFLINE_TIMER, deps.offlineAfterMs, { type: 'offlineTimeout' });
   ctx.emit(watchers(ctx), 'deviceInfo', push(s));
-  if (changed) ctx.emit(watchers(ctx), 'deviceUpdated', push(s));
+  if (changed) {
+    ctx.emit(watchers(ctx), 'deviceUpdated', push(s));
+    await deps.recordStatus(ctx.address.tenant, push(s));
+  }
   return push(s);
 }
 
-function offline(ctx: Ctx): DevicePush {
+async function offline(ctx: Ctx, deps: DeviceActorDeps): Promise<DevicePush> {
   if (ctx.state.status !== 'offline') {
     ctx.state.status = 'offline';
     ctx.state.controllerId = undefined;
     ctx.emit(watchers(ctx), 'deviceUpdated', push(ctx.state));
+    await deps.recordStatus(ctx.address.tenant, push(ctx.state));
   }
   return push(ctx.state);
 }
@@ -271,7 +286,7 @@ function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
     case 'heartbeat':
       return heartbeat(ctx, deps, msg.caller, msg.meetingId, msg.info);
     case 'offlineTimeout':
-      return offline(ctx);
+      return offline(ctx, deps);
     case 'startPeripheral':
     case 'stopPeripheral':
       return peripheral(ctx, deps, msg);
@@ -288,7 +303,8 @@ function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
 }
 
 /**
- * One actor per headset (keyed by its unique id): heartbeats, peripherals and remote control go
+ * One actor per headset (keyed by its one id: the device record's id when getDevice mapped its hardware,
+ * else the hardware id; decision 312): heartbeats, peripherals and remote control go
  * through it, and a missed heartbeat turns it offline through an actor timer wherever it lives.
  */
 export function deviceActor(deps: DeviceActorDeps): ActorBehavior<DeviceState, DeviceMsg, unknown> {

@@ -119,6 +119,7 @@ export function createDirectoryServices(
     deployment: infra.config.http.webApp,
     settings: r.settings,
   });
+  const peripherals = new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode });
   return {
     presence,
     admin,
@@ -150,8 +151,9 @@ export function createDirectoryServices(
       vcs,
       announced: opts.announced,
       audit: opts.audit,
+      resolveDevice: (t, id) => peripherals.resolveDeviceId(t, id),
     }),
     calls: new CallService(r),
-    peripherals: new PeripheralService({ ...r, secret: infra.config.auth.provisioningCode }),
+    peripherals,
   };
 }

@@ -70,6 +70,8 @@ export interface MeetingDeps {
   events: (tenant: string) => EventRepository;
   users: (tenant: string) => Pick<UserRepository, 'findById'>;
   devices: (tenant: string) => Pick<DeviceRepository, 'findAvailable'>;
+  /** A device's id or one of its hardware ids -> its id (PeripheralService.resolveDeviceId, decision 312). */
+  resolveDevice: (tenant: string, id: string) => Promise<string>;
   features: (tenant: string) => Promise<MeetingFeatures>;
   meetingSettings: (tenant: string) => Promise<WaitingRoomSettings>;
   /** Resolved at call time: the adapter is wired by the video conferencing capability. */
@@ -263,7 +265,8 @@ export class MeetingService {
         );
     }
     const me = oid(p.userId, 'user_not_found');
-    const device = await this.deps.devices(p.tenant).findAvailable(oid(deviceId, 'device_not_found'), me);
+    const id = await this.deps.resolveDevice(p.tenant, deviceId);
+    const device = await this.deps.devices(p.tenant).findAvailable(oid(id, 'device_not_found'), me);
     if (!device) throw new AppError('device_not_found', `No device ${deviceId}`);
     const now = new Date();
     const fresh = {

@@ -4,7 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import type { DeviceRecord, DeviceRepository } from '../data/repositories/device.repository.js';
 import type { PeripheralRepository, PeripheralTypeRecord } from '../data/repositories/peripheral.repository.js';
 import { AppError } from './errors.js';
-import { oid } from './object-id.js';
+import { isObjectIdString, oid } from './object-id.js';
+import { TtlCache } from './ttl-cache.js';
 
 /** Body of POST /api/peripheral/getDevice/{deviceTypeId}: the ids the hardware reports about itself. */
 export const GetDeviceCommand = z.object({
@@ -14,6 +15,13 @@ export const GetDeviceCommand = z.object({
   personal: z.boolean().default(false),
 });
 export type GetDeviceCommand = z.infer<typeof GetDeviceCommand>;
+
+/** What a device's actor last knew, kept on its record (GET /api/peripheral/devices shows it). */
+export interface DeviceStatusUpdate {
+  status: 'online' | 'offline';
+  lastHeartbeatAt?: Date;
+  info?: Record<string, unknown>;
+}
 
 export interface DeviceView {
   device: DeviceRecord;
@@ -27,6 +35,9 @@ export interface DeviceView {
  */
 export class PeripheralService {
   private readonly keyMaterial: Buffer;
+
+  /** Hardware id -> device id, per tenant. A mapping never changes once made, so only its expiry bounds it. */
+  private readonly mapped = new TtlCache<string, string>({ ttlMs: 600_000, maxEntries: 50_000 });
 
   constructor(
     private readonly deps: {
@@ -63,6 +74,29 @@ export class PeripheralService {
       ...(cmd.personal ? { ownerUserId: oid(p.userId, 'user_not_found') } : {}),
     });
     return { device, type, deviceKey };
+  }
+
+  /**
+   * One device identity (docs/decisions/312): the id of the device record when the id names one (its
+   * own id, or one of the hardware ids getDevice mapped to it), else the hardware id itself (a headset
+   * no one mapped). Every REST and hub operation on a device goes through this, so either id finds it.
+   * Hardware mapped for two peripheral types names the first device it was mapped to (the oldest), so
+   * the answer never changes once given and may be cached.
+   */
+  async resolveDeviceId(tenant: string, id: string): Promise<string> {
+    const key = `${tenant}\n${id}`;
+    const hit = this.mapped.get(key);
+    if (hit) return hit;
+    const found = await this.deps.devices(tenant).findByAnyId(id);
+    if (!found) return id;
+    const resolved = String(found._id);
+    this.mapped.set(key, resolved);
+    return resolved;
+  }
+
+  /** Records a status change of a mapped device; a hardware id no one mapped has no record to keep it. */
+  async recordStatus(tenant: string, deviceId: string, s: DeviceStatusUpdate): Promise<void> {
+    if (isObjectIdString(deviceId)) await this.deps.devices(tenant).recordStatus(oid(deviceId), s);
   }
 
   async devices(p: Principal): Promise<DeviceView[]> {

@@ -120,8 +120,10 @@ export type InterServerEvents = Record<string, never>;
 export interface SocketData {
   tenant: string;
   principal: Principal;
-  /** Set by initRapidConnect: the headset this socket speaks for. */
+  /** Set by initRapidConnect: the headset this socket speaks for (its one id: decision 312). */
   deviceId?: string;
+  /** The hardware id the headset gave initRapidConnect (the same as deviceId when no one mapped it). */
+  hardwareId?: string;
   /** Meetings whose waiting room this socket waits in: its disconnect leaves them (decision 870). */
   waitingIn?: string[];
   /** Meetings this socket asked to enter: leaving their room by disconnecting is audited. */

@@ -100,6 +100,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     metrics: infra.metrics,
     sessions,
     canReadMedia: (principal, hash) => services.mediaAccess.canRead(principal, hash),
+    resolveDevice: (tenant, id) => services.peripherals.resolveDeviceId(tenant, id),
     directoryRooms: async (principal) => {
       const ids = await services.directoryScope.visibleTo(principal);
       return ids

@@ -29,6 +29,8 @@ export interface HubContext {
   meetings: HubMeetings;
   /** The media access rule (core/media-access.ts): whether the caller may read (and so share) content by hash. */
   canReadMedia(principal: Principal, hash: string): Promise<boolean>;
+  /** A device's id or one of its hardware ids -> the one id its actor, rooms and pushes use (decision 312). */
+  resolveDevice(tenant: string, id: string): Promise<string>;
   /** Extra rooms of a socket: a patient limited to the care team joins the presence rooms of its members. */
   directoryRooms(principal: Principal): Promise<string[]>;
   /** Grants the event's members (its headsets included) read access to content shared into it by hash. */

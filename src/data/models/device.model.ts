@@ -20,5 +20,7 @@ export const DeviceSchema = new Schema(
 );
 DeviceSchema.index({ ownerUserId: 1 });
 DeviceSchema.index({ typeId: 1 });
+/** Resolves a hardware id (one of the ids getDevice mapped) to its device: docs/decisions/312. */
+DeviceSchema.index({ physicalIds: 1, createdAt: 1 });
 
 export type DeviceDoc = InferSchemaType<typeof DeviceSchema>;

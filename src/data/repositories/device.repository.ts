@@ -33,6 +33,30 @@ export class DeviceRepository {
     return (await D.findOne({ fingerprint: d.fingerprint }).lean<DeviceRecord>().exec())!;
   }
 
+  /**
+   * The device an id names: the device whose id it is, else the first device (oldest) that lists it among
+   * its hardware ids; the same hardware mapped for a second peripheral type keeps naming the first.
+   */
+  async findByAnyId(id: string): Promise<Pick<DeviceRecord, '_id'> | null> {
+    const D = this.db.models.Device;
+    if (/^[0-9a-f]{24}$/i.test(id)) {
+      const own = await D.findById(id, { _id: 1 }).lean<Pick<DeviceRecord, '_id'>>().exec();
+      if (own) return own;
+    }
+    return D.findOne({ physicalIds: id }, { _id: 1 })
+      .sort({ createdAt: 1, _id: 1 })
+      .lean<Pick<DeviceRecord, '_id'>>()
+      .exec();
+  }
+
+  /** What the device's actor last knew: online or offline, when it last reported, what it reported. */
+  async recordStatus(
+    id: Types.ObjectId,
+    s: { status: 'online' | 'offline'; lastHeartbeatAt?: Date; info?: Record<string, unknown> },
+  ): Promise<void> {
+    await this.db.models.Device.updateOne({ _id: id }, { $set: s }).exec();
+  }
+
   findById(id: Types.ObjectId): Promise<DeviceRecord | null> {
     return this.db.models.Device.findById(id).lean<DeviceRecord>().exec();
   }

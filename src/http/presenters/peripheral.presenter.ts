@@ -19,6 +19,8 @@ export const DeviceInfo = z.object({
   status: z.enum(['online', 'offline']),
   personal: z.boolean(),
   lastHeartbeatAt: IsoDate.nullable(),
+  /** What the headset last reported in deviceStatus (battery, network, camera...), as the hub relays it. */
+  info: z.record(z.string(), z.unknown()),
 });
 
 /** Result of getDevice: the device and its key (the same for the same physical ids). */
@@ -39,5 +41,6 @@ export function presentDevice(v: DeviceView): z.infer<typeof DeviceInfo> {
     status: d.status as 'online' | 'offline',
     personal: !!d.ownerUserId,
     lastHeartbeatAt: iso(d.lastHeartbeatAt),
+    info: { ...((d.info as Record<string, unknown> | undefined) ?? {}) },
   };
 }

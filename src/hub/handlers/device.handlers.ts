@@ -15,7 +15,16 @@ import { rooms } from '../../realtime/rooms.js';
 import { callerOf, method } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 
-const deviceAt = (socket: HubSocket, id: string): ActorAddress => ({ tenant: socket.data.tenant, kind: 'device', id });
+/**
+ * The device actor an id names: a device's id or any hardware id mapped to it reach the same actor
+ * (docs/decisions/312); a hardware id no one mapped is its own identity.
+ */
+async function deviceAt(ctx: HubContext, socket: HubSocket, id: string): Promise<ActorAddress> {
+  const own = socket.data.deviceId;
+  const resolved =
+    own && (id === own || id === socket.data.hardwareId) ? own : await ctx.resolveDevice(socket.data.tenant, id);
+  return { tenant: socket.data.tenant, kind: 'device', id: resolved };
+}
 const meetingAt = (socket: HubSocket, id: string): ActorAddress => ({
   tenant: socket.data.tenant,
   kind: 'meeting',
@@ -39,7 +48,11 @@ async function isMember(ctx: HubContext, socket: HubSocket, eventId: string): Pr
 /** Puts the device in the meeting (device actor, meeting actor) and every socket of the device in its rooms. */
 async function attach(ctx: HubContext, socket: HubSocket, deviceId: string, eventId: string): Promise<unknown> {
   const caller = callerOf(socket);
-  const device = await ctx.actors.ask(deviceAt(socket, deviceId), { type: 'assignMeeting', caller, eventId });
+  const device = await ctx.actors.ask(await deviceAt(ctx, socket, deviceId), {
+    type: 'assignMeeting',
+    caller,
+    eventId,
+  });
   await ctx.actors.ask(meetingAt(socket, eventId), { type: 'addDevice', caller, deviceId });
   const t = socket.data.tenant;
   ctx.io.in(rooms.device(t, deviceId)).socketsJoin([rooms.meeting(t, eventId), rooms.meetingDevices(t, eventId)]);
@@ -52,15 +65,17 @@ async function rapidConnect(ctx: HubContext, socket: HubSocket, uniqueId: string
     kind: 'principal',
     principal: socket.data.principal,
   });
-  const info = await ctx.actors.ask<Record<string, unknown>>(deviceAt(socket, uniqueId), {
+  const address = await deviceAt(ctx, socket, uniqueId);
+  const info = await ctx.actors.ask<Record<string, unknown>>(address, {
     type: 'rapidConnect',
     caller: callerOf(socket),
     joinCode,
   });
-  socket.data.deviceId = uniqueId;
-  await socket.join(rooms.device(socket.data.tenant, uniqueId));
-  await attach(ctx, socket, uniqueId, join.eventId);
-  return { ...info, meetingId: join.eventId, meeting: join };
+  socket.data.deviceId = address.id;
+  socket.data.hardwareId = uniqueId;
+  await socket.join(rooms.device(socket.data.tenant, address.id));
+  await attach(ctx, socket, address.id, join.eventId);
+  return { ...info, uniqueId, meetingId: join.eventId, meeting: join };
 }
 
 /** Headset methods (initRapidConnect, addDeviceToEvent, deviceStatus) and control methods on a headset. */
@@ -85,14 +100,15 @@ export const deviceMethods = [
     name: 'deviceStatus',
     op: 'hub.deviceStatus',
     args: z.tuple([OptionalMeetingId, HeadsetDeviceInfo]),
-    run: (ctx, socket, [meetingId, info]) => {
-      if (ownDevice(socket) !== info.deviceId)
-        throw new AppError('forbidden', 'A connection reports only its own device');
-      return ctx.actors.ask(deviceAt(socket, info.deviceId), {
+    run: async (ctx, socket, [meetingId, info]) => {
+      const own = ownDevice(socket);
+      const address = await deviceAt(ctx, socket, info.deviceId);
+      if (address.id !== own) throw new AppError('forbidden', 'A connection reports only its own device');
+      return ctx.actors.ask(address, {
         type: 'heartbeat',
         caller: callerOf(socket),
         meetingId,
-        info,
+        info: { ...info, deviceId: own },
       });
     },
   }),
@@ -101,7 +117,7 @@ export const deviceMethods = [
     op: 'hub.startPeripheral',
     args: z.tuple([StartPeripheralRequest]),
     run: async (ctx, socket, [req]) =>
-      ctx.actors.ask(deviceAt(socket, req.deviceId), {
+      ctx.actors.ask(await deviceAt(ctx, socket, req.deviceId), {
         type: 'startPeripheral',
         caller: callerOf(socket),
         member: await isMember(ctx, socket, req.eventId),
@@ -113,7 +129,7 @@ export const deviceMethods = [
     op: 'hub.stopPeripheral',
     args: z.tuple([StopPeripheralRequest]),
     run: async (ctx, socket, [req]) =>
-      ctx.actors.ask(deviceAt(socket, req.deviceId), {
+      ctx.actors.ask(await deviceAt(ctx, socket, req.deviceId), {
         type: 'stopPeripheral',
         caller: callerOf(socket),
         member: await isMember(ctx, socket, req.eventId),
@@ -125,7 +141,7 @@ export const deviceMethods = [
     op: 'hub.requestRemote',
     args: z.tuple([Id, Id]),
     run: async (ctx, socket, [meetingId, deviceId]) =>
-      ctx.actors.ask(deviceAt(socket, deviceId), {
+      ctx.actors.ask(await deviceAt(ctx, socket, deviceId), {
         type: 'requestRemote',
         caller: callerOf(socket),
         member: await isMember(ctx, socket, meetingId),
@@ -137,7 +153,7 @@ export const deviceMethods = [
     op: 'hub.remoteControl',
     args: z.tuple([Id, RemoteControlRequest]),
     run: async (ctx, socket, [meetingId, req]) =>
-      ctx.actors.ask(deviceAt(socket, req.deviceId), {
+      ctx.actors.ask(await deviceAt(ctx, socket, req.deviceId), {
         type: 'remoteControl',
         caller: callerOf(socket),
         member: await isMember(ctx, socket, meetingId),

@@ -6444,6 +6444,9 @@ export interface operations {
                     "application/json": {
                         device: {
                             id: string;
+                            info: {
+                                [key: string]: unknown;
+                            };
                             lastHeartbeatAt: string | null;
                             name: string;
                             personal: boolean;
@@ -6616,6 +6619,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        info: {
+                            [key: string]: unknown;
+                        };
                         lastHeartbeatAt: string | null;
                         name: string;
                         personal: boolean;
@@ -6664,6 +6670,9 @@ export interface operations {
                     "application/json": {
                         device: {
                             id: string;
+                            info: {
+                                [key: string]: unknown;
+                            };
                             lastHeartbeatAt: string | null;
                             name: string;
                             personal: boolean;
