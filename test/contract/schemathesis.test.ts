@@ -87,9 +87,6 @@ describe('contract: schemathesis against the served OpenAPI document (every chec
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       ...FUZZ_ENV,
       ACCESS_TOKEN_TTL_SECONDS: '3600',
-      // The seeded webhook subscription names a loopback http receiver, as in the isolation matrix.
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_ALLOW_HTTP: 'true',
     });
     t = await seedTenant(node, 'stc', 'STC');
   }, 300_000);

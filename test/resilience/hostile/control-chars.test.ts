@@ -36,13 +36,7 @@ describe('control characters in text inputs are refused with 400 naming the fiel
   });
 
   beforeAll(async () => {
-    // The seeded webhook subscription names a loopback http receiver, as in the isolation matrix.
-    node = await startTestNode({
-      ROLES: 'http,hub,actors',
-      ...FUZZ_ENV,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_ALLOW_HTTP: 'true',
-    });
+    node = await startTestNode({ ROLES: 'http,hub,actors', ...FUZZ_ENV });
     t = await seedTenant(node, 'ctlchars', 'CTL');
     admin = t.users.admin!.token;
   });

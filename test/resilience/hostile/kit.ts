@@ -73,6 +73,10 @@ export const FUZZ_ENV: Record<string, string> = {
   RATE_LIMIT_SIGNIN_PER_ACCOUNT: '10000000',
   HUB_RATE_LIMIT_BURST: '10000000',
   HUB_RATE_LIMIT_PER_SECOND: '10000000',
+  // The isolation seed subscribes a loopback endpoint (http://127.0.0.1:9): the operator settings allow
+  // it; fuzzed nodes run no workers, so nothing is ever sent to it.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_ALLOW_HTTP: 'true',
 };
 
 export interface RestOp {

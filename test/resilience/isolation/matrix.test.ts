@@ -101,8 +101,6 @@ describe('isolation matrix: operations x tenants x roles', () => {
       ...FUZZ_ENV,
       HUB_RING_TIMEOUT_MS: '600000',
       HUB_DEVICE_HEARTBEAT_MS: '600000',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_ALLOW_HTTP: 'true',
     });
     a = await seedTenant(node, 'isoa', 'MKRAQ7Z');
     b = await seedTenant(node, 'isob', 'MKRBQ7Z');
