@@ -2,6 +2,39 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { OPERATIONS, type OperationId } from '../../../src/auth/permission-table.js';
+import { readFileSync } from 'node:fs';
+import { buildSchema, isEnumType, isInputObjectType, isListType, isNonNullType, type GraphQLInputType } from 'graphql';
+
+/** The served GraphQL schema (docs/api/schema.graphql is written from it and checked to match). */
+const schema = buildSchema(readFileSync(new URL('../../../docs/api/schema.graphql', import.meta.url), 'utf8'));
+
+/** A well-formed literal of a GraphQL input type: only the permission check may refuse the request. */
+function literal(t: GraphQLInputType): string {
+  if (isNonNullType(t)) return literal(t.ofType);
+  if (isListType(t)) return `[${literal(t.ofType)}]`;
+  if (isEnumType(t)) return t.getValues()[0]!.name;
+  if (isInputObjectType(t))
+    return `{ ${Object.values(t.getFields())
+      .filter((f) => isNonNullType(f.type))
+      .map((f) => `${f.name}: ${literal(f.type)}`)
+      .join(', ')} }`;
+  if (t.name === 'ID') return '"0123456789abcdef01234567"';
+  if (t.name === 'Int' || t.name === 'Float') return '1';
+  if (t.name === 'Boolean') return 'true';
+  return '"x"';
+}
+
+/** The operation's required arguments, each with a well-formed value (`(eventId: "...")`), or ''. */
+function requiredArgs(name: string): { kind: 'query' | 'mutation'; args: string } {
+  const mutation = schema.getMutationType()?.getFields()[name];
+  const field = mutation ?? schema.getQueryType()?.getFields()[name];
+  if (!field) throw new Error(`${name} is in the permission table but not in docs/api/schema.graphql`);
+  const required = field.args.filter((a) => isNonNullType(a.type));
+  return {
+    kind: mutation ? 'mutation' : 'query',
+    args: required.length ? `(${required.map((a) => `${a.name}: ${literal(a.type)}`).join(', ')})` : '',
+  };
+}
 
 /** A concrete request path for a table entry's path template. */
 function concrete(path: string): string {
@@ -51,12 +84,12 @@ describe('every REST endpoint and GraphQL operation enforces the permission tabl
   it('answers permission_denied on GraphQL operations without the permission', async () => {
     const outcomes: string[] = [];
     for (const [id, e] of guarded('graphql')) {
-      const args = e.name === 'groupById' ? '(groupId: "0123456789abcdef01234567")' : '';
+      const { kind, args } = requiredArgs(e.name);
       const ask = (selection: string) =>
         node.http.post('/graphql', {
           tenant: 'acme',
           token: nobody,
-          body: { query: `{ ${e.name}${args}${selection} }` },
+          body: { query: `${kind} { ${e.name}${args}${selection} }` },
         });
       let r = await ask('');
       if (/must have a selection/.test(JSON.stringify(r.body))) r = await ask(' { __typename }');

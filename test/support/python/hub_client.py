@@ -38,7 +38,9 @@ def emit(**fields):
 
 def main():
     cfg = json.loads(sys.argv[1])
-    sio = socketio.Client(reconnection=False)
+    # request_timeout: the HTTP timeout of each long-polling request (5 s by default); a loaded CI machine
+    # answered the handshake later than that. The test's own deadlines bound the run.
+    sio = socketio.Client(reconnection=False, request_timeout=30)
     pushed = threading.Event()
     call = {}
     refusal = {}
