@@ -49,6 +49,17 @@ export const RequestId = z
 
 const oneOrAll = (r: { userId?: string; all?: boolean }) => (r.all === true) !== (r.userId !== undefined);
 const ONE_OR_ALL = { message: 'give either userId or all: true', path: ['userId'] };
+/**
+ * The same rule for the OpenAPI document (a refinement has no JSON Schema form), so a client generated
+ * from it, or a contract tester, knows that `userId` and `all: true` exclude each other.
+ */
+const ALL_TRUE = { required: ['all'], properties: { all: { const: true } } };
+const ONE_OR_ALL_SCHEMA = {
+  oneOf: [
+    { required: ['userId'], not: ALL_TRUE },
+    { ...ALL_TRUE, not: { required: ['userId'] } },
+  ],
+};
 
 const admitFields = {
   userId: Id.optional().describe('The waiting user to act on'),
@@ -61,12 +72,12 @@ const denyFields = {
 };
 
 /** admit: one waiting entry (userId) or every one (all: true). REST takes the event from the path. */
-export const AdmitBody = z.object(admitFields).refine(oneOrAll, ONE_OR_ALL);
+export const AdmitBody = z.object(admitFields).refine(oneOrAll, ONE_OR_ALL).meta(ONE_OR_ALL_SCHEMA);
 export const AdmitRequest = z.object({ eventId: Id, ...admitFields }).refine(oneOrAll, ONE_OR_ALL);
 export type AdmitRequest = z.infer<typeof AdmitRequest>;
 
 /** deny: as admit, with an optional message shown to the denied client. */
-export const DenyBody = z.object(denyFields).refine(oneOrAll, ONE_OR_ALL);
+export const DenyBody = z.object(denyFields).refine(oneOrAll, ONE_OR_ALL).meta(ONE_OR_ALL_SCHEMA);
 export const DenyRequest = z.object({ eventId: Id, ...denyFields }).refine(oneOrAll, ONE_OR_ALL);
 export type DenyRequest = z.infer<typeof DenyRequest>;
 

@@ -250,6 +250,18 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     syncBuiltinESMExports();
     if (!leaks.length) return this.timers.clear();
     const where = (type: string) => {
+      if (!STACKS && TIMER_TYPES.has(type)) {
+        // Without stacks, what each timer would run and after how long (cheap, and enough to find most).
+        const seen = new Map<string, number>();
+        for (const [t, m] of pendingTimers()) {
+          if (m.type !== type) continue;
+          const x = t as unknown as { _idleTimeout?: number; _onTimeout?: { name?: string; toString(): string } };
+          const fn = x._onTimeout;
+          const what = `${x._idleTimeout ?? '?'} ms ${fn?.name || String(fn).replace(/\s+/g, ' ').slice(0, 80)}`;
+          seen.set(what, (seen.get(what) ?? 0) + 1);
+        }
+        return seen.size ? ` (${[...seen].map(([w, n]) => `${n}x ${w}`).join('; ')})` : '';
+      }
       if (!STACKS) return '';
       const made = TIMER_TYPES.has(type) ? pendingTimers().map(([, m]) => m) : [...this.made.values()];
       const stacks = made.filter((m) => m.type === type).map((m) => m.stack);

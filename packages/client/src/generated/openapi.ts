@@ -5732,7 +5732,10 @@ export interface operations {
                     requestId?: string;
                     /** @description The waiting user to act on */
                     userId?: string;
-                };
+                } & (unknown | {
+                    /** @constant */
+                    all: true;
+                });
             };
         };
         responses: {
@@ -5799,7 +5802,10 @@ export interface operations {
                     requestId?: string;
                     /** @description The waiting user to act on */
                     userId?: string;
-                };
+                } & (unknown | {
+                    /** @constant */
+                    all: true;
+                });
             };
         };
         responses: {
