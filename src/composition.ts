@@ -25,6 +25,8 @@ import type { RecordsService } from './core/records.service.js';
 import type { ImportService } from './core/import.service.js';
 import type { ActivationService } from './core/activation.service.js';
 import type { TelemetryIngestService } from './telemetry/telemetry-ingest.service.js';
+import { TenantSettingsService } from './core/tenant-settings.service.js';
+import { TenantConfigRepository } from './data/repositories/tenant-config.repository.js';
 import { createAuthServices, type AuthServices } from './auth/auth-services.js';
 import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
 import { createDirectoryServices } from './core/directory.wiring.js';
@@ -56,6 +58,8 @@ export interface Services {
   meetings: MeetingService;
   /** The meeting actors for REST and GraphQL (join by code, waiting room); the node attaches its actor system. */
   meetingRooms: MeetingRooms;
+  /** Tenant administrators change the tenant's configuration and security rules, audited (decision 950). */
+  tenantSettings: TenantSettingsService;
   /** Recording consent: the tenant's policy, answers stored with the event and audited (decision 910). */
   recordingConsent: RecordingConsentService;
   calls: CallService;
@@ -100,6 +104,13 @@ export function createServices(infra: Infra): Services {
     recordingConsent: new RecordingConsentService({
       events: (t) => new EventRepository(infra.mongo.tenantDb(t)),
       meetingSettings: (t) => directory.admin.meetingSettings(t),
+      audit: auth.audit,
+    }),
+    tenantSettings: new TenantSettingsService({
+      settings: (t) => new TenantConfigRepository(infra.mongo.tenantDb(t)),
+      admin: directory.admin,
+      rules: auth.rules,
+      caches: [directory.admin, auth.rules, directory.webApp],
       audit: auth.audit,
     }),
     ...telemetry,

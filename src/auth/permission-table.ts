@@ -182,6 +182,18 @@ export const OPERATIONS = {
   // Bulk user upload
   'uploads.pendingUsers': { transport: 'rest', name: 'POST /api/uploads/pendingUsers', requires: 'users:import' },
   'uploads.imports': { transport: 'rest', name: 'GET /api/uploads/pendingUsers', requires: 'users:import' },
+  'admin.configureTenant': {
+    transport: 'rest',
+    name: 'PATCH /api/admin/tenantConfig',
+    requires: 'tenant:admin',
+    note: 'audited as tenant.configure',
+  },
+  'admin.changeSecurityRules': {
+    transport: 'rest',
+    name: 'PATCH /api/admin/securityRules',
+    requires: 'tenant:admin',
+    note: 'audited as security.rules.change',
+  },
   'admin.pendingUsers': { transport: 'rest', name: 'GET /api/admin/pendingUsers', requires: 'users:import' },
   'admin.activatePendingUsers': {
     transport: 'rest',

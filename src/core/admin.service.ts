@@ -99,6 +99,12 @@ export class AdminService {
     };
   }
 
+  /** Drops this node's cached origins and patient scope of `tenant` (other nodes follow within 10 s). */
+  forget(tenant: string): void {
+    this.origins.delete(tenant);
+    this.scopes.delete(tenant);
+  }
+
   /** TenantConfig `directory.patientScope`, cached briefly: read by every directory request of a patient. */
   patientScope(tenant: string): Promise<TenantConfig['directory']['patientScope']> {
     return this.scopes.getOrLoad(

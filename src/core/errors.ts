@@ -218,14 +218,17 @@ function fromMongooseValidation(e: MongooseValidationLike): AppError {
 }
 
 interface ZodLike {
-  issues: { path: PropertyKey[]; message: string }[];
+  issues: { path: PropertyKey[]; message: string; code?: string; keys?: string[] }[];
 }
 
 export function fromZod(e: ZodLike, prefix?: string): AppError {
-  const errors = e.issues.map((i) => ({
-    field: [prefix, ...i.path.map(String)].filter(Boolean).join('.') || '(body)',
-    message: i.message,
-  }));
+  const errors = e.issues.flatMap((i) => {
+    const at = [prefix, ...i.path.map(String)];
+    // A strict schema's unknown fields: one error naming each field.
+    if (i.code === 'unrecognized_keys' && i.keys?.length)
+      return i.keys.map((k) => ({ field: [...at, k].filter(Boolean).join('.'), message: 'unknown field' }));
+    return [{ field: at.filter(Boolean).join('.') || '(body)', message: i.message }];
+  });
   const first = errors[0];
   return new AppError('validation_failed', first ? `${first.field}: ${first.message}` : undefined, { errors });
 }

@@ -16,6 +16,11 @@ export class SecurityRulesService {
     },
   ) {}
 
+  /** Drops this node's cached rules of `tenant` (after a change; other nodes follow within the cache time). */
+  forget(tenant: string): void {
+    this.cache.delete(tenant);
+  }
+
   async get(tenant: string): Promise<SecurityRules> {
     const hit = this.cache.get(tenant);
     if (hit && Date.now() - hit.at < (this.deps.cacheMs ?? 5000)) return hit.rules;

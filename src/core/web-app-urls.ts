@@ -33,6 +33,11 @@ export class WebAppUrls {
 
   constructor(private readonly deps: WebAppUrlsDeps) {}
 
+  /** Drops this node's cached pages of `tenant` (after a change; other nodes follow within 10 s). */
+  forget(tenant: string): void {
+    this.tenants.delete(tenant);
+  }
+
   /** `{scheme}://{tenant}.{baseDomain}[:port]`, from the deployment's public URL. */
   tenantOrigin(tenant: string): string {
     const u = new URL(this.deps.site.publicUrl);

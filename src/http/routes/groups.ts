@@ -7,6 +7,7 @@ import { adminPresenceRoutes } from './admin/presence.router.js';
 import { adminAuditRoutes } from './admin/audit.router.js';
 import { adminPendingUserRoutes } from './admin/pending-users.router.js';
 import { adminJobRoutes } from './admin/jobs.router.js';
+import { adminTenantSettingsRoutes } from './admin/tenant-settings.router.js';
 import { mediaRoutes, mediaAliasRoutes } from './media/media.router.js';
 import { sharedFilesRoutes, containerFilesRoutes } from './files/files.router.js';
 import { uploadsRoutes } from './uploads/uploads.router.js';
@@ -42,6 +43,7 @@ export const API_GROUPS: readonly RouteGroup[] = [
   adminAuditRoutes,
   adminPendingUserRoutes,
   adminJobRoutes,
+  adminTenantSettingsRoutes,
   recordingRoutes,
   webhookRoutes,
   jwksRoutes,

@@ -63,7 +63,7 @@ export interface RouteSpec<
   B extends z.ZodType | undefined = z.ZodType | undefined,
 > {
   operationId: RouteId;
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'patch';
   /** Express path relative to the group base, e.g. `/get/:eventId`; `*name` spans several segments. */
   path: string;
   summary: string;

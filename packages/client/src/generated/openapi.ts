@@ -672,6 +672,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/securityRules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the given security rules only (PIN policy, lockout, session lifetimes, login-code lifetime); answers the whole rules
+         * @description Audited as `security.rules.change` with each changed path's old and new value. This node applies the change at once; other nodes within 5 s.
+         *
+         *     Requires: `tenant:admin` (docs/permissions.md). audited as security.rules.change.
+         */
+        patch: operations["admin.changeSecurityRules"];
+        trace?: never;
+    };
+    "/api/admin/tenantConfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the given TenantConfig fields only (uploads, features, meetings, CORS origins, web app, directory); answers the whole configuration
+         * @description Audited as `tenant.configure` with each changed path's old and new value. This node applies the change at once; other nodes within 10 s (allowed origins, patient scope, web app pages).
+         *
+         *     Requires: `tenant:admin` (docs/permissions.md). audited as tenant.configure.
+         */
+        patch: operations["admin.configureTenant"];
+        trace?: never;
+    };
     "/api/admin/user/{tenant}/{username}": {
         parameters: {
             query?: never;
@@ -4180,6 +4224,208 @@ export interface operations {
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
             404: components["responses"]["Problem404.import_not_found.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "admin.changeSecurityRules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pin": {
+                 *         "minLength": 6
+                 *       },
+                 *       "lockout": {
+                 *         "maxAttempts": 3
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    lockout?: {
+                        lockoutSeconds?: number;
+                        maxAttempts?: number;
+                        maxFailuresPerDay?: number;
+                        maxLockoutSeconds?: number;
+                    };
+                    loginCodeTtlSeconds?: number;
+                    pin?: {
+                        digitsOnly?: boolean;
+                        historyCount?: number;
+                        maxLength?: number;
+                        minLength?: number;
+                    };
+                    session?: {
+                        accessTokenTtlSeconds?: number;
+                        maxSessionsPerUser?: number;
+                        offlineTokenTtlDays?: number;
+                        refreshTokenTtlSeconds?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lockout: {
+                            lockoutSeconds: number;
+                            maxAttempts: number;
+                            maxFailuresPerDay: number;
+                            maxLockoutSeconds: number;
+                        };
+                        loginCodeTtlSeconds: number;
+                        pin: {
+                            digitsOnly: boolean;
+                            historyCount: number;
+                            maxLength: number;
+                            minLength: number;
+                        };
+                        session: {
+                            accessTokenTtlSeconds: number;
+                            maxSessionsPerUser: number;
+                            offlineTokenTtlDays: number;
+                            refreshTokenTtlSeconds: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "admin.configureTenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "uploads": {
+                 *         "maxBytes": 20971520
+                 *       },
+                 *       "cors": {
+                 *         "allowedOrigins": [
+                 *           "https://app.hospital.example"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    cors?: {
+                        allowedOrigins?: string[];
+                    };
+                    directory?: {
+                        /** @enum {string} */
+                        patientScope?: "careTeam" | "tenant";
+                    };
+                    displayName?: string;
+                    features?: {
+                        chat?: boolean;
+                        guestJoin?: boolean;
+                        rapidConnect?: boolean;
+                        recording?: boolean;
+                    };
+                    locale?: string;
+                    meetings?: {
+                        heartbeatSeconds?: number;
+                        /** @enum {string} */
+                        recordingConsent?: "off" | "all" | "patients";
+                        recordingConsentTimeoutSeconds?: number;
+                        ringTimeoutSeconds?: number;
+                        waitingRoom?: boolean;
+                        waitingRoomAutoAdmitInvited?: boolean;
+                        waitingRoomExpirySeconds?: number;
+                    };
+                    timezone?: string;
+                    uploads?: {
+                        allowedExtensions?: string[];
+                        /** @description bytes, 1 KiB to 2 GiB */
+                        maxBytes?: number;
+                        maxImagePixels?: number;
+                    };
+                    webApp?: {
+                        /** @description null: the service's own page */
+                        loginApproveUrl?: string | null;
+                        /** @description null: the deployment's setting */
+                        signInRedirectUri?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cors: {
+                            allowedOrigins: string[];
+                        };
+                        directory: {
+                            /** @enum {string} */
+                            patientScope: "careTeam" | "tenant";
+                        };
+                        displayName: string;
+                        features: {
+                            chat: boolean;
+                            guestJoin: boolean;
+                            rapidConnect: boolean;
+                            recording: boolean;
+                        };
+                        locale: string;
+                        meetings: {
+                            heartbeatSeconds: number;
+                            /** @enum {string} */
+                            recordingConsent: "off" | "all" | "patients";
+                            recordingConsentTimeoutSeconds: number;
+                            ringTimeoutSeconds: number;
+                            waitingRoom: boolean;
+                            waitingRoomAutoAdmitInvited: boolean;
+                            waitingRoomExpirySeconds: number;
+                        };
+                        tenant: string;
+                        timezone: string;
+                        uploads: {
+                            allowedExtensions: string[];
+                            maxBytes: number;
+                            maxImagePixels: number;
+                        };
+                        webApp: {
+                            loginApproveUrl: string | null;
+                            signInRedirectUri: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.unsupported_media_type"];
             429: components["responses"]["Problem429.rate_limited"];
