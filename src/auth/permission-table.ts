@@ -474,6 +474,12 @@ export const OPERATIONS = {
     requires: 'meetings:host',
     note: 'and a host of the meeting (not_meeting_host otherwise)',
   },
+  'graphql.consentToRecording': {
+    transport: 'graphql',
+    name: 'consentToRecording',
+    requires: 'meetings:join',
+    note: 'and asked by the consent request (a member of the meeting, or a joiner held for consent)',
+  },
   'graphql.waitingRoom': {
     transport: 'graphql',
     name: 'waitingRoom',

@@ -41,6 +41,8 @@ export const FIELD_COSTS: Record<string, number> = {
   'Mutation.addHost': 10,
   'Mutation.muteRequest': 10,
   'Mutation.answerHostAccess': 10,
+  // Recording consent: one meeting actor turn (decision 910).
+  'Mutation.consentToRecording': 10,
 };
 
 /**

@@ -10,6 +10,7 @@ import { need, type GraphQLContext } from './context.js';
 import { AuditQuery, auditFilterOf } from '../../core/audit-query.js';
 import { withoutNulls } from './args.js';
 import { meetingControlMutations } from './meeting-controls.resolvers.js';
+import { recordingConsentMutations } from './recording-consent.resolvers.js';
 import { Paging } from '../../core/paging.js';
 import { presentEventFile, presentFile, presentLedgerEntry } from '../presenters/records.presenter.js';
 
@@ -18,7 +19,7 @@ type Args = Record<string, unknown>;
 
 /** Resolvers call the same services and presenters as REST; each checks the permission table first. */
 export const resolvers = {
-  Mutation: meetingControlMutations,
+  Mutation: { ...meetingControlMutations, ...recordingConsentMutations },
   Query: {
     me: async (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.me');

@@ -417,5 +417,18 @@ export const typeDefs = /* GraphQL */ `
     muteRequest(eventId: ID!, userId: ID!, media: MuteMedia, message: String, requestId: String): ControlResult!
     "Answer a member's requestHostAccess: grant (they become a host) or refuse; they are told."
     answerHostAccess(eventId: ID!, userId: ID!, grant: Boolean!, message: String, requestId: String): ControlResult!
+    "Answer a recording consent request (recordingConsentRequested) with yes or no, once (decision 910)."
+    consentToRecording(eventId: ID!, requestId: String!, consent: Boolean!): RecordingConsentAnswer!
+  }
+
+  "The state of a recording consent request after an answer (decision 910)."
+  type RecordingConsentAnswer {
+    eventId: ID!
+    requestId: String!
+    "pending, granted, refused or timedOut"
+    state: String!
+    consent: Boolean!
+    "A joiner held while the recording runs entered the meeting (its join details come by the waitingRoom push)."
+    entered: Boolean!
   }
 `;

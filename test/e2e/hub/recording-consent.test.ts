@@ -333,9 +333,16 @@ describe('consent-gated recording across two nodes', () => {
       ok: false,
       error: { code: 'consent_not_required' },
     });
-    expect(await must(pat, 'consentToRecording', { eventId, requestId: 'rec-5', consent: true })).toMatchObject({
-      state: 'granted',
+    // pat answers through GraphQL (the same actor turn as the hub's consentToRecording).
+    const gql = await request(node.url!, 'POST', '/graphql', {
+      tenant: 'acme',
+      token: tokens.pat,
+      body: {
+        query: `mutation { consentToRecording(eventId: "${eventId}", requestId: "rec-5", consent: true) { eventId state consent } }`,
+      },
     });
+    expect(gql.body.data.consentToRecording).toEqual({ eventId, state: 'granted', consent: true });
+    expect(pat.connected).toBe(true);
     await ra.next('meetingEvent', (e) => e.type === 'recordingStarted');
     expect((await node.services.recording.status('acme', eventId)).session).toBe(1);
   });

@@ -105,6 +105,7 @@ describe('401/403 per the permission table for every directory endpoint and Grap
       addHost: `mutation { addHost(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}") { eventId } }`,
       muteRequest: `mutation { muteRequest(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}") { eventId } }`,
       answerHostAccess: `mutation { answerHostAccess(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}", grant: true) { eventId } }`,
+      consentToRecording: `mutation { consentToRecording(eventId: "${SAMPLE.eventId}", requestId: "r1", consent: true) { state } }`,
     };
     const ops = Object.entries(OPERATIONS).filter(([, o]) => o.transport === 'graphql');
     expect(ops.map(([, o]) => o.name).sort()).toEqual(Object.keys(selections).sort());

@@ -52,6 +52,8 @@ const DOCUMENTS: Record<string, string> = {
     'mutation Q($g: ID!, $a: ID!, $s: MuteMedia, $p: String) { muteRequest(eventId: $g, userId: $a, media: $s, message: $p) { affected } }',
   answerHostAccess:
     'mutation Q($g: ID!, $a: ID!, $c: Boolean!, $p: String) { answerHostAccess(eventId: $g, userId: $a, grant: $c, message: $p) { affected } }',
+  consentToRecording:
+    'mutation Q($g: ID!, $s: String!, $c: Boolean!) { consentToRecording(eventId: $g, requestId: $s, consent: $c) { state } }',
 };
 
 describe('hostile GraphQL input: every operation, and query bombs', () => {

@@ -38,6 +38,8 @@ const GRAPHQL: Record<string, string> = {
   muteRequest: 'mutation M($e: ID!, $u: ID!) { muteRequest(eventId: $e, userId: $u, media: audio) { affected } }',
   answerHostAccess:
     'mutation M($e: ID!, $u: ID!) { answerHostAccess(eventId: $e, userId: $u, grant: false) { affected } }',
+  consentToRecording:
+    'mutation M($e: ID!) { consentToRecording(eventId: $e, requestId: "iso-consent", consent: true) { state } }',
 };
 
 /** GraphQL host controls of a meeting (decision 900): the event and the member acted on. */
@@ -58,7 +60,7 @@ const variablesOf = (name: string, t: SeededTenant): Record<string, string> =>
     ? { g: t.groupId }
     : name === 'sessionFiles'
       ? { s: t.sessionId }
-      : ['waitingRoom', 'eventLedger', 'eventFiles'].includes(name)
+      : ['waitingRoom', 'eventLedger', 'eventFiles', 'consentToRecording'].includes(name)
         ? { e: t.eventId }
         : HOST_CONTROLS.includes(name)
           ? { e: t.eventId, u: t.users.patient!.id }
