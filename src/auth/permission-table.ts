@@ -426,6 +426,18 @@ export const OPERATIONS = {
   'graphql.myNotice': { transport: 'graphql', name: 'myNotice', requires: 'notices:read' },
   'graphql.auditTrail': { transport: 'graphql', name: 'auditTrail', requires: 'audit:read' },
   'graphql.auditVerify': { transport: 'graphql', name: 'auditVerify', requires: 'audit:read' },
+  'graphql.admit': {
+    transport: 'graphql',
+    name: 'admit',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
+  'graphql.deny': {
+    transport: 'graphql',
+    name: 'deny',
+    requires: 'meetings:host',
+    note: 'and a host of the event (not_meeting_host otherwise)',
+  },
   'graphql.removeParticipant': {
     transport: 'graphql',
     name: 'removeParticipant',

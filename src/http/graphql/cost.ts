@@ -33,6 +33,8 @@ export const FIELD_COSTS: Record<string, number> = {
   'Query.auditVerify': 400,
   'Query.waitingRoom': 10,
   // Host controls: one meeting actor turn each (decision 900).
+  'Mutation.admit': 10,
+  'Mutation.deny': 10,
   'Mutation.removeParticipant': 10,
   'Mutation.endMeeting': 10,
   'Mutation.lockMeeting': 10,

@@ -9,6 +9,7 @@ import {
   MuteRequestRequest,
   RemoveParticipantRequest,
 } from '../../actors/meeting-controls.schema.js';
+import { AdmitRequest, DenyRequest } from '../../actors/meeting.schema.js';
 import { fromZod } from '../../core/errors.js';
 import { need, type GraphQLContext } from './context.js';
 import { withoutNulls } from './args.js';
@@ -33,7 +34,23 @@ function control<S extends z.ZodType<{ eventId: string; requestId?: string }>>(
   };
 }
 
+/** Parses a waiting-room decision's arguments with the hub's schema, after the permission table. */
+function parsed<S extends z.ZodType>(ctx: GraphQLContext, id: OperationId, schema: S, args: Args) {
+  const p = need(ctx, id);
+  const r = schema.safeParse(withoutNulls(args));
+  if (!r.success) throw fromZod(r.error);
+  return { p, req: r.data as z.infer<S> };
+}
+
 export const meetingControlMutations = {
+  admit: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+    const { p, req } = parsed(ctx, 'graphql.admit', AdmitRequest, args);
+    return ctx.services.meetingRooms.admit(p, req);
+  },
+  deny: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+    const { p, req } = parsed(ctx, 'graphql.deny', DenyRequest, args);
+    return ctx.services.meetingRooms.deny(p, req);
+  },
   removeParticipant: control('removeParticipant', RemoveParticipantRequest, (r) => ({
     type: 'removeParticipant',
     userId: r.userId,

@@ -396,12 +396,30 @@ export const typeDefs = /* GraphQL */ `
     both
   }
 
+  "What admit answers: the queue after it, and whom it admitted."
+  type AdmitResult {
+    eventId: ID!
+    waiting: [WaitingEntry!]!
+    admitted: [ID!]!
+  }
+
+  "What deny answers: the queue after it, and whom it denied."
+  type DenyResult {
+    eventId: ID!
+    waiting: [WaitingEntry!]!
+    denied: [ID!]!
+  }
+
   """
-  Host controls of a meeting (docs/meetings.md, decision 900): the same turns of the meeting actor as
-  the hub methods and REST routes of the same names; hosts of the meeting only. A repeated requestId
-  answers the first result and applies once.
+  The waiting room's decisions (decision 870) and the host controls of a meeting (docs/meetings.md,
+  decision 900): the same turns of the meeting actor as the hub methods and REST routes of the same
+  names; hosts of the meeting only. A repeated requestId answers the first result and applies once.
   """
   type Mutation {
+    "Waiting room (decision 870): admit one entry (userId) or all; the admitted get their join details by the waitingRoom push."
+    admit(eventId: ID!, userId: ID, all: Boolean, requestId: String): AdmitResult!
+    "Waiting room: deny one entry (userId) or all, with an optional message; they must be admitted to come back."
+    deny(eventId: ID!, userId: ID, all: Boolean, message: String, requestId: String): DenyResult!
     "Take a member out of the meeting; they come back only when a host admits them again."
     removeParticipant(eventId: ID!, userId: ID!, reason: String, requestId: String): ControlResult!
     "End the meeting for everyone: every socket leaves, the VCS room closes, the event is ended."

@@ -129,8 +129,13 @@ describe('host controls across two nodes', () => {
     expect(await must(pat, 'joinEvent', { eventId })).toMatchObject({ status: 'waiting', position: 1 });
     const queue = await ra.next('waitingRoomUpdated', (p) => p.waiting.length === 1);
     expect(queue.waiting).toEqual([expect.objectContaining({ userId: ids.pat, returning: 'removed' })]);
-    // Admitted again by the host: in the room again.
-    await must(alice, 'admit', { eventId, userId: ids.pat });
+    // Admitted again by the host (a GraphQL mutation on the other node): in the room again.
+    const readmitted = await gql(
+      child.url,
+      'alice',
+      `mutation { admit(eventId: "${eventId}", userId: "${ids.pat}") { admitted waiting { userId } } }`,
+    );
+    expect(readmitted.body).toEqual({ data: { admit: { admitted: [ids.pat], waiting: [] } } });
     await rp.next('waitingRoom', (p) => p.state === 'admitted');
     await hears(alice, rp, eventId, 'readmitted');
     const types = ra.of('meetingEvent').map((e: { type: string }) => e.type);

@@ -97,6 +97,8 @@ describe('401/403 per the permission table for every directory endpoint and Grap
       eventLedger: `eventLedger(eventId: "${SAMPLE.eventId}") { total }`,
       eventFiles: `eventFiles(eventId: "${SAMPLE.eventId}") { total }`,
       sessionFiles: `sessionFiles(sessionId: "${SAMPLE.sessionId}") { total }`,
+      admit: `mutation { admit(eventId: "${SAMPLE.eventId}", all: true) { eventId } }`,
+      deny: `mutation { deny(eventId: "${SAMPLE.eventId}", all: true) { eventId } }`,
       removeParticipant: `mutation { removeParticipant(eventId: "${SAMPLE.eventId}", userId: "${SAMPLE.eventId}") { eventId } }`,
       endMeeting: `mutation { endMeeting(eventId: "${SAMPLE.eventId}") { eventId } }`,
       lockMeeting: `mutation { lockMeeting(eventId: "${SAMPLE.eventId}") { eventId } }`,

@@ -40,6 +40,9 @@ const DOCUMENTS: Record<string, string> = {
     'query Q($g: ID!, $p: PagingInput) { eventFiles(eventId: $g, paging: $p) { total items { source file { id url } } } }',
   sessionFiles:
     'query Q($g: String!, $p: PagingInput) { sessionFiles(sessionId: $g, paging: $p) { total items { id url } } }',
+  admit:
+    'mutation Q($g: ID!, $a: ID, $c: Boolean, $s: String) { admit(eventId: $g, userId: $a, all: $c, requestId: $s) { admitted } }',
+  deny: 'mutation Q($g: ID!, $a: ID, $c: Boolean, $p: String) { deny(eventId: $g, userId: $a, all: $c, message: $p) { denied } }',
   removeParticipant:
     'mutation Q($g: ID!, $a: String, $s: String) { removeParticipant(eventId: $g, userId: $g, reason: $a, requestId: $s) { eventId } }',
   endMeeting:

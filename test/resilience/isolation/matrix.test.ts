@@ -28,6 +28,8 @@ const GRAPHQL: Record<string, string> = {
   eventLedger: 'query L($e: ID!) { eventLedger(eventId: $e) { total items { displayName device joinedAt } } }',
   eventFiles: 'query F($e: ID!) { eventFiles(eventId: $e) { total items { source file { fileName url } } } }',
   sessionFiles: 'query S($s: String!) { sessionFiles(sessionId: $s) { total items { fileName url } } }',
+  admit: 'mutation M($e: ID!, $u: ID!) { admit(eventId: $e, userId: $u) { eventId admitted } }',
+  deny: 'mutation M($e: ID!, $u: ID!) { deny(eventId: $e, userId: $u, message: "matrix") { eventId denied } }',
   removeParticipant:
     'mutation M($e: ID!, $u: ID!) { removeParticipant(eventId: $e, userId: $u, reason: "matrix") { eventId affected } }',
   endMeeting: 'mutation M($e: ID!) { endMeeting(eventId: $e) { eventId ended } }',
@@ -44,6 +46,8 @@ const GRAPHQL: Record<string, string> = {
 
 /** GraphQL host controls of a meeting (decision 900): the event and the member acted on. */
 const HOST_CONTROLS = [
+  'admit',
+  'deny',
   'removeParticipant',
   'endMeeting',
   'lockMeeting',
