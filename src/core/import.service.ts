@@ -9,7 +9,12 @@ import type { ObjectStore } from '../storage/object-store.js';
 import { layout } from '../storage/layout.js';
 import { checkExtension, guardedSource, uploadFailure } from './upload-policy.js';
 import type { UploadPart } from './media.service.js';
-import { DEFAULT_SPREADSHEET_LIMITS, inspectXlsxContainer, type SpreadsheetLimits } from './spreadsheet-limits.js';
+import {
+  countWorksheetRows,
+  DEFAULT_SPREADSHEET_LIMITS,
+  inspectXlsxContainer,
+  type SpreadsheetLimits,
+} from './spreadsheet-limits.js';
 import { readPendingUserSheet, type SheetRow } from './pending-user-sheet.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';
@@ -20,6 +25,8 @@ export interface ImportProgressPush {
   importId: string;
   status: 'running' | 'completed' | 'failed';
   rowsDone: number;
+  /** Rows of the sheet (counted before the rows are read), so a client can show "done of total"; the final push gives the rows read. */
+  rowsTotal?: number;
   rowsImported: number;
   rowErrorCount: number;
   error?: string;
@@ -150,6 +157,7 @@ export class ImportService {
       return { rowsTotal: record.rowsTotal, rowsImported: record.rowsImported, rowErrors: record.rowErrorCount ?? 0 };
     await imports.start(data.importId);
     const uploader = record.requestedBy.toString();
+    let rowsTotal: number | undefined;
     const tell = (
       status: ImportProgressPush['status'],
       t: { done: number; imported: number; errors: number },
@@ -159,6 +167,7 @@ export class ImportService {
         importId: data.importId,
         status,
         rowsDone: t.done,
+        ...(status === 'completed' ? { rowsTotal: t.done } : rowsTotal !== undefined ? { rowsTotal } : {}),
         rowsImported: t.imported,
         rowErrorCount: t.errors,
         ...(error ? { error } : {}),
@@ -171,11 +180,14 @@ export class ImportService {
     try {
       const info = await this.deps.store.head(key);
       if (!info) throw new AppError('spreadsheet_rejected', 'The uploaded spreadsheet is missing');
-      await inspectXlsxContainer(
-        async (start, end) => (await this.deps.store.get(key, { start, end })).body,
-        info.size,
-        this.limits,
-      );
+      const read = async (start: number, end: number) => (await this.deps.store.get(key, { start, end })).body;
+      const container = await inspectXlsxContainer(read, info.size, this.limits);
+      // The sheet's rows minus its header: progress says "done of total" (an estimate: blank rows are skipped).
+      const rows = container.worksheet && (await countWorksheetRows(read, container.worksheet).catch(() => undefined));
+      if (rows !== undefined) {
+        rowsTotal = Math.max(0, rows - 1);
+        await imports.expectRows(data.importId, rowsTotal);
+      }
     } catch (e) {
       if (isAppError(e) && e.code === 'spreadsheet_rejected') {
         await imports.fail(data.importId, e.message, [

@@ -56,6 +56,11 @@ export class ImportRepository {
     );
   }
 
+  /** The rows a running import expects (counted before reading them); the end sets the rows read. */
+  async expectRows(id: string, rowsTotal: number): Promise<void> {
+    await this.db.models.Import.updateOne({ _id: id, status: 'running' }, { $set: { rowsTotal } });
+  }
+
   /**
    * Adds a batch's counters and the errors still under the report cap; with `end`, the same update also
    * records how the run ended. The last counters and the outcome are one update on purpose: MongoDB-wire

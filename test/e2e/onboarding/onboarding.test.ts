@@ -161,13 +161,14 @@ describe('onboarding a hospital', () => {
         importId,
         status: 'completed',
         rowsDone: 4,
+        rowsTotal: 4,
         rowsImported: 3,
         rowErrorCount: 1,
       });
     } finally {
       socket.close();
     }
-    expect(pushes.every((p) => p.importId === importId)).toBe(true);
+    expect(pushes.every((p) => p.importId === importId && p.rowsTotal === 4)).toBe(true);
 
     // The admin finds the import and its pending users.
     const imports = await node.http.get('/api/uploads/pendingUsers', { tenant: 'stluke', token: admin });

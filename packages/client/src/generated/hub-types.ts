@@ -783,6 +783,8 @@ export interface ImportProgressPush {
 	importId: string;
 	status: "running" | "completed" | "failed";
 	rowsDone: number;
+	/** Rows of the sheet (counted before the rows are read), so a client can show "done of total"; the final push gives the rows read. */
+	rowsTotal?: number;
 	rowsImported: number;
 	rowErrorCount: number;
 	error?: string;
