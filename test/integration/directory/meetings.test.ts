@@ -112,9 +112,11 @@ describe('meetings: join by code, rapid connect, hub-facing service API, recordi
     expect(
       (await as(w, w.b.alice, w.tenantB).post(`/api/meetings/startRapidConnect/${mapped.body.device.id}`)).body.code,
     ).toBe('device_not_found');
-    expect((await as(w, w.a.alice).post('/api/meetings/startRapidConnect/x')).body.errors[0].field).toBe(
-      'params.deviceId',
-    );
+    // A hardware id is a device id too (decision 312): one no one mapped names no device.
+    expect((await as(w, w.a.alice).post('/api/meetings/startRapidConnect/x')).body.code).toBe('device_not_found');
+    expect(
+      (await as(w, w.a.alice).post(`/api/meetings/startRapidConnect/${'x'.repeat(201)}`)).body.errors[0].field,
+    ).toBe('params.deviceId');
   });
 
   it('hands startrecording to the recording job for members of the event', async () => {
