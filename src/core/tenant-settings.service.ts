@@ -39,38 +39,63 @@ export class TenantSettingsService {
     return this.deps.admin.tenantConfig(tenant);
   }
 
+  /**
+   * The rules that span fields (PIN min <= max, lockout <= its cap, access <= refresh lifetime) are
+   * checked against the document read, and the write applies only if it is still that document
+   * (compare-and-set on updatedAt), else it reads and checks again: two admins changing the two ends of
+   * a bound at once cannot store a pair that breaks it.
+   */
   async changeSecurityRules(p: Principal, tenant: string, patch: SecurityRulesPatch): Promise<SecurityRules> {
     const set = leaves(patch, 'security');
-    const current = effective(await this.deps.settings(tenant).settings(), tenant);
-    const next = (path: string) => (path in set ? set[path] : at(current, path)) as number;
-    const errors: { field: string; message: string }[] = [];
-    if (next('security.pin.minLength') > next('security.pin.maxLength'))
-      errors.push({ field: 'pin.minLength', message: 'must not exceed pin.maxLength' });
-    if (next('security.lockout.lockoutSeconds') > next('security.lockout.maxLockoutSeconds'))
-      errors.push({ field: 'lockout.lockoutSeconds', message: 'must not exceed lockout.maxLockoutSeconds' });
-    if (next('security.session.accessTokenTtlSeconds') > next('security.session.refreshTokenTtlSeconds'))
-      errors.push({
-        field: 'session.accessTokenTtlSeconds',
-        message: 'must not exceed session.refreshTokenTtlSeconds',
-      });
-    if (errors.length)
-      throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
-    await this.apply(p, tenant, set, 'security.rules.change');
+    for (let attempt = 0; ; attempt++) {
+      const stored = await this.deps.settings(tenant).settings();
+      checkBounds(set, effective(stored, tenant));
+      if (await this.apply(p, tenant, set, 'security.rules.change', stored?.updatedAt ?? null)) break;
+      if (attempt === 4)
+        throw new AppError('conflict', 'The security rules kept changing meanwhile; read them and try again');
+    }
     return this.deps.rules.get(tenant);
   }
 
-  private async apply(p: Principal, tenant: string, set: Record<string, unknown>, action: string): Promise<void> {
-    if (!Object.keys(set).length) return;
-    const before = await this.deps.settings(tenant).setPaths(set);
-    if (!before) throw new AppError('tenant_not_found', `Tenant '${tenant}' has no configuration`);
+  /** Writes `set`; false when `ifUnchangedSince` is given and the document changed since. */
+  private async apply(
+    p: Principal,
+    tenant: string,
+    set: Record<string, unknown>,
+    action: string,
+    ifUnchangedSince?: Date | null,
+  ): Promise<boolean> {
+    if (!Object.keys(set).length) return true;
+    const before = await this.deps.settings(tenant).setPaths(set, ifUnchangedSince);
+    if (!before) {
+      if (ifUnchangedSince !== undefined && (await this.deps.settings(tenant).settings())) return false;
+      throw new AppError('tenant_not_found', `Tenant '${tenant}' has no configuration`);
+    }
     for (const c of this.deps.caches) c.forget(tenant);
     const was = effective(before, tenant);
     const changes: SettingChange[] = Object.entries(set)
       .map(([path, value]) => ({ path, old: at(was, path) ?? null, new: value }))
       .filter((c) => JSON.stringify(c.old) !== JSON.stringify(c.new));
-    if (!changes.length) return;
-    await recordBy(this.deps.audit, p, action, { details: { paths: changes.map((c) => c.path), changes } });
+    if (changes.length)
+      await recordBy(this.deps.audit, p, action, { details: { paths: changes.map((c) => c.path), changes } });
+    return true;
   }
+}
+
+/** The security rules that span fields, checked on the values a change would leave in effect. */
+function checkBounds(set: Record<string, unknown>, current: Record<string, unknown>): void {
+  const next = (path: string) => (path in set ? set[path] : at(current, path)) as number;
+  const errors: { field: string; message: string }[] = [];
+  if (next('security.pin.minLength') > next('security.pin.maxLength'))
+    errors.push({ field: 'pin.minLength', message: 'must not exceed pin.maxLength' });
+  if (next('security.lockout.lockoutSeconds') > next('security.lockout.maxLockoutSeconds'))
+    errors.push({ field: 'lockout.lockoutSeconds', message: 'must not exceed lockout.maxLockoutSeconds' });
+  if (next('security.session.accessTokenTtlSeconds') > next('security.session.refreshTokenTtlSeconds'))
+    errors.push({
+      field: 'session.accessTokenTtlSeconds',
+      message: 'must not exceed session.refreshTokenTtlSeconds',
+    });
+  if (errors.length) throw new AppError('validation_failed', `${errors[0]!.field}: ${errors[0]!.message}`, { errors });
 }
 
 /** The stored document over the defaults: what was in effect (a setting added later reads its default). */

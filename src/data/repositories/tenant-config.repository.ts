@@ -15,9 +15,12 @@ export class TenantConfigRepository {
    * Sets the given dotted paths only (one `$set`, never a whole-document write, so two administrators
    * changing different fields both keep their change); answers the document as it was before.
    */
-  setPaths(set: Record<string, unknown>): Promise<TenantSettingsRecord | null> {
+  setPaths(set: Record<string, unknown>, ifUnchangedSince?: Date | null): Promise<TenantSettingsRecord | null> {
+    // With `ifUnchangedSince` (the updatedAt read): only if nobody changed the document meanwhile, so
+    // rules checked across fields against that read still hold; null answers "changed meanwhile".
+    const unchanged = ifUnchangedSince === undefined ? {} : { updatedAt: ifUnchangedSince ?? { $exists: false } };
     return this.db.models.TenantConfig.findOneAndUpdate(
-      { _id: 'tenant' },
+      { _id: 'tenant', ...unchanged },
       { $set: set },
       { returnDocument: 'before', runValidators: true },
     )

@@ -3,6 +3,8 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { request } from '../../support/http.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { multipart } from '../../support/form.js';
+import { TenantSettingsService } from '../../../src/core/tenant-settings.service.js';
+import { TenantConfigRepository } from '../../../src/data/repositories/tenant-config.repository.js';
 
 /** Tenant administrators change TenantConfig and the security rules (decision 950). */
 describe('PATCH /api/admin/tenantConfig and /api/admin/securityRules', () => {
@@ -164,5 +166,45 @@ describe('PATCH /api/admin/tenantConfig and /api/admin/securityRules', () => {
       token: otherAdmin,
     });
     expect(audit.body.items).toEqual([]);
+  });
+
+  it('never stores a pair that breaks a bound when two admins change its two ends at once', async () => {
+    // Both changes read the rules before either writes (the reads meet at a barrier): each is valid
+    // alone (min 8 <= max 8; min 6 <= max 7), together they would store min 8 > max 7.
+    const reset = await patch('securityRules', { pin: { minLength: 6, maxLength: 8 } });
+    expect(reset.status).toBe(200);
+    let reads = 0;
+    let release!: () => void;
+    const bothRead = new Promise<void>((r) => (release = r));
+    const svc = new TenantSettingsService({
+      settings: (t) => {
+        const repo = new TenantConfigRepository(node.infra.mongo.tenantDb(t));
+        return {
+          settings: async () => {
+            const s = await repo.settings();
+            if (++reads === 2) release();
+            if (reads <= 2) await bothRead;
+            return s;
+          },
+          setPaths: (set, since) => repo.setPaths(set, since),
+        };
+      },
+      admin: node.services.admin,
+      rules: node.services.auth.rules,
+      caches: [node.services.auth.rules],
+    });
+    const p = await node.services.auth.verifyAccessToken(acme, admin);
+    const outcomes = await Promise.allSettled([
+      svc.changeSecurityRules(p, acme, { pin: { minLength: 8 } }),
+      svc.changeSecurityRules(p, acme, { pin: { maxLength: 7 } }),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
+      code: 'validation_failed',
+    });
+    const stored = (await new TenantConfigRepository(node.infra.mongo.tenantDb(acme)).settings())?.security?.pin;
+    expect(stored?.minLength).toBeDefined();
+    expect(stored!.minLength).toBeLessThanOrEqual(stored!.maxLength);
+    await patch('securityRules', { pin: { minLength: 6, maxLength: 8 } });
   });
 });
