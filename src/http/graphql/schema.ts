@@ -266,6 +266,17 @@ export const typeDefs = /* GraphQL */ `
     leftAt: String
     durationSeconds: Int!
     conferenceId: String!
+    "This participant's answers to recording consent requests, oldest first."
+    recordingConsents: [LedgerConsent!]!
+  }
+
+  "A recording consent answer kept on a ledger row (decision 910)."
+  type LedgerConsent {
+    requestId: String!
+    consent: Boolean!
+    at: String!
+    "Answered on joining while the recording ran."
+    late: Boolean!
   }
 
   type LedgerPage {

@@ -16,6 +16,16 @@ export const LedgerEntry = z.object({
   leftAt: IsoDate.nullable(),
   durationSeconds: z.number().int(),
   conferenceId: z.string(),
+  recordingConsents: z
+    .array(
+      z.object({
+        requestId: z.string(),
+        consent: z.boolean(),
+        at: IsoDate,
+        late: z.boolean().describe('Answered on joining while the recording ran'),
+      }),
+    )
+    .describe("This participant's answers to recording consent requests (decision 910), oldest first"),
 });
 
 /** A stored file as the file lists show it; URLs are relative to the tenant host (the download routes). */
@@ -60,6 +70,12 @@ export function presentLedgerEntry({ row, event }: LedgerView): z.infer<typeof L
     leftAt: iso(row.leftAt),
     durationSeconds: row.durationSeconds ?? 0,
     conferenceId: row.conferenceId,
+    recordingConsents: (row.recordingConsents ?? []).map((c) => ({
+      requestId: String(c.requestId),
+      consent: !!c.consent,
+      at: new Date(c.at as Date).toISOString(),
+      late: !!c.late,
+    })),
   };
 }
 

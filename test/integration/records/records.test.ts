@@ -8,7 +8,8 @@ import { TelemetryClient, conferenceScript } from '../../../src/vcs/telemetry.cl
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
 
 const LEDGER = `query L($e: ID!, $p: PagingInput) { eventLedger(eventId: $e, paging: $p) {
-  total skip take items { participantKey userId displayName device deviceId joinedAt leftAt durationSeconds } } }`;
+  total skip take items { participantKey userId displayName device deviceId joinedAt leftAt durationSeconds
+  recordingConsents { requestId consent late } } } }`;
 const FILES = `query F($e: ID!, $p: PagingInput) { eventFiles(eventId: $e, paging: $p) {
   total skip take items { source attached file { id kind fileName url thumbnailUrl } } } }`;
 const SESSION = `query S($s: String!) { sessionFiles(sessionId: $s) { total items { id ownerId sessionId url } } }`;
@@ -92,6 +93,29 @@ describe('readable records: ledger, event files, session files', () => {
     expect((await jobs.waitUntilFinished('recording', start.jobId!)).state).toBe('completed');
     const stop = await node.services.recording.requestStop('acme', consultId, ids.cara!);
     expect((await jobs.waitUntilFinished('recording', stop.jobId!)).state).toBe('completed');
+    // A recording consent answer stored with the event, as the meeting actor stores it (decision 910);
+    // completion keeps it on the patient's ledger row.
+    const consentAt = new Date(Date.now() - 60_000);
+    await node.infra.mongo.tenantDb('acme').models.Event.updateOne(
+      { _id: consultId },
+      {
+        $push: {
+          recordingConsents: {
+            key: `rc-1:${ids.pat}`,
+            requestId: 'rc-1',
+            userId: ids.pat,
+            username: 'pat',
+            role: 'participant',
+            question: 'Do you agree that this consultation is recorded?',
+            policy: 'all',
+            requestedBy: ids.cara,
+            requestedAt: consentAt,
+            consent: true,
+            at: consentAt,
+          },
+        },
+      },
+    );
     // The conference's telemetry through the real gRPC ingest, then completion.
     const key = await node.services.telemetry.issueKey('acme');
     const address = `127.0.0.1:${(node.roles.get('telemetry') as TelemetryRoleHandle).port}`;
@@ -119,7 +143,13 @@ describe('readable records: ledger, event files, session files', () => {
     expect(r.body).toMatchObject({ total: 3, skip: 0, take: 20 });
     expect(r.body.items).toEqual([
       expect.objectContaining({ participantKey: ids.cara, userId: ids.cara, displayName: 'Dr Cara', device: 'web' }),
-      expect.objectContaining({ participantKey: ids.pat, userId: ids.pat, device: 'ios', deviceId: null }),
+      expect.objectContaining({
+        participantKey: ids.pat,
+        userId: ids.pat,
+        device: 'ios',
+        deviceId: null,
+        recordingConsents: [{ requestId: 'rc-1', consent: true, at: expect.any(String), late: false }],
+      }),
       expect.objectContaining({
         participantKey: `device:${ids.hs}`,
         userId: null,
@@ -127,6 +157,7 @@ describe('readable records: ledger, event files, session files', () => {
         device: 'headset',
       }),
     ]);
+    expect(r.body.items[0].recordingConsents).toEqual([]);
     const first = r.body.items[0];
     expect(first.durationSeconds).toBe(25 * 60);
     expect(Date.parse(first.leftAt) - Date.parse(first.joinedAt)).toBe(25 * 60_000);
@@ -134,7 +165,13 @@ describe('readable records: ledger, event files, session files', () => {
     const q = await gql('cara', LEDGER, { e: consultId, p: { skip: 1, take: 1 } });
     expect(q.body.errors).toBeUndefined();
     expect(q.body.data.eventLedger).toMatchObject({ total: 3, skip: 1, take: 1 });
-    expect(q.body.data.eventLedger.items).toEqual([expect.objectContaining({ userId: ids.pat, device: 'ios' })]);
+    expect(q.body.data.eventLedger.items).toEqual([
+      expect.objectContaining({
+        userId: ids.pat,
+        device: 'ios',
+        recordingConsents: [{ requestId: 'rc-1', consent: true, late: false }],
+      }),
+    ]);
   });
 
   it('refuses the ledger to a participant who is not a host and to a patient of another event, with their codes', async () => {

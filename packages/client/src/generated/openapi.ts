@@ -5004,6 +5004,15 @@ export interface operations {
                             leftAt: string | null;
                             /** @description Identity in the conference room (user id, `device:<id>` or `guest:<id>`) */
                             participantKey: string;
+                            /** @description This participant's answers to recording consent requests (decision 910), oldest first */
+                            recordingConsents: {
+                                /** @description ISO 8601 date-time */
+                                at: string;
+                                consent: boolean;
+                                /** @description Answered on joining while the recording ran */
+                                late: boolean;
+                                requestId: string;
+                            }[];
                             /** @description The user, when the participant is a known user */
                             userId: string | null;
                         }[];
