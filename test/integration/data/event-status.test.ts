@@ -82,13 +82,18 @@ describe('event status transitions on the MongoDB-protocol server', () => {
   const transition = (id: Types.ObjectId, to: EventStatus) =>
     events.transition(id, sourcesOf(to), to, { completedAt: new Date() });
 
+  // Each caller moves the event out of the status it saw (`started`). Without that fixed guard the race
+  // has two legal outcomes: `ended` first and then `completed` out of `ended` is a valid sequence.
+  const fromStarted = (id: Types.ObjectId, to: EventStatus) =>
+    events.transition(id, ['started'], to, { completedAt: new Date() });
+
   it('lets exactly one of concurrent transitions out of a status win, every time', async () => {
     for (let i = 0; i < 15; i++) {
       const id = await newEventIn('started');
       const results = await Promise.all([
-        transition(id, 'completed'),
-        transition(id, 'completed'),
-        transition(id, 'ended'),
+        fromStarted(id, 'completed'),
+        fromStarted(id, 'completed'),
+        fromStarted(id, 'ended'),
       ]);
       expect(results.filter(Boolean)).toHaveLength(1);
       const winner = results.find(Boolean)!;
