@@ -207,7 +207,7 @@ export function createAuthServices(infra: AuthInfra) {
     audit,
     rules,
     sessions,
-    realmAccounts: new RealmAccounts({ tenantDb }),
+    realmAccounts: new RealmAccounts({ credentials: repos.credentials }),
     loginCodes,
     pins,
     offlineTokens,

@@ -1,19 +1,23 @@
-import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
+import type { AccountRecord, CredentialRepository } from '../data/repositories/credential.repository.js';
 
 /**
  * The accounts of the embedded realms: what the realm's pages and provider read of a tenant's users
  * (by the subject its tokens carry, by the username of its sign-in form) and the demo passwords.
  */
 export class RealmAccounts {
-  constructor(private readonly deps: { tenantDb(tenant: string): TenantDb }) {}
+  constructor(
+    private readonly deps: {
+      /** The tenant's credential repository (a factory of the composition root). */
+      credentials(tenant: string): CredentialRepository;
+    },
+  ) {}
 
   bySubject(tenant: string, subject: string): Promise<AccountRecord | null> {
-    return this.credentials(tenant).findBySubject(subject);
+    return this.deps.credentials(tenant).findBySubject(subject);
   }
 
   byUsername(tenant: string, username: string): Promise<AccountRecord | null> {
-    return this.credentials(tenant).findByUsername(username);
+    return this.deps.credentials(tenant).findByUsername(username);
   }
 
   /** Gives each listed user without a password this one (already hashed); the demo tenant's users. */
@@ -22,14 +26,10 @@ export class RealmAccounts {
     usernames: readonly string[],
     passwordHash: () => Promise<string>,
   ): Promise<void> {
-    const creds = this.credentials(tenant);
+    const creds = this.deps.credentials(tenant);
     for (const username of usernames) {
       const user = await creds.findByUsername(username);
       if (user && !user.passwordHash) await creds.setPasswordHash(user._id.toString(), await passwordHash());
     }
-  }
-
-  private credentials(tenant: string): CredentialRepository {
-    return new CredentialRepository(this.deps.tenantDb(tenant));
   }
 }

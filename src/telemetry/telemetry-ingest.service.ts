@@ -2,8 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../core/errors.js';
 import { TtlCache } from '../core/ttl-cache.js';
-import type { TenantDb } from '../data/mongo.js';
-import { TelemetryRepository, type NewTelemetryRecord } from '../data/repositories/telemetry.repository.js';
+import type { NewTelemetryRecord, TelemetryRepository } from '../data/repositories/telemetry.repository.js';
 import type { TelemetryCompletionJobData } from '../core/job-definitions.js';
 import { announce, type AnnounceHook } from '../core/webhooks/webhook-events.js';
 
@@ -28,7 +27,10 @@ interface Deps {
     findByName(name: string): Promise<CatalogEntry | null>;
     setTelemetryKeyHash(name: string, hash: string): Promise<void>;
   };
-  tenants: { require(name: string): Promise<{ db: TenantDb }> };
+  /** Throws `tenant_not_found` for a tenant that does not exist or is not active. */
+  tenants: { require(name: string): Promise<unknown> };
+  /** The tenant's telemetry records (a factory of the composition root). */
+  records(tenant: string): TelemetryRepository;
   enqueueCompletion(data: TelemetryCompletionJobData): Promise<{ id: string }>;
   logger: Logger;
   cache?: Partial<TelemetryCacheOptions>;
@@ -95,8 +97,8 @@ export class TelemetryIngestService {
   /** Stores validated records of one tenant and enqueues completions; all checks run before any record is written. */
   async ingest(tenant: string, records: readonly NewTelemetryRecord[]): Promise<TelemetryAck> {
     if (!records.length) return { stored: 0, duplicates: 0, completionsEnqueued: [] };
-    const { db } = await this.deps.tenants.require(tenant);
-    const repo = new TelemetryRepository(db);
+    await this.deps.tenants.require(tenant);
+    const repo = this.deps.records(tenant);
     await this.checkConferences(tenant, repo, records);
     const { stored, duplicates } = await repo.storeOnce(records.map(withAnnouncements));
     // Not awaited: the ingest acknowledges fast; the batch's announcements follow (or the sweep publishes them).

@@ -1,5 +1,6 @@
 import type { Infra } from '../infra.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
+import { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
 import type { TenantRepository } from '../data/repositories/tenant.repository.js';
 import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
@@ -49,6 +50,7 @@ export function createTelemetryServices(
   const telemetry = new TelemetryIngestService({
     catalog: tenantRepo,
     tenants,
+    records: (t) => new TelemetryRepository(infra.mongo.tenantDb(t)),
     enqueueCompletion: (data) => jobs.enqueue('telemetry-completion', data),
     logger: infra.logger,
     announced,
