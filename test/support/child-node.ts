@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { transformSync } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,13 +30,37 @@ export interface ChildNodeCommand {
   execPath?: string;
   /** Arguments to node, e.g. COMPILED_MAIN for the build in dist/. */
   args?: string[];
+  /**
+   * Runs the compiled service (dist/, which the caller builds first: scripts/build.mjs ensureBuilt) with
+   * plain node and no TypeScript loader, the preloads the env asks for (turn recorder, loop monitor)
+   * compiled too: a node then starts without transpiling anything, which on a loaded machine is most of
+   * a tsx start. Ignored when `args` is given.
+   */
+  compiled?: boolean;
 }
 
 /** The compiled service (`npm run build`), run with plain node as production runs it. */
 export const COMPILED_MAIN = [path.join(root, 'dist/main.js')];
 
 /**
- * Runs src/main.ts (or `command`) as a separate process with the given environment (use testEnv() so it shares the
+ * A test/support preload compiled to one plain ES module under .local/preloads (types stripped, no
+ * bundling: such a preload imports only node: modules at run time). Written once per content; the
+ * rename makes a concurrent writer's file appear whole.
+ */
+function compiledPreload(file: string): string {
+  const source = readFileSync(path.join(root, file), 'utf8');
+  const { code } = transformSync(source, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file });
+  const dir = path.join(root, '.local/preloads');
+  mkdirSync(dir, { recursive: true });
+  const out = path.join(dir, `${path.basename(file, '.ts')}.mjs`);
+  const tmp = `${out}.${process.pid}.tmp`;
+  writeFileSync(tmp, code);
+  renameSync(tmp, out);
+  return out;
+}
+
+/**
+ * Runs src/main.ts (or `command`; `compiled`: dist/main.js) as a separate process with the given environment (use testEnv() so it shares the
  * test's databases and Redis prefix) and resolves once it logged 'node started'. With TURN_RECORD_FILE
  * in `env` the node runs with the turn recorder preloaded (test/support/turn-recorder.ts); with
  * LOOP_MONITOR=1 it runs with the event-loop monitor preloaded (test/support/loop-monitor.ts).
@@ -44,14 +70,19 @@ export function spawnChildNode(
   timeoutMs = 30_000,
   command: ChildNodeCommand = {},
 ): Promise<ChildNode> {
-  const recorder = [
-    ...(env.TURN_RECORD_FILE ? ['--import', path.join(root, 'test/support/turn-recorder.ts')] : []),
-    ...(env.LOOP_MONITOR === '1' ? ['--import', path.join(root, 'test/support/loop-monitor.ts')] : []),
-  ];
-  const args = command.args ?? ['--import', 'tsx', ...recorder, path.join(root, 'src/main.ts')];
+  const compiled = command.compiled === true && !command.args;
+  const preloads = [
+    ...(env.TURN_RECORD_FILE ? ['test/support/turn-recorder.ts'] : []),
+    ...(env.LOOP_MONITOR === '1' ? ['test/support/loop-monitor.ts'] : []),
+  ].flatMap((f) => ['--import', compiled ? compiledPreload(f) : path.join(root, f)]);
+  const args =
+    command.args ??
+    (compiled ? [...preloads, ...COMPILED_MAIN] : ['--import', 'tsx', ...preloads, path.join(root, 'src/main.ts')]);
+  // A compiled node's recorder installs its probe in dist/'s module, the one dist/'s actor runtime reads.
+  const probe = compiled ? { TURN_PROBE_MODULE: path.join(root, 'dist/actors/runtime/turn-probe.js') } : {};
   const proc = spawn(command.execPath ?? process.execPath, args, {
     cwd: root,
-    env: { ...process.env, ...env, LOG_LEVEL: env.CHILD_LOG_LEVEL ?? 'info', NODE_OPTIONS: '' },
+    env: { ...process.env, ...env, ...probe, LOG_LEVEL: env.CHILD_LOG_LEVEL ?? 'info', NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];

@@ -59,15 +59,30 @@ export function hubClient(url: string, tenant: string, opts: ConnectOptions = {}
   });
 }
 
-/** Connects and resolves once connected, or rejects with the handshake refusal (err.data.code). */
-export async function connect(url: string, tenant: string, opts: ConnectOptions = {}): Promise<HubClient> {
+/** How long `connect` waits for the hub's answer to the connection (socket.io-client's own open timeout). */
+export const CONNECT_TIMEOUT_MS = 20_000;
+
+/**
+ * Connects and resolves once connected, or rejects with the handshake refusal (err.data.code). It also
+ * rejects, with code 'disconnected', when the transport closes before the hub answered the connection
+ * (the node died or stopped between the transport's open and the namespace's answer: socket.io-client
+ * then emits only `disconnect`, never `connect_error`, and with reconnection off nothing follows), and
+ * with code 'connect_timeout' after `timeoutMs` without an answer. A connect never waits forever.
+ */
+export async function connect(
+  url: string,
+  tenant: string,
+  opts: ConnectOptions & { timeoutMs?: number } = {},
+): Promise<HubClient> {
   const socket = hubClient(url, tenant, opts);
-  // Both listeners go once the first connection settles: a `connect_error` listener left behind would
+  // Every listener goes once the first connection settles: a `connect_error` listener left behind would
   // close the client at a later reconnection's first failed attempt, ending socket.io's own retries.
   await new Promise<void>((resolve, reject) => {
     const settle = () => {
+      clearTimeout(timer);
       socket.off('connect', onConnect);
       socket.off('connect_error', onError);
+      socket.off('disconnect', onClosed);
     };
     const onConnect = () => {
       settle();
@@ -78,8 +93,16 @@ export async function connect(url: string, tenant: string, opts: ConnectOptions 
       socket.close();
       reject(err);
     };
+    const fail = (code: string, message: string) => onError(Object.assign(new Error(message), { code }));
+    // With reconnection on, socket.io-client retries after a close by itself: only its failure counts.
+    const onClosed = (reason: string) => {
+      if (!opts.reconnect) fail('disconnected', `the transport closed before the hub answered (${reason})`);
+    };
+    const timeoutMs = opts.timeoutMs ?? CONNECT_TIMEOUT_MS;
+    const timer = setTimeout(() => fail('connect_timeout', `no answer from the hub within ${timeoutMs} ms`), timeoutMs);
     socket.on('connect', onConnect);
     socket.on('connect_error', onError);
+    socket.on('disconnect', onClosed);
   });
   return socket;
 }

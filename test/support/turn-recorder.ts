@@ -7,9 +7,21 @@
  * writes a `freeze` line and stops the whole process (SIGSTOP) right before the write leaves, so the
  * test can let another node take the shard and then resume it (SIGCONT) with a write of a superseded
  * epoch in flight. Test code only: the product has the probe hook, never this recorder.
+ *
+ * The probe module is the one the node itself loads: src/ through tsx, or with TURN_PROBE_MODULE the
+ * compiled dist/actors/runtime/turn-probe.js (a compiled node, child-node.ts `compiled`), whose
+ * `installTurnProbe` is the one dist/'s actor runtime reads. The recorder imports nothing else of the
+ * project at run time, so child-node.ts can compile it into one plain module for a node without tsx.
  */
 import { appendFileSync } from 'node:fs';
-import { installTurnProbe, probeClock, type TurnTrace, type WriteTrace } from '../../src/actors/runtime/turn-probe.js';
+import { pathToFileURL } from 'node:url';
+import type * as ProbeModule from '../../src/actors/runtime/turn-probe.js';
+import type { TurnTrace, WriteTrace } from '../../src/actors/runtime/turn-probe.js';
+
+const probeModule = process.env.TURN_PROBE_MODULE;
+const { installTurnProbe, probeClock } = (await import(
+  probeModule ? pathToFileURL(probeModule).href : '../../src/actors/runtime/turn-probe.js'
+)) as typeof ProbeModule;
 
 export type RecordLine =
   | { t: 'acquire'; node: string; shard: number; epoch: number; sentAt: number; at: number }

@@ -34,6 +34,8 @@ export class ChaosContext {
   readonly violations: string[] = [];
   /** Successful steps per agent. */
   readonly progress: Record<string, number> = {};
+  /** Agents in the middle of a step now (one that does not stop after the run is named by this). */
+  readonly inStep = new Set<string>();
   constructor(private readonly liveUrls: () => string[]) {}
 
   pickUrl(): string {
@@ -150,14 +152,17 @@ export async function loop(
 ): Promise<void> {
   ctx.progress[name] = 0;
   while (!ctx.stopped) {
-    const ok = await step().catch((e: unknown) => {
-      const code = (e as { code?: unknown })?.code;
-      ctx.failure(
-        typeof code === 'string' && TRANSIENT.has(code) ? code : 'thrown',
-        `${name}: ${(e as Error)?.stack ?? String(e)}`,
-      );
-      return false;
-    });
+    ctx.inStep.add(name);
+    const ok = await step()
+      .finally(() => ctx.inStep.delete(name))
+      .catch((e: unknown) => {
+        const code = (e as { code?: unknown })?.code;
+        ctx.failure(
+          typeof code === 'string' && TRANSIENT.has(code) ? code : 'thrown',
+          `${name}: ${(e as Error)?.stack ?? String(e)}`,
+        );
+        return false;
+      });
     if (ok) ctx.progress[name]!++;
     await pause(ok ? everyMs : everyMs + 200);
   }

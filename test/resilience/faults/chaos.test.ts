@@ -11,10 +11,13 @@ import { uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { dropPrefix } from '../../support/actor-kit.js';
 import { connect } from '../../support/hub-client.js';
-import { ChaosContext, Session, TRANSIENT, callLive, loop, pause, take } from './chaos-agents.js';
-import { ChaosCluster, LeaseSampler } from './chaos-cluster.js';
+import { ChaosContext, Session, TRANSIENT, callLive, loop, pause, take, within } from './chaos-agents.js';
+import { ChaosCluster, LeaseSampler, START_TIMEOUT_MS } from './chaos-cluster.js';
 import { checkSplitBrain, readRecordFile, readRecords, refusedWrites } from './chaos-records.js';
 import { recordResult, trace } from './results.js';
+
+// @ts-expect-error plain ESM script without types
+const { ensureBuilt } = (await import('../../../scripts/build.mjs')) as { ensureBuilt: () => Promise<unknown> };
 
 const SOAK = process.env.SOAK === '1';
 /** Bounded in `npm test` (CI budget); `npm run test:soak` runs ten minutes. */
@@ -28,6 +31,13 @@ const MIN_STEPS = SOAK ? 100 : 10;
 const MIN_FAULTS = SOAK ? { kills: 30, freezes: 10 } : { kills: 5, freezes: 1 };
 /** Lease samples per second the sampler must sustain (nominal 10). */
 const MIN_SAMPLE_RATE = 2;
+/** A meeting read or write that only transient failures keep from succeeding is retried this long. */
+const SETTLE_MS = 120_000;
+/**
+ * After the run, every agent ends its step within this: the longest step is a connect (20 s at most)
+ * and four acknowledged calls (10 s each). An agent still in a step after it is a finding, named.
+ */
+const AGENTS_STOP_MS = 120_000;
 const recordRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.local/chaos-records');
 const isSeq = (d: { seq?: unknown }) => typeof d?.seq === 'number';
 
@@ -55,40 +65,64 @@ describe('faults: chaos run over three hub nodes', () => {
   const tokens: Record<string, string> = {};
   const events: { id: string; code: string }[] = [];
   let anchor: TestNode;
-
-  beforeAll(async () => {
-    // The anchor only provisions users and tokens and reads Redis; it hosts no hub and no actors.
-    rmSync(recordDir, { recursive: true, force: true });
-    mkdirSync(recordDir, { recursive: true });
-    anchor = await startTestNode({ ...shared, ROLES: 'http' });
-    const people = [
-      ['alice', 'clinician'],
-      ['bob', 'clinician'],
-      ['carol', 'patient'],
-      ['dave', 'patient'],
-      ['hs', 'device'],
-    ] as const;
-    for (const [u, role] of people) {
-      users[u] = await createUser(anchor, 'acme', { username: u, role, kind: role === 'device' ? 'device' : 'person' });
-      tokens[u] = await tokenFor(anchor, 'acme', u);
-    }
-    const host = await anchor.services.auth.verifyAccessToken('acme', tokens.alice!);
-    for (let i = 0; i < MEETINGS; i++) {
-      const now = Date.now();
-      const e = await anchor.services.events.create(host, {
-        name: `Chaos ${i}`,
-        startAt: new Date(now).toISOString(),
-        endAt: new Date(now + 7_200_000).toISOString(),
-        participants: [{ userId: users.bob!, role: 'participant' }],
-        attachments: [],
-      });
-      events.push({ id: String(e._id), code: String(e.meetingCode) });
-    }
-    await cluster.start();
-    trace('chaos: cluster up');
-  }, 180_000);
-
   let sampleRun: LeaseSampler | undefined;
+  /** When the records' window opens: before the first node starts, so every record of the run is in it. */
+  let t0 = 0;
+
+  /**
+   * Everything before the run: the build the nodes start from, users, meetings, the three nodes (one
+   * after another) and each meeting started. The run's own time (RUN_MS, its cap, jest's limit for the
+   * test) counts from when all that is done, so a slow start on a loaded machine takes none of it.
+   */
+  beforeAll(
+    async () => {
+      // The anchor only provisions users and tokens and reads Redis; it hosts no hub and no actors.
+      rmSync(recordDir, { recursive: true, force: true });
+      mkdirSync(recordDir, { recursive: true });
+      await ensureBuilt();
+      anchor = await startTestNode({ ...shared, ROLES: 'http' });
+      const people = [
+        ['alice', 'clinician'],
+        ['bob', 'clinician'],
+        ['carol', 'patient'],
+        ['dave', 'patient'],
+        ['hs', 'device'],
+      ] as const;
+      for (const [u, role] of people) {
+        users[u] = await createUser(anchor, 'acme', {
+          username: u,
+          role,
+          kind: role === 'device' ? 'device' : 'person',
+        });
+        tokens[u] = await tokenFor(anchor, 'acme', u);
+      }
+      const host = await anchor.services.auth.verifyAccessToken('acme', tokens.alice!);
+      for (let i = 0; i < MEETINGS; i++) {
+        const now = Date.now();
+        const e = await anchor.services.events.create(host, {
+          name: `Chaos ${i}`,
+          startAt: new Date(now).toISOString(),
+          endAt: new Date(now + 7_200_000).toISOString(),
+          participants: [{ userId: users.bob!, role: 'participant' }],
+          attachments: [],
+        });
+        events.push({ id: String(e._id), code: String(e.meetingCode) });
+      }
+      t0 = probeClock();
+      await cluster.start();
+      trace('chaos: cluster up');
+      sampleRun = new LeaseSampler(
+        anchor.infra.redis,
+        shared.REDIS_PREFIX,
+        Array.from({ length: SHARDS }, (_, i) => i),
+      );
+      sampleRun.start();
+      // Meetings start before anyone joins: a participant's "not started" later would be lost state.
+      for (const e of events) await settled(anyNode, 'getMeetingDetails', { eventId: e.id });
+      trace('chaos: meetings started');
+    },
+    cluster.size * START_TIMEOUT_MS + 4 * SETTLE_MS,
+  );
 
   afterAll(async () => {
     trace('chaos: cleanup');
@@ -191,7 +225,7 @@ describe('faults: chaos run over three hub nodes', () => {
     method: 'getMeetingDetails' | 'notify',
     ...args: unknown[]
   ): Promise<T> {
-    for (let attempt = 0; attempt < 60; attempt++) {
+    for (const until = Date.now() + SETTLE_MS; Date.now() < until;) {
       const c = await connect(typeof url === 'string' ? url : url(), 'acme', { token: tokens.alice }).catch(
         () => undefined,
       );
@@ -226,16 +260,7 @@ describe('faults: chaos run over three hub nodes', () => {
   it(
     'loses no acknowledged state, never lets two owners of a shard write at once, and converges',
     async () => {
-      const t0 = probeClock();
-      const sampler = new LeaseSampler(
-        anchor.infra.redis,
-        shared.REDIS_PREFIX,
-        Array.from({ length: SHARDS }, (_, i) => i),
-      );
-      sampler.start();
-      sampleRun = sampler;
-      // Meetings start before anyone joins: a participant's "not started" later would be lost state.
-      for (const e of events) await settled(anyNode, 'getMeetingDetails', { eventId: e.id });
+      const sampler = sampleRun!;
       const agents = [...events.flatMap((_, m) => [hostAgent(m), participantAgent(m)]), callAgent(), headsetAgent()];
       trace('chaos: agents running');
       const runStart = Date.now();
@@ -248,7 +273,12 @@ describe('faults: chaos run over three hub nodes', () => {
       trace(
         `chaos: faults ${JSON.stringify(cluster.kills)}, freezes ${JSON.stringify(cluster.freezes)}, progress ${JSON.stringify(ctx.progress)}, failures ${JSON.stringify(Object.fromEntries(ctx.failures))} ${JSON.stringify(ctx.details)}`,
       );
-      await Promise.all(agents);
+      // Every agent stops: one hung in a step (a connect that never settled did) is named, not waited out.
+      const stopped = await within(
+        Promise.all(agents).then(() => true),
+        AGENTS_STOP_MS,
+      );
+      expect({ agentsStillInAStep: stopped ? [] : [...ctx.inStep] }).toEqual({ agentsStillInAStep: [] });
       sampler.stop();
       trace('chaos: agents stopped');
 
