@@ -13,6 +13,8 @@ import { RoleRepository } from '../data/repositories/role.repository.js';
 import { UserRepository } from '../data/repositories/user.repository.js';
 import { LoginCodeRepository } from '../data/repositories/login-code.repository.js';
 import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
+import { SessionRepository } from '../data/repositories/session.repository.js';
+import { AccountSetupRepository } from '../data/repositories/account-setup.repository.js';
 import { InternalTokens } from './internal-tokens.js';
 import { OidcRealms } from './oidc-realms.js';
 import { Authorizer } from './authorizer.js';
@@ -90,6 +92,8 @@ export function createAuthServices(infra: AuthInfra) {
     roles: (t: string) => new RoleRepository(tenantDb(t)),
     loginCodes: (t: string) => new LoginCodeRepository(tenantDb(t)),
     offlineTokens: (t: string) => new OfflineTokenRepository(tenantDb(t)),
+    sessions: (t: string) => new SessionRepository(tenantDb(t)),
+    setups: (t: string) => new AccountSetupRepository(tenantDb(t)),
   };
   const { vault, signingKeys, idpSecrets } = createSigningKeys(config, redis, keys);
   const tokens = new InternalTokens({
@@ -124,7 +128,8 @@ export function createAuthServices(infra: AuthInfra) {
     signer: signingKeys,
   });
   const accountSetup = new AccountSetupService({
-    tenantDb,
+    credentials: repos.credentials,
+    setups: repos.setups,
     audit,
     mode: o.mode,
     publicUrl: config.http.publicUrl,
@@ -140,7 +145,7 @@ export function createAuthServices(infra: AuthInfra) {
     bindOnFirstSignIn: (tenant, claims) => accountSetup.bindOnFirstSignIn(tenant, claims),
   });
   const rules = new SecurityRulesService({ credentials: repos.credentials });
-  const sessions = new SessionService({ tenantDb, tokens, authorizer, revocations, realm, rules, audit });
+  const sessions = new SessionService({ ...repos, tokens, authorizer, revocations, realm, rules, audit });
   const loginCodes = new LoginCodeService({
     credentials: repos.credentials,
     loginCodes: repos.loginCodes,

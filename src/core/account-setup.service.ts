@@ -3,9 +3,8 @@ import type { JWTPayload } from 'jose';
 import { z } from 'zod';
 import { AppError } from './errors.js';
 import { PendingUserRow } from './pending-user-sheet.js';
-import type { TenantDb } from '../data/mongo.js';
-import { CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
-import { AccountSetupRepository } from '../data/repositories/account-setup.repository.js';
+import type { AccountRecord, CredentialRepository } from '../data/repositories/credential.repository.js';
+import type { AccountSetupRepository } from '../data/repositories/account-setup.repository.js';
 import { randomSecret, sha256, slowHash } from '../auth/secrets.js';
 import type { AuditService } from './audit.service.js';
 
@@ -16,7 +15,9 @@ export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 200;
 
 export interface AccountSetupDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant repositories (factories of the composition root). */
+  credentials(tenant: string): CredentialRepository;
+  setups(tenant: string): AccountSetupRepository;
   audit: Pick<AuditService, 'record'>;
   /** `embedded`: the service's realm checks passwords (set-password links); `external`: bind at first sign-in. */
   mode: 'embedded' | 'external';
@@ -69,8 +70,7 @@ export class AccountSetupService {
     purpose: 'first-admin' | 'activation',
     by?: string,
   ): Promise<ProvisionedAccount> {
-    const db = this.deps.tenantDb(tenant);
-    const creds = new CredentialRepository(db);
+    const creds = this.deps.credentials(tenant);
     const username = input.username.toLowerCase().trim();
     let user = await creds.findByUsername(username);
     let created = false;
@@ -97,7 +97,7 @@ export class AccountSetupService {
     const base = { userId: user._id.toString(), username: user.username, role: user.role, created };
     if (this.ready(user)) return { ...base, ready: true };
     const expiresAt = new Date(Date.now() + this.deps.linkTtlSeconds * 1000);
-    const setups = new AccountSetupRepository(db);
+    const setups = this.deps.setups(tenant);
     let result: ProvisionedAccount;
     if (this.deps.mode === 'embedded') {
       const token = randomSecret(32);
@@ -148,9 +148,9 @@ export class AccountSetupService {
 
   /** The account a set-password link is for, while the link is open; `setup_link_invalid` otherwise. */
   async linkAccount(tenant: string, token: string): Promise<{ username: string; displayName: string }> {
-    const db = this.deps.tenantDb(tenant);
-    const open = await new AccountSetupRepository(db).findOpen(sha256(token));
-    const user = open?.kind === 'password' ? await new CredentialRepository(db).findById(open.userId.toString()) : null;
+    const open = await this.deps.setups(tenant).findOpen(sha256(token));
+    const user =
+      open?.kind === 'password' ? await this.deps.credentials(tenant).findById(open.userId.toString()) : null;
     if (!user)
       throw new AppError(
         'setup_link_invalid',
@@ -164,14 +164,13 @@ export class AccountSetupService {
     const { username } = await this.linkAccount(tenant, token);
     checkPassword(password, username);
     const hash = await slowHash(password);
-    const db = this.deps.tenantDb(tenant);
-    const used = await new AccountSetupRepository(db).use(sha256(token));
+    const used = await this.deps.setups(tenant).use(sha256(token));
     if (!used)
       throw new AppError(
         'setup_link_invalid',
         'This link has just been used or replaced; ask your administrator for a new one',
       );
-    await new CredentialRepository(db).setPasswordHash(used.userId.toString(), hash);
+    await this.deps.credentials(tenant).setPasswordHash(used.userId.toString(), hash);
     await this.deps.audit.record(tenant, {
       action: 'account.password_set',
       outcome: 'success',
@@ -192,15 +191,14 @@ export class AccountSetupService {
     if (this.deps.mode !== 'external' || typeof claims.sub !== 'string') return null;
     const email = claims.email_verified === true && typeof claims.email === 'string' ? claims.email : undefined;
     const username = typeof claims.preferred_username === 'string' ? claims.preferred_username : undefined;
-    const db = this.deps.tenantDb(tenant);
-    const setups = new AccountSetupRepository(db);
+    const setups = this.deps.setups(tenant);
     const open = await setups.openBindings({ email, username });
     const byEmail = email ? open.filter((o) => o.email === email.toLowerCase()) : [];
     // An account waiting for an email is taken by that verified email only, never by username (decision 960).
     const candidates = byEmail.length ? byEmail : open.filter((o) => !o.email);
     if (candidates.length !== 1) return null;
     const setup = candidates[0]!;
-    const creds = new CredentialRepository(db);
+    const creds = this.deps.credentials(tenant);
     const user = await creds.findById(setup.userId.toString());
     if (!user || !user.idpSubject.startsWith(UNBOUND)) return null;
     if (!(await setups.use(setup._id))) return null;

@@ -2,18 +2,22 @@ import type { Logger } from 'pino';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
 import { sourcesOf } from './event-status.js';
-import type { TenantDb } from '../data/mongo.js';
 import type { PushPublisher } from '../realtime/pushes.js';
-import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
-import { TelemetryRepository, type TelemetryRecord } from '../data/repositories/telemetry.repository.js';
-import { ParticipantLogRepository, type LedgerEntry } from '../data/repositories/participant-log.repository.js';
+import type { EventRepository, EventRecord } from '../data/repositories/event.repository.js';
+import type { TelemetryRepository, TelemetryRecord } from '../data/repositories/telemetry.repository.js';
+import type { ParticipantLogRepository, LedgerEntry } from '../data/repositories/participant-log.repository.js';
 import type { TelemetryCompletionJobData } from './job-definitions.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { consultationData } from './webhooks/consultation-events.js';
 import type { AuditService } from './audit.service.js';
 
 interface Deps {
-  tenants: { require(name: string): Promise<{ db: TenantDb }> };
+  /** Refuses an unknown or suspended tenant (tenant_not_found) before its data is touched. */
+  tenants: { require(name: string): Promise<unknown> };
+  /** Per-tenant repositories (factories of the composition root). */
+  events(tenant: string): EventRepository;
+  telemetry(tenant: string): TelemetryRepository;
+  ledger(tenant: string): ParticipantLogRepository;
   publisher: PushPublisher;
   /** Room of an event's meeting (src/realtime/rooms.ts). */
   meetingRoom(tenant: string, eventId: string): string;
@@ -64,15 +68,15 @@ export class CompletionService {
     d: TelemetryCompletionJobData,
     progress: (p: number) => Promise<void> = async () => undefined,
   ): Promise<CompletionResult> {
-    const { db } = await this.deps.tenants.require(d.tenant);
-    const records = (await new TelemetryRepository(db).listForConference(d.conferenceId)).filter(
+    await this.deps.tenants.require(d.tenant);
+    const records = (await this.deps.telemetry(d.tenant).listForConference(d.conferenceId)).filter(
       (r) => r.eventId.toHexString() === d.eventId,
     );
     const end = records.find((r) => r.type === 'conference_ended');
     if (!end) throw new AppError('invalid_state', 'The conference has not ended');
-    const event = await new EventRepository(db).findById(oid(d.eventId, 'event_not_found'));
+    const event = await this.deps.events(d.tenant).findById(oid(d.eventId, 'event_not_found'));
     const ledger = withConsents(buildLedger(records, end.occurredAt), event?.recordingConsents ?? []);
-    await new ParticipantLogRepository(db).upsertMany(d.eventId, d.conferenceId, ledger);
+    await this.deps.ledger(d.tenant).upsertMany(d.eventId, d.conferenceId, ledger);
     await progress(50);
     const flags = {
       hasLedger: ledger.length > 0,
@@ -82,7 +86,7 @@ export class CompletionService {
       ),
     };
     const done = await this.transition(
-      db,
+      d.tenant,
       d.eventId,
       { startedAt: records[0]!.occurredAt, endedAt: end.occurredAt },
       flags,
@@ -108,12 +112,12 @@ export class CompletionService {
 
   /** scheduled -> started -> completed through guarded updates; flags are only ever raised. */
   private async transition(
-    db: TenantDb,
+    tenant: string,
     eventId: string,
     at: { startedAt: Date; endedAt: Date },
     flags: CompletionResult['flags'],
   ): Promise<{ changed: boolean; event: EventRecord }> {
-    const events = new EventRepository(db);
+    const events = this.deps.events(tenant);
     const id = oid(eventId, 'event_not_found');
     const raise = Object.fromEntries(Object.entries(flags).filter(([, v]) => v));
     await events.transition(id, ['scheduled'], 'started', { startedAt: at.startedAt }, (now) => [
@@ -131,7 +135,7 @@ export class CompletionService {
       (now) => [announce('consultation.completed', eventId, consultationData(now))],
     );
     if (moved) return { changed: true, event: moved };
-    await new TelemetryRepository(db).raiseEventFlags(eventId, raise);
+    await this.deps.telemetry(tenant).raiseEventFlags(eventId, raise);
     const current = await events.findById(id);
     if (!current) throw new AppError('event_not_found');
     return { changed: false, event: current };

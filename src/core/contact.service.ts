@@ -1,12 +1,8 @@
 import { Readable } from 'node:stream';
 import type { Types } from 'mongoose';
 import type { Principal } from '../auth/principal.js';
-import {
-  matchesSearch,
-  type UserRecord,
-  type UserRepository,
-  type UserSearch,
-} from '../data/repositories/user.repository.js';
+import type { UserRecord, UserRepository, UserSearch } from '../data/repositories/user.repository.js';
+import { matchesSearch } from '../data/models/name-tokens.js';
 import type { FavouriteRepository } from '../data/repositories/favourite.repository.js';
 import type { CallRecordRepository } from '../data/repositories/call-record.repository.js';
 import type { EventRepository } from '../data/repositories/event.repository.js';

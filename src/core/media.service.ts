@@ -5,9 +5,8 @@ import { z } from 'zod';
 import { AppError, fromZod } from './errors.js';
 import { checkExtension, guardedSource, typeOf, uploadFailure, type UploadLimits } from './upload-policy.js';
 import type { Principal } from '../auth/principal.js';
-import type { TenantDb } from '../data/mongo.js';
-import { MediaFileRepository, type MediaFileRecord } from '../data/repositories/media-file.repository.js';
-import { FileShareRepository, type FileShareRecord } from '../data/repositories/file-share.repository.js';
+import type { MediaFileRepository, MediaFileRecord } from '../data/repositories/media-file.repository.js';
+import type { FileShareRepository, FileShareRecord } from '../data/repositories/file-share.repository.js';
 import type { ByteRange, ObjectInfo, ObjectStore } from '../storage/object-store.js';
 import { layout, SHA256_HEX } from '../storage/layout.js';
 import { MEDIA_ADMIN_PERMISSION, type MediaAccess } from './media-access.js';
@@ -60,7 +59,9 @@ export interface DownloadHandle {
 
 export interface MediaDeps {
   store: ObjectStore;
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant repositories (factories of the composition root). */
+  files(tenant: string): MediaFileRepository;
+  shares(tenant: string): FileShareRepository;
   /** Queues the thumbnail of stored image content (idempotent by tenant and hash). */
   enqueueThumbnail(job: { tenant: string; hash: string }): Promise<unknown>;
   /** Who may read which content (core/media-access.ts); asked on every read path. */
@@ -79,8 +80,7 @@ export class MediaService {
   constructor(private readonly deps: MediaDeps) {}
 
   private repos(tenant: string) {
-    const db = this.deps.tenantDb(tenant);
-    return { files: new MediaFileRepository(db), shares: new FileShareRepository(db) };
+    return { files: this.deps.files(tenant), shares: this.deps.shares(tenant) };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
+import { FileShareRepository } from '../data/repositories/file-share.repository.js';
 import { ImportRepository } from '../data/repositories/import.repository.js';
 import { PendingUserRepository } from '../data/repositories/pending-user.repository.js';
 import type { Infra } from '../infra.js';
@@ -30,7 +31,8 @@ export function createMediaServices(
   const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(tenantDb(t)), audit: deps.audit });
   const media = new MediaService({
     store: infra.store,
-    tenantDb,
+    files: (t) => new MediaFileRepository(tenantDb(t)),
+    shares: (t) => new FileShareRepository(tenantDb(t)),
     access: mediaAccess,
     enqueueThumbnail: (job) => infra.queues.enqueue('thumbnail', job),
     announced: deps.announced,

@@ -1,10 +1,6 @@
 import type { RedisClient } from '../data/redis.js';
 import { AppError } from './errors.js';
-import {
-  CredentialRepository,
-  type AccountRecord,
-  type SecurityRules,
-} from '../data/repositories/credential.repository.js';
+import type { AccountRecord, CredentialRepository, SecurityRules } from '../data/repositories/credential.repository.js';
 import type { Principal } from '../auth/principal.js';
 import { decoyHash, slowHash, slowVerify } from '../auth/secrets.js';
 import { addressKey } from './address-key.js';

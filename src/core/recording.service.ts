@@ -2,14 +2,13 @@ import type { RedisClient } from '../data/redis.js';
 import type { Logger } from 'pino';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
-import type { TenantDb } from '../data/mongo.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { layout } from '../storage/layout.js';
 import type { VcsRoom, VideoConferencing } from '../vcs/vcs.port.js';
 import type { RecordingJobData } from './job-definitions.js';
-import { EventRepository, type EventRecord } from '../data/repositories/event.repository.js';
-import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
-import { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
+import type { EventRepository, EventRecord } from '../data/repositories/event.repository.js';
+import type { MediaFileRepository } from '../data/repositories/media-file.repository.js';
+import type { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
 import type { AuditService } from './audit.service.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 
@@ -35,7 +34,12 @@ export interface RecordingStatus {
 }
 
 interface Deps {
-  tenants: { require(name: string): Promise<{ db: TenantDb }> };
+  /** Refuses an unknown or suspended tenant (tenant_not_found) before its data is touched. */
+  tenants: { require(name: string): Promise<unknown> };
+  /** Per-tenant repositories (factories of the composition root). */
+  events(tenant: string): EventRepository;
+  files(tenant: string): MediaFileRepository;
+  telemetry(tenant: string): TelemetryRepository;
   redis: RedisClient;
   recordingKey(tenant: string, eventId: string): string;
   vcs: VideoConferencing;
@@ -172,12 +176,12 @@ export class RecordingService {
 
   /** The `recording` job: idempotent per (event, session, action). */
   async runJob(d: RecordingJobData, progress: (p: number) => Promise<void>): Promise<Record<string, unknown>> {
-    const { db } = await this.deps.tenants.require(d.tenant);
-    const events = new EventRepository(db);
+    await this.deps.tenants.require(d.tenant);
+    const events = this.deps.events(d.tenant);
     const event = await events.findById(oid(d.eventId, 'event_not_found'));
     if (!event) throw new AppError('event_not_found');
     const room = await this.roomOf(d.tenant, event, events);
-    return d.action === 'start' ? this.start(d, room) : this.stop(d, room, db, progress);
+    return d.action === 'start' ? this.start(d, room) : this.stop(d, room, progress);
   }
 
   private async start(d: RecordingJobData, room: VcsRoom): Promise<Record<string, unknown>> {
@@ -193,7 +197,7 @@ export class RecordingService {
     return { recordingId: rec.recordingId, startedAt: rec.startedAt };
   }
 
-  private async stop(d: RecordingJobData, room: VcsRoom, db: TenantDb, progress: (p: number) => Promise<void>) {
+  private async stop(d: RecordingJobData, room: VcsRoom, progress: (p: number) => Promise<void>) {
     const key = this.key(d.tenant, d.eventId);
     const recordingId = await this.deps.redis.hget(key, `rec:${d.session}`);
     if (!recordingId) throw new AppError('service_unavailable', 'Recording has not started yet; retrying');
@@ -207,7 +211,7 @@ export class RecordingService {
     });
     await progress(80);
     const ownerId = (await this.deps.redis.hget(key, `by:${d.session}`)) ?? d.userId;
-    const { record } = await new MediaFileRepository(db).createOnce({
+    const { record } = await this.deps.files(d.tenant).createOnce({
       hash: put.sha256,
       size: put.size,
       contentType: file.contentType,
@@ -229,7 +233,7 @@ export class RecordingService {
       ],
     });
     await this.deps.announced?.(d.tenant);
-    await new TelemetryRepository(db).raiseEventFlags(d.eventId, { hasRecording: true });
+    await this.deps.telemetry(d.tenant).raiseEventFlags(d.eventId, { hasRecording: true });
     await this.deps.redis.eval(ADVANCE, 1, key, String(d.session), 'stopping', 'stopped');
     await progress(100);
     return { recordingId, mediaFileId: String(record._id), hash: put.sha256, size: put.size };
@@ -245,8 +249,8 @@ export class RecordingService {
   }
 
   private async requireEvent(tenant: string, eventId: string): Promise<EventRecord> {
-    const { db } = await this.deps.tenants.require(tenant);
-    const event = await new EventRepository(db).findById(oid(eventId, 'event_not_found'));
+    await this.deps.tenants.require(tenant);
+    const event = await this.deps.events(tenant).findById(oid(eventId, 'event_not_found'));
     if (!event) throw new AppError('event_not_found');
     return event;
   }

@@ -1,13 +1,12 @@
 import { AppError } from './errors.js';
-import type { TenantDb } from '../data/mongo.js';
-import {
+import type {
   SessionRepository,
-  type SessionMethod,
-  type SessionRecord,
-  type SessionRevokeFilter,
+  SessionMethod,
+  SessionRecord,
+  SessionRevokeFilter,
 } from '../data/repositories/session.repository.js';
-import { CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
-import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
+import type { AccountRecord, CredentialRepository } from '../data/repositories/credential.repository.js';
+import type { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
 import type { InternalTokens } from '../auth/internal-tokens.js';
 import { OFFLINE_PERMISSIONS, intersect, type Authorizer } from '../auth/authorizer.js';
 import type { Revocations } from '../auth/revocations.js';
@@ -73,7 +72,10 @@ interface Lineage {
 }
 
 export interface SessionServiceDeps {
-  tenantDb(tenant: string): TenantDb;
+  /** Per-tenant repositories (factories of the composition root). */
+  sessions(tenant: string): SessionRepository;
+  credentials(tenant: string): CredentialRepository;
+  offlineTokens(tenant: string): OfflineTokenRepository;
   tokens: InternalTokens;
   authorizer: Authorizer;
   revocations: Revocations;
@@ -98,7 +100,7 @@ export class SessionService {
     const secret = randomSecret(32);
     const ownExpiry = Date.now() + rules.session.refreshTokenTtlSeconds * 1000;
     const refreshExpiresAt = new Date(Math.min(ownExpiry, lineage.notAfter?.getTime() ?? ownExpiry));
-    await new SessionRepository(this.deps.tenantDb(s.tenant)).create({
+    await this.deps.sessions(s.tenant).create({
       _id: sessionId,
       userId: s.user._id.toString(),
       method: s.method,
@@ -169,11 +171,11 @@ export class SessionService {
     const parsed = /^rt_([A-Za-z0-9_-]{10,64})\.([A-Za-z0-9_-]{20,128})$/.exec(refreshToken);
     if (!parsed) throw new AppError('invalid_credentials', 'Refresh token is malformed');
     const [, sessionId, secret] = parsed as unknown as [string, string, string];
-    const repo = new SessionRepository(this.deps.tenantDb(tenant));
+    const repo = this.deps.sessions(tenant);
     const nextSecret = randomSecret(32);
     const rotated = await repo.rotate(sessionId, sha256(secret), sha256(nextSecret), new Date());
     if (!rotated) return this.refuseRefresh(tenant, sessionId, sha256(secret));
-    const creds = new CredentialRepository(this.deps.tenantDb(tenant));
+    const creds = this.deps.credentials(tenant);
     const user = await creds.findById(String(rotated.userId));
     const actor = rotated.actorUserId ? await creds.findById(String(rotated.actorUserId)) : undefined;
     if (!user || user.status !== 'active' || actor === null || (actor && actor.status !== 'active')) {
@@ -206,8 +208,7 @@ export class SessionService {
    * leaves realm sessions alone.
    */
   async revoke(tenant: string, filter: SessionRevokeFilter, reason: string): Promise<SessionRecord[]> {
-    const db = this.deps.tenantDb(tenant);
-    const repo = new SessionRepository(db);
+    const repo = this.deps.sessions(tenant);
     const all: SessionRecord[] = [];
     let generation = await repo.revoke(filter, reason);
     while (generation.length) {
@@ -215,7 +216,7 @@ export class SessionService {
       for (const s of generation)
         await this.deps.revocations.revoke({ tenant, sessionId: s._id, userId: String(s.userId) });
       const ids = generation.map((s) => s._id);
-      const tokens = await new OfflineTokenRepository(db).revokeIssuedBy(ids);
+      const tokens = await this.deps.offlineTokens(tenant).revokeIssuedBy(ids);
       generation = await repo.revoke({ parentSessionIds: ids }, 'parent_revoked');
       if (tokens.length) generation.push(...(await repo.revoke({ offlineTokenIds: tokens }, 'parent_revoked')));
     }
@@ -241,12 +242,12 @@ export class SessionService {
   }
 
   find(tenant: string, sessionId: string): Promise<SessionRecord | null> {
-    return new SessionRepository(this.deps.tenantDb(tenant)).findById(sessionId);
+    return this.deps.sessions(tenant).findById(sessionId);
   }
 
   /** Keeps at most `max` live sessions per user by revoking the oldest (tenant rule maxSessionsPerUser). */
   private async enforceCap(tenant: string, userId: string, max: number): Promise<void> {
-    const live = await new SessionRepository(this.deps.tenantDb(tenant)).liveIdsForUser(userId, new Date());
+    const live = await this.deps.sessions(tenant).liveIdsForUser(userId, new Date());
     if (live.length > max) await this.revoke(tenant, { ids: live.slice(0, live.length - max) }, 'session_limit');
   }
 
@@ -277,7 +278,7 @@ export class SessionService {
     if (actor) perms = intersect(perms, await this.deps.authorizer.permissionsOf(tenant, actor.role));
     if (cap) perms = intersect(perms, cap.filter(isPermission));
     if (offlineTokenId) {
-      const token = await new OfflineTokenRepository(this.deps.tenantDb(tenant)).findById(offlineTokenId);
+      const token = await this.deps.offlineTokens(tenant).findById(offlineTokenId);
       perms = intersect(intersect(perms, OFFLINE_PERMISSIONS), (token?.permissions ?? []).filter(isPermission));
     }
     return perms.sort();

@@ -1,6 +1,9 @@
 import type { Infra } from '../infra.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
+import { EventRepository } from '../data/repositories/event.repository.js';
+import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
+import { ParticipantLogRepository } from '../data/repositories/participant-log.repository.js';
 import type { TenantRepository } from '../data/repositories/tenant.repository.js';
 import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
@@ -26,8 +29,16 @@ export function createTelemetryServices(
 ) {
   const jobs = infra.queues;
   const vcs = createVcs(infra.config, { redis: infra.redis, keys: infra.keys });
+  const db = (t: string) => infra.mongo.tenantDb(t);
+  const repos = {
+    events: (t: string) => new EventRepository(db(t)),
+    files: (t: string) => new MediaFileRepository(db(t)),
+    telemetry: (t: string) => new TelemetryRepository(db(t)),
+    ledger: (t: string) => new ParticipantLogRepository(db(t)),
+  };
   const recording = new RecordingService({
     tenants,
+    ...repos,
     redis: infra.redis,
     recordingKey: infra.keys.recording,
     vcs,
@@ -41,6 +52,7 @@ export function createTelemetryServices(
   });
   const completion = new CompletionService({
     tenants,
+    ...repos,
     publisher: new RedisPushPublisher(infra.redis, infra.keys.hubPush, infra.logger),
     meetingRoom: rooms.meeting,
     logger: infra.logger,

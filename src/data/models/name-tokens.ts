@@ -72,3 +72,16 @@ export function tokensMatch(words: readonly string[], tokens: readonly string[] 
   if (!tokens?.length) return false;
   return words.every((w) => tokens.some((t) => t.startsWith(w)));
 }
+
+/**
+ * Whether `user` is among the users a name/alphabet search selects (no id conditions): the rule of the
+ * repository's `searchFilter`, in memory. Kept beside the search words so the two cannot drift apart.
+ */
+export function matchesSearch(
+  q: { name?: string; initial?: string },
+  user: { status: string; initial: string; nameTokens?: readonly string[] | null },
+): boolean {
+  if (user.status !== 'active') return false;
+  if (q.initial && user.initial !== q.initial) return false;
+  return tokensMatch(searchWords(q.name), user.nameTokens);
+}

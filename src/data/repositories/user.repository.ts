@@ -2,7 +2,7 @@ import { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 import { bulkUpdate } from './bulk-updates.js';
 import { sortKeys, type UserDoc } from '../models/user.model.js';
-import { searchWords, tokensMatch } from '../models/name-tokens.js';
+import { matchesSearch, searchWords } from '../models/name-tokens.js';
 
 export type UserRecord = UserDoc & { _id: Types.ObjectId; createdAt?: Date; updatedAt?: Date };
 
@@ -27,17 +27,10 @@ export function escapeRegex(s: string): string {
 }
 
 /**
- * Whether `user` is among the users `searchFilter` selects for a name/alphabet search (no id
- * conditions): the same rule in memory, kept beside it so the two cannot drift apart.
+ * Whether `user` is among the users `searchFilter` selects for a name/alphabet search: the same rule
+ * in memory (src/data/models/name-tokens.ts, where core services may import it without a repository).
  */
-export function matchesSearch(
-  q: Pick<UserSearch, 'name' | 'initial'>,
-  user: Pick<UserRecord, 'status' | 'initial' | 'nameTokens'>,
-): boolean {
-  if (user.status !== 'active') return false;
-  if (q.initial && user.initial !== q.initial) return false;
-  return tokensMatch(searchWords(q.name), user.nameTokens);
-}
+export { matchesSearch };
 
 /**
  * The database filter of a contact search. The name is only ever anchored prefix regexes on
