@@ -1,6 +1,8 @@
 /**
  * Child-process entry that hosts one server under test (a product node or a baseline server) so its
  * memory and CPU are its own. The parent drives it over IPC: start, call a fixture, read memory, stop.
+ * Product nodes run its compiled form (bench/.build, compiled.ts) with plain node; baselines run it
+ * through tsx.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,7 +16,7 @@ export interface Hosted {
 
 interface Request {
   id: number;
-  cmd: 'start' | 'call' | 'mem' | 'peak-reset' | 'peak' | 'stop';
+  cmd: 'start' | 'call' | 'mem' | 'peak-reset' | 'peak' | 'process' | 'stop';
   module?: string;
   params?: unknown;
   name?: string;
@@ -34,6 +36,13 @@ function collect(): void {
     gc();
     gc();
   }
+}
+
+/** A module loader or preload in the process's flags or NODE_OPTIONS (how tsx enters a process). */
+const LOADER_FLAG = /^(--import|--loader|--experimental-loader|--require|-r)(=|$)/;
+
+function loaderIn(args: string[]): boolean {
+  return args.some((a) => LOADER_FLAG.test(a));
 }
 
 async function handle(req: Request): Promise<unknown> {
@@ -59,6 +68,13 @@ async function handle(req: Request): Promise<unknown> {
       return { rss: peakRss };
     case 'peak':
       return { peakRss: Math.max(peakRss, process.memoryUsage.rss()), rss: process.memoryUsage.rss() };
+    case 'process':
+      // What the harness checks a compiled host against: no loader, and this file is JavaScript.
+      return {
+        execArgv: process.execArgv,
+        hostUrl: import.meta.url,
+        loader: loaderIn(process.execArgv) || loaderIn((process.env.NODE_OPTIONS ?? '').split(/\s+/)),
+      };
     case 'stop':
       await hosted?.stop();
       setImmediate(() => process.exit(0));

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { benchRoot, projectRoot } from './paths.js';
+import { compiledPath, ensureCompiled, type Runtime } from './compiled.js';
 
 export interface HostProcess {
   pid: number;
@@ -15,6 +16,17 @@ export interface HostProcess {
   /** Sends a signal and (for SIGKILL) waits for the exit. */
   signal(sig: NodeJS.Signals): Promise<void>;
   exited: Promise<number | null>;
+  /** How the host process runs (compiled.ts), and what it was started with. */
+  runtime: HostRuntime;
+}
+
+/** What a host reports of its own process: its flags and the file it runs. */
+export interface HostRuntime {
+  runtime: Runtime;
+  execArgv: string[];
+  hostUrl: string;
+  /** Whether a TypeScript loader hook is in the process (tsx's `--import`/`--loader`, or NODE_OPTIONS). */
+  loader: boolean;
 }
 
 export interface HostOptions {
@@ -25,18 +37,33 @@ export interface HostOptions {
   cpuProfDir?: string;
   logFile: string;
   startTimeoutMs?: number;
+  /**
+   * 'compiled': the host and `module` run as JavaScript from bench/.build (src/ from dist/) with plain
+   * node; 'tsx' (the default): their TypeScript sources through tsx. compiled.ts, decision 980.
+   */
+  runtime?: Runtime;
 }
 
-/** Spawns bench/harness/host.ts with `module` and resolves once its start() returned. */
+/**
+ * Spawns the host (bench/harness/host.ts, or its compiled form) with `module` (relative to bench/)
+ * and resolves once its start() returned. A compiled host that reports a TypeScript loader in its
+ * process is refused: the run would measure the loader while its header says compiled.
+ */
 export async function spawnHost(module: string, params: unknown, opts: HostOptions): Promise<HostProcess> {
-  const nodeArgs = ['--expose-gc', '--import', 'tsx'];
+  const runtime = opts.runtime ?? 'tsx';
+  const nodeArgs = runtime === 'compiled' ? ['--expose-gc'] : ['--expose-gc', '--import', 'tsx'];
   if (opts.cpuProfDir) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`);
-  nodeArgs.push(path.join(benchRoot, 'harness', 'host.ts'));
+  let modulePath = path.join(benchRoot, module);
+  if (runtime === 'compiled') {
+    await ensureCompiled();
+    nodeArgs.push(compiledPath('bench/harness/host.ts'));
+    modulePath = compiledPath(path.join('bench', module));
+  } else nodeArgs.push(path.join(benchRoot, 'harness', 'host.ts'));
   const proc = spawnNode(nodeArgs, opts);
   const client = ipcClient(proc);
   const timeout = opts.startTimeoutMs ?? 60_000;
   const info = await Promise.race([
-    client.request({ cmd: 'start', module: path.join(benchRoot, module), params }),
+    client.request({ cmd: 'start', module: modulePath, params }),
     client.exited.then((code) => {
       throw new Error(`${module} exited with ${code} while starting (log: ${opts.logFile})`);
     }),
@@ -50,7 +77,13 @@ export async function spawnHost(module: string, params: unknown, opts: HostOptio
     proc.kill('SIGKILL');
     throw e;
   });
+  const reported = (await client.request({ cmd: 'process' })) as Omit<HostRuntime, 'runtime'>;
+  if (runtime === 'compiled' && (reported.loader || !reported.hostUrl.endsWith('.js'))) {
+    proc.kill('SIGKILL');
+    throw new Error(`${module} was to run compiled but its process has a loader: ${JSON.stringify(reported)}`);
+  }
   return {
+    runtime: { runtime, ...reported },
     pid: proc.pid!,
     info: info as Record<string, any>,
     exited: client.exited,

@@ -10,6 +10,7 @@ import { runBenchmark } from './runner.js';
 import { writeReport, markdown, type RunReport } from './report.js';
 import { updatePerformanceDoc } from './docs.js';
 import { currentScale } from './scale.js';
+import { describeRuntime, ensureCompiled, productRuntime } from './compiled.js';
 import { treeState, outputBase, DirtyTreeError, type OutputBase } from './tree.js';
 import type { Benchmark, BenchContext, BenchOutcome } from './types.js';
 
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   if (unknown.length)
     throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${all.map((b) => b.id).join(', ')}`);
   const selected = ids.length ? all.filter((b) => ids.includes(b.id)) : all;
+  const runtime = productRuntime();
   // Before anything runs: a full run writes latest.* only from a clean tree (committed results are of
   // the committed code); refused here rather than after half an hour of measuring.
   const treeAtStart = treeState(projectRoot);
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
       tree: treeAtStart,
       allowDirty: process.env.BENCH_ALLOW_DIRTY === '1',
       name: process.env.BENCH_RESULTS || undefined,
+      runtime,
     });
   } catch (e) {
     if (!(e instanceof DirtyTreeError)) throw e;
@@ -86,6 +89,11 @@ async function main(): Promise<void> {
     log: (msg) => process.stderr.write(`[bench] ${msg}\n`),
   };
   mkdirSync(ctx.cacheDir, { recursive: true });
+  // Before any benchmark: a build failure stops the run here, and its time is in no benchmark's.
+  if (runtime === 'compiled') {
+    const { distBuilt } = await ensureCompiled();
+    ctx.log(`product nodes run compiled: dist/ ${distBuilt ? 'rebuilt from the changed sources' : 'is current'}`);
+  } else ctx.log('product nodes run through tsx (BENCH_RUNTIME=tsx)');
   const machine = await describeMachine(ctx.redisUrl, ctx.mongoServers);
   ctx.log(`${currentScale()} scale; ${machine.cpuModel} x${machine.cores}; logs under ${workDir}`);
   const outcomes: BenchOutcome[] = [];
@@ -130,6 +138,9 @@ async function main(): Promise<void> {
     machine,
     settings: {
       profile: profile ?? null,
+      productRuntime: runtime,
+      productNodes: describeRuntime(runtime),
+      baselines: describeRuntime('tsx'),
       loadGenerators: 'separate processes on loopback, bounded counts and deadlines',
     },
     benchmarks: outcomes,

@@ -12,7 +12,14 @@ export async function start(params: { env: Record<string, string> }): Promise<Ho
   const node = await startNode(config);
   const grpc = [...node.roles.values()].map((h) => (h as { port?: number }).port).find((p) => typeof p === 'number');
   return {
-    info: { url: node.url, nodeId: config.nodeId, grpcPort: grpc ?? null, pid: process.pid },
+    info: {
+      url: node.url,
+      nodeId: config.nodeId,
+      grpcPort: grpc ?? null,
+      pid: process.pid,
+      // Where the product's modules load from: dist/ when compiled, src/ through tsx (compiled.ts).
+      nodeModule: import.meta.resolve('../../src/node.js'),
+    },
     calls: fixtures(node),
     stop: () => node.stop(),
   };

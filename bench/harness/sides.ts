@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import { spawnHost, type HostProcess, type HostOptions } from './hosts.js';
 import { benchRoot } from './paths.js';
+import { productRuntime } from './compiled.js';
 import type { BenchContext } from './types.js';
 import type { ProductEnv } from './env.js';
 
@@ -15,7 +16,10 @@ export function profileDir(bench: string): string | undefined {
   return process.env.BENCH_PROFILE === bench ? path.join(benchRoot, 'results', 'profiles') : undefined;
 }
 
-/** Starts a real product node (child process) with `env` (ROLES included). */
+/**
+ * Starts a real product node (child process) with `env` (ROLES included), compiled unless
+ * `BENCH_RUNTIME=tsx` (compiled.ts).
+ */
 export function startProduct(
   ctx: BenchContext,
   bench: string,
@@ -26,11 +30,11 @@ export function startProduct(
   return spawnHost(
     'harness/product-node.ts',
     { env },
-    { logFile: logFile(ctx, `${bench}-${name}`), cpuProfDir: profileDir(bench), ...opts },
+    { logFile: logFile(ctx, `${bench}-${name}`), cpuProfDir: profileDir(bench), runtime: productRuntime(), ...opts },
   );
 }
 
-/** Starts a baseline server module (bench/baselines/<file>) in its own process. */
+/** Starts a baseline server module (bench/baselines/<file>) in its own process, through tsx as always. */
 export function startBaseline(
   ctx: BenchContext,
   bench: string,
@@ -41,6 +45,7 @@ export function startBaseline(
   return spawnHost(`baselines/${file}`, params, {
     logFile: logFile(ctx, `${bench}-baseline`),
     cpuProfDir: profileDir(bench),
+    runtime: 'tsx',
     ...opts,
   });
 }

@@ -33,8 +33,12 @@ export class DirtyTreeError extends Error {}
 
 export type OutputBase = string;
 
-/** A name a selection's results may be committed under (`BENCH_RESULTS=hospital` writes hospital.*). */
-export const NAMED_RESULTS = ['hospital'];
+/**
+ * Names a selection's results may be committed under (`BENCH_RESULTS=hospital` writes hospital.*).
+ * `runtime-compiled` and `runtime-tsx`: the same selection with product nodes compiled and through
+ * tsx (decision 980); the name must match the run's BENCH_RUNTIME.
+ */
+export const NAMED_RESULTS = ['hospital', 'runtime-compiled', 'runtime-tsx'];
 
 /**
  * Which results files a run writes: quick.* for `--quick`, partial.* for a selection, latest.* for a
@@ -48,10 +52,14 @@ export function outputBase(a: {
   tree: TreeState;
   allowDirty: boolean;
   name?: string;
+  /** How the run's product nodes run (compiled.ts); a `runtime-*` name must say the same. */
+  runtime?: string;
 }): OutputBase {
   if (a.quick) return 'quick';
   if (a.name !== undefined && !NAMED_RESULTS.includes(a.name))
     throw new Error(`BENCH_RESULTS must be one of ${NAMED_RESULTS.join(', ')}`);
+  if (a.name?.startsWith('runtime-') && a.name !== `runtime-${a.runtime ?? 'compiled'}`)
+    throw new Error(`BENCH_RESULTS=${a.name} needs BENCH_RUNTIME=${a.name.slice('runtime-'.length)}`);
   if (a.selection && a.name === undefined) return 'partial';
   const target = a.name ?? 'latest';
   if (a.tree.commit === 'unknown' || a.tree.changes.length) {
@@ -70,6 +78,10 @@ export const RESULT_FILES = [
   'bench/results/latest.md',
   'bench/results/hospital.json',
   'bench/results/hospital.md',
+  'bench/results/runtime-compiled.json',
+  'bench/results/runtime-compiled.md',
+  'bench/results/runtime-tsx.json',
+  'bench/results/runtime-tsx.md',
   'docs/performance.md',
 ];
 
