@@ -5,7 +5,7 @@ import type { RedisKeys } from '../data/redis-keys.js';
 import type { Logger } from '../observability/logger.js';
 import { SigningKeys } from './signing-keys.js';
 import { keyVaultFrom } from './key-vault.js';
-import { IdpSecretsStore } from './idp/idp-secrets.js';
+import { IdpSecretsService } from './idp/idp-secrets.js';
 import { RealmAccounts } from './realm-accounts.js';
 import { AuditRepository, AuditHeads } from '../data/repositories/audit.repository.js';
 import { CredentialRepository } from '../data/repositories/credential.repository.js';
@@ -15,6 +15,11 @@ import { LoginCodeRepository } from '../data/repositories/login-code.repository.
 import { OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
 import { SessionRepository } from '../data/repositories/session.repository.js';
 import { AccountSetupRepository } from '../data/repositories/account-setup.repository.js';
+import { SigningKeysStore } from '../data/stores/signing-keys.store.js';
+import { IdpSecretsStore } from '../data/stores/idp-secrets.store.js';
+import { RevocationsStore } from '../data/stores/revocations.store.js';
+import { RealmRecordsStore } from '../data/stores/realm-records.store.js';
+import { UsedLogoutTokensStore } from '../data/stores/used-logout-tokens.store.js';
 import { InternalTokens } from './internal-tokens.js';
 import { OidcRealms } from './oidc-realms.js';
 import { Authorizer } from './authorizer.js';
@@ -67,13 +72,12 @@ const KEY_ROTATION_SECONDS = 24 * 60 * 60;
 export function createSigningKeys(config: Config, redis: RedisClient, keys: RedisKeys) {
   const vault = keyVaultFrom(config.auth.keyEncryption);
   const signingKeys = new SigningKeys({
-    redis,
-    hashKey: keys.signingKeys,
+    store: new SigningKeysStore({ redis, keys }),
     vault,
     rotationSeconds: KEY_ROTATION_SECONDS,
     retainSeconds: KEY_ROTATION_SECONDS,
   });
-  const idpSecrets = new IdpSecretsStore(redis, keys.idpSecrets, vault);
+  const idpSecrets = new IdpSecretsService(new IdpSecretsStore({ redis, keys }), vault);
   return { vault, signingKeys, idpSecrets };
 }
 
@@ -112,15 +116,12 @@ export function createAuthServices(infra: AuthInfra) {
   const authorizer = new Authorizer({ roles: repos.roles });
   const idpMaxSeconds = config.auth.idpTokenMaxLifetimeSeconds;
   const revocations = new Revocations({
-    redis,
-    channel: keys.revocationChannel,
-    markerKey: keys.revokedSession,
-    realmMarkerKey: keys.revokedRealmSession,
-    notBeforeKey: keys.userNotBefore,
+    store: new RevocationsStore({ redis, keys }),
     markerTtlSeconds: Math.max(config.auth.refreshTokenTtlSeconds, 3600),
     idpMarkerTtlSeconds: Math.max(idpMaxSeconds, EMBEDDED_REALM_SESSION_SECONDS),
   });
-  const embedded = o.mode === 'embedded' ? new EmbeddedRealmSessions({ redis, storePrefix: keys.idpStore }) : undefined;
+  const realmRecords = new RealmRecordsStore({ redis, keys });
+  const embedded = o.mode === 'embedded' ? new EmbeddedRealmSessions({ records: realmRecords }) : undefined;
   const realm = new RealmLogout({ revocations, store: embedded });
   const audit = new AuditService({
     audits: repos.audits,
@@ -184,8 +185,7 @@ export function createAuthServices(infra: AuthInfra) {
     realms,
     sessions,
     audit,
-    redis,
-    jtiKey: keys.logoutTokenJti,
+    usedTokens: new UsedLogoutTokensStore({ redis, keys }),
     credentials: repos.credentials,
     maxAgeSeconds: config.auth.idpLogoutTokenMaxAgeSeconds,
   });
@@ -213,6 +213,8 @@ export function createAuthServices(infra: AuthInfra) {
     rules,
     sessions,
     realmAccounts: new RealmAccounts({ credentials: repos.credentials }),
+    /** The embedded realms' storage (oidc-provider's adapter), per tenant, for the realm providers. */
+    realmStorage: (tenant: string) => realmRecords.adapterFactory(tenant),
     loginCodes,
     pins,
     offlineTokens,

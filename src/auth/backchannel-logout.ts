@@ -1,7 +1,7 @@
-import type { RedisClient } from '../data/redis.js';
 import type { JWTPayload } from 'jose';
 import { AppError, isAppError } from '../core/errors.js';
-import { type CredentialRepository } from '../data/repositories/credential.repository.js';
+import type { CredentialRepository } from '../data/repositories/credential.repository.js';
+import type { UsedLogoutTokensStore } from '../data/stores/used-logout-tokens.store.js';
 import type { SessionService } from '../core/session.service.js';
 import type { AuditService } from '../core/audit.service.js';
 import type { OidcRealms } from './oidc-realms.js';
@@ -14,8 +14,8 @@ export interface BackchannelLogoutDeps {
   realms: Pick<OidcRealms, 'verifyLogoutToken'>;
   sessions: Pick<SessionService, 'endRealmSession' | 'endUser'>;
   audit: Pick<AuditService, 'record'>;
-  redis: RedisClient;
-  jtiKey(tenant: string, jti: string): string;
+  /** The `jti`s already received (replay protection). */
+  usedTokens: UsedLogoutTokensStore;
   /** The tenant's credential repository (a factory of the composition root). */
   credentials(tenant: string): CredentialRepository;
   /** Logout tokens issued longer ago are refused; a used `jti` is remembered this long (plus tolerance). */
@@ -38,14 +38,8 @@ export class BackchannelLogout {
     const sid = realmSid(claims);
     const sub = typeof claims.sub === 'string' && claims.sub.length > 0 ? claims.sub : undefined;
     // Replay protection: a jti is accepted once while the token could still be accepted.
-    const fresh = await this.deps.redis.set(
-      this.deps.jtiKey(tenant, String(claims.jti)),
-      '1',
-      'EX',
-      this.deps.maxAgeSeconds + 120,
-      'NX',
-    );
-    if (fresh !== 'OK') throw invalid('The logout token was already used');
+    const fresh = await this.deps.usedTokens.claim(tenant, String(claims.jti), this.deps.maxAgeSeconds + 120);
+    if (!fresh) throw invalid('The logout token was already used');
     let userId = '';
     let ended: string[];
     try {
@@ -60,7 +54,7 @@ export class BackchannelLogout {
       else ended = []; // a subject unknown to this tenant has nothing to end here
     } catch (e) {
       // Not applied: the IdP may retry with the same token.
-      await this.deps.redis.del(this.deps.jtiKey(tenant, String(claims.jti))).catch(() => undefined);
+      await this.deps.usedTokens.release(tenant, String(claims.jti)).catch(() => undefined);
       throw e;
     }
     await this.deps.audit.record(tenant, {

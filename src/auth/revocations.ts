@@ -1,5 +1,5 @@
-import { duplicateRedis, type RedisClient } from '../data/redis.js';
 import { z } from 'zod';
+import type { RevocationsStore } from '../data/stores/revocations.store.js';
 import { AppError } from '../core/errors.js';
 
 /**
@@ -22,14 +22,8 @@ export type RevocationMessage = z.input<typeof RevocationMessage>;
 export type RevocationEvent = z.output<typeof RevocationMessage>;
 
 export interface RevocationsDeps {
-  redis: RedisClient;
-  channel: string;
-  /** Redis key of the "revoked" marker of an internal session (keys.revokedSession). */
-  markerKey(tenant: string, sessionId: string): string;
-  /** Redis key of the "revoked" marker of a realm session (keys.revokedRealmSession). */
-  realmMarkerKey(tenant: string, sid: string): string;
-  /** Redis key of a user's not-before time for identity-provider tokens (keys.userNotBefore). */
-  notBeforeKey(tenant: string, userId: string): string;
+  /** The markers and the revocation channel (src/data/stores/revocations.store.ts). */
+  store: RevocationsStore;
   /** Marker lifetime: at least the longest access-token lifetime, so no token of the session outlives it. */
   markerTtlSeconds: number;
   /** Lifetime of realm markers: at least the longest identity-provider token lifetime accepted. */
@@ -56,13 +50,13 @@ export class Revocations {
   constructor(private readonly deps: RevocationsDeps) {}
 
   async revoke(msg: { tenant: string; sessionId: string; userId: string }): Promise<void> {
-    await this.deps.redis.set(this.deps.markerKey(msg.tenant, msg.sessionId), '1', 'EX', this.deps.markerTtlSeconds);
+    await this.deps.store.markSession(msg.tenant, msg.sessionId, this.deps.markerTtlSeconds);
     await this.publish({ type: 'session', ...msg });
   }
 
   /** Ends a realm session for this service: every token carrying `sid` is refused from now on. */
   async revokeRealmSession(tenant: string, userId: string, sid: string): Promise<void> {
-    await this.deps.redis.set(this.deps.realmMarkerKey(tenant, sid), '1', 'EX', this.deps.idpMarkerTtlSeconds);
+    await this.deps.store.markRealmSession(tenant, sid, this.deps.idpMarkerTtlSeconds);
     await this.publish({ type: 'realm-session', tenant, userId, idpSid: sid });
   }
 
@@ -72,12 +66,7 @@ export class Revocations {
    */
   async revokeUserTokens(tenant: string, userId: string): Promise<void> {
     const notBefore = Math.floor(Date.now() / 1000) + 1;
-    await this.deps.redis.set(
-      this.deps.notBeforeKey(tenant, userId),
-      String(notBefore),
-      'EX',
-      this.deps.idpMarkerTtlSeconds,
-    );
+    await this.deps.store.setUserNotBefore(tenant, userId, notBefore, this.deps.idpMarkerTtlSeconds);
     await this.publish({ type: 'user', tenant, userId });
   }
 
@@ -88,56 +77,40 @@ export class Revocations {
 
   /** Throws `session_revoked` when any revocation applies to the token's session, realm session or user. */
   async check(s: RevocationSubject): Promise<void> {
-    const keys: string[] = [];
-    if (s.sessionId) keys.push(this.deps.markerKey(s.tenant, s.sessionId));
-    if (s.idpSid) keys.push(this.deps.realmMarkerKey(s.tenant, s.idpSid));
-    const notBeforeAt =
-      s.userId && s.issuedAt !== undefined ? keys.push(this.deps.notBeforeKey(s.tenant, s.userId)) - 1 : -1;
-    if (!keys.length) return;
-    const values = await this.deps.redis.mget(...keys);
-    const revoked = values.some((v, i) => (i === notBeforeAt ? v !== null && s.issuedAt! < Number(v) : v !== null));
+    const m = await this.deps.store.markers(s.tenant, {
+      sessionId: s.sessionId,
+      idpSid: s.idpSid,
+      notBeforeOf: s.issuedAt !== undefined ? s.userId : undefined,
+    });
+    const revoked = m.session || m.realmSession || (m.notBefore !== null && s.issuedAt! < m.notBefore);
     if (revoked) throw new AppError('session_revoked', 'The session of this token has been revoked');
   }
 
   async isRevoked(tenant: string, sessionId: string): Promise<boolean> {
-    return (await this.deps.redis.exists(this.deps.markerKey(tenant, sessionId))) === 1;
+    return this.deps.store.isSessionMarked(tenant, sessionId);
+  }
+
+  /**
+   * Subscribes to the revocations of every node; call the returned function to unsubscribe. A message
+   * that is not a revocation is ignored; an error of `onRevoked` goes to `onError`.
+   */
+  subscribe(
+    onRevoked: (m: RevocationEvent) => void,
+    onError: (err: unknown) => void = () => undefined,
+  ): Promise<() => Promise<void>> {
+    return this.deps.store.subscribe((message) => {
+      const parsed = RevocationMessage.safeParse(message);
+      if (!parsed.success) return;
+      // Thrown inside the subscriber connection's message event it would escape to the process.
+      try {
+        onRevoked(parsed.data);
+      } catch (err) {
+        onError(err);
+      }
+    });
   }
 
   private async publish(msg: RevocationMessage): Promise<void> {
-    await this.deps.redis.publish(this.deps.channel, JSON.stringify(msg));
+    await this.deps.store.publish(msg);
   }
-}
-
-/**
- * Subscribes to revocations on a dedicated connection (a subscribed ioredis connection cannot run other
- * commands). `redis` is duplicated, not consumed; call the returned function to unsubscribe and close.
- */
-export async function subscribeRevocations(
-  redis: RedisClient,
-  channel: string,
-  onRevoked: (m: RevocationEvent) => void,
-  onError: (err: unknown) => void = () => undefined,
-): Promise<() => Promise<void>> {
-  const sub = duplicateRedis(redis);
-  sub.on('message', (ch: string, text: string) => {
-    if (ch !== channel) return;
-    let parsed: ReturnType<typeof RevocationMessage.safeParse>;
-    try {
-      parsed = RevocationMessage.safeParse(JSON.parse(text));
-    } catch {
-      return; // a malformed message is ignored: publishers are our own nodes
-    }
-    if (!parsed.success) return;
-    // Thrown inside ioredis's message event it would escape to the process.
-    try {
-      onRevoked(parsed.data);
-    } catch (err) {
-      onError(err);
-    }
-  });
-  await sub.subscribe(channel);
-  return async () => {
-    await sub.unsubscribe(channel).catch(() => undefined);
-    await sub.quit().catch(() => undefined);
-  };
 }

@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { RedisClient } from '../data/redis.js';
+import type { SigningKeysStore } from '../data/stores/signing-keys.store.js';
 import type { KeyVault } from './key-vault.js';
 import { randomSecret } from './secrets.js';
 
@@ -18,9 +18,8 @@ interface LoadedKey extends StoredKey {
 }
 
 export interface SigningKeysDeps {
-  redis: RedisClient;
-  /** Redis hash of the keys: field `g<generation>` (daily) or `r<ms>` (rotated by an operator) -> sealed key. */
-  hashKey: string;
+  /** The sealed keys by field: `g<generation>` (daily) or `r<ms>` (rotated by an operator). */
+  store: SigningKeysStore;
   /** Seals the private keys at rest (docs/decisions/150). */
   vault: KeyVault;
   /** A new key is made when the newest is older than this. */
@@ -30,8 +29,6 @@ export interface SigningKeysDeps {
   /** How long a node trusts its in-memory copy before re-reading Redis. */
   cacheMs?: number;
 }
-
-const RESEAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end return -1`;
 
 /**
  * Signing keys of internal tokens, shared by every node through Redis, private keys sealed by the
@@ -114,8 +111,8 @@ export class SigningKeys {
       publicJwk: await exportJWK(publicKey),
     };
     const sealed = await this.deps.vault.seal(this.context(field), JSON.stringify(stored));
-    if (onlyIfNew) await this.deps.redis.hsetnx(this.deps.hashKey, field, sealed);
-    else await this.deps.redis.hset(this.deps.hashKey, field, sealed);
+    if (onlyIfNew) await this.deps.store.addIfAbsent(field, sealed);
+    else await this.deps.store.put(field, sealed);
     return kid;
   }
 
@@ -125,7 +122,7 @@ export class SigningKeys {
 
   /** Opens one stored value; values sealed under a previous key-encryption key (or stored in plaintext by older versions) are sealed again. */
   private async open(field: string, value: string): Promise<StoredKey> {
-    const where = `the signing key ${field} in Redis ${this.deps.hashKey}`;
+    const where = `the signing key ${field} in ${this.deps.store.location}`;
     if (value.startsWith('{')) {
       await this.reseal(field, value, value);
       return JSON.parse(value) as StoredKey;
@@ -137,12 +134,12 @@ export class SigningKeys {
 
   private async reseal(field: string, was: string, plaintext: string): Promise<void> {
     const sealed = await this.deps.vault.seal(this.context(field), plaintext);
-    if ((await this.deps.redis.eval(RESEAL, 1, this.deps.hashKey, field, was, sealed)) !== -1) this.resealed++;
+    if (await this.deps.store.replace(field, was, sealed)) this.resealed++;
   }
 
   private async load(force = false): Promise<NonNullable<SigningKeys['cache']>> {
     if (!force && this.cache && Date.now() - this.cache.at < this.cacheMs) return this.cache;
-    const raw = await this.deps.redis.hgetall(this.deps.hashKey);
+    const raw = await this.deps.store.all();
     const stored = await Promise.all(
       Object.entries(raw).map(async ([field, value]) => ({ field, key: await this.open(field, value) })),
     );
@@ -159,7 +156,7 @@ export class SigningKeys {
       k.privateKey ??= (await importJWK(k.privateJwk, SIGNING_ALG)) as CryptoKey;
       k.publicKey ??= (await importJWK(k.publicJwk, SIGNING_ALG)) as CryptoKey;
     }
-    if (retired.length) await this.deps.redis.hdel(this.deps.hashKey, ...retired);
+    if (retired.length) await this.deps.store.remove(retired);
     this.cache = { at: Date.now(), keys, newest: keys.get(stored[0]?.key.kid ?? '') };
     return this.cache;
   }

@@ -7,6 +7,7 @@
  */
 export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
   const t = (tenant: string) => `${prefix}t:{${tenant}}:`;
+  const idpStore = (tenant: string) => `${t(tenant)}idp:`;
   return {
     prefix,
     rateLimit: (bucket: string, id: string) => `${prefix}rl:${bucket}:${id}`,
@@ -37,7 +38,9 @@ export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
     auditCheckpointTurn: `${prefix}audit:checkpoint-turn`,
     /** Embedded identity provider: shared signing JWKS and cookie keys, and its per-realm storage. */
     idpSecrets: `${prefix}auth:idp-secrets`,
-    idpStore: (tenant: string) => `${t(tenant)}idp:`,
+    idpStore,
+    /** The records of one embedded realm (oidc-provider's storage) and their indexes, under `idpStore(tenant)`. */
+    idpRecords: (tenant: string) => idpRecordKeys(idpStore(tenant)),
     /**
      * BullMQ's key prefix. On a cluster, `{<prefix>bull}`: one slot for every queue of the deployment;
      * on one server the untagged `<prefix>bull` that earlier releases used, so queued jobs survive an upgrade.
@@ -65,3 +68,21 @@ export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
 }
 
 export type RedisKeys = ReturnType<typeof redisKeys>;
+
+/**
+ * Keys of an embedded realm's records under its prefix: oidc-provider's records by model and id, the
+ * records of a grant (revoked together), an account's sessions and the session of a `sid` (read to end
+ * realm sessions), and the lookups by interaction uid and device user code.
+ */
+export function idpRecordKeys(prefix: string) {
+  return {
+    record: (model: string, id: string) => `${prefix}${model}:${id}`,
+    grant: (grantId: string) => `${prefix}grant:${grantId}`,
+    account: (accountId: string) => `${prefix}account-sessions:${accountId}`,
+    sid: (sid: string) => `${prefix}sid:${sid}`,
+    uid: (uid: string) => `${prefix}uid:${uid}`,
+    userCode: (userCode: string) => `${prefix}userCode:${userCode}`,
+  };
+}
+
+export type IdpRecordKeys = ReturnType<typeof idpRecordKeys>;

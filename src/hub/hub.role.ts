@@ -4,7 +4,6 @@ import type { RoleContext, RoleHandle } from '../role-context.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
 import { startActorSystem } from '../actors/runtime/node-system.js';
 import { subscribePushes, type RelayedPush } from '../realtime/redis-publisher.js';
-import { subscribeRevocations } from '../auth/revocations.js';
 import { createHubServer, onConnections } from './hub.server.js';
 import { SocketSessions } from './hub.session.js';
 import { sessionMethods } from './handlers/session.handlers.js';
@@ -124,9 +123,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
       (err) => infra.logger.error({ component: 'hub', code: 'internal', err }, 'relayed push not delivered'),
       (m) => publisher.moveLocal(m.rooms, m.move),
     ),
-    await subscribeRevocations(
-      infra.redis,
-      infra.keys.revocationChannel,
+    await services.auth.revocations.subscribe(
       (m) => void sessions.apply(m),
       (err) => infra.logger.error({ component: 'auth', code: 'internal', err }, 'revocation handler failed'),
     ),

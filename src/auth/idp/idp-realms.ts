@@ -1,16 +1,16 @@
 import type Provider from 'oidc-provider';
-import type { RedisClient } from '../../data/redis.js';
+import type { Adapter } from 'oidc-provider';
 import type { Config } from '../../config/config.js';
 import type { RealmAccounts } from '../realm-accounts.js';
-import { signingView, type IdpSecretsStore, type IdpSecretsView, type StoredIdpSecrets } from './idp-secrets.js';
+import { signingView, type IdpSecretsService, type IdpSecretsView, type StoredIdpSecrets } from './idp-secrets.js';
 import { createRealmProvider } from './provider.factory.js';
 
 export interface IdpRealmsDeps {
   config: Config;
-  redis: RedisClient;
-  keys: { idpStore(tenant: string): string };
+  /** The tenant realm's storage, shared by every node (services.auth.realmStorage). */
+  storage(tenant: string): (model: string) => Adapter;
   /** The realms' signing and cookie keys (sealed in Redis). */
-  secrets: IdpSecretsStore;
+  secrets: IdpSecretsService;
   /** The tenant's users, as the realm's provider finds them by subject. */
   accounts: Pick<RealmAccounts, 'bySubject'>;
   /** Redirect URIs registered for the service's client (src/core/web-app-urls.ts); a change rebuilds the realm. */
@@ -81,8 +81,7 @@ export class IdpRealms {
       audience: config.auth.oidc.audience,
       accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
       secrets: view.secrets,
-      redis: this.deps.redis,
-      storePrefix: this.deps.keys.idpStore(tenant),
+      adapter: this.deps.storage(tenant),
       accounts: this.deps.accounts,
     });
     // X-Forwarded-* reaching the provider were rewritten from Express's TRUST_PROXY view (idp.role.ts).

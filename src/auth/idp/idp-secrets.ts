@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import type { RedisClient } from '../../data/redis.js';
+import type { IdpSecretsStore } from '../../data/stores/idp-secrets.store.js';
 import type { KeyVault } from '../key-vault.js';
 import { randomSecret } from '../secrets.js';
 
@@ -45,8 +45,6 @@ export interface RealmKeyInfo {
 }
 
 const CONTEXT = 'idp-secrets';
-const RESEAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[2]) end return -1`;
-const SWAP = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0`;
 const ALGORITHMS = ['RS256', 'ES256'] as const;
 
 /**
@@ -60,10 +58,9 @@ const ALGORITHMS = ['RS256', 'ES256'] as const;
  * seen it before the first token it signs; the keys it replaces keep verifying for `retainSeconds`
  * after that and are dropped by a later rotation. A compare-and-set keeps concurrent rotations apart.
  */
-export class IdpSecretsStore {
+export class IdpSecretsService {
   constructor(
-    private readonly redis: RedisClient,
-    private readonly key: string,
+    private readonly store: IdpSecretsStore,
     private readonly vault: KeyVault,
   ) {}
 
@@ -80,13 +77,13 @@ export class IdpSecretsStore {
       jwks: { keys: await Promise.all(ALGORITHMS.map(newKey)) },
       cookieKeys: [randomSecret(32)],
     };
-    await this.redis.set(this.key, await this.vault.seal(CONTEXT, JSON.stringify(fresh)), 'NX');
+    await this.store.createIfAbsent(await this.vault.seal(CONTEXT, JSON.stringify(fresh)));
     return (await this.openRaw())!;
   }
 
   /** The sealed value as stored (a cheap change check: a rotation writes a new one). */
   raw(): Promise<string | null> {
-    return this.redis.get(this.key);
+    return this.store.get();
   }
 
   /** Opens the stored secrets if any (a wrong key-encryption key fails here) and re-seals stale ones. */
@@ -125,14 +122,7 @@ export class IdpSecretsStore {
       const added = await Promise.all(ALGORITHMS.map(newKey));
       for (const k of added) times[k.kid!] = { activeFrom };
       const next: StoredIdpSecrets = { jwks: { keys: [...added, ...kept] }, cookieKeys: stored.cookieKeys, times };
-      const swapped = await this.redis.eval(
-        SWAP,
-        1,
-        this.key,
-        raw,
-        await this.vault.seal(CONTEXT, JSON.stringify(next)),
-      );
-      if (swapped === 1) {
+      if (await this.store.swap(raw, await this.vault.seal(CONTEXT, JSON.stringify(next)))) {
         return {
           added: added.map((k) => ({ kid: k.kid!, alg: k.alg!, activeFrom, signing: activeFrom <= now })),
           dropped,
@@ -152,23 +142,23 @@ export class IdpSecretsStore {
   }
 
   private async openRaw(): Promise<{ stored: StoredIdpSecrets; raw: string } | undefined> {
-    const value = await this.redis.get(this.key);
+    const value = await this.store.get();
     if (!value) return undefined;
     if (value.startsWith('{')) {
       // Written in plaintext by a version before the key vault: sealed now.
       const sealed = await this.vault.seal(CONTEXT, value);
-      const swapped = await this.redis.eval(RESEAL, 1, this.key, value, sealed);
-      return { stored: JSON.parse(value) as StoredIdpSecrets, raw: swapped === 'OK' ? sealed : value };
+      const swapped = await this.store.reseal(value, sealed);
+      return { stored: JSON.parse(value) as StoredIdpSecrets, raw: swapped ? sealed : value };
     }
     const { plaintext, stale } = await this.vault.open(
       CONTEXT,
       value,
-      `the embedded realms' signing keys in Redis ${this.key}`,
+      `the embedded realms' signing keys in ${this.store.location}`,
     );
     if (stale) {
       const sealed = await this.vault.seal(CONTEXT, plaintext);
-      const swapped = await this.redis.eval(RESEAL, 1, this.key, value, sealed);
-      return { stored: JSON.parse(plaintext) as StoredIdpSecrets, raw: swapped === 'OK' ? sealed : value };
+      const swapped = await this.store.reseal(value, sealed);
+      return { stored: JSON.parse(plaintext) as StoredIdpSecrets, raw: swapped ? sealed : value };
     }
     return { stored: JSON.parse(plaintext) as StoredIdpSecrets, raw: value };
   }

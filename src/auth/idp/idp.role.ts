@@ -20,8 +20,7 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
   }
   const realms = new IdpRealms({
     config: infra.config,
-    redis: infra.redis,
-    keys: infra.keys,
+    storage: services.auth.realmStorage,
     secrets: services.auth.idpSecrets,
     accounts: services.auth.realmAccounts,
     redirectUris: (t) => services.webApp.registeredRedirectUris(t),

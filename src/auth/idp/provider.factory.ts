@@ -1,7 +1,5 @@
-import Provider, { errors, type Configuration } from 'oidc-provider';
-import type { RedisClient } from '../../data/redis.js';
+import Provider, { errors, type Adapter, type Configuration } from 'oidc-provider';
 import type { RealmAccounts } from '../realm-accounts.js';
-import { redisAdapterFactory } from './redis-adapter.js';
 import type { IdpSecrets } from './idp-secrets.js';
 import { resourceIndicator } from '../oidc-realms.js';
 import { EMBEDDED_REALM_SESSION_SECONDS } from './realm-sessions.js';
@@ -15,8 +13,8 @@ export interface RealmOptions {
   audience: string;
   accessTokenTtlSeconds: number;
   secrets: IdpSecrets;
-  redis: RedisClient;
-  storePrefix: string;
+  /** The realm's storage (src/data/stores/realm-records.store.ts): one adapter per model. */
+  adapter: (model: string) => Adapter;
   accounts: Pick<RealmAccounts, 'bySubject'>;
 }
 
@@ -31,7 +29,7 @@ export const API_SCOPE = 'api';
 export function createRealmProvider(o: RealmOptions): Provider {
   const resource = resourceIndicator(o.audience);
   const config: Configuration = {
-    adapter: redisAdapterFactory(o.redis, o.storePrefix),
+    adapter: o.adapter,
     clients: [
       {
         client_id: o.clientId,

@@ -1,5 +1,4 @@
-import type { RedisClient } from '../../data/redis.js';
-import { realmSessionKeys } from './redis-adapter.js';
+import type { RealmRecordsStore } from '../../data/stores/realm-records.store.js';
 
 /** Session, grant and refresh-token lifetime of the embedded realm. */
 export const EMBEDDED_REALM_SESSION_SECONDS = 8 * 3600;
@@ -12,53 +11,34 @@ export interface RealmSessionStore {
   endAccount(tenant: string, subject: string): Promise<string[]>;
 }
 
-interface StoredSession {
-  uid?: string;
-  accountId?: string;
-  authorizations?: Record<string, { sid?: string; grantId?: string }>;
-}
-
 /**
- * The embedded provider's sessions, ended directly in its Redis storage (redis-adapter.ts), so any
- * node can sign a user out of the realm whether or not it serves the realm itself. Deleting the
+ * The embedded provider's sessions, ended directly in its storage (src/data/stores/realm-records.store.ts),
+ * so any node can sign a user out of the realm whether or not it serves the realm itself. Deleting the
  * session record makes the realm's session cookie worthless (the next authorization asks for the
  * password again); deleting the grant and its tokens ends the refresh tokens minted under it.
  */
 export class EmbeddedRealmSessions implements RealmSessionStore {
-  constructor(private readonly deps: { redis: RedisClient; storePrefix(tenant: string): string }) {}
+  constructor(private readonly deps: { records: RealmRecordsStore }) {}
 
   async endBySid(tenant: string, sid: string): Promise<string[]> {
-    const keys = realmSessionKeys(this.deps.storePrefix(tenant));
-    const id = await this.deps.redis.get(keys.sid(sid));
+    const id = await this.deps.records.sessionIdBySid(tenant, sid);
     return id ? this.endSession(tenant, id) : [];
   }
 
   async endAccount(tenant: string, subject: string): Promise<string[]> {
-    const ids = await this.deps.redis.smembers(realmSessionKeys(this.deps.storePrefix(tenant)).account(subject));
+    const ids = await this.deps.records.sessionIdsOfAccount(tenant, subject);
     const sids: string[] = [];
     for (const id of ids) sids.push(...(await this.endSession(tenant, id)));
     return sids;
   }
 
+  /** Ends one session; its `sid`s (the uid and each client's) are what the service's markers refuse. */
   private async endSession(tenant: string, id: string): Promise<string[]> {
-    const keys = realmSessionKeys(this.deps.storePrefix(tenant));
-    const raw = await this.deps.redis.get(keys.record('Session', id));
-    if (!raw) return [];
-    const session = JSON.parse(raw) as StoredSession;
+    const session = await this.deps.records.session(tenant, id);
+    if (!session) return [];
     const sids: string[] = session.uid ? [session.uid] : [];
-    const doomed = [keys.record('Session', id), ...sids.map((s) => keys.sid(s))];
-    for (const a of Object.values(session.authorizations ?? {})) {
-      if (a.sid) (sids.push(a.sid), doomed.push(keys.sid(a.sid)));
-      if (a.grantId)
-        doomed.push(
-          ...(await this.deps.redis.lrange(keys.grant(a.grantId), 0, -1)),
-          keys.grant(a.grantId),
-          keys.record('Grant', a.grantId),
-        );
-    }
-    const m = this.deps.redis.multi().del(...doomed);
-    if (session.accountId) m.srem(keys.account(session.accountId), id);
-    await m.exec();
+    for (const a of Object.values(session.authorizations ?? {})) if (a.sid) sids.push(a.sid);
+    await this.deps.records.deleteSession(tenant, id, session);
     return sids;
   }
 }

@@ -5,7 +5,7 @@ import { createUser, freePort, tokenFor } from '../../support/auth.js';
 import { Browser, authorizeIn } from '../../support/realm.js';
 import { connect, recorder } from '../../support/hub-client.js';
 import { resourceIndicator } from '../../../src/auth/oidc-realms.js';
-import { subscribeRevocations, type RevocationEvent as RevocationMessage } from '../../../src/auth/revocations.js';
+import type { RevocationEvent as RevocationMessage } from '../../../src/auth/revocations.js';
 
 /**
  * Sign-out reaches the realm: after a user's logout, an admin's logout of that user, or refresh-token
@@ -155,7 +155,7 @@ describe('realm sessions and tokens end with sign-out', () => {
     const seen: RevocationMessage[] = [];
     let announced!: () => void;
     const ended = new Promise<void>((resolve) => (announced = resolve));
-    const stop = await subscribeRevocations(node.infra.redis, node.infra.keys.revocationChannel, (m) => {
+    const stop = await node.services.auth.revocations.subscribe((m) => {
       if (m.type === 'realm-session' && m.userId === ids.frank) {
         seen.push(m);
         announced();

@@ -7,6 +7,7 @@ import { testEnv } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { SigningKeys } from '../../../src/auth/signing-keys.js';
+import { SigningKeysStore } from '../../../src/data/stores/signing-keys.store.js';
 
 const run = promisify(execFile);
 /** The CLI starts a TypeScript process (a few seconds, much more on a loaded machine). */
@@ -77,8 +78,7 @@ describe('signing-key rotation of internal tokens', () => {
     const redis = a.infra.redis;
     const hashKey = `${shared.REDIS_PREFIX}retire-test:signing-keys`;
     const keys = new SigningKeys({
-      redis,
-      hashKey,
+      store: new SigningKeysStore({ redis, keys: { signingKeys: hashKey } }),
       vault: a.services.auth.vault,
       rotationSeconds: 86_400,
       retainSeconds: 0,

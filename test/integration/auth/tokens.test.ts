@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SignJWT, createLocalJWKSet, jwtVerify, decodeJwt } from 'jose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor, loginFor } from '../../support/auth.js';
-import { subscribeRevocations, type RevocationEvent as RevocationMessage } from '../../../src/auth/revocations.js';
+import type { RevocationEvent as RevocationMessage } from '../../../src/auth/revocations.js';
 
 describe('internal tokens, sessions and the policy selector', () => {
   let node: TestNode;
@@ -145,7 +145,7 @@ describe('internal tokens, sessions and the policy selector', () => {
     const seen: RevocationMessage[] = [];
     let notify!: () => void;
     const got = new Promise<void>((r) => (notify = r));
-    const stop = await subscribeRevocations(node.infra.redis, node.infra.keys.revocationChannel, (m) => {
+    const stop = await node.services.auth.revocations.subscribe((m) => {
       seen.push(m);
       notify();
     });

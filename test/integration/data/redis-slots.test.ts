@@ -3,13 +3,14 @@ import { actorKeys } from '../../../src/actors/runtime/actor-keys.js';
 import { ShardLeases } from '../../../src/actors/runtime/shard-leases.js';
 import { SnapshotStore } from '../../../src/actors/runtime/snapshot-store.js';
 import { Revocations } from '../../../src/auth/revocations.js';
-import { redisAdapterFactory } from '../../../src/auth/idp/redis-adapter.js';
 import { EmbeddedRealmSessions } from '../../../src/auth/idp/realm-sessions.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { QUEUE_NAMES } from '../../../src/core/job-definitions.js';
 import { PinGuard } from '../../../src/core/pin-guard.js';
 import { createRedis, primaries, type RedisClient } from '../../../src/data/redis.js';
 import { redisKeys } from '../../../src/data/redis-keys.js';
+import { RealmRecordsStore } from '../../../src/data/stores/realm-records.store.js';
+import { RevocationsStore } from '../../../src/data/stores/revocations.store.js';
 import { testEnv, uniqueId } from '../../support/env.js';
 import { keySlot, slotsOf } from '../../support/key-slot.js';
 
@@ -41,7 +42,7 @@ describe('Redis keys used together share one cluster slot', () => {
 
   it("tenant keys: pin guard, contact directory, revocation markers, sessions and the realm store share the tenant's slot", () => {
     const pin = keys.pinGuard('acme', 'alice');
-    const store = keys.idpStore('acme');
+    const realm = keys.idpRecords('acme');
     const used = [
       pin.sources,
       pin.day,
@@ -53,10 +54,12 @@ describe('Redis keys used together share one cluster slot', () => {
       keys.userNotBefore('acme', 'u1'),
       keys.session('acme', 's1'),
       keys.recording('acme', 'e1'),
-      `${store}Session:x`,
-      `${store}grant:g`,
-      `${store}sid:s`,
-      `${store}account-sessions:a`,
+      realm.record('Session', 'x'),
+      realm.grant('g'),
+      realm.sid('s'),
+      realm.account('a'),
+      realm.uid('u'),
+      realm.userCode('c'),
     ];
     expect(slotsOf(used)).toHaveLength(1);
     expect(keySlot(keys.session('other', 's1'))).not.toBe(keySlot(keys.session('acme', 's1')));
@@ -155,11 +158,7 @@ describe('every multi-key command of the product on TEST_REDIS_URL', () => {
 
   it('revocation check: one MGET of the session, realm-session and not-before markers', async () => {
     const revocations = new Revocations({
-      redis,
-      channel: `${prefix}revocations`,
-      markerKey: keys.revokedSession,
-      realmMarkerKey: keys.revokedRealmSession,
-      notBeforeKey: keys.userNotBefore,
+      store: new RevocationsStore({ redis, keys }),
       markerTtlSeconds: 60,
       idpMarkerTtlSeconds: 60,
     });
@@ -184,8 +183,8 @@ describe('every multi-key command of the product on TEST_REDIS_URL', () => {
   });
 
   it('embedded realm store: upsert (a transaction over the record and its indexes), end the session, revoke a grant', async () => {
-    const storePrefix = keys.idpStore('acme');
-    const adapter = redisAdapterFactory(redis, storePrefix);
+    const records = new RealmRecordsStore({ redis, keys });
+    const adapter = records.adapterFactory('acme');
     await adapter('Session').upsert(
       'sess1',
       { uid: 'uid1', accountId: 'acct1', authorizations: { web: { sid: 'sid9', grantId: 'g1' } } },
@@ -194,7 +193,7 @@ describe('every multi-key command of the product on TEST_REDIS_URL', () => {
     await adapter('Grant').upsert('g1', { accountId: 'acct1' }, 60);
     await adapter('AccessToken').upsert('at1', { grantId: 'g1', accountId: 'acct1' }, 60);
     await adapter('AccessToken').upsert('at2', { grantId: 'g2', accountId: 'acct1' }, 60);
-    const sessions = new EmbeddedRealmSessions({ redis, storePrefix: () => storePrefix });
+    const sessions = new EmbeddedRealmSessions({ records });
     expect((await sessions.endAccount('acme', 'acct1')).sort()).toEqual(['sid9', 'uid1']);
     expect(await adapter('AccessToken').find('at1')).toBeUndefined();
     await adapter('AccessToken').revokeByGrantId('g2');

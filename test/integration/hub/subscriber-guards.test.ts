@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRedis, type RedisClient } from '../../../src/data/redis.js';
 import { subscribePushes } from '../../../src/realtime/redis-publisher.js';
-import { subscribeRevocations } from '../../../src/auth/revocations.js';
+import { Revocations } from '../../../src/auth/revocations.js';
+import { redisKeys } from '../../../src/data/redis-keys.js';
+import { RevocationsStore } from '../../../src/data/stores/revocations.store.js';
 import { uniqueId } from '../../support/env.js';
 
 /**
@@ -53,9 +55,13 @@ describe('Redis subscriber callbacks that throw', () => {
     const errors: unknown[] = [];
     let second!: () => void;
     const gotSecond = new Promise<void>((r) => (second = r));
-    const stop = await subscribeRevocations(
-      pub,
-      channel,
+    const keys = { ...redisKeys(`test:${id}:`), revocationChannel: channel };
+    const revocations = new Revocations({
+      store: new RevocationsStore({ redis: pub, keys }),
+      markerTtlSeconds: 60,
+      idpMarkerTtlSeconds: 60,
+    });
+    const stop = await revocations.subscribe(
       (m) => {
         if (m.sessionId === 'boom') throw new Error('disconnect failed');
         handled.push(m.sessionId ?? '');
