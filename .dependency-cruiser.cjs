@@ -55,6 +55,17 @@ module.exports = {
       to: { path: '^src/data/repositories/' },
     },
     {
+      name: 'services-use-no-raw-redis',
+      severity: 'error',
+      comment:
+        'Services use Redis through the stores of src/data/stores (decision 975); only the composition files (auth-services.ts, telemetry.wiring.ts) build them, so nothing else imports src/data/redis.ts, not even its types.',
+      from: {
+        path: '^src/(auth|telemetry)/',
+        pathNot: '^src/auth/auth-services\\.ts$|^src/telemetry/telemetry\\.wiring\\.ts$',
+      },
+      to: { path: '^src/data/redis\\.ts$' },
+    },
+    {
       name: 'transports-use-no-raw-redis',
       severity: 'error',
       comment: 'Transports get Redis connections from infra (connectRedis) and use Redis through services and stores.',
