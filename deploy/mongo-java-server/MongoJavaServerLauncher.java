@@ -1,12 +1,32 @@
 import de.bwaldvogel.mongo.MongoBackend;
-import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.wire.MongoDatabaseHandler;
+import de.bwaldvogel.mongo.wire.MongoExceptionHandler;
+import de.bwaldvogel.mongo.wire.MongoWireMessageEncoder;
+import de.bwaldvogel.mongo.wire.MongoWireProtocolHandler;
+import de.bwaldvogel.mongo.wire.MongoWireReplyEncoder;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import org.h2.mvstore.MVStore;
 
 /**
@@ -19,13 +39,24 @@ import org.h2.mvstore.MVStore;
  * needs wire version 9, MongoDB 4.4, or newer); it announces 4.4 instead. The commands the service
  * uses are the same in both.
  *
+ * One thread per connection (decision 985). mongo-java-server's own bind() runs every command on the
+ * network event loop that owns the connection: 2 x cores threads, each shared by many connections. A
+ * collection is locked for a whole query (its queries, counts and writes run one at a time), so a few
+ * slow scans of one collection held every event-loop thread, each waiting for the lock, and the
+ * connections sharing those threads got no answer at all, the driver's monitor included: its `hello`
+ * timed out, the driver marked the server unknown and failed every operation in flight. Here the
+ * event loops only read and write bytes; each connection's commands run in order on a thread of its
+ * own (as mongod does), so a connection waiting for a lock delays nobody else's commands.
+ *
  * H2: the MVStore commits by itself only once a second (autoCommitDelay), so a kill -9 lost the
  * writes of the last second although the client had been told they were done. This launcher owns the
  * store's settings: a write command is answered only after the store committed it (the commit writes
  * the chunk to the file, so a killed process loses nothing it acknowledged; an fsync per write is not
  * made, so a power cut may still lose the operating system's unwritten pages). Concurrent writers share
  * commits: one commit stores every change made before it. The background thread stays on (it commits
- * nothing left, and compacts the file).
+ * nothing left, and compacts the file). The store's page cache is sized from the heap
+ * (-Dmongo.h2.cacheMb=N to choose; decision 985): its default of 16 MB held about 1% of a 100,000-user
+ * collection, so every scan read and deserialised the documents from the file again.
  */
 public class MongoJavaServerLauncher {
   private static final MongoVersion V44 = new MongoVersion() {
@@ -55,6 +86,74 @@ public class MongoJavaServerLauncher {
     }
   }
 
+  /** The database handler of one connection; its thread ends with the connection. */
+  static final class ConnectionHandler extends MongoDatabaseHandler {
+    ConnectionHandler(MongoBackend backend, ChannelGroup clients) { super(backend, clients); }
+
+    /** The last event of a closed connection (after channelInactive, which closes its cursors). */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
+      try {
+        super.handlerRemoved(ctx);
+      } finally {
+        ctx.executor().shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** mongo-java-server's pipeline (MongoServer.bind), with each connection's commands on a thread of its own. */
+  static final class Server {
+    private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("mongo-server-boss"));
+    private final EventLoopGroup io = new NioEventLoopGroup(0, new DefaultThreadFactory("mongo-server-io"));
+    private final ThreadFactory connectionThreads = new DefaultThreadFactory("mongo-server-connection");
+    private final MongoBackend backend;
+    private final ChannelGroup clients;
+    private Channel channel;
+
+    Server(MongoBackend backend) {
+      this.backend = backend;
+      this.clients = new DefaultChannelGroup("mongodb-channels", io.next());
+    }
+
+    void bind(String host, int port) {
+      channel = new ServerBootstrap()
+          .group(boss, io)
+          .channel(NioServerSocketChannel.class)
+          .option(ChannelOption.SO_BACKLOG, 100)
+          .localAddress(new InetSocketAddress(host, port))
+          .childOption(ChannelOption.TCP_NODELAY, Boolean.TRUE)
+          .childHandler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            public void initChannel(SocketChannel ch) {
+              EventExecutor commands = new DefaultEventExecutor(connectionThreads);
+              ch.pipeline().addLast(new MongoWireReplyEncoder());
+              ch.pipeline().addLast(new MongoWireMessageEncoder());
+              ch.pipeline().addLast(new MongoWireProtocolHandler());
+              ch.pipeline().addLast(commands, new ConnectionHandler(backend, clients));
+              ch.pipeline().addLast(new MongoExceptionHandler());
+            }
+          })
+          .bind()
+          .syncUninterruptibly()
+          .channel();
+    }
+
+    void shutdown() {
+      if (channel != null) channel.close().syncUninterruptibly();
+      clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+      boss.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+      io.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+      backend.close();
+    }
+  }
+
+  /** The H2 page cache in MB: -Dmongo.h2.cacheMb, else a third of the heap (at least H2's default, 16). */
+  static int cacheMb() {
+    String set = System.getProperty("mongo.h2.cacheMb");
+    if (set != null && !set.isBlank()) return Integer.parseInt(set.trim());
+    return (int) Math.max(16, Runtime.getRuntime().maxMemory() / 3 / (1024 * 1024));
+  }
+
   public static void main(String[] args) throws Exception {
     // Older callers passed HOST PORT FILE (the H2 backend): still accepted.
     if (args.length == 3 && !args[0].equals("memory") && !args[0].equals("h2")) args = new String[] { "h2", args[0], args[1], args[2] };
@@ -65,21 +164,20 @@ public class MongoJavaServerLauncher {
       System.exit(64);
     }
     MongoBackend backend;
+    String detail = "";
     if (memory) {
       backend = new MemoryBackend();
     } else {
-      MVStore store = new MVStore.Builder().fileName(args[3]).open();
+      int cache = cacheMb();
+      MVStore store = new MVStore.Builder().fileName(args[3]).cacheSize(cache).open();
       backend = new DurableH2Backend(store);
+      detail = ", page cache " + cache + " MB";
     }
     backend.version(V44);
-    MongoServer server = new MongoServer(backend);
+    Server server = new Server(backend);
     server.bind(args[1], Integer.parseInt(args[2]));
-    MongoBackend b = backend;
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.shutdown();
-      b.close();
-    }));
-    System.out.println("mongo-java-server (" + args[0] + ") listening on " + args[1] + ":" + args[2]);
+    Runtime.getRuntime().addShutdownHook(new Thread(server::shutdown));
+    System.out.println("mongo-java-server (" + args[0] + detail + ") listening on " + args[1] + ":" + args[2]);
     Thread.currentThread().join();
   }
 }
