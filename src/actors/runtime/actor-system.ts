@@ -39,6 +39,9 @@ export interface ActorSystemDeps {
   dedupeTtlMs?: number;
 }
 
+/** Hand-off rounds a stop runs at most (each waits for the claims in flight, then hands off what is held). */
+const STOP_HANDOFF_ROUNDS = 5;
+
 /** Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced, membership. */
 export type ActorSystemEvents = EventEmitter;
 
@@ -226,9 +229,12 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     return act;
   }
 
+  /** Claims a vacant shard this node should own; a stopping node claims nothing. */
   private async claimIfDesired(shard: number): Promise<ShardLease | undefined> {
+    if (this.stopping) return undefined;
     if (!this.isDesired(shard, this.membership.nodes()) && !this.isDesired(shard, await this.refreshMembership()))
       return undefined;
+    if (this.stopping) return undefined;
     let claim = this.claims.get(shard);
     if (!claim) {
       claim = this.leases.acquire(shard).finally(() => this.claims.delete(shard));
@@ -268,17 +274,23 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private acquired(lease: ShardLease): void {
     this.metrics.shardsOwned.set(this.leases.all().length);
     this.events.emit('shard-acquired', lease.shard, lease.epoch);
-    void this.wakeTimers(lease.shard, '+inf');
+    // A claim sent before the stop began and won after it is handed off at once (stop waits for it).
+    if (this.stopping) void this.handoffs.start(lease, 'stop');
+    else void this.wakeTimers(lease.shard, '+inf');
   }
 
-  /** Activates the shard's actors that have timers, so timers fire after failover, handoff or passivation. */
+  /**
+   * Activates the shard's actors that have timers, so timers fire after failover, handoff or passivation.
+   * Never once the node is stopping: an activation made then would arm timers nothing closes.
+   */
   private async wakeTimers(shard: number, until: number | '+inf'): Promise<void> {
+    if (this.stopping) return;
     const keys = await this.store
       .dueTimers(shard, until === '+inf' ? Number.MAX_SAFE_INTEGER : until)
       .catch(() => [] as string[]);
-    if (!keys.length) return;
+    if (!keys.length || this.stopping) return;
     const lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard).catch(() => undefined));
-    if (!lease || lease.handingOff) return;
+    if (!lease || lease.handingOff || this.stopping) return;
     for (const key of keys) {
       const address = parseAddressKey(key);
       const behavior = address && this.behaviors.get(address.kind);
@@ -395,17 +407,30 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     await this.ask(address, env.msg, { dedupeId: env.dedupeId }).then(env.resolve, env.reject);
   }
 
-  /** Graceful stop: leave membership, hand every shard off, then stop reading the inbox. */
+  /**
+   * Graceful stop: leave membership, hand every shard off, then stop reading the inbox. A claim sent
+   * before the stop began (a tick waking a shard's timers, a delivery) can win its lease after the
+   * leases were listed, so the hand-off repeats until no claim is in flight and no lease is held. Last,
+   * every activation still here is closed: its timer handles are referenced, and nothing of a stopped
+   * node may keep the process alive or fire later.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       clearInterval(this.timer);
       await this.membership.leave().catch(() => undefined);
-      await Promise.all([
-        ...this.leases.all().map((l) => this.handoffs.start(l, 'stop')),
-        ...this.handoffs.inProgress(),
-      ]);
+      for (let round = 0; round < STOP_HANDOFF_ROUNDS; round++) {
+        await Promise.allSettled([...this.claims.values()]);
+        const held = this.leases.all();
+        const running = this.handoffs.inProgress();
+        if (!held.length && !running.length && !this.claims.size) break;
+        await Promise.all([...held.map((l) => this.handoffs.start(l, 'stop')), ...running]);
+      }
       await this.transport.stop();
       this.closed = true;
+      for (const act of [...this.actors.values()]) {
+        this.evict(act);
+        for (const env of act.close()) env.reject(new AppError('service_unavailable', 'actor system stopped'));
+      }
       this.logger.info({ node: this.nodeId }, 'actor system stopped');
     })();
     return this.stopping;

@@ -1,0 +1,106 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { shardOf } from '../../../src/actors/runtime/index.js';
+import type { ActorAddress } from '../../../src/actors/runtime/types.js';
+import { counterBehavior } from '../../support/actor-fixtures/counter.behavior.js';
+import { clusterEnv, dropPrefix, startActorNode, type ActorNode } from '../../support/actor-kit.js';
+
+interface TimerHandle {
+  hasRef(): boolean;
+  _destroyed?: boolean;
+  _idleTimeout?: number;
+  _onTimeout?: unknown;
+}
+
+/**
+ * Notes every timer and interval made through the globals (the product's modules and the libraries they
+ * load call them) until `stop()`; `pending()` says which of them would still keep the process alive.
+ */
+function timerNotes() {
+  const g = globalThis as unknown as Record<'setTimeout' | 'setInterval', (...a: unknown[]) => TimerHandle>;
+  const real = { setTimeout: g.setTimeout, setInterval: g.setInterval };
+  const made: TimerHandle[] = [];
+  for (const fn of ['setTimeout', 'setInterval'] as const)
+    g[fn] = Object.assign((...a: unknown[]) => {
+      const t = real[fn](...a);
+      made.push(t);
+      return t;
+    }, real[fn]);
+  return {
+    stop: () => Object.assign(g, real),
+    pending: () =>
+      made
+        .filter((t) => !t._destroyed && t.hasRef())
+        .map((t) => `${t._idleTimeout} ms ${String(t._onTimeout).replace(/\s+/g, ' ').slice(0, 100)}`),
+  };
+}
+
+/** The first `call` actor on `shard` other than `not`. */
+function actorOn(shard: number, shards: number, not: string): ActorAddress {
+  for (let i = 0; ; i++) {
+    const a: ActorAddress = { tenant: 'acme', kind: 'call', id: `on-${shard}-${i}` };
+    if (a.id !== not && shardOf(a, shards) === shard) return a;
+  }
+}
+
+/**
+ * A node's stop leaves no timer behind, even when the stop meets a tick that is waking a shard's timers:
+ * the tick read the shard's due timers, the stop began (leaving membership, then listing the leases to
+ * hand off), and the tick's claim of the shard went out after, won, and was never handed off; the
+ * claim then woke every actor of the shard that has a timer, whose timer handles are referenced and
+ * kept the process alive after the node stopped (on a loaded machine the hub fuzz's node left 11).
+ */
+describe('actor system stop: no timer outlives the node', () => {
+  const env = clusterEnv({ ACTOR_LEASE_MS: '600' });
+  const shards = Number(env.ACTOR_SHARDS);
+  const x: ActorAddress = { tenant: 'acme', kind: 'call', id: 'due-soon' };
+  const shard = shardOf(x, shards);
+  const y = actorOn(shard, shards, x.id);
+  let b: ActorNode | undefined;
+
+  afterAll(async () => {
+    if (b) {
+      await dropPrefix(b.node, env.REDIS_PREFIX).catch(() => undefined);
+      await b.node.destroy();
+    }
+  });
+
+  it('a shard whose timers a tick was waking when the stop began is handed off, its actors timers cleared', async () => {
+    // A first node arms x's timer 1.5 s ahead and y's an hour ahead on the same shard, then stops: the
+    // timers stay in Redis and the shard is free.
+    const a = await startActorNode(env, counterBehavior());
+    await a.system.ask(y, { op: 'timer', name: 'later', ms: 3_600_000 });
+    await a.system.ask(x, { op: 'timer', name: 'soon', ms: 1_500 });
+    await a.node.destroy();
+
+    const notes = timerNotes();
+    try {
+      b = await startActorNode(env, counterBehavior());
+      const { node, system } = b;
+      // The stop begins right when a tick has read x's timer as due (the tick then claims the shard).
+      const store = (system as unknown as { store: { dueTimers(s: number, until: number): Promise<string[]> } }).store;
+      const dueTimers = store.dueTimers.bind(store);
+      let stopped: Promise<void> | undefined;
+      store.dueTimers = async (s, until) => {
+        const keys = await dueTimers(s, until);
+        if (s === shard && until < Number.MAX_SAFE_INTEGER && keys.length) stopped ??= system.stop();
+        return keys;
+      };
+      for (const until = Date.now() + 10_000; !stopped && Date.now() < until;)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(stopped).toBeDefined();
+      await stopped;
+      // Whatever the tick started after the stop has had its round trips.
+      await new Promise((r) => setTimeout(r, 300));
+      const held = system.leases.all().map((l) => l.shard);
+      await dropPrefix(node, env.REDIS_PREFIX);
+      await node.destroy();
+      b = undefined;
+      // Closes under way get a moment; y's armed timer would take an hour.
+      for (const until = Date.now() + 2_000; notes.pending().length && Date.now() < until;)
+        await new Promise((r) => setTimeout(r, 50));
+      expect({ held, pending: notes.pending() }).toEqual({ held: [], pending: [] });
+    } finally {
+      notes.stop();
+    }
+  });
+});
