@@ -35,6 +35,7 @@ import { SessionService } from '../core/session.service.js';
 import { LoginCodeService } from '../core/login-code.service.js';
 import { qrRenderer } from '../core/qr-renderer.js';
 import { PinService, type PinLockedPush } from '../core/pin.service.js';
+import { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';
 import { rooms } from '../realtime/rooms.js';
 import type { PushPublisher } from '../realtime/pushes.js';
 import { RedisPushPublisher } from '../realtime/redis-publisher.js';
@@ -157,8 +158,7 @@ export function createAuthServices(infra: AuthInfra) {
   });
   const pins = new PinService({
     credentials: repos.credentials,
-    redis,
-    keys,
+    attempts: new PinAttemptsStore({ redis, keys }),
     rules,
     sessions,
     audit,

@@ -1,10 +1,9 @@
-import type { RedisClient } from '../data/redis.js';
 import { AppError } from './errors.js';
 import type { AccountRecord, CredentialRepository, SecurityRules } from '../data/repositories/credential.repository.js';
 import type { Principal } from '../auth/principal.js';
 import { decoyHash, slowHash, slowVerify } from '../auth/secrets.js';
 import { addressKey } from './address-key.js';
-import { PinGuard, type PinGuardKeys } from './pin-guard.js';
+import type { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';
@@ -13,8 +12,8 @@ import type { SignInContext } from './sign-in-context.js';
 export interface PinServiceDeps {
   /** Per-tenant CredentialRepository (a factory of the composition root). */
   credentials(tenant: string): CredentialRepository;
-  redis: RedisClient;
-  keys: { pinGuard(tenant: string, username: string): PinGuardKeys };
+  /** Guesses, per-source locks and the day's budget of each account, shared by every node. */
+  attempts: PinAttemptsStore;
   rules: SecurityRulesService;
   sessions: SessionService;
   audit: AuditService;
@@ -39,10 +38,7 @@ const decoy = decoyHash;
  * hard lock (docs/decisions/131). Counters live in Redis so every node sees them.
  */
 export class PinService {
-  private readonly guard: PinGuard;
-
   constructor(private readonly deps: PinServiceDeps) {
-    this.guard = new PinGuard(deps.redis);
     void decoy();
   }
 
@@ -53,14 +49,14 @@ export class PinService {
   async unlock(tenant: string, input: { username: string; pin: string }, ctx: SignInContext): Promise<LoginResponse> {
     const rules = await this.deps.rules.get(tenant);
     const user = await this.creds(tenant).findByUsername(input.username);
-    const keys = this.deps.keys.pinGuard(tenant, input.username.toLowerCase().trim());
+    const username = input.username.toLowerCase().trim();
     const source = ctx.ip ? addressKey(ctx.ip) : 'unknown';
-    const reservation = await this.guard.reserve(keys, source, rules.lockout);
+    const reservation = await this.deps.attempts.reserve(tenant, username, source, rules.lockout);
     if (reservation.kind !== 'ok') throw lockedError(reservation.kind === 'hard' ? undefined : reservation.retryAfter);
     const usable = Boolean(user && user.status === 'active' && user.pinHash);
     const matches = await slowVerify(input.pin, usable ? user!.pinHash : await decoy());
-    if (!usable || !matches) return this.fail(tenant, user, keys, source, reservation, rules, ctx);
-    await this.guard.succeed(keys, source);
+    if (!usable || !matches) return this.fail(tenant, user, username, source, reservation, rules, ctx);
+    await this.deps.attempts.succeed(tenant, username, source);
     const session = await this.deps.sessions.start({
       tenant,
       user: user!,
@@ -100,7 +96,7 @@ export class PinService {
     const rules = await this.deps.rules.get(principal.tenant);
     if (input.newPin) await this.setPin(principal.tenant, user, input.newPin, rules);
     else await this.creds(principal.tenant).setPin(targetId, null, user.pinHistory ?? []);
-    await this.guard.clear(this.deps.keys.pinGuard(principal.tenant, user.username));
+    await this.deps.attempts.clear(principal.tenant, user.username);
     await this.deps.audit.record(principal.tenant, {
       action: self ? 'pin.set' : 'pin.reset',
       outcome: 'success',
@@ -141,13 +137,13 @@ export class PinService {
   private async fail(
     tenant: string,
     user: AccountRecord | null,
-    keys: PinGuardKeys,
+    username: string,
     source: string,
     r: { fails: number; day: number },
     rules: SecurityRules,
     ctx: SignInContext,
   ): Promise<never> {
-    const outcome = await this.guard.fail(keys, source, r, rules.lockout);
+    const outcome = await this.deps.attempts.fail(tenant, username, source, r, rules.lockout);
     const subjectId = user?._id.toString();
     const reason = !user
       ? 'unknown_user'

@@ -1,4 +1,3 @@
-import type { RedisClient } from '../data/redis.js';
 import type { Logger } from 'pino';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
@@ -11,8 +10,9 @@ import type { MediaFileRepository } from '../data/repositories/media-file.reposi
 import type { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
 import type { AuditService } from './audit.service.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
+import type { RecordingState, RecordingStateStore } from '../data/stores/recording-state.store.js';
 
-export type RecordingState = 'idle' | 'starting' | 'recording' | 'stopping' | 'stopped';
+export type { RecordingState };
 
 /**
  * Who asked, for the audit trail: `actorId` is the caller; when it differs from the attributed user
@@ -40,8 +40,8 @@ interface Deps {
   events(tenant: string): EventRepository;
   files(tenant: string): MediaFileRepository;
   telemetry(tenant: string): TelemetryRepository;
-  redis: RedisClient;
-  recordingKey(tenant: string, eventId: string): string;
+  /** Each event's recording sessions and their states, shared by every node. */
+  state: RecordingStateStore;
   vcs: VideoConferencing;
   store: Pick<ObjectStore, 'putContentAddressed'>;
   enqueue(data: RecordingJobData): Promise<{ id: string }>;
@@ -52,26 +52,6 @@ interface Deps {
   /** TenantConfig `meetings.recordingConsent` (decision 910); absent = never asks. */
   consentPolicy?: (tenant: string) => Promise<string>;
 }
-
-/** Starting is a no-op while a recording is starting or running; otherwise a new session begins. */
-const START = `
-local st = redis.call('HGET', KEYS[1], 'state')
-if st == 'starting' or st == 'recording' then return {0, tonumber(redis.call('HGET', KEYS[1], 'session'))} end
-local n = redis.call('HINCRBY', KEYS[1], 'session', 1)
-redis.call('HSET', KEYS[1], 'state', 'starting', 'by:' .. n, ARGV[1])
-return {1, n}`;
-/** Stopping moves the current session to `stopping`; repeated stops return the same session. */
-const STOP = `
-local st = redis.call('HGET', KEYS[1], 'state')
-local n = tonumber(redis.call('HGET', KEYS[1], 'session') or '0')
-if st == 'starting' or st == 'recording' then redis.call('HSET', KEYS[1], 'state', 'stopping'); return {1, n} end
-if st == 'stopping' then return {0, n} end
-return {-1, n}`;
-/** Advances the state only if the session is still the current one and in the expected state. */
-const ADVANCE = `
-if redis.call('HGET', KEYS[1], 'session') == ARGV[1] and redis.call('HGET', KEYS[1], 'state') == ARGV[2] then
-  redis.call('HSET', KEYS[1], 'state', ARGV[3]) return 1 end
-return 0`;
 
 /**
  * Recording control for an event's conference. Requests only record intent (in Redis, per event)
@@ -100,15 +80,9 @@ export class RecordingService {
           'recording_consent_required',
           'This tenant records only with the consent of those present: use the hub method startRecording, which asks them',
         );
-      const [fresh, session] = (await this.deps.redis.eval(START, 1, this.key(tenant, eventId), userId)) as [
-        number,
-        number,
-      ];
+      const { fresh, session } = await this.deps.state.start(tenant, eventId, userId);
       const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'start', session });
-      this.deps.logger.info(
-        { component: 'recording', tenant, eventId, session, fresh: fresh === 1 },
-        'recording start requested',
-      );
+      this.deps.logger.info({ component: 'recording', tenant, eventId, session, fresh }, 'recording start requested');
       return { eventId, state: 'starting', session, jobId: job.id };
     });
   }
@@ -122,8 +96,8 @@ export class RecordingService {
     return this.audited(tenant, 'recording.stop', eventId, userId, by, async () => {
       await this.requireEvent(tenant, eventId);
       oid(userId, 'user_not_found');
-      const [code, session] = (await this.deps.redis.eval(STOP, 1, this.key(tenant, eventId))) as [number, number];
-      if (code === -1) throw new AppError('invalid_state', 'The event is not being recorded');
+      const { outcome, session } = await this.deps.state.stop(tenant, eventId);
+      if (outcome === 'idle') throw new AppError('invalid_state', 'The event is not being recorded');
       const job = await this.deps.enqueue({ tenant, eventId, userId, action: 'stop', session });
       return { eventId, state: 'stopping', session, jobId: job.id };
     });
@@ -170,8 +144,7 @@ export class RecordingService {
 
   async status(tenant: string, eventId: string): Promise<RecordingStatus> {
     await this.requireEvent(tenant, eventId);
-    const h = await this.deps.redis.hmget(this.key(tenant, eventId), 'state', 'session');
-    return { eventId, state: (h[0] as RecordingState | null) ?? 'idle', session: Number(h[1] ?? 0) };
+    return { eventId, ...(await this.deps.state.status(tenant, eventId)) };
   }
 
   /** The `recording` job: idempotent per (event, session, action). */
@@ -185,21 +158,21 @@ export class RecordingService {
   }
 
   private async start(d: RecordingJobData, room: VcsRoom): Promise<Record<string, unknown>> {
-    const key = this.key(d.tenant, d.eventId);
-    const existing = await this.deps.redis.hget(key, `rec:${d.session}`);
+    const { state } = this.deps;
+    const existing = await state.recordingId(d.tenant, d.eventId, d.session);
     if (existing) return { recordingId: existing };
     const rec = await this.deps.vcs.startRecording(d.tenant, room);
-    if (!(await this.deps.redis.hsetnx(key, `rec:${d.session}`, rec.recordingId))) {
+    if (!(await state.claimRecordingId(d.tenant, d.eventId, d.session, rec.recordingId))) {
       await this.deps.vcs.stopRecording(d.tenant, room, rec.recordingId);
-      return { recordingId: await this.deps.redis.hget(key, `rec:${d.session}`) };
+      return { recordingId: await state.recordingId(d.tenant, d.eventId, d.session) };
     }
-    await this.deps.redis.eval(ADVANCE, 1, key, String(d.session), 'starting', 'recording');
+    await state.advance(d.tenant, d.eventId, d.session, 'starting', 'recording');
     return { recordingId: rec.recordingId, startedAt: rec.startedAt };
   }
 
   private async stop(d: RecordingJobData, room: VcsRoom, progress: (p: number) => Promise<void>) {
-    const key = this.key(d.tenant, d.eventId);
-    const recordingId = await this.deps.redis.hget(key, `rec:${d.session}`);
+    const { state } = this.deps;
+    const recordingId = await state.recordingId(d.tenant, d.eventId, d.session);
     if (!recordingId) throw new AppError('service_unavailable', 'Recording has not started yet; retrying');
     await progress(10);
     await this.deps.vcs.stopRecording(d.tenant, room, recordingId);
@@ -210,7 +183,7 @@ export class RecordingService {
       contentType: file.contentType,
     });
     await progress(80);
-    const ownerId = (await this.deps.redis.hget(key, `by:${d.session}`)) ?? d.userId;
+    const ownerId = (await state.requestedBy(d.tenant, d.eventId, d.session)) ?? d.userId;
     const { record } = await this.deps.files(d.tenant).createOnce({
       hash: put.sha256,
       size: put.size,
@@ -234,7 +207,7 @@ export class RecordingService {
     });
     await this.deps.announced?.(d.tenant);
     await this.deps.telemetry(d.tenant).raiseEventFlags(d.eventId, { hasRecording: true });
-    await this.deps.redis.eval(ADVANCE, 1, key, String(d.session), 'stopping', 'stopped');
+    await state.advance(d.tenant, d.eventId, d.session, 'stopping', 'stopped');
     await progress(100);
     return { recordingId, mediaFileId: String(record._id), hash: put.sha256, size: put.size };
   }
@@ -258,10 +231,6 @@ export class RecordingService {
   /** TenantConfig `meetings.recordingConsent` (off when unset): checked on every start, whatever the transport. */
   private async consentPolicy(tenant: string): Promise<string> {
     return (await this.deps.consentPolicy?.(tenant)) ?? 'off';
-  }
-
-  private key(tenant: string, eventId: string): string {
-    return this.deps.recordingKey(tenant, eventId);
   }
 }
 

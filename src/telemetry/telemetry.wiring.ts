@@ -7,6 +7,7 @@ import { ParticipantLogRepository } from '../data/repositories/participant-log.r
 import type { TenantRepository } from '../data/repositories/tenant.repository.js';
 import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
+import { RecordingStateStore } from '../data/stores/recording-state.store.js';
 import type { AuditService } from '../core/audit.service.js';
 import { CompletionService } from '../core/completion.service.js';
 import { rooms } from '../realtime/rooms.js';
@@ -39,8 +40,7 @@ export function createTelemetryServices(
   const recording = new RecordingService({
     tenants,
     ...repos,
-    redis: infra.redis,
-    recordingKey: infra.keys.recording,
+    state: new RecordingStateStore({ redis: infra.redis, keys: infra.keys }),
     vcs,
     store: infra.store,
     enqueue: (data) => jobs.enqueue('recording', data),

@@ -6,7 +6,7 @@ import { Revocations } from '../../../src/auth/revocations.js';
 import { EmbeddedRealmSessions } from '../../../src/auth/idp/realm-sessions.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { QUEUE_NAMES } from '../../../src/core/job-definitions.js';
-import { PinGuard } from '../../../src/core/pin-guard.js';
+import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
 import { createRedis, primaries, type RedisClient } from '../../../src/data/redis.js';
 import { redisKeys } from '../../../src/data/redis-keys.js';
 import { RealmRecordsStore } from '../../../src/data/stores/realm-records.store.js';
@@ -143,16 +143,16 @@ describe('every multi-key command of the product on TEST_REDIS_URL', () => {
     expect(await store.checkFence(lease)).toBe(false);
   });
 
-  it("pin guard: reserve, fail, succeed and clear run on the account's three keys", async () => {
-    const guard = new PinGuard(redis);
+  it("pin attempts: reserve, fail, succeed and clear run on the account's three keys", async () => {
+    const attempts = new PinAttemptsStore({ redis, keys });
     const k = keys.pinGuard('acme', 'alice');
     const lockout = { maxAttempts: 2, lockoutSeconds: 60, maxLockoutSeconds: 600, maxFailuresPerDay: 20 };
-    const r = await guard.reserve(k, 'ip1', lockout);
+    const r = await attempts.reserve('acme', 'alice', 'ip1', lockout);
     expect(r.kind).toBe('ok');
     if (r.kind !== 'ok') return;
-    expect((await guard.fail(k, 'ip1', r, lockout)).kind).toBe('failed');
-    await guard.succeed(k, 'ip1');
-    await guard.clear(k);
+    expect((await attempts.fail('acme', 'alice', 'ip1', r, lockout)).kind).toBe('failed');
+    await attempts.succeed('acme', 'alice', 'ip1');
+    await attempts.clear('acme', 'alice');
     expect(await redis.exists(k.sources, k.day, k.hard)).toBe(0);
   });
 

@@ -3,7 +3,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { connect, type HubClient } from '../../support/hub-client.js';
 import type { PinLockedPush } from '../../../src/core/pin.service.js';
-import { PinGuard } from '../../../src/core/pin-guard.js';
+import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
 
 /**
  * PIN guessing from outside clients behind a configured proxy (TRUST_PROXY=loopback), so each
@@ -145,8 +145,7 @@ describe('PIN lockout', () => {
   });
 
   it('a lock lasts its whole time, not until the next whole second of the clock', async () => {
-    const guard = new PinGuard(node.infra.redis);
-    const keys = node.infra.keys.pinGuard('pins', 'clock-check');
+    const attempts = new PinAttemptsStore({ redis: node.infra.redis, keys: node.infra.keys });
     const rules = { maxAttempts: 1, lockoutSeconds: 1, maxLockoutSeconds: 1, maxFailuresPerDay: 100 };
     const redisMs = async () => {
       const [s, us] = await node.infra.redis.time();
@@ -157,12 +156,15 @@ describe('PIN lockout', () => {
     const untilLate = (1850 - ((await redisMs()) % 1000)) % 1000;
     await new Promise((r) => setTimeout(r, untilLate));
     const lockedAt = await redisMs();
-    const reserved = await guard.reserve(keys, 'clock', rules);
+    const reserved = await attempts.reserve('pins', 'clock-check', 'clock', rules);
     expect(reserved.kind).toBe('ok');
     if (reserved.kind !== 'ok') return;
-    expect(await guard.fail(keys, 'clock', reserved, rules)).toMatchObject({ kind: 'locked', retryAfter: 1 });
+    expect(await attempts.fail('pins', 'clock-check', 'clock', reserved, rules)).toMatchObject({
+      kind: 'locked',
+      retryAfter: 1,
+    });
     await new Promise((r) => setTimeout(r, 300));
-    const again = await guard.reserve(keys, 'clock', rules);
+    const again = await attempts.reserve('pins', 'clock-check', 'clock', rules);
     const elapsed = (await redisMs()) - lockedAt;
     expect({ kind: again.kind, withinTheSecond: elapsed < 1000 }).toEqual({ kind: 'locked', withinTheSecond: true });
   });

@@ -1,19 +1,14 @@
-import type { RedisClient } from '../data/redis.js';
-import type { SecurityRules } from '../data/repositories/credential.repository.js';
+import type { RedisClient } from '../redis.js';
+import type { RedisKeys } from '../redis-keys.js';
+import type { SecurityRules } from '../repositories/credential.repository.js';
 
 /** How long the per-source state and the day's failure count live after the last attempt. */
 export const PIN_DAY_SECONDS = 24 * 60 * 60;
 /** Storage bound of a hard lock; it ends earlier when the PIN is set or reset. */
 export const PIN_HARD_LOCK_SECONDS = 30 * 24 * 60 * 60;
 
-export interface PinGuardKeys {
-  /** Hash of per-source fields `<source>|fails`, `<source>|level`, `<source>|untilMs` of one account. */
-  sources: string;
-  /** Failures of the account in the current day, from every source. */
-  day: string;
-  /** Set once the day's budget is spent: every source is refused until the PIN is reset. */
-  hard: string;
-}
+/** The tenant's lockout rules (TenantConfig security rules) the scripts apply. */
+export type PinLockout = SecurityRules['lockout'];
 
 export type Reservation =
   { kind: 'ok'; fails: number; day: number } | { kind: 'locked'; retryAfter: number } | { kind: 'hard' };
@@ -81,15 +76,20 @@ if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[
 return 1`;
 
 /**
- * Progressive PIN lockout state in Redis (shared by every node), per account and source (client
- * address): see docs/decisions/131. Keys of one account share the tenant's hash tag, so each script
- * runs on one cluster slot.
+ * PIN attempts and locks as stored in Redis (shared by every node), per account (by username) and
+ * source (client address): see docs/decisions/131. Three keys per account (redis-keys `pinGuard`):
+ * `sources`, a hash of per-source fields `<source>|fails`, `<source>|level`, `<source>|untilMs`; `day`, the
+ * account's failures of the current day from every source; `hard`, set once the day's budget is spent
+ * (every source is refused until the PIN is reset). They share the tenant's hash tag, so each script
+ * runs on one cluster slot. Each operation is one script, so concurrent guesses cannot overtake the rules.
  */
-export class PinGuard {
-  constructor(private readonly redis: RedisClient) {}
+export class PinAttemptsStore {
+  constructor(private readonly deps: { redis: RedisClient; keys: Pick<RedisKeys, 'pinGuard'> }) {}
 
-  async reserve(k: PinGuardKeys, source: string, lockout: SecurityRules['lockout']): Promise<Reservation> {
-    const [kind, a, b] = (await this.redis.eval(
+  /** Reserves one evaluated guess (RESERVE), or says why not: the source is locked or the account hard-locked. */
+  async reserve(tenant: string, username: string, source: string, lockout: PinLockout): Promise<Reservation> {
+    const k = this.deps.keys.pinGuard(tenant, username);
+    const [kind, a, b] = (await this.deps.redis.eval(
       RESERVE,
       3,
       k.sources,
@@ -105,12 +105,15 @@ export class PinGuard {
     return { kind: 'ok', fails: a, day: b ?? a };
   }
 
+  /** A reserved guess was wrong (FAIL): what it set off, if anything. */
   async fail(
-    k: PinGuardKeys,
+    tenant: string,
+    username: string,
     source: string,
     r: { fails: number; day: number },
-    lockout: SecurityRules['lockout'],
+    lockout: PinLockout,
   ): Promise<FailureOutcome> {
+    const k = this.deps.keys.pinGuard(tenant, username);
     const args = [
       source,
       r.fails,
@@ -122,7 +125,7 @@ export class PinGuard {
       PIN_HARD_LOCK_SECONDS,
       PIN_DAY_SECONDS,
     ];
-    const [kind, first, seconds, level] = (await this.redis.eval(FAIL, 3, k.sources, k.day, k.hard, ...args)) as [
+    const [kind, first, seconds, level] = (await this.deps.redis.eval(FAIL, 3, k.sources, k.day, k.hard, ...args)) as [
       string,
       number,
       number,
@@ -134,12 +137,15 @@ export class PinGuard {
     return { kind: 'failed' };
   }
 
-  async succeed(k: PinGuardKeys, source: string): Promise<void> {
-    await this.redis.eval(SUCCEED, 3, k.sources, k.day, k.hard, source);
+  /** The reserved guess was right (SUCCEED). */
+  async succeed(tenant: string, username: string, source: string): Promise<void> {
+    const k = this.deps.keys.pinGuard(tenant, username);
+    await this.deps.redis.eval(SUCCEED, 3, k.sources, k.day, k.hard, source);
   }
 
   /** A PIN set or reset: every source, the day's count and the hard lock start over. */
-  async clear(k: PinGuardKeys): Promise<void> {
-    await this.redis.del(k.sources, k.day, k.hard);
+  async clear(tenant: string, username: string): Promise<void> {
+    const k = this.deps.keys.pinGuard(tenant, username);
+    await this.deps.redis.del(k.sources, k.day, k.hard);
   }
 }
