@@ -66,6 +66,14 @@ module.exports = {
       to: { path: '^src/data/redis\\.ts$' },
     },
     {
+      name: 'core-uses-redis-through-stores',
+      severity: 'error',
+      comment:
+        'Core services use Redis through the stores of src/data/stores (scripts, keys, commands; decision 970); they import neither the Redis client nor the key names, not even their types. The composition files (src/core/*.wiring.ts) build the stores.',
+      from: { path: '^src/core/', pathNot: '\\.wiring\\.ts$' },
+      to: { path: '^src/data/redis(-keys)?\\.ts$' },
+    },
+    {
       name: 'transports-use-no-raw-redis',
       severity: 'error',
       comment: 'Transports get Redis connections from infra (connectRedis) and use Redis through services and stores.',

@@ -32,6 +32,8 @@ import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
 import { createDirectoryServices } from './core/directory.wiring.js';
 import { createMediaServices } from './core/media.wiring.js';
 import { MeetingRooms } from './actors/meeting-rooms.js';
+import { AuditCheckpointer } from './core/audit-checkpointer.js';
+import { AuditCheckpointTurnStore } from './data/stores/audit-checkpoint-turn.store.js';
 import { createWebhookServices, type WebhookServices } from './core/webhooks/webhooks.wiring.js';
 
 /**
@@ -85,6 +87,8 @@ export interface Services {
 
   /** Outbound events: subscriptions, the outbox relay and delivery (src/core/webhooks/webhooks.wiring.ts). */
   webhooks: WebhookServices;
+  /** The periodic signed checkpoint of every active tenant's audit chain (decision 881); workers nodes start it. */
+  auditCheckpoints: AuditCheckpointer;
 }
 
 /** The composition root: every service, wired from infra, once per process. */
@@ -116,5 +120,18 @@ export function createServices(infra: Infra): Services {
     ...telemetry,
     ...createMediaServices(infra, { accountSetup: auth.accountSetup, announced, audit: auth.audit }),
     webhooks,
+    auditCheckpoints: auditCheckpoints(infra, tenants, auth.audit),
   };
+}
+
+/** Signs on the node that claims each period's turn (AUDIT_CHECKPOINT_INTERVAL_SECONDS; 0: never started). */
+function auditCheckpoints(infra: Infra, tenants: TenantService, audit: AuthServices['audit']): AuditCheckpointer {
+  const turn = new AuditCheckpointTurnStore({ redis: infra.redis, keys: infra.keys });
+  return new AuditCheckpointer({
+    audit,
+    tenants: async () => (await tenants.list()).filter((t) => t.status === 'active').map((t) => t.name),
+    claimTurn: (ttlMs) => turn.claim(infra.config.nodeId, ttlMs),
+    intervalMs: infra.config.audit.checkpointIntervalSeconds * 1000,
+    logger: infra.logger,
+  });
 }

@@ -1,13 +1,12 @@
-import type { RedisClient } from '../data/redis.js';
 import { Types } from 'mongoose';
-import type { RedisKeys } from '../data/redis-keys.js';
+import type { DirectoryChangesStore } from '../data/stores/directory-changes.store.js';
 import type { DirectoryFields, UserRepository } from '../data/repositories/user.repository.js';
 import type { Logger } from '../observability/logger.js';
 import { DirectoryIndex, type DirectoryEntry, type DirectoryQuery, type StringOrder } from './directory-index.js';
 
 export interface ContactDirectoryDeps {
-  redis: RedisClient;
-  keys: Pick<RedisKeys, 'directoryVersion' | 'directoryChanges'>;
+  /** The tenants' numbered change notes (Redis, shared by every node). */
+  changes: Pick<DirectoryChangesStore, 'record' | 'version' | 'notes'>;
   users: (tenant: string) => Pick<UserRepository, 'directoryCursor' | 'directoryFields'>;
   /** The database server's string order, which the directory's order must equal. */
   order: StringOrder;
@@ -19,13 +18,6 @@ export interface ContactDirectoryDeps {
 
 /** Change notes kept per tenant; a node further behind than this reloads the tenant. */
 export const DIRECTORY_CHANGES_KEPT = 1000;
-
-/** Adds a change note atomically: the next number, the note under it, the oldest notes trimmed. */
-const RECORD = `
-local seq = redis.call('INCR', KEYS[1])
-redis.call('ZADD', KEYS[2], seq, seq .. ' ' .. ARGV[1])
-redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[2]) + 1))
-return seq`;
 
 interface TenantState {
   index?: DirectoryIndex;
@@ -74,16 +66,8 @@ export class ContactDirectory {
    */
   async recordChange(tenant: string, ids: readonly string[] | 'all'): Promise<void> {
     if (ids !== 'all' && !ids.length) return;
-    const { keys } = this.deps;
     try {
-      await this.deps.redis.eval(
-        RECORD,
-        2,
-        keys.directoryVersion(tenant),
-        keys.directoryChanges(tenant),
-        ids === 'all' ? '*' : ids.join(','),
-        DIRECTORY_CHANGES_KEPT,
-      );
+      await this.deps.changes.record(tenant, ids, DIRECTORY_CHANGES_KEPT);
     } catch (err) {
       this.deps.logger.warn(
         { component: 'contact-directory', tenant, err: (err as Error).message },
@@ -165,15 +149,14 @@ export class ContactDirectory {
       const index = st.index;
       const from = st.seq;
       if (!index || st.stale) return;
-      const v = Number((await this.deps.redis.get(this.deps.keys.directoryVersion(tenant))) ?? 0);
+      const v = await this.deps.changes.version(tenant);
       if (v === from) return;
       if (v < from) return this.missed(tenant, st, 'change numbers went back (Redis reset)');
-      const notes = await this.deps.redis.zrangebyscore(this.deps.keys.directoryChanges(tenant), `(${from}`, v);
-      const parsed = notes.map((n) => ({ seq: Number(n.slice(0, n.indexOf(' '))), ids: n.slice(n.indexOf(' ') + 1) }));
-      if (parsed.length !== v - from || parsed.some((p, i) => p.seq !== from + 1 + i))
+      const notes = await this.deps.changes.notes(tenant, from, v);
+      if (notes.length !== v - from || notes.some((p, i) => p.seq !== from + 1 + i))
         return this.missed(tenant, st, 'change notes missing');
-      if (parsed.some((p) => p.ids === '*')) return this.missed(tenant, st, 'bulk rewrite');
-      const ids = [...new Set(parsed.flatMap((p) => p.ids.split(',')))]
+      if (notes.some((p) => p.ids === 'all')) return this.missed(tenant, st, 'bulk rewrite');
+      const ids = [...new Set(notes.flatMap((p) => (p.ids === 'all' ? [] : p.ids)))]
         .filter((id) => Types.ObjectId.isValid(id))
         .map((id) => new Types.ObjectId(id));
       const rows = await this.deps.users(tenant).directoryFields(ids);
@@ -200,7 +183,7 @@ export class ContactDirectory {
     if (st.loading) return st.loading;
     st.loading = (async () => {
       const started = performance.now();
-      const seq = Number((await this.deps.redis.get(this.deps.keys.directoryVersion(tenant))) ?? 0);
+      const seq = await this.deps.changes.version(tenant);
       const entries: DirectoryEntry[] = [];
       let sliceStart = performance.now();
       for await (const u of this.deps.users(tenant).directoryCursor()) {

@@ -13,8 +13,10 @@ import { DeviceRepository } from '../data/repositories/device.repository.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
 import { AppError } from './errors.js';
 import { PresenceService, type LastSeenStore } from './presence.service.js';
+import { PresenceStore } from '../data/stores/presence.store.js';
 import { ContactService } from './contact.service.js';
 import { ContactDirectory } from './contact-directory.js';
+import { DirectoryChangesStore } from '../data/stores/directory-changes.store.js';
 import { GroupService } from './group.service.js';
 import { NoticeService } from './notice.service.js';
 import { EventService } from './event.service.js';
@@ -53,8 +55,7 @@ function contactDirectory(infra: Infra, users: (t: string) => UserRepository): C
   const server = infra.mongo.server;
   if (c.memory === 'off' || (c.memory === 'auto' && server.indexedSearch)) return undefined;
   const directory = new ContactDirectory({
-    redis: infra.redis,
-    keys: infra.keys,
+    changes: new DirectoryChangesStore({ redis: infra.redis, keys: infra.keys }),
     users,
     order: server.stringOrder,
     logger: infra.logger,
@@ -85,7 +86,11 @@ export function createDirectoryServices(
     touchLastSeenMany: (tenant, entries) => r.users(tenant).touchLastSeenMany(entries),
     lastSeenAt: async (tenant, id) => (await r.users(tenant).findById(id))?.lastSeenAt,
   };
-  const presence = new PresenceService({ redis: infra.redis, keys: infra.keys, lastSeen, logger: infra.logger });
+  const presence = new PresenceService({
+    store: new PresenceStore({ redis: infra.redis, keys: infra.keys }),
+    lastSeen,
+    logger: infra.logger,
+  });
   const onlineMany = (t: string, ids: readonly string[]) => presence.onlineMany(t, ids);
   const pageMaxTake = infra.config.limits.pageMaxTake;
   const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(infra.mongo.tenantDb(t)) });

@@ -1,6 +1,5 @@
 import { Types } from 'mongoose';
-import type { RedisClient } from '../data/redis.js';
-import type { RedisKeys } from '../data/redis-keys.js';
+import type { PresenceStore } from '../data/stores/presence.store.js';
 import type { Logger } from '../observability/logger.js';
 import { isObjectIdString } from './object-id.js';
 import { LastSeenWriter, type LastSeenSink } from './last-seen-writer.js';
@@ -11,8 +10,8 @@ export interface LastSeenStore extends LastSeenSink {
 }
 
 export interface PresenceDeps {
-  redis: RedisClient;
-  keys: Pick<RedisKeys, 'presence' | 'nodeAlive' | 'presenceNodeConnections' | 'presenceNodeIndex'>;
+  /** Connections per user and per node, node heartbeats (Redis, shared by every node). */
+  store: PresenceStore;
   lastSeen: LastSeenStore;
   logger?: Logger;
   /** How long a node counts as alive after its last heartbeat. */
@@ -25,20 +24,6 @@ export interface PresenceChange {
   tenant: string;
   userId: string;
 }
-
-/** Adds a connection; returns 1 when it is the user's first (offline -> online). */
-const ADD = `
-local added = redis.call('SADD', KEYS[1], ARGV[1])
-if added == 1 and redis.call('SCARD', KEYS[1]) == 1 then return 1 end
-return 0`;
-
-/** Removes a connection; returns 1 when it was the user's last (online -> offline). */
-const REMOVE = `
-local removed = redis.call('SREM', KEYS[1], ARGV[1])
-if removed == 1 and redis.call('SCARD', KEYS[1]) == 0 then return 1 end
-return 0`;
-
-const SEP = '|';
 
 /**
  * Presence across hub nodes. Each user has a Redis set of `nodeId|socketId` connections; each node has
@@ -59,33 +44,21 @@ export class PresenceService {
   }
 
   /**
-   * Records a socket of a user on a node; true when the user just came online. The commands go out in
-   * this order in one auto-pipelined round trip (the node's index before the user's set, so a crash
-   * leaves nothing the sweep cannot find); on a Redis Cluster the keys lie in different slots and go as
-   * one pipeline per master, written in the same event-loop turn. lastSeenAt is written shortly after
-   * (LastSeenWriter).
+   * Records a socket of a user on a node; true when the user just came online (one round trip, the
+   * node's index before the user's set: PresenceStore.addConnection). lastSeenAt is written shortly
+   * after (LastSeenWriter).
    */
   async connected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean> {
-    const { redis, keys } = this.deps;
-    const [, , , added] = await Promise.all([
-      redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs, 'NX'),
-      redis.sadd(keys.presenceNodeIndex, nodeId),
-      redis.sadd(keys.presenceNodeConnections(nodeId), [tenant, userId, socketId].join(SEP)),
-      redis.eval(ADD, 1, keys.presence(tenant, userId), nodeId + SEP + socketId),
-    ]);
+    const added = await this.deps.store.addConnection({ tenant, userId, socketId }, nodeId, this.ttlMs);
     this.lastSeenWriter.note(tenant, userId);
-    return added === 1;
+    return added;
   }
 
   /** Removes a socket of a user; true when it was the user's last connection anywhere. */
   async disconnected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean> {
-    const { redis, keys } = this.deps;
-    const [, removed] = await Promise.all([
-      redis.srem(keys.presenceNodeConnections(nodeId), [tenant, userId, socketId].join(SEP)),
-      redis.eval(REMOVE, 1, keys.presence(tenant, userId), nodeId + SEP + socketId),
-    ]);
+    const removed = await this.deps.store.removeConnection({ tenant, userId, socketId }, nodeId);
     this.lastSeenWriter.note(tenant, userId);
-    return removed === 1;
+    return removed;
   }
 
   /** Writes the lastSeenAt updates noted so far (tests that read lastSeenAt right away). */
@@ -98,22 +71,18 @@ export class PresenceService {
     return this.lastSeenWriter.close();
   }
 
-  async isOnline(tenant: string, userId: string): Promise<boolean> {
-    return (await this.deps.redis.exists(this.deps.keys.presence(tenant, userId))) === 1;
+  isOnline(tenant: string, userId: string): Promise<boolean> {
+    return this.deps.store.isOnline(tenant, userId);
   }
 
   /** How many sockets the user holds across all nodes (admin connectivity info). */
-  async connections(tenant: string, userId: string): Promise<number> {
-    return this.deps.redis.scard(this.deps.keys.presence(tenant, userId));
+  connections(tenant: string, userId: string): Promise<number> {
+    return this.deps.store.connectionCount(tenant, userId);
   }
 
   /** Online ids among `userIds`, in one round trip (contact lists merge this). */
-  async onlineMany(tenant: string, userIds: readonly string[]): Promise<Set<string>> {
-    if (!userIds.length) return new Set();
-    const pipe = this.deps.redis.pipeline();
-    for (const id of userIds) pipe.exists(this.deps.keys.presence(tenant, id));
-    const res = (await pipe.exec()) ?? [];
-    return new Set(userIds.filter((_, i) => res[i]?.[1] === 1));
+  onlineMany(tenant: string, userIds: readonly string[]): Promise<Set<string>> {
+    return this.deps.store.onlineMany(tenant, userIds);
   }
 
   /** Last time the user connected or disconnected (MongoDB, User.lastSeenAt); null when never seen. */
@@ -122,15 +91,9 @@ export class PresenceService {
     return (await this.deps.lastSeen.lastSeenAt(tenant, new Types.ObjectId(userId))) ?? null;
   }
 
-  /**
-   * Called by each hub node on a timer shorter than the TTL; keeps its connections alive. The two keys
-   * live in different cluster slots, so no transaction: the heartbeat goes first, so a sweep never finds
-   * the node indexed without it (decision 860).
-   */
-  async nodeHeartbeat(nodeId: string): Promise<void> {
-    const { redis, keys } = this.deps;
-    await redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', this.ttlMs);
-    await redis.sadd(keys.presenceNodeIndex, nodeId);
+  /** Called by each hub node on a timer shorter than the TTL; keeps its connections alive. */
+  nodeHeartbeat(nodeId: string): Promise<void> {
+    return this.deps.store.heartbeat(nodeId, this.ttlMs);
   }
 
   /**
@@ -139,31 +102,26 @@ export class PresenceService {
    * the Lua removal reports each transition to exactly one sweeper.
    */
   async sweepDeadNodes(): Promise<PresenceChange[]> {
-    const { redis, keys } = this.deps;
-    const nodes = await redis.smembers(keys.presenceNodeIndex);
+    const { store } = this.deps;
+    const nodes = await store.indexedNodes();
     const changes: PresenceChange[] = [];
     for (const nodeId of nodes) {
-      if (await redis.exists(keys.nodeAlive(nodeId))) continue;
+      if (await store.isNodeAlive(nodeId)) continue;
       changes.push(...(await this.removeNode(nodeId)));
     }
     return changes;
   }
 
   private async removeNode(nodeId: string): Promise<PresenceChange[]> {
-    const { redis, keys } = this.deps;
-    const setKey = keys.presenceNodeConnections(nodeId);
+    const { store } = this.deps;
     const changes: PresenceChange[] = [];
-    for (const member of await redis.smembers(setKey)) {
-      const [tenant, userId, socketId] = member.split(SEP);
-      if (!tenant || !userId || !socketId) continue;
-      await redis.srem(setKey, member);
-      const last = (await redis.eval(REMOVE, 1, keys.presence(tenant, userId), nodeId + SEP + socketId)) === 1;
-      if (last) {
-        changes.push({ tenant, userId });
-        this.lastSeenWriter.note(tenant, userId);
+    for (const c of await store.nodeConnections(nodeId)) {
+      if (await store.removeDeadConnection(c, nodeId)) {
+        changes.push({ tenant: c.tenant, userId: c.userId });
+        this.lastSeenWriter.note(c.tenant, c.userId);
       }
     }
-    if ((await redis.scard(setKey)) === 0) await redis.srem(keys.presenceNodeIndex, nodeId);
+    await store.forgetNodeIfEmpty(nodeId);
     this.deps.logger?.info({ component: 'presence', nodeId, wentOffline: changes.length }, 'swept dead node');
     return changes;
   }

@@ -5,7 +5,7 @@ import { runWithContext } from '../observability/context.js';
 import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observability/tracing.js';
 import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-handlers.js';
 import { JOBS, activeQueues, isJobName, type QueueName } from '../core/job-definitions.js';
-import { AuditCheckpointer } from '../core/audit-checkpointer.js';
+import type { AuditCheckpointer } from '../core/audit-checkpointer.js';
 import { registerQueueDepth } from './queue-metrics.js';
 
 /**
@@ -48,17 +48,8 @@ export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
 
 /** The periodic signed checkpoint of every tenant's audit chain (AUDIT_CHECKPOINT_INTERVAL_SECONDS; 0 = off). */
 function startAuditCheckpoints(ctx: RoleContext): AuditCheckpointer | undefined {
-  const { infra, services } = ctx;
-  const intervalMs = infra.config.audit.checkpointIntervalSeconds * 1000;
-  if (!intervalMs) return undefined;
-  const checkpointer = new AuditCheckpointer({
-    audit: services.auth.audit,
-    tenants: async () => (await services.tenants.list()).filter((t) => t.status === 'active').map((t) => t.name),
-    claimTurn: async (ttlMs) =>
-      (await infra.redis.set(infra.keys.auditCheckpointTurn, infra.config.nodeId, 'PX', ttlMs, 'NX')) === 'OK',
-    intervalMs,
-    logger: infra.logger,
-  });
+  if (!ctx.infra.config.audit.checkpointIntervalSeconds) return undefined;
+  const checkpointer = ctx.services.auditCheckpoints;
   checkpointer.start();
   return checkpointer;
 }

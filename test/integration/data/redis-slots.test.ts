@@ -7,6 +7,7 @@ import { EmbeddedRealmSessions } from '../../../src/auth/idp/realm-sessions.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { QUEUE_NAMES } from '../../../src/core/job-definitions.js';
 import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
+import { DirectoryChangesStore } from '../../../src/data/stores/directory-changes.store.js';
 import { createRedis, primaries, type RedisClient } from '../../../src/data/redis.js';
 import { redisKeys } from '../../../src/data/redis-keys.js';
 import { RealmRecordsStore } from '../../../src/data/stores/realm-records.store.js';
@@ -169,17 +170,10 @@ describe('every multi-key command of the product on TEST_REDIS_URL', () => {
   });
 
   it('contact directory change note: one script on the version and the change log', async () => {
-    const version = keys.directoryVersion('acme');
-    const changes = keys.directoryChanges('acme');
-    // The product's script (src/core/contact-directory.ts RECORD) logs and swallows a failure, so the
-    // same two keys are used here in one script whose refusal would surface.
-    const seq = await redis.eval(
-      "local s = redis.call('INCR', KEYS[1]) redis.call('ZADD', KEYS[2], s, s .. ' x') return s",
-      2,
-      version,
-      changes,
-    );
-    expect(seq).toBe(1);
+    // The store's script itself (the directory logs and swallows a failure; the store surfaces it).
+    const changes = new DirectoryChangesStore({ redis, keys });
+    expect(await changes.record('acme', ['u1', 'u2'], 1000)).toBe(1);
+    expect(await changes.notes('acme', 0, 1)).toEqual([{ seq: 1, ids: ['u1', 'u2'] }]);
   });
 
   it('embedded realm store: upsert (a transaction over the record and its indexes), end the session, revoke a grant', async () => {

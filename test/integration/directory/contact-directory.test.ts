@@ -8,6 +8,7 @@ import { redisKeys } from '../../../src/data/redis-keys.js';
 import { UserRepository, type UserSearch } from '../../../src/data/repositories/user.repository.js';
 import { CredentialRepository } from '../../../src/data/repositories/credential.repository.js';
 import { ContactDirectory } from '../../../src/core/contact-directory.js';
+import { DirectoryChangesStore } from '../../../src/data/stores/directory-changes.store.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser } from '../../support/auth.js';
@@ -119,8 +120,7 @@ describe('in-memory contact directory (decision 212)', () => {
           const db: TenantDb = mongo.tenantDb(tenant);
           await db.models.User.createIndexes();
           const directory = new ContactDirectory({
-            redis,
-            keys: redisKeys(prefix),
+            changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
             users: (t) => new UserRepository(mongo.tenantDb(t)),
             order: mongo.server.stringOrder,
             maxTenants: 5,
@@ -186,8 +186,7 @@ describe('in-memory contact directory (decision 212)', () => {
     for (const [i, n] of ['😀 a', '\uE000 b', '\uFFFD c', 'z', '😁', '\uD7FF'].entries())
       await creds.create({ username: `o${i}`, displayName: n, role: 'patient' });
     const directory = new ContactDirectory({
-      redis,
-      keys: redisKeys(prefix),
+      changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
       users: (t) => new UserRepository(mongo.tenantDb(t)),
       order: mongo.server.stringOrder,
       maxTenants: 5,
@@ -208,8 +207,7 @@ describe('in-memory contact directory (decision 212)', () => {
     await migrateTenant(db, { displayName: tenant });
     const keys = redisKeys(prefix);
     const directory = new ContactDirectory({
-      redis,
-      keys,
+      changes: new DirectoryChangesStore({ redis, keys }),
       users: (t) => new UserRepository(mongo.tenantDb(t)),
       order: mongo.server.stringOrder,
       maxTenants: 5,
@@ -230,8 +228,7 @@ describe('in-memory contact directory (decision 212)', () => {
 
   it('holds at most the configured number of tenants and leaves a tenant above the entry cap to the database', async () => {
     const directory = new ContactDirectory({
-      redis,
-      keys: redisKeys(prefix),
+      changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
       users: (t) => new UserRepository(mongo.tenantDb(t)),
       order: mongo.server.stringOrder,
       maxTenants: 2,

@@ -1,0 +1,143 @@
+import type { RedisClient } from '../redis.js';
+import type { RedisKeys } from '../redis-keys.js';
+
+/** Adds a connection; returns 1 when it is the user's first (offline -> online). */
+const ADD = `
+local added = redis.call('SADD', KEYS[1], ARGV[1])
+if added == 1 and redis.call('SCARD', KEYS[1]) == 1 then return 1 end
+return 0`;
+
+/** Removes a connection; returns 1 when it was the user's last (online -> offline). */
+const REMOVE = `
+local removed = redis.call('SREM', KEYS[1], ARGV[1])
+if removed == 1 and redis.call('SCARD', KEYS[1]) == 0 then return 1 end
+return 0`;
+
+const SEP = '|';
+
+/** One socket of a user held by a hub node. */
+export interface PresenceConnection {
+  tenant: string;
+  userId: string;
+  socketId: string;
+}
+
+/** A connection as listed in its node's set: `entry` is the stored member, removed as it is. */
+export interface NodeConnection extends PresenceConnection {
+  readonly entry: string;
+}
+
+/**
+ * Presence as stored in Redis: each user has a set of `nodeId|socketId` connections (redis-keys
+ * `presence`); each node has a set of the `tenant|userId|socketId` connections it holds
+ * (`presenceNodeConnections`), a heartbeat key with a time to live (`nodeAlive`), and is listed in the
+ * index of nodes (`presenceNodeIndex`). A user's first and last connection are decided by one script
+ * each, so exactly one caller sees each change. When a node counts as dead and what follows is
+ * src/core/presence.service.ts's.
+ */
+export class PresenceStore {
+  constructor(
+    private readonly deps: {
+      redis: RedisClient;
+      keys: Pick<RedisKeys, 'presence' | 'nodeAlive' | 'presenceNodeConnections' | 'presenceNodeIndex'>;
+    },
+  ) {}
+
+  /**
+   * Records a socket of a user on a node; true when it is the user's first connection. The commands go
+   * out in this order in one auto-pipelined round trip (the node's heartbeat if it has none, the node
+   * index, the node's set, then the user's set, so a crash leaves nothing a sweep cannot find); on a
+   * Redis Cluster the keys lie in different slots and go as one pipeline per master, written in the same
+   * event-loop turn.
+   */
+  async addConnection(c: PresenceConnection, nodeId: string, heartbeatTtlMs: number): Promise<boolean> {
+    const { redis, keys } = this.deps;
+    const [, , , added] = await Promise.all([
+      redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', heartbeatTtlMs, 'NX'),
+      redis.sadd(keys.presenceNodeIndex, nodeId),
+      redis.sadd(keys.presenceNodeConnections(nodeId), member(c)),
+      redis.eval(ADD, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId),
+    ]);
+    return added === 1;
+  }
+
+  /** Removes a socket of a user from its node's set and the user's set (one round trip); true when it was the user's last. */
+  async removeConnection(c: PresenceConnection, nodeId: string): Promise<boolean> {
+    const { redis, keys } = this.deps;
+    const [, removed] = await Promise.all([
+      redis.srem(keys.presenceNodeConnections(nodeId), member(c)),
+      redis.eval(REMOVE, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId),
+    ]);
+    return removed === 1;
+  }
+
+  /**
+   * Removes a connection of a node found dead: first from the node's set, then from the user's set;
+   * true when it was the user's last.
+   */
+  async removeDeadConnection(c: NodeConnection, nodeId: string): Promise<boolean> {
+    const { redis, keys } = this.deps;
+    await redis.srem(keys.presenceNodeConnections(nodeId), c.entry);
+    return (await redis.eval(REMOVE, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId)) === 1;
+  }
+
+  async isOnline(tenant: string, userId: string): Promise<boolean> {
+    return (await this.deps.redis.exists(this.deps.keys.presence(tenant, userId))) === 1;
+  }
+
+  /** How many sockets the user holds across all nodes. */
+  connectionCount(tenant: string, userId: string): Promise<number> {
+    return this.deps.redis.scard(this.deps.keys.presence(tenant, userId));
+  }
+
+  /** Online ids among `userIds`, in one pipelined round trip. */
+  async onlineMany(tenant: string, userIds: readonly string[]): Promise<Set<string>> {
+    if (!userIds.length) return new Set();
+    const pipe = this.deps.redis.pipeline();
+    for (const id of userIds) pipe.exists(this.deps.keys.presence(tenant, id));
+    const res = (await pipe.exec()) ?? [];
+    return new Set(userIds.filter((_, i) => res[i]?.[1] === 1));
+  }
+
+  /**
+   * A node's heartbeat for `ttlMs`, then its entry in the node index. The two keys live in different
+   * cluster slots, so no transaction: the heartbeat goes first, so a sweep never finds the node indexed
+   * without it (decision 860).
+   */
+  async heartbeat(nodeId: string, ttlMs: number): Promise<void> {
+    const { redis, keys } = this.deps;
+    await redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', ttlMs);
+    await redis.sadd(keys.presenceNodeIndex, nodeId);
+  }
+
+  /** The nodes that hold (or held) connections. */
+  indexedNodes(): Promise<string[]> {
+    return this.deps.redis.smembers(this.deps.keys.presenceNodeIndex);
+  }
+
+  /** Whether the node's heartbeat has not expired. */
+  async isNodeAlive(nodeId: string): Promise<boolean> {
+    return (await this.deps.redis.exists(this.deps.keys.nodeAlive(nodeId))) > 0;
+  }
+
+  /** The connections a node holds (malformed entries left out). */
+  async nodeConnections(nodeId: string): Promise<NodeConnection[]> {
+    const out: NodeConnection[] = [];
+    for (const entry of await this.deps.redis.smembers(this.deps.keys.presenceNodeConnections(nodeId))) {
+      const [tenant, userId, socketId] = entry.split(SEP);
+      if (tenant && userId && socketId) out.push({ tenant, userId, socketId, entry });
+    }
+    return out;
+  }
+
+  /** Takes the node out of the index once it holds no connection. */
+  async forgetNodeIfEmpty(nodeId: string): Promise<void> {
+    const { redis, keys } = this.deps;
+    if ((await redis.scard(keys.presenceNodeConnections(nodeId))) === 0)
+      await redis.srem(keys.presenceNodeIndex, nodeId);
+  }
+}
+
+function member(c: PresenceConnection): string {
+  return [c.tenant, c.userId, c.socketId].join(SEP);
+}
