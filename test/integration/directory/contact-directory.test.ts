@@ -201,6 +201,39 @@ describe('in-memory contact directory (decision 212)', () => {
     );
   });
 
+  it('lists and counts once a user with two tokens in the searched prefix range, in the database order', async () => {
+    const tenant = `p${runs++}`;
+    const db = mongo.tenantDb(tenant);
+    await db.models.User.createIndexes();
+    const creds = new CredentialRepository(db);
+    // Two of them have two tokens starting with "ann" (the range holds 5 rows for 3 users; in token
+    // order Bea comes last, in name order second), among enough others that the directory selects from
+    // the range rather than from the whole list.
+    const names = ['Anna Annabel', 'Bea Annz', 'Jo-Anne Annex', ...Array.from({ length: 12 }, (_, i) => `Bo ${i}`)];
+    for (const [i, n] of names.entries()) await creds.create({ username: `t${i}`, displayName: n, role: 'patient' });
+    const directory = new ContactDirectory({
+      changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
+      users: (t) => new UserRepository(mongo.tenantDb(t)),
+      order: mongo.server.stringOrder,
+      maxTenants: 5,
+      maxEntries: 1000,
+      rebuildMs: 600_000,
+      logger: createLogger({ level: 'silent', nodeId: 'twice' }),
+    });
+    expect(await directory.ready(tenant)).toBe(true);
+    const repo = new UserRepository(db);
+    for (const q of [
+      { name: 'ann', skip: 0, take: 10 },
+      { name: 'ann', skip: 1, take: 1 },
+      { name: 'anne', skip: 0, take: 10 },
+    ]) {
+      const fromDb = (await repo.search(q)).map((u) => String(u._id));
+      expect((await directory.search(tenant, q))?.map(String)).toEqual(fromDb);
+      expect(await directory.count(tenant, q)).toBe(await repo.count(q));
+    }
+    expect(await directory.count(tenant, { name: 'ann' })).toBe(3);
+  });
+
   it('reloads a tenant when change notes are missing (a gap), and answers from the database meanwhile', async () => {
     const tenant = `p${runs++}`;
     const db = mongo.tenantDb(tenant);
