@@ -30,6 +30,16 @@ export const REDIS_CLUSTER_TESTS = [
 
 export default {
   maxWorkers: 2,
+  // How long jest lets a worker it asked to end take before killing it and printing "A worker process
+  // has failed to exit gracefully" (its default is 500 ms). A worker that nothing holds ends its event
+  // loop at once, but the system's teardown of a process of about 1 GB took longer than 500 ms on the
+  // loaded 2-core machine, so jest printed that with nothing left open (decision 991). A worker something
+  // does hold is named by the leak check 200 ms after jest's request (test/support/leak-check-environment.ts).
+  workerGracefulExitTimeout: 5_000,
+  // A worker grows by tens of MB per test file (each file loads the service anew in its own module
+  // context); jest restarts one whose heap passed this after a file, which keeps workers, the machine's
+  // memory and the workers' final teardown small.
+  workerIdleMemoryLimit: '768MB',
   // Jest reads the time limit from the top level when there are projects.
   testTimeout: base.testTimeout,
   projects: [

@@ -12,11 +12,16 @@
  * about tenfold, so it is only for re-running a file that leaked.
  */
 import { createHook, type AsyncHook } from 'node:async_hooks';
+import { writeSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { TestEnvironment as NodeEnvironment } from 'jest-environment-node';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 
 const SETTLE_MS = Number(process.env.LEAK_CHECK_SETTLE_MS ?? 5000);
+/** A worker whose event loop ends later than this after jest asked it to end says so (see exitReport). */
+const EXIT_LATE_MS = Number(process.env.LEAK_CHECK_EXIT_LATE_MS ?? 250);
+/** ... or that ends holding more memory than this (resident set, MB): ending it takes the OS a while. */
+const EXIT_RSS_MB = Number(process.env.LEAK_CHECK_EXIT_RSS_MB ?? 1536);
 const STACKS = process.env.LEAK_CHECK_STACKS === '1';
 /** Async-hook types and the names getActiveResourcesInfo() reports for them. */
 const HOOK_TYPES: Record<string, string> = {
@@ -130,25 +135,56 @@ function describeHeld(timers: Map<TimerLike, string>): string[] {
   return lines;
 }
 
+/** What holds the worker, `ms` after jest asked it to end. */
+function heldReport(ms: number): string {
+  return [
+    `[leak-check] worker ${process.pid} still alive ${ms} ms after jest asked it to end (last file ${idle.lastFile}); it holds ${process.getActiveResourcesInfo().join(', ')}`,
+    ...describeHeld(idle.timers),
+  ].join('\n');
+}
+
+/**
+ * Said when a worker's event loop ended (nothing held it) but late, or holding much memory: jest gives a
+ * worker 500 ms from its request to the process's end, and the operating system's teardown of a large
+ * process counts in it (about 0.3-0.6 s for 1-2 GB on a loaded 2-core machine). A worker grows by tens
+ * of MB per test file (each file loads the service anew in its own module context), so without
+ * jest's workerIdleMemoryLimit (jest.config.js) the last workers of a whole run ended at several GB and
+ * jest reported "failed to exit gracefully" with nothing left open. Written synchronously: it is the
+ * process's last word.
+ */
+function exitReport(): string | undefined {
+  const ms = Date.now() - idle.endAskedAt;
+  const { rss, heapUsed } = process.memoryUsage();
+  const mb = (n: number) => Math.round(n / 1048576);
+  if (ms <= EXIT_LATE_MS && mb(rss) <= EXIT_RSS_MB) return undefined;
+  return `[leak-check] worker ${process.pid} (last file ${idle.lastFile}): nothing held it, its event loop ended ${ms} ms after jest asked it to end, with ${mb(rss)} MB resident (heap ${mb(heapUsed)} MB); ending a process that large takes the system long enough for jest to call it a failed graceful exit`;
+}
+
 // Only in a jest worker (a child with an IPC channel): the report is about the worker's own exit.
 if (!shared.__leakCheckIdle && process.env.LEAK_CHECK !== 'off' && typeof process.send === 'function') {
   shared.__leakCheckIdle = idle;
-  (
-    timersModule.setInterval!(() => {
-      if (idle.running || idle.reported) return;
-      if (!idle.endAskedAt) {
-        if (process.listenerCount('message') === 0) idle.endAskedAt = Date.now();
-        return;
-      }
-      if (Date.now() - idle.endAskedAt < 200) return;
+  // Jest asks a worker to end by removing its message listener: noted at that moment, since a worker
+  // that nothing holds ends right after, before any timer of this module could look.
+  process.on('removeListener', (event) => {
+    if (event !== 'message' || process.listenerCount('message') !== 0 || idle.endAskedAt || idle.running) return;
+    idle.endAskedAt = Date.now();
+    // Still running when jest force-exits it: what holds it, then the exit jest asked for.
+    process.once('SIGTERM', () => {
+      if (!idle.reported) writeSync(2, `${heldReport(Date.now() - idle.endAskedAt)}\n`);
       idle.reported = true;
-      const lines = [
-        `[leak-check] worker ${process.pid} still alive 200 ms after jest asked it to end (last file ${idle.lastFile}); it holds ${process.getActiveResourcesInfo().join(', ')}`,
-        ...describeHeld(idle.timers),
-      ];
-      process.stderr.write(`${lines.join('\n')}\n`);
-    }, 50) as { unref(): void }
-  ).unref();
+      process.exit(143);
+    });
+  });
+  process.once('exit', () => {
+    const line = idle.endAskedAt && !idle.reported ? exitReport() : undefined;
+    if (line) writeSync(2, `${line}\n`);
+  });
+  const timer = timersModule.setInterval!(() => {
+    if (idle.running || idle.reported || !idle.endAskedAt || Date.now() - idle.endAskedAt < 200) return;
+    idle.reported = true;
+    process.stderr.write(`${heldReport(200)}\n`);
+  }, 50) as { unref(): void };
+  timer.unref();
 }
 
 function projectFrames(stack: string): string {

@@ -1,0 +1,72 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const fixture = path.join(root, 'test/support/leak-check-worker.fixture.ts');
+
+/**
+ * Runs the worker stand-in, asks it to end as jest does and, like jest, sends SIGTERM if it is still
+ * running `graceMs` later; resolves with what it wrote to stderr, whether it ended by itself and its
+ * exit code.
+ */
+function endWorker(
+  env: Record<string, string>,
+  graceMs = 500,
+): Promise<{ stderr: string; byItself: boolean; code: number | null }> {
+  const child = fork(fixture, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    let forced: NodeJS.Timeout | undefined;
+    const limit = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the worker stand-in neither ended nor died\n${stderr}`));
+    }, 60_000);
+    child.once('message', () => {
+      child.send('end');
+      forced = setTimeout(() => child.kill('SIGTERM'), graceMs);
+    });
+    child.once('exit', (code) => {
+      const byItself = !child.killed;
+      clearTimeout(forced);
+      clearTimeout(limit);
+      resolve({ stderr, byItself, code });
+    });
+  });
+}
+
+/**
+ * The leak check's report on a worker's end (test/support/leak-check-environment.ts): jest prints only
+ * "A worker process has failed to exit gracefully"; the worker itself says why, whichever way it ended.
+ */
+describe('leak check: a jest worker says why it did not end in time', () => {
+  it('names what holds a worker that cannot end', async () => {
+    const r = await endWorker({ FIXTURE_HOLD: 'server' });
+    expect(r.byItself).toBe(false);
+    expect(r.stderr).toMatch(/\[leak-check\] worker \d+ still alive \d+ ms after jest asked it to end/);
+    expect(r.stderr).toContain('a listening server');
+  }, 90_000);
+
+  it('says a worker ended large (nothing held), which takes the system long to tear down', async () => {
+    const r = await endWorker({ FIXTURE_HOLD: 'memory', LEAK_CHECK_EXIT_RSS_MB: '64' }, 30_000);
+    expect(r.byItself).toBe(true);
+    expect(r.stderr).toMatch(
+      /\[leak-check\] worker \d+ .*nothing held it, its event loop ended \d+ ms after jest asked it to end, with \d+ MB resident/,
+    );
+  }, 90_000);
+
+  it('says nothing about a worker that ends at once and small', async () => {
+    const r = await endWorker({ LEAK_CHECK_EXIT_LATE_MS: '30000' }, 30_000);
+    expect({ byItself: r.byItself, code: r.code, report: r.stderr.includes('[leak-check]') }).toEqual({
+      byItself: true,
+      code: 0,
+      report: false,
+    });
+  }, 90_000);
+});
