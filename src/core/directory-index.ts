@@ -136,11 +136,40 @@ export class DirectoryIndex {
 
   /** How many match, counting no further than `cap` when given (as `countDocuments` with `limit`). */
   count(q: Omit<DirectoryQuery, 'skip' | 'take'>, cap?: number): number {
+    const whole = this.countWhole(q);
+    if (whole !== undefined) return cap ? Math.min(whole, cap) : whole;
     let n = 0;
     this.each(q, () => {
       n++;
       return !(cap && n >= cap);
     });
+    return n;
+  }
+
+  /**
+   * The count of a search by at most one word and exclusions only (the page total of every plain
+   * search), without visiting the entries: the whole list, or the entries of the word's token range
+   * (each counted at its first token in the range), less the excluded ones that match. Else undefined.
+   */
+  private countWhole(q: Omit<DirectoryQuery, 'skip' | 'take'>): number | undefined {
+    if (q.initial || q.ids) return undefined;
+    const words = searchWords(q.name);
+    if (words.length > 1) return undefined;
+    let n = this.sorted.length;
+    const word = words[0];
+    if (word !== undefined) {
+      const [from, to] = this.prefixRange(word);
+      n = 0;
+      for (let i = from; i < to; i++) {
+        const { token, e } = this.tokens[i]!;
+        if (!e.nameTokens.some((t) => t.startsWith(word) && this.cmp(t, token) < 0)) n++;
+      }
+    }
+    const out = new Set([...(q.notIds ?? []), ...(q.excludeId ? [q.excludeId] : [])].map(String));
+    for (const id of out) {
+      const e = this.byId.get(id);
+      if (e && tokensMatch(words, e.nameTokens)) n--;
+    }
     return n;
   }
 
