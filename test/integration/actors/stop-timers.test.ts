@@ -3,36 +3,7 @@ import { shardOf } from '../../../src/actors/runtime/index.js';
 import type { ActorAddress } from '../../../src/actors/runtime/types.js';
 import { counterBehavior } from '../../support/actor-fixtures/counter.behavior.js';
 import { clusterEnv, dropPrefix, startActorNode, type ActorNode } from '../../support/actor-kit.js';
-
-interface TimerHandle {
-  hasRef(): boolean;
-  _destroyed?: boolean;
-  _idleTimeout?: number;
-  _onTimeout?: unknown;
-}
-
-/**
- * Notes every timer and interval made through the globals (the product's modules and the libraries they
- * load call them) until `stop()`; `pending()` says which of them would still keep the process alive.
- */
-function timerNotes() {
-  const g = globalThis as unknown as Record<'setTimeout' | 'setInterval', (...a: unknown[]) => TimerHandle>;
-  const real = { setTimeout: g.setTimeout, setInterval: g.setInterval };
-  const made: TimerHandle[] = [];
-  for (const fn of ['setTimeout', 'setInterval'] as const)
-    g[fn] = Object.assign((...a: unknown[]) => {
-      const t = real[fn](...a);
-      made.push(t);
-      return t;
-    }, real[fn]);
-  return {
-    stop: () => Object.assign(g, real),
-    pending: () =>
-      made
-        .filter((t) => !t._destroyed && t.hasRef())
-        .map((t) => `${t._idleTimeout} ms ${String(t._onTimeout).replace(/\s+/g, ' ').slice(0, 100)}`),
-  };
-}
+import { timerNotes } from '../../support/timer-notes.js';
 
 /** The first `call` actor on `shard` other than `not`. */
 function actorOn(shard: number, shards: number, not: string): ActorAddress {
@@ -96,9 +67,7 @@ describe('actor system stop: no timer outlives the node', () => {
       await node.destroy();
       b = undefined;
       // Closes under way get a moment; y's armed timer would take an hour.
-      for (const until = Date.now() + 2_000; notes.pending().length && Date.now() < until;)
-        await new Promise((r) => setTimeout(r, 50));
-      expect({ held, pending: notes.pending() }).toEqual({ held: [], pending: [] });
+      expect({ held, pending: await notes.settled(2_000) }).toEqual({ held: [], pending: [] });
     } finally {
       notes.stop();
     }
