@@ -35,6 +35,7 @@ export interface ActorServices {
     isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
     isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
     endEvent(tenant: string, eventId: string): Promise<unknown>;
+    removeFromRoom(tenant: string, eventId: string, member: { userId: string; device: boolean }): Promise<void>;
   };
   recording: {
     requestStart(
@@ -121,6 +122,7 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
     stopRecording: async (tenant, eventId, userId) =>
       void (await s.recording.requestStop(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
     endEvent: async (tenant, eventId) => void (await s.meetings.endEvent(tenant, eventId)),
+    removeFromRoom: (tenant, eventId, member) => s.meetings.removeFromRoom(tenant, eventId, member),
     audit: async (tenant, entry) => void (await s.audit.record(tenant, entry)),
   };
 }

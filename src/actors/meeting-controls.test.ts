@@ -3,6 +3,7 @@ import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { Caller } from './common.schema.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { MeetingAuditEntry } from './meeting-state.js';
+import { AppError } from '../core/errors.js';
 import { turnHarness } from '../../test/support/turn-harness.js';
 
 const T = 'acme';
@@ -21,6 +22,7 @@ const patient = (id: string): Caller => ({ userId: id, username: id, role: 'pati
 function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'all' = 'off') {
   const log: string[] = [];
   const audits: MeetingAuditEntry[] = [];
+  const vcs = { down: false };
   const participants = [A, B, P];
   const room = { provider: 'embedded', roomName: 'r1', url: 'embedded://r1' };
   const data = async (_t: string, c: Caller, eventId: string) => ({
@@ -46,6 +48,10 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
     startRecording: async () => void log.push('startRecording'),
     stopRecording: async () => void log.push('stopRecording'),
     endEvent: async () => void log.push('endEvent'),
+    removeFromRoom: async (_t, _e, m) => {
+      if (vcs.down) throw new AppError('service_unavailable', 'VCS unreachable', { retryAfter: 5 });
+      log.push(`removeFromRoom:${m.userId}`);
+    },
     audit: async (_t, e) => void audits.push(e),
     consentSettings: async () => ({ policy: consent, timeoutSeconds: 60 }),
     recordConsent: async () => undefined,
@@ -54,12 +60,12 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
   const types = () => h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => e.payload.type as string);
   const to = (user: string, event: string) =>
     h.emitted.filter((e) => e.event === event && e.rooms[0] === `user:${T}:${user}`).map((e) => e.payload);
-  return { h, log, audits, types, to };
+  return { h, log, audits, types, to, vcs };
 }
 
 describe('meeting actor host controls', () => {
   it('removes a member: out of the rooms, told with a code, waiting for a host when they come back', async () => {
-    const { h, audits, types, to } = setup('ev1');
+    const { h, log, audits, types, to } = setup('ev1');
     await h.send({ type: 'init', caller: clinician(A) });
     await h.send({ type: 'join', caller: patient(P) });
     await expect(h.send({ type: 'removeParticipant', caller: patient(P), userId: A })).rejects.toMatchObject({
@@ -70,6 +76,7 @@ describe('meeting actor host controls', () => {
     });
     const r = await h.send({ type: 'removeParticipant', caller: clinician(A), userId: P, reason: 'disruptive' });
     expect(r).toMatchObject({ affected: [P], members: [A], hosts: [A] });
+    expect(log).toEqual([`removeFromRoom:${P}`]);
     expect(to(P, 'removedFromMeeting')).toEqual([
       expect.objectContaining({ code: 'meeting_access_denied', by: A, reason: 'disruptive' }),
     ]);
@@ -81,6 +88,7 @@ describe('meeting actor host controls', () => {
     expect(await h.send({ type: 'removeParticipant', caller: clinician(A), userId: P })).toMatchObject({
       affected: [],
     });
+    expect(log).toEqual([`removeFromRoom:${P}`]);
     expect(await h.send({ type: 'join', caller: patient(P) })).toMatchObject({ status: 'waiting', position: 1 });
     expect((await h.send({ type: 'waitingRoom', caller: clinician(A) })).waiting).toEqual([
       expect.objectContaining({ userId: P, returning: 'removed' }),
@@ -94,6 +102,26 @@ describe('meeting actor host controls', () => {
       ['meeting.remove_participant', A, P],
       ['meeting.admit', A, P],
     ]);
+  });
+
+  it('does not remove anyone while the VCS cannot take them out of the media room (decision 961)', async () => {
+    const { h, log, audits, to, vcs } = setup('ev1v');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: patient(P) });
+    vcs.down = true;
+    await expect(h.send({ type: 'removeParticipant', caller: clinician(A), userId: P })).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
+    expect(h.state.members[P]).toBeDefined();
+    expect(h.state.barred![P]).toBeUndefined();
+    expect(to(P, 'removedFromMeeting')).toEqual([]);
+    expect(audits).toEqual([]);
+    // Reachable again: the host's retry removes them.
+    vcs.down = false;
+    expect(await h.send({ type: 'removeParticipant', caller: clinician(A), userId: P })).toMatchObject({
+      affected: [P],
+    });
+    expect(log).toEqual([`removeFromRoom:${P}`]);
   });
 
   it('locks: new joins wait with a waiting room, are refused without one; members and hosts still come in', async () => {

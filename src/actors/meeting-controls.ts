@@ -79,14 +79,26 @@ function member(ctx: Ctx, userId: string) {
   return m;
 }
 
-/** Takes a member out: barred (they come back only through a host's admission), their sockets out of the rooms. */
+/**
+ * Takes a member out: out of the VCS room (their earlier join tokens refused), barred (they come back
+ * only through a host's admission, whose join details carry a fresh token), their sockets out of the rooms.
+ */
 async function remove(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'removeParticipant'>): Promise<ControlResult> {
   const s = ctx.state;
   if (msg.userId === msg.caller.userId)
     throw new AppError('bad_request', 'A host leaves the meeting, not removes itself');
   if (!s.members[msg.userId] && s.barred![msg.userId]?.reason === 'removed') return result(ctx, []);
-  member(ctx, msg.userId);
+  const m = member(ctx, msg.userId);
   const t = ctx.address.tenant;
+  // Out of the media room first, fenced like the bar itself (decision 961): a node that lost its lease
+  // removes no one, and a VCS that cannot be reached fails the turn (nothing changes; the host retries).
+  await ctx.fencedWrite(async () => {
+    await deps.removeFromRoom(t, s.eventId, {
+      userId: msg.userId,
+      device: m.role === 'device' || s.deviceIds.includes(msg.userId),
+    });
+    return true;
+  });
   const at = new Date().toISOString();
   delete s.members[msg.userId];
   delete s.roleGrants![msg.userId];

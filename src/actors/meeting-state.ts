@@ -43,6 +43,11 @@ export interface MeetingActorDeps {
    * VCS port; idempotent (an ended event and a closed room stay so).
    */
   endEvent(tenant: string, eventId: string): Promise<void>;
+  /**
+   * removeParticipant (decision 961): the member leaves the event's VCS room through the VCS port and
+   * the join tokens issued to them before are refused; a later admission's token works. Idempotent.
+   */
+  removeFromRoom(tenant: string, eventId: string, member: { userId: string; device: boolean }): Promise<void>;
   /** One entry of the tenant's audit trail (host controls, admissions): who, what, when. */
   audit(tenant: string, entry: MeetingAuditEntry): Promise<void>;
 }

@@ -38,6 +38,7 @@ function meetingDeps(
     startRecording: async () => void recordingCalls.push('start'),
     stopRecording: async () => void recordingCalls.push('stop'),
     endEvent: async () => void recordingCalls.push('end'),
+    removeFromRoom: async () => undefined,
     audit: async () => undefined,
     consentSettings: async () => ({ policy: 'off', timeoutSeconds: 60 }),
     recordConsent: async () => undefined,

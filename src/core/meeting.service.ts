@@ -235,6 +235,23 @@ export class MeetingService {
     return now;
   }
 
+  /**
+   * removeParticipant (decision 961): takes the member out of the event's VCS room through the port
+   * (disconnected, earlier join tokens refused). Their VCS identity is the one their join details were
+   * minted for: `device:<id>` for a headset, the user id otherwise. A meeting without a room has no one
+   * in it to remove.
+   */
+  async removeFromRoom(tenant: string, eventId: string, member: { userId: string; device: boolean }): Promise<void> {
+    const e = await this.deps.events(tenant).findById(oid(eventId, 'event_not_found'));
+    if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
+    if (!e.room?.roomName) return;
+    const user = isObjectIdString(member.userId) ? await this.deps.users(tenant).findById(oid(member.userId)) : null;
+    const identity = member.device || user?.kind === 'device' ? `device:${member.userId}` : member.userId;
+    await this.deps
+      .vcs()
+      .removeParticipant(tenant, { provider: e.room.provider!, roomName: e.room.roomName, url: e.room.url! }, identity);
+  }
+
   /** A headset attaches itself to an event, proving it holds the event's join code. */
   async addDeviceToEvent(
     p: Principal,

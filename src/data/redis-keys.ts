@@ -52,6 +52,11 @@ export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
     vcsRecording: (recordingId: string) => `${prefix}vcs:recording:${recordingId}`,
     /** Marker of a room the embedded adapter closed (endMeeting): its join tokens are refused. */
     vcsClosedRoom: (roomName: string) => `${prefix}vcs:closed:${roomName}`,
+    /**
+     * Hash of removal generations per participant identity of a room the embedded adapter keeps
+     * (removeParticipant): join tokens minted under an older generation are refused.
+     */
+    vcsRemoved: (roomName: string) => `${prefix}vcs:removed:${roomName}`,
     actors: `${prefix}actors:`,
     hubAdapter: `${prefix}hub`,
     /**

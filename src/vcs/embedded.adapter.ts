@@ -19,6 +19,8 @@ export interface EmbeddedVcsDeps {
   recordingKey(recordingId: string): string;
   /** Redis key marking a closed room (src/data/redis-keys.ts `vcsClosedRoom`). */
   closedRoomKey(roomName: string): string;
+  /** Redis key of a room's removal generations per identity (src/data/redis-keys.ts `vcsRemoved`). */
+  removedKey(roomName: string): string;
   /** HS256 key of join tokens. */
   secret: string;
   /** Base URL clients are told to connect to (this service's public URL). */
@@ -64,7 +66,8 @@ export class EmbeddedVcs implements VideoConferencing {
   async joinDetails(tenant: string, room: VcsRoom, p: VcsParticipant): Promise<VcsJoinDetails> {
     const ttl = this.deps.tokenTtlSeconds ?? 4 * 3600;
     const exp = Math.floor(Date.now() / 1000) + ttl;
-    const token = await new SignJWT({ tenant, room: room.roomName, name: p.name, role: p.role })
+    const gen = await this.generation(room.roomName, p.identity);
+    const token = await new SignJWT({ tenant, room: room.roomName, name: p.name, role: p.role, gen })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(ISSUER)
       .setAudience(room.roomName)
@@ -88,6 +91,8 @@ export class EmbeddedVcs implements VideoConferencing {
       });
       if (await this.deps.redis.exists(this.deps.closedRoomKey(roomName)))
         throw new AppError('token_invalid', 'The room is closed');
+      if (Number(payload.gen ?? 0) < (await this.generation(roomName, String(payload.sub))))
+        throw new AppError('token_invalid', 'The participant was removed from the room after this token was issued');
       return {
         identity: String(payload.sub),
         tenant: String(payload.tenant),
@@ -118,6 +123,24 @@ export class EmbeddedVcs implements VideoConferencing {
   async closeRoom(tenant: string, room: VcsRoom): Promise<void> {
     const ttl = Math.max(86_400, this.deps.tokenTtlSeconds ?? 4 * 3600);
     await this.deps.redis.set(this.deps.closedRoomKey(room.roomName), tenant, 'EX', ttl);
+  }
+
+  /**
+   * Removes one identity: its removal generation goes up, so every token minted before (carrying a lower
+   * one) is refused, while a token minted afterwards (a host's admission) carries the new one and works.
+   * Kept as long as a closed room's marker, longer than any join token lives.
+   */
+  async removeParticipant(_tenant: string, room: VcsRoom, identity: string): Promise<void> {
+    const key = this.deps.removedKey(room.roomName);
+    const ttl = Math.max(86_400, this.deps.tokenTtlSeconds ?? 4 * 3600);
+    const replies = await this.deps.redis.multi().hincrby(key, identity, 1).expire(key, ttl).exec();
+    const failed = replies?.find(([err]) => err)?.[0];
+    if (!replies || failed) throw failed ?? new Error('removal transaction aborted');
+  }
+
+  /** The identity's removal generation in the room (0 when never removed). */
+  private async generation(roomName: string, identity: string): Promise<number> {
+    return Number((await this.deps.redis.hget(this.deps.removedKey(roomName), identity)) ?? 0);
   }
 
   async openRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<VcsRecordingArtifact | null> {

@@ -25,6 +25,7 @@ export function createVcs(config: Config, deps: { redis: RedisClient; keys: Redi
     redis: deps.redis,
     recordingKey: deps.keys.vcsRecording,
     closedRoomKey: deps.keys.vcsClosedRoom,
+    removedKey: deps.keys.vcsRemoved,
     secret: config.vcs.embedded.secret,
     publicUrl: config.http.publicUrl,
     finalizeMs: config.vcs.embedded.finalizeMs,

@@ -111,6 +111,22 @@ export class LiveKitVcs implements VideoConferencing {
     await (await this.sdk()).rooms.deleteRoom(room.roomName).catch((e) => this.ignoreMissingRoom(e));
   }
 
+  /**
+   * RoomService RemoveParticipant: LiveKit disconnects the identity and, on servers that honour
+   * `revokeTokenTs`, refuses its tokens whose not-before is earlier than this second (tokens are minted
+   * with not-before = now, so a token minted for a later admission works). The timestamp is given
+   * explicitly: left out, the server would revoke a minute ahead and refuse that admission's token too.
+   * Someone no longer connected (or a room already gone) is removed already.
+   */
+  async removeParticipant(_tenant: string, room: VcsRoom, identity: string): Promise<void> {
+    const revokeTokenTs = BigInt(Math.floor(Date.now() / 1000));
+    await (
+      await this.sdk()
+    ).rooms
+      .removeParticipant(room.roomName, identity, { revokeTokenTs })
+      .catch((e) => this.ignoreMissingRoom(e));
+  }
+
   async openRecording(_tenant: string, room: VcsRoom, recordingId: string): Promise<VcsRecordingArtifact | null> {
     const info = await this.findEgress(room, recordingId);
     const file = info.fileResults[0];
@@ -131,7 +147,7 @@ export class LiveKitVcs implements VideoConferencing {
     return info;
   }
 
-  /** LiveKit answers 404 (TwirpError not_found) for a room that no longer exists. */
+  /** LiveKit answers 404 (TwirpError not_found) for a room, or a participant, that no longer exists. */
   private ignoreMissingRoom(e: unknown): void {
     const err = e as { status?: number; code?: string; message?: string };
     if (err?.status === 404 || err?.code === 'not_found' || /not.?found|does not exist/i.test(String(err?.message)))

@@ -49,6 +49,13 @@ export interface VideoConferencing {
    * refused from then on. Idempotent: closing a closed or unknown room succeeds.
    */
   closeRoom(tenant: string, room: VcsRoom): Promise<void>;
+  /**
+   * Takes one participant out of the room (removeParticipant, decision 961): they are disconnected and
+   * the join tokens issued to that identity for this room before the call are refused from then on; a
+   * token issued after it (a host admitted them again) works. Idempotent: removing someone who is not
+   * connected, or from a closed or unknown room, succeeds.
+   */
+  removeParticipant(tenant: string, room: VcsRoom, identity: string): Promise<void>;
   /** The stopped recording's file, or null while the system is still finalizing it. */
   openRecording(tenant: string, room: VcsRoom, recordingId: string): Promise<VcsRecordingArtifact | null>;
 }

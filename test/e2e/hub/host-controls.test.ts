@@ -99,9 +99,13 @@ describe('host controls across two nodes', () => {
     const bob = await on(child.url, 'bob');
     const [ra, rp, rb] = [recorder(alice), recorder(pat), recorder(bob)];
     await must(alice, 'initEvent', { eventId });
-    await must(pat, 'joinEvent', { eventId });
-    await must(bob, 'joinEvent', { eventId });
+    const patJoin = await must(pat, 'joinEvent', { eventId });
+    const bobJoin = await must(bob, 'joinEvent', { eventId });
     await hears(alice, rp, eventId, 'before');
+    // The embedded VCS (this node; the meeting actor runs on the child) takes pat's join token before the removal.
+    const vcs = node.services.vcs as EmbeddedVcs;
+    const verify = (join: { token: string; roomName: string }) => vcs.verifyJoinToken(join.token, join.roomName);
+    expect(await verify(patJoin.join)).toMatchObject({ identity: ids.pat });
 
     const removed = await must(alice, 'removeParticipant', {
       eventId,
@@ -116,6 +120,9 @@ describe('host controls across two nodes', () => {
       by: ids.alice,
       reason: 'Wrong patient',
     });
+    // Out of the media room too (decision 961): the token pat already holds is refused, bob's still works.
+    await expect(verify(patJoin.join)).rejects.toMatchObject({ code: 'token_invalid' });
+    expect(await verify(bobJoin.join)).toMatchObject({ identity: ids.bob });
     // The same request id answers the first result again.
     expect(await must(alice, 'removeParticipant', { eventId, userId: ids.pat, requestId: 'rm-1' })).toEqual(removed);
     // Out of the room: bob (same node as pat) hears the next notify; pat's socket, asked after, never did.
@@ -136,8 +143,11 @@ describe('host controls across two nodes', () => {
       `mutation { admit(eventId: "${eventId}", userId: "${ids.pat}") { admitted waiting { userId } } }`,
     );
     expect(readmitted.body).toEqual({ data: { admit: { admitted: [ids.pat], waiting: [] } } });
-    await rp.next('waitingRoom', (p) => p.state === 'admitted');
+    const admitted = await rp.next('waitingRoom', (p) => p.state === 'admitted');
     await hears(alice, rp, eventId, 'readmitted');
+    // The admission's join details carry a fresh token that the VCS takes; the old one stays refused.
+    expect(await verify(admitted.meeting.join)).toMatchObject({ identity: ids.pat });
+    await expect(verify(patJoin.join)).rejects.toMatchObject({ code: 'token_invalid' });
     const types = ra.of('meetingEvent').map((e: { type: string }) => e.type);
     expect(types).toEqual(expect.arrayContaining(['participantRemoved', 'participantWaiting', 'participantAdmitted']));
   });
