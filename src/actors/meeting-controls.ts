@@ -92,11 +92,9 @@ async function remove(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'removeParticip
   const t = ctx.address.tenant;
   // Out of the media room first, fenced like the bar itself (decision 961): a node that lost its lease
   // removes no one, and a VCS that cannot be reached fails the turn (nothing changes; the host retries).
+  const who = { userId: msg.userId, device: m.role === 'device' || s.deviceIds.includes(msg.userId) };
   await ctx.fencedWrite(async () => {
-    await deps.removeFromRoom(t, s.eventId, {
-      userId: msg.userId,
-      device: m.role === 'device' || s.deviceIds.includes(msg.userId),
-    });
+    await deps.removeFromRoom(t, s.eventId, who);
     return true;
   });
   const at = new Date().toISOString();
