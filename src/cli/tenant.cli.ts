@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError, toAppError } from '../core/errors.js';
 import { seedDemoUsers } from '../data/seed/demo.seed.js';
-import { AccountInput } from '../core/account-setup.service.js';
+import { AccountInput, type ProvisionedAccount } from '../core/account-setup.service.js';
+import type { Config } from '../config/config.js';
 import { cliEnvironment, targetLine } from '../config/local-services.js';
 
 const USAGE = `usage: npm run tenant -- create NAME [DISPLAY NAME] [--admin USERNAME [--admin-email EMAIL]]
@@ -22,6 +23,22 @@ function adminInput(username: string | undefined, email: string | undefined) {
       `admin: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   return { ...r.data, role: 'admin' };
+}
+
+/**
+ * What the operator hands on to the admin, on stderr (stdout stays the JSON answer): the one-time
+ * set-password link (embedded realm), or how the first sign-in at the tenant's own identity provider takes
+ * the account (external: no link, the provider holds the credentials; decisions 180, 960).
+ */
+function handOver(tenant: string, account: ProvisionedAccount, config: Config): string {
+  if (account.setPasswordUrl)
+    return `[tenant] give ${account.username} this one-time link to set a password (valid until ${account.expiresAt}):\n${account.setPasswordUrl}\n`;
+  if (!account.binding) return `[tenant] ${account.username} can sign in already; nothing to hand over\n`;
+  const issuer = config.auth.oidc.issuerTemplate.replace('{tenant}', tenant);
+  const by = account.binding.email
+    ? `the verified email ${account.binding.email}`
+    : `the username ${account.binding.username}`;
+  return `[tenant] no link to hand over: the first sign-in at ${issuer} whose token carries ${by} becomes ${account.username} (open until ${account.expiresAt})\n`;
 }
 
 /** Tenant administration from the shell: the same service calls as the provisioning endpoint. */
@@ -65,16 +82,14 @@ async function main(argv: string[]): Promise<number> {
         const r = await tenants.create({ name: name!, displayName: rest.join(' ') || undefined }, 'cli');
         const first = admin ? await auth.accountSetup.provision(name!, admin, 'first-admin', 'cli') : undefined;
         process.stdout.write(`${JSON.stringify({ ...r, ...(first ? { admin: first } : {}) }, null, 2)}\n`);
-        if (first?.setPasswordUrl)
-          process.stderr.write(
-            `[tenant] give ${first.username} this one-time link to set a password (valid until ${first.expiresAt}):\n${first.setPasswordUrl}\n`,
-          );
+        if (first) process.stderr.write(handOver(name!, first, config));
         break;
       }
       case 'invite-admin': {
         await tenants.require(name!);
         const r = await auth.accountSetup.provision(name!, adminInput(rest[0], rest[1]), 'first-admin', 'cli');
         process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+        process.stderr.write(handOver(name!, r, config));
         break;
       }
       case 'migrate':

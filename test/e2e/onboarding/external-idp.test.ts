@@ -1,29 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import express from 'express';
-import Provider, { errors, type Configuration } from 'oidc-provider';
-import { exportJWK, generateKeyPair } from 'jose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { freePort } from '../../support/net.js';
-import { Browser, authorizeIn } from '../../support/realm.js';
 import { multipart, xlsx } from '../../support/form.js';
 import { connect } from '../../support/hub-client.js';
 import type { ImportProgressPush } from '../../../src/core/import.service.js';
-import { resourceIndicator } from '../../../src/auth/oidc-realms.js';
-
-/** A person known to the hospital's own identity provider. */
-interface HospitalAccount {
-  sub: string;
-  username: string;
-  password: string;
-  email: string;
-  emailVerified: boolean;
-}
+import {
+  externalIdpEnv,
+  signInAtHospital,
+  startHospitalIdp,
+  type HospitalAccount,
+  type HospitalIdp,
+} from '../../support/hospital-idp.js';
 
 const TENANT = 'stcath';
-const CLIENT_ID = 'consult-web';
-const CLIENT_SECRET = 'hospital-registered-client-secret-0123456789';
-const AUDIENCE = 'consult-api';
 
 const ACCOUNTS: HospitalAccount[] = [
   // The IdP's usernames differ from the service's: binding goes by the verified email.
@@ -36,117 +25,6 @@ const ACCOUNTS: HospitalAccount[] = [
 ];
 
 /**
- * The hospital's own OpenID provider, separate from the service: discovery, JWKS, authorization code with
- * PKCE for the service's registered client, JWT access tokens for the API audience carrying the person's
- * email, `email_verified` and `preferred_username`, and a plain login form (no consent screen).
- */
-async function startHospitalIdp(redirectUri: string): Promise<{ server: Server; base: string; template: string }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const mount = `/hospital/${TENANT}`;
-  const issuer = `${base}${mount}`;
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const jwk = { ...(await exportJWK(privateKey)), kid: 'hospital-1', alg: 'RS256', use: 'sig' };
-  const bySub = new Map(ACCOUNTS.map((a) => [a.sub, a]));
-  const claimsOf = (a: HospitalAccount) => ({
-    sub: a.sub,
-    name: a.username,
-    preferred_username: a.username,
-    email: a.email,
-    email_verified: a.emailVerified,
-  });
-  const resource = resourceIndicator(AUDIENCE);
-  const config: Configuration = {
-    clients: [
-      {
-        client_id: CLIENT_ID,
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [redirectUri],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    pkce: { required: () => true },
-    jwks: { keys: [jwk] } as Configuration['jwks'],
-    cookies: { keys: ['hospital-cookie-key-for-tests'] },
-    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },
-    scopes: ['openid', 'profile', 'email', 'api'],
-    findAccount: async (_ctx, sub) => {
-      const a = bySub.get(sub);
-      return a ? { accountId: sub, claims: () => claimsOf(a) } : undefined;
-    },
-    formats: {
-      customizers: {
-        jwt: (_ctx, token, jwt) => {
-          const t = token as { accountId?: string; sessionUid?: string };
-          const a = t.accountId ? bySub.get(t.accountId) : undefined;
-          if (a) Object.assign(jwt.payload, claimsOf(a));
-          if (t.sessionUid) jwt.payload.sid = t.sessionUid;
-        },
-      },
-    },
-    interactions: { url: (_ctx, i) => `${mount}/interaction/${i.uid}` },
-    features: {
-      devInteractions: { enabled: false },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => resource,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== resource) throw new errors.InvalidTarget();
-          return { scope: 'api', audience: AUDIENCE, accessTokenFormat: 'jwt', accessTokenTTL: 300 };
-        },
-      },
-    },
-    ttl: { AccessToken: 300, AuthorizationCode: 60, IdToken: 300, Interaction: 300, Session: 3600, Grant: 3600 },
-  };
-  const provider = new Provider(issuer, config);
-  const form = (uid: string, error = '') =>
-    `<html><body>${error}<form method="post" action="${mount}/interaction/${uid}/login">` +
-    `<input name="username"><input name="password" type="password"></form></body></html>`;
-
-  const app = express();
-  app.get(`${mount}/interaction/:uid`, async (req, res, next) => {
-    try {
-      const details = await provider.interactionDetails(req, res);
-      if (details.prompt.name === 'login') return void res.type('html').send(form(details.uid));
-      const d = details.prompt.details as {
-        missingOIDCScope?: string[];
-        missingOIDCClaims?: string[];
-        missingResourceScopes?: Record<string, string[]>;
-      };
-      const grant = new provider.Grant({
-        accountId: details.session!.accountId,
-        clientId: String(details.params.client_id),
-      });
-      if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(' '));
-      if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
-      for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {}))
-        grant.addResourceScope(indicator, scopes.join(' '));
-      const grantId = await grant.save();
-      await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-    } catch (e) {
-      next(e);
-    }
-  });
-  app.post(`${mount}/interaction/:uid/login`, express.urlencoded({ extended: false }), async (req, res, next) => {
-    try {
-      const details = await provider.interactionDetails(req, res);
-      const a = ACCOUNTS.find((x) => x.username === req.body.username && x.password === req.body.password);
-      if (!a) return void res.status(401).type('html').send(form(details.uid, 'Invalid'));
-      await provider.interactionFinished(req, res, { login: { accountId: a.sub } }, { mergeWithLastSubmission: false });
-    } catch (e) {
-      next(e);
-    }
-  });
-  app.use(mount, provider.callback());
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { server, base, template: `${base}/hospital/{tenant}` };
-}
-
-/**
  * Onboarding a hospital that brings its own identity provider (OIDC_MODE=external): provisioning names the
  * first admin by email, the admin's first sign-in at the hospital's IdP binds and makes them admin, the admin
  * imports and activates users, an imported user's first sign-in binds them with the imported role; an
@@ -156,39 +34,34 @@ describe('onboarding a hospital with its own identity provider', () => {
   let node: TestNode;
   let base: string;
   let redirectUri: string;
-  let idp: { server: Server; base: string; template: string };
+  let idp: HospitalIdp;
 
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     redirectUri = `${base}/auth/callback`;
-    idp = await startHospitalIdp(redirectUri);
+    idp = await startHospitalIdp({ tenant: TENANT, accounts: ACCOUNTS, redirectUri });
     node = await startTestNode({
       ROLES: 'http,hub,workers',
       PORT: String(port),
       PUBLIC_URL: base,
-      OIDC_MODE: 'external',
-      OIDC_ISSUER_TEMPLATE: idp.template,
-      OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_CLIENT_SECRET: CLIENT_SECRET,
-      OIDC_AUDIENCE: AUDIENCE,
+      ...externalIdpEnv(idp),
     });
   });
   afterAll(async () => {
     await node?.destroy();
-    idp.server.closeAllConnections();
-    await new Promise((resolve) => idp.server.close(resolve));
+    await idp?.close();
   });
 
   /** Signs in at the hospital's IdP (code + PKCE) and hands the callback to the service. */
-  async function signIn(username: string) {
-    const password = ACCOUNTS.find((a) => a.username === username)!.password;
-    const a = await authorizeIn(node, new Browser(idp.base), TENANT, redirectUri, { username, password });
-    return node.http.post('/api/account/login', {
-      tenant: TENANT,
-      body: { method: 'code', callbackUrl: a.callbackUrl, codeVerifier: a.codeVerifier, state: a.state },
-    });
-  }
+  const signIn = (username: string) =>
+    signInAtHospital(
+      node,
+      idp,
+      TENANT,
+      redirectUri,
+      ACCOUNTS.find((a) => a.username === username)!,
+    );
 
   const me = (token: string) =>
     node.http.post('/graphql', {
