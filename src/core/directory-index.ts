@@ -34,6 +34,17 @@ export function compareStrings(order: StringOrder): (a: string, b: string) => nu
   };
 }
 
+/** How many token ranges' entry orders an index keeps (each up to 4 bytes per row of the range). */
+const RANGE_ORDERS_KEPT = 32;
+
+/** Sorts positions ascending and drops repeats (a user with two tokens in one range). */
+function sortedOnce(at: Int32Array): Int32Array {
+  at.sort();
+  let n = 0;
+  for (let i = 0; i < at.length; i++) if (i === 0 || at[i] !== at[i - 1]) at[n++] = at[i]!;
+  return n === at.length ? at : at.slice(0, n);
+}
+
 interface TokenRow {
   token: string;
   e: DirectoryEntry;
@@ -50,6 +61,10 @@ export class DirectoryIndex {
   private sorted: DirectoryEntry[] = [];
   private tokens: TokenRow[] = [];
   private ranks: Map<DirectoryEntry, number> | undefined;
+  /** Position in `sorted` of each token row's entry (built with `ranks`). */
+  private tokenRanks: Int32Array | undefined;
+  /** Positions, in order and each once, of the entries of recently searched token ranges, by `from:to`. */
+  private readonly rangeOrders = new Map<string, Int32Array>();
   private readonly cmp: (a: string, b: string) => number;
 
   constructor(order: StringOrder, entries: readonly DirectoryEntry[] = []) {
@@ -100,7 +115,7 @@ export class DirectoryIndex {
         row,
       );
     }
-    this.ranks = undefined;
+    this.changed();
   }
 
   /** Takes a user out (no longer active, or gone). */
@@ -115,7 +130,7 @@ export class DirectoryIndex {
       const i = this.lowerBound(this.tokens, (x) => this.tokenCmp(x, row) < 0);
       if (this.tokens[i]?.e === e) this.tokens.splice(i, 1);
     }
-    this.ranks = undefined;
+    this.changed();
   }
 
   /** The ids of one page, in the database's order (sortName, then _id). */
@@ -149,22 +164,14 @@ export class DirectoryIndex {
   /**
    * The count of a search by at most one word and exclusions only (the page total of every plain
    * search), without visiting the entries: the whole list, or the entries of the word's token range
-   * (each counted at its first token in the range), less the excluded ones that match. Else undefined.
+   * (each once), less the excluded ones that match. Else undefined.
    */
   private countWhole(q: Omit<DirectoryQuery, 'skip' | 'take'>): number | undefined {
     if (q.initial || q.ids) return undefined;
     const words = searchWords(q.name);
     if (words.length > 1) return undefined;
     let n = this.sorted.length;
-    const word = words[0];
-    if (word !== undefined) {
-      const [from, to] = this.prefixRange(word);
-      n = 0;
-      for (let i = from; i < to; i++) {
-        const { token, e } = this.tokens[i]!;
-        if (!e.nameTokens.some((t) => t.startsWith(word) && this.cmp(t, token) < 0)) n++;
-      }
-    }
+    if (words.length) n = this.rangeOrder(...this.prefixRange(words[0]!)).length;
     const out = new Set([...(q.notIds ?? []), ...(q.excludeId ? [q.excludeId] : [])].map(String));
     for (const id of out) {
       const e = this.byId.get(id);
@@ -184,9 +191,10 @@ export class DirectoryIndex {
   /**
    * Calls `visit` with the matching entries in order until it answers false: from the token range of
    * the search's rarest word, else the whole list. The candidates of a range (or of an id list) are put
-   * in order by a numeric sort of their positions, each once (a user may have two tokens in one range);
-   * a comparator over the entries, and a generator per entry, cost about 8% of a node's CPU time at
-   * 100,000 users (B6 profile; decision 212, addendum of 2026-11-27).
+   * in order by a numeric sort of their positions, each once (a user may have two tokens in one range),
+   * and a range's order is kept until the index changes; a comparator over the entries, and a generator
+   * per entry, cost about 8% of a node's CPU time at 100,000 users (B6 profile; decision 212, addendum
+   * of 2026-11-27).
    */
   private each(q: Omit<DirectoryQuery, 'skip' | 'take'>, visit: (e: DirectoryEntry) => boolean): void {
     const words = searchWords(q.name);
@@ -204,36 +212,54 @@ export class DirectoryIndex {
         const e = this.byId.get(id);
         if (e) at.push(ranks.get(e)!);
       }
-      return this.visitRanks(Int32Array.from(at), keep, visit);
+      return this.visitPositions(sortedOnce(Int32Array.from(at)), keep, visit);
     }
     if (words.length) {
       const ranges = words.map((w) => this.prefixRange(w));
       const [from, to] = ranges.reduce((a, b) => (b[1] - b[0] < a[1] - a[0] ? b : a));
-      if (to - from < this.sorted.length) {
-        const ranks = this.rankMap();
-        const at = new Int32Array(to - from);
-        for (let i = from; i < to; i++) at[i - from] = ranks.get(this.tokens[i]!.e)!;
-        return this.visitRanks(at, keep, visit);
-      }
+      if (to - from < this.sorted.length) return this.visitPositions(this.rangeOrder(from, to), keep, visit);
     }
     for (const e of this.sorted) if (keep(e) && !visit(e)) return;
   }
 
-  /** Visits the entries at these positions of the ordered list, in its order, each once. */
-  private visitRanks(
+  /** Visits the entries at these positions of the ordered list (ascending, each once). */
+  private visitPositions(
     at: Int32Array,
     keep: (e: DirectoryEntry) => boolean,
     visit: (e: DirectoryEntry) => boolean,
   ): void {
-    at.sort();
-    let last = -1;
     for (let i = 0; i < at.length; i++) {
-      const r = at[i]!;
-      if (r === last) continue;
-      last = r;
-      const e = this.sorted[r]!;
+      const e = this.sorted[at[i]!]!;
       if (keep(e) && !visit(e)) return;
     }
+  }
+
+  /**
+   * The positions of the entries of token rows [from, to), ascending and each once. Kept for the last
+   * RANGE_ORDERS_KEPT ranges until the index changes: a prefix is searched again for each page and by
+   * each user typing it.
+   */
+  private rangeOrder(from: number, to: number): Int32Array {
+    const key = `${from}:${to}`;
+    let at = this.rangeOrders.get(key);
+    if (at) this.rangeOrders.delete(key);
+    else {
+      if (!this.tokenRanks) {
+        const ranks = this.rankMap();
+        this.tokenRanks = Int32Array.from(this.tokens, (r) => ranks.get(r.e)!);
+      }
+      at = sortedOnce(this.tokenRanks.slice(from, to));
+    }
+    this.rangeOrders.set(key, at);
+    if (this.rangeOrders.size > RANGE_ORDERS_KEPT) this.rangeOrders.delete(this.rangeOrders.keys().next().value!);
+    return at;
+  }
+
+  /** Positions and the orders of ranges are of the list as it was: dropped on every change. */
+  private changed(): void {
+    this.ranks = undefined;
+    this.tokenRanks = undefined;
+    this.rangeOrders.clear();
   }
 
   private rankMap(): Map<DirectoryEntry, number> {

@@ -232,6 +232,22 @@ describe('in-memory contact directory (decision 212)', () => {
       expect(await directory.count(tenant, q)).toBe(await repo.count(q));
     }
     expect(await directory.count(tenant, { name: 'ann' })).toBe(3);
+    // A rename that moves a user before Bea in name order and leaves the "ann" token rows where they
+    // were: the range's order kept from the searches above must not answer any more.
+    mongo.onUsersChanged((t, ids) => directory.recordChange(t, ids));
+    try {
+      const [bo] = await repo.search({ name: 'bo 11', skip: 0, take: 1 });
+      await repo.updateProfile(bo!._id, { displayName: 'Bb 11' });
+      for (const q of [
+        { name: 'ann', skip: 0, take: 10 },
+        { name: 'ann', skip: 1, take: 1 },
+      ])
+        expect((await directory.search(tenant, q))?.map(String)).toEqual(
+          (await repo.search(q)).map((u) => String(u._id)),
+        );
+    } finally {
+      mongo.onUsersChanged(undefined);
+    }
   });
 
   it('reloads a tenant when change notes are missing (a gap), and answers from the database meanwhile', async () => {
