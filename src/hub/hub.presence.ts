@@ -1,5 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import { rooms } from '../realtime/rooms.js';
+import { FollowUps } from './follow-ups.js';
 import type { HubServer, HubSocket } from './hub.types.js';
 
 /** The presence service calls the hub makes (the directory's PresenceService satisfies it). */
@@ -18,13 +19,14 @@ export interface PresencePort {
  */
 export class HubPresence {
   private timer?: NodeJS.Timeout;
-  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
     private readonly io: HubServer,
     private readonly presence: PresencePort,
     private readonly nodeId: string,
     private readonly logger: Logger,
+    /** Where its updates in flight are tracked (the hub's, shared with the other disconnect work). */
+    private readonly followUps: FollowUps = new FollowUps(),
   ) {}
 
   async start(intervalMs: number): Promise<void> {
@@ -39,7 +41,7 @@ export class HubPresence {
 
   /** Waits for presence updates in flight (shutdown: before Redis closes). */
   async drain(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+    await this.followUps.settled();
   }
 
   onConnect(socket: HubSocket): Promise<void> {
@@ -59,10 +61,7 @@ export class HubPresence {
   }
 
   private track(work: () => Promise<void>): Promise<void> {
-    const p = work();
-    this.pending.add(p);
-    void p.catch(() => undefined).finally(() => this.pending.delete(p));
-    return p;
+    return this.followUps.track(work());
   }
 
   private push(tenant: string, userId: string, online: boolean): void {

@@ -9,6 +9,7 @@ import { SocketSessions } from './hub.session.js';
 import { sessionMethods } from './handlers/session.handlers.js';
 import { corsDelegate } from '../edge/cors.js';
 import { HubPresence } from './hub.presence.js';
+import { FollowUps } from './follow-ups.js';
 import { SocketIoHubPublisher } from './hub.publisher.js';
 import { callMethods } from './handlers/call.handlers.js';
 import { meetingMethods } from './handlers/meeting.handlers.js';
@@ -38,6 +39,12 @@ export interface HubRoleHandle extends RoleHandle {
   io: ReturnType<typeof createHubServer>;
   /** The actor system the hub asks: the node's own, or the hub's client-only one. */
   actors: ReturnType<typeof actorSystemOf>;
+  /**
+   * Resolves once no work a connection or disconnection started is left (presence, a meeting leave
+   * of the audit trail, a waiting-room leave): after a socket's `disconnect` on this node, what its
+   * going away changes is stored.
+   */
+  settled(): Promise<void>;
 }
 
 /** Hub handshakes share the HTTP per-IP budget (same bucket, same TRUST_PROXY reading of the address). */
@@ -91,6 +98,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     permissionsOf: (t, r) => services.auth.authorizer.permissionsOf(t, r),
     logger: infra.logger,
   });
+  const followUps = new FollowUps();
   const hub: HubContext = {
     io,
     actors: system,
@@ -108,8 +116,9 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     },
     shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),
     audit: services.auth.audit,
+    followUps,
   };
-  const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger);
+  const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger, followUps);
   await presence.start(PRESENCE_HEARTBEAT_MS);
   onConnections(io, hub, HUB_METHODS, presence, infra.config.hub.rateLimit, infra.metrics);
   const relay = (p: RelayedPush) => publisher.emitLocal(p.rooms, p.event, p.payload);
@@ -131,6 +140,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   return {
     io,
     actors: system,
+    settled: () => followUps.settled(),
     stop: async () => {
       await stopHub(io, presence, unsubs, [pub, sub, pushSub]);
       await own?.stop();
@@ -149,6 +159,7 @@ async function stopHub(
   // themselves (to another node, or to this one's replacement). Disconnecting the sockets first would
   // tell them `io server disconnect`, which socket.io clients take as final: they would stay offline.
   await new Promise<void>((resolve) => io.close(() => resolve()));
+  // Presence updates and the closed sockets' meeting and waiting-room leaves (one tracker).
   await presence.drain();
   await Promise.allSettled(unsubs.map((u) => u()));
   await Promise.allSettled(clients.map((c) => c.quit()));

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { AuditService } from '../core/audit.service.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { FollowUps } from './follow-ups.js';
 import type { SocketSessions } from './hub.session.js';
 import type { HubServer } from './hub.events.js';
 
@@ -41,4 +42,6 @@ export interface HubContext {
   sessions: SocketSessions;
   /** The tenant's audit trail: every method called while impersonating is recorded (docs/audit.md). */
   audit?: Pick<AuditService, 'record'>;
+  /** Work a socket's disconnect leaves to do, waited for by the hub's stop (and by `settled()`). */
+  followUps: FollowUps;
 }

@@ -60,8 +60,8 @@ function leaveOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: string):
   watched.push(eventId);
   socket.once('disconnecting', () => {
     if (!socket.rooms.has(rooms.meeting(socket.data.tenant, eventId))) return;
-    ctx.meetings
-      .left(socket.data.principal, eventId, 'disconnect')
+    ctx.followUps
+      .track(ctx.meetings.left(socket.data.principal, eventId, 'disconnect'))
       .catch((err) =>
         ctx.logger.error(
           { component: 'hub', eventId, err: (err as Error).message },
@@ -77,8 +77,8 @@ function leaveWaitingOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: s
   if (waiting.includes(eventId)) return;
   waiting.push(eventId);
   socket.once('disconnect', () => {
-    ctx.actors
-      .ask(meetingAt(socket, eventId), { type: 'leaveWaiting', caller: callerOf(socket) })
+    ctx.followUps
+      .track(ctx.actors.ask(meetingAt(socket, eventId), { type: 'leaveWaiting', caller: callerOf(socket) }))
       .catch((err) =>
         ctx.logger.warn({ component: 'hub', eventId, err: (err as Error).message }, 'leaving the waiting room failed'),
       );

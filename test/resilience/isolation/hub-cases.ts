@@ -1,6 +1,7 @@
 import { connect, must, type HubClient } from '../../support/hub-client.js';
 import { tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
+import type { HubRoleHandle } from '../../../src/hub/hub.role.js';
 import type { SeededTenant } from './seed.js';
 
 /** A user of a seeded tenant as the hub cases use it. */
@@ -270,12 +271,18 @@ export const HUB_CASES: Record<string, HubCase> = {
       const e = await joined(k, me, s);
       const requestId = `iso-${k.hardwareId()}`;
       // The tenant asks for consent just while the host opens the request (the open request lives in the actor).
+      // With the longest timeout the settings allow: a request nobody answers (the device row's, made in
+      // tenant B for a role that cannot answer it) would otherwise time out (120 s by default) in the middle
+      // of a later row on a slow machine and change tenant B's state between that row's two reads.
       const config = k.node.infra.mongo.tenantDb(k.t.name).models.TenantConfig;
-      await config.updateOne({ _id: 'tenant' }, { $set: { 'meetings.recordingConsent': 'all' } }).exec();
+      const consent = { 'meetings.recordingConsent': 'all', 'meetings.recordingConsentTimeoutSeconds': 3600 };
+      await config.updateOne({ _id: 'tenant' }, { $set: consent }).exec();
       try {
         await must(e.host, 'startRecording', { eventId: e.eventId, requestId });
       } finally {
-        await config.updateOne({ _id: 'tenant' }, { $unset: { 'meetings.recordingConsent': 1 } }).exec();
+        await config
+          .updateOne({ _id: 'tenant' }, { $unset: Object.fromEntries(Object.keys(consent).map((p) => [p, 1])) })
+          .exec();
       }
       return [{ eventId: e.eventId, requestId, consent: true }];
     },
@@ -287,14 +294,27 @@ export const HUB_CASES: Record<string, HubCase> = {
 /** Opens and tracks sockets; closes them all at the end. */
 export function socketPool(node: TestNode) {
   const open: HubClient[] = [];
+  const hub = node.roles.get('hub') as HubRoleHandle;
   return {
     async socket(tenant: string, user: Member): Promise<HubClient> {
       const s = await connect(node.url!, tenant, { token: user.token });
       open.push(s);
       return s;
     },
-    closeAll(): void {
-      for (const s of open.splice(0)) s.close();
+    /**
+     * Closes every socket and resolves once the hub saw each go and finished what their going away
+     * changes (a meeting leave in the audit trail, a waiting-room leave in the meeting's actor): a
+     * tenant's state read afterwards is no longer changing because of them.
+     */
+    async closeAll(): Promise<void> {
+      const gone = open.splice(0).map((s) => {
+        const server = s.id === undefined ? undefined : hub.io.of('/').sockets.get(s.id);
+        const seen = server ? new Promise<void>((r) => server.once('disconnect', () => r())) : undefined;
+        s.close();
+        return seen;
+      });
+      await Promise.all(gone);
+      await hub.settled();
     },
   };
 }

@@ -218,7 +218,7 @@ describe('isolation matrix: operations x tenants x roles', () => {
             code: ack.ok ? undefined : ack.error.code,
             text: JSON.stringify(ack),
           });
-          pool.closeAll();
+          await pool.closeAll();
           continue;
         }
         const cannot = c.cannot?.[role];
@@ -282,7 +282,7 @@ describe('isolation matrix: operations x tenants x roles', () => {
         const home = cannot ? undefined : await ask(sB, m.name, argsB);
         if (home && !home.ok)
           problems.push(`${m.name} as ${role} in tenant B with B's ids: ${JSON.stringify(home).slice(0, 200)}`);
-        pool.closeAll();
+        await pool.closeAll();
       }
     }
     expect(problems).toEqual([]);

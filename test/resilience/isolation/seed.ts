@@ -39,6 +39,15 @@ export interface SeededTenant {
  */
 export async function seedTenant(node: TestNode, name: string, marker: string): Promise<SeededTenant> {
   const users: SeededTenant['users'] = {};
+  // The tokens issued here serve the whole test file: with the tenant's default lifetime (300 s) a run
+  // slowed down by a loaded machine outlives them and every later cell answers 401 token_expired. They get
+  // the longest lifetime the security rules allow instead.
+  await node.services.tenants.ensure({ name });
+  await node.infra.mongo
+    .tenantDb(name)
+    .models.TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'security.session.accessTokenTtlSeconds': 3600 } })
+    .exec();
+  node.services.auth.rules.forget(name);
   for (const role of ROLES) {
     const username = `${role}-${name}`;
     const id = await createUser(node, name, {
