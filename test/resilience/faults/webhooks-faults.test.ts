@@ -54,6 +54,19 @@ function expectProcessedOnceInOrder(r: Receiver, ids: string[]): Received[] {
   return processed;
 }
 
+/**
+ * Every event answered 2xx, each at most twice. Delivery is at least once (docs/webhooks.md): an event
+ * answered 2xx is sent again, under its id, when its run lost the lease before moving the cursor (a stall
+ * longer than the lease, seen on a loaded machine), so exactly one 2xx per event is not the contract; the
+ * receiver's de-duplication (expectProcessedOnceInOrder) is. More than one repeat would mean runs racing.
+ */
+function expectAnsweredOnceOrTwice(r: Receiver, ids: string[]): void {
+  const answered = new Map<string, number>();
+  for (const x of r.received.filter((y) => y.status === 204)) answered.set(x.id, (answered.get(x.id) ?? 0) + 1);
+  expect(answered.size).toBe(ids.length * 2);
+  expect(Math.max(...answered.values())).toBeLessThanOrEqual(2);
+}
+
 async function subscribe(node: TestNode, token: string, r: Receiver): Promise<void> {
   const res = await node.http.post('/api/webhooks/subscriptions', {
     tenant: 'acme',
@@ -102,16 +115,11 @@ describe('faults: webhook delivery across a worker SIGKILL and a Redis restart',
       rescuer = await startTestNode({ ...env, ROLES: 'workers' });
       await r.until((l) => new Set(l.filter((x) => x.status === 204).map((x) => x.id)).size === ids.length * 2);
       const processed = expectProcessedOnceInOrder(r, ids);
-      // The held delivery came again under its id. Delivery is at least once: an event answered 2xx is
-      // sent again only when its run lost the lease before moving the cursor (a stall longer than the
-      // lease, seen on a loaded machine), and then once more at most, under the same id.
+      // The held delivery came again under its id.
       const first = r.received[0]!;
       expect(r.received.filter((x) => x.id === first.id).length).toBeGreaterThanOrEqual(2);
       expect(processed[0]!.id).toBe(first.id);
-      const answered = new Map<string, number>();
-      for (const x of r.received.filter((y) => y.status === 204)) answered.set(x.id, (answered.get(x.id) ?? 0) + 1);
-      expect(answered.size).toBe(ids.length * 2);
-      expect(Math.max(...answered.values())).toBeLessThanOrEqual(2);
+      expectAnsweredOnceOrTwice(r, ids);
     }, 180_000);
   });
 
@@ -158,7 +166,7 @@ describe('faults: webhook delivery across a worker SIGKILL and a Redis restart',
       const ids = [...before, ...during];
       await r.until((l) => new Set(l.filter((x) => x.status === 204).map((x) => x.id)).size === ids.length * 2);
       expectProcessedOnceInOrder(r, ids);
-      expect(r.received.filter((x) => x.status === 204)).toHaveLength(ids.length * 2);
+      expectAnsweredOnceOrTwice(r, ids);
     }, 180_000);
   });
 });
