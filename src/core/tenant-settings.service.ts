@@ -42,7 +42,7 @@ export class TenantSettingsService {
   /**
    * The rules that span fields (PIN min <= max, lockout <= its cap, access <= refresh lifetime) are
    * checked against the document read, and the write applies only if it is still that document
-   * (compare-and-set on updatedAt), else it reads and checks again: two admins changing the two ends of
+   * (compare-and-set on its revision), else it reads and checks again: two admins changing the two ends of
    * a bound at once cannot store a pair that breaks it.
    */
   async changeSecurityRules(p: Principal, tenant: string, patch: SecurityRulesPatch): Promise<SecurityRules> {
@@ -50,25 +50,25 @@ export class TenantSettingsService {
     for (let attempt = 0; ; attempt++) {
       const stored = await this.deps.settings(tenant).settings();
       checkBounds(set, effective(stored, tenant));
-      if (await this.apply(p, tenant, set, 'security.rules.change', stored?.updatedAt ?? null)) break;
+      if (await this.apply(p, tenant, set, 'security.rules.change', stored?.rev ?? null)) break;
       if (attempt === 4)
         throw new AppError('conflict', 'The security rules kept changing meanwhile; read them and try again');
     }
     return this.deps.rules.get(tenant);
   }
 
-  /** Writes `set`; false when `ifUnchangedSince` is given and the document changed since. */
+  /** Writes `set`; false when `ifRevision` is given and the document changed since that revision. */
   private async apply(
     p: Principal,
     tenant: string,
     set: Record<string, unknown>,
     action: string,
-    ifUnchangedSince?: Date | null,
+    ifRevision?: number | null,
   ): Promise<boolean> {
     if (!Object.keys(set).length) return true;
-    const before = await this.deps.settings(tenant).setPaths(set, ifUnchangedSince);
+    const before = await this.deps.settings(tenant).setPaths(set, ifRevision);
     if (!before) {
-      if (ifUnchangedSince !== undefined && (await this.deps.settings(tenant).settings())) return false;
+      if (ifRevision !== undefined && (await this.deps.settings(tenant).settings())) return false;
       throw new AppError('tenant_not_found', `Tenant '${tenant}' has no configuration`);
     }
     for (const c of this.deps.caches) c.forget(tenant);

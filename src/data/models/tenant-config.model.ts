@@ -59,6 +59,11 @@ export const TenantConfigSchema = new Schema(
     webApp: { signInRedirectUri: String, loginApproveUrl: String },
     /** What a patient sees of the directory: their care team (default) or every user of the tenant (decision 230). */
     directory: { patientScope: { type: String, enum: ['careTeam', 'tenant'], default: 'careTeam' } },
+    /**
+     * Revision: every path-by-path write adds one, so a compare-and-set (TenantConfigRepository.setPaths)
+     * sees any write since its read; updatedAt cannot, two writes can carry the same millisecond.
+     */
+    rev: { type: Number },
   },
   { timestamps: true },
 );

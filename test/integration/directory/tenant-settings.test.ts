@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { request } from '../../support/http.js';
 import { createUser, tokenFor } from '../../support/auth.js';
@@ -168,7 +168,38 @@ describe('PATCH /api/admin/tenantConfig and /api/admin/securityRules', () => {
     expect(audit.body.items).toEqual([]);
   });
 
-  it('never stores a pair that breaks a bound when two admins change its two ends at once', async () => {
+  // With a clock that does not move, every write carries the same timestamp (two writes in one millisecond,
+  // or nodes whose clocks agree to the millisecond): a compare-and-set on the time of the last write cannot
+  // tell the winner's write from none, only a revision that every write changes can.
+  it.each([
+    ['with the clock running', false],
+    ['with every write in the same millisecond', true],
+  ])('never stores a pair that breaks a bound when two admins change its two ends at once (%s)', async (_, frozen) => {
+    // Only Date stands still; timers and I/O run as usual.
+    if (frozen)
+      jest.useFakeTimers({
+        now: Date.now(),
+        doNotFake: [
+          'hrtime',
+          'nextTick',
+          'performance',
+          'queueMicrotask',
+          'setImmediate',
+          'clearImmediate',
+          'setInterval',
+          'clearInterval',
+          'setTimeout',
+          'clearTimeout',
+        ],
+      });
+    try {
+      await raceBothEnds();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  async function raceBothEnds() {
     // Both changes read the rules before either writes (the reads meet at a barrier): each is valid
     // alone (min 8 <= max 8; min 6 <= max 7), together they would store min 8 > max 7.
     const reset = await patch('securityRules', { pin: { minLength: 6, maxLength: 8 } });
@@ -206,5 +237,5 @@ describe('PATCH /api/admin/tenantConfig and /api/admin/securityRules', () => {
     expect(stored?.minLength).toBeDefined();
     expect(stored!.minLength).toBeLessThanOrEqual(stored!.maxLength);
     await patch('securityRules', { pin: { minLength: 6, maxLength: 8 } });
-  });
+  }
 });
