@@ -36,9 +36,10 @@ export type OutputBase = string;
 /**
  * Names a selection's results may be committed under (`BENCH_RESULTS=hospital` writes hospital.*).
  * `runtime-compiled` and `runtime-tsx`: the same selection with product nodes compiled and through
- * tsx (decision 980); the name must match the run's BENCH_RUNTIME.
+ * tsx (decision 980); the name must match the run's BENCH_RUNTIME. `structure`: B1-B5 after the layers'
+ * restructure (issue 19), beside the full run's figures before it.
  */
-export const NAMED_RESULTS = ['hospital', 'runtime-compiled', 'runtime-tsx'];
+export const NAMED_RESULTS = ['hospital', 'runtime-compiled', 'runtime-tsx', 'structure'];
 
 /**
  * Which results files a run writes: quick.* for `--quick`, partial.* for a selection, latest.* for a
@@ -82,6 +83,8 @@ export const RESULT_FILES = [
   'bench/results/runtime-compiled.md',
   'bench/results/runtime-tsx.json',
   'bench/results/runtime-tsx.md',
+  'bench/results/structure.json',
+  'bench/results/structure.md',
   'docs/performance.md',
 ];
 
