@@ -8,9 +8,32 @@ import { AppError } from '../../core/errors.js';
 export type AuditEntry = AuditFacts;
 export type AuditRecord = ChainedEntry;
 
-/** The last entry a process saw of each tenant's chain, so the common append is one insert. */
+/**
+ * The last entry a process saw of each tenant's chain, so the common append is one insert, and the
+ * process's queue of appends per tenant: a process appends one entry at a time to a chain, so a burst
+ * (a node's sockets all leaving at once) costs one insert per entry instead of every writer racing for
+ * each position (quadratic inserts, and `audit_busy` once a writer loses too often). Writers in other
+ * processes still race, and the position's unique key settles it.
+ */
 export class AuditHeads {
   private readonly heads = new Map<string, { seq: number; hash: string }>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  /** Runs `append` after the process's earlier appends to the tenant's chain have settled. */
+  inTurn<T>(tenant: string, append: () => Promise<T>): Promise<T> {
+    const prior = this.queues.get(tenant) ?? Promise.resolve();
+    const run = prior.then(append, append);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(tenant, tail);
+    void tail.then(() => {
+      if (this.queues.get(tenant) === tail) this.queues.delete(tenant);
+    });
+    return run;
+  }
+
   get(tenant: string) {
     return this.heads.get(tenant);
   }
@@ -63,7 +86,11 @@ export class AuditRepository {
   }
 
   /** Appends at the chain's head; `createdAt` only for entries carried over from before the chain. */
-  async append(facts: AuditEntry, createdAt = new Date()): Promise<AuditRecord> {
+  append(facts: AuditEntry, createdAt = new Date()): Promise<AuditRecord> {
+    return this.heads.inTurn(this.db.tenant, () => this.appendAtHead(facts, createdAt));
+  }
+
+  private async appendAtHead(facts: AuditEntry, createdAt: Date): Promise<AuditRecord> {
     const tenant = this.db.tenant;
     const id = randomUUID();
     let head = this.heads.get(tenant) ?? (await this.head());

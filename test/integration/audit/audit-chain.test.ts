@@ -101,4 +101,24 @@ describe('audit trail: one chain across concurrent writer processes', () => {
     const switches = owners.filter((w, i) => i > 0 && w !== owners[i - 1]).length;
     expect(switches).toBeGreaterThan(WRITERS);
   }, 300_000);
+
+  it('takes a burst of appends from one process (a node whose sockets all leave at once) without refusing any', async () => {
+    const burst = 'burst';
+    const BURST = 300;
+    // Counts the inserts the burst costs (the driver's collection, instrumented, not replaced).
+    const collection = mongo.tenantDb(burst).models.Audit.collection;
+    const insertOne = collection.insertOne.bind(collection);
+    let inserts = 0;
+    collection.insertOne = ((...args: Parameters<typeof insertOne>) => (inserts++, insertOne(...args))) as never;
+    const records = await Promise.all(
+      Array.from({ length: BURST }, (_, i) =>
+        audit.record(burst, { action: 'test.burst', outcome: 'success', details: { i } }),
+      ),
+    );
+    expect(records.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: BURST }, (_, i) => i + 1));
+    expect(await audit.verify(burst)).toMatchObject({ ok: true, verified: BURST });
+    // One insert per entry: racing writers of one process would cost about BURST^2 / 2.
+    expect(inserts).toBe(BURST);
+    await mongo.tenantDb(burst).conn.dropDatabase();
+  }, 120_000);
 });
