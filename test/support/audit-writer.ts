@@ -1,8 +1,10 @@
 /**
  * A separate process appending to one tenant's audit trail through the product's repository, as a
- * service node does: its own MongoDB connection pool and its own head cache. Prints `ready`, waits for
- * `go` on stdin (so every writer starts at once), appends AUDIT_COUNT entries AUDIT_CONCURRENCY at a
- * time, prints the ids it appended as one JSON line and exits.
+ * service node does: its own MongoDB connection pool. Prints `ready`, waits for `go` on stdin (so every
+ * writer starts at once), appends AUDIT_COUNT entries AUDIT_CONCURRENCY at a time, prints the ids it
+ * appended as one JSON line and exits. Each of its AUDIT_CONCURRENCY lanes has its own head cache and
+ * append queue (AuditHeads), as a node of its own would: a node appends one entry at a time to a chain
+ * (decision 880), so lanes sharing one queue would not race at all.
  */
 import { createInterface } from 'node:readline';
 import { Mongo } from '../../src/data/mongo.js';
@@ -16,8 +18,10 @@ const mongo = await Mongo.connect({
   tenantDbPrefix: env.MONGODB_TENANT_DB_PREFIX!,
   timeoutMs: 10_000,
 });
-const heads = new AuditHeads();
-const audit = new AuditService({ audits: (t) => new AuditRepository(mongo.tenantDb(t), heads) });
+const lane = () => {
+  const heads = new AuditHeads();
+  return new AuditService({ audits: (t) => new AuditRepository(mongo.tenantDb(t), heads) });
+};
 const tenant = env.AUDIT_TENANT!;
 const count = Number(env.AUDIT_COUNT);
 const concurrency = Number(env.AUDIT_CONCURRENCY);
@@ -33,6 +37,7 @@ let next = 0;
 const ids: string[] = [];
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
+    const audit = lane();
     while (next < count) {
       const n = next++;
       const e = await audit.record(tenant, {
