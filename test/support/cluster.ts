@@ -1,5 +1,9 @@
+import { actorSystemOf } from '../../src/actors/runtime/index.js';
+import { waitForMembers } from './actor-kit.js';
 import { createUser, tokenFor } from './auth.js';
-import { uniqueId } from './env.js';
+import { spawnChildNode, type ChildNode } from './child-node.js';
+import { testEnv, uniqueId } from './env.js';
+import { request } from './http.js';
 import { connect as defaultConnect, type HubClient } from './hub-client.js';
 import { startTestNode, type TestNode } from './node.js';
 
@@ -31,6 +35,21 @@ export async function startCluster(n: number, env: Record<string, string> = {}) 
 /** A user of a hub cluster: username and role (devices get the device kind). */
 export type HubUser = readonly [username: string, role: string];
 
+/** Creates the users in tenant `acme` through `node`; their ids and access tokens by username. */
+async function createHubUsers(node: TestNode, users: readonly HubUser[]) {
+  const ids: Record<string, string> = {};
+  const tokens: Record<string, string> = {};
+  for (const [username, role] of users) {
+    ids[username] = await createUser(node, 'acme', {
+      username,
+      role,
+      ...(role === 'device' ? { kind: 'device' as const } : {}),
+    });
+    tokens[username] = await tokenFor(node, 'acme', username);
+  }
+  return { ids, tokens };
+}
+
 /**
  * The fixture of the multi-node hub tests: a cluster of `n` nodes, the users of tenant `acme` created
  * on node 0 with their ids and access tokens, and `on(i, user)` that opens a real socket for a user on
@@ -43,17 +62,7 @@ export async function startHubCluster(
   opts: { env?: Record<string, string>; connect?: typeof defaultConnect } = {},
 ) {
   const cluster = await startCluster(n, opts.env);
-  const node0 = cluster.nodes[0]!;
-  const ids: Record<string, string> = {};
-  const tokens: Record<string, string> = {};
-  for (const [username, role] of users) {
-    ids[username] = await createUser(node0, 'acme', {
-      username,
-      role,
-      ...(role === 'device' ? { kind: 'device' as const } : {}),
-    });
-    tokens[username] = await tokenFor(node0, 'acme', username);
-  }
+  const { ids, tokens } = await createHubUsers(cluster.nodes[0]!, users);
   const open: HubClient[] = [];
   const connect = opts.connect ?? defaultConnect;
   return {
@@ -76,4 +85,57 @@ export async function startHubCluster(
       await cluster.destroy();
     },
   };
+}
+
+/**
+ * The fixture of the hub tests that kill a node: an in-process node and a child-process node (which a
+ * test may SIGKILL) sharing databases and Redis prefix, both members of the actor system before it
+ * returns; the users of tenant `acme` with their ids and tokens; `on(url, user)` opens a real socket
+ * (socket.io-client's default transports) on the node at `url`, `rest` calls the REST API as a user.
+ * `destroy` closes the opened sockets, kills the child and stops the node.
+ */
+export async function startHubPair(users: readonly HubUser[], opts: { childName: string; shards: number }) {
+  const id = uniqueId();
+  const shared = {
+    ROLES: 'http,hub,actors',
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_PREFIX: `test:${id}:`,
+    ACTOR_SHARDS: String(opts.shards),
+    ACTOR_LEASE_MS: '1500',
+  };
+  const childId = `${opts.childName}-${id}`;
+  const node = await startTestNode(shared);
+  const open: HubClient[] = [];
+  let child: ChildNode | undefined;
+  const destroy = async () => {
+    for (const s of open) s.close();
+    if (child) await child.kill();
+    await node.destroy();
+  };
+  try {
+    const { ids, tokens } = await createHubUsers(node, users);
+    child = await spawnChildNode(testEnv({ ...shared, NODE_ID: childId, LOG_LEVEL: 'warn' }));
+    await waitForMembers(actorSystemOf(node.roles), [node.config.nodeId, childId]);
+    return {
+      node,
+      child,
+      childId,
+      ids,
+      tokens,
+      /** Opens (and tracks for closing) a socket of `user` on the node at `url`. */
+      async on(url: string, user: string): Promise<HubClient> {
+        const s = await defaultConnect(url, 'acme', { token: tokens[user] });
+        open.push(s);
+        return s;
+      },
+      rest(url: string, user: string, method: string, path: string, body?: unknown) {
+        return request(url, method, path, { tenant: 'acme', token: tokens[user], ...(body ? { body } : {}) });
+      },
+      destroy,
+    };
+  } catch (e) {
+    await destroy();
+    throw e;
+  }
 }

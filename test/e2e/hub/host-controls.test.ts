@@ -3,13 +3,11 @@ import { actorSystemOf, rendezvousOwner, shardOf } from '../../../src/actors/run
 import type { EmbeddedVcs } from '../../../src/vcs/index.js';
 import type { PushPublisher } from '../../../src/realtime/pushes.js';
 import { rooms } from '../../../src/realtime/rooms.js';
-import { createUser, tokenFor } from '../../support/auth.js';
-import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
-import { testEnv, uniqueId } from '../../support/env.js';
+import type { ChildNode } from '../../support/child-node.js';
+import { startHubPair } from '../../support/cluster.js';
 import { request } from '../../support/http.js';
-import { startTestNode, type TestNode } from '../../support/node.js';
-import { waitForMembers } from '../../support/actor-kit.js';
-import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import type { TestNode } from '../../support/node.js';
+import { call, must, recorder, type HubClient } from '../../support/hub-client.js';
 
 const SHARDS = 16;
 
@@ -18,49 +16,30 @@ const SHARDS = 16;
  * transports): the meeting actor lives on the child node, the host's socket on the other one.
  */
 describe('host controls across two nodes', () => {
-  const id = uniqueId();
-  const shared = {
-    ROLES: 'http,hub,actors',
-    MONGODB_CATALOG_DB: `tc_${id}`,
-    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
-    REDIS_PREFIX: `test:${id}:`,
-    ACTOR_SHARDS: String(SHARDS),
-    ACTOR_LEASE_MS: '1500',
-  };
-  const childId = `ctl-child-${id}`;
+  let pair: Awaited<ReturnType<typeof startHubPair>>;
   let node: TestNode;
   let child: ChildNode;
-  const open: HubClient[] = [];
-  const ids: Record<string, string> = {};
-  const tokens: Record<string, string> = {};
+  let childId: string;
+  let ids: Record<string, string>;
+  let tokens: Record<string, string>;
 
   beforeAll(async () => {
-    node = await startTestNode(shared);
-    for (const [u, role] of [
-      ['alice', 'clinician'],
-      ['bob', 'clinician'],
-      ['pat', 'patient'],
-      ['quinn', 'patient'],
-    ] as const) {
-      ids[u] = await createUser(node, 'acme', { username: u, role });
-      tokens[u] = await tokenFor(node, 'acme', u);
-    }
-    child = await spawnChildNode(testEnv({ ...shared, NODE_ID: childId, LOG_LEVEL: 'warn' }));
-    await waitForMembers(actorSystemOf(node.roles), [node.config.nodeId, childId]);
+    pair = await startHubPair(
+      [
+        ['alice', 'clinician'],
+        ['bob', 'clinician'],
+        ['pat', 'patient'],
+        ['quinn', 'patient'],
+      ] as const,
+      { childName: 'ctl-child', shards: SHARDS },
+    );
+    ({ node, child, childId, ids, tokens } = pair);
   }, 90_000);
-  afterAll(async () => {
-    for (const s of open) s.close();
-    if (child) await child.kill();
-    await node.destroy();
-  });
+  afterAll(async () => pair?.destroy());
 
-  const on = async (url: string, user: string) => {
-    const s = await connect(url, 'acme', { token: tokens[user] });
-    open.push(s);
-    return s;
-  };
+  const on = (url: string, user: string) => pair.on(url, user);
   const rest = (url: string, user: string, method: string, path: string, body?: unknown) =>
-    request(url, method, path, { tenant: 'acme', token: tokens[user], ...(body ? { body } : {}) });
+    pair.rest(url, user, method, path, body);
 
   const gql = (url: string, user: string, query: string) =>
     request(url, 'POST', '/graphql', { tenant: 'acme', token: tokens[user], body: { query } });

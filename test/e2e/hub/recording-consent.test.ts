@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { actorSystemOf, rendezvousOwner, shardOf } from '../../../src/actors/runtime/index.js';
-import { createUser, tokenFor } from '../../support/auth.js';
-import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
-import { testEnv, uniqueId } from '../../support/env.js';
+import type { ChildNode } from '../../support/child-node.js';
+import { startHubPair } from '../../support/cluster.js';
 import { request } from '../../support/http.js';
-import { startTestNode, type TestNode } from '../../support/node.js';
-import { waitForMembers } from '../../support/actor-kit.js';
-import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import type { TestNode } from '../../support/node.js';
+import { call, must, recorder } from '../../support/hub-client.js';
 
 const SHARDS = 16;
 
@@ -17,42 +15,27 @@ const SHARDS = 16;
  * stored with the event and audited; an open request survives a SIGKILL of the meeting's owner node.
  */
 describe('consent-gated recording across two nodes', () => {
-  const id = uniqueId();
-  const shared = {
-    ROLES: 'http,hub,actors',
-    MONGODB_CATALOG_DB: `tc_${id}`,
-    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
-    REDIS_PREFIX: `test:${id}:`,
-    ACTOR_SHARDS: String(SHARDS),
-    ACTOR_LEASE_MS: '1500',
-  };
-  const childId = `consent-child-${id}`;
+  let pair: Awaited<ReturnType<typeof startHubPair>>;
   let node: TestNode;
   let child: ChildNode;
-  const open: HubClient[] = [];
-  const ids: Record<string, string> = {};
-  const tokens: Record<string, string> = {};
+  let childId: string;
+  let ids: Record<string, string>;
+  let tokens: Record<string, string>;
 
   beforeAll(async () => {
-    node = await startTestNode(shared);
-    for (const [u, role] of [
-      ['alice', 'clinician'],
-      ['bob', 'clinician'],
-      ['pat', 'patient'],
-      ['quinn', 'patient'],
-      ['rita', 'patient'],
-    ] as const) {
-      ids[u] = await createUser(node, 'acme', { username: u, role });
-      tokens[u] = await tokenFor(node, 'acme', u);
-    }
-    child = await spawnChildNode(testEnv({ ...shared, NODE_ID: childId, LOG_LEVEL: 'warn' }));
-    await waitForMembers(actorSystemOf(node.roles), [node.config.nodeId, childId]);
+    pair = await startHubPair(
+      [
+        ['alice', 'clinician'],
+        ['bob', 'clinician'],
+        ['pat', 'patient'],
+        ['quinn', 'patient'],
+        ['rita', 'patient'],
+      ] as const,
+      { childName: 'consent-child', shards: SHARDS },
+    );
+    ({ node, child, childId, ids, tokens } = pair);
   }, 90_000);
-  afterAll(async () => {
-    for (const s of open) s.close();
-    if (child) await child.kill();
-    await node.destroy();
-  });
+  afterAll(async () => pair?.destroy());
 
   async function policy(recordingConsent: string, recordingConsentTimeoutSeconds = 120): Promise<void> {
     const { db } = await node.services.tenants.require('acme');
@@ -67,13 +50,10 @@ describe('consent-gated recording across two nodes', () => {
     ).exec();
     expect(r.matchedCount).toBe(1);
   }
-  const on = async (url: string, user: string) => {
-    const s = await connect(url, 'acme', { token: tokens[user] });
-    open.push(s);
-    return s;
-  };
+
+  const on = (url: string, user: string) => pair.on(url, user);
   const rest = (url: string, user: string, method: string, path: string, body?: unknown) =>
-    request(url, method, path, { tenant: 'acme', token: tokens[user], ...(body ? { body } : {}) });
+    pair.rest(url, user, method, path, body);
 
   /** An event of alice's (bob and pat invited, plus `more`); `onChild` places its meeting actor on the child node. */
   async function newEvent(

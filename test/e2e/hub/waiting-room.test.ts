@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { actorSystemOf, rendezvousOwner, shardOf } from '../../../src/actors/runtime/index.js';
-import { createUser, tokenFor } from '../../support/auth.js';
-import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
-import { testEnv, uniqueId } from '../../support/env.js';
+import type { ChildNode } from '../../support/child-node.js';
+import { startHubPair } from '../../support/cluster.js';
 import { request } from '../../support/http.js';
-import { startTestNode, type TestNode } from '../../support/node.js';
-import { waitForMembers } from '../../support/actor-kit.js';
-import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import type { TestNode } from '../../support/node.js';
+import { call, must, recorder } from '../../support/hub-client.js';
 
 const SHARDS = 16;
 
@@ -16,50 +14,31 @@ const SHARDS = 16;
  * queue survives a SIGKILL of the node owning the meeting actor.
  */
 describe('waiting room across two nodes', () => {
-  const id = uniqueId();
-  const shared = {
-    ROLES: 'http,hub,actors',
-    MONGODB_CATALOG_DB: `tc_${id}`,
-    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
-    REDIS_PREFIX: `test:${id}:`,
-    ACTOR_SHARDS: String(SHARDS),
-    ACTOR_LEASE_MS: '1500',
-  };
-  const childId = `wait-child-${id}`;
+  let pair: Awaited<ReturnType<typeof startHubPair>>;
   let node: TestNode;
   let child: ChildNode;
-  const open: HubClient[] = [];
-  const ids: Record<string, string> = {};
-  const tokens: Record<string, string> = {};
+  let childId: string;
+  let ids: Record<string, string>;
+  let tokens: Record<string, string>;
 
   beforeAll(async () => {
-    node = await startTestNode(shared);
-    for (const [u, role] of [
-      ['alice', 'clinician'],
-      ['bob', 'clinician'],
-      ['pat', 'patient'],
-      ['quinn', 'patient'],
-      ['rita', 'patient'],
-    ] as const) {
-      ids[u] = await createUser(node, 'acme', { username: u, role });
-      tokens[u] = await tokenFor(node, 'acme', u);
-    }
-    child = await spawnChildNode(testEnv({ ...shared, NODE_ID: childId, LOG_LEVEL: 'warn' }));
-    await waitForMembers(actorSystemOf(node.roles), [node.config.nodeId, childId]);
+    pair = await startHubPair(
+      [
+        ['alice', 'clinician'],
+        ['bob', 'clinician'],
+        ['pat', 'patient'],
+        ['quinn', 'patient'],
+        ['rita', 'patient'],
+      ] as const,
+      { childName: 'wait-child', shards: SHARDS },
+    );
+    ({ node, child, childId, ids, tokens } = pair);
   }, 90_000);
-  afterAll(async () => {
-    for (const s of open) s.close();
-    if (child) await child.kill();
-    await node.destroy();
-  });
+  afterAll(async () => pair?.destroy());
 
-  const on = async (url: string, user: string) => {
-    const s = await connect(url, 'acme', { token: tokens[user] });
-    open.push(s);
-    return s;
-  };
+  const on = (url: string, user: string) => pair.on(url, user);
   const rest = (url: string, user: string, method: string, path: string, body?: unknown) =>
-    request(url, method, path, { tenant: 'acme', token: tokens[user], ...(body ? { body } : {}) });
+    pair.rest(url, user, method, path, body);
 
   /** An event of alice's with a waiting room (bob is a clinician participant, not a host); `onChild` places its actor on the child. */
   async function newEvent(onChild: boolean): Promise<{ eventId: string; code: string }> {
