@@ -19,7 +19,7 @@ import { scaled } from './harness/scale.js';
 import { images } from './harness/inputs.js';
 import type { HostProcess } from './harness/hosts.js';
 
-const settings = { images: scaled(60, 8), width: 1600, height: 1200, concurrency: 4 };
+const settings = { images: scaled(300, 8), width: 1600, height: 1200, concurrency: 4 };
 
 function sides(ctx: BenchContext): { product: Side; baseline: Side } {
   const env = productEnv(ctx, 'b09', { ROLES: 'workers', JOBS_CONCURRENCY: String(settings.concurrency) });

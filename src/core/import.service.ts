@@ -229,14 +229,22 @@ export class ImportService {
     const users = this.deps.pendingUsers(tenant);
     const batch = new ImportBatch(this.deps.imports(tenant), users, importId, await users.roleNames());
     const { body } = await this.deps.store.get(key);
+    // One batch is written while the next is read from the sheet (decision 406); batches are written
+    // one after the other, in sheet order.
+    let writing: Promise<void> | undefined;
     try {
       for await (const row of readPendingUserSheet(body, this.limits)) {
         if (batch.add(row) < BATCH) continue;
-        const totals = await batch.flush();
-        if (totals) await progress(totals);
+        await writing;
+        writing = batch.flush().then(async (totals) => {
+          if (totals) await progress(totals);
+        });
+        writing.catch(() => undefined); // awaited at the next batch or below
       }
+      await writing;
       await progress((await batch.flush({ status: 'completed' }))!);
     } catch (e) {
+      await writing?.catch(() => undefined);
       // Rows read before a rejection (row limit, unreadable part) stay imported and reported.
       if (isAppError(e) && e.code === 'spreadsheet_rejected') await batch.flush({ status: 'failed', error: e.message });
       throw e;
@@ -294,27 +302,29 @@ class ImportBatch {
     end?: { status: 'completed' } | { status: 'failed'; error: string },
   ): Promise<{ done: number; imported: number; errors: number } | undefined> {
     const final = end !== undefined;
-    const done = this.rows.length + this.errors.length;
-    const existing = await this.users.existingUsers(this.rows.map((r) => r.username));
-    const fresh = this.rows.filter((r) => !existing.has(r.username));
-    for (const r of this.rows)
+    // The batch is taken before the first await: the next rows are read into a new one meanwhile.
+    const { rows, errors } = this;
+    this.rows = [];
+    this.errors = [];
+    const done = rows.length + errors.length;
+    const existing = await this.users.existingUsers(rows.map((r) => r.username));
+    const fresh = rows.filter((r) => !existing.has(r.username));
+    for (const r of rows)
       if (existing.has(r.username))
-        this.errors.push({ row: r.rowNumber, field: 'username', message: 'already a user of the tenant' });
+        errors.push({ row: r.rowNumber, field: 'username', message: 'already a user of the tenant' });
     const imported = await this.users.upsertMany(fresh, this.importId);
     const room = Math.max(0, MAX_REPORTED_ERRORS - this.report.length);
-    this.report.push(...this.errors.sort((a, b) => a.row - b.row).slice(0, room));
+    this.report.push(...errors.sort((a, b) => a.row - b.row).slice(0, room));
     this.totals = {
       done: this.totals.done + done,
       imported: this.totals.imported + imported,
-      errors: this.totals.errors + this.errors.length,
+      errors: this.totals.errors + errors.length,
     };
     this.pending = {
       done: this.pending.done + done,
       imported: this.pending.imported + imported,
-      errors: this.pending.errors + this.errors.length,
+      errors: this.pending.errors + errors.length,
     };
-    this.rows = [];
-    this.errors = [];
     if (!final && Date.now() - this.lastWrite < 1000) return undefined;
     const p = this.pending;
     const outcome: ImportEnd | undefined =

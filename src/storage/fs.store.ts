@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat, access, writeFile, readFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, access, writeFile, readFile, open } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -79,19 +79,59 @@ export class FsObjectStore implements ObjectStore {
 
   async put(key: string, body: Readable | Buffer, opts: { contentType?: string } = {}): Promise<PutResult> {
     const dest = this.file(key);
-    await mkdir(path.dirname(dest), { recursive: true });
-    await mkdir(this.tmp, { recursive: true });
     const tmpFile = path.join(this.tmp, randomUUID());
-    const h = hashingLimiter();
+    let written: { size: number; sha256: string };
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, h.stream, createWriteStream(tmpFile));
-      await rename(tmpFile, dest);
+      if (Buffer.isBuffer(body)) {
+        // A small derived object (a thumbnail): one write, no stream machinery.
+        await this.inTmp(() => writeFile(tmpFile, body));
+        written = { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+      } else {
+        await mkdir(this.tmp, { recursive: true });
+        const h = hashingLimiter();
+        await pipeline(body, h.stream, createWriteStream(tmpFile));
+        written = h.result();
+      }
+      await moveInto(tmpFile, dest);
     } catch (e) {
       await rm(tmpFile, { force: true });
       throw e;
     }
     if (opts.contentType) await writeFile(`${dest}.meta`, JSON.stringify({ contentType: opts.contentType }));
-    return { key, ...h.result(), created: true };
+    return { key, ...written, created: true };
+  }
+
+  async read(key: string, maxBytes: number): Promise<Buffer> {
+    const handle = await open(this.file(key), 'r').catch((e: NodeJS.ErrnoException) => {
+      throw e.code === 'ENOENT' || e.code === 'ENOTDIR' ? new AppError('file_not_found') : e;
+    });
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) throw new AppError('file_not_found');
+      if (st.size > maxBytes)
+        throw new AppError('payload_too_large', `The object exceeds the limit of ${maxBytes} bytes`);
+      const buf = Buffer.allocUnsafe(st.size);
+      let filled = 0;
+      while (filled < st.size) {
+        const { bytesRead } = await handle.read(buf, filled, st.size - filled, filled);
+        if (!bytesRead) break;
+        filled += bytesRead;
+      }
+      return filled === st.size ? buf : buf.subarray(0, filled);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Runs a write into the staging directory, creating it first if it went missing. */
+  private async inTmp(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await mkdir(this.tmp, { recursive: true });
+      await write();
+    }
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
@@ -123,5 +163,16 @@ export class FsObjectStore implements ObjectStore {
   async ping(): Promise<void> {
     await mkdir(this.root, { recursive: true });
     await access(this.root);
+  }
+}
+
+/** Renames a staged file into place, creating the destination's directory only when it is missing. */
+async function moveInto(tmpFile: string, dest: string): Promise<void> {
+  try {
+    await rename(tmpFile, dest);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    await mkdir(path.dirname(dest), { recursive: true });
+    await rename(tmpFile, dest);
   }
 }

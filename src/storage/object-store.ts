@@ -27,7 +27,8 @@ export interface PutResult {
 
 /**
  * Binary storage behind one interface (SPEC: the service does not address a storage provider
- * directly). Bodies stream in both directions; drivers never hold a whole object in memory.
+ * directly). Bodies stream in both directions; drivers never hold a whole object in memory, except
+ * through `read`, which is bounded by its caller.
  */
 export interface ObjectStore {
   readonly driver: 'fs' | 's3';
@@ -45,6 +46,11 @@ export interface ObjectStore {
   head(key: string): Promise<ObjectInfo | null>;
   /** Streams an object, or the inclusive byte range of it. Throws file_not_found when absent. */
   get(key: string, range?: ByteRange): Promise<{ info: ObjectInfo; body: Readable }>;
+  /**
+   * Reads a whole object of at most `maxBytes` into memory, for work that needs it whole anyway (a
+   * thumbnail decodes from memory). Throws file_not_found when absent, payload_too_large when larger.
+   */
+  read(key: string, maxBytes: number): Promise<Buffer>;
   delete(key: string): Promise<void>;
   /** Cheap reachability check for /readyz. */
   ping(): Promise<void>;

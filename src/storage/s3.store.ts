@@ -187,6 +187,38 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  async read(key: string, maxBytes: number): Promise<Buffer> {
+    assertSafeKey(key);
+    return this.send(async () => {
+      let body: Readable;
+      let length: number | undefined;
+      try {
+        const r = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+        body = r.Body as Readable;
+        length = r.ContentLength;
+      } catch (e) {
+        if (isNotFound(e)) throw new AppError('file_not_found');
+        throw e;
+      }
+      const tooLarge = () => new AppError('payload_too_large', `The object exceeds the limit of ${maxBytes} bytes`);
+      if (length !== undefined && length > maxBytes) {
+        body.destroy();
+        throw tooLarge();
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const c of body) {
+        size += (c as Buffer).length;
+        if (size > maxBytes) {
+          body.destroy();
+          throw tooLarge();
+        }
+        chunks.push(c as Buffer);
+      }
+      return Buffer.concat(chunks, size);
+    });
+  }
+
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
     await this.send(() => this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));

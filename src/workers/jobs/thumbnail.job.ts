@@ -1,10 +1,10 @@
 import type { Sharp, SharpOptions } from 'sharp';
 import { UnrecoverableError } from 'bullmq';
-import type { Readable } from 'node:stream';
 import type { MediaService } from '../../core/media.service.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { layout } from '../../storage/layout.js';
 import { ThumbnailJobData } from '../../core/job-definitions.js';
+import { AppError } from '../../core/errors.js';
 import type { JobHandler } from '../job-handler.js';
 
 export interface ThumbnailDeps {
@@ -38,28 +38,23 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
         deps.media.setThumbnail(data.tenant, hash, update),
     };
     const thumbKey = layout.thumbnail(data.tenant, data.hash);
-    // The three reads do not depend on each other; fresh work (no thumbnail yet) needs all of them. The
-    // limits are read for every job: a lowered pixel limit (the decompression-bomb guard) applies at once.
-    const [existing, limits, source] = await Promise.all([
-      deps.store.head(thumbKey),
-      files.uploadLimits(),
-      deps.store.get(layout.media(data.tenant, data.hash)).catch(() => null),
-    ]);
-    if (existing && (await files.thumbnailReady(data.hash))) {
-      source?.body.destroy();
-      return { status: 'skipped' };
-    }
-    if (!limits) {
-      source?.body.destroy();
-      throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
-    }
+    // The two reads do not depend on each other. The limits are read for every job: a lowered pixel
+    // limit (the decompression-bomb guard) applies at once; the source is then read bounded by them.
+    const [existing, limits] = await Promise.all([deps.store.head(thumbKey), files.uploadLimits()]);
+    if (existing && (await files.thumbnailReady(data.hash))) return { status: 'skipped' };
+    if (!limits) throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
+    const source = await deps.store.read(layout.media(data.tenant, data.hash), limits.maxBytes).catch((e: unknown) => {
+      if (e instanceof AppError && e.code === 'file_not_found') return null;
+      if (e instanceof AppError && e.code === 'payload_too_large')
+        throw new UnrecoverableError('source exceeds the upload limit');
+      throw e; // the store is unreachable: retried, not marked failed
+    });
     if (!source) {
       await files.setThumbnail(data.hash, { status: 'failed' });
       throw new UnrecoverableError('source content is missing');
     }
     try {
-      const input = await readBounded(source.body, limits.maxBytes);
-      const image = (await loadSharp())(input, {
+      const image = (await loadSharp())(source, {
         limitInputPixels: limits.maxImagePixels,
         failOn: 'error',
         sequentialRead: true,
@@ -95,21 +90,6 @@ let sharpModule: Promise<(input: Buffer, options: SharpOptions) => Sharp> | unde
 function loadSharp(): Promise<(input: Buffer, options: SharpOptions) => Sharp> {
   sharpModule ??= import('sharp').then((m) => m.default);
   return sharpModule;
-}
-
-/**
- * sharp decodes from memory (it buffers stream input anyway); the encoded bytes are bounded by the
- * tenant's upload limit and the decoded pixels by limitInputPixels.
- */
-async function readBounded(body: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of body) {
-    size += (c as Buffer).length;
-    if (size > maxBytes) throw new UnrecoverableError('source exceeds the upload limit');
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function isImageError(e: unknown): boolean {

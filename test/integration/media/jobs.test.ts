@@ -12,6 +12,9 @@ import { readPendingUserSheet } from '../../../src/core/pending-user-sheet.js';
 import { multipart, png, xlsx, xlsxOf, type FormPart } from '../../support/form.js';
 import { MAX_REPORTED_ERRORS } from '../../../src/core/import.service.js';
 import { zipOf } from '../../support/zip.js';
+import { UnrecoverableError } from 'bullmq';
+import { S3ObjectStore } from '../../../src/storage/s3.store.js';
+import { layout } from '../../../src/storage/layout.js';
 
 describe('media jobs on a worker node', () => {
   let node: TestNode;
@@ -107,6 +110,63 @@ describe('media jobs on a worker node', () => {
       } finally {
         await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 50_000_000 } });
       }
+    });
+  });
+
+  describe('thumbnail job: the source', () => {
+    /** An upload whose thumbnail job finished, and its record reset to pending for the handler runs below. */
+    const uploaded = async (w: number, h: number) => {
+      const up = await post('/api/media/upload', clinician, [
+        { name: 'file', file: { fileName: `s${w}x${h}.png`, content: await png(w, h) } },
+      ]);
+      await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
+      await db().MediaFile.updateOne({ _id: up.body.data.id }, { $set: { thumbnailStatus: 'pending' } });
+      return up.body.data as { id: string; hash: string };
+    };
+    const status = async (id: string) => (await db().MediaFile.findById(id).lean())?.thumbnailStatus;
+
+    it('leaves the thumbnail pending and the job retryable while the store cannot be reached', async () => {
+      const up = await uploaded(90, 60);
+      const gone = new S3ObjectStore({
+        endpoint: 'http://127.0.0.1:9',
+        region: 'us-east-1',
+        bucket: 'none',
+        accessKeyId: 'x',
+        secretAccessKey: 'x',
+        forcePathStyle: true,
+      });
+      try {
+        // The store answers the thumbnail's HEAD, then becomes unreachable for the source's read.
+        const fs = node.infra.store;
+        const store = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
+          read: gone.read.bind(gone),
+        });
+        const run = thumbnailHandler({ store, media: node.services.media });
+        const err = await run({ tenant: 'acme', hash: up.hash }).catch((e: unknown) => e);
+        expect(err).toMatchObject({ code: 'service_unavailable' });
+        expect(err).not.toBeInstanceOf(UnrecoverableError);
+        expect(await status(up.id)).toBe('pending');
+      } finally {
+        gone.close();
+      }
+    });
+
+    it('refuses a source above the upload limit without decoding it, and marks a missing one failed', async () => {
+      const up = await uploaded(120, 80);
+      const run = thumbnailHandler({ store: node.infra.store, media: node.services.media });
+      const before = (await db().TenantConfig.findById('tenant').lean())!.uploads!.maxBytes;
+      await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxBytes': 16 } });
+      try {
+        await expect(run({ tenant: 'acme', hash: up.hash })).rejects.toThrow(UnrecoverableError);
+        await expect(run({ tenant: 'acme', hash: up.hash })).rejects.toThrow('source exceeds the upload limit');
+      } finally {
+        await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxBytes': before } });
+      }
+      await node.infra.store.delete(layout.media('acme', up.hash));
+      const missing = await run({ tenant: 'acme', hash: up.hash }).catch((e: unknown) => e);
+      expect(missing).toBeInstanceOf(UnrecoverableError);
+      expect((missing as Error).message).toBe('source content is missing');
+      expect(await status(up.id)).toBe('failed');
     });
   });
 

@@ -118,6 +118,35 @@ export function objectStoreContract(name: string, store: () => ObjectStore, pref
       await expect(store().delete(key)).resolves.toBeUndefined();
     });
 
+    it('reads a whole object bounded by a size, and refuses a larger or absent one', async () => {
+      const bytes = randomBytes(70_000); // more than one read of the fs driver's stream chunks
+      const { key } = await store().putContentAddressed(`${prefix()}/media`, Readable.from([bytes]));
+      expect(await store().read(key, 70_000)).toEqual(bytes);
+      await expect(store().read(key, 69_999)).rejects.toMatchObject({ code: 'payload_too_large' });
+      await expect(store().read(`${prefix()}/media/${'1'.repeat(64)}`, 1e6)).rejects.toMatchObject({
+        code: 'file_not_found',
+      });
+      // A key that is a "directory" of other keys is no object either.
+      await store().put(`${prefix()}/dir/inner`, Buffer.from('x'));
+      await expect(store().read(`${prefix()}/dir`, 1e6)).rejects.toMatchObject({ code: 'file_not_found' });
+      await expect(store().read('../x', 1e6)).rejects.toMatchObject({ code: 'bad_request' });
+    });
+
+    it('puts a buffer into a new directory and over an existing key, with its hash', async () => {
+      const key = `${prefix()}/thumbs/${Date.now()}/ab/${'c'.repeat(64)}`;
+      const one = randomBytes(3000);
+      expect(await store().put(key, one, { contentType: 'image/webp' })).toEqual({
+        key,
+        size: 3000,
+        sha256: sha(one),
+        created: true,
+      });
+      const two = randomBytes(10);
+      await store().put(key, two);
+      expect(await store().read(key, 1e6)).toEqual(two);
+      expect(await store().head(key)).toMatchObject({ size: 10 });
+    });
+
     it('refuses keys that could escape the namespace or reach driver bookkeeping', async () => {
       for (const key of ['../x', 'a/../b', '/abs', 'a//b', '.staging/x', '.tmp/x', 'a\\b', 'x.meta', 'a/\u0000b', '']) {
         await expect(store().put(key, Buffer.from('x'))).rejects.toMatchObject({ code: 'bad_request' });
