@@ -24,7 +24,11 @@ export async function authSupport(): Promise<AuthSupport> {
 /** The part of services.jobs (src/workers/job-queues.ts) the thumbnail benchmark drives. */
 interface JobsApi {
   enqueue(name: string, data: unknown): Promise<{ id: string }>;
-  waitUntilFinished(name: string, id: string, timeoutMs: number): Promise<{ state: string; failedReason?: string }>;
+  waitForAll(
+    name: string,
+    ids: readonly string[],
+    timeoutMs: number,
+  ): Promise<{ completed: number; failed: { id: string; reason?: string }[]; unfinished: string[] }>;
 }
 
 export type Fixtures = Record<string, (args: any) => Promise<unknown>>;
@@ -289,14 +293,17 @@ export function fixtures(node: NodeHandle): Fixtures {
       const jobs = (node.services as unknown as { jobs: JobsApi }).jobs;
       const t0 = performance.now();
       const ids = await Promise.all(a.hashes.map((hash) => jobs.enqueue('thumbnail', { tenant: a.tenant, hash })));
-      const views = await Promise.all(ids.map((j) => jobs.waitUntilFinished('thumbnail', j.id, a.timeoutMs)));
+      const r = await jobs.waitForAll(
+        'thumbnail',
+        ids.map((j) => j.id),
+        a.timeoutMs,
+      );
       const elapsedMs = performance.now() - t0;
-      const failed = views.filter((v) => v.state !== 'completed');
       return {
         elapsedMs,
-        completed: views.length - failed.length,
-        failed: failed.length,
-        firstFailure: failed[0]?.failedReason,
+        completed: r.completed,
+        failed: r.failed.length + r.unfinished.length,
+        firstFailure: r.failed[0]?.reason ?? (r.unfinished.length ? `${r.unfinished.length} unfinished` : undefined),
       };
     },
     /** Issues the tenant's gRPC telemetry key (services.telemetry.issueKey). */

@@ -208,6 +208,55 @@ export class JobQueues {
     return fresh;
   }
 
+  /**
+   * Resolves once every job of `ids` completed or failed for good, or at `timeoutMs`: one event
+   * listener for the whole set (a listener per job would see every job's events, n x n), and one state
+   * read per job for those that finished before it listened. Failed jobs come with their reasons.
+   */
+  async waitForAll(
+    name: JobName,
+    ids: readonly string[],
+    timeoutMs = 30_000,
+  ): Promise<{ completed: number; failed: { id: string; reason?: string }[]; unfinished: string[] }> {
+    const queue = JOBS[name].queue;
+    const events = await this.queueEvents(queue);
+    const pending = new Set(ids);
+    const failedIds: string[] = [];
+    let completed = 0;
+    let allDone: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (allDone = resolve));
+    const settle = (id: string, outcome: 'completed' | 'failed') => {
+      if (!pending.delete(id)) return;
+      if (outcome === 'completed') completed++;
+      else failedIds.push(id);
+      if (!pending.size) allDone();
+    };
+    const onCompleted = ({ jobId }: { jobId: string }) => settle(jobId, 'completed');
+    const onFailed = ({ jobId }: { jobId: string }) => settle(jobId, 'failed');
+    events.on('completed', onCompleted);
+    events.on('failed', onFailed);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const q = this.queue(queue);
+      await Promise.all(
+        [...pending].map(async (id) => {
+          const state = await q.getJobState(id);
+          if (state === 'completed' || state === 'failed') settle(id, state);
+        }),
+      );
+      if (pending.size)
+        await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    } finally {
+      clearTimeout(timer);
+      events.off('completed', onCompleted);
+      events.off('failed', onFailed);
+    }
+    const failed = await Promise.all(
+      failedIds.map(async (id) => ({ id, reason: (await this.queue(queue).getJob(id))?.failedReason })),
+    );
+    return { completed, failed, unfinished: [...pending] };
+  }
+
   private async queueEvents(queue: QueueName): Promise<QueueEvents> {
     let entry = this.events.get(queue);
     if (!entry) {
