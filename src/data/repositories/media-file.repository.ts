@@ -34,7 +34,11 @@ export class MediaFileRepository {
 
   /** The tenant's upload configuration (TenantConfig.uploads), or null before the tenant is migrated. */
   async uploadLimits(): Promise<UploadLimits | null> {
-    const s = await this.db.models.TenantConfig.findById('tenant', { uploads: 1 }).lean();
+    // Read for every thumbnail job: straight through the driver (a point read by _id, nothing to cast).
+    const s = await this.db.models.TenantConfig.collection.findOne<{ uploads?: UploadLimits }>(
+      { _id: 'tenant' as never },
+      { projection: { uploads: 1 } },
+    );
     return s?.uploads
       ? {
           maxBytes: s.uploads.maxBytes,
@@ -197,7 +201,11 @@ export class MediaFileRepository {
     if (update.thumbnailHash) $set.thumbnailHash = update.thumbnailHash;
     if (update.width) $set.width = update.width;
     if (update.height) $set.height = update.height;
-    const r = await this.db.models.MediaFile.updateMany({ hash }, { $set });
+    // Once per thumbnail job: straight through the driver (plain values, nothing to cast).
+    const r = await this.db.models.MediaFile.collection.updateMany(
+      { hash },
+      { $set: { ...$set, updatedAt: new Date() } },
+    );
     return r.matchedCount;
   }
 
