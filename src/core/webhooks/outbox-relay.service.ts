@@ -25,7 +25,9 @@ const PENDING_PER_SOURCE = 500;
  * repeats the append harmlessly.
  */
 export class OutboxRelayService {
+  /** Per tenant: the relay running now, and the one queued behind it (not started yet). */
   private readonly running = new Map<string, Promise<number>>();
+  private readonly queued = new Map<string, Promise<number>>();
   private sweeps = 0;
 
   constructor(private readonly deps: OutboxRelayDeps) {}
@@ -37,11 +39,24 @@ export class OutboxRelayService {
     );
   }
 
-  /** One publish per tenant at a time in this process; a call during one runs again after it. */
+  /**
+   * One relay per tenant at a time in this process. A call while one runs queues the next, and every
+   * call until that one starts joins it: it has not read the outboxes yet, so it publishes what those
+   * callers wrote. Under a steady stream of writes (telemetry announces every stored batch) at most
+   * two relays exist per tenant, instead of one per write queued without bound.
+   */
   async publish(tenant: string): Promise<number> {
+    const waiting = this.queued.get(tenant);
+    if (waiting) return waiting;
     const prior = this.running.get(tenant);
-    const next = (prior ?? Promise.resolve(0)).catch(() => 0).then(() => this.relay(tenant));
-    this.running.set(tenant, next);
+    const next: Promise<number> = (prior ?? Promise.resolve(0))
+      .catch(() => 0)
+      .then(() => {
+        this.queued.delete(tenant);
+        this.running.set(tenant, next);
+        return this.relay(tenant);
+      });
+    this.queued.set(tenant, next);
     try {
       return await next;
     } finally {
