@@ -70,15 +70,15 @@ export class OutboxRelayService {
     if (!pending.length) return 0;
     const byDoc = new Map<string, { source: (typeof pending)[number]['source']; docId: unknown; ids: string[] }>();
     const types = new Set<string>();
+    await log.appendAll(pending.map((p) => p.entry));
     for (const p of pending) {
-      await log.append(p.entry);
       types.add(p.entry.type);
       const key = `${p.source}:${String(p.docId)}`;
       const doc = byDoc.get(key) ?? { source: p.source, docId: p.docId, ids: [] };
       doc.ids.push(p.entry.id);
       byDoc.set(key, doc);
     }
-    for (const d of byDoc.values()) await log.clear(d.source, d.docId, d.ids);
+    await log.clearAll([...byDoc.values()]);
     const head = await log.head();
     for (const sub of await this.deps.subscriptions(tenant).active())
       if (sub.types.some((t) => types.has(t)))

@@ -1,7 +1,8 @@
 import type { TenantDb } from '../mongo.js';
 import type { WebhookEventRecord } from '../models/webhook.model.js';
 import { OUTBOX_SOURCES, type OutboxEntry, type OutboxSource } from '../outbox.js';
-import { isDuplicateKey } from './duplicate-keys.js';
+import { duplicateIndexes } from './duplicate-keys.js';
+import { bulkUpdate } from './bulk-updates.js';
 
 export type { WebhookEventRecord } from '../models/webhook.model.js';
 export type { OutboxEntry, OutboxSource } from '../outbox.js';
@@ -38,31 +39,45 @@ export class WebhookLogRepository {
     return first?._id;
   }
 
-  private findByEventId(eventId: string) {
-    return this.Log.findOne({ eventId }, { _id: 1 }).lean<{ _id: number }>().exec();
-  }
-
-  /** Appends an entry once: an entry already in the log (by its id) keeps its number. */
-  async append(e: OutboxEntry, publishedAt = new Date()): Promise<{ seq: number; appended: boolean }> {
-    for (;;) {
-      const existing = await this.findByEventId(e.id);
-      if (existing) return { seq: existing._id, appended: false };
-      const seq = (await this.head()) + 1;
+  /**
+   * Appends entries in their order, each once: an entry already in the log (by its id) keeps its
+   * number. The ones not logged yet go in one ordered insert numbered on from the head; an ordered
+   * insert stops at its first refusal, so the numbers stay without gaps and n+1 is stored only after
+   * n. A refusal (another publisher took a number, or logged one of these entries first) reads again
+   * and goes on with the entries not stored. Returns how many this call appended.
+   */
+  async appendAll(entries: readonly OutboxEntry[], publishedAt = new Date()): Promise<number> {
+    let rest = [...new Map(entries.map((e) => [e.id, e])).values()];
+    let appended = 0;
+    while (rest.length) {
+      const logged = await this.Log.find({ eventId: { $in: rest.map((e) => e.id) } }, { eventId: 1 })
+        .lean<{ eventId: string }[]>()
+        .exec();
+      const known = new Set(logged.map((d) => d.eventId));
+      rest = rest.filter((e) => !known.has(e.id));
+      if (!rest.length) break;
+      const head = await this.head();
+      const docs = rest.map((e, i) => ({
+        _id: head + 1 + i,
+        eventId: e.id,
+        type: e.type,
+        ...(e.consultationId ? { consultationId: e.consultationId } : {}),
+        occurredAt: e.at,
+        publishedAt,
+        data: e.data,
+      }));
       try {
-        await this.Log.collection.insertOne({
-          _id: seq as never,
-          eventId: e.id,
-          type: e.type,
-          ...(e.consultationId ? { consultationId: e.consultationId } : {}),
-          occurredAt: e.at,
-          publishedAt,
-          data: e.data,
-        });
-        return { seq, appended: true };
+        await this.Log.collection.insertMany(docs as never[], { ordered: true });
+        return appended + docs.length;
       } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+        const refused = duplicateIndexes(err);
+        if (!refused?.length) throw err;
+        const stored = Math.min(...refused);
+        appended += stored;
+        rest = rest.slice(stored);
       }
     }
+    return appended;
   }
 
   /** Events after `cursor` up to `upTo` (inclusive) of the given types, in log order. */
@@ -104,10 +119,17 @@ export class WebhookLogRepository {
     return out.sort((a, b) => a.entry.at.getTime() - b.entry.at.getTime() || (a.entry.id < b.entry.id ? -1 : 1));
   }
 
-  /** Removes published entries from their document's outbox (by id, so concurrent additions stay). */
-  async clear(source: OutboxSource, docId: unknown, ids: readonly string[]): Promise<void> {
-    await this.db.models[source].collection.updateOne({ _id: docId as never }, {
-      $pull: { outbox: { id: { $in: [...ids] } } },
-    } as never);
+  /** Removes published entries from their documents' outboxes (by id, so concurrent additions stay). */
+  async clearAll(
+    published: readonly { source: OutboxSource; docId: unknown; ids: readonly string[] }[],
+  ): Promise<void> {
+    for (const source of OUTBOX_SOURCES) {
+      const ops = published
+        .filter((p) => p.source === source)
+        .map((p) => ({
+          updateOne: { filter: { _id: p.docId as never }, update: { $pull: { outbox: { id: { $in: [...p.ids] } } } } },
+        }));
+      if (ops.length) await bulkUpdate(this.db.server, this.db.models[source].collection, ops as never[]);
+    }
   }
 }

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { WebhookLogRepository } from '../../../src/data/repositories/webhook-log.repository.js';
+import type { OutboxEntry } from '../../../src/data/outbox.js';
+
+const entry = (id: string, at = new Date()): OutboxEntry =>
+  ({ id, type: 'participant.joined', at, data: { n: id } }) as unknown as OutboxEntry;
+
+/**
+ * The tenant's event log on a real MongoDB-wire server: entries are appended in one ordered insert per
+ * publisher and call, numbered without gaps, each once, also when publishers (nodes) race over
+ * overlapping entries and take each other's numbers.
+ */
+describe('event log appends', () => {
+  let node: TestNode;
+  let n = 0;
+  /** A provisioned tenant: its log has its unique index on the entry id. */
+  const tenant = async () => {
+    const name = `evlog${++n}`;
+    await node.services.tenants.ensure({ name, displayName: name });
+    return name;
+  };
+
+  beforeAll(async () => {
+    node = await startTestNode({ ROLES: 'http' });
+  });
+  afterAll(async () => node?.destroy());
+
+  const logOf = async (t: string) =>
+    (await node.infra.mongo.tenantDb(t).models.WebhookEvent.find({}, { eventId: 1 }).sort({ _id: 1 }).lean()).map(
+      (d) => ({ seq: d._id as unknown as number, id: (d as { eventId: string }).eventId }),
+    );
+
+  it('numbers a batch on from the head in its order, and skips entries already logged', async () => {
+    const t = await tenant();
+    const repo = new WebhookLogRepository(node.infra.mongo.tenantDb(t));
+    expect(await repo.appendAll([entry('a'), entry('b')])).toBe(2);
+    expect(await repo.appendAll([entry('b'), entry('c'), entry('c'), entry('a'), entry('d')])).toBe(2);
+    expect(await logOf(t)).toEqual([
+      { seq: 1, id: 'a' },
+      { seq: 2, id: 'b' },
+      { seq: 3, id: 'c' },
+      { seq: 4, id: 'd' },
+    ]);
+  });
+
+  it('goes on after another publisher took a number in the middle of its batch', async () => {
+    const t = await tenant();
+    const db = node.infra.mongo.tenantDb(t);
+    const real = new WebhookLogRepository(db);
+    await real.appendAll([entry('first')]);
+    let reads = 0;
+    // Between this publisher's read of the head and its insert, another one logs 'other' at head + 3.
+    const racing = Object.assign(Object.create(real) as WebhookLogRepository, {
+      head: async () => {
+        const h = await real.head();
+        if (++reads === 1)
+          await db.models.WebhookEvent.collection.insertOne({
+            _id: (h + 3) as never,
+            eventId: 'other',
+            type: 'participant.left',
+            occurredAt: new Date(),
+            publishedAt: new Date(),
+            data: {},
+          });
+        return h;
+      },
+    });
+    expect(await racing.appendAll(['a', 'b', 'c', 'd'].map((id) => entry(id)))).toBe(4);
+    expect(await logOf(t)).toEqual([
+      { seq: 1, id: 'first' },
+      { seq: 2, id: 'a' },
+      { seq: 3, id: 'b' },
+      { seq: 4, id: 'other' },
+      { seq: 5, id: 'c' },
+      { seq: 6, id: 'd' },
+    ]);
+  });
+
+  it('keeps the numbers gap-free and every entry once when publishers race over overlapping entries', async () => {
+    const t = await tenant();
+    const ids = Array.from({ length: 60 }, (_, i) => `e${String(i).padStart(2, '0')}`);
+    // Eight publishers, each with its own repository (as on separate nodes), each logging a window of the entries.
+    const publishers = Array.from({ length: 8 }, (_, p) => ({
+      repo: new WebhookLogRepository(node.infra.mongo.tenantDb(t)),
+      entries: ids.slice(p * 6, p * 6 + 20).map((id) => entry(id)),
+    }));
+    const appended = await Promise.all(publishers.map((p) => p.repo.appendAll(p.entries)));
+    const log = await logOf(t);
+    expect(log.map((l) => l.seq)).toEqual(ids.map((_, i) => i + 1));
+    expect(log.map((l) => l.id).sort()).toEqual(ids);
+    expect(appended.reduce((a, b) => a + b, 0)).toBe(ids.length);
+  });
+});
