@@ -75,7 +75,7 @@ function ownedBy(job: Job, tenant: string): boolean {
  */
 export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
-  private readonly events = new Map<QueueName, { ev: QueueEvents; conn: RedisClient }>();
+  private readonly events = new Map<QueueName, Promise<{ ev: QueueEvents; conn: RedisClient }>>();
 
   constructor(private readonly opts: JobQueueOptions) {}
 
@@ -260,17 +260,40 @@ export class JobQueues {
   private async queueEvents(queue: QueueName): Promise<QueueEvents> {
     let entry = this.events.get(queue);
     if (!entry) {
-      const conn = duplicateRedis(this.opts.connection);
-      entry = { ev: new QueueEvents(queue, { connection: conn, prefix: this.opts.prefix }), conn };
+      entry = this.openEvents(queue);
       this.events.set(queue, entry);
-      await entry.ev.waitUntilReady();
+      entry.catch(() => this.events.get(queue) === entry && this.events.delete(queue));
     }
-    return entry.ev;
+    return (await entry).ev;
+  }
+
+  /**
+   * The queue's event reader, starting after the stream's last event as of now. BullMQ's default
+   * start ('$') is the last event when its first blocking read runs, which can be later: an event added
+   * in between was never read, and a caller that listened and then checked a job's state missed the
+   * job finishing (seen in CI as a waitForAll that waited out its limit).
+   */
+  private async openEvents(queue: QueueName): Promise<{ ev: QueueEvents; conn: RedisClient }> {
+    const conn = duplicateRedis(this.opts.connection);
+    try {
+      const [last] = await conn.xrevrange(this.queue(queue).keys.events, '+', '-', 'COUNT', 1);
+      const ev = new QueueEvents(queue, {
+        connection: conn,
+        prefix: this.opts.prefix,
+        lastEventId: last?.[0] ?? '0-0',
+      });
+      await ev.waitUntilReady();
+      return { ev, conn };
+    } catch (e) {
+      await conn.quit().catch(() => undefined);
+      throw e;
+    }
   }
 
   async close(): Promise<void> {
     await Promise.allSettled(
-      [...this.events.values()].map(async (e) => {
+      [...this.events.values()].map(async (entry) => {
+        const e = await entry;
         await e.ev.close();
         await e.conn.quit();
       }),
