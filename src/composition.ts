@@ -35,6 +35,7 @@ import { MeetingRooms } from './actors/meeting-rooms.js';
 import { AuditCheckpointer } from './core/audit-checkpointer.js';
 import { AuditCheckpointTurnStore } from './data/stores/audit-checkpoint-turn.store.js';
 import { createWebhookServices, type WebhookServices } from './core/webhooks/webhooks.wiring.js';
+import type { AnnounceHook } from './core/webhooks/webhook-events.js';
 
 /**
  * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
@@ -97,7 +98,7 @@ export function createServices(infra: Infra): Services {
   const auth = createAuthServices(infra);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog, audit: auth.audit });
   const webhooks = createWebhookServices(infra, async () => (await catalog.list()).map((t) => t.name), auth.audit);
-  const announced = (tenant: string) => webhooks.relay.publishNow(tenant);
+  const announced: AnnounceHook = (tenant, written) => webhooks.relay.publishNow(tenant, written);
   const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, announced);
   const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced, audit: auth.audit });
   return {

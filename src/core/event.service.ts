@@ -140,7 +140,7 @@ export class EventService {
           .create({ ...base, meetingCode: newMeetingCode() }, (id) => [
             announce('consultation.scheduled', String(id), consultationData({ ...base, status: 'scheduled' })),
           ]);
-        await this.deps.announced?.(p.tenant);
+        await this.deps.announced?.(p.tenant, { source: 'Event', ids: [created._id] });
         this.forgetPageKeys(p.tenant);
         await this.audited(p, 'event.create', String(created._id), { participants: participants.length });
         return created;
@@ -196,7 +196,7 @@ export class EventService {
         (now) => [announce('consultation.cancelled', eventId, consultationData(now))],
       );
       if (done) {
-        await this.deps.announced?.(p.tenant);
+        await this.deps.announced?.(p.tenant, { source: 'Event', ids: [e._id] });
         out.cancelled.push(eventId);
         await this.audited(p, 'event.cancel', eventId, cmd.reason ? { reason: cmd.reason } : {});
       } else out.failed.push({ eventId, code: 'invalid_state' });

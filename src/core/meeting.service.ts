@@ -300,7 +300,7 @@ export class MeetingService {
       .create(fresh, (id) => [
         announce('consultation.scheduled', String(id), consultationData({ ...fresh, status: 'scheduled' })),
       ]);
-    await this.deps.announced?.(p.tenant);
+    await this.deps.announced?.(p.tenant, { source: 'Event', ids: [e._id] });
     await recordBy(this.deps.audit, p, 'event.create', {
       eventId: String(e._id),
       details: { rapidConnect: true, deviceId: String(device._id) },
@@ -336,7 +336,7 @@ export class MeetingService {
     const moved = await repo.transition(e._id, sourcesOf('started'), 'started', { startedAt: new Date() }, (now) => [
       announce('consultation.started', String(e._id), consultationData(now)),
     ]);
-    if (moved) await this.deps.announced?.(tenant);
+    if (moved) await this.deps.announced?.(tenant, { source: 'Event', ids: [e._id] });
     if (moved) await this.recordStart(tenant, String(e._id), room.provider, by);
     const now = moved ?? (await repo.findById(e._id));
     if (!now || now.status !== 'started')

@@ -23,6 +23,18 @@ export const OUTBOX_FIELD = { type: [Schema.Types.Mixed], default: undefined } a
 export const OUTBOX_SOURCES = ['Event', 'TelemetryRecord', 'MediaFile', 'Import'] as const;
 export type OutboxSource = (typeof OUTBOX_SOURCES)[number];
 
+/** Documents a writer just gave outbox entries: the relay reads those by `_id` instead of looking for outboxes. */
+export interface OutboxWrites {
+  source: OutboxSource;
+  ids: readonly unknown[];
+}
+
+/**
+ * The index the relay's look for pending entries reads on MongoDB (see PENDING_FILTER in the event
+ * log's repository), on every collection in OUTBOX_SOURCES.
+ */
+export const OUTBOX_INDEX = { 'outbox.at': 1 } as const;
+
 /** The update fragment that announces `entries` together with the change it is merged into. */
 export function pushOutbox(entries: readonly OutboxEntry[] | undefined): Record<string, unknown> {
   return entries?.length ? { $push: { outbox: { $each: entries } } } : {};

@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
-import type { WebhookLogRepository } from '../../data/repositories/webhook-log.repository.js';
+import type {
+  PendingEntry,
+  WebhookLogRepository,
+  WrittenDocs,
+} from '../../data/repositories/webhook-log.repository.js';
+import type { OutboxSource, OutboxWrites } from '../../data/outbox.js';
 import type { WebhookSubscriptionRepository } from '../../data/repositories/webhook-subscription.repository.js';
 import type { WebhookAttemptRepository } from '../../data/repositories/webhook-attempt.repository.js';
 import type { DeliveryWake } from './webhook-delivery.service.js';
@@ -16,6 +21,39 @@ export interface OutboxRelayDeps {
 }
 
 const PENDING_PER_SOURCE = 500;
+/** Past this many named documents a queued run looks for every outbox instead (one read per source). */
+const MAX_NAMED_DOCS = 5000;
+
+/**
+ * What a queued run reads: the documents its callers named, or every outbox (a caller named none,
+ * the sweep, or too many were named).
+ */
+class Scope {
+  private readonly docs = new Map<OutboxSource, Map<string, unknown>>();
+  private named = 0;
+  all = false;
+
+  add(written: OutboxWrites | undefined): void {
+    if (this.all) return;
+    if (!written) return this.widen();
+    const ids = this.docs.get(written.source) ?? new Map<string, unknown>();
+    this.docs.set(written.source, ids);
+    for (const id of written.ids) {
+      if (ids.has(String(id))) continue;
+      ids.set(String(id), id);
+      if (++this.named > MAX_NAMED_DOCS) return this.widen();
+    }
+  }
+
+  get written(): WrittenDocs {
+    return new Map([...this.docs].map(([source, ids]) => [source, [...ids.values()]]));
+  }
+
+  private widen(): void {
+    this.all = true;
+    this.docs.clear();
+  }
+}
 
 /**
  * Moves announced changes from the documents' outboxes into the tenant's event log, in the order
@@ -25,16 +63,19 @@ const PENDING_PER_SOURCE = 500;
  * repeats the append harmlessly.
  */
 export class OutboxRelayService {
-  /** Per tenant: the relay running now, and the one queued behind it (not started yet). */
+  /** Per tenant: the relay running now, and the one queued behind it (not started yet) with what it reads. */
   private readonly running = new Map<string, Promise<number>>();
-  private readonly queued = new Map<string, Promise<number>>();
+  private readonly queued = new Map<string, { run: Promise<number>; scope: Scope }>();
   private sweeps = 0;
 
   constructor(private readonly deps: OutboxRelayDeps) {}
 
-  /** Publishes the tenant's pending entries now; a failure is logged and left to the sweep, never thrown. */
-  async publishNow(tenant: string): Promise<void> {
-    await this.publish(tenant).catch((err: Error) =>
+  /**
+   * Publishes the entries just written to the named documents (every pending entry of the tenant
+   * without `written`) now; a failure is logged and left to the sweep, never thrown.
+   */
+  async publishNow(tenant: string, written?: OutboxWrites): Promise<void> {
+    await this.publish(tenant, written).catch((err: Error) =>
       this.deps.logger.warn({ component: 'webhooks', tenant, err: err.message }, 'outbox publish deferred to sweep'),
     );
   }
@@ -44,19 +85,28 @@ export class OutboxRelayService {
    * call until that one starts joins it: it has not read the outboxes yet, so it publishes what those
    * callers wrote. Under a steady stream of writes (telemetry announces every stored batch) at most
    * two relays exist per tenant, instead of one per write queued without bound.
+   *
+   * A caller that names the documents it wrote (`written`) has the run read those by `_id`; the run
+   * reads every document its callers named, or looks for every outbox when one of them named none.
+   * An entry a run did not read stays in its document for a later run or the sweep.
    */
-  async publish(tenant: string): Promise<number> {
+  async publish(tenant: string, written?: OutboxWrites): Promise<number> {
     const waiting = this.queued.get(tenant);
-    if (waiting) return waiting;
+    if (waiting) {
+      waiting.scope.add(written);
+      return waiting.run;
+    }
+    const scope = new Scope();
+    scope.add(written);
     const prior = this.running.get(tenant);
     const next: Promise<number> = (prior ?? Promise.resolve(0))
       .catch(() => 0)
       .then(() => {
         this.queued.delete(tenant);
         this.running.set(tenant, next);
-        return this.relay(tenant);
+        return this.relay(tenant, scope);
       });
-    this.queued.set(tenant, next);
+    this.queued.set(tenant, { run: next, scope });
     try {
       return await next;
     } finally {
@@ -64,9 +114,11 @@ export class OutboxRelayService {
     }
   }
 
-  private async relay(tenant: string): Promise<number> {
+  private async relay(tenant: string, scope: Scope): Promise<number> {
     const log = this.deps.log(tenant);
-    const pending = await log.pending(PENDING_PER_SOURCE);
+    const pending: PendingEntry[] = scope.all
+      ? await log.pending(PENDING_PER_SOURCE)
+      : await log.pendingIn(scope.written);
     if (!pending.length) return 0;
     const byDoc = new Map<string, { source: (typeof pending)[number]['source']; docId: unknown; ids: string[] }>();
     const types = new Set<string>();
@@ -79,7 +131,7 @@ export class OutboxRelayService {
       byDoc.set(key, doc);
     }
     await log.clearAll([...byDoc.values()]);
-    const head = await log.head();
+    const head = (await log.knownHead()) ?? (await log.head());
     for (const sub of await this.deps.subscriptions(tenant).active())
       if (sub.types.some((t) => types.has(t)))
         await this.deps.enqueue({ tenant, subscriptionId: String(sub._id), key: `${sub.runs}.k${head}` });

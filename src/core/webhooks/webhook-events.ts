@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import type { OutboxEntry } from '../../data/outbox.js';
+import type { OutboxEntry, OutboxWrites } from '../../data/outbox.js';
 
 /** Every event type a subscription can ask for (docs/webhooks.md describes each payload). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -38,6 +38,7 @@ export function announce(
 /**
  * Called after a change with an outbox entry was written: publishes it before the caller answers, so
  * the event is in the log (and replayable) once the request that caused it returns. Never rejects: a
- * failed publish is left to the sweep.
+ * failed publish is left to the sweep. A caller that names the documents it wrote (`written`) has
+ * only those read; without it the relay looks for every pending entry of the tenant.
  */
-export type AnnounceHook = (tenant: string) => Promise<void>;
+export type AnnounceHook = (tenant: string, written?: OutboxWrites) => Promise<void>;

@@ -2,6 +2,7 @@ import type { AuditRecorder } from '../audit-by.js';
 import type { Infra } from '../../infra.js';
 import { WebhookSubscriptionRepository } from '../../data/repositories/webhook-subscription.repository.js';
 import { WebhookLogRepository } from '../../data/repositories/webhook-log.repository.js';
+import { SequenceHeads } from '../../data/repositories/sequence-heads.js';
 import { WebhookAttemptRepository } from '../../data/repositories/webhook-attempt.repository.js';
 import { postJson, type OutboundPolicy } from './outbound-request.js';
 import { WebhookSubscriptionService } from './webhook-subscription.service.js';
@@ -22,9 +23,10 @@ export function createWebhookServices(
   audit?: AuditRecorder,
 ): WebhookServices {
   const db = (t: string) => infra.mongo.tenantDb(t);
+  const logHeads = new SequenceHeads();
   const repos = {
     subscriptions: (t: string) => new WebhookSubscriptionRepository(db(t)),
-    log: (t: string) => new WebhookLogRepository(db(t)),
+    log: (t: string) => new WebhookLogRepository(db(t), logHeads),
     attempts: (t: string) => new WebhookAttemptRepository(db(t)),
   };
   const c = infra.config.webhooks;

@@ -1,5 +1,5 @@
 import { Schema, Types, type InferSchemaType, type HydratedDocument } from 'mongoose';
-import { OUTBOX_FIELD } from '../outbox.js';
+import { OUTBOX_FIELD, OUTBOX_INDEX } from '../outbox.js';
 
 /** The statuses an event is stored with; the transitions between them are core's (src/core/event-status.ts). */
 export const EVENT_STATUSES = ['scheduled', 'started', 'ended', 'completed', 'cancelled'] as const;
@@ -91,6 +91,7 @@ EventSchema.index({ organizerId: 1, startAt: -1, _id: -1 });
 EventSchema.index({ deviceIds: 1, startAt: -1, _id: -1 });
 EventSchema.index({ status: 1, startAt: 1 });
 EventSchema.index({ nameLower: 1 });
+EventSchema.index(OUTBOX_INDEX);
 
 export type EventDoc = InferSchemaType<typeof EventSchema>;
 export { Types };

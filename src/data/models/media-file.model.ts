@@ -1,5 +1,5 @@
 import { Schema, type InferSchemaType } from 'mongoose';
-import { OUTBOX_FIELD } from '../outbox.js';
+import { OUTBOX_FIELD, OUTBOX_INDEX } from '../outbox.js';
 
 /**
  * Record of an uploaded file for an event or session. The bytes live in the object store under
@@ -30,6 +30,7 @@ MediaFileSchema.index({ eventId: 1, createdAt: -1 });
 MediaFileSchema.index({ hash: 1 });
 MediaFileSchema.index({ sessionId: 1, createdAt: -1 });
 MediaFileSchema.index({ ownerId: 1, createdAt: -1 });
+MediaFileSchema.index(OUTBOX_INDEX);
 
 /** A share of a media file by path, optionally expiring. */
 export const FileShareSchema = new Schema(

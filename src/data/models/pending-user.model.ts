@@ -1,5 +1,5 @@
 import { type HydratedDocument, Schema, type InferSchemaType } from 'mongoose';
-import { OUTBOX_FIELD } from '../outbox.js';
+import { OUTBOX_FIELD, OUTBOX_INDEX } from '../outbox.js';
 
 /** A row of an uploaded pending-users spreadsheet; `username` is the natural key rows upsert on. */
 export const PendingUserSchema = new Schema(
@@ -48,6 +48,7 @@ export const ImportSchema = new Schema(
 );
 // The admin's list of imports, newest first.
 ImportSchema.index({ createdAt: -1 });
+ImportSchema.index(OUTBOX_INDEX);
 
 export type PendingUserDoc = InferSchemaType<typeof PendingUserSchema>;
 export type ImportDoc = InferSchemaType<typeof ImportSchema>;

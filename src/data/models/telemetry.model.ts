@@ -1,5 +1,5 @@
 import { Schema, type InferSchemaType } from 'mongoose';
-import { OUTBOX_FIELD } from '../outbox.js';
+import { OUTBOX_FIELD, OUTBOX_INDEX } from '../outbox.js';
 
 /**
  * One raw telemetry message from the video conferencing system. Its `_id` is the natural key
@@ -24,6 +24,7 @@ export const TelemetryRecordSchema = new Schema(
 );
 TelemetryRecordSchema.index({ conferenceId: 1, sequence: 1 }, { unique: true });
 TelemetryRecordSchema.index({ eventId: 1 });
+TelemetryRecordSchema.index(OUTBOX_INDEX);
 
 /**
  * Which event a conference belongs to, written once by the first batch that names the conference

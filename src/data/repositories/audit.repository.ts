@@ -3,46 +3,20 @@ import type { JWK } from 'jose';
 import type { TenantDb } from '../mongo.js';
 import { sealEntry, type AuditFacts, type ChainedEntry } from '../audit-chain.js';
 import { isDuplicateKey } from './duplicate-keys.js';
+import { SequenceHeads } from './sequence-heads.js';
 import { AppError } from '../../core/errors.js';
 
 export type AuditEntry = AuditFacts;
 export type AuditRecord = ChainedEntry;
 
 /**
- * The last entry a process saw of each tenant's chain, so the common append is one insert, and the
- * process's queue of appends per tenant: a process appends one entry at a time to a chain, so a burst
- * (a node's sockets all leaving at once) costs one insert per entry instead of every writer racing for
- * each position (quadratic inserts, and `audit_busy` once a writer loses too often). Writers in other
- * processes still race, and the position's unique key settles it.
+ * The last entry a process saw of each tenant's chain and its queue of appends per tenant: a process
+ * appends one entry at a time to a chain, so a burst (a node's sockets all leaving at once) costs one
+ * insert per entry instead of every writer racing for each position (quadratic inserts, and
+ * `audit_busy` once a writer loses too often). Writers in other processes still race, and the
+ * position's unique key settles it.
  */
-export class AuditHeads {
-  private readonly heads = new Map<string, { seq: number; hash: string }>();
-  private readonly queues = new Map<string, Promise<unknown>>();
-
-  /** Runs `append` after the process's earlier appends to the tenant's chain have settled. */
-  inTurn<T>(tenant: string, append: () => Promise<T>): Promise<T> {
-    const prior = this.queues.get(tenant) ?? Promise.resolve();
-    const run = prior.then(append, append);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(tenant, tail);
-    void tail.then(() => {
-      if (this.queues.get(tenant) === tail) this.queues.delete(tenant);
-    });
-    return run;
-  }
-
-  get(tenant: string) {
-    return this.heads.get(tenant);
-  }
-  /** Keeps the highest head seen (a slower writer never moves it back). */
-  set(tenant: string, head: { seq: number; hash: string }): void {
-    const known = this.heads.get(tenant);
-    if (!known || known.seq < head.seq) this.heads.set(tenant, head);
-  }
-}
+export class AuditHeads extends SequenceHeads<{ seq: number; hash: string }> {}
 
 /** Filter of a trail read; every field narrows. */
 export interface AuditFilter {

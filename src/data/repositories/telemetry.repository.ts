@@ -30,6 +30,13 @@ export interface EventFlags {
  */
 export const telemetryRecordId = (conferenceId: string, sequence: number): string => `${conferenceId}:${sequence}`;
 
+/** What a store did: records stored and refused as already stored, and the stored ones that carry an outbox. */
+export interface StoredTelemetry {
+  stored: number;
+  duplicates: number;
+  announcedIn: string[];
+}
+
 /**
  * Raw telemetry of one tenant, stored once per (conferenceId, sequence), the conference -> event
  * bindings, and the event facts the ingest and completion need (existence, flags).
@@ -44,8 +51,8 @@ export class TelemetryRepository {
    * that do not use secondary indexes a lookup by (conferenceId, sequence) scans the collection, and a
    * fresh batch, the common case, has nothing to find. Any other write error fails the call.
    */
-  async storeOnce(records: readonly NewTelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
-    if (!records.length) return { stored: 0, duplicates: 0 };
+  async storeOnce(records: readonly NewTelemetryRecord[]): Promise<StoredTelemetry> {
+    if (!records.length) return { stored: 0, duplicates: 0, announcedIn: [] };
     const createdAt = new Date();
     const docs = records.map(({ outbox, ...r }) => ({
       _id: telemetryRecordId(r.conferenceId, r.sequence),
@@ -54,15 +61,16 @@ export class TelemetryRepository {
       eventId: new Types.ObjectId(r.eventId),
       createdAt,
     }));
-    let duplicates = 0;
+    let refused: number[] = [];
     try {
       await this.db.models.TelemetryRecord.collection.insertMany(docs as never[], { ordered: false });
     } catch (e) {
-      const refused = duplicateIndexes(e);
-      if (!refused) throw e;
-      duplicates = refused.length;
+      refused = duplicateIndexes(e) ?? [];
+      if (!refused.length) throw e;
     }
-    return { stored: records.length - duplicates, duplicates };
+    const skipped = new Set(refused);
+    const announcedIn = docs.filter((d, i) => d.outbox && !skipped.has(i)).map((d) => d._id);
+    return { stored: records.length - refused.length, duplicates: refused.length, announcedIn };
   }
 
   /** A conference's records in sequence order (the (conferenceId, sequence) index on MongoDB). */

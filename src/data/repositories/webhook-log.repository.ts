@@ -3,6 +3,7 @@ import type { WebhookEventRecord } from '../models/webhook.model.js';
 import { OUTBOX_SOURCES, type OutboxEntry, type OutboxSource } from '../outbox.js';
 import { duplicateIndexes } from './duplicate-keys.js';
 import { bulkUpdate } from './bulk-updates.js';
+import { SequenceHeads } from './sequence-heads.js';
 
 export type { WebhookEventRecord } from '../models/webhook.model.js';
 export type { OutboxEntry, OutboxSource } from '../outbox.js';
@@ -14,6 +15,19 @@ export interface PendingEntry {
   entry: OutboxEntry;
 }
 
+/** Documents named by their writer as carrying new outbox entries, per source. */
+export type WrittenDocs = ReadonlyMap<OutboxSource, readonly unknown[]>;
+
+/**
+ * Matches the documents whose outbox holds an entry: every entry has a date `at`, so on MongoDB this
+ * is a range on the `outbox.at` index (documents without entries are not in that range), not a
+ * scan of the collection; an emptied outbox (`[]`) leaves the range too.
+ */
+export const PENDING_FILTER = { 'outbox.at': { $gte: new Date(-8.64e15) } } as const;
+
+/** Hinted documents read per `_id` query. */
+const IDS_PER_READ = 500;
+
 /**
  * The tenant's event log (numbered without gaps) and the outboxes it is filled from.
  *
@@ -23,7 +37,11 @@ export interface PendingEntry {
  * n has seen everything up to n (what the replay cursor and the delivery cursor rely on).
  */
 export class WebhookLogRepository {
-  constructor(private readonly db: TenantDb) {}
+  /** `heads`: the process's last known log head per tenant, shared by the repositories of a process. */
+  constructor(
+    private readonly db: TenantDb,
+    private readonly heads: SequenceHeads = new SequenceHeads(),
+  ) {}
 
   private get Log() {
     return this.db.models.WebhookEvent;
@@ -45,10 +63,15 @@ export class WebhookLogRepository {
    * insert stops at its first refusal, so the numbers stay without gaps and n+1 is stored only after
    * n. A refusal (another publisher took a number, or logged one of these entries first) reads again
    * and goes on with the entries not stored. Returns how many this call appended.
+   *
+   * The first attempt numbers on from the head this process last saw, once a read by `_id` found it
+   * stored (so the numbers still go on from a stored one); only a refusal, or no known head, reads the
+   * head by sorting the log (a scan on servers that sort without the `_id` index).
    */
   async appendAll(entries: readonly OutboxEntry[], publishedAt = new Date()): Promise<number> {
     let rest = [...new Map(entries.map((e) => [e.id, e])).values()];
     let appended = 0;
+    let guess = await this.knownHead();
     while (rest.length) {
       const logged = await this.Log.find({ eventId: { $in: rest.map((e) => e.id) } }, { eventId: 1 })
         .lean<{ eventId: string }[]>()
@@ -56,7 +79,8 @@ export class WebhookLogRepository {
       const known = new Set(logged.map((d) => d.eventId));
       rest = rest.filter((e) => !known.has(e.id));
       if (!rest.length) break;
-      const head = await this.head();
+      const head = guess ?? (await this.head());
+      guess = undefined;
       const docs = rest.map((e, i) => ({
         _id: head + 1 + i,
         eventId: e.id,
@@ -68,16 +92,30 @@ export class WebhookLogRepository {
       }));
       try {
         await this.Log.collection.insertMany(docs as never[], { ordered: true });
+        this.heads.set(this.db.tenant, { seq: head + docs.length });
         return appended + docs.length;
       } catch (err) {
         const refused = duplicateIndexes(err);
         if (!refused?.length) throw err;
         const stored = Math.min(...refused);
+        if (stored) this.heads.set(this.db.tenant, { seq: head + stored });
         appended += stored;
         rest = rest.slice(stored);
       }
     }
     return appended;
+  }
+
+  /**
+   * The head this process last saw or wrote, when it is still stored (one read by `_id`); a log
+   * emptied or recreated under it (a tenant removed and made again) makes it forgotten.
+   */
+  async knownHead(): Promise<number | undefined> {
+    const seq = this.heads.get(this.db.tenant)?.seq;
+    if (seq === undefined) return undefined;
+    if (await this.Log.collection.findOne({ _id: seq as never }, { projection: { _id: 1 } })) return seq;
+    this.heads.forget(this.db.tenant);
+    return undefined;
   }
 
   /** Events after `cursor` up to `upTo` (inclusive) of the given types, in log order. */
@@ -105,18 +143,38 @@ export class WebhookLogRepository {
     return r.deletedCount;
   }
 
-  /** Entries still in the outboxes of the tenant's documents, oldest first (by time, then id). */
+  /**
+   * Entries still in the outboxes of the tenant's documents, the oldest documents' first, up to
+   * `limitPerSource` documents of each source; in order (by time, then id).
+   */
   async pending(limitPerSource: number): Promise<PendingEntry[]> {
     const out: PendingEntry[] = [];
     for (const source of OUTBOX_SOURCES) {
       const docs = await this.db.models[source].collection
-        .find({ 'outbox.0': { $exists: true } }, { projection: { outbox: 1 } })
+        .find(PENDING_FILTER, { projection: { outbox: 1 } })
+        .sort({ 'outbox.at': 1 })
         .limit(limitPerSource)
         .toArray();
-      for (const d of docs)
-        for (const entry of (d.outbox ?? []) as OutboxEntry[]) out.push({ source, docId: d._id, entry });
+      out.push(...entriesOf(source, docs));
     }
-    return out.sort((a, b) => a.entry.at.getTime() - b.entry.at.getTime() || (a.entry.id < b.entry.id ? -1 : 1));
+    return inOrder(out);
+  }
+
+  /**
+   * Entries in the outboxes of the named documents only (their writer said it announced there): reads
+   * by `_id`, which every supported server answers from its index, instead of looking for outboxes.
+   */
+  async pendingIn(written: WrittenDocs): Promise<PendingEntry[]> {
+    const out: PendingEntry[] = [];
+    for (const [source, ids] of written) {
+      for (let i = 0; i < ids.length; i += IDS_PER_READ) {
+        const docs = await this.db.models[source].collection
+          .find({ _id: { $in: ids.slice(i, i + IDS_PER_READ) as never[] } }, { projection: { outbox: 1 } })
+          .toArray();
+        out.push(...entriesOf(source, docs));
+      }
+    }
+    return inOrder(out);
   }
 
   /** Removes published entries from their documents' outboxes (by id, so concurrent additions stay). */
@@ -132,4 +190,12 @@ export class WebhookLogRepository {
       if (ops.length) await bulkUpdate(this.db.server, this.db.models[source].collection, ops as never[]);
     }
   }
+}
+
+function entriesOf(source: OutboxSource, docs: readonly { _id: unknown; outbox?: unknown }[]): PendingEntry[] {
+  return docs.flatMap((d) => ((d.outbox ?? []) as OutboxEntry[]).map((entry) => ({ source, docId: d._id, entry })));
+}
+
+function inOrder(entries: PendingEntry[]): PendingEntry[] {
+  return entries.sort((a, b) => a.entry.at.getTime() - b.entry.at.getTime() || (a.entry.id < b.entry.id ? -1 : 1));
 }

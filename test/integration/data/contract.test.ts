@@ -21,6 +21,8 @@ import { PendingUserRepository } from '../../../src/data/repositories/pending-us
 import { ImportRepository } from '../../../src/data/repositories/import.repository.js';
 import { AuditRepository } from '../../../src/data/repositories/audit.repository.js';
 import { CredentialRepository } from '../../../src/data/repositories/credential.repository.js';
+import { PENDING_FILTER, WebhookLogRepository } from '../../../src/data/repositories/webhook-log.repository.js';
+import { announce } from '../../../src/core/webhooks/webhook-events.js';
 import { uniqueId } from '../../support/env.js';
 
 /**
@@ -38,7 +40,7 @@ const servers: [string, string][] = [
 const oid = () => new Types.ObjectId();
 const race = <T>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
 
-describe.each(servers)('data-layer contract on %s', (_name, uri) => {
+describe.each(servers)('data-layer contract on %s', (name, uri) => {
   let mongo: Mongo;
   let db: TenantDb;
   const id = uniqueId();
@@ -435,5 +437,64 @@ describe.each(servers)('data-layer contract on %s', (_name, uri) => {
       expect(await creds.setRole(String(created._id), 'clinician')).toBe(true);
       expect((await creds.findById(String(created._id)))?.role).toBe('clinician');
     });
+  });
+
+  describe('outboxes', () => {
+    it('finds the documents with pending entries, oldest first, and reads named documents by _id', async () => {
+      const col = db.models.TelemetryRecord.collection;
+      const conf = `ob-${uniqueId()}`;
+      const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+      const rec = (seq: number, outbox?: unknown[]) => ({
+        _id: `${conf}:${seq}` as never,
+        conferenceId: conf,
+        sequence: seq,
+        eventId: oid(),
+        type: 'participant_joined',
+        occurredAt: new Date(),
+        payload: {},
+        createdAt: new Date(),
+        ...(outbox ? { outbox } : {}),
+      });
+      const entry = (s: number) => announce('participant.joined', undefined, { s }, at(s));
+      await col.insertMany([
+        rec(1),
+        rec(2, [entry(30)]),
+        rec(3, []),
+        rec(4, [entry(10), entry(40)]),
+        rec(5, [entry(20)]),
+      ]);
+      const eventWithEntry = await db.models.Event.collection.insertOne({
+        name: 'ob',
+        outbox: [entry(5)],
+      } as never);
+      const log = new WebhookLogRepository(db);
+      const seconds = (l: Awaited<ReturnType<WebhookLogRepository['pending']>>) =>
+        l.map((p) => (p.entry.data as { s: number }).s);
+      const pending = await log.pending(500);
+      expect(seconds(pending)).toEqual([5, 10, 20, 30, 40]);
+      // The oldest documents first when there are more than a run takes.
+      expect(seconds(await log.pending(1))).toEqual([5, 10, 40]);
+      const named = await log.pendingIn(
+        new Map<'TelemetryRecord' | 'Event', unknown[]>([
+          ['TelemetryRecord', [`${conf}:2`, `${conf}:3`, `${conf}:9`]],
+          ['Event', [eventWithEntry.insertedId]],
+        ]),
+      );
+      expect(seconds(named)).toEqual([5, 30]);
+      await log.clearAll([...pending.map((p) => ({ source: p.source, docId: p.docId, ids: [p.entry.id] }))]);
+      expect(await log.pending(500)).toEqual([]);
+    });
+
+    if (name === 'MongoDB')
+      it('looks for pending entries through the outbox.at index with bounds (explain)', async () => {
+        const plan = await db.models.TelemetryRecord.collection
+          .find(PENDING_FILTER)
+          .sort({ 'outbox.at': 1 })
+          .limit(500)
+          .explain('queryPlanner');
+        const text = JSON.stringify(plan.queryPlanner.winningPlan);
+        expect(text).not.toContain('COLLSCAN');
+        expect(text).toContain('"indexName":"outbox.at_1"');
+      });
   });
 });

@@ -50,8 +50,9 @@ describe('event log appends', () => {
     const real = new WebhookLogRepository(db);
     await real.appendAll([entry('first')]);
     let reads = 0;
-    // Between this publisher's read of the head and its insert, another one logs 'other' at head + 3.
-    const racing = Object.assign(Object.create(real) as WebhookLogRepository, {
+    // A publisher with no head of its own yet (another node): between its read of the head and its
+    // insert, another one logs 'other' at head + 3.
+    const racing = Object.assign(Object.create(new WebhookLogRepository(db)) as WebhookLogRepository, {
       head: async () => {
         const h = await real.head();
         if (++reads === 1)
@@ -90,5 +91,37 @@ describe('event log appends', () => {
     expect(log.map((l) => l.seq)).toEqual(ids.map((_, i) => i + 1));
     expect(log.map((l) => l.id).sort()).toEqual(ids);
     expect(appended.reduce((a, b) => a + b, 0)).toBe(ids.length);
+  });
+
+  it('numbers on from the head it last wrote without reading the head, and reads it when another publisher went on', async () => {
+    const t = await tenant();
+    const db = node.infra.mongo.tenantDb(t);
+    const real = new WebhookLogRepository(db);
+    let headReads = 0;
+    const counted = Object.assign(Object.create(real) as WebhookLogRepository, {
+      head: async () => {
+        headReads += 1;
+        return real.head();
+      },
+    });
+    expect(await counted.appendAll([entry('a')])).toBe(1);
+    expect(headReads).toBe(1);
+    expect(await counted.appendAll([entry('b'), entry('c')])).toBe(2);
+    expect(headReads).toBe(1);
+    // Another node (its own heads) logs two entries: this publisher's head is behind, its insert is refused.
+    expect(await new WebhookLogRepository(db).appendAll([entry('x'), entry('y')])).toBe(2);
+    expect(await counted.appendAll([entry('d')])).toBe(1);
+    expect(headReads).toBe(2);
+    expect(await logOf(t)).toEqual(['a', 'b', 'c', 'x', 'y', 'd'].map((id, i) => ({ seq: i + 1, id })));
+  });
+
+  it('starts again from 1 when the log it knew the head of was emptied (a tenant removed and made again)', async () => {
+    const t = await tenant();
+    const db = node.infra.mongo.tenantDb(t);
+    const repo = new WebhookLogRepository(db);
+    expect(await repo.appendAll([entry('a'), entry('b'), entry('c')])).toBe(3);
+    await db.models.WebhookEvent.deleteMany({});
+    expect(await repo.appendAll([entry('d')])).toBe(1);
+    expect(await logOf(t)).toEqual([{ seq: 1, id: 'd' }]);
   });
 });
