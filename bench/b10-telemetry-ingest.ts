@@ -2,6 +2,11 @@
  * B10: gRPC telemetry ingest, events/s: SendTelemetryBatch calls with the tenant's telemetry key
  * (credential check, validation, event and conference checks, idempotent storage by conference and
  * sequence) against a bare grpc-js server with the same proto that only acknowledges.
+ *
+ * The product's rate counts a round until its announcements are published too (`sustained_events_per_s`:
+ * the batches' outbound events reach the event log through the relay after the acknowledgement). Beside
+ * it, the database's own rate for the same writes (records, log entries, clearing the outboxes: the
+ * checked reference) and for the records alone (plain inserts, the reference before announcements).
  */
 import path from 'node:path';
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
@@ -77,18 +82,31 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
           'x-tenant': TENANT,
           authorization: `Bearer ${key}`,
         });
-        // The database's own rate for the same records, batch and concurrency: what storing every event can reach here.
-        const ceiling = await node!.call<{ docs_per_s: number }>('insertCeiling', {
+        // The announcements of the round's batches still being published count in its time: the rate is one the node keeps up.
+        const drain = await node!.call<{ ms: number; left: number }>('outboxDrained', { tenant: TENANT });
+        const sustained = (figures.events_per_s! * settings.durationMs) / (settings.durationMs + drain.ms);
+        const ceiling = {
           tenant: TENANT,
-          model: 'TelemetryRecord',
           batch: settings.batch,
           concurrency: settings.concurrency,
           durationMs: settings.durationMs,
+        };
+        // The database's own rate for the same writes: the records, their announcements' log entries, the outboxes' clearing.
+        const writes = await node!.call<{ docs_per_s: number }>('outboxWritesCeiling', ceiling);
+        // And for the records alone (plain inserts, no announcements): what storing every event can reach here.
+        const inserts = await node!.call<{ docs_per_s: number }>('insertCeiling', {
+          ...ceiling,
+          model: 'TelemetryRecord',
         });
         return {
           ...figures,
-          db_insert_events_per_s: ceiling.docs_per_s,
-          share_of_db_insert: figures.events_per_s! / ceiling.docs_per_s,
+          publish_drain_ms: drain.ms,
+          unpublished_entries: drain.left,
+          sustained_events_per_s: sustained,
+          db_writes_events_per_s: writes.docs_per_s,
+          share_of_db_writes: sustained / writes.docs_per_s,
+          db_insert_events_per_s: inserts.docs_per_s,
+          share_of_db_insert: sustained / inserts.docs_per_s,
         };
       },
       stop: () => stopProduct(ctx, [node], env),
@@ -120,7 +138,8 @@ export const benchmark: Benchmark = {
   sides: async (ctx) => sides(ctx),
   checks: (p, _b, ratio) => [
     check('events/s ratio', ratio, 'min', 0.5),
-    check("share of the database's insert rate", p.share_of_db_insert, 'min', 0.8),
+    check("share of the database's rate for the same writes", p.share_of_db_writes, 'min', 0.8),
     check('failed calls', p.failed_calls, 'max', 0),
+    check('announcements left unpublished', p.unpublished_entries, 'max', 0),
   ],
 };

@@ -268,6 +268,96 @@ export function fixtures(node: NodeHandle): Fixtures {
       db.conn.deleteModel(scratch);
       return { docs_per_s: (next / elapsed) * 1000, docs: next };
     },
+    /**
+     * The database's own rate for the writes a telemetry batch makes with its announcements, by the bare
+     * driver: records of the ingest's mix (two in three announce, with the entry the ingest writes)
+     * inserted unordered, their entries appended to the event log in one ordered insert (numbers on
+     * from the head read once: no other writer meanwhile), and pulled from the records in one update;
+     * `batch` records per step, `concurrency` in flight. Into the tenant's own collections, as the
+     * product's rounds write them: both sides see collections of the same size (inserts into a large
+     * collection are slower than into an empty one on the embedded server).
+     */
+    async outboxWritesCeiling(a: { tenant: string; batch: number; concurrency: number; durationMs: number }) {
+      const { announce } = await import('../../src/core/webhooks/webhook-events.js');
+      const db = node.infra.mongo.tenantDb(a.tenant);
+      const { WebhookLogRepository } = await import('../../src/data/repositories/webhook-log.repository.js');
+      const tag = Date.now().toString(36);
+      const records = db.models.TelemetryRecord.collection;
+      const log = db.models.WebhookEvent.collection;
+      const eventId = new Types.ObjectId();
+      const conferenceId = `ceiling-${tag}`;
+      let next = 0;
+      let seq = await new WebhookLogRepository(db).head();
+      const t0 = performance.now();
+      const until = t0 + a.durationMs;
+      await Promise.all(
+        Array.from({ length: a.concurrency }, async () => {
+          while (performance.now() < until) {
+            const docs = Array.from({ length: a.batch }, (_, i) => {
+              const s = next++;
+              const type = i % 3 === 0 ? 'participant_joined' : i % 3 === 1 ? 'participant_left' : 'chat_activity';
+              const payload = type === 'chat_activity' ? { messageCount: 2 } : { participantKey: `guest:${s}` };
+              const data = { conferenceId, occurredAt: new Date().toISOString(), participantKey: `guest:${s}` };
+              return {
+                _id: `${conferenceId}:${s}`,
+                conferenceId,
+                sequence: s,
+                eventId,
+                type,
+                occurredAt: new Date(),
+                payload,
+                createdAt: new Date(),
+                ...(type === 'chat_activity'
+                  ? {}
+                  : {
+                      outbox: [
+                        announce(
+                          type === 'participant_joined' ? 'participant.joined' : 'participant.left',
+                          String(eventId),
+                          data,
+                        ),
+                      ],
+                    }),
+              };
+            });
+            await records.insertMany(docs as never[], { ordered: false });
+            const announced = docs.filter((d) => d.outbox);
+            const publishedAt = new Date();
+            await log.insertMany(
+              announced.map((d) => {
+                const e = d.outbox![0]!;
+                return {
+                  _id: ++seq,
+                  eventId: e.id,
+                  type: e.type,
+                  consultationId: e.consultationId,
+                  occurredAt: e.at,
+                  publishedAt,
+                  data: e.data,
+                };
+              }) as never[],
+              { ordered: true },
+            );
+            await records.updateMany({ _id: { $in: announced.map((d) => d._id) as never[] } }, {
+              $pull: { outbox: { id: { $in: announced.map((d) => d.outbox![0]!.id) } } },
+            } as never);
+          }
+        }),
+      );
+      return { docs_per_s: (next / (performance.now() - t0)) * 1000, docs: next };
+    },
+    /**
+     * Waits until this node's relay has published what the tenant's writers announced (nothing
+     * running or queued) and returns how long that took; then, untimed, publishes anything still
+     * pending in the outboxes and returns how many entries that was (none were left behind when 0).
+     */
+    async outboxDrained(a: { tenant: string }) {
+      const t0 = performance.now();
+      await node.services.webhooks.relay.settled(a.tenant);
+      const ms = performance.now() - t0;
+      const left = await node.services.webhooks.relay.publish(a.tenant);
+      return { ms, left };
+    },
     /** Raises the tenant's upload size limit (B7 uploads 1 GiB; the default is 100 MiB). */
     async uploadLimits(a: { tenant: string; maxBytes: number }) {
       const { TenantConfig } = node.infra.mongo.tenantDb(a.tenant).models;

@@ -27,6 +27,12 @@ export type OutboxSource = (typeof OUTBOX_SOURCES)[number];
 export interface OutboxWrites {
   source: OutboxSource;
   ids: readonly unknown[];
+  /**
+   * The whole outbox each document was created with (aligned with `ids`), from a writer whose
+   * documents get no entries afterwards (telemetry records): the relay publishes these without
+   * reading the documents.
+   */
+  outboxes?: readonly (readonly OutboxEntry[])[];
 }
 
 /**
@@ -38,4 +44,9 @@ export const OUTBOX_INDEX = { 'outbox.at': 1 } as const;
 /** The update fragment that announces `entries` together with the change it is merged into. */
 export function pushOutbox(entries: readonly OutboxEntry[] | undefined): Record<string, unknown> {
   return entries?.length ? { $push: { outbox: { $each: entries } } } : {};
+}
+
+/** Entries (with where they are) in the order the log takes them: by time, then id. */
+export function inOrder<T extends { entry: OutboxEntry }>(entries: T[]): T[] {
+  return entries.sort((a, b) => a.entry.at.getTime() - b.entry.at.getTime() || (a.entry.id < b.entry.id ? -1 : 1));
 }

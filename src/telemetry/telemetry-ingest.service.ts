@@ -100,9 +100,10 @@ export class TelemetryIngestService {
     await this.deps.tenants.require(tenant);
     const repo = this.deps.records(tenant);
     await this.checkConferences(tenant, repo, records);
-    const { stored, duplicates, announcedIn } = await repo.storeOnce(records.map(withAnnouncements));
+    const { stored, duplicates, announcedIn, outboxes } = await repo.storeOnce(records.map(withAnnouncements));
     // Not awaited: the ingest acknowledges fast; the batch's announcements follow (or the sweep publishes them).
-    if (announcedIn.length) void this.deps.announced?.(tenant, { source: 'TelemetryRecord', ids: announcedIn });
+    if (announcedIn.length)
+      void this.deps.announced?.(tenant, { source: 'TelemetryRecord', ids: announcedIn, outboxes });
     const completionsEnqueued: string[] = [];
     for (const r of records.filter((x) => x.type === 'conference_ended')) {
       await this.deps.enqueueCompletion({ tenant, eventId: r.eventId, conferenceId: r.conferenceId });

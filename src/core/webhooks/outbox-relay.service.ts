@@ -4,7 +4,7 @@ import type {
   WebhookLogRepository,
   WrittenDocs,
 } from '../../data/repositories/webhook-log.repository.js';
-import type { OutboxSource, OutboxWrites } from '../../data/outbox.js';
+import { inOrder, type OutboxEntry, type OutboxSource, type OutboxWrites } from '../../data/outbox.js';
 import type { WebhookSubscriptionRepository } from '../../data/repositories/webhook-subscription.repository.js';
 import type { WebhookAttemptRepository } from '../../data/repositories/webhook-attempt.repository.js';
 import type { DeliveryWake } from './webhook-delivery.service.js';
@@ -20,33 +20,68 @@ export interface OutboxRelayDeps {
   logger: Logger;
 }
 
+/** Documents read per source and page (and named documents per page). */
 const PENDING_PER_SOURCE = 500;
-/** Past this many named documents a queued run looks for every outbox instead (one read per source). */
-const MAX_NAMED_DOCS = 5000;
+/** Pages a run that looks for every entry takes at most (the sweep takes the rest). */
+const MAX_PAGES = 20;
+/** Past this many named documents a queued run looks for every outbox instead (bounds its memory). */
+const MAX_NAMED_DOCS = 50_000;
+
+/** True when some source filled its page: more entries may be waiting there. */
+function fillsPage(pending: readonly PendingEntry[]): boolean {
+  const docs = new Map<OutboxSource, Set<string>>();
+  for (const p of pending) {
+    const set = docs.get(p.source) ?? new Set<string>();
+    set.add(String(p.docId));
+    docs.set(p.source, set);
+  }
+  return [...docs.values()].some((d) => d.size >= PENDING_PER_SOURCE);
+}
 
 /**
  * What a queued run reads: the documents its callers named, or every outbox (a caller named none,
  * the sweep, or too many were named).
  */
 class Scope {
-  private readonly docs = new Map<OutboxSource, Map<string, unknown>>();
+  /** Per source, the named documents by `String(id)`: their id, and their entries when the writer gave them. */
+  private readonly docs = new Map<OutboxSource, Map<string, { id: unknown; entries?: readonly OutboxEntry[] }>>();
   private named = 0;
   all = false;
 
   add(written: OutboxWrites | undefined): void {
     if (this.all) return;
     if (!written) return this.widen();
-    const ids = this.docs.get(written.source) ?? new Map<string, unknown>();
-    this.docs.set(written.source, ids);
-    for (const id of written.ids) {
-      if (ids.has(String(id))) continue;
-      ids.set(String(id), id);
-      if (++this.named > MAX_NAMED_DOCS) return this.widen();
-    }
+    const docs = this.docs.get(written.source) ?? new Map<string, { id: unknown; entries?: readonly OutboxEntry[] }>();
+    this.docs.set(written.source, docs);
+    written.ids.forEach((id, i) => {
+      if (this.all || docs.has(String(id))) return;
+      docs.set(String(id), { id, entries: written.outboxes?.[i] });
+      if (++this.named > MAX_NAMED_DOCS) this.widen();
+    });
   }
 
-  get written(): WrittenDocs {
-    return new Map([...this.docs].map(([source, ids]) => [source, [...ids.values()]]));
+  /**
+   * The named documents, at most `size` per part, in the order they were named: those to read, and
+   * the entries given for the others.
+   */
+  *pages(size: number): Generator<{ read: WrittenDocs; given: PendingEntry[] }> {
+    let part = { read: new Map<OutboxSource, unknown[]>(), given: [] as PendingEntry[] };
+    let count = 0;
+    for (const [source, docs] of this.docs)
+      for (const doc of docs.values()) {
+        if (doc.entries) part.given.push(...doc.entries.map((entry) => ({ source, docId: doc.id, entry })));
+        else {
+          const ids = part.read.get(source) ?? [];
+          ids.push(doc.id);
+          part.read.set(source, ids);
+        }
+        if (++count === size) {
+          yield part;
+          part = { read: new Map(), given: [] };
+          count = 0;
+        }
+      }
+    if (count) yield part;
   }
 
   private widen(): void {
@@ -114,15 +149,45 @@ export class OutboxRelayService {
     }
   }
 
+  /** Resolves once this process has no relay of the tenant running or queued (what it was asked to publish is published). */
+  async settled(tenant: string): Promise<void> {
+    for (;;) {
+      const run = this.queued.get(tenant)?.run ?? this.running.get(tenant);
+      if (!run) return;
+      await run.catch(() => 0);
+    }
+  }
+
   private async relay(tenant: string, scope: Scope): Promise<number> {
     const log = this.deps.log(tenant);
-    const pending: PendingEntry[] = scope.all
-      ? await log.pending(PENDING_PER_SOURCE)
-      : await log.pendingIn(scope.written);
-    if (!pending.length) return 0;
-    const byDoc = new Map<string, { source: (typeof pending)[number]['source']; docId: unknown; ids: string[] }>();
     const types = new Set<string>();
+    let published = 0;
+    if (scope.all) {
+      // Page after page while a source fills its page: a backlog is published now, not one page per sweep.
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const pending = await log.pending(PENDING_PER_SOURCE);
+        published += await this.append(log, pending, types);
+        if (!fillsPage(pending)) break;
+      }
+    } else {
+      for (const part of scope.pages(PENDING_PER_SOURCE)) {
+        const read = part.read.size ? await log.pendingIn(part.read) : [];
+        published += await this.append(log, inOrder([...part.given, ...read]), types);
+      }
+    }
+    if (!published) return 0;
+    const head = log.lastHead() ?? (await log.head());
+    for (const sub of await this.deps.subscriptions(tenant).active())
+      if (sub.types.some((t) => types.has(t)))
+        await this.deps.enqueue({ tenant, subscriptionId: String(sub._id), key: `${sub.runs}.k${head}` });
+    return published;
+  }
+
+  /** Appends entries to the log in their order, then pulls them from their documents; notes their types. */
+  private async append(log: WebhookLogRepository, pending: PendingEntry[], types: Set<string>): Promise<number> {
+    if (!pending.length) return 0;
     await log.appendAll(pending.map((p) => p.entry));
+    const byDoc = new Map<string, { source: OutboxSource; docId: unknown; ids: string[] }>();
     for (const p of pending) {
       types.add(p.entry.type);
       const key = `${p.source}:${String(p.docId)}`;
@@ -131,10 +196,6 @@ export class OutboxRelayService {
       byDoc.set(key, doc);
     }
     await log.clearAll([...byDoc.values()]);
-    const head = (await log.knownHead()) ?? (await log.head());
-    for (const sub of await this.deps.subscriptions(tenant).active())
-      if (sub.types.some((t) => types.has(t)))
-        await this.deps.enqueue({ tenant, subscriptionId: String(sub._id), key: `${sub.runs}.k${head}` });
     return pending.length;
   }
 

@@ -35,6 +35,8 @@ export interface StoredTelemetry {
   stored: number;
   duplicates: number;
   announcedIn: string[];
+  /** The outbox each of `announcedIn` was stored with (records get no entries afterwards). */
+  outboxes: OutboxEntry[][];
 }
 
 /**
@@ -52,7 +54,7 @@ export class TelemetryRepository {
    * fresh batch, the common case, has nothing to find. Any other write error fails the call.
    */
   async storeOnce(records: readonly NewTelemetryRecord[]): Promise<StoredTelemetry> {
-    if (!records.length) return { stored: 0, duplicates: 0, announcedIn: [] };
+    if (!records.length) return { stored: 0, duplicates: 0, announcedIn: [], outboxes: [] };
     const createdAt = new Date();
     const docs = records.map(({ outbox, ...r }) => ({
       _id: telemetryRecordId(r.conferenceId, r.sequence),
@@ -69,8 +71,13 @@ export class TelemetryRepository {
       if (!refused.length) throw e;
     }
     const skipped = new Set(refused);
-    const announcedIn = docs.filter((d, i) => d.outbox && !skipped.has(i)).map((d) => d._id);
-    return { stored: records.length - refused.length, duplicates: refused.length, announcedIn };
+    const announced = docs.filter((d, i) => d.outbox && !skipped.has(i));
+    return {
+      stored: records.length - refused.length,
+      duplicates: refused.length,
+      announcedIn: announced.map((d) => d._id),
+      outboxes: announced.map((d) => d.outbox!),
+    };
   }
 
   /** A conference's records in sequence order (the (conferenceId, sequence) index on MongoDB). */

@@ -1,8 +1,7 @@
 import type { TenantDb } from '../mongo.js';
 import type { WebhookEventRecord } from '../models/webhook.model.js';
-import { OUTBOX_SOURCES, type OutboxEntry, type OutboxSource } from '../outbox.js';
+import { OUTBOX_SOURCES, inOrder, type OutboxEntry, type OutboxSource } from '../outbox.js';
 import { duplicateIndexes } from './duplicate-keys.js';
-import { bulkUpdate } from './bulk-updates.js';
 import { SequenceHeads } from './sequence-heads.js';
 
 export type { WebhookEventRecord } from '../models/webhook.model.js';
@@ -65,20 +64,24 @@ export class WebhookLogRepository {
    * and goes on with the entries not stored. Returns how many this call appended.
    *
    * The first attempt numbers on from the head this process last saw, once a read by `_id` found it
-   * stored (so the numbers still go on from a stored one); only a refusal, or no known head, reads the
-   * head by sorting the log (a scan on servers that sort without the `_id` index).
+   * stored (so the numbers still go on from a stored one), without looking for the entries in the log
+   * first (the unique entry id refuses one that is); only a refusal, or no known head, reads the
+   * logged entries and the head by sorting the log (a scan on servers that sort without the `_id` index).
    */
   async appendAll(entries: readonly OutboxEntry[], publishedAt = new Date()): Promise<number> {
     let rest = [...new Map(entries.map((e) => [e.id, e])).values()];
     let appended = 0;
     let guess = await this.knownHead();
     while (rest.length) {
-      const logged = await this.Log.find({ eventId: { $in: rest.map((e) => e.id) } }, { eventId: 1 })
-        .lean<{ eventId: string }[]>()
-        .exec();
-      const known = new Set(logged.map((d) => d.eventId));
-      rest = rest.filter((e) => !known.has(e.id));
-      if (!rest.length) break;
+      // With a known head the first insert goes straight in: the unique entry id refuses one already logged.
+      if (guess === undefined) {
+        const logged = await this.Log.find({ eventId: { $in: rest.map((e) => e.id) } }, { eventId: 1 })
+          .lean<{ eventId: string }[]>()
+          .exec();
+        const known = new Set(logged.map((d) => d.eventId));
+        rest = rest.filter((e) => !known.has(e.id));
+        if (!rest.length) break;
+      }
       const head = guess ?? (await this.head());
       guess = undefined;
       const docs = rest.map((e, i) => ({
@@ -104,6 +107,11 @@ export class WebhookLogRepository {
       }
     }
     return appended;
+  }
+
+  /** The head this process last saw or wrote, unchecked (just after an append it is that append's). */
+  lastHead(): number | undefined {
+    return this.heads.get(this.db.tenant)?.seq;
   }
 
   /**
@@ -177,25 +185,25 @@ export class WebhookLogRepository {
     return inOrder(out);
   }
 
-  /** Removes published entries from their documents' outboxes (by id, so concurrent additions stay). */
+  /**
+   * Removes published entries from their documents' outboxes (by id, so concurrent additions stay):
+   * one update of many documents per source, by `_id`, pulling the published ids from each.
+   */
   async clearAll(
     published: readonly { source: OutboxSource; docId: unknown; ids: readonly string[] }[],
   ): Promise<void> {
     for (const source of OUTBOX_SOURCES) {
-      const ops = published
-        .filter((p) => p.source === source)
-        .map((p) => ({
-          updateOne: { filter: { _id: p.docId as never }, update: { $pull: { outbox: { id: { $in: [...p.ids] } } } } },
-        }));
-      if (ops.length) await bulkUpdate(this.db.server, this.db.models[source].collection, ops as never[]);
+      const mine = published.filter((p) => p.source === source);
+      for (let i = 0; i < mine.length; i += IDS_PER_READ) {
+        const part = mine.slice(i, i + IDS_PER_READ);
+        await this.db.models[source].collection.updateMany({ _id: { $in: part.map((p) => p.docId) as never[] } }, {
+          $pull: { outbox: { id: { $in: part.flatMap((p) => p.ids) } } },
+        } as never);
+      }
     }
   }
 }
 
 function entriesOf(source: OutboxSource, docs: readonly { _id: unknown; outbox?: unknown }[]): PendingEntry[] {
   return docs.flatMap((d) => ((d.outbox ?? []) as OutboxEntry[]).map((entry) => ({ source, docId: d._id, entry })));
-}
-
-function inOrder(entries: PendingEntry[]): PendingEntry[] {
-  return entries.sort((a, b) => a.entry.at.getTime() - b.entry.at.getTime() || (a.entry.id < b.entry.id ? -1 : 1));
 }

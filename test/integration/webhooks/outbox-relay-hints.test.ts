@@ -27,6 +27,7 @@ describe('outbox relay reading the documents its callers name', () => {
     await node.services.tenants.ensure({ name: tenant, displayName: tenant });
     const db = node.infra.mongo.tenantDb(tenant);
     let scans = 0;
+    let reads = 0;
     let hold: Promise<void> | undefined;
     let holding: (() => void) | undefined;
     const relay = new OutboxRelayService({
@@ -43,6 +44,7 @@ describe('outbox relay reading the documents its callers name', () => {
             return real.pending(limit);
           },
           pendingIn: async (written: Parameters<WebhookLogRepository['pendingIn']>[0]) => {
+            reads += 1;
             await held();
             return real.pendingIn(written);
           },
@@ -60,6 +62,7 @@ describe('outbox relay reading the documents its callers name', () => {
     /** A telemetry record carrying one announcement, as the ingest stores it. */
     const record = async (seq: number) => {
       const _id = `conf-${tenant}:${seq}`;
+      const outbox = [announce('participant.joined', String(eventId), { seq })];
       await db.models.TelemetryRecord.collection.insertOne({
         _id: _id as never,
         conferenceId: `conf-${tenant}`,
@@ -68,11 +71,13 @@ describe('outbox relay reading the documents its callers name', () => {
         type: 'participant_joined',
         occurredAt: new Date(),
         payload: { participantKey: `p${seq}` },
-        outbox: [announce('participant.joined', String(eventId), { seq })],
+        outbox,
         createdAt: new Date(),
       });
+      lastOutbox = outbox;
       return _id;
     };
+    let lastOutbox: ReturnType<typeof announce>[] = [];
     const logged = async () =>
       (await db.models.WebhookEvent.find({}).sort({ _id: 1 }).lean()).map(
         (d) => (d as unknown as { data: { seq: number } }).data.seq,
@@ -91,7 +96,18 @@ describe('outbox relay reading the documents its callers name', () => {
         },
       };
     };
-    return { tenant, relay, record, logged, holdNextRead, scans: () => scans };
+    const pendingLeft = () => db.models.TelemetryRecord.countDocuments({ 'outbox.0': { $exists: true } });
+    return {
+      tenant,
+      relay,
+      record,
+      logged,
+      holdNextRead,
+      pendingLeft,
+      scans: () => scans,
+      reads: () => reads,
+      outboxOfLast: () => lastOutbox,
+    };
   };
 
   it('publishes the named documents without looking through the outboxes, and leaves the others to a full run', async () => {
@@ -135,5 +151,41 @@ describe('outbox relay reading the documents its callers name', () => {
     expect(await Promise.all(later)).toEqual([2, 2]);
     expect(await logged()).toEqual([1, 2, 3]);
     expect(scans()).toBe(1);
+  });
+
+  it('publishes the entries a writer gave with the documents without reading them', async () => {
+    const { tenant, relay, record, logged, pendingLeft, scans, reads, outboxOfLast } = await setup();
+    const a = await record(1);
+    const given = outboxOfLast();
+    const b = await record(2);
+    expect(
+      await relay.publish(tenant, { source: 'TelemetryRecord', ids: [a, b], outboxes: [given, outboxOfLast()] }),
+    ).toBe(2);
+    expect(await logged()).toEqual([1, 2]);
+    expect(await pendingLeft()).toBe(0);
+    expect(reads()).toBe(0);
+    expect(scans()).toBe(0);
+  });
+
+  it('takes page after page when it looks for every entry, until a page is not full', async () => {
+    const { tenant, relay, logged, pendingLeft, scans } = await setup();
+    const db = node.infra.mongo.tenantDb(tenant);
+    const eventId = new Types.ObjectId();
+    const docs = Array.from({ length: 1100 }, (_, i) => ({
+      _id: `bulk-${tenant}:${i}`,
+      conferenceId: `bulk-${tenant}`,
+      sequence: i,
+      eventId,
+      type: 'participant_joined',
+      occurredAt: new Date(),
+      payload: {},
+      outbox: [announce('participant.joined', String(eventId), { seq: i }, new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i)))],
+      createdAt: new Date(),
+    }));
+    await db.models.TelemetryRecord.collection.insertMany(docs as never[]);
+    expect(await relay.publish(tenant)).toBe(1100);
+    expect(await pendingLeft()).toBe(0);
+    expect(await logged()).toEqual(docs.map((_, i) => i));
+    expect(scans()).toBe(3);
   });
 });
