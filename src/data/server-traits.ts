@@ -8,7 +8,9 @@ import type { Connection } from 'mongoose';
  *   concurrent callers can all win: single-winner updates go through a claim insert (transition-claim.ts);
  * - each statement of an `update` command holds one of a database's 100 connections until the command
  *   returns: bulk updates go in commands of at most 10 statements (bulk-updates.ts);
- * - a duplicate key met by an update answers code 1 instead of 11000 (duplicate-keys.ts).
+ * - a duplicate key met by an update answers code 1 instead of 11000 (duplicate-keys.ts);
+ * - `$pull` with a condition (`{ outbox: { id: { $in } } }`) removes nothing, and says it modified
+ *   nothing: the relay pulls published outbox entries by their whole value (`$pullAll`) there.
  */
 export interface ServerTraits {
   kind: 'ferretdb' | 'mongodb';
@@ -27,6 +29,8 @@ export interface ServerTraits {
    * mongo-java-server ignores non-unique secondary indexes, FerretDB v1 pushes no regex down.
    */
   indexedSearch: boolean;
+  /** `$pull` removes the array elements a condition matches (not only elements equal to a value). */
+  pullByCondition: boolean;
 }
 
 /** MongoDB and servers that behave like it (mongo-java-server). */
@@ -36,6 +40,7 @@ export const MONGODB_TRAITS: ServerTraits = Object.freeze({
   updatesPerCommand: 1000,
   stringOrder: 'code-point',
   indexedSearch: true,
+  pullByCondition: true,
 });
 /** mongo-java-server: MongoDB's behaviour except Java's string order. */
 export const MONGO_JAVA_SERVER_TRAITS: ServerTraits = Object.freeze({
@@ -49,6 +54,7 @@ export const FERRETDB_TRAITS: ServerTraits = Object.freeze({
   updatesPerCommand: 10,
   stringOrder: 'code-point',
   indexedSearch: false,
+  pullByCondition: false,
 });
 
 /**

@@ -187,12 +187,12 @@ export class OutboxRelayService {
   private async append(log: WebhookLogRepository, pending: PendingEntry[], types: Set<string>): Promise<number> {
     if (!pending.length) return 0;
     await log.appendAll(pending.map((p) => p.entry));
-    const byDoc = new Map<string, { source: OutboxSource; docId: unknown; ids: string[] }>();
+    const byDoc = new Map<string, { source: OutboxSource; docId: unknown; entries: OutboxEntry[] }>();
     for (const p of pending) {
       types.add(p.entry.type);
       const key = `${p.source}:${String(p.docId)}`;
-      const doc = byDoc.get(key) ?? { source: p.source, docId: p.docId, ids: [] };
-      doc.ids.push(p.entry.id);
+      const doc = byDoc.get(key) ?? { source: p.source, docId: p.docId, entries: [] };
+      doc.entries.push(p.entry);
       byDoc.set(key, doc);
     }
     await log.clearAll([...byDoc.values()]);

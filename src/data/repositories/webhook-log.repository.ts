@@ -186,19 +186,24 @@ export class WebhookLogRepository {
   }
 
   /**
-   * Removes published entries from their documents' outboxes (by id, so concurrent additions stay):
-   * one update of many documents per source, by `_id`, pulling the published ids from each.
+   * Removes published entries from their documents' outboxes (those entries only, so concurrent
+   * additions stay): one update of many documents per source and page, by `_id`, pulling the page's
+   * entries by id; on a server whose `$pull` takes no condition (FerretDB 1.x), by their whole value.
    */
   async clearAll(
-    published: readonly { source: OutboxSource; docId: unknown; ids: readonly string[] }[],
+    published: readonly { source: OutboxSource; docId: unknown; entries: readonly OutboxEntry[] }[],
   ): Promise<void> {
     for (const source of OUTBOX_SOURCES) {
       const mine = published.filter((p) => p.source === source);
       for (let i = 0; i < mine.length; i += IDS_PER_READ) {
         const part = mine.slice(i, i + IDS_PER_READ);
-        await this.db.models[source].collection.updateMany({ _id: { $in: part.map((p) => p.docId) as never[] } }, {
-          $pull: { outbox: { id: { $in: part.flatMap((p) => p.ids) } } },
-        } as never);
+        const entries = part.flatMap((p) => p.entries);
+        await this.db.models[source].collection.updateMany(
+          { _id: { $in: part.map((p) => p.docId) as never[] } },
+          (this.db.server.pullByCondition
+            ? { $pull: { outbox: { id: { $in: entries.map((e) => e.id) } } } }
+            : { $pullAll: { outbox: entries } }) as never,
+        );
       }
     }
   }

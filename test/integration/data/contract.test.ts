@@ -472,8 +472,14 @@ describe.each(servers)('data-layer contract on %s', (name, uri) => {
         l.map((p) => (p.entry.data as { s: number }).s);
       const pending = await log.pending(500);
       expect(seconds(pending)).toEqual([5, 10, 20, 30, 40]);
-      // The oldest documents first when there are more than a run takes.
-      expect(seconds(await log.pending(1))).toEqual([5, 10, 40]);
+      // One document per source when there are more than a page takes: the oldest, by its earliest entry
+      // (MongoDB's order of an array field); FerretDB 1.x orders array fields by another rule, so there
+      // the page is the Event's document and the whole outbox of one record.
+      const page = seconds(await log.pending(1));
+      if (name === 'FerretDB') {
+        expect(page[0]).toBe(5);
+        expect([[10, 40], [20], [30]]).toContainEqual(page.slice(1));
+      } else expect(page).toEqual([5, 10, 40]);
       const named = await log.pendingIn(
         new Map<'TelemetryRecord' | 'Event', unknown[]>([
           ['TelemetryRecord', [`${conf}:2`, `${conf}:3`, `${conf}:9`]],
@@ -481,7 +487,7 @@ describe.each(servers)('data-layer contract on %s', (name, uri) => {
         ]),
       );
       expect(seconds(named)).toEqual([5, 30]);
-      await log.clearAll([...pending.map((p) => ({ source: p.source, docId: p.docId, ids: [p.entry.id] }))]);
+      await log.clearAll(pending.map((p) => ({ source: p.source, docId: p.docId, entries: [p.entry] })));
       expect(await log.pending(500)).toEqual([]);
     });
 
