@@ -86,6 +86,27 @@ function summary(c) {
   return `${c.numPassedTests} passed, ${c.numFailedTests} failed${c.numPendingTests ? `, ${c.numPendingTests} skipped` : ''}${outside}`;
 }
 
+/**
+ * The files that failed outside their tests (a handle left open, a failing beforeAll), each with the first
+ * lines of its error: jest prints them far above the closing lines, where a long log cuts them off.
+ */
+function outsideFailures(c) {
+  const lines = [];
+  for (const r of c?.testResults ?? []) {
+    if (r.status !== 'failed' || r.assertionResults?.some((a) => a.status === 'failed')) continue;
+    // eslint-disable-next-line no-control-regex
+    const message = String(r.message ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+    const first = message
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('●'))
+      .slice(0, 2)
+      .join(' / ');
+    lines.push(`  ${path.relative(process.cwd(), r.name)}: ${first.slice(0, 400)}`);
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
 const first = runJest(process.execPath, args, path.join(localDir, 'jest-results.json'));
 let status = first.status;
 const closing = first.counts ? { ...first.counts } : undefined;
@@ -105,9 +126,10 @@ if (!args.length && process.env.TEST_NODE24 !== '0') {
     path.join(localDir, 'jest-results-node24.json'),
   );
   const took = Math.round((Date.now() - started) / 1000);
-  if (first.counts) process.stdout.write(`\n[test] ${process.version}: ${summary(first.counts)}\n`);
+  if (first.counts)
+    process.stdout.write(`\n[test] ${process.version}: ${summary(first.counts)}\n${outsideFailures(first.counts)}`);
   process.stdout.write(
-    `[test] Node.js 24, unit and integration: ${again.counts ? summary(again.counts) : 'no results'}, took ${took} s\n`,
+    `[test] Node.js 24, unit and integration: ${again.counts ? summary(again.counts) : 'no results'}, took ${took} s\n${outsideFailures(again.counts)}`,
   );
   if (again.status !== 0) status = again.status;
   if (closing && again.counts)
@@ -116,5 +138,5 @@ if (!args.length && process.env.TEST_NODE24 !== '0') {
   else if (!again.counts) status ||= 1;
 }
 // The closing line: both runs together.
-if (closing) process.stdout.write(`\n${summary(closing)}\n`);
+if (closing) process.stdout.write(`\n${summary(closing)}\n${args.length ? outsideFailures(first.counts) : ''}`);
 process.exit(status);

@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
@@ -68,5 +68,39 @@ describe('leak check: a jest worker says why it did not end in time', () => {
       code: 0,
       report: false,
     });
+  }, 90_000);
+});
+
+/** Runs the teardown stand-in; resolves with what it printed (the verdict) and wrote to stderr. */
+function tearDown(failed: boolean): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'test/support/leak-check-teardown.fixture.ts')],
+      {
+        cwd: root,
+        env: { ...process.env, NODE_OPTIONS: '', LEAK_CHECK_SETTLE_MS: '100', FIXTURE_FAILED: failed ? '1' : '0' },
+        timeout: 60_000,
+      },
+      (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr })),
+    ),
+  );
+}
+
+/**
+ * A file's leak fails it through the environment's teardown, and jest then reports that error in place
+ * of the file's test results. When a test of the file failed, the leak is written beside the failures
+ * instead (a failed test often leaves its clients open, and its error is what says why).
+ */
+describe("leak check: a file's verdict", () => {
+  it('fails a file whose tests passed but left a timer running', async () => {
+    const r = await tearDown(false);
+    expect(r.stdout).toMatch(/^threw: a-file\.test\.ts left running: 1 Timeout/);
+  }, 90_000);
+
+  it('leaves the failures of a file whose test failed to say why, and reports its leak beside them', async () => {
+    const r = await tearDown(true);
+    expect(r.stdout).toBe('returned\n');
+    expect(r.stderr).toContain('[leak-check] after failed tests, a-file.test.ts left running: 1 Timeout');
   }, 90_000);
 });

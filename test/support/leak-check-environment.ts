@@ -209,6 +209,9 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
   /** The `timers` module's own functions, put back after the check. */
   private readonly realTimers = new Map<string, (...args: unknown[]) => unknown>();
 
+  /** A test or hook of the file failed: its own errors tell more than the handles it then left open. */
+  private failed = false;
+
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context);
     this.file = context.testPath.replace(`${process.cwd()}/`, '');
@@ -253,6 +256,12 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
         destroy: (id) => void this.made.delete(id),
       }).enable();
     }
+  }
+
+  // A leak found at teardown fails the file as a whole, and jest then reports that error instead of
+  // the file's test results: a failed test, which often leaves its clients open, looked like a leak.
+  handleTestEvent(event: { name: string; test?: { errors: unknown[] } }): void {
+    if ((event.name === 'test_done' && event.test?.errors.length) || event.name === 'hook_failure') this.failed = true;
   }
 
   override async teardown(): Promise<void> {
@@ -306,6 +315,8 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     const message = `${this.file} left running: ${leaks.map(([type, n]) => `${n} ${type}${where(type)}`).join('; ')}${STACKS ? '' : ' (LEAK_CHECK_STACKS=1 says where they were made)'}. Close every server, socket, client, timer and child process a test starts.`;
     this.timers.clear();
     if (process.env.LEAK_CHECK === 'report') process.stderr.write(`[leak-check] ${message}\n`);
+    // The file fails already: its failures are reported, and the leak beside them.
+    else if (this.failed) process.stderr.write(`[leak-check] after failed tests, ${message}\n`);
     else throw new Error(message);
   }
 }
