@@ -555,16 +555,17 @@ function mongoJavaServerLauncher(dir, lib) {
 /**
  * The command line of mongo-java-server (jars fetched and launcher compiled on first use): `h2` keeps
  * data in `file` and commits every write before answering it (the durable embedded default); `memory`
- * keeps nothing on disk (the test server). Also used by tests that need a private server.
+ * keeps nothing on disk (the test server). Also used by tests that need a private server;
+ * `jvmOptions` (such as the launcher's -D settings) go before the launcher.
  */
-export function mongoJavaServerCommand(backend, port, file) {
+export function mongoJavaServerCommand(backend, port, file, jvmOptions = []) {
   const dir = path.join(localDir, 'mongo-java-server');
   const lib = path.join(dir, 'lib');
   installMongoJavaServer(lib);
   const launcher = mongoJavaServerLauncher(dir, lib);
   const heap = process.env.LOCAL_MONGO_JAVA_HEAP ?? (backend === 'memory' ? '2g' : '3g');
   const args = backend === 'h2' ? ['h2', '127.0.0.1', String(port), file] : ['memory', '127.0.0.1', String(port)];
-  return ['java', [`-Xmx${heap}`, ...launcher, ...args]];
+  return ['java', [`-Xmx${heap}`, ...jvmOptions, ...launcher, ...args]];
 }
 
 function startMongoJavaServer(port, backend = 'h2') {

@@ -1,6 +1,12 @@
 import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.MongoDatabaseHandler;
@@ -23,11 +29,15 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
+import org.h2.mvstore.type.ObjectDataType;
 
 /**
  * Runs mongo-java-server on a loopback port, with one of two backends:
@@ -68,9 +78,94 @@ public class MongoJavaServerLauncher {
   private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create",
       "createindexes", "dropindexes", "drop", "dropdatabase", "renamecollection", "aggregate");
 
+  /**
+   * The key type of every unique index's map (the `_id` index included): the order is H2's own for
+   * these keys, the bytes of their Java serialisation compared (a KeyValue is not Comparable), so files
+   * written before read the same; only each key's bytes are kept instead of made again. H2 serialised
+   * both keys at every comparison of a lookup, about 17 times a key at 100,000 documents, which was
+   * three quarters of the server's time in an insert (its unique-index checks, measured with JFR).
+   * Bounded: the most recently compared keys (-Dmongo.h2.keyBytesCache entries, default 50,000).
+   * -Dmongo.h2.keyBytes=h2 opens the indexes with H2's own key type instead (the same order, no bytes kept).
+   */
+  static final class IndexKeyType extends ObjectDataType {
+    private static final int MAX = Integer.getInteger("mongo.h2.keyBytesCache", 50_000);
+    /** Keys by identity (a KeyValue's equals treats 1 and 1L alike; their bytes differ). */
+    private static final class Ref {
+      final Object key;
+      Ref(Object key) { this.key = key; }
+      @Override public int hashCode() { return System.identityHashCode(key); }
+      @Override public boolean equals(Object o) { return o instanceof Ref r && r.key == key; }
+    }
+    private static final Map<Ref, byte[]> BYTES = new LinkedHashMap<>(1 << 12, 0.75f, true) {
+      @Override protected boolean removeEldestEntry(Map.Entry<Ref, byte[]> eldest) { return size() > MAX; }
+    };
+
+    private static byte[] bytes(Object key) {
+      Ref ref = new Ref(key);
+      synchronized (BYTES) {
+        byte[] b = BYTES.get(ref);
+        if (b != null) return b;
+      }
+      byte[] b = serialize(key);
+      synchronized (BYTES) { BYTES.put(ref, b); }
+      return b;
+    }
+
+    @Override
+    public int compare(Object a, Object b) {
+      if (a instanceof KeyValue && b instanceof KeyValue) return a == b ? 0 : compareNotNull(bytes(a), bytes(b));
+      return super.compare(a, b);
+    }
+  }
+
+  /** An H2 database whose unique indexes open with IndexKeyType (the map is open before H2Database asks for it). */
+  static final class KeyedH2Database extends H2Database {
+    private static volatile MVStore store;
+
+    KeyedH2Database(String name, MVStore mvStore, CursorRegistry cursors) { super(name, mvStore, cursors); }
+
+    private static final boolean KEPT = !"h2".equals(System.getProperty("mongo.h2.keyBytes"));
+
+    @Override
+    protected Index<Object> openOrCreateUniqueIndex(String collection, String index, List<IndexKey> keys, boolean sparse) {
+      // The name H2Database gives an index's map; MVStore hands an open map to every later openMap(name).
+      if (!KEPT) return super.openOrCreateUniqueIndex(collection, index, keys, sparse);
+      store.openMap(getFullCollectionNamespace(collection) + "._index_" + index,
+          new MVMap.Builder<KeyValue, Object>().keyType(new IndexKeyType()));
+      Index<Object> opened = super.openOrCreateUniqueIndex(collection, index, keys, sparse);
+      if (!(keyTypeOf(opened) instanceof IndexKeyType))
+        throw new IllegalStateException("mongo-java-server opened the index " + index + " of " + collection
+            + " as another map than the launcher's (its map names changed?): run with -Dmongo.h2.keyBytes=h2");
+      return opened;
+    }
+
+    /** The key type of the map behind a unique index (H2UniqueIndex keeps it in a private field). */
+    private static Object keyTypeOf(Index<Object> index) {
+      try {
+        java.lang.reflect.Field map = index.getClass().getDeclaredField("mvMap");
+        map.setAccessible(true);
+        return ((MVMap<?, ?>) map.get(index)).getKeyType();
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot read the map of the index " + index.getName(), e);
+      }
+    }
+  }
+
   /** H2 backend that commits the store before answering a write (OP_MSG and legacy queries both end in handleCommand). */
   static final class DurableH2Backend extends H2Backend {
-    DurableH2Backend(MVStore store) { super(store); }
+    DurableH2Backend(MVStore store) {
+      super(setStore(store));
+    }
+
+    private static MVStore setStore(MVStore store) {
+      KeyedH2Database.store = store;
+      return store;
+    }
+
+    @Override
+    protected MongoDatabase openOrCreateDatabase(String name) {
+      return new KeyedH2Database(name, getMvStore(), getCursorRegistry());
+    }
 
     private void commitIfWrite(String command) {
       if (command != null && WRITES.contains(command.toLowerCase())) getMvStore().commit();

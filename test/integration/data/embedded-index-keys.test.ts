@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MongoClient, ObjectId } from 'mongodb';
+import path from 'node:path';
+import { dedicated, type DedicatedService } from '../../support/dedicated-services.js';
+
+type Doc = { _id: unknown; w: number; n: number };
+
+/**
+ * The embedded default's unique indexes (the `_id` index included) open with the launcher's own key
+ * type, which keeps each key's serialised bytes instead of making them again at every comparison. The
+ * order must stay H2's own: a file written before (or by `-Dmongo.h2.keyBytes=h2`, H2's key type) is
+ * searched by binary search in that order, and a different one finds nothing. The same file is
+ * written and read back in turn by both key types; every key is found, every duplicate refused.
+ */
+describe('embedded default: unique index keys read the same with the kept bytes as with H2’s key type', () => {
+  let server: DedicatedService;
+  let keyType: 'kept' | 'h2' = 'h2';
+
+  beforeAll(async () => {
+    // @ts-expect-error plain ESM script without types
+    const { mongoJavaServerCommand } = await import('../../../scripts/services.mjs');
+    server = await dedicated(
+      'mongo-java-server',
+      'mongodb',
+      (port, dir) =>
+        mongoJavaServerCommand(
+          'h2',
+          port,
+          path.join(dir, 'data.mv'),
+          keyType === 'h2' ? ['-Dmongo.h2.keyBytes=h2'] : [],
+        ) as [string, string[]],
+    );
+  }, 180_000);
+  afterAll(async () => server?.destroy());
+
+  /** Ids of every kind the service writes: ObjectIds, strings of many lengths (natural keys), numbers. */
+  const ids = (round: number): unknown[] =>
+    Array.from({ length: 600 }, (_, i) =>
+      i % 3 === 0
+        ? new ObjectId()
+        : i % 3 === 1
+          ? `conf-${round}-${'x'.repeat(i % 17)}:${i * 7919}`
+          : round * 1_000_000 + i * (i % 2 ? 1 : 65_537),
+    );
+
+  const withServer = async (type: 'kept' | 'h2', use: (docs: ReturnType<typeof collection>) => Promise<void>) => {
+    keyType = type;
+    await server.start();
+    const client = await new MongoClient(`${server.url}`, { serverSelectionTimeoutMS: 60_000 }).connect();
+    try {
+      await use(collection(client));
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  };
+  const collection = (client: MongoClient) => client.db('keys').collection<Doc>('docs');
+
+  /** Every written id is found by `_id` and by its unique (w, n) pair; duplicates of both are refused. */
+  const readsBack = async (docs: ReturnType<typeof collection>, written: Doc[]) => {
+    const missing: unknown[] = [];
+    for (const d of written) if (!(await docs.findOne({ _id: d._id as never }))) missing.push(d._id);
+    expect(missing).toEqual([]);
+    const byPair: unknown[] = [];
+    for (const d of written.filter((_, i) => i % 10 === 0))
+      if (!(await docs.findOne({ w: d.w, n: d.n }))) byPair.push([d.w, d.n]);
+    expect(byPair).toEqual([]);
+    for (const d of written.filter((_, i) => i % 50 === 0)) {
+      await expect(docs.insertOne({ _id: d._id as never, w: -1, n: -1 })).rejects.toMatchObject({ code: 11000 });
+      await expect(docs.insertOne({ _id: new ObjectId() as never, w: d.w, n: d.n })).rejects.toMatchObject({
+        code: 11000,
+      });
+    }
+    expect(await docs.countDocuments({})).toBe(written.length);
+  };
+
+  it('finds every key and refuses every duplicate, whichever key type wrote the file', async () => {
+    const written: Doc[] = [];
+    const write = async (docs: ReturnType<typeof collection>, round: number) => {
+      const batch = ids(round).map((_id, n) => ({ _id, w: round, n }));
+      await docs.insertMany(batch as never[], { ordered: false });
+      written.push(...batch);
+    };
+    await withServer('h2', async (docs) => {
+      await docs.createIndex({ w: 1, n: 1 }, { unique: true });
+      await write(docs, 1);
+    });
+    await withServer('kept', async (docs) => {
+      await readsBack(docs, written);
+      await write(docs, 2);
+      await readsBack(docs, written);
+    });
+    await withServer('h2', async (docs) => {
+      await readsBack(docs, written);
+      await write(docs, 3);
+    });
+    await withServer('kept', (docs) => readsBack(docs, written));
+  }, 240_000);
+});
