@@ -29,14 +29,15 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
+import org.h2.mvstore.WriteBuffer;
 import org.h2.mvstore.type.ObjectDataType;
 
 /**
@@ -84,11 +85,13 @@ public class MongoJavaServerLauncher {
    * written before read the same; only each key's bytes are kept instead of made again. H2 serialised
    * both keys at every comparison of a lookup, about 17 times a key at 100,000 documents, which was
    * three quarters of the server's time in an insert (its unique-index checks, measured with JFR).
-   * Bounded: the most recently compared keys (-Dmongo.h2.keyBytesCache entries, default 50,000).
+   * Pages are written from the same bytes. Bounded: -Dmongo.h2.keyBytesCache keys (default 50,000).
    * -Dmongo.h2.keyBytes=h2 opens the indexes with H2's own key type instead (the same order, no bytes kept).
    */
   static final class IndexKeyType extends ObjectDataType {
     private static final int MAX = Integer.getInteger("mongo.h2.keyBytesCache", 50_000);
+    /** H2's tag of a value stored as its Java serialisation (ObjectDataType.TYPE_SERIALIZED_OBJECT). */
+    private static final byte SERIALIZED = 19;
     /** Keys by identity (a KeyValue's equals treats 1 and 1L alike; their bytes differ). */
     private static final class Ref {
       final Object key;
@@ -96,18 +99,16 @@ public class MongoJavaServerLauncher {
       @Override public int hashCode() { return System.identityHashCode(key); }
       @Override public boolean equals(Object o) { return o instanceof Ref r && r.key == key; }
     }
-    private static final Map<Ref, byte[]> BYTES = new LinkedHashMap<>(1 << 12, 0.75f, true) {
-      @Override protected boolean removeEldestEntry(Map.Entry<Ref, byte[]> eldest) { return size() > MAX; }
-    };
+    /** Emptied whenever it passes MAX (the keys in use come back at their next comparison). */
+    private static final Map<Ref, byte[]> BYTES = new ConcurrentHashMap<>(1 << 12);
 
     private static byte[] bytes(Object key) {
       Ref ref = new Ref(key);
-      synchronized (BYTES) {
-        byte[] b = BYTES.get(ref);
-        if (b != null) return b;
-      }
-      byte[] b = serialize(key);
-      synchronized (BYTES) { BYTES.put(ref, b); }
+      byte[] b = BYTES.get(ref);
+      if (b != null) return b;
+      b = serialize(key);
+      if (BYTES.size() >= MAX) BYTES.clear();
+      BYTES.put(ref, b);
       return b;
     }
 
@@ -115,6 +116,23 @@ public class MongoJavaServerLauncher {
     public int compare(Object a, Object b) {
       if (a instanceof KeyValue && b instanceof KeyValue) return a == b ? 0 : compareNotNull(bytes(a), bytes(b));
       return super.compare(a, b);
+    }
+
+    /** A key's size in a page as H2 reckons a serialised one once it has written a few (twice its bytes). */
+    @Override
+    public int getMemory(Object obj) {
+      return obj instanceof KeyValue ? bytes(obj).length * 2 : super.getMemory(obj);
+    }
+
+    /** A key written into a page as H2 writes it (tag, length, serialisation), from its kept bytes. */
+    @Override
+    public void write(WriteBuffer buff, Object obj) {
+      if (!(obj instanceof KeyValue)) {
+        super.write(buff, obj);
+        return;
+      }
+      byte[] b = bytes(obj);
+      buff.put(SERIALIZED).putVarInt(b.length).put(b);
     }
   }
 
