@@ -38,7 +38,10 @@ async function startServer(backend, dir) {
   const port = await freePort();
   const file = path.join(dir, `bench-${port}.mv`);
   rmSync(file, { force: true });
-  const [cmd, args] = mongoJavaServerCommand(backend, port, file);
+  // BENCH_MONGO_JAVA_OPTS: JVM options for the run's servers, to measure a launcher setting side by side
+  // (for example -Dmongo.h2.keyBytes=h2, decision 986).
+  const jvm = (process.env.BENCH_MONGO_JAVA_OPTS ?? '').split(/\s+/).filter(Boolean);
+  const [cmd, args] = mongoJavaServerCommand(backend, port, file, jvm);
   const out = openSync(path.join(dir, `mongo-java-server-${backend}-${port}.log`), 'a');
   const child = spawn(cmd, args, { stdio: ['ignore', out, out] });
   servers.push({ child, file });
