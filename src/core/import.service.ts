@@ -15,7 +15,7 @@ import {
   inspectXlsxContainer,
   type SpreadsheetLimits,
 } from './spreadsheet-limits.js';
-import { readPendingUserSheet, type SheetRow } from './pending-user-sheet.js';
+import { readPendingUserSheetChunks, type SheetRow } from './pending-user-sheet.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';
 import type { OutboxEntry } from '../data/outbox.js';
@@ -177,16 +177,24 @@ export class ImportService {
       tell('running', t);
     };
     const key = layout.import(data.tenant, record.fileHash);
+    // The sheet's rows are counted beside the import, not before it: the count only feeds progress.
+    let counting: Promise<void> | undefined;
     try {
       const info = await this.deps.store.head(key);
       if (!info) throw new AppError('spreadsheet_rejected', 'The uploaded spreadsheet is missing');
       const read = async (start: number, end: number) => (await this.deps.store.get(key, { start, end })).body;
       const container = await inspectXlsxContainer(read, info.size, this.limits);
       // The sheet's rows minus its header: progress says "done of total" (an estimate: blank rows are skipped).
-      const rows = container.worksheet && (await countWorksheetRows(read, container.worksheet).catch(() => undefined));
-      if (rows !== undefined) {
-        rowsTotal = Math.max(0, rows - 1);
-        await imports.expectRows(data.importId, rowsTotal);
+      const worksheet = container.worksheet;
+      if (worksheet) {
+        counting = countWorksheetRows(read, worksheet)
+          .catch(() => undefined)
+          .then(async (rows) => {
+            if (rows === undefined) return;
+            rowsTotal = Math.max(0, rows - 1);
+            await imports.expectRows(data.importId, rowsTotal);
+          });
+        counting.catch(() => undefined); // awaited before the import's last write
       }
     } catch (e) {
       if (isAppError(e) && e.code === 'spreadsheet_rejected') {
@@ -200,7 +208,7 @@ export class ImportService {
       throw e;
     }
     try {
-      const summary = await this.importRows(data.tenant, data.importId, key, reported);
+      const summary = await this.importRows(data.tenant, data.importId, key, reported, counting);
       await this.finished(data, uploader, 'success', { ...summary });
       tell('completed', { done: summary.rowsTotal, imported: summary.rowsImported, errors: summary.rowErrors });
       return summary;
@@ -225,34 +233,46 @@ export class ImportService {
     importId: string,
     key: string,
     progress: ImportProgress,
+    counting: Promise<void> | undefined,
   ): Promise<ImportSummary> {
     const users = this.deps.pendingUsers(tenant);
-    const batch = new ImportBatch(this.deps.imports(tenant), users, importId, await users.roleNames());
+    const batch = new ImportBatch(this.deps.imports(tenant), users, importId, await users.roleNames(), counting);
     const { body } = await this.deps.store.get(key);
     // One batch is written while the next is read from the sheet (decision 406); batches are written
-    // one after the other, in sheet order.
+    // one after the other, in sheet order. A full batch's check for existing users starts at once,
+    // beside the previous batch's write.
     let writing: Promise<void> | undefined;
     try {
-      for await (const row of readPendingUserSheet(body, this.limits)) {
-        if (batch.add(row) < BATCH) continue;
-        await writing;
-        writing = batch.flush().then(async (totals) => {
-          if (totals) await progress(totals);
-        });
-        writing.catch(() => undefined); // awaited at the next batch or below
-      }
+      for await (const rows of readPendingUserSheetChunks(body, this.limits))
+        for (const row of rows) {
+          if (batch.add(row) < BATCH) continue;
+          const sealed = batch.seal();
+          await writing;
+          writing = batch.flush(sealed).then(async (totals) => {
+            if (totals) await progress(totals);
+          });
+          writing.catch(() => undefined); // awaited at the next batch or below
+        }
       await writing;
-      await progress((await batch.flush({ status: 'completed' }))!);
+      await progress((await batch.flush(batch.seal(), { status: 'completed' }))!);
     } catch (e) {
       await writing?.catch(() => undefined);
       // Rows read before a rejection (row limit, unreadable part) stay imported and reported.
-      if (isAppError(e) && e.code === 'spreadsheet_rejected') await batch.flush({ status: 'failed', error: e.message });
+      if (isAppError(e) && e.code === 'spreadsheet_rejected')
+        await batch.flush(batch.seal(), { status: 'failed', error: e.message });
       throw e;
     } finally {
       body.destroy();
     }
     return batch.summary();
   }
+}
+
+/** A batch taken from the sheet: its rows, its row errors so far, and the lookup of existing users. */
+interface SealedBatch {
+  rows: PendingUserRow[];
+  errors: RowError[];
+  existing: Promise<Set<string>>;
 }
 
 /**
@@ -275,6 +295,12 @@ class ImportBatch {
     private readonly users: PendingUserRepository,
     private readonly importId: string,
     private readonly roles: Set<string>,
+    /**
+     * The write of the sheet's row count, awaited before each write of the counters: one writer at a
+     * time on the Import (servers that rewrite the whole document per update can lose one of two
+     * concurrent updates, decision 007), and the estimate lands before the end sets the total read.
+     */
+    private readonly counted: Promise<void> = Promise.resolve(),
   ) {}
 
   add(r: SheetRow): number {
@@ -289,25 +315,37 @@ class ImportBatch {
       this.errors.push({ row: r.row, field: 'role', message: `unknown role '${r.value.role}'` });
     else {
       this.seen.set(r.value.username, r.row);
-      this.rows.push({ ...r.value, rowNumber: r.row });
+      const { username, email, displayName, role } = r.value;
+      this.rows.push({ username, email, displayName, role, rowNumber: r.row });
     }
     return this.rows.length + this.errors.length;
   }
 
   /**
-   * Upserts the batch; returns the running totals when they were written, else undefined. With `end`
-   * (the last flush) the counters, the error report and how the run ended are written in one update.
+   * Takes the rows read so far as a batch (the next rows go into a new one) and starts looking up
+   * which of its usernames are users of the tenant already, before the batch is written.
    */
-  async flush(
-    end?: { status: 'completed' } | { status: 'failed'; error: string },
-  ): Promise<{ done: number; imported: number; errors: number } | undefined> {
-    const final = end !== undefined;
-    // The batch is taken before the first await: the next rows are read into a new one meanwhile.
+  seal(): SealedBatch {
     const { rows, errors } = this;
     this.rows = [];
     this.errors = [];
+    const existing = this.users.existingUsers(rows.map((r) => r.username));
+    existing.catch(() => undefined); // awaited by flush
+    return { rows, errors, existing };
+  }
+
+  /**
+   * Upserts a sealed batch; returns the running totals when they were written, else undefined. With
+   * `end` (the last flush) the counters, the error report and how the run ended are written in one update.
+   */
+  async flush(
+    batch: SealedBatch,
+    end?: { status: 'completed' } | { status: 'failed'; error: string },
+  ): Promise<{ done: number; imported: number; errors: number } | undefined> {
+    const final = end !== undefined;
+    const { rows, errors } = batch;
     const done = rows.length + errors.length;
-    const existing = await this.users.existingUsers(rows.map((r) => r.username));
+    const existing = await batch.existing;
     const fresh = rows.filter((r) => !existing.has(r.username));
     for (const r of rows)
       if (existing.has(r.username))
@@ -329,6 +367,7 @@ class ImportBatch {
     const p = this.pending;
     const outcome: ImportEnd | undefined =
       end && (end.status === 'completed' ? { status: 'completed', rowsTotal: this.totals.done } : end);
+    await this.counted;
     await this.imports.progress(
       this.importId,
       { rowsDone: p.done, rowsImported: p.imported, errors: final ? this.report : [], errorCount: p.errors },

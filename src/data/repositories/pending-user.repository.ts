@@ -40,7 +40,14 @@ export class PendingUserRepository {
     if (!rows.length) return 0;
     const M = this.db.models.PendingUser;
     const now = new Date();
-    const docs = rows.map((r) => ({ ...fields(r, importId), status: 'pending', createdAt: now, updatedAt: now }));
+    // Built property by property (no spreads): a large import makes 100,000 of these.
+    const docs = rows.map((r) => {
+      const doc: Record<string, unknown> = fields(r, importId);
+      doc.status = 'pending';
+      doc.createdAt = now;
+      doc.updatedAt = now;
+      return doc;
+    });
     let duplicates: number[] = [];
     try {
       await M.collection.insertMany(docs, { ordered: false });
@@ -146,13 +153,14 @@ function filterOf(f: PendingUserFilter): Record<string, unknown> {
 }
 
 /** The stored fields of a row, normalised as the schema would (writes here go through the driver). */
-function fields(r: PendingUserRow, importId: string) {
-  return {
+function fields(r: PendingUserRow, importId: string): Record<string, unknown> {
+  const doc: Record<string, unknown> = {
     username: r.username,
     displayName: r.displayName,
     role: r.role,
     importId,
     rowNumber: r.rowNumber,
-    ...(r.email ? { email: r.email.trim().toLowerCase() } : {}),
   };
+  if (r.email) doc.email = r.email.trim().toLowerCase();
+  return doc;
 }
