@@ -69,6 +69,9 @@ async function main(): Promise<void> {
     'content-length': String(pre.length + content.size + post.length),
   };
   const t0 = now();
+  // The wall clock at the request's start: a caller timing a flow that begins with this upload starts
+  // there, not at this generator's spawn (a process start and module load).
+  const startedAt = Date.now();
   const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
     const req = http.request(
       { host: target.hostname, port: target.port, method: 'POST', path: p.path, headers },
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
     body: res.text.slice(0, 2000),
     bytes: content.size,
     elapsedMs: elapsed,
+    startedAt,
     mib_per_s: content.size / 2 ** 20 / (elapsed / 1000),
   });
 }
