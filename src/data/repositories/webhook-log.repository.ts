@@ -2,6 +2,7 @@ import type { TenantDb } from '../mongo.js';
 import type { WebhookEventRecord } from '../models/webhook.model.js';
 import { OUTBOX_SOURCES, inOrder, type OutboxEntry, type OutboxSource } from '../outbox.js';
 import { duplicateIndexes } from './duplicate-keys.js';
+import { bulkUpdate } from './bulk-updates.js';
 import { SequenceHeads } from './sequence-heads.js';
 
 export type { WebhookEventRecord } from '../models/webhook.model.js';
@@ -26,6 +27,13 @@ export const PENDING_FILTER = { 'outbox.at': { $gte: new Date(-8.64e15) } } as c
 
 /** Hinted documents read per `_id` query. */
 const IDS_PER_READ = 500;
+/**
+ * Documents cleared per update. The `$pull` condition names every entry of the update's documents,
+ * and a server that matches `$in` by a linear scan (mongo-java-server) pays documents x entries per
+ * update: clearing 500 documents took 30 ms of the embedded server in one update, 18 ms in updates
+ * of 64 (2026-11-27). On MongoDB each update is bounded by the `_id` index either way.
+ */
+const DOCS_PER_CLEAR = 64;
 
 /**
  * The tenant's event log (numbered without gaps) and the outboxes it is filled from.
@@ -187,24 +195,30 @@ export class WebhookLogRepository {
 
   /**
    * Removes published entries from their documents' outboxes (those entries only, so concurrent
-   * additions stay): one update of many documents per source and page, by `_id`, pulling the page's
-   * entries by id; on a server whose `$pull` takes no condition (FerretDB 1.x), by their whole value.
+   * additions stay): one update per source and `DOCS_PER_CLEAR` documents, by `_id`, pulling their
+   * entries by id (on a server whose `$pull` takes no condition, FerretDB 1.x, by their whole value),
+   * the page's updates in one bulk command.
    */
   async clearAll(
     published: readonly { source: OutboxSource; docId: unknown; entries: readonly OutboxEntry[] }[],
   ): Promise<void> {
     for (const source of OUTBOX_SOURCES) {
       const mine = published.filter((p) => p.source === source);
-      for (let i = 0; i < mine.length; i += IDS_PER_READ) {
-        const part = mine.slice(i, i + IDS_PER_READ);
+      const ops = [];
+      for (let i = 0; i < mine.length; i += DOCS_PER_CLEAR) {
+        const part = mine.slice(i, i + DOCS_PER_CLEAR);
         const entries = part.flatMap((p) => p.entries);
-        await this.db.models[source].collection.updateMany(
-          { _id: { $in: part.map((p) => p.docId) as never[] } },
-          (this.db.server.pullByCondition
-            ? { $pull: { outbox: { id: { $in: entries.map((e) => e.id) } } } }
-            : { $pullAll: { outbox: entries } }) as never,
-        );
+        ops.push({
+          updateMany: {
+            filter: { _id: { $in: part.map((p) => p.docId) } },
+            update: this.db.server.pullByCondition
+              ? { $pull: { outbox: { id: { $in: entries.map((e) => e.id) } } } }
+              : { $pullAll: { outbox: entries } },
+          },
+        });
       }
+      // The updates of a page go in one command (as many per command as the server takes).
+      if (ops.length) await bulkUpdate(this.db.server, this.db.models[source].collection, ops as never[]);
     }
   }
 }
