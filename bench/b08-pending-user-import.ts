@@ -29,6 +29,18 @@ const MiB = 2 ** 20;
  */
 const settings = { rows: scaled(100_000, 2000), pollMs: 500, importTimeoutMs: scaled(120_000, 60_000) };
 
+/** The import's status as GET /api/uploads/pendingUsers/{importId} answers it (the fields read here). */
+interface ImportStatus {
+  status: string;
+  rowsDone: number;
+  rowsImported: number;
+  rowErrorCount: number;
+  error?: unknown;
+  createdAt?: string;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
 /**
  * Polls the import's status until it finished. A failed poll (the status read itself timing out
  * while the import loads the database) is counted and retried, not fatal: the import is measured.
@@ -38,33 +50,10 @@ async function waitImport(
   host: string,
   token: string,
   location: string,
-): Promise<{
-  status: string;
-  rowsDone: number;
-  rowsImported: number;
-  rowErrorCount: number;
-  error?: unknown;
-  createdAt?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  failedPolls: number;
-}> {
+): Promise<ImportStatus & { failedPolls: number }> {
   const until = Date.now() + settings.importTimeoutMs;
   let failedPolls = 0;
-  let last: {
-    status: string;
-    rowsDone: number;
-    rowsImported: number;
-    rowErrorCount: number;
-    createdAt?: string;
-    startedAt?: string;
-    finishedAt?: string;
-  } = {
-    status: 'unknown',
-    rowsDone: 0,
-    rowsImported: 0,
-    rowErrorCount: 0,
-  };
+  let last: ImportStatus = { status: 'unknown', rowsDone: 0, rowsImported: 0, rowErrorCount: 0 };
   for (;;) {
     const r = await request(url, 'GET', location, { host, token }).catch((e: Error) => ({
       status: 0,

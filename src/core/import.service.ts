@@ -194,7 +194,7 @@ export class ImportService {
             rowsTotal = Math.max(0, rows - 1);
             await imports.expectRows(data.importId, rowsTotal);
           });
-        counting.catch(() => undefined); // awaited before the import's last write
+        counting.catch(() => undefined); // awaited before each write of the import's counters
       }
     } catch (e) {
       if (isAppError(e) && e.code === 'spreadsheet_rejected') {

@@ -77,19 +77,10 @@ function toRow(
 }
 
 /**
- * Streams the first worksheet of an xlsx, yielding validated rows one by one. exceljs's streaming
- * WorkbookReader never holds the sheet; the limits on rows and columns stop a parsing bomb early.
- */
-export async function* readPendingUserSheet(
-  input: Readable,
-  limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>,
-): AsyncGenerator<SheetRow> {
-  for await (const rows of readPendingUserSheetChunks(input, limits)) yield* rows;
-}
-
-/**
- * The same rows, in the groups exceljs parses them (one per chunk of the sheet's XML, hundreds of
- * rows): an import of 100,000 rows then costs a few hundred turns of the async iteration, not 100,000.
+ * Streams the first worksheet of an xlsx, yielding validated rows in the groups exceljs parses them
+ * (one per chunk of the sheet's XML, hundreds of rows): an import of 100,000 rows costs a few hundred
+ * turns of the async iteration, not 100,000. exceljs's streaming WorkbookReader never holds the
+ * sheet; the limits on rows and columns stop a parsing bomb early.
  */
 export async function* readPendingUserSheetChunks(
   input: Readable,
@@ -136,14 +127,13 @@ async function* readRows(
   for await (const sheet of reader) {
     for await (const events of (sheet as unknown as { parse(): EventGroups }).parse()) {
       const out: SheetRow[] = [];
-      let stop: AppError | undefined;
-      const refused = (message: string) => new AppError('spreadsheet_rejected', message);
+      let stop: string | undefined;
       for (const { eventType, value } of events) {
         if (eventType !== 'row') continue;
         const row = value as ExcelJS.Row;
         const values = row.values as unknown[];
         if (values.length - 1 > limits.maxColumns) {
-          stop = refused(`Row ${row.number} has more than ${limits.maxColumns} columns`);
+          stop = `Row ${row.number} has more than ${limits.maxColumns} columns`;
           break;
         }
         if (!cols) {
@@ -153,14 +143,14 @@ async function* readRows(
         const parsed = toRow(row.number, values, cols);
         if (!parsed) continue;
         if (++rows > limits.maxRows) {
-          stop = refused(`The sheet has more than ${limits.maxRows} rows`);
+          stop = `The sheet has more than ${limits.maxRows} rows`;
           break;
         }
         out.push(parsed);
       }
       // Rows read before a limit stopped the sheet are given first: the import keeps and reports them.
       if (out.length) yield out;
-      if (stop) throw stop;
+      if (stop) throw new AppError('spreadsheet_rejected', stop);
     }
     break;
   }

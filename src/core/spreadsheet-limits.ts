@@ -80,7 +80,7 @@ export async function inspectXlsxContainer(
     const uncompressed = cd.readUInt32LE(p + 24);
     total += uncompressed;
     const name = cd.subarray(p + 46, p + 46 + cd.readUInt16LE(p + 28)).toString('latin1');
-    // The first worksheet in the container is the one the reader streams (readPendingUserSheet).
+    // The first worksheet in the container is the one the reader streams (readPendingUserSheetChunks).
     if (!worksheet && /^xl\/worksheets\/sheet\d+\.xml$/.test(name))
       worksheet = { method: cd.readUInt16LE(p + 10), compressed, uncompressed, localHeader: cd.readUInt32LE(p + 42) };
     if (uncompressed > 1024 * 1024 && uncompressed / Math.max(compressed, 1) > limits.maxCompressionRatio) {

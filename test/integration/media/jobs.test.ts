@@ -8,7 +8,7 @@ import { ImportRepository } from '../../../src/data/repositories/import.reposito
 import { PendingUserRepository } from '../../../src/data/repositories/pending-user.repository.js';
 import { MediaFileRepository } from '../../../src/data/repositories/media-file.repository.js';
 import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
-import { readPendingUserSheet } from '../../../src/core/pending-user-sheet.js';
+import { readPendingUserSheetChunks } from '../../../src/core/pending-user-sheet.js';
 import { multipart, png, xlsx, xlsxOf, type FormPart } from '../../support/form.js';
 import { MAX_REPORTED_ERRORS } from '../../../src/core/import.service.js';
 import { zipOf } from '../../support/zip.js';
@@ -357,7 +357,7 @@ describe('media jobs on a worker node', () => {
       ]);
       const read = async (limits: { maxRows: number; maxColumns: number }) => {
         let n = 0;
-        for await (const _ of readPendingUserSheet(Readable.from([many]), limits)) n++;
+        for await (const group of readPendingUserSheetChunks(Readable.from([many]), limits)) n += group.length;
         return n;
       };
       expect(await read({ maxRows: 100, maxColumns: 10 })).toBe(20);
