@@ -412,6 +412,59 @@ describe('media jobs on a worker node', () => {
       expect(await db().PendingUser.countDocuments({ username: /^lim/ })).toBe(3);
     });
 
+    it('writes the row count before the counters, however slow the count is beside the rows', async () => {
+      // Servers that rewrite a whole document per update can lose one of two concurrent updates
+      // (decision 007): the count's write and the counters' writes to the Import go one at a time.
+      const sheet = await xlsx([
+        rows[0]!,
+        ...Array.from({ length: 5 }, (_, i) => [`slow${i}`, '', `Slow ${i}`, 'patient']),
+      ]);
+      const put = await node.infra.store.putContentAddressed('t/acme/imports', Readable.from([sheet]));
+      const id = '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b';
+      await new ImportRepository(node.infra.mongo.tenantDb('acme')).create({
+        id,
+        fileHash: put.sha256,
+        fileName: 'slow.xlsx',
+        requestedBy: '6740a6f2c0b2a1e4d3c2b1a0',
+      });
+      const writes: string[] = [];
+      const real = node.infra.store;
+      // Ranged reads (the container's checks and the count) are slow; the rows' own read is not.
+      const store = Object.assign(Object.create(real) as typeof real, {
+        get: async (key: string, range?: { start: number; end: number }) => {
+          if (range) await new Promise((r) => setTimeout(r, 300));
+          return real.get(key, range);
+        },
+      });
+      const service = new ImportService({
+        store,
+        imports: (t) => {
+          const repo = new ImportRepository(node.infra.mongo.tenantDb(t));
+          return Object.assign(Object.create(repo) as ImportRepository, {
+            expectRows: async (importId: string, total: number) => {
+              await repo.expectRows(importId, total);
+              writes.push(`count ${total}`);
+            },
+            progress: async (...args: Parameters<ImportRepository['progress']>) => {
+              writes.push('counters');
+              await repo.progress(...args);
+            },
+          });
+        },
+        pendingUsers: (t) => new PendingUserRepository(node.infra.mongo.tenantDb(t)),
+        mediaFiles: (t) => new MediaFileRepository(node.infra.mongo.tenantDb(t)),
+        notify: () => undefined,
+        enqueueImport: async () => undefined,
+      });
+      await service.run({ tenant: 'acme', importId: id });
+      expect(writes).toEqual(['count 5', 'counters']);
+      expect(await db().Import.findById(id).lean()).toMatchObject({
+        status: 'completed',
+        rowsTotal: 5,
+        rowsImported: 5,
+      });
+    });
+
     it('needs users:import and answers unknown imports with 404', async () => {
       const r = await post('/api/uploads/pendingUsers', clinician, sheetPart('users.xlsx', await xlsx(rows)));
       expect(r.status).toBe(403);
