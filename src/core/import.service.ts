@@ -9,12 +9,8 @@ import type { ObjectStore } from '../storage/object-store.js';
 import { layout } from '../storage/layout.js';
 import { checkExtension, guardedSource, uploadFailure } from './upload-policy.js';
 import type { UploadPart } from './media.service.js';
-import {
-  countWorksheetRows,
-  DEFAULT_SPREADSHEET_LIMITS,
-  inspectXlsxContainer,
-  type SpreadsheetLimits,
-} from './spreadsheet-limits.js';
+import { DEFAULT_SPREADSHEET_LIMITS, type RangeReader, type SpreadsheetLimits } from './spreadsheet-limits.js';
+import { countWorksheetRows, openWorkbook, type WorkbookParts } from './xlsx-sheet.js';
 import { readPendingUserSheetChunks, type SheetRow } from './pending-user-sheet.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';
@@ -179,23 +175,21 @@ export class ImportService {
     const key = layout.import(data.tenant, record.fileHash);
     // The sheet's rows are counted beside the import, not before it: the count only feeds progress.
     let counting: Promise<void> | undefined;
+    const read: RangeReader = async (start, end) => (await this.deps.store.get(key, { start, end })).body;
+    let parts: WorkbookParts;
     try {
       const info = await this.deps.store.head(key);
       if (!info) throw new AppError('spreadsheet_rejected', 'The uploaded spreadsheet is missing');
-      const read = async (start: number, end: number) => (await this.deps.store.get(key, { start, end })).body;
-      const container = await inspectXlsxContainer(read, info.size, this.limits);
+      parts = await openWorkbook(read, info.size, this.limits);
       // The sheet's rows minus its header: progress says "done of total" (an estimate: blank rows are skipped).
-      const worksheet = container.worksheet;
-      if (worksheet) {
-        counting = countWorksheetRows(read, worksheet)
-          .catch(() => undefined)
-          .then(async (rows) => {
-            if (rows === undefined) return;
-            rowsTotal = Math.max(0, rows - 1);
-            await imports.expectRows(data.importId, rowsTotal);
-          });
-        counting.catch(() => undefined); // awaited before each write of the import's counters
-      }
+      counting = countWorksheetRows(read, parts.sheet)
+        .catch(() => undefined)
+        .then(async (rows) => {
+          if (rows === undefined) return;
+          rowsTotal = Math.max(0, rows - 1);
+          await imports.expectRows(data.importId, rowsTotal);
+        });
+      counting.catch(() => undefined); // awaited before each write of the import's counters
     } catch (e) {
       if (isAppError(e) && e.code === 'spreadsheet_rejected') {
         await imports.fail(data.importId, e.message, [
@@ -208,7 +202,7 @@ export class ImportService {
       throw e;
     }
     try {
-      const summary = await this.importRows(data.tenant, data.importId, key, reported, counting);
+      const summary = await this.importRows(data.tenant, data.importId, read, parts, reported, counting);
       await this.finished(data, uploader, 'success', { ...summary });
       tell('completed', { done: summary.rowsTotal, imported: summary.rowsImported, errors: summary.rowErrors });
       return summary;
@@ -231,19 +225,19 @@ export class ImportService {
   private async importRows(
     tenant: string,
     importId: string,
-    key: string,
+    read: RangeReader,
+    parts: WorkbookParts,
     progress: ImportProgress,
     counting: Promise<void> | undefined,
   ): Promise<ImportSummary> {
     const users = this.deps.pendingUsers(tenant);
     const batch = new ImportBatch(this.deps.imports(tenant), users, importId, await users.roleNames(), counting);
-    const { body } = await this.deps.store.get(key);
     // One batch is written while the next is read from the sheet (decision 406); batches are written
     // one after the other, in sheet order. A full batch's check for existing users starts at once,
     // beside the previous batch's write.
     let writing: Promise<void> | undefined;
     try {
-      for await (const rows of readPendingUserSheetChunks(body, this.limits))
+      for await (const rows of readPendingUserSheetChunks(read, parts, this.limits))
         for (const row of rows) {
           if (batch.add(row) < BATCH) continue;
           const sealed = batch.seal();
@@ -261,8 +255,6 @@ export class ImportService {
       if (isAppError(e) && e.code === 'spreadsheet_rejected')
         await batch.flush(batch.seal(), { status: 'failed', error: e.message });
       throw e;
-    } finally {
-      body.destroy();
     }
     return batch.summary();
   }

@@ -1,8 +1,7 @@
-import type { Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
 import { z } from 'zod';
 import { AppError } from './errors.js';
-import type { SpreadsheetLimits } from './spreadsheet-limits.js';
+import type { RangeReader, SpreadsheetLimits } from './spreadsheet-limits.js';
+import { entryStream, readSharedStrings, readSheetRows, type WorkbookParts } from './xlsx-sheet.js';
 
 /** One data row of the pending-users sheet, validated; `row` is the sheet's 1-based row number. */
 export const PendingUserRow = z.object({
@@ -30,23 +29,12 @@ const HEADERS: Record<keyof PendingUserRow, readonly string[]> = {
 
 const norm = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '');
 
-/** The text of a cell whatever exceljs made of it (rich text, hyperlink, formula result, number, date). */
-export function cellText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (v instanceof Date) return v.toISOString();
-  const o = v as { richText?: { text: string }[]; text?: unknown; result?: unknown };
-  if (Array.isArray(o.richText)) return o.richText.map((r) => r.text).join('');
-  if (o.text !== undefined) return cellText(o.text);
-  if (o.result !== undefined) return cellText(o.result);
-  return '';
-}
+type Columns = Partial<Record<keyof PendingUserRow, number>>;
 
-function columnsOf(header: unknown[]): Partial<Record<keyof PendingUserRow, number>> {
-  const cols: Partial<Record<keyof PendingUserRow, number>> = {};
+function columnsOf(header: readonly string[]): Columns {
+  const cols: Columns = {};
   header.forEach((v, i) => {
-    const h = norm(cellText(v));
+    const h = norm(v);
     for (const [field, names] of Object.entries(HEADERS) as [keyof PendingUserRow, readonly string[]][]) {
       if (names.includes(h) && cols[field] === undefined) cols[field] = i;
     }
@@ -57,15 +45,11 @@ function columnsOf(header: unknown[]): Partial<Record<keyof PendingUserRow, numb
   return cols;
 }
 
-function toRow(
-  row: number,
-  values: unknown[],
-  cols: Partial<Record<keyof PendingUserRow, number>>,
-): SheetRow | undefined {
+function toRow(row: number, cells: readonly string[], cols: Columns): SheetRow | undefined {
   const raw: Record<string, string> = {};
   let blank = true;
   for (const f in cols) {
-    const v = cellText(values[cols[f as keyof PendingUserRow]!]).trim();
+    const v = (cells[cols[f as keyof PendingUserRow]!] ?? '').trim();
     raw[f] = v;
     if (v !== '') blank = false;
   }
@@ -77,82 +61,51 @@ function toRow(
 }
 
 /**
- * Streams the first worksheet of an xlsx, yielding validated rows in the groups exceljs parses them
- * (one per chunk of the sheet's XML, hundreds of rows): an import of 100,000 rows costs a few hundred
- * turns of the async iteration, not 100,000. exceljs's streaming WorkbookReader never holds the
- * sheet; the limits on rows and columns stop a parsing bomb early.
+ * Streams the first worksheet of an xlsx (located by `locateWorkbookParts`), yielding validated rows
+ * in the groups one inflated chunk of the sheet holds (hundreds of rows): an import of 100,000 rows
+ * costs a few hundred turns of the async iteration, not 100,000. The sheet is never held whole; the
+ * shared strings are, within `maxSharedStringsBytes`; the limits on rows and columns stop a parsing
+ * bomb early. The first row is the header.
  */
 export async function* readPendingUserSheetChunks(
-  input: Readable,
-  limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>,
+  read: RangeReader,
+  parts: WorkbookParts,
+  limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns' | 'maxSharedStringsBytes'>,
 ): AsyncGenerator<SheetRow[]> {
-  try {
-    yield* readRows(input, limits);
-  } catch (e) {
-    throw unreadable(e);
+  let shared: string[] = [];
+  if (parts.sharedStrings) {
+    if (parts.sharedStrings.uncompressed > limits.maxSharedStringsBytes)
+      throw new AppError(
+        'spreadsheet_rejected',
+        `The workbook's shared strings unpack to more than ${limits.maxSharedStringsBytes} bytes`,
+      );
+    shared = await readSharedStrings(await entryStream(read, parts.sharedStrings));
   }
-}
-
-/** exceljs's worksheet reader yields its parse events in groups; its row iterator flattens them. */
-type EventGroups = AsyncIterable<{ eventType: string; value: unknown }[]>;
-
-/**
- * Parser failures (bad zip, malformed XML) are the file's fault and final; system errors of the
- * stream (a storage connection reset) stay as they are so the job retries them.
- */
-function unreadable(e: unknown): unknown {
-  if (e instanceof AppError) return e;
-  const code = (e as { code?: unknown })?.code;
-  if (typeof code === 'string' && /^E[A-Z]/.test(code)) return e;
-  return new AppError(
-    'spreadsheet_rejected',
-    `The workbook could not be read: ${(e as Error)?.message ?? 'unknown error'}`.slice(0, 300),
-    { cause: e },
-  );
-}
-
-async function* readRows(
-  input: Readable,
-  limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns'>,
-): AsyncGenerator<SheetRow[]> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
-    sharedStrings: 'cache',
-    hyperlinks: 'ignore',
-    styles: 'ignore',
-    worksheets: 'emit',
-    entries: 'emit',
-  });
-  let cols: Partial<Record<keyof PendingUserRow, number>> | undefined;
+  let cols: Columns | undefined;
   let rows = 0;
-  for await (const sheet of reader) {
-    for await (const events of (sheet as unknown as { parse(): EventGroups }).parse()) {
-      const out: SheetRow[] = [];
-      let stop: string | undefined;
-      for (const { eventType, value } of events) {
-        if (eventType !== 'row') continue;
-        const row = value as ExcelJS.Row;
-        const values = row.values as unknown[];
-        if (values.length - 1 > limits.maxColumns) {
-          stop = `Row ${row.number} has more than ${limits.maxColumns} columns`;
-          break;
-        }
-        if (!cols) {
-          cols = columnsOf(values);
-          continue;
-        }
-        const parsed = toRow(row.number, values, cols);
-        if (!parsed) continue;
-        if (++rows > limits.maxRows) {
-          stop = `The sheet has more than ${limits.maxRows} rows`;
-          break;
-        }
-        out.push(parsed);
+  for await (const group of readSheetRows(await entryStream(read, parts.sheet), shared)) {
+    const out: SheetRow[] = [];
+    let stop: string | undefined;
+    for (const row of group) {
+      if (row.width > limits.maxColumns) {
+        stop = `Row ${row.number} has more than ${limits.maxColumns} columns`;
+        break;
       }
-      // Rows read before a limit stopped the sheet are given first: the import keeps and reports them.
-      if (out.length) yield out;
-      if (stop) throw new AppError('spreadsheet_rejected', stop);
+      if (!cols) {
+        cols = columnsOf(row.cells);
+        continue;
+      }
+      const parsed = toRow(row.number, row.cells, cols);
+      if (!parsed) continue;
+      if (++rows > limits.maxRows) {
+        stop = `The sheet has more than ${limits.maxRows} rows`;
+        break;
+      }
+      out.push(parsed);
     }
-    break;
+    // Rows read before a limit stopped the sheet are given first: the import keeps and reports them.
+    if (out.length) yield out;
+    if (stop) throw new AppError('spreadsheet_rejected', stop);
   }
   if (!cols) throw new AppError('spreadsheet_rejected', 'The workbook has no header row');
 }

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { createInflateRaw } from 'node:zlib';
 import { AppError } from './errors.js';
 
 /** Bounds on an uploaded spreadsheet (decompression and parsing bombs); docs/media.md lists them. */
@@ -16,6 +15,8 @@ export interface SpreadsheetLimits {
   maxUncompressedBytes: number;
   /** Declared uncompressed/compressed ratio of any large entry. */
   maxCompressionRatio: number;
+  /** Declared uncompressed size of the shared strings part (the table is held while the sheet is read). */
+  maxSharedStringsBytes: number;
 }
 
 export const DEFAULT_SPREADSHEET_LIMITS: SpreadsheetLimits = {
@@ -25,6 +26,7 @@ export const DEFAULT_SPREADSHEET_LIMITS: SpreadsheetLimits = {
   maxZipEntries: 2_000,
   maxUncompressedBytes: 512 * 1024 * 1024,
   maxCompressionRatio: 150,
+  maxSharedStringsBytes: 64 * 1024 * 1024,
 };
 
 /** Reads an inclusive byte range of the stored spreadsheet (the object store's ranged get). */
@@ -34,7 +36,8 @@ const EOCD_SIG = 0x06054b50;
 const CDH_SIG = 0x02014b50;
 const MAX_CENTRAL_DIRECTORY = 4 * 1024 * 1024;
 
-async function bytes(read: RangeReader, start: number, end: number): Promise<Buffer> {
+/** The bytes of an inclusive range, gathered. */
+export async function readRange(read: RangeReader, start: number, end: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of await read(start, end)) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
@@ -51,11 +54,11 @@ export async function inspectXlsxContainer(
   read: RangeReader,
   size: number,
   limits: SpreadsheetLimits,
-): Promise<{ entries: number; uncompressed: number; worksheet?: ZipEntry }> {
+): Promise<XlsxContainer> {
   if (size < 22) throw reject('The file is not an xlsx workbook');
   if (size > limits.maxFileBytes) throw reject(`The spreadsheet exceeds ${limits.maxFileBytes} bytes`);
   const tailStart = Math.max(0, size - 65_557);
-  const tail = await bytes(read, tailStart, size - 1);
+  const tail = await readRange(read, tailStart, size - 1);
   let eocd = -1;
   for (let i = tail.length - 22; i >= 0; i--)
     if (tail.readUInt32LE(i) === EOCD_SIG) {
@@ -70,19 +73,26 @@ export async function inspectXlsxContainer(
     throw reject('ZIP64 workbooks are not accepted');
   if (count > limits.maxZipEntries) throw reject(`The workbook has ${count} parts (limit ${limits.maxZipEntries})`);
   if (cdSize > MAX_CENTRAL_DIRECTORY || cdOffset + cdSize > size) throw reject('The workbook directory is malformed');
-  const cd = await bytes(read, cdOffset, cdOffset + cdSize - 1);
+  const cd = await readRange(read, cdOffset, cdOffset + cdSize - 1);
   let total = 0;
   let p = 0;
-  let worksheet: ZipEntry | undefined;
+  const parts = new Map<string, ZipEntry>();
   for (let n = 0; n < count; n++) {
     if (p + 46 > cd.length || cd.readUInt32LE(p) !== CDH_SIG) throw reject('The workbook directory is malformed');
     const compressed = cd.readUInt32LE(p + 20);
     const uncompressed = cd.readUInt32LE(p + 24);
     total += uncompressed;
-    const name = cd.subarray(p + 46, p + 46 + cd.readUInt16LE(p + 28)).toString('latin1');
-    // The first worksheet in the container is the one the reader streams (readPendingUserSheetChunks).
-    if (!worksheet && /^xl\/worksheets\/sheet\d+\.xml$/.test(name))
-      worksheet = { method: cd.readUInt16LE(p + 10), compressed, uncompressed, localHeader: cd.readUInt32LE(p + 42) };
+    // Part names are ASCII in practice; bit 11 of the flags says UTF-8.
+    const flags = cd.readUInt16LE(p + 8);
+    const name = cd.subarray(p + 46, p + 46 + cd.readUInt16LE(p + 28)).toString(flags & 0x800 ? 'utf8' : 'latin1');
+    if (!parts.has(name))
+      parts.set(name, {
+        method: cd.readUInt16LE(p + 10),
+        flags,
+        compressed,
+        uncompressed,
+        localHeader: cd.readUInt32LE(p + 42),
+      });
     if (uncompressed > 1024 * 1024 && uncompressed / Math.max(compressed, 1) > limits.maxCompressionRatio) {
       throw reject('A workbook part is compressed beyond the allowed ratio (zip bomb)');
     }
@@ -90,56 +100,25 @@ export async function inspectXlsxContainer(
   }
   if (total > limits.maxUncompressedBytes)
     throw reject(`The workbook unpacks to more than ${limits.maxUncompressedBytes} bytes`);
-  return { entries: count, uncompressed: total, ...(worksheet ? { worksheet } : {}) };
+  return { entries: count, uncompressed: total, parts };
+}
+
+/** What the central directory says about an xlsx container. */
+export interface XlsxContainer {
+  entries: number;
+  /** Declared uncompressed size of all entries. */
+  uncompressed: number;
+  /** Entries by part name, in directory order (the first of a repeated name). */
+  parts: ReadonlyMap<string, ZipEntry>;
 }
 
 /** Where a zip entry lives (from the central directory). */
 export interface ZipEntry {
   /** 0 stored, 8 deflated. */
   method: number;
+  /** General-purpose flags (bit 0: encrypted). */
+  flags?: number;
   compressed: number;
   uncompressed: number;
   localHeader: number;
 }
-
-/**
- * Counts the rows of a worksheet part without parsing it: inflates the entry and counts its `<row`
- * elements (a fraction of the parse's cost), so a running import can say "rows done of total". Stops,
- * answering undefined, past the declared size or for a compression method it does not know: the count
- * is a progress figure, never a reason to refuse the file.
- */
-export async function countWorksheetRows(read: RangeReader, entry: ZipEntry): Promise<number | undefined> {
-  if (entry.method !== 0 && entry.method !== 8) return undefined;
-  const local = await bytes(read, entry.localHeader, entry.localHeader + 29);
-  if (local.length < 30 || local.readUInt32LE(0) !== 0x04034b50) return undefined;
-  const start = entry.localHeader + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
-  if (entry.compressed === 0) return 0;
-  const raw = await read(start, start + entry.compressed - 1);
-  const xml = entry.method === 8 ? raw.pipe(createInflateRaw()) : raw;
-  try {
-    return await countRowTags(xml, entry.uncompressed);
-  } finally {
-    raw.destroy();
-  }
-}
-
-/** Counts `<row` elements (any namespace prefix) in XML chunks, a tag split across chunks once; undefined past `limit` bytes. */
-export async function countRowTags(xml: AsyncIterable<Buffer | string>, limit: number): Promise<number | undefined> {
-  let rows = 0;
-  let seen = 0;
-  let carry = '';
-  for await (const chunk of xml) {
-    const part = typeof chunk === 'string' ? chunk : chunk.toString('latin1');
-    seen += part.length;
-    if (seen > limit) return undefined;
-    const text = carry + part;
-    rows += text.match(ROW)?.length ?? 0;
-    // A tag split across chunks: keep a short tail that could start one and was not counted.
-    const cut = text.lastIndexOf('<');
-    carry = cut >= 0 && text.length - cut < 16 && !ROW_AT_END.test(text.slice(cut)) ? text.slice(cut) : '';
-  }
-  return rows;
-}
-
-const ROW = /<(?:[A-Za-z_][\w.-]*:)?row[\s>\/]/g;
-const ROW_AT_END = /^<(?:[A-Za-z_][\w.-]*:)?row[\s>\/]/;

@@ -9,6 +9,8 @@ import { PendingUserRepository } from '../../../src/data/repositories/pending-us
 import { MediaFileRepository } from '../../../src/data/repositories/media-file.repository.js';
 import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
 import { readPendingUserSheetChunks } from '../../../src/core/pending-user-sheet.js';
+import { openWorkbook } from '../../../src/core/xlsx-sheet.js';
+import { DEFAULT_SPREADSHEET_LIMITS } from '../../../src/core/spreadsheet-limits.js';
 import { multipart, png, xlsx, xlsxOf, type FormPart } from '../../support/form.js';
 import { MAX_REPORTED_ERRORS } from '../../../src/core/import.service.js';
 import { zipOf } from '../../support/zip.js';
@@ -355,9 +357,12 @@ describe('media jobs on a worker node', () => {
         rows[0]!,
         ...Array.from({ length: 20 }, (_, i) => [`user${i}`, '', `User ${i}`, 'patient']),
       ]);
+      const range = async (start: number, end: number) => Readable.from([many.subarray(start, end + 1)]);
+      const parts = await openWorkbook(range, many.length, DEFAULT_SPREADSHEET_LIMITS);
       const read = async (limits: { maxRows: number; maxColumns: number }) => {
         let n = 0;
-        for await (const group of readPendingUserSheetChunks(Readable.from([many]), limits)) n += group.length;
+        const all = { ...DEFAULT_SPREADSHEET_LIMITS, ...limits };
+        for await (const group of readPendingUserSheetChunks(range, parts, all)) n += group.length;
         return n;
       };
       expect(await read({ maxRows: 100, maxColumns: 10 })).toBe(20);
@@ -386,6 +391,20 @@ describe('media jobs on a worker node', () => {
       expect(status.body.rowErrors[0]).toEqual({ row: 3, field: 'role', message: "unknown role 'wizard'" });
       expect(await db().PendingUser.countDocuments({ username: /^bulk/ })).toBe(1_000);
     }, 180_000);
+
+    it('imports names in any script intact, wherever the inflated bytes split a character', async () => {
+      // Thousands of multi-byte names: inflated chunk boundaries fall inside some of their characters.
+      const name = (i: number) => `Zoë Müller-Łukasiewicz 李小龍 Ñandú ${i}`;
+      const sheet = await xlsx([
+        ['username', 'display name', 'role'],
+        ...Array.from({ length: 5_000 }, (_, i) => [`intl${i}`, name(i), 'patient']),
+      ]);
+      const { status } = await runImport(sheet, 'names.xlsx');
+      expect(status.body).toMatchObject({ status: 'completed', rowsImported: 5_000, rowErrorCount: 0 });
+      const stored = await db().PendingUser.find({ username: /^intl/ }, { username: 1, displayName: 1 }).lean();
+      const wrong = stored.filter((u) => u.displayName !== name(Number(String(u.username).slice(4))));
+      expect({ stored: stored.length, wrong: wrong.map((u) => u.displayName) }).toEqual({ stored: 5_000, wrong: [] });
+    });
 
     it('keeps and reports the rows read before a limit stops the sheet', async () => {
       const sheet = await xlsx([
