@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createInflateRaw } from 'node:zlib';
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { AppError, isAppError } from './errors.js';
+import { attribute, attributes, XmlScanner, type XmlHandler } from './xml-scan.js';
 import {
   inspectXlsxContainer,
   readRange,
@@ -13,7 +13,7 @@ import {
 
 /**
  * Reads the first worksheet of an xlsx as rows of cell texts, straight from the zip entries the
- * central directory located (ranged reads, no temporary file), with saxes as the XML parser.
+ * central directory located (ranged reads, no temporary file), with the XML scanner of xml-scan.ts.
  *
  * Cell texts follow what a spreadsheet shows for the cell's stored value: shared and inline strings
  * (rich text joined, phonetic runs left out, `_xHHHH_` escapes decoded), formula results, numbers as
@@ -35,10 +35,6 @@ export interface WorkbookParts {
   sheet: ZipEntry;
   sharedStrings?: ZipEntry;
 }
-
-type Parser = SaxesParser<{ xmlns: false; position: false }>;
-/** Namespaces are not resolved (names keep their prefix) and positions are not tracked: neither is needed. */
-const newParser = (): Parser => new SaxesParser({ xmlns: false, position: false });
 
 const reject = (message: string) => new AppError('spreadsheet_rejected', message);
 
@@ -96,24 +92,20 @@ function unreadable(e: unknown): unknown {
 }
 
 /**
- * Feeds XML chunks to saxes, decoding UTF-8 across chunk boundaries, and yields after each chunk so
- * the caller can hand on what the handlers collected. Malformed XML, or a handler refusing what it
- * saw, rejects the file.
+ * Feeds XML chunks to the scanner, decoding UTF-8 across chunk boundaries, and yields after each
+ * chunk so the caller can hand on what the handler collected. Malformed XML, or a handler refusing
+ * what it saw, rejects the file.
  */
-async function* parseXml(chunks: AsyncIterable<Buffer>, parser: Parser): AsyncGenerator<void> {
+async function* parseXml(chunks: AsyncIterable<Buffer>, handler: XmlHandler): AsyncGenerator<void> {
   const decoder = new StringDecoder('utf8');
-  let failed: unknown;
-  parser.on('error', (e) => {
-    failed ??= e;
-  });
+  const scanner = new XmlScanner(handler);
   const feed = (text: string, last: boolean) => {
     try {
-      parser.write(text);
-      if (last) parser.close();
+      scanner.write(text);
+      if (last) scanner.end();
     } catch (e) {
-      failed ??= e;
+      throw reject(`The workbook could not be read: ${(e as Error).message}`.slice(0, 300));
     }
-    if (failed) throw reject(`The workbook could not be read: ${(failed as Error).message}`.slice(0, 300));
   };
   for await (const chunk of chunks) {
     feed(decoder.write(chunk), false);
@@ -128,12 +120,17 @@ async function drain(parsing: AsyncIterable<void>): Promise<void> {
 
 /** All attributes of the elements named `name` (local name), in document order. */
 async function elements(chunks: AsyncIterable<Buffer>, name: string): Promise<Record<string, string>[]> {
-  const parser = newParser();
   const found: Record<string, string>[] = [];
-  parser.on('opentag', (tag: SaxesTagPlain) => {
-    if (local(tag.name) === name) found.push(tag.attributes);
-  });
-  await drain(parseXml(chunks, parser));
+  await drain(
+    parseXml(chunks, {
+      capturing: false,
+      open: (tag, attrs) => {
+        if (local(tag) === name) found.push(attributes(attrs));
+      },
+      close: () => undefined,
+      text: () => undefined,
+    }),
+  );
   return found;
 }
 
@@ -203,7 +200,7 @@ const unescapeText = (s: string) =>
  */
 class StringItem {
   private phonetic = 0;
-  private inText = false;
+  inText = false;
   text = '';
   open(name: string): void {
     if (name === 'rPh') this.phonetic++;
@@ -220,26 +217,30 @@ class StringItem {
 
 /** The shared strings table, in order; its part's size is bounded by the caller's limit. */
 export async function readSharedStrings(chunks: AsyncIterable<Buffer>): Promise<string[]> {
-  const parser = newParser();
   const strings: string[] = [];
   let item: StringItem | undefined;
-  parser.on('opentag', (tag: SaxesTagPlain) => {
-    const name = local(tag.name);
-    if (item) item.open(name);
-    else if (name === 'si') item = new StringItem();
-  });
-  parser.on('closetag', (tag: SaxesTagPlain) => {
-    if (!item) return;
-    const name = local(tag.name);
-    if (name === 'si') {
-      strings.push(unescapeText(item.text));
-      item = undefined;
-    } else item.close(name);
-  });
-  const text = (t: string) => item?.add(t);
-  parser.on('text', text);
-  parser.on('cdata', text);
-  await drain(parseXml(chunks, parser));
+  const handler: XmlHandler = {
+    capturing: false,
+    open(tag) {
+      const name = local(tag);
+      if (item) item.open(name);
+      else if (name === 'si') item = new StringItem();
+      handler.capturing = item?.inText ?? false;
+    },
+    close(tag) {
+      if (!item) return;
+      const name = local(tag);
+      if (name === 'si') {
+        strings.push(unescapeText(item.text));
+        item = undefined;
+      } else item.close(name);
+      handler.capturing = item?.inText ?? false;
+    },
+    text(t) {
+      item!.add(t);
+    },
+  };
+  await drain(parseXml(chunks, handler));
   return strings;
 }
 
@@ -255,13 +256,6 @@ function columnOf(ref: string): number {
   return col;
 }
 
-/** What a cell element is collecting while it is open. */
-const enum Into {
-  Nothing,
-  Value,
-  Inline,
-}
-
 /**
  * Streams the rows of a worksheet part in the groups one inflated chunk holds (hundreds of rows),
  * with the cell texts resolved against `sharedStrings`.
@@ -270,7 +264,6 @@ export async function* readSheetRows(
   chunks: AsyncIterable<Buffer>,
   sharedStrings: readonly string[],
 ): AsyncGenerator<SheetCells[]> {
-  const parser = newParser();
   let out: SheetCells[] = [];
   let inData = false;
   let row: SheetCells | undefined;
@@ -278,68 +271,74 @@ export async function* readSheetRows(
   let col = 0;
   let type: string | undefined;
   let value: string | undefined;
-  let into = Into.Nothing;
+  let inValue = false;
   let inline: StringItem | undefined;
-  parser.on('opentag', (tag: SaxesTagPlain) => {
-    const name = local(tag.name);
-    if (inline) return inline.open(name);
-    if (!row) {
-      if (name === 'sheetData') inData = true;
-      else if (name === 'row' && inData) {
-        const r = tag.attributes.r;
-        lastRow = r !== undefined ? parseInt(r, 10) : lastRow + 1;
-        if (!(lastRow > 0)) throw new Error(`a row has the number "${r}"`);
-        row = { number: lastRow, cells: [], width: 0 };
-        col = 0;
+  const handler: XmlHandler = {
+    capturing: false,
+    open(tag, attrs) {
+      const name = local(tag);
+      if (inline) {
+        inline.open(name);
+        handler.capturing = inline.inText;
+        return;
       }
-      return;
-    }
-    if (name === 'c') {
-      const ref = tag.attributes.r;
-      col = ref !== undefined ? columnOf(ref) : col + 1;
-      if (col === 0) throw new Error(`a cell has the reference "${ref}"`);
-      type = tag.attributes.t;
-      value = undefined;
-    } else if (name === 'v') {
-      into = Into.Value;
-      value = '';
-    } else if (name === 'is') {
-      inline = new StringItem();
-      into = Into.Inline;
-    }
-  });
-  parser.on('closetag', (tag: SaxesTagPlain) => {
-    const name = local(tag.name);
-    if (inline) {
-      if (name !== 'is') return inline.close(name);
-      value = inline.text;
-      inline = undefined;
-      into = Into.Nothing;
-      return;
-    }
-    if (!row) {
-      if (name === 'sheetData') inData = false;
-      return;
-    }
-    if (name === 'v') into = Into.Nothing;
-    else if (name === 'c') {
-      const text = value === undefined ? undefined : cellText(type, value, sharedStrings);
-      if (text !== undefined) {
-        row.cells[col] = text;
-        if (col > row.width) row.width = col;
+      if (!row) {
+        if (name === 'sheetData') inData = true;
+        else if (name === 'row' && inData) {
+          const r = attribute(attrs, 'r');
+          lastRow = r !== undefined ? parseInt(r, 10) : lastRow + 1;
+          if (!(lastRow > 0)) throw new Error(`a row has the number "${r}"`);
+          row = { number: lastRow, cells: [], width: 0 };
+          col = 0;
+        }
+        return;
       }
-    } else if (name === 'row') {
-      out.push(row);
-      row = undefined;
-    }
-  });
-  const text = (t: string) => {
-    if (into === Into.Value) value += t;
-    else if (into === Into.Inline) inline!.add(t);
+      if (name === 'c') {
+        const ref = attribute(attrs, 'r');
+        col = ref !== undefined ? columnOf(ref) : col + 1;
+        if (col === 0) throw new Error(`a cell has the reference "${ref}"`);
+        type = attribute(attrs, 't');
+        value = undefined;
+      } else if (name === 'v') {
+        inValue = handler.capturing = true;
+        value = '';
+      } else if (name === 'is') inline = new StringItem();
+    },
+    close(tag) {
+      const name = local(tag);
+      if (inline) {
+        if (name !== 'is') {
+          inline.close(name);
+          handler.capturing = inline.inText;
+          return;
+        }
+        value = inline.text;
+        inline = undefined;
+        handler.capturing = false;
+        return;
+      }
+      if (!row) {
+        if (name === 'sheetData') inData = false;
+        return;
+      }
+      if (name === 'v') inValue = handler.capturing = false;
+      else if (name === 'c') {
+        const text = value === undefined ? undefined : cellText(type, value, sharedStrings);
+        if (text !== undefined) {
+          row.cells[col] = text;
+          if (col > row.width) row.width = col;
+        }
+      } else if (name === 'row') {
+        out.push(row);
+        row = undefined;
+      }
+    },
+    text(t) {
+      if (inValue) value += t;
+      else inline?.add(t);
+    },
   };
-  parser.on('text', text);
-  parser.on('cdata', text);
-  for await (const _ of parseXml(chunks, parser)) {
+  for await (const _ of parseXml(chunks, handler)) {
     if (!out.length) continue;
     yield out;
     out = [];
