@@ -42,6 +42,8 @@ export interface ImportDeps {
   announced?: AnnounceHook;
   /** The tenant's audit trail: an import started by whom, and how it ended (docs/audit.md). */
   audit?: AuditRecorder;
+  /** Tenants with at most this many users have their usernames read once per import (default 50,000). */
+  heldUsernames?: number;
 }
 
 export interface ImportSummary {
@@ -55,6 +57,8 @@ export type ImportProgress = (p: { done: number; imported: number; errors: numbe
 /** Rows upserted per round trip, and how many row errors the stored report keeps. */
 const BATCH = 1000;
 export const MAX_REPORTED_ERRORS = 1000;
+/** About 3 MiB of usernames: below it a tenant's usernames are read once per import, not per batch. */
+const HELD_USERNAMES = 50_000;
 
 /**
  * Bulk import of pending users (POST /api/uploads/pendingUsers): the spreadsheet is stored, an Import
@@ -231,7 +235,11 @@ export class ImportService {
     counting: Promise<void> | undefined,
   ): Promise<ImportSummary> {
     const users = this.deps.pendingUsers(tenant);
-    const batch = new ImportBatch(this.deps.imports(tenant), users, importId, await users.roleNames(), counting);
+    const [roles, existingUsers] = await Promise.all([
+      users.roleNames(),
+      users.existingUsersCheck(this.deps.heldUsernames ?? HELD_USERNAMES),
+    ]);
+    const batch = new ImportBatch(this.deps.imports(tenant), users, existingUsers, importId, roles, counting);
     // One batch is written while the next is read from the sheet (decision 406); batches are written
     // one after the other, in sheet order. A full batch's check for existing users starts at once,
     // beside the previous batch's write.
@@ -285,6 +293,8 @@ class ImportBatch {
   constructor(
     private readonly imports: ImportRepository,
     private readonly users: PendingUserRepository,
+    /** Which of a batch's usernames are users of the tenant already (PendingUserRepository.existingUsersCheck). */
+    private readonly existingUsers: (usernames: readonly string[]) => Promise<Set<string>>,
     private readonly importId: string,
     private readonly roles: Set<string>,
     /**
@@ -321,7 +331,7 @@ class ImportBatch {
     const { rows, errors } = this;
     this.rows = [];
     this.errors = [];
-    const existing = this.users.existingUsers(rows.map((r) => r.username));
+    const existing = this.existingUsers(rows.map((r) => r.username));
     existing.catch(() => undefined); // awaited by flush
     return { rows, errors, existing };
   }

@@ -418,6 +418,22 @@ describe.each(servers)('data-layer contract on %s', (name, uri) => {
       expect(await imports.findById(importId)).toMatchObject({ status: 'completed', rowsDone: 40 });
     });
 
+    it("tells an import's batches which usernames are users already, from held names or per batch", async () => {
+      const pending = new PendingUserRepository(db);
+      const a = await newUser('Held Ada');
+      const b = await newUser('Held Bo');
+      const asked = [a.username, `nobody-${uniqueId()}`, b.username];
+      const users = await db.models.User.estimatedDocumentCount();
+      // Held (the tenant's usernames read once), per batch at a bound below the tenant's size, and per batch at 0.
+      for (const hold of [users + 10, users - 1, 0]) {
+        const check = await pending.existingUsersCheck(hold);
+        expect({ hold, found: [...(await check(asked))].sort() }).toEqual({
+          hold,
+          found: [a.username, b.username].sort(),
+        });
+      }
+    });
+
     it('appends and lists audit entries, newest first', async () => {
       const audit = new AuditRepository(db);
       const subjectId = String(oid());

@@ -30,7 +30,7 @@ describe('media jobs on a worker node', () => {
   const sheetPart = (fileName: string, content: Buffer): FormPart[] => [{ name: 'file', file: { fileName, content } }];
   const db = (tenant = 'acme') => node.infra.mongo.tenantDb(tenant).models;
   /** The import service as the node wires it, with other limits and no job queue or pushes. */
-  const importService = (limits?: { maxRows: number }) => {
+  const importService = (limits?: { maxRows: number }, heldUsernames?: number) => {
     const tdb = (t: string) => node.infra.mongo.tenantDb(t);
     return new ImportService({
       store: node.infra.store,
@@ -40,6 +40,7 @@ describe('media jobs on a worker node', () => {
       notify: () => undefined,
       enqueueImport: async () => undefined,
       ...(limits ? { limits } : {}),
+      ...(heldUsernames !== undefined ? { heldUsernames } : {}),
     });
   };
 
@@ -242,6 +243,30 @@ describe('media jobs on a worker node', () => {
       ]);
     });
 
+    it("finds the existing users alike whether the tenant's usernames are read once or per batch", async () => {
+      // acme has a handful of users: held at the default, looked up per batch at 0 or 1.
+      for (const [i, held] of [0, 1, 10_000].entries()) {
+        const put = await node.infra.store.putContentAddressed(
+          't/acme/imports',
+          Readable.from([await xlsx(rowsFor(`eu${i}`))]),
+        );
+        const id = `7a0c2e4f-1b3d-4c5e-8f70-${String(i).padStart(12, '0')}`;
+        await new ImportRepository(node.infra.mongo.tenantDb('acme')).create({
+          id,
+          fileHash: put.sha256,
+          fileName: 'existing.xlsx',
+          requestedBy: '6740a6f2c0b2a1e4d3c2b1a0',
+        });
+        await importService(undefined, held).run({ tenant: 'acme', importId: id });
+        const rec = await db().Import.findById(id).lean();
+        expect({ held, errors: rec?.rowErrors.map((e) => [e.row, e.field, e.message]) }).toEqual({
+          held,
+          errors: expect.arrayContaining([[9, 'username', 'already a user of the tenant']]),
+        });
+        expect(rec).toMatchObject({ status: 'completed', rowsImported: 3, rowErrorCount: 6 });
+      }
+    });
+
     it('upserts by username: importing the sheet again duplicates nothing', async () => {
       const first = await runImport(await xlsx(rowsFor('gb')));
       expect(first.status.body).toMatchObject({ status: 'completed', rowsImported: 3, rowErrorCount: 6 });
@@ -434,10 +459,8 @@ describe('media jobs on a worker node', () => {
     it('writes the row count before the counters, however slow the count is beside the rows', async () => {
       // Servers that rewrite a whole document per update can lose one of two concurrent updates
       // (decision 007): the count's write and the counters' writes to the Import go one at a time.
-      const sheet = await xlsx([
-        rows[0]!,
-        ...Array.from({ length: 5 }, (_, i) => [`slow${i}`, '', `Slow ${i}`, 'patient']),
-      ]);
+      // Inline strings: the rows' read is of the sheet's part alone, a range the count reads first.
+      const sheet = await xlsxOf(rows[0]!, 5, (i) => [`slow${i}`, '', `Slow ${i}`, 'patient']);
       const put = await node.infra.store.putContentAddressed('t/acme/imports', Readable.from([sheet]));
       const id = '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b';
       await new ImportRepository(node.infra.mongo.tenantDb('acme')).create({
@@ -448,10 +471,19 @@ describe('media jobs on a worker node', () => {
       });
       const writes: string[] = [];
       const real = node.infra.store;
-      // Ranged reads (the container's checks and the count) are slow; the rows' own read is not.
+      // The count's reads are slow (told apart by the stack: its reads are made in, or awaited by,
+      // countWorksheetRows); the container's checks and the rows' own reads are not.
+      let countReads = 0;
       const store = Object.assign(Object.create(real) as typeof real, {
         get: async (key: string, range?: { start: number; end: number }) => {
-          if (range) await new Promise((r) => setTimeout(r, 300));
+          const limit = Error.stackTraceLimit;
+          Error.stackTraceLimit = 100;
+          const stack = new Error().stack ?? '';
+          Error.stackTraceLimit = limit;
+          if (stack.includes('countWorksheetRows')) {
+            countReads++;
+            await new Promise((r) => setTimeout(r, 300));
+          }
           return real.get(key, range);
         },
       });
@@ -470,13 +502,22 @@ describe('media jobs on a worker node', () => {
             },
           });
         },
-        pendingUsers: (t) => new PendingUserRepository(node.infra.mongo.tenantDb(t)),
+        pendingUsers: (t) => {
+          const repo = new PendingUserRepository(node.infra.mongo.tenantDb(t));
+          return Object.assign(Object.create(repo) as PendingUserRepository, {
+            upsertMany: async (...args: Parameters<PendingUserRepository['upsertMany']>) => {
+              writes.push('rows');
+              return repo.upsertMany(...args);
+            },
+          });
+        },
         mediaFiles: (t) => new MediaFileRepository(node.infra.mongo.tenantDb(t)),
         notify: () => undefined,
         enqueueImport: async () => undefined,
       });
       await service.run({ tenant: 'acme', importId: id });
-      expect(writes).toEqual(['count 5', 'counters']);
+      expect(countReads).toBe(2); // the part's local header, then its data
+      expect(writes).toEqual(['rows', 'count 5', 'counters']);
       expect(await db().Import.findById(id).lean()).toMatchObject({
         status: 'completed',
         rowsTotal: 5,
