@@ -65,7 +65,7 @@ function toRow(row: number, cells: readonly string[], cols: Columns): SheetRow |
  * in the groups one inflated chunk of the sheet holds (hundreds of rows): an import of 100,000 rows
  * costs a few hundred turns of the async iteration, not 100,000. The sheet is never held whole; the
  * shared strings are, within `maxSharedStringsBytes`; the limits on rows and columns stop a parsing
- * bomb early. The first row is the header.
+ * bomb early. The first non-empty row is the header.
  */
 export async function* readPendingUserSheetChunks(
   read: RangeReader,
@@ -92,7 +92,8 @@ export async function* readPendingUserSheetChunks(
         break;
       }
       if (!cols) {
-        cols = columnsOf(row.cells);
+        // Blank rows above the header (a styled first row, a title left empty) are passed over.
+        if (row.cells.some((c) => c.trim() !== '')) cols = columnsOf(row.cells);
         continue;
       }
       const parsed = toRow(row.number, row.cells, cols);

@@ -270,6 +270,28 @@ describe('reading a worksheet', () => {
     expect((await sheetOf(file)).get(1)!.cells[1]).toBe('only');
   });
 
+  it('takes the first non-empty row as the header, passing over blank rows above it', async () => {
+    const rowsOf = async (file: Buffer) => {
+      const out = [];
+      for await (const group of readPendingUserSheetChunks(reader(file), await open(file), DEFAULT_SPREADSHEET_LIMITS))
+        out.push(...group);
+      return out;
+    };
+    const str = (ref: string, v: string) => `<c r="${ref}" t="str"><v>${v}</v></c>`;
+    const file = book({
+      'xl/worksheets/sheet1.xml': sheetXml(
+        `<row r="1" s="2"/><row r="2">${str('A2', ' ')}</row>` +
+          `<row r="3">${str('A3', 'Username')}${str('B3', 'Name')}${str('C3', 'Role')}</row>` +
+          `<row r="4">${str('A4', 'nurse.one')}${str('B4', 'Nurse One')}${str('C4', 'clinician')}</row>`,
+      ),
+    });
+    expect(await rowsOf(file)).toEqual([
+      { row: 4, ok: true, value: { username: 'nurse.one', displayName: 'Nurse One', role: 'clinician' } },
+    ]);
+    const blank = book({ 'xl/worksheets/sheet1.xml': sheetXml(`<row r="1"/><row r="2">${str('A2', '')}</row>`) });
+    await expect(rowsOf(blank)).rejects.toMatchObject({ code: 'spreadsheet_rejected', message: /no header row/ });
+  });
+
   it('refuses malformed XML, a part larger than declared, a workbook without sheets and oversized shared strings', async () => {
     const rejected = { code: 'spreadsheet_rejected' };
     await expect(

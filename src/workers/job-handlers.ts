@@ -5,7 +5,7 @@ export type { JobContext } from './job-handler.js';
 
 export interface JobHandlerEntry {
   name: JobName;
-  /** Loaded lazily so a node only imports a handler's dependencies (sharp, exceljs) when it runs workers. */
+  /** Loaded lazily so a node only imports a handler's dependencies (sharp for thumbnails) when it runs workers. */
   load(): Promise<(job: JobRun<never>, ctx: JobContext) => Promise<unknown>>;
 }
 
