@@ -213,21 +213,24 @@ describe('reading a worksheet', () => {
       'xl/sharedStrings.xml':
         '\ufeff<x:sst xmlns:x="urn:x"><x:si><x:t>plain</x:t></x:si>' +
         '<x:si><x:r><x:t>Ri</x:t></x:r><x:r><x:rPr><x:b/></x:rPr><x:t xml:space="preserve">ch </x:t></x:r><x:rPh><x:t>ふりがな</x:t></x:rPh></x:si>' +
-        '<x:si><x:t>a_x000D_b_x005F_x0041_</x:t></x:si></x:sst>',
+        '<x:si><x:t>a_x000D_b_x005F_x0041_</x:t></x:si>' +
+        '<x:si><x:t>山田</x:t><x:rPh sb="0" eb="2"><x:t>ヤマダ</x:t></x:rPh></x:si></x:sst>',
       'xl/worksheets/sheet1.xml':
         '<x:worksheet xmlns:x="urn:x"><x:sheetData>' +
-        '<x:row r="1"><x:c r="A1" t="s"><x:v>0</x:v></x:c><x:c t="s"><x:v>1</x:v></x:c><x:c t="s"><x:v>2</x:v></x:c></x:row>' +
+        '<x:row r="1"><x:c r="A1" t="s"><x:v>0</x:v></x:c><x:c t="s"><x:v>1</x:v></x:c><x:c t="s"><x:v>2</x:v></x:c><x:c t="s"><x:v>3</x:v></x:c></x:row>' +
         '<x:row><x:c r="B2" t="inlineStr"><x:is><x:r><x:t>in</x:t></x:r><x:r><x:t>line</x:t></x:r><x:rPh><x:t>x</x:t></x:rPh></x:is></x:c>' +
         '<x:c t="str"><x:v><![CDATA[<cdata> & more]]></x:v></x:c><x:c r="E2" t="b"><x:v>1</x:v></x:c><x:c t="b"><x:v>0</x:v></x:c></x:row>' +
         '<x:row r="5"><x:c r="A5" t="e"><x:v>#DIV/0!</x:v></x:c><x:c r="B5" t="d"><x:v>2026-11-27T10:00:00</x:v></x:c>' +
         '<x:c r="C5"><x:f>1+1</x:f><x:v>2</x:v></x:c><x:c r="D5" t="str"><x:f>A1</x:f><x:v>plain</x:v></x:c><x:c r="E5"><x:f>A1</x:f></x:c>' +
         '<x:c r="F5"><x:v>1.5E+3</x:v></x:c><x:c r="G5" s="3"/><x:c r="H5" t="s"><x:v>99</x:v></x:c></x:row>' +
         '<x:row r="6"><x:c r="BH6" t="str"><x:v>far</x:v></x:c></x:row>' +
+        '<x:row r="7"><x:c r="A7" t="str"><x:v>a &amp;lt; b</x:v></x:c></x:row>' +
         '</x:sheetData></x:worksheet>',
     });
     const rows = await sheetOf(file);
-    expect([...rows.keys()]).toEqual([1, 2, 5, 6]);
-    expect(rows.get(1)!.cells.slice(1)).toEqual(['plain', 'Rich ', 'a\rb_x0041_']);
+    expect([...rows.keys()]).toEqual([1, 2, 5, 6, 7]);
+    // The phonetic guide is not the name (exceljs read `ヤマダ` for `山田`; decision 407).
+    expect(rows.get(1)!.cells.slice(1)).toEqual(['plain', 'Rich ', 'a\rb_x0041_', '山田']);
     expect(rows.get(2)!.cells.slice(1)).toEqual([undefined, 'inline', '<cdata> & more', undefined, 'true', 'false']);
     expect(rows.get(5)!.cells.slice(1)).toEqual([
       '',
@@ -241,6 +244,8 @@ describe('reading a worksheet', () => {
     ]);
     expect(rows.get(5)!.width).toBe(8);
     expect(rows.get(6)!.width).toBe(60);
+    // References are decoded once: the cell's text is `a &lt; b` (exceljs read `a < b`; decision 407).
+    expect(rows.get(7)!.cells[1]).toBe('a &lt; b');
   });
 
   it('reads the first sheet in tab order and the shared strings the relationships name', async () => {
