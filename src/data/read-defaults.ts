@@ -8,6 +8,10 @@ const patched = new WeakSet<Schema>();
 
 /** The value a path would get on a new document, or undefined when it has no default. */
 function defaultOf(type: SchemaType, doc: Doc): unknown {
+  // `default: undefined` written in the schema means "absent stays absent": a session's permission cap,
+  // whose absence (a root session: the role decides) differs from an empty cap (no permission at all).
+  if (Object.hasOwn(type.options as object, 'default') && (type.options as { default?: unknown }).default === undefined)
+    return undefined;
   const d = (type as unknown as { defaultValue?: unknown }).defaultValue;
   const isArray = type.instance === 'Array';
   if (d === undefined) return isArray ? [] : undefined;

@@ -66,7 +66,7 @@ describe('authorization code + PKCE against the embedded realm', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ tokenType: 'Bearer', user: { username: 'carol', role: 'clinician' } });
     expect(r.body.permissions).toContain('events:write');
-    expect((await node.http.get('/api/tenant/ping', { tenant: 'acme', token: r.body.accessToken })).status).toBe(200);
+    expect((await node.http.get('/api/contacts/get', { tenant: 'acme', token: r.body.accessToken })).status).toBe(200);
     const again = await node.http.post('/api/account/login', {
       tenant: 'acme',
       body: { method: 'code', callbackUrl, codeVerifier, state },

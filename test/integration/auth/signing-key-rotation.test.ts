@@ -59,7 +59,7 @@ describe('signing-key rotation of internal tokens', () => {
           [b, before],
           [b, after],
         ] as const) {
-          expect((await node.http.get('/api/tenant/ping', { tenant: 'acme', token })).status).toBe(200);
+          expect((await node.http.get('/api/contacts/get', { tenant: 'acme', token })).status).toBe(200);
         }
         const jwks = (await b.http.get('/.well-known/jwks.json')).body as { keys: { kid: string }[] };
         expect(jwks.keys.map((k) => k.kid).sort()).toEqual([oldKid, rotated.signing].sort());

@@ -119,7 +119,11 @@ describe('internal tokens, sessions and the policy selector', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ tokenType: 'Bearer', sessionId: login.sessionId });
     expect(first.body.refreshToken).not.toBe(login.refreshToken);
-    expect((await ping(first.body.accessToken)).status).toBe(200);
+    // The refreshed token keeps the role's rights: a call that needs one (contacts:read), not a ping.
+    expect(decodeJwt(first.body.accessToken).perms).toEqual(login.permissions);
+    expect((await node.http.get('/api/contacts/get', { tenant: 'acme', token: first.body.accessToken })).status).toBe(
+      200,
+    );
     const reuse = await node.http.post('/api/account/refresh', {
       tenant: 'acme',
       body: { refreshToken: login.refreshToken },
