@@ -5,6 +5,7 @@
 import type { NodeHandle } from '../../src/node.js';
 import { Types } from 'mongoose';
 import { sortKeys } from '../../src/data/models/user.model.js';
+import { loopWindow } from './loop-monitor.js';
 
 interface AuthSupport {
   createUser(
@@ -404,6 +405,10 @@ export function fixtures(node: NodeHandle): Fixtures {
     },
     async metrics() {
       return node.infra.metrics.registry.getMetricsAsJSON();
+    },
+    /** The node's longest event-loop blocks since the previous call (./loop-monitor.ts; the first call starts it). */
+    async loopWindow() {
+      return loopWindow();
     },
   };
 }

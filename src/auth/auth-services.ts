@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { TenantDb } from '../data/mongo.js';
 import type { RedisKeys } from '../data/redis-keys.js';
 import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import { SigningKeys } from './signing-keys.js';
 import { keyVaultFrom } from './key-vault.js';
 import { IdpSecretsService } from './idp/idp-secrets.js';
@@ -51,6 +52,8 @@ export interface AuthInfra {
   keys: RedisKeys;
   mongo: { tenantDb(tenant: string): TenantDb };
   logger?: Logger;
+  /** Counts quick-unlock scrypt checks (pin_checks_total) when given. */
+  metrics?: Pick<Metrics, 'counter'>;
 }
 
 /**
@@ -156,6 +159,10 @@ export function createAuthServices(infra: AuthInfra) {
     audit,
     qr: qrRenderer,
   });
+  const pinChecks = infra.metrics?.counter(
+    'pin_checks_total',
+    'scrypt PIN checks of quick unlock (unknown accounts and accounts without a PIN included: they are checked against a decoy hash)',
+  );
   const pins = new PinService({
     credentials: repos.credentials,
     attempts: new PinAttemptsStore({ redis, keys }),
@@ -163,6 +170,7 @@ export function createAuthServices(infra: AuthInfra) {
     sessions,
     audit,
     notifyLocked: pinLockedNotifier(new RedisPushPublisher(redis, keys.hubPush, infra.logger)),
+    onPinCheck: () => pinChecks?.inc(),
   });
   const offlineTokens = new OfflineTokenService({
     credentials: repos.credentials,

@@ -19,6 +19,8 @@ export interface PinServiceDeps {
   audit: AuditService;
   /** Tells the user's signed-in devices that PIN sign-in was locked (hub push `pinLocked`). */
   notifyLocked?(tenant: string, userId: string, push: PinLockedPush): void;
+  /** Told each time a quick unlock runs scrypt (metric pin_checks_total; unknown accounts included). */
+  onPinCheck?: () => void;
 }
 
 /** Payload of the hub push `pinLocked`, sent to every socket of the user whose PIN sign-in was locked. */
@@ -54,7 +56,7 @@ export class PinService {
     const reservation = await this.deps.attempts.reserve(tenant, username, source, rules.lockout);
     if (reservation.kind !== 'ok') throw lockedError(reservation.kind === 'hard' ? undefined : reservation.retryAfter);
     const usable = Boolean(user && user.status === 'active' && user.pinHash);
-    const matches = await slowVerify(input.pin, usable ? user!.pinHash : await decoy());
+    const matches = await slowVerify(input.pin, usable ? user!.pinHash : await decoy(), this.deps.onPinCheck);
     if (!usable || !matches) return this.fail(tenant, user, username, source, reservation, rules, ctx);
     await this.deps.attempts.succeed(tenant, username, source);
     const session = await this.deps.sessions.start({

@@ -62,8 +62,7 @@ function compiledPreload(file: string): string {
 /**
  * Runs src/main.ts (or `command`; `compiled`: dist/main.js) as a separate process with the given environment (use testEnv() so it shares the
  * test's databases and Redis prefix) and resolves once it logged 'node started'. With TURN_RECORD_FILE
- * in `env` the node runs with the turn recorder preloaded (test/support/turn-recorder.ts); with
- * LOOP_MONITOR=1 it runs with the event-loop monitor preloaded (test/support/loop-monitor.ts).
+ * in `env` the node runs with the turn recorder preloaded (test/support/turn-recorder.ts).
  */
 export function spawnChildNode(
   env: Record<string, string>,
@@ -71,10 +70,10 @@ export function spawnChildNode(
   command: ChildNodeCommand = {},
 ): Promise<ChildNode> {
   const compiled = command.compiled === true && !command.args;
-  const preloads = [
-    ...(env.TURN_RECORD_FILE ? ['test/support/turn-recorder.ts'] : []),
-    ...(env.LOOP_MONITOR === '1' ? ['test/support/loop-monitor.ts'] : []),
-  ].flatMap((f) => ['--import', compiled ? compiledPreload(f) : path.join(root, f)]);
+  const preloads = [...(env.TURN_RECORD_FILE ? ['test/support/turn-recorder.ts'] : [])].flatMap((f) => [
+    '--import',
+    compiled ? compiledPreload(f) : path.join(root, f),
+  ]);
   const args =
     command.args ??
     (compiled ? [...preloads, ...COMPILED_MAIN] : ['--import', 'tsx', ...preloads, path.join(root, 'src/main.ts')]);

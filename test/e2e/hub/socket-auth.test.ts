@@ -4,15 +4,6 @@ import { call, connect, recorder, type HubClient } from '../../support/hub-clien
 import { createUser, loginFor, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
 
-/** Rejects when `p` has not settled within `ms` (a bound on an awaited event, not a timing assertion). */
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer!: NodeJS.Timeout;
-  const bound = new Promise<never>(
-    (_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)),
-  );
-  return Promise.race([p, bound]).finally(() => clearTimeout(timer));
-}
-
 /** Resolves once the wall clock has passed `at` (epoch ms): the only way to observe a token's expiry. */
 function clockPast(at: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now() + 250)));
@@ -78,9 +69,12 @@ describe('hub sockets re-check their credentials', () => {
       ok: false,
       error: { code: 'event_not_found' },
     });
-    const ended = await within(pushes.next('sessionEnded'), expiresAt - Date.now() + 5_000, 'sessionEnded');
+    // Awaited, not raced against a clock (a loaded machine may deliver it late; jest's limit catches a
+    // push that never comes). Ended at the expiry, not before it: a cause-and-effect order on one clock,
+    // which no load can reverse (decision 1050).
+    const ended = await pushes.next('sessionEnded');
     expect(ended).toMatchObject({ code: 'token_expired' });
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt); // time-order: the push follows the expiry
     expect(await dropped).toBe('io server disconnect');
     await expect(connect(n1.url!, 'acme', { token })).rejects.toMatchObject({ data: { code: 'token_expired' } });
   });
@@ -101,7 +95,7 @@ describe('hub sockets re-check their credentials', () => {
     });
     expect(r.status).toBe(200);
     for (const side of [far, near]) {
-      const changed = await within(side.pushes.next('permissionsChanged'), 10_000, 'permissionsChanged');
+      const changed = await side.pushes.next('permissionsChanged');
       expect(changed.role).toBe('patient');
       expect(changed.permissions).not.toContain('meetings:host');
       expect(await call(side.socket, 'initEvent', { eventId: EVENT })).toMatchObject({

@@ -28,36 +28,26 @@ describe('test hub client: connect settles when the hub never answers', () => {
     await io.close();
   });
 
-  /** What `connect` did within `ms`: its rejection's code and the time it took, or 'pending'. */
-  async function outcome(p: Promise<unknown>, ms: number): Promise<{ code: string; tookMs: number }> {
-    const t0 = Date.now();
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<string>((r) => (timer = setTimeout(() => r('pending'), ms)));
-    const code = await Promise.race([
-      bound,
-      p.then(
-        () => 'connected',
-        (e: { code?: string }) => String(e.code),
-      ),
-    ]).finally(() => clearTimeout(timer));
-    return { code, tookMs: Date.now() - t0 };
-  }
+  /**
+   * How `connect` settled: its rejection's code. Awaited, not raced against a clock: the code itself says
+   * whether the close ended the connect (`disconnected`) or the client's timer did (`connect_timeout`),
+   * and a connect that never settles fails the test at jest's time limit (decision 1050).
+   */
+  const outcome = (p: Promise<unknown>): Promise<string> =>
+    p.then(
+      () => 'connected',
+      (e: { code?: string }) => String(e.code),
+    );
 
   it('rejects as disconnected when the transport closes before the answer', async () => {
     for (const transport of ['websocket', 'polling', 'default'] as const) {
-      const r = await outcome(connect(url, 'acme', { transport, token: 'close', timeoutMs: 30_000 }), 10_000);
-      // The close is not waited out to the timeout: it ends the connect at once.
-      expect({ transport, code: r.code, fast: r.tookMs < 5_000 }).toEqual({
-        transport,
-        code: 'disconnected',
-        fast: true,
-      });
+      // The close is not waited out to the timeout (which would end it as connect_timeout): it ends the connect.
+      const code = await outcome(connect(url, 'acme', { transport, token: 'close', timeoutMs: 600_000 }));
+      expect({ transport, code }).toEqual({ transport, code: 'disconnected' });
     }
   }, 60_000);
 
   it('rejects as connect_timeout when the hub keeps the transport open and never answers', async () => {
-    const r = await outcome(connect(url, 'acme', { token: 'open', timeoutMs: 1_000 }), 10_000);
-    expect(r.code).toBe('connect_timeout');
-    expect(r.tookMs).toBeGreaterThanOrEqual(900);
+    expect(await outcome(connect(url, 'acme', { token: 'open', timeoutMs: 1_000 }))).toBe('connect_timeout');
   });
 });

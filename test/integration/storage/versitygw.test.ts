@@ -124,10 +124,8 @@ describe('S3 driver against versitygw', () => {
     const store = await open({ partSize: PART });
     const size = 5 * PART + 3 * MiB + 17;
     const big = generated(size, 3);
-    const started = Date.now();
     const put = await store.put('t/acme/recordings/big.mp4', big.stream(), { contentType: 'video/mp4' });
     const ca = await store.putContentAddressed('t/acme/media', big.stream(), { contentType: 'video/mp4' });
-    const seconds = (Date.now() - started) / 1000;
     expect(put).toMatchObject({ size, sha256: big.sha256 });
     expect(ca).toMatchObject({ key: `t/acme/media/${big.sha256}`, size, sha256: big.sha256, created: true });
     // A multipart object's ETag is the digest of its parts' digests, dash, the part count.
@@ -143,9 +141,6 @@ describe('S3 driver against versitygw', () => {
     // Nothing left over: no staging object, no open multipart upload.
     expect(await listKeys(client, bucketOf(store))).toEqual([ca.key, put.key].sort());
     expect(await openUploads(client, bucketOf(store))).toEqual([]);
-    process.stdout.write(
-      `[versitygw] two uploads of ${(size / MiB).toFixed(1)} MiB in 6 parts: ${seconds.toFixed(2)} s\n`,
-    );
   });
 
   it('serves byte ranges of a multipart object, up to its last byte, and refuses ranges past it', async () => {
@@ -245,11 +240,11 @@ describe('S3 driver against versitygw', () => {
     }
     expect(back.digest('hex')).toBe(obj.sha256);
     const unavailable = { code: 'service_unavailable', status: 503 };
-    const took: Record<string, number> = {};
-    const timed = async (name: string, work: () => Promise<unknown>) => {
-      const started = Date.now();
+    // Each operation is awaited to its coded refusal: a store that waited forever on the frozen server
+    // fails the test at jest's limit. How long the attempts take is the limit's business, not a verdict
+    // on a shared machine (decision 1050).
+    const timed = async (_name: string, work: () => Promise<unknown>) => {
       await expect(work()).rejects.toMatchObject(unavailable);
-      took[name] = (Date.now() - started) / 1000;
     };
     gw.freeze();
     try {
@@ -261,14 +256,7 @@ describe('S3 driver against versitygw', () => {
     } finally {
       gw.thaw();
     }
-    // Three attempts of one second each, and backoff: seconds, not forever.
-    for (const seconds of Object.values(took)) expect(seconds).toBeLessThan(30);
     expect(await store.head(key)).toMatchObject({ size: 2 * PART + MiB });
-    process.stdout.write(
-      `[versitygw] frozen server, ${limit} ms limit per attempt: ${Object.entries(took)
-        .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
-        .join(', ')}\n`,
-    );
   });
 
   it('fails an upload cut by a server crash with a coded error, leaves no object, and uploads again after the restart', async () => {
@@ -310,9 +298,7 @@ describe('S3 driver against versitygw', () => {
     }
     await until(() => big.produced >= 3 * PART, 'the third part read from the source');
     await gw.kill();
-    const started = Date.now();
     const failure = await outcome;
-    const failedIn = (Date.now() - started) / 1000;
     expect(failure).toMatchObject({ code: 'service_unavailable', status: 503 });
     await gw.restart();
     // Nothing half-written is an object: no final key, no staging object.
@@ -326,7 +312,7 @@ describe('S3 driver against versitygw', () => {
     expect(again).toMatchObject({ key: `t/acme/media/${big.sha256}`, size, created: true });
     expect(await listKeys(client, bucket)).toEqual([again.key]);
     process.stdout.write(
-      `[versitygw] upload cut by a server kill failed ${failedIn.toFixed(2)} s after the kill (${(failure as Error).message}); multipart uploads left open on the server: ${left.length}\n`,
+      `[versitygw] upload cut by a server kill failed (${(failure as Error).message}); multipart uploads left open on the server: ${left.length}\n`,
     );
   });
 });
