@@ -1,5 +1,5 @@
 /**
- * The event-loop blocks of the process it runs in (a product node under benchmark B12), read and reset
+ * The event-loop blocks of the process it runs in (a product node under benchmark B13), read and reset
  * window by window over IPC: the longest wall-clock delay (perf_hooks' histogram), which on a loaded
  * machine also counts the time the process waited for a core, and the longest CPU-backed block: a 2 ms
  * ticker notes each gap between its ticks and the process's CPU time over that gap; the block is the

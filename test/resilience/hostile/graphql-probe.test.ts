@@ -11,7 +11,7 @@ import { typeDefs } from '../../../src/http/graphql/schema.js';
  * (decision 641, decision 1050): the work such a document can ask for is bounded by the budget, whatever
  * the machine. The node serves the worst accepted document in full and refuses it with one contact more,
  * and no accepted document asks for more than MAX_QR renders of the QR code or MAX_ROWS contacts.
- * How long that work holds the event loop is a figure of benchmark B12 (`npm run bench -- b12`), not a
+ * How long that work holds the event loop is a figure of benchmark B13 (`npm run bench -- b13`), not a
  * verdict here: a time on a shared machine says as much about the machine as about the product.
  */
 describe('GraphQL: the worst document the cost budget accepts is bounded work', () => {

@@ -1,5 +1,5 @@
 /**
- * B12: what the most expensive GraphQL document the cost budget accepts does to a node's event loop
+ * B13: what the most expensive GraphQL document the cost budget accepts does to a node's event loop
  * (issue 13's target: /healthz keeps answering under 100 ms; decision 641). The product side sends the
  * worst accepted document (the private-server QR code plus contact pages of 100 while the budget allows,
  * built from the cost table as test/resilience/hostile/graphql-probe.test.ts builds it) over a tenant
@@ -50,7 +50,7 @@ export function worstDocument(round: number): string {
 }
 
 function side(ctx: BenchContext, label: string, document: (round: number) => string): Side {
-  const env = productEnv(ctx, 'b12', { ROLES: 'http', MONGODB_URI: ctx.mongoServers.embedded });
+  const env = productEnv(ctx, 'b13', { ROLES: 'http', MONGODB_URI: ctx.mongoServers.embedded });
   let node: HostProcess | undefined;
   let token = '';
   let url = '';
@@ -67,7 +67,7 @@ function side(ctx: BenchContext, label: string, document: (round: number) => str
   return {
     label,
     async start() {
-      node = await startProduct(ctx, 'b12', label === 'product' ? 'node' : 'baseline-node', env);
+      node = await startProduct(ctx, 'b13', label === 'product' ? 'node' : 'baseline-node', env);
       url = node.info.url as string;
       host = tenantHost(url, TENANT);
       await node.call('tenant', { name: TENANT });
@@ -125,7 +125,7 @@ function side(ctx: BenchContext, label: string, document: (round: number) => str
 }
 
 export const benchmark: Benchmark = {
-  id: 'b12',
+  id: 'b13',
   title: 'GraphQL: the worst document the cost budget accepts, against the event loop (100,000 contacts)',
   target: "the node's own longest event-loop block < 100 ms while the worst accepted document runs",
   baselineName: 'the same node and data sent the cheapest signed-in document ({ me { id } })',
