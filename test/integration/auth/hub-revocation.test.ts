@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, loginFor } from '../../support/auth.js';
-import { connect } from '../../support/hub-client.js';
+import { call, connect } from '../../support/hub-client.js';
 
 describe('logout ends realtime access', () => {
   let node: TestNode;
@@ -24,6 +24,11 @@ describe('logout ends realtime access', () => {
       expect(out.status).toBe(200);
       expect(await dropped).toBe('io server disconnect');
       expect(bystander.connected).toBe(true);
+      // The other session keeps its rights on its socket: past the meetings:host check to the event lookup.
+      expect(await call(bystander, 'initEvent', { eventId: '0123456789abcdef01234567' })).toMatchObject({
+        ok: false,
+        error: { code: 'event_not_found' },
+      });
       const refused = await connect(node.url!, 'acme', { token: login.accessToken }).then(
         () => 'connected',
         (err: { data?: { code?: string } }) => err.data?.code,
