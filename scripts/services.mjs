@@ -588,7 +588,8 @@ function installMongoJavaServer(lib) {
   const r = spawnSync(
     'mvn',
     ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`],
-    { stdio: 'inherit' },
+    // Its output is a log: to stderr, so a caller reading this script's stdout (`--tests`) reads only the settings.
+    { stdio: ['ignore', 2, 2] },
   );
   if (r.status !== 0) throw new ServiceError('fetching mongo-java-server with Maven failed (see output above)');
 }
@@ -604,7 +605,7 @@ function mongoJavaServerLauncher(dir, lib) {
   if (which('javac')) {
     if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(source).mtimeMs) {
       const tmp = `${classes}.${process.pid}`;
-      const r = spawnSync('javac', ['-cp', `${lib}/*`, '-d', tmp, source], { stdio: 'inherit' });
+      const r = spawnSync('javac', ['-cp', `${lib}/*`, '-d', tmp, source], { stdio: ['ignore', 2, 2] });
       if (r.status === 0) {
         rmSync(classes, { recursive: true, force: true });
         try {

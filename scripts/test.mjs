@@ -85,7 +85,12 @@ async function debianPackages() {
 }
 
 async function services() {
-  const s = JSON.parse(await node(['scripts/services.mjs', '--tests'], 'starting the services', { capture: true }));
+  const out = await node(['scripts/services.mjs', '--tests'], 'starting the services', { capture: true });
+  // The settings are its last JSON line (a tool it ran may have printed before it).
+  const s = JSON.parse(
+    /\{"redisUrl".*\}/.exec(out.split('\n').findLast((l) => l.includes('{"redisUrl"')) ?? '')?.[0] ?? 'null',
+  );
+  if (!s) throw new ServiceError(`the services printed no settings: ${out.slice(-400)}`);
   process.env.TEST_REDIS_URL ??= s.redisUrl;
   process.env.TEST_MONGODB_URI ??= s.mongoUri;
 }
@@ -93,8 +98,10 @@ async function services() {
 async function redisCluster() {
   // The multi-node tests run again on a three-master Redis Cluster (jest project redis-cluster, decision 860).
   if (process.env.TEST_REDIS_CLUSTER_URL) return;
-  const url = await node(['scripts/redis-cluster.mjs'], 'starting the Redis Cluster', { capture: true });
-  process.env.TEST_REDIS_CLUSTER_URL = url.trim().split('\n').pop();
+  const out = await node(['scripts/redis-cluster.mjs'], 'starting the Redis Cluster', { capture: true });
+  const url = /redis\+cluster:\/\/\S+/.exec(out.split('\n').findLast((l) => l.includes('redis+cluster://')) ?? '');
+  if (!url) throw new ServiceError(`the Redis Cluster printed no URL: ${out.slice(-400)}`);
+  process.env.TEST_REDIS_CLUSTER_URL = url[0];
 }
 
 async function npmPackages() {
