@@ -109,14 +109,28 @@ async function npmPackages() {
   await run('npm', ['install', '--no-audit', '--no-fund'], 'npm install');
 }
 
+function sdkBuildInfo() {
+  const info = path.join(localDir, 'client-sdk.tsbuildinfo');
+  if (!existsSync('packages/client/dist/index.js')) rmSync(info, { force: true });
+  return info;
+}
+
 async function build() {
-  // The compiled service (dist/, decision 830) that test/e2e/compiled and the chaos nodes run.
+  // The compiled service (dist/, decision 830) that test/e2e/compiled and the chaos nodes run, then its
+  // browser bundles; beside them, the client SDK workspace package, which builds on its own (its e2e
+  // journeys run from its sources), incrementally from a build-info file dropped when its output is gone.
   const { ensureBuilt } = await import('./build.mjs');
-  await ensureBuilt();
   await Promise.all([
-    node(['dist/http/reference/graphiql.build.cli.js'], 'building the GraphQL explorer bundle'),
-    // The client SDK workspace package builds on its own (its e2e journeys run from its sources).
-    node(['node_modules/typescript/bin/tsc', '-p', 'packages/client/tsconfig.json'], 'building packages/client'),
+    ensureBuilt().then(() =>
+      node(['dist/http/reference/graphiql.build.cli.js'], 'building the GraphQL explorer bundle'),
+    ),
+    node(
+      [
+        'node_modules/typescript/bin/tsc',
+        ...['-p', 'packages/client/tsconfig.json', '--incremental', '--tsBuildInfoFile', sdkBuildInfo()],
+      ],
+      'building packages/client',
+    ),
   ]);
 }
 
