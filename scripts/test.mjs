@@ -34,7 +34,7 @@ const {
  * machine and they change rarely. The chaos run is the resilience suite's longest file (and runs again
  * on the Redis Cluster); `npm run test:soak` is its ten-minute form.
  */
-export const SLOW_TESTS = [
+const SLOW_TESTS = [
   'test/contract/helm-chart.test.ts',
   'test/integration/storage/versitygw.test.ts',
   'test/resilience/faults/chaos.test.ts',
