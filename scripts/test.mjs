@@ -122,7 +122,7 @@ async function build() {
   const { ensureBuilt } = await import('./build.mjs');
   await Promise.all([
     ensureBuilt().then(() =>
-      node(['dist/http/reference/graphiql.build.cli.js'], 'building the GraphQL explorer bundle'),
+      node(['dist/http/reference/graphiql.build.cli.js'], 'building the GraphQL explorer bundle', { capture: true }),
     ),
     node(
       [
