@@ -14,7 +14,7 @@ RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 # pages, decision 711) into node_modules/.cache, where the service looks for them.
 FROM deps AS build
 COPY tsconfig.json ./
-COPY scripts/build.mjs scripts/services.mjs ./scripts/
+COPY scripts/build.mjs scripts/services.mjs scripts/node-line.mjs ./scripts/
 COPY src ./src
 RUN node scripts/build.mjs && node dist/http/reference/graphiql.build.cli.js
 

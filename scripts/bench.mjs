@@ -1,4 +1,5 @@
-// `npm run bench [-- b06] [--quick] [--profile b06]`: makes sure Redis runs, starts the benchmark's own
+// `npm run bench [-- b06] [--quick] [--profile b06]`: runs on a supported Node.js (scripts/node-line.mjs),
+// makes sure Redis runs, starts the benchmark's own
 // MongoDB-protocol servers on free loopback ports under .local/bench/ (the embedded default,
 // mongo-java-server H2 committing every write, on a fresh file; and the test server, mongo-java-server
 // in memory), runs the harness (bench/harness/main.ts) with their addresses, and stops them at the end.
@@ -8,7 +9,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ensureRedis, mongoJavaServerCommand, localDir, ServiceError } from './services.mjs';
+import { runOnSupportedNode } from './node-line.mjs';
+
+// The figures are of the line the product supports and ships (decision 1060), not of the machine's Node.js.
+await runOnSupportedNode('bench');
+const { ensureRedis, mongoJavaServerCommand, localDir, ServiceError } = await import('./services.mjs');
 
 const log = (m) => process.stderr.write(`[bench] ${m}\n`);
 

@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeBinary } from './node-line.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const localDir = path.join(root, '.local');
@@ -154,22 +155,86 @@ export async function waitFor(check, what, timeoutMs = 30_000) {
   );
 }
 
-/** Installs Debian packages, waiting up to 5 minutes for another apt/dpkg run to release its lock. */
+/** How long apt-get waits for another apt or dpkg run (an unattended upgrade, a second `npm test`). */
+const APT_LOCK_WAIT_MS = 10 * 60_000;
+const APT_LOCKED = /Could not get lock|Unable to lock (the )?(directory|administration)/;
+
+function aptArgs(args) {
+  return ['-o', `DPkg::Lock::Timeout=${APT_LOCK_WAIT_MS / 1000}`, ...args];
+}
+
+function aptEnv() {
+  return { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+}
+
+/**
+ * apt-get `args`, waiting while another apt or dpkg run holds a lock: dpkg's through apt's own timeout,
+ * and the package lists' (which `apt-get update` does not wait for) by trying again every 2 s.
+ * Returns the exit status; what apt-get prints goes to stderr.
+ */
+export function aptGetSync(args) {
+  const until = Date.now() + APT_LOCK_WAIT_MS;
+  let told = false;
+  for (;;) {
+    const r = spawnSync('apt-get', aptArgs(args), { encoding: 'utf8', env: aptEnv() });
+    const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+    if (r.status !== 0 && APT_LOCKED.test(out) && Date.now() < until) {
+      if (!told) log(`waiting for another apt-get or dpkg run to finish (apt-get ${args[0]})`);
+      told = true;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000);
+      continue;
+    }
+    process.stderr.write(out);
+    return r.status ?? 1;
+  }
+}
+
+/** aptGetSync without blocking the event loop (the set-up's other steps go on meanwhile). */
+export async function aptGet(args) {
+  const until = Date.now() + APT_LOCK_WAIT_MS;
+  let told = false;
+  for (;;) {
+    const child = spawn('apt-get', aptArgs(args), { env: aptEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const status = await new Promise((resolve) => {
+      child.once('error', () => resolve(1));
+      child.once('close', (c) => resolve(c ?? 1));
+    });
+    if (status !== 0 && APT_LOCKED.test(out) && Date.now() < until) {
+      if (!told) log(`waiting for another apt-get or dpkg run to finish (apt-get ${args[0]})`);
+      told = true;
+      await sleep(2000);
+      continue;
+    }
+    process.stderr.write(out);
+    return status;
+  }
+}
+
+function cannotInstall(names) {
+  return new ServiceError(
+    `${names} is not installed and this user cannot install it: run 'sudo apt-get install -y ${names}'`,
+  );
+}
+
+/** Installs Debian packages (root only), waiting for another apt or dpkg run to release its locks. */
 export function aptInstall(...pkgs) {
   const names = pkgs.join(' ');
-  if (process.getuid && process.getuid() !== 0) {
-    throw new ServiceError(
-      `${names} is not installed and this user cannot install it: run 'sudo apt-get install -y ${names}'`,
-    );
-  }
+  if (process.getuid && process.getuid() !== 0) throw cannotInstall(names);
   log(`installing ${names} from Debian packages`);
-  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
-  const upd = spawnSync('apt-get', [...lock, 'update', '-qq'], { stdio: 'inherit' });
-  const inst = spawnSync('apt-get', [...lock, 'install', '-y', '-qq', ...pkgs], {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-  if (upd.status !== 0 || inst.status !== 0) throw new ServiceError(`could not install ${names} with apt-get`);
+  if (aptGetSync(['update', '-qq']) !== 0 || aptGetSync(['install', '-y', '-qq', ...pkgs]) !== 0)
+    throw new ServiceError(`could not install ${names} with apt-get`);
+}
+
+/** aptInstall without blocking the event loop. */
+export async function aptInstallAsync(...pkgs) {
+  const names = pkgs.join(' ');
+  if (process.getuid && process.getuid() !== 0) throw cannotInstall(names);
+  log(`installing ${names} from Debian packages`);
+  if ((await aptGet(['update', '-qq'])) !== 0 || (await aptGet(['install', '-y', '-qq', ...pkgs])) !== 0)
+    throw new ServiceError(`could not install ${names} with apt-get`);
 }
 
 export function daemon(cmd, args, logName) {
@@ -421,7 +486,10 @@ export async function ensureGoTool(name, pkg, version, duration) {
     // Built into a private directory, then renamed into place: a reader never sees half a binary.
     const gobin = path.join(binDir, `.${name}-${process.pid}`);
     rmSync(gobin, { recursive: true, force: true });
-    const child = spawn(go, ['install', `${pkg}@${version}`], {
+    // Below the tests' priority: `npm run test:all` builds these while its first jest run goes on.
+    const nice = which('nice');
+    const install = ['install', `${pkg}@${version}`];
+    const child = spawn(nice ?? go, nice ? ['-n', '10', go, ...install] : install, {
       stdio: 'inherit',
       env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0' },
     });
@@ -520,7 +588,8 @@ function installMongoJavaServer(lib) {
   const r = spawnSync(
     'mvn',
     ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`],
-    { stdio: 'inherit' },
+    // Its output is a log: to stderr, so a caller reading this script's stdout (`--tests`) reads only the settings.
+    { stdio: ['ignore', 2, 2] },
   );
   if (r.status !== 0) throw new ServiceError('fetching mongo-java-server with Maven failed (see output above)');
 }
@@ -536,7 +605,7 @@ function mongoJavaServerLauncher(dir, lib) {
   if (which('javac')) {
     if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(source).mtimeMs) {
       const tmp = `${classes}.${process.pid}`;
-      const r = spawnSync('javac', ['-cp', `${lib}/*`, '-d', tmp, source], { stdio: 'inherit' });
+      const r = spawnSync('javac', ['-cp', `${lib}/*`, '-d', tmp, source], { stdio: ['ignore', 2, 2] });
       if (r.status === 0) {
         rmSync(classes, { recursive: true, force: true });
         try {
@@ -641,14 +710,6 @@ export async function ensureMongo(port = Number(process.env.LOCAL_MONGO_PORT ?? 
   return { uri, server };
 }
 
-/** Runs apt-get with dpkg's lock waited for (another install may hold it), as root only. */
-function aptGetWithLock(args) {
-  return spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-}
-
 /**
  * A Python virtual environment under .local/venv-socketio with the pinned python-socketio client
  * (test/support/python/requirements.txt), for the hub tests that use it as an outside client.
@@ -745,10 +806,7 @@ function ensurePythonVenv(name, requirementsFile, label) {
   if (made.status !== 0 && /ensurepip|python3-venv|venv/i.test(`${made.stdout}${made.stderr}`)) {
     if (process.getuid && process.getuid() !== 0)
       throw new ServiceError("python3 cannot create virtual environments: run 'sudo apt-get install -y python3-venv'");
-    log('installing python3-venv from Debian packages');
-    aptGetWithLock(['update', '-qq']);
-    if (aptGetWithLock(['install', '-y', '-qq', 'python3-venv']).status !== 0)
-      throw new ServiceError('could not install python3-venv with apt-get');
+    aptInstall('python3-venv');
     made = makeVenv();
   }
   if (made.status !== 0) throw new ServiceError(`python3 -m venv failed: ${`${made.stderr}`.trim().split('\n').pop()}`);
@@ -783,19 +841,32 @@ export async function ensureTestMongo(port = Number(process.env.LOCAL_TEST_MONGO
 }
 
 /**
- * Starts everything and writes .local/services.json; returns the connection settings. With
- * `{ tests: true }` the MongoDB URI is the tests' server (ensureTestMongo) instead of `npm start`'s.
+ * Starts what is missing and writes .local/services.json; returns the connection settings. A server
+ * named in the environment is used as it is and nothing local is probed or started for it: REDIS_URL
+ * and MONGODB_URI, or with `{ tests: true }` TEST_REDIS_URL and TEST_MONGODB_URI (the MongoDB URI is
+ * then the tests' server, ensureTestMongo, instead of `npm start`'s).
  */
 export async function ensureServices({ tests = false } = {}) {
   mkdirSync(localDir, { recursive: true });
-  const redisUrl = await ensureRedis();
+  const given = tests ? process.env.TEST_REDIS_URL : process.env.REDIS_URL;
+  const redisUrl = given || (await ensureRedis());
   if (tests) {
-    const mongo = await ensureTestMongo();
+    const mongo = process.env.TEST_MONGODB_URI
+      ? { uri: process.env.TEST_MONGODB_URI, server: 'external' }
+      : await ensureTestMongo();
     return { redisUrl, mongoUri: mongo.uri, mongoServer: mongo.server };
   }
   const mongo = await ensureMongo();
   const services = { redisUrl, mongoUri: mongo.uri, mongoServer: mongo.server };
-  writeFileSync(path.join(localDir, 'services.json'), JSON.stringify(services, null, 2));
+  // .local/services.json records the local servers (the command-line tools read it): a server named in
+  // the environment (a second instance's, an external one) leaves the recorded one as it was.
+  const recorded = readServices() ?? {};
+  const local = {
+    ...recorded,
+    ...(given ? {} : { redisUrl }),
+    ...(mongo.server === 'external' ? {} : { mongoUri: mongo.uri, mongoServer: mongo.server }),
+  };
+  writeFileSync(path.join(localDir, 'services.json'), JSON.stringify(local, null, 2));
   return services;
 }
 
@@ -804,7 +875,6 @@ export function readServices() {
   return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null;
 }
 
-/** Installs npm packages when node_modules is missing or older than package.json. */
 /**
  * Path of Debian's chromium, installed on first use (the reference pages' headless-browser tests
  * drive it with puppeteer-core; no browser build is downloaded from anywhere else).
@@ -819,28 +889,27 @@ export function ensureChromium() {
 }
 
 /**
- * Path of a Node.js binary of line `major` (e.g. 24, the image's), from the npm registry's `node`
- * package through npx's cache: fetched once (about 15 s), about 2 s afterwards. Lets a machine on
- * another line run the compiled service on the production one.
+ * Path of a Node.js binary of line `major` (22 or 24): the running one when it is of that line, else
+ * the pinned release fetched once into .local/node from the npm registry (scripts/node-line.mjs).
  */
 export function ensureNodeBinary(major) {
-  mkdirSync(localDir, { recursive: true });
-  const r = spawnSync('npx', ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'], {
-    cwd: localDir,
-    encoding: 'utf8',
-  });
-  const bin = r.stdout?.trim().split('\n').pop();
-  if (r.status !== 0 || !bin || !existsSync(bin))
-    throw new ServiceError(
-      `could not get Node.js ${major} from the npm registry: ${`${r.stderr}`.trim().split('\n').pop()}`,
-    );
-  return bin;
+  try {
+    return nodeBinary(major);
+  } catch (e) {
+    throw new ServiceError(`could not get Node.js ${major}: ${e.message}`);
+  }
 }
 
-export function ensureNodeModules() {
+/** True when node_modules is missing or older than package.json (`npm install` is due). */
+export function nodeModulesStale() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   const pkg = path.join(root, 'package.json');
-  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(pkg).mtimeMs) return;
+  return !(existsSync(marker) && statSync(marker).mtimeMs >= statSync(pkg).mtimeMs);
+}
+
+/** Installs npm packages when node_modules is missing or older than package.json. */
+export function ensureNodeModules() {
+  if (!nodeModulesStale()) return;
   log('installing npm packages');
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new ServiceError('npm install failed (see output above)');
@@ -876,9 +945,30 @@ export async function whoListens(port) {
   }
 }
 
-export async function main() {
+/**
+ * The Python tools the default suite runs as outside clients, each in its venv: installed ahead of the
+ * tests by `npm test` (side by side, one process each), so no test waits for pip.
+ */
+export const PYTHON_TOOLS = {
+  'python-socketio': ensurePythonSocketIo,
+  schemathesis: ensureSchemathesis,
+  hadolint: ensureHadolint,
+};
+
+/**
+ * `node scripts/services.mjs`: starts (or finds) `npm start`'s services and prints their settings as
+ * JSON; `--tests`: the tests' (Redis and the tests' MongoDB-protocol server); `--python-tool NAME`:
+ * installs that Python tool of the suite (PYTHON_TOOLS).
+ */
+export async function main(args = process.argv.slice(2)) {
   try {
-    const s = await ensureServices();
+    const tool = args.indexOf('--python-tool');
+    if (tool >= 0) {
+      const install = PYTHON_TOOLS[args[tool + 1]];
+      if (!install) throw new ServiceError(`--python-tool takes one of ${Object.keys(PYTHON_TOOLS).join(', ')}`);
+      return void install();
+    }
+    const s = await ensureServices({ tests: args.includes('--tests') });
     process.stdout.write(JSON.stringify(s) + '\n');
   } catch (err) {
     if (err instanceof ServiceError) {

@@ -17,13 +17,12 @@ const { ensureNodeBinary } = (await import('../../../scripts/services.mjs')) as 
  * The build production runs (decision 830): dist/ from `npm run build`, started with plain node and no
  * TypeScript loader, with every role (so the telemetry proto, the pages' browser scripts copied beside
  * the compiled modules and the lazily imported roles all load from dist/), on this machine's
- * Node.js and on the image's line (24). A token minted by an in-process node on the same Redis and
+ * Node.js and on the image's line (24) when that is another. A token minted by an in-process node on the same Redis and
  * databases is accepted by the compiled one.
  */
-const binaries: [string, () => string][] = [
-  [`this machine's Node.js (${process.version})`, () => process.execPath],
-  ['Node.js 24, the image line', () => process.env.TEST_NODE24_BIN ?? ensureNodeBinary(24)],
-];
+const binaries: [string, () => string][] = [[`the tests' Node.js (${process.version})`, () => process.execPath]];
+if (!process.version.startsWith('v24.'))
+  binaries.push(['Node.js 24, the image line', () => process.env.TEST_NODE24_BIN ?? ensureNodeBinary(24)]);
 
 describe.each(binaries)('compiled service on %s', (_name, binary) => {
   const id = uniqueId();
