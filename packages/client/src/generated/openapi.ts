@@ -379,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Sign the entries written since the last checkpoint now (refused when they do not link to its head)
-         * @description Requires: `tenant:admin` (docs/permissions.md). signs the chain head with the service's key.
+         * @description Requires: `tenant:admin` (docs/permissions.md). signs the entries written since the last checkpoint with the service's key.
          */
         post: operations["audit.checkpoint"];
         delete?: never;
@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * Export the trail, sealed at export time, for offline verification (npm run audit-verify)
-         * @description Requires: `audit:read` (docs/permissions.md).
+         * @description Requires: `audit:read` (docs/permissions.md). sealed at export time; signs the new entries first (decision 1020).
          */
         get: operations["audit.export"];
         put?: never;
@@ -477,7 +477,7 @@ export interface paths {
         };
         /**
          * Verify the tenant's trail against its signed checkpoints (what is new is signed first when it links) and name the first entry that fails
-         * @description Requires: `audit:read` (docs/permissions.md).
+         * @description Requires: `audit:read` (docs/permissions.md). signs the new entries first, as the periodic checkpoint would (decision 1020).
          */
         get: operations["audit.verify"];
         put?: never;
