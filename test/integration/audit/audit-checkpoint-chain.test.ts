@@ -4,6 +4,7 @@ import { CompactSign, type JWK } from 'jose';
 import { testEnv } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { verifyExport } from '../../../src/data/audit-export-verifier.js';
+import { AuditCheckpointer } from '../../../src/core/audit-checkpointer.js';
 import { CHECKPOINT_MAX_ENTRIES, readStatement, type CheckpointStatement } from '../../../src/data/audit-checkpoint.js';
 
 type Line = Record<string, unknown> & { type: string };
@@ -152,5 +153,26 @@ describe('audit trail: linked checkpoints', () => {
     const report = await nodes[1]!.services.auth.audit.verify(tenant);
     expect(report).toMatchObject({ ok: true, covered: seq, checkpoints: 3 });
     expect(await verifyExport(await exported(tenant), trusted)).toMatchObject({ ok: true, covered: seq });
+  });
+
+  it('a periodic pass signs a tenant only when it has new entries', async () => {
+    const tenant = 'cpidle';
+    const node = nodes[0]!;
+    await node.services.tenants.create({ name: tenant, displayName: 'Idle Clinic' });
+    const pass = new AuditCheckpointer({
+      audit: node.services.auth.audit,
+      tenants: async () => [tenant],
+      claimTurn: async () => true,
+      intervalMs: 60_000,
+      logger: node.infra.logger,
+    });
+    const count = () => node.infra.mongo.tenantDb(tenant).models.AuditCheckpoint.collection.countDocuments();
+    expect(await pass.tick()).toEqual({ signed: 1, failed: [] });
+    expect(await count()).toBe(1);
+    expect(await pass.tick()).toEqual({ signed: 0, failed: [] });
+    expect(await count()).toBe(1);
+    await record(tenant, 2);
+    expect(await pass.tick()).toEqual({ signed: 1, failed: [] });
+    expect(await count()).toBe(2);
   });
 });
