@@ -31,6 +31,7 @@ import { BackchannelLogout } from './backchannel-logout.js';
 import { EmbeddedRealmSessions, EMBEDDED_REALM_SESSION_SECONDS } from './idp/realm-sessions.js';
 import type { Principal } from './principal.js';
 import { AuditService } from '../core/audit.service.js';
+import { AuditAnchorStore } from '../data/stores/audit-anchor.store.js';
 import { SecurityRulesService } from '../core/security-rules.service.js';
 import { SessionService } from '../core/session.service.js';
 import { LoginCodeService } from '../core/login-code.service.js';
@@ -131,6 +132,7 @@ export function createAuthServices(infra: AuthInfra) {
     audits: repos.audits,
     users: (t) => new UserRepository(tenantDb(t)),
     signer: signingKeys,
+    anchors: new AuditAnchorStore({ redis, keys }),
   });
   const accountSetup = new AccountSetupService({
     credentials: repos.credentials,

@@ -162,15 +162,25 @@ export const OPERATIONS = {
   },
   'admin.user': { transport: 'rest', name: 'GET /api/admin/user/{tenant}/{username}', requires: 'presence:read' },
   'audit.list': { transport: 'rest', name: 'GET /api/admin/audit', requires: 'audit:read' },
-  'audit.verify': { transport: 'rest', name: 'GET /api/admin/audit/verify', requires: 'audit:read' },
+  'audit.verify': {
+    transport: 'rest',
+    name: 'GET /api/admin/audit/verify',
+    requires: 'audit:read',
+    note: 'signs the new entries first, as the periodic checkpoint would (decision 1020)',
+  },
   'audit.checkpoints': { transport: 'rest', name: 'GET /api/admin/audit/checkpoints', requires: 'audit:read' },
   'audit.checkpoint': {
     transport: 'rest',
     name: 'POST /api/admin/audit/checkpoint',
     requires: 'tenant:admin',
-    note: "signs the chain head with the service's key",
+    note: "signs the entries written since the last checkpoint with the service's key",
   },
-  'audit.export': { transport: 'rest', name: 'GET /api/admin/audit/export', requires: 'audit:read' },
+  'audit.export': {
+    transport: 'rest',
+    name: 'GET /api/admin/audit/export',
+    requires: 'audit:read',
+    note: 'sealed at export time; signs the new entries first (decision 1020)',
+  },
   'audit.fhir': { transport: 'rest', name: 'GET /api/admin/audit/fhir', requires: 'audit:read' },
   'audit.fhirBulk': { transport: 'rest', name: 'GET /api/admin/audit/fhir/bulk', requires: 'audit:read' },
   'admin.migrate': {
@@ -425,7 +435,12 @@ export const OPERATIONS = {
   'graphql.hasPin': { transport: 'graphql', name: 'hasPin', requires: 'profile:read' },
   'graphql.myNotice': { transport: 'graphql', name: 'myNotice', requires: 'notices:read' },
   'graphql.auditTrail': { transport: 'graphql', name: 'auditTrail', requires: 'audit:read' },
-  'graphql.auditVerify': { transport: 'graphql', name: 'auditVerify', requires: 'audit:read' },
+  'graphql.auditVerify': {
+    transport: 'graphql',
+    name: 'auditVerify',
+    requires: 'audit:read',
+    note: 'signs the new entries first, as the periodic checkpoint would (decision 1020)',
+  },
   'graphql.admit': {
     transport: 'graphql',
     name: 'admit',

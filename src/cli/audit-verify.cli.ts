@@ -1,24 +1,34 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
 import type { JWK } from 'jose';
 import { verifyExport } from '../data/audit-export-verifier.js';
 
-const USAGE = `usage: npm run audit-verify -- EXPORT.ndjson [--jwks JWKS.json]
-  Verifies an audit export offline (docs/audit.md): the hash chain and every signed checkpoint.
-  --jwks: the service's public keys (GET /.well-known/jwks.json, kept by the auditor); checkpoints
-          signed by any other key then fail. Exit 0 when everything verifies, 2 when not.`;
+const USAGE = `usage: npm run audit-verify -- EXPORT.ndjson --jwks JWKS.json [--jwks OTHER.json ...]
+  Verifies an audit export offline (docs/audit.md): the seal signed at export time, every signed
+  checkpoint and every entry against the hash its checkpoint signed.
+  --jwks: the service's public keys (GET /.well-known/jwks.json), fetched by the auditor the day of the
+          export; the seal must be signed by one of them. Exit 0 when everything verifies, 2 when not
+          (the report names the first entry that fails).`;
 
 async function main(argv: string[]): Promise<number> {
-  const file = argv.find((a, i) => !a.startsWith('--') && argv[i - 1] !== '--jwks');
-  const jwksAt = argv.indexOf('--jwks');
-  if (!file || (jwksAt >= 0 && !argv[jwksAt + 1])) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { jwks: { type: 'string', multiple: true } } });
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 64;
+  }
+  const [file, ...extra] = parsed.positionals;
+  const jwks = parsed.values.jwks ?? [];
+  if (!file || extra.length || !jwks.length) {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
-  const trusted =
-    jwksAt >= 0 ? (JSON.parse(readFileSync(argv[jwksAt + 1]!, 'utf8')) as { keys: JWK[] }).keys : undefined;
+  const trusted = jwks.flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as { keys: JWK[] }).keys);
   const report = await verifyExport(createInterface({ input: createReadStream(file) }), trusted);
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (!report.ok) process.stderr.write(`not verified: ${report.message}\n`);
   return report.ok ? 0 : 2;
 }
 

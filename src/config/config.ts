@@ -168,7 +168,7 @@ export const EnvSchema = z.object({
   JOBS_ATTEMPTS: positiveInt.default(5),
   JOBS_BACKOFF_MS: positiveInt.default(1000),
   JOBS_LOCK_MS: positiveInt.default(30_000),
-  AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
+  AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(60),
 
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOK_ALLOW_HTTP: bool.default(false),
@@ -275,7 +275,7 @@ export interface Config {
     embedded: { secret: string; finalizeMs: number };
   };
   jobs: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
-  /** Signed checkpoints of the audit chains (decision 881); 0 turns the periodic run off. */
+  /** Signed checkpoints of the audit chains' new entries (decisions 881, 1020); 0 turns the periodic run off. */
   audit: { checkpointIntervalSeconds: number };
   /** Outbound events (docs/webhooks.md, decisions 890-893). */
   webhooks: {

@@ -12,9 +12,11 @@ export interface AuditCheckpointerDeps {
 }
 
 /**
- * Signs the head of every tenant's audit chain once per period (decision 881). Every workers node runs
- * a timer; the one that claims the period's turn signs, the others skip, so a period costs one pass
- * whatever the number of nodes. A tenant whose chain does not verify is logged, not signed.
+ * Signs the new entries of every tenant's audit chain once per period (decisions 881, 1020; a minute by
+ * default). Every workers node runs a timer; the one that claims the period's turn signs, the others
+ * skip, so a period costs one pass whatever the number of nodes. A tenant with nothing new costs a Redis
+ * read and one indexed query, and nothing is signed. A tenant whose new entries do not link to the last
+ * checkpoint is logged, not signed.
  */
 export class AuditCheckpointer {
   private timer: NodeJS.Timeout | undefined;
@@ -34,22 +36,25 @@ export class AuditCheckpointer {
     await this.running?.catch(() => undefined);
   }
 
-  /** One period: claims the turn, then signs each tenant's head. */
+  /** One period: claims the turn, then signs each tenant's new entries; `signed` counts the tenants that had some. */
   async tick(): Promise<{ signed: number; failed: string[] } | undefined> {
     const log = this.deps.logger;
     try {
       if (!(await this.deps.claimTurn(Math.max(1000, this.deps.intervalMs - 1000)))) return undefined;
       let signed = 0;
       const failed: string[] = [];
+      const started = Date.now();
       for (const tenant of await this.deps.tenants()) {
         try {
-          if (await this.deps.audit.checkpoint(tenant)) signed++;
+          const last = await this.deps.audit.checkpoint(tenant);
+          if (last && last.createdAt.getTime() >= started) signed++;
         } catch (e) {
           failed.push(tenant);
           log.error({ component: 'audit', tenant, err: e }, 'audit checkpoint refused');
         }
       }
-      log.info({ component: 'audit', signed, failed: failed.length }, 'audit checkpoints signed');
+      if (signed || failed.length)
+        log.info({ component: 'audit', signed, failed: failed.length }, 'audit checkpoints signed');
       return { signed, failed };
     } catch (e) {
       log.warn({ component: 'audit', err: e }, 'audit checkpoint pass failed');

@@ -1,8 +1,8 @@
-import type { CryptoKey, JWK } from 'jose';
-import { ChainVerifier, signCheckpoint, type BrokenLink } from '../data/audit-chain.js';
+import { ChainVerifier, type BrokenLink } from '../data/audit-chain.js';
 import { AppError } from './errors.js';
 import { auditBundle, toAuditEvent, type ParticipantKind } from './audit-fhir.js';
 import type { UserRepository } from '../data/repositories/user.repository.js';
+import type { AuditAnchorStore } from '../data/stores/audit-anchor.store.js';
 import { Types } from 'mongoose';
 import type {
   AuditRepository,
@@ -11,37 +11,28 @@ import type {
   AuditFilter,
   AuditCheckpointRecord,
 } from '../data/repositories/audit.repository.js';
+import {
+  AuditSigning,
+  chainEntries,
+  type ChainReport,
+  type CheckpointSigner,
+  type ExportLine,
+} from './audit-signing.js';
 
 export type { AuditEntry, AuditRecord, AuditFilter, BrokenLink, AuditCheckpointRecord };
+export type { ChainReport, CheckpointSigner, ExportLine };
+export { EXPORT_FORMAT } from './audit-signing.js';
 
-/** The service's signing keys, as far as checkpoints need them (src/auth/signing-keys.ts). */
-export interface CheckpointSigner {
-  current(): Promise<{ kid: string; key: CryptoKey }>;
-  jwks(): Promise<{ keys: JWK[] }>;
-}
-
-/** Format name and version of an export (docs/audit.md). */
-export const EXPORT_FORMAT = { format: 'consult-audit-export', version: 1 } as const;
-
-/** One line of an ndjson export. */
-export type ExportLine =
-  | { type: 'header'; format: string; version: number; tenant: string; exportedAt: string; canonicalization: string }
-  | ({ type: 'entry' } & Omit<AuditRecord, 'createdAt'> & { createdAt: string })
-  | ({ type: 'checkpoint' } & Omit<AuditCheckpointRecord, 'createdAt'> & { createdAt: string });
-
-/** What a verification of a tenant's chain found. */
-export interface ChainReport {
+/** What a check of the links alone found (no signatures): see `verifyLinks`. */
+export interface LinkReport {
   tenant: string;
   ok: boolean;
-  /** Entries whose links and hashes checked out, from seq 1. */
   verified: number;
-  /** The last verified position and its hash. */
   head: { seq: number; hash: string };
-  /** The first position that does not verify, and why. */
   firstBroken?: BrokenLink;
 }
 
-/** Entries read per round trip while verifying or exporting. */
+/** Entries read per round trip while converting to FHIR. */
 const BATCH = 500;
 
 /**
@@ -77,9 +68,21 @@ export class AuditService {
       audits(tenant: string): AuditRepository;
       /** Who is behind a user id, for the FHIR references (Practitioner, Patient or Device). */
       users?(tenant: string): Pick<UserRepository, 'findByIds'>;
+      /** Signing and verifying against checkpoints need both (decision 1020). */
       signer?: CheckpointSigner;
+      anchors?: Pick<AuditAnchorStore, 'get' | 'advance'>;
     },
-  ) {}
+  ) {
+    const { signer, anchors } = deps;
+    this.signing = signer && anchors ? new AuditSigning({ audits: deps.audits, signer, anchors }) : undefined;
+  }
+
+  private readonly signing: AuditSigning | undefined;
+
+  private signed(): AuditSigning {
+    if (!this.signing) throw new AppError('service_unavailable', 'No signing key is configured for checkpoints');
+    return this.signing;
+  }
 
   /** Appends one entry to the tenant's chain and returns it with its position and hash. */
   record(tenant: string, entry: AuditEntry & { action: AuditAction }): Promise<AuditRecord> {
@@ -91,23 +94,17 @@ export class AuditService {
     return this.deps.audits(tenant).list(filter, limit);
   }
 
-  /** Every entry of the chain in order, read BATCH at a time. */
-  async *entries(tenant: string, afterSeq = 0): AsyncGenerator<AuditRecord> {
-    const repo = this.deps.audits(tenant);
-    for (let after = afterSeq; ;) {
-      const batch = await repo.range(after, BATCH);
-      yield* batch;
-      if (batch.length < BATCH) return;
-      after = batch[batch.length - 1]!.seq;
-    }
+  /** Every entry of the chain in order. */
+  entries(tenant: string, afterSeq = 0): AsyncGenerator<AuditRecord> {
+    return chainEntries(this.deps.audits(tenant), afterSeq);
   }
 
   /**
    * Re-computes every link of the tenant's chain from the first entry: positions without gaps, each
-   * `prev` the hash of the entry before, each hash that of the entry's canonical encoding. Reports the
-   * first position that fails.
+   * `prev` the hash of the entry before, each hash that of the entry's canonical encoding. Says nothing
+   * of signatures: someone who rewrites the trail re-computes the links too (`verify` checks both).
    */
-  async verify(tenant: string): Promise<ChainReport> {
+  async verifyLinks(tenant: string): Promise<LinkReport> {
     const v = new ChainVerifier(tenant);
     for await (const e of this.entries(tenant)) if (!v.push(e)) break;
     return {
@@ -120,34 +117,22 @@ export class AuditService {
   }
 
   /**
-   * Signs the chain's head with the service's signing key (decision 881), after verifying the entries
-   * since the last checkpoint link up to it; a head signed already is returned as it was. Null for an
-   * empty trail; `audit_chain_broken` when the links since the last checkpoint do not verify.
+   * Verifies the trail against its signed checkpoints (decision 1020): every link and hash, every
+   * checkpoint, every entry against the hash a checkpoint signed, up to the last checkpoint the service
+   * signed (kept outside the database). What is new is signed first when it links. The report names the
+   * first entry that fails.
    */
-  async checkpoint(tenant: string): Promise<AuditCheckpointRecord | null> {
-    const signer = this.deps.signer;
-    if (!signer) throw new AppError('service_unavailable', 'No signing key is configured for checkpoints');
-    const repo = this.deps.audits(tenant);
-    const [last] = await repo.checkpoints(1);
-    const v = new ChainVerifier(tenant, last ? { seq: last.seq, hash: last.hash } : undefined);
-    for await (const e of this.entries(tenant, last?.seq ?? 0)) if (!v.push(e)) break;
-    if (v.firstBroken)
-      throw new AppError(
-        'audit_chain_broken',
-        `The audit chain breaks at position ${v.firstBroken.seq} (${v.firstBroken.reason}); nothing was signed`,
-      );
-    const head = v.head;
-    if (head.seq === 0) return null;
-    if (last && last.seq === head.seq) return last;
-    const key = await signer.current();
-    const createdAt = new Date();
-    const jws = await signCheckpoint(
-      { tenant, seq: head.seq, hash: head.hash, createdAt: createdAt.toISOString() },
-      key,
-    );
-    const jwk = (await signer.jwks()).keys.find((k) => k.kid === key.kid);
-    if (!jwk) throw new AppError('service_unavailable', 'The signing key has no public key to publish');
-    return repo.saveCheckpoint({ seq: head.seq, hash: head.hash, createdAt, kid: key.kid, jws, jwk });
+  verify(tenant: string): Promise<ChainReport> {
+    return this.signed().verify(tenant);
+  }
+
+  /**
+   * Signs the entries written since the last checkpoint (decisions 881, 1020) after checking that they
+   * link to its head; the last checkpoint when nothing is new, null for an empty trail;
+   * `audit_chain_broken` when they do not link or the signed head is gone.
+   */
+  checkpoint(tenant: string): Promise<AuditCheckpointRecord | null> {
+    return this.signed().checkpoint(tenant);
   }
 
   /** Checkpoints newest first. */
@@ -155,21 +140,9 @@ export class AuditService {
     return this.deps.audits(tenant).checkpoints(limit);
   }
 
-  /**
-   * The trail as ndjson lines for an auditor (docs/audit.md): a header, every entry in chain order, then
-   * every checkpoint (oldest first) with the public key that verifies it.
-   */
-  async *exportLines(tenant: string): AsyncGenerator<ExportLine> {
-    yield {
-      type: 'header',
-      ...EXPORT_FORMAT,
-      tenant,
-      exportedAt: new Date().toISOString(),
-      canonicalization: 'RFC 8785 (JCS), SHA-256',
-    };
-    for await (const e of this.entries(tenant)) yield { type: 'entry', ...e, createdAt: e.createdAt.toISOString() };
-    const checkpoints = await this.deps.audits(tenant).checkpoints(500);
-    for (const c of checkpoints.reverse()) yield { type: 'checkpoint', ...c, createdAt: c.createdAt.toISOString() };
+  /** The trail as ndjson lines for an auditor, sealed at export time (docs/audit.md). */
+  exportLines(tenant: string): AsyncGenerator<ExportLine> {
+    return this.signed().exportLines(tenant);
   }
 
   /** Entries (newest first, filtered like `list`) as a FHIR R4 Bundle of AuditEvents. */

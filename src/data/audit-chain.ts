@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { CompactSign, compactVerify, importJWK, type CryptoKey, type JWK } from 'jose';
 
 /** The `prev` of a tenant's first entry: no entry came before it. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -92,8 +91,14 @@ function definedFacts(f: AuditFacts): AuditFacts {
   return out;
 }
 
-/** Why a chain position does not verify. */
-export type BrokenReason = 'gap' | 'prev_mismatch' | 'hash_mismatch';
+/**
+ * Why a chain position does not verify: the links (`gap`, `prev_mismatch`, `hash_mismatch`), or the
+ * signatures (decision 1020): `missing` (a signed entry is absent), `not_signed` (the entry is not the one
+ * a checkpoint signed), `checkpoint_invalid` (a checkpoint covering it does not verify or does not
+ * follow the one before), `unsigned` (no trusted checkpoint covers it).
+ */
+export type BrokenReason =
+  'gap' | 'prev_mismatch' | 'hash_mismatch' | 'missing' | 'not_signed' | 'checkpoint_invalid' | 'unsigned';
 
 export interface BrokenLink {
   seq: number;
@@ -149,46 +154,4 @@ export class ChainVerifier {
     if (computed !== hash) return { seq: e.seq, reason: 'hash_mismatch', expected: computed, found: hash };
     return undefined;
   }
-}
-
-/** What a checkpoint signs: the head of one tenant's chain at a time. */
-export interface CheckpointStatement {
-  typ: 'audit-checkpoint';
-  v: number;
-  tenant: string;
-  seq: number;
-  hash: string;
-  createdAt: string;
-}
-
-/** The signed bytes of a checkpoint (RFC 8785 canonical JSON, like the entries). */
-export function checkpointPayload(s: Omit<CheckpointStatement, 'typ' | 'v'>): string {
-  return canonicalize({ typ: 'audit-checkpoint', v: CHAIN_VERSION, ...s }) as string;
-}
-
-export const CHECKPOINT_ALG = 'ES256';
-
-/** Signs a checkpoint statement as a compact JWS with the service's signing key. */
-export async function signCheckpoint(
-  s: Omit<CheckpointStatement, 'typ' | 'v'>,
-  key: { kid: string; key: CryptoKey },
-): Promise<string> {
-  return new CompactSign(new TextEncoder().encode(checkpointPayload(s)))
-    .setProtectedHeader({ alg: CHECKPOINT_ALG, kid: key.kid, typ: 'audit-checkpoint+jws' })
-    .sign(key.key);
-}
-
-/**
- * Verifies a checkpoint's JWS with a public key and returns the statement it signs; throws when the
- * signature, the algorithm or the statement's form is wrong. Needs no database: an auditor runs it on
- * an export.
- */
-export async function verifyCheckpoint(jws: string, jwk: JWK): Promise<CheckpointStatement> {
-  const key = await importJWK(jwk, CHECKPOINT_ALG);
-  const { payload, protectedHeader } = await compactVerify(jws, key, { algorithms: [CHECKPOINT_ALG] });
-  if (protectedHeader.typ !== 'audit-checkpoint+jws') throw new Error('not an audit checkpoint');
-  const s = JSON.parse(new TextDecoder().decode(payload)) as CheckpointStatement;
-  if (s.typ !== 'audit-checkpoint' || typeof s.seq !== 'number' || typeof s.hash !== 'string')
-    throw new Error('malformed checkpoint statement');
-  return s;
 }

@@ -36,6 +36,8 @@ export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
     signingKeys: `${prefix}auth:signing-keys`,
     /** Held by the one workers node that signs the audit checkpoints of the current period (decision 881). */
     auditCheckpointTurn: `${prefix}audit:checkpoint-turn`,
+    /** The last checkpoint the service signed of a tenant's audit chain, kept outside the database (decision 1020). */
+    auditAnchor: (tenant: string) => `${t(tenant)}audit:anchor`,
     /** Embedded identity provider: shared signing JWKS and cookie keys, and its per-realm storage. */
     idpSecrets: `${prefix}auth:idp-secrets`,
     idpStore,

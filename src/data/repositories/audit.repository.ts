@@ -126,16 +126,24 @@ export class AuditRepository {
     return docs.map((d) => fromStored(d as unknown as StoredEntry));
   }
 
-  /** Stores a signed head; a head signed already (by this or another node) is kept as it was. */
-  async saveCheckpoint(c: AuditCheckpointRecord): Promise<AuditCheckpointRecord> {
+  /**
+   * Stores the checkpoint the service just signed (it holds the anchor, decision 1020), replacing any
+   * document at that position: one the service did not sign there is not kept.
+   */
+  async putCheckpoint(c: AuditCheckpointRecord): Promise<AuditCheckpointRecord> {
     const { seq, ...rest } = c;
-    try {
-      await this.db.models.AuditCheckpoint.collection.insertOne({ _id: seq, ...rest } as never);
-      return c;
-    } catch (e) {
-      if (!isDuplicateKey(e)) throw e;
-      return (await this.checkpointAt(seq))!;
-    }
+    await this.db.models.AuditCheckpoint.collection.replaceOne({ _id: seq } as never, rest as never, { upsert: true });
+    return c;
+  }
+
+  /** Checkpoints after `afterSeq` in chain order, `limit` at a time. */
+  async checkpointsAfter(afterSeq: number, limit: number): Promise<AuditCheckpointRecord[]> {
+    const docs = await this.db.models.AuditCheckpoint.collection
+      .find({ _id: { $gt: afterSeq } } as never)
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map(checkpointFrom);
   }
 
   async checkpointAt(seq: number): Promise<AuditCheckpointRecord | null> {

@@ -105,7 +105,13 @@ export const resolvers = {
     auditVerify: async (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.auditVerify');
       const r = await ctx.once('auditVerify', () => ctx.services.auth.audit.verify(p.tenant));
-      return { ...r, headSeq: r.head.seq, headHash: r.head.hash, firstBroken: r.firstBroken ?? null };
+      return {
+        ...r,
+        headSeq: r.head.seq,
+        headHash: r.head.hash,
+        firstBroken: r.firstBroken ?? null,
+        message: r.message ?? null,
+      };
     },
     myNotice: async (_: unknown, __: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.myNotice');

@@ -248,7 +248,7 @@ export const typeDefs = /* GraphQL */ `
     myNotice: MyNotice
     "The tenant's audit trail, newest first, filtered; needs audit:read (docs/audit.md)."
     auditTrail(filter: AuditFilter): AuditPage!
-    "Verifies the tenant's whole audit chain and reports the first broken link; needs audit:read."
+    "Verifies the tenant's audit trail against its signed checkpoints and names the first entry that fails; needs audit:read."
     auditVerify: AuditChainReport!
   }
 
@@ -371,8 +371,9 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type AuditBrokenLink {
+    "The first entry that cannot be shown to be what was signed."
     seq: Int!
-    "gap, prev_mismatch or hash_mismatch"
+    "gap, prev_mismatch, hash_mismatch, missing, not_signed, checkpoint_invalid or unsigned (docs/audit.md)"
     reason: String!
     expected: String!
     found: String!
@@ -381,9 +382,13 @@ export const typeDefs = /* GraphQL */ `
   type AuditChainReport {
     ok: Boolean!
     verified: Int!
+    "Entries 1..covered are verified and covered by the signed checkpoints."
+    covered: Int!
     headSeq: Int!
     headHash: String!
     firstBroken: AuditBrokenLink
+    "What fails, naming the entry."
+    message: String
   }
   "The answer of every host control of a meeting (decision 900): its control state after it."
   type ControlResult {

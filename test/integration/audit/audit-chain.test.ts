@@ -87,7 +87,7 @@ describe('audit trail: one chain across concurrent writer processes', () => {
     const appended = results.flatMap((r) => r.ids);
     expect(appended).toHaveLength(WRITERS * PER_WRITER);
 
-    const report = await audit.verify(tenant);
+    const report = await audit.verifyLinks(tenant);
     expect(report).toMatchObject({ ok: true, verified: 1 + WRITERS * PER_WRITER });
     expect(report.firstBroken).toBeUndefined();
 
@@ -116,7 +116,7 @@ describe('audit trail: one chain across concurrent writer processes', () => {
       ),
     );
     expect(records.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: BURST }, (_, i) => i + 1));
-    expect(await audit.verify(burst)).toMatchObject({ ok: true, verified: BURST });
+    expect(await audit.verifyLinks(burst)).toMatchObject({ ok: true, verified: BURST });
     // One insert per entry: racing writers of one process would cost about BURST^2 / 2.
     expect(inserts).toBe(BURST);
     await mongo.tenantDb(burst).conn.dropDatabase();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testEnv } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { verifyCheckpoint } from '../../../src/data/audit-chain.js';
+import { openStatement } from '../../../src/data/audit-checkpoint.js';
 
 /**
  * The periodic checkpoint (decision 881): every workers node runs the timer, one claims each period's
@@ -44,10 +44,10 @@ describe('audit trail: periodic signed checkpoints on two workers nodes', () => 
   it('signs each new head once, without being asked, and the signatures verify', async () => {
     const audit = nodes[1]!.services.auth.audit;
     for (let i = 0; i < 3; i++) await audit.record(tenant, { action: 'test.step', outcome: 'success', details: { i } });
-    const first = (await audit.verify(tenant)).head;
+    const first = (await audit.verifyLinks(tenant)).head;
     await signedAt(first.seq);
     for (let i = 3; i < 5; i++) await audit.record(tenant, { action: 'test.step', outcome: 'success', details: { i } });
-    const second = (await audit.verify(tenant)).head;
+    const second = (await audit.verifyLinks(tenant)).head;
     await signedAt(second.seq);
 
     const all = await audit.checkpoints(tenant, 100);
@@ -55,7 +55,7 @@ describe('audit trail: periodic signed checkpoints on two workers nodes', () => 
     expect(new Set(seqs).size).toBe(seqs.length); // no head signed twice, whichever node had the turn
     expect(seqs).toContain(second.seq);
     for (const c of all) {
-      const statement = await verifyCheckpoint(c.jws, c.jwk);
+      const { statement } = await openStatement(c.jws, c.jwk, 'audit-checkpoint');
       expect(statement).toMatchObject({ tenant, seq: c.seq, hash: c.hash });
     }
     expect(await repo().countDocuments()).toBe(all.length);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { testEnv } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { verifyCheckpoint } from '../../../src/data/audit-chain.js';
+import { openStatement } from '../../../src/data/audit-checkpoint.js';
 import { verifyExport } from '../../../src/data/audit-export-verifier.js';
 import type { ExportLine } from '../../../src/core/audit.service.js';
 
@@ -46,7 +46,7 @@ describe('audit trail: verification, signed checkpoints and offline export', () 
 
     const cp = (await audit.checkpoint(tenant))!;
     expect(cp.seq).toBe(base + 5);
-    const statement = await verifyCheckpoint(cp.jws, cp.jwk);
+    const { statement } = await openStatement(cp.jws, cp.jwk, 'audit-checkpoint');
     expect(statement).toMatchObject({ tenant, seq: cp.seq, hash: clean.head.hash });
     expect((await audit.checkpoint(tenant))!.jws).toBe(cp.jws); // the same head is signed once
 
@@ -68,7 +68,7 @@ describe('audit trail: verification, signed checkpoints and offline export', () 
     const forged = lines.map((l) =>
       l.includes('"type":"checkpoint"') ? l.replace(/"jws":"[^.]+\./, '"jws":"e30.') : l,
     );
-    expect((await verifyExport(forged)).checkpoints[0]).toMatchObject({ ok: false });
+    expect((await verifyExport(forged, jwks.keys)).checkpoints[0]).toMatchObject({ ok: false });
 
     // Entries after the checkpoint: one is edited in the database; the next checkpoint refuses to sign.
     await audit.record(tenant, { action: 'test.after', outcome: 'success' });
@@ -105,7 +105,10 @@ describe('audit trail: verification, signed checkpoints and offline export', () 
       const dir = mkdtempSync(path.join(tmpdir(), 'audit-export-'));
       const file = path.join(dir, 'export.ndjson');
       writeFileSync(file, (await exported()).join('\n') + '\n');
-      const offline = await cli('src/cli/audit-verify.cli.ts', file);
+      const jwks = path.join(dir, 'jwks.json');
+      writeFileSync(jwks, JSON.stringify(await node.services.auth.signingKeys.jwks()));
+      expect((await cli('src/cli/audit-verify.cli.ts', file)).code).toBe(64); // the trusted keys are required
+      const offline = await cli('src/cli/audit-verify.cli.ts', file, '--jwks', jwks);
       expect(offline.code).toBe(2);
       expect(JSON.parse(offline.stdout)).toMatchObject({ ok: false, firstBroken: { reason: 'gap' } });
     },

@@ -378,8 +378,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign the chain's head now (refused when the entries since the last checkpoint do not verify)
-         * @description Requires: `tenant:admin` (docs/permissions.md). signs the chain head with the service's key.
+         * Sign the entries written since the last checkpoint now (refused when they do not link to its head)
+         * @description Requires: `tenant:admin` (docs/permissions.md). signs the entries written since the last checkpoint with the service's key.
          */
         post: operations["audit.checkpoint"];
         delete?: never;
@@ -416,8 +416,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export the trail for offline verification (npm run audit-verify)
-         * @description Requires: `audit:read` (docs/permissions.md).
+         * Export the trail, sealed at export time, for offline verification (npm run audit-verify)
+         * @description Requires: `audit:read` (docs/permissions.md). sealed at export time; signs the new entries first (decision 1020).
          */
         get: operations["audit.export"];
         put?: never;
@@ -476,8 +476,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Verify the tenant's whole chain and report the first broken link
-         * @description Requires: `audit:read` (docs/permissions.md).
+         * Verify the tenant's trail against its signed checkpoints (what is new is signed first when it links) and name the first entry that fails
+         * @description Requires: `audit:read` (docs/permissions.md). signs the new entries first, as the periodic checkpoint would (decision 1020).
          */
         get: operations["audit.verify"];
         put?: never;
@@ -3642,7 +3642,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ndjson: a header line, every entry in chain order, every checkpoint */
+            /** @description ndjson: a header, the seal signed at export time over the last entry and checkpoint, then each checkpoint followed by the entries it signs */
             200: {
                 headers: {
                     /** @description inline or attachment, with the file name (RFC 6266) */
@@ -3777,19 +3777,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description checkpoints checked */
+                        checkpoints: number;
+                        /** @description entries 1..covered verified and covered by the signed checkpoints */
+                        covered: number;
                         firstBroken?: {
                             expected: string;
                             found: string;
-                            /** @enum {string} */
-                            reason: "gap" | "prev_mismatch" | "hash_mismatch";
+                            /**
+                             * @description docs/audit.md: what each reason means
+                             * @enum {string}
+                             */
+                            reason: "gap" | "prev_mismatch" | "hash_mismatch" | "missing" | "not_signed" | "checkpoint_invalid" | "unsigned";
+                            /** @description the first entry that cannot be shown to be what was signed */
                             seq: number;
                         };
                         head: {
                             hash: string;
                             seq: number;
                         };
+                        /** @description what fails, naming the entry */
+                        message?: string;
                         ok: boolean;
                         tenant: string;
+                        /** @description entries whose links and hashes verified, from position 1 */
                         verified: number;
                     };
                 };

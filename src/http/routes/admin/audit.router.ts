@@ -43,7 +43,8 @@ export const adminAuditRoutes: RouteGroup = {
       method: 'get',
       path: '/audit/verify',
       response: ChainReportOut,
-      summary: "Verify the tenant's whole chain and report the first broken link",
+      summary:
+        "Verify the tenant's trail against its signed checkpoints (what is new is signed first when it links) and name the first entry that fails",
       handle: (s, { p }) => s.auth.audit.verify(p.tenant),
     }),
     op({
@@ -60,7 +61,7 @@ export const adminAuditRoutes: RouteGroup = {
       path: '/audit/checkpoint',
       response: CheckpointResult,
       errors: ['audit_chain_broken'],
-      summary: "Sign the chain's head now (refused when the entries since the last checkpoint do not verify)",
+      summary: 'Sign the entries written since the last checkpoint now (refused when they do not link to its head)',
       handle: async (s, { p }) => {
         const c = await s.auth.audit.checkpoint(p.tenant);
         return { checkpoint: c ? presentCheckpoint(c) : null };
@@ -70,8 +71,12 @@ export const adminAuditRoutes: RouteGroup = {
       operationId: 'audit.export',
       method: 'get',
       path: '/audit/export',
-      binary: { description: 'ndjson: a header line, every entry in chain order, every checkpoint', ranged: false },
-      summary: 'Export the trail for offline verification (npm run audit-verify)',
+      binary: {
+        description:
+          'ndjson: a header, the seal signed at export time over the last entry and checkpoint, then each checkpoint followed by the entries it signs',
+        ranged: false,
+      },
+      summary: 'Export the trail, sealed at export time, for offline verification (npm run audit-verify)',
       handle: (s, { p, res }) =>
         sendLines(res, `audit-${p.tenant}.ndjson`, 'application/x-ndjson', s.auth.audit.exportLines(p.tenant)),
     }),

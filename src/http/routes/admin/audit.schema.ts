@@ -23,8 +23,10 @@ export const AuditPage = z.object({
 });
 
 const BrokenLinkOut = z.object({
-  seq: z.number().int(),
-  reason: z.enum(['gap', 'prev_mismatch', 'hash_mismatch']),
+  seq: z.number().int().describe('the first entry that cannot be shown to be what was signed'),
+  reason: z
+    .enum(['gap', 'prev_mismatch', 'hash_mismatch', 'missing', 'not_signed', 'checkpoint_invalid', 'unsigned'])
+    .describe('docs/audit.md: what each reason means'),
   expected: z.string(),
   found: z.string(),
 });
@@ -32,9 +34,12 @@ const BrokenLinkOut = z.object({
 export const ChainReportOut = z.object({
   tenant: z.string(),
   ok: z.boolean(),
-  verified: z.number().int(),
+  verified: z.number().int().describe('entries whose links and hashes verified, from position 1'),
+  covered: z.number().int().describe('entries 1..covered verified and covered by the signed checkpoints'),
   head: z.object({ seq: z.number().int(), hash: z.string() }),
+  checkpoints: z.number().int().describe('checkpoints checked'),
   firstBroken: BrokenLinkOut.optional(),
+  message: z.string().optional().describe('what fails, naming the entry'),
 });
 
 export const CheckpointOut = z.object({
