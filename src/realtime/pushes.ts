@@ -39,7 +39,7 @@ export type Positioned<T> = T & { pos?: PushPosition };
 
 /** `resyncRequired`: the pushes of `stream` after the client's position are not all recoverable. */
 export interface ResyncRequiredPush {
-  code: 'resync_required';
+  code: Extract<ErrorCode, 'resync_required'>;
   message: string;
   stream: string;
   /** Where the stream continues from: pushes with a greater `seq` in this epoch reach the connection. */
