@@ -20,6 +20,7 @@ const base = {
 export const REDIS_CLUSTER_TESTS = [
   'test/e2e/hub/cross-node.test.ts',
   'test/e2e/hub/failover.test.ts',
+  'test/e2e/hub/push-recovery.test.ts',
   'test/e2e/actors/failover.test.ts',
   'test/e2e/actors/fencing.test.ts',
   'test/resilience/faults/chaos.test.ts',

@@ -40,7 +40,7 @@ import { PinService, type PinLockedPush } from '../core/pin.service.js';
 import { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';
 import { rooms } from '../realtime/rooms.js';
 import type { PushPublisher } from '../realtime/pushes.js';
-import { RedisPushPublisher } from '../realtime/redis-publisher.js';
+import { historyPublisher } from '../realtime/redis-publisher.js';
 import { OfflineTokenService } from '../core/offline-token.service.js';
 import { ImpersonationService } from '../core/impersonation.service.js';
 import { SignInService } from '../core/sign-in.service.js';
@@ -171,7 +171,7 @@ export function createAuthServices(infra: AuthInfra) {
     rules,
     sessions,
     audit,
-    notifyLocked: pinLockedNotifier(new RedisPushPublisher(redis, keys.hubPush, infra.logger)),
+    notifyLocked: pinLockedNotifier(historyPublisher(redis, keys, infra.config.hub.history, infra.logger)),
     onPinCheck: () => pinChecks?.inc(),
   });
   const offlineTokens = new OfflineTokenService({

@@ -635,6 +635,12 @@ export const OPERATIONS = {
   'hub.remoteControl': { transport: 'hub', name: 'remoteControl', requires: 'devices:control' },
   'hub.shareImage': { transport: 'hub', name: 'shareImage', requires: 'meetings:host' },
   'hub.clearImage': { transport: 'hub', name: 'clearImage', requires: 'meetings:host' },
+  'hub.resume': {
+    transport: 'hub',
+    name: 'resume',
+    requires: 'authenticated',
+    note: "replays the pushes the connection's own streams missed",
+  },
   'hub.refreshToken': {
     transport: 'hub',
     name: 'refreshToken',

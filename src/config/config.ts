@@ -189,6 +189,9 @@ export const EnvSchema = z.object({
   HUB_DEVICE_HEARTBEAT_MS: positiveInt.default(10_000),
   HUB_RATE_LIMIT_BURST: positiveInt.default(60),
   HUB_RATE_LIMIT_PER_SECOND: positiveInt.default(20),
+  HUB_PUSH_HISTORY_MS: positiveInt.default(120_000),
+  HUB_PUSH_HISTORY_MAX: positiveInt.default(500),
+  HUB_PUSH_POSITION_TTL_MS: positiveInt.default(86_400_000),
 
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   RATE_LIMIT_PER_IP: positiveInt.default(600),
@@ -291,7 +294,13 @@ export interface Config {
     secretGraceHours: number;
   };
   actors: { shards: number; leaseMs: number; idleMs: number };
-  hub: { ringTimeoutMs: number; deviceHeartbeatMs: number; rateLimit: { burst: number; perSecond: number } };
+  hub: {
+    ringTimeoutMs: number;
+    deviceHeartbeatMs: number;
+    rateLimit: { burst: number; perSecond: number };
+    /** Recoverable pushes per recipient (docs/hub.md#recovering-missed-pushes). */
+    history: { windowMs: number; maxPushes: number; positionTtlMs: number };
+  };
   limits: {
     windowSeconds: number;
     perIp: number;
@@ -473,6 +482,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,
       deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS,
       rateLimit: { burst: e.HUB_RATE_LIMIT_BURST, perSecond: e.HUB_RATE_LIMIT_PER_SECOND },
+      history: {
+        windowMs: e.HUB_PUSH_HISTORY_MS,
+        maxPushes: e.HUB_PUSH_HISTORY_MAX,
+        positionTtlMs: e.HUB_PUSH_POSITION_TTL_MS,
+      },
     },
     limits: {
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,

@@ -83,6 +83,11 @@ export const ERROR_CODES = {
   setup_link_invalid: { status: 410, title: 'Set-password link unknown, used, replaced or expired' },
   pending_user_not_found: { status: 404, title: 'Pending user not found' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  resync_required: {
+    status: 409,
+    title: 'Missed pushes are no longer recoverable: resynchronise',
+    retry: 'never',
+  },
   not_owner: { status: 503, title: 'Actor is owned by another node', retry: 'again' },
   audit_chain_broken: { status: 409, title: 'Audit chain broken', retry: 'never' },
   audit_busy: { status: 503, title: 'Audit trail busy', retry: 'again' },

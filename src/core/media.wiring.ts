@@ -3,7 +3,7 @@ import { FileShareRepository } from '../data/repositories/file-share.repository.
 import { ImportRepository } from '../data/repositories/import.repository.js';
 import { PendingUserRepository } from '../data/repositories/pending-user.repository.js';
 import type { Infra } from '../infra.js';
-import { RedisPushPublisher } from '../realtime/redis-publisher.js';
+import { historyPublisher } from '../realtime/redis-publisher.js';
 import { rooms } from '../realtime/rooms.js';
 import { MediaService } from './media.service.js';
 import { MediaAccess } from './media-access.js';
@@ -40,7 +40,7 @@ export function createMediaServices(
   });
   const importRepo = (t: string) => new ImportRepository(tenantDb(t));
   const pendingUsers = (t: string) => new PendingUserRepository(tenantDb(t));
-  const publisher = new RedisPushPublisher(infra.redis, infra.keys.hubPush, infra.logger);
+  const publisher = historyPublisher(infra.redis, infra.keys, infra.config.hub.history, infra.logger);
   const imports = new ImportService({
     store: infra.store,
     imports: importRepo,

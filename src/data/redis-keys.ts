@@ -67,6 +67,15 @@ export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
      */
     hubPush: `${prefix}actors:hub-push`,
     /** Contact directory change log (decision 212): a sequence number and the recent changes by number. */
+    /**
+     * A recipient's push history (a stream of recoverable pushes, src/realtime/push-history.ts) and its
+     * position hash (epoch, last number, Redis run id). `stream` is `u:<userId>` or `d:<deviceId>`; both keys
+     * share one hash tag per recipient, so histories spread over a cluster's slots.
+     */
+    pushStream: (tenant: string, stream: string) => `${prefix}push:{${tenant}:${stream}}`,
+    pushPosition: (tenant: string, stream: string) => `${prefix}push:{${tenant}:${stream}}:pos`,
+    /** The recipients (streams) logically in a meeting room, whether connected or not (by room name). */
+    pushRoster: (room: string) => `${prefix}roster:{${room}}`,
     directoryVersion: (tenant: string) => `${t(tenant)}directory:version`,
     directoryChanges: (tenant: string) => `${t(tenant)}directory:changes`,
     userSockets: (tenant: string) => `${t(tenant)}revocations`,

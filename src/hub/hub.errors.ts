@@ -101,6 +101,11 @@ export const HUB_ERROR_GROUPS = {
     ],
     codes: ['token_invalid', 'token_expired', 'session_revoked', 'wrong_tenant', 'forbidden'],
   },
+  /** resume: only the connection's own streams (docs/hub.md#recovering-missed-pushes). */
+  resume: {
+    files: ['src/hub/hub.resume.ts'],
+    codes: ['forbidden', 'service_unavailable'],
+  },
 } as const satisfies Record<string, { files: readonly string[]; codes: readonly ErrorCode[] }>;
 
 export type HubErrorGroup = keyof typeof HUB_ERROR_GROUPS;
@@ -137,6 +142,7 @@ export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> 
   answer: ['actors', 'call', 'meeting', 'signalling'],
   iceCandidate: ['actors', 'call', 'meeting', 'signalling'],
   refreshToken: ['session'],
+  resume: ['resume'],
   admit: ['actors', ...M, 'waitingRoom', 'joinCode'],
   deny: ['actors', ...M, 'waitingRoom'],
   getWaitingRoom: ['actors', ...M, 'waitingRoom'],

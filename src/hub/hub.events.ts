@@ -35,7 +35,7 @@ import type {
   StopPeripheralRequest,
 } from '../actors/device.schema.js';
 import type { IceCandidateMessage, SdpMessage } from '../realtime/signalling.schema.js';
-import type { ServerToClientEvents } from '../realtime/pushes.js';
+import type { PushPosition, ServerToClientEvents } from '../realtime/pushes.js';
 
 // The pushed messages are the realtime module's typed map; the hub serves it as Socket.IO's server events.
 export {
@@ -108,6 +108,11 @@ export interface ClientToServerEvents {
   /** Host: grants or refuses a member's requestHostAccess (hostAccess push to the requester). */
   answerHostAccess(req: AnswerHostAccessRequest, ack: Ack<ControlResult>): void;
   /** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
+  /** Replays the pushes of the connection's streams after these positions (docs/hub.md#recovering-missed-pushes). */
+  resume(
+    positions: { stream: string; epoch?: string; seq?: number }[],
+    ack: Ack<{ positions: PushPosition[]; replayed: number }>,
+  ): void;
   refreshToken(token: string, ack: Ack<{ expiresAt?: string; role: string; permissions: string[] }>): void;
 }
 

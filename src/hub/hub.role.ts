@@ -4,7 +4,8 @@ import type { RoleContext, RoleHandle } from '../role-context.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
 import { startActorSystem } from '../actors/runtime/node-system.js';
 import { subscribePushes, type RelayedPush } from '../realtime/redis-publisher.js';
-import { createHubServer, onConnections } from './hub.server.js';
+import { createHubServer, onConnections, roomsSubscribed } from './hub.server.js';
+import { pushHistoryFor } from '../realtime/push-history.js';
 import { SocketSessions } from './hub.session.js';
 import { sessionMethods } from './handlers/session.handlers.js';
 import { corsDelegate } from '../edge/cors.js';
@@ -91,7 +92,8 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
       admit: admitter(ctx),
     },
   });
-  const publisher = new SocketIoHubPublisher(io, infra.logger);
+  const history = pushHistoryFor(infra.redis, infra.keys, infra.config.hub.history, infra.logger);
+  const publisher = new SocketIoHubPublisher(io, infra.logger, history);
   system.useHubPublisher(publisher);
   const sessions = new SocketSessions(io, {
     verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok),
@@ -117,11 +119,12 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),
     audit: services.auth.audit,
     followUps,
+    streams: { history, subscribed: (list) => roomsSubscribed(sub, infra.keys.hubAdapter, list) },
   };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger, followUps);
   await presence.start(PRESENCE_HEARTBEAT_MS);
   onConnections(io, hub, HUB_METHODS, presence, infra.config.hub.rateLimit, infra.metrics);
-  const relay = (p: RelayedPush) => publisher.emitLocal(p.rooms, p.event, p.payload);
+  const relay = (p: RelayedPush) => publisher.emitLocal(p.rooms, p.event, p.payload, p.except);
   const unsubs = [
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node
     // delivers them to its own sockets, so together they reach every socket once.

@@ -6,6 +6,7 @@ import type { Infra } from '../infra.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { handshake, type HandshakeDeps } from './handshake.js';
+import { openStreams } from './hub.resume.js';
 import { methodTable, serveMethods, type HubMethod } from './method.js';
 import { rooms } from '../realtime/rooms.js';
 import { SocketRateLimit, type RateLimitOptions } from './socket-rate-limit.js';
@@ -98,7 +99,15 @@ export function onConnections(
       ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : []),
     ];
     // The sharded adapter subscribes the room's channel on join; a Redis failure there is logged, not thrown.
-    Promise.resolve(socket.join(own)).catch((err) =>
+    const join = () => Promise.resolve(socket.join(own));
+    // With push histories: where the user's stream continues from, the rooms, then what was missed.
+    (ctx.streams
+      ? openStreams(ctx, ctx.streams, socket, async () => {
+          await join();
+          await ctx.streams!.subscribed([rooms.user(tenant, principal.userId)]);
+        })
+      : join()
+    ).catch((err) =>
       ctx.logger.warn(
         { component: 'hub', code: 'service_unavailable', err: (err as Error).message },
         'joining own rooms failed',
@@ -115,4 +124,15 @@ export function onConnections(
         );
     });
   });
+}
+
+/**
+ * Resolves once `sub` (the adapter's subscriber) has subscribed the rooms' channels. The sharded adapter
+ * subscribes a room's channel when the room appears on this node, without waiting for Redis; asking for
+ * the same subscription again on the same connection answers after the adapter's own (one connection
+ * answers in order), so from then on this node receives what is published to the rooms.
+ */
+export async function roomsSubscribed(sub: RedisConnection, channelPrefix: string, list: string[]): Promise<void> {
+  // One channel per call: on a cluster, channels of different slots cannot share a command.
+  await Promise.all(list.map((room) => sub.ssubscribe(`${channelPrefix}#/#${room}#`)));
 }

@@ -4,6 +4,7 @@ import type { AuditService } from '../core/audit.service.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { FollowUps } from './follow-ups.js';
+import type { PushHistory } from '../realtime/push-history.js';
 import type { SocketSessions } from './hub.session.js';
 import type { HubServer } from './hub.events.js';
 
@@ -21,6 +22,13 @@ export interface HubMeetings {
   isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
   /** A participant's connection to the meeting ended: recorded as the leave (docs/audit.md). */
   left(p: Principal, eventId: string, reason: 'disconnect'): Promise<void>;
+}
+
+/** What the hub needs to resume pushes: the history and a way to know a room's channel is subscribed. */
+export interface HubStreams {
+  history: PushHistory;
+  /** Resolves once this node receives what is published to these rooms (the adapter's subscriptions are active). */
+  subscribed(rooms: string[]): Promise<void>;
 }
 
 /** What handlers reach: the socket server, the actor system and a few services. */
@@ -42,6 +50,8 @@ export interface HubContext {
   sessions: SocketSessions;
   /** The tenant's audit trail: every method called while impersonating is recorded (docs/audit.md). */
   audit?: Pick<AuditService, 'record'>;
+  /** Push histories: resumption at connection and `resume`, meeting rosters (absent: pushes at-most-once). */
+  streams?: HubStreams;
   /** Work a socket's disconnect leaves to do, waited for by the hub's stop (and by `settled()`). */
   followUps: FollowUps;
 }

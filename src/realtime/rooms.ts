@@ -27,3 +27,31 @@ export const rooms = {
 } as const;
 
 export type RoomNames = typeof rooms;
+
+/**
+ * The recipient streams of push histories (src/realtime/push-history.ts): a user (`u:<userId>`) and a
+ * device (`d:<deviceId>`), each delivered to through its room.
+ */
+export const streams = {
+  user: (userId: string) => `u:${userId}`,
+  device: (deviceId: string) => `d:${deviceId}`,
+  /** The room a stream's pushes are delivered to. */
+  room: (tenant: string, stream: string): string | undefined =>
+    stream.startsWith('u:')
+      ? rooms.user(tenant, stream.slice(2))
+      : stream.startsWith('d:')
+        ? rooms.device(tenant, stream.slice(2))
+        : undefined,
+} as const;
+
+/** What a room name addresses, for the push history: a recipient's stream, a meeting roster, or neither. */
+export function roomTarget(
+  room: string,
+): { tenant: string; stream: string } | { tenant: string; roster: string } | undefined {
+  const m = /^(user|device|meeting|meeting-devices):([^:]+):(.+)$/.exec(room);
+  if (!m) return undefined;
+  const [, kind, tenant, id] = m as unknown as [string, string, string, string];
+  if (kind === 'user') return { tenant, stream: streams.user(id) };
+  if (kind === 'device') return { tenant, stream: streams.device(id) };
+  return { tenant, roster: room };
+}

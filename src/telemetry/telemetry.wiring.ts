@@ -12,7 +12,7 @@ import type { AuditService } from '../core/audit.service.js';
 import { CompletionService } from '../core/completion.service.js';
 import { rooms } from '../realtime/rooms.js';
 import { createVcs } from '../vcs/index.js';
-import { RedisPushPublisher } from '../realtime/redis-publisher.js';
+import { historyPublisher } from '../realtime/redis-publisher.js';
 import { TelemetryIngestService } from './telemetry-ingest.service.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
 
@@ -53,7 +53,7 @@ export function createTelemetryServices(
   const completion = new CompletionService({
     tenants,
     ...repos,
-    publisher: new RedisPushPublisher(infra.redis, infra.keys.hubPush, infra.logger),
+    publisher: historyPublisher(infra.redis, infra.keys, infra.config.hub.history, infra.logger),
     meetingRoom: rooms.meeting,
     logger: infra.logger,
     announced,

@@ -94,7 +94,10 @@ export async function startHubCluster(
  * (socket.io-client's default transports) on the node at `url`, `rest` calls the REST API as a user.
  * `destroy` closes the opened sockets, kills the child and stops the node.
  */
-export async function startHubPair(users: readonly HubUser[], opts: { childName: string; shards: number }) {
+export async function startHubPair(
+  users: readonly HubUser[],
+  opts: { childName: string; shards: number; env?: Record<string, string> },
+) {
   const id = uniqueId();
   const shared = {
     ROLES: 'http,hub,actors',
@@ -103,6 +106,7 @@ export async function startHubPair(users: readonly HubUser[], opts: { childName:
     REDIS_PREFIX: `test:${id}:`,
     ACTOR_SHARDS: String(opts.shards),
     ACTOR_LEASE_MS: '1500',
+    ...opts.env,
   };
   const childId = `${opts.childName}-${id}`;
   const node = await startTestNode(shared);

@@ -7,6 +7,7 @@ import type {
   ServerToClientEvents,
 } from './generated/hub-types.js';
 import { ConsultError, type ErrorCode } from './errors.js';
+import { PushStreams } from './push-streams.js';
 
 export type { ClientToServerEvents, ServerToClientEvents, HubMethodName, ServerEventName };
 
@@ -32,6 +33,8 @@ export interface HubClientOptions {
   onRefreshError?: (error: unknown) => void;
   /** How long a method waits for its acknowledgement. */
   ackTimeoutMs?: number;
+  /** How long a push may wait behind a gap in its stream before the client asks the hub to `resume` it. */
+  gapResumeMs?: number;
   /** Passed to socket.io-client (transports, extraHeaders, reconnection settings, ...). */
   socket?: Partial<ManagerOptions & SocketOptions>;
 }
@@ -39,17 +42,30 @@ export interface HubClientOptions {
 /**
  * The realtime hub over socket.io-client, typed from the server's event maps: `call()` takes each
  * method's arguments and resolves with its acknowledgement data, or throws a ConsultError with the
- * coded error; `on()`/`next()` receive pushed messages. The connection keeps itself signed in
- * (`refreshToken` every ~40 s with the token `token()` returns) and, after a reconnection, joins the
- * meetings, rooms and headset session it had joined again.
+ * coded error; `on()`/`next()` receive pushed messages. The connection lives the day:
+ * - it keeps itself signed in (`refreshToken` every ~40 s with the token `token()` returns; give it
+ *   `session.freshToken` so that token is refreshed before it expires);
+ * - it reconnects by itself after a transport close, and after `sessionEnded { code: 'token_expired' }`
+ *   or a `token_expired` refusal with a fresh token from `token()`;
+ * - it resumes pushes from its last positions (docs/hub.md#recovering-missed-pushes): recoverable pushes
+ *   reach `on()` in order and once, across reconnections; `resyncRequired` says when that was not possible;
+ * - after a reconnection it joins the meetings, rooms and headset session it had joined again.
  */
 export class HubClient {
   readonly socket: Socket<ServerToClientEvents, ClientToServerEvents>;
+  /** Positions of the connection's push streams, kept across reconnections. */
+  readonly streams = new PushStreams();
   private readonly meetings = new Set<string>();
   private readonly rooms = new Set<string>();
   private rapidConnect: [string, string] | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
+  private gapTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly rejoined: Array<(errors: ConsultError[]) => void> = [];
+  private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
+  private connections = 0;
+  private expiredRetries = 0;
+  private closed = false;
+  private endedExpired = false;
 
   constructor(private readonly opts: HubClientOptions) {
     this.socket = io(opts.url, {
@@ -57,12 +73,31 @@ export class HubClient {
       autoConnect: false,
       auth: (cb) =>
         void Promise.resolve(opts.token()).then(
-          (token) => cb({ token }),
-          () => cb({}),
+          (token) => cb({ token, resume: this.streams.positions() }),
+          () => cb({ resume: this.streams.positions() }),
         ),
       ...opts.socket,
     });
-    this.socket.io.on('reconnect', () => void this.rejoin());
+    this.socket.onAny((event: string, payload: unknown) => this.dispatch(event, payload));
+    this.socket.on('connect', () => {
+      this.expiredRetries = 0;
+      this.connections += 1;
+      if (this.connections > 1) void this.rejoin();
+    });
+    this.socket.on('disconnect', (reason) => {
+      // The server ended the session at the token's expiry: come back with a fresh token.
+      if (reason === 'io server disconnect' && this.endedExpired && !this.closed) {
+        this.endedExpired = false;
+        this.socket.connect();
+      }
+    });
+    this.socket.on('connect_error', (err: Error & { data?: { code?: ErrorCode } }) => {
+      // A reconnection refused for an expired token: ask `token()` again (a few times, not forever).
+      if (this.connections > 0 && !this.closed && err.data?.code === 'token_expired' && this.expiredRetries < 3) {
+        this.expiredRetries += 1;
+        this.socket.connect();
+      }
+    });
   }
 
   /** Connects (once); rejects with the handshake's coded error (e.g. `token_invalid`, `tenant_not_found`). */
@@ -113,11 +148,17 @@ export class HubClient {
     return r.data;
   }
 
-  /** Listens to a pushed message; returns the function that stops listening. */
+  /**
+   * Listens to a pushed message; returns the function that stops listening. Recoverable pushes arrive
+   * in their stream's order and once, replayed ones included; `resyncRequired` and `sessionEnded` are
+   * pushes like the others.
+   */
   on<E extends ServerEventName>(event: E, listener: (payload: HubPush<E>) => void): () => void {
-    const l = listener as never;
-    this.socket.on(event, l);
-    return () => void this.socket.off(event, l);
+    const l = listener as (payload: unknown) => void;
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(l);
+    return () => void set.delete(l);
   }
 
   /** The next push of `event` that matches `filter` (rejects after `timeoutMs`). */
@@ -151,9 +192,50 @@ export class HubClient {
   }
 
   close(): void {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.gapTimer) clearTimeout(this.gapTimer);
     this.timer = undefined;
     this.socket.disconnect();
+  }
+
+  private emitLocal(event: string, payload: unknown): void {
+    for (const l of [...(this.listeners.get(event) ?? [])]) l(payload);
+  }
+
+  /** Every push passes here: positions are tracked, duplicates dropped, pushes behind a gap held. */
+  private dispatch(event: string, payload: unknown): void {
+    const p = payload as
+      | { pos?: { stream: string; epoch: string; seq: number } }
+      | { positions?: { stream: string; epoch: string; seq: number }[] }
+      | { code?: string; position?: { stream: string; epoch: string; seq: number } }
+      | undefined;
+    let deliver: { event: string; payload: unknown }[];
+    if (event === 'pushStreams' && p && 'positions' in p && p.positions)
+      deliver = [...p.positions.flatMap((q) => this.streams.reset(q)), { event, payload }];
+    else if (event === 'resyncRequired' && p && 'position' in p && p.position)
+      deliver = [...this.streams.reset(p.position), { event, payload }];
+    else if (p && 'pos' in p && p.pos)
+      deliver = this.streams.accept(event, p as { pos: { stream: string; epoch: string; seq: number } });
+    else deliver = [{ event, payload }];
+    if (event === 'sessionEnded') this.endedExpired = (p as { code?: string })?.code === 'token_expired';
+    for (const d of deliver) this.emitLocal(d.event, d.payload);
+    this.watchGaps();
+  }
+
+  /** Pushes held behind a gap for `gapResumeMs`: ask the hub to replay the stream from the gap. */
+  private watchGaps(): void {
+    if (this.gapTimer || !this.streams.gaps().length) return;
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = undefined;
+      const gaps = this.streams.gaps();
+      if (gaps.length && this.socket.connected)
+        this.call('resume', gaps).then(
+          () => this.watchGaps(),
+          () => this.watchGaps(),
+        );
+    }, this.opts.gapResumeMs ?? 1_000);
+    (this.gapTimer as { unref?: () => void }).unref?.();
   }
 
   private startRefresh(): void {

@@ -32,3 +32,4 @@ export {
   type components,
 } from './auth.js';
 export { Session } from './session.js';
+export { PushStreams, type PushPosition } from './push-streams.js';

@@ -14,7 +14,8 @@ export interface SessionHandlers {
 }
 
 export class Session {
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = true;
   private current: { accessToken: string; refreshToken?: string; expiresAt?: string };
   private readonly handlers: SessionHandlers;
   private inflight: Promise<void> | undefined;
@@ -30,6 +31,27 @@ export class Session {
 
   /** The current access token. */
   readonly token = (): string => this.current.accessToken;
+
+  /**
+   * The access token, refreshed first when it expires within `marginMs` (one refresh however many
+   * callers wait: they all get its token). Give `() => session.freshToken(api)` to HubClient and the
+   * REST client so that every (re)connection and call carries a live token.
+   */
+  async freshToken(api: RestClient, marginMs = 30_000): Promise<string> {
+    if (this.expiresWithin(marginMs)) await this.refresh(api);
+    return this.current.accessToken;
+  }
+
+  /** When the access token expires (ms since the epoch), if the sign-in said so. */
+  get expiresAt(): number | undefined {
+    const at = this.current.expiresAt ? Date.parse(this.current.expiresAt) : NaN;
+    return Number.isFinite(at) ? at : undefined;
+  }
+
+  private expiresWithin(ms: number): boolean {
+    const at = this.expiresAt;
+    return at !== undefined && at - Date.now() <= ms;
+  }
 
   get refreshToken(): string | undefined {
     return this.current.refreshToken;
@@ -52,16 +74,33 @@ export class Session {
     this.handlers.onRefreshed?.({ ...this.current });
   }
 
-  /** Refreshes every `everyMs` until stop(). */
-  start(api: RestClient, everyMs = 40_000): this {
+  /**
+   * Keeps the token fresh until stop(): refreshes every `everyMs` (about 40 s, the web client's cadence),
+   * or `marginMs` before the token's expiry when that comes sooner.
+   */
+  start(api: RestClient, everyMs = 40_000, marginMs = 30_000): this {
     this.stop();
-    this.timer = setInterval(() => void this.refresh(api).catch((e: unknown) => this.handlers.onError?.(e)), everyMs);
-    (this.timer as { unref?: () => void }).unref?.();
+    this.stopped = false;
+    const schedule = () => {
+      if (this.stopped) return;
+      const at = this.expiresAt;
+      const wait = Math.max(0, Math.min(everyMs, at === undefined ? everyMs : at - marginMs - Date.now()));
+      this.timer = setTimeout(
+        () =>
+          void this.refresh(api)
+            .catch((e: unknown) => this.handlers.onError?.(e))
+            .finally(schedule),
+        Math.min(wait, 2 ** 31 - 1),
+      );
+      (this.timer as { unref?: () => void }).unref?.();
+    };
+    schedule();
     return this;
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
 }

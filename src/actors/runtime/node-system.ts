@@ -1,6 +1,7 @@
 import { AppError } from '../../core/errors.js';
 import type { Role } from '../../config/config.js';
 import type { RoleContext, RoleHandle } from '../../role-context.js';
+import { historyPublisher } from '../../realtime/redis-publisher.js';
 import { RedisActorSystem } from './actor-system.js';
 import type { ActorBehavior } from './types.js';
 
@@ -27,6 +28,7 @@ export async function startActorSystem(
     logger: infra.logger,
     metrics: infra.metrics,
     hubPushChannel: infra.keys.hubPush,
+    publisher: historyPublisher(infra.redis, infra.keys, infra.config.hub.history, infra.logger),
   });
   await system.start();
   return { system, stop: () => system.stop() };

@@ -11,7 +11,8 @@ import {
 } from '../../actors/device.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import { AppError } from '../../core/errors.js';
-import { rooms } from '../../realtime/rooms.js';
+import { rooms, streams } from '../../realtime/rooms.js';
+import { enroll } from '../hub.resume.js';
 import { callerOf, method } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 
@@ -56,6 +57,7 @@ async function attach(ctx: HubContext, socket: HubSocket, deviceId: string, even
   await ctx.actors.ask(meetingAt(socket, eventId), { type: 'addDevice', caller, deviceId });
   const t = socket.data.tenant;
   ctx.io.in(rooms.device(t, deviceId)).socketsJoin([rooms.meeting(t, eventId), rooms.meetingDevices(t, eventId)]);
+  await enroll(ctx, socket, streams.device(deviceId), [rooms.meeting(t, eventId), rooms.meetingDevices(t, eventId)]);
   await socket.join([rooms.meeting(t, eventId), rooms.meetingDevices(t, eventId)]);
   return device;
 }

@@ -20,7 +20,8 @@ import {
 } from '../../actors/meeting-controls.schema.js';
 import { dedupe as dedupeFor } from '../../actors/meeting-rooms.js';
 import { checkSharedImage } from '../../core/share-image.js';
-import { rooms } from '../../realtime/rooms.js';
+import { rooms, streams } from '../../realtime/rooms.js';
+import { enroll } from '../hub.resume.js';
 import { callerOf, method } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 
@@ -45,6 +46,7 @@ async function enter(ctx: HubContext, socket: HubSocket, eventId: string, type: 
     leaveWaitingOnDisconnect(ctx, socket, eventId);
     return reply;
   }
+  await enroll(ctx, socket, streams.user(socket.data.principal.userId), [rooms.meeting(socket.data.tenant, eventId)]);
   await socket.join(rooms.meeting(socket.data.tenant, eventId));
   return reply;
 }

@@ -278,6 +278,11 @@ declare const ERROR_CODES: {
 		readonly status: 429;
 		readonly title: "Too many requests";
 	};
+	readonly resync_required: {
+		readonly status: 409;
+		readonly title: "Missed pushes are no longer recoverable: resynchronise";
+		readonly retry: "never";
+	};
 	readonly not_owner: {
 		readonly status: 503;
 		readonly title: "Actor is owned by another node";
@@ -798,45 +803,67 @@ export interface UserStatusPush {
 	online: boolean;
 	at: string;
 }
+/**
+ * A recoverable push's place in its recipient's history (docs/hub.md#recovering-missed-pushes): `stream` is
+ * `u:<userId>` or `d:<deviceId>`, `epoch` the history's identity, `seq` its number (1, 2, 3... without gaps
+ * within an epoch). A client hands its last position of each stream back when it reconnects.
+ */
+export interface PushPosition {
+	stream: string;
+	epoch: string;
+	seq: number;
+}
+/** A recoverable push as delivered: its payload and, when the history recorded it, its position. */
+export type Positioned<T> = T & {
+	pos?: PushPosition;
+};
+/** `resyncRequired`: the pushes of `stream` after the client's position are not all recoverable. */
+export interface ResyncRequiredPush {
+	code: Extract<ErrorCode, "resync_required">;
+	message: string;
+	stream: string;
+	/** Where the stream continues from: pushes with a greater `seq` in this epoch reach the connection. */
+	position: PushPosition;
+}
 /** Server -> client pushes: the SPEC names plus the ones this service adds (docs/hub.md). */
 export interface ServerToClientEvents {
-	onNewCall(p: NewCallPush): void;
-	onEndCall(p: EndCallPush): void;
-	onCallUpdated(p: {
+	onNewCall(p: Positioned<NewCallPush>): void;
+	onEndCall(p: Positioned<EndCallPush>): void;
+	onCallUpdated(p: Positioned<{
 		call: CallInfo;
-	}): void;
-	meetingEvent(p: MeetingEventPush): void;
+	}>): void;
+	meetingEvent(p: Positioned<MeetingEventPush>): void;
 	/** To a waiting client (its user room): its position, or admitted (with the join details), denied, expired. */
-	waitingRoom(p: WaitingRoomPush): void;
+	waitingRoom(p: Positioned<WaitingRoomPush>): void;
 	/** To the meeting's hosts: the waiting queue changed. */
-	waitingRoomUpdated(p: WaitingRoomView): void;
+	waitingRoomUpdated(p: Positioned<WaitingRoomView>): void;
 	/** To a removed member's sockets (its user room): out of the meeting, coded meeting_access_denied (decision 900). */
-	removedFromMeeting(p: RemovedPush): void;
+	removedFromMeeting(p: Positioned<RemovedPush>): void;
 	/** To a member's sockets: a host asks its client to mute. */
-	muteRequested(p: MuteRequestedPush): void;
+	muteRequested(p: Positioned<MuteRequestedPush>): void;
 	/** To the member who asked for host access: granted or refused. */
-	hostAccess(p: HostAccessPush): void;
+	hostAccess(p: Positioned<HostAccessPush>): void;
 	/** To each person present (their user room): a recording needs consent; `required` says whether their answer counts (decision 910). */
-	recordingConsentRequested(p: ConsentAsk): void;
+	recordingConsentRequested(p: Positioned<ConsentAsk>): void;
 	/** To the requester and the hosts: the consent request was granted, refused (by whom) or timed out (who did not answer). */
-	recordingConsentResult(p: RecordingConsentResultPush): void;
+	recordingConsentResult(p: Positioned<RecordingConsentResultPush>): void;
 	userStatus(p: UserStatusPush): void;
-	peripheralStarted(p: Record<string, unknown>): void;
-	peripheralStopped(p: Record<string, unknown>): void;
+	peripheralStarted(p: Positioned<Record<string, unknown>>): void;
+	peripheralStopped(p: Positioned<Record<string, unknown>>): void;
 	deviceInfo(p: DevicePush): void;
-	deviceUpdated(p: DevicePush): void;
-	onRemoteControl(p: RemoteControlPush): void;
-	onDeviceAdded(p: {
+	deviceUpdated(p: Positioned<DevicePush>): void;
+	onRemoteControl(p: Positioned<RemoteControlPush>): void;
+	onDeviceAdded(p: Positioned<{
 		deviceId: string;
 		eventId: string;
 		addedBy: string;
 		device: DevicePush;
-	}): void;
-	onShareImage(p: Record<string, unknown>): void;
-	onClearImage(p: {
+	}>): void;
+	onShareImage(p: Positioned<Record<string, unknown>>): void;
+	onClearImage(p: Positioned<{
 		eventId: string;
 		by: string;
-	}): void;
+	}>): void;
 	offer(p: RelayedSdp): void;
 	answer(p: RelayedSdp): void;
 	iceCandidate(p: RelayedIceCandidate): void;
@@ -857,10 +884,20 @@ export interface ServerToClientEvents {
 		role: string;
 		permissions: string[];
 	}): void;
+	/**
+	 * The history could not give this connection every push it missed on `stream` (older than the window,
+	 * or the history was lost): resynchronise (getMeetingDetails and its `seq`, the call and waiting-room
+	 * state) and continue from `position`.
+	 */
+	resyncRequired(p: ResyncRequiredPush): void;
+	/** Sent once at connection, before any other push: the position each of the connection's streams continues from. */
+	pushStreams(p: {
+		positions: PushPosition[];
+	}): void;
 	/** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
-	pinLocked(p: PinLockedPush): void;
+	pinLocked(p: Positioned<PinLockedPush>): void;
 	/** A pending-users import the user uploaded made progress, completed or failed (docs/onboarding.md). */
-	importProgress(p: ImportProgressPush): void;
+	importProgress(p: Positioned<ImportProgressPush>): void;
 }
 export type ServerEventName = keyof ServerToClientEvents;
 /** Every client method is answered with this acknowledgement; errors carry the REST error codes. */
@@ -934,6 +971,15 @@ export interface ClientToServerEvents {
 	/** Host: grants or refuses a member's requestHostAccess (hostAccess push to the requester). */
 	answerHostAccess(req: AnswerHostAccessRequest, ack: Ack<ControlResult>): void;
 	/** Replaces the connection's access token with a newer one of the same user (docs/hub.md "Staying signed in"). */
+	/** Replays the pushes of the connection's streams after these positions (docs/hub.md#recovering-missed-pushes). */
+	resume(positions: {
+		stream: string;
+		epoch?: string;
+		seq?: number;
+	}[], ack: Ack<{
+		positions: PushPosition[];
+		replayed: number;
+	}>): void;
 	refreshToken(token: string, ack: Ack<{
 		expiresAt?: string;
 		role: string;

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { AppError } from '../core/errors.js';
+import type { HistoryRead, StreamPosition } from '../data/stores/push-history.store.js';
+import type { PushName, PushPosition } from '../realtime/pushes.js';
+import { streams } from '../realtime/rooms.js';
+import type { HubContext, HubSocket, HubStreams } from './hub.types.js';
+
+export const PositionSchema = z
+  .object({
+    stream: z.string().min(3).max(64),
+    epoch: z.string().min(1).max(32).optional(),
+    seq: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+/** At most a user's stream and a device's, with room to spare; more is refused. */
+export const PositionsSchema = z.array(PositionSchema).max(4);
+
+type Given = z.infer<typeof PositionSchema>;
+
+const RESYNC_MESSAGE =
+  'Some pushes since your last position can no longer be replayed: resynchronise (getMeetingDetails and its seq, your calls and waiting rooms) and continue from this position';
+
+/** The positions a handshake hands over (`auth.resume`); anything malformed counts as none. */
+export function handshakePositions(socket: HubSocket): Given[] {
+  const raw = (socket.handshake.auth as { resume?: unknown } | undefined)?.resume;
+  const parsed = PositionsSchema.safeParse(raw ?? []);
+  return parsed.success ? parsed.data : [];
+}
+
+function from(given?: Given): StreamPosition | undefined {
+  return given?.epoch !== undefined && given.seq !== undefined ? { epoch: given.epoch, seq: given.seq } : undefined;
+}
+
+function resync(socket: HubSocket, stream: string, position: StreamPosition): void {
+  socket.emit('resyncRequired', {
+    code: 'resync_required',
+    message: RESYNC_MESSAGE,
+    stream,
+    position: { stream, ...position },
+  });
+}
+
+/** Sends a read's pushes to the socket, each with its position; a read that fell short is a resyncRequired. */
+function replay(socket: HubSocket, stream: string, read: HistoryRead): { position: StreamPosition; replayed: number } {
+  if (read.kind === 'resync') {
+    resync(socket, stream, read.position);
+    return { position: read.position, replayed: 0 };
+  }
+  if (read.kind === 'current') return { position: read.position, replayed: 0 };
+  for (const p of read.pushes) {
+    const payload = { ...(JSON.parse(p.payload) as object), pos: { stream, epoch: read.position.epoch, seq: p.seq } };
+    (socket.emit as (ev: string, payload: unknown) => boolean)(p.event as PushName, payload);
+  }
+  return { position: read.position, replayed: read.pushes.length };
+}
+
+/**
+ * A new connection: where its user's stream continues from (the position the client handed over, or the
+ * current one, or the current one after a `resyncRequired`) is sent first (`pushStreams`); then the socket
+ * joins its rooms and, once this node receives their pushes, gets every push recorded after that
+ * position. A push recorded before the read is replayed; one recorded after it reaches the joined socket
+ * live; one in between may come both ways, and its position tells the client it has it already.
+ */
+export async function openStreams(
+  ctx: Pick<HubContext, 'logger'>,
+  hub: HubStreams,
+  socket: HubSocket,
+  join: () => Promise<void>,
+): Promise<void> {
+  const { tenant, principal } = socket.data;
+  const stream = streams.user(principal.userId);
+  const given = from(handshakePositions(socket).find((p) => p.stream === stream));
+  let start: StreamPosition | undefined;
+  try {
+    const first = await hub.history.read(tenant, stream, given, true);
+    if (first.kind === 'resync') resync(socket, stream, first.position);
+    start = first.kind === 'ok' && given ? given : first.position;
+    socket.emit('pushStreams', { positions: [{ stream, ...start }] });
+  } catch (err) {
+    ctx.logger.warn(
+      { component: 'hub', code: 'service_unavailable', err: (err as Error).message },
+      'push history unavailable at connection',
+    );
+  }
+  await join();
+  if (!start || socket.disconnected) return;
+  replay(socket, stream, await hub.history.read(tenant, stream, start));
+}
+
+/**
+ * `resume`: replays the pushes of the socket's streams after the positions given (a stream without
+ * epoch and seq: its current position), after which the ack tells where each continues from. Only the
+ * socket's own streams: its user's, and its device's once it identified as one (initRapidConnect).
+ */
+export async function resumeStreams(
+  hub: HubStreams | undefined,
+  socket: HubSocket,
+  positions: Given[],
+): Promise<{ positions: PushPosition[]; replayed: number }> {
+  if (!hub) throw new AppError('service_unavailable', 'This node keeps no push histories');
+  const { tenant, principal } = socket.data;
+  const own = [streams.user(principal.userId), ...(socket.data.deviceId ? [streams.device(socket.data.deviceId)] : [])];
+  for (const p of positions)
+    if (!own.includes(p.stream)) throw new AppError('forbidden', `Stream ${p.stream} is not this connection's`);
+  const out: PushPosition[] = [];
+  let replayed = 0;
+  for (const p of positions) {
+    const room = streams.room(tenant, p.stream)!;
+    await hub.subscribed([room]);
+    const r = replay(socket, p.stream, await hub.history.read(tenant, p.stream, from(p)));
+    out.push({ stream: p.stream, ...r.position });
+    replayed += r.replayed;
+  }
+  return { positions: out, replayed };
+}
+
+/**
+ * A recipient entered meeting rooms: it goes on their rosters, so their recoverable pushes are recorded in
+ * its history from now on, connected or not, until it is removed or the meeting ends. A roster that could
+ * not be written is logged: the socket still joins and gets the room's pushes live (without positions).
+ */
+export async function enroll(ctx: HubContext, socket: HubSocket, stream: string, list: string[]): Promise<void> {
+  if (!ctx.streams) return;
+  try {
+    await ctx.streams.history.enroll(socket.data.tenant, stream, list);
+  } catch (err) {
+    ctx.logger.warn(
+      { component: 'hub', code: 'service_unavailable', err: (err as Error).message },
+      'meeting roster not written',
+    );
+  }
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { PushHistoryStore, type PushHistoryLimits } from '../../../src/data/stores/push-history.store.js';
+import { redisKeys } from '../../../src/data/redis-keys.js';
+import { dedicatedRedis, type DedicatedService } from '../../support/dedicated-services.js';
+import { uniqueId } from '../../support/env.js';
+
+const LIMITS: PushHistoryLimits = { windowMs: 120_000, maxPushes: 500, positionTtlMs: 86_400_000 };
+let epochs = 0;
+const store = (redis: Redis, limits: Partial<PushHistoryLimits> = {}, prefix = `test:${uniqueId()}:`) =>
+  new PushHistoryStore({
+    redis,
+    keys: redisKeys(prefix),
+    limits: { ...LIMITS, ...limits },
+    epoch: () => `e${++epochs}`,
+  });
+
+/** The per-recipient push history (src/data/stores/push-history.store.ts) against real Redis servers. */
+describe('push history store', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(process.env.TEST_REDIS_URL!);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('numbers each recipient’s pushes without gaps and replays those after a position, oldest first', async () => {
+    const s = store(redis);
+    const start = await s.read('acme', 'u:1');
+    expect(start).toMatchObject({ kind: 'current', position: { seq: 0 } });
+    const epoch = start.position.epoch;
+    for (let i = 1; i <= 5; i++)
+      expect(await s.append('acme', 'u:1', 'meetingEvent', JSON.stringify({ i }))).toEqual({ epoch, seq: i });
+    expect(await s.append('acme', 'u:2', 'onNewCall', '{}')).toMatchObject({ seq: 1 });
+    const r = await s.read('acme', 'u:1', { epoch, seq: 2 });
+    expect(r).toEqual({
+      kind: 'ok',
+      position: { epoch, seq: 5 },
+      pushes: [3, 4, 5].map((i) => ({ seq: i, event: 'meetingEvent', payload: JSON.stringify({ i }) })),
+    });
+    expect(await s.read('acme', 'u:1', { epoch, seq: 5 })).toEqual({
+      kind: 'ok',
+      position: { epoch, seq: 5 },
+      pushes: [],
+    });
+    expect(await s.read('acme', 'u:1', { epoch, seq: 2 }, true)).toEqual({
+      kind: 'ok',
+      position: { epoch, seq: 5 },
+      pushes: [],
+    });
+  });
+
+  it('answers resync past the count limit, for another epoch, and for a position ahead of the history', async () => {
+    const s = store(redis, { maxPushes: 3 });
+    const { position } = await s.read('acme', 'u:1');
+    for (let i = 1; i <= 5; i++) await s.append('acme', 'u:1', 'meetingEvent', '{}');
+    const epoch = position.epoch;
+    expect(await s.read('acme', 'u:1', { epoch, seq: 1 })).toEqual({ kind: 'resync', position: { epoch, seq: 5 } });
+    expect((await s.read('acme', 'u:1', { epoch, seq: 2 })).kind).toBe('ok');
+    expect(await s.read('acme', 'u:1', { epoch: 'other', seq: 4 })).toEqual({
+      kind: 'resync',
+      position: { epoch, seq: 5 },
+    });
+    expect(await s.read('acme', 'u:1', { epoch, seq: 9 })).toEqual({ kind: 'resync', position: { epoch, seq: 5 } });
+  });
+
+  it('answers resync past the time window', async () => {
+    const s = store(redis, { windowMs: 300 });
+    const { position } = await s.read('acme', 'u:1');
+    await s.append('acme', 'u:1', 'onNewCall', '{}');
+    expect((await s.read('acme', 'u:1', position)).kind).toBe('ok');
+    // The window is Redis's own clock: wait until Redis's time has moved past it.
+    const t0 = Number((await redis.time())[0]) * 1000 + Math.floor(Number((await redis.time())[1]) / 1000);
+    for (;;) {
+      const [sec, us] = await redis.time();
+      if (Number(sec) * 1000 + Math.floor(Number(us) / 1000) > t0 + 400) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await s.read('acme', 'u:1', position)).toEqual({
+      kind: 'resync',
+      position: { epoch: position.epoch, seq: 1 },
+    });
+  });
+
+  it('costs a bounded amount of memory per recipient (MEMORY USAGE of a full history)', async () => {
+    const s = store(redis);
+    const prefix = `test:${uniqueId()}:`;
+    const full = store(redis, {}, prefix);
+    // A typical recoverable push: a meetingEvent of about 200 bytes of JSON.
+    const payload = JSON.stringify({
+      eventId: '66f1c2a9e4b0a1b2c3d4e5f6',
+      seq: 123,
+      type: 'notify',
+      at: new Date().toISOString(),
+      by: '66f1c2a9e4b0a1b2c3d4e5f7',
+      data: { action: 'slide', payload: { page: 12 } },
+    });
+    for (let i = 0; i < 520; i++) await full.append('acme', 'u:1', 'meetingEvent', payload);
+    const keys = redisKeys(prefix);
+    expect(await redis.xlen(keys.pushStream('acme', 'u:1'))).toBe(500);
+    const stream = Number(await redis.call('MEMORY', 'USAGE', keys.pushStream('acme', 'u:1'), 'SAMPLES', '0'));
+    const pos = Number(await redis.call('MEMORY', 'USAGE', keys.pushPosition('acme', 'u:1'), 'SAMPLES', '0'));
+    // Printed for docs/hub.md; bounded because the history holds at most maxPushes entries.
+    console.log(`push history: ${stream} bytes for 500 pushes of ${payload.length} bytes, position hash ${pos} bytes`);
+    expect(stream).toBeLessThan(500 * (payload.length + 100));
+    void s;
+  });
+});
+
+describe('push history across a Redis restart', () => {
+  let server: DedicatedService;
+  let redis: Redis;
+  beforeAll(async () => {
+    server = await dedicatedRedis();
+    await server.start();
+    redis = new Redis(server.url, { maxRetriesPerRequest: null });
+  }, 60_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.destroy();
+  });
+
+  it('a restarted Redis (data kept) starts a new epoch: an old position is resync, never a number given twice', async () => {
+    const s = store(redis);
+    const { position } = await s.read('acme', 'u:1');
+    await s.append('acme', 'u:1', 'onNewCall', '{"n":1}');
+    await s.append('acme', 'u:1', 'onNewCall', '{"n":2}');
+    await server.stop();
+    await server.start();
+    const after = await s.read('acme', 'u:1', { epoch: position.epoch, seq: 1 });
+    expect(after.kind).toBe('resync');
+    expect(after.position.epoch).not.toBe(position.epoch);
+    expect(after.position.seq).toBe(0);
+    expect(await s.append('acme', 'u:1', 'onNewCall', '{"n":3}')).toEqual({ epoch: after.position.epoch, seq: 1 });
+  }, 60_000);
+
+  it('a restarted Redis that lost its data: the old position is resync as well', async () => {
+    const s = store(redis);
+    const { position } = await s.read('acme', 'u:9');
+    await s.append('acme', 'u:9', 'onNewCall', '{}');
+    await redis.flushall();
+    const r = await s.read('acme', 'u:9', { epoch: position.epoch, seq: 1 });
+    expect(r.kind).toBe('resync');
+    expect(r.position.epoch).not.toBe(position.epoch);
+  });
+});
