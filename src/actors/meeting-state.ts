@@ -173,12 +173,9 @@ export function meetingRole(data: MeetingData): MeetingMember['role'] {
  * Adds (or refreshes) a member. A host role given or taken in this meeting (transferHost, addHost,
  * host access) outlasts a rejoin: it overrides the role the event's join details carry.
  */
-export function addMember(
-  ctx: Ctx,
-  caller: Caller,
-  role: MeetingMember['role'],
-  device?: DeviceJoin,
-): boolean {
+export function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role'], device?: DeviceJoin): boolean {
+  // Someone is in: the meeting runs (a join by code starts the event without initEvent).
+  ctx.state.started = true;
   const granted = ctx.state.roleGrants?.[caller.userId]?.role;
   const effective = granted && (role === 'host' || role === 'participant') ? granted : role;
   const canHost = caller.permissions.includes('meetings:host');
@@ -218,7 +215,10 @@ export async function deviceEntered(
   const s = ctx.state;
   const t = ctx.address.tenant;
   if (device.attach && code) await deps.attachDevice(t, caller, s.eventId, code);
-  await ctx.ask({ tenant: t, kind: 'device', id: device.deviceId }, { type: 'assignMeeting', caller, eventId: s.eventId });
+  await ctx.ask(
+    { tenant: t, kind: 'device', id: device.deviceId },
+    { type: 'assignMeeting', caller, eventId: s.eventId },
+  );
   const join = [rooms.meeting(t, s.eventId), rooms.meetingDevices(t, s.eventId)];
   ctx.moveSockets([rooms.user(t, caller.userId), rooms.device(t, device.deviceId)], { join });
   if (!s.deviceIds.includes(device.deviceId)) {

@@ -202,8 +202,8 @@ describe('one door per room: every meeting change through every entrance', () =>
   async function entered(m: Meeting, j: Joined) {
     expect(j.answer.ok).toBe(true);
     expect(JSON.stringify(j.answer.data)).toContain('"token"');
-    await m.ra.next('meetingEvent', (e) => e.type === 'participantJoined' && e.data?.userId === ids[j.who]);
     await isMember(m, j);
+    await m.ra.next('meetingEvent', (e) => e.type === 'participantJoined' && e.data?.userId === ids[j.who]);
   }
 
   /** Waits and is then admitted by the hub: the admission push with join details, a member. */
@@ -425,6 +425,31 @@ describe('one door per room: every meeting change through every entrance', () =>
               entry('recording.stop', m.eventId, 'alice', 'alice'),
             ]);
           }));
+  });
+
+  describe('a recording the meeting did not start (asked for before every door led here) is stopped all the same', () => {
+    for (const via of ['hub stopRecording', 'REST stoprecording', 'hub endMeeting'] as const)
+      it(`${via} stops it`, () =>
+        fresh(async () => {
+          const m = await meeting(false);
+          await node.services.recording.requestStart('acme', m.eventId, ids.bob!, {
+            actorId: ids.bob!,
+            via: 'service',
+          });
+          expect((await details(m)).recording.active).toBe(false);
+          const r =
+            via === 'hub stopRecording'
+              ? await hubAnswer(m.alice, 'stopRecording', { eventId: m.eventId })
+              : via === 'REST stoprecording'
+                ? await restAnswer('alice', 'GET', `/api/tenant/stoprecording?eventId=${m.eventId}`)
+                : await hubAnswer(m.alice, 'endMeeting', { eventId: m.eventId });
+          expect(r.ok).toBe(true);
+          await m.ra.next('meetingEvent', (e) => e.type === 'recordingStopped' && e.by === ids.alice);
+          expect((await node.services.recording.status('acme', m.eventId)).state).toBe('stopping');
+          expect(await audits('recording.stop', m.eventId)).toEqual([
+            entry('recording.stop', m.eventId, 'alice', 'alice'),
+          ]);
+        }));
   });
 
   describe('recording under a consent policy: every start asks, every answer door counts', () => {
