@@ -1,13 +1,7 @@
 import { AppError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Caller } from './common.schema.js';
-import type {
-  AdmitRequest,
-  ConsentAnswerRequest,
-  DenyRequest,
-  MeetingDetails,
-  MeetingMsg,
-} from './meeting.schema.js';
+import type { AdmitRequest, ConsentAnswerRequest, DenyRequest, MeetingDetails, MeetingMsg } from './meeting.schema.js';
 import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
 
