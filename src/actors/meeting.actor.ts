@@ -304,6 +304,9 @@ export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState
       seq: 0,
       waiting: [],
       barred: {},
+      // What normalize() adds to older snapshots: a read-only turn of a fresh actor (isMember) changes nothing.
+      roleGrants: {},
+      hostRequests: {},
     }),
     receive: (ctx, msg) => route(ctx, deps, msg),
   };
