@@ -7,6 +7,8 @@ import type { DeviceStatusUpdate } from '../core/peripheral.service.js';
 import type { Caller } from './common.schema.js';
 import { callActor, type CallActorDeps } from './call.actor.js';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
+import type { RecordingOpts } from './meeting-state.js';
+import type { RecordingRequester } from '../core/recording.service.js';
 import { deviceActor, type DeviceActorDeps, type DeviceAuditEntry } from './device.actor.js';
 import type { MeetingData } from './meeting.schema.js';
 import type { ActorBehavior } from './runtime/types.js';
@@ -35,16 +37,13 @@ export interface ActorServices {
     isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
     isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
     endEvent(tenant: string, eventId: string): Promise<unknown>;
+    addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<unknown>;
     removeFromRoom(tenant: string, eventId: string, member: { userId: string; device: boolean }): Promise<void>;
   };
   recording: {
-    requestStart(
-      tenant: string,
-      eventId: string,
-      userId: string,
-      by: { actorId: string; via: 'hub'; consented?: { requestId: string } },
-    ): Promise<unknown>;
-    requestStop(tenant: string, eventId: string, userId: string, by: { actorId: string; via: 'hub' }): Promise<unknown>;
+    requestStart(tenant: string, eventId: string, userId: string, by: RecordingRequester): Promise<unknown>;
+    requestStop(tenant: string, eventId: string, userId: string, by: RecordingRequester): Promise<unknown>;
+    status(tenant: string, eventId: string): Promise<{ state: string }>;
   };
   consent: Pick<RecordingConsentService, 'settings' | 'record'>;
   devices: {
@@ -100,6 +99,16 @@ export function callDeps(s: ActorServices, t: ActorTimings): CallActorDeps {
   };
 }
 
+/** The recording service's requester from the meeting actor's: who at the keyboard, which transport. */
+function requester(userId: string, o: RecordingOpts): RecordingRequester {
+  return {
+    actorId: o.actorId ?? userId,
+    via: o.via ?? 'hub',
+    ...(o.ip ? { ip: o.ip } : {}),
+    ...(o.consented ? { consented: o.consented } : {}),
+  };
+}
+
 export function meetingDeps(s: ActorServices): MeetingActorDeps {
   return {
     initEvent: async (tenant, caller, eventId) =>
@@ -111,16 +120,16 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
     admission: (tenant, caller, eventId, code) => s.meetings.admission(principalOf(tenant, caller), eventId, code),
     isParticipant: (tenant, eventId, userId) => s.meetings.isParticipant(tenant, eventId, userId),
     isHost: (tenant, eventId, userId) => s.meetings.isHost(tenant, eventId, userId),
-    startRecording: async (tenant, eventId, userId, consented) =>
-      void (await s.recording.requestStart(tenant, eventId, userId, {
-        actorId: userId,
-        via: 'hub',
-        ...(consented ? { consented } : {}),
-      })),
+    startRecording: async (tenant, eventId, userId, opts = {}) =>
+      void (await s.recording.requestStart(tenant, eventId, userId, requester(userId, opts))),
     consentSettings: (tenant) => s.consent.settings(tenant),
     recordConsent: (tenant, eventId, answer) => s.consent.record(tenant, eventId, answer),
-    stopRecording: async (tenant, eventId, userId) =>
-      void (await s.recording.requestStop(tenant, eventId, userId, { actorId: userId, via: 'hub' })),
+    stopRecording: async (tenant, eventId, userId, opts = {}) =>
+      void (await s.recording.requestStop(tenant, eventId, userId, requester(userId, opts))),
+    recordingRunning: async (tenant, eventId) =>
+      ['starting', 'recording'].includes((await s.recording.status(tenant, eventId)).state),
+    attachDevice: async (tenant, caller, eventId, code) =>
+      void (await s.meetings.addDeviceToEvent(principalOf(tenant, caller), { eventId, joinCode: code })),
     endEvent: async (tenant, eventId) => void (await s.meetings.endEvent(tenant, eventId)),
     removeFromRoom: (tenant, eventId, member) => s.meetings.removeFromRoom(tenant, eventId, member),
     audit: async (tenant, entry) => void (await s.audit.record(tenant, entry)),

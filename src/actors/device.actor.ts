@@ -147,6 +147,16 @@ function assign(ctx: Ctx, caller: Caller, eventId: string): DevicePush {
   return push(s);
 }
 
+/** Out of the meeting the meeting actor took it out of (a later meeting it joined meanwhile stays). */
+function leaveMeeting(ctx: Ctx, eventId: string): DevicePush {
+  const s = ctx.state;
+  if (s.meetingId !== eventId) return push(s);
+  delete s.meetingId;
+  s.controllerId = undefined;
+  ctx.emit(rooms.device(ctx.address.tenant, s.deviceId), 'deviceUpdated', push(s));
+  return push(s);
+}
+
 /** Starts or stops a peripheral of the device; recorded (who, which peripheral, which consultation) before it applies. */
 async function peripheral(
   ctx: Ctx,
@@ -283,6 +293,8 @@ function route(ctx: Ctx, deps: DeviceActorDeps, msg: DeviceMsg): unknown {
       return rapidConnect(ctx, deps, msg.caller, msg.joinCode);
     case 'assignMeeting':
       return assign(ctx, msg.caller, msg.eventId);
+    case 'leaveMeeting':
+      return leaveMeeting(ctx, msg.eventId);
     case 'heartbeat':
       return heartbeat(ctx, deps, msg.caller, msg.meetingId, msg.info);
     case 'offlineTimeout':

@@ -10,6 +10,7 @@ import {
   waitingViews,
   type Ctx,
   type MeetingActorDeps,
+  type RecordingOpts,
 } from './meeting-state.js';
 import {
   CONSENT_QUESTION,
@@ -19,6 +20,7 @@ import {
   type ConsentSettings,
   type ConsentState,
   type ConsentView,
+  type DeviceJoin,
   type MeetingDetails,
   type MeetingMember,
   type MeetingMsg,
@@ -148,6 +150,7 @@ export async function requestConsent(
   deps: MeetingActorDeps,
   msg: Extract<MeetingMsg, { type: 'startRecording' }>,
   settings: ConsentSettings,
+  by: RecordingOpts = {},
 ): Promise<MeetingDetails> {
   const s = ctx.state;
   if (s.ended) throw new AppError('invalid_state', 'The meeting has ended');
@@ -168,6 +171,9 @@ export async function requestConsent(
       .filter((m) => asks(policy, m))
       .map((m) => ({ userId: m.userId, username: m.username, role: m.role, tenantRole: m.tenantRole ?? '' })),
     answers: {},
+    ...(by.actorId ? { actorId: by.actorId } : {}),
+    ...(by.via && by.via !== 'service' ? { via: by.via } : {}),
+    ...(by.ip ? { ip: by.ip } : {}),
   };
   const self = r.required.find((q) => q.userId === msg.caller.userId);
   if (self) {
@@ -215,7 +221,12 @@ async function settle(ctx: Ctx, deps: MeetingActorDeps): Promise<void> {
   const r = s.consent!.request!;
   if (r.outcome || needed(s, r).length) return;
   if (!s.recording.active) {
-    await deps.startRecording(ctx.address.tenant, s.eventId, r.requestedBy, { requestId: r.requestId });
+    await deps.startRecording(ctx.address.tenant, s.eventId, r.requestedBy, {
+      consented: { requestId: r.requestId },
+      ...(r.actorId ? { actorId: r.actorId } : {}),
+      ...(r.via ? { via: r.via } : {}),
+      ...(r.ip ? { ip: r.ip } : {}),
+    });
     s.recording = { active: true, startedAt: new Date().toISOString(), startedBy: r.requestedBy };
   }
   s.consent!.granted = Object.fromEntries(
@@ -344,6 +355,7 @@ export async function holdForConsent(
     thenWait: boolean;
     waitExpirySeconds: number;
     code?: string;
+    device?: DeviceJoin;
   },
 ) {
   const s = ctx.state;
@@ -368,6 +380,7 @@ export async function holdForConsent(
       invited: join.invited,
       waitExpirySeconds: join.waitExpirySeconds,
       ...(join.code ? { code: join.code } : {}),
+      ...(join.device ? { device: join.device } : {}),
       caller,
     };
     c.holds.push(hold);
@@ -479,6 +492,7 @@ export async function holdAdmissions(
       invited: e.invited,
       waitExpirySeconds: 0,
       ...(e.code ? { code: e.code } : {}),
+      ...(e.device ? { device: e.device } : {}),
       caller: e.caller,
     };
     c.holds = [...c.holds.filter((h) => h.userId !== e.userId), hold];

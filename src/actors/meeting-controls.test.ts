@@ -55,6 +55,8 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
     audit: async (_t, e) => void audits.push(e),
     consentSettings: async () => ({ policy: consent, timeoutSeconds: 60 }),
     recordConsent: async () => undefined,
+    recordingRunning: async () => false,
+    attachDevice: async () => undefined,
   };
   const h = turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
   const types = () => h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => e.payload.type as string);

@@ -2,9 +2,9 @@ import { AppError } from '../core/errors.js';
 import type { Admission } from '../core/meeting.service.js';
 import { rooms } from '../realtime/rooms.js';
 import type { Caller } from './common.schema.js';
-import { publish, requireHost, type Ctx, type MeetingActorDeps } from './meeting-state.js';
+import { deviceLeft, publish, requireHost, type Ctx, type MeetingActorDeps } from './meeting-state.js';
 import { WAITING_EXPIRY_TIMER } from './meeting-waiting.js';
-import { endConsent } from './meeting-consent.js';
+import { endConsent, recordingStopped } from './meeting-consent.js';
 import type { ControlResult, MeetingControlMsg, MeetingControlName } from './meeting-controls.schema.js';
 
 type Msg<T extends MeetingControlName> = Extract<MeetingControlMsg, { type: T }>;
@@ -98,6 +98,7 @@ async function remove(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'removeParticip
     return true;
   });
   const at = new Date().toISOString();
+  await deviceLeft(ctx, m, msg.caller);
   delete s.members[msg.userId];
   delete s.roleGrants![msg.userId];
   delete s.hostRequests![msg.userId];
@@ -127,9 +128,14 @@ async function end(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'endMeeting'>): Pr
   const s = ctx.state;
   if (s.ended) return result(ctx, []);
   const t = ctx.address.tenant;
-  if (s.recording.active) {
-    await deps.stopRecording(t, s.eventId, msg.caller.userId);
+  // Whatever runs stops, also a recording this actor did not start (asked for before every entrance came here).
+  if (s.recording.active || (await deps.recordingRunning(t, s.eventId))) {
+    await deps.stopRecording(t, s.eventId, msg.caller.userId, {
+      actorId: msg.caller.actorUserId ?? msg.caller.userId,
+      via: 'service',
+    });
     s.recording = { ...s.recording, active: false, stoppedAt: new Date().toISOString() };
+    recordingStopped(s);
     publish(ctx, 'recordingStopped', msg.caller.userId);
   }
   await ctx.fencedWrite(async () => {
@@ -146,6 +152,7 @@ async function end(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'endMeeting'>): Pr
   s.hostRequests = {};
   endConsent(ctx);
   publish(ctx, 'meetingEnded', msg.caller.userId, { ...(msg.reason ? { reason: msg.reason } : {}) });
+  for (const m of Object.values(s.members)) await deviceLeft(ctx, m, msg.caller);
   const meeting = rooms.meeting(t, s.eventId);
   ctx.moveSockets(meeting, { leave: [meeting, rooms.meetingDevices(t, s.eventId)] });
   s.members = {};

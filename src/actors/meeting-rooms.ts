@@ -1,7 +1,7 @@
 import { AppError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Caller } from './common.schema.js';
-import type { AdmitRequest, ConsentAnswerRequest, DenyRequest, MeetingMsg } from './meeting.schema.js';
+import type { AdmitRequest, ConsentAnswerRequest, DenyRequest, MeetingDetails, MeetingMsg } from './meeting.schema.js';
 import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
 
@@ -68,6 +68,38 @@ export class MeetingRooms {
       message: req.message,
     };
     return this.ask(p, req.eventId, msg, dedupe(p, 'deny', req.requestId));
+  }
+
+  /**
+   * startrecording / stoprecording (REST): the same turn as the hub's startRecording / stopRecording, so
+   * the members hear it, the meeting shows it and the consent policy is asked (decision 1010). `onBehalfOf`:
+   * an administrator attributing the recording to a participant; the audit trail names both. The
+   * attributed caller keeps the administrator's name and permissions: a recording turn adds no member.
+   */
+  recording(
+    p: Principal,
+    eventId: string,
+    action: 'start' | 'stop',
+    opts: { onBehalfOf?: string; ip?: string; requestId?: string; reason?: string } = {},
+  ): Promise<MeetingDetails> {
+    const own = callerOfPrincipal(p);
+    const caller: Caller =
+      opts.onBehalfOf && opts.onBehalfOf !== p.userId
+        ? { ...own, userId: opts.onBehalfOf, actorUserId: p.actorUserId ?? p.userId }
+        : own;
+    const via = { via: 'rest' as const, ...(opts.ip ? { ip: opts.ip } : {}) };
+    const msg: MeetingMsg =
+      action === 'start'
+        ? {
+            type: 'startRecording',
+            caller,
+            ...via,
+            ...(opts.requestId ? { requestId: opts.requestId } : {}),
+            ...(opts.reason ? { reason: opts.reason } : {}),
+          }
+        : { type: 'stopRecording', caller, ...via };
+    const name = action === 'start' ? 'startRecording' : 'stopRecording';
+    return this.ask(p, eventId, msg, dedupe(p, name, opts.requestId));
   }
 
   /**

@@ -5,6 +5,7 @@ import type { ActorContext } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
 import type {
   ConsentSettings,
+  DeviceJoin,
   MeetingData,
   MeetingDetails,
   MeetingEventPush,
@@ -31,13 +32,24 @@ export interface MeetingActorDeps {
   isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
   /** Whether the user is a host of the event (organizer or host participant), joined or not. */
   isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
-  /** Starts the recording; `consented` names the consent request every required person agreed to (decision 910). */
-  startRecording(tenant: string, eventId: string, userId: string, consented?: { requestId: string }): Promise<void>;
+  /**
+   * Starts the recording attributed to `userId`; `opts.consented` names the consent request every required
+   * person agreed to (decision 910), `actorId`/`via`/`ip` who asked at the keyboard and how (audit trail).
+   */
+  startRecording(tenant: string, eventId: string, userId: string, opts?: RecordingOpts): Promise<void>;
   /** The tenant's recording consent policy and timeout (decision 910). */
   consentSettings(tenant: string): Promise<ConsentSettings>;
   /** Stores one consent answer with the event and writes it to the audit trail (idempotent per request and person). */
   recordConsent(tenant: string, eventId: string, answer: RecordingConsentAnswer): Promise<void>;
-  stopRecording(tenant: string, eventId: string, userId: string): Promise<void>;
+  stopRecording(tenant: string, eventId: string, userId: string, opts?: RecordingOpts): Promise<void>;
+  /**
+   * Whether the recording service has a recording of the event starting or running: stopRecording and
+   * endMeeting stop such a recording even when this actor did not start it (one begun before every
+   * entrance went through the actor).
+   */
+  recordingRunning(tenant: string, eventId: string): Promise<boolean>;
+  /** addDeviceToEvent: the headset attaches itself to the event (it proved the join code) once it is a member. */
+  attachDevice(tenant: string, caller: Caller, eventId: string, code: string): Promise<void>;
   /**
    * endMeeting (decision 900): the event goes started -> ended and its VCS room is closed through the
    * VCS port; idempotent (an ended event and a closed room stay so).
@@ -50,6 +62,15 @@ export interface MeetingActorDeps {
   removeFromRoom(tenant: string, eventId: string, member: { userId: string; device: boolean }): Promise<void>;
   /** One entry of the tenant's audit trail (host controls, admissions): who, what, when. */
   audit(tenant: string, entry: MeetingAuditEntry): Promise<void>;
+}
+
+/** Who asked for a recording change at the keyboard and how, for the recording service's audit entry. */
+export interface RecordingOpts {
+  consented?: { requestId: string };
+  actorId?: string;
+  /** `service`: a stop that is part of another change (endMeeting), whatever transport asked for that. */
+  via?: 'hub' | 'rest' | 'service';
+  ip?: string;
 }
 
 /** What the meeting actor writes to the audit trail. */
@@ -152,7 +173,9 @@ export function meetingRole(data: MeetingData): MeetingMember['role'] {
  * Adds (or refreshes) a member. A host role given or taken in this meeting (transferHost, addHost,
  * host access) outlasts a rejoin: it overrides the role the event's join details carry.
  */
-export function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role']): boolean {
+export function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role'], device?: DeviceJoin): boolean {
+  // Someone is in: the meeting runs (a join by code starts the event without initEvent).
+  ctx.state.started = true;
   const granted = ctx.state.roleGrants?.[caller.userId]?.role;
   const effective = granted && (role === 'host' || role === 'participant') ? granted : role;
   const canHost = caller.permissions.includes('meetings:host');
@@ -160,6 +183,7 @@ export function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role'])
   if (existing) {
     existing.role = effective;
     existing.canHost = canHost;
+    if (device) existing.deviceId = device.deviceId;
     return false;
   }
   ctx.state.members[caller.userId] = {
@@ -169,8 +193,52 @@ export function addMember(ctx: Ctx, caller: Caller, role: MeetingMember['role'])
     joinedAt: new Date().toISOString(),
     canHost,
     tenantRole: caller.role,
+    ...(device ? { deviceId: device.deviceId } : {}),
   };
   return true;
+}
+
+/**
+ * A headset became a member (a direct join, a host's admission, its consent): its device is listed in
+ * the meeting (deviceAdded), attached to the event when it asked so (addDeviceToEvent), told which
+ * meeting it is in (device actor), and its sockets join the meeting's headset room. Nothing of this
+ * happens while it waits: a device is held, admitted, denied, removed and barred like a person.
+ */
+export async function deviceEntered(
+  ctx: Ctx,
+  deps: MeetingActorDeps,
+  caller: Caller,
+  device: DeviceJoin | undefined,
+  code?: string,
+): Promise<void> {
+  if (!device) return;
+  const s = ctx.state;
+  const t = ctx.address.tenant;
+  if (device.attach && code) await deps.attachDevice(t, caller, s.eventId, code);
+  await ctx.ask(
+    { tenant: t, kind: 'device', id: device.deviceId },
+    { type: 'assignMeeting', caller, eventId: s.eventId },
+  );
+  const join = [rooms.meeting(t, s.eventId), rooms.meetingDevices(t, s.eventId)];
+  ctx.moveSockets([rooms.user(t, caller.userId), rooms.device(t, device.deviceId)], { join });
+  if (!s.deviceIds.includes(device.deviceId)) {
+    s.deviceIds.push(device.deviceId);
+    publish(ctx, 'deviceAdded', caller.userId, { deviceId: device.deviceId, userId: caller.userId });
+  }
+}
+
+/**
+ * A headset member left the meeting (removed, the meeting ended): out of deviceIds, and its device
+ * actor no longer counts it in this meeting (its peripherals answer to no one here).
+ */
+export async function deviceLeft(ctx: Ctx, m: MeetingMember | undefined, caller: Caller): Promise<void> {
+  if (!m?.deviceId) return;
+  const s = ctx.state;
+  s.deviceIds = s.deviceIds.filter((d) => d !== m.deviceId);
+  await ctx.ask(
+    { tenant: ctx.address.tenant, kind: 'device', id: m.deviceId },
+    { type: 'leaveMeeting', caller, eventId: s.eventId },
+  );
 }
 
 /** The user rooms of the hosts in the meeting (waitingRoomUpdated goes there). */

@@ -4,6 +4,7 @@ import { rooms } from '../realtime/rooms.js';
 import type { Caller } from './common.schema.js';
 import {
   addMember,
+  deviceEntered,
   details,
   hostRooms,
   publish,
@@ -13,6 +14,7 @@ import {
   type MeetingActorDeps,
 } from './meeting-state.js';
 import type {
+  DeviceJoin,
   MeetingData,
   MeetingMsg,
   WaitingAck,
@@ -72,13 +74,14 @@ function take(ctx: Ctx, userIds: Set<string>): { taken: WaitingEntry[]; from: nu
 }
 
 /** Puts the joiner in the queue (or keeps its place when it is already there) and acks `waiting`. */
-export function enqueue(ctx: Ctx, caller: Caller, a: Admission, code?: string): WaitingAck {
+export function enqueue(ctx: Ctx, caller: Caller, a: Admission, code?: string, device?: DeviceJoin): WaitingAck {
   const s = ctx.state;
   const q = s.waiting!;
   const known = q.find((e) => e.userId === caller.userId);
   if (known) {
     known.caller = caller;
     if (code) known.code = code;
+    if (device) known.device = device;
     const position = q.indexOf(known) + 1;
     toClient(ctx, caller.userId, { eventId: s.eventId, state: 'waiting', position, since: known.since });
     return { status: 'waiting', eventId: s.eventId, position, since: known.since };
@@ -94,6 +97,7 @@ export function enqueue(ctx: Ctx, caller: Caller, a: Admission, code?: string): 
     expiresAt: Date.now() + a.expirySeconds * 1000,
     ...(barred ? { returning: barred.reason } : {}),
     ...(code ? { code } : {}),
+    ...(device ? { device } : {}),
     caller,
   };
   q.push(entry);
@@ -130,20 +134,21 @@ export async function admit(
   for (const e of entries) data.push(await deps.joinEvent(ctx.address.tenant, e.caller, s.eventId, e.code));
   const { from } = take(ctx, ids);
   const t = ctx.address.tenant;
-  entries.forEach((e, i) => {
+  for (const [i, e] of entries.entries()) {
     delete s.barred![e.userId];
     if (data[i]!.room) s.room = data[i]!.room;
-    addMember(ctx, e.caller, e.role);
+    addMember(ctx, e.caller, e.role, e.device);
     const join = [rooms.meeting(t, s.eventId), ...(e.kind === 'device' ? [rooms.meetingDevices(t, s.eventId)] : [])];
     ctx.moveSockets(rooms.user(t, e.userId), { join });
     publish(ctx, 'participantAdmitted', msg.caller.userId, { userId: e.userId });
     publish(ctx, 'participantJoined', e.userId, { userId: e.userId, username: e.username });
+    await deviceEntered(ctx, deps, e.caller, e.device, e.code);
     toClient(ctx, e.userId, {
       eventId: s.eventId,
       state: 'admitted',
       meeting: { ...data[i]!, meeting: details(s) },
     });
-  });
+  }
   queueChanged(ctx, from);
   for (const e of entries) await audited(ctx, deps, 'meeting.admit', msg.caller, e, {});
   return { ...view(ctx), admitted: entries.map((e) => e.userId) };

@@ -42,6 +42,8 @@ function meetingDeps(
     audit: async () => undefined,
     consentSettings: async () => ({ policy: 'off', timeoutSeconds: 60 }),
     recordConsent: async () => undefined,
+    recordingRunning: async () => false,
+    attachDevice: async () => undefined,
   };
 }
 

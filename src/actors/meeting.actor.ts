@@ -10,10 +10,12 @@ import type {
   MeetingEventPush,
   MeetingMsg,
   MeetingState,
+  RecordingVia,
   WaitingAck,
 } from './meeting.schema.js';
 import {
   addMember,
+  deviceEntered,
   details,
   isHostMember,
   meetingRole,
@@ -22,6 +24,7 @@ import {
   waitingViews,
   type Ctx,
   type MeetingActorDeps,
+  type RecordingOpts,
 } from './meeting-state.js';
 import { admit, deny, enqueue, expire, leave, mustWait, waitingRoom } from './meeting-waiting.js';
 import { assertOpen, control, isControl, lockedOut, requestHostAccess } from './meeting-controls.js';
@@ -60,16 +63,17 @@ async function init(
 }
 
 /**
- * joinEvent and join by code: a member (or someone who needs no admission) gets the join details; a
- * patient, guest or headset of a meeting with a waiting room waits instead (decision 870).
+ * joinEvent, join by code, and a headset's initRapidConnect / addDeviceToEvent: a member (or someone
+ * who needs no admission) gets the join details; a patient, guest or headset of a meeting with a
+ * waiting room waits instead (decision 870), as does anyone barred or held by a lock.
  */
 async function join(
   ctx: Ctx,
   deps: MeetingActorDeps,
-  caller: Caller,
-  code?: string,
+  msg: Extract<MeetingMsg, { type: 'join' }>,
 ): Promise<(MeetingData & { meeting: MeetingDetails }) | WaitingAck | ConsentRequiredAck> {
   const s = ctx.state;
+  const { caller, code, device } = msg;
   assertOpen(ctx);
   if (!s.members[caller.userId]) {
     const a = await deps.admission(ctx.address.tenant, caller, ctx.address.id, code);
@@ -80,14 +84,16 @@ async function join(
       thenWait,
       waitExpirySeconds: a.expirySeconds,
       ...(code ? { code } : {}),
+      ...(device ? { device } : {}),
     });
     if (held) return held;
-    if (thenWait) return enqueue(ctx, caller, a, code);
+    if (thenWait) return enqueue(ctx, caller, a, code, device);
   }
   const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id, code);
   if (data.room) s.room = data.room;
-  if (addMember(ctx, caller, meetingRole(data)))
+  if (addMember(ctx, caller, meetingRole(data), device))
     publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });
+  await deviceEntered(ctx, deps, caller, device, code);
   return { ...data, meeting: details(s, isHostMember(s, caller.userId)) };
 }
 
@@ -112,20 +118,49 @@ async function enterAfterConsent(ctx: Ctx, deps: MeetingActorDeps, h: ConsentHol
   const t = ctx.address.tenant;
   if (h.thenWait) {
     const a = { eventId: s.eventId, role: h.role, invited: h.invited, waitingRoom: true, autoAdmitInvited: false };
-    return enqueue(ctx, h.caller, { ...a, expirySeconds: h.waitExpirySeconds }, h.code);
+    return enqueue(ctx, h.caller, { ...a, expirySeconds: h.waitExpirySeconds }, h.code, h.device);
   }
   const data = await deps.joinEvent(t, h.caller, s.eventId, h.code);
   if (data.room) s.room = data.room;
-  if (addMember(ctx, h.caller, meetingRole(data)))
+  if (addMember(ctx, h.caller, meetingRole(data), h.device))
     publish(ctx, 'participantJoined', h.userId, { userId: h.userId, username: h.username });
   ctx.moveSockets(rooms.user(t, h.userId), {
     join: [rooms.meeting(t, s.eventId), ...(h.kind === 'device' ? [rooms.meetingDevices(t, s.eventId)] : [])],
   });
+  await deviceEntered(ctx, deps, h.caller, h.device, h.code);
   const meeting = { ...data, meeting: details(s, isHostMember(s, h.userId)) };
   ctx.emit(rooms.user(t, h.userId), 'waitingRoom', { eventId: s.eventId, state: 'admitted', meeting });
   return meeting;
 }
 
+/**
+ * Who may start or stop the recording: a member of the meeting, or a host of the event who has not
+ * joined (REST). A participant who did not join is told to join first; anyone else learns nothing.
+ */
+async function requireRecorder(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<void> {
+  if (ctx.state.members[caller.userId]) return;
+  const { tenant, id } = ctx.address;
+  const grant = ctx.state.roleGrants?.[caller.userId]?.role;
+  if (grant === 'host' || (grant !== 'participant' && (await deps.isHost(tenant, id, caller.userId)))) return;
+  if (ctx.state.barred?.[caller.userId] || (await deps.isParticipant(tenant, id, caller.userId)))
+    throw new AppError('forbidden', 'Join the meeting first');
+  throw new AppError('meeting_not_found', 'No such meeting');
+}
+
+/** Who asked at the keyboard and how, for the recording service's audit entry. */
+function recordingOpts(msg: { caller: Caller } & RecordingVia): RecordingOpts {
+  return {
+    actorId: msg.caller.actorUserId ?? msg.caller.userId,
+    via: msg.via ?? 'hub',
+    ...(msg.ip ? { ip: msg.ip } : {}),
+  };
+}
+
+/**
+ * startRecording / stopRecording, whatever the entrance (hub, REST): the one place a recording starts
+ * or stops, so every member hears it, the meeting shows it, the consent policy is asked, and a stop
+ * (or endMeeting) stops what runs.
+ */
 async function recording(
   ctx: Ctx,
   deps: MeetingActorDeps,
@@ -134,16 +169,20 @@ async function recording(
   const s = ctx.state;
   const { caller } = msg;
   const start = msg.type === 'startRecording';
-  requireMember(s, caller);
+  assertOpen(ctx);
+  await requireRecorder(ctx, deps, caller);
   if (!s.started) throw new AppError('invalid_state', 'The meeting has not started');
-  if (s.recording.active === start) return withConsent(s, details(s));
+  const opts = recordingOpts(msg);
+  if (start && s.recording.active) return withConsent(s, details(s));
+  if (!start && !s.recording.active && !(await deps.recordingRunning(ctx.address.tenant, s.eventId)))
+    return withConsent(s, details(s));
   if (msg.type === 'startRecording') {
     const consent = await deps.consentSettings(ctx.address.tenant);
-    if (consent.policy !== 'off') return requestConsent(ctx, deps, msg, consent);
-    await deps.startRecording(ctx.address.tenant, s.eventId, caller.userId);
+    if (consent.policy !== 'off') return requestConsent(ctx, deps, msg, consent, opts);
+    await deps.startRecording(ctx.address.tenant, s.eventId, caller.userId, opts);
     s.recording = { active: true, startedAt: new Date().toISOString(), startedBy: caller.userId };
   } else {
-    await deps.stopRecording(ctx.address.tenant, s.eventId, caller.userId);
+    await deps.stopRecording(ctx.address.tenant, s.eventId, caller.userId, opts);
     s.recording = { ...s.recording, active: false, stoppedAt: new Date().toISOString() };
     recordingStopped(s);
   }
@@ -178,14 +217,6 @@ function clearImage(ctx: Ctx, caller: Caller): MeetingDetails {
   return details(ctx.state);
 }
 
-function addDevice(ctx: Ctx, caller: Caller, deviceId: string): MeetingDetails {
-  if (!ctx.state.deviceIds.includes(deviceId)) {
-    ctx.state.deviceIds.push(deviceId);
-    publish(ctx, 'deviceAdded', caller.userId, { deviceId });
-  }
-  return details(ctx.state);
-}
-
 function notify(ctx: Ctx, msg: Extract<MeetingMsg, { type: 'notify' }>): MeetingEventPush {
   requireMember(ctx.state, msg.caller);
   return publish(ctx, 'notify', msg.caller.userId, { action: msg.action, ...(msg.data ? { payload: msg.data } : {}) });
@@ -217,7 +248,7 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
     case 'init':
       return init(ctx, deps, msg.caller);
     case 'join':
-      return join(ctx, deps, msg.caller, msg.code).then(asked(ctx));
+      return join(ctx, deps, msg).then(asked(ctx));
     case 'admit':
       return admitOrHold(ctx, deps, msg);
     case 'deny':
@@ -246,8 +277,6 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
       return clearImage(ctx, msg.caller);
     case 'requestHostAccess':
       return requestHostAccess(ctx, msg.caller);
-    case 'addDevice':
-      return addDevice(ctx, msg.caller, msg.deviceId);
     case 'isMember':
       return { member: Boolean(ctx.state.members[msg.userId]) };
     case 'members':
@@ -275,6 +304,9 @@ export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState
       seq: 0,
       waiting: [],
       barred: {},
+      // What normalize() adds to older snapshots: a read-only turn of a fresh actor (isMember) changes nothing.
+      roleGrants: {},
+      hostRequests: {},
     }),
     receive: (ctx, msg) => route(ctx, deps, msg),
   };

@@ -97,7 +97,24 @@ export interface WaitingEntry {
   returning?: 'denied' | 'removed';
   /** Joined by meeting code: the admission hands out the JoinResponse of that code. */
   code?: string;
+  /** A headset (initRapidConnect, addDeviceToEvent): its device, put in the meeting once it is a member. */
+  device?: DeviceJoin;
   caller: Caller;
+}
+
+/**
+ * A headset joining: the device actor it speaks for (its id, or the hardware id no one mapped) and
+ * whether it attaches itself to the event (addDeviceToEvent) once it is in.
+ */
+export interface DeviceJoin {
+  deviceId: string;
+  attach?: boolean;
+}
+
+/** How a recording request came in (the audit trail names the transport; REST also the address). */
+export interface RecordingVia {
+  via?: 'hub' | 'rest';
+  ip?: string;
 }
 
 /** What hosts see of a waiting entry (MeetingDetails.waiting, waitingRoomUpdated, getWaitingRoom). */
@@ -148,6 +165,8 @@ export interface MeetingMember {
   canHost?: boolean;
   /** The tenant role (patient, clinician...): whom a patients-only consent policy asks (decision 910). */
   tenantRole?: string;
+  /** A headset member: the device (actor) it speaks for; listed in the meeting's deviceIds while a member. */
+  deviceId?: string;
 }
 
 export interface MeetingState extends MeetingControlsState {
@@ -218,16 +237,15 @@ export interface MeetingEventPush {
 
 export type MeetingMsg =
   | { type: 'init'; caller: Caller }
-  | { type: 'join'; caller: Caller; code?: string }
+  /** joinEvent, join by code (REST, GraphQL), and a headset's initRapidConnect / addDeviceToEvent (`device`). */
+  | { type: 'join'; caller: Caller; code?: string; device?: DeviceJoin }
   | { type: 'details'; caller: Caller }
   | { type: 'notify'; caller: Caller; action: string; data?: Record<string, unknown> }
-  | { type: 'startRecording'; caller: Caller; requestId?: string; reason?: string }
-  | { type: 'stopRecording'; caller: Caller }
+  | ({ type: 'startRecording'; caller: Caller; requestId?: string; reason?: string } & RecordingVia)
+  | ({ type: 'stopRecording'; caller: Caller } & RecordingVia)
   | { type: 'shareImage'; caller: Caller; req: ShareImageRequest }
   | { type: 'clearImage'; caller: Caller }
   | { type: 'requestHostAccess'; caller: Caller }
-  /** A headset proved the join code to the meeting service; it joins as a device, not a member. */
-  | { type: 'addDevice'; caller: Caller; deviceId: string }
   | { type: 'isMember'; userId: string }
   | { type: 'admit'; caller: Caller; userId?: string; all?: boolean }
   | { type: 'deny'; caller: Caller; userId?: string; all?: boolean; message?: string }
@@ -342,6 +360,10 @@ export interface ConsentRequestState {
   required: { userId: string; username: string; role: string; tenantRole: string }[];
   answers: Record<string, { consent: boolean; at: string }>;
   outcome?: 'granted' | 'refused' | 'timedOut';
+  /** Who asked at the keyboard (an impersonator, an administrator acting for the requester) and how. */
+  actorId?: string;
+  via?: RecordingVia['via'];
+  ip?: string;
 }
 
 /** Someone who joined while the recording runs, held out of the meeting until they agree. */
@@ -358,6 +380,7 @@ export interface ConsentHold {
   invited: boolean;
   waitExpirySeconds: number;
   code?: string;
+  device?: DeviceJoin;
   caller: Caller;
 }
 

@@ -142,7 +142,13 @@ export const OPERATIONS = {
     transport: 'rest',
     name: 'GET /api/tenant/startrecording',
     requires: 'meetings:record',
-    note: 'attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them)',
+    note: 'a meeting actor turn: members of the running meeting or hosts of the event; attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them)',
+  },
+  'tenant.stopRecording': {
+    transport: 'rest',
+    name: 'GET /api/tenant/stoprecording',
+    requires: 'meetings:record',
+    note: 'a meeting actor turn: members of the meeting or hosts of the event; stops whatever records',
   },
   // Admin helpers
   'admin.lastSeenContact': {

@@ -20,6 +20,7 @@ export type { RecordingState };
  */
 export interface RecordingRequester {
   actorId: string;
+  /** `service`: part of another change (endMeeting stops what records). */
   via: 'rest' | 'hub' | 'service';
   ip?: string;
   /** The consent request everyone it asked agreed to; required when the tenant's recording needs consent (decision 910). */
@@ -116,6 +117,8 @@ export class RecordingService {
       action,
       actorId: oidOrUndefined(by.actorId),
       subjectId: oidOrUndefined(userId),
+      // A field of its own, so filtering the trail by consultation finds recording starts and stops.
+      eventId,
       ...(by.ip ? { ip: by.ip } : {}),
       details: {
         eventId,

@@ -87,7 +87,7 @@ export const HUB_ERROR_GROUPS = {
   },
   device: {
     files: ['src/hub/handlers/device.handlers.ts', 'src/actors/device.actor.ts'],
-    codes: ['device_not_found', 'conflict', 'forbidden', 'invalid_state', 'bad_request'],
+    codes: ['device_not_found', 'conflict', 'forbidden', 'invalid_state', 'bad_request', 'event_not_found'],
   },
   signalling: { files: ['src/hub/handlers/signalling.handlers.ts'], codes: ['forbidden'] },
   /** refreshToken: the token is verified like at the handshake, then must be the same user's and not older. */
@@ -129,8 +129,9 @@ export const HUB_METHOD_GROUPS: Record<HubMethodName, readonly HubErrorGroup[]> 
   cancelCall: ['actors', 'call'],
   endCall: ['actors', 'call'],
   addParticipant: ['actors', 'call'],
-  initRapidConnect: ['actors', ...D, 'joinCode'],
-  addDeviceToEvent: ['actors', ...D, 'joinCode'],
+  // A headset's join is the meeting actor's join (decision 1010): waiting room, lock and bar apply.
+  initRapidConnect: ['actors', ...D, 'joinCode', 'waitingRoom', 'hostControls'],
+  addDeviceToEvent: ['actors', ...D, 'joinCode', 'waitingRoom', 'hostControls'],
   deviceStatus: ['actors', ...D],
   startPeripheral: ['actors', ...D],
   stopPeripheral: ['actors', ...D],

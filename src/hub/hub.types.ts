@@ -12,12 +12,8 @@ export type { HubServer, HubSocket } from './hub.events.js';
 
 /** The meeting service calls the hub needs (the directory's MeetingService satisfies it). */
 export interface HubMeetings {
-  joinByCode(
-    tenant: string,
-    meetingCode: string,
-    joiner: { kind: 'principal'; principal: Principal },
-  ): Promise<{ eventId: string }>;
-  addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<{ eventId: string }>;
+  /** The event a join code opens (meeting_not_found otherwise); the join itself is the meeting actor's. */
+  eventIdForCode(tenant: string, meetingCode: string): Promise<string>;
   /** Organizer, participant or attached device of the event: the members of its room (joinRoom / sayHiToRoom). */
   isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
   /** A participant's connection to the meeting ended: recorded as the leave (docs/audit.md). */

@@ -27,7 +27,7 @@ export const ConsentRequiredAck = z.object({
   recordingConsent: ConsentAsk,
 });
 
-const ConsentView = z.object({
+export const ConsentView = z.object({
   requestId: z.string(),
   state: z.enum(['pending', 'granted', 'refused', 'timedOut']),
   policy: Policy,

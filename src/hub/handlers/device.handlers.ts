@@ -11,9 +11,10 @@ import {
 } from '../../actors/device.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import { AppError } from '../../core/errors.js';
-import { rooms, streams } from '../../realtime/rooms.js';
-import { enroll } from '../hub.resume.js';
+import { rooms } from '../../realtime/rooms.js';
 import { callerOf, method } from '../method.js';
+import type { DeviceJoin } from '../../actors/meeting.schema.js';
+import { enter } from './meeting.handlers.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 
 /**
@@ -46,27 +47,20 @@ async function isMember(ctx: HubContext, socket: HubSocket, eventId: string): Pr
   return r.member;
 }
 
-/** Puts the device in the meeting (device actor, meeting actor) and every socket of the device in its rooms. */
-async function attach(ctx: HubContext, socket: HubSocket, deviceId: string, eventId: string): Promise<unknown> {
-  const caller = callerOf(socket);
-  const device = await ctx.actors.ask(await deviceAt(ctx, socket, deviceId), {
-    type: 'assignMeeting',
-    caller,
-    eventId,
-  });
-  await ctx.actors.ask(meetingAt(socket, eventId), { type: 'addDevice', caller, deviceId });
-  const t = socket.data.tenant;
-  ctx.io.in(rooms.device(t, deviceId)).socketsJoin([rooms.meeting(t, eventId), rooms.meetingDevices(t, eventId)]);
-  await enroll(ctx, socket, streams.device(deviceId), [rooms.meeting(t, eventId), rooms.meetingDevices(t, eventId)]);
-  await socket.join([rooms.meeting(t, eventId), rooms.meetingDevices(t, eventId)]);
-  return device;
+/**
+ * A headset joins a meeting by code as a member, through the meeting actor's join like any person
+ * (decision 1010): admitted at once, or held by the waiting room, a lock or a bar until a host
+ * admits it. Only once it is a member is its device put in the meeting (device actor, deviceIds,
+ * the meeting's rooms): a waiting headset gets neither join details nor the meeting's events.
+ */
+function joinAsDevice(ctx: HubContext, socket: HubSocket, eventId: string, code: string, device: DeviceJoin) {
+  return enter(ctx, socket, eventId, 'join', { code: code.toUpperCase(), device });
 }
 
+const held = (reply: { status?: string }) => reply.status === 'waiting' || reply.status === 'consentRequired';
+
 async function rapidConnect(ctx: HubContext, socket: HubSocket, uniqueId: string, joinCode: string): Promise<unknown> {
-  const join = await ctx.meetings.joinByCode(socket.data.tenant, joinCode, {
-    kind: 'principal',
-    principal: socket.data.principal,
-  });
+  const eventId = await ctx.meetings.eventIdForCode(socket.data.tenant, joinCode);
   const address = await deviceAt(ctx, socket, uniqueId);
   const info = await ctx.actors.ask<Record<string, unknown>>(address, {
     type: 'rapidConnect',
@@ -76,8 +70,25 @@ async function rapidConnect(ctx: HubContext, socket: HubSocket, uniqueId: string
   socket.data.deviceId = address.id;
   socket.data.hardwareId = uniqueId;
   await socket.join(rooms.device(socket.data.tenant, address.id));
-  await attach(ctx, socket, address.id, join.eventId);
-  return { ...info, uniqueId, meetingId: join.eventId, meeting: join };
+  const reply = await joinAsDevice(ctx, socket, eventId, joinCode, { deviceId: address.id });
+  // Waiting: the `waitingRoom` push carries the join details once a host admits the headset.
+  if (held(reply)) return { ...info, uniqueId, meetingId: eventId, ...reply };
+  return { ...info, uniqueId, meetingId: eventId, meeting: reply };
+}
+
+/**
+ * addDeviceToEvent: the registered headset joins another meeting by its code (the code must be that
+ * event's). Attached to the event once it is a member; the DevicePush with the join details as
+ * `meeting`, or the waiting ack.
+ */
+async function addToEvent(ctx: HubContext, socket: HubSocket, joinCode: string, eventId: string): Promise<unknown> {
+  const deviceId = ownDevice(socket);
+  const forCode = await ctx.meetings.eventIdForCode(socket.data.tenant, joinCode).catch(() => undefined);
+  if (forCode !== eventId) throw new AppError('event_not_found', 'No event for this id and join code');
+  const reply = await joinAsDevice(ctx, socket, eventId, joinCode, { deviceId, attach: true });
+  if (held(reply)) return reply;
+  const device = await ctx.actors.ask<Record<string, unknown>>(await deviceAt(ctx, socket, deviceId), { type: 'get' });
+  return { ...device, meeting: reply };
 }
 
 /** Headset methods (initRapidConnect, addDeviceToEvent, deviceStatus) and control methods on a headset. */
@@ -92,11 +103,7 @@ export const deviceMethods = [
     name: 'addDeviceToEvent',
     op: 'hub.addDeviceToEvent',
     args: z.tuple([JoinCode, Id]),
-    run: async (ctx, socket, [joinCode, eventId]) => {
-      const deviceId = ownDevice(socket);
-      await ctx.meetings.addDeviceToEvent(socket.data.principal, { eventId, joinCode });
-      return attach(ctx, socket, deviceId, eventId);
-    },
+    run: (ctx, socket, [joinCode, eventId]) => addToEvent(ctx, socket, joinCode, eventId),
   }),
   method({
     name: 'deviceStatus',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   AdmitRequest,
   DenyRequest,
+  type DeviceJoin,
   InitEventRequest,
   JoinCallRequest,
   MeetingRef,
@@ -32,13 +33,21 @@ const meetingAt = (socket: HubSocket, eventId: string): ActorAddress => ({
 });
 
 /**
- * Asks the meeting actor and, once it accepted the caller, puts this socket in the meeting room; a
- * caller told to wait stays out of it until a host admits them (the admission moves their sockets in).
+ * Asks the meeting actor and, once it accepted the caller, puts this socket in the meeting room (a
+ * headset also in the meeting's headset room); a caller told to wait stays out of it until a host
+ * admits them (the admission moves their sockets in). Person and headset joins alike (decision 1010).
  */
-async function enter(ctx: HubContext, socket: HubSocket, eventId: string, type: 'init' | 'join'): Promise<unknown> {
-  const reply = await ctx.actors.ask<{ status?: string }>(meetingAt(socket, eventId), {
+export async function enter(
+  ctx: HubContext,
+  socket: HubSocket,
+  eventId: string,
+  type: 'init' | 'join',
+  extra: { code?: string; device?: DeviceJoin } = {},
+): Promise<{ status?: string } & Record<string, unknown>> {
+  const reply = await ctx.actors.ask<{ status?: string } & Record<string, unknown>>(meetingAt(socket, eventId), {
     type,
     caller: callerOf(socket),
+    ...extra,
   });
   leaveOnDisconnect(ctx, socket, eventId);
   // Held for the waiting room, or for consent to a running recording (decision 910): not in the meeting room yet.
@@ -46,8 +55,12 @@ async function enter(ctx: HubContext, socket: HubSocket, eventId: string, type: 
     leaveWaitingOnDisconnect(ctx, socket, eventId);
     return reply;
   }
-  await enroll(ctx, socket, streams.user(socket.data.principal.userId), [rooms.meeting(socket.data.tenant, eventId)]);
-  await socket.join(rooms.meeting(socket.data.tenant, eventId));
+  const t = socket.data.tenant;
+  const list = [rooms.meeting(t, eventId), ...(extra.device ? [rooms.meetingDevices(t, eventId)] : [])];
+  // On the meeting's roster from now on: its recoverable pushes are kept for it while it is away (decision 1000).
+  const stream = extra.device ? streams.device(extra.device.deviceId) : streams.user(socket.data.principal.userId);
+  await enroll(ctx, socket, stream, list);
+  await socket.join(list);
   return reply;
 }
 

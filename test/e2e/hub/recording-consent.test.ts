@@ -107,10 +107,15 @@ describe('consent-gated recording across two nodes', () => {
       reason: 'teaching file',
     });
     expect(await rp.next('recordingConsentRequested')).toMatchObject({ requestId: 'rec-1', required: true });
-    // The REST start cannot go around the consent.
+    // The REST start cannot go around the consent: it is the same turn, and answers the open request.
     const bypass = await rest(node.url!, 'alice', 'GET', `/api/tenant/startrecording?eventId=${eventId}`);
-    expect(bypass.status).toBe(409);
-    expect(bypass.body).toMatchObject({ code: 'recording_consent_required' });
+    expect(bypass.status).toBe(200);
+    expect(bypass.body).toMatchObject({
+      eventId,
+      state: 'awaiting_consent',
+      recordingConsent: { requestId: 'rec-1', state: 'pending' },
+    });
+    expect((await node.services.recording.status('acme', eventId)).state).toBe('idle');
 
     const afterBob = await must(bob, 'consentToRecording', { eventId, requestId: 'rec-1', consent: true });
     expect(afterBob).toMatchObject({ state: 'pending', consent: true });

@@ -13,6 +13,7 @@ describe('recording: attribution and audit', () => {
     (await node.services.auth.audit.list('acme', { action })).map((a) => ({
       actorId: String(a.actorId),
       subjectId: String(a.subjectId),
+      eventId: a.eventId,
       outcome: a.outcome,
       details: a.details,
     }));
@@ -49,12 +50,19 @@ describe('recording: attribution and audit', () => {
     });
     expect(forged.status).toBe(403);
     expect(forged.body.code).toBe('permission_denied');
+    // A recording is a change of the running meeting: the caller is in it (decision 1010).
+    const alice = await connect(node.url!, 'acme', { token: await tokenFor(node, 'acme', 'alice') });
+    const bobSocket = await connect(node.url!, 'acme', { token: bob });
+    open.push(alice, bobSocket);
+    await must(alice, 'initEvent', { eventId });
+    await must(bobSocket, 'joinEvent', { eventId });
     const own = await node.http.get(`/api/tenant/startrecording?eventId=${eventId}`, { tenant: 'acme', token: bob });
     expect(own.status).toBe(200);
     expect(await audits('recording.start')).toContainEqual(
       expect.objectContaining({
         actorId: ids.bob,
         subjectId: ids.bob,
+        eventId,
         outcome: 'success',
         details: expect.objectContaining({ eventId, via: 'rest' }),
       }),
@@ -63,6 +71,9 @@ describe('recording: attribution and audit', () => {
 
   it('lets an administrator start a recording for a participant explicitly, audited as acting for them', async () => {
     const eventId = await newEvent();
+    const alice = await connect(node.url!, 'acme', { token: await tokenFor(node, 'acme', 'alice') });
+    open.push(alice);
+    await must(alice, 'initEvent', { eventId });
     const r = await node.http.get(`/api/tenant/startrecording?eventId=${eventId}&userId=${ids.alice}`, {
       tenant: 'acme',
       token: await tokenFor(node, 'acme', 'ada'),
@@ -72,6 +83,7 @@ describe('recording: attribution and audit', () => {
       expect.objectContaining({
         actorId: ids.ada,
         subjectId: ids.alice,
+        eventId,
         details: expect.objectContaining({ eventId, onBehalfOf: ids.alice }),
       }),
     );

@@ -74,6 +74,7 @@ function inputs(
     'admin.isOnline': { params: { tenant: tenantB, username: 'pat' } },
     'admin.user': { params: { tenant: tenantB, username: 'pat' } },
     'tenant.startRecording': { query: `eventId=${b.eventId}` },
+    'tenant.stopRecording': { query: `eventId=${b.eventId}` },
   };
 }
 

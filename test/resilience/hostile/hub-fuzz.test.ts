@@ -97,7 +97,7 @@ describe('hostile hub input: every method of the permission table', () => {
           if (acks.some((a) => !(a instanceof Error) && a.ok)) return undefined;
           stateChecks += 1;
           const changed = stateDiff(base, last);
-          return changed && `refused call changed stored state: ${changed}`;
+          return changed && `refused call to ${op.name} changed stored state: ${changed}`;
         });
         // Without an acknowledgement callback the server must not throw either.
         rawEmit(sockets.admin, op.name, { x: 1 });

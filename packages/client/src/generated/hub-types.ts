@@ -537,7 +537,22 @@ export interface WaitingEntry {
 	returning?: "denied" | "removed";
 	/** Joined by meeting code: the admission hands out the JoinResponse of that code. */
 	code?: string;
+	/** A headset (initRapidConnect, addDeviceToEvent): its device, put in the meeting once it is a member. */
+	device?: DeviceJoin;
 	caller: Caller;
+}
+/**
+ * A headset joining: the device actor it speaks for (its id, or the hardware id no one mapped) and
+ * whether it attaches itself to the event (addDeviceToEvent) once it is in.
+ */
+export interface DeviceJoin {
+	deviceId: string;
+	attach?: boolean;
+}
+/** How a recording request came in (the audit trail names the transport; REST also the address). */
+export interface RecordingVia {
+	via?: "hub" | "rest";
+	ip?: string;
 }
 /** What hosts see of a waiting entry (MeetingDetails.waiting, waitingRoomUpdated, getWaitingRoom). */
 export interface WaitingEntryView {
@@ -633,6 +648,10 @@ export interface ConsentRequestState {
 		at: string;
 	}>;
 	outcome?: "granted" | "refused" | "timedOut";
+	/** Who asked at the keyboard (an impersonator, an administrator acting for the requester) and how. */
+	actorId?: string;
+	via?: RecordingVia["via"];
+	ip?: string;
 }
 /** `recordingConsentResult` push to the requester and the hosts: how a request ended and who refused or did not answer. */
 export interface RecordingConsentResultPush {

@@ -1678,12 +1678,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Request recording start for an event (queued; the recording job starts it on the video conferencing system)
-         * @description When the tenant records only with consent (TenantConfig `meetings.recordingConsent`), this answers 409 `recording_consent_required`: the hub method startRecording asks those present and starts once they agree.
+         * Start recording a running meeting (a member of it, or a host of the event): the same as the hub method startRecording
+         * @description Every member gets `recordingStarted` and the meeting shows the recording. When the tenant records only with consent (TenantConfig `meetings.recordingConsent`), it opens a consent request instead (`state: awaiting_consent`) and the recording starts once everyone asked agreed. A participant who has not joined is refused (`forbidden`); a meeting that has not started is `invalid_state`.
          *
-         *     Requires: `meetings:record` (docs/permissions.md). attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them).
+         *     Requires: `meetings:record` (docs/permissions.md). a meeting actor turn: members of the running meeting or hosts of the event; attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them).
          */
         get: operations["tenant.startRecording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tenant/stoprecording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stop the meeting's recording (a member of it, or a host of the event): the same as the hub method stopRecording
+         * @description Every member gets `recordingStopped`; a recording is stopped whoever started it. Stopping a meeting that records nothing answers its state.
+         *
+         *     Requires: `meetings:record` (docs/permissions.md). a meeting actor turn: members of the meeting or hosts of the event; stops whatever records.
+         */
+        get: operations["tenant.stopRecording"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7118,18 +7140,106 @@ export interface operations {
                     "application/json": {
                         eventId: string;
                         jobId?: string;
+                        /** @description The consent request the start opened (decision 910) */
+                        recordingConsent?: {
+                            expiresAt: string;
+                            held: {
+                                requestId: string;
+                                since: string;
+                                userId: string;
+                                username: string;
+                            }[];
+                            /** @enum {string} */
+                            policy: "all" | "patients";
+                            reason?: string;
+                            requestedAt: string;
+                            requestedBy: string;
+                            requestId: string;
+                            required: {
+                                at?: string;
+                                consent?: boolean;
+                                userId: string;
+                                username: string;
+                            }[];
+                            /** @enum {string} */
+                            state: "pending" | "granted" | "refused" | "timedOut";
+                        };
+                        /** @description The current (or last) recording session of the event; 0 when never recorded */
                         session: number;
+                        /** @description `starting`, `recording`, `stopping`, `stopped`, `idle`, or `awaiting_consent` while a consent request is open */
                         state: string;
                     };
                 };
             };
             400: components["responses"]["Problem400.bad_request.validation_failed"];
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
-            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
-            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found"];
             409: components["responses"]["Problem409.invalid_state.recording_consent_required"];
             429: components["responses"]["Problem429.rate_limited"];
-            503: components["responses"]["Problem503.service_unavailable"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
+        };
+    };
+    "tenant.stopRecording": {
+        parameters: {
+            query: {
+                eventId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        eventId: string;
+                        jobId?: string;
+                        /** @description The consent request the start opened (decision 910) */
+                        recordingConsent?: {
+                            expiresAt: string;
+                            held: {
+                                requestId: string;
+                                since: string;
+                                userId: string;
+                                username: string;
+                            }[];
+                            /** @enum {string} */
+                            policy: "all" | "patients";
+                            reason?: string;
+                            requestedAt: string;
+                            requestedBy: string;
+                            requestId: string;
+                            required: {
+                                at?: string;
+                                consent?: boolean;
+                                userId: string;
+                                username: string;
+                            }[];
+                            /** @enum {string} */
+                            state: "pending" | "granted" | "refused" | "timedOut";
+                        };
+                        /** @description The current (or last) recording session of the event; 0 when never recorded */
+                        session: number;
+                        /** @description `starting`, `recording`, `stopping`, `stopped`, `idle`, or `awaiting_consent` while a consent request is open */
+                        state: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.forbidden.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.event_not_found.meeting_not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.invalid_state.recording_consent_required"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.not_owner.service_unavailable"];
+            504: components["responses"]["Problem504.timeout"];
         };
     };
     "uploads.imports": {

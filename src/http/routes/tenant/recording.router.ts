@@ -1,6 +1,11 @@
 import { z } from 'zod';
+import type { MeetingDetails } from '../../../actors/meeting.schema.js';
 import { AppError } from '../../../core/errors.js';
 import { Id } from '../../../core/paging.js';
+import type { Principal } from '../../../auth/principal.js';
+import type { Services } from '../../../composition.js';
+import { ConsentView } from '../../presenters/recording-consent.presenter.js';
+import type { ErrorCode } from '../../../core/errors.js';
 import { op, type RouteGroup } from '../route-spec.js';
 
 const StartRecordingQuery = z.object({
@@ -11,31 +16,65 @@ const StartRecordingQuery = z.object({
    */
   userId: Id.optional(),
 });
+const StopRecordingQuery = z.object({ eventId: Id });
 
 const RecordingStatus = z.object({
   eventId: z.string(),
-  state: z.string(),
-  session: z.number().int(),
+  state: z
+    .string()
+    .describe(
+      '`starting`, `recording`, `stopping`, `stopped`, `idle`, or `awaiting_consent` while a consent request is open',
+    ),
+  session: z.number().int().describe('The current (or last) recording session of the event; 0 when never recorded'),
   jobId: z.string().optional(),
+  recordingConsent: ConsentView.optional().describe('The consent request the start opened (decision 910)'),
 });
 
-/** /api/tenant/startrecording: hands the request to the recording job after checking membership. */
+const ERRORS: ErrorCode[] = [
+  'event_not_found',
+  'meeting_not_found',
+  'forbidden',
+  'invalid_state',
+  'service_unavailable',
+  'recording_consent_required',
+  'not_owner',
+  'timeout',
+];
+
+/** The recording's state after the meeting actor's turn: the meeting's view, the session from the recording service. */
+async function present(s: Services, p: Principal, eventId: string, d: MeetingDetails) {
+  const status = await s.recording.status(p.tenant, eventId);
+  const awaiting = !d.recording.active && d.recordingConsent?.state === 'pending';
+  return {
+    eventId,
+    state: awaiting ? 'awaiting_consent' : status.state,
+    session: status.session,
+    ...(d.recordingConsent ? { recordingConsent: d.recordingConsent } : {}),
+  };
+}
+
+/**
+ * /api/tenant/startrecording and /stoprecording: turns of the event's meeting actor, the same as the hub's
+ * startRecording / stopRecording (decision 1010): members of the meeting, or hosts of the event.
+ */
 export const recordingRoutes: RouteGroup = {
   base: '/api/tenant',
   tag: 'Tenant',
   routes: [
     op({
       operationId: 'tenant.startRecording',
-      errors: ['event_not_found', 'invalid_state', 'service_unavailable', 'recording_consent_required'],
+      errors: ERRORS,
       method: 'get',
       path: '/startrecording',
       query: StartRecordingQuery,
       response: RecordingStatus,
       summary:
-        'Request recording start for an event (queued; the recording job starts it on the video conferencing system)',
+        'Start recording a running meeting (a member of it, or a host of the event): the same as the hub method startRecording',
       description:
-        'When the tenant records only with consent (TenantConfig `meetings.recordingConsent`), this answers 409 ' +
-        '`recording_consent_required`: the hub method startRecording asks those present and starts once they agree.',
+        'Every member gets `recordingStarted` and the meeting shows the recording. When the tenant records only with ' +
+        'consent (TenantConfig `meetings.recordingConsent`), it opens a consent request instead (`state: awaiting_consent`) ' +
+        'and the recording starts once everyone asked agreed. A participant who has not joined is refused (`forbidden`); ' +
+        'a meeting that has not started is `invalid_state`.',
       handle: async (s, { p, query, req }) => {
         const userId = query.userId ?? p.userId;
         const onBehalf = userId !== p.userId;
@@ -51,17 +90,29 @@ export const recordingRoutes: RouteGroup = {
             errors: [{ field: 'query.userId', message: 'not a participant of the event' }],
           });
         }
-        const r = await s.recording.requestStart(p.tenant, query.eventId, userId, {
-          actorId: p.userId,
-          via: 'rest',
+        const d = await s.meetingRooms.recording(p, query.eventId, 'start', {
+          onBehalfOf: userId,
           ...(req.ip ? { ip: req.ip } : {}),
         });
-        return {
-          eventId: r.eventId,
-          state: r.state,
-          session: r.session,
-          ...(r.jobId ? { jobId: String(r.jobId) } : {}),
-        };
+        return present(s, p, query.eventId, d);
+      },
+    }),
+    op({
+      operationId: 'tenant.stopRecording',
+      errors: ERRORS,
+      method: 'get',
+      path: '/stoprecording',
+      query: StopRecordingQuery,
+      response: RecordingStatus,
+      summary:
+        "Stop the meeting's recording (a member of it, or a host of the event): the same as the hub method stopRecording",
+      description:
+        'Every member gets `recordingStopped`; a recording is stopped whoever started it. Stopping a meeting that records nothing answers its state.',
+      handle: async (s, { p, query, req }) => {
+        if (!(await s.meetings.isParticipant(p.tenant, query.eventId, p.userId)))
+          throw new AppError('event_not_found', `No event ${query.eventId}`);
+        const d = await s.meetingRooms.recording(p, query.eventId, 'stop', { ...(req.ip ? { ip: req.ip } : {}) });
+        return present(s, p, query.eventId, d);
       },
     }),
   ],
