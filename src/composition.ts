@@ -97,7 +97,12 @@ export function createServices(infra: Infra): Services {
   const catalog = new TenantRepository(infra.mongo.catalog);
   const auth = createAuthServices(infra);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog, audit: auth.audit });
-  const webhooks = createWebhookServices(infra, async () => (await catalog.list()).map((t) => t.name), auth.audit);
+  const webhooks = createWebhookServices(
+    infra,
+    async () => (await catalog.list()).map((t) => t.name),
+    auth.vault,
+    auth.audit,
+  );
   const announced: AnnounceHook = (tenant, written) => webhooks.relay.publishNow(tenant, written);
   const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, announced);
   const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced, audit: auth.audit });
