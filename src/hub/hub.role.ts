@@ -56,6 +56,17 @@ function admitter({ infra }: RoleContext) {
     countHit(deps, PER_IP_BUCKET, addressKey(clientAddress(req, trust)), l.perIp, l.windowSeconds);
 }
 
+/** The tenant's own media origin: its tenant host and the public URL's host, on the public URL's port. */
+function ownMediaOrigin(http: { publicUrl: string; baseDomain: string }) {
+  const pub = new URL(http.publicUrl);
+  return (tenant: string) => ({
+    tenant,
+    hosts: [`${tenant}.${http.baseDomain}`.toLowerCase(), pub.hostname.toLowerCase()],
+    port: pub.port === '0' ? undefined : pub.port,
+    allowHttp: pub.protocol === 'http:',
+  });
+}
+
 /** New engine.io sessions per address (RATE_LIMIT_HUB_SESSIONS_PER_IP), a bucket of their own, same address reading. */
 function sessionAdmitter({ infra }: RoleContext) {
   const trust = compileTrustProxy(infra.config.http.trustProxy);
@@ -124,6 +135,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
         ? [rooms.tenantPatients(principal.tenant), ...ids.map((id) => rooms.presenceOf(principal.tenant, String(id)))]
         : [];
     },
+    ownMedia: ownMediaOrigin(infra.config.http),
     shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),
     audit: services.auth.audit,
     followUps,

@@ -6,6 +6,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { FollowUps } from './follow-ups.js';
 import type { SocketSessions } from './hub.session.js';
 import type { HubServer } from './hub.events.js';
+import type { OwnMediaOrigin } from '../core/share-image.js';
 
 export type { HubServer, HubSocket } from './hub.events.js';
 
@@ -34,6 +35,8 @@ export interface HubContext {
   resolveDevice(tenant: string, id: string): Promise<string>;
   /** Extra rooms of a socket: a patient limited to the care team joins the presence rooms of its members. */
   directoryRooms(principal: Principal): Promise<string[]>;
+  /** Where the tenant's own media is served: the only URLs shareImage puts on a headset (decision 1040). */
+  ownMedia(tenant: string): OwnMediaOrigin;
   /** Grants the event's members (its headsets included) read access to content shared into it by hash. */
   shareMediaToEvent(principal: Principal, eventId: string, hash: string): Promise<void>;
   logger: Logger;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestNode } from '../../support/node.js';
 import { startHubCluster } from '../../support/cluster.js';
+import { uploadImage } from '../../support/media.js';
 import { call, must, recorder } from '../../support/hub-client.js';
 
 /**
@@ -136,7 +137,8 @@ describe('hub relays and stops across two nodes', () => {
     const headset = await on(1, 'headset');
     const rh = recorder(headset);
     await must(headset, 'initRapidConnect', 'HS-CLEAR-1', event.meetingCode);
-    await must(alice, 'shareImage', { eventId, image: { url: 'https://images.example.test/scan.png' } });
+    const scan = await uploadImage(n[0]!.url!, 'acme', tokens.alice!);
+    await must(alice, 'shareImage', { eventId, image: { url: scan.url } });
     expect(await rh.next('onShareImage')).toMatchObject({ eventId, by: ids.alice });
     const carol = await on(0, 'carol');
     expect(await call(carol, 'clearImage', { eventId })).toMatchObject({ ok: false, error: { code: 'forbidden' } });

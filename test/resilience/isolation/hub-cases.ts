@@ -3,6 +3,7 @@ import { tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
 import type { HubRoleHandle } from '../../../src/hub/hub.role.js';
 import type { SeededTenant } from './seed.js';
+import { uploadImage } from '../../support/media.js';
 
 /** A user of a seeded tenant as the hub cases use it. */
 export interface Member {
@@ -120,7 +121,7 @@ export const HUB_CASES: Record<string, HubCase> = {
     build: async (k, me, s) => [
       {
         eventId: (await hosting(k, me, s)).eventId,
-        image: { url: 'https://images.example.test/scan.png' },
+        image: { url: (await uploadImage(k.node.url!, k.t.name, me.token)).url },
         caption: 'scan',
       },
     ],
@@ -128,7 +129,10 @@ export const HUB_CASES: Record<string, HubCase> = {
   clearImage: {
     build: async (k, me, s) => {
       const { eventId } = await hosting(k, me, s);
-      await must(s, 'shareImage', { eventId, image: { url: 'https://images.example.test/scan.png' } });
+      await must(s, 'shareImage', {
+        eventId,
+        image: { url: (await uploadImage(k.node.url!, k.t.name, me.token)).url },
+      });
       return [{ eventId }];
     },
   },
