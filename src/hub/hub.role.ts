@@ -129,6 +129,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     sessions,
     canReadMedia: (principal, hash) => services.mediaAccess.canRead(principal, hash),
     resolveDevice: (tenant, id) => services.peripherals.resolveDeviceId(tenant, id),
+    assertDeviceClaim: (principal, ids) => services.deviceRegistrations.assertMayClaim(principal, ids),
     directoryRooms: async (principal) => {
       const ids = await services.directoryScope.visibleTo(principal);
       return ids

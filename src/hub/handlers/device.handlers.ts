@@ -66,6 +66,8 @@ async function rapidConnect(ctx: HubContext, socket: HubSocket, uniqueId: string
     principal: socket.data.principal,
   });
   const address = await deviceAt(ctx, socket, uniqueId);
+  // Claiming needs a registration of the hardware id (or its device) to this account (decision 1041).
+  await ctx.assertDeviceClaim(socket.data.principal, [uniqueId, address.id]);
   const info = await ctx.actors.ask<Record<string, unknown>>(address, {
     type: 'rapidConnect',
     caller: callerOf(socket),

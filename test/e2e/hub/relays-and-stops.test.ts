@@ -3,6 +3,7 @@ import type { TestNode } from '../../support/node.js';
 import { startHubCluster } from '../../support/cluster.js';
 import { uploadImage } from '../../support/media.js';
 import { call, must, recorder } from '../../support/hub-client.js';
+import { registerHardware } from '../../support/auth.js';
 
 /**
  * Methods and pushes whose only test used to be an acknowledgement: WebRTC `answer` and `iceCandidate`
@@ -100,6 +101,7 @@ describe('hub relays and stops across two nodes', () => {
     const { event, eventId, alice, bob } = await meeting();
     const headset = await on(1, 'headset');
     const [rb, rh] = [recorder(bob), recorder(headset)];
+    await registerHardware(n[0]!, 'acme', 'HS-STOP-1', ids.headset!);
     await must(headset, 'initRapidConnect', 'HS-STOP-1', event.meetingCode);
     await must(alice, 'startPeripheral', {
       eventId,
@@ -136,6 +138,7 @@ describe('hub relays and stops across two nodes', () => {
     const { event, eventId, alice } = await meeting();
     const headset = await on(1, 'headset');
     const rh = recorder(headset);
+    await registerHardware(n[0]!, 'acme', 'HS-CLEAR-1', ids.headset!);
     await must(headset, 'initRapidConnect', 'HS-CLEAR-1', event.meetingCode);
     const scan = await uploadImage(n[0]!.url!, 'acme', tokens.alice!);
     await must(alice, 'shareImage', { eventId, image: { url: scan.url } });
