@@ -39,15 +39,13 @@ describe('media upload flow', () => {
     otherTenant = await tokenFor(node, 'other', 'olga');
     // Files name a call session alice placed (only a member of a call uploads into its record).
     for (const _id of ['sess-1', 's-late'])
-      await node.infra.mongo
-        .tenantDb('acme')
-        .models.CallRecord.create({
-          _id,
-          callerId: aliceId,
-          participantIds: [],
-          status: 'ended',
-          startedAt: new Date(),
-        });
+      await node.infra.mongo.tenantDb('acme').models.CallRecord.create({
+        _id,
+        callerId: aliceId,
+        participantIds: [],
+        status: 'ended',
+        startedAt: new Date(),
+      });
   });
   afterAll(async () => node?.destroy());
 
