@@ -36,6 +36,7 @@ import { AuditCheckpointer } from './core/audit-checkpointer.js';
 import { AuditCheckpointTurnStore } from './data/stores/audit-checkpoint-turn.store.js';
 import { createWebhookServices, type WebhookServices } from './core/webhooks/webhooks.wiring.js';
 import type { AnnounceHook } from './core/webhooks/webhook-events.js';
+import type { DeviceRegistrationService } from './core/device-registration.service.js';
 
 /**
  * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
@@ -67,6 +68,8 @@ export interface Services {
   recordingConsent: RecordingConsentService;
   calls: CallService;
   peripherals: PeripheralService;
+  /** Which device account may claim which hardware id (decision 1041). */
+  deviceRegistrations: DeviceRegistrationService;
 
   // Conferences and telemetry (src/telemetry/telemetry.wiring.ts)
   /** Enqueues jobs (src/core/job-definitions.ts). */
@@ -97,7 +100,12 @@ export function createServices(infra: Infra): Services {
   const catalog = new TenantRepository(infra.mongo.catalog);
   const auth = createAuthServices(infra);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog, audit: auth.audit });
-  const webhooks = createWebhookServices(infra, async () => (await catalog.list()).map((t) => t.name), auth.audit);
+  const webhooks = createWebhookServices(
+    infra,
+    async () => (await catalog.list()).map((t) => t.name),
+    auth.vault,
+    auth.audit,
+  );
   const announced: AnnounceHook = (tenant, written) => webhooks.relay.publishNow(tenant, written);
   const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, announced);
   const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced, audit: auth.audit });

@@ -33,7 +33,7 @@ export type MeetingRef = z.infer<typeof MeetingRef>;
 
 export const ShareImageRequest = z.object({
   eventId: Id,
-  /** Content hash of an uploaded media file, or an https URL the headset can fetch. */
+  /** Content hash of an uploaded media file, or its media URL on this service (decision 1040). */
   image: z.union([z.object({ hash: z.string().regex(/^[a-f0-9]{16,128}$/) }), z.object({ url: z.url().max(2048) })]),
   caption: z.string().max(500).optional(),
 });

@@ -364,6 +364,34 @@ export const OPERATIONS = {
     requires: 'devices:register',
   },
   'peripheral.devices': { transport: 'rest', name: 'GET /api/peripheral/devices', requires: 'peripherals:read' },
+  'peripheral.register': {
+    transport: 'rest',
+    name: 'POST /api/peripheral/registrations',
+    requires: 'tenant:admin',
+    note: 'registers a hardware id to a device account (decision 1041)',
+  },
+  'peripheral.registrations': {
+    transport: 'rest',
+    name: 'GET /api/peripheral/registrations',
+    requires: 'tenant:admin',
+  },
+  'peripheral.unregister': {
+    transport: 'rest',
+    name: 'POST /api/peripheral/registrations/delete',
+    requires: 'tenant:admin',
+  },
+  'peripheral.pairingCode': {
+    transport: 'rest',
+    name: 'POST /api/peripheral/pairingCode',
+    requires: 'devices:report',
+    note: 'the device account asks for the code its screen shows',
+  },
+  'peripheral.pair': {
+    transport: 'rest',
+    name: 'POST /api/peripheral/pair',
+    requires: 'devices:control',
+    note: 'a signed-in clinician or administrator enters the code a device shows (device accounts lack devices:control)',
+  },
   // Outbound events (webhooks): tenant administrators only
   'webhooks.createSubscription': {
     transport: 'rest',
@@ -552,7 +580,7 @@ export const OPERATIONS = {
     transport: 'hub',
     name: 'initRapidConnect',
     requires: 'devices:report',
-    note: 'registers the hardware id to the caller: device accounts (and administrators) only',
+    note: 'claims the hardware id for the caller: device accounts whose account it is registered to (decision 1041), and administrators',
   },
   'hub.addDeviceToEvent': { transport: 'hub', name: 'addDeviceToEvent', requires: 'devices:register' },
   'hub.notify': { transport: 'hub', name: 'notify', requires: 'meetings:host' },

@@ -195,6 +195,7 @@ export const EnvSchema = z.object({
 
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   RATE_LIMIT_PER_IP: positiveInt.default(600),
+  RATE_LIMIT_HUB_SESSIONS_PER_IP: positiveInt.default(600),
   RATE_LIMIT_SIGNIN_PER_IP: positiveInt.default(30),
   RATE_LIMIT_SIGNIN_PER_ACCOUNT: positiveInt.default(10),
   RATE_LIMIT_TELEMETRY_PER_CREDENTIAL: positiveInt.default(6000),
@@ -304,6 +305,8 @@ export interface Config {
   limits: {
     windowSeconds: number;
     perIp: number;
+    /** New engine.io sessions of the hub per client address and window (before any Socket.IO connect). */
+    hubSessionsPerIp: number;
     signinPerIp: number;
     signinPerAccount: number;
     telemetryPerCredential: number;
@@ -491,6 +494,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     limits: {
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
       perIp: e.RATE_LIMIT_PER_IP,
+      hubSessionsPerIp: e.RATE_LIMIT_HUB_SESSIONS_PER_IP,
       signinPerIp: e.RATE_LIMIT_SIGNIN_PER_IP,
       signinPerAccount: e.RATE_LIMIT_SIGNIN_PER_ACCOUNT,
       telemetryPerCredential: e.RATE_LIMIT_TELEMETRY_PER_CREDENTIAL,

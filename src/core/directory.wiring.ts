@@ -29,6 +29,8 @@ import { qrRenderer } from './qr-renderer.js';
 import { DirectoryScope } from './directory-scope.js';
 import { WebAppUrls } from './web-app-urls.js';
 import type { AnnounceHook } from './webhooks/webhook-events.js';
+import { DeviceRegistrationService } from './device-registration.service.js';
+import { DeviceRegistrationRepository } from '../data/repositories/device-registration.repository.js';
 
 /** Repository factories per tenant: a tenant's database is only reached through its name. */
 function tenantRepos(infra: Infra) {
@@ -160,5 +162,9 @@ export function createDirectoryServices(
     }),
     calls: new CallService(r),
     peripherals,
+    deviceRegistrations: new DeviceRegistrationService({
+      registrations: (t: string) => new DeviceRegistrationRepository(infra.mongo.tenantDb(t)),
+      audit: opts.audit,
+    }),
   };
 }

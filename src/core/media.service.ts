@@ -141,6 +141,10 @@ export class MediaService {
     if (fields.eventId && !(await files.canAttachToEvent(fields.eventId, principal.userId))) {
       throw new AppError('event_not_found', 'No such event among yours');
     }
+    // A file joins a call's record (and is readable by its members) only when its uploader is in the call.
+    if (fields.sessionId && !(await files.canAttachToSession(fields.sessionId, principal.userId))) {
+      throw new AppError('call_not_found', 'No such call session among yours');
+    }
     return this.record(principal, stored, fields);
   }
 

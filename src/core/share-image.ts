@@ -1,88 +1,74 @@
-import { isIP } from 'node:net';
 import { AppError } from './errors.js';
+import { SHA256_HEX } from '../storage/layout.js';
 
-/** What shareImage may put on a headset: the tenant's own media by content hash, or an https URL. */
+/** What shareImage may put on a headset: the tenant's own media, by content hash or by its URL here. */
 export type SharedImage = { hash: string } | { url: string };
 
-/** IPv4 ranges a headset must never be sent to: loopback, private, link-local (cloud metadata), CGNAT, unspecified, multicast. */
-const BLOCKED_V4: [number, number][] = [
-  [0x00000000, 8],
-  [0x0a000000, 8],
-  [0x64400000, 10],
-  [0x7f000000, 8],
-  [0xa9fe0000, 16],
-  [0xac100000, 12],
-  [0xc0a80000, 16],
-  [0xe0000000, 3],
+/** Where this deployment serves a tenant's media: the hosts (and ports) its clients reach it on. */
+export interface OwnMediaOrigin {
+  tenant: string;
+  /** Host names the tenant's media is served on: the tenant host and the public URL's host. */
+  hosts: readonly string[];
+  /**
+   * The public URL's port ('' for the scheme's default): the only port a media URL may name; undefined
+   * when the deployment listens on an ephemeral port (PORT=0, tests), where the URL's port is not known.
+   */
+  port?: string;
+  /** Plain http is accepted only when the deployment itself is served over http (development, tests). */
+  allowHttp: boolean;
+}
+
+/** The download paths of a tenant's media (docs/media.md): `{tenant}` and the content hash. */
+const MEDIA_PATHS = [
+  /^\/api\/media\/download\/([^/]+)\/([^/]+)$/,
+  /^\/media\/download\/([^/]+)\/([^/]+)$/,
+  /^\/files\/([^/]+)\/media\/([^/]+)$/,
 ];
-
-function v4Number(ip: string): number {
-  return ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
-}
-
-function blockedV4(ip: string): boolean {
-  const n = v4Number(ip);
-  return BLOCKED_V4.some(([base, bits]) => n >>> (32 - bits) === base >>> (32 - bits));
-}
-
-/** IPv6: unspecified, loopback, link-local fe80::/10, unique-local fc00::/7, multicast, and v4-mapped blocked addresses. */
-function blockedV6(ip: string): boolean {
-  const a = ip.toLowerCase();
-  if (a === '::' || a === '::1') return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (mapped) return blockedV4(mapped[1]!);
-  if (a.startsWith('::ffff:')) return true;
-  return /^(fe[89ab]|f[cd]|ff)/.test(a);
-}
 
 function refuse(message: string): never {
   throw new AppError('url_not_allowed', message, { errors: [{ field: 'image.url', message }] });
 }
 
 /**
- * Refuses any image URL but https to a public host: `javascript:`, `file:`, `data:` and plain http
- * are refused outright, and so are loopback, private and link-local addresses (the headset would
- * fetch cloud metadata or the hospital's internal services for whoever shared the link). Names that
- * only resolve to such addresses are the network's to block; this check needs no DNS.
+ * The content hash a shared image URL names, when it is one of the tenant's own media URLs on this
+ * deployment (decision 1040); `url_not_allowed` otherwise. No URL of another host is ever put on a
+ * headset: a headset fetches what it is sent from inside the hospital network, and no check made here
+ * (name, literal or resolved address) binds where it connects later (NAT64, 6to4, IPv4-compatible
+ * literals, wildcard DNS names, `metadata`, rebinding). An outside image is uploaded first, then shared.
  */
-export function checkImageUrl(raw: string): URL {
+export function ownMediaHash(raw: string, own: OwnMediaOrigin): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return refuse('image.url is not a URL');
   }
-  if (url.protocol !== 'https:') refuse('image.url must be an https URL');
+  if (url.protocol !== 'https:' && !(own.allowHttp && url.protocol === 'http:'))
+    refuse('image.url must be an https URL of this service');
   if (url.username || url.password) refuse('image.url must not carry credentials');
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (
-    !host ||
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host.endsWith('.local') ||
-    host.endsWith('.internal')
-  )
-    refuse('image.url must name a public host');
-  const kind = isIP(host);
-  if ((kind === 4 && blockedV4(host)) || (kind === 6 && blockedV6(host)))
-    refuse('image.url must name a public address');
-  return url;
+  if (!own.hosts.includes(url.hostname.toLowerCase()) || (own.port !== undefined && url.port !== own.port))
+    refuse('image.url must be a media URL of this service (upload the image, then share it)');
+  if (url.search || url.hash) refuse('image.url must be a media URL of this service, without query or fragment');
+  const m = MEDIA_PATHS.map((re) => re.exec(url.pathname)).find(Boolean);
+  if (!m) refuse('image.url must be a media URL of this service (upload the image, then share it)');
+  if (m[1] !== own.tenant) refuse("image.url must name this tenant's media");
+  if (!SHA256_HEX.test(m[2]!)) refuse('image.url must name media by its content hash');
+  return m[2]!;
 }
 
 /**
- * The one check shareImage runs before a headset sees anything: an https URL that passes
- * {@link checkImageUrl}, or the content hash of a file stored in this tenant.
+ * The one check shareImage runs before a headset sees anything: the content hash, given or named by
+ * the tenant's own media URL, of a file the sharer may read. Returns the hash (the event is granted it).
  */
 export async function checkSharedImage(
   image: SharedImage,
-  hasTenantMedia: (hash: string) => Promise<boolean>,
-): Promise<void> {
-  if ('url' in image) {
-    checkImageUrl(image.url);
-    return;
-  }
-  if (!(await hasTenantMedia(image.hash)))
-    throw new AppError('file_not_found', 'No media of this tenant has that hash', {
-      errors: [{ field: 'image.hash', message: 'unknown media' }],
+  own: OwnMediaOrigin,
+  canRead: (hash: string) => Promise<boolean>,
+): Promise<string> {
+  const hash = 'url' in image ? ownMediaHash(image.url, own) : image.hash;
+  if (!(await canRead(hash)))
+    throw new AppError('file_not_found', 'No media of this tenant that you may read has that hash', {
+      errors: [{ field: 'url' in image ? 'image.url' : 'image.hash', message: 'unknown media' }],
     });
+  return hash;
 }

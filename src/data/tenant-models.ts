@@ -5,6 +5,12 @@ import { TenantConfigSchema, type TenantConfigDoc } from './models/tenant-config
 import { EventSchema, type EventDoc } from './models/event.model.js';
 import { PeripheralTypeSchema, type PeripheralTypeDoc } from './models/peripheral-type.model.js';
 import { DeviceSchema, type DeviceDoc } from './models/device.model.js';
+import {
+  DevicePairingSchema,
+  DeviceRegistrationSchema,
+  type DevicePairingDoc,
+  type DeviceRegistrationDoc,
+} from './models/device-registration.model.js';
 import { GroupSchema, type GroupDoc } from './models/group.model.js';
 import { FavouriteSchema, type FavouriteDoc } from './models/favourite.model.js';
 import { NoticeSchema, NoticeAckSchema, type NoticeDoc, type NoticeAckDoc } from './models/notice.model.js';
@@ -49,6 +55,8 @@ const DEFINITIONS = {
   Event: [EventSchema, 'events'],
   PeripheralType: [PeripheralTypeSchema, 'peripheral_types'],
   Device: [DeviceSchema, 'devices'],
+  DeviceRegistration: [DeviceRegistrationSchema, 'device_registrations'],
+  DevicePairing: [DevicePairingSchema, 'device_pairings'],
   Group: [GroupSchema, 'groups'],
   Favourite: [FavouriteSchema, 'favourites'],
   Notice: [NoticeSchema, 'notices'],
@@ -80,6 +88,8 @@ export interface TenantModels {
   Event: Model<EventDoc>;
   PeripheralType: Model<PeripheralTypeDoc>;
   Device: Model<DeviceDoc>;
+  DeviceRegistration: Model<DeviceRegistrationDoc>;
+  DevicePairing: Model<DevicePairingDoc>;
   Group: Model<GroupDoc>;
   Favourite: Model<FavouriteDoc>;
   Notice: Model<NoticeDoc>;

@@ -59,6 +59,9 @@ export function rateLimit(deps: RateLimitDeps, rules: RateLimitRule[]): RequestH
 /** Bucket of the per-client-address limit every transport shares (`RATE_LIMIT_PER_IP`). */
 export const PER_IP_BUCKET = 'ip';
 
+/** Bucket of new hub (engine.io) sessions per client address (`RATE_LIMIT_HUB_SESSIONS_PER_IP`). */
+export const HUB_SESSION_BUCKET = 'hub-session';
+
 /**
  * Key helpers for the common identities. `byIp` is the client address Express derived under
  * `TRUST_PROXY` (forwarded headers count only from trusted proxies), IPv6 by /64.

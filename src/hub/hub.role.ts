@@ -19,7 +19,7 @@ import { deviceMethods } from './handlers/device.handlers.js';
 import { signallingMethods } from './handlers/signalling.handlers.js';
 import type { HubContext } from './hub.types.js';
 import { addressKey, clientAddress, compileTrustProxy } from '../edge/client-address.js';
-import { countHit, PER_IP_BUCKET } from '../edge/rate-limit.js';
+import { countHit, HUB_SESSION_BUCKET, PER_IP_BUCKET } from '../edge/rate-limit.js';
 
 /** A connection to the configured Redis (one server or a cluster), from infra's connectRedis. */
 type RedisConnection = Infra['redis'];
@@ -57,6 +57,26 @@ function admitter({ infra }: RoleContext) {
     countHit(deps, PER_IP_BUCKET, addressKey(clientAddress(req, trust)), l.perIp, l.windowSeconds);
 }
 
+/** The tenant's own media origin: its tenant host and the public URL's host, on the public URL's port. */
+function ownMediaOrigin(http: { publicUrl: string; baseDomain: string }) {
+  const pub = new URL(http.publicUrl);
+  return (tenant: string) => ({
+    tenant,
+    hosts: [`${tenant}.${http.baseDomain}`.toLowerCase(), pub.hostname.toLowerCase()],
+    port: pub.port === '0' ? undefined : pub.port,
+    allowHttp: pub.protocol === 'http:',
+  });
+}
+
+/** New engine.io sessions per address (RATE_LIMIT_HUB_SESSIONS_PER_IP), a bucket of their own, same address reading. */
+function sessionAdmitter({ infra }: RoleContext) {
+  const trust = compileTrustProxy(infra.config.http.trustProxy);
+  const l = infra.config.limits;
+  const deps = { redis: infra.redis, keyFor: infra.keys.rateLimit };
+  return (req: Parameters<typeof clientAddress>[0]) =>
+    countHit(deps, HUB_SESSION_BUCKET, addressKey(clientAddress(req, trust)), l.hubSessionsPerIp, l.windowSeconds);
+}
+
 /**
  * The `hub` role: Socket.IO at /hubs/mobile on the node's HTTP server, wired to the actor system: the
  * node's own when it runs `actors` (hosting actors), otherwise a client-only system of the hub's that
@@ -84,6 +104,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
       baseDomain: infra.config.http.baseDomain,
       tenantOrigins: (t) => services.admin.allowedOrigins(t),
     }),
+    admitSession: sessionAdmitter(ctx),
     handshake: {
       baseDomain: infra.config.http.baseDomain,
       resolveTenant: (n) => services.tenants.resolve(n),
@@ -110,12 +131,14 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     sessions,
     canReadMedia: (principal, hash) => services.mediaAccess.canRead(principal, hash),
     resolveDevice: (tenant, id) => services.peripherals.resolveDeviceId(tenant, id),
+    assertDeviceClaim: (principal, ids) => services.deviceRegistrations.assertMayClaim(principal, ids),
     directoryRooms: async (principal) => {
       const ids = await services.directoryScope.visibleTo(principal);
       return ids
         ? [rooms.tenantPatients(principal.tenant), ...ids.map((id) => rooms.presenceOf(principal.tenant, String(id)))]
         : [];
     },
+    ownMedia: ownMediaOrigin(infra.config.http),
     shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),
     audit: services.auth.audit,
     followUps,

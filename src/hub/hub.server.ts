@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { handshake, type HandshakeDeps } from './handshake.js';
 import { openStreams } from './hub.resume.js';
+import { engineAdmission, type AdmitSession } from './engine-admission.js';
 import { methodTable, serveMethods, type HubMethod } from './method.js';
 import { rooms } from '../realtime/rooms.js';
 import { SocketRateLimit, type RateLimitOptions } from './socket-rate-limit.js';
@@ -29,6 +30,8 @@ export interface HubServerDeps {
   metrics: Metrics;
   /** The HTTP API's cross-origin policy (src/http/middleware/cors.ts), for the long-polling transport. */
   cors: CorsOptionsDelegate<IncomingMessage>;
+  /** Counts each new engine.io session against its address (RATE_LIMIT_HUB_SESSIONS_PER_IP). */
+  admitSession?: AdmitSession;
 }
 
 /**
@@ -49,6 +52,9 @@ export function createHubServer(deps: HubServerDeps): HubServer {
       subscriptionMode: 'dynamic',
     }),
   });
+  // New engine.io sessions are limited per address before engine.io allocates them: a session costs
+  // memory until its ping times out even if no Socket.IO connect (and so no handshake) ever follows.
+  if (deps.admitSession) io.engine.use(engineAdmission(deps.admitSession, deps.logger));
   io.use(handshake(deps.handshake));
   return io;
 }

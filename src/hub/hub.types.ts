@@ -7,6 +7,7 @@ import type { FollowUps } from './follow-ups.js';
 import type { PushHistory } from '../realtime/push-history.js';
 import type { SocketSessions } from './hub.session.js';
 import type { HubServer } from './hub.events.js';
+import type { OwnMediaOrigin } from '../core/share-image.js';
 
 export type { HubServer, HubSocket } from './hub.events.js';
 
@@ -36,8 +37,12 @@ export interface HubContext {
   canReadMedia(principal: Principal, hash: string): Promise<boolean>;
   /** A device's id or one of its hardware ids -> the one id its actor, rooms and pushes use (decision 312). */
   resolveDevice(tenant: string, id: string): Promise<string>;
+  /** Refuses `forbidden` unless a hardware id (any of `ids`) is registered to the caller's device account (decision 1041). */
+  assertDeviceClaim(principal: Principal, ids: readonly string[]): Promise<void>;
   /** Extra rooms of a socket: a patient limited to the care team joins the presence rooms of its members. */
   directoryRooms(principal: Principal): Promise<string[]>;
+  /** Where the tenant's own media is served: the only URLs shareImage puts on a headset (decision 1040). */
+  ownMedia(tenant: string): OwnMediaOrigin;
   /** Grants the event's members (its headsets included) read access to content shared into it by hash. */
   shareMediaToEvent(principal: Principal, eventId: string, hash: string): Promise<void>;
   logger: Logger;

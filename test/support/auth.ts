@@ -55,3 +55,25 @@ export async function loginFor(
 
 /** A free loopback port, for nodes whose public URL (and so the embedded realm issuer) must be known up front. */
 export { freePort } from './net.js';
+
+/**
+ * Registers a hardware id to a device account, as an administrator does over REST (decision 1041):
+ * only then may that account claim it in initRapidConnect.
+ */
+export async function registerHardware(
+  node: NodeHandle,
+  tenant: string,
+  hardwareId: string,
+  accountId: string,
+): Promise<void> {
+  const { Types } = await import('mongoose');
+  const admin = {
+    tenant,
+    userId: new Types.ObjectId().toHexString(),
+    username: 'test-administrator',
+    role: 'admin',
+    permissions: new Set(['tenant:admin'] as const),
+    scheme: 'internal' as const,
+  };
+  await node.services.deviceRegistrations.register(admin, { hardwareId, accountId });
+}

@@ -31,6 +31,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     // Every test client is 127.0.0.1, so one file's requests share one address: the per-address limits
     // stay on, at ten times the production default; rate-limit tests set their own low values.
     RATE_LIMIT_PER_IP: '6000',
+    RATE_LIMIT_HUB_SESSIONS_PER_IP: '6000',
     RATE_LIMIT_TELEMETRY_PER_CREDENTIAL: '60000',
     ...overrides,
   };

@@ -18,6 +18,8 @@ export interface OutboxRelayDeps {
   retentionHours: number;
   sweepMs: number;
   logger: Logger;
+  /** Seals signing secrets still stored in clear or under the previous key (decision 1043). */
+  sealStoredSecrets?: (tenant: string) => Promise<number>;
 }
 
 /** Documents read per source and page (and named documents per page). */
@@ -202,7 +204,7 @@ export class OutboxRelayService {
   /**
    * One pass over every tenant: publish what writers left in outboxes, wake subscriptions that are
    * behind with no live run (their queued job may have been lost with Redis, or their worker killed),
-   * and drop events and attempts past the retention now and then.
+   * and drop events and attempts past the retention and seal secrets left in clear now and then.
    */
   async sweep(now = new Date()): Promise<void> {
     const tick = Math.floor(now.getTime() / this.deps.sweepMs);
@@ -212,6 +214,7 @@ export class OutboxRelayService {
         await this.publish(tenant);
         await this.wakeBehind(tenant, now, tick);
         if (prune) await this.prune(tenant, now);
+        if (prune) await this.deps.sealStoredSecrets?.(tenant);
       } catch (err) {
         this.deps.logger.warn({ component: 'webhooks', tenant, err: (err as Error).message }, 'webhook sweep failed');
       }

@@ -9,6 +9,7 @@ import type { WebhookEventRecord, WebhookLogRepository } from '../../data/reposi
 import { oid } from '../object-id.js';
 import type { OutboundResult } from './outbound-request.js';
 import { signedHeaders } from './webhook-signature.js';
+import type { WebhookSecrets } from './webhook-secrets.js';
 
 /** Wakes a subscription's delivery: `key` names the job, so the same wake-up is queued once. */
 export interface DeliveryWake {
@@ -22,6 +23,8 @@ export interface WebhookDeliveryDeps {
   log: (tenant: string) => WebhookLogRepository;
   attempts: (tenant: string) => WebhookAttemptRepository;
   send: (url: string, headers: Record<string, string>, body: string) => Promise<OutboundResult>;
+  /** Opens the sealed signing secrets (and reseals ones found in clear, decision 1043). */
+  secrets: WebhookSecrets;
   enqueue: (wake: DeliveryWake, delayMs?: number) => Promise<void>;
   timeoutMs: number;
   pauseAfterFailures: number;
@@ -128,7 +131,11 @@ export class WebhookDeliveryService {
   private async attempt(tenant: string, sub: WebhookSubscriptionRecord, event: WebhookEventRecord) {
     const at = new Date();
     const body = deliveryBody(event);
-    const secrets = sub.secrets.filter((s) => !s.expiresAt || s.expiresAt.getTime() > at.getTime()).map((s) => s.value);
+    const valid = sub.secrets.filter((s) => !s.expiresAt || s.expiresAt.getTime() > at.getTime());
+    const secrets = await this.deps.secrets.openAll(tenant, this.deps.subscriptions(tenant), {
+      _id: sub._id,
+      secrets: valid,
+    });
     const headers = {
       ...signedHeaders(event.eventId, at, body, secrets),
       'content-type': 'application/json',

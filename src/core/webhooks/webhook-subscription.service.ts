@@ -15,12 +15,15 @@ import { oid } from '../object-id.js';
 import { checkUrl, resolveChecked, type OutboundPolicy } from './outbound-request.js';
 import { newSigningSecret, validSigningSecret } from './webhook-signature.js';
 import type { DeliveryWake } from './webhook-delivery.service.js';
+import type { WebhookSecrets } from './webhook-secrets.js';
 
 export interface WebhookSubscriptionDeps {
   subscriptions: (tenant: string) => WebhookSubscriptionRepository;
   log: (tenant: string) => WebhookLogRepository;
   attempts: (tenant: string) => WebhookAttemptRepository;
   policy: OutboundPolicy;
+  /** Seals the signing secrets at rest (decision 1043). */
+  secrets: WebhookSecrets;
   /** Queues a delivery run (core/webhooks/webhook-delivery.service.ts). */
   enqueue: (wake: DeliveryWake) => Promise<void>;
   retentionHours: number;
@@ -119,11 +122,12 @@ export class WebhookSubscriptionService {
       });
     // A new subscription hears what happens from now on; earlier events are a replay away.
     const cursor = await this.deps.log(p.tenant).head();
+    const secretId = randomUUID();
     const created = await this.deps.subscriptions(p.tenant).create({
       url: cmd.url,
       description: cmd.description,
       types: [...new Set(cmd.types)],
-      secret: { id: randomUUID(), value: secret, createdAt: new Date() },
+      secret: { id: secretId, value: await this.deps.secrets.seal(p.tenant, secretId, secret), createdAt: new Date() },
       cursor,
     });
     await this.audited(p, 'webhook.create', String(created._id), {
@@ -190,16 +194,18 @@ export class WebhookSubscriptionService {
     const now = new Date();
     const current = s.secrets.find((x) => !x.expiresAt) ?? s.secrets[0];
     const grace = (cmd.graceHours ?? this.deps.secretGraceHours) * 3_600_000;
+    const secretId = randomUUID();
     const secrets = [
-      { id: randomUUID(), value: secret, createdAt: now },
+      { id: secretId, value: await this.deps.secrets.seal(p.tenant, secretId, secret), createdAt: now },
       ...(current && grace > 0
         ? [
-            {
+            // The previous secret keeps its sealed value (sealed now if it was still in clear).
+            await this.deps.secrets.stored(p.tenant, {
               id: current.id,
               value: current.value,
               createdAt: current.createdAt,
               expiresAt: new Date(now.getTime() + grace),
-            },
+            }),
           ]
         : []),
     ];
@@ -268,6 +274,11 @@ export class WebhookSubscriptionService {
   /** A wake-up of its own (named by the time), so an administrator's action is never swallowed by an earlier one. */
   private kick(tenant: string, s: WebhookSubscriptionRecord): Promise<void> {
     return this.deps.enqueue({ tenant, subscriptionId: String(s._id), key: `${s.runs}.a${Date.now()}` });
+  }
+
+  /** Seals the tenant's secrets still stored in clear or under the previous key (the relay's sweep calls it). */
+  sealStoredSecrets(tenant: string): Promise<number> {
+    return this.deps.secrets.sealStored(tenant, this.deps.subscriptions(tenant));
   }
 
   private async checkEndpoint(url: string): Promise<void> {

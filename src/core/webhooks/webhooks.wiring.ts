@@ -8,6 +8,7 @@ import { postJson, type OutboundPolicy } from './outbound-request.js';
 import { WebhookSubscriptionService } from './webhook-subscription.service.js';
 import { WebhookDeliveryService, type DeliveryWake } from './webhook-delivery.service.js';
 import { OutboxRelayService } from './outbox-relay.service.js';
+import { WebhookSecrets, type SecretVault } from './webhook-secrets.js';
 
 /** Outbound events: the administrators' API, the relay from the outboxes, and delivery. */
 export interface WebhookServices {
@@ -16,12 +17,17 @@ export interface WebhookServices {
   delivery: WebhookDeliveryService;
 }
 
-/** Wires the webhook services from infra; `tenants` lists the tenants the sweep visits. */
+/**
+ * Wires the webhook services from infra; `tenants` lists the tenants the sweep visits; `vault` (the
+ * key vault of the signing keys) seals the signing secrets at rest.
+ */
 export function createWebhookServices(
   infra: Pick<Infra, 'mongo' | 'queues' | 'config' | 'logger'>,
   tenants: () => Promise<string[]>,
+  vault: SecretVault,
   audit?: AuditRecorder,
 ): WebhookServices {
+  const secrets = new WebhookSecrets(vault);
   const db = (t: string) => infra.mongo.tenantDb(t);
   const logHeads = new SequenceHeads();
   const repos = {
@@ -42,12 +48,23 @@ export function createWebhookServices(
   const delivery = new WebhookDeliveryService({
     ...repos,
     send: (url, headers, body) => postJson(url, headers, body, policy),
+    secrets,
     enqueue,
     timeoutMs: c.timeoutMs,
     pauseAfterFailures: c.pauseAfterFailures,
     backoffMs: c.backoffMs,
     backoffMaxMs: c.backoffMaxMs,
     logger: infra.logger,
+  });
+  const subscriptions = new WebhookSubscriptionService({
+    ...repos,
+    policy,
+    secrets,
+    enqueue: (w) => enqueue(w),
+    retentionHours: c.retentionHours,
+    secretGraceHours: c.secretGraceHours,
+    pageMaxTake: infra.config.limits.pageMaxTake,
+    audit,
   });
   const relay = new OutboxRelayService({
     ...repos,
@@ -56,15 +73,7 @@ export function createWebhookServices(
     retentionHours: c.retentionHours,
     sweepMs: c.sweepMs,
     logger: infra.logger,
-  });
-  const subscriptions = new WebhookSubscriptionService({
-    ...repos,
-    policy,
-    enqueue: (w) => enqueue(w),
-    retentionHours: c.retentionHours,
-    secretGraceHours: c.secretGraceHours,
-    pageMaxTake: infra.config.limits.pageMaxTake,
-    audit,
+    sealStoredSecrets: (t) => subscriptions.sealStoredSecrets(t),
   });
   return { subscriptions, relay, delivery };
 }

@@ -3,7 +3,10 @@ import { Schema, type InferSchemaType, type Types } from 'mongoose';
 const SecretSchema = new Schema(
   {
     id: { type: String, required: true },
-    /** `whsec_` + base64 key (the Standard Webhooks form); needed in clear to sign. */
+    /**
+     * The `whsec_` secret (the Standard Webhooks form) sealed by the key vault (a JWE bound to the tenant
+     * and secret id, decision 1043); values written before sealing are in clear until resealed.
+     */
     value: { type: String, required: true },
     createdAt: { type: Date, required: true },
     /** Set on the previous secret by a rotation: it still signs until then. */

@@ -59,6 +59,15 @@ export class MediaFileRepository {
     return Boolean(hit);
   }
 
+  /** True when the call session exists and the user placed it or takes part in it. */
+  async canAttachToSession(sessionId: string, userId: string): Promise<boolean> {
+    if (!Types.ObjectId.isValid(userId)) return false;
+    const uid = new Types.ObjectId(userId);
+    return Boolean(
+      await this.db.models.CallRecord.exists({ _id: sessionId, $or: [{ callerId: uid }, { participantIds: uid }] }),
+    );
+  }
+
   /**
    * Whether `userId` may read the content `hash` (the facts behind core/media-access.ts): they own a
    * record of it, or are organizer, participant or attached device of the event a record belongs to or

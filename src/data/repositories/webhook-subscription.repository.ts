@@ -56,8 +56,23 @@ export class WebhookSubscriptionRepository {
   }
 
   /** Replaces the secrets (rotation): the new one first, the previous one with its expiry. */
-  setSecrets(id: Types.ObjectId, secrets: { id: string; value: string; createdAt: Date; expiresAt?: Date }[]) {
+  setSecrets(id: Types.ObjectId, secrets: { id: string; value: string; createdAt: Date; expiresAt?: Date | null }[]) {
     return this.set(id, { secrets });
+  }
+
+  /**
+   * Writes a secret's value sealed anew (it was in clear, or under the previous key-encryption key),
+   * only if the stored value is still the one read: a rotation in between keeps its own.
+   */
+  async resealSecret(id: Types.ObjectId, secretId: string, was: string, sealed: string): Promise<boolean> {
+    // The array is written whole (no positional update: not every supported server applies one
+    // behind an $elemMatch), guarded by the value read, which any rotation replaces.
+    const guard = { _id: id, 'secrets.value': was };
+    const doc = await this.Sub.findOne(guard, { secrets: 1 }).lean<Pick<WebhookSubscriptionRecord, 'secrets'>>().exec();
+    if (!doc) return false;
+    const secrets = doc.secrets.map((s) => (s.id === secretId && s.value === was ? { ...s, value: sealed } : s));
+    const r = await this.Sub.updateOne(guard, { $set: { secrets } }).exec();
+    return r.modifiedCount === 1;
   }
 
   async remove(id: Types.ObjectId): Promise<boolean> {

@@ -62,6 +62,8 @@ const held = (reply: { status?: string }) => reply.status === 'waiting' || reply
 async function rapidConnect(ctx: HubContext, socket: HubSocket, uniqueId: string, joinCode: string): Promise<unknown> {
   const eventId = await ctx.meetings.eventIdForCode(socket.data.tenant, joinCode);
   const address = await deviceAt(ctx, socket, uniqueId);
+  // Claiming needs a registration of the hardware id (or its device) to this account (decision 1041).
+  await ctx.assertDeviceClaim(socket.data.principal, [uniqueId, address.id]);
   const info = await ctx.actors.ask<Record<string, unknown>>(address, {
     type: 'rapidConnect',
     caller: callerOf(socket),

@@ -244,9 +244,10 @@ export const meetingMethods = [
     op: 'hub.shareImage',
     args: z.tuple([ShareImageRequest]),
     run: async (ctx, socket, [req]) => {
-      await checkSharedImage(req.image, (hash) => ctx.canReadMedia(socket.data.principal, hash));
+      const { principal, tenant } = socket.data;
+      const hash = await checkSharedImage(req.image, ctx.ownMedia(tenant), (h) => ctx.canReadMedia(principal, h));
       // The grant precedes the push, so a headset fetching the bytes on onShareImage is already allowed.
-      if ('hash' in req.image) await ctx.shareMediaToEvent(socket.data.principal, req.eventId, req.image.hash);
+      await ctx.shareMediaToEvent(principal, req.eventId, hash);
       return ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'shareImage', caller: callerOf(socket), req });
     },
   }),

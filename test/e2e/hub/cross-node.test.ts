@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestNode } from '../../support/node.js';
 import { startHubCluster } from '../../support/cluster.js';
+import { uploadImage } from '../../support/media.js';
 import { call, connectVia, HUB_TRANSPORTS, must, recorder } from '../../support/hub-client.js';
+import { registerHardware } from '../../support/auth.js';
 
 // Once per client transport: websocket only, socket.io-client's default (long-polling, then upgrade), polling only.
 describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
@@ -147,6 +149,7 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
     const headset = await on(2, 'headset');
     const [ra, rh] = [recorder(alice), recorder(headset)];
     await must(alice, 'initEvent', { eventId });
+    await registerHardware(n[0]!, 'acme', 'HS-SERIAL-1', ids.headset!);
     const info = await must(headset, 'initRapidConnect', 'HS-SERIAL-1', event.meetingCode);
     expect(info).toMatchObject({ deviceId: 'HS-SERIAL-1', meetingId: eventId, userId: ids.headset });
     expect(await ra.next('onDeviceAdded')).toMatchObject({ deviceId: 'HS-SERIAL-1', eventId });
@@ -177,7 +180,8 @@ describe.each(HUB_TRANSPORTS)('hub across three nodes (%s)', (transport) => {
       peripheralType: 'stethoscope',
     });
     expect(await rh.next('peripheralStarted')).toMatchObject({ peripheralId: 'steth-1', startedBy: ids.alice });
-    await must(alice, 'shareImage', { eventId, image: { url: 'https://images.example.test/xray.png' } });
+    const xray = await uploadImage(n[0]!.url!, 'acme', tokens.alice!);
+    await must(alice, 'shareImage', { eventId, image: { url: xray.url } });
     expect(await rh.next('onShareImage')).toMatchObject({ eventId, by: ids.alice });
     const audit = await n[1]!.infra.mongo.tenantDb('acme').models.Audit.find({ action: 'device.remoteControl' }).lean();
     expect(audit.some((a) => a.outcome === 'success' && (a.details as any).commandId === ack.commandId)).toBe(true);

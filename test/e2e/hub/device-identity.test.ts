@@ -3,6 +3,7 @@ import type { TestNode } from '../../support/node.js';
 import { startHubCluster } from '../../support/cluster.js';
 import { client } from '../../support/http.js';
 import { call, must, recorder } from '../../support/hub-client.js';
+import { registerHardware } from '../../support/auth.js';
 
 /**
  * One device identity (docs/decisions/312): a headset mapped with getDevice is one device whichever id
@@ -66,6 +67,7 @@ describe('one device identity across REST and the hub', () => {
     const { event, eventId, alice, bob } = await meeting();
     const headset = await on(1, 'headset');
     const rh = recorder(headset);
+    await registerHardware(n[0]!, 'acme', 'HW-ID-7', ids.headset!);
     const joined = await must(headset, 'initRapidConnect', 'HW-ID-7', event.meetingCode);
     expect(joined).toMatchObject({ deviceId, uniqueId: 'HW-ID-7', meetingId: eventId });
 
@@ -124,6 +126,7 @@ describe('one device identity across REST and the hub', () => {
     expect(second).not.toBe(first);
     const { event } = await meeting();
     const headset = await on(1, 'headset');
+    await registerHardware(n[0]!, 'acme', 'HW-TWO-TYPES', ids.headset!);
     expect(await must(headset, 'initRapidConnect', 'HW-TWO-TYPES', event.meetingCode)).toMatchObject({
       deviceId: first,
     });

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestNode } from '../../support/node.js';
 import { startHubCluster } from '../../support/cluster.js';
+import { uploadImage } from '../../support/media.js';
 import { call, must, recorder } from '../../support/hub-client.js';
+import { registerHardware } from '../../support/auth.js';
 
 /**
  * Methods and pushes whose only test used to be an acknowledgement: WebRTC `answer` and `iceCandidate`
@@ -99,6 +101,7 @@ describe('hub relays and stops across two nodes', () => {
     const { event, eventId, alice, bob } = await meeting();
     const headset = await on(1, 'headset');
     const [rb, rh] = [recorder(bob), recorder(headset)];
+    await registerHardware(n[0]!, 'acme', 'HS-STOP-1', ids.headset!);
     await must(headset, 'initRapidConnect', 'HS-STOP-1', event.meetingCode);
     await must(alice, 'startPeripheral', {
       eventId,
@@ -135,8 +138,10 @@ describe('hub relays and stops across two nodes', () => {
     const { event, eventId, alice } = await meeting();
     const headset = await on(1, 'headset');
     const rh = recorder(headset);
+    await registerHardware(n[0]!, 'acme', 'HS-CLEAR-1', ids.headset!);
     await must(headset, 'initRapidConnect', 'HS-CLEAR-1', event.meetingCode);
-    await must(alice, 'shareImage', { eventId, image: { url: 'https://images.example.test/scan.png' } });
+    const scan = await uploadImage(n[0]!.url!, 'acme', tokens.alice!);
+    await must(alice, 'shareImage', { eventId, image: { url: scan.url } });
     expect(await rh.next('onShareImage')).toMatchObject({ eventId, by: ids.alice });
     const carol = await on(0, 'carol');
     expect(await call(carol, 'clearImage', { eventId })).toMatchObject({ ok: false, error: { code: 'forbidden' } });

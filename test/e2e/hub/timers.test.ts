@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { tokenFor } from '../../support/auth.js';
+import { registerHardware, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
 import { startHubCluster } from '../../support/cluster.js';
 import { call, must, recorder } from '../../support/hub-client.js';
@@ -57,6 +57,7 @@ describe('actor timers seen through the hub (two nodes, short timers)', () => {
     const headset = await on(1, 'headset');
     const ra = recorder(alice);
     await must(alice, 'initEvent', { eventId });
+    await registerHardware(n[0]!, 'acme', 'HS-T-1', ids.headset!);
     const info = await must(headset, 'initRapidConnect', 'HS-T-1', event.meetingCode);
     expect(info.heartbeatIntervalMs).toBe(300);
     await must(headset, 'deviceStatus', eventId, { deviceId: 'HS-T-1', batteryLevel: 50 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { createUser, freePort, tokenFor } from '../../support/auth.js';
+import { createUser, freePort, registerHardware, tokenFor } from '../../support/auth.js';
 import { Browser, followAuthorization } from '../../support/realm.js';
 import { png, xlsx } from '../../support/form.js';
 import { sdkHub, sdkRest } from '../../support/sdk.js';
@@ -51,7 +51,9 @@ describe('client SDK journeys against the service', () => {
     bobId = await createUser(node, 'acme', { username: 'bob', role: 'clinician', displayName: 'Dr Bob' });
     alice = await tokenFor(node, 'acme', 'alice');
     bob = await tokenFor(node, 'acme', 'bob');
-    await createUser(node, 'acme', { username: 'ward3-headset', role: 'device', kind: 'device' });
+    const headsetId = await createUser(node, 'acme', { username: 'ward3-headset', role: 'device', kind: 'device' });
+    // The ward's administrator registered the headset's hardware id to its account (decision 1041).
+    await registerHardware(node, 'acme', 'HS-WARD3-01', headsetId);
     headset = await tokenFor(node, 'acme', 'ward3-headset');
     await createUser(node, 'acme', { username: 'root', role: 'admin' });
     admin = await tokenFor(node, 'acme', 'root');

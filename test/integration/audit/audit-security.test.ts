@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createUser, tokenFor } from '../../support/auth.js';
+import { createUser, registerHardware, tokenFor } from '../../support/auth.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { connect, must, call, type HubClient } from '../../support/hub-client.js';
 import { inHours } from '../../support/events.js';
@@ -140,6 +140,7 @@ describe('audit trail of security and administrative actions', () => {
     const headset = await connect(node.url!, T, { token: await tokenFor(node, T, 'hs') });
     open.push(cora, headset);
     await must(cora, 'initEvent', { eventId });
+    await registerHardware(node, T, 'HS-AUDIT-1', ids.hs!);
     await must(headset, 'initRapidConnect', 'HS-AUDIT-1', created.body.meetingCode);
     await must(cora, 'requestRemote', eventId, 'HS-AUDIT-1');
     const { commandId } = await must(cora, 'remoteControl', eventId, { deviceId: 'HS-AUDIT-1', command: 'zoomIn' });

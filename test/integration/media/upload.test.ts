@@ -29,7 +29,7 @@ describe('media upload flow', () => {
 
   beforeAll(async () => {
     node = await startTestNode({ ROLES: 'http' });
-    await createUser(node, 'acme', { username: 'alice', role: 'clinician' });
+    const aliceId = await createUser(node, 'acme', { username: 'alice', role: 'clinician' });
     await createUser(node, 'acme', { username: 'bob', role: 'patient' });
     await createUser(node, 'acme', { username: 'gina', role: 'guest' });
     await createUser(node, 'other', { username: 'olga', role: 'clinician' });
@@ -37,6 +37,15 @@ describe('media upload flow', () => {
     bob = await tokenFor(node, 'acme', 'bob');
     guest = await tokenFor(node, 'acme', 'gina');
     otherTenant = await tokenFor(node, 'other', 'olga');
+    // Files name a call session alice placed (only a member of a call uploads into its record).
+    for (const _id of ['sess-1', 's-late'])
+      await node.infra.mongo.tenantDb('acme').models.CallRecord.create({
+        _id,
+        callerId: aliceId,
+        participantIds: [],
+        status: 'ended',
+        startedAt: new Date(),
+      });
   });
   afterAll(async () => node?.destroy());
 

@@ -265,7 +265,7 @@ describe('readable records: ledger, event files, session files', () => {
     expect({ status: cross.status, code: cross.body.code }).toEqual({ status: 403, code: 'wrong_tenant' });
   });
 
-  it("lists a call session's files: all to the call's members and administrators, own uploads to anyone else", async () => {
+  it("lists a call session's files to the call's members and administrators only; only members upload into it", async () => {
     const db = node.infra.mongo.tenantDb('acme');
     const sessionId = `call-${new Types.ObjectId().toHexString()}`;
     await db.models.CallRecord.create({
@@ -276,17 +276,30 @@ describe('readable records: ledger, event files, session files', () => {
       startedAt: new Date(),
     });
     const fromPat = await upload('pat', { sessionId });
-    const fromHank = await upload('hank', { sessionId }, 28);
+    const fromCara = await upload('cara', { sessionId }, 28);
     for (const user of ['cara', 'pat', 'ada']) {
       const r = await get(user, `/api/sessions/${sessionId}/files`);
       expect({ user, status: r.status, ids: r.body.items?.map((f: any) => f.id).sort() }).toEqual({
         user,
         status: 200,
-        ids: [fromPat, fromHank].sort(),
+        ids: [fromPat, fromCara].sort(),
       });
     }
+    // Someone outside the call cannot plant a file into its record (nor into an unknown session).
+    const form = async (s: string) => {
+      const { body, headers } = multipart([
+        { name: 'sessionId', value: s },
+        { name: 'file', file: { fileName: 'planted.png', content: await png(29, 29) } },
+      ]);
+      return node.http.post('/api/media/upload', { tenant: 'acme', token: tokens.hank, rawBody: body, headers });
+    };
+    for (const s of [sessionId, `call-${new Types.ObjectId().toHexString()}`]) {
+      const planted = await form(s);
+      expect({ status: planted.status, code: planted.body.code }).toEqual({ status: 404, code: 'call_not_found' });
+    }
+    expect(await db.models.MediaFile.countDocuments({ sessionId })).toBe(2);
     const hank = await get('hank', `/api/sessions/${sessionId}/files`);
-    expect(hank.body).toMatchObject({ total: 1, items: [expect.objectContaining({ id: fromHank, sessionId })] });
+    expect({ status: hank.status, code: hank.body.code }).toEqual({ status: 404, code: 'call_not_found' });
     const pia = await get('pia', `/api/sessions/${sessionId}/files`);
     expect({ status: pia.status, code: pia.body.code }).toEqual({ status: 404, code: 'call_not_found' });
     const unknown = await get('ada', `/api/sessions/call-nothing/files`);

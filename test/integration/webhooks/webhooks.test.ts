@@ -8,6 +8,8 @@ import { inHours } from '../../support/events.js';
 import { request } from '../../support/http.js';
 import { startReceiver, type Receiver, type Received } from '../../support/webhook-receiver.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../src/core/webhooks/webhook-events.js';
+import { newSigningSecret } from '../../../src/core/webhooks/webhook-signature.js';
+import { Types } from 'mongoose';
 
 const T = 'acme';
 
@@ -146,6 +148,59 @@ describe('outbound events (webhooks)', () => {
     expect(missing.body.code).toBe('webhook_subscription_not_found');
     expect((await api('POST', `/api/webhooks/subscriptions/${subscription.id}/delete`)).status).toBe(200);
     expect((await api('GET', `/api/webhooks/subscriptions/${subscription.id}`)).status).toBe(404);
+  });
+
+  it('stores signing secrets sealed under the key-encryption key; a secret left in clear by older code still signs and is sealed', async () => {
+    const r = await receiver();
+    const { subscription, secret } = await subscribe(r, ['consultation.scheduled']);
+    const Sub = node.infra.mongo.tenantDb(T).models.WebhookSubscription;
+    const _id = new Types.ObjectId(subscription.id);
+    const raw = async () =>
+      (await Sub.collection.findOne({ _id })) as unknown as { secrets: { id: string; value: string }[] };
+    /** A compact JWE (five parts) that does not carry the secret's key material. */
+    const sealed = (v: string, plain: string) =>
+      v.split('.').length === 5 && !v.includes(plain.slice(6)) && !v.includes(plain.slice(6, 20));
+    expect(sealed((await raw()).secrets[0]!.value, secret)).toBe(true);
+    expect(JSON.stringify(await raw())).not.toContain(secret.slice(6, 20));
+    await createEvent('sealed at rest');
+    await r.until((l) => l.length >= 1);
+    expect(r.received[0]!.verified).toBe(true);
+
+    // A subscription written before sealing: its secret in clear signs as before and is then stored sealed.
+    const legacy = newSigningSecret();
+    await Sub.collection.updateOne(
+      { _id },
+      { $set: { secrets: [{ id: 'legacy-1', value: legacy, createdAt: new Date() }] } },
+    );
+    r.setSecrets([legacy]);
+    await createEvent('legacy secret');
+    await r.until((l) => l.length >= 2);
+    expect(r.received[1]!.verified).toBe(true);
+    expect((await raw()).secrets).toEqual([expect.objectContaining({ id: 'legacy-1' })]);
+    expect(sealed((await raw()).secrets[0]!.value, legacy)).toBe(true);
+
+    // A rotation keeps the previous secret sealed beside the new one, and both still sign.
+    const rotated = await api('POST', `/api/webhooks/subscriptions/${subscription.id}/rotateSecret`, {});
+    expect(rotated.status).toBe(200);
+    const both = (await raw()).secrets;
+    expect(both.map((x) => x.id)[1]).toBe('legacy-1');
+    expect(sealed(both[0]!.value, rotated.body.secret) && sealed(both[1]!.value, legacy)).toBe(true);
+    r.setSecrets([legacy, rotated.body.secret]);
+    await createEvent('after rotation, sealed');
+    await r.until((l) => l.length >= 3);
+    expect(r.received[2]!.verified).toBe(true);
+    expect(r.received[2]!.signature.split(' ')).toHaveLength(2);
+
+    // A paused subscription delivers nothing: the sweep's sealing pass seals what it still holds in clear.
+    expect((await api('POST', `/api/webhooks/subscriptions/${subscription.id}/pause`)).status).toBe(200);
+    const idle = newSigningSecret();
+    await Sub.collection.updateOne(
+      { _id },
+      { $set: { secrets: [{ id: 'legacy-2', value: idle, createdAt: new Date() }] } },
+    );
+    expect(await node.services.webhooks.subscriptions.sealStoredSecrets(T)).toBe(1);
+    expect(sealed((await raw()).secrets[0]!.value, idle)).toBe(true);
+    expect(await node.services.webhooks.subscriptions.sealStoredSecrets(T)).toBe(0);
   });
 
   it('delivers every event once, signed, in order per consultation, with the completion flags', async () => {

@@ -6,7 +6,7 @@ import { actorKeys } from '../../../src/actors/runtime/actor-keys.js';
 import { addressKey, shardOf } from '../../../src/actors/runtime/index.js';
 import { parseAddressKey } from '../../../src/actors/runtime/placement.js';
 import { probeClock } from '../../../src/actors/runtime/turn-probe.js';
-import { createUser, tokenFor } from '../../support/auth.js';
+import { createUser, registerHardware, tokenFor } from '../../support/auth.js';
 import { uniqueId } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { dropPrefix } from '../../support/actor-kit.js';
@@ -96,6 +96,7 @@ describe('faults: chaos run over three hub nodes', () => {
         });
         tokens[u] = await tokenFor(anchor, 'acme', u);
       }
+      await registerHardware(anchor, 'acme', 'HS-CHAOS-1', users.hs!);
       const host = await anchor.services.auth.verifyAccessToken('acme', tokens.alice!);
       for (let i = 0; i < MEETINGS; i++) {
         const now = Date.now();

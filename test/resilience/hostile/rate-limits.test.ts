@@ -3,6 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, freePort } from '../../support/auth.js';
 import { connect } from '../../support/hub-client.js';
+import { openPolling, pollingPath, pollUntil, rawExchange, statusOf, upgradeRequest } from '../../support/engine-io.js';
 import { TelemetryClient } from '../../../src/vcs/telemetry.client.js';
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
 
@@ -65,6 +66,49 @@ describe('rate limits against outside clients', () => {
     expect(hub.data).toMatchObject({ code: 'rate_limited', retryAfter: expect.any(Number) });
     // Health probes are not counted: an orchestrator keeps seeing the node.
     expect((await a.http.get('/healthz')).status).toBe(200);
+  });
+
+  it('RATE_LIMIT_HUB_SESSIONS_PER_IP limits new engine.io sessions per address before any Socket.IO connect, across two nodes', async () => {
+    const limits = { RATE_LIMIT_HUB_SESSIONS_PER_IP: '4', RATE_LIMIT_WINDOW_SECONDS: '120', TRUST_PROXY: 'loopback' };
+    const a = await node({ ROLES: 'http,hub,actors', ...limits });
+    const b = await node({
+      ROLES: 'http,hub,actors',
+      REDIS_PREFIX: a.config.redis.prefix,
+      MONGODB_CATALOG_DB: a.config.mongo.catalogDb,
+      MONGODB_TENANT_DB_PREFIX: a.config.mongo.tenantDbPrefix,
+      ...limits,
+    });
+    await createUser(a, 'acme', { username: 'alice', role: 'clinician' });
+    // Bare engine.io sessions (no Socket.IO connect, no token), two on each node: all opened.
+    const sessions = [
+      await openPolling(a.url!, 'acme'),
+      await openPolling(b.url!, 'acme'),
+      await openPolling(a.url!, 'acme'),
+      await openPolling(b.url!, 'acme'),
+    ];
+    // The fifth new session of the address, on either node and either transport, is refused.
+    for (const n of [a, b]) {
+      const r = await n.http.get(pollingPath(), { tenant: 'acme' });
+      expect({ status: r.status, code: r.body.code, type: r.headers['content-type'] }).toEqual({
+        status: 429,
+        code: 'rate_limited',
+        type: expect.stringContaining('application/problem+json'),
+      });
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    const ws = await rawExchange(Number(new URL(a.url!).port), [upgradeRequest(`acme.localhost`)], {
+      until: (got) => got.includes('\r\n\r\n'),
+    });
+    expect(statusOf(ws.received)).toBe(429);
+    expect(ws.received.toString('latin1')).toMatch(/retry-after: [1-9]/i);
+    // Requests of the sessions already open are not new sessions: they are still served.
+    for (const s of sessions) {
+      expect((await s.post('40')).status).toBe(200);
+      expect(await pollUntil(s, (p) => p.startsWith('44'))).toContain('unauthenticated');
+    }
+    // Another client address (through the configured proxy) has its own budget.
+    const other = await a.http.get(pollingPath(), { tenant: 'acme', headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(other.status).toBe(200);
   });
 
   it('a rotating X-Forwarded-For escapes no limit unless it comes from a configured proxy; the audit keeps the real address', async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import { createUser, tokenFor } from '../../support/auth.js';
+import { createHash } from 'node:crypto';
+import { createUser, freePort, tokenFor } from '../../support/auth.js';
+import { multipart, png } from '../../support/form.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 
@@ -21,7 +23,13 @@ describe('hub rooms and shared images refuse outsiders and unsafe URLs', () => {
   };
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http,hub,actors' });
+    // A known port, so the public URL (whose port a shared media URL must name) is the real one.
+    const port = await freePort();
+    node = await startTestNode({
+      ROLES: 'http,hub,actors',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    });
     for (const [username, role] of [
       ['alice', 'clinician'],
       ['pat', 'patient'],
@@ -89,9 +97,20 @@ describe('hub rooms and shared images refuse outsiders and unsafe URLs', () => {
     expect(back.status).toBe(200);
   });
 
-  it('refuses every image URL but https to a public host with url_not_allowed, and unknown media hashes', async () => {
+  it("puts only the tenant's own media on a headset: every other URL is url_not_allowed, unknown media file_not_found", async () => {
     const alice = await on('alice');
     await must(alice, 'initEvent', { eventId });
+    const port = new URL(node.url!).port;
+    const image = await png(12, 12);
+    const hash = createHash('sha256').update(image).digest('hex');
+    const { body, headers } = multipart([{ name: 'file', file: { fileName: 'xray.png', content: image } }]);
+    const up = await node.http.post('/api/media/upload', {
+      tenant: 'rooms',
+      token: tokens.alice,
+      rawBody: body,
+      headers,
+    });
+    expect(up.status).toBe(201);
     const unsafe = [
       'javascript:alert(document.cookie)',
       'file:///etc/passwd',
@@ -105,6 +124,19 @@ describe('hub rooms and shared images refuse outsiders and unsafe URLs', () => {
       'https://[::ffff:169.254.169.254]/a.png',
       'https://localhost/a.png',
       'https://user:secret@images.example.test/a.png',
+      // Passed the literal checks before: NAT64, 6to4, IPv4-compatible, wildcard DNS, a bare internal name.
+      'https://[64:ff9b::a9fe:a9fe]/latest/meta-data/',
+      'https://[2002:a9fe:a9fe::1]/latest/meta-data/',
+      'https://[::7f00:1]/a.png',
+      'https://169.254.169.254.nip.io/latest/meta-data/',
+      'https://metadata/computeMetadata/v1/',
+      'https://images.example.test/xray.png',
+      // This service's media paths, but on another host or port, of another tenant, or with a query.
+      `https://images.example.test/api/media/download/rooms/${hash}`,
+      `http://rooms.localhost:6379/api/media/download/rooms/${hash}`,
+      `http://rooms.localhost:${port}/api/media/download/other/${hash}`,
+      `http://rooms.localhost:${port}/api/media/download/rooms/${hash}?x=1`,
+      `http://rooms.localhost:${port}/api/events/get`,
     ];
     for (const url of unsafe) {
       const r = await call(alice, 'shareImage', { eventId, image: { url } });
@@ -116,7 +148,18 @@ describe('hub rooms and shared images refuse outsiders and unsafe URLs', () => {
       ok: false,
       error: { code: 'file_not_found' },
     });
-    const ok = await must(alice, 'shareImage', { eventId, image: { url: 'https://images.example.test/xray.png' } });
-    expect(ok.sharedImage.image).toEqual({ url: 'https://images.example.test/xray.png' });
+    const unknown = `http://rooms.localhost:${port}/api/media/download/rooms/${'ab'.repeat(32)}`;
+    expect(await call(alice, 'shareImage', { eventId, image: { url: unknown } })).toMatchObject({
+      ok: false,
+      error: { code: 'file_not_found' },
+    });
+    for (const url of [
+      `http://rooms.localhost:${port}/api/media/download/rooms/${hash}`,
+      `http://rooms.localhost:${port}/files/rooms/media/${hash}`,
+    ]) {
+      const ok = await must(alice, 'shareImage', { eventId, image: { url } });
+      expect(ok.sharedImage.image).toEqual({ url });
+    }
+    expect((await must(alice, 'shareImage', { eventId, image: { hash } })).sharedImage.image).toEqual({ hash });
   });
 });

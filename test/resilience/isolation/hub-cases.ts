@@ -1,8 +1,9 @@
 import { connect, must, type HubClient } from '../../support/hub-client.js';
-import { tokenFor } from '../../support/auth.js';
+import { registerHardware, tokenFor } from '../../support/auth.js';
 import type { TestNode } from '../../support/node.js';
 import type { HubRoleHandle } from '../../../src/hub/hub.role.js';
 import type { SeededTenant } from './seed.js';
+import { uploadImage } from '../../support/media.js';
 
 /** A user of a seeded tenant as the hub cases use it. */
 export interface Member {
@@ -60,11 +61,22 @@ async function hosting(k: TenantKit, me: Member, s: HubClient) {
   return e;
 }
 
+/**
+ * A fresh hardware id `me` may claim: registered to `me` when it is a device account (decision 1041);
+ * administrators claim without a registration.
+ */
+async function ownHardware(k: TenantKit, me: Member): Promise<string> {
+  const id = k.hardwareId();
+  const isDevice = await k.node.infra.mongo.tenantDb(k.t.name).models.User.exists({ _id: me.id, kind: 'device' });
+  if (isDevice) await registerHardware(k.node, k.t.name, id, me.id);
+  return id;
+}
+
 /** A started meeting `me` joined, with a headset (the helper device account) attached to it. */
 async function withHeadset(k: TenantKit, me: Member, s: HubClient) {
   const e = await joined(k, me, s);
   const headset = await k.socket(k.t.helpers.headset);
-  const deviceId = k.hardwareId();
+  const deviceId = await ownHardware(k, k.t.helpers.headset);
   await must(headset, 'initRapidConnect', deviceId, e.meetingCode);
   return { ...e, deviceId };
 }
@@ -120,7 +132,8 @@ export const HUB_CASES: Record<string, HubCase> = {
     build: async (k, me, s) => [
       {
         eventId: (await hosting(k, me, s)).eventId,
-        image: { url: 'https://images.example.test/scan.png' },
+        // By hash: tenant B's content is then refused as unknown here (file_not_found), like B's ids.
+        image: { hash: (await uploadImage(k.node.url!, k.t.name, me.token)).hash },
         caption: 'scan',
       },
     ],
@@ -128,7 +141,10 @@ export const HUB_CASES: Record<string, HubCase> = {
   clearImage: {
     build: async (k, me, s) => {
       const { eventId } = await hosting(k, me, s);
-      await must(s, 'shareImage', { eventId, image: { url: 'https://images.example.test/scan.png' } });
+      await must(s, 'shareImage', {
+        eventId,
+        image: { url: (await uploadImage(k.node.url!, k.t.name, me.token)).url },
+      });
       return [{ eventId }];
     },
   },
@@ -169,10 +185,12 @@ export const HUB_CASES: Record<string, HubCase> = {
       return [eventId];
     },
   },
-  initRapidConnect: { build: async (k, me) => [k.hardwareId(), (await k.event(me, { started: true })).meetingCode] },
+  initRapidConnect: {
+    build: async (k, me) => [await ownHardware(k, me), (await k.event(me, { started: true })).meetingCode],
+  },
   addDeviceToEvent: {
     build: async (k, me, s) => {
-      await must(s, 'initRapidConnect', k.hardwareId(), (await k.event(me, { started: true })).meetingCode);
+      await must(s, 'initRapidConnect', await ownHardware(k, me), (await k.event(me, { started: true })).meetingCode);
       const next = await k.event(me);
       return [next.meetingCode, next.eventId];
     },
@@ -181,7 +199,7 @@ export const HUB_CASES: Record<string, HubCase> = {
   deviceStatus: {
     build: async (k, me, s) => {
       const { eventId, meetingCode } = await k.event(me, { started: true });
-      const deviceId = k.hardwareId();
+      const deviceId = await ownHardware(k, me);
       await must(s, 'initRapidConnect', deviceId, meetingCode);
       return [eventId, { deviceId, batteryLevel: 80, charging: false, camera: 'on' }];
     },

@@ -1608,6 +1608,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/peripheral/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter the pairing code a device shows: its hardware id is registered to its device account
+         * @description Requires: `devices:control` (docs/permissions.md). a signed-in clinician or administrator enters the code a device shows (device accounts lack devices:control).
+         */
+        post: operations["peripheral.pair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/peripheral/pairingCode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device account asks for the pairing code it shows for its hardware id (10 minutes, once)
+         * @description Requires: `devices:report` (docs/permissions.md). the device account asks for the code its screen shows.
+         */
+        post: operations["peripheral.pairingCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/peripheral/registrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's hardware id registrations
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        get: operations["peripheral.registrations"];
+        put?: never;
+        /**
+         * Register a hardware id to a device account: only that account may claim it in initRapidConnect
+         * @description Requires: `tenant:admin` (docs/permissions.md). registers a hardware id to a device account (decision 1041).
+         */
+        post: operations["peripheral.register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/peripheral/registrations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove the registration of a hardware id (its next claim needs a new registration)
+         * @description Requires: `tenant:admin` (docs/permissions.md).
+         */
+        post: operations["peripheral.unregister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/peripheral/types": {
         parameters: {
             query?: never;
@@ -2233,6 +2317,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "wrong_tenant";
+                };
+            };
+        };
+        /** @description Not found (ids of other tenants are not found either); also an unknown tenant host. Codes: `call_not_found`, `event_not_found`, `route_not_found`, `tenant_not_found`. */
+        "Problem404.call_not_found.event_not_found.route_not_found.tenant_not_found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "call_not_found" | "event_not_found" | "route_not_found" | "tenant_not_found";
                 };
             };
         };
@@ -5773,7 +5869,7 @@ export interface operations {
             400: components["responses"]["Problem400.bad_request.validation_failed"];
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
-            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            404: components["responses"]["Problem404.call_not_found.event_not_found.route_not_found.tenant_not_found"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.file_content_mismatch.file_type_not_allowed.unsupported_media_type"];
             429: components["responses"]["Problem429.rate_limited"];
@@ -5942,7 +6038,7 @@ export interface operations {
             400: components["responses"]["Problem400.bad_request.validation_failed"];
             401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
-            404: components["responses"]["Problem404.event_not_found.route_not_found.tenant_not_found"];
+            404: components["responses"]["Problem404.call_not_found.event_not_found.route_not_found.tenant_not_found"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.file_content_mismatch.file_type_not_allowed.unsupported_media_type"];
             429: components["responses"]["Problem429.rate_limited"];
@@ -6985,6 +7081,200 @@ export interface operations {
             403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
             404: components["responses"]["Problem404.peripheral_type_not_found.route_not_found.tenant_not_found"];
             409: components["responses"]["Problem409.conflict"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "peripheral.pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    pairingCode: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        by: string;
+                        createdAt: string;
+                        hardwareId: string;
+                        /** @enum {string} */
+                        via: "admin" | "pairing";
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.not_found.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.conflict"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "peripheral.pairingCode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    hardwareId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        expiresAt?: string;
+                        pairingCode?: string;
+                        registered: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            409: components["responses"]["Problem409.conflict"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "peripheral.registrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        by: string;
+                        createdAt: string;
+                        hardwareId: string;
+                        /** @enum {string} */
+                        via: "admin" | "pairing";
+                    }[];
+                };
+            };
+            400: components["responses"]["Problem400.bad_request"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "peripheral.register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountId: string;
+                    hardwareId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        by: string;
+                        createdAt: string;
+                        hardwareId: string;
+                        /** @enum {string} */
+                        via: "admin" | "pairing";
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.route_not_found.tenant_not_found.user_not_found"];
+            409: components["responses"]["Problem409.conflict"];
+            413: components["responses"]["Problem413.payload_too_large"];
+            415: components["responses"]["Problem415.unsupported_media_type"];
+            429: components["responses"]["Problem429.rate_limited"];
+            503: components["responses"]["Problem503.service_unavailable"];
+        };
+    };
+    "peripheral.unregister": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    hardwareId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400.bad_request.malformed_json.validation_failed"];
+            401: components["responses"]["Problem401.session_revoked.token_expired.token_invalid.unauthenticated"];
+            403: components["responses"]["Problem403.permission_denied.wrong_tenant"];
+            404: components["responses"]["Problem404.device_not_found.route_not_found.tenant_not_found"];
             413: components["responses"]["Problem413.payload_too_large"];
             415: components["responses"]["Problem415.unsupported_media_type"];
             429: components["responses"]["Problem429.rate_limited"];

@@ -13,6 +13,7 @@ const UPLOAD_ERRORS: ErrorCode[] = [
   'file_type_not_allowed',
   'file_content_mismatch',
   'event_not_found',
+  'call_not_found',
   'wrong_tenant',
 ];
 const DOWNLOAD_ERRORS: ErrorCode[] = ['file_not_found', 'wrong_tenant', 'range_not_satisfiable'];

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { Id } from '../../../core/paging.js';
 import { GetDeviceCommand } from '../../../core/peripheral.service.js';
+import {
+  PairDeviceCommand,
+  PairingCodeCommand,
+  RegisterDeviceCommand,
+  UnregisterDeviceCommand,
+} from '../../../core/device-registration.service.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import {
   DeviceInfo,
@@ -11,6 +17,30 @@ import {
 } from '../../presenters/peripheral.presenter.js';
 
 const DeviceTypeParams = z.object({ deviceTypeId: Id });
+
+/** Which device account may claim a hardware id in initRapidConnect (decision 1041). */
+const DeviceRegistration = z.object({
+  hardwareId: z.string(),
+  accountId: z.string(),
+  via: z.enum(['admin', 'pairing']),
+  by: z.string(),
+  createdAt: z.string(),
+});
+const presentRegistration = (r: {
+  hardwareId: string;
+  accountId: string;
+  via: 'admin' | 'pairing';
+  by: string;
+  createdAt: Date;
+}) => ({
+  ...r,
+  createdAt: new Date(r.createdAt).toISOString(),
+});
+const PairingCode = z.object({
+  registered: z.boolean(),
+  pairingCode: z.string().optional(),
+  expiresAt: z.string().optional(),
+});
 
 /** /api/peripheral: peripheral types and device mapping. */
 export const peripheralRoutes: RouteGroup = {
@@ -53,6 +83,60 @@ export const peripheralRoutes: RouteGroup = {
       response: z.array(DeviceInfo),
       summary: "Devices available to the caller: the tenant's shared devices and the caller's own",
       handle: async (s, { p }) => (await s.peripherals.devices(p)).map(presentDevice),
+    }),
+    op({
+      operationId: 'peripheral.register',
+      errors: ['user_not_found', 'conflict'],
+      method: 'post',
+      path: '/registrations',
+      body: RegisterDeviceCommand,
+      response: DeviceRegistration,
+      summary: 'Register a hardware id to a device account: only that account may claim it in initRapidConnect',
+      handle: async (s, { p, body }) => presentRegistration(await s.deviceRegistrations.register(p, body)),
+    }),
+    op({
+      operationId: 'peripheral.registrations',
+      method: 'get',
+      path: '/registrations',
+      response: z.array(DeviceRegistration),
+      summary: "The tenant's hardware id registrations",
+      handle: async (s, { p }) => (await s.deviceRegistrations.list(p)).map(presentRegistration),
+    }),
+    op({
+      operationId: 'peripheral.unregister',
+      errors: ['device_not_found'],
+      method: 'post',
+      path: '/registrations/delete',
+      body: UnregisterDeviceCommand,
+      response: z.object({ removed: z.literal(true) }),
+      summary: 'Remove the registration of a hardware id (its next claim needs a new registration)',
+      handle: async (s, { p, body }) => {
+        await s.deviceRegistrations.unregister(p, body);
+        return { removed: true as const };
+      },
+    }),
+    op({
+      operationId: 'peripheral.pairingCode',
+      errors: ['conflict'],
+      method: 'post',
+      path: '/pairingCode',
+      body: PairingCodeCommand,
+      response: PairingCode,
+      summary: 'A device account asks for the pairing code it shows for its hardware id (10 minutes, once)',
+      handle: async (s, { p, body }) => {
+        const r = await s.deviceRegistrations.pairingCode(p, body);
+        return r.registered ? r : { ...r, expiresAt: r.expiresAt.toISOString() };
+      },
+    }),
+    op({
+      operationId: 'peripheral.pair',
+      errors: ['not_found', 'conflict'],
+      method: 'post',
+      path: '/pair',
+      body: PairDeviceCommand,
+      response: DeviceRegistration,
+      summary: 'Enter the pairing code a device shows: its hardware id is registered to its device account',
+      handle: async (s, { p, body }) => presentRegistration(await s.deviceRegistrations.pair(p, body)),
     }),
   ],
 };
