@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createUser, tokenFor } from '../../support/auth.js';
+import { createUser, registerHardware, tokenFor } from '../../support/auth.js';
 import { request } from '../../support/http.js';
+import { uploadImage } from '../../support/media.js';
 import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 
@@ -137,6 +138,8 @@ describe('one door per room: every meeting change through every entrance', () =>
     const who = joinerOf(door);
     const { s, r } = await hub(who);
     const hardwareId = `HS-DOOR-${++seq}`;
+    // An administrator registered the headset's hardware id to its device account (decision 1041).
+    if (who === 'hs') await registerHardware(node, 'acme', hardwareId, ids.hs!);
     let answer: Answer;
     switch (door) {
       case 'hub joinEvent':
@@ -265,10 +268,9 @@ describe('one door per room: every meeting change through every entrance', () =>
           await admittedBy(m, j, () => control('hub', m, 'admit', ids[j.who]));
           if (isDevice(door)) {
             await m.ra.next('meetingEvent', (e) => e.type === 'deviceAdded' && e.data?.deviceId === j.hardwareId);
-            await must(m.alice, 'shareImage', {
-              eventId: m.eventId,
-              image: { url: 'https://images.example.test/a.png' },
-            });
+            // Only the tenant's own media reaches a headset (decision 1040): alice shares an image she uploaded.
+            const image = await uploadImage(node.url!, 'acme', tokens.alice!);
+            await must(m.alice, 'shareImage', { eventId: m.eventId, image: { url: image.url } });
             expect(await j.r.next('onShareImage', (p) => p.eventId === m.eventId)).toMatchObject({ by: ids.alice });
           }
         }));
