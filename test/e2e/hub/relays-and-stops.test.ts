@@ -127,8 +127,15 @@ describe('hub relays and stops across two nodes', () => {
       stoppedBy: ids.alice,
       stoppedAt: expect.any(String),
     };
-    expect(await rh.next('peripheralStopped')).toEqual(pushed);
-    expect(await rb.next('peripheralStopped')).toEqual(pushed);
+    // Recoverable pushes carry each recipient's own position (decision 1000): the headset's stream, bob's.
+    expect(await rh.next('peripheralStopped')).toEqual({
+      ...pushed,
+      pos: expect.objectContaining({ stream: 'd:HS-STOP-1' }),
+    });
+    expect(await rb.next('peripheralStopped')).toEqual({
+      ...pushed,
+      pos: expect.objectContaining({ stream: `u:${ids.bob}` }),
+    });
     expect(
       await call(alice, 'stopPeripheral', { eventId, deviceId: 'HS-STOP-1', peripheralId: 'otoscope-1' }),
     ).toMatchObject({ ok: false, error: { code: 'invalid_state' } });
@@ -146,7 +153,11 @@ describe('hub relays and stops across two nodes', () => {
     const carol = await on(0, 'carol');
     expect(await call(carol, 'clearImage', { eventId })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     await must(alice, 'clearImage', { eventId });
-    expect(await rh.next('onClearImage')).toEqual({ eventId, by: ids.alice });
+    expect(await rh.next('onClearImage')).toEqual({
+      eventId,
+      by: ids.alice,
+      pos: expect.objectContaining({ seq: expect.any(Number) }),
+    });
     expect(rh.of('onClearImage')).toHaveLength(1);
     expect((await must(alice, 'getMeetingDetails', { eventId })).sharedImage).toBeUndefined();
   });

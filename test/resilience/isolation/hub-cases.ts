@@ -231,6 +231,8 @@ export const HUB_CASES: Record<string, HubCase> = {
     },
   },
   refreshToken: { build: async (k, me) => [await tokenFor(k.node, k.t.name, me.username)] },
+  // The caller's own push stream from its start: tenant B's user's stream is not the connection's (forbidden).
+  resume: { build: async (_k, me) => [[{ stream: `u:${me.id}` }]] },
   admit: {
     build: async (k, me, s) => {
       const { eventId, userId } = await withWaiting(k, me, s);
