@@ -114,7 +114,9 @@ async function remove(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'removeParticip
     at,
     ...reason,
   });
-  ctx.moveSockets(user, { leave: [rooms.meeting(t, s.eventId), rooms.meetingDevices(t, s.eventId)] });
+  // A headset member's sockets (and its stream on the meeting's rosters) are its device room's too.
+  const out = m.deviceId ? [user, rooms.device(t, m.deviceId)] : user;
+  ctx.moveSockets(out, { leave: [rooms.meeting(t, s.eventId), rooms.meetingDevices(t, s.eventId)] });
   await audit(ctx, deps, msg, reason);
   return result(ctx, [msg.userId]);
 }

@@ -220,7 +220,8 @@ export async function deviceEntered(
     { type: 'assignMeeting', caller, eventId: s.eventId },
   );
   const join = [rooms.meeting(t, s.eventId), rooms.meetingDevices(t, s.eventId)];
-  ctx.moveSockets([rooms.user(t, caller.userId), rooms.device(t, device.deviceId)], { join });
+  // By its device room only: the headset's pushes are recorded on its device stream, once (decision 1000).
+  ctx.moveSockets(rooms.device(t, device.deviceId), { join });
   if (!s.deviceIds.includes(device.deviceId)) {
     s.deviceIds.push(device.deviceId);
     publish(ctx, 'deviceAdded', caller.userId, { deviceId: device.deviceId, userId: caller.userId });

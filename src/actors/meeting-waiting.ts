@@ -139,7 +139,8 @@ export async function admit(
     if (data[i]!.room) s.room = data[i]!.room;
     addMember(ctx, e.caller, e.role, e.device);
     const join = [rooms.meeting(t, s.eventId), ...(e.kind === 'device' ? [rooms.meetingDevices(t, s.eventId)] : [])];
-    ctx.moveSockets(rooms.user(t, e.userId), { join });
+    // A headset's sockets enter by its device room (deviceEntered below), not also by its account's user room.
+    if (!e.device) ctx.moveSockets(rooms.user(t, e.userId), { join });
     publish(ctx, 'participantAdmitted', msg.caller.userId, { userId: e.userId });
     publish(ctx, 'participantJoined', e.userId, { userId: e.userId, username: e.username });
     await deviceEntered(ctx, deps, e.caller, e.device, e.code);

@@ -124,9 +124,11 @@ async function enterAfterConsent(ctx: Ctx, deps: MeetingActorDeps, h: ConsentHol
   if (data.room) s.room = data.room;
   if (addMember(ctx, h.caller, meetingRole(data), h.device))
     publish(ctx, 'participantJoined', h.userId, { userId: h.userId, username: h.username });
-  ctx.moveSockets(rooms.user(t, h.userId), {
-    join: [rooms.meeting(t, s.eventId), ...(h.kind === 'device' ? [rooms.meetingDevices(t, s.eventId)] : [])],
-  });
+  // A headset's sockets enter by its device room (deviceEntered below), not also by its account's user room.
+  if (!h.device)
+    ctx.moveSockets(rooms.user(t, h.userId), {
+      join: [rooms.meeting(t, s.eventId), ...(h.kind === 'device' ? [rooms.meetingDevices(t, s.eventId)] : [])],
+    });
   await deviceEntered(ctx, deps, h.caller, h.device, h.code);
   const meeting = { ...data, meeting: details(s, isHostMember(s, h.userId)) };
   ctx.emit(rooms.user(t, h.userId), 'waitingRoom', { eventId: s.eventId, state: 'admitted', meeting });
