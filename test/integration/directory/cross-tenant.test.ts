@@ -69,6 +69,13 @@ function inputs(
     'peripheral.types': null,
     'peripheral.getDevice': { params: { deviceTypeId: b.typeId }, body: { physicalIds: ['SN-B'] } },
     'peripheral.devices': null,
+    // Tenant B's device account and a hardware id: registered, unregistered, paired only inside tenant A.
+    'peripheral.register': { body: { hardwareId: 'HS-B-1', accountId: b.contactId } },
+    'peripheral.registrations': null,
+    'peripheral.unregister': { body: { hardwareId: 'HS-B-1' } },
+    // A device account's own pairing code names no other tenant's data: checked for leaks only.
+    'peripheral.pairingCode': null,
+    'peripheral.pair': { body: { pairingCode: 'BPAIR123' } },
     'admin.lastSeenContact': { params: { contactId: b.contactId } },
     'admin.lastSeenUser': { params: { tenant: tenantB, username: 'pat' } },
     'admin.isOnline': { params: { tenant: tenantB, username: 'pat' } },
