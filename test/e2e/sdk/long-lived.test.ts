@@ -58,13 +58,22 @@ describe('the SDK lives the day for its user', () => {
     expect(refreshes - before).toBe(1);
   });
 
-  /** A hub client whose (re)connections wait while `held` is set, so a test can act while it is away. */
+  /**
+   * A hub client whose token requests wait between `hold()` and `release()`, so a test can act while it
+   * is away. Every request made while held waits on the same barrier: a release frees them all, whether
+   * the reconnection asked before or after the periodic hand-over did, or has not asked yet.
+   */
   function gated(session: Session, refreshEveryMs: number) {
-    const gate = { held: false, release: () => undefined as void };
+    let barrier: Promise<void> = Promise.resolve();
+    let open = () => undefined as void;
+    const gate = {
+      hold: () => void (barrier = new Promise<void>((r) => (open = r))),
+      release: () => open(),
+    };
     const hub = new HubClient({
       url: `http://127.0.0.1:${new URL(node.url!).port}`,
       token: async () => {
-        if (gate.held) await new Promise<void>((r) => (gate.release = () => ((gate.held = false), r())));
+        await barrier;
         return session.freshToken(api, 1_500);
       },
       refreshEveryMs,
@@ -95,7 +104,7 @@ describe('the SDK lives the day for its user', () => {
     const firstToken = session.token();
 
     // 1. The phone's token expires: the hub ends its session; a call rings meanwhile.
-    phone.gate.held = true;
+    phone.gate.hold();
     const ended = await phone.hub.next('sessionEnded', () => true, 20_000);
     expect(ended.code).toBe('token_expired');
     const c1 = await bob.hub.call('initCall', { calleeIds: [aliceId], callType: 'audio' });
@@ -109,7 +118,7 @@ describe('the SDK lives the day for its user', () => {
     expect(session.token()).not.toBe(firstToken);
 
     // 2. The transport closes (a network drop): socket.io reconnects; a call rings meanwhile.
-    phone.gate.held = true;
+    phone.gate.hold();
     const dropped = new Promise((r) => phone.hub.socket.once('disconnect', r));
     phone.hub.socket.io.engine.close();
     await dropped;
@@ -137,7 +146,7 @@ describe('the SDK lives the day for its user', () => {
     await phone.hub.connect();
     await tablet.hub.connect();
     await bob.hub.connect();
-    phone.gate.held = true;
+    phone.gate.hold();
     const dropped = new Promise((r) => phone.hub.socket.once('disconnect', r));
     phone.hub.socket.io.engine.close();
     await dropped;
