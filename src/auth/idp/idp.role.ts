@@ -24,11 +24,11 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
     secrets: services.auth.idpSecrets,
     accounts: services.auth.realmAccounts,
     redirectUris: (t) => services.webApp.registeredRedirectUris(t),
-    onGrantRevoked: async (tenant, subject, sid) => {
+    onRealmSessionEnded: async (tenant, subject, sid, reason) => {
       const user = await services.auth.realmAccounts.bySubject(tenant, subject);
-      if (user) await services.auth.sessions.endRealmSession(tenant, user._id.toString(), sid, 'realm_grant_revoked');
+      if (user) await services.auth.sessions.endRealmSession(tenant, user._id.toString(), sid, reason);
     },
-    onError: (err) => log.error({ err }, 'ending the realm session of a revoked grant failed'),
+    onError: (err) => log.error({ err }, 'ending the service sessions of an ended realm session failed'),
   });
   const provider = async (tenant: string) => {
     await services.tenants.require(tenant);
