@@ -3,6 +3,7 @@ import type { AccountRecord, CredentialRepository, SecurityRules } from '../data
 import type { Principal } from '../auth/principal.js';
 import { decoyHash, slowHash, slowVerify } from '../auth/secrets.js';
 import { addressKey } from './address-key.js';
+import { pinWeakness } from './pin-rules.js';
 import type { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
@@ -117,7 +118,7 @@ export class PinService {
         ? `must be ${p.minLength} to ${p.maxLength} characters`
         : p.digitsOnly && !/^\d+$/.test(pin)
           ? 'must contain digits only'
-          : undefined;
+          : pinWeakness(pin);
     if (problem)
       throw new AppError('pin_policy_violation', `newPin: ${problem}`, {
         errors: [{ field: 'newPin', message: problem }],

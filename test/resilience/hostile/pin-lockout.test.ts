@@ -38,12 +38,12 @@ describe('PIN lockout', () => {
     await createUser(node, 'pins', { username: 'nopin', role: 'patient' });
     await createUser(node, 'pins', { username: 'ada', role: 'admin' });
     await setRules('pins', { maxAttempts: 2, lockoutSeconds: 30, maxLockoutSeconds: 3600, maxFailuresPerDay: 6 });
-    await setPin('pins', 'pat', '4321');
+    await setPin('pins', 'pat', '8305');
     adminToken = await tokenFor(node, 'pins', 'ada');
     await createUser(node, 'timing', { username: 'tia', role: 'patient' });
     await createUser(node, 'timing', { username: 'tim', role: 'patient' });
     await setRules('timing', { maxAttempts: 1000, lockoutSeconds: 1, maxLockoutSeconds: 1, maxFailuresPerDay: 1000 });
-    await setPin('timing', 'tia', '4321');
+    await setPin('timing', 'tia', '8305');
   });
   afterAll(async () => {
     for (const s of sockets) s.close();
@@ -89,9 +89,9 @@ describe('PIN lockout', () => {
     const first = await unlock(attacker, 'pat', '0001');
     expect(first.status).toBe(423);
     expect(first.headers['retry-after']).toBe('30');
-    expect((await unlock(attacker, 'pat', '4321')).body.code).toBe('account_locked');
+    expect((await unlock(attacker, 'pat', '8305')).body.code).toBe('account_locked');
     // The attacker's lock is the attacker's: pat still unlocks from her device.
-    expect((await unlock(own, 'pat', '4321')).status).toBe(200);
+    expect((await unlock(own, 'pat', '8305')).status).toBe(200);
 
     await locksRunOut('pins', 'pat');
     expect((await unlock(attacker, 'pat', '0002')).body.code).toBe('invalid_credentials');
@@ -105,8 +105,8 @@ describe('PIN lockout', () => {
     const hard = await unlock('192.0.2.44', 'pat', '0005');
     expect(hard.status).toBe(423);
     expect(hard.headers['retry-after']).toBeUndefined();
-    expect((await unlock(own, 'pat', '4321')).body.code).toBe('account_locked');
-    expect((await unlock('192.0.2.45', 'pat', '4321')).body.code).toBe('account_locked');
+    expect((await unlock(own, 'pat', '8305')).body.code).toBe('account_locked');
+    expect((await unlock('192.0.2.45', 'pat', '8305')).body.code).toBe('account_locked');
 
     const lockouts = await node.services.auth.audit.list('pins', { action: 'signin.lockout', subjectId: patId });
     expect(lockouts.map((e) => [e.ip, (e.details as { scope: string }).scope]).sort()).toEqual([
@@ -127,11 +127,11 @@ describe('PIN lockout', () => {
         await node.http.post('/api/account/resetPin', {
           tenant: 'pins',
           token: adminToken,
-          body: { userId: patId, newPin: '8642' },
+          body: { userId: patId, newPin: '6172' },
         })
       ).status,
     ).toBe(200);
-    expect((await unlock(own, 'pat', '8642')).status).toBe(200);
+    expect((await unlock(own, 'pat', '6172')).status).toBe(200);
   });
 
   it('unknown users and users without a PIN lock out exactly like a real account', async () => {
