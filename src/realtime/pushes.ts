@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../core/errors.js';
-import type { PinLockedPush } from '../core/pin.service.js';
+import type { PinLockedPush, SecurityAlertPush } from '../core/pin.service.js';
 import type { ImportProgressPush } from '../core/import.service.js';
 import type { CallInfo, EndCallPush, NewCallPush } from '../actors/call.schema.js';
 import type { HostAccessPush, MuteRequestedPush, RemovedPush } from '../actors/meeting-controls.schema.js';
@@ -62,6 +62,8 @@ export interface ServerToClientEvents {
   permissionsChanged(p: { role: string; permissions: string[] }): void;
   /** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
   pinLocked(p: PinLockedPush): void;
+  /** To every user who may reset PINs (`users:manage`): an account's PIN sign-in was hard-locked (docs/auth.md#device-pin-quick-unlock). */
+  securityAlert(p: SecurityAlertPush): void;
   /** A pending-users import the user uploaded made progress, completed or failed (docs/onboarding.md). */
   importProgress(p: ImportProgressPush): void;
 }
@@ -97,6 +99,7 @@ export const SERVER_EVENTS: readonly ServerEventName[] = [
   'sessionEnded',
   'permissionsChanged',
   'pinLocked',
+  'securityAlert',
   'importProgress',
 ];
 
