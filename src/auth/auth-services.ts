@@ -36,7 +36,8 @@ import { SecurityRulesService } from '../core/security-rules.service.js';
 import { SessionService } from '../core/session.service.js';
 import { LoginCodeService } from '../core/login-code.service.js';
 import { qrRenderer } from '../core/qr-renderer.js';
-import { PinService, type PinLockedPush } from '../core/pin.service.js';
+import { PinService, type PinLockedPush, type SecurityAlertPush } from '../core/pin.service.js';
+import { BUILTIN_ROLES } from './permissions.js';
 import { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';
 import { rooms } from '../realtime/rooms.js';
 import type { PushPublisher } from '../realtime/pushes.js';
@@ -64,6 +65,41 @@ export interface AuthInfra {
 function pinLockedNotifier(publisher: PushPublisher) {
   return (tenant: string, userId: string, push: PinLockedPush): void => {
     publisher.emit(rooms.user(tenant, userId), 'pinLocked', push);
+  };
+}
+
+/** At most this many administrators get one alert (a tenant has a handful; the audit entry is the record). */
+const ALERTED_ADMINS = 200;
+
+/**
+ * Publishes `securityAlert` to every active user whose role grants `users:manage` (those who can reset a
+ * PIN), on every hub node. At-most-once like every push; a failure is logged, never thrown at the caller.
+ */
+function adminAlerter(
+  publisher: PushPublisher,
+  deps: {
+    roles(tenant: string): RoleRepository;
+    credentials(tenant: string): CredentialRepository;
+    authorizer: Authorizer;
+    logger?: Logger;
+  },
+) {
+  return async (tenant: string, push: SecurityAlertPush): Promise<void> => {
+    try {
+      const names = new Set([...Object.keys(BUILTIN_ROLES), ...(await deps.roles(tenant).list()).map((r) => r.name)]);
+      const managing: string[] = [];
+      for (const name of names)
+        if ((await deps.authorizer.permissionsOf(tenant, name)).has('users:manage')) managing.push(name);
+      const ids = await deps.credentials(tenant).activeIdsWithRoles(managing, ALERTED_ADMINS);
+      if (ids.length)
+        publisher.emit(
+          ids.map((id) => rooms.user(tenant, id)),
+          'securityAlert',
+          push,
+        );
+    } catch (err) {
+      deps.logger?.error({ component: 'auth', err }, 'alerting the administrators of a PIN lock failed');
+    }
   };
 }
 
@@ -165,14 +201,21 @@ export function createAuthServices(infra: AuthInfra) {
     'pin_checks_total',
     'scrypt PIN checks of quick unlock (unknown accounts and accounts without a PIN included: they are checked against a decoy hash)',
   );
+  const pushes = historyPublisher(redis, keys, infra.config.hub.history, infra.logger);
   const pins = new PinService({
     credentials: repos.credentials,
     attempts: new PinAttemptsStore({ redis, keys }),
     rules,
     sessions,
     audit,
-    notifyLocked: pinLockedNotifier(historyPublisher(redis, keys, infra.config.hub.history, infra.logger)),
+    notifyLocked: pinLockedNotifier(pushes),
     onPinCheck: () => pinChecks?.inc(),
+    alertAdmins: adminAlerter(pushes, {
+      roles: repos.roles,
+      credentials: repos.credentials,
+      authorizer,
+      logger: infra.logger,
+    }),
   });
   const offlineTokens = new OfflineTokenService({
     credentials: repos.credentials,

@@ -23,6 +23,20 @@ export interface ProductionInputs {
   ALLOW_REDIS_WITHOUT_PASSWORD: boolean;
   KEY_ENCRYPTION_KEY?: string;
   KEY_ENCRYPTION_KEY_FILE?: string;
+  METRICS_HOST: string;
+  METRICS_TOKEN?: string;
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
+  WEBHOOK_ALLOW_HTTP: boolean;
+  TRUST_PROXY: string;
+}
+
+/** Whether a listen address is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
 }
 
 /**
@@ -51,6 +65,23 @@ export function productionProblems(e: ProductionInputs): string[] {
   if (!e.KEY_ENCRYPTION_KEY && !e.KEY_ENCRYPTION_KEY_FILE) {
     problems.push(
       'KEY_ENCRYPTION_KEY: production needs the key-encryption key of the signing keys in Redis (KEY_ENCRYPTION_KEY or KEY_ENCRYPTION_KEY_FILE: 32 random bytes, base64)',
+    );
+  }
+  if (!isLoopbackHost(e.METRICS_HOST) && !e.METRICS_TOKEN) {
+    problems.push(
+      `METRICS_HOST: metrics on ${e.METRICS_HOST} are reachable from other machines; set METRICS_TOKEN (the bearer token every scrape must send) or listen on loopback`,
+    );
+  }
+  if (e.WEBHOOK_ALLOW_PRIVATE_NETWORKS) {
+    problems.push(
+      "WEBHOOK_ALLOW_PRIVATE_NETWORKS: webhook deliveries could reach the deployment's own network (loopback, private ranges, cloud metadata); for development only",
+    );
+  }
+  if (e.WEBHOOK_ALLOW_HTTP)
+    problems.push('WEBHOOK_ALLOW_HTTP: webhook deliveries (events and their signatures) must use https in production');
+  if (e.TRUST_PROXY.trim() === 'true') {
+    problems.push(
+      'TRUST_PROXY: true believes X-Forwarded-For from every client; name the proxies (addresses, CIDR ranges, loopback, linklocal, uniquelocal) or their hop count',
     );
   }
   return problems;

@@ -132,17 +132,23 @@ export class LoginCodeService {
   /**
    * A signed-in user approves a pending code for themselves (not while impersonating). The approving
    * session and its permissions are recorded: the device's session is derived from it (never wider,
-   * revoked with it).
+   * revoked with it). Approved with an identity-provider token, that session is the token's realm
+   * session (`sid`); a token naming none cannot approve (nothing would end the device's session).
    */
   async approve(
     principal: Principal,
     code: string,
   ): Promise<{ code: string; status: 'approved'; deviceName?: string }> {
     if (principal.actorUserId) throw new AppError('forbidden', 'A login code cannot be approved while impersonating');
+    if (!principal.sessionId && !principal.idpSid)
+      throw new AppError(
+        'forbidden',
+        'A login code cannot be approved with a token that names no session (no sid): sign in to the service first',
+      );
     const now = new Date();
     const by = {
       userId: principal.userId,
-      sessionId: principal.sessionId,
+      ...(principal.sessionId ? { sessionId: principal.sessionId } : { idpSid: principal.idpSid }),
       permissions: [...principal.permissions].sort(),
     };
     const done = await this.repo(principal.tenant).approve(code, by, now);
@@ -217,14 +223,15 @@ export class LoginCodeService {
     const user = await this.deps.credentials(tenant).findById(String(done.approvedBy));
     if (!user || user.status !== 'active')
       throw new AppError('invalid_credentials', 'The approving account is not active');
-    if (!done.approvedPermissions)
+    if (!done.approvedPermissions || (!done.approvedSessionId && !done.approvedIdpSid))
       throw new AppError(
         'login_code_expired',
-        'The login code was approved before approvals were scoped; create a new one',
+        'The login code was approved before approvals were tied to a session; create a new one',
       );
     const parent = {
       permissions: done.approvedPermissions,
       ...(done.approvedSessionId ? { sessionId: done.approvedSessionId } : {}),
+      ...(done.approvedIdpSid ? { realmSid: done.approvedIdpSid } : {}),
     };
     const session = await this.deps.sessions.start({
       tenant,

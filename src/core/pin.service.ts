@@ -3,6 +3,7 @@ import type { AccountRecord, CredentialRepository, SecurityRules } from '../data
 import type { Principal } from '../auth/principal.js';
 import { decoyHash, slowHash, slowVerify } from '../auth/secrets.js';
 import { addressKey } from './address-key.js';
+import { pinWeakness } from './pin-rules.js';
 import type { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
@@ -21,13 +22,29 @@ export interface PinServiceDeps {
   notifyLocked?(tenant: string, userId: string, push: PinLockedPush): void;
   /** Told each time a quick unlock runs scrypt (metric pin_checks_total; unknown accounts included). */
   onPinCheck?: () => void;
+  /** Alerts the tenant's administrators: an account's PIN sign-in was hard-locked (hub push `securityAlert`); never rejects. */
+  alertAdmins?(tenant: string, push: SecurityAlertPush): Promise<void>;
 }
 
 /** Payload of the hub push `pinLocked`, sent to every socket of the user whose PIN sign-in was locked. */
 export interface PinLockedPush {
-  /** `source`: one client address is locked for `retryAfter` seconds; `account`: every address, until the PIN is reset. */
+  /**
+   * `source`: one client address is locked for `retryAfter` seconds; `account`: every address, for
+   * `retryAfter` seconds or until the PIN is set again (after signing in by SSO or QR) or reset.
+   */
   scope: 'source' | 'account';
   retryAfter?: number;
+  at: string;
+}
+
+/** Payload of the hub push `securityAlert`, sent to every user of the tenant who may reset PINs (`users:manage`). */
+export interface SecurityAlertPush {
+  kind: 'pinLocked';
+  userId: string;
+  username: string;
+  /** Seconds until the lock ends by itself. */
+  retryAfter: number;
+  failuresToday: number;
   at: string;
 }
 
@@ -54,7 +71,7 @@ export class PinService {
     const username = input.username.toLowerCase().trim();
     const source = ctx.ip ? addressKey(ctx.ip) : 'unknown';
     const reservation = await this.deps.attempts.reserve(tenant, username, source, rules.lockout);
-    if (reservation.kind !== 'ok') throw lockedError(reservation.kind === 'hard' ? undefined : reservation.retryAfter);
+    if (reservation.kind !== 'ok') throw lockedError(reservation.kind, reservation.retryAfter);
     const usable = Boolean(user && user.status === 'active' && user.pinHash);
     const matches = await slowVerify(input.pin, usable ? user!.pinHash : await decoy(), this.deps.onPinCheck);
     if (!usable || !matches) return this.fail(tenant, user, username, source, reservation, rules, ctx);
@@ -119,7 +136,7 @@ export class PinService {
         ? `must be ${p.minLength} to ${p.maxLength} characters`
         : p.digitsOnly && !/^\d+$/.test(pin)
           ? 'must contain digits only'
-          : undefined;
+          : pinWeakness(pin);
     if (problem)
       throw new AppError('pin_policy_violation', `newPin: ${problem}`, {
         errors: [{ field: 'newPin', message: problem }],
@@ -164,7 +181,7 @@ export class PinService {
       });
       throw new AppError('invalid_credentials', 'Invalid username or PIN');
     }
-    const retryAfter = outcome.kind === 'locked' ? outcome.retryAfter : undefined;
+    const retryAfter = outcome.retryAfter;
     if (outcome.first) {
       const scope = outcome.kind === 'hard' ? 'account' : 'source';
       const details = {
@@ -172,7 +189,8 @@ export class PinService {
         reason,
         scope,
         failuresToday: r.day,
-        ...(outcome.kind === 'locked' ? { lockoutSeconds: retryAfter, level: outcome.level } : {}),
+        lockoutSeconds: retryAfter,
+        ...(outcome.kind === 'locked' ? { level: outcome.level } : {}),
       };
       await this.deps.audit.record(tenant, {
         action: 'signin.lockout',
@@ -181,14 +199,20 @@ export class PinService {
         ip: ctx.ip,
         details,
       });
-      if (user)
-        this.deps.notifyLocked?.(tenant, user._id.toString(), {
-          scope,
-          ...(retryAfter ? { retryAfter } : {}),
-          at: new Date().toISOString(),
+      const at = new Date().toISOString();
+      if (user) this.deps.notifyLocked?.(tenant, user._id.toString(), { scope, retryAfter, at });
+      // Unknown usernames lock like real ones (nothing tells them apart), but only a real account alerts.
+      if (user && outcome.kind === 'hard')
+        await this.deps.alertAdmins?.(tenant, {
+          kind: 'pinLocked',
+          userId: user._id.toString(),
+          username: user.username,
+          retryAfter,
+          failuresToday: r.day,
+          at,
         });
     }
-    throw lockedError(retryAfter);
+    throw lockedError(outcome.kind, retryAfter);
   }
 
   private creds(tenant: string): CredentialRepository {
@@ -196,12 +220,21 @@ export class PinService {
   }
 }
 
-/** 423 for a locked source (with Retry-After) or a hard-locked account (no retry helps: reset the PIN). */
-function lockedError(retryAfter?: number): AppError {
-  return retryAfter
-    ? new AppError('account_locked', 'Too many failed PIN attempts; try again later', { retryAfter })
+/**
+ * 423 with Retry-After: a locked source (this address, for a while) or a hard-locked account (every
+ * address, until the lock ends or the PIN is set again). Either way the other sign-ins still work, and
+ * the answer says so.
+ */
+function lockedError(kind: 'locked' | 'hard', retryAfter: number): AppError {
+  return kind === 'locked'
+    ? new AppError(
+        'account_locked',
+        'Too many failed PIN attempts from this address; try again later, or sign in with single sign-on or a QR code',
+        { retryAfter },
+      )
     : new AppError(
         'account_locked',
-        'PIN sign-in is locked after too many failed attempts; sign in another way and set a new PIN, or ask an administrator to reset it',
+        'PIN sign-in is locked after too many failed attempts from several addresses. Single sign-on and QR code sign-in still work: sign in with either and set a new PIN (which ends the lock), or ask an administrator to reset it',
+        { retryAfter },
       );
 }

@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { AppError, isAppError } from './errors.js';
 import type {
   SessionRepository,
   SessionMethod,
@@ -53,9 +53,10 @@ export interface StartSession {
   /**
    * The session minting this one (QR approval, impersonation) and what it holds: the new session is
    * capped by `permissions`, ends no later than the parent, inherits its offline lineage and is revoked
-   * with it. Without `sessionId` (an identity-provider token) only the cap applies.
+   * with it. Approved with an identity-provider token, the parent is its realm session (`realmSid`):
+   * the new session is revoked when that realm session ends.
    */
-  parent?: { sessionId?: string; permissions: readonly string[] };
+  parent?: { sessionId?: string; realmSid?: string; permissions: readonly string[] };
   /** Realm session the sign-in came from (authorization code): signing out ends it too. */
   idpSid?: string;
   ip?: string;
@@ -65,6 +66,7 @@ export interface StartSession {
 /** What a derived session takes from its parent. */
 interface Lineage {
   parentSessionId?: string;
+  parentIdpSid?: string;
   permissionCap?: string[];
   purpose?: string;
   offlineTokenId?: string;
@@ -110,12 +112,14 @@ export class SessionService {
       purpose,
       offlineTokenId,
       parentSessionId: lineage.parentSessionId,
+      parentIdpSid: lineage.parentIdpSid,
       permissionCap: lineage.permissionCap,
       idpSid: s.idpSid,
       ip: s.ip,
       userAgent: s.userAgent?.slice(0, 300),
     });
     if (lineage.parentSessionId) await this.assertParentLive(s.tenant, sessionId, lineage.parentSessionId);
+    if (lineage.parentIdpSid) await this.assertRealmParentLive(s.tenant, sessionId, lineage.parentIdpSid);
     await this.enforceCap(s.tenant, s.user._id.toString(), rules.session.maxSessionsPerUser);
     const permissions = await this.permissionsFor(s.tenant, s.user, {
       actor: s.actor,
@@ -145,6 +149,10 @@ export class SessionService {
   private async lineage(s: StartSession): Promise<Lineage> {
     if (!s.parent) return {};
     const permissionCap = [...s.parent.permissions].sort();
+    if (!s.parent.sessionId && s.parent.realmSid) {
+      await this.realmParentLive(s.tenant, s.parent.realmSid);
+      return { permissionCap, parentIdpSid: s.parent.realmSid };
+    }
     if (!s.parent.sessionId) return { permissionCap };
     const parent = await this.find(s.tenant, s.parent.sessionId);
     if (!parent || parent.revokedAt || parent.expiresAt <= new Date())
@@ -164,6 +172,27 @@ export class SessionService {
     if (parent && !parent.revokedAt) return;
     await this.revoke(tenant, { ids: [sessionId] }, 'parent_revoked');
     throw new AppError('session_revoked', 'The session that approved this sign-in has ended');
+  }
+
+  /** Refuses to derive from a realm session that has ended (its `sid` is marked by every sign-out path). */
+  private async realmParentLive(tenant: string, sid: string): Promise<void> {
+    try {
+      await this.deps.revocations.check({ tenant, idpSid: sid });
+    } catch (e) {
+      if (isAppError(e) && e.code === 'session_revoked')
+        throw new AppError('session_revoked', 'The session that approved this sign-in has ended');
+      throw e;
+    }
+  }
+
+  /** The same race as assertParentLive for a realm parent: ended while the child was being written. */
+  private async assertRealmParentLive(tenant: string, sessionId: string, sid: string): Promise<void> {
+    try {
+      await this.realmParentLive(tenant, sid);
+    } catch (e) {
+      await this.revoke(tenant, { ids: [sessionId] }, 'parent_revoked');
+      throw e;
+    }
   }
 
   /** Rotates the refresh token; reuse of a superseded one revokes the session (theft detection). */
@@ -228,10 +257,14 @@ export class SessionService {
     return all;
   }
 
-  /** Ends a realm session and every session opened from it (sign-out, back-channel logout, realm token reuse). */
+  /**
+   * Ends a realm session, every session opened from it and every session derived from it (sign-out,
+   * back-channel logout, realm token reuse, the realm's own logout).
+   */
   async endRealmSession(tenant: string, userId: string, sid: string, reason: string): Promise<SessionRecord[]> {
     await this.deps.realm.endSession(tenant, userId, sid);
-    return this.revoke(tenant, { idpSid: sid }, reason);
+    const opened = await this.revoke(tenant, { idpSid: sid }, reason);
+    return [...opened, ...(await this.revoke(tenant, { parentIdpSid: sid }, 'parent_revoked'))];
   }
 
   /** Signs a user out everywhere: every session, every realm session, every identity-provider token issued so far. */

@@ -23,7 +23,8 @@ export const OWN_APPROVE_PATH = '/login/approve';
 /**
  * Which web application serves a tenant's sign-in callback and QR approval page (decision 330): the
  * tenant's TenantConfig `webApp`, else the deployment's settings, else the service's own pages on the
- * tenant's host. A settings change applies within 10 s.
+ * tenant's host. A settings change applies within 10 s. Every origin comes from configuration
+ * (PUBLIC_URL's scheme and port, `{tenant}.BASE_DOMAIN`), never from a request's Host header.
  */
 export class WebAppUrls {
   private readonly tenants = new TtlCache<string, { signInRedirectUri?: string; loginApproveUrl?: string }>({
@@ -44,14 +45,15 @@ export class WebAppUrls {
     return `${u.protocol}//${tenant}.${this.deps.site.baseDomain}${u.port ? `:${u.port}` : ''}`;
   }
 
-  /** The service's own pages on the tenant's host (or on `origin`, the host a request came to). */
-  ownPages(tenant: string, origin = this.tenantOrigin(tenant)): WebAppPages {
+  /** The service's own pages on the tenant's host. */
+  ownPages(tenant: string): WebAppPages {
+    const origin = this.tenantOrigin(tenant);
     return { signInRedirectUri: `${origin}${OWN_CALLBACK_PATH}`, loginApproveUrl: `${origin}${OWN_APPROVE_PATH}` };
   }
 
-  /** The pages in effect for the tenant; the own pages are placed on `requestOrigin` when given. */
-  async pages(tenant: string, requestOrigin?: string): Promise<WebAppPages> {
-    const own = this.ownPages(tenant, requestOrigin);
+  /** The pages in effect for the tenant. */
+  async pages(tenant: string): Promise<WebAppPages> {
+    const own = this.ownPages(tenant);
     const t = await this.tenants.getOrLoad(tenant, async () => {
       const w = (await this.deps.settings(tenant).settings())?.webApp;
       return {

@@ -32,3 +32,15 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
 }
 
 export { addressKey } from '../core/address-key.js';
+
+/**
+ * Whether the request comes from a configured proxy address itself, with nobody untrusted behind it: every
+ * hop from the socket to the client is trusted under `TRUST_PROXY`. What such a caller sends about the
+ * request (a W3C `traceparent`) is believed; a request relayed for an outside client is not, since a proxy
+ * passes the client's headers on.
+ */
+export function callerIsTrusted(req: IncomingMessage, trust: TrustProxy): boolean {
+  const chain = proxyaddr.all(req, trust);
+  const i = chain.length - 1;
+  return i >= 0 && trust(chain[i]!, i);
+}

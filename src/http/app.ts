@@ -27,9 +27,10 @@ export interface HttpAppOptions {
 export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', compileTrustProxy(infra.config.http.trustProxy));
+  const trust = compileTrustProxy(infra.config.http.trustProxy);
+  app.set('trust proxy', trust);
   app.set('query parser', 'simple');
-  app.use(requestContext(infra.logger, infra.metrics));
+  app.use(requestContext(infra.logger, infra.metrics, trust));
   app.use(securityHeaders());
   for (const m of probeRoutes(infra, services)) app.use(m.path, m.router);
   app.use(perIpLimit(infra));

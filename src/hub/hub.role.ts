@@ -18,7 +18,7 @@ import { consentMethods } from './handlers/consent.handlers.js';
 import { deviceMethods } from './handlers/device.handlers.js';
 import { signallingMethods } from './handlers/signalling.handlers.js';
 import type { HubContext } from './hub.types.js';
-import { addressKey, clientAddress, compileTrustProxy } from '../edge/client-address.js';
+import { addressKey, callerIsTrusted, clientAddress, compileTrustProxy } from '../edge/client-address.js';
 import { countHit, HUB_SESSION_BUCKET, PER_IP_BUCKET } from '../edge/rate-limit.js';
 
 /** A connection to the configured Redis (one server or a cluster), from infra's connectRedis. */
@@ -146,7 +146,10 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   };
   const presence = new HubPresence(io, services.presence, infra.config.nodeId, infra.logger, followUps);
   await presence.start(PRESENCE_HEARTBEAT_MS);
-  onConnections(io, hub, HUB_METHODS, presence, infra.config.hub.rateLimit, infra.metrics);
+  const trust = compileTrustProxy(infra.config.http.trustProxy);
+  onConnections(io, hub, HUB_METHODS, presence, infra.config.hub.rateLimit, infra.metrics, (req) =>
+    callerIsTrusted(req, trust),
+  );
   const relay = (p: RelayedPush) => publisher.emitLocal(p.rooms, p.event, p.payload, p.except);
   const unsubs = [
     // Pushes from nodes without a hub (workers, actor-only nodes) arrive on this channel; each hub node

@@ -70,6 +70,8 @@ export function onConnections(
   presence: HubPresence,
   rate: RateLimitOptions,
   metrics: Metrics,
+  /** Whether a socket's caller is a configured proxy address itself (its calls' traceparent counts). */
+  traceTrusted: (req: IncomingMessage) => boolean = () => false,
 ): void {
   const connected = metrics.gauge('hub_connected_sockets', 'Sockets connected to this hub node');
   const table = methodTable(methods, metrics);
@@ -120,7 +122,7 @@ export function onConnections(
       ),
     );
     ctx.sessions.attach(socket);
-    serveMethods(ctx, socket, table, new SocketRateLimit(rate));
+    serveMethods(ctx, socket, table, new SocketRateLimit(rate), traceTrusted(socket.request));
     socket.on('disconnect', () => {
       connected.dec();
       presence

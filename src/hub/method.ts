@@ -85,7 +85,14 @@ export function methodTable(methods: readonly HubMethod[], metrics: Metrics): Me
  * without a listener are); whatever the client sends (no ack callback, wrong arity, garbage), the
  * process never throws.
  */
-export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTable, limit: SocketRateLimit): void {
+export function serveMethods(
+  ctx: HubContext,
+  socket: HubSocket,
+  table: MethodTable,
+  limit: SocketRateLimit,
+  /** Whether the socket's caller is a configured proxy address itself, so its calls' trace context counts. */
+  traceTrusted = false,
+): void {
   socket.onAny(async (event: unknown, ...raw: unknown[]): Promise<void> => {
     const entry = typeof event === 'string' ? table.get(event) : undefined;
     if (!entry) return;
@@ -94,7 +101,7 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
     const t0 = performance.now();
     const span = startSpan(`hub ${m.name}`, {
       kind: SpanKind.SERVER,
-      parent: traceArg(raw),
+      parent: traceArg(raw, traceTrusted),
       attributes: { 'rpc.system': 'socket.io', 'rpc.method': m.name, tenant: socket.data.tenant },
     });
     let result: AckResult;
@@ -138,14 +145,15 @@ export function serveMethods(ctx: HubContext, socket: HubSocket, table: MethodTa
 
 /**
  * A hub call's trace context: a trailing argument before the ack of exactly `{ traceparent, tracestate? }`
- * (decision 840). It is taken off the arguments, so methods never see it; a call without one starts a
- * trace of its own.
+ * (decision 840). It is taken off the arguments, so methods never see it; it is the call's parent only on
+ * a socket whose caller is a configured proxy address itself (decision 1033). A call without one, or
+ * from anyone else, starts a trace of its own, sampled by TRACING_SAMPLE_RATIO.
  */
-function traceArg(raw: unknown[]): TraceCarrier | undefined {
+function traceArg(raw: unknown[], trusted: boolean): TraceCarrier | undefined {
   const last = raw.at(-1);
   if (!last || typeof last !== 'object' || Array.isArray(last)) return undefined;
   const keys = Object.keys(last);
   if (!keys.includes('traceparent') || keys.some((k) => k !== 'traceparent' && k !== 'tracestate')) return undefined;
   raw.pop();
-  return last as TraceCarrier;
+  return trusted ? (last as TraceCarrier) : undefined;
 }

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../core/errors.js';
-import type { PinLockedPush } from '../core/pin.service.js';
+import type { PinLockedPush, SecurityAlertPush } from '../core/pin.service.js';
 import type { ImportProgressPush } from '../core/import.service.js';
 import type { CallInfo, EndCallPush, NewCallPush } from '../actors/call.schema.js';
 import type { HostAccessPush, MuteRequestedPush, RemovedPush } from '../actors/meeting-controls.schema.js';
@@ -93,6 +93,8 @@ export interface ServerToClientEvents {
   pushStreams(p: { positions: PushPosition[] }): void;
   /** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
   pinLocked(p: Positioned<PinLockedPush>): void;
+  /** To every user who may reset PINs (`users:manage`): an account's PIN sign-in was hard-locked (docs/auth.md#device-pin-quick-unlock). */
+  securityAlert(p: Positioned<SecurityAlertPush>): void;
   /** A pending-users import the user uploaded made progress, completed or failed (docs/onboarding.md). */
   importProgress(p: Positioned<ImportProgressPush>): void;
 }
@@ -129,6 +131,7 @@ export const SERVER_EVENTS: readonly ServerEventName[] = [
   'sessionEnded',
   'permissionsChanged',
   'pinLocked',
+  'securityAlert',
   'importProgress',
   'resyncRequired',
   'pushStreams',
@@ -170,6 +173,7 @@ export const PUSH_DELIVERY: Record<PushName, 'recoverable' | 'volatile' | 'conne
   sessionEnded: 'connection',
   permissionsChanged: 'connection',
   pinLocked: 'recoverable',
+  securityAlert: 'recoverable',
   importProgress: 'recoverable',
   resyncRequired: 'connection',
   pushStreams: 'connection',

@@ -55,12 +55,25 @@ describe('production refuses development defaults', () => {
     ['OIDC_MODE', () => ({ OIDC_MODE: 'embedded', OIDC_ISSUER_TEMPLATE: '' })],
     ['REDIS_URL', () => ({ REDIS_URL: `redis://127.0.0.1:${redis.port}` })],
     ['KEY_ENCRYPTION_KEY', () => ({ KEY_ENCRYPTION_KEY: '' })],
+    ['METRICS_HOST', () => ({ METRICS_HOST: '0.0.0.0' })],
+    ['METRICS_HOST', () => ({ METRICS_HOST: '::' })],
+    ['METRICS_HOST', () => ({ METRICS_HOST: '10.1.2.3' })],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => ({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' })],
+    ['WEBHOOK_ALLOW_HTTP', () => ({ WEBHOOK_ALLOW_HTTP: 'true' })],
+    ['TRUST_PROXY', () => ({ TRUST_PROXY: 'true' })],
   ])('refuses to start with the development value of %s and names it', async (setting, overrides) => {
     const { code, stderr } = await runChildNodeToExit(productionEnv(overrides()));
     expect(code).toBe(78);
     expect(stderr).toContain(`${setting}:`);
     // Exactly the one setting this case broke is named.
     expect(stderr.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(1);
+  });
+
+  it('serves metrics on every interface when METRICS_TOKEN guards them, and trusts a named proxy', async () => {
+    const node = await spawnChildNode(
+      productionEnv({ METRICS_HOST: '0.0.0.0', METRICS_TOKEN: secret(), TRUST_PROXY: 'loopback, 10.0.0.0/8' }),
+    );
+    await node.stop();
   });
 
   it('runs the embedded identity provider in production only when explicitly allowed', async () => {

@@ -16,10 +16,16 @@ export interface IdpRealmsDeps {
   /** Redirect URIs registered for the service's client (src/core/web-app-urls.ts); a change rebuilds the realm. */
   redirectUris(tenant: string): Promise<string[]>;
   /**
-   * A grant of the realm was revoked by the provider itself (a replayed refresh token, a token
-   * revocation request): the realm session `sid` of `subject` must end in the service too.
+   * A realm session ended in the provider itself (the realm's logout page) or one of its grants was
+   * revoked there (a replayed refresh token, a token revocation request): the realm session `sid` of
+   * `subject` must end in the service too.
    */
-  onGrantRevoked(tenant: string, subject: string, sid: string): Promise<void>;
+  onRealmSessionEnded(
+    tenant: string,
+    subject: string,
+    sid: string,
+    reason: 'realm_logout' | 'realm_grant_revoked',
+  ): Promise<void>;
   onError(err: unknown): void;
   /** How often the stored keys are re-read for another node's rotation (default 5 s). */
   secretsCheckMs?: number;
@@ -86,15 +92,76 @@ export class IdpRealms {
     });
     // X-Forwarded-* reaching the provider were rewritten from Express's TRUST_PROXY view (idp.role.ts).
     provider.proxy = true;
-    provider.on('grant.revoked', (ctx) => {
-      const entities = ctx.oidc?.entities as
-        Record<string, { sid?: unknown; sessionUid?: unknown; accountId?: unknown } | undefined> | undefined;
-      const token = entities?.RefreshToken ?? entities?.AccessToken;
-      const sid = token?.sid ?? token?.sessionUid;
-      if (typeof sid === 'string' && typeof token?.accountId === 'string') {
-        this.deps.onGrantRevoked(tenant, token.accountId, sid).catch((err) => this.deps.onError(err));
-      }
+    // The service's sessions of an ended realm session end before the realm answers the request that
+    // ended it (the logout page's confirmation, the token request of a replayed refresh token).
+    const ending = new WeakMap<object, Promise<void>[]>();
+    provider.use(async (ctx, next) => {
+      const mine: Promise<void>[] = [];
+      ending.set(ctx, mine);
+      await next();
+      await Promise.all(mine);
     });
+    const end = (
+      ctx: object,
+      ended: { accountId: string; sid: string }[],
+      reason: 'realm_logout' | 'realm_grant_revoked',
+    ) => {
+      for (const e of ended) {
+        const done = this.deps.onRealmSessionEnded(tenant, e.accountId, e.sid, reason);
+        ending.get(ctx)?.push(done.catch((err) => this.deps.onError(err)));
+      }
+    };
+    provider.on('grant.revoked', (ctx, grantId: string) => {
+      const ended = revokedRealmSession(ctx.oidc as unknown as RevokingContext | undefined, grantId);
+      end(ctx, ended ? [ended] : [], 'realm_grant_revoked');
+    });
+    // Logout at the realm (RP-initiated, "sign me out" everywhere): the browser session is destroyed,
+    // while grants holding offline access survive it, so no grant.revoked says which sessions ended.
+    provider.on('end_session.success', (ctx) =>
+      end(ctx, destroyedRealmSessions(ctx.oidc as unknown as RevokingContext), 'realm_logout'),
+    );
     return provider;
   }
+}
+
+/** What oidc-provider's context holds when it revokes a grant (only the parts read here). */
+interface RevokingContext {
+  entities?: Record<string, { sid?: unknown; sessionUid?: unknown; accountId?: unknown } | undefined>;
+  session?: {
+    destroyed?: boolean;
+    accountId?: unknown;
+    uid?: unknown;
+    authorizations?: Record<string, { grantId?: unknown; sid?: unknown } | undefined>;
+  };
+}
+
+/**
+ * The realm session behind a revoked grant: from the token that revoked it (a replayed refresh token, a
+ * revocation request), or else from the browser session that holds the grant (the realm's own logout,
+ * RP-initiated: the session ends and each of its clients' grants is revoked). The `sid` is the one the
+ * realm's tokens carry (the client's sid, else the session's uid).
+ */
+export function revokedRealmSession(
+  oidc: RevokingContext | undefined,
+  grantId: string,
+): { accountId: string; sid: string } | undefined {
+  const token = oidc?.entities?.RefreshToken ?? oidc?.entities?.AccessToken;
+  const tokenSid = token?.sid ?? token?.sessionUid;
+  if (typeof tokenSid === 'string' && typeof token?.accountId === 'string')
+    return { accountId: token.accountId, sid: tokenSid };
+  const session = oidc?.session;
+  if (typeof session?.accountId !== 'string') return undefined;
+  const held = Object.values(session.authorizations ?? {}).find((a) => a?.grantId === grantId);
+  if (!held) return undefined;
+  const sid = held.sid ?? session.uid;
+  return typeof sid === 'string' ? { accountId: session.accountId, sid } : undefined;
+}
+
+/** The `sid`s of a realm session the realm's logout destroyed: its uid and each client's sid. */
+export function destroyedRealmSessions(oidc: RevokingContext | undefined): { accountId: string; sid: string }[] {
+  const session = oidc?.session;
+  if (!session?.destroyed || typeof session.accountId !== 'string') return [];
+  const sids = [session.uid, ...Object.values(session.authorizations ?? {}).map((a) => a?.sid)];
+  const accountId = session.accountId;
+  return [...new Set(sids.filter((s): s is string => typeof s === 'string'))].map((sid) => ({ accountId, sid }));
 }

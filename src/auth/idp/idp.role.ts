@@ -24,11 +24,11 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
     secrets: services.auth.idpSecrets,
     accounts: services.auth.realmAccounts,
     redirectUris: (t) => services.webApp.registeredRedirectUris(t),
-    onGrantRevoked: async (tenant, subject, sid) => {
+    onRealmSessionEnded: async (tenant, subject, sid, reason) => {
       const user = await services.auth.realmAccounts.bySubject(tenant, subject);
-      if (user) await services.auth.sessions.endRealmSession(tenant, user._id.toString(), sid, 'realm_grant_revoked');
+      if (user) await services.auth.sessions.endRealmSession(tenant, user._id.toString(), sid, reason);
     },
-    onError: (err) => log.error({ err }, 'ending the realm session of a revoked grant failed'),
+    onError: (err) => log.error({ err }, 'ending the service sessions of an ended realm session failed'),
   });
   const provider = async (tenant: string) => {
     await services.tenants.require(tenant);
@@ -46,7 +46,7 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
     },
   ]);
   const router = Router();
-  router.use(forwardedAsTrusted);
+  router.use(originFromIssuer(infra.config.auth.oidc.issuerTemplate));
   const passwordChecks = infra.metrics.counter(
     'idp_password_checks_total',
     'scrypt password checks of the embedded realm sign-in form (unknown accounts included: they are checked against a decoy hash)',
@@ -86,15 +86,25 @@ export const startIdp: RoleStarter = async ({ infra, services, mount }) => {
 };
 
 /**
- * oidc-provider (koa) reads X-Forwarded-Host/-Proto/-For when `proxy` is on, from any client. The
- * provider keeps `proxy` on, and these headers are rewritten here to what Express derived under
- * TRUST_PROXY, so the realm's discovery, redirects and cookies follow the service's own proxy trust.
+ * oidc-provider (koa) builds the URLs of its discovery document, redirects and forms from the request's
+ * origin: Host, or X-Forwarded-Host/-Proto when `proxy` is on. The provider keeps `proxy` on and these
+ * headers are rewritten here: host and scheme from the realm's configured issuer (OIDC_ISSUER_TEMPLATE,
+ * by default PUBLIC_URL), whatever Host or forwarded headers the request carried; the client address
+ * from Express's TRUST_PROXY view.
  */
-function forwardedAsTrusted(req: Request, _res: Response, next: NextFunction): void {
-  req.headers['x-forwarded-proto'] = req.protocol;
-  req.headers['x-forwarded-for'] = req.ip ?? req.socket.remoteAddress ?? '';
-  const host = req.host;
-  if (host) req.headers['x-forwarded-host'] = host;
-  else delete req.headers['x-forwarded-host'];
-  next();
+export function originFromIssuer(issuerTemplate: string) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    req.headers['x-forwarded-for'] = req.ip ?? req.socket.remoteAddress ?? '';
+    const tenant = /^\/([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:\/|$)/.exec(req.path)?.[1];
+    if (!tenant) {
+      // No realm of ours: the tenant lookup answers 404; the provider is never reached.
+      delete req.headers['x-forwarded-host'];
+      delete req.headers['x-forwarded-proto'];
+      return next();
+    }
+    const issuer = new URL(issuerTemplate.replace('{tenant}', tenant));
+    req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+    req.headers['x-forwarded-host'] = issuer.host;
+    next();
+  };
 }

@@ -12,6 +12,8 @@ export const LoginCodeSchema = new Schema(
     approvedBy: { type: Schema.Types.ObjectId },
     /** The approving session and what it held: the redeemed session is derived from it. */
     approvedSessionId: String,
+    /** Approved with an identity-provider token: its realm session (`sid`), which the redeemed session ends with. */
+    approvedIdpSid: String,
     approvedPermissions: { type: [String], default: undefined },
     expiresAt: { type: Date, required: true },
     extendedCount: { type: Number, default: 0 },

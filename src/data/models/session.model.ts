@@ -20,6 +20,8 @@ export const SessionSchema = new Schema(
     permissionCap: { type: [String], default: undefined },
     /** Realm session (`sid`) this session was opened from (authorization-code sign-in). */
     idpSid: String,
+    /** Derived from a realm session (QR approved with an identity-provider token): it dies with that realm session. */
+    parentIdpSid: String,
     expiresAt: { type: Date, required: true },
     revokedAt: Date,
     revokeReason: String,
@@ -32,5 +34,6 @@ export const SessionSchema = new Schema(
 SessionSchema.index({ userId: 1, revokedAt: 1 });
 SessionSchema.index({ previousHashes: 1 });
 SessionSchema.index({ parentSessionId: 1 });
+SessionSchema.index({ parentIdpSid: 1 });
 
 export type SessionDoc = InferSchemaType<typeof SessionSchema>;

@@ -63,6 +63,17 @@ export class CredentialRepository {
       .exec();
   }
 
+  /** Ids of active users holding one of `roles` (at most `limit`): who an administrators' alert goes to. */
+  async activeIdsWithRoles(roles: string[], limit: number): Promise<string[]> {
+    if (!roles.length) return [];
+    const rows = await this.db.models.User.find({ role: { $in: roles }, status: 'active' })
+      .select({ _id: 1 })
+      .limit(limit)
+      .lean<{ _id: { toString(): string } }[]>()
+      .exec();
+    return rows.map((r) => r._id.toString());
+  }
+
   findBySubject(subject: string): Promise<AccountRecord | null> {
     return this.db.models.User.findOne({ idpSubject: subject }).select(FIELDS).lean<AccountRecord>().exec();
   }

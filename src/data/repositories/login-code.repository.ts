@@ -9,6 +9,7 @@ export interface LoginCodeRecord {
   requestedFrom?: { ip?: string | null; userAgent?: string | null } | null;
   approvedBy?: unknown;
   approvedSessionId?: string | null;
+  approvedIdpSid?: string | null;
   /** Absent on codes approved by older code: such a code is not redeemed (its scope is unknown). */
   approvedPermissions?: string[] | null;
   expiresAt: Date;
@@ -50,7 +51,7 @@ export class LoginCodeRepository {
    */
   approve(
     code: string,
-    by: { userId: string; sessionId?: string; permissions: string[] },
+    by: { userId: string; sessionId?: string; idpSid?: string; permissions: string[] },
     now: Date,
   ): Promise<LoginCodeRecord | null> {
     return claimedUpdate<LoginCodeRecord>(
@@ -63,6 +64,7 @@ export class LoginCodeRepository {
           status: 'approved',
           approvedBy: by.userId,
           approvedSessionId: by.sessionId,
+          approvedIdpSid: by.idpSid,
           approvedPermissions: by.permissions,
         },
       },

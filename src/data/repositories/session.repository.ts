@@ -16,6 +16,7 @@ export interface SessionRecord {
   /** Absent on root sessions (and on sessions written before caps existed): the role decides alone. */
   permissionCap?: string[] | null;
   idpSid?: string | null;
+  parentIdpSid?: string | null;
   expiresAt: Date;
   revokedAt?: Date | null;
   revokeReason?: string | null;
@@ -33,6 +34,7 @@ export interface NewSession {
   parentSessionId?: string;
   permissionCap?: string[];
   idpSid?: string;
+  parentIdpSid?: string;
   ip?: string;
   userAgent?: string;
 }
@@ -46,6 +48,8 @@ export interface SessionRevokeFilter {
   parentSessionIds?: string[];
   /** Sessions opened from this realm session. */
   idpSid?: string;
+  /** Sessions derived from this realm session (QR approved with an identity-provider token). */
+  parentIdpSid?: string;
 }
 
 /** Server-side sessions; a refresh token names its session and proves it by the current hash. */
@@ -94,6 +98,7 @@ export class SessionRepository {
     if (filter.offlineTokenIds) q.offlineTokenId = { $in: filter.offlineTokenIds };
     if (filter.parentSessionIds) q.parentSessionId = { $in: filter.parentSessionIds };
     if (filter.idpSid) q.idpSid = filter.idpSid;
+    if (filter.parentIdpSid) q.parentIdpSid = filter.parentIdpSid;
     const live = await this.db.models.Session.find(q)
       .select({ _id: 1, userId: 1, idpSid: 1 })
       .lean<SessionRecord[]>()

@@ -11,12 +11,14 @@ export const PIN_HARD_LOCK_SECONDS = 30 * 24 * 60 * 60;
 export type PinLockout = SecurityRules['lockout'];
 
 export type Reservation =
-  { kind: 'ok'; fails: number; day: number } | { kind: 'locked'; retryAfter: number } | { kind: 'hard' };
+  | { kind: 'ok'; fails: number; day: number }
+  | { kind: 'locked'; retryAfter: number }
+  | { kind: 'hard'; retryAfter: number };
 
 export type FailureOutcome =
   | { kind: 'failed' }
   | { kind: 'locked'; retryAfter: number; level: number; first: boolean }
-  | { kind: 'hard'; first: boolean };
+  | { kind: 'hard'; retryAfter: number; first: boolean };
 
 /**
  * Redis's clock in milliseconds (one clock for every node), and when the source's lock ends in it. A
@@ -31,7 +33,8 @@ const LOCKED_UNTIL_MS = `math.max(tonumber(redis.call('HGET', KEYS[1], src .. '|
  * are taken, or the account's day budget is spent.
  */
 const RESERVE = `
-if redis.call('EXISTS', KEYS[3]) == 1 then return {'hard', 0} end
+local hardTtl = redis.call('TTL', KEYS[3])
+if hardTtl ~= -2 then return {'hard', hardTtl} end
 local src, max, dayMax = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = ${NOW_MS}
 local lockedUntil = ${LOCKED_UNTIL_MS}
@@ -39,7 +42,7 @@ if lockedUntil > now then return {'locked', math.ceil((lockedUntil - now) / 1000
 local fails = tonumber(redis.call('HGET', KEYS[1], src .. '|fails') or '0')
 if fails >= max then return {'locked', 1} end
 local day = tonumber(redis.call('GET', KEYS[2]) or '0')
-if day >= dayMax then return {'hard', 0} end
+if day >= dayMax then return {'hard', redis.call('TTL', KEYS[2])} end
 fails = redis.call('HINCRBY', KEYS[1], src .. '|fails', 1)
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 day = redis.call('INCR', KEYS[2])
@@ -56,7 +59,7 @@ local src, fails, day = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local max, dayMax, base, cap = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 if day >= dayMax then
   local first = redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[8])
-  return {'hard', first and 1 or 0, 0}
+  return {'hard', first and 1 or 0, redis.call('TTL', KEYS[3])}
 end
 if fails < max then return {'failed', 0, 0} end
 local now = ${NOW_MS}
@@ -100,7 +103,8 @@ export class PinAttemptsStore {
       lockout.maxFailuresPerDay,
       PIN_DAY_SECONDS,
     )) as [string, number, number?];
-    if (kind === 'hard') return { kind: 'hard' };
+    // A lock key without an expiry (TTL -1, written by hand) reports the storage bound.
+    if (kind === 'hard') return { kind: 'hard', retryAfter: Number(a) > 0 ? Number(a) : PIN_HARD_LOCK_SECONDS };
     if (kind === 'locked') return { kind: 'locked', retryAfter: Math.max(a, 1) };
     return { kind: 'ok', fails: a, day: b ?? a };
   }
@@ -131,7 +135,8 @@ export class PinAttemptsStore {
       number,
       number?,
     ];
-    if (kind === 'hard') return { kind: 'hard', first: first === 1 };
+    if (kind === 'hard')
+      return { kind: 'hard', retryAfter: seconds > 0 ? seconds : PIN_HARD_LOCK_SECONDS, first: first === 1 };
     if (kind === 'locked')
       return { kind: 'locked', retryAfter: Math.max(seconds, 1), level: level ?? 0, first: first === 1 };
     return { kind: 'failed' };

@@ -4,15 +4,18 @@ import { runWithContext } from '../../observability/context.js';
 import { SpanKind, startSpan, traceIdOf } from '../../observability/tracing.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
+import { callerIsTrusted, type TrustProxy } from '../../edge/client-address.js';
 
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Gives each request a server span (continuing the caller's W3C `traceparent`) and a correlation id,
- * logs and times it. The correlation id is the trace id: the span's when tracing is on, else the
+ * Gives each request a server span and a correlation id, logs and times it. The span continues the
+ * caller's W3C `traceparent` (and so its sampling decision) only when the caller is a configured proxy
+ * address itself (`callerIsTrusted`); anyone else's starts a trace of its own, sampled by
+ * TRACING_SAMPLE_RATIO. The correlation id is the trace id: the span's when tracing is on, else a trusted
  * caller's traceparent's, else a well-formed `x-correlation-id` of the caller, else a new one.
  */
-export function requestContext(logger: Logger, metrics: Metrics): RequestHandler {
+export function requestContext(logger: Logger, metrics: Metrics, trust: TrustProxy): RequestHandler {
   const duration = metrics.histogram(
     'http_request_duration_seconds',
     'HTTP request duration',
@@ -20,10 +23,11 @@ export function requestContext(logger: Logger, metrics: Metrics): RequestHandler
     [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   );
   return (req, res, next) => {
-    const traceparent = req.get('traceparent');
+    const trusted = callerIsTrusted(req, trust);
+    const traceparent = trusted ? req.get('traceparent') : undefined;
     const span = startSpan(req.method, {
       kind: SpanKind.SERVER,
-      parent: { traceparent, tracestate: req.get('tracestate') },
+      parent: trusted ? { traceparent, tracestate: req.get('tracestate') } : undefined,
       attributes: { 'http.request.method': req.method, 'url.path': req.path },
     });
     const incoming = req.get('x-correlation-id');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { Page } from 'puppeteer-core';
+import type { HTTPRequest, Page } from 'puppeteer-core';
 import type { TestNode } from '../../support/node.js';
 import { createUser } from '../../support/auth.js';
 import { startRealmNode } from '../../support/realm.js';
@@ -95,6 +95,25 @@ describe('first-party web pages in a browser', () => {
     await signInOnRealm(page);
     await page.waitForSelector('#signed-in:not([hidden])');
     expect(new URL(page.url()).origin).toBe(origin);
+
+    // A signed-in tab sent to the callback with a returnTo that the URL parser normalizes into a
+    // scheme-relative `//host` (dot segments, a backslash): the tab stays on the origin, signed in.
+    const evil = `evil.localhost:${new URL(origin).port}`;
+    for (const returnTo of [`/.//${evil}/x`, `/..//${evil}/x`, `/./\\${evil}/x`, `/%2e//${evil}/x`]) {
+      const away: string[] = [];
+      let wentAway = () => undefined as void;
+      const left = new Promise<void>((resolve) => (wentAway = resolve));
+      const seen = (r: HTTPRequest) => {
+        if (!r.isNavigationRequest() || r.frame() !== page.mainFrame() || r.url().includes('/auth/callback')) return;
+        away.push(r.url());
+        wentAway();
+      };
+      page.on('request', seen);
+      await page.goto(`${origin}/auth/callback?returnTo=${encodeURIComponent(returnTo)}`, { waitUntil: 'load' });
+      await Promise.race([page.waitForSelector('#signed-in:not([hidden])'), left]);
+      page.off('request', seen);
+      expect({ returnTo, away }).toEqual({ returnTo, away: [] });
+    }
   });
 
   it('approveUrl: the page names the requesting device, approving signs the polling device in as the approver', async () => {

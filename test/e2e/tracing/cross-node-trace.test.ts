@@ -49,6 +49,8 @@ describe('tracing across nodes', () => {
           ROLES: roles,
           NODE_ID: nodeId,
           LOG_LEVEL: 'warn',
+          // The test's clients are on loopback: their traceparent counts as a configured proxy's (decision 1033).
+          TRUST_PROXY: 'loopback',
           OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
           TRACING_EXPORT_DELAY_MS: '100',
         }),

@@ -40,23 +40,34 @@ describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
     expect(await node.services.auth.account.hasPin(patPrincipal())).toBe(false);
     expect((await setPin('12')).body.code).toBe('pin_policy_violation');
     expect((await setPin('12ab')).body.code).toBe('pin_policy_violation');
-    expect((await setPin('1234')).status).toBe(200);
+    // Sequences and repeats are refused whatever the tenant policy (NIST SP 800-63B 5.1.1.2).
+    for (const weak of ['123456', '1234', '4321', '0000', '111111', '7890', '2468', '1212', '123123']) {
+      const r = await setPin(weak);
+      expect({ weak, status: r.status, code: r.body.code, field: r.body.errors?.[0]?.field }).toEqual({
+        weak,
+        status: 422,
+        code: 'pin_policy_violation',
+        field: 'newPin',
+      });
+    }
+    expect(await node.services.auth.account.hasPin(patPrincipal())).toBe(false);
+    expect((await setPin('4927')).status).toBe(200);
     expect(await node.services.auth.account.hasPin(patPrincipal())).toBe(true);
-    const reused = await setPin('1234');
+    const reused = await setPin('4927');
     expect(reused.status).toBe(422);
     expect(reused.body.errors[0].field).toBe('newPin');
-    expect((await setPin('4321')).status).toBe(200);
-    expect((await setPin('1234')).status).toBe(422);
+    expect((await setPin('8305')).status).toBe(200);
+    expect((await setPin('4927')).status).toBe(422);
     const { db } = await node.services.tenants.require('acme');
     const stored = await db.models.User.findById(patId).lean();
     expect(stored!.pinHash).toMatch(/^scrypt\$/);
-    expect(stored!.pinHash).not.toContain('4321');
+    expect(stored!.pinHash).not.toContain('8305');
   });
 
   it('unlocks with the PIN, locks after the maximum failures, and an admin reset clears the lock', async () => {
     const { id: patId, token: patToken, setPin, unlock } = await patient('pia');
-    expect((await setPin('4321')).status).toBe(200);
-    const ok = await unlock('4321');
+    expect((await setPin('8305')).status).toBe(200);
+    const ok = await unlock('8305');
     expect(ok.status).toBe(200);
     expect(ok.body.user.username).toBe('pia');
     const rules = await node.services.auth.account.securityRules('acme');
@@ -66,15 +77,15 @@ describe('device PIN: policy, history, quick unlock, lockout, reset', () => {
     expect(locked.status).toBe(423);
     expect(locked.body.code).toBe('account_locked');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await unlock('4321')).body.code).toBe('account_locked');
+    expect((await unlock('8305')).body.code).toBe('account_locked');
     const audit = await node.services.auth.audit.list('acme', { action: 'signin.lockout', subjectId: patId });
     expect(audit).toHaveLength(1);
-    const patDenied = await setPin('5555', patToken, adaId);
+    const patDenied = await setPin('5183', patToken, adaId);
     expect(patDenied.status).toBe(403);
     const adminToken = await tokenFor(node, 'acme', 'ada');
-    const reset = await setPin('8642', adminToken, patId);
+    const reset = await setPin('6172', adminToken, patId);
     expect(reset.status).toBe(200);
-    expect((await unlock('8642')).status).toBe(200);
+    expect((await unlock('6172')).status).toBe(200);
     expect(await node.services.auth.audit.list('acme', { action: 'pin.reset', subjectId: patId })).toHaveLength(1);
   });
 

@@ -26,7 +26,7 @@ describe('realm sessions and tokens end with sign-out', () => {
     base = `http://127.0.0.1:${port}`;
     redirectUri = `${base}/auth/callback`;
     node = await startTestNode({ ROLES: 'http,idp,hub,actors', PORT: String(port), PUBLIC_URL: base });
-    for (const u of ['carol', 'dave', 'erin', 'frank', 'gina', 'hank'])
+    for (const u of ['carol', 'dave', 'erin', 'frank', 'gina', 'hank', 'ivan', 'jade', 'kim'])
       ids[u] = await createUser(node, 'acme', { username: u, role: 'clinician', password: `${u}-password` });
     await createUser(node, 'acme', { username: 'root', role: 'admin' });
     adminToken = await tokenFor(node, 'acme', 'root');
@@ -182,6 +182,66 @@ describe('realm sessions and tokens end with sign-out', () => {
     await expect(realmRefresh(realm.refreshToken)).rejects.toMatchObject({ error: 'invalid_grant' });
     const again = await realmSignIn('gina');
     expect(await transports(again.accessToken)).toEqual(allOk);
+  });
+
+  /** A device asks for a QR login code and the holder of `token` approves it; `redeem` is the device's poll. */
+  async function qrApprovedWith(token: string) {
+    const c = (await node.http.get('/api/account/qrCode?deviceName=tablet', { tenant: 'acme' })).body as {
+      code: string;
+      pollSecret: string;
+    };
+    const approved = await node.http.post('/api/account/approveLoginCode', {
+      tenant: 'acme',
+      token,
+      body: { code: c.code },
+    });
+    expect(approved.status).toBe(200);
+    return () =>
+      node.http.post('/api/account/login', {
+        tenant: 'acme',
+        body: { method: 'qr', code: c.code, pollSecret: c.pollSecret },
+      });
+  }
+  const refresh = (refreshToken: string) =>
+    node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken } });
+
+  it('a QR session approved with a realm token ends when that realm session logs out', async () => {
+    const realm = await realmSignIn('ivan');
+    const device = await (await qrApprovedWith(realm.accessToken))();
+    expect(device.status).toBe(200);
+    expect(await transports(device.body.accessToken)).toEqual(allOk);
+    const out = await node.http.post(`/api/account/${ids.ivan}/logout`, { tenant: 'acme', token: realm.accessToken });
+    expect(out.status).toBe(200);
+    expect(await transports(device.body.accessToken)).toEqual(allRevoked);
+    const after = await refresh(device.body.refreshToken);
+    expect([after.status, after.body.code]).toEqual([401, 'session_revoked']);
+  });
+
+  it("a QR session approved with a realm token ends when the user signs out at the realm's own logout page", async () => {
+    const realm = await realmSignIn('jade');
+    const device = await (await qrApprovedWith(realm.accessToken))();
+    expect(device.status).toBe(200);
+    // RP-initiated logout at the embedded realm: its confirmation form, then the confirmation with logout=yes.
+    const form = await realm.browser.go('GET', '/realms/acme/session/end');
+    expect(form.status).toBe(200);
+    const action = /action="([^"]+)"/.exec(form.text)![1]!;
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(form.text)![1]!;
+    const confirmed = await realm.browser.go('POST', action, { xsrf, logout: 'yes' });
+    expect(confirmed.status).toBe(303);
+    expect(await cookieSignsIn(realm.browser)).toBe(false);
+    expect(await transports(device.body.accessToken)).toEqual(allRevoked);
+    expect(await transports(realm.accessToken)).toEqual(allRevoked);
+    const after = await refresh(device.body.refreshToken);
+    expect([after.status, after.body.code]).toEqual([401, 'session_revoked']);
+  });
+
+  it('a QR code approved with a realm token whose realm session ended before the poll is not redeemed', async () => {
+    const realm = await realmSignIn('kim');
+    const redeem = await qrApprovedWith(realm.accessToken);
+    const out = await node.http.post(`/api/account/${ids.kim}/logout`, { tenant: 'acme', token: realm.accessToken });
+    expect(out.status).toBe(200);
+    const late = await redeem();
+    expect([late.status, late.body.code]).toEqual([401, 'session_revoked']);
   });
 
   it('an external-mode node refuses the realm tokens of a user an admin signed out (not-before)', async () => {

@@ -13,7 +13,7 @@ describe('brute force under concurrency', () => {
       await createUser(node, 'brute', { username: u, role: 'patient' });
       const token = await tokenFor(node, 'brute', u);
       expect(
-        (await node.http.post('/api/account/resetPin', { tenant: 'brute', token, body: { newPin: '4321' } })).status,
+        (await node.http.post('/api/account/resetPin', { tenant: 'brute', token, body: { newPin: '8305' } })).status,
       ).toBe(200);
     }
     maxAttempts = (await node.services.auth.account.securityRules('brute')).lockout.maxAttempts;
@@ -29,12 +29,12 @@ describe('brute force under concurrency', () => {
     expect(burst.every((r) => [401, 423, 429].includes(r.status))).toBe(true);
     expect(codes).toContain('account_locked');
     expect(codes.filter((c) => c === 'invalid_credentials').length).toBeLessThan(maxAttempts);
-    const right = await unlock('pat', '4321');
+    const right = await unlock('pat', '8305');
     expect(right.body.code).toBe('account_locked');
   });
 
   it('a burst holding the right PIN among wrong ones cannot slip past the lock', async () => {
-    const pins = Array.from({ length: 30 }, (_, i) => (i === 20 ? '4321' : String(2000 + i)));
+    const pins = Array.from({ length: 30 }, (_, i) => (i === 20 ? '8305' : String(2000 + i)));
     const burst = await Promise.all(pins.map((p) => unlock('pia', p)));
     const evaluated = burst.filter((r) => r.body.code === 'invalid_credentials' || r.status === 200).length;
     expect(evaluated).toBeLessThanOrEqual(maxAttempts);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { connect, type HubClient } from '../../support/hub-client.js';
-import type { PinLockedPush } from '../../../src/core/pin.service.js';
+import type { PinLockedPush, SecurityAlertPush } from '../../../src/core/pin.service.js';
 import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
 import { decoyHash } from '../../../src/auth/secrets.js';
 
@@ -39,12 +39,12 @@ describe('PIN lockout', () => {
     await createUser(node, 'pins', { username: 'nopin', role: 'patient' });
     await createUser(node, 'pins', { username: 'ada', role: 'admin' });
     await setRules('pins', { maxAttempts: 2, lockoutSeconds: 30, maxLockoutSeconds: 3600, maxFailuresPerDay: 6 });
-    await setPin('pins', 'pat', '4321');
+    await setPin('pins', 'pat', '8305');
     adminToken = await tokenFor(node, 'pins', 'ada');
     await createUser(node, 'timing', { username: 'tia', role: 'patient' });
     await createUser(node, 'timing', { username: 'tim', role: 'patient' });
     await setRules('timing', { maxAttempts: 1000, lockoutSeconds: 1, maxLockoutSeconds: 1, maxFailuresPerDay: 1000 });
-    await setPin('timing', 'tia', '4321');
+    await setPin('timing', 'tia', '8305');
   });
   afterAll(async () => {
     for (const s of sockets) s.close();
@@ -90,9 +90,9 @@ describe('PIN lockout', () => {
     const first = await unlock(attacker, 'pat', '0001');
     expect(first.status).toBe(423);
     expect(first.headers['retry-after']).toBe('30');
-    expect((await unlock(attacker, 'pat', '4321')).body.code).toBe('account_locked');
+    expect((await unlock(attacker, 'pat', '8305')).body.code).toBe('account_locked');
     // The attacker's lock is the attacker's: pat still unlocks from her device.
-    expect((await unlock(own, 'pat', '4321')).status).toBe(200);
+    expect((await unlock(own, 'pat', '8305')).status).toBe(200);
 
     await locksRunOut('pins', 'pat');
     expect((await unlock(attacker, 'pat', '0002')).body.code).toBe('invalid_credentials');
@@ -103,11 +103,44 @@ describe('PIN lockout', () => {
     // 4 failures so far; the 6th of the day, from any address, locks PIN sign-in for the account.
     await locksRunOut('pins', 'pat');
     expect((await unlock(attacker, 'pat', '0004')).body.code).toBe('invalid_credentials');
+    const adminSocket = await connect(node.url!, 'pins', { token: adminToken });
+    sockets.push(adminSocket);
+    const alerted = new Promise<SecurityAlertPush>((resolve) => adminSocket.once('securityAlert', resolve));
     const hard = await unlock('192.0.2.44', 'pat', '0005');
     expect(hard.status).toBe(423);
-    expect(hard.headers['retry-after']).toBeUndefined();
-    expect((await unlock(own, 'pat', '4321')).body.code).toBe('account_locked');
-    expect((await unlock('192.0.2.45', 'pat', '4321')).body.code).toBe('account_locked');
+    // The hard lock says how long it lasts and which ways in still work.
+    expect(Number(hard.headers['retry-after'])).toBeGreaterThan(24 * 3600);
+    expect(hard.body.detail).toMatch(/single sign-on/i);
+    expect(hard.body.detail).toMatch(/QR/);
+    const again = await unlock(own, 'pat', '8305');
+    expect(again.body.code).toBe('account_locked');
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(24 * 3600);
+    expect((await unlock('192.0.2.45', 'pat', '8305')).body.code).toBe('account_locked');
+    // An administrator is alerted at once (hub push to every user who may reset PINs).
+    expect(await alerted).toMatchObject({ kind: 'pinLocked', userId: patId, username: 'pat' });
+    // The owner's way back, which no PIN guess can block: a QR login approved from her signed-in session,
+    // then a new PIN set from it.
+    const web = await tokenFor(node, 'pins', 'pat');
+    const code = (await node.http.get('/api/account/qrCode?deviceName=phone', { tenant: 'pins' })).body;
+    expect(
+      (await node.http.post('/api/account/approveLoginCode', { tenant: 'pins', token: web, body: { code: code.code } }))
+        .status,
+    ).toBe(200);
+    const viaQr = await node.http.post('/api/account/login', {
+      tenant: 'pins',
+      body: { method: 'qr', code: code.code, pollSecret: code.pollSecret },
+    });
+    expect(viaQr.status).toBe(200);
+    expect(
+      (
+        await node.http.post('/api/account/resetPin', {
+          tenant: 'pins',
+          token: viaQr.body.accessToken,
+          body: { newPin: '3907' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await unlock(own, 'pat', '3907')).status).toBe(200);
 
     const lockouts = await node.services.auth.audit.list('pins', { action: 'signin.lockout', subjectId: patId });
     expect(lockouts.map((e) => [e.ip, (e.details as { scope: string }).scope]).sort()).toEqual([
@@ -116,10 +149,10 @@ describe('PIN lockout', () => {
       [attacker, 'source'],
     ]);
     await pushed(3);
-    expect(pushes.map((p) => [p.scope, p.retryAfter])).toEqual([
+    expect(pushes.map((p) => [p.scope, p.scope === 'account' ? p.retryAfter! > 24 * 3600 : p.retryAfter])).toEqual([
       ['source', 30],
       ['source', 60],
-      ['account', undefined],
+      ['account', true],
     ]);
 
     // An administrator's reset ends the hard lock.
@@ -128,11 +161,11 @@ describe('PIN lockout', () => {
         await node.http.post('/api/account/resetPin', {
           tenant: 'pins',
           token: adminToken,
-          body: { userId: patId, newPin: '8642' },
+          body: { userId: patId, newPin: '6172' },
         })
       ).status,
     ).toBe(200);
-    expect((await unlock(own, 'pat', '8642')).status).toBe(200);
+    expect((await unlock(own, 'pat', '6172')).status).toBe(200);
   });
 
   it('unknown users and users without a PIN lock out exactly like a real account', async () => {

@@ -238,10 +238,32 @@ describe('the embedded realm follows TRUST_PROXY', () => {
     }
   });
 
-  it('honours them from a configured proxy', async () => {
+  it("does not take them from a configured proxy either: the realm's URLs are its configured issuer's", async () => {
     const n = await realmNode({ TRUST_PROXY: 'loopback' });
     const d = await discovery(n);
     expect(d.status).toBe(200);
-    expect(d.body.token_endpoint).toBe('https://evil.example/realms/acme/token');
+    expect(d.text).not.toContain('evil.example');
+    expect(d.body.token_endpoint).toBe(`${n.config.http.publicUrl}/realms/acme/token`);
+  });
+
+  it("a Host header does not choose the realm's URLs, nor the redirect URI and approval page the service hands out", async () => {
+    const n = await realmNode({});
+    const port = new URL(n.config.http.publicUrl).port;
+    const d = await n.http.get('/realms/acme/.well-known/openid-configuration', { host: 'evil.example:4444' });
+    expect(d.status).toBe(200);
+    expect(d.text).not.toContain('evil.example');
+    expect(d.body.issuer).toBe(`${n.config.http.publicUrl}/realms/acme`);
+    expect(d.body.authorization_endpoint).toBe(`${n.config.http.publicUrl}/realms/acme/auth`);
+    expect(d.body.jwks_uri.startsWith(`${n.config.http.publicUrl}/realms/acme/`)).toBe(true);
+    // A tenant host on another port (the tenant still comes from the host name): the origin handed out is
+    // the configured one, {tenant}.BASE_DOMAIN with PUBLIC_URL's scheme and port.
+    const host = 'acme.localhost:4444';
+    const org = await n.http.post('/api/account/org', { host });
+    expect(org.status).toBe(200);
+    expect(org.body.realm.redirectUri).toBe(`http://acme.localhost:${port}/auth/callback`);
+    expect(org.body.realm.issuer).toBe(`${n.config.http.publicUrl}/realms/acme`);
+    const qr = await n.http.get('/api/account/qrCode?deviceName=tablet', { host });
+    expect(qr.status).toBe(201);
+    expect(qr.body.approveUrl).toBe(`http://acme.localhost:${port}/login/approve?code=${qr.body.code}`);
   });
 });

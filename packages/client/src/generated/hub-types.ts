@@ -797,9 +797,22 @@ export type RelayedIceCandidate = Omit<IceCandidateMessage, "targetUserId"> & {
 };
 /** Payload of the hub push `pinLocked`, sent to every socket of the user whose PIN sign-in was locked. */
 export interface PinLockedPush {
-	/** `source`: one client address is locked for `retryAfter` seconds; `account`: every address, until the PIN is reset. */
+	/**
+	 * `source`: one client address is locked for `retryAfter` seconds; `account`: every address, for
+	 * `retryAfter` seconds or until the PIN is set again (after signing in by SSO or QR) or reset.
+	 */
 	scope: "source" | "account";
 	retryAfter?: number;
+	at: string;
+}
+/** Payload of the hub push `securityAlert`, sent to every user of the tenant who may reset PINs (`users:manage`). */
+export interface SecurityAlertPush {
+	kind: "pinLocked";
+	userId: string;
+	username: string;
+	/** Seconds until the lock ends by itself. */
+	retryAfter: number;
+	failuresToday: number;
 	at: string;
 }
 /** The `importProgress` push: a running import's counters, sent to the admin who uploaded it. */
@@ -915,6 +928,8 @@ export interface ServerToClientEvents {
 	}): void;
 	/** PIN sign-in of this user was locked after failed attempts (docs/auth.md#device-pin-quick-unlock). */
 	pinLocked(p: Positioned<PinLockedPush>): void;
+	/** To every user who may reset PINs (`users:manage`): an account's PIN sign-in was hard-locked (docs/auth.md#device-pin-quick-unlock). */
+	securityAlert(p: Positioned<SecurityAlertPush>): void;
 	/** A pending-users import the user uploaded made progress, completed or failed (docs/onboarding.md). */
 	importProgress(p: Positioned<ImportProgressPush>): void;
 }

@@ -59,12 +59,23 @@ export async function accessToken() {
   }
 }
 
-/** A same-origin path to come back to after sign-in; anything else (another origin, `//host`) is dropped. */
+/**
+ * A URL of this origin to come back to after sign-in (a path, or an absolute URL of this origin as this
+ * function returns it), as an absolute URL; anything else (another origin, `//host`) is dropped. Never the
+ * bare path: the parser normalizes `/.//host`, `/..//host`, `/./\\host` or `/%2e//host` into the path
+ * `//host`, which as a location is scheme-relative.
+ */
 export function safeReturnPath(value) {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
+  if (typeof value !== 'string') return null;
+  const path = value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\');
+  if (!path && !value.startsWith(`${location.origin}/`)) return null;
+  let url;
+  try {
+    url = new URL(value, location.origin);
+  } catch {
     return null;
-  const url = new URL(value, location.origin);
-  return url.origin === location.origin ? url.pathname + url.search : null;
+  }
+  return url.origin === location.origin && !url.pathname.startsWith('//') ? url.href : null;
 }
 
 /** Replaces the element's text (never HTML: names and device strings come from users and devices). */

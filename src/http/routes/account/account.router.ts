@@ -67,7 +67,7 @@ const signInRoutes = [
     summary: 'Generate a QR login code (GenerateQRCodeCommand); the app shows it and polls login with the poll secret',
     errors: ['service_unavailable'],
     handle: async (s, { req, query }) => {
-      const { loginApproveUrl } = await s.webApp.pages(req.tenant!.name, `${req.protocol}://${req.get('host')}`);
+      const { loginApproveUrl } = await s.webApp.pages(req.tenant!.name);
       return s.auth.loginCodes.create(req.tenant!.name, query, loginApproveUrl, ctx(req));
     },
   }),
@@ -128,8 +128,7 @@ const signInRoutes = [
     response: S.OrgInfo,
     summary:
       "Org details of the tenant: display name and the realm's issuer, client id, audience, scopes and the redirect URI to use",
-    handle: async (s, { req }) =>
-      s.auth.account.org(req.tenant!, await s.webApp.pages(req.tenant!.name, `${req.protocol}://${req.get('host')}`)),
+    handle: async (s, { req }) => s.auth.account.org(req.tenant!, await s.webApp.pages(req.tenant!.name)),
   }),
 ];
 
