@@ -22,6 +22,7 @@ describe('npm start banner', () => {
     // The operator's queue dashboard (decision 841): where it is, and how it is switched on.
     expect(text).toContain('http://127.0.0.1:9464/queues');
     expect(text).toContain('QUEUE_DASHBOARD_TOKEN');
+    expect(text).toContain('npm run webhooks -- listen');
   });
 
   it('names the queue dashboard on the metrics listener when its token is set', () => {

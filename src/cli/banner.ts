@@ -35,6 +35,10 @@ export function renderBanner({ config, url, grpcPort, metricsUrl }: BannerInput)
       : `  Queue dashboard   ${metrics}/queues   (off: set QUEUE_DASHBOARD_TOKEN, 16 characters or more, in .env)`,
   ];
   if (has('http')) lines.push(`  REST API docs     ${tenantUrl}/api/docs`, `  GraphQL           ${tenantUrl}/graphql`);
+  if (has('workers') && config.webhooks.allowLocalReceivers)
+    lines.push(
+      `  Webhooks          npm run webhooks -- listen   (a local receiver subscribed to "demo", events printed)`,
+    );
   if (has('hub')) lines.push(`  Realtime hub      ${tenantUrl}/hubs/mobile (Socket.IO; token in auth.token)`);
   if (has('telemetry')) lines.push(`  Telemetry gRPC    ${config.grpc.host}:${grpcPort ?? config.grpc.port}`);
   if (has('idp') && config.auth.oidc.mode === 'embedded') {
