@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { JWK } from 'jose';
 import { verifyExport } from '../data/audit-export-verifier.js';
+import { helpOrRefusal, usageError } from './cli-kit.js';
 
 const USAGE = `usage: npm run audit-verify -- EXPORT.ndjson --jwks JWKS.json [--jwks OTHER.json ...]
   Verifies an audit export offline (docs/audit.md): the seal signed at export time, every signed
@@ -12,12 +13,15 @@ const USAGE = `usage: npm run audit-verify -- EXPORT.ndjson --jwks JWKS.json [--
           (the report names the first entry that fails).`;
 
 async function main(argv: string[]): Promise<number> {
+  const early = helpOrRefusal(argv, { tool: 'audit-verify', usage: USAGE, commands: [] });
+  if (early !== undefined) return early;
+  const unknown = argv.find((a) => a.startsWith('-') && a !== '--jwks' && !a.startsWith('--jwks='));
+  if (unknown) return usageError({ tool: 'audit-verify', usage: USAGE }, `unknown option '${unknown}'`);
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { jwks: { type: 'string', multiple: true } } });
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    return 64;
+    return usageError({ tool: 'audit-verify', usage: USAGE }, (e as Error).message);
   }
   const [file, ...extra] = parsed.positionals;
   const jwks = parsed.values.jwks ?? [];

@@ -19,6 +19,22 @@ describe('npm start banner', () => {
     expect(text).toContain(`password "${DEMO_PASSWORD}"`);
     for (const u of DEMO_USERS) expect(text).toContain(u.username);
     expect(text).toContain(DEMO_MEETING_CODE);
+    // The operator's queue dashboard (decision 841): where it is, and how it is switched on.
+    expect(text).toContain('http://127.0.0.1:9464/queues');
+    expect(text).toContain('QUEUE_DASHBOARD_TOKEN');
+    expect(text).toContain('npm run webhooks -- listen');
+  });
+
+  it('names the queue dashboard on the metrics listener when its token is set', () => {
+    const text = renderBanner({
+      config: loadConfig({ SEED_DEMO: 'true', QUEUE_DASHBOARD_TOKEN: 'a-dashboard-token-of-20' }),
+      url: 'http://127.0.0.1:8080',
+      metricsUrl: 'http://127.0.0.1:39464',
+    });
+    expect(text).toMatch(
+      /Queue dashboard +http:\/\/127\.0\.0\.1:39464\/queues +\(Basic authentication: any user name, QUEUE_DASHBOARD_TOKEN as the password\)/,
+    );
+    expect(text).not.toContain('a-dashboard-token-of-20');
   });
 
   it('shows only what the running roles serve, on the resolved port', () => {

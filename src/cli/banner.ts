@@ -20,6 +20,7 @@ export function renderBanner({ config, url, grpcPort, metricsUrl }: BannerInput)
   const port = url ? new URL(url).port : String(config.http.port);
   const tenantUrl = `http://demo.${config.http.baseDomain}:${port}`;
   const local = `http://127.0.0.1:${port}`;
+  const metrics = metricsUrl ?? `http://${config.metrics.host}:${config.metrics.port}`;
   const has = (role: string) => config.roles.includes(role as Config['roles'][number]);
   const lines = [
     '',
@@ -28,9 +29,16 @@ export function renderBanner({ config, url, grpcPort, metricsUrl }: BannerInput)
     `  Tenant "demo"     ${tenantUrl}   (browsers resolve *.localhost; curl: -H 'Host: demo.localhost:${port}' ${local})`,
     `  Ping              curl -H 'Host: demo.localhost:${port}' ${local}/api/tenant/ping`,
     `  Health            ${local}/healthz   ${local}/readyz`,
-    `  Metrics           ${metricsUrl ?? `http://${config.metrics.host}:${config.metrics.port}`}/metrics   (own listener, METRICS_PORT)`,
+    `  Metrics           ${metrics}/metrics   (own listener, METRICS_PORT)`,
+    config.metrics.queueDashboardToken
+      ? `  Queue dashboard   ${metrics}/queues   (Basic authentication: any user name, QUEUE_DASHBOARD_TOKEN as the password)`
+      : `  Queue dashboard   ${metrics}/queues   (off: set QUEUE_DASHBOARD_TOKEN, 16 characters or more, in .env)`,
   ];
   if (has('http')) lines.push(`  REST API docs     ${tenantUrl}/api/docs`, `  GraphQL           ${tenantUrl}/graphql`);
+  if (has('workers') && config.webhooks.allowLocalReceivers)
+    lines.push(
+      `  Webhooks          npm run webhooks -- listen   (a local receiver subscribed to "demo", events printed)`,
+    );
   if (has('hub')) lines.push(`  Realtime hub      ${tenantUrl}/hubs/mobile (Socket.IO; token in auth.token)`);
   if (has('telemetry')) lines.push(`  Telemetry gRPC    ${config.grpc.host}:${grpcPort ?? config.grpc.port}`);
   if (has('idp') && config.auth.oidc.mode === 'embedded') {

@@ -1,13 +1,11 @@
-import { existsSync } from 'node:fs';
 import { loadConfig } from '../config/config.js';
-import { cliEnvironment, targetLine } from '../config/local-services.js';
-import { createRedis } from '../data/redis.js';
-import { redisKeys } from '../data/redis-keys.js';
-import { createSigningKeys } from '../auth/auth-services.js';
+import { cliEnvironment, redact, targetLine } from '../config/local-services.js';
+import { AppError } from '../core/errors.js';
+import { describeError, EXIT, helpOrRefusal, requireSettings, usageError } from './cli-kit.js';
 
 const USAGE = 'usage: npm run keys -- rotate | list | rotate-realm [--activate-in SECONDS] | list-realm';
 
-const COMMANDS = new Set(['rotate', 'list', 'rotate-realm', 'list-realm']);
+const SPEC = { tool: 'keys', usage: USAGE, commands: ['rotate', 'list', 'rotate-realm', 'list-realm'] } as const;
 
 /**
  * Signing keys from the shell. `rotate` adds an internal-token key that signs from now on (every
@@ -18,21 +16,32 @@ const COMMANDS = new Set(['rotate', 'list', 'rotate-realm', 'list-realm']);
  * relying party's JWKS refetch cool-down); `list-realm` shows them.
  */
 async function main(argv: string[]): Promise<number> {
+  const early = helpOrRefusal(argv, SPEC);
+  if (early !== undefined) return early;
   const [cmd, ...rest] = argv;
   const activateIn = rest[0] === '--activate-in' && /^\d+$/.test(rest[1] ?? '') ? Number(rest[1]) : undefined;
-  if (
-    !cmd ||
-    !COMMANDS.has(cmd) ||
-    (rest.length > 0 && (cmd !== 'rotate-realm' || activateIn === undefined || rest.length !== 2))
-  ) {
-    process.stderr.write(`${USAGE}\n`);
-    return 64;
-  }
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  if (rest.length > 0 && (cmd !== 'rotate-realm' || activateIn === undefined || rest.length !== 2))
+    return usageError(
+      SPEC,
+      cmd === 'rotate-realm' ? '--activate-in takes a number of seconds' : `${cmd} takes no arguments`,
+    );
+  requireSettings('keys');
+  // Loaded once the command line is accepted: help and usage errors answer at once.
+  const [{ createRedis }, { redisKeys }, { createSigningKeys }] = await Promise.all([
+    import('../data/redis.js'),
+    import('../data/redis-keys.js'),
+    import('../auth/auth-services.js'),
+  ]);
   const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
   process.stderr.write(targetLine('keys', config));
   const redis = createRedis(config.redis.url, 'keys-cli', { maxRetriesPerRequest: 1 });
   try {
+    await redis.ping().catch((e: unknown) => {
+      throw new AppError(
+        'service_unavailable',
+        `cannot use Redis at ${redact(config.redis.url)}: ${(e as Error).message}`,
+      );
+    });
     const { vault, signingKeys, idpSecrets } = createSigningKeys(config, redis, redisKeys(config.redis.prefix));
     await signingKeys.check();
     if (cmd === 'rotate-realm') {
@@ -63,7 +72,20 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`error: ${(e as Error).message}\n`);
-    process.exit((e as Error).name === 'KeyVaultError' || (e as Error).name === 'ConfigError' ? 78 : 1);
+    const name = (e as Error).name;
+    let text: string;
+    try {
+      text = name === 'KeyVaultError' ? `keys: error: ${(e as Error).message}\n` : describeError('keys', e);
+    } catch {
+      text = `keys: fatal: ${(e as Error)?.stack ?? e}\n`;
+    }
+    process.stderr.write(text);
+    process.exit(
+      name === 'KeyVaultError' || name === 'ConfigError'
+        ? EXIT.config
+        : (e as AppError).code === 'service_unavailable'
+          ? EXIT.unavailable
+          : EXIT.failed,
+    );
   },
 );

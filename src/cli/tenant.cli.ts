@@ -1,27 +1,45 @@
-import { loadConfig, ConfigError } from '../config/config.js';
-import { createServices } from '../composition.js';
-import { createInfra, closeInfra } from '../infra.js';
-import { existsSync } from 'node:fs';
+import { loadConfig } from '../config/config.js';
 import { parseArgs } from 'node:util';
-import { AppError, toAppError } from '../core/errors.js';
-import { seedDemoUsers } from '../data/seed/demo.seed.js';
+import { AppError } from '../core/errors.js';
 import { AccountInput, type ProvisionedAccount } from '../core/account-setup.service.js';
 import type { Config } from '../config/config.js';
-import { cliEnvironment, targetLine } from '../config/local-services.js';
+import { cliEnvironment, redact, targetLine } from '../config/local-services.js';
+import { cliLogger, describeError, EXIT, helpOrRefusal, requireSettings, usageError } from './cli-kit.js';
 
 const USAGE = `usage: npm run tenant -- create NAME [DISPLAY NAME] [--admin USERNAME [--admin-email EMAIL]]
        npm run tenant -- invite-admin NAME USERNAME [EMAIL]   (a new set-password link or binding for an admin)
        npm run tenant -- migrate NAME | migrate-all | list | seed-demo
-       npm run tenant -- audit verify|checkpoint|export NAME   (the audit chain: docs/audit.md)`;
+       npm run tenant -- audit verify|checkpoint|export NAME   (the audit chain: docs/audit.md)
+  create is safe to repeat: an existing tenant is migrated and kept ("created": false), and an admin who
+  has not set a password yet gets a new link. Settings: .env or the local services of 'npm start'.`;
+
+const SPEC = {
+  tool: 'tenant',
+  usage: USAGE,
+  commands: ['create', 'invite-admin', 'migrate', 'migrate-all', 'list', 'seed-demo', 'audit'],
+} as const;
+const AUDIT_COMMANDS = ['verify', 'checkpoint', 'export'];
+
+/** The command line's names of the fields the services name in their errors, per command. */
+const ARGUMENTS: Record<string, Record<string, string>> = {
+  create: {
+    tenantName: 'NAME',
+    name: 'NAME',
+    displayName: 'DISPLAY NAME',
+    username: '--admin',
+    email: '--admin-email',
+  },
+  'invite-admin': { tenantName: 'NAME', username: 'USERNAME', email: 'EMAIL' },
+};
+const argumentsOf = (cmd: string) => ARGUMENTS[cmd] ?? { tenantName: 'NAME' };
 
 /** The first admin from the command line, checked like the provisioning endpoint's body. */
 function adminInput(username: string | undefined, email: string | undefined) {
   const r = AccountInput.safeParse({ username, ...(email ? { email } : {}) });
   if (!r.success)
-    throw new AppError(
-      'validation_failed',
-      `admin: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
+    throw new AppError('validation_failed', 'the admin account is not valid', {
+      errors: r.error.issues.map((i) => ({ field: String(i.path[0] ?? 'username'), message: i.message })),
+    });
   return { ...r.data, role: 'admin' };
 }
 
@@ -43,6 +61,8 @@ function handOver(tenant: string, account: ProvisionedAccount, config: Config): 
 
 /** Tenant administration from the shell: the same service calls as the provisioning endpoint. */
 async function main(argv: string[]): Promise<number> {
+  const early = helpOrRefusal(argv, SPEC);
+  if (early !== undefined) return early;
   let parsed;
   try {
     parsed = parseArgs({
@@ -51,37 +71,48 @@ async function main(argv: string[]): Promise<number> {
       options: { admin: { type: 'string' }, 'admin-email': { type: 'string' } },
     });
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    return 64;
+    return usageError(SPEC, (e as Error).message.split('. ')[0]!);
   }
   const { positionals: positional, values: flags } = parsed;
   const audit = positional[0] === 'audit';
-  const [cmd, name, ...rest] = audit ? [`audit ${positional[1] ?? ''}`, ...positional.slice(2)] : positional;
-  if (
-    !cmd ||
-    ((audit || ['create', 'migrate', 'invite-admin'].includes(cmd)) && !name) ||
-    (cmd === 'invite-admin' && !rest[0])
-  ) {
-    process.stderr.write(`${USAGE}\n`);
-    return 64;
-  }
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  if (audit && !AUDIT_COMMANDS.includes(positional[1] ?? ''))
+    return usageError(
+      SPEC,
+      positional[1] ? `unknown command 'audit ${positional[1]}'` : `audit needs one of ${AUDIT_COMMANDS.join(', ')}`,
+    );
+  const [cmd, name, ...rest] = audit ? [`audit ${positional[1]}`, ...positional.slice(2)] : positional;
+  if ((audit || ['create', 'migrate', 'invite-admin'].includes(cmd!)) && !name)
+    return usageError(SPEC, `${cmd} needs the tenant's NAME`);
+  if (cmd === 'invite-admin' && !rest[0]) return usageError(SPEC, "invite-admin needs the admin's USERNAME");
+  if (cmd !== 'create' && (flags.admin !== undefined || flags['admin-email'] !== undefined))
+    return usageError(SPEC, '--admin and --admin-email belong to create');
+  requireSettings('tenant');
+  // Loaded once the command line is accepted: help and usage errors answer without loading the service.
+  const [{ createServices }, { createInfra, closeInfra }, { seedDemoUsers }] = await Promise.all([
+    import('../composition.js'),
+    import('../infra.js'),
+    import('../data/seed/demo.seed.js'),
+  ]);
   const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
   process.stderr.write(targetLine('tenant', config));
-  const infra = await createInfra(config).catch((e: unknown) => {
+  const infra = await createInfra(config, { logger: cliLogger(config) }).catch((e: unknown) => {
     throw new AppError(
       'service_unavailable',
-      `cannot reach MongoDB at ${config.mongo.uri} (${(e as Error).message}); 'npm run services' starts the local servers`,
+      `cannot reach MongoDB at ${redact(config.mongo.uri)} (${(e as Error).message}); 'npm run services' starts the local servers`,
     );
   });
-  const { tenants, auth } = createServices(infra);
   try {
+    await reachRedis(infra.redis, config.redis.url);
+    const { tenants, auth } = createServices(infra);
     switch (cmd) {
       case 'create': {
         const admin = flags.admin !== undefined ? adminInput(flags.admin, flags['admin-email']) : undefined;
-        const r = await tenants.create({ name: name!, displayName: rest.join(' ') || undefined }, 'cli');
+        const existed = (await tenants.list()).some((t) => t.name === name);
+        const migration = await tenants.ensure({ name: name!, displayName: rest.join(' ') || undefined }, 'cli');
+        const { tenant } = await tenants.require(name!);
         const first = admin ? await auth.accountSetup.provision(name!, admin, 'first-admin', 'cli') : undefined;
-        process.stdout.write(`${JSON.stringify({ ...r, ...(first ? { admin: first } : {}) }, null, 2)}\n`);
+        const r = { tenant, created: !existed, migration, ...(first ? { admin: first } : {}) };
+        process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
         if (first) process.stderr.write(handOver(name!, first, config));
         break;
       }
@@ -126,26 +157,39 @@ async function main(argv: string[]): Promise<number> {
         break;
       }
       default:
-        process.stderr.write(`${USAGE}\n`);
-        return 64;
+        return usageError(SPEC, `unknown command '${cmd}'`);
     }
-    return 0;
+    return EXIT.ok;
   } catch (e) {
-    const app = toAppError(e);
-    if (app.code === 'internal') throw e;
-    process.stderr.write(`error (${app.code}): ${app.message}\n`);
-    return 1;
+    process.stderr.write(describeError('tenant', e, argumentsOf(cmd!)));
+    return (e as AppError).code === 'service_unavailable' ? EXIT.unavailable : EXIT.failed;
   } finally {
     await closeInfra(infra);
   }
 }
 
+/** Fails the command unless Redis answers with the configured credentials (NOAUTH is an error, not a warning). */
+async function reachRedis(redis: { ping(): Promise<unknown> }, url: string): Promise<void> {
+  await redis.ping().catch((e: unknown) => {
+    throw new AppError('service_unavailable', `cannot use Redis at ${redact(url)}: ${(e as Error).message}`);
+  });
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
-    if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
-    else if (e instanceof AppError) process.stderr.write(`error (${e.code}): ${e.message}\n`);
-    else process.stderr.write(`fatal: ${e?.stack ?? e}\n`);
-    process.exit(e instanceof ConfigError ? 78 : 1);
+    try {
+      process.stderr.write(describeError('tenant', e));
+      process.exit(
+        (e as Error).name === 'ConfigError'
+          ? EXIT.config
+          : (e as AppError).code === 'service_unavailable'
+            ? EXIT.unavailable
+            : EXIT.failed,
+      );
+    } catch {
+      process.stderr.write(`tenant: fatal: ${(e as Error)?.stack ?? e}\n`);
+      process.exit(EXIT.failed);
+    }
   },
 );

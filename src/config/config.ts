@@ -172,6 +172,8 @@ export const EnvSchema = z.object({
 
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOK_ALLOW_HTTP: bool.default(false),
+  /** Development receivers (`npm run webhooks -- listen`): http:// to loopback only; default SEED_DEMO; refused in production. */
+  WEBHOOK_ALLOW_LOCAL_RECEIVERS: bool.optional(),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   WEBHOOK_MAX_RESPONSE_BYTES: positiveInt.default(65_536),
   WEBHOOK_PAUSE_AFTER_FAILURES: positiveInt.default(15),
@@ -285,6 +287,8 @@ export interface Config {
   webhooks: {
     allowPrivateNetworks: boolean;
     allowHttp: boolean;
+    /** http:// to loopback (127.0.0.0/8, ::1, localhost) for development receivers; nothing else (decision 1071). */
+    allowLocalReceivers: boolean;
     timeoutMs: number;
     maxResponseBytes: number;
     pauseAfterFailures: number;
@@ -471,6 +475,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhooks: {
       allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       allowHttp: e.WEBHOOK_ALLOW_HTTP,
+      allowLocalReceivers: e.WEBHOOK_ALLOW_LOCAL_RECEIVERS ?? e.SEED_DEMO,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       maxResponseBytes: e.WEBHOOK_MAX_RESPONSE_BYTES,
       pauseAfterFailures: e.WEBHOOK_PAUSE_AFTER_FAILURES,

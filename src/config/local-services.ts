@@ -3,8 +3,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 
-/** The project root (two levels above this file: src/config/). */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The project root (two levels above this file: src/config/, or dist/config/ in the compiled build). */
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const root = projectRoot;
+
+/** Where `npm start` records the local services it started (their URLs, with credentials). */
+export function localServicesFile(root = projectRoot): string {
+  return path.join(root, '.local', 'services.json');
+}
 
 interface LocalServices {
   mongoUri?: string;
@@ -25,7 +31,7 @@ function portOf(url: string): string | undefined {
  */
 export function cliEnvironment(env: NodeJS.ProcessEnv = process.env, projectRoot = root): NodeJS.ProcessEnv {
   const out = { ...env };
-  const servicesFile = path.join(projectRoot, '.local', 'services.json');
+  const servicesFile = localServicesFile(projectRoot);
   const local: LocalServices = existsSync(servicesFile)
     ? (JSON.parse(readFileSync(servicesFile, 'utf8')) as LocalServices)
     : {};

@@ -19,6 +19,7 @@ export interface ProductionInputs {
   VCS_ADAPTER: 'embedded' | 'livekit';
   VCS_EMBEDDED_SECRET: string;
   SEED_DEMO: boolean;
+  WEBHOOK_ALLOW_LOCAL_RECEIVERS?: boolean;
   REDIS_URL: string;
   ALLOW_REDIS_WITHOUT_PASSWORD: boolean;
   KEY_ENCRYPTION_KEY?: string;
@@ -52,6 +53,10 @@ export function productionProblems(e: ProductionInputs): string[] {
   devDefault('OIDC_CLIENT_SECRET', e.OIDC_CLIENT_SECRET);
   if (e.VCS_ADAPTER === 'embedded') devDefault('VCS_EMBEDDED_SECRET', e.VCS_EMBEDDED_SECRET);
   if (e.SEED_DEMO) problems.push('SEED_DEMO: demo users with a published password must not be created in production');
+  if (e.WEBHOOK_ALLOW_LOCAL_RECEIVERS)
+    problems.push(
+      'WEBHOOK_ALLOW_LOCAL_RECEIVERS: webhook deliveries to plain http on loopback are for development receivers only',
+    );
   if (e.OIDC_MODE === 'embedded' && !e.ALLOW_EMBEDDED_IDP) {
     problems.push(
       'OIDC_MODE: the embedded identity provider is for development; use OIDC_MODE=external or set ALLOW_EMBEDDED_IDP=true',

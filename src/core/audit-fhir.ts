@@ -7,11 +7,16 @@ export type ParticipantKind = 'Practitioner' | 'Patient' | 'Device';
 export const ACTION_SYSTEM = 'urn:consult:audit-action';
 const DCM = 'http://dicom.nema.org/resources/ontology/DCM';
 
+const AUTHENTICATION_AREAS = ['signin', 'logout', 'session', 'login_code', 'pin', 'offline_token'];
+
+function isAuthentication(action: string): boolean {
+  return AUTHENTICATION_AREAS.includes(action.split('.')[0]!);
+}
+
 /** DICOM audit event types (the value set FHIR R4's AuditEvent.type uses), by the action's area. */
 function eventType(action: string): { system: string; code: string; display: string } {
   const area = action.split('.')[0]!;
-  if (['signin', 'logout', 'session', 'login_code', 'pin', 'offline_token'].includes(area))
-    return { system: DCM, code: '110114', display: 'User Authentication' };
+  if (isAuthentication(action)) return { system: DCM, code: '110114', display: 'User Authentication' };
   if (['impersonation', 'role', 'tenant', 'security_rules'].includes(area))
     return { system: DCM, code: '110136', display: 'Security Roles Changed' };
   if (/\.(download|thumbnail|export)$/.test(action)) return { system: DCM, code: '110106', display: 'Export' };
@@ -44,13 +49,14 @@ export function toAuditEvent(
   e: AuditRecord,
   kindOf: (userId: string) => ParticipantKind,
 ): Record<string, unknown> {
-  const agent = e.actorId
-    ? {
-        who: ref(kindOf(e.actorId), e.actorId),
-        requestor: true,
-        ...(e.ip ? { network: { address: e.ip, type: '2' } } : {}),
-      }
-    : { who: { display: 'consult-service' }, requestor: false };
+  const network = e.ip ? { network: { address: e.ip, type: '2' } } : {};
+  const service = { who: { display: 'consult-service' }, requestor: false };
+  // A sign-in (or sign-out) has no acting user yet: the person who signed in asked for it, and the
+  // service authenticated them. Both are agents (DICOM's user authentication event names the user).
+  const person = e.actorId ?? (isAuthentication(e.action) ? e.subjectId : undefined);
+  const agents = person
+    ? [{ who: ref(kindOf(person), person), requestor: true, ...network }, ...(e.actorId ? [] : [service])]
+    : [service];
   const entity: Record<string, unknown>[] = [
     {
       what: { identifier: { system: 'urn:consult:audit-entry', value: e.id } },
@@ -81,7 +87,7 @@ export function toAuditEvent(
     action: crude(e.action),
     recorded: e.createdAt.toISOString(),
     outcome: e.outcome === 'success' ? '0' : '4',
-    agent: [agent],
+    agent: agents,
     source: {
       site: tenant,
       observer: { display: 'consult-service' },

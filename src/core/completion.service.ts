@@ -123,10 +123,12 @@ export class CompletionService {
     await events.transition(id, ['scheduled'], 'started', { startedAt: at.startedAt }, (now) => [
       announce('consultation.started', eventId, consultationData(now)),
     ]);
-    // The event's start was recorded by this service's clock (initEvent) or from the telemetry; the end comes
-    // from the conference's clock. When the two disagree, the event ends when it started, never before.
-    const started = (await events.findById(id))?.startedAt;
-    const endedAt = started && started > at.endedAt ? started : at.endedAt;
+    // An end already recorded (endMeeting, by this service's clock like the start) is kept. Otherwise the
+    // end comes from the conference's clock while the start may come from this service's (initEvent): when
+    // the two disagree, the event ends when it started, never before.
+    const before = await events.findById(id);
+    const started = before?.startedAt;
+    const endedAt = before?.endedAt ?? (started && started > at.endedAt ? started : at.endedAt);
     const moved = await events.transition(
       id,
       sourcesOf('completed'),

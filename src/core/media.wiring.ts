@@ -16,6 +16,7 @@ import { CallRecordRepository } from '../data/repositories/call-record.repositor
 import type { AccountSetupService } from './account-setup.service.js';
 import type { AnnounceHook } from './webhooks/webhook-events.js';
 import type { AuditRecorder } from './audit-by.js';
+import type { AuditService } from './audit.service.js';
 
 /**
  * Media uploads and downloads, the records of events and sessions (ledger, files), pending-user
@@ -25,7 +26,11 @@ import type { AuditRecorder } from './audit-by.js';
  */
 export function createMediaServices(
   infra: Pick<Infra, 'store' | 'mongo' | 'queues' | 'redis' | 'keys' | 'logger' | 'config'>,
-  deps: { accountSetup: Pick<AccountSetupService, 'provision'>; announced?: AnnounceHook; audit?: AuditRecorder },
+  deps: {
+    accountSetup: Pick<AccountSetupService, 'provision'>;
+    announced?: AnnounceHook;
+    audit?: AuditRecorder & Pick<AuditService, 'list'>;
+  },
 ) {
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
   const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(tenantDb(t)), audit: deps.audit });

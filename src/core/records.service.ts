@@ -11,6 +11,7 @@ import { AppError } from './errors.js';
 import { MEDIA_ADMIN_PERMISSION } from './media-access.js';
 import { oid } from './object-id.js';
 import { clampTake, type Page, type Paging } from './paging.js';
+import type { AuditService } from './audit.service.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';
 
 export interface RecordsDeps {
@@ -20,7 +21,7 @@ export interface RecordsDeps {
   calls: (tenant: string) => Pick<CallRecordRepository, 'isMember' | 'exists'>;
   pageMaxTake: number;
   /** The tenant's audit trail: each read of a consultation's ledger (who attended) is recorded (docs/audit.md). */
-  audit?: AuditRecorder;
+  audit?: AuditRecorder & Partial<Pick<AuditService, 'list'>>;
 }
 
 /** A stored file as the lists hand it to presenters. */
@@ -51,7 +52,7 @@ export class RecordsService {
   /** The ledger, in join order; hosts of the event and tenant:admin only (not_meeting_host otherwise). */
   async ledger(p: Principal, eventId: string, paging: Paging): Promise<Page<LedgerView>> {
     const event = await this.reachableEvent(p, eventId);
-    if (!isAdmin(p) && !isHost(event, p.userId))
+    if (!isAdmin(p) && !isHost(event, p.userId) && !(await this.madeHost(p.tenant, String(event._id), p.userId)))
       throw new AppError('not_meeting_host', 'Only a host of the event or an administrator reads its ledger');
     const page = clampTake(paging, this.deps.pageMaxTake);
     const { items, total } = await this.deps.ledger(p.tenant).page(String(event._id), page);
@@ -95,6 +96,25 @@ export class RecordsService {
     if (!total && !(all && (await calls.exists(sessionId))))
       throw new AppError('call_not_found', 'No such session among yours');
     return { items, total, ...page };
+  }
+
+  /**
+   * Whether the user was made a host in the event's meeting (addHost, transferHost, or a granted request
+   * for host access, decision 900): the meeting actor records each grant in the audit trail inside its
+   * turn, before acknowledging it, so the trail is the durable record of who hosted the meeting.
+   */
+  private async madeHost(tenant: string, eventId: string, userId: string): Promise<boolean> {
+    const audit = this.deps.audit;
+    if (!audit?.list) return false;
+    const entries = await audit.list(tenant, { eventId, subjectId: userId }, 500);
+    return entries.some(
+      (e) =>
+        e.outcome === 'success' &&
+        (e.action === 'meeting.add_host' ||
+          e.action === 'meeting.transfer_host' ||
+          (e.action === 'meeting.host_access_answer' &&
+            (e.details as { answer?: string } | undefined)?.answer === 'granted')),
+    );
   }
 
   /** The event when the caller is a member of it or an administrator; event_not_found otherwise. */

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type Logger, type LoggerOptions } from 'pino';
 import { currentContext } from './context.js';
 import { activeTraceId } from './tracing.js';
 
@@ -9,8 +9,8 @@ export type { Logger };
  * tenant of the running context.
  * Pass `level: 'silent'` in tests that do not read logs.
  */
-export function createLogger(opts: { level?: string; nodeId?: string } = {}): Logger {
-  return pino({
+export function createLogger(opts: { level?: string; nodeId?: string; stderr?: boolean } = {}): Logger {
+  const options: LoggerOptions = {
     level: opts.level ?? 'info',
     base: { node: opts.nodeId },
     messageKey: 'msg',
@@ -27,5 +27,7 @@ export function createLogger(opts: { level?: string; nodeId?: string } = {}): Lo
       if (!ctx) return traceId ? { correlationId: traceId } : {};
       return { correlationId: traceId ?? ctx.correlationId, tenant: ctx.tenant, userId: ctx.userId };
     },
-  });
+  };
+  // Command-line tools keep stdout for their answer.
+  return opts.stderr ? pino(options, pino.destination(2)) : pino(options);
 }

@@ -5,6 +5,9 @@ import { TtlCache } from '../core/ttl-cache.js';
 import type { NewTelemetryRecord, TelemetryRepository } from '../data/repositories/telemetry.repository.js';
 import type { TelemetryCompletionJobData } from '../core/job-definitions.js';
 import { announce, type AnnounceHook } from '../core/webhooks/webhook-events.js';
+import { consultationData } from '../core/webhooks/consultation-events.js';
+import { oid } from '../core/object-id.js';
+import type { EventRepository } from '../data/repositories/event.repository.js';
 
 interface CatalogEntry {
   status: string;
@@ -36,6 +39,11 @@ interface Deps {
   cache?: Partial<TelemetryCacheOptions>;
   /** Publishes the outbound events a batch stored with its records (decision 890). */
   announced?: AnnounceHook;
+  /**
+   * The tenant's events: the first telemetry of a scheduled event starts it (`consultation.started`,
+   * announced before anything the conference reports, docs/webhooks.md).
+   */
+  events?(tenant: string): Pick<EventRepository, 'transition'>;
 }
 
 export interface TelemetryAck {
@@ -59,12 +67,18 @@ export class TelemetryIngestService {
   private readonly credentials: TtlCache<string, CatalogEntry | null>;
   private readonly events: TtlCache<string, true>;
   private readonly bindings: TtlCache<string, string>;
+  /** Events whose start is settled (started and announced, or past starting): nothing to do for them. */
+  private readonly started: TtlCache<string, true>;
+  /** Who each participant of a conference joined as (tenant, conference, participant key), for its leave. */
+  private readonly joinedAs: TtlCache<string, string>;
 
   constructor(private readonly deps: Deps) {
     const o = { ...DEFAULT_CACHE, ...deps.cache };
     this.credentials = new TtlCache({ ttlMs: o.credentialMs, maxEntries: o.maxEntries });
     this.events = new TtlCache({ ttlMs: o.eventMs, maxEntries: o.maxEntries });
     this.bindings = new TtlCache({ ttlMs: Number.POSITIVE_INFINITY, maxEntries: o.maxEntries });
+    this.started = new TtlCache({ ttlMs: Number.POSITIVE_INFINITY, maxEntries: o.maxEntries });
+    this.joinedAs = new TtlCache({ ttlMs: o.eventMs * 20, maxEntries: o.maxEntries });
   }
 
   /** Issues (or rotates) a tenant's telemetry key; only its hash is kept, so this is the one time it is seen. */
@@ -100,7 +114,11 @@ export class TelemetryIngestService {
     await this.deps.tenants.require(tenant);
     const repo = this.deps.records(tenant);
     await this.checkConferences(tenant, repo, records);
-    const { stored, duplicates, announcedIn, outboxes } = await repo.storeOnce(records.map(withAnnouncements));
+    await this.startEvents(tenant, records);
+    const leavers = await this.leavers(tenant, repo, records);
+    const { stored, duplicates, announcedIn, outboxes } = await repo.storeOnce(
+      records.map((r) => withAnnouncements(r, leavers)),
+    );
     // Not awaited: the ingest acknowledges fast; the batch's announcements follow (or the sweep publishes them).
     if (announcedIn.length)
       void this.deps.announced?.(tenant, { source: 'TelemetryRecord', ids: announcedIn, outboxes });
@@ -145,6 +163,60 @@ export class TelemetryIngestService {
     }
   }
 
+  /**
+   * A conference reporting on an event that is still scheduled started it (docs/event-status.md): the
+   * move and its `consultation.started` are written and published before the batch's own announcements,
+   * so a receiver hears the start before any join, leave or end (order per consultation is part of the
+   * contract, docs/webhooks.md). The event's outbox is published even when another batch or node won the
+   * move, so its start is in the log before this batch's entries either way. Once per event and process.
+   */
+  private async startEvents(tenant: string, records: readonly NewTelemetryRecord[]): Promise<void> {
+    const events = this.deps.events?.(tenant);
+    if (!events) return;
+    const first = new Map<string, Date>();
+    for (const r of records) {
+      if (this.started.get(scoped(tenant, r.eventId))) continue;
+      const at = first.get(r.eventId);
+      if (!at || r.occurredAt < at) first.set(r.eventId, r.occurredAt);
+    }
+    if (!first.size) return;
+    const ids = [...first.keys()].map((e) => oid(e, 'event_not_found'));
+    await Promise.all(
+      [...first].map(([eventId, startedAt]) =>
+        events.transition(oid(eventId, 'event_not_found'), ['scheduled'], 'started', { startedAt }, (now) => [
+          announce('consultation.started', eventId, consultationData(now)),
+        ]),
+      ),
+    );
+    await this.deps.announced?.(tenant, { source: 'Event', ids });
+    for (const eventId of first.keys()) this.started.set(scoped(tenant, eventId), true);
+  }
+
+  /**
+   * The user behind each participant leaving in this batch, from its join: in the batch, remembered
+   * from an earlier batch, or read back (a leave names only the participant key on the wire).
+   */
+  private async leavers(
+    tenant: string,
+    repo: TelemetryRepository,
+    records: readonly NewTelemetryRecord[],
+  ): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const r of records) {
+      const p = r.payload as { participantKey?: string; userId?: string };
+      if (!p.participantKey) continue;
+      const key = scoped(tenant, `${r.conferenceId} ${p.participantKey}`);
+      if (r.type === 'participant_joined' && p.userId) this.joinedAs.set(key, p.userId);
+      if (r.type !== 'participant_left' || p.userId) continue;
+      const userId = this.joinedAs.get(key) ?? (await repo.joinedUserId(r.conferenceId, p.participantKey)) ?? undefined;
+      if (userId) {
+        this.joinedAs.set(key, userId);
+        out.set(`${r.conferenceId} ${p.participantKey}`, userId);
+      }
+    }
+    return out;
+  }
+
   private async checkEvents(tenant: string, repo: TelemetryRepository, eventIds: Set<string>): Promise<void> {
     const unknown = [...eventIds].filter((e) => !this.events.get(scoped(tenant, e)));
     const found = await Promise.all(unknown.map((e) => repo.eventExists(e)));
@@ -155,14 +227,18 @@ export class TelemetryIngestService {
   }
 }
 
-/** The outbound events a telemetry record announces: participants joining and leaving, the conference's end. */
-function withAnnouncements(r: NewTelemetryRecord): NewTelemetryRecord {
+/**
+ * The outbound events a telemetry record announces: participants joining and leaving (a leave with the
+ * user its join named), the conference's end.
+ */
+function withAnnouncements(r: NewTelemetryRecord, leavers: ReadonlyMap<string, string>): NewTelemetryRecord {
   const p = r.payload as { participantKey?: string; userId?: string; displayName?: string };
   const base = { conferenceId: r.conferenceId, occurredAt: r.occurredAt.toISOString() };
+  const userId = p.userId || leavers.get(`${r.conferenceId} ${p.participantKey}`);
   const participant = {
     ...base,
     participantKey: p.participantKey,
-    ...(p.userId ? { userId: p.userId } : {}),
+    ...(userId ? { userId } : {}),
   };
   const entry =
     r.type === 'participant_joined'

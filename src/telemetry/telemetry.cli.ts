@@ -1,13 +1,11 @@
-import { existsSync } from 'node:fs';
 import { loadConfig } from '../config/config.js';
-import { cliEnvironment, targetLine } from '../config/local-services.js';
-import { createServices } from '../composition.js';
-import { createInfra, closeInfra } from '../infra.js';
-import { toAppError } from '../core/errors.js';
-import { TelemetryClient, conferenceScript } from '../vcs/telemetry.client.js';
+import { cliEnvironment, redact, targetLine } from '../config/local-services.js';
+import { AppError } from '../core/errors.js';
+import { cliLogger, describeError, EXIT, helpOrRefusal, requireSettings, usageError } from '../cli/cli-kit.js';
 
 const USAGE = `usage: npm run telemetry -- issue-key TENANT
        npm run telemetry -- simulate TENANT EVENT_ID [HOST:PORT]   (TELEMETRY_KEY=... or a fresh key is issued)`;
+const SPEC = { tool: 'telemetry', usage: USAGE, commands: ['issue-key', 'simulate'] } as const;
 
 /**
  * Telemetry administration and demo from the shell: issue (rotate) a tenant's telemetry key, and
@@ -15,16 +13,28 @@ const USAGE = `usage: npm run telemetry -- issue-key TENANT
  * completes the event (ledger, flags, meetingEvent) once a worker runs the completion job.
  */
 async function main(argv: string[]): Promise<number> {
+  const early = helpOrRefusal(argv, SPEC);
+  if (early !== undefined) return early;
   const [cmd, tenant, eventId, address] = argv;
-  if (!tenant || (cmd !== 'issue-key' && cmd !== 'simulate') || (cmd === 'simulate' && !eventId)) {
-    process.stderr.write(`${USAGE}\n`);
-    return 64;
-  }
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  if (!tenant) return usageError(SPEC, `${cmd} needs the TENANT`);
+  if (cmd === 'simulate' && !eventId) return usageError(SPEC, 'simulate needs the EVENT_ID');
+  requireSettings('telemetry');
+  // Loaded once the command line is accepted: help and usage errors answer at once.
+  const [{ createServices }, { createInfra, closeInfra }, { TelemetryClient, conferenceScript }] = await Promise.all([
+    import('../composition.js'),
+    import('../infra.js'),
+    import('../vcs/telemetry.client.js'),
+  ]);
   const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
   process.stderr.write(targetLine('telemetry', config));
-  const infra = await createInfra(config);
+  const infra = await createInfra(config, { logger: cliLogger(config) });
   try {
+    await infra.redis.ping().catch((e: unknown) => {
+      throw new AppError(
+        'service_unavailable',
+        `cannot use Redis at ${redact(config.redis.url)}: ${(e as Error).message}`,
+      );
+    });
     const services = createServices(infra);
     const key =
       cmd === 'simulate' && process.env.TELEMETRY_KEY
@@ -52,9 +62,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify({ sent: script.length, ack }, null, 2)}\n`);
     return 0;
   } catch (e) {
-    const app = toAppError(e);
-    process.stderr.write(`error (${(e as { code?: string }).code ?? app.code}): ${(e as Error).message}\n`);
-    return 1;
+    process.stderr.write(describeError('telemetry', e, { tenantName: 'TENANT', eventId: 'EVENT_ID' }));
+    return (e as AppError).code === 'service_unavailable' ? EXIT.unavailable : EXIT.failed;
   } finally {
     await closeInfra(infra);
   }
@@ -63,7 +72,13 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`fatal: ${err?.stack ?? err}\n`);
-    process.exit(1);
+    let text: string;
+    try {
+      text = describeError('telemetry', err);
+    } catch {
+      text = `telemetry: fatal: ${err?.stack ?? err}\n`;
+    }
+    process.stderr.write(text);
+    process.exit((err as Error)?.name === 'ConfigError' ? EXIT.config : EXIT.failed);
   },
 );

@@ -66,6 +66,7 @@ export function createTelemetryServices(
     enqueueCompletion: (data) => jobs.enqueue('telemetry-completion', data),
     logger: infra.logger,
     announced,
+    events: repos.events,
   });
   return { jobs, vcs, recording, completion, telemetry };
 }

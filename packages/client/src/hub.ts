@@ -7,6 +7,7 @@ import type {
   ServerToClientEvents,
 } from './generated/hub-types.js';
 import { ConsultError, type ErrorCode } from './errors.js';
+import { inNode, isLoopbackName, loopbackAgents } from './localhost.js';
 import { PushStreams } from './push-streams.js';
 
 export type { ClientToServerEvents, ServerToClientEvents, HubMethodName, ServerEventName };
@@ -21,7 +22,10 @@ export type HubResult<M extends HubMethodName> =
 export type HubPush<E extends ServerEventName> = Parameters<ServerToClientEvents[E]>[0];
 
 export interface HubClientOptions {
-  /** The tenant's base address, e.g. `https://acme.consult.example` (the hub lives at /hubs/mobile). */
+  /**
+   * The tenant's base address, e.g. `https://acme.consult.example` (the hub lives at /hubs/mobile); a
+   * `*.localhost` address is connected to loopback by the client itself in Node.js, as browsers do.
+   */
   url: string;
   /** The current access token: asked on every (re)connection and every `refreshEveryMs`. */
   token: () => string | Promise<string>;
@@ -101,8 +105,14 @@ export class HubClient {
   }
 
   /** Connects (once); rejects with the handshake's coded error (e.g. `token_invalid`, `tenant_not_found`). */
-  connect(): Promise<this> {
-    if (this.socket.connected) return Promise.resolve(this);
+  async connect(): Promise<this> {
+    if (this.socket.connected) return this;
+    const url = new URL(this.opts.url);
+    if (inNode() && isLoopbackName(url.hostname) && this.socket.io.opts.agent === undefined) {
+      const { agents } = await loopbackAgents();
+      const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+      this.socket.io.opts.agent = agents[secure ? 'https:' : 'http:'] as never;
+    }
     return new Promise((resolve, reject) => {
       const ok = () => {
         this.socket.off('connect_error', bad);

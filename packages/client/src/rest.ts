@@ -1,12 +1,17 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from './generated/openapi.js';
 import { ConsultError, type ErrorCode } from './errors.js';
+import { inNode, isLoopbackName, loopbackFetch } from './localhost.js';
 
 export type { paths };
 export type RestClient = Client<paths>;
 
 export interface RestClientOptions {
-  /** The tenant's base address, e.g. `https://acme.consult.example`. */
+  /**
+   * The tenant's base address, e.g. `https://acme.consult.example`. A `*.localhost` address (the local
+   * service, `http://demo.localhost:8080`) is connected to loopback by the client itself in Node.js
+   * (RFC 6761), as browsers do.
+   */
   baseUrl: string;
   /** The current access token (called per request, so a refreshed token is used at once). */
   token?: () => string | undefined;
@@ -40,9 +45,11 @@ async function problemOf(res: Response): Promise<ConsultError> {
  * as a ConsultError, so `data` of a call that returns is the success body.
  */
 export function createRestClient(opts: RestClientOptions): RestClient {
+  const fetcher =
+    opts.fetch ?? (inNode() && isLoopbackName(new URL(opts.baseUrl).hostname) ? loopbackFetch : undefined);
   const client = createClient<paths>({
     baseUrl: opts.baseUrl,
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(fetcher ? { fetch: fetcher } : {}),
     headers: opts.headers,
   });
   const auth: Middleware = {

@@ -10,6 +10,11 @@ export interface OutboundPolicy {
   allowPrivateNetworks: boolean;
   /** Plain http:// endpoints are accepted (otherwise https:// only). */
   allowHttp: boolean;
+  /**
+   * Development receivers (decision 1071): http:// to a loopback host (localhost, *.localhost, 127.0.0.0/8,
+   * ::1) and loopback addresses become reachable; every other special-purpose range stays refused.
+   */
+  allowLocalReceivers?: boolean;
   timeoutMs: number;
   maxResponseBytes: number;
 }
@@ -55,23 +60,43 @@ for (const [net, bits] of [
 ] as const)
   SPECIAL.addSubnet(net, bits, 'ipv6');
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+function isLoopback(address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** A host a development receiver may be named by: localhost, a name under .localhost, a loopback address. */
+export function isLocalReceiverHost(hostname: string): boolean {
+  const h = bareHost(hostname).toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || isLoopback(h);
+}
+
 /** Whether a delivery may connect to this resolved address under the policy. */
-export function addressAllowed(address: string, policy: Pick<OutboundPolicy, 'allowPrivateNetworks'>): boolean {
+export function addressAllowed(
+  address: string,
+  policy: Pick<OutboundPolicy, 'allowPrivateNetworks' | 'allowLocalReceivers'>,
+): boolean {
   const family = isIP(address);
   if (!family) return false;
   if (policy.allowPrivateNetworks) return true;
+  if (policy.allowLocalReceivers && isLoopback(address)) return true;
   return !SPECIAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** Checks a subscription URL's form (scheme, no credentials, a host); throws url_not_allowed. */
-export function checkUrl(raw: string, policy: Pick<OutboundPolicy, 'allowHttp'>): URL {
+export function checkUrl(raw: string, policy: Pick<OutboundPolicy, 'allowHttp' | 'allowLocalReceivers'>): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw refused('url', 'not an absolute URL');
   }
-  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:'))
+  const localHttp = policy.allowLocalReceivers && url.protocol === 'http:' && isLocalReceiverHost(url.hostname);
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:') && !localHttp)
     throw refused('url', policy.allowHttp ? 'only http and https URLs' : 'only https URLs');
   if (url.username || url.password) throw refused('url', 'credentials in the URL are not allowed');
   if (!url.hostname) throw refused('url', 'no host');
@@ -90,6 +115,8 @@ const bareHost = (h: string) => (h.startsWith('[') && h.endsWith(']') ? h.slice(
  */
 export function resolveChecked(host: string, policy: OutboundPolicy): Promise<LookupAddress[]> {
   const h = bareHost(host);
+  if (policy.allowLocalReceivers && !isIP(h) && isLocalReceiverHost(h))
+    return Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
   if (isIP(h)) {
     if (!addressAllowed(h, policy)) return Promise.reject(refused('url', `address ${h} is not allowed`));
     return Promise.resolve([{ address: h, family: isIP(h) }]);

@@ -39,6 +39,7 @@ export function createWebhookServices(
   const policy: OutboundPolicy = {
     allowPrivateNetworks: c.allowPrivateNetworks,
     allowHttp: c.allowHttp,
+    allowLocalReceivers: c.allowLocalReceivers,
     timeoutMs: c.timeoutMs,
     maxResponseBytes: c.maxResponseBytes,
   };

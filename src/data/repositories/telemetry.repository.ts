@@ -125,6 +125,24 @@ export class TelemetryRepository {
     return out;
   }
 
+  /**
+   * The user a participant of a conference joined as (its latest join naming one), for a leave that
+   * does not say: the (conferenceId, sequence) index narrows the read to the conference.
+   */
+  async joinedUserId(conferenceId: string, participantKey: string): Promise<string | undefined> {
+    const row = await this.db.models.TelemetryRecord.collection.findOne(
+      {
+        conferenceId,
+        type: 'participant_joined',
+        'payload.participantKey': participantKey,
+        'payload.userId': { $gt: '' },
+      },
+      { projection: { 'payload.userId': 1 }, sort: { sequence: -1 } },
+    );
+    const userId = (row?.payload as { userId?: string } | undefined)?.userId;
+    return userId || undefined;
+  }
+
   async eventExists(eventId: string): Promise<boolean> {
     if (!Types.ObjectId.isValid(eventId)) return false;
     const found = await this.db.models.Event.collection.findOne(

@@ -70,6 +70,9 @@ function pageSize(args: Record<string, unknown>, pageMaxTake: number): number {
 const weighted =
   (pageMaxTake: number): ComplexityEstimator =>
   ({ type, field, args, childComplexity }) => {
+    // Introspection reads the schema in memory, bounded by the schema's size: one unit, as in ./limits.ts,
+    // so explorers and code generators load the schema without a token (it describes no one's data).
+    if (field.name === '__schema' || field.name === '__type') return 1;
     const key = `${type.name}.${field.name}`;
     const paged = PAGED[key];
     if (paged !== undefined) return paged + PER_PAGE_ITEM * pageSize(args, pageMaxTake) + childComplexity;

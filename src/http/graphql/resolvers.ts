@@ -70,9 +70,11 @@ export const resolvers = {
     eventFiles: async (_: unknown, args: Args, ctx: Ctx) => {
       const p = need(ctx, 'graphql.eventFiles');
       const page = await ctx.services.records.eventFiles(p, String(args.eventId), pagingOf(args));
+      // The REST shape (the file's fields beside source and attached), plus the deprecated nested `file`.
       return presentPage(page, (v) => {
-        const { source, attached, ...file } = presentEventFile(p.tenant, v);
-        return { file, source, attached };
+        const item = presentEventFile(p.tenant, v);
+        const { source: _source, attached: _attached, ...file } = item;
+        return { ...item, file };
       });
     },
     sessionFiles: async (_: unknown, args: Args, ctx: Ctx) => {

@@ -307,9 +307,26 @@ export const typeDefs = /* GraphQL */ `
     createdAt: String
   }
 
-  "A file of an event and how it belongs there."
+  "A file of an event and how it belongs there: the fields of FileItem (as REST's EventFile has them), plus source and attached."
   type EventFile {
-    file: FileItem!
+    file: FileItem! @deprecated(reason: "The file's fields are on EventFile itself, as in REST; read them there.")
+    id: ID!
+    fileName: String!
+    size: Float!
+    contentType: String!
+    "image, video, audio, document, recording or other"
+    kind: String!
+    ownerId: ID!
+    eventId: ID
+    sessionId: String
+    hash: String!
+    url: String!
+    "none, pending, ready or failed"
+    thumbnailStatus: String!
+    thumbnailUrl: String
+    width: Int
+    height: Int
+    createdAt: String
     "recording, upload or attachment"
     source: String!
     "On the event's attachment list."

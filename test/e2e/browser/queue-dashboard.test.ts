@@ -45,9 +45,18 @@ describe('queue dashboard in a browser', () => {
   it('shows the failed job to the operator and retries it from the page', async () => {
     const { page, watch } = await browser.newPage();
     await page.authenticate({ username: 'operator', password: TOKEN });
+    const requested: string[] = [];
+    page.on('request', (r) => void requested.push(r.url()));
     const res = await page.goto(`${node.metricsUrl}/queues/queue/recording?status=failed`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
     await page.waitForSelector(`::-p-text(${jobId})`);
+    // Everything the page loads comes from the listener itself (no font CDN), under the page's own policy.
+    const origin = new URL(node.metricsUrl!).origin;
+    expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).toEqual([]);
+    const csp = res!.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
     const failuresBefore = await node.infra.metrics.registry.getSingleMetricAsString('jobs_failed_total');
     expect(failuresBefore).toMatch(/final="true"[^\n]*\} 1/);
     const retried = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/retry'));

@@ -104,6 +104,46 @@ describe('reference pages in a browser', () => {
     expectCleanPage(watch);
   });
 
+  it('/graphql opened without a token loads the schema (no Authorization header sent) and asks for none', async () => {
+    const { page, watch } = await open('/graphql');
+    const sent: { authorization?: string; body: string }[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname === '/graphql')
+        sent.push({ authorization: r.headers().authorization, body: r.postData() ?? '' });
+    });
+    // The documentation explorer lists the Query fields: introspection answered without a token.
+    await page.waitForSelector('.graphiql-execute-button:not([disabled])');
+    await page.click('[aria-label="Show Documentation Explorer"]');
+    await page.waitForSelector('.graphiql-doc-explorer-type-name');
+    await page.click('.graphiql-doc-explorer-type-name');
+    await page.waitForSelector('.graphiql-doc-explorer-field-name');
+    const fields = await page.$$eval('.graphiql-doc-explorer-field-name', (els) => els.map((e) => e.textContent));
+    expect(fields).toEqual(expect.arrayContaining(['me', 'basicTenantInfo']));
+    // The headers editor starts with no empty bearer header to send.
+    const headers = (await page.$eval('.graphiql-editor-tool', (e) => e.textContent ?? '')).replace(/\u00a0/g, ' ');
+    expect(headers).not.toMatch(/Bearer/);
+    expect(await page.evaluate(`document.body.textContent.includes('Error fetching schema')`)).toBe(false);
+    // A header whose value is empty (as older visits persisted it) is not sent either.
+    await page.evaluate(`localStorage.setItem('graphiql:headers', JSON.stringify({ Authorization: 'Bearer ' }));
+      localStorage.setItem('graphiql:query', 'query Me { me { id } }');`);
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForSelector('.graphiql-execute-button:not([disabled])');
+    const answered = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && (r.request().postData() ?? '').includes('query Me'),
+    );
+    await page.click('.graphiql-execute-button');
+    // The query ran without a token: refused as unauthenticated (sign in), not as a malformed token.
+    const me = await answered;
+    expect(((await me.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'unauthenticated',
+    );
+    expect(sent.some((r) => r.body.includes('IntrospectionQuery'))).toBe(true);
+    expect(sent.filter((r) => r.authorization !== undefined)).toEqual([]);
+    expect(watch.cspViolations).toEqual([]);
+    // The one refusal is the `me` query's own 401 (sign in), not the schema's.
+    expect(watch.errors.filter((e) => !/^401 .*\/graphql$/.test(e))).toEqual([]);
+  });
+
   it('API requests to /graphql keep CSRF prevention; only a browser navigation gets the page', async () => {
     const html = await node.http.get('/graphql', { tenant: 'acme', headers: { accept: 'text/html' } });
     expect(html.status).toBe(200);

@@ -53,6 +53,7 @@ describe('tenant CLI (npm run tenant)', () => {
       expect(created.code).toBe(0);
       expect(JSON.parse(created.stdout)).toMatchObject({
         tenant: { name: 'clinic-cli', displayName: 'CLI Clinic' },
+        created: true,
         migration: { to: LATEST_VERSION },
       });
 
@@ -68,18 +69,20 @@ describe('tenant CLI (npm run tenant)', () => {
   );
 
   it(
-    'reports bad input and missing tenants as one coded line with a failing exit code',
+    'reports bad input and missing tenants as one coded line with a failing exit code; create repeats safely',
     async () => {
       const bad = await cli(env, 'create', 'Bad_Name');
       expect(bad.code).toBe(1);
-      expect(bad.stderr.trim()).toMatch(/^error \(validation_failed\): tenantName: /);
+      expect(bad.stderr.trim()).toMatch(/^tenant: error \(validation_failed\): NAME: /);
+      // Safe to repeat (docs/onboarding.md): the existing tenant is kept.
       const dup = await cli(env, 'create', 'clinic-cli');
-      expect(dup.stderr).toMatch(/^error \(tenant_exists\)/);
+      expect(dup.code).toBe(0);
+      expect(JSON.parse(dup.stdout)).toMatchObject({ created: false, tenant: { displayName: 'CLI Clinic' } });
       const ghost = await cli(env, 'migrate', 'ghost');
-      expect(ghost.stderr).toMatch(/^error \(tenant_not_found\)/);
+      expect(ghost.stderr).toMatch(/^tenant: error \(tenant_not_found\)/);
       const usage = await cli(env, 'explode');
       expect(usage.code).toBe(64);
-      expect(usage.stderr).toMatch(/^usage:/);
+      expect(usage.stderr).toMatch(/^tenant: unknown command 'explode'\nusage:/);
     },
     CLI_TEST_MS,
   );
@@ -88,9 +91,9 @@ describe('tenant CLI (npm run tenant)', () => {
     'reports an unreachable database without a stack trace',
     async () => {
       const r = await cli({ ...env, MONGODB_URI: 'mongodb://127.0.0.1:9/', MONGODB_TIMEOUT_MS: '300' }, 'list');
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(69);
       expect(r.target).toMatch(/^\[tenant\] MongoDB mongodb:\/\/127\.0\.0\.1:9\//);
-      expect(r.stderr).toMatch(/^error \(service_unavailable\): cannot reach MongoDB/);
+      expect(r.stderr).toMatch(/^tenant: error \(service_unavailable\): cannot reach MongoDB/);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     },
     CLI_TEST_MS,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { buildSchema, parse, printSchema, validate } from 'graphql';
+import { buildSchema, getIntrospectionQuery, parse, printSchema, validate } from 'graphql';
 import { MAX_DEPTH, queryLimits } from '../../../src/http/graphql/limits.js';
 import { typeDefs } from '../../../src/http/graphql/schema.js';
 import { as, world, type World } from './fixtures.js';
@@ -152,6 +152,15 @@ describe('GraphQL /graphql', () => {
       '{ me { contact { id } } __schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } } }',
     );
     expect(introspection.body.errors).toBeUndefined();
+    // The whole schema, as explorers and code generators ask for it, without a token: introspection
+    // describes no one's data and counts once, like in the structural limits.
+    const anonymous = await gql(w, undefined, getIntrospectionQuery());
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.errors).toBeUndefined();
+    expect(anonymous.body.data.__schema.queryType.name).toBe('Query');
+    // Data beside it still needs a token.
+    const mixed = await gql(w, undefined, `{ __schema { types { name } } me { id } }`);
+    expect(mixed.body.errors[0].extensions.code).toBe('unauthenticated');
     const frag =
       'fragment F on Group { participants { id } } query { a: groupById(groupId: "1") { ...F } ' +
       Array.from({ length: 20 }, (_, i) => `g${i}: groupById(groupId: "1") { ...F }`).join(' ') +

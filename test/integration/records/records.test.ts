@@ -6,6 +6,7 @@ import { multipart, png } from '../../support/form.js';
 import { inHours } from '../../support/events.js';
 import { TelemetryClient, conferenceScript } from '../../../src/vcs/telemetry.client.js';
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
+import { EventRepository } from '../../../src/data/repositories/event.repository.js';
 
 const LEDGER = `query L($e: ID!, $p: PagingInput) { eventLedger(eventId: $e, paging: $p) {
   total skip take items { participantKey userId displayName device deviceId joinedAt leftAt durationSeconds
@@ -219,6 +220,91 @@ describe('readable records: ledger, event files, session files', () => {
       'upload',
     ]);
     expect((await get('ada', `/api/events/${consultId}/files`)).body.total).toBe(4);
+    // GraphQL describes an event's file in REST's shape: the same fields, the same values.
+    const fields = Object.keys(r.body.items[0]).join(' ');
+    const flat = await gql(
+      'hank',
+      `query F($e: ID!) { eventFiles(eventId: $e, paging: { take: 100 }) { items { ${fields} } } }`,
+      {
+        e: consultId,
+      },
+    );
+    expect(flat.body.errors).toBeUndefined();
+    const rest = (await get('hank', `/api/events/${consultId}/files?take=100`)).body.items;
+    expect(flat.body.data.eventFiles.items).toEqual(rest);
+  });
+
+  it('lets a participant made a host in the meeting read its ledger', async () => {
+    expect((await get('hank', `/api/events/${consultId}/ledger`)).body.code).toBe('not_meeting_host');
+    // The meeting actor records a grant in the audit trail inside its turn (decision 900), as here.
+    await node.services.auth.audit.record('acme', {
+      action: 'meeting.add_host',
+      outcome: 'success',
+      actorId: ids.cara!,
+      subjectId: ids.hank!,
+      eventId: consultId,
+      details: { previousRole: 'participant' },
+    });
+    const r = await get('hank', `/api/events/${consultId}/ledger`);
+    expect({ status: r.status, total: r.body.total }).toEqual({ status: 200, total: 3 });
+    expect((await gql('hank', LEDGER, { e: consultId })).body.data.eventLedger.total).toBe(3);
+    // A refused request for host access grants nothing; a grant to someone else is not theirs.
+    await node.services.auth.audit.record('acme', {
+      action: 'meeting.host_access_answer',
+      outcome: 'success',
+      actorId: ids.cara!,
+      subjectId: ids.pat!,
+      eventId: consultId,
+      details: { answer: 'refused' },
+    });
+    expect((await get('pat', `/api/events/${consultId}/ledger`)).body.code).toBe('not_meeting_host');
+    await node.services.auth.audit.record('acme', {
+      action: 'meeting.add_host',
+      outcome: 'success',
+      actorId: ids.cara!,
+      subjectId: ids.hank!,
+      eventId: otherConsultId,
+      details: {},
+    });
+    expect((await get('pat', `/api/events/${consultId}/ledger`)).body.code).toBe('not_meeting_host');
+  });
+
+  it('keeps the end endMeeting recorded when completion arrives with an earlier conference clock', async () => {
+    const eventId = await createEvent('acme', 'cara', [{ userId: ids.pat! }]);
+    const repo = new EventRepository(node.infra.mongo.tenantDb('acme'));
+    const startedAt = new Date(Date.now() - 10 * 60_000);
+    await repo.transition(new Types.ObjectId(eventId), ['scheduled'], 'started', { startedAt });
+    const ended = await node.services.meetings.endEvent('acme', eventId);
+    expect(ended.status).toBe('ended');
+    const endedAt = ended.endedAt!;
+    // The conference's clock runs an hour behind: its end is before the start this service recorded.
+    const conferenceId = `conf-skew-${eventId}`;
+    await node.services.telemetry.ingest('acme', [
+      {
+        conferenceId,
+        sequence: 1,
+        eventId,
+        type: 'participant_joined',
+        occurredAt: new Date(startedAt.getTime() - 3_600_000),
+        payload: { participantKey: ids.pat!, userId: ids.pat!, displayName: 'Pat', device: 'web' },
+      },
+      {
+        conferenceId,
+        sequence: 2,
+        eventId,
+        type: 'conference_ended',
+        occurredAt: new Date(startedAt.getTime() - 3_000_000),
+        payload: { reason: 'closed' },
+      },
+    ]);
+    const done = await node.services.jobs.waitUntilFinished(
+      'telemetry-completion',
+      `completion.acme.${eventId}.${conferenceId}`,
+    );
+    expect(done.state).toBe('completed');
+    const completed = await repo.findById(new Types.ObjectId(eventId));
+    expect(completed).toMatchObject({ status: 'completed', startedAt, endedAt });
+    expect(completed!.endedAt!.getTime() - completed!.startedAt!.getTime()).toBeGreaterThan(0);
   });
 
   it('pages the files and the ledger: pages neither repeat nor skip, take is validated', async () => {

@@ -10,6 +10,7 @@ import { startReceiver, type Receiver, type Received } from '../../support/webho
 import { WEBHOOK_EVENT_TYPES } from '../../../src/core/webhooks/webhook-events.js';
 import { newSigningSecret } from '../../../src/core/webhooks/webhook-signature.js';
 import { Types } from 'mongoose';
+import { TelemetryRepository } from '../../../src/data/repositories/telemetry.repository.js';
 
 const T = 'acme';
 
@@ -262,14 +263,24 @@ describe('outbound events (webhooks)', () => {
     const per = byConsultation(delivered);
     expect(per.get(a)).toEqual(['consultation.scheduled', 'consultation.cancelled']);
     expect(per.get(b)).toEqual(['consultation.scheduled', 'consultation.cancelled']);
+    // Telemetry started the consultation: its start comes before anything the conference reports.
     expect(per.get(c)).toEqual([
       'consultation.scheduled',
+      'consultation.started',
       'participant.joined',
       'participant.left',
       'consultation.ended',
-      'consultation.started',
       'consultation.completed',
     ]);
+    const started = delivered.find((x) => x.payload.type === 'consultation.started')!;
+    expect(started.payload.data).toMatchObject({
+      consultationId: c,
+      status: 'started',
+      startedAt: at(1).toISOString(),
+    });
+    // A leave names the user its join named (the wire's leave carries only the participant key).
+    const left = delivered.find((x) => x.payload.type === 'participant.left')!;
+    expect(left.payload.data).toMatchObject({ participantKey: 'p1', userId: docId });
     const completed = delivered.find((x) => x.payload.type === 'consultation.completed')!;
     expect(completed.payload.data).toMatchObject({
       consultationId: c,
@@ -279,6 +290,9 @@ describe('outbound events (webhooks)', () => {
     });
     // The outboxes are empty once published.
     const db = node.infra.mongo.tenantDb(T);
+    // A leave in a later batch (or on another node) finds the join's user in the stored telemetry.
+    expect(await new TelemetryRepository(db).joinedUserId(conf, 'p1')).toBe(docId);
+    expect(await new TelemetryRepository(db).joinedUserId(conf, 'nobody')).toBeUndefined();
     expect(await db.models.Event.countDocuments({ 'outbox.0': { $exists: true } })).toBe(0);
     expect(await db.models.TelemetryRecord.countDocuments({ 'outbox.0': { $exists: true } })).toBe(0);
   });

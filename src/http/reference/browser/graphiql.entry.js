@@ -18,9 +18,28 @@ globalThis.MonacoEnvironment = {
 
 // POST application/json to this tenant host: Apollo's CSRF prevention lets such requests through
 // (a browser sends them cross-origin only after a CORS preflight the service answers per tenant).
-const fetcher = createGraphiQLFetcher({ url: new URL('/graphql', location.origin).href });
+const send = createGraphiQLFetcher({ url: new URL('/graphql', location.origin).href });
 
-const DEFAULT_QUERY = `# Put your access token in the Headers tab below:
+/**
+ * Headers worth sending: a header with no value, or an Authorization of a bare scheme ("Bearer " with
+ * no token, what an empty template or an earlier visit leaves), is left out. The schema loads without a
+ * token (introspection needs none); a token typed in the Headers tab goes with every request.
+ */
+function headersToSend(headers) {
+  if (!headers || typeof headers !== 'object') return headers;
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name, value]) => {
+      const v = typeof value === 'string' ? value.trim() : value;
+      if (v === '' || v === undefined || v === null) return false;
+      return !(name.toLowerCase() === 'authorization' && /^[A-Za-z]+$/.test(String(v)));
+    }),
+  );
+}
+
+const fetcher = (params, opts) => send(params, { ...opts, headers: headersToSend(opts?.headers) });
+
+const DEFAULT_QUERY = `# The schema is in the Docs pane without signing in. To run queries, put your access token in the
+# Headers tab below:
 #   { "Authorization": "Bearer <access token>" }
 query Me {
   me {
@@ -35,7 +54,7 @@ createRoot(document.getElementById('graphiql')).render(
   createElement(GraphiQL, {
     fetcher,
     defaultQuery: DEFAULT_QUERY,
-    defaultHeaders: '{\n  "Authorization": "Bearer "\n}',
+    defaultHeaders: '{}',
     shouldPersistHeaders: true,
     defaultEditorToolsVisibility: 'headers',
   }),
