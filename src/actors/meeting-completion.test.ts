@@ -22,7 +22,10 @@ const COMPLETION: EventCompletion = {
  * The event as the completion turn finds it: `completed` (moved before), `audited` (told before), and
  * whom the recording service records for. The turn's writes are logged.
  */
-function setup(id: string, event: { completed?: boolean; audited?: boolean; recordingFor?: string } = {}) {
+function setup(
+  id: string,
+  event: { completed?: boolean; cancelled?: boolean; audited?: boolean; recordingFor?: string } = {},
+) {
   const log: string[] = [];
   const audits: MeetingAuditEntry[] = [];
   const data = async (_t: string, c: Caller, eventId: string) => ({
@@ -55,6 +58,7 @@ function setup(id: string, event: { completed?: boolean; audited?: boolean; reco
     recordingOwner: async () => event.recordingFor ?? null,
     attachDevice: async () => undefined,
     completeEvent: async () => {
+      if (event.cancelled) return { changed: false, status: 'cancelled', flags: COMPLETION.flags };
       const changed = !event.completed;
       event.completed = true;
       log.push(`completeEvent:${changed}`);
@@ -77,7 +81,7 @@ describe('the conference completion as a meeting actor turn (decision 1090)', ()
     const before = h.state.seq;
 
     expect(await complete()).toEqual({ changed: true, status: 'completed', flags: COMPLETION.flags, seq: before + 2 });
-    expect(log).toEqual([`stopRecording:${A}:telemetry`, 'completeEvent:true']);
+    expect(log).toEqual([`completeEvent:true`, `stopRecording:${A}:telemetry`]);
     expect(meetingEvents().slice(-2)).toEqual([
       expect.objectContaining({ seq: before + 1, type: 'recordingStopped' }),
       expect.objectContaining({
@@ -158,5 +162,17 @@ describe('the conference completion as a meeting actor turn (decision 1090)', ()
     expect(log).toEqual(['endEvent', 'completeEvent:true']);
     expect(h.state.ended).toEqual(ended);
     expect(audits.map((a) => a.action)).toEqual(['meeting.end', 'telemetry.complete']);
+  });
+
+  it('a cancelled event is not completed: the meeting is left as it is, no one told, nothing audited', async () => {
+    const { h, log, audits, meetingEvents, complete } = setup('ev6', { cancelled: true, recordingFor: A });
+    await h.send({ type: 'init', caller: person(A) });
+    const before = meetingEvents().length;
+    expect(await complete()).toMatchObject({ changed: false, status: 'cancelled', seq: h.state.seq });
+    expect(meetingEvents()).toHaveLength(before);
+    expect(log).toEqual([]);
+    expect(audits).toEqual([]);
+    expect(h.state.completed).toBeUndefined();
+    expect(h.state.ended).toBeUndefined();
   });
 });

@@ -29,7 +29,7 @@ async function stopRecording(ctx: Ctx, deps: MeetingActorDeps): Promise<void> {
 /**
  * The conference ended (its telemetry, decision 1090): the consultation completes in a turn of its meeting
  * actor, ordered with every other change of the meeting. The event moves to `completed` (keeping an end
- * endMeeting recorded); the first time, the meeting ends for everyone still in it: what records stops,
+ * endMeeting recorded; a cancelled event stays cancelled and nothing else happens); the first time, the meeting ends for everyone still in it: what records stops,
  * the waiting are told `ended`, the members hear `meetingCompleted` in the meeting's numbered order and
  * leave its rooms, headsets leave the meeting, and `telemetry.complete` is audited. A later delivery of the
  * same end (a duplicate, a retried job, another conference of the event) finds the meeting completed:
@@ -47,8 +47,10 @@ export async function complete(ctx: Ctx, deps: MeetingActorDeps, msg: CompleteMs
     const again = await ctx.fencedWrite(() => deps.completeEvent(t, s.eventId, c));
     return { ...again, changed: false, seq: s.seq };
   }
-  await stopRecording(ctx, deps);
   const done = await ctx.fencedWrite(() => deps.completeEvent(t, s.eventId, c));
+  // A cancelled event is not completed (decision 422): its ledger is written, its meeting left as it is.
+  if (done.status !== 'completed') return { ...done, seq: s.seq };
+  await stopRecording(ctx, deps);
   const first = done.changed || !(await deps.completionAudited(t, s.eventId));
   const at = new Date().toISOString();
   s.started = true;
