@@ -26,6 +26,7 @@ import { z } from 'zod';
 import { io, type Socket } from 'socket.io-client';
 import { HubClient } from '../../packages/client/src/hub.js';
 import { params, finish, deadline, tell, waitFor, sleep } from './common.js';
+import { account, isRejoined, type CallSample, type Mark, type MemberRecord } from './storm-accounting.js';
 
 const P = z.object({
   mode: z.enum(['product', 'bare']),
@@ -64,34 +65,12 @@ interface Conn {
   close(): void;
 }
 
-interface Member {
+interface Member extends MemberRecord {
+  /** Index of the client in the whole run. */
   global: number;
-  group: number;
+  /** The node it is connected to (or trying). */
   node: number;
-  /** Connected to the victim when the storm began. */
-  victim: boolean;
   conn?: Conn;
-  disconnectAt?: number;
-  /**
-   * After losing the victim: its next connection; when pushes flow to it again (product: `pushStreams`
-   * on that connection, where its stream continues and the replay starts; bare: its room joined again);
-   * its meeting joined again (product: the SDK's joinEvent acknowledged; bare: the room join).
-   */
-  connectAt?: number;
-  flowingAt?: number;
-  rejoinAt?: number;
-  rejoinFailed?: boolean;
-  received: Map<number, number>;
-  duplicates: number;
-  resyncs: number;
-}
-
-interface Mark {
-  group: number;
-  sentAt: number;
-  ackAt?: number;
-  /** The meeting's closing push: not counted, it tells that everything before it has arrived. */
-  last?: boolean;
 }
 
 const n = p.targets.length;
@@ -113,7 +92,7 @@ let stormEnd: number | undefined;
 let earlyDisconnects = 0;
 /** Members that never received their meeting's closing push within settleMs. */
 let unclosed = 0;
-const calls: { start: number; ms: number; failover: boolean }[] = [];
+const calls: CallSample[] = [];
 let failedCalls = 0;
 let firstFailure: string | undefined;
 
@@ -181,7 +160,6 @@ function productConn(m: Member, cred: string): Conn {
     const start = m.connectAt!;
     void hub.whenRejoined().then((errors) => {
       if (errors.length) {
-        m.rejoinFailed = true;
         failedCalls++;
         firstFailure ??= `joinEvent again: ${errors[0]!.message}`;
         return;
@@ -231,8 +209,7 @@ function bareConn(m: Member, cred: string): Conn {
   socket.on('connect', () => {
     if (!onReconnect(m)) return;
     void timed('join', m.group, () => ack('join', room(m.group))).then((ok) => {
-      if (!ok) return void (m.rejoinFailed = true);
-      m.rejoinAt = m.flowingAt = t();
+      if (ok) m.rejoinAt = m.flowingAt = t();
     });
   });
   socket.on('meetingEvent', (e: { m?: unknown }) => onPush(m, e?.m));
@@ -318,19 +295,6 @@ async function probeLoop(): Promise<void> {
   }
 }
 
-const resumed = (m: Member) => m.connectAt !== undefined && m.flowingAt !== undefined;
-const rejoined = (m: Member) => resumed(m) && m.rejoinAt !== undefined;
-
-/** Every acknowledged push each member of its meeting should have; how many it has not. */
-function missing(): number {
-  let miss = 0;
-  for (let i = 0; i < marks.length; i++) {
-    if (marks[i]!.ackAt === undefined || marks[i]!.last) continue;
-    for (const m of byGroup[marks[i]!.group]!) if (!m.received.has(i)) miss++;
-  }
-  return miss;
-}
-
 async function main(): Promise<void> {
   const hostMember: Member = {
     global: -1,
@@ -358,7 +322,7 @@ async function main(): Promise<void> {
   const probes = probeLoop();
   killAt = Number((await waitFor('killed')).at);
   const stormUntil = killAt + p.stormMaxMs;
-  while (t() < stormUntil && !victims.every(rejoined)) await sleep(20);
+  while (t() < stormUntil && !victims.every(isRejoined)) await sleep(20);
   stormEnd = t();
   await sleep(p.tailMs);
   pushing = false;
@@ -403,67 +367,12 @@ function logMisses(): void {
 }
 
 function report(): Record<string, unknown> {
-  const kill = killAt!;
-  const reconnectedMs: number[] = [];
-  const resumedMs: number[] = [];
-  const rejoinedMs: number[] = [];
-  let notResumed = 0;
-  let notRejoined = 0;
-  // Pushes acknowledged while a victim was away (after its disconnect, before its reconnection): what only
-  // a replay can bring; and how many of them it received.
-  let whileAway = 0;
-  let recovered = 0;
-  for (const m of victims) {
-    for (let i = 0; i < marks.length; i++) {
-      const { group, ackAt, last } = marks[i]!;
-      if (group !== m.group || ackAt === undefined || last || m.disconnectAt === undefined) continue;
-      if (ackAt < m.disconnectAt || (m.connectAt !== undefined && ackAt > m.connectAt)) continue;
-      whileAway++;
-      if (m.received.has(i)) recovered++;
-    }
-    if (m.connectAt !== undefined) reconnectedMs.push(m.connectAt - kill);
-    if (!resumed(m)) {
-      notResumed++;
-      notRejoined++;
-      continue;
-    }
-    // Resumed: pushes flow again and every push acknowledged before it reconnected that it received
-    // has arrived (those it never received are counted as missed, not waited for).
-    const connectAt = m.connectAt!;
-    let resumedAt = Math.max(connectAt, m.flowingAt!);
-    for (const [mark, at] of m.received) {
-      const ackAt = marks[mark]!.ackAt;
-      if (ackAt !== undefined && ackAt <= connectAt && at > resumedAt) resumedAt = at;
-    }
-    resumedMs.push(resumedAt - kill);
-    if (m.rejoinAt === undefined) notRejoined++;
-    else rejoinedMs.push(Math.max(resumedAt, m.rejoinAt) - kill);
-  }
-  const inStorm = calls.filter((c) => c.start >= kill && c.start <= (stormEnd ?? Infinity));
-  const calm = calls.filter((c) => c.start < kill);
-  let expected = 0;
-  for (const mk of marks) if (mk.ackAt !== undefined && !mk.last) expected += byGroup[mk.group]!.length;
   return {
     clients: members.length,
-    victims: victims.length,
-    notResumed,
-    notRejoined,
     earlyDisconnects,
-    reconnectedMs,
-    resumedMs,
-    rejoinedMs,
-    stormMs: (stormEnd ?? kill) - kill,
-    pushesSent: marks.filter((mk) => !mk.last).length,
+    stormMs: (stormEnd ?? killAt!) - killAt!,
     unclosed,
-    pushesExpected: expected,
-    pushesMissed: missing(),
-    pushesWhileAway: whileAway,
-    pushesRecovered: recovered,
-    duplicates: members.reduce((a, m) => a + m.duplicates, 0),
-    resyncs: members.reduce((a, m) => a + m.resyncs, 0),
-    stormCallsMs: inStorm.map((c) => c.ms),
-    stormCallsElsewhereMs: inStorm.filter((c) => !c.failover).map((c) => c.ms),
-    calmCallsMs: calm.map((c) => c.ms),
+    ...account({ members, marks, calls, killAt: killAt!, stormEnd: stormEnd ?? killAt! }),
     failedCalls,
     firstFailure,
   };
