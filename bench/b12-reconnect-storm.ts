@@ -1,14 +1,15 @@
 /**
- * B12: a reconnect storm (issue 35). `connections` authenticated hub clients (one user each, SDK
- * HubClient) spread round-robin over three product nodes (separate processes), each a member of a
- * meeting of `meetingSize`; each meeting's host, on a surviving node, sends it a notify every
+ * B12: a reconnect storm (issue 35, decision 1085). `connections` authenticated hub clients (one user
+ * each, the SDK's HubClient) spread round-robin over three product nodes (separate processes), each a
+ * member of a meeting of `meetingSize`; each meeting's host, on a surviving node, sends it a notify every
  * `pushEveryMs` and reads go to random members. One node is SIGKILLed: its clients reconnect by
  * themselves (socket.io's default backoff) to the other nodes, handing over their last push positions,
- * and join their meetings again. Measured per round: the time from the kill until every one of them is
- * connected and joined again, and until each has also received every push acknowledged before it came
- * back (the replay from its history); acknowledged pushes some member never received; p50/p99 of the hub
- * calls started during the storm. The baseline is the same storm with bare socket.io-client clients
- * against three bare Socket.IO servers on the sharded Redis adapter (decision 1085).
+ * and join their meetings again. Per round, from the kill: the time until every one of them is connected
+ * again, until pushes flow to it again and it has every push acknowledged before it came back (the
+ * replay: "resumed", the target), and until it is also in its meeting again ("rejoined"); acknowledged
+ * pushes some member never received; p50/p99 of the hub calls started during the storm. The baseline is
+ * the same storm with bare socket.io-client clients against three bare Socket.IO servers on the sharded
+ * Redis adapter.
  */
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
