@@ -67,7 +67,8 @@ interface StormResult {
   stormCallsElsewhereMs: number[];
   calmCallsMs: number[];
   failedCalls: number;
-  firstFailure?: string;
+  /** Why calls started during the storm failed (message -> count, the five most frequent). */
+  failures: Record<string, number>;
 }
 
 /** One process's share of the run: its clients, its meetings (local group numbers) and its host. */
@@ -179,8 +180,10 @@ async function storm(
     const rs = await Promise.all(loads.map((l) => l.result));
     const early = sum(rs.map((r) => r.earlyDisconnects));
     if (early) throw new Error(`${early} client(s) of the surviving nodes disconnected before the kill`);
-    const failure = rs.find((r) => r.firstFailure)?.firstFailure;
-    if (failure) ctx.log(`  ${label} round ${i + 1}: first failed call: ${failure}`);
+    const failures = new Map<string, number>();
+    for (const r of rs) for (const [k, v] of Object.entries(r.failures)) failures.set(k, (failures.get(k) ?? 0) + v);
+    if (failures.size)
+      ctx.log(`  ${label} round ${i + 1}: failed calls: ${[...failures].map(([k, v]) => `${v} x ${k}`).join('; ')}`);
     return figures(rs, base.mode === 'product');
   } finally {
     for (const l of loads) l.kill();
