@@ -96,6 +96,9 @@ function slices(n: number): { from: number; to: number }[] {
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const max = (xs: number[]) => (xs.length ? xs.reduce((a, b) => Math.max(a, b), -Infinity) : Number.NaN);
 
+/** The time by which all `of` clients got there: the latest of their times, or none if some never did. */
+const every = (times: number[], of: number) => (times.length === of ? round3(max(times)) : Number.NaN);
+
 /** The round's figures from every process's result. */
 function figures(rs: StormResult[], product: boolean): Figures {
   type Samples =
@@ -105,10 +108,11 @@ function figures(rs: StormResult[], product: boolean): Figures {
   const f: Figures = {
     clients: sum(rs.map((r) => r.clients)),
     victims: sum(rs.map((r) => r.victims)),
-    all_reconnected_ms: round3(max(all('reconnectedMs'))),
-    all_resumed_ms: round3(max(all('resumedMs'))),
+    // "Every client": none when one of them never got there within the storm's limit (the counts say how many).
+    all_reconnected_ms: every(all('reconnectedMs'), sum(rs.map((r) => r.victims))),
+    all_resumed_ms: every(all('resumedMs'), sum(rs.map((r) => r.victims))),
     resumed_p50_ms: round3(percentile(all('resumedMs'), 50)),
-    all_rejoined_ms: round3(max(all('rejoinedMs'))),
+    all_rejoined_ms: every(all('rejoinedMs'), sum(rs.map((r) => r.victims))),
     not_resumed: sum(rs.map((r) => r.notResumed)),
     not_rejoined: sum(rs.map((r) => r.notRejoined)),
     pushes_expected: sum(rs.map((r) => r.pushesExpected)),
