@@ -1,6 +1,8 @@
 import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
@@ -29,6 +31,7 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -88,7 +91,27 @@ public class MongoJavaServerLauncher {
    * Pages are written from the same bytes. Bounded: -Dmongo.h2.keyBytesCache keys (default 50,000).
    * -Dmongo.h2.keyBytes=h2 opens the indexes with H2's own key type instead (the same order, no bytes kept).
    */
-  static final class IndexKeyType extends ObjectDataType {
+  /**
+   * H2's default key type, safe for a map used by several threads at once. H2's ObjectDataType keeps
+   * the type of the last value it met in one field shared by every thread that uses the map, and its
+   * comparison of two serialised values (an ObjectId `_id`, a KeyValue) reads that field twice: when
+   * another thread switched it meanwhile (a commit writing the map's pages, or another connection's
+   * insert, meeting a key of another type), the two reads disagree and the comparison throws "Can not
+   * compare" (decision 1100). A collection's documents are keyed by their `_id` as it is (ObjectIds,
+   * strings and numbers in one map), so an insert racing a commit failed, and a failure inside the
+   * store's own writer closed the store ("This store is closed"). Here each thread has its own
+   * ObjectDataType: the same order, the same bytes on disk, no field shared between threads.
+   */
+  static class ThreadSafeObjectType extends ObjectDataType {
+    private static final ThreadLocal<ObjectDataType> OWN = ThreadLocal.withInitial(ObjectDataType::new);
+
+    @Override public int compare(Object a, Object b) { return OWN.get().compare(a, b); }
+    @Override public int getMemory(Object obj) { return OWN.get().getMemory(obj); }
+    @Override public void write(WriteBuffer buff, Object obj) { OWN.get().write(buff, obj); }
+    @Override public Object read(ByteBuffer buff) { return OWN.get().read(buff); }
+  }
+
+  static final class IndexKeyType extends ThreadSafeObjectType {
     private static final int MAX = Integer.getInteger("mongo.h2.keyBytesCache", 50_000);
     /** H2's tag of a value stored as its Java serialisation (ObjectDataType.TYPE_SERIALIZED_OBJECT). */
     private static final byte SERIALIZED = 19;
@@ -147,24 +170,35 @@ public class MongoJavaServerLauncher {
     @Override
     protected Index<Object> openOrCreateUniqueIndex(String collection, String index, List<IndexKey> keys, boolean sparse) {
       // The name H2Database gives an index's map; MVStore hands an open map to every later openMap(name).
-      if (!KEPT) return super.openOrCreateUniqueIndex(collection, index, keys, sparse);
       store.openMap(getFullCollectionNamespace(collection) + "._index_" + index,
-          new MVMap.Builder<KeyValue, Object>().keyType(new IndexKeyType()));
+          new MVMap.Builder<KeyValue, Object>().keyType(KEPT ? new IndexKeyType() : new ThreadSafeObjectType()));
       Index<Object> opened = super.openOrCreateUniqueIndex(collection, index, keys, sparse);
-      if (!(keyTypeOf(opened) instanceof IndexKeyType))
+      if (!(keyTypeOf(opened, "mvMap") instanceof ThreadSafeObjectType))
         throw new IllegalStateException("mongo-java-server opened the index " + index + " of " + collection
-            + " as another map than the launcher's (its map names changed?): run with -Dmongo.h2.keyBytes=h2");
+            + " as another map than the launcher's (its map names changed?)");
       return opened;
     }
 
-    /** The key type of the map behind a unique index (H2UniqueIndex keeps it in a private field). */
-    private static Object keyTypeOf(Index<Object> index) {
+    /** A collection's documents, keyed by `_id`, in a map whose key type is safe between threads (decision 1100). */
+    @Override
+    protected MongoCollection<Object> openOrCreateCollection(String collection, CollectionOptions options) {
+      store.openMap("databases." + getFullCollectionNamespace(collection),
+          new MVMap.Builder<Object, Document>().keyType(new ThreadSafeObjectType()));
+      MongoCollection<Object> opened = super.openOrCreateCollection(collection, options);
+      if (!(keyTypeOf(opened, "dataMap") instanceof ThreadSafeObjectType))
+        throw new IllegalStateException("mongo-java-server opened the collection " + collection
+            + " as another map than the launcher's (its map names changed?)");
+      return opened;
+    }
+
+    /** The key type of the map behind a unique index or a collection (each keeps it in a private field). */
+    private static Object keyTypeOf(Object owner, String field) {
       try {
-        java.lang.reflect.Field map = index.getClass().getDeclaredField("mvMap");
+        java.lang.reflect.Field map = owner.getClass().getDeclaredField(field);
         map.setAccessible(true);
-        return ((MVMap<?, ?>) map.get(index)).getKeyType();
+        return ((MVMap<?, ?>) map.get(owner)).getKeyType();
       } catch (ReflectiveOperationException e) {
-        throw new IllegalStateException("cannot read the map of the index " + index.getName(), e);
+        throw new IllegalStateException("cannot read the map " + field + " of " + owner, e);
       }
     }
   }
