@@ -6,6 +6,7 @@ import { createRedis, type RedisClient, type RedisConnectionOptions } from './da
 import { redisKeys, type RedisKeys } from './data/redis-keys.js';
 import { createObjectStore, type ObjectStore } from './storage/index.js';
 import { createJobQueues, type JobQueues } from './workers/job-queues.js';
+import { QrRenderer } from './core/qr-renderer.js';
 
 /** Connections to the outside world, created once per process and closed in order. */
 export interface Infra {
@@ -19,6 +20,8 @@ export interface Infra {
   store: ObjectStore;
   /** BullMQ queues (enqueue side), on their own connection. */
   queues: JobQueues;
+  /** The QR code renderer's worker thread (started on first render, stopped with the rest). */
+  qr: QrRenderer;
   /**
    * A further Redis connection of its own (a subscriber, the Socket.IO adapter's, a BullMQ worker's), to
    * the same server as `redis`; the caller closes it.
@@ -45,11 +48,13 @@ export async function createInfra(
     keys: redisKeys(config.redis.prefix, { cluster: config.redis.cluster }),
     store,
     queues: createJobQueues(config),
+    qr: new QrRenderer(),
     connectRedis: (name, options) => createRedis(config.redis.url, name, options),
   };
 }
 
 export async function closeInfra(infra: Infra): Promise<void> {
+  await infra.qr.close();
   await infra.queues.close();
   await Promise.allSettled([infra.redis.quit(), infra.mongo.close()]);
   infra.store.close?.();

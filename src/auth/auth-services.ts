@@ -35,7 +35,7 @@ import { AuditAnchorStore } from '../data/stores/audit-anchor.store.js';
 import { SecurityRulesService } from '../core/security-rules.service.js';
 import { SessionService } from '../core/session.service.js';
 import { LoginCodeService } from '../core/login-code.service.js';
-import { qrRenderer } from '../core/qr-renderer.js';
+import type { QrRenderer } from '../core/qr-renderer.js';
 import { PinService, type PinLockedPush, type SecurityAlertPush } from '../core/pin.service.js';
 import { BUILTIN_ROLES } from './permissions.js';
 import { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';
@@ -56,6 +56,8 @@ export interface AuthInfra {
   logger?: Logger;
   /** Counts quick-unlock scrypt checks (pin_checks_total) when given. */
   metrics?: Pick<Metrics, 'counter'>;
+  /** The node's QR code renderer (login codes). */
+  qr: Pick<QrRenderer, 'render'>;
 }
 
 /**
@@ -195,7 +197,7 @@ export function createAuthServices(infra: AuthInfra) {
     rules,
     sessions,
     audit,
-    qr: qrRenderer,
+    qr: infra.qr,
   });
   const pinChecks = infra.metrics?.counter(
     'pin_checks_total',

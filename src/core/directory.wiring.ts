@@ -25,7 +25,6 @@ import { CallService } from './call.service.js';
 import { PeripheralService } from './peripheral.service.js';
 import { AdminService } from './admin.service.js';
 import { MediaAccess } from './media-access.js';
-import { qrRenderer } from './qr-renderer.js';
 import { DirectoryScope } from './directory-scope.js';
 import { WebAppUrls } from './web-app-urls.js';
 import type { AnnounceHook } from './webhooks/webhook-events.js';
@@ -107,7 +106,7 @@ export function createDirectoryServices(
       issuerTemplate: infra.config.auth.oidc.issuerTemplate,
       clientId: infra.config.auth.oidc.clientId,
     },
-    qr: qrRenderer,
+    qr: infra.qr,
     audit: opts.audit,
   });
   const directory = contactDirectory(infra, r.users);

@@ -37,7 +37,10 @@ export interface RenderBound {
  * Renders QR codes as PNG data URLs on a worker thread. Encoding a PNG is 30-500 ms of CPU on a busy
  * machine; on the main thread it stalls every request of the node (GraphQL aliases of the
  * private-server QR code kept /healthz unanswered for seconds). One worker, started on first use and
- * unref'd, is enough: renders are rare and cached by their callers.
+ * unref'd, is enough: renders are rare and cached by their callers. The node owns its renderer (infra,
+ * src/infra.ts) and stops the thread with its other resources (closeInfra): an unreferenced thread
+ * does not keep the process alive, but it runs until stopped, so a node stopped in a process that goes
+ * on (tests run many) left one thread per node behind.
  */
 export class QrRenderer {
   private worker?: Worker;
@@ -116,6 +119,3 @@ export class QrRenderer {
     return w;
   }
 }
-
-/** One renderer per process: a worker thread is a process-wide resource, like the thread pool. */
-export const qrRenderer = new QrRenderer();

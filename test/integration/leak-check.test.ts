@@ -71,15 +71,24 @@ describe('leak check: a jest worker says why it did not end in time', () => {
   }, 90_000);
 });
 
-/** Runs the teardown stand-in; resolves with what it printed (the verdict) and wrote to stderr. */
-function tearDown(failed: boolean): Promise<{ stdout: string; stderr: string }> {
+/**
+ * Runs the teardown stand-in, leaving `leak` (see the fixture); resolves with what it printed (the
+ * verdict) and wrote to stderr.
+ */
+function tearDown(failed: boolean, leak = 'interval'): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) =>
     execFile(
       process.execPath,
       ['--import', 'tsx', path.join(root, 'test/support/leak-check-teardown.fixture.ts')],
       {
         cwd: root,
-        env: { ...process.env, NODE_OPTIONS: '', LEAK_CHECK_SETTLE_MS: '100', FIXTURE_FAILED: failed ? '1' : '0' },
+        env: {
+          ...process.env,
+          NODE_OPTIONS: '',
+          LEAK_CHECK_SETTLE_MS: '100',
+          FIXTURE_FAILED: failed ? '1' : '0',
+          FIXTURE_LEAK: leak,
+        },
         timeout: 60_000,
       },
       (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr })),
@@ -98,6 +107,27 @@ describe("leak check: a file's verdict", () => {
     // The stand-in runs under tsx, whose own file writes can still be in flight at the teardown (seen
     // once on Node.js 24: "1 FSReqCallback; 1 Timeout"): the verdict must name the file's timer.
     expect(r.stdout).toMatch(/^threw: a-file\.test\.ts left running: (?:[^;\n]+; )*1 Timeout \(1x 1000 ms/);
+  }, 90_000);
+
+  // An unreferenced thread holds no event loop, so no list of active handles shows it; it lives, and is
+  // stopped and joined, with the process (the QR renderer left one per file that rendered a code).
+  it('fails a file whose tests passed but left a worker thread running, even an unreferenced one', async () => {
+    const r = await tearDown(false, 'thread');
+    expect(r.stdout).toMatch(
+      /^threw: a-file\.test\.ts left running: (?:[^;\n]+; )*1 Worker thread \(1x eval require\('node:worker_threads'\)\.parentPort/,
+    );
+  }, 90_000);
+
+  it('fails a file whose tests passed but left a node:timers/promises timeout pending', async () => {
+    const r = await tearDown(false, 'promise-timer');
+    expect(r.stdout).toMatch(
+      /^threw: a-file\.test\.ts left running: (?:[^;\n]+; )*1 Timeout \(1x 60000 ms node:timers\/promises setTimeout\)/,
+    );
+  }, 90_000);
+
+  it('passes a file whose worker thread and promise timers ended before its teardown', async () => {
+    const r = await tearDown(false, 'closed');
+    expect(r.stdout).toBe('returned\n');
   }, 90_000);
 
   it('leaves the failures of a file whose test failed to say why, and reports its leak beside them', async () => {

@@ -1,8 +1,10 @@
 /**
  * Jest's node environment plus a check that a test file leaves nothing running behind it: after the
  * file's teardown (and up to a settle time for closes under way), every timer, interval or immediate
- * the file's code made (through the environment's own timer functions, which the file and the libraries
- * it loads use) that is still pending and referenced, and any socket, server or child process beyond
+ * the file's code made (through the environment's own timer functions and `node:timers/promises`, which
+ * the file and the libraries it loads use) that is still pending and referenced, every worker thread it
+ * started that is still running (referenced or not: an unreferenced thread does not hold the event loop,
+ * but it lives, and is torn down, with the process), and any socket, server or child process beyond
  * those the worker had before the file (`process.getActiveResourcesInfo()`), is a leak. The file then
  * fails as "failed outside its tests" (scripts/test.mjs counts those), naming what it left. Such leaks
  * are what made jest print "A worker process has failed to exit gracefully".
@@ -15,6 +17,7 @@ import { createHook, type AsyncHook } from 'node:async_hooks';
 import { writeSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { TestEnvironment as NodeEnvironment } from 'jest-environment-node';
+import type { Worker } from 'node:worker_threads';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 
 const SETTLE_MS = Number(process.env.LEAK_CHECK_SETTLE_MS ?? 5000);
@@ -72,11 +75,22 @@ function countByType(): Map<string, number> {
   return counts;
 }
 
+const coreRequire = createRequire(`${process.cwd()}/`);
+
 /** The `timers` core module's own exports, which libraries call instead of the globals (engine.io does). */
-const timersModule = createRequire(`${process.cwd()}/`)('node:timers') as Record<
-  string,
-  (...args: unknown[]) => unknown
->;
+const timersModule = coreRequire('node:timers') as Record<string, (...args: unknown[]) => unknown>;
+
+/**
+ * `node:timers/promises`: its timers are made inside Node, without calling the functions above, so its
+ * own exports are noted too (src/vcs/embedded.adapter.ts and src/data/migrations/migration-lock.ts sleep
+ * with them).
+ */
+const timersPromises = coreRequire('node:timers/promises') as Record<string, (...args: unknown[]) => unknown> & {
+  scheduler: { wait(delay: number, options?: unknown): Promise<void> };
+};
+
+/** `node:worker_threads`, whose `Worker` the file's threads are made with (the file's imports read it at link time). */
+const workerThreads = coreRequire('node:worker_threads') as { Worker: typeof Worker };
 
 interface TimerLike {
   hasRef(): boolean;
@@ -98,6 +112,8 @@ interface IdleState {
   endAskedAt: number;
   reported: boolean;
   timers: Map<TimerLike, string>;
+  /** Worker threads a file started that have not ended, with the file and what each runs. */
+  threads: Map<Worker, string>;
 }
 const shared = process as unknown as { __leakCheckIdle?: IdleState };
 const idle: IdleState = shared.__leakCheckIdle ?? {
@@ -106,6 +122,7 @@ const idle: IdleState = shared.__leakCheckIdle ?? {
   endAskedAt: 0,
   reported: false,
   timers: new Map(),
+  threads: new Map(),
 };
 
 /** One line per handle that can keep the event loop alive, and per referenced timer a file made. */
@@ -132,6 +149,7 @@ function describeHeld(timers: Map<TimerLike, string>): string[] {
       lines.push(
         `  timer from ${file}: ${String((t as unknown as { _onTimeout?: unknown })._onTimeout).slice(0, 160)}`,
       );
+  for (const what of idle.threads.values()) lines.push(`  worker thread from ${what}`);
   return lines;
 }
 
@@ -157,7 +175,9 @@ function exitReport(): string | undefined {
   const { rss, heapUsed } = process.memoryUsage();
   const mb = (n: number) => Math.round(n / 1048576);
   if (ms <= EXIT_LATE_MS && mb(rss) <= EXIT_RSS_MB) return undefined;
-  return `[leak-check] worker ${process.pid} (last file ${idle.lastFile}): nothing held it, its event loop ended ${ms} ms after jest asked it to end, with ${mb(rss)} MB resident (heap ${mb(heapUsed)} MB); ending a process that large takes the system long enough for jest to call it a failed graceful exit`;
+  // Threads still running are stopped and joined by the process's end, after this.
+  const threads = [...idle.threads.values()].map((what) => `\n  worker thread from ${what}`).join('');
+  return `[leak-check] worker ${process.pid} (last file ${idle.lastFile}): nothing held it, its event loop ended ${ms} ms after jest asked it to end, with ${mb(rss)} MB resident (heap ${mb(heapUsed)} MB); ending a process that large takes the system long enough for jest to call it a failed graceful exit${threads}`;
 }
 
 // Only in a jest worker (a child with an IPC channel): the report is about the worker's own exit.
@@ -208,6 +228,10 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
   private readonly timers = new Map<TimerLike, { type: string; stack: string }>();
   /** The `timers` module's own functions, put back after the check. */
   private readonly realTimers = new Map<string, (...args: unknown[]) => unknown>();
+  /** Put `node:timers/promises`' and `node:worker_threads`' own functions back after the check. */
+  private readonly restores: (() => void)[] = [];
+  /** Every worker thread the file started that has not ended, with what it runs and where it was made. */
+  private readonly threads = new Map<Worker, { what: string; stack: string }>();
 
   /** A test or hook of the file failed: its own errors tell more than the handles it then left open. */
   private failed = false;
@@ -229,10 +253,14 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     const g = this.global as unknown as Record<string, (...args: unknown[]) => TimerLike>;
     const timers = this.timers;
     const file = this.file;
+    const where = () => (STACKS ? projectFrames(new Error().stack ?? '') : '');
+    // First, so the globals' promisified forms (`util.promisify(setTimeout)`), copied below, are these.
+    this.notePromiseTimers(where);
+    this.noteWorkerThreads(where);
     const noting = (real: (...args: unknown[]) => unknown, type: string) =>
       Object.assign(function (this: unknown, ...args: unknown[]) {
         const t = real.apply(this, args) as TimerLike;
-        timers.set(t, { type, stack: STACKS ? projectFrames(new Error().stack ?? '') : '' });
+        timers.set(t, { type, stack: where() });
         idle.timers.set(t, file);
         return t;
       }, real);
@@ -256,6 +284,89 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
         destroy: (id) => void this.made.delete(id),
       }).enable();
     }
+  }
+
+  /**
+   * `node:timers/promises`' timers as the check sees timers: each one a file awaits is pending (and, unless
+   * made with `ref: false`, referenced) until its promise settles; an interval's until its iteration ends
+   * or its signal aborts. Node makes them without the `timers` functions noted above, so they were not seen.
+   */
+  private notePromiseTimers(where: () => string): void {
+    const { timers, file } = this;
+    const note = (type: string, ms: unknown, name: string, options: unknown) => {
+      const o = options as { ref?: boolean; signal?: AbortSignal } | undefined;
+      if (o?.ref === false) return undefined;
+      const t = { _destroyed: false, _idleTimeout: Number(ms ?? 1), _onTimeout: { name }, hasRef: () => true };
+      timers.set(t, { type, stack: where() });
+      idle.timers.set(t, file);
+      o?.signal?.addEventListener('abort', () => void (t._destroyed = true), { once: true });
+      return t;
+    };
+    const settled = <T>(p: Promise<T>, t: { _destroyed: boolean } | undefined): Promise<T> => {
+      if (t)
+        p.then(
+          () => void (t._destroyed = true),
+          () => void (t._destroyed = true),
+        );
+      return p;
+    };
+    const real = { ...timersPromises };
+    const scheduler = timersPromises.scheduler;
+    const realWait = scheduler.wait;
+    const ownWait = Object.getOwnPropertyDescriptor(scheduler, 'wait');
+    this.restores.push(() => {
+      for (const fn of ['setTimeout', 'setImmediate', 'setInterval']) timersPromises[fn] = real[fn]!;
+      if (ownWait) Object.defineProperty(scheduler, 'wait', ownWait);
+      else delete (scheduler as { wait?: unknown }).wait;
+    });
+    timersPromises.setTimeout = function (this: unknown, ...a: unknown[]) {
+      const t = note('Timeout', a[0], 'node:timers/promises setTimeout', a[2]);
+      return settled(real.setTimeout!.apply(this, a) as Promise<unknown>, t);
+    };
+    timersPromises.setImmediate = function (this: unknown, ...a: unknown[]) {
+      const t = note('Immediate', 0, 'node:timers/promises setImmediate', a[1]);
+      return settled(real.setImmediate!.apply(this, a) as Promise<unknown>, t);
+    };
+    timersPromises.setInterval = async function* (this: unknown, ...a: unknown[]) {
+      const t = note('Timeout', a[0], 'node:timers/promises setInterval', a[2]);
+      try {
+        return yield* real.setInterval!.apply(this, a) as AsyncGenerator<unknown>;
+      } finally {
+        if (t) t._destroyed = true;
+      }
+    };
+    scheduler.wait = (delay: number, options?: unknown) => {
+      const t = note('Timeout', delay, 'node:timers/promises scheduler.wait', options);
+      return settled(realWait.call(scheduler, delay, options), t);
+    };
+  }
+
+  /**
+   * Notes each worker thread the file starts, through `node:worker_threads`' Worker (a stand-in that
+   * makes the real one): a thread is the file's until it ends. An unreferenced thread (the QR renderer's)
+   * is in no list of the event loop's handles, so nothing else would see it.
+   */
+  private noteWorkerThreads(where: () => string): void {
+    const { threads, file } = this;
+    const real = workerThreads.Worker;
+    this.restores.push(() => void (workerThreads.Worker = real));
+    workerThreads.Worker = new Proxy(real, {
+      construct(target, args: ConstructorParameters<typeof Worker>, newTarget) {
+        const w = Reflect.construct(target, args, newTarget) as Worker;
+        const [script, options] = args;
+        const what = options?.eval
+          ? `eval ${String(script).trim().replace(/\s+/g, ' ').slice(0, 60)}`
+          : String(script).replace(`file://${process.cwd()}/`, '').replace(`${process.cwd()}/`, '');
+        threads.set(w, { what, stack: where() });
+        idle.threads.set(w, `${file}: ${what}`);
+        // 'exit' refs nothing (only a 'message' listener refs the thread's port).
+        w.once('exit', () => {
+          threads.delete(w);
+          idle.threads.delete(w);
+        });
+        return w;
+      },
+    });
   }
 
   // A leak found at teardown fails the file as a whole, and jest then reports that error instead of
@@ -285,6 +396,7 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
         .map(([type, n]) => [type, n - (baseline.get(type) ?? 0)] as const);
       const timers = new Map<string, number>();
       for (const [, m] of pendingTimers()) timers.set(m.type, (timers.get(m.type) ?? 0) + 1);
+      if (this.threads.size) timers.set('Worker thread', this.threads.size);
       return [...out, ...timers];
     };
     const until = Date.now() + SETTLE_MS;
@@ -292,9 +404,18 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
     this.hook?.disable();
     const leaks = extra();
     for (const [fn, real] of this.realTimers) timersModule[fn] = real;
+    for (const restore of this.restores.splice(0)) restore();
     syncBuiltinESMExports();
     if (!leaks.length) return this.timers.clear();
     const where = (type: string) => {
+      if (type === 'Worker thread') {
+        const seen = new Map<string, number>();
+        for (const { what, stack } of this.threads.values()) {
+          const w = STACKS ? `${what}, made ${stack || 'at no frame'}` : what;
+          seen.set(w, (seen.get(w) ?? 0) + 1);
+        }
+        return ` (${[...seen].map(([w, n]) => `${n}x ${w}`).join('; ')})`;
+      }
       if (!STACKS && TIMER_TYPES.has(type)) {
         // Without stacks, what each timer would run and after how long (cheap, and enough to find most).
         const seen = new Map<string, number>();
@@ -312,8 +433,9 @@ export default class LeakCheckEnvironment extends NodeEnvironment {
       const stacks = made.filter((m) => m.type === type).map((m) => m.stack);
       return ` (made at ${stacks[stacks.length - 1] || 'no frame'})`;
     };
-    const message = `${this.file} left running: ${leaks.map(([type, n]) => `${n} ${type}${where(type)}`).join('; ')}${STACKS ? '' : ' (LEAK_CHECK_STACKS=1 says where they were made)'}. Close every server, socket, client, timer and child process a test starts.`;
+    const message = `${this.file} left running: ${leaks.map(([type, n]) => `${n} ${type}${where(type)}`).join('; ')}${STACKS ? '' : ' (LEAK_CHECK_STACKS=1 says where they were made)'}. Close every server, socket, client, timer, worker thread and child process a test starts.`;
     this.timers.clear();
+    this.threads.clear();
     if (process.env.LEAK_CHECK === 'report') process.stderr.write(`[leak-check] ${message}\n`);
     // The file fails already: its failures are reported, and the leak beside them.
     else if (this.failed) process.stderr.write(`[leak-check] after failed tests, ${message}\n`);
