@@ -5,7 +5,7 @@ import { permissionFor, satisfies, type OperationId } from '../auth/permission-t
 import type { Caller } from '../actors/common.schema.js';
 import { auditEntry } from '../core/audit-by.js';
 import { fail, ok } from './ack.js';
-import type { AckResult, HubMethodName } from './hub.events.js';
+import type { Ack, AckResult, ClientToServerEvents, HubMethodName } from './hub.events.js';
 import type { HubContext, HubSocket } from './hub.types.js';
 import type { SocketRateLimit } from './socket-rate-limit.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -19,13 +19,45 @@ export interface HubMethod<A extends unknown[] = unknown[]> {
   run(ctx: HubContext, socket: HubSocket, args: A): Promise<unknown>;
 }
 
-/** Declares a method with its argument types inferred from the schema. */
-export function method<S extends z.ZodType<unknown[]>>(def: {
-  name: HubMethodName;
+/** A method's arguments as the client sends them (ClientToServerEvents, without the acknowledgement). */
+export type HubArgs<N extends HubMethodName> =
+  Parameters<ClientToServerEvents[N]> extends [...infer A, Ack<never>] ? A : never;
+
+/** `true` when A and B are the same type (each assignable to the other), else `false`. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * Compiles only when the schema's parsed tuple is exactly the method's arguments in ClientToServerEvents
+ * (the event map the clients are typed from); otherwise the `args` property asks for the declared tuple.
+ */
+export type MatchesEvent<N extends HubMethodName, S extends z.ZodType<unknown[]>> =
+  Same<z.infer<S>, HubArgs<N>> extends true ? unknown : { 'schema differs from ClientToServerEvents': HubArgs<N> };
+
+interface MethodDef<N extends HubMethodName, S extends z.ZodType<unknown[]>> {
+  name: N;
   op: OperationId;
   args: S;
   run(ctx: HubContext, socket: HubSocket, args: z.infer<S>): Promise<unknown>;
-}): HubMethod {
+}
+
+/**
+ * Declares a method with its argument types inferred from the schema. The compiler holds the schema to
+ * ClientToServerEvents: a schema whose parsed tuple is not exactly the method's declared arguments does
+ * not compile (src/hub/method.test.ts shows both cases).
+ */
+export function method<N extends HubMethodName, S extends z.ZodType<unknown[]>>(
+  def: MethodDef<N, S> & { args: MatchesEvent<N, S> },
+): HubMethod {
+  return def as unknown as HubMethod;
+}
+
+/**
+ * The same for a helper that declares several methods (a name union): the helper's own parameters carry
+ * the MatchesEvent check for each call site, which a generic body cannot evaluate.
+ */
+export function methodOfHelper<N extends HubMethodName, S extends z.ZodType<unknown[]>>(
+  def: MethodDef<N, S>,
+): HubMethod {
   return def as unknown as HubMethod;
 }
 

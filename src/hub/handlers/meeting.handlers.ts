@@ -23,7 +23,7 @@ import { dedupe as dedupeFor } from '../../actors/meeting-rooms.js';
 import { checkSharedImage } from '../../core/share-image.js';
 import { rooms, streams } from '../../realtime/rooms.js';
 import { enroll } from '../hub.resume.js';
-import { callerOf, method } from '../method.js';
+import { callerOf, method, methodOfHelper, type MatchesEvent } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 
 const meetingAt = (socket: HubSocket, eventId: string): ActorAddress => ({
@@ -117,12 +117,15 @@ const simple = (name: 'stopRecording' | 'requestHostAccess' | 'clearImage', op: 
  * A host control: one ask of the meeting actor carrying the control's fields, de-duplicated by the
  * caller's request id (decision 900).
  */
-const hostControl = <S extends z.ZodType<{ eventId: string; requestId?: string }>>(
-  name: 'removeParticipant' | 'endMeeting' | 'lockMeeting' | 'unlockMeeting' | 'transferHost' | 'addHost',
-  schema: S,
+const hostControl = <
+  N extends 'removeParticipant' | 'endMeeting' | 'lockMeeting' | 'unlockMeeting' | 'transferHost' | 'addHost',
+  S extends z.ZodType<{ eventId: string; requestId?: string }>,
+>(
+  name: N,
+  schema: S & MatchesEvent<N, z.ZodTuple<[S], null>>,
   fields: (req: z.infer<S>) => Record<string, unknown>,
 ) =>
-  method({
+  methodOfHelper({
     name,
     op: `hub.${name}`,
     args: z.tuple([schema]),

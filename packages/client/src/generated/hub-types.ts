@@ -977,7 +977,8 @@ export interface ClientToServerEvents {
 	stopRecording(req: MeetingRef, ack: Ack): void;
 	startPeripheral(req: StartPeripheralRequest, ack: Ack): void;
 	stopPeripheral(req: StopPeripheralRequest, ack: Ack): void;
-	deviceStatus(meetingId: string | null, info: HeadsetDeviceInfo, ack: Ack): void;
+	/** `meetingId` null (or absent) when the headset is in no meeting. */
+	deviceStatus(meetingId: string | null | undefined, info: HeadsetDeviceInfo, ack: Ack): void;
 	requestRemote(meetingId: string, deviceId: string, ack: Ack): void;
 	requestHostAccess(req: MeetingRef, ack: Ack): void;
 	remoteControl(meetingId: string, req: RemoteControlRequest, ack: Ack): void;
