@@ -233,22 +233,10 @@ export class LoginCodeService {
       ...(done.approvedSessionId ? { sessionId: done.approvedSessionId } : {}),
       ...(done.approvedIdpSid ? { realmSid: done.approvedIdpSid } : {}),
     };
-    const session = await this.deps.sessions.start({
-      tenant,
-      user,
-      method: 'qr',
-      parent,
-      ip: ctx.ip,
-      userAgent: ctx.userAgent,
-    });
-    await this.deps.audit.record(tenant, {
-      action: 'signin.success',
-      outcome: 'success',
-      subjectId: session.user.id,
-      ip: ctx.ip,
-      details: { method: 'qr', deviceName: done.deviceName },
-    });
-    return session;
+    return this.deps.sessions.issueSignedIn(
+      { tenant, user, method: 'qr', parent, ip: ctx.ip, userAgent: ctx.userAgent },
+      { deviceName: done.deviceName },
+    );
   }
 
   private async owned(tenant: string, code: string, pollSecret: string): Promise<LoginCodeRecord> {

@@ -76,23 +76,18 @@ export class OfflineTokenService {
       });
       throw new AppError('invalid_credentials', 'The offline token is not valid');
     }
-    const session = await this.deps.sessions.start({
-      tenant,
-      user,
-      method: 'offline',
-      purpose: record.purpose,
-      offlineTokenId: record._id.toString(),
-      ip: ctx.ip,
-      userAgent: ctx.userAgent,
-    });
-    await this.deps.audit.record(tenant, {
-      action: 'signin.success',
-      outcome: 'success',
-      subjectId: session.user.id,
-      ip: ctx.ip,
-      details: { method: 'offline', purpose: record.purpose },
-    });
-    return session;
+    return this.deps.sessions.issueSignedIn(
+      {
+        tenant,
+        user,
+        method: 'offline',
+        purpose: record.purpose,
+        offlineTokenId: record._id.toString(),
+        ip: ctx.ip,
+        userAgent: ctx.userAgent,
+      },
+      { purpose: record.purpose },
+    );
   }
 
   async revoke(principal: Principal, id: string): Promise<{ id: string; revoked: true; sessionsRevoked: number }> {

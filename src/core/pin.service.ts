@@ -76,21 +76,13 @@ export class PinService {
     const matches = await slowVerify(input.pin, usable ? user!.pinHash : await decoy(), this.deps.onPinCheck);
     if (!usable || !matches) return this.fail(tenant, user, username, source, reservation, rules, ctx);
     await this.deps.attempts.succeed(tenant, username, source);
-    const session = await this.deps.sessions.start({
+    return this.deps.sessions.issueSignedIn({
       tenant,
       user: user!,
       method: 'pin',
       ip: ctx.ip,
       userAgent: ctx.userAgent,
     });
-    await this.deps.audit.record(tenant, {
-      action: 'signin.success',
-      outcome: 'success',
-      subjectId: user!._id.toString(),
-      ip: ctx.ip,
-      details: { method: 'pin' },
-    });
-    return session;
   }
 
   /**

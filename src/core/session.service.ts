@@ -93,6 +93,23 @@ export interface SessionServiceDeps {
 export class SessionService {
   constructor(private readonly deps: SessionServiceDeps) {}
 
+  /**
+   * A sign-in: starts the session and audits `signin.success` with its method (and `details`, such as
+   * the QR device's name or the offline token's purpose). Every sign-in method ends here; impersonation
+   * starts its session with `start` and audits its own action.
+   */
+  async issueSignedIn(s: StartSession, details: Record<string, unknown> = {}): Promise<LoginResponse> {
+    const session = await this.start(s);
+    await this.deps.audit.record(s.tenant, {
+      action: 'signin.success',
+      outcome: 'success',
+      subjectId: session.user.id,
+      ip: s.ip,
+      details: { method: s.method, ...details },
+    });
+    return session;
+  }
+
   async start(s: StartSession): Promise<LoginResponse> {
     const rules = await this.deps.rules.get(s.tenant);
     const lineage = await this.lineage(s);

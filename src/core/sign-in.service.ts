@@ -61,7 +61,7 @@ export class SignInService {
       const principal = await this.deps.verifier.verify(tenant, accessToken);
       const user = await this.deps.credentials(tenant).findById(principal.userId);
       if (!user) throw new AppError('invalid_credentials', 'The signed-in account is not a user of this tenant');
-      const session = await this.deps.sessions.start({
+      return await this.deps.sessions.issueSignedIn({
         tenant,
         user,
         method: 'oidc',
@@ -69,14 +69,6 @@ export class SignInService {
         ip: ctx.ip,
         userAgent: ctx.userAgent,
       });
-      await this.deps.audit.record(tenant, {
-        action: 'signin.success',
-        outcome: 'success',
-        subjectId: session.user.id,
-        ip: ctx.ip,
-        details: { method: 'oidc' },
-      });
-      return session;
     } catch (e) {
       await this.deps.audit.record(tenant, {
         action: 'signin.failure',

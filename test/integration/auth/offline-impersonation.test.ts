@@ -42,6 +42,11 @@ describe('offline tokens and impersonation', () => {
     expect(login.body).toMatchObject({ purpose: 'ward-rounds', user: { id: aliceId } });
     expect(login.body.permissions).toEqual(issued.body.permissions);
     expect(decodeJwt(login.body.accessToken)).toMatchObject({ purpose: 'ward-rounds' });
+    expect(
+      (await node.services.auth.audit.list('acme', { action: 'signin.success', subjectId: aliceId }))
+        .map((a) => a.details)
+        .filter((d) => d?.method === 'offline'),
+    ).toEqual([{ method: 'offline', purpose: 'ward-rounds' }]);
     const fromOffline = await node.http.post('/api/account/offlineToken?purpose=again', {
       tenant: 'acme',
       token: login.body.accessToken,

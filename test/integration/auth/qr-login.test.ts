@@ -43,6 +43,12 @@ describe('QR login code: create, poll, approve, redeem, extend, expire, reuse', 
     const redeemed = await poll(c.code, c.pollSecret);
     expect(redeemed.status).toBe(200);
     expect(redeemed.body.user.username).toBe('alice');
+    // The sign-in is audited once, with its method and the device it signed in.
+    expect(
+      (await node.services.auth.audit.list('acme', { action: 'signin.success', subjectId: redeemed.body.user.id }))
+        .map((a) => a.details)
+        .filter((d) => d?.method === 'qr'),
+    ).toEqual([{ method: 'qr', deviceName: 'Ward 3 headset' }]);
     expect((await node.http.get('/api/tenant/ping', { tenant: 'acme', token: redeemed.body.accessToken })).status).toBe(
       200,
     );
