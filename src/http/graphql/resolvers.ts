@@ -59,6 +59,7 @@ const PrivateServerConfig = {
   json: (c) => JSON.stringify(c),
 } satisfies PrivateServerConfigResolvers;
 
+/** Fails the typecheck when a mapped model lacks a field left to the default resolver. */
 export type ParentModelsCovered = Assert<
   | Covered<MeModel, MeType, typeof Me>
   | Covered<GroupModel, GroupType, typeof Group>
