@@ -1,7 +1,15 @@
 import { AppError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Caller } from './common.schema.js';
-import type { AdmitRequest, ConsentAnswerRequest, DenyRequest, MeetingDetails, MeetingMsg } from './meeting.schema.js';
+import type {
+  AdmitRequest,
+  ConsentAnswerRequest,
+  DenyRequest,
+  MeetingDetails,
+  MeetingMsg,
+  WaitingRoomView,
+} from './meeting.schema.js';
+import type { ConsentAnswerResult } from './meeting-consent.js';
 import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
 import type { EventCompletion, MeetingCompleted } from '../core/completion.service.js';
@@ -65,16 +73,17 @@ export class MeetingRooms {
     return this.ask(p, eventId, { type: 'join', caller: callerOfPrincipal(p), code: meetingCode.toUpperCase() });
   }
 
-  waiting(p: Principal, eventId: string): Promise<unknown> {
+  waiting(p: Principal, eventId: string): Promise<WaitingRoomView> {
     return this.ask(p, eventId, { type: 'waitingRoom', caller: callerOfPrincipal(p) });
   }
 
-  admit(p: Principal, req: AdmitRequest): Promise<unknown> {
+  /** `held`: admitted while a consented recording runs, held until they agree to it (decision 910). */
+  admit(p: Principal, req: AdmitRequest): Promise<WaitingRoomView & { admitted: string[]; held?: string[] }> {
     const msg: MeetingMsg = { type: 'admit', caller: callerOfPrincipal(p), userId: req.userId, all: req.all };
     return this.ask(p, req.eventId, msg, dedupe(p, 'admit', req.requestId));
   }
 
-  deny(p: Principal, req: DenyRequest): Promise<unknown> {
+  deny(p: Principal, req: DenyRequest): Promise<WaitingRoomView & { denied: string[] }> {
     const msg: MeetingMsg = {
       type: 'deny',
       caller: callerOfPrincipal(p),
@@ -139,7 +148,7 @@ export function consentToRecording(
   rooms: Pick<MeetingRooms, 'send'>,
   p: Principal,
   req: ConsentAnswerRequest,
-): Promise<unknown> {
+): Promise<ConsentAnswerResult> {
   const msg: MeetingMsg = {
     type: 'consentToRecording',
     caller: callerOfPrincipal(p),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { OperationId } from '../../auth/permission-table.js';
 import type { ControlCommand } from '../../actors/meeting-rooms.js';
+import type { ControlResult } from '../../actors/meeting-controls.schema.js';
 import {
   AnswerHostAccessRequest,
   EndMeetingRequest,
@@ -10,46 +11,40 @@ import {
   RemoveParticipantRequest,
 } from '../../actors/meeting-controls.schema.js';
 import { AdmitRequest, DenyRequest } from '../../actors/meeting.schema.js';
-import { fromZod } from '../../core/errors.js';
 import { need, type GraphQLContext } from './context.js';
-import { withoutNulls } from './args.js';
+import { parseArgs, parseUnchecked, type Fits } from './args.js';
+import type { MutationResolvers } from './generated/types.js';
 
-type Args = Record<string, unknown>;
+/** The arguments of a mutation as the SDL types them (generated/types.ts). */
+type ArgsOf<K extends keyof MutationResolvers> = Parameters<
+  Extract<MutationResolvers[K], (...a: never[]) => unknown>
+>[1];
 
 /**
  * One host control as a mutation: the permission table first, the arguments through the same schema as
- * the hub's, then the same meeting actor turn as the hub and REST (decision 900).
+ * the hub's (which the compiler holds to the SDL's arguments), then the same meeting actor turn as the
+ * hub and REST (decision 900).
  */
-function control<S extends z.ZodType<{ eventId: string; requestId?: string }>>(
-  name: string,
-  schema: S,
-  command: (req: z.infer<S>) => ControlCommand,
+function control<K extends keyof MutationResolvers, S extends z.ZodType<{ eventId: string; requestId?: string }>>(
+  name: K,
+  schema: S & Fits<ArgsOf<K>, S>,
+  command: (req: z.output<S>) => ControlCommand,
 ) {
-  return async (_: unknown, args: Args, ctx: GraphQLContext) => {
+  return async (_parent: unknown, args: ArgsOf<K>, ctx: GraphQLContext): Promise<ControlResult> => {
     const p = need(ctx, `graphql.${name}` as OperationId);
-    const parsed = schema.safeParse(withoutNulls(args));
-    if (!parsed.success) throw fromZod(parsed.error);
-    const req = parsed.data as z.infer<S>;
+    const req = parseUnchecked(schema, args as object);
     return ctx.services.meetingRooms.control(p, req.eventId, command(req), req.requestId);
   };
 }
 
-/** Parses a waiting-room decision's arguments with the hub's schema, after the permission table. */
-function parsed<S extends z.ZodType>(ctx: GraphQLContext, id: OperationId, schema: S, args: Args) {
-  const p = need(ctx, id);
-  const r = schema.safeParse(withoutNulls(args));
-  if (!r.success) throw fromZod(r.error);
-  return { p, req: r.data as z.infer<S> };
-}
-
 export const meetingControlMutations = {
-  admit: async (_: unknown, args: Args, ctx: GraphQLContext) => {
-    const { p, req } = parsed(ctx, 'graphql.admit', AdmitRequest, args);
-    return ctx.services.meetingRooms.admit(p, req);
+  admit: async (_parent, args, ctx) => {
+    const p = need(ctx, 'graphql.admit');
+    return ctx.services.meetingRooms.admit(p, parseArgs(AdmitRequest, args));
   },
-  deny: async (_: unknown, args: Args, ctx: GraphQLContext) => {
-    const { p, req } = parsed(ctx, 'graphql.deny', DenyRequest, args);
-    return ctx.services.meetingRooms.deny(p, req);
+  deny: async (_parent, args, ctx) => {
+    const p = need(ctx, 'graphql.deny');
+    return ctx.services.meetingRooms.deny(p, parseArgs(DenyRequest, args));
   },
   removeParticipant: control('removeParticipant', RemoveParticipantRequest, (r) => ({
     type: 'removeParticipant',
@@ -73,4 +68,4 @@ export const meetingControlMutations = {
     grant: r.grant,
     message: r.message,
   })),
-};
+} satisfies MutationResolvers;

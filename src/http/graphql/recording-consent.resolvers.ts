@@ -1,30 +1,18 @@
 import { ConsentAnswerRequest } from '../../actors/meeting.schema.js';
 import { consentToRecording } from '../../actors/meeting-rooms.js';
-import { fromZod } from '../../core/errors.js';
-import { need, type GraphQLContext } from './context.js';
-import { withoutNulls } from './args.js';
+import { need } from './context.js';
+import { parseArgs } from './args.js';
+import type { MutationResolvers } from './generated/types.js';
 
 /**
  * Recording consent as a mutation (decision 910): the permission table first, the hub's request
  * schema, then the same meeting actor turn as hub consentToRecording and the REST route.
  */
 export const recordingConsentMutations = {
-  consentToRecording: async (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) => {
+  consentToRecording: async (_parent, args, ctx) => {
     const p = need(ctx, 'graphql.consentToRecording');
-    const parsed = ConsentAnswerRequest.safeParse(withoutNulls(args));
-    if (!parsed.success) throw fromZod(parsed.error);
-    const r = (await consentToRecording(ctx.services.meetingRooms, p, parsed.data)) as {
-      requestId: string;
-      state: string;
-      consent: boolean;
-      entered?: unknown;
-    };
-    return {
-      eventId: parsed.data.eventId,
-      requestId: r.requestId,
-      state: r.state,
-      consent: r.consent,
-      entered: !!r.entered,
-    };
+    const req = parseArgs(ConsentAnswerRequest, args);
+    const r = await consentToRecording(ctx.services.meetingRooms, p, req);
+    return { eventId: req.eventId, requestId: r.requestId, state: r.state, consent: r.consent, entered: !!r.entered };
   },
-};
+} satisfies MutationResolvers;
