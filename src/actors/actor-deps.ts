@@ -1,11 +1,11 @@
 import type { Principal } from '../auth/principal.js';
-import { isPermission } from '../auth/permissions.js';
 import type { CallService } from '../core/call.service.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { RecordingConsentService } from '../core/recording-consent.service.js';
 import type { CompletionService } from '../core/completion.service.js';
 import type { DeviceStatusUpdate } from '../core/peripheral.service.js';
 import type { Caller } from './common.schema.js';
+import { principalOf } from './caller.js';
 import { callActor, type CallActorDeps } from './call.actor.js';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { RecordingOpts } from './meeting-state.js';
@@ -65,20 +65,6 @@ export interface ActorServices {
         details?: Record<string, unknown>;
       },
     ): Promise<unknown>;
-  };
-}
-
-/** The principal a turn acts for, rebuilt from the caller the hub verified at the handshake. */
-export function principalOf(tenant: string, c: Caller): Principal {
-  return {
-    tenant,
-    userId: c.userId,
-    username: c.username,
-    role: c.role,
-    permissions: new Set(c.permissions.filter(isPermission)),
-    scheme: c.scheme ?? 'internal',
-    ...(c.sessionId ? { sessionId: c.sessionId } : {}),
-    ...(c.actorUserId ? { actorUserId: c.actorUserId } : {}),
   };
 }
 

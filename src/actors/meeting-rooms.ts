@@ -1,5 +1,6 @@
 import { AppError } from '../core/errors.js';
 import type { Principal } from '../auth/principal.js';
+import { callerOfPrincipal } from './caller.js';
 import type { Caller } from './common.schema.js';
 import type {
   AdmitRequest,
@@ -13,19 +14,6 @@ import type { ConsentAnswerResult } from './meeting-consent.js';
 import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
 import type { EventCompletion, MeetingCompleted } from '../core/completion.service.js';
-
-/** The caller an actor turn acts for, from a principal verified by REST or GraphQL. */
-export function callerOfPrincipal(p: Principal): Caller {
-  return {
-    userId: p.userId,
-    username: p.username,
-    role: p.role,
-    permissions: [...p.permissions],
-    scheme: p.scheme,
-    ...(p.sessionId ? { sessionId: p.sessionId } : {}),
-    ...(p.actorUserId ? { actorUserId: p.actorUserId } : {}),
-  };
-}
 
 /**
  * The meeting actor as REST, GraphQL and the telemetry completion job reach it: join by code, the

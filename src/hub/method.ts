@@ -3,6 +3,7 @@ import { AppError, fromZod } from '../core/errors.js';
 import { refuseControlChars } from '../core/text-input.js';
 import { permissionFor, satisfies, type OperationId } from '../auth/permission-table.js';
 import type { Caller } from '../actors/common.schema.js';
+import { callerOfPrincipal } from '../actors/caller.js';
 import { auditEntry } from '../core/audit-by.js';
 import { fail, ok } from './ack.js';
 import type { Ack, AckResult, ClientToServerEvents, HubMethodName } from './hub.events.js';
@@ -63,16 +64,7 @@ export function methodOfHelper<N extends HubMethodName, S extends z.ZodType<unkn
 
 /** The verified principal of a socket in the shape actor messages carry. */
 export function callerOf(socket: HubSocket): Caller {
-  const p = socket.data.principal;
-  return {
-    userId: p.userId,
-    username: p.username,
-    role: p.role,
-    permissions: [...p.permissions],
-    scheme: p.scheme,
-    ...(p.sessionId ? { sessionId: p.sessionId } : {}),
-    ...(p.actorUserId ? { actorUserId: p.actorUserId } : {}),
-  };
+  return callerOfPrincipal(socket.data.principal);
 }
 
 /** The client methods of a node, looked up by event name, with what every call of each needs. */
