@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { transformSync } from 'esbuild';
+import { stop as stopEsbuild, transformSync } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -50,6 +50,9 @@ export const COMPILED_MAIN = [path.join(root, 'dist/main.js')];
 function compiledPreload(file: string): string {
   const source = readFileSync(path.join(root, file), 'utf8');
   const { code } = transformSync(source, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file });
+  // esbuild runs its synchronous calls on a worker thread it keeps for the next one: end it, or it
+  // outlives the test file (the leak check names it).
+  void stopEsbuild();
   const dir = path.join(root, '.local/preloads');
   mkdirSync(dir, { recursive: true });
   const out = path.join(dir, `${path.basename(file, '.ts')}.mjs`);

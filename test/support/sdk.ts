@@ -57,7 +57,7 @@ export function sdkHub(
   baseUrl: string,
   tenant: string,
   token: () => string,
-  opts: Pick<HubClientOptions, 'refreshEveryMs' | 'onTokenRefreshed' | 'onRefreshError'> = {},
+  opts: Pick<HubClientOptions, 'refreshEveryMs' | 'onTokenRefreshed' | 'onRefreshError' | 'ackTimeoutMs'> = {},
 ): HubClient {
   const port = new URL(baseUrl).port;
   return new HubClient({

@@ -69,6 +69,8 @@ export class HubClient {
   private connections = 0;
   private expiredRetries = 0;
   private closed = false;
+  /** Calls waiting for their acknowledgement: each settles once, by its ack, its timeout or close(). */
+  private readonly inFlight = new Set<(e: ConsultError) => void>();
   private endedExpired = false;
 
   constructor(private readonly opts: HubClientOptions) {
@@ -138,16 +140,39 @@ export class HubClient {
 
   /** Calls a hub method and resolves with its acknowledgement data; a negative ack is thrown as ConsultError. */
   async call<M extends HubMethodName>(method: M, ...args: HubArgs<M>): Promise<HubResult<M>> {
-    const emit = this.socket.timeout(this.opts.ackTimeoutMs ?? 15_000).emitWithAck as unknown as (
-      ev: string,
-      ...a: unknown[]
-    ) => Promise<AckResult<HubResult<M>>>;
-    let r: AckResult<HubResult<M>>;
-    try {
-      r = await emit.call(this.socket.timeout(this.opts.ackTimeoutMs ?? 15_000), method, ...args);
-    } catch (e) {
-      throw new ConsultError('timeout', `${method}: no acknowledgement (${(e as Error).message})`, { method });
-    }
+    const timeoutMs = this.opts.ackTimeoutMs ?? 15_000;
+    const r = await new Promise<AckResult<HubResult<M>>>((resolve, reject) => {
+      if (this.closed) {
+        reject(new ConsultError('service_unavailable', `${method}: the client is closed`, { method }));
+        return;
+      }
+      // Set when the call waits in Socket.IO's buffer for the connection to come back.
+      let buffered: (typeof this.socket.sendBuffer)[number] | undefined;
+      const fail = (e: ConsultError) => {
+        if (!this.inFlight.delete(fail)) return;
+        clearTimeout(timer);
+        // A call still waiting for the connection is not sent after its caller was told it failed.
+        const i = buffered ? this.socket.sendBuffer.indexOf(buffered) : -1;
+        if (i >= 0) this.socket.sendBuffer.splice(i, 1);
+        reject(e);
+      };
+      const timer = setTimeout(
+        () => fail(new ConsultError('timeout', `${method}: no acknowledgement within ${timeoutMs} ms`, { method })),
+        timeoutMs,
+      );
+      this.inFlight.add(fail);
+      const before = this.socket.sendBuffer.length;
+      (this.socket.emit as unknown as (ev: string, ...a: unknown[]) => void)(
+        method,
+        ...args,
+        (res: AckResult<HubResult<M>>) => {
+          if (!this.inFlight.delete(fail)) return;
+          clearTimeout(timer);
+          resolve(res);
+        },
+      );
+      if (this.socket.sendBuffer.length > before) buffered = this.socket.sendBuffer[this.socket.sendBuffer.length - 1];
+    });
     if (!r.ok)
       throw new ConsultError(r.error.code, r.error.message, {
         method,
@@ -201,8 +226,14 @@ export class HubClient {
     return this.call('refreshToken', await this.opts.token());
   }
 
+  /**
+   * Stops the client: pending calls fail at once with `service_unavailable` (their timers end with them,
+   * so nothing of the client keeps a process alive), pushes stop.
+   */
   close(): void {
     this.closed = true;
+    for (const fail of [...this.inFlight])
+      fail(new ConsultError('service_unavailable', 'the client was closed before the acknowledgement'));
     if (this.timer) clearInterval(this.timer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.timer = undefined;

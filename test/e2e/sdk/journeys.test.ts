@@ -181,6 +181,32 @@ describe('client SDK journeys against the service', () => {
     expect((refused as ConsultError).code).toBe('invalid_state');
   });
 
+  it('calls made while the connection is down: a timed-out one is never sent, close() fails the others at once', async () => {
+    const a = await hub(() => alice, { ackTimeoutMs: 300 }).connect();
+    a.socket.disconnect();
+    const late = await a.call('initCall', { calleeIds: [bobId], callType: 'video' }).catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: 'timeout' });
+    expect(a.socket.sendBuffer).toHaveLength(0);
+    // With the default timeout (15 s), closing the client fails the waiting call now and leaves no timer
+    // behind (the file's leak check fails on a pending timer).
+    const b = await hub(() => bob).connect();
+    b.socket.disconnect();
+    const waiting = b.call('initCall', { calleeIds: [bobId], callType: 'video' }).catch((e: unknown) => e);
+    b.close();
+    expect(await waiting).toMatchObject({ code: 'service_unavailable' });
+    expect(await b.call('initCall', { calleeIds: [bobId], callType: 'video' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'service_unavailable',
+    });
+    // The client the first call belonged to still works once connected again.
+    a.socket.connect();
+    await new Promise((r) => a.socket.once('connect', () => r(undefined)));
+    const c = await hub(() => bob).connect();
+    const ringing = c.next('onNewCall');
+    const call = await a.call('initCall', { calleeIds: [bobId], callType: 'video' });
+    expect((await ringing).call.callId).toBe(call.callId);
+    await a.call('cancelCall', { callId: call.callId });
+  });
+
   it('upload: a PNG through /api/media/upload as multipart', async () => {
     const api = sdkRest(base, 'acme', () => alice);
     const form = new FormData();
