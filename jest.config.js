@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { createDefaultEsmPreset } from 'ts-jest';
 
 const preset = createDefaultEsmPreset({ tsconfig: 'tsconfig.json', diagnostics: false });
@@ -30,15 +29,8 @@ export const REDIS_CLUSTER_TESTS = [
   'test/integration/data/redis-slots.test.ts',
 ];
 
-/**
- * One worker more than the machine has cores (at least two, at most six; decision 1101): a test file
- * spends much of its time waiting on other processes (Redis, the MongoDB-protocol server, the nodes it
- * starts as children, schemathesis, chromium), so two workers left about 40% of a two-core machine idle.
- */
-const workers = Math.max(2, Math.min(availableParallelism() + 1, 6));
-
 export default {
-  maxWorkers: workers,
+  maxWorkers: 2,
   // How long jest lets a worker it asked to end take before killing it and printing "A worker process
   // has failed to exit gracefully" (its default is 500 ms). A worker that nothing holds ends its event
   // loop at once, but the system's teardown of a process of about 1 GB took longer than 500 ms on the
