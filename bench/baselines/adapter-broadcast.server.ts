@@ -1,6 +1,7 @@
 /**
- * Baseline of B4: a bare Socket.IO server with the Redis adapter. Clients `join` a room; `notify`
- * broadcasts the payload to the room (every node of the same adapter key delivers to its clients).
+ * Baseline of B4 and B12: a bare Socket.IO server with the Redis adapter. Clients `join` a room; `notify`
+ * broadcasts the payload to the room (every node of the same adapter key delivers to its clients);
+ * `details` answers an ack.
  * Run two of these with the same `key` for the two-node comparison; `sharded` picks the sharded
  * adapter (Redis 7 sharded pub/sub, dynamic subscriptions), as the product's hub uses.
  */
@@ -28,6 +29,8 @@ export async function start(p: { redisUrl: string; key: string; sharded?: boolea
       io.to(room).emit('meetingEvent', payload);
       ack({ ok: true, data: null });
     });
+    // B12's read beside the pushes (the product's getMeetingDetails): an ack echoing the room.
+    socket.on('details', (room: string, ack: (r: unknown) => void) => ack({ ok: true, data: { room } }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {

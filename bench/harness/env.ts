@@ -41,6 +41,9 @@ export function productEnv(ctx: BenchContext, bench: string, extra: Record<strin
     RATE_LIMIT_SIGNIN_PER_IP: '100000000',
     RATE_LIMIT_SIGNIN_PER_ACCOUNT: '100000000',
     RATE_LIMIT_TELEMETRY_PER_CREDENTIAL: '100000000',
+    // Every benchmark client connects from 127.0.0.1: at the default (600 engine.io sessions per address
+    // and window) B3 and B12 would measure the limiter after their first 600 connections (decision 1042).
+    RATE_LIMIT_HUB_SESSIONS_PER_IP: '100000000',
     // The hub's per-socket bucket still runs on every call; at its defaults (burst 60, 20/s) 200 sockets
     // cannot exceed about 4,000 calls/s in a closed loop, which would measure the setting (decision 501).
     HUB_RATE_LIMIT_BURST: '1000000',

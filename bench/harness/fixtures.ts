@@ -43,19 +43,28 @@ export function fixtures(node: NodeHandle): Fixtures {
       await TenantConfig.updateMany({}, { $set: { 'security.session.accessTokenTtlSeconds': 7200 } });
       return { name: a.name };
     },
-    /** Creates `count` users `${prefix}${i}` and returns their ids and access tokens. */
-    async users(a: { tenant: string; prefix: string; count: number; role: string }) {
+    /**
+     * Creates `count` users `${prefix}${i}` and returns their ids and access tokens, in index order;
+     * `concurrency` users at a time (1 by default; B12 signs 10,000 in).
+     */
+    async users(a: { tenant: string; prefix: string; count: number; role: string; concurrency?: number }) {
       const auth = await authSupport();
-      const out: { username: string; id: string; token: string }[] = [];
-      for (let i = 0; i < a.count; i++) {
+      const out: { username: string; id: string; token: string }[] = new Array(a.count);
+      const one = async (i: number) => {
         const username = `${a.prefix}${i}`;
         const id = await auth.createUser(node, a.tenant, {
           username,
           role: a.role,
           displayName: `Bench ${a.prefix} ${i}`,
         });
-        out.push({ username, id, token: await auth.tokenFor(node, a.tenant, username) });
-      }
+        out[i] = { username, id, token: await auth.tokenFor(node, a.tenant, username) };
+      };
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.max(1, Math.min(a.concurrency ?? 1, a.count)) }, async () => {
+          while (next < a.count) await one(next++);
+        }),
+      );
       return out;
     },
     /**
@@ -180,14 +189,21 @@ export function fixtures(node: NodeHandle): Fixtures {
       return { count: a.count };
     },
     /**
-     * Scheduled events (one per organizer) starting now, each with the given participants; returns
-     * their ids in organizer order. Inserted directly: set-up, not the code under test.
+     * Scheduled events (one per organizer) starting now, each with the given participants (or event i
+     * with `participantGroups[i]`); returns their ids in organizer order. Inserted directly: set-up, not
+     * the code under test.
      */
-    async events(a: { tenant: string; organizerIds: string[]; participantIds?: string[] }) {
+    async events(a: {
+      tenant: string;
+      organizerIds: string[];
+      participantIds?: string[];
+      participantGroups?: string[][];
+    }) {
       const { Event } = node.infra.mongo.tenantDb(a.tenant).models;
       const now = Date.now();
       const docs = a.organizerIds.map((organizerId, i) => {
-        const participants = [organizerId, ...(a.participantIds ?? []).filter((p) => p !== organizerId)];
+        const given = a.participantGroups?.[i] ?? a.participantIds ?? [];
+        const participants = [organizerId, ...given.filter((p) => p !== organizerId)];
         return {
           name: `Bench consultation ${i}`,
           nameLower: `bench consultation ${i}`,

@@ -1,6 +1,6 @@
 /**
  * A cluster of real hub nodes (http, hub, actors) sharing databases and Redis prefix, with a tenant,
- * users with tokens and events to meet in: the subject of B1-B5.
+ * users with tokens and events to meet in: the subject of B1-B5 and B12.
  */
 import { shardOf, rendezvousOwner } from '../../src/actors/runtime/placement.js';
 import type { BenchContext } from './types.js';
@@ -60,12 +60,17 @@ export class HubCluster {
     await this.node(0).call('tenant', { name: TENANT });
   }
 
-  users(prefix: string, count: number, role: string): Promise<BenchUser[]> {
-    return this.node(0).call('users', { tenant: TENANT, prefix, count, role });
+  users(prefix: string, count: number, role: string, concurrency = 1): Promise<BenchUser[]> {
+    return this.node(0).call('users', { tenant: TENANT, prefix, count, role, concurrency });
   }
 
   events(organizerIds: string[], participantIds: string[] = []): Promise<string[]> {
     return this.node(0).call('events', { tenant: TENANT, organizerIds, participantIds });
+  }
+
+  /** One meeting per organizer, meeting i with the participants `groups[i]`; their event ids in order. */
+  meetings(organizerIds: string[], groups: string[][]): Promise<string[]> {
+    return this.node(0).call('events', { tenant: TENANT, organizerIds, participantGroups: groups });
   }
 
   /** Which live node owns a meeting's actor (rendezvous over the live node ids, as the runtime places it). */

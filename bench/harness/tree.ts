@@ -37,9 +37,10 @@ export type OutputBase = string;
  * Names a selection's results may be committed under (`BENCH_RESULTS=hospital` writes hospital.*).
  * `runtime-compiled` and `runtime-tsx`: the same selection with product nodes compiled and through
  * tsx (decision 980); the name must match the run's BENCH_RUNTIME. `structure`: B1-B5 after the layers'
- * restructure (issue 19), beside the full run's figures before it.
+ * restructure (issue 19), beside the full run's figures before it. `reconnect-storm`: B12 at the largest
+ * size the machine carried (issue 35, decision 1085).
  */
-export const NAMED_RESULTS = ['hospital', 'runtime-compiled', 'runtime-tsx', 'structure'];
+export const NAMED_RESULTS = ['hospital', 'runtime-compiled', 'runtime-tsx', 'structure', 'reconnect-storm'];
 
 /**
  * Which results files a run writes: quick.* for `--quick`, partial.* for a selection, latest.* for a
@@ -85,6 +86,8 @@ export const RESULT_FILES = [
   'bench/results/runtime-tsx.md',
   'bench/results/structure.json',
   'bench/results/structure.md',
+  'bench/results/reconnect-storm.json',
+  'bench/results/reconnect-storm.md',
   'docs/performance.md',
 ];
 

@@ -32,6 +32,8 @@ export function finish(body: Record<string, unknown>): void {
 /** Exits with an error result if the generator is still running after `ms`. */
 export function deadline(ms: number): void {
   setTimeout(() => finish({ error: `deadline of ${ms} ms reached` }), ms).unref();
+  // The harness is gone (stopped or crashed): no one is left to report to, so do not linger until the deadline.
+  process.once('disconnect', () => process.exit(1));
 }
 
 /** Resolves on the harness's next message of `type`. */
