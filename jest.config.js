@@ -24,6 +24,7 @@ export const REDIS_CLUSTER_TESTS = [
   'test/e2e/actors/failover.test.ts',
   'test/e2e/actors/fencing.test.ts',
   'test/resilience/faults/chaos.test.ts',
+  'test/resilience/faults/fleet-day.test.ts',
   'test/integration/workers/worker-crash.test.ts',
   'test/integration/workers/recording.test.ts',
   'test/integration/data/redis-slots.test.ts',

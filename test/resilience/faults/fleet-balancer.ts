@@ -15,6 +15,9 @@ import net from 'node:net';
 export class Balancer {
   private readonly server: net.Server;
   private readonly pairs = new Set<{ front: net.Socket; back: net.Socket; port: number }>();
+  /** Every client-side socket still open (a pair whose node closed waits here for the client's end). */
+  private readonly fronts = new Set<net.Socket>();
+  private listening = 0;
   private next = 0;
   private stuck?: number;
   private cutUntil?: Promise<void>;
@@ -33,11 +36,12 @@ export class Balancer {
       this.server.once('error', reject);
       this.server.listen(0, '127.0.0.1', () => resolve());
     });
+    this.listening = (this.server.address() as net.AddressInfo).port;
     return this;
   }
 
   get port(): number {
-    return (this.server.address() as net.AddressInfo).port;
+    return this.listening;
   }
 
   /** The tenant's base address through this balancer (`*.localhost` resolves to loopback in the SDK). */
@@ -61,6 +65,8 @@ export class Balancer {
   }
 
   private accept(front: net.Socket): void {
+    this.fronts.add(front);
+    front.once('close', () => this.fronts.delete(front));
     const port = this.cutUntil ? undefined : this.pick();
     if (port === undefined) {
       this.counts.refused++;
@@ -108,7 +114,8 @@ export class Balancer {
 
   async close(): Promise<void> {
     const closed = new Promise((r) => this.server.close(r));
-    for (const p of this.pairs) p.front.destroy();
+    for (const p of this.pairs) p.back.destroy();
+    for (const f of this.fronts) f.destroy();
     await closed;
   }
 }

@@ -16,6 +16,8 @@ export function shapeOf(key: string, prefix: string): string {
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
     .replace(/\b[0-9a-f]{24}\b/g, '<id>')
     .replace(/[a-z]+-\d+-g\d+/g, '<node>')
+    .replace(/emb_[0-9a-f]{32}/g, 'emb_<hex>')
+    .replace(/HS-FLEET-\d+/g, 'HS-FLEET-<n>')
     .replace(/\{s\d+\}/g, '{s<n>}')
     .replace(/(session|revoked|jti):[A-Za-z0-9_-]{10,}/g, '$1:<sid>')
     .replace(/\d{6,}/g, '<n>');
@@ -36,6 +38,77 @@ export async function keyCensus(redis: RedisClient, prefix: string): Promise<Map
     } while (cursor !== '0');
   }
   return out;
+}
+
+/** Of the keys of one shape: how many, how many never expire, and the longest time to live left (ms). */
+export interface ShapeFigures {
+  count: number;
+  lasting: number;
+  maxTtlMs: number;
+}
+
+/** Keys under `prefix` by shape with their expiry figures, on every primary. */
+export async function keyExpiries(redis: RedisClient, prefix: string): Promise<Map<string, ShapeFigures>> {
+  const out = new Map<string, ShapeFigures>();
+  for (const r of primaries(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      const ttls = keys.length ? await Promise.all(keys.map((k) => r.pttl(k))) : [];
+      keys.forEach((k, i) => {
+        const s = shapeOf(k, prefix);
+        const f = out.get(s) ?? { count: 0, lasting: 0, maxTtlMs: 0 };
+        const ttl = ttls[i]!;
+        f.count++;
+        if (ttl === -1) f.lasting++;
+        else f.maxTtlMs = Math.max(f.maxTtlMs, ttl);
+        out.set(s, f);
+      });
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return out;
+}
+
+/** A shape of key that stays after the traffic that made it, with how many of it may exist. */
+export interface Retained {
+  shape: RegExp;
+  /** What bounds it (said in the verdict). */
+  by: string;
+  max: number;
+}
+
+/**
+ * The keys the day left behind, judged: a shape that grew since `before` must either expire by itself
+ * within `maxTtlMs` (every key of it has a time to live), or be one of `retained` within its bound.
+ * Anything else grows with traffic and stays: a leak.
+ */
+export function judgeKeys(
+  before: Map<string, number>,
+  after: Map<string, ShapeFigures>,
+  maxTtlMs: number,
+  retained: Retained[],
+): { expiring: Record<string, { count: number; maxTtlMs: number }>; retained: Record<string, string>; leaked: Record<string, ShapeFigures & { before: number }> } {
+  const expiring: Record<string, { count: number; maxTtlMs: number }> = {};
+  const kept: Record<string, string> = {};
+  const leaked: Record<string, ShapeFigures & { before: number }> = {};
+  const counts = new Map<Retained, number>();
+  for (const [shape, f] of after) {
+    const was = before.get(shape) ?? 0;
+    if (f.count <= was) continue;
+    if (f.lasting === 0 && f.maxTtlMs <= maxTtlMs) {
+      expiring[shape] = { count: f.count - was, maxTtlMs: f.maxTtlMs };
+      continue;
+    }
+    const r = retained.find((x) => x.shape.test(shape));
+    if (r) counts.set(r, (counts.get(r) ?? 0) + f.count);
+    else leaked[shape] = { ...f, before: was };
+  }
+  for (const [r, n] of counts) {
+    kept[String(r.shape)] = `${n} of at most ${r.max} (${r.by})`;
+    if (n > r.max) leaked[String(r.shape)] = { count: n, lasting: n, maxTtlMs: -1, before: r.max };
+  }
+  return { expiring, retained: kept, leaked };
 }
 
 /** Keys under `prefix` whose shape is `shape`, with their remaining time to live (ms; -1: none). */

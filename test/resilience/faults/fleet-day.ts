@@ -43,6 +43,10 @@ export class FleetDay {
   stopped = false;
   /** Successful steps by agent kind. */
   readonly progress = { calls: 0, meetings: 0, heartbeats: 0, blips: 0, admissions: 0, consents: 0 };
+  /** initCall requests sent (an unacknowledged one may still have made its call actor). */
+  initCalls = 0;
+  /** Events created (each has its meeting actor, maybe a recording). */
+  eventsCreated = 0;
   /** Admissions acknowledged to a host: each admitted client must get its `waitingRoom` admitted push. */
   readonly admissions: { member: Member; eventId: string }[] = [];
   readonly admittedPushes = new Map<Member, Set<string>>();
@@ -128,6 +132,7 @@ export class FleetDay {
     const callee = pick(this.phones.filter((p) => p !== caller));
     if (!caller || !callee) return pause(200);
     let callId: string;
+    this.initCalls++;
     try {
       const info = await caller.call<{ callId: string }>('initCall', {
         calleeIds: [callee.userId],
@@ -187,6 +192,7 @@ export class FleetDay {
     const doing = (what: string) => this.inStep.set(agent, what);
     doing('create');
     const now = Date.now();
+    this.eventsCreated++;
     const event = await this.retried(host, 'POST /api/events/create', () =>
       body(
         host.api.POST('/api/events/create', {
