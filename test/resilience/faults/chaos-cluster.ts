@@ -73,7 +73,9 @@ export class ChaosCluster {
    */
   private async spawn(slot: number): Promise<void> {
     const nodeId = `${this.name}-${slot}-g${this.generation++}`;
-    const record: Record<string, string> = this.recordDir ? { TURN_RECORD_FILE: this.recordFile(nodeId), TURN_FREEZE_ARM_MS: '4000' } : {};
+    const record: Record<string, string> = this.recordDir
+      ? { TURN_RECORD_FILE: this.recordFile(nodeId), TURN_FREEZE_ARM_MS: '4000' }
+      : {};
     this.slots[slot] = await spawnChildNode(
       testEnv({ ...this.shared, ...record, NODE_ID: nodeId, LOG_LEVEL: 'warn' }),
       START_TIMEOUT_MS,

@@ -88,7 +88,11 @@ export function judgeKeys(
   after: Map<string, ShapeFigures>,
   maxTtlMs: number,
   retained: Retained[],
-): { expiring: Record<string, { count: number; maxTtlMs: number }>; retained: Record<string, string>; leaked: Record<string, ShapeFigures & { before: number }> } {
+): {
+  expiring: Record<string, { count: number; maxTtlMs: number }>;
+  retained: Record<string, string>;
+  leaked: Record<string, ShapeFigures & { before: number }>;
+} {
   const expiring: Record<string, { count: number; maxTtlMs: number }> = {};
   const kept: Record<string, string> = {};
   const leaked: Record<string, ShapeFigures & { before: number }> = {};

@@ -99,7 +99,9 @@ export class FleetDay {
 
   start(): void {
     for (let i = 0; i < this.load.callers; i++) this.agents.push(this.agent(`caller${i}`, () => this.callOnce()));
-    this.slots.forEach((s, i) => this.agents.push(this.agent(`meeting${i}`, () => this.meetingCycle(s, i, `meeting${i}`))));
+    this.slots.forEach((s, i) =>
+      this.agents.push(this.agent(`meeting${i}`, () => this.meetingCycle(s, i, `meeting${i}`))),
+    );
     for (const s of this.slots)
       for (const h of s.headsets) this.agents.push(this.agent(`heartbeat:${h.member.name}`, () => this.heartbeat(h)));
     this.agents.push(this.agent('blips', () => this.blip()));
@@ -118,7 +120,11 @@ export class FleetDay {
       try {
         await step();
       } catch (e) {
-        this.ledger.failed(name, 'agent', Object.assign(new Error((e as Error)?.stack ?? String(e)), { code: 'thrown' }));
+        this.ledger.failed(
+          name,
+          'agent',
+          Object.assign(new Error((e as Error)?.stack ?? String(e)), { code: 'thrown' }),
+        );
         await pause(500);
       } finally {
         this.inStep.delete(name);
@@ -219,7 +225,9 @@ export class FleetDay {
       })),
     ];
     doing(`knocks ${eventId}`);
-    await Promise.all(knocks.map((k) => this.retried(k.m, k.m.role === 'device' ? 'initRapidConnect' : 'joinEvent', k.join)));
+    await Promise.all(
+      knocks.map((k) => this.retried(k.m, k.m.role === 'device' ? 'initRapidConnect' : 'joinEvent', k.join)),
+    );
     for (const k of knocks) {
       doing(`admit ${k.m.name} ${eventId}`);
       await this.admit(host, eventId, k.m, k.join);

@@ -108,7 +108,8 @@ export const EXPECTED_RACES = new Set([
 /** The code of a thrown refusal: a ConsultError's, else `network` for a failed request. */
 export function codeOf(e: unknown): string {
   const code = (e as { code?: unknown })?.code;
-  return typeof code === 'string' ? code : 'network';
+  // A request whose connection failed (reset by a node going away, refused) was not answered: `network`.
+  return typeof code === 'string' && !/^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code) ? code : 'network';
 }
 
 /** The largest of `xs` (0 for none). */

@@ -48,6 +48,8 @@ export abstract class Member {
   private listeners = new Map<string, Set<(p: any) => void>>();
   session!: Session;
   api!: RestClient;
+  /** The last `sessionEnded` it got, with when. */
+  lastSessionEnded?: string;
   /** The last refusal of a (re)connection, with when. */
   lastRefusal?: string;
 
@@ -109,7 +111,9 @@ export abstract class Member {
         this.ledger.refreshes.failed++;
         this.ledger.failed(this.name, 'refresh', e);
         if (this.ledger.refreshFailures.length < 20)
-          this.ledger.refreshFailures.push(`${new Date().toISOString()} ${this.name}: ${codeOf(e)} ${(e as Error)?.message}`);
+          this.ledger.refreshFailures.push(
+            `${new Date().toISOString()} ${this.name}: ${codeOf(e)} ${(e as Error)?.message}`,
+          );
       },
       onRefreshed: () => {
         this.refreshes++;
@@ -159,6 +163,7 @@ export abstract class Member {
     } else if (event === 'resyncRequired') this.ledger.resyncs.push(`${this.name}: ${payload?.stream}`);
     else if (event === 'sessionEnded') {
       const code = String(payload?.code);
+      this.lastSessionEnded = `${new Date().toISOString()} ${code}`;
       this.ledger.sessionsEnded.set(code, (this.ledger.sessionsEnded.get(code) ?? 0) + 1);
     }
     for (const l of [...(this.listeners.get(event) ?? [])]) l(payload);
@@ -292,6 +297,7 @@ export class SdkMember extends Member {
       tokenPending: this.tokenPending,
       lastDisconnect: this.lastDisconnect,
       lastRefusal: this.lastRefusal,
+      lastSessionEnded: this.lastSessionEnded,
       backAt: this.backAt,
       downSince: this.downSince,
       refreshes: this.refreshes,
