@@ -31,10 +31,23 @@ export class Metrics {
     );
   }
 
-  gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
+  /** A gauge; with `read`, its value is read at each scrape (a size kept elsewhere, such as a map's). */
+  gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = [], read?: () => number): Gauge<L> {
     return (
       (this.registry.getSingleMetric(name) as Gauge<L>) ??
-      new Gauge({ name, help, labelNames, registers: [this.registry] })
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        ...(read
+          ? {
+              collect(this: Gauge<L>) {
+                this.set(read());
+              },
+            }
+          : {}),
+      })
     );
   }
 }

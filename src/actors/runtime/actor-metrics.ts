@@ -1,8 +1,12 @@
 import type { Metrics } from '../../observability/metrics.js';
 
-/** The runtime's figures, on the node's registry (so several nodes in one process stay apart). */
-export function actorMetrics(m: Metrics) {
+/**
+ * The runtime's figures, on the node's registry (so several nodes in one process stay apart). `live`
+ * reads how many actors are active on the node now (at each scrape).
+ */
+export function actorMetrics(m: Metrics, live: () => number = () => 0) {
   return {
+    live: m.gauge('actor_activations_live', 'Actors active on this node now', [], live),
     activations: m.counter('actor_activations_total', 'Actors activated (fresh or from a snapshot)', ['kind']),
     passivations: m.counter('actor_passivations_total', 'Actors deactivated', ['kind', 'reason']),
     routed: m.counter('actor_messages_routed_total', 'Messages routed to an actor, by where its owner was', ['route']),

@@ -85,7 +85,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.logger = logger.child({ component: 'actors' });
     this.idleMs = config.idleMs;
     this.keys = actorKeys(deps.keyPrefix);
-    this.metrics = actorMetrics(deps.metrics);
+    this.metrics = actorMetrics(deps.metrics, () => this.actors.size);
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
     this.askTimeoutMs = deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4);
     this.store = new SnapshotStore({

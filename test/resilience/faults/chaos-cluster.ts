@@ -30,11 +30,14 @@ export interface FreezeOutcome {
  * Three hub nodes as child processes (ROLES http,hub,actors) that the chaos driver stops (SIGTERM),
  * hard-kills (SIGKILL) and restarts one at a time, or freezes (SIGSTOP) in the middle of a turn and
  * resumes. Each incarnation gets a fresh NODE_ID, like a rescheduled pod, so a restarted process never
- * inherits a dead one's lease by name. Every node records its turns into `recordDir` (one file each).
+ * inherits a dead one's lease by name. With a `recordDir` every node records its turns there (one file
+ * each); without one (the fleet day) no recorder is loaded.
  */
 export class ChaosCluster {
   readonly slots: (ChildNode | undefined)[] = [];
   readonly ids: string[] = [];
+  /** Every incarnation started, the stopped and killed ones included (their logs are read after the run). */
+  readonly incarnations: { id: string; node: ChildNode }[] = [];
   kills = { sigterm: 0, sigkill: 0 };
   readonly freezes: FreezeOutcome[] = [];
   /** Freezes armed but not caught (the node wrote no meeting turn while armed). */
@@ -45,11 +48,13 @@ export class ChaosCluster {
 
   constructor(
     private readonly shared: Record<string, string>,
-    readonly recordDir: string,
+    readonly recordDir: string | undefined,
     readonly size = 3,
+    private readonly name = 'chaos',
   ) {}
 
   recordFile(nodeId: string): string {
+    if (!this.recordDir) throw new Error('this cluster records no turns');
     return path.join(this.recordDir, `${nodeId}.jsonl`);
   }
 
@@ -67,14 +72,17 @@ export class ChaosCluster {
    * a tsx one, and restarts under load no longer decide how many faults fit in the run.
    */
   private async spawn(slot: number): Promise<void> {
-    const nodeId = `chaos-${slot}-g${this.generation++}`;
-    const record = { TURN_RECORD_FILE: this.recordFile(nodeId), TURN_FREEZE_ARM_MS: '4000' };
+    const nodeId = `${this.name}-${slot}-g${this.generation++}`;
+    const record: Record<string, string> = this.recordDir
+      ? { TURN_RECORD_FILE: this.recordFile(nodeId), TURN_FREEZE_ARM_MS: '4000' }
+      : {};
     this.slots[slot] = await spawnChildNode(
       testEnv({ ...this.shared, ...record, NODE_ID: nodeId, LOG_LEVEL: 'warn' }),
       START_TIMEOUT_MS,
       { compiled: true },
     );
     this.ids[slot] = nodeId;
+    this.incarnations.push({ id: nodeId, node: this.slots[slot]! });
     trace(`started ${nodeId}`);
   }
 

@@ -1,0 +1,456 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createUser, loginFor, registerHardware } from '../../support/auth.js';
+import { uniqueId } from '../../support/env.js';
+import { startTestNode, type TestNode } from '../../support/node.js';
+import { dropPrefix } from '../../support/actor-kit.js';
+import { pythonSocketIo } from '../../support/python-client.js';
+import { within } from './chaos-agents.js';
+import { ChaosCluster, START_TIMEOUT_MS } from './chaos-cluster.js';
+import { Balancer } from './fleet-balancer.js';
+import {
+  judgeKeys,
+  keyCensus,
+  keyExpiries,
+  nodeFigures,
+  nodeFindings,
+  sum,
+  type NodeFigures,
+  type Retained,
+} from './fleet-census.js';
+import { FleetDay, pause, type MeetingSlot } from './fleet-day.js';
+import { Ledger, max, quantile } from './fleet-ledger.js';
+import { PythonMember, SdkMember, type FleetRole, type Member } from './fleet-members.js';
+import { PythonFleet } from './fleet-python.js';
+import { recordResult, trace } from './results.js';
+
+// @ts-expect-error plain ESM script without types
+const { ensureBuilt } = (await import('../../../scripts/build.mjs')) as { ensureBuilt: () => Promise<unknown> };
+
+const SOAK = process.env.SOAK === '1';
+/** The fleet: SDK phones, python-socketio phones, SDK headsets (decision 1080 has the counts and why). */
+const FLEET = {
+  phones: Number(process.env.FLEET_PHONES ?? (SOAK ? 1500 : 150)),
+  python: Number(process.env.FLEET_PYTHON ?? (SOAK ? 30 : 6)),
+  headsets: Number(process.env.FLEET_HEADSETS ?? (SOAK ? 300 : 30)),
+};
+/** Meeting rooms running meeting after meeting, each with a host, patients and headsets. */
+const ROOMS = Number(process.env.FLEET_ROOMS ?? (SOAK ? 30 : 5));
+const PATIENTS_PER_ROOM = 3;
+/** Access tokens live this long (the tenant's rules): every client refreshes several times in the day. */
+const ACCESS_TTL_S = SOAK ? 60 : 20;
+/** Each client refreshes at least this often in the day (the day lasts until they all have). */
+const MIN_REFRESHES = 3;
+const SHARDS = 16;
+/** The push history's window: longer than any reconnection of the day, short enough to expire in the run. */
+const HISTORY_MS = 30_000;
+/** Actors idle this long are deactivated: the day's end waits for it. */
+const IDLE_MS = 5_000;
+const HEARTBEAT_MS = 3_000;
+/** A stream position is kept this long after its last push (a key of every user that got one). */
+const POSITION_TTL_MS = 600_000;
+/** Each wait at the end names what it still waits for after this (a hang is a finding, not a timeout). */
+const SETTLE_MS = 120_000;
+
+describe('a fleet lives its day over three nodes', () => {
+  const id = uniqueId();
+  const shared = {
+    ROLES: 'http,hub,actors,workers',
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_PREFIX: `test:${id}:`,
+    ACTOR_SHARDS: String(SHARDS),
+    ACTOR_LEASE_MS: '1500',
+    ACTOR_IDLE_MS: String(IDLE_MS),
+    HUB_PUSH_HISTORY_MS: String(HISTORY_MS),
+    HUB_PUSH_POSITION_TTL_MS: String(POSITION_TTL_MS),
+    HUB_DEVICE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+    // Every client of the fleet connects from 127.0.0.1 (through the balancer): the per-address limits
+    // stand for a hospital's NAT here, set for the fleet's size.
+    RATE_LIMIT_PER_IP: '1000000',
+    RATE_LIMIT_HUB_SESSIONS_PER_IP: '1000000',
+  };
+  const cluster = new ChaosCluster(shared, undefined, 3, 'fleet');
+  const balancer = new Balancer(() => cluster.liveUrls());
+  const ledger = new Ledger();
+  const members: Member[] = [];
+  const phones: Member[] = [];
+  const routes: Balancer[] = [];
+  const slots: MeetingSlot[] = [];
+  let anchor: TestNode;
+  let python: PythonFleet | undefined;
+  const census: Record<string, Map<string, number>> = {};
+  const figures: Record<string, NodeFigures[]> = {};
+
+  beforeAll(
+    async () => {
+      await ensureBuilt();
+      anchor = await startTestNode({ ...shared, ROLES: 'http' });
+      // The tenant: short access tokens, recordings only with everyone's consent.
+      await createUser(anchor, 'acme', { username: 'fleet-admin', role: 'admin' });
+      const rules = await anchor.infra.mongo
+        .tenantDb('acme')
+        .models.TenantConfig.updateOne(
+          { _id: 'tenant' },
+          {
+            $set: {
+              'security.session.accessTokenTtlSeconds': ACCESS_TTL_S,
+              'meetings.recordingConsent': 'all',
+              'meetings.waitingRoomAutoAdmitInvited': false,
+            },
+          },
+        )
+        .exec();
+      expect(rules.matchedCount).toBe(1);
+      anchor.services.auth.rules.forget('acme');
+      trace(`fleet: ${JSON.stringify(FLEET)}, ${ROOMS} rooms`);
+      await cluster.start();
+      await balancer.listen();
+      figures.c0 = await nodeFigures(cluster);
+      census.c0 = await keyCensus(anchor.infra.redis, shared.REDIS_PREFIX);
+    },
+    3 * START_TIMEOUT_MS + 120_000,
+  );
+
+  afterAll(async () => {
+    trace('fleet: cleanup');
+    await within(Promise.all(members.map((m) => m.close().catch(() => undefined))), 20_000);
+    trace('fleet: cleanup: clients closed');
+    await python?.stop();
+    trace('fleet: cleanup: python gone');
+    for (const r of [...routes, balancer]) {
+      const port = r.port;
+      if (
+        !(await within(
+          r.close().then(() => true),
+          10_000,
+        ))
+      )
+        trace(`fleet: cleanup: balancer ${port} did not close`);
+    }
+    trace('fleet: cleanup: balancers closed');
+    await cluster.destroy();
+    trace('fleet: cleanup: nodes gone');
+    await dropPrefix(anchor, shared.REDIS_PREFIX).catch(() => undefined);
+    await anchor?.destroy();
+    trace('fleet: cleanup: done');
+  }, 120_000);
+
+  /** Creates the accounts of the fleet and signs each in (a session with a refresh token). */
+  async function account(username: string, role: FleetRole) {
+    const userId = await createUser(anchor, 'acme', {
+      username,
+      role,
+      ...(role === 'device' ? { kind: 'device' as const } : {}),
+    });
+    return { userId, login: await loginFor(anchor, 'acme', username) };
+  }
+
+  const lifetimes = { marginMs: (ACCESS_TTL_S * 1000) / 3, handOverEveryMs: (ACCESS_TTL_S * 1000) / 2 };
+
+  it('keeps every right, invite and acknowledged write through refreshes, blips, a rolling restart and a SIGKILL, and gives back what it took', async () => {
+    const url = balancer.url('acme');
+    // Phones: one in five a clinician (the hosts come from them), the others patients.
+    for (let i = 0; i < FLEET.phones; i++) {
+      const role: FleetRole = i % 5 === 0 ? 'clinician' : 'patient';
+      const a = await account(`phone${i}`, role);
+      const m = await new SdkMember(`phone${i}`, a.userId, role, ledger).start(a.login, url, lifetimes);
+      members.push(m);
+      phones.push(m);
+    }
+    if (FLEET.python) {
+      python = new PythonFleet(pythonSocketIo());
+      for (let i = 0; i < FLEET.python; i++) {
+        const a = await account(`py${i}`, 'patient');
+        const route = await new Balancer(() => cluster.liveUrls(), true).listen();
+        routes.push(route);
+        const m = await new PythonMember(`py${i}`, a.userId, 'patient', ledger).start(
+          a.login,
+          url,
+          lifetimes,
+          python,
+          route,
+        );
+        members.push(m);
+        phones.push(m);
+      }
+    }
+    const headsets = [];
+    for (let i = 0; i < FLEET.headsets; i++) {
+      const a = await account(`headset${i}`, 'device');
+      await registerHardware(anchor, 'acme', `HS-FLEET-${i}`, a.userId);
+      const m = await new SdkMember(`headset${i}`, a.userId, 'device', ledger).start(a.login, url, lifetimes);
+      members.push(m);
+      headsets.push({ member: m, hardwareId: `HS-FLEET-${i}` });
+    }
+    const sdkPhones = phones.filter((p): p is SdkMember => p instanceof SdkMember);
+    const clinicians = sdkPhones.filter((p) => p.role === 'clinician');
+    const patients = sdkPhones.filter((p) => p.role === 'patient');
+    for (let r = 0; r < ROOMS; r++)
+      slots.push({
+        host: clinicians[r]!,
+        patients: patients.slice(r * PATIENTS_PER_ROOM, (r + 1) * PATIENTS_PER_ROOM),
+        headsets: headsets.filter((_, i) => i % ROOMS === r),
+      });
+    trace(`fleet: ${members.length} clients connected`);
+    figures.c1 = await nodeFigures(cluster);
+    census.c1 = await keyCensus(anchor.infra.redis, shared.REDIS_PREFIX);
+    expect(sum(figures.c1, 'sockets')).toBe(members.length);
+
+    // The day.
+    const day = new FleetDay(ledger, phones, members, slots, {
+      callers: SOAK ? 40 : 6,
+      holdMs: 1_500,
+      blipEveryMs: SOAK ? 100 : 700,
+      heartbeatMs: HEARTBEAT_MS,
+      notifies: 3,
+    });
+    const began = Date.now();
+    day.start();
+    const faults: string[] = [];
+    const until = async (what: () => boolean) => {
+      while (!what()) await pause(250);
+    };
+    const calls = () => day.progress.calls;
+    await until(() => calls() >= 20);
+    // A rolling restart of every node (graceful: SIGTERM, a new incarnation), one after another.
+    for (let slot = 0; slot < cluster.size; slot++) {
+      const mark = calls();
+      await cluster.fault(slot, false);
+      balancer.dropGone();
+      faults.push(`SIGTERM ${slot}`);
+      await until(() => calls() >= mark + 10);
+    }
+    // One node killed outright.
+    const victim = Math.floor(Math.random() * cluster.size);
+    await cluster.fault(victim, true);
+    faults.push(`SIGKILL ${victim}`);
+    // The day goes on until every client refreshed its session several times.
+    const refreshed = () => members.every((m) => m.refreshes >= MIN_REFRESHES);
+    let gaveUp = false;
+    const enough = await within(until(() => refreshed() || gaveUp).then(refreshed), SETTLE_MS);
+    gaveUp = true;
+    if (!enough)
+      trace(
+        `fleet: not refreshed ${MIN_REFRESHES} times: ${members
+          .filter((m) => m.refreshes < MIN_REFRESHES)
+          .map((m) => `${m.name} ${m instanceof SdkMember ? m.state() : m.refreshes}`)
+          .join('; ')}`,
+      );
+    trace(`fleet: load stops, ${JSON.stringify(day.progress)} ${JSON.stringify(Object.fromEntries(ledger.failures))}`);
+    trace(`fleet: refresh failures ${JSON.stringify(ledger.refreshFailures)}`);
+    const stopped = await within(
+      day.stop().then(() => true),
+      SETTLE_MS,
+    );
+    trace(`fleet: unexpected ${JSON.stringify(ledger.unexpected)}`);
+    for (const m of members.filter((x) => !x.isUp()))
+      trace(`fleet: away after the day: ${m.name} ${m instanceof SdkMember ? m.state() : m.lastRefusal}`);
+    if (!stopped)
+      for (const [agent, what] of day.inStep) {
+        const eventId = /([0-9a-f]{24})$/.exec(what)?.[1];
+        const slot = slots[Number(/^meeting(\d+)$/.exec(agent)?.[1] ?? -1)];
+        if (eventId && slot)
+          trace(
+            `fleet: ${agent} stuck at ${what}: ${slot.host.state()} ${JSON.stringify(await slot.host.call('getMeetingDetails', { eventId }).catch((e) => String(e)))}`,
+          );
+      }
+    expect({ stillInAStep: stopped ? [] : [...day.inStep].map(([a, what]) => `${a}: ${what}`) }).toEqual({
+      stillInAStep: [],
+    });
+    const dayMs = Date.now() - began;
+
+    // Every client is back and resumed.
+    const settled = await within(
+      Promise.all(members.map((m) => m.settled())).then(() => true),
+      SETTLE_MS,
+    );
+    // Calls whose end was not acknowledged in the day are ended now (by callers that are back: one that
+    // is not is named below).
+    const endAll = async () => {
+      for (const [callId, caller] of day.unended) {
+        if (!caller.isUp()) continue;
+        while (!(await day.end(caller, callId)) && caller.isUp()) await pause(200).then(() => caller.settled());
+      }
+    };
+    await within(endAll(), SETTLE_MS);
+    const notSettled = settled
+      ? []
+      : members.filter((m) => !m.isUp()).map((m) => `${m.name} ${m instanceof SdkMember ? m.state() : m.lastRefusal}`);
+
+    // Every invite acknowledged to a caller reached its callee (live or on resume).
+    const byUser = new Map(members.map((m) => [m.userId, m]));
+    const expected = [...ledger.invited].flatMap(([callee, ids]) =>
+      [...ids].map((callId) => ({ callee: byUser.get(callee)!, callId })),
+    );
+    await within(Promise.all(expected.map((e) => e.callee.received(e.callId))), SETTLE_MS);
+    const lostInvites = expected.filter((e) => !e.callee.invites.has(e.callId));
+    // Every admission acknowledged to a host reached the admitted client.
+    const lostAdmissions = day.admissions.filter((a) => !day.admittedPushes.get(a.member)!.has(a.eventId));
+
+    // Every acknowledged call write is in the call's record.
+    const records = new Map(
+      (
+        await anchor.infra.mongo
+          .tenantDb('acme')
+          .models.CallRecord.find({ _id: { $in: [...ledger.calls.keys()] } })
+          .lean()
+          .exec()
+      ).map((r) => [String(r._id), r]),
+    );
+    for (const [callId, c] of ledger.calls) {
+      const r = records.get(callId);
+      if (!r) ledger.lostWrites.push(`call ${callId}: no record`);
+      else if (c.ended && r.status !== c.ended)
+        ledger.lostWrites.push(`call ${callId}: ended as ${c.ended}, recorded ${r.status}`);
+      if (r && ledger.accepted.has(callId) && !r.answeredAt)
+        ledger.lostWrites.push(`call ${callId}: accepted, recorded unanswered`);
+    }
+    // Every meeting whose end was acknowledged is ended in the database.
+    const ended = [...ledger.meetings].filter(([, m]) => m.ended).map(([eventId]) => eventId);
+    const events = await anchor.infra.mongo
+      .tenantDb('acme')
+      .models.Event.find({ _id: { $in: ended } })
+      .lean()
+      .exec();
+    for (const e of events)
+      if (e.status !== 'ended') ledger.lostWrites.push(`event ${String(e._id)}: ended, stored ${e.status}`);
+    if (events.length !== ended.length) ledger.lostWrites.push(`${ended.length - events.length} ended events missing`);
+
+    // Resources: once the day's actors went idle (each node's timer: nothing announces it), every key
+    // the day added either expires by itself or is a record the service keeps, within its bound.
+    for (let i = 0; i < 240; i++) {
+      figures.c2 = await nodeFigures(cluster);
+      if (sum(figures.c2, 'actors') === 0) break;
+      await pause(500);
+    }
+    const retained: Retained[] = [
+      { shape: /^actors:\{s<n>\}:(lease|epoch)$/, by: 'two per shard', max: 2 * SHARDS },
+      { shape: /^actors:\{s<n>\}:snap:acme\/call\//, by: 'one per call placed', max: day.initCalls },
+      { shape: /^actors:\{s<n>\}:snap:acme\/meeting\//, by: 'one per event', max: day.eventsCreated },
+      { shape: /^actors:\{s<n>\}:snap:acme\/device\//, by: 'one per headset', max: FLEET.headsets },
+      { shape: /^(t:\{acme\}:recording:|vcs:closed:)/, by: 'one per event', max: 2 * day.eventsCreated },
+      {
+        shape: /^vcs:recording:/,
+        by: "the embedded video service's recordings, one per event",
+        max: day.eventsCreated,
+      },
+      {
+        shape: /^bull:recording:recording\./,
+        by: 'finished recording jobs (a count kept by the queue)',
+        max: 2 * day.eventsCreated,
+      },
+      { shape: /^bull:recording:[a-z-]+$/, by: "the recording queue's own keys", max: 10 },
+      { shape: /^(audit:checkpoint-turn|t:\{acme\}:audit:anchor|auth:signing-keys)$/, by: 'one each', max: 3 },
+    ];
+    const expiry = Math.max(POSITION_TTL_MS, HISTORY_MS);
+    census.c2 = await keyCensus(anchor.infra.redis, shared.REDIS_PREFIX);
+    const keysAfterDay = judgeKeys(
+      census.c1!,
+      await keyExpiries(anchor.infra.redis, shared.REDIS_PREFIX),
+      expiry,
+      retained,
+    );
+    const socketsAfterDay = sum(figures.c2!, 'sockets');
+
+    // Then everyone signs off: no socket stays open on any node.
+    for (const m of members) await m.close();
+    for (let i = 0; i < 120; i++) {
+      figures.c3 = await nodeFigures(cluster);
+      if (sum(figures.c3, 'sockets') === 0) break;
+      await pause(500);
+    }
+    const keysAfterClose = judgeKeys(
+      census.c0!,
+      await keyExpiries(anchor.infra.redis, shared.REDIS_PREFIX),
+      expiry,
+      retained,
+    );
+
+    const findings = nodeFindings(cluster);
+    const memory = {
+      start: figures.c1.map((f) => ({ heapMb: f.heapMb, rssMb: f.rssMb })),
+      end: figures.c2!.map((f) => ({ heapMb: f.heapMb, rssMb: f.rssMb })),
+    };
+    const result = {
+      fleet: { ...FLEET, rooms: ROOMS, clients: members.length },
+      dayMs,
+      faults,
+      progress: day.progress,
+      refreshes: { ...ledger.refreshes, minPerClient: Math.min(...members.map((m) => m.refreshes)) },
+      handOvers: ledger.handOvers,
+      refusedForPermission: ledger.permissionRefusals.length,
+      invites: {
+        acknowledged: expected.length,
+        toAwayCallees: [...ledger.calls.values()].filter((c) => c.calleeAway).length,
+        lost: lostInvites.length,
+      },
+      admissions: { acknowledged: day.admissions.length, lost: lostAdmissions.length },
+      writes: {
+        calls: ledger.calls.size,
+        accepted: ledger.accepted.size,
+        ended: [...ledger.calls.values()].filter((c) => c.ended).length,
+        meetingsEnded: ended.length,
+        lost: ledger.lostWrites.length,
+      },
+      reconnections: {
+        count: ledger.resumeMs.length + ledger.resumeMsAfterBlip.length,
+        maxMs: max(ledger.resumeMs),
+        p99Ms: quantile(ledger.resumeMs, 0.99),
+        afterBlipMaxMs: max(ledger.resumeMsAfterBlip),
+        afterBlipP99Ms: quantile(ledger.resumeMsAfterBlip, 0.99),
+        resyncs: ledger.resyncs.length,
+        sessionsEnded: Object.fromEntries(ledger.sessionsEnded),
+      },
+      resources: {
+        socketsBefore: sum(figures.c1, 'sockets'),
+        socketsAfterDay: socketsAfterDay,
+        socketsAfterClose: sum(figures.c3!, 'sockets'),
+        actorsAfterDay: sum(figures.c2!, 'actors'),
+        keysAfterDay,
+        keysAfterClose: { expiring: Object.keys(keysAfterClose.expiring).length, leaked: keysAfterClose.leaked },
+        memory,
+      },
+      failures: Object.fromEntries(ledger.failures),
+      nodeFindings: findings.length,
+    };
+    process.stdout.write(`fleet day: ${JSON.stringify(result, null, 1)}\n`);
+    recordResult('fleet-day', result);
+    trace(`fleet: ${JSON.stringify(result)}`);
+    for (const f of findings.slice(0, 20)) trace(`fleet: node finding: ${f}`);
+
+    // The invariants, all judged at once (a run shows every one that broke): each entry names what broke.
+    const startHeap = Math.max(...figures.c1.map((f) => f.heapMb));
+    const broken = Object.fromEntries(
+      Object.entries({
+        refusedForPermission: ledger.permissionRefusals.slice(0, 10),
+        notBackAfterTheDay: notSettled.slice(0, 10),
+        lostInvites: lostInvites.slice(0, 10).map((e) => `${e.callee.name} ${e.callId}`),
+        lostAdmissions: lostAdmissions.slice(0, 10).map((a) => `${a.member.name} ${a.eventId}`),
+        lostWrites: ledger.lostWrites.slice(0, 10),
+        resyncs: ledger.resyncs.slice(0, 10),
+        unexpectedRefusals: ledger.unexpected,
+        nodeFindings: findings.slice(0, 10),
+        leakedKeysAfterDay: Object.entries(keysAfterDay.leaked).map(([k, f]) => `${k} ${JSON.stringify(f)}`),
+        leakedKeysAfterClose: Object.entries(keysAfterClose.leaked).map(([k, f]) => `${k} ${JSON.stringify(f)}`),
+        sockets: [
+          ...(socketsAfterDay === members.length
+            ? []
+            : [`${socketsAfterDay} after the day for ${members.length} clients`]),
+          ...(sum(figures.c3!, 'sockets') === 0 ? [] : [`${sum(figures.c3!, 'sockets')} after every client closed`]),
+        ],
+        actors: sum(figures.c2!, 'actors') === 0 ? [] : [`${sum(figures.c2!, 'actors')} active after the day`],
+        // A node at the end of the day holds at most three times the heap the largest held at its start.
+        memory: figures
+          .c2!.filter((f) => f.heapMb > 3 * startHeap)
+          .map((f) => `${f.node}: ${f.heapMb} MB heap, start ${startHeap} MB`),
+        python: python?.problems ?? [],
+      }).filter(([, v]) => v.length),
+    );
+    expect(broken).toEqual({});
+    // The day did what it claims: each client refreshed several times, calls, meetings, blips, faults.
+    expect(Math.min(...members.map((m) => m.refreshes))).toBeGreaterThanOrEqual(MIN_REFRESHES);
+    expect(day.progress.meetings).toBeGreaterThanOrEqual(ROOMS);
+    expect(day.progress.blips).toBeGreaterThan(0);
+    expect(faults).toHaveLength(cluster.size + 1);
+  }, 1_800_000);
+});
