@@ -60,7 +60,7 @@ export interface Services {
   notices: NoticeService;
   events: EventService;
   meetings: MeetingService;
-  /** The meeting actors for REST and GraphQL (join by code, waiting room); the node attaches its actor system. */
+  /** The meeting actors for REST, GraphQL and the telemetry completion; the node attaches its actor system. */
   meetingRooms: MeetingRooms;
   /** Tenant administrators change the tenant's configuration and security rules, audited (decision 950). */
   tenantSettings: TenantSettingsService;
@@ -107,13 +107,14 @@ export function createServices(infra: Infra): Services {
     auth.audit,
   );
   const announced: AnnounceHook = (tenant, written) => webhooks.relay.publishNow(tenant, written);
-  const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, announced);
+  const meetingRooms = new MeetingRooms({ eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code) });
+  const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, meetingRooms, announced);
   const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced, audit: auth.audit });
   return {
     tenants,
     auth,
     ...directory,
-    meetingRooms: new MeetingRooms({ eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code) }),
+    meetingRooms,
     recordingConsent: new RecordingConsentService({
       events: (t) => new EventRepository(infra.mongo.tenantDb(t)),
       meetingSettings: (t) => directory.admin.meetingSettings(t),

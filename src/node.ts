@@ -97,11 +97,11 @@ export async function startNode(
     }
     if (config.roles.includes('http')) {
       // REST and GraphQL reach the meeting actors (join by code, waiting room) through this node's actor
-      // system, or a client-only one on an HTTP-only node (stopped with the http role).
-      const { actorClientFor } = await import('./actors/runtime/node-system.js');
-      const client = await actorClientFor({ infra, services, server, mount, started });
-      services.meetingRooms.use(client.system);
-      if (client.stop) started.set('http', { stop: client.stop });
+      // system, or a client-only one on an HTTP-only node (stopped with the http role), unless the workers
+      // role attached one already.
+      const { attachMeetingRooms } = await import('./actors/runtime/node-system.js');
+      const stop = await attachMeetingRooms({ infra, services, server, mount, started });
+      if (stop) started.set('http', { stop });
     }
     if (server) {
       app = createHttpApp(infra, services, { preTenant, routes: config.roles.includes('http') ? routes : [] });

@@ -3,6 +3,7 @@ import { isPermission } from '../auth/permissions.js';
 import type { CallService } from '../core/call.service.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { RecordingConsentService } from '../core/recording-consent.service.js';
+import type { CompletionService } from '../core/completion.service.js';
 import type { DeviceStatusUpdate } from '../core/peripheral.service.js';
 import type { Caller } from './common.schema.js';
 import { callActor, type CallActorDeps } from './call.actor.js';
@@ -44,7 +45,10 @@ export interface ActorServices {
     requestStart(tenant: string, eventId: string, userId: string, by: RecordingRequester): Promise<unknown>;
     requestStop(tenant: string, eventId: string, userId: string, by: RecordingRequester): Promise<unknown>;
     status(tenant: string, eventId: string): Promise<{ state: string }>;
+    runningFor(tenant: string, eventId: string): Promise<string | null>;
   };
+  /** The conference's completion: the event's move and whether it was audited (decision 1090). */
+  completion: Pick<CompletionService, 'closeEvent' | 'audited'>;
   consent: Pick<RecordingConsentService, 'settings' | 'record'>;
   devices: {
     recordStatus(tenant: string, deviceId: string, s: DeviceStatusUpdate): Promise<void>;
@@ -102,7 +106,8 @@ export function callDeps(s: ActorServices, t: ActorTimings): CallActorDeps {
 /** The recording service's requester from the meeting actor's: who at the keyboard, which transport. */
 function requester(userId: string, o: RecordingOpts): RecordingRequester {
   return {
-    actorId: o.actorId ?? userId,
+    // The conference's completion: no person asked.
+    ...(o.via === 'telemetry' ? {} : { actorId: o.actorId ?? userId }),
     via: o.via ?? 'hub',
     ...(o.ip ? { ip: o.ip } : {}),
     ...(o.consented ? { consented: o.consented } : {}),
@@ -132,6 +137,9 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
       void (await s.meetings.addDeviceToEvent(principalOf(tenant, caller), { eventId, joinCode: code })),
     endEvent: async (tenant, eventId) => void (await s.meetings.endEvent(tenant, eventId)),
     removeFromRoom: (tenant, eventId, member) => s.meetings.removeFromRoom(tenant, eventId, member),
+    recordingOwner: (tenant, eventId) => s.recording.runningFor(tenant, eventId),
+    completeEvent: (tenant, eventId, completion) => s.completion.closeEvent(tenant, eventId, completion),
+    completionAudited: (tenant, eventId) => s.completion.audited(tenant, eventId),
     audit: async (tenant, entry) => void (await s.audit.record(tenant, entry)),
   };
 }

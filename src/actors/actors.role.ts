@@ -14,6 +14,7 @@ export function startActorsRole(ctx: RoleContext): Promise<ActorsRoleHandle> {
       calls: services.calls,
       meetings: services.meetings,
       recording: services.recording,
+      completion: services.completion,
       consent: services.recordingConsent,
       devices: services.peripherals,
       audit: services.auth.audit,

@@ -112,7 +112,7 @@ export type DeviceMsg =
   | { type: 'rapidConnect'; caller: Caller; joinCode: string }
   | { type: 'assignMeeting'; caller: Caller; eventId: string }
   /** The meeting actor took the headset out of its meeting (removed, the meeting ended). */
-  | { type: 'leaveMeeting'; caller: Caller; eventId: string }
+  | { type: 'leaveMeeting'; caller?: Caller; eventId: string }
   | { type: 'heartbeat'; caller: Caller; meetingId?: string | null; info: HeadsetDeviceInfo }
   | { type: 'offlineTimeout' }
   /** `member`: whether the caller joined the meeting (asked of the meeting actor by the hub). */

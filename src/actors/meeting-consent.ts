@@ -172,7 +172,7 @@ export async function requestConsent(
       .map((m) => ({ userId: m.userId, username: m.username, role: m.role, tenantRole: m.tenantRole ?? '' })),
     answers: {},
     ...(by.actorId ? { actorId: by.actorId } : {}),
-    ...(by.via && by.via !== 'service' ? { via: by.via } : {}),
+    ...(by.via === 'hub' || by.via === 'rest' ? { via: by.via } : {}),
     ...(by.ip ? { ip: by.ip } : {}),
   };
   const self = r.required.find((q) => q.userId === msg.caller.userId);

@@ -57,6 +57,13 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
     recordConsent: async () => undefined,
     recordingRunning: async () => false,
     attachDevice: async () => undefined,
+    recordingOwner: async () => null,
+    completeEvent: async () => ({
+      changed: true,
+      status: 'completed',
+      flags: { hasLedger: false, hasRecording: false, hasChat: false },
+    }),
+    completionAudited: async () => false,
   };
   const h = turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
   const types = () => h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => e.payload.type as string);

@@ -144,23 +144,44 @@ async function end(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'endMeeting'>): Pr
     await deps.endEvent(t, s.eventId);
     return true;
   });
-  const at = new Date().toISOString();
-  s.ended = { by: msg.caller.userId, at, ...(msg.reason ? { reason: msg.reason } : {}) };
-  const affected = Object.keys(s.members);
+  const reason = msg.reason ? { reason: msg.reason } : {};
+  s.ended = { by: msg.caller.userId, at: new Date().toISOString(), ...reason };
+  const { members: affected, waiting: waited } = await everyoneOut(
+    ctx,
+    () => publish(ctx, 'meetingEnded', msg.caller.userId, reason),
+    msg.caller,
+  );
+  await audit(ctx, deps, msg, { members: affected, waiting: waited, ...reason });
+  return result(ctx, affected);
+}
+
+/**
+ * The meeting is over for everyone (endMeeting, the conference's completion): the waiting and the joiners
+ * held for recording consent are told `ended`, an open consent request closes, `last` publishes the
+ * meeting's last event while the members are still in its rooms, then headsets leave the meeting, every
+ * socket leaves its rooms and no one is a member any more. Answers who was in and who waited.
+ */
+export async function everyoneOut(
+  ctx: Ctx,
+  last: () => void,
+  caller?: Caller,
+): Promise<{ members: string[]; waiting: string[] }> {
+  const s = ctx.state;
+  const t = ctx.address.tenant;
+  const members = Object.keys(s.members);
   for (const e of s.waiting!) ctx.emit(rooms.user(t, e.userId), 'waitingRoom', { eventId: s.eventId, state: 'ended' });
-  const waited = s.waiting!.map((e) => e.userId);
+  const waiting = s.waiting!.map((e) => e.userId);
   s.waiting = [];
   ctx.clearTimer(WAITING_EXPIRY_TIMER);
   s.hostRequests = {};
   endConsent(ctx);
-  publish(ctx, 'meetingEnded', msg.caller.userId, { ...(msg.reason ? { reason: msg.reason } : {}) });
-  for (const m of Object.values(s.members)) await deviceLeft(ctx, m, msg.caller);
+  last();
+  for (const m of Object.values(s.members)) await deviceLeft(ctx, m, caller);
   const meeting = rooms.meeting(t, s.eventId);
   ctx.moveSockets(meeting, { leave: [meeting, rooms.meetingDevices(t, s.eventId)] });
   s.members = {};
   s.deviceIds = [];
-  await audit(ctx, deps, msg, { members: affected, waiting: waited, ...(msg.reason ? { reason: msg.reason } : {}) });
-  return result(ctx, affected);
+  return { members, waiting };
 }
 
 async function lock(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'lockMeeting' | 'unlockMeeting'>) {

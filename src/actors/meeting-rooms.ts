@@ -4,6 +4,7 @@ import type { Caller } from './common.schema.js';
 import type { AdmitRequest, ConsentAnswerRequest, DenyRequest, MeetingDetails, MeetingMsg } from './meeting.schema.js';
 import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
+import type { EventCompletion, MeetingCompleted } from '../core/completion.service.js';
 
 /** The caller an actor turn acts for, from a principal verified by REST or GraphQL. */
 export function callerOfPrincipal(p: Principal): Caller {
@@ -19,10 +20,11 @@ export function callerOfPrincipal(p: Principal): Caller {
 }
 
 /**
- * The meeting actor as REST and GraphQL reach it: join by code, the waiting room and its admissions
- * are turns of the event's meeting actor whatever the transport, so a REST admit and a hub admit are
- * ordered with every other meeting change. The node attaches its actor system once it runs
- * (`use`): its own, the hub's client, or a client started for an HTTP-only node.
+ * The meeting actor as REST, GraphQL and the telemetry completion job reach it: join by code, the
+ * waiting room and its admissions, host controls, recording and the conference's completion are turns
+ * of the event's meeting actor whatever the entrance, so a REST admit and a hub admit are ordered with
+ * every other meeting change. The node attaches its actor system once it runs (`use`): its own, the
+ * hub's client, or a client started for a node without either (HTTP-only, workers-only).
  */
 export class MeetingRooms {
   private system?: Pick<ActorSystem, 'ask'>;
@@ -33,15 +35,28 @@ export class MeetingRooms {
     this.system = system;
   }
 
+  /** Whether a node role attached an actor system (the workers and http roles attach one when none is). */
+  get attached(): boolean {
+    return !!this.system;
+  }
+
   /** One turn of the event's meeting actor for a REST or GraphQL caller. */
   send<R>(p: Principal, eventId: string, msg: MeetingMsg, opts?: AskOptions): Promise<R> {
     return this.ask(p, eventId, msg, opts);
   }
 
-  private ask<R>(p: Principal, eventId: string, msg: MeetingMsg, opts?: AskOptions): Promise<R> {
+  private ask<R>(p: Pick<Principal, 'tenant'>, eventId: string, msg: MeetingMsg, opts?: AskOptions): Promise<R> {
     if (!this.system) throw new AppError('service_unavailable', 'Meetings are not reachable from this node yet');
     const to: ActorAddress = { tenant: p.tenant, kind: 'meeting', id: eventId };
     return this.system.ask<R>(to, msg, opts);
+  }
+
+  /**
+   * The conference ended (telemetry completion job): the completion turn of the event's meeting actor,
+   * which ends the meeting for everyone in it and completes the event (decision 1090). No person asks.
+   */
+  complete(tenant: string, eventId: string, completion: EventCompletion): Promise<MeetingCompleted> {
+    return this.ask({ tenant }, eventId, { type: 'complete', completion });
   }
 
   /** Join by meeting code: the JoinResponse, or `waiting` with a position when a host must admit first. */

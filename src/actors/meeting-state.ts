@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { Admission } from '../core/meeting.service.js';
+import type { EventCompleted, EventCompletion } from '../core/completion.service.js';
 import type { ActorContext } from './runtime/types.js';
 import type { Caller } from './common.schema.js';
 import type {
@@ -60,6 +61,18 @@ export interface MeetingActorDeps {
    * the join tokens issued to them before are refused; a later admission's token works. Idempotent.
    */
   removeFromRoom(tenant: string, eventId: string, member: { userId: string; device: boolean }): Promise<void>;
+  /**
+   * Who asked for the recording of the event that is starting or running (its recording is theirs), or
+   * null when none is: the conference's completion stops it in their name.
+   */
+  recordingOwner(tenant: string, eventId: string): Promise<string | null>;
+  /**
+   * The conference's completion (decision 1090): the event goes to `completed` with its flags, keeping an
+   * end endMeeting recorded; idempotent (`changed: false` once completed, the flags still raised).
+   */
+  completeEvent(tenant: string, eventId: string, completion: EventCompletion): Promise<EventCompleted>;
+  /** Whether the audit trail holds the event's `telemetry.complete` entry. */
+  completionAudited(tenant: string, eventId: string): Promise<boolean>;
   /** One entry of the tenant's audit trail (host controls, admissions): who, what, when. */
   audit(tenant: string, entry: MeetingAuditEntry): Promise<void>;
 }
@@ -68,8 +81,11 @@ export interface MeetingActorDeps {
 export interface RecordingOpts {
   consented?: { requestId: string };
   actorId?: string;
-  /** `service`: a stop that is part of another change (endMeeting), whatever transport asked for that. */
-  via?: 'hub' | 'rest' | 'service';
+  /**
+   * `service`: a stop that is part of another change (endMeeting), whatever transport asked for that;
+   * `telemetry`: the conference's completion stopped it, no person did (the audit entry names no actor).
+   */
+  via?: 'hub' | 'rest' | 'service' | 'telemetry';
   ip?: string;
 }
 
@@ -77,7 +93,8 @@ export interface RecordingOpts {
 export interface MeetingAuditEntry {
   action: string;
   outcome: 'success' | 'failure';
-  actorId: string;
+  /** Absent when no person acted (the conference's completion). */
+  actorId?: string;
   eventId: string;
   subjectId?: string;
   details?: Record<string, unknown>;
@@ -229,16 +246,17 @@ export async function deviceEntered(
 }
 
 /**
- * A headset member left the meeting (removed, the meeting ended): out of deviceIds, and its device
+ * A headset member left the meeting (removed, the meeting ended or completed; `caller`: who did it, none
+ * for the conference's completion): out of deviceIds, and its device
  * actor no longer counts it in this meeting (its peripherals answer to no one here).
  */
-export async function deviceLeft(ctx: Ctx, m: MeetingMember | undefined, caller: Caller): Promise<void> {
+export async function deviceLeft(ctx: Ctx, m: MeetingMember | undefined, caller?: Caller): Promise<void> {
   if (!m?.deviceId) return;
   const s = ctx.state;
   s.deviceIds = s.deviceIds.filter((d) => d !== m.deviceId);
   await ctx.ask(
     { tenant: ctx.address.tenant, kind: 'device', id: m.deviceId },
-    { type: 'leaveMeeting', caller, eventId: s.eventId },
+    { type: 'leaveMeeting', eventId: s.eventId, ...(caller ? { caller } : {}) },
   );
 }
 

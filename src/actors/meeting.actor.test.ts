@@ -44,6 +44,13 @@ function meetingDeps(
     recordConsent: async () => undefined,
     recordingRunning: async () => false,
     attachDevice: async () => undefined,
+    recordingOwner: async () => null,
+    completeEvent: async () => ({
+      changed: true,
+      status: 'completed',
+      flags: { hasLedger: false, hasRecording: false, hasChat: false },
+    }),
+    completionAudited: async () => false,
   };
 }
 

@@ -28,6 +28,7 @@ import {
 } from './meeting-state.js';
 import { admit, deny, enqueue, expire, leave, mustWait, waitingRoom } from './meeting-waiting.js';
 import { assertOpen, control, isControl, lockedOut, requestHostAccess } from './meeting-controls.js';
+import { complete } from './meeting-completion.js';
 import {
   answerConsent,
   askNewcomers,
@@ -283,6 +284,8 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
       return { member: Boolean(ctx.state.members[msg.userId]) };
     case 'members':
       return { memberIds: Object.keys(ctx.state.members), deviceIds: [...ctx.state.deviceIds] };
+    case 'complete':
+      return complete(ctx, deps, msg);
     default:
       if (isControl(msg)) return control(ctx, deps, msg);
       throw new AppError('bad_request', 'Unknown meeting message');
@@ -290,8 +293,8 @@ function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
 }
 
 /**
- * One actor per event: joins, recording, shared images and notifications of a meeting are turns of
- * this actor, so every participant, on whatever node, receives the same numbered meetingEvents in
+ * One actor per event: joins, recording, shared images, notifications, host controls and the
+ * conference's completion of a meeting are turns of this actor, so every participant, on whatever node, receives the same numbered meetingEvents in
  * the same order.
  */
 export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState, MeetingMsg, unknown> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, type Caller } from './common.schema.js';
 import type { MeetingControlMsg, MeetingControlsState } from './meeting-controls.schema.js';
+import type { EventCompletion } from '../core/completion.service.js';
 
 /** initEvent. */
 export const InitEventRequest = z.object({ eventId: Id });
@@ -185,6 +186,8 @@ export interface MeetingState extends MeetingControlsState {
   barred?: Record<string, { reason: 'denied' | 'removed'; by: string; at: string }>;
   /** Recording consent (decision 910); absent until a consent request is made. */
   consent?: ConsentState;
+  /** The conference's completion (telemetry, decision 1090): the meeting is over; later deliveries change nothing. */
+  completed?: { at: string; conferenceId: string };
 }
 
 /** Whatever the meeting service returns for a join (MeetingData / JoinResponse); relayed as is. */
@@ -227,8 +230,8 @@ export type MeetingEventType =
 /** meetingEvent payload. */
 export interface MeetingEventPush {
   eventId: string;
-  /** The meeting actor's sequence number; absent on the completion pushed by telemetry (not an actor turn). */
-  seq?: number;
+  /** The meeting actor's sequence number: every meetingEvent is a turn of the actor (decision 1090). */
+  seq: number;
   type: MeetingEventType;
   at: string;
   by?: string;
@@ -254,6 +257,8 @@ export type MeetingMsg =
   | { type: 'leaveWaiting'; caller: Caller }
   | { type: 'expireWaiting' }
   | { type: 'members' }
+  /** The conference ended: its telemetry completes the meeting for everyone (decision 1090). */
+  | { type: 'complete'; completion: EventCompletion }
   /** Host controls (src/actors/meeting-controls.ts, decision 900). */
   | MeetingControlMsg
   | ConsentMsg;

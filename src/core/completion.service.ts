@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { AppError } from './errors.js';
 import { oid } from './object-id.js';
 import { sourcesOf } from './event-status.js';
-import type { PushPublisher } from '../realtime/pushes.js';
 import type { EventRepository, EventRecord } from '../data/repositories/event.repository.js';
 import type { TelemetryRepository, TelemetryRecord } from '../data/repositories/telemetry.repository.js';
 import type { ParticipantLogRepository, LedgerEntry } from '../data/repositories/participant-log.repository.js';
@@ -11,6 +10,44 @@ import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { consultationData } from './webhooks/consultation-events.js';
 import type { AuditService } from './audit.service.js';
 
+/** The completion flags of an event (only ever raised). */
+export interface CompletionFlags {
+  hasLedger: boolean;
+  hasRecording: boolean;
+  hasChat: boolean;
+}
+
+/** What the conference's telemetry says of its end: the meeting actor's completion turn applies it. */
+export interface EventCompletion {
+  conferenceId: string;
+  /** The conference's first and last record (ISO), by the conference's clock. */
+  startedAt: string;
+  endedAt: string;
+  flags: CompletionFlags;
+  ledgerEntries: number;
+}
+
+/** The event after a completion: whether this one moved it to `completed`, its status and flags. */
+export interface EventCompleted {
+  changed: boolean;
+  status: string;
+  flags: CompletionFlags;
+}
+
+/** The answer of the meeting actor's completion turn. */
+export interface MeetingCompleted extends EventCompleted {
+  /** The meetingEvent sequence number after the turn. */
+  seq: number;
+}
+
+/**
+ * The event's meeting actor (src/actors/meeting-rooms.ts): its completion turn ends the meeting for
+ * everyone, moves the event (closeEvent below), tells and audits once (decision 1090).
+ */
+export interface CompletionMeetings {
+  complete(tenant: string, eventId: string, c: EventCompletion): Promise<MeetingCompleted>;
+}
+
 interface Deps {
   /** Refuses an unknown or suspended tenant (tenant_not_found) before its data is touched. */
   tenants: { require(name: string): Promise<unknown> };
@@ -18,14 +55,12 @@ interface Deps {
   events(tenant: string): EventRepository;
   telemetry(tenant: string): TelemetryRepository;
   ledger(tenant: string): ParticipantLogRepository;
-  publisher: PushPublisher;
-  /** Room of an event's meeting (src/realtime/rooms.ts). */
-  meetingRoom(tenant: string, eventId: string): string;
+  meetings: CompletionMeetings;
   logger: Logger;
   /** Publishes the outbound events a change stored in its outbox (decision 890). */
   announced?: AnnounceHook;
-  /** The tenant's audit trail: a consultation completed from its telemetry is recorded (docs/audit.md). */
-  audit?: Pick<AuditService, 'record' | 'list'>;
+  /** The tenant's audit trail: whether a consultation's completion was recorded (docs/audit.md). */
+  audit: Pick<AuditService, 'list'>;
 }
 
 export interface CompletionResult {
@@ -35,34 +70,18 @@ export interface CompletionResult {
   ledgerEntries: number;
   /** Recording consent answers of the event, kept with the ledger rows of those who gave them. */
   recordingConsents: number;
-  flags: { hasLedger: boolean; hasRecording: boolean; hasChat: boolean };
+  flags: CompletionFlags;
 }
 
 /**
  * Turns a conference's stored telemetry into the event's outcome: the ledger (participant logs,
- * upserted by natural key), the flags, and the move to `completed` by a guarded update. Running it
- * again with the same telemetry writes the same rows and finds the event already completed, so it
- * changes nothing and pushes nothing.
+ * upserted by natural key) here, then the meeting actor's completion turn, which ends the meeting for
+ * everyone in it and moves the event to `completed` (closeEvent) by a guarded update. Running it again
+ * with the same telemetry writes the same rows and finds the meeting completed, so it changes nothing
+ * and pushes nothing.
  */
 export class CompletionService {
   constructor(private readonly deps: Deps) {}
-
-  /**
-   * Records the completion once: by the run that moved the event, or by a later run when the one that
-   * moved it stopped before recording (a retried job finds the event completed and no entry).
-   */
-  private async audited(d: TelemetryCompletionJobData, r: CompletionResult, changed: boolean): Promise<void> {
-    const audit = this.deps.audit;
-    if (!audit || r.status !== 'completed') return;
-    if (!changed && (await audit.list(d.tenant, { action: 'telemetry.complete', eventId: d.eventId }, 1)).length)
-      return;
-    await audit.record(d.tenant, {
-      action: 'telemetry.complete',
-      outcome: 'success',
-      eventId: d.eventId,
-      details: { conferenceId: d.conferenceId, ledgerEntries: r.ledgerEntries, ...r.flags },
-    });
-  }
 
   async complete(
     d: TelemetryCompletionJobData,
@@ -75,7 +94,8 @@ export class CompletionService {
     const end = records.find((r) => r.type === 'conference_ended');
     if (!end) throw new AppError('invalid_state', 'The conference has not ended');
     const event = await this.deps.events(d.tenant).findById(oid(d.eventId, 'event_not_found'));
-    const ledger = withConsents(buildLedger(records, end.occurredAt), event?.recordingConsents ?? []);
+    if (!event) throw new AppError('event_not_found', `No event ${d.eventId}`);
+    const ledger = withConsents(buildLedger(records, end.occurredAt), event.recordingConsents ?? []);
     await this.deps.ledger(d.tenant).upsertMany(d.eventId, d.conferenceId, ledger);
     await progress(50);
     const flags = {
@@ -85,50 +105,49 @@ export class CompletionService {
         (r) => r.type === 'chat_activity' && Number((r.payload as { messageCount?: number }).messageCount ?? 0) > 0,
       ),
     };
-    const done = await this.transition(
-      d.tenant,
-      d.eventId,
-      { startedAt: records[0]!.occurredAt, endedAt: end.occurredAt },
+    const done = await this.deps.meetings.complete(d.tenant, d.eventId, {
+      conferenceId: d.conferenceId,
+      startedAt: records[0]!.occurredAt.toISOString(),
+      endedAt: end.occurredAt.toISOString(),
       flags,
-    );
-    await progress(100);
-    const result: CompletionResult = {
-      eventId: d.eventId,
-      completed: done.changed,
-      status: done.event.status,
       ledgerEntries: ledger.length,
-      recordingConsents: event?.recordingConsents?.length ?? 0,
-      flags: pickFlags(done.event),
-    };
-    if (done.changed) this.push(d.tenant, d.eventId, result);
-    await this.audited(d, result, done.changed);
+    });
+    await progress(100);
     await this.deps.announced?.(d.tenant);
     this.deps.logger.info(
       { component: 'completion', tenant: d.tenant, eventId: d.eventId, changed: done.changed, entries: ledger.length },
       'completion applied',
     );
-    return result;
+    return {
+      eventId: d.eventId,
+      completed: done.changed,
+      status: done.status,
+      ledgerEntries: ledger.length,
+      recordingConsents: event.recordingConsents?.length ?? 0,
+      flags: done.flags,
+    };
   }
 
-  /** scheduled -> started -> completed through guarded updates; flags are only ever raised. */
-  private async transition(
-    tenant: string,
-    eventId: string,
-    at: { startedAt: Date; endedAt: Date },
-    flags: CompletionResult['flags'],
-  ): Promise<{ changed: boolean; event: EventRecord }> {
+  /**
+   * The event's move in the meeting actor's completion turn: scheduled -> started -> completed through
+   * guarded updates; flags are only ever raised. An end already recorded (endMeeting, by this service's
+   * clock like the start) is kept; otherwise the end comes from the conference's clock while the start
+   * may come from this service's (initEvent): when the two disagree, the event ends when it started,
+   * never before. The actor's turn orders it with endMeeting, so no end is written between the read and
+   * the move.
+   */
+  async closeEvent(tenant: string, eventId: string, c: EventCompletion): Promise<EventCompleted> {
     const events = this.deps.events(tenant);
     const id = oid(eventId, 'event_not_found');
-    const raise = Object.fromEntries(Object.entries(flags).filter(([, v]) => v));
-    await events.transition(id, ['scheduled'], 'started', { startedAt: at.startedAt }, (now) => [
+    const raise = Object.fromEntries(Object.entries(c.flags).filter(([, v]) => v));
+    await events.transition(id, ['scheduled'], 'started', { startedAt: new Date(c.startedAt) }, (now) => [
       announce('consultation.started', eventId, consultationData(now)),
     ]);
-    // An end already recorded (endMeeting, by this service's clock like the start) is kept. Otherwise the
-    // end comes from the conference's clock while the start may come from this service's (initEvent): when
-    // the two disagree, the event ends when it started, never before.
     const before = await events.findById(id);
-    const started = before?.startedAt;
-    const endedAt = before?.endedAt ?? (started && started > at.endedAt ? started : at.endedAt);
+    if (!before) throw new AppError('event_not_found', `No event ${eventId}`);
+    const end = new Date(c.endedAt);
+    const started = before.startedAt;
+    const endedAt = before.endedAt ?? (started && started > end ? started : end);
     const moved = await events.transition(
       id,
       sourcesOf('completed'),
@@ -136,30 +155,23 @@ export class CompletionService {
       { ...raise, endedAt, completedAt: new Date() },
       (now) => [announce('consultation.completed', eventId, consultationData(now))],
     );
-    if (moved) return { changed: true, event: moved };
+    if (moved) return { changed: true, status: moved.status, flags: pickFlags(moved) };
     await this.deps.telemetry(tenant).raiseEventFlags(eventId, raise);
     const current = await events.findById(id);
-    if (!current) throw new AppError('event_not_found');
-    return { changed: false, event: current };
+    if (!current) throw new AppError('event_not_found', `No event ${eventId}`);
+    return { changed: false, status: current.status, flags: pickFlags(current) };
   }
 
-  /** meetingEvent in the hub's shape (docs/hub.md) without `seq`: it does not come from the meeting actor. */
-  private push(tenant: string, eventId: string, r: CompletionResult): void {
-    try {
-      const payload = {
-        eventId,
-        type: 'meetingCompleted' as const,
-        at: new Date().toISOString(),
-        data: { status: r.status, ...r.flags },
-      };
-      this.deps.publisher.emit(this.deps.meetingRoom(tenant, eventId), 'meetingEvent', payload);
-    } catch (err) {
-      this.deps.logger.warn({ component: 'completion', err: (err as Error).message }, 'meetingEvent push failed');
-    }
+  /**
+   * Whether the consultation's completion is in the audit trail: a completion turn that moved the event
+   * and then failed (its pushes and state discarded with it) left none, so the next one tells and records.
+   */
+  async audited(tenant: string, eventId: string): Promise<boolean> {
+    return (await this.deps.audit.list(tenant, { action: 'telemetry.complete', eventId }, 1)).length > 0;
   }
 }
 
-function pickFlags(e: EventRecord): CompletionResult['flags'] {
+function pickFlags(e: EventRecord): CompletionFlags {
   return { hasLedger: Boolean(e.hasLedger), hasRecording: Boolean(e.hasRecording), hasChat: Boolean(e.hasChat) };
 }
 

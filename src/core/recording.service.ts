@@ -19,9 +19,10 @@ export type { RecordingState };
  * (an administrator acting explicitly) the entry names both. `via` is the transport.
  */
 export interface RecordingRequester {
-  actorId: string;
-  /** `service`: part of another change (endMeeting stops what records). */
-  via: 'rest' | 'hub' | 'service';
+  /** Who asked at the keyboard; absent when no person did (the conference's completion). */
+  actorId?: string;
+  /** `service`: part of another change (endMeeting stops what records); `telemetry`: the conference's completion. */
+  via: 'rest' | 'hub' | 'service' | 'telemetry';
   ip?: string;
   /** The consent request everyone it asked agreed to; required when the tenant's recording needs consent (decision 910). */
   consented?: { requestId: string };
@@ -115,7 +116,7 @@ export class RecordingService {
   ): Promise<RecordingStatus> {
     const entry = {
       action,
-      actorId: oidOrUndefined(by.actorId),
+      actorId: by.actorId ? oidOrUndefined(by.actorId) : undefined,
       subjectId: oidOrUndefined(userId),
       // A field of its own, so filtering the trail by consultation finds recording starts and stops.
       eventId,
@@ -123,7 +124,7 @@ export class RecordingService {
       details: {
         eventId,
         via: by.via,
-        ...(by.actorId !== userId ? { onBehalfOf: userId } : {}),
+        ...(by.actorId && by.actorId !== userId ? { onBehalfOf: userId } : {}),
         ...(by.consented ? { consentRequestId: by.consented.requestId } : {}),
       },
     };
@@ -148,6 +149,13 @@ export class RecordingService {
   async status(tenant: string, eventId: string): Promise<RecordingStatus> {
     await this.requireEvent(tenant, eventId);
     return { eventId, ...(await this.deps.state.status(tenant, eventId)) };
+  }
+
+  /** Who asked for the event's recording that is starting or running (it is theirs); null when none is. */
+  async runningFor(tenant: string, eventId: string): Promise<string | null> {
+    const { state, session } = await this.deps.state.status(tenant, eventId);
+    if (state !== 'starting' && state !== 'recording') return null;
+    return this.deps.state.requestedBy(tenant, eventId, session);
   }
 
   /** The `recording` job: idempotent per (event, session, action). */

@@ -9,23 +9,22 @@ import type { TenantService } from '../core/tenant.service.js';
 import { RecordingService } from '../core/recording.service.js';
 import { RecordingStateStore } from '../data/stores/recording-state.store.js';
 import type { AuditService } from '../core/audit.service.js';
-import { CompletionService } from '../core/completion.service.js';
-import { rooms } from '../realtime/rooms.js';
+import { CompletionService, type CompletionMeetings } from '../core/completion.service.js';
 import { createVcs } from '../vcs/index.js';
-import { historyPublisher } from '../realtime/redis-publisher.js';
 import { TelemetryIngestService } from './telemetry-ingest.service.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
 
 /**
  * Services of the jobs/telemetry area for createServices: `jobs` (typed enqueue API), `vcs`
  * (the video conferencing port per VCS_ADAPTER), `recording`, `completion` and the `telemetry`
- * ingest. Pushes from here go through the hub push channel (no Socket.IO server needed).
+ * ingest. `meetings`: the meeting actors (the completion is a turn of the event's meeting actor).
  */
 export function createTelemetryServices(
   infra: Infra,
   tenants: TenantService,
   tenantRepo: TenantRepository,
   audit: AuditService,
+  meetings: CompletionMeetings,
   announced?: AnnounceHook,
 ) {
   const jobs = infra.queues;
@@ -53,8 +52,7 @@ export function createTelemetryServices(
   const completion = new CompletionService({
     tenants,
     ...repos,
-    publisher: historyPublisher(infra.redis, infra.keys, infra.config.hub.history, infra.logger),
-    meetingRoom: rooms.meeting,
+    meetings,
     logger: infra.logger,
     announced,
     audit,

@@ -235,6 +235,8 @@ describe('Helm chart', () => {
       OIDC_CLIENT_SECRET: 'client-secret-of-this-test',
       KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       VCS_EMBEDDED_SECRET: 'vcs-secret-of-this-test',
+      // The chart binds metrics to 0.0.0.0, which production accepts only with a scrape token (decision 1032).
+      METRICS_TOKEN: 'metrics-token-of-this-test',
     };
     const podEnv = (docs: Doc[], d: Doc) => {
       const fromEnv = Object.fromEntries(

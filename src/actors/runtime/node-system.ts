@@ -49,6 +49,17 @@ export async function actorClientFor(
   return { system: client.system, stop: client.stop };
 }
 
+/**
+ * Gives services.meetingRooms (REST, GraphQL, the telemetry completion job) an actor system unless a role
+ * started earlier gave it one: see actorClientFor. Returns the stop of a client-only system started here.
+ */
+export async function attachMeetingRooms(ctx: RoleContext): Promise<(() => Promise<void>) | undefined> {
+  if (ctx.services.meetingRooms.attached) return undefined;
+  const client = await actorClientFor(ctx);
+  ctx.services.meetingRooms.use(client.system);
+  return client.stop;
+}
+
 /** The actor system started by this node's `actors` role (for the hub and other roles, and tests). */
 export function actorSystemOf(started: ReadonlyMap<Role, RoleHandle>): RedisActorSystem {
   const handle = started.get('actors') as ActorsRoleHandle | undefined;

@@ -4,6 +4,10 @@ import { request } from '../../support/http.js';
 import { uploadImage } from '../../support/media.js';
 import { call, connect, must, recorder, type HubClient } from '../../support/hub-client.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
+import { uniqueId } from '../../support/env.js';
+import { actorSystemOf } from '../../../src/actors/runtime/index.js';
+import { TelemetryClient, conferenceScript } from '../../../src/vcs/telemetry.client.js';
+import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
 
 type Rec = ReturnType<typeof recorder>;
 type Entrance = 'hub' | 'rest' | 'graphql';
@@ -28,9 +32,17 @@ describe('one door per room: every meeting change through every entrance', () =>
   const tokens: Record<string, string> = {};
   let sockets: HubClient[] = [];
   let seq = 0;
+  // The cluster's databases and Redis prefix: the telemetry cases add a workers and telemetry node to it.
+  const id = uniqueId();
+  const shared = {
+    MONGODB_CATALOG_DB: `tc_${id}`,
+    MONGODB_TENANT_DB_PREFIX: `tt_${id}_`,
+    REDIS_PREFIX: `test:${id}:`,
+    JOBS_BACKOFF_MS: '50',
+  };
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http,hub,actors' });
+    node = await startTestNode({ ...shared, ROLES: 'http,hub,actors' });
     for (const [username, role] of [
       ['alice', 'clinician'],
       ['bob', 'clinician'],
@@ -501,5 +513,166 @@ describe('one door per room: every meeting change through every entrance', () =>
               entry('recording.start', m.eventId, 'alice', 'alice'),
             ]);
           }));
+  });
+
+  /**
+   * The video conferencing system's telemetry is an entrance too: the conference's end completes the
+   * consultation in a turn of the meeting actor, so it ends the meeting for everyone in it (told in the
+   * meeting's numbered order), stops what records, and is audited once, however often it is delivered.
+   * The telemetry arrives over gRPC at a node of its own whose worker runs the completion job: it reaches
+   * the meeting actors hosted by the first node as any other entrance does.
+   */
+  describe('telemetry: the conference ended, the meeting completes through the same turn', () => {
+    let worker: TestNode;
+    let telemetry: TelemetryClient;
+    let conf = 0;
+
+    beforeAll(async () => {
+      worker = await startTestNode({ ...shared, ROLES: 'workers,telemetry' });
+      const key = await node.services.telemetry.issueKey('acme');
+      const port = (worker.roles.get('telemetry') as TelemetryRoleHandle).port;
+      telemetry = new TelemetryClient(`127.0.0.1:${port}`, 'acme', key);
+    }, 60_000);
+    afterAll(async () => {
+      telemetry?.close();
+      await worker?.stop();
+    });
+
+    /**
+     * The conference of `eventId` reported over gRPC and its completion job run by the worker node; then
+     * delivered again (stored as duplicates) and its completion run again, as a retried job would: no change.
+     */
+    async function conferenceEnds(eventId: string, start = new Date()): Promise<void> {
+      const conferenceId = `conf-${eventId}-${++conf}`;
+      const script = conferenceScript({
+        conferenceId,
+        eventId,
+        start,
+        recording: true,
+        participants: [{ key: ids.bob!, userId: ids.bob!, name: 'bob' }],
+      });
+      expect(await telemetry.stream(script)).toEqual({
+        stored: script.length,
+        duplicates: 0,
+        completionsEnqueued: [conferenceId],
+      });
+      const done = await node.services.jobs.waitUntilFinished(
+        'telemetry-completion',
+        `completion.acme.${eventId}.${conferenceId}`,
+      );
+      expect(done.state).toBe('completed');
+      expect(await telemetry.stream(script)).toMatchObject({ stored: 0, duplicates: script.length });
+      const again = await worker.services.completion.complete({ tenant: 'acme', eventId, conferenceId });
+      expect(again).toMatchObject({ completed: false, status: 'completed' });
+    }
+
+    const eventOf = async (eventId: string) =>
+      (await node.services.tenants.require('acme')).db.models.Event.findById(eventId).lean().exec() as Promise<any>;
+    const audited = (eventId: string) => [
+      { action: 'telemetry.complete', outcome: 'success', actorId: undefined, subjectId: undefined, eventId },
+    ];
+
+    it('completes for everyone: members by each door told in order, the waiting told, the recording stopped, audited once', () =>
+      fresh(async () => {
+        const m = await meeting(true);
+        const { s: b, r: rb } = await hub('bob');
+        await must(b, 'joinEvent', { eventId: m.eventId });
+        expect(await restAnswer('cory', 'POST', `/api/meetings/join/${m.code}`)).toMatchObject({ ok: true });
+        const h = await join('hub initRapidConnect', m);
+        await waits(m, h);
+        await admittedBy(m, h, () => control('hub', m, 'admit', ids.hs));
+        const p = await join('hub joinEvent', m);
+        await waits(m, p);
+        await must(m.alice, 'startRecording', { eventId: m.eventId });
+        const before = (await details(m)).seq;
+
+        await conferenceEnds(m.eventId);
+        // Every member's sockets (a person by the hub, the headset by rapid connect) hear the same numbered end.
+        const completed = (e: any) => e.eventId === m.eventId && e.type === 'meetingCompleted';
+        for (const r of [m.ra, rb, h.r])
+          expect(await r.next('meetingEvent', completed)).toMatchObject({
+            seq: before + 2,
+            data: { status: 'completed', hasLedger: true, hasRecording: true },
+          });
+        expect(await rb.next('meetingEvent', (e) => e.eventId === m.eventId && e.type === 'recordingStopped')).toEqual(
+          expect.objectContaining({ seq: before + 1 }),
+        );
+        await p.r.next('waitingRoom', (x) => x.eventId === m.eventId && x.state === 'ended');
+        expect(await details(m)).toMatchObject({
+          ended: true,
+          members: [],
+          deviceIds: [],
+          waiting: [],
+          recording: { active: false },
+          seq: before + 2,
+        });
+        const device = await actorSystemOf(node.roles).ask<any>(
+          { tenant: 'acme', kind: 'device', id: h.hardwareId },
+          { type: 'get' },
+        );
+        expect(device.meetingId).toBeUndefined();
+        const stop = await worker.services.jobs.waitUntilFinished('recording', `recording.acme.${m.eventId}.1.stop`);
+        expect(stop.state).toBe('completed');
+        expect((await node.services.recording.status('acme', m.eventId)).state).toBe('stopped');
+        expect(await audits('recording.stop', m.eventId)).toEqual([
+          {
+            action: 'recording.stop',
+            outcome: 'success',
+            actorId: undefined,
+            subjectId: ids.alice,
+            eventId: m.eventId,
+          },
+        ]);
+        expect(await audits('telemetry.complete', m.eventId)).toEqual(audited(m.eventId));
+        expect(await eventOf(m.eventId)).toMatchObject({ status: 'completed', hasRecording: true });
+        // No door lets anyone into a completed meeting.
+        for (const door of JOIN_DOORS) {
+          const j = await join(door, m);
+          expect({ door, answer: j.answer }).toEqual({ door, answer: { ok: false, code: 'invalid_state' } });
+        }
+      }));
+
+    it('completes a meeting nobody joined through the hub (its actor has no state): numbered, ended, audited once', () =>
+      fresh(async () => {
+        const host = await node.services.auth.verifyAccessToken('acme', tokens.alice!);
+        const e = await node.services.events.create(host, {
+          name: `Door ${++seq}`,
+          startAt: new Date().toISOString(),
+          endAt: new Date(Date.now() + 3_600_000).toISOString(),
+          participants: [{ userId: ids.bob!, role: 'participant' as const }],
+          attachments: [],
+        });
+        const eventId = String(e._id);
+        await conferenceEnds(eventId);
+        const { s } = await hub('alice');
+        expect(await must(s, 'getMeetingDetails', { eventId })).toMatchObject({ ended: true, members: [], seq: 1 });
+        expect(await audits('telemetry.complete', eventId)).toEqual(audited(eventId));
+        expect(await eventOf(eventId)).toMatchObject({ status: 'completed', hasLedger: true });
+      }));
+
+    it('after endMeeting: keeps the end it recorded, numbers the completion after meetingEnded, stops nothing twice', () =>
+      fresh(async () => {
+        const m = await meeting(false);
+        const { s: b } = await hub('bob');
+        await must(b, 'joinEvent', { eventId: m.eventId });
+        await must(m.alice, 'startRecording', { eventId: m.eventId });
+        await must(m.alice, 'endMeeting', { eventId: m.eventId });
+        const ended = await eventOf(m.eventId);
+        expect(ended.status).toBe('ended');
+        const afterEnd = (await details(m)).seq;
+        // The conference's clock runs an hour behind: its end is before the start this service recorded.
+        await conferenceEnds(m.eventId, new Date(ended.startedAt.getTime() - 3_600_000));
+        expect(await eventOf(m.eventId)).toMatchObject({
+          status: 'completed',
+          startedAt: ended.startedAt,
+          endedAt: ended.endedAt,
+        });
+        expect(await details(m)).toMatchObject({ ended: true, seq: afterEnd + 1 });
+        expect(await audits('meeting.end', m.eventId)).toEqual([entry('meeting.end', m.eventId, 'alice')]);
+        expect(await audits('recording.stop', m.eventId)).toEqual([
+          entry('recording.stop', m.eventId, 'alice', 'alice'),
+        ]);
+        expect(await audits('telemetry.complete', m.eventId)).toEqual(audited(m.eventId));
+      }));
   });
 });

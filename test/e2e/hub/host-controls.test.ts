@@ -304,8 +304,20 @@ describe('host controls across two nodes', () => {
     // other node), while one to its user room sent after it does.
     const pub = (actorSystemOf(node.roles) as unknown as { publisher(): PushPublisher }).publisher();
     const at = new Date().toISOString();
-    pub.emit(rooms.meeting('acme', eventId), 'meetingEvent', { eventId, type: 'notify', at, data: { action: 'late' } });
-    pub.emit(rooms.user('acme', ids.bob!), 'meetingEvent', { eventId, type: 'notify', at, data: { action: 'bar' } });
+    pub.emit(rooms.meeting('acme', eventId), 'meetingEvent', {
+      eventId,
+      seq: 0,
+      type: 'notify',
+      at,
+      data: { action: 'late' },
+    });
+    pub.emit(rooms.user('acme', ids.bob!), 'meetingEvent', {
+      eventId,
+      seq: 0,
+      type: 'notify',
+      at,
+      data: { action: 'bar' },
+    });
     await rb.next('meetingEvent', (e) => e.data?.action === 'bar');
     expect(rb.of('meetingEvent').filter((e: { data?: { action?: string } }) => e.data?.action === 'late')).toEqual([]);
     expect(await call(bob, 'notify', 'x', { eventId })).toMatchObject({ ok: false, error: { code: 'forbidden' } });

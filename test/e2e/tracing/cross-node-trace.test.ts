@@ -18,8 +18,8 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
  * One trace across processes (decision 840): a hub call on a hub-only node asks a meeting actor that
  * lives on an actors-only node, whose turn enqueues a recording job that a workers-only node runs, and
  * whose push reaches the hub node through the Redis relay; and a gRPC telemetry call on the actors node
- * (which also runs the ingest) enqueues the completion job the worker runs, whose push reaches the hub
- * node the same way. Every node exports OTLP/HTTP to a receiver in
+ * (which also runs the ingest) enqueues the completion job the worker runs, which asks the event's
+ * meeting actor back on the actors node (decision 1090), whose push reaches the hub node the same way. Every node exports OTLP/HTTP to a receiver in
  * this process; the spans must form one tree under the caller's traceparent.
  */
 describe('tracing across nodes', () => {
@@ -153,7 +153,7 @@ describe('tracing across nodes', () => {
     expect(job.attributes).toMatchObject({ tenant: 'acme', 'job.name': 'recording' });
   });
 
-  it('one trace spans a gRPC telemetry call, the completion job on the worker and the push to the hub node', async () => {
+  it('one trace spans a gRPC telemetry call, the completion job on the worker, its meeting actor turn and the push to the hub node', async () => {
     const ingest = children[1]!.logs.find((l) => l.msg === 'telemetry ingest listening');
     expect(ingest).toBeDefined();
     const key = await setup.services.telemetry.issueKey('acme');
@@ -175,16 +175,21 @@ describe('tracing across nodes', () => {
     }
     expect((await setup.services.jobs.waitUntilFinished('telemetry-completion', jobId)).state).toBe('completed');
 
-    // Awaited by the job's own spans whatever their trace (the run, its relayed push and the hub node's
-    // delivery of it), so a broken propagation fails on the tree below, not on a timeout.
+    // Awaited by the job's own spans whatever their trace (the run, its ask of the meeting actor, the turn's
+    // relayed push and the hub node's delivery of it), so a broken propagation fails on the tree below, not
+    // on a timeout.
     const runOf = (all: CollectedSpan[]) =>
       all.find((s) => s.name === 'job run telemetry-completion' && s.attributes['job.id'] === jobId);
     const childOf = (all: CollectedSpan[], parent: CollectedSpan | undefined, name: string) =>
       parent && all.find((s) => s.name === name && s.parentSpanId === parent.spanId && s.traceId === parent.traceId);
-    const spans = await collector.until(
-      (all) => !!childOf(all, childOf(all, runOf(all), 'push meetingEvent'), 'hub push meetingEvent'),
-      30_000,
-    );
+    const down = ['actor ask meeting', 'actor serve meeting', 'actor turn meeting', 'push meetingEvent'];
+    const pushOf = (all: CollectedSpan[]) =>
+      childOf(
+        all,
+        down.reduce((at: CollectedSpan | undefined, name) => childOf(all, at, name), runOf(all)),
+        'hub push meetingEvent',
+      );
+    const spans = await collector.until((all) => !!pushOf(all), 30_000);
     const mine = spans.filter((s) => s.traceId === traceId);
     const byId = new Map(mine.map((s) => [s.spanId, s]));
     const chain = (s: CollectedSpan): string[] => {
@@ -204,10 +209,12 @@ describe('tracing across nodes', () => {
       'actors:job enqueue telemetry-completion',
       'actors:grpc SendTelemetryBatch',
     ]);
-    const delivered = childOf(spans, childOf(spans, run, 'push meetingEvent'), 'hub push meetingEvent')!;
-    expect(chain(delivered)).toEqual([
+    expect(chain(pushOf(spans)!)).toEqual([
       'hub:hub push meetingEvent',
-      'workers:push meetingEvent',
+      'actors:push meetingEvent',
+      'actors:actor turn meeting',
+      'actors:actor serve meeting',
+      'workers:actor ask meeting',
       'workers:job run telemetry-completion',
       'actors:job enqueue telemetry-completion',
       'actors:grpc SendTelemetryBatch',

@@ -198,7 +198,16 @@ describe('audit trail of security and administrative actions', () => {
     expect(await trail({ action: 'telemetry.complete', eventId })).toEqual([
       expect.objectContaining({
         eventId,
-        details: { conferenceId, ledgerEntries: 1, hasLedger: true, hasRecording: false, hasChat: true },
+        details: {
+          conferenceId,
+          ledgerEntries: 1,
+          hasLedger: true,
+          hasRecording: false,
+          hasChat: true,
+          // Who the completion turn took out of the meeting (nobody joined this one through the hub).
+          members: [],
+          waiting: [],
+        },
       }),
     ]);
     const cora = await tokenFor(node, T, 'cora');

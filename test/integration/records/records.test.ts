@@ -58,7 +58,7 @@ describe('readable records: ledger, event files, session files', () => {
 
   beforeAll(async () => {
     node = await startTestNode({
-      ROLES: 'http,workers,telemetry',
+      ROLES: 'http,actors,workers,telemetry',
       JOBS_BACKOFF_MS: '50',
       VCS_EMBEDDED_FINALIZE_MS: '0',
     });

@@ -20,7 +20,7 @@ describe('gRPC telemetry ingest and completion', () => {
   const pushes: { rooms: string[]; event: string; payload: any }[] = [];
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'workers,telemetry', JOBS_BACKOFF_MS: '50' });
+    node = await startTestNode({ ROLES: 'actors,workers,telemetry', JOBS_BACKOFF_MS: '50' });
     await node.services.tenants.create({ name: 'acme' });
     await node.services.tenants.create({ name: 'other' });
     acmeKey = await node.services.telemetry.issueKey('acme');
@@ -67,12 +67,16 @@ describe('gRPC telemetry ingest and completion', () => {
       ['guest:1', 25 * 60],
     ]);
     expect(ledger[0]!.userId?.toHexString()).toBe(userId);
-    expect(pushes.filter((p) => p.rooms.includes(rooms.meeting('acme', eventId)))).toEqual([
+    // A turn of the event's meeting actor (decision 1090): numbered like every meetingEvent of the meeting.
+    const told = () =>
+      pushes.filter((p) => p.event === 'meetingEvent' && p.rooms.includes(rooms.meeting('acme', eventId)));
+    expect(told()).toEqual([
       {
         rooms: [rooms.meeting('acme', eventId)],
         event: 'meetingEvent',
         payload: {
           eventId,
+          seq: 1,
           type: 'meetingCompleted',
           at: expect.any(String),
           data: { status: 'completed', hasLedger: true, hasRecording: true, hasChat: true },
@@ -88,7 +92,7 @@ describe('gRPC telemetry ingest and completion', () => {
     expect((await new EventRepository(db).findById(event._id))!.completedAt).toEqual(completedAt);
     expect(await new ParticipantLogRepository(db).listForEvent(eventId)).toHaveLength(2);
     expect(await db.models.TelemetryRecord.countDocuments({ conferenceId: `conf-${eventId}` })).toBe(script.length);
-    expect(pushes.filter((p) => p.rooms.includes(rooms.meeting('acme', eventId)))).toHaveLength(1);
+    expect(told()).toHaveLength(1);
     client.close();
   });
 

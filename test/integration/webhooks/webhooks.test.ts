@@ -76,7 +76,7 @@ describe('outbound events (webhooks)', () => {
 
   beforeAll(async () => {
     node = await startTestNode({
-      ROLES: 'http,workers',
+      ROLES: 'http,actors,workers',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_SWEEP_MS: '300',

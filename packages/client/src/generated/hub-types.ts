@@ -586,8 +586,8 @@ export type MeetingEventType = "meetingStarted" | "participantJoined" | "partici
 /** meetingEvent payload. */
 export interface MeetingEventPush {
 	eventId: string;
-	/** The meeting actor's sequence number; absent on the completion pushed by telemetry (not an actor turn). */
-	seq?: number;
+	/** The meeting actor's sequence number: every meetingEvent is a turn of the actor (decision 1090). */
+	seq: number;
 	type: MeetingEventType;
 	at: string;
 	by?: string;
@@ -688,12 +688,12 @@ declare const HeadsetDeviceInfo: z.ZodObject<{
 	model: z.ZodOptional<z.ZodString>;
 	inMeeting: z.ZodOptional<z.ZodBoolean>;
 	camera: z.ZodOptional<z.ZodEnum<{
-		off: "off";
 		on: "on";
+		off: "off";
 	}>>;
 	microphone: z.ZodOptional<z.ZodEnum<{
-		off: "off";
 		on: "on";
+		off: "off";
 	}>>;
 	extra: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [
 		z.ZodString,
