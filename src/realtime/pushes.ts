@@ -206,6 +206,12 @@ export interface PushPublisher {
    * At-most-once like pushes, and sent in turn order with them. Optional for publishers that only push.
    */
   move?(rooms: string | string[], change: RoomMove): void;
+  /**
+   * Resolves once every push and move submitted so far was recorded (in the recipients' histories) and
+   * handed on. An actor turn that pushed answers only after it: an acknowledged change's pushes are in
+   * the histories before the caller hears of it, so a node killed right after the answer loses none.
+   */
+  idle?(): Promise<void>;
 }
 
 /** A change of room membership for the sockets of some rooms (PushPublisher.move). */

@@ -238,7 +238,11 @@ export class Activation {
       }
     }
     this.syncTimers();
-    if (reply.ok) ctx.flush(this.host.publisher());
+    if (reply.ok) {
+      const publisher = this.host.publisher();
+      // The answer follows the pushes' records: an acknowledged change is never missing from a history.
+      if (ctx.flush(publisher)) await publisher.idle?.();
+    }
     this.host.observe('turn', this, (performance.now() - started) / 1000);
     if (ctx.passivateRequested) this.host.deactivate(this, 'requested');
     return unwrap(reply);

@@ -101,12 +101,14 @@ export class TurnContext<S> implements ActorContext<S> {
     this.services.onFenced(this.address);
   }
 
-  /** Sends the queued pushes; called only after the turn's snapshot is persisted. */
-  flush(publisher: PushPublisher): void {
+  /** Sends the queued pushes; called only after the turn's snapshot is persisted. Whether there were any. */
+  flush(publisher: PushPublisher): boolean {
+    const pushed = this.pushes.length > 0;
     for (const p of this.pushes.splice(0)) {
       if ('move' in p) publisher.move?.(p.rooms, p.move);
       else publisher.emit(p.rooms, p.event, p.payload as never);
     }
+    return pushed;
   }
 
   discard(): void {

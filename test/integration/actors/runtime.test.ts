@@ -57,6 +57,27 @@ describe('actor runtime on one node', () => {
     expect(maxInTurn).toBe(1);
   });
 
+  it('answers a turn that pushed only after its pushes were recorded (an acknowledged push is in the histories)', async () => {
+    const events: string[] = [];
+    publisher.idle = async () => {
+      // A real round trip stands for the history's Redis writes.
+      await a.node.infra.redis.ping();
+      events.push('recorded');
+    };
+    try {
+      await a.system.ask(addr('recorded'), { op: 'fire', name: 'r1' });
+      events.push('answered');
+      expect(events).toEqual(['recorded', 'answered']);
+      // A turn that pushed nothing does not wait for the publisher.
+      await a.system.ask(addr('recorded'), { op: 'get' });
+      expect(events).toEqual(['recorded', 'answered']);
+    } finally {
+      delete publisher.idle;
+      // The other tests read the pushes they caused: this one's leave the shared list.
+      pushes.splice(0, pushes.length, ...pushes.filter((p) => p.rooms !== 'room:recorded'));
+    }
+  });
+
   it('rolls a failed turn back and answers with its error code', async () => {
     const to = addr('fails');
     await a.system.ask(to, { op: 'inc' });
