@@ -30,6 +30,7 @@ const DEADLINE_LOOPS: Record<string, string> = {
 /** Files that record a duration as a figure of their run (never compared with anything). */
 const RECORDED_FIGURES: Record<string, string> = {
   'test/resilience/faults/chaos.test.ts': "the run's wall time, written to its run report beside the fault counts",
+  'test/resilience/faults/fleet-day.test.ts': "the day's wall time, printed with the day's figures",
 };
 
 /** What measures time, or compares a clock with a deadline. */

@@ -32,6 +32,16 @@ describe('tokens and revocation across two nodes sharing Redis and MongoDB', () 
       body: { refreshToken: login.refreshToken },
     });
     expect(refreshed.status).toBe(200);
+    // The answer lost, the client asks node A with the same token: the grace holds across nodes (decision 1103).
+    const retried = await a.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: login.refreshToken },
+    });
+    expect(retried.status).toBe(200);
+    expect((await a.http.get('/api/contacts/get', { tenant: 'acme', token: retried.body.accessToken })).status).toBe(
+      200,
+    );
+    // Now two rotations back: reuse.
     const reuse = await a.http.post('/api/account/refresh', {
       tenant: 'acme',
       body: { refreshToken: login.refreshToken },
