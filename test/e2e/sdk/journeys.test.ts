@@ -3,7 +3,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, freePort, registerHardware, tokenFor } from '../../support/auth.js';
 import { Browser, followAuthorization } from '../../support/realm.js';
 import { png, xlsx } from '../../support/form.js';
-import { sdkHub, sdkRest } from '../../support/sdk.js';
+import { sdkHub, sdkRest, tenantFetch } from '../../support/sdk.js';
 import {
   approveQrLogin,
   beginCodeSignIn,
@@ -11,6 +11,7 @@ import {
   completeCodeSignIn,
   ConsultError,
   createQrLogin,
+  createRestClient,
   getQrLoginCode,
   HubClient,
   issueOfflineToken,
@@ -372,5 +373,35 @@ describe('client SDK journeys against the service', () => {
     await Promise.all([session.refresh(api), session.refresh(api)]);
     expect(seen).toHaveLength(3);
     expect((await body(api.GET('/api/contacts/me'))).displayName).toBe('Dr Alice');
+  });
+
+  it('a started session whose refresh token the service refuses stops refreshing: one request, the refusal reported and kept', async () => {
+    let requests = 0;
+    const fetch = tenantFetch(base, 'acme');
+    const api = createRestClient({
+      baseUrl: `http://acme.localhost:${new URL(base).port}`,
+      fetch: (input, init) => (requests++, fetch(input, init)),
+    });
+    const errors: unknown[] = [];
+    let wake: () => void = () => undefined;
+    // An expired access token and a refresh token the service does not know: it answers invalid_credentials.
+    const session = new Session(
+      {
+        accessToken: alice,
+        refreshToken: `rt_${'a'.repeat(16)}.${'b'.repeat(32)}`,
+        expiresAt: new Date(Date.now() - 1_000).toISOString(),
+      },
+      { onError: (e) => (errors.push(e), wake()) },
+    );
+    session.start(api, 600_000, 1_000);
+    while (!errors.length) await new Promise<void>((r) => (wake = r));
+    expect((errors[0] as ConsultError).code).toBe('invalid_credentials');
+    // The session is over: it says so, and a later refresh fails with the same refusal without asking again.
+    await expect(session.refresh(api)).rejects.toBe(errors[0]);
+    await expect(session.freshToken(api, 1_000)).rejects.toBe(errors[0]);
+    expect(requests).toBe(1);
+    expect((session.ended as ConsultError | undefined)?.code).toBe('invalid_credentials');
+    expect(errors).toHaveLength(1);
+    session.stop();
   });
 });
