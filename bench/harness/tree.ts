@@ -37,10 +37,19 @@ export type OutputBase = string;
  * Names a selection's results may be committed under (`BENCH_RESULTS=hospital` writes hospital.*).
  * `runtime-compiled` and `runtime-tsx`: the same selection with product nodes compiled and through
  * tsx (decision 980); the name must match the run's BENCH_RUNTIME. `structure`: B1-B5 after the layers'
- * restructure (issue 19), beside the full run's figures before it. `reconnect-storm`: B12 at the largest
- * size the machine carried (issue 35, decision 1085).
+ * restructure (issue 19), beside the full run's figures before it. `reconnect-storm`: B12 at its full size
+ * (issue 35, decision 1085); `reconnect-storm-2500` and `reconnect-storm-5000`: B12 at the sizes below it
+ * (`BENCH_B12_CONNECTIONS`), to show how the storm scales on the machine that measured it.
  */
-export const NAMED_RESULTS = ['hospital', 'runtime-compiled', 'runtime-tsx', 'structure', 'reconnect-storm'];
+export const NAMED_RESULTS = [
+  'hospital',
+  'runtime-compiled',
+  'runtime-tsx',
+  'structure',
+  'reconnect-storm',
+  'reconnect-storm-2500',
+  'reconnect-storm-5000',
+];
 
 /**
  * Which results files a run writes: quick.* for `--quick`, partial.* for a selection, latest.* for a
@@ -88,6 +97,10 @@ export const RESULT_FILES = [
   'bench/results/structure.md',
   'bench/results/reconnect-storm.json',
   'bench/results/reconnect-storm.md',
+  'bench/results/reconnect-storm-2500.json',
+  'bench/results/reconnect-storm-2500.md',
+  'bench/results/reconnect-storm-5000.json',
+  'bench/results/reconnect-storm-5000.md',
   'docs/performance.md',
 ];
 

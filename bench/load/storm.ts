@@ -305,15 +305,16 @@ async function probeLoop(): Promise<void> {
 }
 
 /**
- * A set-up call (not measured): a node too busy to answer in time (an actor's `timeout`) is asked again
- * a second later, up to five times in all; opening and joining a meeting are idempotent for a member.
+ * A set-up call (not measured): a node too busy to answer in time (an actor's `timeout`, or `not_owner`
+ * from a shard its node gave up meanwhile) is asked again a second later, up to five times in all;
+ * opening and joining a meeting are idempotent for a member.
  */
 async function setUp(call: () => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (e) {
-      if (attempt >= 5 || (e as { code?: string }).code !== 'timeout') throw e;
+      if (attempt >= 5 || !['timeout', 'not_owner'].includes((e as { code?: string }).code ?? '')) throw e;
       process.stderr.write(`set-up call asked again after: ${(e as Error).message}\n`);
       await sleep(1000);
     }

@@ -190,7 +190,16 @@ export function createAuthServices(infra: AuthInfra) {
     bindOnFirstSignIn: (tenant, claims) => accountSetup.bindOnFirstSignIn(tenant, claims),
   });
   const rules = new SecurityRulesService({ credentials: repos.credentials });
-  const sessions = new SessionService({ ...repos, tokens, authorizer, revocations, realm, rules, audit });
+  const sessions = new SessionService({
+    ...repos,
+    tokens,
+    authorizer,
+    revocations,
+    realm,
+    rules,
+    audit,
+    refreshReuseGraceSeconds: infra.config.auth.refreshReuseGraceSeconds,
+  });
   const loginCodes = new LoginCodeService({
     credentials: repos.credentials,
     loginCodes: repos.loginCodes,

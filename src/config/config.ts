@@ -134,6 +134,7 @@ export const EnvSchema = z.object({
   TOKEN_ISSUER: z.string().default('consult-service'),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(300),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(60 * 60 * 12),
+  REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   IDP_TOKEN_MAX_LIFETIME_SECONDS: positiveInt.default(60 * 60 * 24),
   IDP_LOGOUT_TOKEN_MAX_AGE_SECONDS: positiveInt.default(300),
   OIDC_JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -256,6 +257,8 @@ export interface Config {
     tokenIssuer: string;
     accessTokenTtlSeconds: number;
     refreshTokenTtlSeconds: number;
+    /** A refresh token superseded this recently may be presented again once more (its answer was lost): decision 1103. */
+    refreshReuseGraceSeconds: number;
     /** Identity-provider access tokens living longer are refused; revocation markers live this long. */
     idpTokenMaxLifetimeSeconds: number;
     /** Back-channel logout tokens issued longer ago than this are refused (their `jti` is kept this long). */
@@ -439,6 +442,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       tokenIssuer: e.TOKEN_ISSUER,
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
+      refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
       idpTokenMaxLifetimeSeconds: e.IDP_TOKEN_MAX_LIFETIME_SECONDS,
       idpLogoutTokenMaxAgeSeconds: e.IDP_LOGOUT_TOKEN_MAX_AGE_SECONDS,
       accountSetupLinkTtlSeconds: e.ACCOUNT_SETUP_LINK_TTL_HOURS * 3600,

@@ -46,6 +46,7 @@ export type AuditAction =
   | 'signin.lockout'
   | 'logout'
   | 'session.reuse_detected'
+  | 'session.refresh_retried'
   | 'impersonation.start'
   | 'impersonation.end'
   | 'impersonation.request'

@@ -84,6 +84,8 @@ export interface SessionServiceDeps {
   realm: RealmLogout;
   rules: SecurityRulesService;
   audit: AuditService;
+  /** How long after a rotation the superseded refresh token still rotates once more instead of revoking (decision 1103). */
+  refreshReuseGraceSeconds: number;
 }
 
 /**
@@ -219,8 +221,10 @@ export class SessionService {
     const [, sessionId, secret] = parsed as unknown as [string, string, string];
     const repo = this.deps.sessions(tenant);
     const nextSecret = randomSecret(32);
-    const rotated = await repo.rotate(sessionId, sha256(secret), sha256(nextSecret), new Date());
-    if (!rotated) return this.refuseRefresh(tenant, sessionId, sha256(secret));
+    const now = new Date();
+    const rotated =
+      (await repo.rotate(sessionId, sha256(secret), sha256(nextSecret), now)) ??
+      (await this.rotateLostAnswer(tenant, sessionId, sha256(secret), sha256(nextSecret), now));
     const creds = this.deps.credentials(tenant);
     const user = await creds.findById(String(rotated.userId));
     const actor = rotated.actorUserId ? await creds.findById(String(rotated.actorUserId)) : undefined;
@@ -299,6 +303,44 @@ export class SessionService {
   private async enforceCap(tenant: string, userId: string, max: number): Promise<void> {
     const live = await this.deps.sessions(tenant).liveIdsForUser(userId, new Date());
     if (live.length > max) await this.revoke(tenant, { ids: live.slice(0, live.length - max) }, 'session_limit');
+  }
+
+  /**
+   * The refresh token superseded last, presented again within the grace window: the client did not get
+   * the answer of its refresh (a network drop) and retries. It rotates once more (the pair the client
+   * lost is superseded in turn) instead of revoking the session as reuse. Any older token, or this one
+   * after the window, is reuse (decision 1103).
+   */
+  private async rotateLostAnswer(
+    tenant: string,
+    sessionId: string,
+    presentedHash: string,
+    nextHash: string,
+    now: Date,
+  ): Promise<SessionRecord> {
+    const grace = this.deps.refreshReuseGraceSeconds * 1000;
+    const session = grace > 0 ? await this.find(tenant, sessionId) : null;
+    const rotatedAt = session?.lastUsedAt ? new Date(session.lastUsedAt).getTime() : 0;
+    if (
+      session &&
+      !session.revokedAt &&
+      session.previousHashes.at(-1) === presentedHash &&
+      now.getTime() - rotatedAt <= grace
+    ) {
+      const again = await this.deps
+        .sessions(tenant)
+        .rotate(sessionId, session.refreshHash, nextHash, now, { after: new Date(now.getTime() - grace) });
+      if (again) {
+        await this.deps.audit.record(tenant, {
+          action: 'session.refresh_retried',
+          outcome: 'success',
+          subjectId: String(session.userId),
+          details: { sessionId },
+        });
+        return again;
+      }
+    }
+    return this.refuseRefresh(tenant, sessionId, presentedHash);
   }
 
   private async refuseRefresh(tenant: string, sessionId: string, presentedHash: string): Promise<never> {

@@ -20,6 +20,8 @@ export interface SessionRecord {
   expiresAt: Date;
   revokedAt?: Date | null;
   revokeReason?: string | null;
+  /** When the refresh token last rotated (or the session started). */
+  lastUsedAt?: Date | null;
 }
 
 export interface NewSession {
@@ -68,13 +70,26 @@ export class SessionRepository {
    * Swaps the refresh hash only if `oldHash` is still current and the session is live: the
    * conditional update makes a refresh token single use even under concurrent presentation.
    */
-  rotate(id: string, oldHash: string, newHash: string, now: Date): Promise<SessionRecord | null> {
+  rotate(
+    id: string,
+    oldHash: string,
+    newHash: string,
+    now: Date,
+    only: { after?: Date } = {},
+  ): Promise<SessionRecord | null> {
     // A claim on (session, old hash) keeps the refresh single use on FerretDB too (transition-claim.ts).
     return claimedUpdate<SessionRecord>(
       this.db,
       this.db.models.Session,
       `${id}:${oldHash}`,
-      { _id: id, refreshHash: oldHash, revokedAt: null, expiresAt: { $gt: now } },
+      {
+        _id: id,
+        refreshHash: oldHash,
+        revokedAt: null,
+        expiresAt: { $gt: now },
+        // Only if the last rotation was this recent (the grace of a lost answer, decision 1103).
+        ...(only.after ? { lastUsedAt: { $gte: only.after } } : {}),
+      },
       { $set: { refreshHash: newHash, lastUsedAt: now }, $push: { previousHashes: oldHash } },
     );
   }

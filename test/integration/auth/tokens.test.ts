@@ -104,7 +104,44 @@ describe('internal tokens, sessions and the policy selector', () => {
     expect(role.status).toBe(403);
   });
 
-  it('rotates refresh tokens once and revokes the session on reuse', async () => {
+  it('a refresh whose answer was lost: the same token again soon after rotates once more; after the window it is reuse', async () => {
+    const refresh = (refreshToken: string) =>
+      node.http.post('/api/account/refresh', { tenant: 'acme', body: { refreshToken } });
+    const login = await loginFor(node, 'acme', 'alice');
+    const lost = await refresh(login.refreshToken);
+    expect(lost.status).toBe(200);
+    // The phone never got that answer and asks again with the token it has.
+    const retried = await refresh(login.refreshToken);
+    expect(retried.status).toBe(200);
+    expect(retried.body.refreshToken).not.toBe(lost.body.refreshToken);
+    expect((await node.http.get('/api/contacts/get', { tenant: 'acme', token: retried.body.accessToken })).status).toBe(
+      200,
+    );
+    const next = await refresh(retried.body.refreshToken);
+    expect(next.status).toBe(200);
+    expect((await node.http.get('/api/contacts/get', { tenant: 'acme', token: next.body.accessToken })).status).toBe(
+      200,
+    );
+    expect(
+      (await node.services.auth.audit.list('acme', { action: 'session.refresh_retried' })).filter(
+        (a) => (a.details as { sessionId?: string }).sessionId === login.sessionId,
+      ),
+    ).toHaveLength(1);
+
+    // Past the window (the last rotation moved 60 s back), the superseded token is reuse.
+    const other = await loginFor(node, 'acme', 'alice');
+    const rotated = await refresh(other.refreshToken);
+    expect(rotated.status).toBe(200);
+    const { db } = await node.services.tenants.require('acme');
+    await db.models.Session.updateOne(
+      { _id: other.sessionId },
+      { $set: { lastUsedAt: new Date(Date.now() - 60_000) } },
+    );
+    expect(problem(await refresh(other.refreshToken))).toMatchObject({ status: 401, code: 'session_revoked' });
+    expect(problem(await refresh(rotated.body.refreshToken))).toMatchObject({ status: 401, code: 'session_revoked' });
+  });
+
+  it('rotates refresh tokens once and revokes the session when an older one is presented again', async () => {
     const login = await loginFor(node, 'acme', 'alice');
     const expired = await node.services.auth.tokens.issue(
       { sub: aliceId, tenant: 'acme', role: 'clinician', perms: [], sid: login.sessionId, preferred_username: 'alice' },
@@ -124,6 +161,12 @@ describe('internal tokens, sessions and the policy selector', () => {
     expect((await node.http.get('/api/contacts/get', { tenant: 'acme', token: first.body.accessToken })).status).toBe(
       200,
     );
+    const second = await node.http.post('/api/account/refresh', {
+      tenant: 'acme',
+      body: { refreshToken: first.body.refreshToken },
+    });
+    expect(second.status).toBe(200);
+    // Two rotations back: reuse, whatever the grace of a lost answer (decision 1103).
     const reuse = await node.http.post('/api/account/refresh', {
       tenant: 'acme',
       body: { refreshToken: login.refreshToken },
@@ -131,12 +174,12 @@ describe('internal tokens, sessions and the policy selector', () => {
     expect(problem(reuse)).toMatchObject({ status: 401, code: 'session_revoked' });
     const after = await node.http.post('/api/account/refresh', {
       tenant: 'acme',
-      body: { refreshToken: first.body.refreshToken },
+      body: { refreshToken: second.body.refreshToken },
     });
     expect(problem(after)).toMatchObject({ status: 401, code: 'session_revoked' });
-    expect(problem(await ping(first.body.accessToken))).toMatchObject({ status: 401, code: 'session_revoked' });
+    expect(problem(await ping(second.body.accessToken))).toMatchObject({ status: 401, code: 'session_revoked' });
     const audit = await node.services.auth.audit.list('acme', { action: 'session.reuse_detected' });
-    expect(audit.length).toBe(1);
+    expect(audit.filter((a) => (a.details as { sessionId?: string }).sessionId === login.sessionId)).toHaveLength(1);
     const junk = await node.http.post('/api/account/refresh', {
       tenant: 'acme',
       body: { refreshToken: 'rt_nonsense-token' },
