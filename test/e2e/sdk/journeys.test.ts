@@ -318,6 +318,40 @@ describe('client SDK journeys against the service', () => {
     expect((await body(api.GET('/api/contacts/me'))).displayName).toBe('Dr Alice');
   });
 
+  it('a token asked for a connection attempt that closed before it came is not sent on the next one (one socket per connection)', async () => {
+    let gate: Promise<void> = Promise.resolve();
+    let asks = 0;
+    let asked: () => void = () => undefined;
+    const h = hub((async () => {
+      asks++;
+      asked();
+      await gate;
+      return alice;
+    }) as unknown as () => string);
+    await h.connect();
+    const untilAsks = async (n: number) => {
+      while (asks < n) await new Promise<void>((r) => (asked = r));
+    };
+    let release: () => void = () => undefined;
+    gate = new Promise<void>((r) => (release = r));
+    // The connection drops; the attempt after it asks for a token, and drops too before the token came.
+    h.socket.io.engine.close();
+    await untilAsks(2);
+    h.socket.io.engine.close();
+    await untilAsks(3);
+    // Both tokens come now, while the third attempt's transport is open: only its own answer is sent.
+    // Socket.IO's CONNECT packet of the default namespace: '0' and its auth.
+    let connects = 0;
+    h.socket.io.engine.on('packetCreate', (p: { type: string; data?: unknown }) => {
+      if (p.type === 'message' && typeof p.data === 'string' && p.data.startsWith('0{')) connects++;
+    });
+    const back = new Promise<void>((r) => h.socket.once('connect', () => r()));
+    release();
+    await back;
+    expect(connects).toBe(1);
+    h.close();
+  });
+
   it('a live hub connection is handed the current token every refreshEveryMs, and a refused hand-over is reported', async () => {
     let token = alice;
     let asked = 0;
