@@ -187,7 +187,8 @@ export class FleetDay {
         const code = (e as { code?: string }).code ?? 'network';
         if (!TRANSIENT.has(code) || attempt >= 20) throw e;
         await who.settled();
-        await pause(200);
+        const retryAfter = (e as { retryAfter?: number }).retryAfter;
+        await pause(code === 'rate_limited' ? 1_000 * (retryAfter ?? 1) : 200);
       }
     }
   }
