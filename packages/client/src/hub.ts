@@ -77,11 +77,19 @@ export class HubClient {
     this.socket = io(opts.url, {
       path: '/hubs/mobile',
       autoConnect: false,
-      auth: (cb) =>
+      // The token is asked for each attempt's transport; one that comes after that transport closed is
+      // not sent on the next (the next asked its own): two CONNECT packets on one transport make two
+      // sockets on the server, and the second one's end later ended the reconnection the first began.
+      auth: (cb) => {
+        const engine = this.socket.io.engine;
+        const send = (data: { token?: string; resume: unknown }) => {
+          if (this.socket.io.engine === engine && !this.socket.connected) cb(data);
+        };
         void Promise.resolve(opts.token()).then(
-          (token) => cb({ token, resume: this.streams.positions() }),
-          () => cb({ resume: this.streams.positions() }),
-        ),
+          (token) => send({ token, resume: this.streams.positions() }),
+          () => send({ resume: this.streams.positions() }),
+        );
+      },
       ...opts.socket,
     });
     this.socket.onAny((event: string, payload: unknown) => this.dispatch(event, payload));

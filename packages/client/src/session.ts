@@ -1,4 +1,5 @@
 import { refreshSession, type LoginResponse } from './auth.js';
+import { isConsultError } from './errors.js';
 import type { RestClient } from './rest.js';
 
 /**
@@ -19,6 +20,9 @@ export class Session {
   private current: { accessToken: string; refreshToken?: string; expiresAt?: string };
   private readonly handlers: SessionHandlers;
   private inflight: Promise<void> | undefined;
+  private over: unknown;
+  /** Periodic refreshes failed in a row for a transient reason (the next waits longer). */
+  private failures = 0;
 
   /** `handlers` may also be just the error handler. */
   constructor(
@@ -53,6 +57,14 @@ export class Session {
     return at !== undefined && at - Date.now() <= ms;
   }
 
+  /**
+   * The service's refusal that ended this session (`session_revoked`, `invalid_credentials`): refreshes
+   * stop and every later one fails with it without a request. Undefined while the session lives.
+   */
+  get ended(): unknown {
+    return this.over;
+  }
+
   get refreshToken(): string | undefined {
     return this.current.refreshToken;
   }
@@ -63,32 +75,49 @@ export class Session {
    * the service, which then ends the session).
    */
   refresh(api: RestClient): Promise<void> {
+    if (this.over !== undefined) return Promise.reject(this.over);
     this.inflight ??= this.refreshOnce(api).finally(() => (this.inflight = undefined));
     return this.inflight;
   }
 
   private async refreshOnce(api: RestClient): Promise<void> {
     if (!this.current.refreshToken) throw new Error('this session has no refresh token');
-    const next = await refreshSession(api, this.current.refreshToken);
+    let next;
+    try {
+      next = await refreshSession(api, this.current.refreshToken);
+    } catch (e) {
+      if (isConsultError(e, 'session_revoked', 'invalid_credentials')) this.over = e;
+      throw e;
+    }
     this.current = { ...this.current, ...(next as Partial<typeof this.current>) };
     this.handlers.onRefreshed?.({ ...this.current });
   }
 
   /**
    * Keeps the token fresh until stop(): refreshes every `everyMs` (about 40 s, the web client's cadence),
-   * or `marginMs` before the token's expiry when that comes sooner.
+   * or `marginMs` before the token's expiry when that comes sooner. A refresh that failed for a transient
+   * reason (network, service unavailable) is tried again after 1 s, doubling up to `everyMs` (without the
+   * wait, an expired token made it ask again at once, in a loop); one the service refused for good
+   * (`ended`) stops the refreshes.
    */
   start(api: RestClient, everyMs = 40_000, marginMs = 30_000): this {
     this.stop();
     this.stopped = false;
     const schedule = () => {
-      if (this.stopped) return;
+      if (this.stopped || this.over !== undefined) return;
       const at = this.expiresAt;
-      const wait = Math.max(0, Math.min(everyMs, at === undefined ? everyMs : at - marginMs - Date.now()));
+      const due = Math.max(0, Math.min(everyMs, at === undefined ? everyMs : at - marginMs - Date.now()));
+      const wait = this.failures ? Math.max(due, Math.min(everyMs, 1_000 * 2 ** (this.failures - 1))) : due;
       this.timer = setTimeout(
         () =>
           void this.refresh(api)
-            .catch((e: unknown) => this.handlers.onError?.(e))
+            .then(
+              () => (this.failures = 0),
+              (e: unknown) => {
+                this.failures++;
+                this.handlers.onError?.(e);
+              },
+            )
             .finally(schedule),
         Math.min(wait, 2 ** 31 - 1),
       );

@@ -3,7 +3,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, freePort, registerHardware, tokenFor } from '../../support/auth.js';
 import { Browser, followAuthorization } from '../../support/realm.js';
 import { png, xlsx } from '../../support/form.js';
-import { sdkHub, sdkRest } from '../../support/sdk.js';
+import { sdkHub, sdkRest, tenantFetch } from '../../support/sdk.js';
 import {
   approveQrLogin,
   beginCodeSignIn,
@@ -11,6 +11,7 @@ import {
   completeCodeSignIn,
   ConsultError,
   createQrLogin,
+  createRestClient,
   getQrLoginCode,
   HubClient,
   issueOfflineToken,
@@ -317,6 +318,40 @@ describe('client SDK journeys against the service', () => {
     expect((await body(api.GET('/api/contacts/me'))).displayName).toBe('Dr Alice');
   });
 
+  it('a token asked for a connection attempt that closed before it came is not sent on the next one (one socket per connection)', async () => {
+    let gate: Promise<void> = Promise.resolve();
+    let asks = 0;
+    let asked: () => void = () => undefined;
+    const h = hub((async () => {
+      asks++;
+      asked();
+      await gate;
+      return alice;
+    }) as unknown as () => string);
+    await h.connect();
+    const untilAsks = async (n: number) => {
+      while (asks < n) await new Promise<void>((r) => (asked = r));
+    };
+    let release: () => void = () => undefined;
+    gate = new Promise<void>((r) => (release = r));
+    // The connection drops; the attempt after it asks for a token, and drops too before the token came.
+    h.socket.io.engine.close();
+    await untilAsks(2);
+    h.socket.io.engine.close();
+    await untilAsks(3);
+    // Both tokens come now, while the third attempt's transport is open: only its own answer is sent.
+    // Socket.IO's CONNECT packet of the default namespace: '0' and its auth.
+    let connects = 0;
+    h.socket.io.engine.on('packetCreate', (p: { type: string; data?: unknown }) => {
+      if (p.type === 'message' && typeof p.data === 'string' && p.data.startsWith('0{')) connects++;
+    });
+    const back = new Promise<void>((r) => h.socket.once('connect', () => r()));
+    release();
+    await back;
+    expect(connects).toBe(1);
+    h.close();
+  });
+
   it('a live hub connection is handed the current token every refreshEveryMs, and a refused hand-over is reported', async () => {
     let token = alice;
     let asked = 0;
@@ -372,5 +407,35 @@ describe('client SDK journeys against the service', () => {
     await Promise.all([session.refresh(api), session.refresh(api)]);
     expect(seen).toHaveLength(3);
     expect((await body(api.GET('/api/contacts/me'))).displayName).toBe('Dr Alice');
+  });
+
+  it('a started session whose refresh token the service refuses stops refreshing: one request, the refusal reported and kept', async () => {
+    let requests = 0;
+    const fetch = tenantFetch(base, 'acme');
+    const api = createRestClient({
+      baseUrl: `http://acme.localhost:${new URL(base).port}`,
+      fetch: (input, init) => (requests++, fetch(input, init)),
+    });
+    const errors: unknown[] = [];
+    let wake: () => void = () => undefined;
+    // An expired access token and a refresh token the service does not know: it answers invalid_credentials.
+    const session = new Session(
+      {
+        accessToken: alice,
+        refreshToken: `rt_${'a'.repeat(16)}.${'b'.repeat(32)}`,
+        expiresAt: new Date(Date.now() - 1_000).toISOString(),
+      },
+      { onError: (e) => (errors.push(e), wake()) },
+    );
+    session.start(api, 600_000, 1_000);
+    while (!errors.length) await new Promise<void>((r) => (wake = r));
+    expect((errors[0] as ConsultError).code).toBe('invalid_credentials');
+    // The session is over: it says so, and a later refresh fails with the same refusal without asking again.
+    await expect(session.refresh(api)).rejects.toBe(errors[0]);
+    await expect(session.freshToken(api, 1_000)).rejects.toBe(errors[0]);
+    expect(requests).toBe(1);
+    expect((session.ended as ConsultError | undefined)?.code).toBe('invalid_credentials');
+    expect(errors).toHaveLength(1);
+    session.stop();
   });
 });

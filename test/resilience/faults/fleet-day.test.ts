@@ -325,6 +325,9 @@ describe('a fleet lives its day over three nodes', () => {
     }
     const retained: Retained[] = [
       { shape: /^actors:\{s<n>\}:(lease|epoch)$/, by: 'two per shard', max: 2 * SHARDS },
+      // Durable timers still due (a headset's offline timeout after its last heartbeat, a waiting entry's
+      // expiry): a shard's set goes when its last timer fired.
+      { shape: /^actors:\{s<n>\}:timers$/, by: "a shard's durable timers", max: SHARDS },
       { shape: /^actors:\{s<n>\}:snap:acme\/call\//, by: 'one per call placed', max: day.initCalls },
       { shape: /^actors:\{s<n>\}:snap:acme\/meeting\//, by: 'one per event', max: day.eventsCreated },
       { shape: /^actors:\{s<n>\}:snap:acme\/device\//, by: 'one per headset', max: FLEET.headsets },

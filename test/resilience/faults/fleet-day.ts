@@ -1,5 +1,5 @@
 import { body } from '../../../packages/client/src/index.js';
-import { TRANSIENT, type Ledger } from './fleet-ledger.js';
+import { codeOf, TRANSIENT, type Ledger } from './fleet-ledger.js';
 import type { Member, SdkMember } from './fleet-members.js';
 import { trace } from './results.js';
 
@@ -184,10 +184,12 @@ export class FleetDay {
         return await fn();
       } catch (e) {
         this.ledger.failed(who.name, method, e, expected);
-        const code = (e as { code?: string }).code ?? 'network';
+        // A request reset by a node going away (ECONNRESET) is `network`, as the ledger counts it.
+        const code = codeOf(e);
         if (!TRANSIENT.has(code) || attempt >= 20) throw e;
         await who.settled();
-        await pause(200);
+        const retryAfter = (e as { retryAfter?: number }).retryAfter;
+        await pause(code === 'rate_limited' ? 1_000 * (retryAfter ?? 1) : 200);
       }
     }
   }
@@ -198,9 +200,9 @@ export class FleetDay {
     const doing = (what: string) => this.inStep.set(agent, what);
     doing('create');
     const now = Date.now();
-    this.eventsCreated++;
+    // Each attempt counts (one whose answer was lost may have made an event): the key bounds use the count.
     const event = await this.retried(host, 'POST /api/events/create', () =>
-      body(
+      (this.eventsCreated++, body)(
         host.api.POST('/api/events/create', {
           body: {
             name: `Ward round ${n}`,

@@ -6,8 +6,13 @@
  * network back after a blip) to its resumption (`pushStreams`).
  */
 
-/** Codes a client may meet while nodes restart or die and its transport drops: it retries; nothing acknowledged is lost. */
+/**
+ * Codes a client may meet while nodes restart or die and its transport drops, or a host admitting a full
+ * room meets the per-connection call rate (`rate_limited`, retried after its `retryAfter`): it retries;
+ * nothing acknowledged is lost.
+ */
 export const TRANSIENT = new Set([
+  'rate_limited',
   'timeout',
   'disconnected',
   'not_owner',

@@ -196,6 +196,13 @@ export class SdkMember extends Member {
   tokenPending = false;
   lastDisconnect?: string;
   private barrier: Promise<void> = Promise.resolve();
+  /** The connection's last events (for a client that did not come back). */
+  private readonly events: string[] = [];
+
+  private note(what: string): void {
+    this.events.push(`${new Date().toISOString().slice(11)} ${what}`);
+    if (this.events.length > 12) this.events.shift();
+  }
 
   async start(login: SignedIn, baseUrl: string, lifetimes: Lifetimes): Promise<this> {
     const refresher = this.startSession(login, baseUrl, lifetimes);
@@ -204,6 +211,7 @@ export class SdkMember extends Member {
       // Every connection asks for its token: held during a blip (the network is gone), fresh otherwise.
       token: async () => {
         this.tokenAsks++;
+        this.note('token asked');
         this.tokenPending = true;
         try {
           await this.barrier;
@@ -231,12 +239,20 @@ export class SdkMember extends Member {
     this.hub.on('pushStreams', () => this.resumed());
     this.hub.socket.on('disconnect', (reason) => {
       this.lastDisconnect = `${new Date().toISOString()} ${reason}`;
+      this.note(`disconnect ${reason}`);
       this.wentDown();
     });
+    this.hub.socket.on('connect', () => this.note('connect'));
+    this.hub.on('sessionEnded', (p) => this.note(`sessionEnded ${(p as { code?: string })?.code}`));
+    for (const ev of ['open', 'close', 'error', 'reconnect_attempt', 'reconnect', 'reconnect_failed'] as const)
+      this.hub.socket.io.on(ev as 'open', (...a: unknown[]) =>
+        this.note(`io ${ev} ${a.map((x) => String(x)).join(' ')}`),
+      );
     // Refused reconnections, by code (the SDK comes back by itself after some; a client left away is named at the end).
     this.hub.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
       this.lastRefusal = `${new Date().toISOString()} ${err.data?.code ?? 'transport'}: ${err.message}`;
       this.ledger.count('connect', err.data?.code ?? `transport: ${err.message}`);
+      this.note(`connect_error ${err.data?.code ?? err.message}`);
     });
     this.downSince = Date.now();
     const first = this.settled();
@@ -302,6 +318,7 @@ export class SdkMember extends Member {
       downSince: this.downSince,
       refreshes: this.refreshes,
       pending: [...this.pending],
+      events: this.events,
     });
   }
 }
