@@ -67,36 +67,47 @@ export async function enter(
 /**
  * A socket in the meeting's room that goes away is a leave of the audit trail. Checked at `disconnecting`
  * (the rooms are still there), so a socket a host admitted from the waiting room counts too, and one
- * still waiting or denied does not.
+ * still waiting or denied does not. One listener per socket walks every meeting it entered (a listener
+ * per meeting piled up on a headset's long-lived socket past Node's limit).
  */
 function leaveOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: string): void {
+  const first = !socket.data.meetingsEntered;
   const watched = (socket.data.meetingsEntered ??= []);
   if (watched.includes(eventId)) return;
   watched.push(eventId);
+  if (!first) return;
   socket.once('disconnecting', () => {
-    if (!socket.rooms.has(rooms.meeting(socket.data.tenant, eventId))) return;
-    ctx.followUps
-      .track(ctx.meetings.left(socket.data.principal, eventId, 'disconnect'))
-      .catch((err) =>
-        ctx.logger.error(
-          { component: 'hub', eventId, err: (err as Error).message },
-          'recording a meeting leave failed',
-        ),
-      );
+    for (const id of socket.data.meetingsEntered ?? []) {
+      if (!socket.rooms.has(rooms.meeting(socket.data.tenant, id))) continue;
+      ctx.followUps
+        .track(ctx.meetings.left(socket.data.principal, id, 'disconnect'))
+        .catch((err) =>
+          ctx.logger.error(
+            { component: 'hub', eventId: id, err: (err as Error).message },
+            'recording a meeting leave failed',
+          ),
+        );
+    }
   });
 }
 
-/** A waiting socket that goes away takes its entry out of the queue (a no-op once it was admitted). */
+/** A waiting socket that goes away takes its entries out of the queues (a no-op once it was admitted). */
 function leaveWaitingOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: string): void {
+  const first = !socket.data.waitingIn;
   const waiting = (socket.data.waitingIn ??= []);
   if (waiting.includes(eventId)) return;
   waiting.push(eventId);
+  if (!first) return;
   socket.once('disconnect', () => {
-    ctx.followUps
-      .track(ctx.actors.ask(meetingAt(socket, eventId), { type: 'leaveWaiting', caller: callerOf(socket) }))
-      .catch((err) =>
-        ctx.logger.warn({ component: 'hub', eventId, err: (err as Error).message }, 'leaving the waiting room failed'),
-      );
+    for (const id of socket.data.waitingIn ?? [])
+      ctx.followUps
+        .track(ctx.actors.ask(meetingAt(socket, id), { type: 'leaveWaiting', caller: callerOf(socket) }))
+        .catch((err) =>
+          ctx.logger.warn(
+            { component: 'hub', eventId: id, err: (err as Error).message },
+            'leaving the waiting room failed',
+          ),
+        );
   });
 }
 

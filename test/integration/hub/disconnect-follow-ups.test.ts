@@ -142,4 +142,24 @@ describe('hub: the work a disconnect starts', () => {
     );
     expect((await must(host, 'getWaitingRoom', { eventId })).waiting).toEqual([]);
   });
+
+  it('keeps one disconnect listener per socket however many meetings it waits in, and leaves every queue', async () => {
+    const meetings = [];
+    for (let i = 0; i < 12; i++) meetings.push(await meeting({ waitingRoom: true }));
+    const pat = await socket('pat');
+    const server = hub.io.of('/').sockets.get(pat.id!)!;
+    const before = {
+      disconnect: server.listenerCount('disconnect'),
+      disconnecting: server.listenerCount('disconnecting'),
+    };
+    for (const { eventId } of meetings)
+      expect(await must(pat, 'joinEvent', { eventId })).toMatchObject({ status: 'waiting' });
+    // Node warns past ten listeners of one event: a listener per meeting passed it on a headset's socket.
+    expect(server.listenerCount('disconnect')).toBe(before.disconnect + 1);
+    expect(server.listenerCount('disconnecting')).toBe(before.disconnecting + 1);
+    await close(pat);
+    await hub.settled();
+    for (const { eventId, host } of meetings)
+      expect((await must(host, 'getWaitingRoom', { eventId })).waiting).toEqual([]);
+  });
 });
