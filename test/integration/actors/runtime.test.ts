@@ -154,6 +154,8 @@ describe('actor runtime on one node', () => {
     expect(await indexed(to)).toBe(false);
     await a.system.ask(to, { op: 'retire', ms: 5_000 });
     expect(await redis.pttl(snapKey(to))).toBeLessThanOrEqual(5_000);
+    await expect(a.system.ask(to, { op: 'retire', ms: 0 })).rejects.toMatchObject({ code: 'bad_request' });
+    expect(await redis.pttl(snapKey(to))).toBeLessThanOrEqual(5_000);
 
     // A turn that changes nothing keeps the expiry; one that changes the state again revives the snapshot.
     await a.system.ask(to, { op: 'get' });
