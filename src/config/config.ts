@@ -187,6 +187,8 @@ export const EnvSchema = z.object({
   ACTOR_SHARDS: positiveInt.default(256),
   ACTOR_LEASE_MS: positiveInt.default(3000),
   ACTOR_IDLE_MS: positiveInt.default(120_000),
+  /** How long a finished actor's snapshot (an ended call) stays in Redis before it expires. */
+  ACTOR_RETIRED_RETENTION_SECONDS: z.coerce.number().int().min(60).max(604_800).default(600),
 
   HUB_RING_TIMEOUT_MS: positiveInt.default(45_000),
   HUB_DEVICE_HEARTBEAT_MS: positiveInt.default(10_000),
@@ -301,7 +303,7 @@ export interface Config {
     sweepMs: number;
     secretGraceHours: number;
   };
-  actors: { shards: number; leaseMs: number; idleMs: number };
+  actors: { shards: number; leaseMs: number; idleMs: number; retiredRetentionMs: number };
   hub: {
     ringTimeoutMs: number;
     deviceHeartbeatMs: number;
@@ -489,7 +491,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       sweepMs: e.WEBHOOK_SWEEP_MS,
       secretGraceHours: e.WEBHOOK_SECRET_GRACE_HOURS,
     },
-    actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
+    actors: {
+      shards: e.ACTOR_SHARDS,
+      leaseMs: e.ACTOR_LEASE_MS,
+      idleMs: e.ACTOR_IDLE_MS,
+      retiredRetentionMs: e.ACTOR_RETIRED_RETENTION_SECONDS * 1000,
+    },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,
       deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS,

@@ -26,7 +26,8 @@ export interface ActorSystemDeps {
   redis: RedisClient;
   /** Base of the runtime's keys: `infra.keys.actors`. */
   keyPrefix: string;
-  config: { shards: number; leaseMs: number; idleMs: number };
+  /** `retiredRetentionMs`: how long a retired snapshot is kept (default 10 minutes). */
+  config: { shards: number; leaseMs: number; idleMs: number; retiredRetentionMs?: number };
   logger: Logger;
   metrics: Metrics;
   publisher?: PushPublisher;
@@ -38,6 +39,9 @@ export interface ActorSystemDeps {
   /** How long replies are remembered for de-duplication (default 2 minutes, at least 6 asks' budget). */
   dedupeTtlMs?: number;
 }
+
+/** How long a retired snapshot is kept unless configured (ACTOR_RETIRED_RETENTION_SECONDS). */
+export const DEFAULT_RETIRED_RETENTION_MS = 600_000;
 
 /** Hand-off rounds a stop runs at most (each waits for the claims in flight, then hands off what is held). */
 const STOP_HANDOFF_ROUNDS = 5;
@@ -55,6 +59,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   readonly store: SnapshotStore;
   readonly logger: Logger;
   readonly idleMs: number;
+  readonly retiredRetentionMs: number;
   readonly keys: ActorKeys;
   readonly metrics: ActorMetrics;
   readonly leases: ShardLeases;
@@ -84,6 +89,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.nodeId = nodeId;
     this.logger = logger.child({ component: 'actors' });
     this.idleMs = config.idleMs;
+    this.retiredRetentionMs = config.retiredRetentionMs ?? DEFAULT_RETIRED_RETENTION_MS;
     this.keys = actorKeys(deps.keyPrefix);
     this.metrics = actorMetrics(deps.metrics, () => this.actors.size);
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
