@@ -197,7 +197,9 @@ describe('reading XML with saxes, fed the bytes of an inflated part', () => {
       ['open', 'a', {}],
       ['close', 'a'],
     ]);
-    await expect(byModule('<!DOCTYPE a><a/>', [])).rejects.toMatchObject({ message: /document type/ });
+    await expect(byModule('<!DOCTYPE a><a/>', [])).rejects.toMatchObject({
+      message: expect.stringMatching(/document type/),
+    });
   });
 
   it('refuses a single tag, text, comment, CDATA section or DOCTYPE longer than the construct limit, and deep nesting', async () => {
@@ -211,8 +213,14 @@ describe('reading XML with saxes, fed the bytes of an inflated part', () => {
       `<!DOCTYPE a [<!-- ${long} -->]><a/>`,
     ]) {
       // Whole in one chunk or cut into many: refused the same way.
-      await expect(byModule(xml, [])).rejects.toMatchObject({ ...rejected, message: /longer than/ });
-      await expect(byModule(xml, cuts)).rejects.toMatchObject({ ...rejected, message: /longer than/ });
+      await expect(byModule(xml, [])).rejects.toMatchObject({
+        ...rejected,
+        message: expect.stringMatching(/longer than/),
+      });
+      await expect(byModule(xml, cuts)).rejects.toMatchObject({
+        ...rejected,
+        message: expect.stringMatching(/longer than/),
+      });
     }
     const fits = 'x'.repeat(MAX_CONSTRUCT_CHARS - 128 * 1024);
     expect(await byModule(`<a><![CDATA[${fits}]]><b c="${fits}"/>${fits}</a>`, cuts)).toEqual([
@@ -225,6 +233,9 @@ describe('reading XML with saxes, fed the bytes of an inflated part', () => {
     ]);
     const nested = (n: number) => '<a>'.repeat(n) + '</a>'.repeat(n);
     expect(await byModule(nested(MAX_DEPTH), [])).toHaveLength(2 * MAX_DEPTH);
-    await expect(byModule(nested(MAX_DEPTH + 1), [])).rejects.toMatchObject({ ...rejected, message: /nested/ });
+    await expect(byModule(nested(MAX_DEPTH + 1), [])).rejects.toMatchObject({
+      ...rejected,
+      message: expect.stringMatching(/nested/),
+    });
   });
 });

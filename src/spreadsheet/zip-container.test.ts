@@ -29,7 +29,10 @@ function store(file: Buffer) {
 const open = (file: Buffer, limits = DEFAULT_SPREADSHEET_LIMITS) =>
   openZipContainer(store(file).read, file.length, limits);
 
-const rejected = (message?: RegExp) => ({ code: 'spreadsheet_rejected', ...(message ? { message } : {}) });
+const rejected = (message?: RegExp) => ({
+  code: 'spreadsheet_rejected',
+  ...(message ? { message: expect.stringMatching(message) } : {}),
+});
 
 async function bytesOf(container: ZipContainer, name: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
