@@ -107,7 +107,7 @@ export class AuditRepository {
         if (isDuplicateKeyOnly(failure)) {
           if (++conflicts >= MAX_CONFLICTS) throw new AppError('audit_busy', 'The audit trail is too busy; try again');
           if (conflicts > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
-          head = await this.head();
+          head = await this.headFrom(entries[stored]!.seq);
           continue;
         }
         // An entry the database will not store fails alone, the others go on; in a batch, the next insert
@@ -128,17 +128,43 @@ export class AuditRepository {
     }
   }
 
-  /** How many of `entries` (consecutive positions) are stored with their own ids, from the first on. */
+  /**
+   * How many of `entries` (consecutive positions) are stored with their own ids, from the first on: one
+   * read of their positions by `_id` (a range on `_id` scans the whole trail on mongo-java-server).
+   */
   private async storedPrefix(entries: ChainedEntry[]): Promise<number> {
     const docs = await this.col
-      .find({ _id: { $gte: entries[0]!.seq, $lte: entries[entries.length - 1]!.seq } } as never, {
-        projection: { id: 1 },
-      })
+      .find({ _id: { $in: entries.map((e) => e.seq) } } as never, { projection: { id: 1 } })
       .toArray();
     const ids = new Map(docs.map((d) => [d._id as unknown as number, d.id as string]));
     let n = 0;
     while (n < entries.length && ids.get(entries[n]!.seq) === entries[n]!.id) n++;
     return n;
+  }
+
+  /**
+   * The head after another writer took position `taken`, found by reads of positions by `_id` alone,
+   * which every server answers from the primary index (a sort by `_id` makes mongo-java-server read and
+   * sort the whole trail, holding the collection while every append waits). The positions taken + 1,
+   * + 2, + 4 ... in one read, then at most PROBES positions between the highest taken and the lowest
+   * free found, until they are adjacent: appends only add positions and every entry was written after the
+   * one before it, so any taken position ends a chain, and the one before the first free one is the head.
+   */
+  private async headFrom(taken: number): Promise<{ seq: number; hash: string } | null> {
+    let low = { seq: taken, hash: '' };
+    let free = Number.POSITIVE_INFINITY;
+    let probes = [taken, ...Array.from({ length: 31 }, (_, k) => taken + 2 ** k)];
+    for (;;) {
+      const docs = await this.col.find({ _id: { $in: probes } } as never, { projection: { hash: 1 } }).toArray();
+      const found = new Map(docs.map((d) => [d._id as unknown as number, d.hash as string]));
+      for (const p of probes) if (found.has(p) && p >= low.seq) low = { seq: p, hash: found.get(p)! };
+      // The position it lost is free again (the trail was cut under it): read the head by sorting.
+      if (!low.hash) return this.head();
+      for (const p of probes) if (!found.has(p) && p > low.seq && p < free) free = p;
+      if (free === low.seq + 1) return low;
+      if (free === Number.POSITIVE_INFINITY) return this.head();
+      probes = between(low.seq, free);
+    }
   }
 
   /** The last entry of the chain, or null for an empty trail. */
@@ -222,6 +248,16 @@ function checkpointFrom(d: Record<string, unknown>): AuditCheckpointRecord {
     jws: d.jws as string,
     jwk: d.jwk as JWK,
   };
+}
+
+/** Positions a read probes at most while it narrows down the head (headFrom). */
+const PROBES = 64;
+
+/** At most PROBES positions strictly between `low` and `high`, spread evenly (all of them when they fit). */
+function between(low: number, high: number): number[] {
+  const gap = high - low;
+  if (gap - 1 <= PROBES) return Array.from({ length: gap - 1 }, (_, k) => low + 1 + k);
+  return Array.from({ length: PROBES }, (_, k) => low + Math.floor(((k + 1) * gap) / (PROBES + 1)));
 }
 
 /** The appends sealed one after the other from `head`: each links to the one before it. */
