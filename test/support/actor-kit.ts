@@ -88,9 +88,16 @@ export async function dropPrefix(node: TestNode, prefix: string): Promise<void> 
   }
 }
 
-/** Polls `system`'s connection watch until it has seen `node`'s inbox connection (so it may evict it). */
+/**
+ * Polls `system`'s connection watch until it has seen `node`'s inbox connection (so it may evict it),
+ * first waiting for `node` in the system's membership (the watch looks only for members).
+ */
 export async function watchSees(system: RedisActorSystem, node: string): Promise<void> {
-  while (!system.watch.sees(node)) await system.watch.poll();
+  while (!system.watch.sees(node)) {
+    if (!system.membership.nodes().includes(node))
+      await nextEvent<[string[]]>(system.events, 'membership', (live) => live.includes(node));
+    else await system.watch.poll();
+  }
 }
 
 /**

@@ -61,6 +61,7 @@ describe('connection watch: a dropped connection that comes back is not a crash'
     const before = await a.system.ask<Reply>(to, { op: 'inc', seq: 1 });
     await watchSees(b.system, ids.a);
     unseen.length = 0;
+    evicted.length = 0;
 
     // A stops serving at once when its own inbox connection closes (other nodes may evict it now).
     const stopped = nextEvent<[number, string]>(a.system.events, 'shard-lost', (s) => s === shard);
@@ -95,6 +96,7 @@ describe('connection watch: a dropped connection that comes back is not a crash'
   it('counts nothing it saw before its own connection reconnected (as after a Redis restart)', async () => {
     await watchSees(b.system, ids.a);
     unseen.length = 0;
+    evicted.length = 0;
     const own = b.node.infra.redis;
     const reconnected = new Promise((r) => own.once('ready', r));
     await a.node.infra.redis.call('CLIENT', 'KILL', 'ID', String(await own.call('CLIENT', 'ID')));
