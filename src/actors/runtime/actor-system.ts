@@ -101,6 +101,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private joined?: Promise<unknown>;
   private depth = 0;
   private closed = false;
+  /** This node's inbox connection is closed: it claims and serves nothing until it is ready again. */
+  private inboxDown = false;
   private readonly route: AskRoute;
   private readonly turnDurations = new Map<string, ReturnType<ActorMetrics['turnDuration']['labels']>>();
 
@@ -268,7 +270,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   /** Claims a vacant shard this node should own; a stopping node claims nothing. */
   private async claimIfDesired(shard: number): Promise<ShardLease | undefined> {
-    if (this.stopping) return undefined;
+    if (this.stopping || this.inboxDown) return undefined;
     if (!this.isDesired(shard, this.membership.nodes()) && !this.isDesired(shard, await this.refreshMembership()))
       return undefined;
     if (this.stopping) return undefined;
@@ -311,6 +313,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private acquired(lease: ShardLease): void {
     this.metrics.shardsOwned.set(this.leases.all().length);
     this.events.emit('shard-acquired', lease.shard, lease.epoch);
+    // A claim sent before the inbox connection closed and won after it is not served either.
+    if (this.inboxDown) return this.dropShard(lease.shard, 'disconnected');
     // A claim sent before the stop began and won after it is handed off at once (stop waits for it).
     if (this.stopping) void this.handoffs.start(lease, 'stop');
     else void this.wakeTimers(lease.shard, '+inf');
@@ -365,11 +369,13 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   /**
    * This node's inbox connection is how other nodes tell it is alive: once it closes they may evict this
    * node and claim its shards before its leases run out, so it stops serving them at once (a read-only
-   * turn could otherwise answer from memory). Its leases stay in Redis: the next message re-claims them.
+   * turn could otherwise answer from memory) and claims nothing until the connection is ready again.
+   * Its leases stay in Redis: the next message after that re-claims them.
    */
   private onInboxConnection(state: 'closed' | 'ready'): void {
+    this.inboxDown = state === 'closed';
     this.events.emit('inbox', state);
-    if (state !== 'closed' || this.stopping || this.closed) return;
+    if (!this.inboxDown || this.stopping || this.closed) return;
     for (const lease of this.leases.all()) if (!lease.handingOff) this.dropShard(lease.shard, 'disconnected');
   }
 

@@ -63,13 +63,21 @@ describe('connection watch: a dropped connection that comes back is not a crash'
     unseen.length = 0;
     evicted.length = 0;
 
-    // A stops serving at once when its own inbox connection closes (other nodes may evict it now).
-    const stopped = nextEvent<[number, string]>(a.system.events, 'shard-lost', (s) => s === shard);
+    // A stops serving at once when its own inbox connection closes (other nodes may evict it now), and
+    // claims nothing until it is back: an ask made on A meanwhile is served once it is.
+    const order: string[] = [];
+    const onInbox = (state: string) => order.push(`inbox ${state}`);
+    const onLost = (s: number, reason: string) => s === shard && order.push(`lost ${reason}`);
+    const onAcquired = (s: number) => s === shard && order.push('acquired');
+    a.system.events.on('inbox', onInbox).on('shard-lost', onLost).on('shard-acquired', onAcquired);
     let { back } = await dropInbox();
-    expect((await stopped)[1]).toBe('disconnected');
     expect(await b.system.watch.poll()).toEqual([]);
     expect(unseen).toEqual([[ids.a, 1]]);
+    const read = a.system.ask<Reply>(to, { op: 'get' });
     await back;
+    expect(await read).toMatchObject({ count: 1, log: [1] });
+    a.system.events.off('inbox', onInbox).off('shard-lost', onLost).off('shard-acquired', onAcquired);
+    expect(order).toEqual(['inbox closed', 'lost disconnected', 'inbox ready', 'acquired']);
     expect(await b.system.watch.poll()).toEqual([]);
     expect(unseen).toEqual([[ids.a, 1]]);
 
