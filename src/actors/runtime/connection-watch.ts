@@ -132,9 +132,12 @@ export class ConnectionWatch {
       evict.push(m);
     }
     for (const node of evict)
-      await this.deps
-        .evict(node)
-        .catch((err) => this.logger().warn({ node, err: (err as Error).message }, 'evicting a crashed node failed'));
+      await this.deps.evict(node).catch((err) => {
+        // Tried again on the next poll that misses it.
+        this.seen.add(node);
+        this.misses.set(node, MISSES_TO_EVICT - 1);
+        this.logger().warn({ node, err: (err as Error).message }, 'evicting a crashed node failed');
+      });
     return evict;
   }
 
