@@ -77,7 +77,7 @@ export class ConnectionWatch {
     return this.seen.has(node);
   }
 
-  /** One poll (never two at once); resolves with the nodes it evicted. */
+  /** One poll (never two at once); resolves with the nodes it found crashed and evicted (or will retry). */
   poll(): Promise<string[]> {
     this.polling ??= this.pollOnce().finally(() => (this.polling = undefined));
     return this.polling;
