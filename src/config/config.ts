@@ -187,6 +187,14 @@ export const EnvSchema = z.object({
   ACTOR_SHARDS: positiveInt.default(256),
   ACTOR_LEASE_MS: positiveInt.default(3000),
   ACTOR_IDLE_MS: positiveInt.default(120_000),
+  /** How often a hosting node looks in Redis for crashed members' connections; 0: never (decision 1116). */
+  ACTOR_CONNECTION_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .refine((v) => v === 0 || v >= 100, 'must be 0 (off) or at least 100 (above a reconnect of the client)')
+    .default(250),
   /** How long a finished actor's snapshot (an ended call) stays in Redis before it expires. */
   ACTOR_RETIRED_RETENTION_SECONDS: z.coerce.number().int().min(60).max(604_800).default(600),
 
@@ -303,7 +311,7 @@ export interface Config {
     sweepMs: number;
     secretGraceHours: number;
   };
-  actors: { shards: number; leaseMs: number; idleMs: number; retiredRetentionMs: number };
+  actors: { shards: number; leaseMs: number; idleMs: number; retiredRetentionMs: number; connectionPollMs: number };
   hub: {
     ringTimeoutMs: number;
     deviceHeartbeatMs: number;
@@ -496,6 +504,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       leaseMs: e.ACTOR_LEASE_MS,
       idleMs: e.ACTOR_IDLE_MS,
       retiredRetentionMs: e.ACTOR_RETIRED_RETENTION_SECONDS * 1000,
+      connectionPollMs: e.ACTOR_CONNECTION_POLL_MS,
     },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,

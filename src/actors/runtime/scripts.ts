@@ -52,6 +52,22 @@ return 0
 `);
 
 /**
+ * Deletes a shard's lease only while it still names `node` (whatever the epoch), for a node found
+ * crashed (decision 1116); answers {1, remaining TTL in ms} when it deleted the lease, else {0}. The
+ * holder is the value's part before its last '|', so a node id containing '|' compares whole.
+ * KEYS: lease. ARGV: node.
+ */
+export const EVICT_LEASE = new LuaScript(`
+local cur = redis.call('GET', KEYS[1])
+if not cur then return {0} end
+local holder = string.match(cur, '^(.*)|[0-9]+$')
+if holder ~= ARGV[1] then return {0} end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+return {1, ttl}
+`);
+
+/**
  * The fenced write-through of one turn: applies only when the shard's epoch is the writer's epoch and
  * the lease still names the writer. Writes (or deletes) the snapshot, keeps the shard's timer index and
  * remembers the turn's reply under its de-duplication id, all at once. A retired snapshot is written with
