@@ -54,7 +54,11 @@ export class FakeGroupRepository implements PublicPart<GroupRepository> {
     return this.owned(id, ownerId, (d) => void (d.name = name));
   }
 
-  async addParticipants(id: Types.ObjectId, ownerId: Types.ObjectId, add: Types.ObjectId[]): Promise<GroupRecord | null> {
+  async addParticipants(
+    id: Types.ObjectId,
+    ownerId: Types.ObjectId,
+    add: Types.ObjectId[],
+  ): Promise<GroupRecord | null> {
     return this.owned(id, ownerId, (d) => {
       const list = ids(d.participantIds);
       for (const x of add) if (!holds(list, x)) list.push(x);

@@ -167,9 +167,7 @@ export class FakeEventRepository implements PublicPart<EventRepository> {
     wanted: readonly Types.ObjectId[],
   ): Promise<{ _id: Types.ObjectId; fileName: string; hash: string }[]> {
     if (!wanted.length) return [];
-    return this.db
-      .collection('MediaFile')
-      .find((f) => holds(wanted, f._id), { fileName: 1, hash: 1 }) as unknown as {
+    return this.db.collection('MediaFile').find((f) => holds(wanted, f._id), { fileName: 1, hash: 1 }) as unknown as {
       _id: Types.ObjectId;
       fileName: string;
       hash: string;

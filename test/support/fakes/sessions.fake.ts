@@ -68,9 +68,12 @@ export class FakeSessionRepository implements PublicPart<SessionRepository> {
       (!filter.idpSid || d.idpSid === filter.idpSid) &&
       (!filter.parentIdpSid || d.parentIdpSid === filter.parentIdpSid);
     const found = this.sessions.stored(match);
-    const answer = found.map((d) => this.sessions.read(d, { _id: 1, userId: 1, idpSid: 1 }) as unknown as SessionRecord);
+    const answer = found.map(
+      (d) => this.sessions.read(d, { _id: 1, userId: 1, idpSid: 1 }) as unknown as SessionRecord,
+    );
     const at = new Date();
-    for (const d of found) this.sessions.update(d, (s) => void Object.assign(s, { revokedAt: at, revokeReason: reason }));
+    for (const d of found)
+      this.sessions.update(d, (s) => void Object.assign(s, { revokedAt: at, revokeReason: reason }));
     return answer;
   }
 }
@@ -96,7 +99,9 @@ export class FakeOfflineTokenRepository implements PublicPart<OfflineTokenReposi
   async findLiveByHash(tokenHash: string, now: Date): Promise<OfflineTokenRecord | null> {
     const [d] = this.tokens.stored((t) => t.tokenHash === tokenHash && live(t) && (t.expiresAt as Date) > now);
     if (!d) return null;
-    return this.tokens.read(this.tokens.update(d, (t) => void (t.lastUsedAt = now)).after) as unknown as OfflineTokenRecord;
+    return this.tokens.read(
+      this.tokens.update(d, (t) => void (t.lastUsedAt = now)).after,
+    ) as unknown as OfflineTokenRecord;
   }
 
   async revoke(id: string, userId: string): Promise<boolean> {

@@ -39,7 +39,10 @@ export class FakeTenantConfigRepository implements PublicPart<TenantConfigReposi
   async setPaths(set: Record<string, unknown>, ifRevision?: number | null): Promise<TenantSettingsRecord | null> {
     const d = this.config.byId('tenant');
     if (!d) return null;
-    if (ifRevision !== undefined && (ifRevision === null ? d.rev !== undefined && d.rev !== null : d.rev !== ifRevision))
+    if (
+      ifRevision !== undefined &&
+      (ifRevision === null ? d.rev !== undefined && d.rev !== null : d.rev !== ifRevision)
+    )
       return null;
     const { before } = this.config.update(d, (draft) => {
       for (const [path, value] of Object.entries(set)) setPath(draft, path, value);

@@ -67,7 +67,10 @@ export class FakeUserRepository implements PublicPart<UserRepository> {
     return cap ? Math.min(n, cap) : n;
   }
 
-  async initials(excludeId?: Types.ObjectId, onlyIds?: Types.ObjectId[]): Promise<{ initial: string; count: number }[]> {
+  async initials(
+    excludeId?: Types.ObjectId,
+    onlyIds?: Types.ObjectId[],
+  ): Promise<{ initial: string; count: number }[]> {
     const counts = new Map<string, number>();
     for (const u of this.users.stored(
       (d) =>
@@ -78,9 +81,7 @@ export class FakeUserRepository implements PublicPart<UserRepository> {
       const i = String(this.users.read(u).initial);
       counts.set(i, (counts.get(i) ?? 0) + 1);
     }
-    return [...counts]
-      .sort(([a], [b]) => byString(a, b))
-      .map(([initial, count]) => ({ initial, count }));
+    return [...counts].sort(([a], [b]) => byString(a, b)).map(([initial, count]) => ({ initial, count }));
   }
 
   async updateProfile(

@@ -30,7 +30,10 @@ export class FakeVcs implements VideoConferencing {
   readonly removals: { roomName: string; identity: string }[] = [];
   private readonly tokens = new Map<string, IssuedToken>();
   private readonly generations = new Map<string, number>();
-  private readonly recordings = new Map<string, { tenant: string; roomName: string; startedAt: string; stoppedAt?: string }>();
+  private readonly recordings = new Map<
+    string,
+    { tenant: string; roomName: string; startedAt: string; stoppedAt?: string }
+  >();
 
   constructor(private readonly publicUrl = 'http://consult.test') {}
 
