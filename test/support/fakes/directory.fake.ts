@@ -2,6 +2,7 @@ import type { Types } from 'mongoose';
 import type { GroupRecord, GroupRepository } from '../../../src/data/repositories/group.repository.js';
 import type { FavouriteRepository } from '../../../src/data/repositories/favourite.repository.js';
 import type { CallRecordRepository, CallRecordWrite } from '../../../src/data/repositories/call-record.repository.js';
+import type { DeviceRecord, DeviceRepository } from '../../../src/data/repositories/device.repository.js';
 import { Types as T } from 'mongoose';
 import { holds, same, type Doc, type FakeTenantDb } from './memory-db.js';
 import type { PublicPart } from './port.js';
@@ -157,5 +158,21 @@ export class FakeCallRecordRepository implements PublicPart<CallRecordRepository
           .filter((p) => p && !p.equals(userId))
           .map((id) => ({ id, at: r.startedAt as Date })),
       );
+  }
+}
+
+/**
+ * Devices (headsets) on a fake tenant database: the look-up rapid connect makes
+ * (src/data/repositories/device.repository.ts `findAvailable`), a device of the user's or of nobody's.
+ */
+export class FakeDeviceRepository implements Pick<DeviceRepository, 'findAvailable'> {
+  constructor(private readonly db: FakeTenantDb) {}
+
+  async findAvailable(id: Types.ObjectId, userId: Types.ObjectId): Promise<DeviceRecord | null> {
+    const devices = this.db.collection('Device');
+    const d = devices.byId(id);
+    const owner = d?.ownerUserId;
+    if (!d || (owner !== undefined && owner !== null && !same(owner, userId))) return null;
+    return devices.read(d) as unknown as DeviceRecord;
   }
 }

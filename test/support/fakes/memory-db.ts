@@ -10,6 +10,7 @@ import { SessionSchema } from '../../../src/data/models/session.model.js';
 import { OfflineTokenSchema } from '../../../src/data/models/offline-token.model.js';
 import { CallRecordSchema } from '../../../src/data/models/call-record.model.js';
 import { MediaFileSchema } from '../../../src/data/models/media-file.model.js';
+import { DeviceSchema } from '../../../src/data/models/device.model.js';
 import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
 import { defaultSettings } from '../../../src/data/tenant-defaults.js';
 
@@ -45,6 +46,7 @@ const SCHEMAS = {
   OfflineToken: OfflineTokenSchema,
   CallRecord: CallRecordSchema,
   MediaFile: MediaFileSchema,
+  Device: DeviceSchema,
 } as const satisfies Record<string, Schema>;
 
 export type FakeModelName = keyof typeof SCHEMAS;
