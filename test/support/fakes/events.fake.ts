@@ -75,7 +75,7 @@ export class FakeEventRepository implements PublicPart<EventRepository> {
   ): Promise<EventRecord[]> {
     const after = q.after;
     const rows = this.listed(userId, q.name)
-      .filter((e) => !after || newestFirst({ startAt: after.startAt, _id: after._id }, e) > 0)
+      .filter((e) => !after || newestFirst({ startAt: after.startAt, _id: after._id }, e) < 0)
       .sort(newestFirst);
     return rows.slice(q.skip, q.skip + q.take).map((e) => this.record(e)!);
   }
