@@ -254,9 +254,8 @@ describe('a fleet lives its day over three nodes', () => {
             `fleet: ${agent} stuck at ${what}: ${slot.host.state()} ${JSON.stringify(await slot.host.call('getMeetingDetails', { eventId }).catch((e) => String(e)))}`,
           );
       }
-    expect({ stillInAStep: stopped ? [] : [...day.inStep].map(([a, what]) => `${a}: ${what}`) }).toEqual({
-      stillInAStep: [],
-    });
+    // An agent still in a step is judged with the other invariants (what kept it there is judged too).
+    const stillInAStep = stopped ? [] : [...day.inStep].map(([a, what]) => `${a}: ${what}`);
     const dayMs = Date.now() - began;
 
     // Every client is back and resumed.
@@ -425,6 +424,7 @@ describe('a fleet lives its day over three nodes', () => {
     const startHeap = Math.max(...figures.c1.map((f) => f.heapMb));
     const broken = Object.fromEntries(
       Object.entries({
+        stillInAStep,
         refusedForPermission: ledger.permissionRefusals.slice(0, 10),
         notBackAfterTheDay: notSettled.slice(0, 10),
         lostInvites: lostInvites.slice(0, 10).map((e) => `${e.callee.name} ${e.callId}`),
