@@ -322,6 +322,15 @@ describe('a fleet lives its day over three nodes', () => {
       if (sum(figures.c2, 'actors') === 0) break;
       await pause(500);
     }
+    // A killed node's connections stay listed in Redis until a live node's sweep finds its heartbeat
+    // expired (30 s after its last one, swept every 10 s): the keys are judged once every incarnation
+    // that is gone has been swept (one never swept is a leak below).
+    const live = new Set(cluster.liveIds());
+    const goneSets = cluster.incarnations
+      .filter((n) => !live.has(n.id))
+      .map((n) => anchor.infra.keys.presenceNodeConnections(n.id));
+    const listed = async () => (await Promise.all(goneSets.map((k) => anchor.infra.redis.exists(k)))).some(Boolean);
+    for (let i = 0; i < 240 && (await listed()); i++) await pause(500);
     const retained: Retained[] = [
       { shape: /^actors:\{s<n>\}:(lease|epoch)$/, by: 'two per shard', max: 2 * SHARDS },
       // Durable timers still due (a headset's offline timeout after its last heartbeat, a waiting entry's
