@@ -28,6 +28,14 @@ module.exports = {
       to: { path: '^src/core/', pathNot: '^src/core/errors\\.ts$' },
     },
     {
+      name: 'spreadsheet-imports-only-error-codes',
+      severity: 'error',
+      comment:
+        'The xlsx reader (src/spreadsheet: yauzl, saxes and the cell rules; decision 1113) is a module of its own: it imports nothing of the project but the error catalogue.',
+      from: { path: '^src/spreadsheet/' },
+      to: { path: '^src/', pathNot: '^src/spreadsheet/|^src/core/errors\\.ts$' },
+    },
+    {
       name: 'services-build-no-repository',
       severity: 'error',
       comment:

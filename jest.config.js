@@ -30,6 +30,7 @@ export const REDIS_CLUSTER_TESTS = [
   'test/e2e/hub/push-recovery.test.ts',
   'test/e2e/actors/failover.test.ts',
   'test/e2e/actors/fencing.test.ts',
+  'test/e2e/actors/eviction.test.ts',
   'test/resilience/faults/chaos.test.ts',
   'test/resilience/faults/fleet-day.test.ts',
   'test/integration/workers/worker-crash.test.ts',

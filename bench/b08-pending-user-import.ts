@@ -1,6 +1,6 @@
 /**
  * B8: pending-user import of a 100k-row spreadsheet: upload to POST /api/uploads/pendingUsers, the
- * BullMQ import job (streaming exceljs read, row validation, batched upserts by username, progress),
+ * BullMQ import job (streaming read through src/spreadsheet, row validation, batched upserts by username, progress),
  * until the import reports completed. Rows/s over upload + import, and the node's peak RSS (http and
  * workers in one process). The baseline is exceljs's streaming read of the same file alone.
  */

@@ -138,6 +138,8 @@ export async function runOnSupportedNode(tag) {
     env: {
       ...process.env,
       LOCAL_NODE: 'machine',
+      // The machine's own Node.js, for a command that measures it beside the supported line (the bench).
+      MACHINE_NODE: process.env.MACHINE_NODE || process.execPath,
       PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH ?? ''}`,
     },
   });

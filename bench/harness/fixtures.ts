@@ -419,6 +419,14 @@ export function fixtures(node: NodeHandle): Fixtures {
         a.tenant,
       );
     },
+    /**
+     * The tenant's audit chain checked link by link from its first entry (B14: the joins' entries written
+     * in batches must make the same chain one-by-one appends make), and how many entries it holds.
+     */
+    async auditLinks(a: { tenant: string }) {
+      const r = await node.services.auth.audit.verifyLinks(a.tenant);
+      return { ok: r.ok, verified: r.verified, head: r.head.seq, firstBroken: r.firstBroken };
+    },
     async metrics() {
       return node.infra.metrics.registry.getMetricsAsJSON();
     },

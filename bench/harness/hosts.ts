@@ -3,6 +3,7 @@ import { openSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { benchRoot, projectRoot } from './paths.js';
 import { compiledPath, ensureCompiled, type Runtime } from './compiled.js';
+import { benchNodeBinary } from './node-lines.js';
 
 export interface HostProcess {
   pid: number;
@@ -105,7 +106,7 @@ export async function spawnHost(module: string, params: unknown, opts: HostOptio
   };
 }
 
-/** Spawns node (through `sh -c ulimit` when a higher fd limit is wanted) with IPC, logging to a file. */
+/** Spawns node (the release measured, node-lines.ts; through `sh -c ulimit` when a higher fd limit is wanted) with IPC, logging to a file. */
 export function spawnNode(
   nodeArgs: string[],
   opts: { env?: Record<string, string>; nofile?: number; logFile: string },
@@ -116,9 +117,9 @@ export function spawnNode(
   const stdio: ['ignore', number, number, 'ipc'] = ['ignore', out, out, 'ipc'];
   if (opts.nofile) {
     const script = `ulimit -n ${opts.nofile} 2>/dev/null || ulimit -n $(ulimit -Hn); exec "$0" "$@"`;
-    return spawn('sh', ['-c', script, process.execPath, ...nodeArgs], { cwd: projectRoot, env, stdio });
+    return spawn('sh', ['-c', script, benchNodeBinary(), ...nodeArgs], { cwd: projectRoot, env, stdio });
   }
-  return spawn(process.execPath, nodeArgs, { cwd: projectRoot, env, stdio });
+  return spawn(benchNodeBinary(), nodeArgs, { cwd: projectRoot, env, stdio });
 }
 
 /** Request/response over a child's IPC channel, plus its exit. */

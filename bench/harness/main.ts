@@ -10,6 +10,7 @@ import { runBenchmark } from './runner.js';
 import { writeReport, markdown, type RunReport } from './report.js';
 import { updatePerformanceDoc } from './docs.js';
 import { currentScale } from './scale.js';
+import { benchNodeLines, useNodeBinary } from './node-lines.js';
 import { describeRuntime, ensureCompiled, productRuntime } from './compiled.js';
 import { treeState, outputBase, DirtyTreeError, type OutputBase } from './tree.js';
 import type { Benchmark, BenchContext, BenchOutcome } from './types.js';
@@ -94,8 +95,10 @@ async function main(): Promise<void> {
     const { distBuilt } = await ensureCompiled();
     ctx.log(`product nodes run compiled: dist/ ${distBuilt ? 'rebuilt from the changed sources' : 'is current'}`);
   } else ctx.log('product nodes run through tsx (BENCH_RUNTIME=tsx)');
-  const machine = await describeMachine(ctx.redisUrl, ctx.mongoServers);
+  const lines = benchNodeLines();
+  const machine = { ...(await describeMachine(ctx.redisUrl, ctx.mongoServers)), nodeLines: lines };
   ctx.log(`${currentScale()} scale; ${machine.cpuModel} x${machine.cores}; logs under ${workDir}`);
+  ctx.log(`Node.js releases measured side by side: ${lines.map((l) => `${l.version} (${l.label})`).join(', ')}`);
   const outcomes: BenchOutcome[] = [];
   for (const { id, file } of selected) {
     let list: Benchmark[];
@@ -120,13 +123,17 @@ async function main(): Promise<void> {
       continue;
     }
     for (const b of list) {
-      ctx.log(`${b.id} ${b.title} (${b.rounds} rounds)`);
-      const o = await runBenchmark(b, ctx);
-      ctx.log(
-        `${b.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''} ratio=${o.ratio ?? '-'} pass=${o.pass} in ${Math.round(o.durationMs / 1000)} s`,
-      );
-      outcomes.push(o);
+      for (const line of lines) {
+        useNodeBinary(line.bin);
+        ctx.log(`${b.id} ${b.title} (${b.rounds} rounds) on Node.js ${line.version}`);
+        const o = { ...(await runBenchmark(b, ctx)), node: line.version };
+        ctx.log(
+          `${b.id} on ${line.version}: ${o.status}${o.reason ? ` (${o.reason})` : ''} ratio=${o.ratio ?? '-'} pass=${o.pass} in ${Math.round(o.durationMs / 1000)} s`,
+        );
+        outcomes.push(o);
+      }
     }
+    useNodeBinary(undefined);
   }
   const finishedAt = new Date();
   const report: RunReport = {

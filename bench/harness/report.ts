@@ -44,6 +44,40 @@ function verdict(b: BenchOutcome): string {
   return [...prefix, ...checks].join('<br>');
 }
 
+/** The Node.js releases of a run's outcomes, in the order they were measured. */
+function nodeReleases(outcomes: BenchOutcome[]): string[] {
+  return [...new Set(outcomes.flatMap((b) => (b.node ? [b.node] : [])))];
+}
+
+/** One row per benchmark, one column per Node.js release: the ratio and the verdict on each. */
+export function sideBySide(outcomes: BenchOutcome[], releases: string[]): string[] {
+  const head = releases.map((v) => `Node ${v.replace(/^v/, '')}`);
+  const rows = [
+    '### The same benchmarks on each Node.js release',
+    '',
+    `| # | ${head.join(' | ')} |`,
+    `|---|${head.map(() => '---|').join('')}`,
+  ];
+  const ids = [...new Set(outcomes.map((b) => b.id))];
+  for (const id of ids) {
+    const cells = releases.map((v) => {
+      const b = outcomes.find((o) => o.id === id && o.node === v);
+      if (!b) return '-';
+      const result =
+        b.status !== 'measured'
+          ? b.status.replace('_', ' ')
+          : b.pass === null
+            ? 'no verdict'
+            : b.pass
+              ? 'pass'
+              : 'fail';
+      return `${b.ratio === null ? '-' : `${fmt(b.ratio)} (${b.ratioFigure})`}: ${result}`;
+    });
+    rows.push(`| ${id.toUpperCase()} | ${cells.join(' | ')} |`);
+  }
+  return rows;
+}
+
 /** The markdown table of a run (also pasted into docs/performance.md). */
 export function markdown(r: RunReport): string {
   const m = r.machine as {
@@ -55,10 +89,11 @@ export function markdown(r: RunReport): string {
     loadAverageAtStart: number[];
     servers: Record<string, string>;
   };
+  const releases = nodeReleases(r.benchmarks);
   const lines = [
     `# Benchmark results (${r.scale} scale)`,
     '',
-    `Run ${r.startedAt} - ${r.finishedAt} (${r.durationS} s), commit ${m.commit}, ${m.cpuModel} x${m.cores}, ${m.memoryMiB} MiB, Node ${m.node},`,
+    `Run ${r.startedAt} - ${r.finishedAt} (${r.durationS} s), commit ${m.commit}, ${m.cpuModel} x${m.cores}, ${m.memoryMiB} MiB, Node ${releases.length ? releases.join(' and ') : m.node},`,
     `Redis ${m.servers.redis}, MongoDB protocol ${m.servers.mongodb_protocol}${m.servers.mongodb_protocol_test ? ` and ${m.servers.mongodb_protocol_test}` : ''} (${m.servers.mongodb_kind ?? '-'}); load average at start ${m.loadAverageAtStart.join(' ')}.`,
     `Product nodes: ${r.settings.productNodes ?? describeRuntime('tsx')}; baselines and load generators: through tsx.`,
     'Figures are medians over the rounds, with (min-max) over the rounds where they differ; product and baseline rounds alternate within the run;',
@@ -78,10 +113,13 @@ export function markdown(r: RunReport): string {
             : '**fail**'
         : `**${b.status.replace('_', ' ')}**`;
     const rounds = `${b.rounds.product.length}${b.rounds.baseline.length ? `+${b.rounds.baseline.length}` : ''} rounds`;
+    const id =
+      releases.length > 1 && b.node ? `${b.id.toUpperCase()}<br>Node ${b.node.replace(/^v/, '')}` : b.id.toUpperCase();
     lines.push(
-      `| ${b.id.toUpperCase()} | ${b.title} (${rounds}) | ${figures(b.product, b.spread?.product)} | ${b.baselineName}:<br>${figures(b.baseline, b.spread?.baseline)} | ${ratio} | ${b.target} | ${result}<br>${verdict(b)} |`,
+      `| ${id} | ${b.title} (${rounds}) | ${figures(b.product, b.spread?.product)} | ${b.baselineName}:<br>${figures(b.baseline, b.spread?.baseline)} | ${ratio} | ${b.target} | ${result}<br>${verdict(b)} |`,
     );
   }
+  if (releases.length > 1) lines.push('', ...sideBySide(r.benchmarks, releases));
   lines.push(
     '',
     "Settings per benchmark are in latest.json (`benchmarks[].settings`), with every round's figures.",

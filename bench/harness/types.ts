@@ -85,6 +85,8 @@ export interface BenchOutcome {
   /** null: no verdict (not measured, failed, or fewer than 3 rounds on a side; `reason` says which). */
   pass: boolean | null;
   durationMs: number;
+  /** The Node.js release every process of this outcome ran on (node-lines.ts), e.g. `v24.22.3`. */
+  node?: string;
 }
 
 export function check(name: string, value: number | null | undefined, kind: 'min' | 'max', limit: number): Check {

@@ -25,7 +25,7 @@ export interface ActorTimings {
 
 /** The services the actors use, as narrow as the behaviours need them (from the composition root). */
 export interface ActorServices {
-  calls: Pick<CallService, 'activeUserIds' | 'record'>;
+  calls: Pick<CallService, 'activeUserIds' | 'record' | 'recordedStatus'>;
   meetings: {
     initEvent(p: Principal, eventId: string): Promise<object>;
     joinDetails(p: Principal, eventId: string): Promise<object>;
@@ -86,6 +86,7 @@ export function callDeps(s: ActorServices, t: ActorTimings): CallActorDeps {
         },
         epoch,
       ),
+    recordedStatus: (tenant, callId) => s.calls.recordedStatus(tenant, callId),
   };
 }
 

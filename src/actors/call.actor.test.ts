@@ -18,6 +18,7 @@ function callDeps(records: CallState[]): CallActorDeps {
       records.push(structuredClone(call));
       return true;
     },
+    recordedStatus: async (_t, id) => records.findLast((r) => r.callId === id)?.status,
   };
 }
 
@@ -43,6 +44,57 @@ describe('call actor turns', () => {
     const end = h.emitted.find((e) => e.event === 'onEndCall')!;
     expect(end.rooms.sort()).toEqual([`user:${T}:${A}`, `user:${T}:${B}`].sort());
     expect(records.map((r) => r.status)).toEqual(['ringing', 'active', 'ended']);
+  });
+
+  it('retires the snapshot of a call that ended, was missed or cancelled, and only then', async () => {
+    const h = turnHarness(callActor(callDeps([])), { tenant: T, kind: 'call', id: callId });
+    await h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B, C], callType: 'video' } });
+    expect(h.retired).toBeUndefined();
+    await h.send({ type: 'accept', caller: who(B) });
+    await h.send({ type: 'addParticipant', caller: who(B), userId: C });
+    expect(h.retired).toBeUndefined();
+    await h.send({ type: 'end', caller: who(A) });
+    expect(h.retired).toEqual({});
+    expect(h.timers.size).toBe(0);
+
+    for (const [how, status] of [
+      [(h2: typeof h) => h2.fire('ring'), 'missed'],
+      [(h2: typeof h) => h2.send({ type: 'cancel', caller: who(A) }), 'cancelled'],
+      [(h2: typeof h) => h2.send({ type: 'cancel', caller: who(B) }), 'ended'],
+    ] as const) {
+      const other = turnHarness(callActor(callDeps([])), { tenant: T, kind: 'call', id: callId });
+      await other.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B], callType: 'audio' } });
+      expect(other.retired).toBeUndefined();
+      expect((await how(other)).status).toBe(status);
+      expect(other.retired).toEqual({});
+      expect(other.timers.size).toBe(0);
+    }
+  });
+
+  it('answers a call whose snapshot is gone as unknown, and never places a finished call again', async () => {
+    const records: CallState[] = [];
+    const first = turnHarness(callActor(callDeps(records)), { tenant: T, kind: 'call', id: callId });
+    await first.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B], callType: 'video' } });
+    await first.send({ type: 'end', caller: who(A) });
+    expect(records.at(-1)!.status).toBe('cancelled');
+    // Its snapshot expired: the actor starts afresh, the call record stays the history.
+    const h = turnHarness(callActor(callDeps(records)), { tenant: T, kind: 'call', id: callId });
+    for (const msg of [
+      { type: 'accept', caller: who(B) },
+      { type: 'end', caller: who(A) },
+      { type: 'cancel', caller: who(B) },
+      { type: 'addParticipant', caller: who(A), userId: C },
+    ] as const)
+      await expect(h.send(msg)).rejects.toMatchObject({ code: 'call_not_found' });
+    expect(await h.send({ type: 'members' })).toEqual({ status: 'idle', memberIds: [] });
+    for (const caller of [who(A), who(B)])
+      await expect(
+        h.send({ type: 'init', caller, callerName: 'A', req: { calleeIds: [C], callType: 'video' } }),
+      ).rejects.toMatchObject({ code: 'conflict' });
+    expect(records.map((r) => r.status)).toEqual(['ringing', 'cancelled']);
+    expect(h.emitted).toEqual([]);
+    expect(h.timers.size).toBe(0);
+    expect(h.state.status).toBe('idle');
   });
 
   it('turns an unanswered call into a missed call when the ring timer fires', async () => {

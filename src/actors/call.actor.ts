@@ -14,6 +14,8 @@ export interface CallActorDeps {
    * false when a newer owner already wrote it (the runtime then counts the write as fenced).
    */
   saveRecord(tenant: string, call: CallState, epoch: number): Promise<boolean>;
+  /** The status the call's history record holds, none when the call was never recorded. */
+  recordedStatus(tenant: string, callId: string): Promise<CallState['status'] | undefined>;
 }
 
 type Ctx = ActorContext<CallState>;
@@ -43,6 +45,8 @@ function isLive(s: CallState): boolean {
   return s.status === 'ringing' || s.status === 'active';
 }
 
+const FINISHED: readonly CallState['status'][] = ['ended', 'missed', 'cancelled'];
+
 function requireParty(s: CallState, caller: Caller): void {
   if (s.status === 'idle') throw new AppError('call_not_found', 'No such call');
   if (!parties(s).includes(caller.userId)) throw new AppError('call_not_found', 'No such call');
@@ -56,6 +60,9 @@ async function init(ctx: Ctx, deps: CallActorDeps, msg: Extract<CallMsg, { type:
   }
   const callees = [...new Set(msg.req.calleeIds)].filter((id) => id !== msg.caller.userId);
   if (!callees.length) throw new AppError('validation_failed', 'calleeIds: nobody to call');
+  // A finished call's snapshot expires (decision 1104); its record stays, and its id is never placed again.
+  const recorded = await deps.recordedStatus(ctx.address.tenant, ctx.address.id);
+  if (recorded && FINISHED.includes(recorded)) throw new AppError('conflict', 'A call with this id already exists');
   const known = await deps.activeUserIds(ctx.address.tenant, callees);
   const unknown = callees.find((id) => !known.has(id));
   if (unknown) throw new AppError('user_not_found', `No user ${unknown}`);
@@ -124,6 +131,8 @@ async function finish(
   s.endReason = reason;
   ctx.clearTimer(RING_TIMER);
   await record(ctx, deps);
+  // Finished: the record is the call's history; the snapshot expires after the retention (decision 1104).
+  ctx.retire();
   const push: EndCallPush = { callId: s.callId, status, reason, ...(by ? { endedBy: by } : {}) };
   ctx.emit(
     parties(s).map((id) => rooms.user(ctx.address.tenant, id)),

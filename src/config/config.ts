@@ -187,6 +187,16 @@ export const EnvSchema = z.object({
   ACTOR_SHARDS: positiveInt.default(256),
   ACTOR_LEASE_MS: positiveInt.default(3000),
   ACTOR_IDLE_MS: positiveInt.default(120_000),
+  /** How often a hosting node looks in Redis for crashed members' connections; 0: never (decision 1116). */
+  ACTOR_CONNECTION_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .refine((v) => v === 0 || v >= 100, 'must be 0 (off) or at least 100 (above a reconnect of the client)')
+    .default(250),
+  /** How long a finished actor's snapshot (an ended call) stays in Redis before it expires. */
+  ACTOR_RETIRED_RETENTION_SECONDS: z.coerce.number().int().min(60).max(604_800).default(600),
 
   HUB_RING_TIMEOUT_MS: positiveInt.default(45_000),
   HUB_DEVICE_HEARTBEAT_MS: positiveInt.default(10_000),
@@ -301,7 +311,7 @@ export interface Config {
     sweepMs: number;
     secretGraceHours: number;
   };
-  actors: { shards: number; leaseMs: number; idleMs: number };
+  actors: { shards: number; leaseMs: number; idleMs: number; retiredRetentionMs: number; connectionPollMs: number };
   hub: {
     ringTimeoutMs: number;
     deviceHeartbeatMs: number;
@@ -489,7 +499,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       sweepMs: e.WEBHOOK_SWEEP_MS,
       secretGraceHours: e.WEBHOOK_SECRET_GRACE_HOURS,
     },
-    actors: { shards: e.ACTOR_SHARDS, leaseMs: e.ACTOR_LEASE_MS, idleMs: e.ACTOR_IDLE_MS },
+    actors: {
+      shards: e.ACTOR_SHARDS,
+      leaseMs: e.ACTOR_LEASE_MS,
+      idleMs: e.ACTOR_IDLE_MS,
+      retiredRetentionMs: e.ACTOR_RETIRED_RETENTION_SECONDS * 1000,
+      connectionPollMs: e.ACTOR_CONNECTION_POLL_MS,
+    },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,
       deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS,

@@ -4,7 +4,7 @@ import type { CallRecordRepository, CallRecordWrite } from '../data/repositories
 
 export interface CallServiceDeps {
   users: (tenant: string) => Pick<UserRepository, 'existingActiveIds'>;
-  calls: (tenant: string) => Pick<CallRecordRepository, 'save'>;
+  calls: (tenant: string) => Pick<CallRecordRepository, 'save' | 'statusOf'>;
 }
 
 /** What the call actor needs from storage: who can be rung, and the call's record in the call history. */
@@ -19,5 +19,10 @@ export class CallService {
   /** Writes the call's record under the actor's shard epoch; false when a newer owner wrote it (fenced). */
   record(tenant: string, call: CallRecordWrite, epoch: number): Promise<boolean> {
     return this.deps.calls(tenant).save(call, epoch);
+  }
+
+  /** The status the call's record holds, none when the call was never recorded. */
+  recordedStatus(tenant: string, callId: string): Promise<CallRecordWrite['status'] | undefined> {
+    return this.deps.calls(tenant).statusOf(callId);
   }
 }

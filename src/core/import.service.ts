@@ -9,8 +9,14 @@ import type { ObjectStore } from '../storage/object-store.js';
 import { layout } from '../storage/layout.js';
 import { checkExtension, guardedSource, uploadFailure } from './upload-policy.js';
 import type { UploadPart } from './media.service.js';
-import { DEFAULT_SPREADSHEET_LIMITS, type RangeReader, type SpreadsheetLimits } from './spreadsheet-limits.js';
-import { countWorksheetRows, openWorkbook, type WorkbookParts } from './xlsx-sheet.js';
+import {
+  countWorksheetRows,
+  DEFAULT_SPREADSHEET_LIMITS,
+  openWorkbook,
+  type RangeReader,
+  type SpreadsheetLimits,
+  type Workbook,
+} from '../spreadsheet/index.js';
 import { readPendingUserSheetChunks, type SheetRow } from './pending-user-sheet.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';
@@ -180,13 +186,13 @@ export class ImportService {
     // The sheet's rows are counted beside the import, not before it: the count only feeds progress.
     let counting: Promise<void> | undefined;
     const read: RangeReader = async (start, end) => (await this.deps.store.get(key, { start, end })).body;
-    let parts: WorkbookParts;
+    let book: Workbook;
     try {
       const info = await this.deps.store.head(key);
       if (!info) throw new AppError('spreadsheet_rejected', 'The uploaded spreadsheet is missing');
-      parts = await openWorkbook(read, info.size, this.limits);
+      book = await openWorkbook(read, info.size, this.limits);
       // The sheet's rows minus its header: progress says "done of total" (an estimate: blank rows are skipped).
-      counting = countWorksheetRows(read, parts.sheet)
+      counting = countWorksheetRows(book, book.sheet)
         .catch(() => undefined)
         .then(async (rows) => {
           if (rows === undefined) return;
@@ -206,7 +212,7 @@ export class ImportService {
       throw e;
     }
     try {
-      const summary = await this.importRows(data.tenant, data.importId, read, parts, reported, counting);
+      const summary = await this.importRows(data.tenant, data.importId, book, reported, counting);
       await this.finished(data, uploader, 'success', { ...summary });
       tell('completed', { done: summary.rowsTotal, imported: summary.rowsImported, errors: summary.rowErrors });
       return summary;
@@ -229,8 +235,7 @@ export class ImportService {
   private async importRows(
     tenant: string,
     importId: string,
-    read: RangeReader,
-    parts: WorkbookParts,
+    book: Workbook,
     progress: ImportProgress,
     counting: Promise<void> | undefined,
   ): Promise<ImportSummary> {
@@ -245,7 +250,7 @@ export class ImportService {
     // beside the previous batch's write.
     let writing: Promise<void> | undefined;
     try {
-      for await (const rows of readPendingUserSheetChunks(read, parts, this.limits))
+      for await (const rows of readPendingUserSheetChunks(book, this.limits))
         for (const row of rows) {
           if (batch.add(row) < BATCH) continue;
           const sealed = batch.seal();

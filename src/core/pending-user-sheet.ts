@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { AppError } from './errors.js';
-import type { RangeReader, SpreadsheetLimits } from './spreadsheet-limits.js';
-import { entryStream, readSharedStrings, readSheetRows, type WorkbookParts } from './xlsx-sheet.js';
+import { readSharedStrings, readSheetRows, type SpreadsheetLimits, type Workbook } from '../spreadsheet/index.js';
 
 /** One data row of the pending-users sheet, validated; `row` is the sheet's 1-based row number. */
 export const PendingUserRow = z.object({
@@ -68,22 +67,21 @@ function toRow(row: number, cells: readonly string[], cols: Columns): SheetRow |
  * bomb early. The first non-empty row is the header.
  */
 export async function* readPendingUserSheetChunks(
-  read: RangeReader,
-  parts: WorkbookParts,
+  book: Workbook,
   limits: Pick<SpreadsheetLimits, 'maxRows' | 'maxColumns' | 'maxSharedStringsBytes'>,
 ): AsyncGenerator<SheetRow[]> {
   let shared: string[] = [];
-  if (parts.sharedStrings) {
-    if (parts.sharedStrings.uncompressed > limits.maxSharedStringsBytes)
+  if (book.sharedStrings) {
+    if (book.sharedStrings.uncompressed > limits.maxSharedStringsBytes)
       throw new AppError(
         'spreadsheet_rejected',
         `The workbook's shared strings unpack to more than ${limits.maxSharedStringsBytes} bytes`,
       );
-    shared = await readSharedStrings(await entryStream(read, parts.sharedStrings));
+    shared = await readSharedStrings(await book.open(book.sharedStrings));
   }
   let cols: Columns | undefined;
   let rows = 0;
-  for await (const group of readSheetRows(await entryStream(read, parts.sheet), shared)) {
+  for await (const group of readSheetRows(await book.open(book.sheet), shared)) {
     const out: SheetRow[] = [];
     let stop: string | undefined;
     for (const row of group) {

@@ -12,6 +12,8 @@ import { outcomeOf } from '../../bench/harness/verdict.js';
 import { roundOrder } from '../../bench/harness/runner.js';
 import { check } from '../../bench/harness/types.js';
 import { treeState, outputBase, DirtyTreeError, verifyResults } from '../../bench/harness/tree.js';
+import { markdown } from '../../bench/harness/report.js';
+import { benchNodeLines } from '../../bench/harness/node-lines.js';
 
 const bench = {
   id: 'bx',
@@ -215,5 +217,56 @@ describe('results belong to the committed code', () => {
     );
     gitIn(dir, 'commit', '-q', '-am', 'results naming another commit');
     expect(verifyResults(dir).problems.join()).toMatch(/not an ancestor/);
+  });
+});
+
+describe('Node.js releases side by side (issue 39 §9)', () => {
+  const outcome = (node: string, ratio: number, pass: boolean) => ({
+    id: 'b01',
+    title: 't',
+    target: 'x',
+    baselineName: 'bare',
+    status: 'measured' as const,
+    settings: {},
+    rounds: { product: [], baseline: [] },
+    ratioFigure: 'throughput_per_s',
+    ratio,
+    checks: [],
+    pass,
+    durationMs: 1,
+    node,
+  });
+
+  it('reports each benchmark once per release, with a table of ratios and verdicts per release', () => {
+    const md = markdown({
+      startedAt: 'a',
+      finishedAt: 'b',
+      durationS: 1,
+      scale: 'full',
+      selection: ['b01'],
+      machine: {
+        cpuModel: 'c',
+        cores: 2,
+        memoryMiB: 1,
+        node: 'v20.20.2',
+        commit: 'x',
+        loadAverageAtStart: [0],
+        servers: {},
+      },
+      settings: {},
+      benchmarks: [outcome('v24.22.3', 0.52, false), outcome('v20.20.2', 0.61, false)],
+    });
+    expect(md).toContain('MiB, Node v24.22.3 and v20.20.2,');
+    expect(md).toContain('| B01<br>Node 24.22.3 |');
+    expect(md).toContain('| B01<br>Node 20.20.2 |');
+    expect(md).toContain('| # | Node 24.22.3 | Node 20.20.2 |');
+    expect(md).toContain('| B01 | 0.52 (throughput_per_s): fail | 0.61 (throughput_per_s): fail |');
+  });
+
+  it('reads BENCH_NODE_LINES: the machine release once when it is the shipped one, and refuses other names', () => {
+    const self = benchNodeLines({ BENCH_NODE_LINES: 'machine,machine', MACHINE_NODE: process.execPath });
+    expect(self).toEqual([{ label: 'machine', bin: process.execPath, version: process.version }]);
+    expect(() => benchNodeLines({ BENCH_NODE_LINES: '18' })).toThrow(/not 24, 22 or machine/);
+    expect(() => benchNodeLines({ BENCH_NODE_LINES: ' , ' })).toThrow(/names no Node.js line/);
   });
 });

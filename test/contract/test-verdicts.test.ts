@@ -24,6 +24,7 @@ const DEADLINE_LOOPS: Record<string, string> = {
     'the upload source and the server state are read, nothing announces them',
   'test/integration/data/readyz-cluster.test.ts': "Redis Cluster's own failure detection (cluster-node-timeout)",
   'test/e2e/actors/fencing.test.ts': 'the stalled owner spins until a marker file appears (the stall itself)',
+  'test/e2e/actors/eviction.test.ts': 'the stalled owner spins until a marker file appears (the stall itself)',
   'test/resilience/faults/chaos.test.ts': 'the chaos run is a fixed window of faults by design',
 };
 

@@ -5,7 +5,7 @@ import { actorSystemOf, rendezvousOwner, shardOf, type RedisActorSystem } from '
 import type { ActorAddress, ActorBehavior } from '../../src/actors/runtime/types.js';
 import { uniqueId } from './env.js';
 import { startTestNode, type TestNode } from './node.js';
-import { primaries } from '../../src/data/redis.js';
+import { primaries, type RedisClient } from '../../src/data/redis.js';
 
 /** Settings shared by every node of one test cluster (same Redis prefix = same cluster). */
 export function clusterEnv(overrides: Record<string, string> = {}): Record<string, string> {
@@ -88,6 +88,34 @@ export async function dropPrefix(node: TestNode, prefix: string): Promise<void> 
   }
 }
 
+/**
+ * Polls `system`'s connection watch until it has seen `node`'s inbox connection (so it may evict it),
+ * first waiting for `node` in the system's membership (the watch looks only for members).
+ */
+export async function watchSees(system: RedisActorSystem, node: string): Promise<void> {
+  while (!system.watch.sees(node)) {
+    if (!system.membership.nodes().includes(node))
+      await nextEvent<[string[]]>(system.events, 'membership', (live) => live.includes(node));
+    else await system.watch.poll();
+  }
+}
+
+/**
+ * Closes the Redis connections named `name` (CLIENT KILL, on every master), as a network fault or
+ * a Redis-side close would; answers how many were closed. ioredis reconnects them (after 100 ms).
+ */
+export async function killConnection(redis: RedisClient, name: string): Promise<number> {
+  let killed = 0;
+  for (const server of primaries(redis)) {
+    const list = String(await server.call('CLIENT', 'LIST', 'TYPE', 'normal'));
+    for (const line of list.split('\n')) {
+      const id = /(?:^|\s)id=(\d+)/.exec(line)?.[1];
+      if (id && line.includes(` name=${name} `)) killed += Number(await server.call('CLIENT', 'KILL', 'ID', id));
+    }
+  }
+  return killed;
+}
+
 export interface FixtureNode {
   child: ChildProcess;
   nodeId: string;
@@ -106,6 +134,7 @@ export async function spawnActorNode(env: Record<string, string>, nodeId: string
       ACTOR_KEY_PREFIX: `${env.REDIS_PREFIX}actors:`,
       ACTOR_SHARDS: env.ACTOR_SHARDS,
       ACTOR_LEASE_MS: env.ACTOR_LEASE_MS,
+      ...(env.ACTOR_CONNECTION_POLL_MS ? { ACTOR_CONNECTION_POLL_MS: env.ACTOR_CONNECTION_POLL_MS } : {}),
       NODE_ID: nodeId,
       NODE_OPTIONS: '',
     },

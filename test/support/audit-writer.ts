@@ -3,8 +3,8 @@
  * service node does: its own MongoDB connection pool. Prints `ready`, waits for `go` on stdin (so every
  * writer starts at once), appends AUDIT_COUNT entries AUDIT_CONCURRENCY at a time, prints the ids it
  * appended as one JSON line and exits. Each of its AUDIT_CONCURRENCY lanes has its own head cache and
- * append queue (AuditHeads), as a node of its own would: a node appends one entry at a time to a chain
- * (decision 880), so lanes sharing one queue would not race at all.
+ * append queue (AuditHeads), as a node of its own would: a node has one insert of a chain in flight at a
+ * time (decisions 880, 1107), so lanes sharing one queue would not race at all.
  */
 import { createInterface } from 'node:readline';
 import { Mongo } from '../../src/data/mongo.js';

@@ -15,9 +15,12 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
   const emitted: Emitted[] = [];
   const timers = new Map<string, { delayMs: number; msg: unknown }>();
   let queue = Promise.resolve<unknown>(undefined);
+  /** Whether the last turn that succeeded retired the actor (ctx.retire), and with which retention. */
+  let retired: { retainMs?: number } | undefined;
   const send = (msg: M): Promise<any> => {
     const run = queue.then(async () => {
       const pending: Emitted[] = [];
+      let retiring: { retainMs?: number } | undefined;
       const ctx: ActorContext<S> = {
         address,
         get state() {
@@ -37,6 +40,7 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
           throw new Error('ask is not used by these behaviours');
         },
         passivate: () => undefined,
+        retire: (retainMs) => void (retiring = retainMs === undefined ? {} : { retainMs }),
         fencedWrite: async (write) => {
           const r = await write(1);
           if (r === false) throw new Error('fenced');
@@ -45,6 +49,7 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
       };
       const reply = await behavior.receive(ctx, msg);
       emitted.push(...pending);
+      retired = retiring;
       return reply;
     });
     queue = run.catch(() => undefined);
@@ -61,6 +66,9 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
     fire,
     timers,
     emitted,
+    get retired() {
+      return retired;
+    },
     get state() {
       return state;
     },

@@ -31,6 +31,8 @@ export interface ActivationHost extends TurnServices {
   readonly store: SnapshotStore;
   readonly logger: Logger;
   readonly idleMs: number;
+  /** How long a retired snapshot is kept by default (ms). */
+  readonly retiredRetentionMs: number;
   publisher(): PushPublisher;
   /** True while the activation's lease may serve a turn (self-fencing, handoff). */
   mayServe(act: Activation): boolean;
@@ -218,13 +220,14 @@ export class Activation {
       throw new AppError('not_owner', 'write fenced: the shard has a newer owner');
     }
     const changed = !!env.timer || this.serialize() !== before;
-    const mode = ctx.forget ? 'del' : changed ? 'set' : 'none';
+    const mode = ctx.forget ? 'del' : changed || ctx.retired ? 'set' : 'none';
+    const expireMs = mode === 'set' && ctx.retired ? this.retention(ctx.retired.retainMs) : undefined;
     // A reply is remembered only for a delivery that may be repeated: not one whose asker takes it now.
     const dedupeId = env.first?.awaited() ? undefined : env.dedupeId;
     if (mode !== 'none' || dedupeId) {
       const snapshot =
         mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
-      const save = () => this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, dedupeId, reply });
+      const save = () => this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, expireMs, dedupeId, reply });
       const saved = await (
         traced ? tracedWrite(traced, 'snapshot', save, (r) => (r.error ? undefined : r.value)) : save()
       ).catch((e) => {
@@ -246,6 +249,12 @@ export class Activation {
     this.host.observe('turn', this, (performance.now() - started) / 1000);
     if (ctx.passivateRequested) this.host.deactivate(this, 'requested');
     return unwrap(reply);
+  }
+
+  /** A retired snapshot's expiry: the retention, counted from the last pending timer (it must find it). */
+  private retention(retainMs: number | null): number {
+    const lastDue = Math.max(Date.now(), ...[...this.timers.values()].map((t) => t.due));
+    return lastDue - Date.now() + (retainMs ?? this.host.retiredRetentionMs);
   }
 
   /** Runs the behaviour; a failed turn leaves state and timers as they were before it. */

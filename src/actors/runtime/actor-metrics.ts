@@ -18,6 +18,10 @@ export function actorMetrics(m: Metrics, live: () => number = () => 0) {
     fencedWrites: m.counter('actor_fenced_writes_total', 'Writes rejected because the writer epoch was stale', [
       'kind',
     ]),
+    evictions: m.counter(
+      'actor_node_evictions_total',
+      'Nodes this node evicted because their Redis connection was gone (crashed)',
+    ),
     dedupeHits: m.counter('actor_dedupe_hits_total', 'Retried messages answered from the remembered reply', ['kind']),
     mailboxDepth: m.gauge('actor_mailbox_depth', 'Messages waiting in mailboxes on this node'),
     shardsOwned: m.gauge('actor_shards_owned', 'Shards whose lease this node holds'),

@@ -12,6 +12,7 @@ import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
 import type { PushPublisher } from '../../realtime/pushes.js';
+import { ConnectionWatch } from './connection-watch.js';
 import { Membership } from './membership.js';
 import { OwnerCache } from './owner-cache.js';
 import { addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
@@ -26,7 +27,18 @@ export interface ActorSystemDeps {
   redis: RedisClient;
   /** Base of the runtime's keys: `infra.keys.actors`. */
   keyPrefix: string;
-  config: { shards: number; leaseMs: number; idleMs: number };
+  /**
+   * `retiredRetentionMs`: how long a retired snapshot is kept (default 10 minutes). `connectionPollMs`:
+   * how often a hosting node looks for crashed members' connections in Redis (default 250; 0: never,
+   * a crashed node's shards then wait for its lease to expire). Decision 1116.
+   */
+  config: {
+    shards: number;
+    leaseMs: number;
+    idleMs: number;
+    retiredRetentionMs?: number;
+    connectionPollMs?: number;
+  };
   logger: Logger;
   metrics: Metrics;
   publisher?: PushPublisher;
@@ -39,10 +51,20 @@ export interface ActorSystemDeps {
   dedupeTtlMs?: number;
 }
 
+/** How long a retired snapshot is kept unless configured (ACTOR_RETIRED_RETENTION_SECONDS). */
+export const DEFAULT_RETIRED_RETENTION_MS = 600_000;
+
+/** How often a hosting node polls Redis for crashed members' connections unless configured (decision 1116). */
+export const DEFAULT_CONNECTION_POLL_MS = 250;
+
 /** Hand-off rounds a stop runs at most (each waits for the claims in flight, then hands off what is held). */
 const STOP_HANDOFF_ROUNDS = 5;
 
-/** Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced, membership. */
+/**
+ * Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced,
+ * membership, unseen (a member's connection missing from a poll), evicted (a crashed member evicted) and
+ * inbox (this node's inbox connection closed or ready).
+ */
 export type ActorSystemEvents = EventEmitter;
 
 /**
@@ -55,10 +77,13 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   readonly store: SnapshotStore;
   readonly logger: Logger;
   readonly idleMs: number;
+  readonly retiredRetentionMs: number;
   readonly keys: ActorKeys;
   readonly metrics: ActorMetrics;
   readonly leases: ShardLeases;
   readonly membership: Membership;
+  /** Finds crashed members by their Redis connections (decision 1116); `poll()` is public for tests. */
+  readonly watch: ConnectionWatch;
   private readonly transport: RedisTransport;
   private readonly behaviors = new Map<ActorKind, ActorBehavior>();
   private readonly actors = new Map<string, Activation>();
@@ -76,6 +101,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private joined?: Promise<unknown>;
   private depth = 0;
   private closed = false;
+  /** This node's inbox connection is closed: it claims and serves nothing until it is ready again. */
+  private inboxDown = false;
   private readonly route: AskRoute;
   private readonly turnDurations = new Map<string, ReturnType<ActorMetrics['turnDuration']['labels']>>();
 
@@ -84,6 +111,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.nodeId = nodeId;
     this.logger = logger.child({ component: 'actors' });
     this.idleMs = config.idleMs;
+    this.retiredRetentionMs = config.retiredRetentionMs ?? DEFAULT_RETIRED_RETENTION_MS;
     this.keys = actorKeys(deps.keyPrefix);
     this.metrics = actorMetrics(deps.metrics, () => this.actors.size);
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
@@ -101,6 +129,16 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       nodeId,
       logger: this.logger,
       onRequest: (r) => this.serveRemote(r),
+      onInboxConnection: (state) => this.onInboxConnection(state),
+    });
+    this.watch = new ConnectionWatch({
+      redis,
+      nodeId,
+      logger: this.logger,
+      // Only a hosting node watches, and not while it stops.
+      members: () => (this.membership.isJoined && !this.stopping ? this.membership.nodes() : []),
+      evict: (node) => this.evictNode(node).then(() => undefined),
+      missed: (node, misses) => this.events.emit('unseen', node, misses),
     });
     this.hub =
       deps.publisher ?? new RedisPushPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
@@ -124,6 +162,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   async start(): Promise<void> {
     this.transport.start();
     this.timer = setInterval(() => this.onTick(), this.tickMs);
+    this.watch.start(this.deps.config.connectionPollMs ?? DEFAULT_CONNECTION_POLL_MS);
     await (this.behaviors.size ? this.join() : this.membership.refresh());
   }
 
@@ -231,7 +270,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   /** Claims a vacant shard this node should own; a stopping node claims nothing. */
   private async claimIfDesired(shard: number): Promise<ShardLease | undefined> {
-    if (this.stopping) return undefined;
+    if (this.stopping || this.inboxDown) return undefined;
     if (!this.isDesired(shard, this.membership.nodes()) && !this.isDesired(shard, await this.refreshMembership()))
       return undefined;
     if (this.stopping) return undefined;
@@ -274,6 +313,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private acquired(lease: ShardLease): void {
     this.metrics.shardsOwned.set(this.leases.all().length);
     this.events.emit('shard-acquired', lease.shard, lease.epoch);
+    // A claim sent before the inbox connection closed and won after it is not served either.
+    if (this.inboxDown) return this.dropShard(lease.shard, 'disconnected');
     // A claim sent before the stop began and won after it is handed off at once (stop waits for it).
     if (this.stopping) void this.handoffs.start(lease, 'stop');
     else void this.wakeTimers(lease.shard, '+inf');
@@ -296,6 +337,46 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       const behavior = address && this.behaviors.get(address.kind);
       if (address && behavior && !this.actors.has(key)) this.activation(address, behavior, lease);
     }
+  }
+
+  /**
+   * Evicts a node found crashed (its Redis connections are gone, see ConnectionWatch), without waiting
+   * for its lease: it leaves membership, each shard lease still naming it is deleted (compare and
+   * delete, so a lease another node took since stays), this node's view and routes drop it, and asks
+   * waiting on it are retried at once. Nothing it could still write is accepted: a claim raises the
+   * shard's epoch and every write-through is fenced on epoch and lease. Resolves with the shards freed
+   * and the time their leases still had to run.
+   */
+  async evictNode(node: string): Promise<{ shard: number; ttlMs: number }[]> {
+    if (node === this.nodeId || this.stopping) return [];
+    await this.membership.evict(node);
+    const freed = await this.leases.evictHolder(node, this.deps.config.shards);
+    this.metrics.evictions.inc();
+    this.logger.warn({ node, shards: freed.map((f) => f.shard) }, 'evicted a node whose Redis connection is gone');
+    this.events.emit('evicted', node, freed);
+    // A membership read already in flight may predate the eviction: read again after it.
+    await this.refreshing?.catch(() => undefined);
+    await this.refreshMembership().catch(() => undefined);
+    const gone = new Set([node]);
+    this.owners.forgetNodes(gone);
+    this.transport.abandon(gone);
+    const until = Date.now() + 2 * this.tickMs;
+    for (const { shard } of freed)
+      if (this.isDesired(shard, this.membership.nodes())) void this.wakeTimers(shard, until);
+    return freed;
+  }
+
+  /**
+   * This node's inbox connection is how other nodes tell it is alive: once it closes they may evict this
+   * node and claim its shards before its leases run out, so it stops serving them at once (a read-only
+   * turn could otherwise answer from memory) and claims nothing until the connection is ready again.
+   * Its leases stay in Redis: the next message after that re-claims them.
+   */
+  private onInboxConnection(state: 'closed' | 'ready'): void {
+    this.inboxDown = state === 'closed';
+    this.events.emit('inbox', state);
+    if (!this.inboxDown || this.stopping || this.closed) return;
+    for (const lease of this.leases.all()) if (!lease.handingOff) this.dropShard(lease.shard, 'disconnected');
   }
 
   // ---- ActivationHost ----
@@ -381,7 +462,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   /** Stops serving a shard at once (self-fenced, lost or fenced): activations go, Redis keeps the lease until it expires. */
-  private dropShard(shard: number, reason: 'self-fenced' | 'lost' | 'fenced'): void {
+  private dropShard(shard: number, reason: 'self-fenced' | 'lost' | 'fenced' | 'disconnected'): void {
     const lease = this.leases.get(shard);
     if (!lease) return;
     this.leases.forget(lease);
@@ -417,6 +498,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       clearInterval(this.timer);
+      this.watch.stop();
       await this.membership.leave().catch(() => undefined);
       for (let round = 0; round < STOP_HANDOFF_ROUNDS; round++) {
         await Promise.allSettled([...this.claims.values()]);

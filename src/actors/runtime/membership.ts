@@ -36,6 +36,11 @@ export class Membership {
     await this.call('leave');
   }
 
+  /** Takes another node out of the live set at once (found crashed, decision 1116); it may heartbeat back. */
+  async evict(node: string): Promise<void> {
+    await this.deps.redis.zrem(this.deps.keys.nodes, node);
+  }
+
   private async call(mode: 'join' | 'leave' | 'peek'): Promise<readonly string[]> {
     const { redis, keys, nodeId, ttlMs } = this.deps;
     const nodes = await HEARTBEAT.run<string[]>(redis, [keys.nodes], [nodeId, ttlMs, mode]);

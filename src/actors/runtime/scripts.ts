@@ -52,16 +52,36 @@ return 0
 `);
 
 /**
+ * Deletes a shard's lease only while it still names `node` (whatever the epoch), for a node found
+ * crashed (decision 1116); answers {1, remaining TTL in ms} when it deleted the lease, else {0}. The
+ * holder is the value's part before its last '|', so a node id containing '|' compares whole.
+ * KEYS: lease. ARGV: node.
+ */
+export const EVICT_LEASE = new LuaScript(`
+local cur = redis.call('GET', KEYS[1])
+if not cur then return {0} end
+local holder = string.match(cur, '^(.*)|[0-9]+$')
+if holder ~= ARGV[1] then return {0} end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+return {1, ttl}
+`);
+
+/**
  * The fenced write-through of one turn: applies only when the shard's epoch is the writer's epoch and
  * the lease still names the writer. Writes (or deletes) the snapshot, keeps the shard's timer index and
- * remembers the turn's reply under its de-duplication id, all at once.
+ * remembers the turn's reply under its de-duplication id, all at once. A retired snapshot is written with
+ * an expiry (PX); any other SET writes it without one, so a snapshot changed again is kept (SET drops a
+ * previous time to live).
  * KEYS: lease, epoch, snapshot, timers, dedupe.
- * ARGV: leaseValue, epoch, mode(set|del|none), snapshotJson, member, nextDue(''=none), replyJson(''=none), dedupeTtlMs.
+ * ARGV: leaseValue, epoch, mode(set|del|none), snapshotJson, member, nextDue(''=none), replyJson(''=none),
+ * dedupeTtlMs, snapshotExpiryMs(''=none).
  */
 export const SAVE_TURN = new LuaScript(`
 if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[3] == 'set' then redis.call('SET', KEYS[3], ARGV[4])
+if ARGV[3] == 'set' then
+  if ARGV[9] == '' then redis.call('SET', KEYS[3], ARGV[4]) else redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[9]) end
 elseif ARGV[3] == 'del' then redis.call('DEL', KEYS[3]) end
 if ARGV[3] ~= 'none' then
   if ARGV[6] == '' then redis.call('ZREM', KEYS[4], ARGV[5]) else redis.call('ZADD', KEYS[4], ARGV[6], ARGV[5]) end

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { RedisClient } from '../../data/redis.js';
 import type { ActorKeys } from './actor-keys.js';
-import { ACQUIRE, RELEASE, RENEW } from './scripts.js';
+import { ACQUIRE, EVICT_LEASE, RELEASE, RENEW } from './scripts.js';
 import { probeClock, turnProbe } from './turn-probe.js';
 
 /** A shard this node holds: its fencing epoch and how long (monotonic clock) it may still serve it. */
@@ -116,6 +116,19 @@ export class ShardLeases {
   async release(lease: ShardLease): Promise<void> {
     this.forget(lease);
     await RELEASE.run<number>(this.deps.redis, [this.deps.keys.lease(lease.shard)], [lease.value]);
+  }
+
+  /**
+   * Deletes every lease of `shards` that still names `node` (a crashed node, decision 1116), one
+   * compare-and-delete per shard key (the keys sit in different slots). Returns the shards freed,
+   * each with the time its lease still had to run.
+   */
+  async evictHolder(node: string, shards: number): Promise<{ shard: number; ttlMs: number }[]> {
+    const { redis, keys } = this.deps;
+    const results = await Promise.all(
+      [...Array(shards).keys()].map((s) => EVICT_LEASE.run<[number, number?]>(redis, [keys.lease(s)], [node])),
+    );
+    return results.flatMap(([deleted, ttl], shard) => (deleted === 1 ? [{ shard, ttlMs: Number(ttl) }] : []));
   }
 
   /** Drops the local record only (self-fenced or lost): Redis lets the lease expire. */

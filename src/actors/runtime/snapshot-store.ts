@@ -20,6 +20,8 @@ export type TurnReply = z.infer<typeof TurnReplySchema>;
 export interface TurnWrite {
   mode: 'set' | 'del' | 'none';
   snapshot?: Snapshot;
+  /** A retired snapshot (`set` only): it expires after this many ms unless a later turn writes it again. */
+  expireMs?: number;
   dedupeId?: string;
   reply?: TurnReply;
 }
@@ -64,6 +66,7 @@ export class SnapshotStore {
         nextDue,
         w.dedupeId && w.reply ? JSON.stringify(w.reply) : '',
         dedupeTtlMs,
+        w.mode === 'set' && w.expireMs !== undefined ? String(Math.max(1, Math.ceil(w.expireMs))) : '',
       ],
     );
     return ok === 1;

@@ -42,6 +42,17 @@ export interface TransportDeps {
   logger: Logger;
   /** Runs a request addressed to this node; the resolved value (or AppError) is the reply. */
   onRequest(req: RemoteRequest): Promise<unknown>;
+  /** The inbox connection (the node's identity in Redis, see ConnectionWatch) closed, or is ready again. */
+  onInboxConnection?(state: 'closed' | 'ready'): void;
+}
+
+/**
+ * The name of a node's inbox connection in Redis (`CLIENT LIST`): the node id is in it, and the
+ * connection lives exactly as long as the node reads its inbox, so other nodes watch it to tell a
+ * crashed node (decision 1116). Every version of the runtime has named it so.
+ */
+export function inboxConnectionName(nodeId: string): string {
+  return `consult:actors-inbox:${nodeId}`;
 }
 
 /** Rebuilds a coded error that crossed the wire; unknown codes become `internal`. */
@@ -74,15 +85,20 @@ export class RedisTransport {
 
   constructor(private readonly deps: TransportDeps) {
     this.outbox = new EnvelopeOutbox(deps.redis, ENVELOPE_TTL_MS);
-    this.readers = ['inbox', 'replies'].map((list) => {
+    this.readers = (['inbox', 'replies'] as const).map((list) => {
       const conn = duplicateRedis(deps.redis, {
-        connectionName: `consult:actors-${list}:${deps.nodeId}`,
+        connectionName: list === 'inbox' ? inboxConnectionName(deps.nodeId) : `consult:actors-${list}:${deps.nodeId}`,
         maxRetriesPerRequest: null,
         enableAutoPipelining: false,
       });
       conn.on('error', (err) =>
         deps.logger.debug({ component: 'actors', list, err: err.message }, 'actor list connection error'),
       );
+      if (list === 'inbox' && deps.onInboxConnection) {
+        const notify = deps.onInboxConnection;
+        conn.on('close', () => this.running && notify('closed'));
+        conn.on('ready', () => this.running && notify('ready'));
+      }
       return conn;
     });
   }

@@ -29,6 +29,8 @@ export class TurnContext<S> implements ActorContext<S> {
   private readonly pushes: Push[] = [];
   passivateRequested = false;
   forget = false;
+  /** Set by retire(): the snapshot's retention asked for this turn (`null`: the node's default). */
+  retired?: { retainMs: number | null };
   /** Set when a fencedWrite found a newer epoch: this node no longer owns the shard. */
   fenced = false;
 
@@ -84,6 +86,12 @@ export class TurnContext<S> implements ActorContext<S> {
     this.forget = !!opts.forget;
   }
 
+  retire(retainMs?: number): void {
+    if (retainMs !== undefined && !(Number.isFinite(retainMs) && retainMs > 0))
+      throw new AppError('bad_request', 'a retention must be a positive number of milliseconds');
+    this.retired = { retainMs: retainMs ?? null };
+  }
+
   fencedWrite<T>(write: (epoch: number) => Promise<T | false>): Promise<T> {
     const lease = this.target.lease;
     const run = () =>
@@ -115,5 +123,6 @@ export class TurnContext<S> implements ActorContext<S> {
     this.pushes.length = 0;
     this.passivateRequested = false;
     this.forget = false;
+    delete this.retired;
   }
 }

@@ -32,6 +32,13 @@ export interface ActorContext<S> {
   /** Lets the runtime deactivate the actor after this turn (its snapshot is kept or deleted per `forget`). */
   passivate(opts?: { forget?: boolean }): void;
   /**
+   * The actor's state is finished: this turn writes the snapshot (changed or not) with an expiry, the
+   * node's retention (ACTOR_RETIRED_RETENTION_SECONDS) or `retainMs`, counted from the last pending timer
+   * if any. A later turn that changes the state writes it without expiry again, unless it retires too.
+   * Past the expiry the actor starts from its initial state: keep elsewhere what must outlive it.
+   */
+  retire(retainMs?: number): void;
+  /**
    * Runs a durable write outside the runtime (e.g. a MongoDB update) under this turn's epoch: `write`
    * must apply only when the stored epoch is not newer (src/actors/runtime/fenced-write.ts epochFilter)
    * and return `false` when nothing matched. A stale epoch is counted and throws `not_owner`.

@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { JWK } from 'jose';
 import type { TenantDb } from '../mongo.js';
-import { sealEntry, type AuditFacts, type ChainedEntry } from '../audit-chain.js';
-import { isDuplicateKey } from './duplicate-keys.js';
-import { SequenceHeads } from './sequence-heads.js';
-import { AppError } from '../../core/errors.js';
+import { GENESIS_HASH, sealEntry, type AuditFacts, type ChainedEntry } from '../audit-chain.js';
+import { isDuplicateKeyOnly } from './duplicate-keys.js';
+import { AuditHeads, type PendingAppend } from './audit-heads.js';
+import { AppError, toAppError } from '../../core/errors.js';
 
+export { AuditHeads } from './audit-heads.js';
 export type AuditEntry = AuditFacts;
 export type AuditRecord = ChainedEntry;
-
-/**
- * The last entry a process saw of each tenant's chain and its queue of appends per tenant: a process
- * appends one entry at a time to a chain, so a burst (a node's sockets all leaving at once) costs one
- * insert per entry instead of every writer racing for each position (quadratic inserts, and
- * `audit_busy` once a writer loses too often). Writers in other processes still race, and the
- * position's unique key settles it.
- */
-export class AuditHeads extends SequenceHeads<{ seq: number; hash: string }> {}
 
 /** Filter of a trail read; every field narrows. */
 export interface AuditFilter {
@@ -39,15 +31,16 @@ export interface AuditCheckpointRecord {
   jwk: JWK;
 }
 
-/** Conflicts one append tolerates before it reports the trail as busy (each conflict is another writer's success). */
-const MAX_ATTEMPTS = 200;
+/** Lost positions a batch tolerates without storing an entry (each is another writer's success). */
+const MAX_CONFLICTS = 200;
 
 type StoredEntry = Omit<ChainedEntry, 'seq'> & { _id: number };
 
 /**
  * The tenant's hash-chained audit trail (decision 880). An append inserts the next position with
  * `_id = seq`; a writer that lost the position to another (duplicate key) reads the new head and
- * tries the next one. Nothing updates or deletes an entry.
+ * tries the next one. The appends a process makes while its previous insert is in flight go together
+ * in one ordered insert (decision 1107). Nothing updates or deletes an entry.
  */
 export class AuditRepository {
   constructor(
@@ -59,34 +52,118 @@ export class AuditRepository {
     return this.db.models.Audit.collection;
   }
 
-  /** Appends at the chain's head; `createdAt` only for entries carried over from before the chain. */
+  /**
+   * Appends at the chain's head and resolves once the entry is stored; `createdAt` only for entries
+   * carried over from before the chain.
+   */
   append(facts: AuditEntry, createdAt = new Date()): Promise<AuditRecord> {
-    return this.heads.inTurn(this.db.tenant, () => this.appendAtHead(facts, createdAt));
+    return new Promise((resolve, reject) =>
+      this.heads.submit(this.db.tenant, { facts, createdAt, id: randomUUID(), resolve, reject }, (batch) =>
+        this.write(batch),
+      ),
+    );
   }
 
-  private async appendAtHead(facts: AuditEntry, createdAt: Date): Promise<AuditRecord> {
+  /**
+   * Seals a batch at the head, in its order, and stores it with one ordered insert, settling every
+   * append: resolved once its entry is stored, never before. An ordered insert stores a prefix of the
+   * batch and stops at its first refusal (MongoDB semantics), and each entry links to the one before it
+   * in the batch, so what is stored is always a chain. After a refusal the positions tried are read
+   * back, and the entries found there with their own ids are stored (a driver retry after a lost reply
+   * included). The rest go on: a lost position (another writer's entry) from the new head; an entry the
+   * database refused alone is rejected alone; any other failure rejects the rest with a coded error
+   * (their entries may be stored without an answer, never answered without being stored).
+   */
+  private async write(batch: PendingAppend[]): Promise<void> {
     const tenant = this.db.tenant;
-    const id = randomUUID();
-    let head = this.heads.get(tenant) ?? (await this.head());
-    for (let attempt = 1; ; attempt++) {
-      const entry = sealEntry(tenant, facts, {
-        seq: (head?.seq ?? 0) + 1,
-        prev: head?.hash ?? '0'.repeat(64),
-        id,
-        createdAt,
-      });
-      try {
-        await this.col.insertOne(toStored(entry) as never);
-        this.heads.set(tenant, entry);
-        return entry;
-      } catch (e) {
-        if (!isDuplicateKey(e)) throw e;
+    let rest = batch;
+    let conflicts = 0;
+    let alone = false;
+    try {
+      let head: { seq: number; hash: string } | null = this.heads.get(tenant) ?? (await this.head());
+      while (rest.length) {
+        const tried = alone ? rest.slice(0, 1) : rest;
+        alone = false;
+        const entries = sealAt(tenant, head, tried);
+        let failure: unknown;
+        let stored = entries.length;
+        try {
+          await this.col.insertMany(entries.map(toStored) as never[], { ordered: true });
+        } catch (e) {
+          // Neither a lost position nor a refused entry (the database unreachable, the write not durable,
+          // anything unknown): the rest of the batch fails, whatever part of it was stored.
+          if (hasWriteConcernError(e) || !(isDuplicateKeyOnly(e) || refusedDocument(e))) throw e;
+          failure = e;
+          stored = await this.storedPrefix(entries);
+        }
+        for (let i = 0; i < stored; i++) rest[i]!.resolve(entries[i]!);
+        if (stored) {
+          head = entries[stored - 1]!;
+          this.heads.set(tenant, head);
+          conflicts = 0;
+        }
+        rest = rest.slice(stored);
+        if (failure === undefined || !rest.length) continue;
+        if (isDuplicateKeyOnly(failure)) {
+          if (++conflicts >= MAX_CONFLICTS) throw new AppError('audit_busy', 'The audit trail is too busy; try again');
+          if (conflicts > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** conflicts, 50)));
+          head = await this.headFrom(entries[stored]!.seq);
+          continue;
+        }
+        // An entry the database will not store fails alone, the others go on; in a batch, the next insert
+        // tries the first entry not stored alone, to find the one refused.
+        if (tried.length === 1) rest.shift()!.reject(toAppError(failure));
+        else alone = true;
       }
-      const taken = await this.at(entry.seq);
-      if (taken?.id === id) return taken; // our own insert, retried by the driver after a lost reply
-      head = await this.head();
-      if (attempt >= MAX_ATTEMPTS) throw new AppError('audit_busy', 'The audit trail is too busy; try again');
-      if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
+    } catch (e) {
+      this.heads.forget(tenant);
+      const coded =
+        e instanceof AppError
+          ? e
+          : new AppError('service_unavailable', 'The audit trail could not record the action; try again', {
+              cause: e,
+              retryAfter: 5,
+            });
+      for (const a of rest) a.reject(coded);
+    }
+  }
+
+  /**
+   * How many of `entries` (consecutive positions) are stored with their own ids, from the first on: one
+   * read of their positions by `_id` (a range on `_id` scans the whole trail on mongo-java-server).
+   */
+  private async storedPrefix(entries: ChainedEntry[]): Promise<number> {
+    const docs = await this.col
+      .find({ _id: { $in: entries.map((e) => e.seq) } } as never, { projection: { id: 1 } })
+      .toArray();
+    const ids = new Map(docs.map((d) => [d._id as unknown as number, d.id as string]));
+    let n = 0;
+    while (n < entries.length && ids.get(entries[n]!.seq) === entries[n]!.id) n++;
+    return n;
+  }
+
+  /**
+   * The head after another writer took position `taken`, found by reads of positions by `_id` alone,
+   * which every server answers from the primary index (a sort by `_id` makes mongo-java-server read and
+   * sort the whole trail, holding the collection while every append waits). The positions taken + 1,
+   * + 2, + 4 ... in one read, then at most PROBES positions between the highest taken and the lowest
+   * free found, until they are adjacent: appends only add positions and every entry was written after the
+   * one before it, so any taken position ends a chain, and the one before the first free one is the head.
+   */
+  private async headFrom(taken: number): Promise<{ seq: number; hash: string } | null> {
+    let low = { seq: taken, hash: '' };
+    let free = Number.POSITIVE_INFINITY;
+    let probes = [taken, ...Array.from({ length: 31 }, (_, k) => taken + 2 ** k)];
+    for (;;) {
+      const docs = await this.col.find({ _id: { $in: probes } } as never, { projection: { hash: 1 } }).toArray();
+      const found = new Map(docs.map((d) => [d._id as unknown as number, d.hash as string]));
+      for (const p of probes) if (found.has(p) && p >= low.seq) low = { seq: p, hash: found.get(p)! };
+      // The position it lost is free again (the trail was cut under it): read the head by sorting.
+      if (!low.hash) return this.head();
+      for (const p of probes) if (!found.has(p) && p > low.seq && p < free) free = p;
+      if (free === low.seq + 1) return low;
+      if (free === Number.POSITIVE_INFINITY) return this.head();
+      probes = between(low.seq, free);
     }
   }
 
@@ -171,6 +248,47 @@ function checkpointFrom(d: Record<string, unknown>): AuditCheckpointRecord {
     jws: d.jws as string,
     jwk: d.jwk as JWK,
   };
+}
+
+/** Positions a read probes at most while it narrows down the head (headFrom). */
+const PROBES = 64;
+
+/** At most PROBES positions strictly between `low` and `high`, spread evenly (all of them when they fit). */
+function between(low: number, high: number): number[] {
+  const gap = high - low;
+  if (gap - 1 <= PROBES) return Array.from({ length: gap - 1 }, (_, k) => low + 1 + k);
+  return Array.from({ length: PROBES }, (_, k) => low + Math.floor(((k + 1) * gap) / (PROBES + 1)));
+}
+
+/** The appends sealed one after the other from `head`: each links to the one before it. */
+function sealAt(tenant: string, head: { seq: number; hash: string } | null, batch: PendingAppend[]): ChainedEntry[] {
+  let at = head ?? { seq: 0, hash: GENESIS_HASH };
+  return batch.map((a) => {
+    const entry = sealEntry(tenant, a.facts, { seq: at.seq + 1, prev: at.hash, id: a.id, createdAt: a.createdAt });
+    at = entry;
+    return entry;
+  });
+}
+
+/** Errors of the driver's encoding of a document (over the size limit: refused, or past its buffer). */
+const UNSENDABLE = new Set(['MongoInvalidArgumentError', 'BSONError', 'RangeError']);
+
+/**
+ * A document refused for itself, so that the same entry would be refused again and the others of its
+ * batch not: a write error other than a duplicate key, or a document the driver will not send (larger
+ * than the server's limit), which fails the whole insert before it is sent, without naming the document.
+ */
+function refusedDocument(e: unknown): boolean {
+  const err = e as { name?: string; writeErrors?: unknown } | undefined;
+  if (UNSENDABLE.has(err?.name ?? '')) return true;
+  const list = Array.isArray(err?.writeErrors) ? err.writeErrors : err?.writeErrors ? [err.writeErrors] : [];
+  return list.some((w: { code?: number; err?: { code?: number } }) => (w.code ?? w.err?.code) !== 11000);
+}
+
+/** The insert was applied but not acknowledged at the write concern: not durable, so not answered as stored. */
+function hasWriteConcernError(e: unknown): boolean {
+  const err = e as { writeConcernErrors?: unknown[]; writeConcernError?: unknown } | undefined;
+  return !!(err?.writeConcernErrors?.length || err?.writeConcernError);
 }
 
 function toStored(e: ChainedEntry): StoredEntry {

@@ -52,6 +52,14 @@ export class CallRecordRepository {
     );
   }
 
+  /** The recorded status of the call, none when there is no record. */
+  async statusOf(callId: string): Promise<CallRecordWrite['status'] | undefined> {
+    const r = await this.db.models.CallRecord.findById(callId, { status: 1 })
+      .lean<{ status: CallRecordWrite['status'] }>()
+      .exec();
+    return r?.status;
+  }
+
   async exists(callId: string): Promise<boolean> {
     return Boolean(await this.db.models.CallRecord.exists({ _id: callId }));
   }

@@ -35,6 +35,15 @@ function visibleTo(userId: Types.ObjectId) {
   return { $or: [{ organizerId: userId }, { participantIds: userId }, { deviceIds: userId }] };
 }
 
+/** `visibleTo` on a document read: the organizer, a participant or an attached device. */
+function isVisibleTo(e: EventRecord, userId: Types.ObjectId): boolean {
+  return (
+    userId.equals(e.organizerId) ||
+    (e.participantIds ?? []).some((p) => userId.equals(p)) ||
+    (e.deviceIds ?? []).some((d) => userId.equals(d))
+  );
+}
+
 /** Events (consultations) of one tenant. Status changes are guarded updates, never read-modify-write. */
 export class EventRepository {
   constructor(private readonly db: TenantDb) {}
@@ -61,10 +70,15 @@ export class EventRepository {
     return this.Event.findById(id).lean<EventRecord>().exec();
   }
 
-  findVisible(id: Types.ObjectId, userId: Types.ObjectId): Promise<EventRecord | null> {
-    return this.Event.findOne({ _id: id, ...visibleTo(userId) })
-      .lean<EventRecord>()
-      .exec();
+  /**
+   * The event when the user may see it. Read by `_id` alone and the visibility checked on the document,
+   * which is `visibleTo` exactly: mongo-java-server answers a query from the `_id` index only when it
+   * names `_id` alone, and scanned every event of the tenant for each join and meeting read with the
+   * visibility in the query.
+   */
+  async findVisible(id: Types.ObjectId, userId: Types.ObjectId): Promise<EventRecord | null> {
+    const e = await this.Event.findOne({ _id: id }).lean<EventRecord>().exec();
+    return e && isVisibleTo(e, userId) ? e : null;
   }
 
   findByMeetingCode(code: string): Promise<EventRecord | null> {

@@ -1,27 +1,11 @@
 /**
  * The last position a process saw of each tenant's numbered sequence (the audit chain, the event
- * log), so the common append is one insert instead of a read of the head first, and the process's
- * queue of appends per tenant. A head kept here is only a guess: the sequence's unique position
- * settles every race with writers in other processes, and a writer that loses reads the head again.
+ * log), so the common append is one insert instead of a read of the head first. A head kept here is
+ * only a guess: the sequence's unique position settles every race with writers in other processes,
+ * and a writer that loses reads the head again.
  */
 export class SequenceHeads<H extends { seq: number } = { seq: number }> {
   private readonly heads = new Map<string, H>();
-  private readonly queues = new Map<string, Promise<unknown>>();
-
-  /** Runs `append` after the process's earlier appends to the tenant's sequence have settled. */
-  inTurn<T>(tenant: string, append: () => Promise<T>): Promise<T> {
-    const prior = this.queues.get(tenant) ?? Promise.resolve();
-    const run = prior.then(append, append);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(tenant, tail);
-    void tail.then(() => {
-      if (this.queues.get(tenant) === tail) this.queues.delete(tenant);
-    });
-    return run;
-  }
 
   get(tenant: string): H | undefined {
     return this.heads.get(tenant);

@@ -9,7 +9,8 @@ import { clusterEnv, dropPrefix, nextEvent, startActorNode, type ActorNode } fro
 type Reply = CounterState & { epoch: number };
 
 describe('actor runtime on one node', () => {
-  const env = clusterEnv({ ACTOR_IDLE_MS: '400' });
+  const env = clusterEnv({ ACTOR_IDLE_MS: '400', ACTOR_RETIRED_RETENTION_SECONDS: '90' });
+  const RETAIN_MS = 90_000;
   const pushes: { rooms: string | string[]; event: string; payload: any }[] = [];
   const publisher: PushPublisher = { emit: (rooms, event, payload) => pushes.push({ rooms, event, payload }) };
   const gates = new Map<number, Promise<void>>();
@@ -124,6 +125,44 @@ describe('actor runtime on one node', () => {
     await a.system.ask(to, { op: 'passivate', forget: true });
     expect(await a.system.store.load(shardOf(to, 16), 'acme/call/forget')).toBeUndefined();
     expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(0);
+  });
+
+  it('writes a retired snapshot with an expiry, and a later change writes it without one', async () => {
+    const redis = a.node.infra.redis;
+    const snapKey = (to: ActorAddress) => a.system.keys.snapshot(shardOf(to, 16), `acme/call/${to.id}`);
+    const indexed = async (to: ActorAddress) =>
+      (await redis.zscore(a.system.keys.timers(shardOf(to, 16)), `acme/call/${to.id}`)) !== null;
+
+    // Retired with a timer pending: the snapshot outlives the timer by the retention; the timer stays indexed.
+    const waiting = addr('retired-timer');
+    await a.system.ask(waiting, { op: 'timer', name: 'later', ms: 3_600_000 });
+    expect(await redis.pttl(snapKey(waiting))).toBe(-1);
+    await a.system.ask(waiting, { op: 'retire' });
+    const withTimer = await redis.pttl(snapKey(waiting));
+    expect(withTimer).toBeGreaterThan(RETAIN_MS);
+    expect(withTimer).toBeLessThanOrEqual(3_600_000 + RETAIN_MS);
+    expect(await indexed(waiting)).toBe(true);
+
+    // No timer: the configured retention (or the turn's own), written even though the turn changed nothing.
+    const to = addr('retired');
+    await a.system.ask(to, { op: 'inc' });
+    expect(await redis.pttl(snapKey(to))).toBe(-1);
+    await a.system.ask(to, { op: 'retire' });
+    const retired = await redis.pttl(snapKey(to));
+    expect(retired).toBeGreaterThan(0);
+    expect(retired).toBeLessThanOrEqual(RETAIN_MS);
+    expect(await indexed(to)).toBe(false);
+    await a.system.ask(to, { op: 'retire', ms: 5_000 });
+    expect(await redis.pttl(snapKey(to))).toBeLessThanOrEqual(5_000);
+    await expect(a.system.ask(to, { op: 'retire', ms: 0 })).rejects.toMatchObject({ code: 'bad_request' });
+    expect(await redis.pttl(snapKey(to))).toBeLessThanOrEqual(5_000);
+
+    // A turn that changes nothing keeps the expiry; one that changes the state again revives the snapshot.
+    await a.system.ask(to, { op: 'get' });
+    expect(await redis.pttl(snapKey(to))).toBeGreaterThan(0);
+    expect((await a.system.ask<Reply>(to, { op: 'inc' })).count).toBe(2);
+    expect(await redis.pttl(snapKey(to))).toBe(-1);
+    expect((await a.system.store.load(shardOf(to, 16), 'acme/call/retired'))?.state).toMatchObject({ count: 2 });
   });
 
   it('passivates idle actors, and a timer wakes a passivated actor', async () => {

@@ -11,11 +11,7 @@ import { freePort } from '../../support/net.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-// @ts-expect-error plain ESM script without types
-const { inEngines, NODE_RELEASES } = (await import('../../../scripts/node-line.mjs')) as {
-  inEngines: (version: string, range?: string) => boolean;
-  NODE_RELEASES: Record<number, string>;
-};
+const { inEngines, NODE_RELEASES } = await import('../../../scripts/node-line.mjs');
 
 /** A listener that accepts connections and never answers: a port taken by some other program. */
 async function occupied(): Promise<{ port: number; close: () => Promise<void> }> {

@@ -211,6 +211,22 @@ describe.each(servers)('data-layer contract on %s', (name, uri) => {
       await repo.addDevice(all[0]!._id, device);
       expect((await repo.findById(all[0]!._id))?.deviceIds).toHaveLength(1);
     });
+
+    it('finds an event for its organizer, a participant and an attached device, and for no one else', async () => {
+      const repo = new EventRepository(db);
+      const organizer = oid();
+      const participant = oid();
+      const device = oid();
+      const e = await newEvent(organizer, [participant]);
+      await repo.addDevice(e._id, device);
+      for (const who of [organizer, participant, device])
+        expect(await repo.findVisible(e._id, who)).toMatchObject({ _id: e._id });
+      expect(await repo.findVisible(e._id, oid())).toBeNull();
+      // Another event's people do not see this one, and no one sees an event that does not exist.
+      const other = await newEvent(oid(), [oid()]);
+      expect(await repo.findVisible(e._id, other.organizerId)).toBeNull();
+      expect(await repo.findVisible(oid(), organizer)).toBeNull();
+    });
   });
 
   describe('sessions, login codes, offline tokens', () => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Types } from 'mongoose';
-import { actorSystemOf, type RedisActorSystem } from '../../../src/actors/runtime/index.js';
+import { actorSystemOf, shardOf, type RedisActorSystem } from '../../../src/actors/runtime/index.js';
 import type { Caller } from '../../../src/actors/common.schema.js';
-import type { ActorKind } from '../../../src/actors/runtime/types.js';
+import type { ActorAddress, ActorKind } from '../../../src/actors/runtime/types.js';
+import { nextEvent } from '../../support/actor-kit.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { inHours } from '../../support/events.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
@@ -19,7 +20,8 @@ describe('actor turns on their real dependencies', () => {
   const users: Record<string, Caller> = {};
 
   beforeAll(async () => {
-    node = await startTestNode({ ROLES: 'http,hub,actors' });
+    // Actors idle this long passivate: a test lets a finished call's actor go, then its snapshot.
+    node = await startTestNode({ ROLES: 'http,hub,actors', ACTOR_IDLE_MS: '300' });
     system = actorSystemOf(node.roles);
     for (const [username, role] of [
       ['alice', 'clinician'],
@@ -69,6 +71,62 @@ describe('actor turns on their real dependencies', () => {
     });
     await ask('call', callId, { type: 'end', caller: users.bob });
     expect(await db().CallRecord.findById(callId).lean()).toMatchObject({ status: 'ended', endedAt: expect.any(Date) });
+  });
+
+  it('call: an ended call retires its snapshot; once it expired a late message finds an unknown call and the record stays', async () => {
+    const callId = randomUUID();
+    const at: ActorAddress = { tenant: 'acme', kind: 'call', id: callId };
+    const snapshot = system.keys.snapshot(shardOf(at, node.infra.config.actors.shards), `acme/call/${callId}`);
+    const redis = node.infra.redis;
+    await ask('call', callId, {
+      type: 'init',
+      caller: users.alice,
+      callerName: 'Alice',
+      req: { calleeIds: [users.bob!.userId, users.carol!.userId], callType: 'video' },
+    });
+    await ask('call', callId, { type: 'accept', caller: users.bob });
+    // A live call keeps its snapshot.
+    expect(await redis.pttl(snapshot)).toBe(-1);
+    await ask('call', callId, { type: 'end', caller: users.bob });
+    // Ended: the snapshot expires within the retention (the default, 10 minutes) and the ring timer is gone.
+    const ttl = await redis.pttl(snapshot);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(600_000);
+    expect(node.infra.config.actors.retiredRetentionMs).toBe(600_000);
+    expect(
+      await redis.zscore(system.keys.timers(shardOf(at, node.infra.config.actors.shards)), `acme/call/${callId}`),
+    ).toBeNull();
+    // Another party's late end still finds the ended call while the snapshot lasts.
+    const idle = nextEvent(system.events, 'passivated', (p: ActorAddress) => p.id === callId);
+    expect(await ask('call', callId, { type: 'end', caller: users.carol })).toMatchObject({ status: 'ended' });
+
+    // The retention passed: the actor went idle and its snapshot expired.
+    await idle;
+    await redis.del(snapshot);
+    for (const msg of [
+      { type: 'end', caller: users.alice },
+      { type: 'accept', caller: users.carol },
+      { type: 'addParticipant', caller: users.alice, userId: users.carol!.userId },
+    ])
+      await expect(ask('call', callId, msg)).rejects.toMatchObject({ code: 'call_not_found' });
+    expect(await ask('call', callId, { type: 'members' })).toEqual({ status: 'idle', memberIds: [] });
+    // The id of a finished call is not placed again: the record stays the call's history.
+    await expect(
+      ask('call', callId, {
+        type: 'init',
+        caller: users.alice,
+        callerName: 'Alice',
+        req: { calleeIds: [users.carol!.userId], callType: 'audio' },
+      }),
+    ).rejects.toMatchObject({ code: 'conflict' });
+    expect(await db().CallRecord.findById(callId).lean()).toMatchObject({
+      status: 'ended',
+      answeredAt: expect.any(Date),
+      endedAt: expect.any(Date),
+      participantIds: [users.bob!.userId, users.carol!.userId].map((id) => new Types.ObjectId(id)),
+    });
+    // Read-only turns of the fresh actor wrote no snapshot.
+    expect(await redis.exists(snapshot)).toBe(0);
   });
 
   it('meeting: only a host of the stored event starts it, its participants join, others are refused', async () => {

@@ -9,8 +9,7 @@ import { PendingUserRepository } from '../../../src/data/repositories/pending-us
 import { MediaFileRepository } from '../../../src/data/repositories/media-file.repository.js';
 import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
 import { readPendingUserSheetChunks } from '../../../src/core/pending-user-sheet.js';
-import { openWorkbook } from '../../../src/core/xlsx-sheet.js';
-import { DEFAULT_SPREADSHEET_LIMITS } from '../../../src/core/spreadsheet-limits.js';
+import { DEFAULT_SPREADSHEET_LIMITS, openWorkbook } from '../../../src/spreadsheet/index.js';
 import { multipart, png, xlsx, xlsxOf, type FormPart } from '../../support/form.js';
 import { MAX_REPORTED_ERRORS } from '../../../src/core/import.service.js';
 import { zipOf } from '../../support/zip.js';
@@ -383,11 +382,11 @@ describe('media jobs on a worker node', () => {
         ...Array.from({ length: 20 }, (_, i) => [`user${i}`, '', `User ${i}`, 'patient']),
       ]);
       const range = async (start: number, end: number) => Readable.from([many.subarray(start, end + 1)]);
-      const parts = await openWorkbook(range, many.length, DEFAULT_SPREADSHEET_LIMITS);
+      const book = await openWorkbook(range, many.length, DEFAULT_SPREADSHEET_LIMITS);
       const read = async (limits: { maxRows: number; maxColumns: number }) => {
         let n = 0;
         const all = { ...DEFAULT_SPREADSHEET_LIMITS, ...limits };
-        for await (const group of readPendingUserSheetChunks(range, parts, all)) n += group.length;
+        for await (const group of readPendingUserSheetChunks(book, all)) n += group.length;
         return n;
       };
       expect(await read({ maxRows: 100, maxColumns: 10 })).toBe(20);

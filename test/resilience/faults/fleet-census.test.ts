@@ -17,21 +17,32 @@ describe("the fleet day's key judgement", () => {
     const after = new Map([
       ['push:{acme:u:<id>}:pos', f(10, 0, 60_000)],
       ['actors:{s<n>}:dedupe:acme/call/<uuid>:<uuid>', f(40, 0, 120_000)],
-      ['actors:{s<n>}:snap:acme/call/<uuid>', f(12, 12, 0)],
+      ['actors:{s<n>}:snap:acme/call/<uuid>', f(30, 0, 600_000)],
+      ['actors:{s<n>}:snap:acme/meeting/<id>', f(12, 12, 0)],
       ['actors:{s<n>}:lease', f(16, 0, 1_500)],
       ['session:<sid>', f(5, 0, 30 * 86_400_000)],
       ['rl:hub:<n>', f(2, 2, 0)],
     ]);
-    const retained = [{ shape: /^actors:\{s<n>\}:snap:acme\/call\//, by: 'one per call placed', max: 12 }];
+    const retained = [{ shape: /^actors:\{s<n>\}:snap:acme\/meeting\//, by: 'one per event', max: 12 }];
     const v = judgeKeys(before, after, 600_000, retained);
     expect(Object.keys(v.expiring).sort()).toEqual([
       'actors:{s<n>}:dedupe:acme/call/<uuid>:<uuid>',
       'actors:{s<n>}:lease',
+      'actors:{s<n>}:snap:acme/call/<uuid>',
       'push:{acme:u:<id>}:pos',
     ]);
     expect(v.expiring['push:{acme:u:<id>}:pos']).toEqual({ count: 7, maxTtlMs: 60_000 });
     expect(Object.keys(v.leaked).sort()).toEqual(['rl:hub:<n>', 'session:<sid>']);
-    expect(v.retained).toEqual({ [String(retained[0]!.shape)]: '12 of at most 12 (one per call placed)' });
+    expect(v.retained).toEqual({ [String(retained[0]!.shape)]: '12 of at most 12 (one per event)' });
+  });
+
+  it('names snapshots of calls that do not expire: no call snapshot is a kept record', () => {
+    const v = judgeKeys(new Map(), new Map([['actors:{s<n>}:snap:acme/call/<uuid>', f(13, 2, 600_000)]]), 600_000, [
+      { shape: /^actors:\{s<n>\}:snap:acme\/meeting\//, by: 'one per event', max: 12 },
+    ]);
+    expect(v.leaked).toEqual({
+      'actors:{s<n>}:snap:acme/call/<uuid>': { count: 13, lasting: 2, maxTtlMs: 600_000, before: 0 },
+    });
   });
 
   it('names kept records past their bound', () => {

@@ -48,6 +48,8 @@ const IDLE_MS = 5_000;
 const HEARTBEAT_MS = 3_000;
 /** A stream position is kept this long after its last push (a key of every user that got one). */
 const POSITION_TTL_MS = 600_000;
+/** A finished call's snapshot expires this long after its end (decision 1104). */
+const RETIRED_RETENTION_S = 600;
 /** Each wait at the end names what it still waits for after this (a hang is a finding, not a timeout). */
 const SETTLE_MS = 120_000;
 
@@ -63,6 +65,7 @@ describe('a fleet lives its day over three nodes', () => {
     ACTOR_IDLE_MS: String(IDLE_MS),
     HUB_PUSH_HISTORY_MS: String(HISTORY_MS),
     HUB_PUSH_POSITION_TTL_MS: String(POSITION_TTL_MS),
+    ACTOR_RETIRED_RETENTION_SECONDS: String(RETIRED_RETENTION_S),
     HUB_DEVICE_HEARTBEAT_MS: String(HEARTBEAT_MS),
     // Every client of the fleet connects from 127.0.0.1 (through the balancer): the per-address limits
     // stand for a hospital's NAT here, set for the fleet's size.
@@ -340,7 +343,8 @@ describe('a fleet lives its day over three nodes', () => {
       // Durable timers still due (a headset's offline timeout after its last heartbeat, a waiting entry's
       // expiry): a shard's set goes when its last timer fired.
       { shape: /^actors:\{s<n>\}:timers$/, by: "a shard's durable timers", max: SHARDS },
-      { shape: /^actors:\{s<n>\}:snap:acme\/call\//, by: 'one per call placed', max: day.initCalls },
+      // A call's snapshot is not kept: once the call ended, was missed or cancelled it expires by itself.
+      // A meeting's stays: its actor refuses host controls after the end by it (decision 1104).
       { shape: /^actors:\{s<n>\}:snap:acme\/meeting\//, by: 'one per event', max: day.eventsCreated },
       { shape: /^actors:\{s<n>\}:snap:acme\/device\//, by: 'one per headset', max: FLEET.headsets },
       { shape: /^(t:\{acme\}:recording:|vcs:closed:)/, by: 'one per event', max: 2 * day.eventsCreated },
@@ -357,7 +361,7 @@ describe('a fleet lives its day over three nodes', () => {
       { shape: /^bull:recording:[a-z-]+$/, by: "the recording queue's own keys", max: 10 },
       { shape: /^(audit:checkpoint-turn|t:\{acme\}:audit:anchor|auth:signing-keys)$/, by: 'one each', max: 3 },
     ];
-    const expiry = Math.max(POSITION_TTL_MS, HISTORY_MS);
+    const expiry = Math.max(POSITION_TTL_MS, HISTORY_MS, RETIRED_RETENTION_S * 1000);
     census.c2 = await keyCensus(anchor.infra.redis, shared.REDIS_PREFIX);
     const keysAfterDay = judgeKeys(
       census.c1!,

@@ -122,6 +122,53 @@ describe('hostile uploads and spreadsheets', () => {
     return status.body;
   };
 
+  it('fails the import of a malformed zip container or XML part with a coded reason, at once, and answers its status', async () => {
+    const sheet = Buffer.from('<worksheet><sheetData><row r="1"/></sheetData></worksheet>');
+    const good = zipOf([{ name: 'xl/worksheets/sheet1.xml', data: sheet }]);
+    const eocd = good.length - 22;
+    const cd = good.readUInt32LE(eocd + 16);
+    const edited = (edit: (b: Buffer) => void) => {
+      const b = Buffer.from(good);
+      edit(b);
+      return b;
+    };
+    const part = (xml: string) => zipOf([{ name: 'xl/worksheets/sheet1.xml', data: Buffer.from(xml) }]);
+    const hostile = [
+      edited((b) => b.writeUInt32LE(0x12345678, cd)), // directory entry signature
+      edited((b) => b.writeUInt32LE(good.length + 100, eocd + 16)), // directory past the end
+      edited((b) => b.writeUInt16LE(0xffff, cd + 28)), // a name running past the directory
+      Buffer.concat([good, Buffer.from('trailing bytes')]),
+      zipOf([{ name: '../../etc/passwd', data: sheet }]),
+      good.subarray(0, good.length - 30),
+      part('<!DOCTYPE w [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><worksheet>&b;</worksheet>'),
+      part(`<worksheet>${'<x>'.repeat(1000)}</worksheet>`),
+    ];
+    for (const [i, file] of hostile.entries()) {
+      const up = await post('/api/uploads/pendingUsers', [
+        { name: 'file', file: { fileName: 'users.xlsx', content: file } },
+      ]);
+      expect({ i, status: up.status }).toEqual({ i, status: 202 });
+      const job = await node.infra.queues.waitUntilFinished(
+        'pending-user-import',
+        `import.upl.${up.body.importId}`,
+        60_000,
+      );
+      expect({ i, state: job.state, attempts: job.attemptsMade }).toEqual({ i, state: 'failed', attempts: 1 });
+      const status = await node.http.get(`/api/uploads/pendingUsers/${up.body.importId}`, {
+        tenant: 'upl',
+        token: admin,
+      });
+      expect({ i, http: status.status, status: status.body.status, error: typeof status.body.error }).toEqual({
+        i,
+        http: 200,
+        status: 'failed',
+        error: 'string',
+      });
+      expect(status.body.error).toMatch(/workbook/i);
+    }
+    expect((await node.http.get('/healthz')).status).toBe(200);
+  }, 180_000);
+
   it('accepts spreadsheet bombs (zip bombs, lying sizes, huge dimensions) for import, then fails the import without inflating them', async () => {
     const bombs = [
       zipOf([{ name: 'xl/worksheets/sheet1.xml', data: Buffer.alloc(40 * 1024 * 1024) }]),

@@ -1,12 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { StringDecoder } from 'node:string_decoder';
 import fc from 'fast-check';
 import { SaxesParser } from 'saxes';
-import { attributes, MAX_MARKUP_CHARS, XmlScanner } from './xml-scan.js';
+import { MAX_CONSTRUCT_CHARS, MAX_DEPTH, readXml } from './xml-stream.js';
 
 type Event = ['open', string, Record<string, string>] | ['close', string] | ['text', string];
 
-/** Events as saxes, a conforming XML parser, reports them: the reference the scanner is held to. */
+/** Events as saxes reports them for the whole document in one piece: the reference. */
 function bySaxes(xml: string): Event[] {
   const p = new SaxesParser({ xmlns: false, position: false });
   const events: Event[] = [];
@@ -21,24 +20,24 @@ function bySaxes(xml: string): Event[] {
   return merged(events);
 }
 
-/** Events as the scanner reports them, fed the document's UTF-8 bytes cut at `cuts`. */
-function byScanner(xml: string, cuts: number[]): Event[] {
+/** The document's UTF-8 bytes cut at `cuts`. */
+async function* bytesCut(xml: string, cuts: number[]): AsyncGenerator<Buffer> {
+  const bytes = Buffer.from(xml);
+  let from = 0;
+  for (const cut of [...cuts.map((c) => Math.min(c, bytes.length)).sort((a, b) => a - b), bytes.length]) {
+    yield bytes.subarray(from, Math.max(from, cut));
+    from = Math.max(from, cut);
+  }
+}
+
+/** Events as the module reports them, fed the document's bytes cut at `cuts`. */
+async function byModule(xml: string, cuts: number[]): Promise<Event[]> {
   const events: Event[] = [];
-  const scanner = new XmlScanner({
-    capturing: true,
-    open: (name, attrs) => events.push(['open', name, attributes(attrs)]),
+  await readXml(bytesCut(xml, cuts), {
+    open: (name, attrs) => events.push(['open', name, { ...attrs }]),
     close: (name) => events.push(['close', name]),
     text: (t) => events.push(['text', t]),
   });
-  const bytes = Buffer.from(xml);
-  const decoder = new StringDecoder('utf8');
-  let from = 0;
-  for (const cut of [...cuts.map((c) => Math.min(c, bytes.length)).sort((a, b) => a - b), bytes.length]) {
-    scanner.write(decoder.write(bytes.subarray(from, cut)));
-    from = Math.max(from, cut);
-  }
-  scanner.write(decoder.end());
-  scanner.end();
   return merged(events);
 }
 
@@ -148,28 +147,30 @@ const documents = fc
     return { xml: `${prolog}${root}${after}`, rootEnd: prolog.length + root.length };
   });
 
-describe('the XML scanner against a conforming parser', () => {
-  it('reports the same tags, attributes and text as saxes for any well-formed document, however its bytes are cut', () => {
-    fc.assert(
-      fc.property(documents, fc.array(fc.nat({ max: 400 }), { maxLength: 6 }), ({ xml }, cuts) => {
-        expect(byScanner(xml, cuts)).toEqual(bySaxes(xml));
+const rejected = { code: 'spreadsheet_rejected' };
+
+describe('reading XML with saxes, fed the bytes of an inflated part', () => {
+  it('reports what saxes reports for the whole document, however its bytes are cut', async () => {
+    await fc.assert(
+      fc.asyncProperty(documents, fc.array(fc.nat({ max: 400 }), { maxLength: 6 }), async ({ xml }, cuts) => {
+        expect(await byModule(xml, cuts)).toEqual(bySaxes(xml));
       }),
       { numRuns: 1500 },
     );
   });
 
-  it('refuses every document cut short before its root element closes', () => {
-    fc.assert(
-      fc.property(documents, fc.nat(), ({ xml, rootEnd }, at) => {
+  it('refuses every document cut short before its root element closes', async () => {
+    await fc.assert(
+      fc.asyncProperty(documents, fc.nat(), async ({ xml, rootEnd }, at) => {
         const cut = xml.slice(0, at % rootEnd);
         expect(() => bySaxes(cut)).toThrow();
-        expect(() => byScanner(cut, [])).toThrow();
+        await expect(byModule(cut, [])).rejects.toMatchObject(rejected);
       }),
       { numRuns: 500 },
     );
   });
 
-  it('refuses mismatched and stray end tags, a second root, text outside the root, unknown references and a DOCTYPE', () => {
+  it('refuses mismatched and stray end tags, a second root, text outside the root, unknown references and any DOCTYPE', async () => {
     for (const xml of [
       '<a><b></a></b>',
       '<a></a></a>',
@@ -179,31 +180,62 @@ describe('the XML scanner against a conforming parser', () => {
       '<a>&nbsp;</a>',
       '<a>&#0;</a>',
       '<a>& b</a>',
-      '<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>',
       '<a b="<"/>',
+      '<a>\u0001</a>',
+      // saxes reads a DOCTYPE without expanding what it declares; a workbook part never has one.
+      '<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>',
+      '<!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>',
+      '<!DOCTYPE a [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><a>&b;</a>',
+      '<!DOCTYPE a><a/>',
+      '<?xml version="1.0"?>\n<!DOCTYPE a SYSTEM "http://example.org/a.dtd"><a/>',
     ]) {
-      expect(() => bySaxes(xml)).toThrow();
-      expect(() => byScanner(xml, [])).toThrow(expect.objectContaining({ message: expect.any(String) }));
+      await expect(byModule(xml, [])).rejects.toMatchObject(rejected);
+      await expect(byModule(xml, [1, 7, 20])).rejects.toMatchObject(rejected);
     }
+    // saxes alone accepts a DOCTYPE that declares nothing used: refusing it is this module's.
+    expect(bySaxes('<!DOCTYPE a><a/>')).toEqual([
+      ['open', 'a', {}],
+      ['close', 'a'],
+    ]);
+    await expect(byModule('<!DOCTYPE a><a/>', [])).rejects.toMatchObject({
+      message: expect.stringMatching(/document type/),
+    });
   });
 
-  it('refuses a single tag, comment or CDATA section longer than the markup limit', () => {
-    const long = 'x'.repeat(MAX_MARKUP_CHARS + 10);
-    for (const xml of [`<a b="${long}"/>`, `<a><!--${long}--></a>`, `<a><![CDATA[${long}]]></a>`]) {
+  it('refuses a single tag, text, comment, CDATA section or DOCTYPE longer than the construct limit, and deep nesting', async () => {
+    const long = 'x'.repeat(MAX_CONSTRUCT_CHARS + 128 * 1024);
+    const cuts = Array.from({ length: 40 }, (_, i) => (i + 1) * 40_000);
+    for (const xml of [
+      `<a b="${long}"/>`,
+      `<a><!--${long}--></a>`,
+      `<a><![CDATA[${long}]]></a>`,
+      `<a>${long}</a>`,
+      `<!DOCTYPE a [<!-- ${long} -->]><a/>`,
+    ]) {
       // Whole in one chunk or cut into many: refused the same way.
-      expect(() => byScanner(xml, [])).toThrow(/markup longer/);
-      expect(() =>
-        byScanner(
-          xml,
-          Array.from({ length: 20 }, (_, i) => (i + 1) * 4096),
-        ),
-      ).toThrow(/markup longer/);
+      await expect(byModule(xml, [])).rejects.toMatchObject({
+        ...rejected,
+        message: expect.stringMatching(/longer than/),
+      });
+      await expect(byModule(xml, cuts)).rejects.toMatchObject({
+        ...rejected,
+        message: expect.stringMatching(/longer than/),
+      });
     }
-    const fits = 'x'.repeat(MAX_MARKUP_CHARS - 100);
-    expect(byScanner(`<a><![CDATA[${fits}]]></a>`, [5000, 30000])).toEqual([
+    const fits = 'x'.repeat(MAX_CONSTRUCT_CHARS - 128 * 1024);
+    expect(await byModule(`<a><![CDATA[${fits}]]><b c="${fits}"/>${fits}</a>`, cuts)).toEqual([
       ['open', 'a', {}],
+      ['text', fits],
+      ['open', 'b', { c: fits }],
+      ['close', 'b'],
       ['text', fits],
       ['close', 'a'],
     ]);
+    const nested = (n: number) => '<a>'.repeat(n) + '</a>'.repeat(n);
+    expect(await byModule(nested(MAX_DEPTH), [])).toHaveLength(2 * MAX_DEPTH);
+    await expect(byModule(nested(MAX_DEPTH + 1), [])).rejects.toMatchObject({
+      ...rejected,
+      message: expect.stringMatching(/nested/),
+    });
   });
 });
