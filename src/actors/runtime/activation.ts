@@ -23,6 +23,11 @@ export interface Envelope {
   reject(err: unknown): void;
   /** The sender's trace context (tracing on, an ask in a span): the turn's span is its child. */
   trace?: TraceContext;
+  /**
+   * Asked by a turn of the same shard on this node while the shard is handed off: served here under the
+   * lease still held (the handoff waits for that turn), never held for the next owner.
+   */
+  nested?: boolean;
 }
 
 /** What an activation needs from the system that hosts it. */
@@ -34,8 +39,8 @@ export interface ActivationHost extends TurnServices {
   /** How long a retired snapshot is kept by default (ms). */
   readonly retiredRetentionMs: number;
   publisher(): PushPublisher;
-  /** True while the activation's lease may serve a turn (self-fencing, handoff). */
-  mayServe(act: Activation): boolean;
+  /** True while the activation's lease may serve this message's turn (self-fencing, handoff). */
+  mayServe(act: Activation, env: Envelope): boolean;
   /** Moves messages not yet started to the shard's handoff buffer. */
   buffer(act: Activation, items: Envelope[]): void;
   /** A write of this activation was fenced (counted unless `counted`): its shard has a newer owner. */
@@ -89,6 +94,11 @@ export class Activation {
     void this.pump();
   }
 
+  /** A turn is running (or the activation is loading to run one). */
+  get busy(): boolean {
+    return this.running;
+  }
+
   /** Resolves once no turn is running (the running turn, if any, has persisted or failed). */
   whenIdle(): Promise<void> {
     return this.running ? new Promise((r) => this.idleWaiters.push(r)) : Promise.resolve();
@@ -121,11 +131,15 @@ export class Activation {
       while (this.queue.length && !this.closed) {
         // A traced turn's start is taken before the lease check, so it never postdates the check.
         const checkedAt = turnProbe() ? probeClock() : 0;
-        if (!this.host.mayServe(this)) {
-          const items = this.queue.splice(0);
+        if (!this.host.mayServe(this, this.queue[0]!)) {
+          // What this lease may no longer serve goes to the next owner; a nested ask it may serve stays.
+          const keep = this.queue.filter((e) => this.host.mayServe(this, e));
+          const items = this.queue.filter((e) => !keep.includes(e));
+          this.queue.splice(0, this.queue.length, ...keep);
           this.host.observe('depth', this, -items.length);
           this.host.buffer(this, items);
-          break;
+          if (!keep.length) break;
+          continue;
         }
         const env = this.queue.shift()!;
         this.host.observe('depth', this, -1);

@@ -205,6 +205,35 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     )) as R;
   }
 
+  /**
+   * An ask of a turn (TurnServices). While the asking turn's shard is handed off, an actor of the same
+   * shard is served here, under the lease this node still holds: the handoff waits for the asking turn,
+   * and the next owner cannot claim the shard before it ends, so routed like any ask the message would
+   * wait out its whole deadline and fail the turn with `timeout`.
+   */
+  async askFromTurn<R = unknown>(from: WriterLease, to: ActorAddress, msg: unknown): Promise<R> {
+    const lease = this.leases.get(from.shard);
+    const address = checkedAddress(to);
+    const behavior = this.behaviors.get(address.kind);
+    if (
+      !lease ||
+      lease !== from ||
+      !lease.handingOff ||
+      !behavior ||
+      shardOf(address, this.deps.config.shards) !== from.shard
+    )
+      return this.ask<R>(to, msg);
+    return new Promise<R>((resolve, reject) =>
+      this.activation(address, behavior, lease).enqueue({
+        msg,
+        nested: true,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        trace: activeContext(),
+      }),
+    );
+  }
+
   /** An ask another node sent here: its turn continues the asker's trace (the context in the envelope). */
   private serveRemote(r: RemoteRequest): Promise<unknown> {
     const span = startSpan(`actor serve ${r.to.kind}`, {
@@ -381,8 +410,13 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   // ---- ActivationHost ----
 
-  mayServe(act: Activation): boolean {
-    return this.leases.get(act.lease.shard) === act.lease && this.leases.isServing(act.lease.shard);
+  mayServe(act: Activation, env: Envelope): boolean {
+    const lease = this.leases.get(act.lease.shard);
+    if (lease !== act.lease) return false;
+    // A nested ask during the shard's handoff (askFromTurn) is served while the lease is still valid.
+    return (
+      this.leases.isServing(lease.shard) || (!!env.nested && lease.handingOff && monotonicNow() < lease.validUntil)
+    );
   }
 
   buffer(act: Activation, items: Envelope[]): void {

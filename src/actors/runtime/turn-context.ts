@@ -16,7 +16,8 @@ export interface TurnTarget {
 
 /** What the runtime lends a turn: asking other actors and checking/counting the fence. */
 export interface TurnServices {
-  ask<R>(to: ActorAddress, msg: unknown): Promise<R>;
+  /** An ask of a turn of an activation under `from` (an actor of the same shard may be served under it). */
+  askFromTurn<R>(from: WriterLease, to: ActorAddress, msg: unknown): Promise<R>;
   isCurrent(lease: WriterLease): Promise<boolean>;
   onFenced(address: ActorAddress): void;
 }
@@ -78,7 +79,7 @@ export class TurnContext<S> implements ActorContext<S> {
         new AppError('bad_request', 'an actor cannot ask itself (its mailbox is busy with this turn)'),
       );
     }
-    return this.services.ask<R>(to, msg);
+    return this.services.askFromTurn<R>(this.target.lease, to, msg);
   }
 
   passivate(opts: { forget?: boolean } = {}): void {
