@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Id, ObjectIdString, type Caller } from './common.schema.js';
+import { Id, ObjectIdString } from '../contracts/common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 
 /** initCall: the caller names who to ring; `callId` lets a retrying client stay idempotent. */
 export const InitCallRequest = z.object({

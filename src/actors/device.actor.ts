@@ -1,7 +1,7 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior, ActorContext } from './runtime/types.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import type {
   DeviceMsg,
   DevicePush,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Id, type Caller } from './common.schema.js';
+import { Id } from '../contracts/common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 
 /** initRapidConnect(uniqueId, joinCode): the headset's hardware id and the code it displays. */
 export const UniqueId = Id;

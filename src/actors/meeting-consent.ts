@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import {
   details,
   hostRooms,

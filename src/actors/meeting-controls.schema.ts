@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Id, type Caller } from './common.schema.js';
+import { Id } from '../contracts/common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 
 /** Idempotency key of a host control: the same id within the de-duplication window applies once. */
 export const ControlRequestId = z

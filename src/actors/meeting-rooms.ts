@@ -1,7 +1,6 @@
-import { AppError } from '../core/errors.js';
-import type { Principal } from '../auth/principal.js';
-import { callerOfPrincipal } from './caller.js';
-import type { Caller } from './common.schema.js';
+import { AppError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
+import { callerOfPrincipal, type Caller } from '../kernel/caller.js';
 import type {
   AdmitRequest,
   ConsentAnswerRequest,

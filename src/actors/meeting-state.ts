@@ -1,9 +1,9 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { EventCompleted, EventCompletion } from '../core/completion.service.js';
 import type { ActorContext } from './runtime/types.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import type {
   ConsentSettings,
   DeviceJoin,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Id, type Caller } from './common.schema.js';
+import { Id } from '../contracts/common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import type { MeetingControlMsg, MeetingControlsState } from './meeting-controls.schema.js';
 import type { EventCompletion } from '../core/completion.service.js';
 

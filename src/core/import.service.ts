@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { AppError, isAppError } from './errors.js';
-import type { Principal } from '../auth/principal.js';
+import { AppError, isAppError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
 import type { ImportRepository, ImportEnd, ImportRecord, RowError } from '../data/repositories/import.repository.js';
 import type { PendingUserRepository, PendingUserRow } from '../data/repositories/pending-user.repository.js';
 import type { MediaFileRepository } from '../data/repositories/media-file.repository.js';

@@ -1,7 +1,7 @@
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { AccountRecord, CredentialRepository, SecurityRules } from '../data/repositories/credential.repository.js';
-import type { Principal } from '../auth/principal.js';
-import { decoyHash, slowHash, slowVerify } from '../auth/secrets.js';
+import type { Principal } from '../kernel/principal.js';
+import { decoyHash, slowHash, slowVerify } from '../kernel/secrets.js';
 import { addressKey } from './address-key.js';
 import { pinWeakness } from './pin-rules.js';
 import type { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';

@@ -1,4 +1,4 @@
-import type { PushName, PushPayload, PushPublisher, RoomMove } from '../../realtime/pushes.js';
+import type { PushName, PushPayload, PushPublisher, RoomMove } from '../../contracts/pushes.js';
 
 /**
  * The contract between the actor runtime (src/actors/runtime) and the actors built on it

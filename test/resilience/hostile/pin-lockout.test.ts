@@ -4,7 +4,7 @@ import { createUser, tokenFor } from '../../support/auth.js';
 import { connect, type HubClient } from '../../support/hub-client.js';
 import type { PinLockedPush, SecurityAlertPush } from '../../../src/core/pin.service.js';
 import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
-import { decoyHash } from '../../../src/auth/secrets.js';
+import { decoyHash } from '../../../src/kernel/secrets.js';
 
 /**
  * PIN guessing from outside clients behind a configured proxy (TRUST_PROXY=loopback), so each

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../kernel/errors.js';
 import type { PinLockedPush, SecurityAlertPush } from '../core/pin.service.js';
 import type { ImportProgressPush } from '../core/import.service.js';
 import type { CallInfo, EndCallPush, NewCallPush } from '../actors/call.schema.js';
