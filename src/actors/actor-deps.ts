@@ -10,7 +10,7 @@ import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { RecordingOpts } from './meeting-state.js';
 import type { RecordingRequester } from '../core/recording.service.js';
 import { deviceActor, type DeviceActorDeps, type DeviceAuditEntry } from './device.actor.js';
-import type { MeetingData } from './meeting.schema.js';
+import type { MeetingData } from '../contracts/meeting.schema.js';
 import type { ActorBehavior } from './runtime/types.js';
 
 /** How many headset heartbeats may be missed before the device is offline. */

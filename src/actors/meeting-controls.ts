@@ -5,7 +5,8 @@ import type { Caller } from '../kernel/caller.js';
 import { deviceLeft, publish, requireHost, type Ctx, type MeetingActorDeps } from './meeting-state.js';
 import { WAITING_EXPIRY_TIMER } from './meeting-waiting.js';
 import { endConsent, recordingStopped } from './meeting-consent.js';
-import type { ControlResult, MeetingControlMsg, MeetingControlName } from './meeting-controls.schema.js';
+import type { ControlResult } from '../contracts/meeting-controls.schema.js';
+import type { MeetingControlMsg, MeetingControlName } from './meeting-controls.schema.js';
 
 type Msg<T extends MeetingControlName> = Extract<MeetingControlMsg, { type: T }>;
 

@@ -6,11 +6,12 @@ import type {
   ConsentAnswerRequest,
   DenyRequest,
   MeetingDetails,
-  MeetingMsg,
   WaitingRoomView,
-} from './meeting.schema.js';
+} from '../contracts/meeting.schema.js';
+import type { MeetingMsg } from './meeting.schema.js';
 import type { ConsentAnswerResult } from './meeting-consent.js';
-import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
+import type { ControlResult } from '../contracts/meeting-controls.schema.js';
+import type { MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
 import type { EventCompletion, MeetingCompleted } from '../core/completion.service.js';
 

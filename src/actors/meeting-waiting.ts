@@ -13,15 +13,8 @@ import {
   type Ctx,
   type MeetingActorDeps,
 } from './meeting-state.js';
-import type {
-  DeviceJoin,
-  MeetingData,
-  MeetingMsg,
-  WaitingAck,
-  WaitingEntry,
-  WaitingRoomPush,
-  WaitingRoomView,
-} from './meeting.schema.js';
+import type { DeviceJoin, MeetingMsg, WaitingEntry } from './meeting.schema.js';
+import type { MeetingData, WaitingAck, WaitingRoomPush, WaitingRoomView } from '../contracts/meeting.schema.js';
 
 /** The timer that expires waiting entries (one per meeting, due at the earliest expiry). */
 export const WAITING_EXPIRY_TIMER = 'waitingExpiry';

@@ -1,5 +1,5 @@
 import type { EventRepository } from '../data/repositories/event.repository.js';
-import type { ConsentSettings, RecordingConsentAnswer } from '../actors/meeting.schema.js';
+import type { ConsentSettings, RecordingConsentAnswer } from '../contracts/meeting.schema.js';
 import type { AuditService } from './audit.service.js';
 import { oid } from '../kernel/object-id.js';
 

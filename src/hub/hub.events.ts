@@ -7,7 +7,7 @@ import type {
   CallInfo,
   CallRef,
   InitCallRequest,
-} from '../actors/call.schema.js';
+} from '../contracts/call.schema.js';
 import type {
   AnswerHostAccessRequest,
   ControlResult,
@@ -16,7 +16,7 @@ import type {
   LockRequest,
   MuteRequestRequest,
   RemoveParticipantRequest,
-} from '../actors/meeting-controls.schema.js';
+} from '../contracts/meeting-controls.schema.js';
 import type {
   AdmitRequest,
   ConsentAnswerRequest,
@@ -27,13 +27,13 @@ import type {
   MeetingRef,
   NotifyRequest,
   ShareImageRequest,
-} from '../actors/meeting.schema.js';
+} from '../contracts/meeting.schema.js';
 import type {
   HeadsetDeviceInfo,
   RemoteControlRequest,
   StartPeripheralRequest,
   StopPeripheralRequest,
-} from '../actors/device.schema.js';
+} from '../contracts/device.schema.js';
 import type { IceCandidateMessage, SdpMessage } from '../contracts/signalling.schema.js';
 import type { PushPosition, ServerToClientEvents } from '../contracts/pushes.js';
 

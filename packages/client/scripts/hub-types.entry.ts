@@ -9,4 +9,4 @@ export type {
 } from '../../../src/hub/hub.events.js';
 export type { ErrorCode, FieldError } from '../../../src/kernel/errors.js';
 // The meetingEvent types of the recording consent flow (docs/meetings.md, decision 910).
-export type { ConsentMeetingEventType } from '../../../src/actors/meeting.schema.js';
+export type { ConsentMeetingEventType } from '../../../src/contracts/meeting.schema.js';

@@ -9,7 +9,7 @@ import { TurnContext, type TurnServices } from './turn-context.js';
 import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
 import type { ActorAddress, ActorBehavior } from './types.js';
-import type { PushPublisher } from '../../contracts/pushes.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
 
 /** A message waiting in a mailbox, with the caller's continuation. */
 export interface Envelope {

@@ -11,7 +11,7 @@ import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
 import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
-import type { PushPublisher } from '../../contracts/pushes.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { ConnectionWatch } from './connection-watch.js';
 import { Membership } from './membership.js';
 import { OwnerCache } from './owner-cache.js';

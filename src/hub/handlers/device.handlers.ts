@@ -8,7 +8,7 @@ import {
   StartPeripheralRequest,
   StopPeripheralRequest,
   UniqueId,
-} from '../../actors/device.schema.js';
+} from '../../contracts/device.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import { AppError } from '../../kernel/errors.js';
 import { rooms } from '../../realtime/rooms.js';

@@ -11,7 +11,7 @@ import {
   LockBody,
   MuteRequestBody,
   RemoveParticipantBody,
-} from '../../../actors/meeting-controls.schema.js';
+} from '../../../contracts/meeting-controls.schema.js';
 import { EventIdParams } from './meetings.schema.js';
 
 const ERRORS: readonly ErrorCode[] = [

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MeetingDetails } from '../../../actors/meeting.schema.js';
+import type { MeetingDetails } from '../../../contracts/meeting.schema.js';
 import { AppError, type ErrorCode } from '../../../kernel/errors.js';
 import { Id } from '../../../core/paging.js';
 import type { Principal } from '../../../kernel/principal.js';
