@@ -1,18 +1,15 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior } from './runtime/types.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
+import type { ConsentHold, MeetingMsg, MeetingState, RecordingVia } from './meeting.schema.js';
 import type {
-  ConsentHold,
   ConsentRequiredAck,
   MeetingData,
   MeetingDetails,
   MeetingEventPush,
-  MeetingMsg,
-  MeetingState,
-  RecordingVia,
   WaitingAck,
-} from './meeting.schema.js';
+} from '../contracts/meeting.schema.js';
 import {
   addMember,
   deviceEntered,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { AppError, toAppError } from '../../core/errors.js';
+import { AppError, toAppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { runInContext, SpanKind, startSpan, type TraceContext } from '../../observability/tracing.js';
 import { addressKey } from './placement.js';
@@ -9,7 +9,7 @@ import { TurnContext, type TurnServices } from './turn-context.js';
 import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
 import type { ActorAddress, ActorBehavior } from './types.js';
-import type { PushPublisher } from '../../realtime/pushes.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
 
 /** A message waiting in a mailbox, with the caller's continuation. */
 export interface Envelope {

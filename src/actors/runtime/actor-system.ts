@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { RedisClient } from '../../data/redis.js';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { activeContext, inSpan, SpanKind, startSpan } from '../../observability/tracing.js';
@@ -11,7 +11,7 @@ import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
 import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
-import type { PushPublisher } from '../../realtime/pushes.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { ConnectionWatch } from './connection-watch.js';
 import { Membership } from './membership.js';
 import { OwnerCache } from './owner-cache.js';

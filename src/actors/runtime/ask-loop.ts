@@ -1,4 +1,4 @@
-import { AppError, isTransient } from '../../core/errors.js';
+import { AppError, isTransient } from '../../kernel/errors.js';
 import type { ActorAddress } from './types.js';
 
 export interface AskRoute {

@@ -1,8 +1,9 @@
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import { fencedWrite } from './fenced-write.js';
 import { addressKey } from './placement.js';
 import type { ActorAddress, ActorContext } from './types.js';
-import type { PushName, PushPayload, PushPublisher, RoomMove } from '../../realtime/pushes.js';
+import type { PushName, PushPayload } from '../../contracts/pushes.js';
+import type { PushPublisher, RoomMove } from '../../realtime/push-delivery.js';
 import type { TimerEntry, WriterLease } from './snapshot-store.js';
 import { tracedWrite, type TracedTurn } from './turn-probe.js';
 

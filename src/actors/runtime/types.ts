@@ -1,4 +1,5 @@
-import type { PushName, PushPayload, PushPublisher, RoomMove } from '../../realtime/pushes.js';
+import type { PushName, PushPayload } from '../../contracts/pushes.js';
+import type { PushPublisher, RoomMove } from '../../realtime/push-delivery.js';
 
 /**
  * The contract between the actor runtime (src/actors/runtime) and the actors built on it
