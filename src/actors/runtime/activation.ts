@@ -8,6 +8,7 @@ import { errorFromWire } from './transport.js';
 import { TurnContext, type TurnServices } from './turn-context.js';
 import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
+import { jsonCopy } from './json-copy.js';
 import type { ActorAddress, ActorBehavior } from './types.js';
 import type { PushPublisher } from '../../realtime/pushes.js';
 
@@ -290,7 +291,7 @@ export class Activation {
   private async run(ctx: TurnContext<unknown>, msg: unknown, before: string, readOnly: boolean): Promise<TurnReply> {
     try {
       const value = await this.behavior.receive(ctx, msg);
-      return { ok: true, value: value === undefined ? undefined : JSON.parse(JSON.stringify(value)) };
+      return { ok: true, value: value === undefined ? undefined : jsonCopy(value) };
     } catch (e) {
       const err = toAppError(e);
       if (err.code === 'internal')

@@ -290,6 +290,14 @@ describe('actor runtime on one node', () => {
       expect((await snapshotOf(to))?.state).toMatchObject({ count: 2, log: [1, 2], v: 'one' });
     });
 
+    it("hands the asker a copy of what the turn answered, never the actor's frozen state", async () => {
+      const to = addr('reply-copy');
+      await a.system.ask(to, { op: 'inc', seq: 1 });
+      const r = await a.system.ask<Reply>(to, { op: 'get' });
+      r.log.push(99);
+      expect((await a.system.ask<Reply>(to, { op: 'get' })).log).toEqual([1]);
+    });
+
     it('answers a retried read from its remembered reply', async () => {
       const to = addr('read-dedupe');
       await a.system.ask(to, { op: 'inc' });
