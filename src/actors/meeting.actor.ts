@@ -242,8 +242,14 @@ const asked =
     return reply;
   };
 
+/**
+ * Messages that only read the meeting (decision 1120): their turns see the state frozen, so they must not
+ * normalize it either; what they read of an older snapshot's missing fields they read with defaults.
+ */
+const READ_ONLY: ReadonlySet<MeetingMsg['type']> = new Set(['details', 'waitingRoom', 'isMember', 'members']);
+
 function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
-  normalize(ctx.state);
+  if (!READ_ONLY.has(msg.type)) normalize(ctx.state);
   switch (msg.type) {
     case 'init':
       return init(ctx, deps, msg.caller);
@@ -311,5 +317,6 @@ export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState
       hostRequests: {},
     }),
     receive: (ctx, msg) => route(ctx, deps, msg),
+    readOnly: (msg) => READ_ONLY.has(msg.type),
   };
 }

@@ -8,6 +8,7 @@ import { errorFromWire } from './transport.js';
 import { TurnContext, type TurnServices } from './turn-context.js';
 import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
+import { jsonCopy } from './json-copy.js';
 import type { ActorAddress, ActorBehavior } from './types.js';
 import type { PushPublisher } from '../../realtime/push-delivery.js';
 
@@ -54,10 +55,17 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 /**
  * One live actor: its state, timers and mailbox. Turns run strictly one at a time in arrival order;
  * a turn's reply is released only after its write-through to Redis succeeded under the epoch fence.
+ *
+ * Between turns the state is settled (decision 1120): parsed afresh from its serialisation and
+ * deep-frozen, with that serialisation kept. A turn of a message the behaviour declares read-only runs
+ * against the frozen state, so it cannot change it in place and needs no serialisation, comparison or
+ * write-through; any other turn works on a copy parsed from the kept serialisation.
  */
 export class Activation {
   readonly key: string;
   state: unknown;
+  /** serialize() of the settled state and timers: the next turn's `before`. */
+  private settled = '';
   readonly timers = new Map<string, TimerEntry>();
   readonly ready: Promise<void>;
   closed = false;
@@ -119,6 +127,7 @@ export class Activation {
     const snap = await this.host.store.load(this.lease.shard, this.key);
     this.state = snap ? snap.state : this.behavior.initialState(this.address);
     for (const t of snap?.timers ?? []) this.timers.set(t.name, t);
+    this.settle(this.serialize());
     this.syncTimers();
     this.host.observe('activated', this);
   }
@@ -168,11 +177,22 @@ export class Activation {
     return JSON.stringify({ s: this.state ?? null, t: [...this.timers.values()] });
   }
 
-  private restore(serialized: string): void {
+  /**
+   * Makes `serialized` (serialize()'s form) the state between turns: a fresh parse, so no object a turn,
+   * a push or a caller holds is part of it, deep-frozen; with `timers`, the timer table too.
+   */
+  private settle(serialized: string, timers = false): void {
     const { s, t } = JSON.parse(serialized) as { s: unknown; t: TimerEntry[] };
-    this.state = s;
+    this.state = deepFreeze(s);
+    this.settled = serialized;
+    if (!timers) return;
     this.timers.clear();
     for (const entry of t) this.timers.set(entry.name, entry);
+  }
+
+  /** Back to the state and timers of `before` (a failed or refused turn). */
+  private restore(before: string): void {
+    this.settle(before, true);
   }
 
   /** One turn; traced (start, end, writes) when a turn probe is installed (tests only). */
@@ -226,14 +246,22 @@ export class Activation {
       return unwrap(replay);
     }
     if (env.timer) this.timers.delete(env.timer);
-    const before = this.serialize();
+    // A timer turn is never read-only: dropping its timer is a change to persist.
+    const readOnly = !env.timer && this.behavior.readOnly?.(env.msg) === true;
+    const before = env.timer ? this.serialize() : this.settled;
+    const settledState = this.state;
+    if (!readOnly) this.state = (JSON.parse(before) as { s: unknown }).s;
     const ctx = new TurnContext(this, this.host, traced);
-    const reply = await this.run(ctx, env.msg, before);
+    const reply = await this.run(ctx, env.msg, before, readOnly);
     if (ctx.fenced) {
+      this.restore(before);
       this.host.rejected(this, true);
       throw new AppError('not_owner', 'write fenced: the shard has a newer owner');
     }
-    const changed = !!env.timer || this.serialize() !== before;
+    // A read-only turn ran on the frozen state: only a replaced state or a timer can have changed.
+    const after = !reply.ok || (readOnly && !ctx.touched) ? this.settled : this.serialize();
+    const changed = !!env.timer || after !== before;
+    if (!changed) this.state = settledState;
     const mode = ctx.forget ? 'del' : changed || ctx.retired ? 'set' : 'none';
     const expireMs = mode === 'set' && ctx.retired ? this.retention(ctx.retired.retainMs) : undefined;
     // A reply is remembered only for a delivery that may be repeated: not one whose asker takes it now.
@@ -250,10 +278,12 @@ export class Activation {
         return unavailable(e);
       });
       if (!saved) {
+        this.restore(before);
         this.host.rejected(this);
         throw new AppError('not_owner', 'write rejected: the shard has a newer owner');
       }
     }
+    if (changed) this.settle(after);
     this.syncTimers();
     if (reply.ok) {
       const publisher = this.host.publisher();
@@ -272,15 +302,16 @@ export class Activation {
   }
 
   /** Runs the behaviour; a failed turn leaves state and timers as they were before it. */
-  private async run(ctx: TurnContext<unknown>, msg: unknown, before: string): Promise<TurnReply> {
+  private async run(ctx: TurnContext<unknown>, msg: unknown, before: string, readOnly: boolean): Promise<TurnReply> {
     try {
       const value = await this.behavior.receive(ctx, msg);
-      return { ok: true, value: value === undefined ? undefined : JSON.parse(JSON.stringify(value)) };
+      return { ok: true, value: value === undefined ? undefined : jsonCopy(value) };
     } catch (e) {
       const err = toAppError(e);
       if (err.code === 'internal')
-        this.host.logger.error({ component: 'actors', actor: this.key, err: e }, 'actor turn failed');
-      this.restore(before);
+        this.host.logger.error({ component: 'actors', actor: this.key, readOnly, err: e }, 'actor turn failed');
+      // A read-only turn that replaced nothing left the frozen state and the timers as they were.
+      if (!readOnly || ctx.touched) this.restore(before);
       ctx.discard();
       return {
         ok: false,
@@ -324,6 +355,15 @@ export class Activation {
         ),
     });
   }
+}
+
+/** Freezes a parsed JSON value and everything in it (plain objects, arrays and primitives only). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) for (const item of value) deepFreeze(item);
+  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
 }
 
 /** Redis failures are retryable for the sender (same de-duplication id), never `internal`. */

@@ -4,7 +4,7 @@ import type { RedisClient } from '../../data/redis.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import { activeContext, inSpan, SpanKind, startSpan } from '../../observability/tracing.js';
+import { activeContext, inSpan, SpanKind, startSpan, tracingOn } from '../../observability/tracing.js';
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
@@ -195,6 +195,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       minted: opts.dedupeId === undefined,
       deadline: Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
     };
+    // Tracing off: no span options or closure per ask.
+    if (!tracingOn()) return (await askWithRetry(this.route, plan)) as R;
     return (await inSpan(
       `actor ask ${address.kind}`,
       {

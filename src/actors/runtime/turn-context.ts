@@ -35,6 +35,8 @@ export class TurnContext<S> implements ActorContext<S> {
   retired?: { retainMs: number | null };
   /** Set when a fencedWrite found a newer epoch: this node no longer owns the shard. */
   fenced = false;
+  /** The turn replaced the state or changed a timer (what a read-only turn may still persist, decision 1120). */
+  touched = false;
 
   constructor(
     private readonly target: TurnTarget,
@@ -51,6 +53,7 @@ export class TurnContext<S> implements ActorContext<S> {
   }
 
   set state(next: S) {
+    this.touched = true;
     this.target.state = next;
   }
 
@@ -59,10 +62,12 @@ export class TurnContext<S> implements ActorContext<S> {
   }
 
   setTimer(name: string, delayMs: number, msg: unknown): void {
+    this.touched = true;
     this.target.timers.set(name, { name, due: Date.now() + Math.max(0, delayMs), msg });
   }
 
   clearTimer(name: string): void {
+    this.touched = true;
     this.target.timers.delete(name);
   }
 
