@@ -5,7 +5,7 @@ import type { Config, Role } from './config/config.js';
 import { createServices, type Services } from './composition.js';
 import { createInfra, closeInfra, type Infra } from './infra.js';
 import { createHttpApp } from './http/app.js';
-import { AppError, toProblem } from './core/errors.js';
+import { AppError, toProblem } from './kernel/errors.js';
 import { seedDemoUsers } from './data/seed/demo.seed.js';
 import { ROLE_ORDER, ROLE_STARTERS } from './roles.js';
 import { type RoleHandle } from './role-context.js';

@@ -1,17 +1,16 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { CallService } from '../core/call.service.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { RecordingConsentService } from '../core/recording-consent.service.js';
 import type { CompletionService } from '../core/completion.service.js';
 import type { DeviceStatusUpdate } from '../core/peripheral.service.js';
-import type { Caller } from './common.schema.js';
-import { principalOf } from './caller.js';
+import { type Caller, principalOf } from '../kernel/caller.js';
 import { callActor, type CallActorDeps } from './call.actor.js';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { RecordingOpts } from './meeting-state.js';
 import type { RecordingRequester } from '../core/recording.service.js';
 import { deviceActor, type DeviceActorDeps, type DeviceAuditEntry } from './device.actor.js';
-import type { MeetingData } from './meeting.schema.js';
+import type { MeetingData } from '../contracts/meeting.schema.js';
 import type { ActorBehavior } from './runtime/types.js';
 
 /** How many headset heartbeats may be missed before the device is offline. */

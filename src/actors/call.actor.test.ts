@@ -1,7 +1,7 @@
 import { describe, it, expect } from '@jest/globals';
 import { callActor, type CallActorDeps } from './call.actor.js';
 import type { CallState } from './call.schema.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import { turnHarness } from '../../test/support/turn-harness.js';
 
 const T = 'acme';

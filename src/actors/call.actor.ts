@@ -1,8 +1,9 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior, ActorContext } from './runtime/types.js';
-import type { Caller } from './common.schema.js';
-import type { CallInfo, CallMsg, CallState, EndCallPush, InitCallRequest } from './call.schema.js';
+import type { Caller } from '../kernel/caller.js';
+import type { CallInfo, EndCallPush, InitCallRequest } from '../contracts/call.schema.js';
+import type { CallMsg, CallState } from './call.schema.js';
 
 /** What the call actor needs from the rest of the service (wired in the hub role). */
 export interface CallActorDeps {

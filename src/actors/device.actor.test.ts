@@ -1,7 +1,7 @@
 import { describe, it, expect } from '@jest/globals';
 import { deviceActor, type DeviceAuditEntry } from './device.actor.js';
-import type { Caller } from './common.schema.js';
-import type { DevicePush } from './device.schema.js';
+import type { Caller } from '../kernel/caller.js';
+import type { DevicePush } from '../contracts/device.schema.js';
 import { turnHarness } from '../../test/support/turn-harness.js';
 
 const T = 'acme';

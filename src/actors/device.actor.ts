@@ -1,16 +1,15 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior, ActorContext } from './runtime/types.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
+import type { DeviceMsg, DeviceState } from './device.schema.js';
 import type {
-  DeviceMsg,
   DevicePush,
-  DeviceState,
   HeadsetDeviceInfo,
   RapidConnectUserInfo,
   RemoteControlPush,
   RemoteControlRequest,
-} from './device.schema.js';
+} from '../contracts/device.schema.js';
 
 /** One entry of the audit trail of device control (remote control, peripherals). */
 export interface DeviceAuditEntry {

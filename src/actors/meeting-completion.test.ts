@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import type { MeetingAuditEntry } from './meeting-state.js';
 import type { EventCompletion } from '../core/completion.service.js';
 import { turnHarness } from '../../test/support/turn-harness.js';

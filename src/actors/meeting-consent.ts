@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import {
   details,
   hostRooms,
@@ -16,18 +16,14 @@ import {
   CONSENT_QUESTION,
   type ConsentAsk,
   type ConsentMeetingEventType,
-  type ConsentRequestState,
   type ConsentSettings,
-  type ConsentState,
   type ConsentView,
-  type DeviceJoin,
   type MeetingDetails,
   type MeetingMember,
-  type MeetingMsg,
-  type MeetingState,
   type RecordingConsentAnswer,
   type RecordingConsentResultPush,
-} from './meeting.schema.js';
+} from '../contracts/meeting.schema.js';
+import type { ConsentRequestState, ConsentState, DeviceJoin, MeetingMsg, MeetingState } from './meeting.schema.js';
 
 /** The timer that cancels an unanswered consent request and releases expired holds (one per meeting). */
 export const CONSENT_TIMER = 'recordingConsent';

@@ -1,9 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { MeetingAuditEntry } from './meeting-state.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { turnHarness } from '../../test/support/turn-harness.js';
 
 const T = 'acme';

@@ -1,11 +1,12 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { Admission } from '../core/meeting.service.js';
 import { rooms } from '../realtime/rooms.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import { deviceLeft, publish, requireHost, type Ctx, type MeetingActorDeps } from './meeting-state.js';
 import { WAITING_EXPIRY_TIMER } from './meeting-waiting.js';
 import { endConsent, recordingStopped } from './meeting-consent.js';
-import type { ControlResult, MeetingControlMsg, MeetingControlName } from './meeting-controls.schema.js';
+import type { ControlResult } from '../contracts/meeting-controls.schema.js';
+import type { MeetingControlMsg, MeetingControlName } from './meeting-controls.schema.js';
 
 type Msg<T extends MeetingControlName> = Extract<MeetingControlMsg, { type: T }>;
 

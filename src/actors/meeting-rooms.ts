@@ -1,17 +1,17 @@
-import { AppError } from '../core/errors.js';
-import type { Principal } from '../auth/principal.js';
-import { callerOfPrincipal } from './caller.js';
-import type { Caller } from './common.schema.js';
+import { AppError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
+import { callerOfPrincipal, type Caller } from '../kernel/caller.js';
 import type {
   AdmitRequest,
   ConsentAnswerRequest,
   DenyRequest,
   MeetingDetails,
-  MeetingMsg,
   WaitingRoomView,
-} from './meeting.schema.js';
+} from '../contracts/meeting.schema.js';
+import type { MeetingMsg } from './meeting.schema.js';
 import type { ConsentAnswerResult } from './meeting-consent.js';
-import type { ControlResult, MeetingControlMsg } from './meeting-controls.schema.js';
+import type { ControlResult } from '../contracts/meeting-controls.schema.js';
+import type { MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from './runtime/types.js';
 import type { EventCompletion, MeetingCompleted } from '../core/completion.service.js';
 

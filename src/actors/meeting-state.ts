@@ -1,22 +1,20 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { EventCompleted, EventCompletion } from '../core/completion.service.js';
 import type { ActorContext } from './runtime/types.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import type {
   ConsentSettings,
-  DeviceJoin,
   MeetingData,
   MeetingDetails,
   MeetingEventPush,
   MeetingEventType,
   MeetingMember,
-  MeetingState,
   RecordingConsentAnswer,
-  WaitingEntry,
   WaitingEntryView,
-} from './meeting.schema.js';
+} from '../contracts/meeting.schema.js';
+import type { DeviceJoin, MeetingState, WaitingEntry } from './meeting.schema.js';
 
 /** What the meeting actor needs from the meeting and recording services (wired in src/actors/actor-deps.ts). */
 export interface MeetingActorDeps {

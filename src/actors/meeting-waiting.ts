@@ -1,7 +1,7 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { Admission } from '../core/meeting.service.js';
 import { rooms } from '../realtime/rooms.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
 import {
   addMember,
   deviceEntered,
@@ -13,15 +13,8 @@ import {
   type Ctx,
   type MeetingActorDeps,
 } from './meeting-state.js';
-import type {
-  DeviceJoin,
-  MeetingData,
-  MeetingMsg,
-  WaitingAck,
-  WaitingEntry,
-  WaitingRoomPush,
-  WaitingRoomView,
-} from './meeting.schema.js';
+import type { DeviceJoin, MeetingMsg, WaitingEntry } from './meeting.schema.js';
+import type { MeetingData, WaitingAck, WaitingRoomPush, WaitingRoomView } from '../contracts/meeting.schema.js';
 
 /** The timer that expires waiting entries (one per meeting, due at the earliest expiry). */
 export const WAITING_EXPIRY_TIMER = 'waitingExpiry';

@@ -1,6 +1,7 @@
 import { describe, it, expect } from '@jest/globals';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
+import type { MeetingState } from './meeting.schema.js';
 import type { Admission } from '../core/meeting.service.js';
 import { turnHarness } from '../../test/support/turn-harness.js';
 
@@ -78,6 +79,27 @@ describe('meeting actor turns', () => {
     expect(rec).toEqual(['start', 'stop']);
     expect(await h.send({ type: 'isMember', userId: C })).toEqual({ member: false });
     await expect(h.send({ type: 'details', caller: who(C) })).rejects.toMatchObject({ code: 'meeting_not_found' });
+  });
+
+  it('answers reads of an older snapshot from its state as it is (reads see it frozen, decision 1120)', async () => {
+    // A snapshot from before the waiting room, host grants and host requests: none of their fields.
+    const older = {
+      eventId: 'ev-old',
+      started: true,
+      members: { [A]: { userId: A, username: A, role: 'host', joinedAt: '2026-01-01T00:00:00.000Z', canHost: true } },
+      deviceIds: [],
+      recording: { active: false },
+      seq: 1,
+    } as unknown as MeetingState;
+    const h = turnHarness(meetingActor(meetingDeps([A, B], [])), { tenant: T, kind: 'meeting', id: 'ev-old' }, older);
+    expect(await h.send({ type: 'details', caller: who(A) })).toMatchObject({ seq: 1, waiting: [] });
+    expect(await h.send({ type: 'waitingRoom', caller: who(A) })).toEqual({ eventId: 'ev-old', waiting: [] });
+    expect(await h.send({ type: 'isMember', userId: A })).toEqual({ member: true });
+    expect(await h.send({ type: 'members' })).toEqual({ memberIds: [A], deviceIds: [] });
+    expect(h.state).toBe(older);
+    // The first change brings it to the current shape.
+    await h.send({ type: 'join', caller: who(B) });
+    expect(h.state).toMatchObject({ waiting: [], barred: {}, roleGrants: {}, hostRequests: {} });
   });
 
   it('shares and clears images to the headsets of the meeting', async () => {

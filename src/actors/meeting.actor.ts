@@ -1,18 +1,15 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { rooms } from '../realtime/rooms.js';
 import type { ActorBehavior } from './runtime/types.js';
-import type { Caller } from './common.schema.js';
+import type { Caller } from '../kernel/caller.js';
+import type { ConsentHold, MeetingMsg, MeetingState, RecordingVia } from './meeting.schema.js';
 import type {
-  ConsentHold,
   ConsentRequiredAck,
   MeetingData,
   MeetingDetails,
   MeetingEventPush,
-  MeetingMsg,
-  MeetingState,
-  RecordingVia,
   WaitingAck,
-} from './meeting.schema.js';
+} from '../contracts/meeting.schema.js';
 import {
   addMember,
   deviceEntered,
@@ -245,8 +242,14 @@ const asked =
     return reply;
   };
 
+/**
+ * Messages that only read the meeting (decision 1120): their turns see the state frozen, so they must not
+ * normalize it either; what they read of an older snapshot's missing fields they read with defaults.
+ */
+const READ_ONLY: ReadonlySet<MeetingMsg['type']> = new Set(['details', 'waitingRoom', 'isMember', 'members']);
+
 function route(ctx: Ctx, deps: MeetingActorDeps, msg: MeetingMsg): unknown {
-  normalize(ctx.state);
+  if (!READ_ONLY.has(msg.type)) normalize(ctx.state);
   switch (msg.type) {
     case 'init':
       return init(ctx, deps, msg.caller);
@@ -314,5 +317,6 @@ export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState
       hostRequests: {},
     }),
     receive: (ctx, msg) => route(ctx, deps, msg),
+    readOnly: (msg) => READ_ONLY.has(msg.type),
   };
 }

@@ -1,12 +1,12 @@
 import { decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { type CredentialRepository, type AccountRecord } from '../data/repositories/credential.repository.js';
 import type { InternalTokens } from './internal-tokens.js';
 import type { OidcRealms } from './oidc-realms.js';
 import type { Revocations } from './revocations.js';
 import type { Authorizer } from './authorizer.js';
-import { isPermission, type Permission } from './permissions.js';
-import type { Principal } from './principal.js';
+import { isPermission, type Permission } from '../kernel/permissions.js';
+import type { Principal } from '../kernel/principal.js';
 
 export interface AccessTokenVerifierDeps {
   internal: InternalTokens;

@@ -1,5 +1,5 @@
 import { type RoleRepository } from '../data/repositories/role.repository.js';
-import { BUILTIN_ROLES, isPermission, type Permission } from './permissions.js';
+import { BUILTIN_ROLES, isPermission, type Permission } from '../kernel/permissions.js';
 
 export interface AuthorizerDeps {
   /** The tenant's role repository (a factory of the composition root). */

@@ -1,5 +1,5 @@
 import type { JWTPayload } from 'jose';
-import { AppError, isAppError } from '../core/errors.js';
+import { AppError, isAppError } from '../kernel/errors.js';
 import type { CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { UsedLogoutTokensStore } from '../data/stores/used-logout-tokens.store.js';
 import type { SessionService } from '../core/session.service.js';

@@ -1,5 +1,5 @@
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { SIGNING_ALG, type SigningKeys } from './signing-keys.js';
 
 /** Claims of an internal access token (docs/auth.md "Token formats"). */

@@ -2,29 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { parseKek, type KeyEncryptionSettings } from '../config/key-encryption.js';
 
 /** A key-encryption key: 32 bytes and its id (a fingerprint, so stored values name the key that sealed them). */
 export interface KeyEncryptionKey {
   id: string;
   key: Uint8Array;
-}
-
-/** Where the key-encryption keys come from (config.auth.keyEncryption). */
-export interface KeyEncryptionSettings {
-  key?: string;
-  keyFile?: string;
-  previous?: string;
-  previousFile?: string;
-  /** Development only: the key kept under .local/ when none is configured. */
-  devKeyFile?: string;
-}
-
-/** Parses a key-encryption key written as base64 or base64url of exactly 32 bytes. */
-export function parseKek(value: string): Uint8Array | undefined {
-  const v = value.trim();
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(v)) return undefined;
-  const bytes = Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  return bytes.length === 32 ? new Uint8Array(bytes) : undefined;
 }
 
 /** `kek-` + the first 9 bytes of SHA-256 of the key: names the key without revealing it. */

@@ -1,6 +1,6 @@
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { mapJoseError } from './internal-tokens.js';
 
 /** Algorithms accepted on identity-provider tokens; `none` and HMAC (key confusion) never are. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OPERATIONS, type OperationId, type Transport } from './permission-table.js';
-import { BUILTIN_ROLES, PERMISSIONS } from './permissions.js';
+import { BUILTIN_ROLES, PERMISSIONS } from '../kernel/permissions.js';
 
 const SECTIONS: [Transport, string][] = [
   ['rest', 'REST endpoints'],
@@ -17,7 +17,7 @@ export function renderPermissionsDoc(): string {
   const out = [
     '# Permissions',
     '',
-    '<!-- Generated from src/auth/permission-table.ts and src/auth/permissions.ts by `npx tsx src/auth/permission-doc.ts`. Do not edit by hand. -->',
+    '<!-- Generated from src/auth/permission-table.ts and src/kernel/permissions.ts by `npx tsx src/auth/permission-doc.ts`. Do not edit by hand. -->',
     '',
     'Every operation names what it requires: a permission, `authenticated` (any signed-in principal; the',
     'operation checks ownership itself) or `public` (no token; the operation proves the caller otherwise).',

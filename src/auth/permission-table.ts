@@ -1,4 +1,4 @@
-import type { Permission } from './permissions.js';
+import type { Permission } from '../kernel/permissions.js';
 
 /**
  * What an operation requires: a permission, `authenticated` (any signed-in principal, the operation

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RevocationsStore } from '../data/stores/revocations.store.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 
 /**
  * Payload published on `keys.revocationChannel`. `type` says what ended or changed (absent on messages

@@ -1,7 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { SigningKeysStore } from '../data/stores/signing-keys.store.js';
 import type { KeyVault } from './key-vault.js';
-import { randomSecret } from './secrets.js';
+import { randomSecret } from '../kernel/secrets.js';
 
 export const SIGNING_ALG = 'ES256';
 

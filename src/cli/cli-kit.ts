@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { AppError, toAppError } from '../core/errors.js';
+import { AppError, toAppError } from '../kernel/errors.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { localServicesFile, projectRoot } from '../config/local-services.js';

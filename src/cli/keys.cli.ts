@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config.js';
 import { cliEnvironment, redact, targetLine } from '../config/local-services.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { describeError, EXIT, helpOrRefusal, requireSettings, usageError } from './cli-kit.js';
 
 const USAGE = 'usage: npm run keys -- rotate | list | rotate-realm [--activate-in SECONDS] | list-realm';

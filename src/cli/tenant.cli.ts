@@ -1,8 +1,7 @@
-import { loadConfig } from '../config/config.js';
+import { loadConfig, type Config } from '../config/config.js';
 import { parseArgs } from 'node:util';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { AccountInput, type ProvisionedAccount } from '../core/account-setup.service.js';
-import type { Config } from '../config/config.js';
 import { cliEnvironment, redact, targetLine } from '../config/local-services.js';
 import { cliLogger, describeError, EXIT, helpOrRefusal, requireSettings, usageError } from './cli-kit.js';
 

@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../config/config.js';
 import { cliEnvironment, targetLine } from '../config/local-services.js';
-import { AppError } from '../core/errors.js';
-import type { Principal } from '../auth/principal.js';
+import { AppError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
 import { cliLogger, describeError, EXIT, helpOrRefusal, requireSettings, usageError } from './cli-kit.js';
 
 const USAGE = `usage: npm run webhooks -- listen [TENANT] [--types T1,T2] [--as USERNAME] [--replay-from CURSOR]

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { compileTrustProxy } from '../edge/client-address.js';
+import { compileTrustProxy } from './trust-proxy.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseKek, type KeyEncryptionSettings } from '../auth/key-vault.js';
+import { parseKek, type KeyEncryptionSettings } from './key-encryption.js';
 import { DEV_DEFAULTS, productionProblems } from './production-checks.js';
 import { parseRedisUrl } from './redis-url.js';
 

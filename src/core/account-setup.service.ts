@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import { z } from 'zod';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { PendingUserRow } from './pending-user-sheet.js';
 import type { AccountRecord, CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { AccountSetupRepository } from '../data/repositories/account-setup.repository.js';
-import { randomSecret, sha256, slowHash } from '../auth/secrets.js';
+import { randomSecret, sha256, slowHash } from '../kernel/secrets.js';
 import type { AuditService } from './audit.service.js';
 
 /** Subjects of accounts that wait for their first identity-provider sign-in start with this. */

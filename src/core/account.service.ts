@@ -1,9 +1,9 @@
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { type CredentialRepository, type SecurityRules } from '../data/repositories/credential.repository.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { OidcRealms } from '../auth/oidc-realms.js';
-import type { Principal } from '../auth/principal.js';
-import type { Permission } from '../auth/permissions.js';
+import type { Principal } from '../kernel/principal.js';
+import type { Permission } from '../kernel/permissions.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService } from './session.service.js';
 import type { AuditService } from './audit.service.js';

@@ -1,6 +1,6 @@
 import { recordBy, type AuditRecorder } from './audit-by.js';
-import { AppError } from './errors.js';
-import type { Principal } from '../auth/principal.js';
+import { AppError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
 import type { AccountSetupService, ProvisionedAccount } from './account-setup.service.js';
 import type { ImportRepository, ImportRecord } from '../data/repositories/import.repository.js';
 import type { PendingUserFilter, PendingUserRepository } from '../data/repositories/pending-user.repository.js';

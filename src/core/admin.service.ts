@@ -1,10 +1,10 @@
 import { recordBy, type AuditRecorder } from './audit-by.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { UserRecord, UserRepository } from '../data/repositories/user.repository.js';
 import type { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
 import type { ResolvedTenant } from './tenant.service.js';
-import { AppError } from './errors.js';
-import { oid } from './object-id.js';
+import { AppError } from '../kernel/errors.js';
+import { oid } from '../kernel/object-id.js';
 import { defaultSettings } from '../data/tenant-defaults.js';
 import { TtlCache } from './ttl-cache.js';
 import type { QrRenderer } from './qr-renderer.js';

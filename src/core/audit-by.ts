@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { AuditService } from './audit.service.js';
 
 /** What a service needs of the audit trail: one append (docs/audit.md). */

@@ -13,7 +13,7 @@ import {
 import { TrailVerifier, type TrailReport } from '../data/audit-trail-verifier.js';
 import type { AuditAnchor, AuditAnchorStore } from '../data/stores/audit-anchor.store.js';
 import type { AuditCheckpointRecord, AuditRecord, AuditRepository } from '../data/repositories/audit.repository.js';
-import { AppError, isAppError } from './errors.js';
+import { AppError, isAppError } from '../kernel/errors.js';
 
 /** The service's signing keys, as far as checkpoints need them (src/auth/signing-keys.ts). */
 export interface CheckpointSigner {

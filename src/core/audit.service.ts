@@ -1,5 +1,5 @@
 import { ChainVerifier, type BrokenLink } from '../data/audit-chain.js';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { auditBundle, toAuditEvent, type ParticipantKind } from './audit-fhir.js';
 import type { UserRepository } from '../data/repositories/user.repository.js';
 import type { AuditAnchorStore } from '../data/stores/audit-anchor.store.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { AppError } from './errors.js';
-import { oid } from './object-id.js';
+import { AppError } from '../kernel/errors.js';
+import { oid } from '../kernel/object-id.js';
 import { sourcesOf } from './event-status.js';
 import type { EventRepository, EventRecord } from '../data/repositories/event.repository.js';
 import type { TelemetryRepository, TelemetryRecord } from '../data/repositories/telemetry.repository.js';

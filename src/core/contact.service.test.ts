@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { UserRecord } from '../data/repositories/user.repository.js';
 import { fakeDirectoryServices, type FakeDirectoryServices } from '../../test/support/fakes/directory.fake-services.js';
 import { principalOf } from '../../test/support/fakes/principals.js';

@@ -1,14 +1,14 @@
 import { Readable } from 'node:stream';
 import type { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { UserRecord, UserRepository, UserSearch } from '../data/repositories/user.repository.js';
 import { matchesSearch } from '../data/models/name-tokens.js';
 import type { FavouriteRepository } from '../data/repositories/favourite.repository.js';
 import type { CallRecordRepository } from '../data/repositories/call-record.repository.js';
 import type { EventRepository } from '../data/repositories/event.repository.js';
 import type { ObjectStore } from '../storage/object-store.js';
-import { AppError } from './errors.js';
-import { oid } from './object-id.js';
+import { AppError } from '../kernel/errors.js';
+import { oid } from '../kernel/object-id.js';
 import { clampTake, type Page, type Paging } from './paging.js';
 import { TtlCache } from './ttl-cache.js';
 import type { ContactDirectory } from './contact-directory.js';

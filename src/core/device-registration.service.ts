@@ -1,14 +1,14 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type {
   DeviceRegistrationRecord,
   DeviceRegistrationRepository,
 } from '../data/repositories/device-registration.repository.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';
-import { AppError } from './errors.js';
-import { oid } from './object-id.js';
+import { AppError } from '../kernel/errors.js';
+import { oid } from '../kernel/object-id.js';
 
 const HardwareId = z.string().trim().min(1).max(200);
 /** Body of POST /api/peripheral/registrations. */

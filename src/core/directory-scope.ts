@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { EventRepository } from '../data/repositories/event.repository.js';
 import type { GroupRepository } from '../data/repositories/group.repository.js';
 

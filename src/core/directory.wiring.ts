@@ -11,7 +11,7 @@ import { NoticeRepository } from '../data/repositories/notice.repository.js';
 import { PeripheralRepository } from '../data/repositories/peripheral.repository.js';
 import { DeviceRepository } from '../data/repositories/device.repository.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { PresenceService, type LastSeenStore } from './presence.service.js';
 import { PresenceStore } from '../data/stores/presence.store.js';
 import { ContactService } from './contact.service.js';

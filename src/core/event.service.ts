@@ -1,12 +1,12 @@
 import type { AuditService } from './audit.service.js';
 import { randomInt } from 'node:crypto';
 import type { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { EventKey, EventRecord, EventRepository, NewEvent } from '../data/repositories/event.repository.js';
 import { TtlCache } from './ttl-cache.js';
 import type { UserRecord, UserRepository } from '../data/repositories/user.repository.js';
-import { AppError, type FieldError } from './errors.js';
-import { oid, oids } from './object-id.js';
+import { AppError, type FieldError } from '../kernel/errors.js';
+import { oid, oids } from '../kernel/object-id.js';
 import { clampTake, type Page } from './paging.js';
 import { sourcesOf } from './event-status.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';

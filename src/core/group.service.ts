@@ -1,9 +1,9 @@
 import type { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { GroupRecord, GroupRepository } from '../data/repositories/group.repository.js';
 import type { UserRepository } from '../data/repositories/user.repository.js';
-import { AppError, type FieldError } from './errors.js';
-import { oid, oids } from './object-id.js';
+import { AppError, type FieldError } from '../kernel/errors.js';
+import { oid, oids } from '../kernel/object-id.js';
 import type { CreateGroupCommand, GroupMembersCommand, RenameGroupCommand } from './contact.schema.js';
 
 export interface GroupDeps {

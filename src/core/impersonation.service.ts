@@ -1,7 +1,7 @@
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { type CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { Authorizer } from '../auth/authorizer.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';
 import type { SignInContext } from './sign-in.service.js';

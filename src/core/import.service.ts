@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { AppError, isAppError } from './errors.js';
-import type { Principal } from '../auth/principal.js';
+import { AppError, isAppError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
+import type { ImportProgressPush } from '../contracts/pushes.js';
 import type { ImportRepository, ImportEnd, ImportRecord, RowError } from '../data/repositories/import.repository.js';
 import type { PendingUserRepository, PendingUserRow } from '../data/repositories/pending-user.repository.js';
 import type { MediaFileRepository } from '../data/repositories/media-file.repository.js';
@@ -21,18 +22,6 @@ import { readPendingUserSheetChunks, type SheetRow } from './pending-user-sheet.
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';
 import type { OutboxEntry } from '../data/outbox.js';
-
-/** The `importProgress` push: a running import's counters, sent to the admin who uploaded it. */
-export interface ImportProgressPush {
-  importId: string;
-  status: 'running' | 'completed' | 'failed';
-  rowsDone: number;
-  /** Rows of the sheet (counted before the rows are read), so a client can show "done of total"; the final push gives the rows read. */
-  rowsTotal?: number;
-  rowsImported: number;
-  rowErrorCount: number;
-  error?: string;
-}
 
 export interface ImportDeps {
   store: ObjectStore;

@@ -1,6 +1,6 @@
 import { Types } from 'mongoose';
 import type { Logger } from '../observability/logger.js';
-import { isObjectIdString } from './object-id.js';
+import { isObjectIdString } from '../kernel/object-id.js';
 
 /** Where lastSeenAt is kept (the User document); a write only ever moves it forward. */
 export interface LastSeenSink {

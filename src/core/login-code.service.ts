@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { type LoginCodeRepository, type LoginCodeRecord } from '../data/repositories/login-code.repository.js';
 import { type CredentialRepository } from '../data/repositories/credential.repository.js';
-import type { Principal } from '../auth/principal.js';
-import { randomSecret, sha256 } from '../auth/secrets.js';
+import type { Principal } from '../kernel/principal.js';
+import { randomSecret, sha256 } from '../kernel/secrets.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';

@@ -1,6 +1,6 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import { type MediaFileRepository } from '../data/repositories/media-file.repository.js';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';
 
 /** The administrator permission that reads any media of the tenant (decision 112). */

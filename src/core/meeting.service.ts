@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { EventRecord, EventRepository } from '../data/repositories/event.repository.js';
 import type { UserRepository } from '../data/repositories/user.repository.js';
 import type { DeviceRecord, DeviceRepository } from '../data/repositories/device.repository.js';
 import type { VcsJoinDetails, VcsParticipant, VcsRoom, VideoConferencing } from '../vcs/vcs.port.js';
-import { AppError } from './errors.js';
-import { isObjectIdString, oid } from './object-id.js';
+import { AppError } from '../kernel/errors.js';
+import { isObjectIdString, oid } from '../kernel/object-id.js';
 import { sourcesOf, type EventStatus } from './event-status.js';
-import { secretEquals } from './secret.js';
+import { constantTimeEqual } from '../kernel/secrets.js';
 import { newMeetingCode } from './event.service.js';
 import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
 import { consultationData } from './webhooks/consultation-events.js';
@@ -259,7 +259,7 @@ export class MeetingService {
   ): Promise<{ eventId: string; deviceUserId: string; meetingCode: string }> {
     const repo = this.deps.events(p.tenant);
     const e = isObjectIdString(input.eventId) ? await repo.findById(oid(input.eventId)) : null;
-    if (!e || !secretEquals(e.meetingCode, input.joinCode.toUpperCase()))
+    if (!e || !constantTimeEqual(e.meetingCode, input.joinCode.toUpperCase()))
       throw new AppError('event_not_found', 'No event for this id and join code');
     if (!(JOINABLE as readonly string[]).includes(e.status))
       throw new AppError('invalid_state', `The meeting is ${e.status}`);

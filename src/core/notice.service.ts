@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { NoticeRecord, NoticeRepository } from '../data/repositories/notice.repository.js';
-import { AppError } from './errors.js';
-import { oid } from './object-id.js';
+import { AppError } from '../kernel/errors.js';
+import { oid } from '../kernel/object-id.js';
 
 export const SaveNoticeCommand = z.object({
   title: z.string().trim().min(1).max(200),

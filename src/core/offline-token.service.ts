@@ -1,10 +1,10 @@
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { type OfflineTokenRepository } from '../data/repositories/offline-token.repository.js';
 import { type CredentialRepository } from '../data/repositories/credential.repository.js';
 import { OFFLINE_PERMISSIONS, intersect } from '../auth/authorizer.js';
-import type { Principal } from '../auth/principal.js';
-import type { Permission } from '../auth/permissions.js';
-import { randomSecret, sha256 } from '../auth/secrets.js';
+import type { Principal } from '../kernel/principal.js';
+import type { Permission } from '../kernel/permissions.js';
+import { randomSecret, sha256 } from '../kernel/secrets.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { SessionService, LoginResponse } from './session.service.js';
 import type { AuditService } from './audit.service.js';

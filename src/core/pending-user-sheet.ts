@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { readSharedStrings, readSheetRows, type SpreadsheetLimits, type Workbook } from '../spreadsheet/index.js';
 
 /** One data row of the pending-users sheet, validated; `row` is the sheet's 1-based row number. */

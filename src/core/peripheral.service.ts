@@ -1,10 +1,10 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { DeviceRecord, DeviceRepository } from '../data/repositories/device.repository.js';
 import type { PeripheralRepository, PeripheralTypeRecord } from '../data/repositories/peripheral.repository.js';
-import { AppError } from './errors.js';
-import { isObjectIdString, oid } from './object-id.js';
+import { AppError } from '../kernel/errors.js';
+import { isObjectIdString, oid } from '../kernel/object-id.js';
 import { TtlCache } from './ttl-cache.js';
 
 /** Body of POST /api/peripheral/getDevice/{deviceTypeId}: the ids the hardware reports about itself. */

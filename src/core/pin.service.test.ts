@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
-import { BUILTIN_ROLES } from '../auth/permissions.js';
+import type { Principal } from '../kernel/principal.js';
+import { BUILTIN_ROLES } from '../kernel/permissions.js';
 import { fakeAuthServices, type FakeAuthServices } from '../../test/support/fakes/auth.fake-services.js';
 import { principalOf } from '../../test/support/fakes/principals.js';
 

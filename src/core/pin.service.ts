@@ -1,7 +1,8 @@
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { AccountRecord, CredentialRepository, SecurityRules } from '../data/repositories/credential.repository.js';
-import type { Principal } from '../auth/principal.js';
-import { decoyHash, slowHash, slowVerify } from '../auth/secrets.js';
+import type { Principal } from '../kernel/principal.js';
+import type { PinLockedPush, SecurityAlertPush } from '../contracts/pushes.js';
+import { decoyHash, slowHash, slowVerify } from '../kernel/secrets.js';
 import { addressKey } from './address-key.js';
 import { pinWeakness } from './pin-rules.js';
 import type { PinAttemptsStore } from '../data/stores/pin-attempts.store.js';
@@ -24,28 +25,6 @@ export interface PinServiceDeps {
   onPinCheck?: () => void;
   /** Alerts the tenant's administrators: an account's PIN sign-in was hard-locked (hub push `securityAlert`); never rejects. */
   alertAdmins?(tenant: string, push: SecurityAlertPush): Promise<void>;
-}
-
-/** Payload of the hub push `pinLocked`, sent to every socket of the user whose PIN sign-in was locked. */
-export interface PinLockedPush {
-  /**
-   * `source`: one client address is locked for `retryAfter` seconds; `account`: every address, for
-   * `retryAfter` seconds or until the PIN is set again (after signing in by SSO or QR) or reset.
-   */
-  scope: 'source' | 'account';
-  retryAfter?: number;
-  at: string;
-}
-
-/** Payload of the hub push `securityAlert`, sent to every user of the tenant who may reset PINs (`users:manage`). */
-export interface SecurityAlertPush {
-  kind: 'pinLocked';
-  userId: string;
-  username: string;
-  /** Seconds until the lock ends by itself. */
-  retryAfter: number;
-  failuresToday: number;
-  at: string;
 }
 
 /** Unknown users and users without a PIN cost the same scrypt as a real check. */

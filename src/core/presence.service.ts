@@ -1,7 +1,7 @@
 import { Types } from 'mongoose';
 import type { PresenceStore } from '../data/stores/presence.store.js';
 import type { Logger } from '../observability/logger.js';
-import { isObjectIdString } from './object-id.js';
+import { isObjectIdString } from '../kernel/object-id.js';
 import { LastSeenWriter, type LastSeenSink } from './last-seen-writer.js';
 
 /** What presence needs from the user store: lastSeenAt lives on the User document (MongoDB). */

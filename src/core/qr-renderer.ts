@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 
 export interface QrOptions {
   errorCorrectionLevel: 'L' | 'M' | 'Q' | 'H';

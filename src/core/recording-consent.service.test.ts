@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import type { RecordingConsentAnswer } from '../actors/meeting.schema.js';
+import type { RecordingConsentAnswer } from '../contracts/meeting.schema.js';
 import type { EventRecord } from '../data/repositories/event.repository.js';
 import { fakeDirectoryServices, type FakeDirectoryServices } from '../../test/support/fakes/directory.fake-services.js';
 

@@ -1,7 +1,7 @@
 import type { EventRepository } from '../data/repositories/event.repository.js';
-import type { ConsentSettings, RecordingConsentAnswer } from '../actors/meeting.schema.js';
+import type { ConsentSettings, RecordingConsentAnswer } from '../contracts/meeting.schema.js';
 import type { AuditService } from './audit.service.js';
-import { oid } from './object-id.js';
+import { oid } from '../kernel/object-id.js';
 
 interface Deps {
   events: (tenant: string) => Pick<EventRepository, 'addRecordingConsent'>;

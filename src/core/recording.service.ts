@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { AppError } from './errors.js';
-import { oid } from './object-id.js';
+import { AppError } from '../kernel/errors.js';
+import { oid } from '../kernel/object-id.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { layout } from '../storage/layout.js';
 import type { VcsRoom, VideoConferencing } from '../vcs/vcs.port.js';

@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { EventRecord, EventRepository } from '../data/repositories/event.repository.js';
 import type { MediaFileRecord, MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type {
@@ -7,9 +7,9 @@ import type {
   ParticipantLogRepository,
 } from '../data/repositories/participant-log.repository.js';
 import type { CallRecordRepository } from '../data/repositories/call-record.repository.js';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { MEDIA_ADMIN_PERMISSION } from './media-access.js';
-import { oid } from './object-id.js';
+import { oid } from '../kernel/object-id.js';
 import { clampTake, type Page, type Paging } from './paging.js';
 import type { AuditService } from './audit.service.js';
 import { recordBy, type AuditRecorder } from './audit-by.js';

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { BUILTIN_ROLES } from '../auth/permissions.js';
+import { BUILTIN_ROLES } from '../kernel/permissions.js';
 import { OFFLINE_PERMISSIONS } from '../auth/authorizer.js';
 import type { AccountRecord } from '../data/repositories/credential.repository.js';
 import type { SessionMethod } from '../data/repositories/session.repository.js';

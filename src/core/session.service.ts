@@ -1,4 +1,4 @@
-import { AppError, isAppError } from './errors.js';
+import { AppError, isAppError } from '../kernel/errors.js';
 import type {
   SessionRepository,
   SessionMethod,
@@ -11,8 +11,8 @@ import type { InternalTokens } from '../auth/internal-tokens.js';
 import { OFFLINE_PERMISSIONS, intersect, type Authorizer } from '../auth/authorizer.js';
 import type { Revocations } from '../auth/revocations.js';
 import type { RealmLogout } from '../auth/realm-logout.js';
-import { isPermission, type Permission } from '../auth/permissions.js';
-import { randomSecret, sha256 } from '../auth/secrets.js';
+import { isPermission, type Permission } from '../kernel/permissions.js';
+import { randomSecret, sha256 } from '../kernel/secrets.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { AuditService } from './audit.service.js';
 

@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { SHA256_HEX } from '../storage/layout.js';
 
 /** What shareImage may put on a headset: the tenant's own media, by content hash or by its URL here. */

@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import { type CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { OidcRealms } from '../auth/oidc-realms.js';
 import type { AccessTokenVerifier } from '../auth/access-token-verifier.js';

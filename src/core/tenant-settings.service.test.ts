@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
 import { TenantSettingsService } from './tenant-settings.service.js';
 import { SecurityRulesPatch } from './tenant-settings.schema.js';

@@ -1,5 +1,5 @@
 import { recordBy, type AuditRecorder } from './audit-by.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { TenantConfigRepository, TenantSettingsRecord } from '../data/repositories/tenant-config.repository.js';
 import type { SecurityRules } from '../data/repositories/credential.repository.js';
 import { defaultSettings } from '../data/tenant-defaults.js';
@@ -7,7 +7,7 @@ import type { AdminService, TenantConfig } from './admin.service.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { ResolvedTenant } from './tenant.service.js';
 import type { SecurityRulesPatch, TenantConfigPatch } from './tenant-settings.schema.js';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 
 export interface TenantSettingsDeps {
   settings: (tenant: string) => Pick<TenantConfigRepository, 'settings' | 'setPaths'>;

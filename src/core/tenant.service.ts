@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { Mongo, TenantDb } from '../data/mongo.js';
 import type { TenantRepository, TenantRecord } from '../data/repositories/tenant.repository.js';
 import { migrateTenant, type MigrationResult } from '../data/migrations/migrator.js';

@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 
 /**
  * C0 control characters other than tab, line feed and carriage return, and DEL. MongoDB cannot take a

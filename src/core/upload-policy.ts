@@ -1,5 +1,5 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
-import { AppError } from './errors.js';
+import { AppError } from '../kernel/errors.js';
 
 import type { UploadLimits } from '../data/repositories/media-file.repository.js';
 

@@ -8,7 +8,7 @@ import type { Connection } from 'mongoose';
  *   concurrent callers can all win: single-winner updates go through a claim insert (transition-claim.ts);
  * - each statement of an `update` command holds one of a database's 100 connections until the command
  *   returns: bulk updates go in commands of at most 10 statements (bulk-updates.ts);
- * - a duplicate key met by an update answers code 1 instead of 11000 (duplicate-keys.ts);
+ * - a duplicate key met by an update answers code 1 instead of 11000 (isDuplicateKey in src/kernel/errors.ts);
  * - `$pull` with a condition (`{ outbox: { id: { $in } } }`) removes nothing, and says it modified
  *   nothing: the relay pulls published outbox entries by their whole value (`$pullAll`) there.
  */

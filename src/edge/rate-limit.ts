@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { RedisClient } from '../data/redis.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { addressKey } from './client-address.js';
 
 /** One limit: at most `limit` requests per `windowSeconds` for each key `key(req)` returns. */

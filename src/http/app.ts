@@ -9,7 +9,7 @@ import { resolveTenant } from './middleware/tenant.js';
 import { authenticate } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { probeRoutes, restRoutes } from './routes/index.js';
-import { compileTrustProxy } from '../edge/client-address.js';
+import { compileTrustProxy } from '../config/trust-proxy.js';
 import { rateLimit, byIp, PER_IP_BUCKET } from '../edge/rate-limit.js';
 
 export interface HttpAppOptions {

@@ -1,7 +1,7 @@
 import type { ResolvedTenant } from '../core/tenant.service.js';
 import type { TenantDb } from '../data/mongo.js';
-import type { Principal } from '../auth/principal.js';
-import type { AppError } from '../core/errors.js';
+import type { Principal } from '../kernel/principal.js';
+import type { AppError } from '../kernel/errors.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { fromZod } from '../core/errors.js';
+import { fromZod } from '../kernel/errors.js';
 import { refuseControlChars } from '../core/text-input.js';
 
 /**

@@ -1,4 +1,4 @@
-import { toAppError } from '../core/errors.js';
+import { toAppError } from '../kernel/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { AckResult } from './hub.events.js';
 

@@ -1,6 +1,6 @@
 import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { toAppError, toProblem, type AppError } from '../core/errors.js';
+import { toAppError, toProblem, type AppError } from '../kernel/errors.js';
 import type { Logger } from '../observability/logger.js';
 
 /** Counts one new engine.io session against its client address's budget; throws `rate_limited` over it. */

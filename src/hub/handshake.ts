@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ExtendedError, Socket } from 'socket.io';
-import { AppError, toAppError } from '../core/errors.js';
-import type { Principal } from '../auth/principal.js';
+import { AppError, toAppError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
 import { tenantFromHost } from '../edge/tenant-host.js';
 import type { Logger } from '../observability/logger.js';
 

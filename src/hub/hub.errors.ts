@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../kernel/errors.js';
 import type { HubMethodName } from './hub.events.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { Server, Socket } from 'socket.io';
-import type { ErrorCode, FieldError } from '../core/errors.js';
-import type { Principal } from '../auth/principal.js';
+import type { ErrorCode, FieldError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
 import type {
   AcceptCallRequest,
   AddParticipantRequest,
   CallInfo,
   CallRef,
   InitCallRequest,
-} from '../actors/call.schema.js';
+} from '../contracts/call.schema.js';
 import type {
   AnswerHostAccessRequest,
   ControlResult,
@@ -16,7 +16,7 @@ import type {
   LockRequest,
   MuteRequestRequest,
   RemoveParticipantRequest,
-} from '../actors/meeting-controls.schema.js';
+} from '../contracts/meeting-controls.schema.js';
 import type {
   AdmitRequest,
   ConsentAnswerRequest,
@@ -27,15 +27,15 @@ import type {
   MeetingRef,
   NotifyRequest,
   ShareImageRequest,
-} from '../actors/meeting.schema.js';
+} from '../contracts/meeting.schema.js';
 import type {
   HeadsetDeviceInfo,
   RemoteControlRequest,
   StartPeripheralRequest,
   StopPeripheralRequest,
-} from '../actors/device.schema.js';
-import type { IceCandidateMessage, SdpMessage } from '../realtime/signalling.schema.js';
-import type { PushPosition, ServerToClientEvents } from '../realtime/pushes.js';
+} from '../contracts/device.schema.js';
+import type { IceCandidateMessage, SdpMessage } from '../contracts/signalling.schema.js';
+import type { PushPosition, ServerToClientEvents } from '../contracts/pushes.js';
 
 // The pushed messages are the realtime module's typed map; the hub serves it as Socket.IO's server events.
 export {
@@ -43,7 +43,7 @@ export {
   type ServerEventName,
   type ServerToClientEvents,
   type UserStatusPush,
-} from '../realtime/pushes.js';
+} from '../contracts/pushes.js';
 
 /** Every client method is answered with this acknowledgement; errors carry the REST error codes. */
 export type AckResult<T = unknown> =

@@ -1,6 +1,7 @@
 import type { Logger } from '../observability/logger.js';
 import { SpanKind, startSpan } from '../observability/tracing.js';
-import { isPushName, type PushName, type PushPayload, type PushPublisher, type RoomMove } from '../realtime/pushes.js';
+import { isPushName, type PushName, type PushPayload } from '../contracts/pushes.js';
+import type { PushPublisher, RoomMove } from '../realtime/push-delivery.js';
 import { OrderedPushes, type PushHistory } from '../realtime/push-history.js';
 import type { ServerEventName, ServerToClientEvents } from './hub.events.js';
 import type { HubServer } from './hub.types.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { HistoryRead, StreamPosition } from '../data/stores/push-history.store.js';
-import type { PushName, PushPosition } from '../realtime/pushes.js';
+import type { PushName, PushPosition } from '../contracts/pushes.js';
 import { streams } from '../realtime/rooms.js';
 import type { HubContext, HubSocket, HubStreams } from './hub.types.js';
 

@@ -18,7 +18,8 @@ import { consentMethods } from './handlers/consent.handlers.js';
 import { deviceMethods } from './handlers/device.handlers.js';
 import { signallingMethods } from './handlers/signalling.handlers.js';
 import type { HubContext } from './hub.types.js';
-import { addressKey, callerIsTrusted, clientAddress, compileTrustProxy } from '../edge/client-address.js';
+import { addressKey, callerIsTrusted, clientAddress } from '../edge/client-address.js';
+import { compileTrustProxy } from '../config/trust-proxy.js';
 import { countHit, HUB_SESSION_BUCKET, PER_IP_BUCKET } from '../edge/rate-limit.js';
 
 /** A connection to the configured Redis (one server or a cluster), from infra's connectRedis. */

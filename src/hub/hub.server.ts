@@ -75,6 +75,12 @@ export function onConnections(
 ): void {
   const connected = metrics.gauge('hub_connected_sockets', 'Sockets connected to this hub node');
   const table = methodTable(methods, metrics);
+  const offline = (socket: HubSocket) =>
+    presence
+      .onDisconnect(socket)
+      .catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'));
+  /** Sockets between the presence step and their 'connection', with what their transport's close does. */
+  const admitting = new WeakMap<HubSocket, () => void>();
   // Presence is recorded before the client sees `connect`, so a client's later calls and
   // disconnects are always ordered after its online transition.
   io.use((socket, next) => {
@@ -93,10 +99,21 @@ export function onConnections(
     const online = presence
       .onConnect(socket)
       .catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed'));
+    // A transport that closes before Socket.IO admits the socket (a client's blip during its handshake)
+    // gets neither 'connection' nor 'disconnect': its connection is taken off presence here, after the add
+    // it follows, or it would count the user online for as long as this node lives.
+    const abandoned = () => void online.then(() => offline(socket));
+    if (socket.conn.readyState === 'open') {
+      socket.conn.once('close', abandoned);
+      admitting.set(socket, abandoned);
+    } else abandoned();
     void Promise.all([directory, online]).finally(() => next());
   });
   io.on('connection', (socket: HubSocket) => {
     const { tenant, principal } = socket.data;
+    // Admitted: from now on its 'disconnect' takes it off presence.
+    const abandoned = admitting.get(socket);
+    if (abandoned) socket.conn.off('close', abandoned);
     connected.inc();
     // The directory rooms are joined with the tenant room at once, so a patient limited to the care team
     // is never in the tenant room without the tenant-patients exclusion (decision 230).
@@ -125,11 +142,7 @@ export function onConnections(
     serveMethods(ctx, socket, table, new SocketRateLimit(rate), traceTrusted(socket.request));
     socket.on('disconnect', () => {
       connected.dec();
-      presence
-        .onDisconnect(socket)
-        .catch((err) =>
-          ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'),
-        );
+      void offline(socket);
     });
   });
 }

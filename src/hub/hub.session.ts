@@ -1,6 +1,6 @@
-import { AppError, toAppError, type ErrorCode } from '../core/errors.js';
-import type { Principal } from '../auth/principal.js';
-import type { Permission } from '../auth/permissions.js';
+import { AppError, toAppError, type ErrorCode } from '../kernel/errors.js';
+import type { Principal } from '../kernel/principal.js';
+import type { Permission } from '../kernel/permissions.js';
 import type { RevocationEvent } from '../auth/revocations.js';
 import type { Logger } from '../observability/logger.js';
 import { rooms } from '../realtime/rooms.js';

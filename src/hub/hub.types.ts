@@ -1,5 +1,5 @@
 import type { ActorSystem } from '../actors/runtime/types.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { AuditService } from '../core/audit.service.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { MeetingRef } from '../actors/meeting.schema.js';
+import { MeetingRef } from '../contracts/meeting.schema.js';
 import { method } from './method.js';
 
 /**

@@ -1,9 +1,8 @@
 import type { z } from 'zod';
-import { AppError, fromZod } from '../core/errors.js';
+import { AppError, fromZod } from '../kernel/errors.js';
 import { refuseControlChars } from '../core/text-input.js';
 import { permissionFor, satisfies, type OperationId } from '../auth/permission-table.js';
-import type { Caller } from '../actors/common.schema.js';
-import { callerOfPrincipal } from '../actors/caller.js';
+import { type Caller, callerOfPrincipal } from '../kernel/caller.js';
 import { auditEntry } from '../core/audit-by.js';
 import { fail, ok } from './ack.js';
 import type { Ack, AckResult, ClientToServerEvents, HubMethodName } from './hub.events.js';

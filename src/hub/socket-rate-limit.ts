@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 
 export interface RateLimitOptions {
   /** Calls a socket may make in a burst. */

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from './metrics.js';
-import { constantTimeEqual } from '../auth/secrets.js';
+import { constantTimeEqual } from '../kernel/secrets.js';
 
 export interface MetricsServer {
   /** Base URL of the listener (ephemeral port resolved). */

@@ -6,7 +6,8 @@ import {
   type StreamPosition,
 } from '../data/stores/push-history.store.js';
 import type { Logger } from '../observability/logger.js';
-import { isRecoverable, type PushName, type PushPosition, type RoomMove } from './pushes.js';
+import { isRecoverable, type RoomMove } from './push-delivery.js';
+import type { PushName, PushPosition } from '../contracts/pushes.js';
 import { roomTarget, streams } from './rooms.js';
 
 /** One delivery of a push: to `rooms` except `except`, with this payload (a recipient's own position in it). */

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Logger } from '../observability/logger.js';
 import { injectTrace, SpanKind, startSpan, TraceCarrier } from '../observability/tracing.js';
 import { OrderedPushes, pushHistoryFor, type PushHistory } from './push-history.js';
-import { isPushName, type PushName, type PushPayload, type PushPublisher, type RoomMove } from './pushes.js';
+import { isPushName, type PushName, type PushPayload } from '../contracts/pushes.js';
+import type { PushPublisher, RoomMove } from './push-delivery.js';
 
 const PushSchema = z.object({
   rooms: z.array(z.string()),

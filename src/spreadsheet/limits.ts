@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 
 /** Bounds on an uploaded spreadsheet (decompression and parsing bombs); docs/media.md lists them. */
 export interface SpreadsheetLimits {

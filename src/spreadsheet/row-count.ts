@@ -1,4 +1,4 @@
-import { isAppError } from '../core/errors.js';
+import { isAppError } from '../kernel/errors.js';
 import type { Workbook } from './workbook.js';
 import type { ZipPart } from './zip-container.js';
 

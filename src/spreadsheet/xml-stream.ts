@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
-import { isAppError } from '../core/errors.js';
+import { isAppError } from '../kernel/errors.js';
 import { rejected } from './limits.js';
 
 /**

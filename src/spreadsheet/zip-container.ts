@@ -1,6 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { isAppError } from '../core/errors.js';
+import { isAppError } from '../kernel/errors.js';
 import { rejected, type RangeReader, type SpreadsheetLimits } from './limits.js';
 
 /**

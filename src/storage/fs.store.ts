@@ -4,7 +4,7 @@ import { mkdir, rename, rm, stat, access, writeFile, readFile, open } from 'node
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import {
   assertSafeKey,
   contentEtag,

@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { isSafeKey } from './object-store.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 
 export interface ObjectInfo {
   key: string;

@@ -11,7 +11,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { hashingLimiter } from './fs.store.js';
 import {
   assertSafeKey,

@@ -1,12 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { TtlCache } from '../core/ttl-cache.js';
 import type { NewTelemetryRecord, TelemetryRepository } from '../data/repositories/telemetry.repository.js';
 import type { TelemetryCompletionJobData } from '../core/job-definitions.js';
 import { announce, type AnnounceHook } from '../core/webhooks/webhook-events.js';
 import { consultationData } from '../core/webhooks/consultation-events.js';
-import { oid } from '../core/object-id.js';
+import { oid } from '../kernel/object-id.js';
 import type { EventRepository } from '../data/repositories/event.repository.js';
 
 interface CatalogEntry {

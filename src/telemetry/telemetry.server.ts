@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { SpanKind, startSpan } from '../observability/tracing.js';
 import type { Logger } from 'pino';
-import { toAppError, type AppError } from '../core/errors.js';
+import { toAppError, type AppError } from '../kernel/errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import {
   AUTH_METADATA,
@@ -10,8 +10,8 @@ import {
   RETRY_AFTER_METADATA,
   TENANT_METADATA,
   telemetryServiceDefinition,
-} from './proto.js';
-import { MAX_BATCH, toRecords } from './telemetry.schema.js';
+} from '../contracts/telemetry-proto.js';
+import { MAX_BATCH, toRecords } from '../contracts/telemetry.schema.js';
 import type { TelemetryAck, TelemetryIngestService } from './telemetry-ingest.service.js';
 
 /** gRPC status for each HTTP-ish status of our error codes. */

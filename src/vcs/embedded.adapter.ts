@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisClient } from '../data/redis.js';
 import { SignJWT, jwtVerify } from 'jose';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import type {
   VcsJoinDetails,
   VcsParticipant,

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { EgressClient, RoomServiceClient, VideoGrant } from 'livekit-server-sdk';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../kernel/errors.js';
 import { roomNameFor } from './embedded.adapter.js';
 import type {
   VcsJoinDetails,

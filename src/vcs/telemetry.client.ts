@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { AUTH_METADATA, ERROR_CODE_METADATA, TENANT_METADATA, telemetryPackage } from '../telemetry/proto.js';
+import { AUTH_METADATA, ERROR_CODE_METADATA, TENANT_METADATA, telemetryPackage } from '../contracts/telemetry-proto.js';
 
 /** A telemetry message as the client builds it (the proto's TelemetryEvent, camelCase). */
 export type TelemetryMessage = {

@@ -1,6 +1,6 @@
 import { Queue, QueueEvents, type Job, type JobsOptions, type JobType } from 'bullmq';
 import type { Config } from '../config/config.js';
-import { AppError, fromZod } from '../core/errors.js';
+import { AppError, fromZod } from '../kernel/errors.js';
 import { createRedis, duplicateRedis, type RedisClient } from '../data/redis.js';
 import { redisKeys } from '../data/redis-keys.js';
 import { inSpan, injectTrace, SpanKind } from '../observability/tracing.js';

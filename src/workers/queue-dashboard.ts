@@ -9,7 +9,7 @@ import helmet from 'helmet';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { constantTimeEqual } from '../auth/secrets.js';
+import { constantTimeEqual } from '../kernel/secrets.js';
 import { QUEUE_NAMES } from '../core/job-definitions.js';
 import type { JobQueues } from './job-queues.js';
 

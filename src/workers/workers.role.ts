@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RoleContext, RoleHandle } from '../role-context.js';
-import { isPermanent } from '../core/errors.js';
+import { isPermanent } from '../kernel/errors.js';
 import { runWithContext } from '../observability/context.js';
 import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observability/tracing.js';
 import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-handlers.js';

@@ -1,6 +1,6 @@
 import type { NodeHandle } from '../../src/node.js';
 import { CredentialRepository } from '../../src/data/repositories/credential.repository.js';
-import { slowHash } from '../../src/auth/secrets.js';
+import { slowHash } from '../../src/kernel/secrets.js';
 import type { LoginResponse } from '../../src/core/session.service.js';
 
 export interface CreateUserOptions {

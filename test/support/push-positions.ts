@@ -1,4 +1,4 @@
-import type { PushPosition } from '../../src/realtime/pushes.js';
+import type { PushPosition } from '../../src/contracts/pushes.js';
 import { hubClient, type HubClient, type HubTransport } from './hub-client.js';
 
 /**

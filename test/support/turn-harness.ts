@@ -6,12 +6,24 @@ export interface Emitted {
   payload: any;
 }
 
+/** A deep-frozen copy of plain JSON data, as the runtime keeps an actor's state between turns. */
+function frozenCopy<T>(value: T): T {
+  const freeze = (v: unknown): unknown => {
+    if (typeof v === 'object' && v !== null) for (const item of Object.values(Object.freeze(v))) freeze(item);
+    return v;
+  };
+  return freeze(JSON.parse(JSON.stringify(value ?? null))) as T;
+}
+
 /**
  * Runs an actor behaviour's turns in memory, one at a time, recording pushes and timers: enough to
- * test the pure turn logic; the runtime's own tests cover placement, snapshots and fencing.
+ * test the pure turn logic; the runtime's own tests cover placement, snapshots and fencing. A message
+ * the behaviour declares read-only sees the state deep-frozen, as in the runtime (decision 1120), so a
+ * declared read that writes fails here too.
  */
-export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, address: ActorAddress) {
-  let state = behavior.initialState(address);
+export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, address: ActorAddress, from?: S) {
+  /** `from`: the state to start with (an older snapshot's, say) instead of the behaviour's initial one. */
+  let state = from ?? behavior.initialState(address);
   const emitted: Emitted[] = [];
   const timers = new Map<string, { delayMs: number; msg: unknown }>();
   let queue = Promise.resolve<unknown>(undefined);
@@ -21,6 +33,9 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
     const run = queue.then(async () => {
       const pending: Emitted[] = [];
       let retiring: { retainMs?: number } | undefined;
+      const kept = state;
+      const frozen = behavior.readOnly?.(msg) ? frozenCopy(state) : undefined;
+      if (frozen !== undefined) state = frozen;
       const ctx: ActorContext<S> = {
         address,
         get state() {
@@ -47,7 +62,13 @@ export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, addres
           return r;
         },
       };
-      const reply = await behavior.receive(ctx, msg);
+      let reply: unknown;
+      try {
+        reply = await behavior.receive(ctx, msg);
+      } finally {
+        // The frozen copy goes again unless the turn replaced the state (which the runtime persists).
+        if (frozen !== undefined && state === frozen) state = kept;
+      }
       emitted.push(...pending);
       retired = retiring;
       return reply;

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { AppError, toAppError } from '../../core/errors.js';
+import { AppError, toAppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { runInContext, SpanKind, startSpan, type TraceContext } from '../../observability/tracing.js';
 import { addressKey } from './placement.js';
@@ -8,8 +8,9 @@ import { errorFromWire } from './transport.js';
 import { TurnContext, type TurnServices } from './turn-context.js';
 import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
+import { jsonCopy } from './json-copy.js';
 import type { ActorAddress, ActorBehavior } from './types.js';
-import type { PushPublisher } from '../../realtime/pushes.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
 
 /** A message waiting in a mailbox, with the caller's continuation. */
 export interface Envelope {
@@ -23,6 +24,11 @@ export interface Envelope {
   reject(err: unknown): void;
   /** The sender's trace context (tracing on, an ask in a span): the turn's span is its child. */
   trace?: TraceContext;
+  /**
+   * Asked by a turn of the same shard on this node while the shard is handed off: served here under the
+   * lease still held (the handoff waits for that turn), never held for the next owner.
+   */
+  nested?: boolean;
 }
 
 /** What an activation needs from the system that hosts it. */
@@ -34,8 +40,8 @@ export interface ActivationHost extends TurnServices {
   /** How long a retired snapshot is kept by default (ms). */
   readonly retiredRetentionMs: number;
   publisher(): PushPublisher;
-  /** True while the activation's lease may serve a turn (self-fencing, handoff). */
-  mayServe(act: Activation): boolean;
+  /** True while the activation's lease may serve this message's turn (self-fencing, handoff). */
+  mayServe(act: Activation, env: Envelope): boolean;
   /** Moves messages not yet started to the shard's handoff buffer. */
   buffer(act: Activation, items: Envelope[]): void;
   /** A write of this activation was fenced (counted unless `counted`): its shard has a newer owner. */
@@ -49,10 +55,17 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 /**
  * One live actor: its state, timers and mailbox. Turns run strictly one at a time in arrival order;
  * a turn's reply is released only after its write-through to Redis succeeded under the epoch fence.
+ *
+ * Between turns the state is settled (decision 1120): parsed afresh from its serialisation and
+ * deep-frozen, with that serialisation kept. A turn of a message the behaviour declares read-only runs
+ * against the frozen state, so it cannot change it in place and needs no serialisation, comparison or
+ * write-through; any other turn works on a copy parsed from the kept serialisation.
  */
 export class Activation {
   readonly key: string;
   state: unknown;
+  /** serialize() of the settled state and timers: the next turn's `before`. */
+  private settled = '';
   readonly timers = new Map<string, TimerEntry>();
   readonly ready: Promise<void>;
   closed = false;
@@ -89,6 +102,11 @@ export class Activation {
     void this.pump();
   }
 
+  /** A turn is running (or the activation is loading to run one). */
+  get busy(): boolean {
+    return this.running;
+  }
+
   /** Resolves once no turn is running (the running turn, if any, has persisted or failed). */
   whenIdle(): Promise<void> {
     return this.running ? new Promise((r) => this.idleWaiters.push(r)) : Promise.resolve();
@@ -109,6 +127,7 @@ export class Activation {
     const snap = await this.host.store.load(this.lease.shard, this.key);
     this.state = snap ? snap.state : this.behavior.initialState(this.address);
     for (const t of snap?.timers ?? []) this.timers.set(t.name, t);
+    this.settle(this.serialize());
     this.syncTimers();
     this.host.observe('activated', this);
   }
@@ -121,11 +140,15 @@ export class Activation {
       while (this.queue.length && !this.closed) {
         // A traced turn's start is taken before the lease check, so it never postdates the check.
         const checkedAt = turnProbe() ? probeClock() : 0;
-        if (!this.host.mayServe(this)) {
-          const items = this.queue.splice(0);
+        if (!this.host.mayServe(this, this.queue[0]!)) {
+          // What this lease may no longer serve goes to the next owner; a nested ask it may serve stays.
+          const keep = this.queue.filter((e) => this.host.mayServe(this, e));
+          const items = this.queue.filter((e) => !keep.includes(e));
+          this.queue.splice(0, this.queue.length, ...keep);
           this.host.observe('depth', this, -items.length);
           this.host.buffer(this, items);
-          break;
+          if (!keep.length) break;
+          continue;
         }
         const env = this.queue.shift()!;
         this.host.observe('depth', this, -1);
@@ -154,11 +177,22 @@ export class Activation {
     return JSON.stringify({ s: this.state ?? null, t: [...this.timers.values()] });
   }
 
-  private restore(serialized: string): void {
+  /**
+   * Makes `serialized` (serialize()'s form) the state between turns: a fresh parse, so no object a turn,
+   * a push or a caller holds is part of it, deep-frozen; with `timers`, the timer table too.
+   */
+  private settle(serialized: string, timers = false): void {
     const { s, t } = JSON.parse(serialized) as { s: unknown; t: TimerEntry[] };
-    this.state = s;
+    this.state = deepFreeze(s);
+    this.settled = serialized;
+    if (!timers) return;
     this.timers.clear();
     for (const entry of t) this.timers.set(entry.name, entry);
+  }
+
+  /** Back to the state and timers of `before` (a failed or refused turn). */
+  private restore(before: string): void {
+    this.settle(before, true);
   }
 
   /** One turn; traced (start, end, writes) when a turn probe is installed (tests only). */
@@ -212,14 +246,22 @@ export class Activation {
       return unwrap(replay);
     }
     if (env.timer) this.timers.delete(env.timer);
-    const before = this.serialize();
+    // A timer turn is never read-only: dropping its timer is a change to persist.
+    const readOnly = !env.timer && this.behavior.readOnly?.(env.msg) === true;
+    const before = env.timer ? this.serialize() : this.settled;
+    const settledState = this.state;
+    if (!readOnly) this.state = (JSON.parse(before) as { s: unknown }).s;
     const ctx = new TurnContext(this, this.host, traced);
-    const reply = await this.run(ctx, env.msg, before);
+    const reply = await this.run(ctx, env.msg, before, readOnly);
     if (ctx.fenced) {
+      this.restore(before);
       this.host.rejected(this, true);
       throw new AppError('not_owner', 'write fenced: the shard has a newer owner');
     }
-    const changed = !!env.timer || this.serialize() !== before;
+    // A read-only turn ran on the frozen state: only a replaced state or a timer can have changed.
+    const after = !reply.ok || (readOnly && !ctx.touched) ? this.settled : this.serialize();
+    const changed = !!env.timer || after !== before;
+    if (!changed) this.state = settledState;
     const mode = ctx.forget ? 'del' : changed || ctx.retired ? 'set' : 'none';
     const expireMs = mode === 'set' && ctx.retired ? this.retention(ctx.retired.retainMs) : undefined;
     // A reply is remembered only for a delivery that may be repeated: not one whose asker takes it now.
@@ -236,10 +278,12 @@ export class Activation {
         return unavailable(e);
       });
       if (!saved) {
+        this.restore(before);
         this.host.rejected(this);
         throw new AppError('not_owner', 'write rejected: the shard has a newer owner');
       }
     }
+    if (changed) this.settle(after);
     this.syncTimers();
     if (reply.ok) {
       const publisher = this.host.publisher();
@@ -258,15 +302,16 @@ export class Activation {
   }
 
   /** Runs the behaviour; a failed turn leaves state and timers as they were before it. */
-  private async run(ctx: TurnContext<unknown>, msg: unknown, before: string): Promise<TurnReply> {
+  private async run(ctx: TurnContext<unknown>, msg: unknown, before: string, readOnly: boolean): Promise<TurnReply> {
     try {
       const value = await this.behavior.receive(ctx, msg);
-      return { ok: true, value: value === undefined ? undefined : JSON.parse(JSON.stringify(value)) };
+      return { ok: true, value: value === undefined ? undefined : jsonCopy(value) };
     } catch (e) {
       const err = toAppError(e);
       if (err.code === 'internal')
-        this.host.logger.error({ component: 'actors', actor: this.key, err: e }, 'actor turn failed');
-      this.restore(before);
+        this.host.logger.error({ component: 'actors', actor: this.key, readOnly, err: e }, 'actor turn failed');
+      // A read-only turn that replaced nothing left the frozen state and the timers as they were.
+      if (!readOnly || ctx.touched) this.restore(before);
       ctx.discard();
       return {
         ok: false,
@@ -310,6 +355,15 @@ export class Activation {
         ),
     });
   }
+}
+
+/** Freezes a parsed JSON value and everything in it (plain objects, arrays and primitives only). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) for (const item of value) deepFreeze(item);
+  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
 }
 
 /** Redis failures are retryable for the sender (same de-duplication id), never `internal`. */

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { RedisClient } from '../../data/redis.js';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import { activeContext, inSpan, SpanKind, startSpan } from '../../observability/tracing.js';
+import { activeContext, inSpan, SpanKind, startSpan, tracingOn } from '../../observability/tracing.js';
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
 import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
-import type { PushPublisher } from '../../realtime/pushes.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { ConnectionWatch } from './connection-watch.js';
 import { Membership } from './membership.js';
 import { OwnerCache } from './owner-cache.js';
@@ -195,6 +195,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       minted: opts.dedupeId === undefined,
       deadline: Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
     };
+    // Tracing off: no span options or closure per ask.
+    if (!tracingOn()) return (await askWithRetry(this.route, plan)) as R;
     return (await inSpan(
       `actor ask ${address.kind}`,
       {
@@ -203,6 +205,35 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       },
       () => askWithRetry(this.route, plan),
     )) as R;
+  }
+
+  /**
+   * An ask of a turn (TurnServices). While the asking turn's shard is handed off, an actor of the same
+   * shard is served here, under the lease this node still holds: the handoff waits for the asking turn,
+   * and the next owner cannot claim the shard before it ends, so routed like any ask the message would
+   * wait out its whole deadline and fail the turn with `timeout`.
+   */
+  async askFromTurn<R = unknown>(from: WriterLease, to: ActorAddress, msg: unknown): Promise<R> {
+    const lease = this.leases.get(from.shard);
+    const address = checkedAddress(to);
+    const behavior = this.behaviors.get(address.kind);
+    if (
+      !lease ||
+      lease !== from ||
+      !lease.handingOff ||
+      !behavior ||
+      shardOf(address, this.deps.config.shards) !== from.shard
+    )
+      return this.ask<R>(to, msg);
+    return new Promise<R>((resolve, reject) =>
+      this.activation(address, behavior, lease).enqueue({
+        msg,
+        nested: true,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        trace: activeContext(),
+      }),
+    );
   }
 
   /** An ask another node sent here: its turn continues the asker's trace (the context in the envelope). */
@@ -381,8 +412,13 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   // ---- ActivationHost ----
 
-  mayServe(act: Activation): boolean {
-    return this.leases.get(act.lease.shard) === act.lease && this.leases.isServing(act.lease.shard);
+  mayServe(act: Activation, env: Envelope): boolean {
+    const lease = this.leases.get(act.lease.shard);
+    if (lease !== act.lease) return false;
+    // A nested ask during the shard's handoff (askFromTurn) is served while the lease is still valid.
+    return (
+      this.leases.isServing(lease.shard) || (!!env.nested && lease.handingOff && monotonicNow() < lease.validUntil)
+    );
   }
 
   buffer(act: Activation, items: Envelope[]): void {

@@ -1,4 +1,4 @@
-import { AppError, isTransient } from '../../core/errors.js';
+import { AppError, isTransient } from '../../kernel/errors.js';
 import type { ActorAddress } from './types.js';
 
 export interface AskRoute {
@@ -82,13 +82,22 @@ class FirstLocalAttempt implements FirstDelivery {
   }
 }
 
+/** `p`, or `timeout` after `ms` (the attempt abandoned): one promise and one timer per ask, no race. */
 function withTimeout<T>(p: Promise<T>, ms: number, attempt?: FirstLocalAttempt): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
       attempt?.abandon();
       reject(new AppError('timeout', 'actor did not answer in time'));
     }, ms);
+    p.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

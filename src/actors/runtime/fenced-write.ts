@@ -1,4 +1,4 @@
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 
 /** What a fenced write needs: the writer's epoch, a check of its lease, and where to count a rejection. */
 export interface Fence {

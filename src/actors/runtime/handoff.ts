@@ -29,7 +29,8 @@ export type HandoffReason = 'stop' | 'rebalance';
 
 /**
  * Graceful handoff of shards, at most one per shard at a time:
- * buffer -> finish the running turn (already persisted) -> release -> forward the buffer.
+ * buffer -> finish the running turns (already persisted; an actor of the shard they ask is served here) ->
+ * release -> forward the buffer.
  */
 export class Handoffs {
   private readonly running = new Map<number, Promise<void>>();
@@ -55,8 +56,14 @@ export class Handoffs {
     const buffered: Buffered[] = [];
     host.buffers.set(lease.shard, buffered);
     host.events.emit('handoff-started', lease.shard, reason);
-    const acts = host.activationsOf(lease.shard);
-    await Promise.all(acts.map((a) => a.whenIdle()));
+    // The running turns finish; what they ask of actors of this shard meanwhile is served here (nested
+    // asks, which may activate actors), so the shard's activations are read again until none runs a turn.
+    let acts = host.activationsOf(lease.shard);
+    for (;;) {
+      await Promise.all(acts.map((a) => a.whenIdle()));
+      acts = host.activationsOf(lease.shard);
+      if (!acts.some((a) => a.busy)) break;
+    }
     for (const act of acts) {
       host.evict(act);
       for (const env of act.close()) buffered.push({ address: act.address, env });

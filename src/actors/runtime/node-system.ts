@@ -1,4 +1,4 @@
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import type { Role } from '../../config/config.js';
 import type { RoleContext, RoleHandle } from '../../role-context.js';
 import { historyPublisher } from '../../realtime/redis-publisher.js';

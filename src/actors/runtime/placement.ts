@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ActorAddress } from './types.js';
-import { fromZod } from '../../core/errors.js';
+import { fromZod } from '../../kernel/errors.js';
 
 /** Wire schema of an address; every message crossing Redis is checked against it. */
 export const ActorAddressSchema = z.object({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { duplicateRedis, type RedisClient } from '../../data/redis.js';
 import { z } from 'zod';
-import { AppError, ERROR_CODES, toAppError, type ErrorCode } from '../../core/errors.js';
+import { AppError, ERROR_CODES, toAppError, type ErrorCode } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { injectTrace, TraceCarrier } from '../../observability/tracing.js';
 import type { ActorKeys } from './actor-keys.js';

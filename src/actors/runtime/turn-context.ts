@@ -1,8 +1,9 @@
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import { fencedWrite } from './fenced-write.js';
 import { addressKey } from './placement.js';
 import type { ActorAddress, ActorContext } from './types.js';
-import type { PushName, PushPayload, PushPublisher, RoomMove } from '../../realtime/pushes.js';
+import type { PushName, PushPayload } from '../../contracts/pushes.js';
+import type { PushPublisher, RoomMove } from '../../realtime/push-delivery.js';
 import type { TimerEntry, WriterLease } from './snapshot-store.js';
 import { tracedWrite, type TracedTurn } from './turn-probe.js';
 
@@ -16,7 +17,8 @@ export interface TurnTarget {
 
 /** What the runtime lends a turn: asking other actors and checking/counting the fence. */
 export interface TurnServices {
-  ask<R>(to: ActorAddress, msg: unknown): Promise<R>;
+  /** An ask of a turn of an activation under `from` (an actor of the same shard may be served under it). */
+  askFromTurn<R>(from: WriterLease, to: ActorAddress, msg: unknown): Promise<R>;
   isCurrent(lease: WriterLease): Promise<boolean>;
   onFenced(address: ActorAddress): void;
 }
@@ -33,6 +35,8 @@ export class TurnContext<S> implements ActorContext<S> {
   retired?: { retainMs: number | null };
   /** Set when a fencedWrite found a newer epoch: this node no longer owns the shard. */
   fenced = false;
+  /** The turn replaced the state or changed a timer (what a read-only turn may still persist, decision 1120). */
+  touched = false;
 
   constructor(
     private readonly target: TurnTarget,
@@ -49,6 +53,7 @@ export class TurnContext<S> implements ActorContext<S> {
   }
 
   set state(next: S) {
+    this.touched = true;
     this.target.state = next;
   }
 
@@ -57,10 +62,12 @@ export class TurnContext<S> implements ActorContext<S> {
   }
 
   setTimer(name: string, delayMs: number, msg: unknown): void {
+    this.touched = true;
     this.target.timers.set(name, { name, due: Date.now() + Math.max(0, delayMs), msg });
   }
 
   clearTimer(name: string): void {
+    this.touched = true;
     this.target.timers.delete(name);
   }
 
@@ -78,7 +85,7 @@ export class TurnContext<S> implements ActorContext<S> {
         new AppError('bad_request', 'an actor cannot ask itself (its mailbox is busy with this turn)'),
       );
     }
-    return this.services.ask<R>(to, msg);
+    return this.services.askFromTurn<R>(this.target.lease, to, msg);
   }
 
   passivate(opts: { forget?: boolean } = {}): void {

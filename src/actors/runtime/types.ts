@@ -1,4 +1,5 @@
-import type { PushName, PushPayload, PushPublisher, RoomMove } from '../../realtime/pushes.js';
+import type { PushName, PushPayload } from '../../contracts/pushes.js';
+import type { PushPublisher, RoomMove } from '../../realtime/push-delivery.js';
 
 /**
  * The contract between the actor runtime (src/actors/runtime) and the actors built on it
@@ -16,7 +17,11 @@ export interface ActorAddress {
 
 export interface ActorContext<S> {
   readonly address: ActorAddress;
-  /** The actor's state; mutate it in place or replace it. Snapshotted after every turn that changed it. */
+  /**
+   * The actor's state; mutate it in place or replace it. Snapshotted after every turn that changed it.
+   * Between turns it is kept deep-frozen as persisted (plain JSON data): a turn of a message the behaviour
+   * declares read-only sees it frozen; any other turn gets a private copy to change.
+   */
   state: S;
   /** Fencing token of the shard at this turn; durable writes outside the runtime must carry it. */
   readonly epoch: number;
@@ -51,6 +56,12 @@ export interface ActorBehavior<S = unknown, M = unknown, R = unknown> {
   initialState(address: ActorAddress): S;
   /** One turn: messages to one actor are processed one at a time, in arrival order. */
   receive(ctx: ActorContext<S>, msg: M): Promise<R> | R;
+  /**
+   * Messages that only read (decision 1120). Their turns run against the actor's state as last persisted,
+   * deep-frozen, and skip its serialisation and write-through: an in-place change there throws (the turn
+   * fails as `internal`, nothing changed); replacing `ctx.state` or setting a timer still persists.
+   */
+  readOnly?(msg: M): boolean;
 }
 
 export interface AskOptions {

@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import type { RoleStarter } from '../../role-context.js';
 import { DEMO_USERS, DEMO_PASSWORD } from '../../data/seed/demo.seed.js';
 import { rateLimit, byIp, byBodyField } from '../../edge/rate-limit.js';
-import { slowHash } from '../secrets.js';
+import { slowHash } from '../../kernel/secrets.js';
 import { IdpRealms } from './idp-realms.js';
 import { interactionRouter } from './interaction.router.js';
 import { setPasswordRouter } from './set-password.router.js';

@@ -1,5 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
-import { isAppError } from '../../core/errors.js';
+import { isAppError } from '../../kernel/errors.js';
 import { esc } from './login-page.js';
 import {
   PASSWORD_MAX_LENGTH,

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { AppError } from '../errors.js';
+import { AppError } from '../../kernel/errors.js';
 
 /** What the operator lets webhook deliveries reach (WEBHOOK_* settings). */
 export interface OutboundPolicy {

@@ -6,7 +6,7 @@ import type {
 } from '../../data/repositories/webhook-subscription.repository.js';
 import type { WebhookAttemptRepository } from '../../data/repositories/webhook-attempt.repository.js';
 import type { WebhookEventRecord, WebhookLogRepository } from '../../data/repositories/webhook-log.repository.js';
-import { oid } from '../object-id.js';
+import { oid } from '../../kernel/object-id.js';
 import type { OutboundResult } from './outbound-request.js';
 import { signedHeaders } from './webhook-signature.js';
 import type { WebhookSecrets } from './webhook-secrets.js';

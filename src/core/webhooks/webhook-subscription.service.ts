@@ -1,6 +1,6 @@
 import { recordBy, type AuditRecorder } from '../audit-by.js';
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import type {
   WebhookSubscriptionRecord,
   WebhookSubscriptionRepository,
@@ -10,8 +10,8 @@ import type {
   WebhookAttemptRepository,
 } from '../../data/repositories/webhook-attempt.repository.js';
 import type { WebhookEventRecord, WebhookLogRepository } from '../../data/repositories/webhook-log.repository.js';
-import { AppError } from '../errors.js';
-import { oid } from '../object-id.js';
+import { AppError } from '../../kernel/errors.js';
+import { oid } from '../../kernel/object-id.js';
 import { checkUrl, resolveChecked, type OutboundPolicy } from './outbound-request.js';
 import { newSigningSecret, validSigningSecret } from './webhook-signature.js';
 import type { DeliveryWake } from './webhook-delivery.service.js';

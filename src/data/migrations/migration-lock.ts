@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TenantDb } from '../mongo.js';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 
 /** How long a lock holder may run before another migrator may take the lock over (it crashed). */
 const LEASE_MS = 5 * 60_000;

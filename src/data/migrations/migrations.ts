@@ -1,6 +1,6 @@
 import type { TenantDb } from '../mongo.js';
 import { TENANT_MODEL_NAMES } from '../tenant-models.js';
-import { BUILTIN_ROLES } from '../../auth/permissions.js';
+import { BUILTIN_ROLES } from '../../kernel/permissions.js';
 import { defaultSettings, DEFAULT_PERIPHERAL_TYPES } from '../tenant-defaults.js';
 import { isDuplicateKeyOnly } from '../repositories/duplicate-keys.js';
 import { bulkUpdate } from '../repositories/bulk-updates.js';

@@ -4,7 +4,7 @@ import type { TenantDb } from '../mongo.js';
 import { GENESIS_HASH, sealEntry, type AuditFacts, type ChainedEntry } from '../audit-chain.js';
 import { isDuplicateKeyOnly } from './duplicate-keys.js';
 import { AuditHeads, type PendingAppend } from './audit-heads.js';
-import { AppError, toAppError } from '../../core/errors.js';
+import { AppError, toAppError } from '../../kernel/errors.js';
 
 export { AuditHeads } from './audit-heads.js';
 export type AuditEntry = AuditFacts;

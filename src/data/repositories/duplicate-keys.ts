@@ -1,3 +1,5 @@
+import { isDuplicateKey } from '../../kernel/errors.js';
+
 type WriteError = { index?: number; code?: number; err?: { code?: number; index?: number } };
 type InsertError = { code?: number; writeErrors?: WriteError[] | WriteError; writeConcernErrors?: unknown[] };
 
@@ -24,17 +26,6 @@ export function isDuplicateKeyOnly(e: unknown): boolean {
   const list = writeErrors(e);
   if (!list.length) return (e as InsertError | undefined)?.code === 11000;
   return list.every((w) => (w.code ?? w.err?.code) === 11000);
-}
-
-/**
- * True when a write was refused by a unique index. MongoDB and mongo-java-server answer code 11000;
- * FerretDB v1 answers 11000 for inserts but code 1 (InternalError, "UNIQUE constraint failed") when an
- * update or upsert meets the index: recognised here so that it is a conflict, not an internal error.
- */
-export function isDuplicateKey(e: unknown): boolean {
-  const err = e as { code?: number; message?: string } | undefined;
-  if (err?.code === 11000) return true;
-  return err?.code === 1 && /UNIQUE constraint failed/.test(err.message ?? '');
 }
 
 /** For idempotent upserts: a duplicate key means a concurrent writer stored the same thing first. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { fromZod } from '../../core/errors.js';
+import { fromZod } from '../../kernel/errors.js';
 
 /** GraphQL passes explicit nulls for omitted optional arguments; zod defaults apply to undefined only. */
 export function withoutNulls(o: object): Record<string, unknown> {

@@ -1,9 +1,9 @@
 import type { Request } from 'express';
 import type { Services } from '../../composition.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import type { ResolvedTenant } from '../../core/tenant.service.js';
 import { GraphQLError } from 'graphql';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import { permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
 import { createLoaders, type Loaders } from './loaders.js';
 

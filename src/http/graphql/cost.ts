@@ -1,6 +1,6 @@
 import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
-import { ERROR_CODES } from '../../core/errors.js';
+import { ERROR_CODES } from '../../kernel/errors.js';
 
 /** Budget of a signed-in caller's document (estimated work units, see FIELD_COSTS). */
 export const SIGNED_IN_BUDGET = 1000;

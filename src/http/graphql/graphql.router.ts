@@ -5,7 +5,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Services } from '../../composition.js';
-import { ERROR_CODES, isAppError, toAppError, type ErrorCode } from '../../core/errors.js';
+import { ERROR_CODES, isAppError, toAppError, type ErrorCode } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { requireTenant } from '../middleware/tenant.js';
 import { buildContext, type GraphQLContext } from './context.js';

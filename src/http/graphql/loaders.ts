@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
 import { Types } from 'mongoose';
 import type { Services } from '../../composition.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import type { ContactView } from '../../core/contact.service.js';
-import { isObjectIdString } from '../../core/object-id.js';
+import { isObjectIdString } from '../../kernel/object-id.js';
 
 /**
  * Per-request batch loaders: every contact a query touches (group owners, participants) is fetched

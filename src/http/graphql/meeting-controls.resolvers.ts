@@ -1,16 +1,16 @@
 import type { z } from 'zod';
 import type { OperationId } from '../../auth/permission-table.js';
 import type { ControlCommand } from '../../actors/meeting-rooms.js';
-import type { ControlResult } from '../../actors/meeting-controls.schema.js';
 import {
+  type ControlResult,
   AnswerHostAccessRequest,
   EndMeetingRequest,
   HostChangeRequest,
   LockRequest,
   MuteRequestRequest,
   RemoveParticipantRequest,
-} from '../../actors/meeting-controls.schema.js';
-import { AdmitRequest, DenyRequest } from '../../actors/meeting.schema.js';
+} from '../../contracts/meeting-controls.schema.js';
+import { AdmitRequest, DenyRequest } from '../../contracts/meeting.schema.js';
 import { need, type GraphQLContext } from './context.js';
 import { parseArgs, parseUnchecked, type Fits } from './args.js';
 import type { MutationResolvers } from './generated/types.js';

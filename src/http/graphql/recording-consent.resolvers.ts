@@ -1,4 +1,4 @@
-import { ConsentAnswerRequest } from '../../actors/meeting.schema.js';
+import { ConsentAnswerRequest } from '../../contracts/meeting.schema.js';
 import { consentToRecording } from '../../actors/meeting-rooms.js';
 import { need } from './context.js';
 import { parseArgs } from './args.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { LockRequest, RemoveParticipantRequest } from '../../actors/meeting-controls.schema.js';
+import { LockRequest, RemoveParticipantRequest } from '../../contracts/meeting-controls.schema.js';
 import { parseArgs } from './args.js';
 import type { Assert, Covered, MeModel } from './models.js';
 import type { Me, MeResolvers, MutationRemoveParticipantArgs, QueryResolvers } from './generated/types.js';

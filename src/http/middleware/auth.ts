@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import type { AuthServices } from '../../auth/auth-services.js';
 import { OPERATIONS, permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { recordBy } from '../../core/audit-by.js';
 
 /** The bearer token of an Authorization header, or undefined when there is none. */

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, toAppError, toProblem } from '../../core/errors.js';
+import { AppError, toAppError, toProblem } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 
 export const notFound: RequestHandler = (req) => {

@@ -4,7 +4,8 @@ import { runWithContext } from '../../observability/context.js';
 import { SpanKind, startSpan, traceIdOf } from '../../observability/tracing.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import { callerIsTrusted, type TrustProxy } from '../../edge/client-address.js';
+import { callerIsTrusted } from '../../edge/client-address.js';
+import type { TrustProxy } from '../../config/trust-proxy.js';
 
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import type { TenantService } from '../../core/tenant.service.js';
 import type { Mongo } from '../../data/mongo.js';
 import { enrichContext } from '../../observability/context.js';

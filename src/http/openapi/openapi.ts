@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OPERATIONS, permissionFor, type Requirement } from '../../auth/permission-table.js';
-import { ERROR_CODES } from '../../core/errors.js';
+import { ERROR_CODES } from '../../kernel/errors.js';
 import { ALL_GROUPS } from '../routes/groups.js';
 import { isProbe, type RouteGroup, type RouteSpec } from '../routes/route-spec.js';
 import { problemCodes, problemExamples, ProblemResponses } from './responses.js';

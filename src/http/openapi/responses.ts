@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from '../../core/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../../kernel/errors.js';
 import type { Requirement } from '../../auth/permission-table.js';
 import { SIGN_IN_OPERATIONS } from '../middleware/auth.js';
 import { isProbe, type RouteSpec } from '../routes/route-spec.js';
@@ -106,7 +106,7 @@ function problemResponse(status: number, sorted: ErrorCode[]): Json {
   };
 }
 
-/** One example problem document per error code (src/core/errors.ts) (components.examples). */
+/** One example problem document per error code (src/kernel/errors.ts) (components.examples). */
 export function problemExamples(): Record<string, Json> {
   return Object.fromEntries(
     (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [

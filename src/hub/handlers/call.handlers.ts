@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AcceptCallRequest, AddParticipantRequest, CallRef, InitCallRequest } from '../../actors/call.schema.js';
+import { AcceptCallRequest, AddParticipantRequest, CallRef, InitCallRequest } from '../../contracts/call.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import { callerOf, method } from '../method.js';
 import type { HubSocket } from '../hub.types.js';

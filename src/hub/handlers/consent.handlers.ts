@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConsentAnswerRequest, StartRecordingRequest } from '../../actors/meeting.schema.js';
+import { ConsentAnswerRequest, StartRecordingRequest } from '../../contracts/meeting.schema.js';
 import { dedupe } from '../../actors/meeting-rooms.js';
 import { callerOf, method } from '../method.js';
 

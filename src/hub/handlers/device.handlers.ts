@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id } from '../../actors/common.schema.js';
+import { Id } from '../../contracts/common.schema.js';
 import {
   HeadsetDeviceInfo,
   JoinCode,
@@ -8,9 +8,9 @@ import {
   StartPeripheralRequest,
   StopPeripheralRequest,
   UniqueId,
-} from '../../actors/device.schema.js';
+} from '../../contracts/device.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import { rooms } from '../../realtime/rooms.js';
 import { callerOf, method } from '../method.js';
 import type { DeviceJoin } from '../../actors/meeting.schema.js';

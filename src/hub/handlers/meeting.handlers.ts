@@ -2,14 +2,14 @@ import { z } from 'zod';
 import {
   AdmitRequest,
   DenyRequest,
-  type DeviceJoin,
   InitEventRequest,
   JoinCallRequest,
   MeetingRef,
   NotifyAction,
   NotifyRequest,
   ShareImageRequest,
-} from '../../actors/meeting.schema.js';
+} from '../../contracts/meeting.schema.js';
+import type { DeviceJoin } from '../../actors/meeting.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import {
   AnswerHostAccessRequest,
@@ -18,7 +18,7 @@ import {
   LockRequest,
   MuteRequestRequest,
   RemoveParticipantRequest,
-} from '../../actors/meeting-controls.schema.js';
+} from '../../contracts/meeting-controls.schema.js';
 import { dedupe as dedupeFor } from '../../actors/meeting-rooms.js';
 import { checkSharedImage } from '../../core/share-image.js';
 import { rooms, streams } from '../../realtime/rooms.js';

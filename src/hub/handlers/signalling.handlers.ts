@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import { rooms } from '../../realtime/rooms.js';
 import { method } from '../method.js';
-import { IceCandidateMessage, RoomId, SdpMessage } from '../../realtime/signalling.schema.js';
+import { IceCandidateMessage, RoomId, SdpMessage } from '../../contracts/signalling.schema.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 
 /** Members of the call or meeting a signalling message names, from its actor (the one source of truth). */

@@ -4,7 +4,7 @@ import type { MediaService } from '../../core/media.service.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { layout } from '../../storage/layout.js';
 import { ThumbnailJobData } from '../../core/job-definitions.js';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import type { JobHandler } from '../job-handler.js';
 
 export interface ThumbnailDeps {

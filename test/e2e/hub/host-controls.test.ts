@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { actorSystemOf, rendezvousOwner, shardOf } from '../../../src/actors/runtime/index.js';
 import type { EmbeddedVcs } from '../../../src/vcs/index.js';
-import type { PushPublisher } from '../../../src/realtime/pushes.js';
+import type { PushPublisher } from '../../../src/realtime/push-delivery.js';
 import { rooms } from '../../../src/realtime/rooms.js';
 import type { ChildNode } from '../../support/child-node.js';
 import { startHubPair } from '../../support/cluster.js';

@@ -3,7 +3,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { freePort } from '../../support/net.js';
 import { multipart, xlsx } from '../../support/form.js';
 import { connect } from '../../support/hub-client.js';
-import type { ImportProgressPush } from '../../../src/core/import.service.js';
+import type { ImportProgressPush } from '../../../src/contracts/pushes.js';
 import {
   externalIdpEnv,
   signInAtHospital,

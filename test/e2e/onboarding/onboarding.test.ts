@@ -3,7 +3,7 @@ import type { TestNode } from '../../support/node.js';
 import { Browser, authorizeIn, startRealmNode } from '../../support/realm.js';
 import { multipart, xlsx } from '../../support/form.js';
 import { connect, type HubClient } from '../../support/hub-client.js';
-import type { ImportProgressPush } from '../../../src/core/import.service.js';
+import type { ImportProgressPush } from '../../../src/contracts/pushes.js';
 
 /**
  * From "a tenant exists" to "people use it", as an operator and a hospital would do it with the embedded

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { epochFilter, epochStamp, shardOf } from '../../../src/actors/runtime/index.js';
 import type { ActorAddress } from '../../../src/actors/runtime/types.js';
 import { duplicateRedis } from '../../../src/data/redis.js';
-import type { PushPublisher } from '../../../src/realtime/pushes.js';
+import type { PushPublisher } from '../../../src/realtime/push-delivery.js';
 import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
 import { clusterEnv, dropPrefix, nextEvent, startActorNode, type ActorNode } from '../../support/actor-kit.js';
 
@@ -252,6 +252,81 @@ describe('actor runtime on one node', () => {
     const current = a.system.leases.get(shard)!;
     expect(await a.system.store.saveTurn(current, 'acme/call/stale', { mode: 'none' })).toBe(true);
     expect((await a.system.store.load(shard, 'acme/call/stale'))?.state).toMatchObject({ count: 1 });
+  });
+
+  describe('read-only turns (decision 1120)', () => {
+    const snapshotOf = async (to: ActorAddress) => a.system.store.load(shardOf(to, 16), `acme/call/${to.id}`);
+
+    it('refuses an in-place change under a read-only message: memory and Redis keep the state as it was', async () => {
+      const to = addr('sneak');
+      await a.system.ask(to, { op: 'inc' });
+      await expect(a.system.ask(to, { op: 'sneak' })).rejects.toMatchObject({ code: 'internal' });
+      expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(1);
+      expect((await snapshotOf(to))?.state).toMatchObject({ count: 1 });
+      // The next change starts from that state, and persists.
+      expect((await a.system.ask<Reply>(to, { op: 'inc' })).count).toBe(2);
+      expect((await snapshotOf(to))?.state).toMatchObject({ count: 2 });
+    });
+
+    it('persists a state replaced or a timer set under a read-only message', async () => {
+      const to = addr('swap');
+      await a.system.ask(to, { op: 'inc' });
+      expect(await a.system.ask<Reply>(to, { op: 'swap', v: 'swapped' })).toMatchObject({ count: 1, v: 'swapped' });
+      expect((await snapshotOf(to))?.state).toMatchObject({ count: 1, v: 'swapped' });
+      await a.system.ask(to, { op: 'remind', name: 'later', ms: 3_600_000 });
+      expect((await snapshotOf(to))?.timers).toEqual([expect.objectContaining({ name: 'later' })]);
+      // Both survive a reactivation (what Redis holds is what the warm actor had).
+      await a.system.ask(to, { op: 'passivate' });
+      expect(await a.system.ask<Reply>(to, { op: 'get' })).toMatchObject({ count: 1, v: 'swapped' });
+    });
+
+    it('starts each change from the state the previous turns left, reads in between', async () => {
+      const to = addr('settled');
+      await a.system.ask(to, { op: 'inc', seq: 1 });
+      await a.system.ask(to, { op: 'get' });
+      await a.system.ask(to, { op: 'set', v: 'one' });
+      await a.system.ask(to, { op: 'get' });
+      expect(await a.system.ask<Reply>(to, { op: 'inc', seq: 2 })).toMatchObject({ count: 2, log: [1, 2], v: 'one' });
+      expect((await snapshotOf(to))?.state).toMatchObject({ count: 2, log: [1, 2], v: 'one' });
+    });
+
+    it("hands the asker a copy of what the turn answered, never the actor's frozen state", async () => {
+      const to = addr('reply-copy');
+      await a.system.ask(to, { op: 'inc', seq: 1 });
+      const r = await a.system.ask<Reply>(to, { op: 'get' });
+      r.log.push(99);
+      expect((await a.system.ask<Reply>(to, { op: 'get' })).log).toEqual([1]);
+    });
+
+    it('answers a retried read from its remembered reply', async () => {
+      const to = addr('read-dedupe');
+      await a.system.ask(to, { op: 'inc' });
+      const first = await a.system.ask<Reply>(to, { op: 'get' }, { dedupeId: 'read-1' });
+      await a.system.ask(to, { op: 'inc' });
+      expect(await a.system.ask<Reply>(to, { op: 'get' }, { dedupeId: 'read-1' })).toEqual(first);
+      expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(2);
+    });
+
+    it("refuses a stale owner's write after read-only turns, and the retry applies it once", async () => {
+      const to = addr('fence-after-read');
+      const shard = shardOf(to, 16);
+      const r = await a.system.ask<Reply>(to, { op: 'inc' });
+      await a.system.ask(to, { op: 'get' });
+      // A newer owner took the shard: its epoch moved on in Redis while this node still holds its lease.
+      await a.node.infra.redis.incr(a.system.keys.epoch(shard));
+      expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(1);
+      const fenced = nextEvent(a.system.events, 'fenced', (p: ActorAddress) => p.id === to.id);
+      const lost = nextEvent(
+        a.system.events,
+        'shard-lost',
+        (s: number, reason: string) => s === shard && reason === 'fenced',
+      );
+      const after = await a.system.ask<Reply>(to, { op: 'inc' });
+      await Promise.all([fenced, lost]);
+      expect(after.epoch).toBeGreaterThan(r.epoch + 1);
+      expect(after.count).toBe(2);
+      expect((await snapshotOf(to))?.state).toMatchObject({ count: 2 });
+    });
   });
 
   it('refuses a malformed address with a coded error and survives garbage in its inbox', async () => {

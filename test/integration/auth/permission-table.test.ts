@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { OPERATIONS, permissionFor, operationByName, type OperationId } from '../../../src/auth/permission-table.js';
-import { isPermission } from '../../../src/auth/permissions.js';
+import { isPermission } from '../../../src/kernel/permissions.js';
 import { renderPermissionsDoc } from '../../../src/auth/permission-doc.js';
 
 const spec = readFileSync(new URL('../../../docs/spec/SPEC.md', import.meta.url), 'utf8');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Types } from 'mongoose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { Mongo, type TenantDb } from '../../../src/data/mongo.js';
-import { AppError, toAppError, toProblem, fromZod } from '../../../src/core/errors.js';
+import { AppError, toAppError, toProblem, fromZod } from '../../../src/kernel/errors.js';
 
 async function caught(p: Promise<unknown>): Promise<unknown> {
   return p.then(

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { TENANT_MODEL_NAMES } from '../../../src/data/tenant-models.js';
 import { MIGRATIONS, LATEST_VERSION } from '../../../src/data/migrations/migrations.js';
-import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
+import { BUILTIN_ROLES } from '../../../src/kernel/permissions.js';
 import { DEFAULT_PERIPHERAL_TYPES } from '../../../src/data/tenant-defaults.js';
 import type { TenantDb } from '../../../src/data/mongo.js';
 import { keyOf } from './fixtures.js';

@@ -3,7 +3,7 @@ import type { Model } from 'mongoose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { TENANT_MODEL_NAMES, type TenantModels } from '../../../src/data/tenant-models.js';
 import type { TenantDb } from '../../../src/data/mongo.js';
-import { toAppError } from '../../../src/core/errors.js';
+import { toAppError } from '../../../src/kernel/errors.js';
 import { sampleDoc, mutablePath, getPath, keyOf } from './fixtures.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
+import { BUILTIN_ROLES } from '../../../src/kernel/permissions.js';
 import { OPERATIONS, permissionFor } from '../../../src/auth/permission-table.js';
 import { DOCUMENTED_GROUPS, openApiPath } from '../../../src/http/openapi/openapi.js';
 import { isProbe } from '../../../src/http/routes/route-spec.js';

@@ -4,7 +4,7 @@ import { as, world, type World } from './fixtures.js';
 import { EventRepository, type EventKey } from '../../../src/data/repositories/event.repository.js';
 import { EventService } from '../../../src/core/event.service.js';
 import { UserRepository } from '../../../src/data/repositories/user.repository.js';
-import type { Principal } from '../../../src/auth/principal.js';
+import type { Principal } from '../../../src/kernel/principal.js';
 
 /** A clinician's list of hundreds of events, many starting at the same time, paged by key (decision 213). */
 describe('event list pages by key', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import { toAppError } from '../../../src/core/errors.js';
+import { toAppError } from '../../../src/kernel/errors.js';
 import type { NewEvent } from '../../../src/data/repositories/event.repository.js';
 import { CONTRACT_SIDES, type ContractSide } from '../../support/fakes/contract.js';
 

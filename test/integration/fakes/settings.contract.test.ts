@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { toAppError } from '../../../src/core/errors.js';
-import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
+import { toAppError } from '../../../src/kernel/errors.js';
+import { BUILTIN_ROLES } from '../../../src/kernel/permissions.js';
 import { defaultSettings } from '../../../src/data/tenant-defaults.js';
 import { CONTRACT_SIDES, type ContractSide } from '../../support/fakes/contract.js';
 

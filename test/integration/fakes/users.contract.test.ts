@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import { toAppError } from '../../../src/core/errors.js';
-import { isDuplicateKey } from '../../../src/data/repositories/duplicate-keys.js';
+import { isDuplicateKey, toAppError } from '../../../src/kernel/errors.js';
 import { defaultSettings } from '../../../src/data/tenant-defaults.js';
 import { CONTRACT_SIDES, type ContractSide } from '../../support/fakes/contract.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Types } from 'mongoose';
 import { actorSystemOf, shardOf, type RedisActorSystem } from '../../../src/actors/runtime/index.js';
-import type { Caller } from '../../../src/actors/common.schema.js';
+import type { Caller } from '../../../src/kernel/caller.js';
 import type { ActorAddress, ActorKind } from '../../../src/actors/runtime/types.js';
 import { nextEvent } from '../../support/actor-kit.js';
 import { createUser, tokenFor } from '../../support/auth.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { inHours } from '../../support/events.js';
-import { connect, must, recorder, type HubClient } from '../../support/hub-client.js';
+import { connect, hubClient, must, recorder, type HubClient } from '../../support/hub-client.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import type { HubRoleHandle } from '../../../src/hub/hub.role.js';
 
@@ -26,6 +26,7 @@ describe('hub: the work a disconnect starts', () => {
     for (const [username, role] of [
       ['cora', 'clinician'],
       ['pat', 'patient'],
+      ['pia', 'patient'],
     ] as const) {
       ids[username] = await createUser(node, T, { username, role });
       tokens[username] = await tokenFor(node, T, username);
@@ -161,5 +162,39 @@ describe('hub: the work a disconnect starts', () => {
     await hub.settled();
     for (const { eventId, host } of meetings)
       expect((await must(host, 'getWaitingRoom', { eventId })).waiting).toEqual([]);
+  });
+
+  it('takes a socket off presence when its transport closes before the hub admitted it', async () => {
+    // Pia's presence add is held until her transport has closed: Socket.IO then drops the socket without
+    // 'connection' or 'disconnect' (a blip during a handshake), and nothing else would take her off.
+    const presence = node.services.presence;
+    const original = presence.connected;
+    let entered!: () => void;
+    const adding = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    presence.connected = async (...args: Parameters<typeof original>) => {
+      if (args[1] === ids.pia) {
+        entered();
+        await held;
+      }
+      return original.apply(presence, args);
+    };
+    try {
+      const transport = new Promise<{ once(e: 'close', f: () => void): void }>((r) =>
+        hub.io.engine.once('connection', r),
+      );
+      const pia = hubClient(node.url!, T, { token: tokens.pia });
+      const conn = await transport;
+      await adding;
+      const closed = new Promise<void>((r) => conn.once('close', r));
+      pia.close();
+      await closed;
+      release();
+      await hub.settled();
+      expect(await presence.isOnline(T, ids.pia)).toBe(false);
+    } finally {
+      presence.connected = original;
+    }
   });
 });

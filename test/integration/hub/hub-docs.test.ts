@@ -5,7 +5,7 @@ import { describe, it, expect } from '@jest/globals';
 import ts from 'typescript';
 import { parse } from 'yaml';
 import { OPERATIONS } from '../../../src/auth/permission-table.js';
-import { ERROR_CODES } from '../../../src/core/errors.js';
+import { ERROR_CODES } from '../../../src/kernel/errors.js';
 import { HUB_METHODS } from '../../../src/hub/hub.role.js';
 import { SERVER_EVENTS } from '../../../src/hub/hub.events.js';
 import { HUB_ERROR_GROUPS, hubMethodErrors } from '../../../src/hub/hub.errors.js';
@@ -25,7 +25,7 @@ const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 
 /**
  * Member names of an interface, read with the TypeScript parser: the typed event maps themselves (client
- * methods in src/hub/hub.events.ts, pushed messages in src/realtime/pushes.ts).
+ * methods in src/hub/hub.events.ts, pushed messages in src/contracts/pushes.ts).
  */
 function interfaceKeys(name: string, file = 'src/hub/hub.events.ts'): string[] {
   const src = ts.createSourceFile(file, read(file), ts.ScriptTarget.ES2022, true);
@@ -106,7 +106,7 @@ describe('hub protocol documents stay in sync with the code', () => {
   });
 
   it('documents every pushed message: the typed ServerToClientEvents map, SERVER_EVENTS and what the source emits, both ways', () => {
-    const typed = sorted(interfaceKeys('ServerToClientEvents', 'src/realtime/pushes.ts'));
+    const typed = sorted(interfaceKeys('ServerToClientEvents', 'src/contracts/pushes.ts'));
     expect(sorted(SERVER_EVENTS)).toEqual(typed);
     const documented = Object.entries(asyncapi.operations)
       .filter(([, o]) => o.action === 'send')

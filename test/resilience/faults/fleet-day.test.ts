@@ -156,7 +156,11 @@ describe('a fleet lives its day over three nodes', () => {
     for (let i = 0; i < FLEET.phones; i++) {
       const role: FleetRole = i % 5 === 0 ? 'clinician' : 'patient';
       const a = await account(`phone${i}`, role);
-      const m = await new SdkMember(`phone${i}`, a.userId, role, ledger).start(a.login, url, lifetimes);
+      // One phone in ten never hands its fresh token to its connection (an app that does not call
+      // refreshToken): the hub ends the connection at each token's expiry (`sessionEnded token_expired`)
+      // and the SDK must come back by itself, in every run rather than only when a hand-over comes late.
+      const own = i % 10 === 9 ? { ...lifetimes, handOverEveryMs: 0 } : lifetimes;
+      const m = await new SdkMember(`phone${i}`, a.userId, role, ledger).start(a.login, url, own);
       members.push(m);
       phones.push(m);
     }
@@ -257,9 +261,8 @@ describe('a fleet lives its day over three nodes', () => {
             `fleet: ${agent} stuck at ${what}: ${slot.host.state()} ${JSON.stringify(await slot.host.call('getMeetingDetails', { eventId }).catch((e) => String(e)))}`,
           );
       }
-    expect({ stillInAStep: stopped ? [] : [...day.inStep].map(([a, what]) => `${a}: ${what}`) }).toEqual({
-      stillInAStep: [],
-    });
+    // An agent still in a step is judged with the other invariants (what kept it there is judged too).
+    const stillInAStep = stopped ? [] : [...day.inStep].map(([a, what]) => `${a}: ${what}`);
     const dayMs = Date.now() - began;
 
     // Every client is back and resumed.
@@ -273,6 +276,12 @@ describe('a fleet lives its day over three nodes', () => {
       for (const [callId, caller] of day.unended) {
         if (!caller.isUp()) continue;
         while (!(await day.end(caller, callId)) && caller.isUp()) await pause(200).then(() => caller.settled());
+      }
+      // Calls whose initCall went unanswered may ring or run all the same: their callers hang them up too.
+      for (const [callId, caller] of day.unanswered) {
+        if (!caller.isUp()) continue;
+        while (!(await day.endUnanswered(caller, callId)) && caller.isUp())
+          await pause(200).then(() => caller.settled());
       }
     };
     await within(endAll(), SETTLE_MS);
@@ -326,6 +335,15 @@ describe('a fleet lives its day over three nodes', () => {
       if (sum(figures.c2, 'actors') === 0) break;
       await pause(500);
     }
+    // A killed node's connections stay listed in Redis until a live node's sweep finds its heartbeat
+    // expired (30 s after its last one, swept every 10 s): the keys are judged once every incarnation
+    // that is gone has been swept (one never swept is a leak below).
+    const live = new Set(cluster.liveIds());
+    const goneSets = cluster.incarnations
+      .filter((n) => !live.has(n.id))
+      .map((n) => anchor.infra.keys.presenceNodeConnections(n.id));
+    const listed = async () => (await Promise.all(goneSets.map((k) => anchor.infra.redis.exists(k)))).some(Boolean);
+    for (let i = 0; i < 240 && (await listed()); i++) await pause(500);
     const retained: Retained[] = [
       { shape: /^actors:\{s<n>\}:(lease|epoch)$/, by: 'two per shard', max: 2 * SHARDS },
       // Durable timers still due (a headset's offline timeout after its last heartbeat, a waiting entry's
@@ -429,6 +447,7 @@ describe('a fleet lives its day over three nodes', () => {
     const startHeap = Math.max(...figures.c1.map((f) => f.heapMb));
     const broken = Object.fromEntries(
       Object.entries({
+        stillInAStep,
         refusedForPermission: ledger.permissionRefusals.slice(0, 10),
         notBackAfterTheDay: notSettled.slice(0, 10),
         lostInvites: lostInvites.slice(0, 10).map((e) => `${e.callee.name} ${e.callId}`),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { body } from '../../../packages/client/src/index.js';
 import { codeOf, TRANSIENT, type Ledger } from './fleet-ledger.js';
 import type { Member, SdkMember } from './fleet-members.js';
@@ -52,6 +53,8 @@ export class FleetDay {
   readonly admittedPushes = new Map<Member, Set<string>>();
   /** Calls whose end was not acknowledged in the day (ended when it is over). */
   readonly unended = new Map<string, Member>();
+  /** Calls whose initCall was not acknowledged (they may ring all the same; hung up when the day is over). */
+  readonly unanswered = new Map<string, Member>();
   private readonly agents: Promise<void>[] = [];
   private readonly blips = new Set<Promise<void>>();
   private readonly inMeeting = new Map<SdkMember, string>();
@@ -137,16 +140,15 @@ export class FleetDay {
     const caller = pick(this.phones.filter((p) => p.isUp()));
     const callee = pick(this.phones.filter((p) => p !== caller));
     if (!caller || !callee) return pause(200);
-    let callId: string;
+    // The caller names its call, as a client that may not hear the answer does: a call whose initCall
+    // failed may still ring (its turn ran, the answer was lost), and is hung up by its id at the day's end.
+    const callId = randomUUID();
     this.initCalls++;
     try {
-      const info = await caller.call<{ callId: string }>('initCall', {
-        calleeIds: [callee.userId],
-        callType: 'audio',
-      });
-      callId = info.callId;
+      await caller.call<{ callId: string }>('initCall', { calleeIds: [callee.userId], callType: 'audio', callId });
     } catch (e) {
       this.ledger.failed(caller.name, 'initCall', e);
+      this.unanswered.set(callId, caller);
       return pause(300);
     }
     this.ledger.invite(caller.name, callee.userId, callId, !callee.isUp());
@@ -167,6 +169,23 @@ export class FleetDay {
       this.ledger.failed(caller.name, 'endCall', e);
       return false;
     }
+  }
+
+  /**
+   * Hangs up a call whose initCall was not answered: done once it is ended or there is no such call (the
+   * request never ran, or the call finished and its state expired since).
+   */
+  async endUnanswered(caller: Member, callId: string): Promise<boolean> {
+    try {
+      await caller.call('endCall', { callId });
+    } catch (e) {
+      if (codeOf(e) !== 'call_not_found') {
+        this.ledger.failed(caller.name, 'endCall', e);
+        return false;
+      }
+    }
+    this.unanswered.delete(callId);
+    return true;
   }
 
   /**

@@ -19,7 +19,7 @@ export type SignedIn = { accessToken: string; refreshToken?: string; expiresAt?:
 export interface Lifetimes {
   /** Refresh this long before the access token expires. */
   marginMs: number;
-  /** Hand the live connection its fresh token this often (`refreshToken`). */
+  /** Hand the live connection its fresh token this often (`refreshToken`; 0: never). */
   handOverEveryMs: number;
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Principal } from '../../../src/auth/principal.js';
+import type { Principal } from '../../../src/kernel/principal.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { dedicatedRedis, type DedicatedService } from '../../support/dedicated-services.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { ERROR_CODES } from '../../../src/core/errors.js';
+import { ERROR_CODES } from '../../../src/kernel/errors.js';
 import { OPERATIONS, type OperationId, type Requirement } from '../../../src/auth/permission-table.js';
 import type { HttpResult } from '../../support/http.js';
 

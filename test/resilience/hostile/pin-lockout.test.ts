@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { connect, type HubClient } from '../../support/hub-client.js';
-import type { PinLockedPush, SecurityAlertPush } from '../../../src/core/pin.service.js';
+import type { PinLockedPush, SecurityAlertPush } from '../../../src/contracts/pushes.js';
 import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
-import { decoyHash } from '../../../src/auth/secrets.js';
+import { decoyHash } from '../../../src/kernel/secrets.js';
 
 /**
  * PIN guessing from outside clients behind a configured proxy (TRUST_PROXY=loopback), so each

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
+import { BUILTIN_ROLES } from '../../../src/kernel/permissions.js';
 import { satisfies, type Requirement } from '../../../src/auth/permission-table.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { call, must, type HubClient } from '../../support/hub-client.js';
 import { tenantState } from '../../support/tenant-state.js';
-import { ERROR_CODES } from '../../../src/core/errors.js';
+import { ERROR_CODES } from '../../../src/kernel/errors.js';
 import { HUB_METHODS } from '../../../src/hub/hub.role.js';
 import { HUB_CASES, socketPool, type TenantKit } from './hub-cases.js';
 import { FUZZ_ENV, fillPath, opsOf, restOperations } from '../hostile/kit.js';

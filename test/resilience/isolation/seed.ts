@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
+import { BUILTIN_ROLES } from '../../../src/kernel/permissions.js';
 import { ImportRepository } from '../../../src/data/repositories/import.repository.js';
 import { PendingUserRepository } from '../../../src/data/repositories/pending-user.repository.js';
 import { Types } from 'mongoose';

@@ -11,7 +11,7 @@ import { OfflineTokenSchema } from '../../../src/data/models/offline-token.model
 import { CallRecordSchema } from '../../../src/data/models/call-record.model.js';
 import { MediaFileSchema } from '../../../src/data/models/media-file.model.js';
 import { DeviceSchema } from '../../../src/data/models/device.model.js';
-import { BUILTIN_ROLES } from '../../../src/auth/permissions.js';
+import { BUILTIN_ROLES } from '../../../src/kernel/permissions.js';
 import { defaultSettings } from '../../../src/data/tenant-defaults.js';
 
 /**

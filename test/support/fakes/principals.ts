@@ -1,5 +1,5 @@
-import { BUILTIN_ROLES, type Permission } from '../../../src/auth/permissions.js';
-import type { Principal } from '../../../src/auth/principal.js';
+import { BUILTIN_ROLES, type Permission } from '../../../src/kernel/permissions.js';
+import type { Principal } from '../../../src/kernel/principal.js';
 
 /** A signed-in caller as a token scheme would establish it, with the permissions of a built-in role. */
 export function principalOf(

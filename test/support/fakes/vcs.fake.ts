@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/kernel/errors.js';
 import { roomNameFor, silentWav } from '../../../src/vcs/embedded.adapter.js';
 import type {
   VcsJoinDetails,

@@ -318,19 +318,6 @@ export interface FieldError {
 	field: string;
 	message: string;
 }
-declare const Caller: z.ZodObject<{
-	userId: z.ZodString;
-	username: z.ZodString;
-	role: z.ZodString;
-	permissions: z.ZodArray<z.ZodString>;
-	scheme: z.ZodOptional<z.ZodEnum<{
-		internal: "internal";
-		idp: "idp";
-	}>>;
-	sessionId: z.ZodOptional<z.ZodString>;
-	actorUserId: z.ZodOptional<z.ZodString>;
-}, z.core.$strip>;
-export type Caller = z.infer<typeof Caller>;
 declare const InitCallRequest: z.ZodObject<{
 	callId: z.ZodOptional<z.ZodUUID>;
 	calleeIds: z.ZodArray<z.ZodString>;
@@ -364,8 +351,8 @@ declare const CALL_STATUSES: readonly [
 	"cancelled"
 ];
 export type CallStatus = (typeof CALL_STATUSES)[number];
-/** The call actor's state (snapshotted by the runtime) and the CallInfo clients receive. */
-export interface CallState {
+/** A call as clients receive it (onNewCall, onCallUpdated); also the call actor's state. */
+export interface CallInfo {
 	callId: string;
 	status: CallStatus;
 	callType: "audio" | "video";
@@ -381,7 +368,6 @@ export interface CallState {
 	endedAt?: string;
 	endReason?: string;
 }
-export type CallInfo = Omit<CallState, never>;
 /** onNewCall payload. */
 export interface NewCallPush {
 	call: CallInfo;
@@ -521,49 +507,18 @@ declare const DenyRequest: z.ZodObject<{
 	eventId: z.ZodString;
 }, z.core.$strip>;
 export type DenyRequest = z.infer<typeof DenyRequest>;
-/** Someone waiting for admission; the caller is kept so the admission can hand out their own join details. */
-export interface WaitingEntry {
-	userId: string;
-	username: string;
-	/** A person (patient, guest) or a headset. */
-	kind: "person" | "device";
-	role: "participant" | "guest" | "device";
-	/** On the event's participant list (or an attached device), as opposed to a guest by code. */
-	invited: boolean;
-	since: string;
-	/** Epoch ms after which the entry expires (the waitingExpiry timer). */
-	expiresAt: number;
-	/** Denied or removed before: back in the queue only because the waiting room lets a host decide again. */
-	returning?: "denied" | "removed";
-	/** Joined by meeting code: the admission hands out the JoinResponse of that code. */
-	code?: string;
-	/** A headset (initRapidConnect, addDeviceToEvent): its device, put in the meeting once it is a member. */
-	device?: DeviceJoin;
-	caller: Caller;
-}
-/**
- * A headset joining: the device actor it speaks for (its id, or the hardware id no one mapped) and
- * whether it attaches itself to the event (addDeviceToEvent) once it is in.
- */
-export interface DeviceJoin {
-	deviceId: string;
-	attach?: boolean;
-}
-/** How a recording request came in (the audit trail names the transport; REST also the address). */
-export interface RecordingVia {
-	via?: "hub" | "rest";
-	ip?: string;
-}
 /** What hosts see of a waiting entry (MeetingDetails.waiting, waitingRoomUpdated, getWaitingRoom). */
 export interface WaitingEntryView {
 	userId: string;
 	name: string;
-	kind: WaitingEntry["kind"];
-	role: WaitingEntry["role"];
+	/** A person (patient, guest) or a headset. */
+	kind: "person" | "device";
+	role: "participant" | "guest" | "device";
 	invited: boolean;
 	since: string;
 	position: number;
-	returning?: WaitingEntry["returning"];
+	/** Denied or removed before: back in the queue only because the waiting room lets a host decide again. */
+	returning?: "denied" | "removed";
 }
 /** The waiting room as a host sees it. */
 export interface WaitingRoomView {
@@ -627,37 +582,13 @@ export interface ConsentAsk {
 	/** Asked because they joined while the recording runs: they enter the meeting once they agree. */
 	late?: boolean;
 }
-/** A pending or decided consent request of the meeting actor. */
-export interface ConsentRequestState {
-	requestId: string;
-	requestedBy: string;
-	requestedAt: string;
-	/** Epoch ms after which an open request is cancelled. */
-	expiresAt: number;
-	policy: Exclude<RecordingConsentPolicy, "off">;
-	reason?: string;
-	/** Whose answer counts, with the name and roles they had when asked. */
-	required: {
-		userId: string;
-		username: string;
-		role: string;
-		tenantRole: string;
-	}[];
-	answers: Record<string, {
-		consent: boolean;
-		at: string;
-	}>;
-	outcome?: "granted" | "refused" | "timedOut";
-	/** Who asked at the keyboard (an impersonator, an administrator acting for the requester) and how. */
-	actorId?: string;
-	via?: RecordingVia["via"];
-	ip?: string;
-}
+/** How a consent request ended. */
+export type ConsentOutcome = "granted" | "refused" | "timedOut";
 /** `recordingConsentResult` push to the requester and the hosts: how a request ended and who refused or did not answer. */
 export interface RecordingConsentResultPush {
 	eventId: string;
 	requestId: string;
-	outcome: NonNullable<ConsentRequestState["outcome"]>;
+	outcome: ConsentOutcome;
 	refusedBy: {
 		userId: string;
 		username: string;
@@ -688,12 +619,12 @@ declare const HeadsetDeviceInfo: z.ZodObject<{
 	model: z.ZodOptional<z.ZodString>;
 	inMeeting: z.ZodOptional<z.ZodBoolean>;
 	camera: z.ZodOptional<z.ZodEnum<{
-		on: "on";
 		off: "off";
+		on: "on";
 	}>>;
 	microphone: z.ZodOptional<z.ZodEnum<{
-		on: "on";
 		off: "off";
+		on: "on";
 	}>>;
 	extra: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [
 		z.ZodString,
@@ -731,31 +662,10 @@ declare const RemoteControlRequest: z.ZodObject<{
 	]>>>;
 }, z.core.$strip>;
 export type RemoteControlRequest = z.infer<typeof RemoteControlRequest>;
-export interface PeripheralState {
-	peripheralId: string;
-	peripheralType?: string;
-	settings?: StartPeripheralRequest["settings"];
-	startedBy: string;
-	startedAt: string;
-}
-export interface DeviceState {
-	deviceId: string;
-	registered: boolean;
-	/** The device service account that runs this headset. */
-	accountId?: string;
-	joinCode?: string;
-	status: "online" | "offline";
-	info?: HeadsetDeviceInfo;
-	lastHeartbeatAt?: string;
-	meetingId?: string;
-	controllerId?: string;
-	peripherals: Record<string, PeripheralState>;
-	commandSeq: number;
-}
 /** deviceInfo / deviceUpdated payload. */
 export interface DevicePush {
 	deviceId: string;
-	status: DeviceState["status"];
+	status: "online" | "offline";
 	meetingId?: string;
 	info?: HeadsetDeviceInfo;
 	lastHeartbeatAt?: string;
@@ -795,6 +705,15 @@ export type RelayedSdp = Omit<SdpMessage, "targetUserId"> & {
 export type RelayedIceCandidate = Omit<IceCandidateMessage, "targetUserId"> & {
 	fromUserId: string;
 };
+/**
+ * Every message the service pushes to clients, with its payload type: the one map the hub's Socket.IO
+ * server, the publishers (actors, telemetry completion, sign-in services, workers) and the client SDK use.
+ */
+export interface UserStatusPush {
+	userId: string;
+	online: boolean;
+	at: string;
+}
 /** Payload of the hub push `pinLocked`, sent to every socket of the user whose PIN sign-in was locked. */
 export interface PinLockedPush {
 	/**
@@ -825,15 +744,6 @@ export interface ImportProgressPush {
 	rowsImported: number;
 	rowErrorCount: number;
 	error?: string;
-}
-/**
- * Every message the service pushes to clients, with its payload type: the one map the hub's Socket.IO
- * server, the publishers (actors, telemetry completion, sign-in services, workers) and the client SDK use.
- */
-export interface UserStatusPush {
-	userId: string;
-	online: boolean;
-	at: string;
 }
 /**
  * A recoverable push's place in its recipient's history (docs/hub.md#recovering-missed-pushes): `stream` is

@@ -1,14 +1,7 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
-import { AppError } from '../../../core/errors.js';
+import { AppError } from '../../../kernel/errors.js';
+import { constantTimeEqual } from '../../../kernel/secrets.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import { MigrateBody, MigrateParams, MigrateQuery, MigrateResult } from './admin.schema.js';
-
-/** Compares secrets in constant time (hashing first so lengths never leak). */
-export function secretEquals(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
-}
 
 /**
  * Provisioning: POST /api/admin/migrate/{tenantName}?code= creates the tenant when missing and runs
@@ -31,7 +24,7 @@ export const adminMigrateRoutes: RouteGroup = {
         'Create the tenant when missing and run its database migrations (provisioning service; proved by the provisioning code)',
       errors: ['forbidden', 'conflict'],
       handle: async (s, { params, query, body, infra }) => {
-        if (!secretEquals(query.code, infra.config.auth.provisioningCode))
+        if (!constantTimeEqual(query.code, infra.config.auth.provisioningCode))
           throw new AppError('forbidden', 'Invalid provisioning code');
         const result = await s.tenants.ensure(
           { name: params.tenantName, displayName: body?.displayName },

@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { AppError } from '../../../core/errors.js';
+import { AppError } from '../../../kernel/errors.js';
 
 export interface MultipartResult {
   fields: Record<string, string>;

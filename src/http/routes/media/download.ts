@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
-import { AppError } from '../../../core/errors.js';
+import { AppError } from '../../../kernel/errors.js';
 import type { DownloadHandle } from '../../../core/media.service.js';
 import { etagMatches, resolveRange } from './range.js';
 

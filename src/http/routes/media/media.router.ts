@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Services } from '../../../composition.js';
-import type { Principal } from '../../../auth/principal.js';
-import type { ErrorCode } from '../../../core/errors.js';
+import type { Principal } from '../../../kernel/principal.js';
+import type { ErrorCode } from '../../../kernel/errors.js';
 import { op, type ExtraResponse, type RouteGroup } from '../route-spec.js';
 import { sendDownload } from './download.js';
 import { multipartParts } from './multipart.js';

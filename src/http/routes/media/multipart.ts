@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { AppError } from '../../../core/errors.js';
+import { AppError } from '../../../kernel/errors.js';
 import type { UploadPart } from '../../../core/media.service.js';
 
 type Item = UploadPart | { type: 'end' } | { type: 'error'; error: AppError };

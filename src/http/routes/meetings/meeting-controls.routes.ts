@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { op } from '../route-spec.js';
 import type { OperationId } from '../../../auth/permission-table.js';
-import type { ErrorCode } from '../../../core/errors.js';
+import type { ErrorCode } from '../../../kernel/errors.js';
 import type { ControlCommand } from '../../../actors/meeting-rooms.js';
 import { ControlResultSchema } from '../../presenters/meeting.presenter.js';
 import {
@@ -11,7 +11,7 @@ import {
   LockBody,
   MuteRequestBody,
   RemoveParticipantBody,
-} from '../../../actors/meeting-controls.schema.js';
+} from '../../../contracts/meeting-controls.schema.js';
 import { EventIdParams } from './meetings.schema.js';
 
 const ERRORS: readonly ErrorCode[] = [

@@ -8,7 +8,7 @@ import {
   presentJoinOrWait,
   presentRapidConnect,
 } from '../../presenters/meeting.presenter.js';
-import { AdmitBody, ConsentAnswerBody, DenyBody } from '../../../actors/meeting.schema.js';
+import { AdmitBody, ConsentAnswerBody, DenyBody } from '../../../contracts/meeting.schema.js';
 import { consentToRecording } from '../../../actors/meeting-rooms.js';
 import { ConsentAnswerResult } from '../../presenters/recording-consent.presenter.js';
 import { DeviceIdParams, EventIdParams, MeetingCodeParams } from './meetings.schema.js';

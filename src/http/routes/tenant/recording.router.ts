@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { MeetingDetails } from '../../../actors/meeting.schema.js';
-import { AppError } from '../../../core/errors.js';
+import type { MeetingDetails } from '../../../contracts/meeting.schema.js';
+import { AppError, type ErrorCode } from '../../../kernel/errors.js';
 import { Id } from '../../../core/paging.js';
-import type { Principal } from '../../../auth/principal.js';
+import type { Principal } from '../../../kernel/principal.js';
 import type { Services } from '../../../composition.js';
 import { ConsentView } from '../../presenters/recording-consent.presenter.js';
-import type { ErrorCode } from '../../../core/errors.js';
 import { op, type RouteGroup } from '../route-spec.js';
 
 const StartRecordingQuery = z.object({

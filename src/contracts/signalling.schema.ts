@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, ObjectIdString } from '../actors/common.schema.js';
+import { Id, ObjectIdString } from './common.schema.js';
 
 /** Where a signalling message belongs: exactly one meeting (eventId) or one call (callId). */
 const scope = {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { AppError, fromZod } from '../core/errors.js';
-import type { NewTelemetryRecord } from '../data/repositories/telemetry.repository.js';
+import { AppError, fromZod } from '../kernel/errors.js';
 
 /** Upper bound of messages per unary batch (and per stored chunk of a stream). */
 export const MAX_BATCH = 500;
@@ -53,8 +52,18 @@ const PAYLOADS = {
 
 export type TelemetryType = (typeof PAYLOADS)[keyof typeof PAYLOADS]['type'];
 
+/** One validated message, in the form the telemetry repository stores (NewTelemetryRecord). */
+export interface TelemetryEvent {
+  conferenceId: string;
+  sequence: number;
+  eventId: string;
+  type: TelemetryType;
+  occurredAt: Date;
+  payload: Record<string, unknown>;
+}
+
 /** Validates one decoded message; errors name the field as `events[i].field`. */
-export function toRecord(raw: unknown, index: number): NewTelemetryRecord {
+export function toRecord(raw: unknown, index: number): TelemetryEvent {
   const field = `events[${index}]`;
   const base = TelemetryEventWire.safeParse(raw);
   if (!base.success) throw fromZod(base.error, field);
@@ -71,7 +80,7 @@ export function toRecord(raw: unknown, index: number): NewTelemetryRecord {
   };
 }
 
-export function toRecords(raw: readonly unknown[], offset = 0): NewTelemetryRecord[] {
+export function toRecords(raw: readonly unknown[], offset = 0): TelemetryEvent[] {
   if (raw.length > MAX_BATCH)
     throw new AppError('validation_failed', `events: at most ${MAX_BATCH} per batch`, {
       errors: [{ field: 'events', message: `at most ${MAX_BATCH}` }],

@@ -1,5 +1,3 @@
-import { isDuplicateKey } from '../data/repositories/duplicate-keys.js';
-
 /**
  * Every error the service reports, by stable code. REST problem responses, GraphQL
  * `extensions.code` and hub negative acks all use these codes, so clients branch on one list.
@@ -196,6 +194,17 @@ export function toAppError(e: unknown): AppError {
   if (err?.name === 'ValidationError' && typeof (e as { errors?: unknown }).errors === 'object')
     return fromMongooseValidation(e as MongooseValidationLike);
   return new AppError('internal', undefined, { cause: e });
+}
+
+/**
+ * True when a write was refused by a unique index. MongoDB and mongo-java-server answer code 11000;
+ * FerretDB v1 answers 11000 for inserts but code 1 (InternalError, "UNIQUE constraint failed") when an
+ * update or upsert meets the index: recognised here so that it is a conflict, not an internal error.
+ */
+export function isDuplicateKey(e: unknown): boolean {
+  const err = e as { code?: number; message?: string } | undefined;
+  if (err?.code === 11000) return true;
+  return err?.code === 1 && /UNIQUE constraint failed/.test(err.message ?? '');
 }
 
 /** MongoDB names the unique fields (keyPattern); FerretDB does not, so the field list may be empty. */

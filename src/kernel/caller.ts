@@ -1,6 +1,19 @@
-import type { Principal } from '../auth/principal.js';
-import { isPermission } from '../auth/permissions.js';
-import type { Caller } from './common.schema.js';
+import { z } from 'zod';
+import type { Principal } from './principal.js';
+import { isPermission } from './permissions.js';
+
+/** Who a turn acts for: taken from the socket's verified principal, never from the payload. */
+export const Caller = z.object({
+  userId: z.string(),
+  username: z.string(),
+  role: z.string(),
+  permissions: z.array(z.string()),
+  scheme: z.enum(['internal', 'idp']).optional(),
+  sessionId: z.string().optional(),
+  /** The impersonator, while impersonating: the audit trail names both (docs/audit.md). */
+  actorUserId: z.string().optional(),
+});
+export type Caller = z.infer<typeof Caller>;
 
 /**
  * The caller an actor turn acts for, from a verified principal (a socket's from its handshake, or one

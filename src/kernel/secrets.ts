@@ -10,6 +10,7 @@ export function sha256(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
 }
 
+/** Compares secrets (join codes, keys, bearer tokens) in constant time; hashing first so lengths never leak. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest();
   const hb = createHash('sha256').update(b).digest();

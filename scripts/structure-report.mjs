@@ -1,0 +1,95 @@
+// `npm run structure`: two figures of the folder structure of src/ (docs/architecture.md "Layers"), from
+// dependency-cruiser's JSON output (tests excluded, type-only imports included):
+// - folder pairs importing each other: unordered pairs of src/ folders where each imports the other;
+// - imports pointing back up the layers: ordered folder pairs (a imports b) where b's layer is above a's.
+// A folder is a directory directly under src/; the files directly in src/ (the composition root) count as
+// one folder, `(root)`. `--list` prints the pairs and the file imports behind each. Exits 1 when a folder
+// has no layer below, so a new folder gets one.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The layers, bottom first (docs/architecture.md "Layers"); folders in one layer are peers. */
+const LAYERS = [
+  ['kernel'],
+  ['contracts'],
+  ['config'],
+  ['observability'],
+  ['data', 'storage', 'spreadsheet'],
+  ['vcs'],
+  ['realtime'],
+  ['auth'],
+  ['core'],
+  ['actors'],
+  ['edge'],
+  ['http', 'hub', 'telemetry', 'workers', 'cli'],
+  ['(root)'],
+];
+const rank = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
+
+function folderOf(file) {
+  const parts = file.split('/');
+  if (parts[0] !== 'src') return undefined;
+  return parts.length === 2 ? '(root)' : parts[1];
+}
+
+const json = execFileSync(
+  process.execPath,
+  [
+    path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+    'src',
+    '--config',
+    '.dependency-cruiser.cjs',
+    '--output-type',
+    'json',
+  ],
+  { cwd: root, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+);
+const { modules } = JSON.parse(json);
+
+/** "a>b" -> the file imports behind it. */
+const edges = new Map();
+for (const m of modules) {
+  const from = folderOf(m.source);
+  if (!from) continue;
+  for (const d of m.dependencies) {
+    const to = folderOf(d.resolved);
+    if (!to || to === from) continue;
+    const key = `${from}>${to}`;
+    if (!edges.has(key)) edges.set(key, []);
+    edges.get(key).push(`${m.source} -> ${d.resolved}${d.dependencyTypes.includes('type-only') ? ' (type)' : ''}`);
+  }
+}
+
+const unranked = [...new Set([...edges.keys()].flatMap((k) => k.split('>')))].filter((f) => !rank.has(f));
+const mutual = [...edges.keys()]
+  .map((k) => k.split('>'))
+  .filter(([a, b]) => a < b && edges.has(`${b}>${a}`))
+  .map(([a, b]) => [a, b]);
+const upward = [...edges.keys()]
+  .map((k) => k.split('>'))
+  .filter(([a, b]) => rank.has(a) && rank.has(b) && rank.get(b) > rank.get(a));
+
+const list = process.argv.includes('--list');
+const files = (a, b) => edges.get(`${a}>${b}`);
+/** The same figure without the pairs of the composition root (its files wire and are typed by the roles). */
+const beyondRoot = (pairs) => pairs.filter((p) => !p.includes('(root)')).length;
+console.log(`folder pairs importing each other: ${mutual.length} (${beyondRoot(mutual)} without (root))`);
+for (const [a, b] of mutual) {
+  console.log(`  ${a} <-> ${b} (${files(a, b).length} / ${files(b, a).length} file imports)`);
+  if (list) for (const f of [...files(a, b), ...files(b, a)]) console.log(`      ${f}`);
+}
+const upwardFiles = upward.reduce((n, [a, b]) => n + files(a, b).length, 0);
+console.log(
+  `imports pointing back up the layers: ${upward.length} (${beyondRoot(upward)} without (root); ${upwardFiles} file imports)`,
+);
+for (const [a, b] of upward) {
+  console.log(`  ${a} -> ${b} (${files(a, b).length} file imports)`);
+  if (list) for (const f of files(a, b)) console.log(`      ${f}`);
+}
+if (unranked.length) {
+  console.error(`folders without a layer (add them to LAYERS in scripts/structure-report.mjs): ${unranked.join(', ')}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { rendezvousOwner, shardOf } from '../../../src/actors/runtime/index.js';
+import type { ActorAddress } from '../../../src/actors/runtime/types.js';
+import { uniqueId } from '../../support/env.js';
+import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
+import {
+  clusterEnv,
+  dropPrefix,
+  nextEvent,
+  startActorNode,
+  waitForMembers,
+  type ActorNode,
+} from '../../support/actor-kit.js';
+
+type Reply = CounterState & { epoch: number };
+const SHARDS = 8;
+
+/** Turns of op 'askPeer' with a gated seq number wait until the test opens the gate. */
+const gates = new Map<number, { wait(): Promise<void> }>();
+function gate(seq: number) {
+  let open!: () => void;
+  let enter!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  const entered = new Promise<void>((r) => (enter = r));
+  gates.set(seq, { wait: () => (enter(), opened) });
+  return { open, entered };
+}
+const behavior = () => counterBehavior({ slow: (seq) => gates.get(seq)?.wait() ?? Promise.resolve() });
+
+/** Two actors of one shard (a meeting and a headset it asks, say) whose shard `fits`. */
+function pairInOneShard(fits: (shard: number) => boolean): [ActorAddress, ActorAddress] {
+  const seen = new Map<number, ActorAddress>();
+  for (let i = 0; ; i++) {
+    const a: ActorAddress = { tenant: 'acme', kind: 'call', id: `peer${i}` };
+    const shard = shardOf(a, SHARDS);
+    if (!fits(shard)) continue;
+    const first = seen.get(shard);
+    if (first) return [first, a];
+    seen.set(shard, a);
+  }
+}
+
+/**
+ * A turn that asks another actor of its own shard while the shard is handed off: the handoff waits for
+ * the turn, so the ask must be served by the node that still holds the shard. Held for the next owner
+ * (which cannot claim the shard before the turn ends), it waited out its whole deadline and failed the
+ * turn with `timeout` (the fleet day's meetings asking their headsets during a rolling restart).
+ */
+describe('a turn asking an actor of its own shard during the shard handoff', () => {
+  const env = clusterEnv({ ACTOR_SHARDS: String(SHARDS) });
+  const ids = { a: `a-${uniqueId()}`, b: `b-${uniqueId()}`, c: `c-${uniqueId()}` };
+  const owner = (shard: number, nodes: string[]) => rendezvousOwner(shard, [...nodes].sort());
+  const [x, y] = pairInOneShard((s) => owner(s, [ids.a, ids.b]) === ids.b && owner(s, [ids.a, ids.b, ids.c]) === ids.c);
+  const shard = shardOf(x, SHARDS);
+  let a: ActorNode;
+  let b: ActorNode;
+  let c: ActorNode | undefined;
+
+  beforeAll(async () => {
+    a = await startActorNode({ ...env, NODE_ID: ids.a }, behavior());
+    b = await startActorNode({ ...env, NODE_ID: ids.b }, behavior());
+    await Promise.all([waitForMembers(a.system, [ids.a, ids.b]), waitForMembers(b.system, [ids.a, ids.b])]);
+  });
+  afterAll(async () => {
+    await dropPrefix(a.node, env.REDIS_PREFIX);
+    await Promise.all([a.node.destroy(), b.node.destroy(), c?.node.destroy()]);
+  });
+
+  it('is served while the shard moves to a node that joins', async () => {
+    const held = await b.system.ask<Reply>(x, { op: 'get' });
+    const g = gate(1);
+    const turn = b.system.ask<Reply>(x, { op: 'askPeer', seq: 1, to: y }, { timeoutMs: 30_000 });
+    await g.entered;
+    const started = nextEvent(
+      b.system.events,
+      'handoff-started',
+      (s: number, reason: string) => s === shard && reason === 'rebalance',
+    );
+    const handedOff = nextEvent(b.system.events, 'handoff', (s: number) => s === shard);
+    c = await startActorNode({ ...env, NODE_ID: ids.c }, behavior());
+    await started;
+    g.open();
+    // The turn ends where it began, under the epoch of the node that held the shard: not failed with
+    // `timeout` and run again by the next owner.
+    expect(await turn).toMatchObject({ log: [1], epoch: held.epoch });
+    await handedOff;
+    expect(await a.system.ask<Reply>(y, { op: 'get' })).toMatchObject({ count: 1, log: [1] });
+    expect(await a.system.ask<Reply>(x, { op: 'get' })).toMatchObject({ log: [1] });
+    expect(await c.system.leases.holder(shard)).toBe(ids.c);
+  });
+
+  it('is served while the node holding the shard stops', async () => {
+    const leaving = c!;
+    await waitForMembers(leaving.system, [ids.a, ids.b, ids.c]);
+    expect(await leaving.system.leases.holder(shard)).toBe(ids.c);
+    const held = await leaving.system.ask<Reply>(x, { op: 'get' });
+    const g = gate(2);
+    const turn = leaving.system.ask<Reply>(x, { op: 'askPeer', seq: 2, to: y }, { timeoutMs: 30_000 });
+    await g.entered;
+    const started = nextEvent(leaving.system.events, 'handoff-started', (s: number) => s === shard);
+    const stopped = leaving.system.stop();
+    await started;
+    g.open();
+    expect(await turn).toMatchObject({ log: [1, 2], epoch: held.epoch });
+    await stopped;
+    await leaving.node.destroy();
+    c = undefined;
+    expect(await a.system.ask<Reply>(y, { op: 'get' })).toMatchObject({ count: 2, log: [1, 2] });
+  });
+});
