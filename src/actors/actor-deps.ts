@@ -1,5 +1,6 @@
 import type { Principal } from '../kernel/principal.js';
 import type { CallService } from '../core/call.service.js';
+import type { PresenceService } from '../core/presence.service.js';
 import type { Admission } from '../core/meeting.service.js';
 import type { RecordingConsentService } from '../core/recording-consent.service.js';
 import type { CompletionService } from '../core/completion.service.js';
@@ -20,11 +21,13 @@ export const DEVICE_MISSED_HEARTBEATS = 3;
 export interface ActorTimings {
   ringTimeoutMs: number;
   deviceHeartbeatMs: number;
+  callPresenceCheckMs: number;
 }
 
 /** The services the actors use, as narrow as the behaviours need them (from the composition root). */
 export interface ActorServices {
   calls: Pick<CallService, 'activeUserIds' | 'record' | 'recordedStatus'>;
+  presence: Pick<PresenceService, 'onlineMany'>;
   meetings: {
     initEvent(p: Principal, eventId: string): Promise<object>;
     joinDetails(p: Principal, eventId: string): Promise<object>;
@@ -86,6 +89,8 @@ export function callDeps(s: ActorServices, t: ActorTimings): CallActorDeps {
         epoch,
       ),
     recordedStatus: (tenant, callId) => s.calls.recordedStatus(tenant, callId),
+    presenceCheckMs: t.callPresenceCheckMs,
+    onlineUserIds: (tenant, ids) => s.presence.onlineMany(tenant, ids),
   };
 }
 

@@ -12,6 +12,7 @@ export function startActorsRole(ctx: RoleContext): Promise<ActorsRoleHandle> {
   const behaviours = actorBehaviours(
     {
       calls: services.calls,
+      presence: services.presence,
       meetings: services.meetings,
       recording: services.recording,
       completion: services.completion,

@@ -10,9 +10,11 @@ const A = 'a'.repeat(24);
 const B = 'b'.repeat(24);
 const C = 'c'.repeat(24);
 
-function callDeps(records: CallState[]): CallActorDeps {
+function callDeps(records: CallState[], online: Set<string> = new Set([A, B, C])): CallActorDeps {
   return {
     ringTimeoutMs: 1000,
+    presenceCheckMs: 60_000,
+    onlineUserIds: async (_t, ids) => new Set(ids.filter((id) => online.has(id))),
     activeUserIds: async (_t, ids) => new Set(ids.filter((id) => [A, B, C].includes(id))),
     saveRecord: async (_t, call) => {
       records.push(structuredClone(call));
@@ -130,5 +132,49 @@ describe('call actor turns', () => {
     expect(r.invitedIds).toContain(C);
     expect(h.emitted.filter((e) => e.event === 'onNewCall').at(-1)!.rooms).toEqual([`user:${T}:${C}`]);
     expect((await h.send({ type: 'members' })).memberIds.sort()).toEqual([A, B, C].sort());
+  });
+
+  it('ends an active call once fewer than two of its parties are connected at two checks in a row', async () => {
+    const records: CallState[] = [];
+    const online = new Set([A, B, C]);
+    const h = turnHarness(callActor(callDeps(records, online)), { tenant: T, kind: 'call', id: callId });
+    await h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B, C], callType: 'video' } });
+    expect(h.timers.has('presence')).toBe(false);
+    await h.send({ type: 'accept', caller: who(B) });
+    await h.send({ type: 'accept', caller: who(C) });
+    expect(h.timers.get('presence')).toMatchObject({ delayMs: 60_000 });
+    // All there: the call goes on and checks again.
+    expect((await h.fire('presence')).status).toBe('active');
+    // A blip of B's at one check, back at the next: still on.
+    online.delete(B);
+    expect((await h.fire('presence')).status).toBe('active');
+    online.add(B);
+    expect((await h.fire('presence')).status).toBe('active');
+    // C gone for two checks: two parties are left, the call goes on; then A and B away at two checks too.
+    online.delete(C);
+    await h.fire('presence');
+    expect((await h.fire('presence')).status).toBe('active');
+    online.delete(A);
+    expect((await h.fire('presence')).status).toBe('active');
+    h.emitted.length = 0;
+    const ended = await h.fire('presence');
+    expect(ended).toMatchObject({ status: 'ended', endReason: 'disconnected' });
+    expect(ended).not.toHaveProperty('awayIds');
+    expect(records.at(-1)).toMatchObject({ status: 'ended' });
+    expect(h.retired).toEqual({});
+    expect(h.timers.size).toBe(0);
+    const push = h.emitted.find((e) => e.event === 'onEndCall')!;
+    expect(push.payload).toMatchObject({ callId, status: 'ended', reason: 'disconnected' });
+    expect(push.rooms.sort()).toEqual([A, B, C].map((id) => `user:${T}:${id}`).sort());
+  });
+
+  it('leaves a ringing or finished call to its own ends', async () => {
+    const online = new Set<string>();
+    const h = turnHarness(callActor(callDeps([], online)), { tenant: T, kind: 'call', id: callId });
+    await h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B], callType: 'audio' } });
+    expect((await h.send({ type: 'presenceCheck' })).status).toBe('ringing');
+    expect((await h.send({ type: 'presenceCheck' })).status).toBe('ringing');
+    await h.send({ type: 'end', caller: who(A) });
+    expect((await h.send({ type: 'presenceCheck' })).status).toBe('cancelled');
   });
 });

@@ -17,10 +17,15 @@ export interface CallActorDeps {
   saveRecord(tenant: string, call: CallState, epoch: number): Promise<boolean>;
   /** The status the call's history record holds, none when the call was never recorded. */
   recordedStatus(tenant: string, callId: string): Promise<CallState['status'] | undefined>;
+  /** How often an active call checks that its parties are still connected (HUB_CALL_PRESENCE_CHECK_MS). */
+  presenceCheckMs: number;
+  /** The subset of `ids` with a hub connection on any node now (presence). */
+  onlineUserIds(tenant: string, ids: string[]): Promise<Set<string>>;
 }
 
 type Ctx = ActorContext<CallState>;
 const RING_TIMER = 'ring';
+const PRESENCE_TIMER = 'presence';
 
 /** The result of `members`: used by the hub to relay WebRTC signalling only inside the call. */
 export interface CallMembers {
@@ -29,7 +34,8 @@ export interface CallMembers {
 }
 
 function info(s: CallState): CallInfo {
-  return { ...s, invitedIds: [...s.invitedIds], joinedIds: [...s.joinedIds] };
+  const { awayIds: _away, ...call } = s;
+  return { ...call, invitedIds: [...s.invitedIds], joinedIds: [...s.joinedIds] };
 }
 
 function parties(s: CallState): string[] {
@@ -109,6 +115,7 @@ async function accept(ctx: Ctx, deps: CallActorDeps, caller: Caller): Promise<Ca
     s.status = 'active';
     s.answeredAt = new Date().toISOString();
     ctx.clearTimer(RING_TIMER);
+    ctx.setTimer(PRESENCE_TIMER, deps.presenceCheckMs, { type: 'presenceCheck' });
     await record(ctx, deps);
   }
   ctx.emit(
@@ -130,7 +137,9 @@ async function finish(
   s.status = status;
   s.endedAt = new Date().toISOString();
   s.endReason = reason;
+  delete s.awayIds;
   ctx.clearTimer(RING_TIMER);
+  ctx.clearTimer(PRESENCE_TIMER);
   await record(ctx, deps);
   // Finished: the record is the call's history; the snapshot expires after the retention (decision 1104).
   ctx.retire();
@@ -189,6 +198,25 @@ async function addParticipant(ctx: Ctx, deps: CallActorDeps, caller: Caller, use
 }
 
 /**
+ * An active call whose parties are gone ends by itself: a phone that crashed, lost its network for good or
+ * never heard its initCall's answer hangs up nobody. Each check reads who of those in the call has a hub
+ * connection; one offline at two checks in a row counts as gone (a blip or a reconnection spans at most
+ * one), and once fewer than two are left the call ends with reason `disconnected`, pushed to every party.
+ */
+async function presenceCheck(ctx: Ctx, deps: CallActorDeps): Promise<CallInfo> {
+  const s = ctx.state;
+  if (s.status !== 'active') return info(s);
+  const online = await deps.onlineUserIds(ctx.address.tenant, s.joinedIds);
+  const offline = s.joinedIds.filter((id) => !online.has(id));
+  const gone = offline.filter((id) => s.awayIds?.includes(id));
+  if (s.joinedIds.length - gone.length < 2) return finish(ctx, deps, 'ended', 'disconnected');
+  if (offline.length) s.awayIds = offline;
+  else delete s.awayIds;
+  ctx.setTimer(PRESENCE_TIMER, deps.presenceCheckMs, { type: 'presenceCheck' });
+  return info(s);
+}
+
+/**
  * One actor per call id: the single place a call's state lives, whichever node each party is on.
  * Ringing times out through an actor timer (a turn like any other), so a missed call is recorded
  * even when the caller's node has gone.
@@ -224,6 +252,8 @@ export function callActor(deps: CallActorDeps): ActorBehavior<CallState, CallMsg
           } satisfies CallMembers;
         case 'ringTimeout':
           return ctx.state.status === 'ringing' ? finish(ctx, deps, 'missed', 'no answer') : info(ctx.state);
+        case 'presenceCheck':
+          return presenceCheck(ctx, deps);
         default:
           throw new AppError('bad_request', 'Unknown call message');
       }

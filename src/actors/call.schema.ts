@@ -2,8 +2,11 @@
 import type { Caller } from '../kernel/caller.js';
 import type { CallInfo, InitCallRequest } from '../contracts/call.schema.js';
 
-/** The call actor's state (snapshotted by the runtime): the CallInfo clients receive. */
-export type CallState = CallInfo;
+/**
+ * The call actor's state (snapshotted by the runtime): the CallInfo clients receive, and who of those in
+ * the call was offline at the last presence check (never sent to clients).
+ */
+export type CallState = CallInfo & { awayIds?: string[] };
 
 /** Messages of the call actor; `caller` is the verified socket principal. */
 export type CallMsg =
@@ -13,4 +16,5 @@ export type CallMsg =
   | { type: 'end'; caller: Caller; reason?: string }
   | { type: 'addParticipant'; caller: Caller; userId: string }
   | { type: 'members' }
-  | { type: 'ringTimeout' };
+  | { type: 'ringTimeout' }
+  | { type: 'presenceCheck' };

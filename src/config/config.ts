@@ -199,6 +199,8 @@ export const EnvSchema = z.object({
   ACTOR_RETIRED_RETENTION_SECONDS: z.coerce.number().int().min(60).max(604_800).default(600),
 
   HUB_RING_TIMEOUT_MS: positiveInt.default(45_000),
+  /** How often an active call checks its parties' connections; one away at two checks in a row is gone. */
+  HUB_CALL_PRESENCE_CHECK_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   HUB_DEVICE_HEARTBEAT_MS: positiveInt.default(10_000),
   HUB_RATE_LIMIT_BURST: positiveInt.default(60),
   HUB_RATE_LIMIT_PER_SECOND: positiveInt.default(20),
@@ -314,6 +316,8 @@ export interface Config {
   actors: { shards: number; leaseMs: number; idleMs: number; retiredRetentionMs: number; connectionPollMs: number };
   hub: {
     ringTimeoutMs: number;
+    /** How often an active call checks that its parties are still connected. */
+    callPresenceCheckMs: number;
     deviceHeartbeatMs: number;
     rateLimit: { burst: number; perSecond: number };
     /** Recoverable pushes per recipient (docs/hub.md#recovering-missed-pushes). */
@@ -508,6 +512,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,
+      callPresenceCheckMs: e.HUB_CALL_PRESENCE_CHECK_MS,
       deviceHeartbeatMs: e.HUB_DEVICE_HEARTBEAT_MS,
       rateLimit: { burst: e.HUB_RATE_LIMIT_BURST, perSecond: e.HUB_RATE_LIMIT_PER_SECOND },
       history: {

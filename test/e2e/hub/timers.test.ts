@@ -11,12 +11,14 @@ describe('actor timers seen through the hub (two nodes, short timers)', () => {
   const on = (i: number, user: string) => cluster.on(i, user);
 
   beforeAll(async () => {
-    const env = { HUB_RING_TIMEOUT_MS: '800', HUB_DEVICE_HEARTBEAT_MS: '300' };
+    const env = { HUB_RING_TIMEOUT_MS: '800', HUB_DEVICE_HEARTBEAT_MS: '300', HUB_CALL_PRESENCE_CHECK_MS: '1000' };
     cluster = await startHubCluster(
       2,
       [
         ['alice', 'clinician'],
         ['bob', 'clinician'],
+        ['carol', 'clinician'],
+        ['dave', 'clinician'],
         ['headset', 'device'],
       ],
       { env },
@@ -40,6 +42,28 @@ describe('actor timers seen through the hub (two nodes, short timers)', () => {
     expect(accept).toMatchObject({ ok: false, error: { code: 'invalid_state' } });
     const rec = await n[1]!.infra.mongo.tenantDb('acme').models.CallRecord.findById(info.callId).lean();
     expect(rec?.status).toBe('missed');
+  });
+
+  it('ends an active call whose other party is gone, tells the one left, and records it', async () => {
+    const carol = await on(0, 'carol');
+    const dave = await on(1, 'dave');
+    const rb = recorder(dave);
+    const info = await must(carol, 'initCall', { calleeIds: [ids.dave], callType: 'video' });
+    await rb.next('onNewCall');
+    expect(await must(dave, 'acceptCall', { callId: info.callId })).toMatchObject({ status: 'active' });
+    // Carol's phone is gone for good (no hang-up; her only connection): the call's presence checks find her
+    // away twice.
+    carol.close();
+    expect(await rb.next('onEndCall', (p) => p.callId === info.callId)).toMatchObject({
+      status: 'ended',
+      reason: 'disconnected',
+    });
+    const rec = await n[1]!.infra.mongo.tenantDb('acme').models.CallRecord.findById(info.callId).lean();
+    expect(rec?.status).toBe('ended');
+    // Dave's connection goes on serving him: he calls Carol again.
+    expect(await must(dave, 'initCall', { calleeIds: [ids.carol], callType: 'audio' })).toMatchObject({
+      status: 'ringing',
+    });
   });
 
   it('marks a headset offline after missed heartbeats and tells the meeting', async () => {
