@@ -150,8 +150,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.route = {
       nodeId,
       attemptMs: Math.max(300, config.leaseMs),
-      resolveOwner: (shard) => this.resolveOwner(shard),
-      deliverLocal: (to, msg, dedupeId, first) => this.deliver(to, msg, dedupeId, first),
+      resolveOwner: (shard, nested) => this.resolveOwner(shard, nested),
+      deliverLocal: (to, msg, dedupeId, first, nested) => this.deliver(to, msg, dedupeId, first, nested),
       request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
       unroute: (shard) => this.owners.forget(shard),
       routed: (route) => routed[route].inc(),
@@ -194,6 +194,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       dedupeId: opts.dedupeId ?? randomUUID(),
       minted: opts.dedupeId === undefined,
       deadline: Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
+      nested: opts.nested,
     };
     // Tracing off: no span options or closure per ask.
     if (!tracingOn()) return (await askWithRetry(this.route, plan)) as R;
@@ -211,7 +212,9 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
    * An ask of a turn (TurnServices). While the asking turn's shard is handed off, an actor of the same
    * shard is served here, under the lease this node still holds: the handoff waits for the asking turn,
    * and the next owner cannot claim the shard before it ends, so routed like any ask the message would
-   * wait out its whole deadline and fail the turn with `timeout`.
+   * wait out its whole deadline and fail the turn with `timeout`. Asks of other shards go out marked
+   * `nested`: a shard handed off meanwhile (here or on another node) serves them too, or two turns
+   * asking each other's moving shards would each wait for a handoff waiting for the other.
    */
   async askFromTurn<R = unknown>(from: WriterLease, to: ActorAddress, msg: unknown): Promise<R> {
     const lease = this.leases.get(from.shard);
@@ -220,11 +223,11 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     if (
       !lease ||
       lease !== from ||
-      !lease.handingOff ||
+      !this.servesNested(lease) ||
       !behavior ||
       shardOf(address, this.deps.config.shards) !== from.shard
     )
-      return this.ask<R>(to, msg);
+      return this.ask<R>(to, msg, { nested: true });
     return new Promise<R>((resolve, reject) =>
       this.activation(address, behavior, lease).enqueue({
         msg,
@@ -245,7 +248,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       attributes: { 'actor.kind': r.to.kind, 'actor.from': r.from, 'actor.attempt': r.attempt, tenant: r.to.tenant },
     });
     return span
-      .run(() => this.deliver(r.to, r.msg, r.dedupeId))
+      .run(() => this.deliver(r.to, r.msg, r.dedupeId, undefined, r.nested))
       .then(
         (v) => (span.end(), v),
         (e) => (span.end(e), Promise.reject(e)),
@@ -257,8 +260,11 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
    * owner among the nodes live right now: a vacant shard is read against fresh membership, so the first
    * message after a dead owner's lease expired goes to (and is claimed by) a live node at once.
    */
-  private async resolveOwner(shard: number): Promise<string> {
+  private async resolveOwner(shard: number, nested?: boolean): Promise<string> {
     if (this.leases.isServing(shard)) return this.nodeId;
+    // An ask of a turn for a shard this node hands off is served here (see askFromTurn).
+    const held = nested ? this.leases.get(shard) : undefined;
+    if (held && this.servesNested(held)) return this.nodeId;
     const cached = this.owners.get(shard);
     if (cached) return cached;
     const sentAt = monotonicNow();
@@ -274,9 +280,17 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   /** Runs a message on this node, claiming the shard if it is vacant and this node is its rendezvous owner. */
-  private async deliver(to: ActorAddress, msg: unknown, dedupeId?: string, first?: FirstDelivery): Promise<unknown> {
+  private async deliver(
+    to: ActorAddress,
+    msg: unknown,
+    dedupeId?: string,
+    first?: FirstDelivery,
+    nested?: boolean,
+  ): Promise<unknown> {
     const behavior = this.behaviors.get(to.kind);
-    if (!behavior || this.stopping) throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
+    // A stopping node still serves the asks of turns for the shards it hands off (servesNested below).
+    if (!behavior || (this.stopping && !nested))
+      throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
     const shard = shardOf(to, this.deps.config.shards);
     let lease = this.leases.get(shard);
     if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.dropShard(shard, 'self-fenced');
@@ -284,7 +298,9 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     if (!lease) throw new AppError('not_owner', 'the shard is owned by another node');
     return new Promise((resolve, reject) => {
       const env: Envelope = { msg, dedupeId, first, resolve, reject, trace: activeContext() };
-      if (lease.handingOff)
+      if (lease.handingOff && nested && this.servesNested(lease))
+        this.activation(to, behavior, lease).enqueue({ ...env, nested: true });
+      else if (lease.handingOff)
         this.buffers.get(shard)?.push({ address: to, env }) ?? reject(new AppError('not_owner', 'shard moved'));
       else this.activation(to, behavior, lease).enqueue(env);
     });
@@ -416,9 +432,12 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     const lease = this.leases.get(act.lease.shard);
     if (lease !== act.lease) return false;
     // A nested ask during the shard's handoff (askFromTurn) is served while the lease is still valid.
-    return (
-      this.leases.isServing(lease.shard) || (!!env.nested && lease.handingOff && monotonicNow() < lease.validUntil)
-    );
+    return this.leases.isServing(lease.shard) || (!!env.nested && this.servesNested(lease));
+  }
+
+  /** A shard handed off still serves asks of turns until its last turn ended, under a valid lease. */
+  private servesNested(lease: ShardLease): boolean {
+    return lease.handingOff && !lease.settled && monotonicNow() < lease.validUntil;
   }
 
   buffer(act: Activation, items: Envelope[]): void {

@@ -5,11 +5,18 @@ export interface AskRoute {
   nodeId: string;
   /** Budget of one remote attempt: a dead owner is given up on after this. */
   attemptMs: number;
-  resolveOwner(shard: number): Promise<string>;
-  deliverLocal(to: ActorAddress, msg: unknown, dedupeId: string, first?: FirstDelivery): Promise<unknown>;
+  /** Where to send a message for `shard` (`nested`: asked by a turn, served by a holder handing it off). */
+  resolveOwner(shard: number, nested?: boolean): Promise<string>;
+  deliverLocal(
+    to: ActorAddress,
+    msg: unknown,
+    dedupeId: string,
+    first?: FirstDelivery,
+    nested?: boolean,
+  ): Promise<unknown>;
   request(
     node: string,
-    body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number },
+    body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number; nested?: boolean },
     timeoutMs: number,
   ): Promise<unknown>;
   routed(route: 'local' | 'remote'): void;
@@ -36,6 +43,8 @@ export interface AskPlan {
   minted: boolean;
   /** Date.now() after which the ask fails with the last error (or `timeout`). */
   deadline: number;
+  /** Asked by a running turn: served by a shard's holder during its handoff (see RedisActorSystem.askFromTurn). */
+  nested?: boolean;
 }
 
 /**
@@ -48,16 +57,20 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
     const remaining = plan.deadline - Date.now();
     try {
       if (remaining <= 0) throw new AppError('timeout', 'actor did not answer in time');
-      const owner = await route.resolveOwner(plan.shard);
+      const owner = await route.resolveOwner(plan.shard, plan.nested);
       const local = owner === route.nodeId;
       route.routed(local ? 'local' : 'remote');
       if (local) {
         const first = plan.minted && attempt === 1 ? new FirstLocalAttempt() : undefined;
-        return await withTimeout(route.deliverLocal(plan.to, plan.msg, plan.dedupeId, first), remaining, first);
+        return await withTimeout(
+          route.deliverLocal(plan.to, plan.msg, plan.dedupeId, first, plan.nested),
+          remaining,
+          first,
+        );
       }
       return await route.request(
         owner,
-        { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt },
+        { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt, ...(plan.nested ? { nested: true } : {}) },
         Math.min(remaining, route.attemptMs),
       );
     } catch (e) {

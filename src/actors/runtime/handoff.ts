@@ -56,14 +56,17 @@ export class Handoffs {
     const buffered: Buffered[] = [];
     host.buffers.set(lease.shard, buffered);
     host.events.emit('handoff-started', lease.shard, reason);
-    // The running turns finish; what they ask of actors of this shard meanwhile is served here (nested
-    // asks, which may activate actors), so the shard's activations are read again until none runs a turn.
+    // The running turns finish; what turns (of this shard or another, on this node or another) ask of
+    // actors of this shard meanwhile is served here (nested asks, which may activate actors), so the
+    // shard's activations are read again until none runs a turn.
     let acts = host.activationsOf(lease.shard);
     for (;;) {
       await Promise.all(acts.map((a) => a.whenIdle()));
       acts = host.activationsOf(lease.shard);
       if (!acts.some((a) => a.busy)) break;
     }
+    // From here on an ask of a turn waits for the next owner like any message (no turn of this shard runs).
+    lease.settled = true;
     for (const act of acts) {
       host.evict(act);
       for (const env of act.close()) buffered.push({ address: act.address, env });

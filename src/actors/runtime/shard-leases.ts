@@ -14,6 +14,8 @@ export interface ShardLease {
   validUntil: number;
   /** Set during handoff: turns stop, new messages are buffered for the next owner. */
   handingOff: boolean;
+  /** Its handoff let the last turn finish: nothing more is served under it, asks of turns included. */
+  settled?: boolean;
 }
 
 export interface ShardLeasesDeps {

@@ -16,6 +16,8 @@ const RequestSchema = z.object({
   msg: z.unknown(),
   dedupeId: z.string().min(1).max(200),
   attempt: z.number().int().positive(),
+  /** Asked by a running turn (served by a shard's holder during its handoff). */
+  nested: z.boolean().optional(),
   /** The asker's trace context (W3C), when tracing is on: the owner's turn continues that trace. */
   trace: TraceCarrier.optional(),
 });

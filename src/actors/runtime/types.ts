@@ -68,6 +68,12 @@ export interface AskOptions {
   timeoutMs?: number;
   /** Same id => the message is applied at most once even when the sender retries. */
   dedupeId?: string;
+  /**
+   * Asked by a running turn (the runtime sets it for `ctx.ask`): a shard being handed off still serves it
+   * under the lease its holder keeps until its last turn ended, so turns asking each other's shards
+   * during a rebalance do not wait for handoffs that wait for them.
+   */
+  nested?: boolean;
 }
 
 export interface ActorSystem {

@@ -28,11 +28,11 @@ function gate(seq: number) {
 const behavior = () => counterBehavior({ slow: (seq) => gates.get(seq)?.wait() ?? Promise.resolve() });
 
 /** Two actors of one shard (a meeting and a headset it asks, say) whose shard `fits`. */
-function pairInOneShard(fits: (shard: number) => boolean): [ActorAddress, ActorAddress] {
+function pairInOneShard(fits: (shard: number) => boolean, shards = SHARDS): [ActorAddress, ActorAddress] {
   const seen = new Map<number, ActorAddress>();
   for (let i = 0; ; i++) {
     const a: ActorAddress = { tenant: 'acme', kind: 'call', id: `peer${i}` };
-    const shard = shardOf(a, SHARDS);
+    const shard = shardOf(a, shards);
     if (!fits(shard)) continue;
     const first = seen.get(shard);
     if (first) return [first, a];
@@ -106,5 +106,72 @@ describe('a turn asking an actor of its own shard during the shard handoff', () 
     await leaving.node.destroy();
     c = undefined;
     expect(await a.system.ask<Reply>(y, { op: 'get' })).toMatchObject({ count: 2, log: [1, 2] });
+  });
+});
+
+/**
+ * Two turns asking each other's shards while both shards are handed off (a meeting asking a headset of
+ * another shard while a meeting of that shard asks a headset of the first, as a node joins): each
+ * handoff waits for its running turn, and each turn's ask waited for the other handoff, so both failed
+ * with `timeout` after the whole ask deadline and ran again on the next owner.
+ */
+describe('turns asking each other moving shards during a rebalance', () => {
+  const N = 32;
+  const env = clusterEnv({ ACTOR_SHARDS: String(N) });
+  const owner = (shard: number, nodes: string[]) => rendezvousOwner(shard, [...nodes].sort());
+  const base = uniqueId();
+  const ids = { a: `a-${base}`, b: `b-${base}`, c: `c-${base}-0` };
+  const moving = () =>
+    Array.from({ length: N }, (_, s) => s).filter(
+      (s) => owner(s, [ids.a, ids.b]) === ids.b && owner(s, [ids.a, ids.b, ids.c]) === ids.c,
+    );
+  // A joining node whose arrival moves at least two of b's shards (about five of 32 move, by rendezvous).
+  for (let i = 1; moving().length < 2; i++) ids.c = `c-${base}-${i}`;
+  const [sx, sy] = moving();
+  const [x1, x2] = pairInOneShard((s) => s === sx, N);
+  const [y1, y2] = pairInOneShard((s) => s === sy, N);
+  const shards = [sx!, sy!];
+  let a: ActorNode;
+  let b: ActorNode;
+  let c: ActorNode | undefined;
+
+  beforeAll(async () => {
+    a = await startActorNode({ ...env, NODE_ID: ids.a }, behavior());
+    b = await startActorNode({ ...env, NODE_ID: ids.b }, behavior());
+    await Promise.all([waitForMembers(a.system, [ids.a, ids.b]), waitForMembers(b.system, [ids.a, ids.b])]);
+  });
+  afterAll(async () => {
+    await dropPrefix(a.node, env.REDIS_PREFIX);
+    await Promise.all([a.node.destroy(), b.node.destroy(), c?.node.destroy()]);
+  });
+
+  it('serves both asks under the leases still held, and both turns end where they began', async () => {
+    const held = await Promise.all([b.system.ask<Reply>(x1, { op: 'get' }), b.system.ask<Reply>(y1, { op: 'get' })]);
+    const [g1, g2] = [gate(11), gate(12)];
+    // x1 (shard X) will ask y2 (shard Y); y1 (shard Y) will ask x2 (shard X).
+    const turns = [
+      b.system.ask<Reply>(x1, { op: 'askPeer', seq: 11, to: y2 }, { timeoutMs: 30_000 }),
+      b.system.ask<Reply>(y1, { op: 'askPeer', seq: 12, to: x2 }, { timeoutMs: 30_000 }),
+    ];
+    await Promise.all([g1.entered, g2.entered]);
+    const started = shards.map((s) =>
+      nextEvent(
+        b.system.events,
+        'handoff-started',
+        (shard: number, reason: string) => shard === s && reason === 'rebalance',
+      ),
+    );
+    const handedOff = shards.map((s) => nextEvent(b.system.events, 'handoff', (shard: number) => shard === s));
+    c = await startActorNode({ ...env, NODE_ID: ids.c }, behavior());
+    await Promise.all(started);
+    g1.open();
+    g2.open();
+    const [rx, ry] = await Promise.all(turns);
+    expect(rx).toMatchObject({ log: [11], epoch: held[0]!.epoch });
+    expect(ry).toMatchObject({ log: [12], epoch: held[1]!.epoch });
+    await Promise.all(handedOff);
+    expect(await a.system.ask<Reply>(y2, { op: 'get' })).toMatchObject({ count: 1, log: [11] });
+    expect(await a.system.ask<Reply>(x2, { op: 'get' })).toMatchObject({ count: 1, log: [12] });
+    expect(await Promise.all(shards.map((s) => c!.system.leases.holder(s)))).toEqual([ids.c, ids.c]);
   });
 });
