@@ -10,7 +10,7 @@ import type { MutationResolvers } from './generated/types.js';
  */
 export const recordingConsentMutations = {
   consentToRecording: async (_parent, args, ctx) => {
-    const p = need(ctx, 'graphql.consentToRecording');
+    const p = need(ctx, 'consentToRecording');
     const req = parseArgs(ConsentAnswerRequest, args);
     const r = await consentToRecording(ctx.services.meetingRooms, p, req);
     return { eventId: req.eventId, requestId: r.requestId, state: r.state, consent: r.consent, entered: !!r.entered };

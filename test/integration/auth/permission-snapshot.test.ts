@@ -1,10 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { OPERATIONS } from '../../../src/auth/permission-table.js';
+import { OPERATIONS } from '../../../src/operations/operation-table.js';
 import { API_GROUPS } from '../../../src/http/routes/groups.js';
 import { requirementOf } from '../../../src/http/openapi/openapi.js';
 import { HUB_METHODS } from '../../../src/hub/hub.role.js';
 import { methodTable } from '../../../src/hub/method.js';
 import { Metrics } from '../../../src/observability/metrics.js';
+import { need, type GraphQLContext } from '../../../src/http/graphql/context.js';
+import { GRAPHQL_OPERATIONS, type GraphQLOperation } from '../../../src/http/graphql/operations.js';
+import { PERMISSIONS } from '../../../src/kernel/permissions.js';
 
 /**
  * Who may call what, operation by operation: `transport name -> requirement`, sorted. A change here is a
@@ -207,5 +210,27 @@ describe('what every operation requires', () => {
   it('is what the hub dispatcher checks before every method', () => {
     const table = methodTable(HUB_METHODS, new Metrics({}, false));
     expect([...table].map(([name, e]) => `hub ${name} -> ${e.required}`).sort()).toEqual(of('hub'));
+  });
+
+  it("is what a GraphQL resolver's need() lets through, found by asking it", () => {
+    /** Whether need() admits a caller: none (undefined) or one holding exactly `permissions`. */
+    const admits = (name: GraphQLOperation, permissions?: string[]) => {
+      const ctx = { principal: permissions && { permissions: new Set(permissions) } } as unknown as GraphQLContext;
+      try {
+        need(ctx, name);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const seen = (Object.keys(GRAPHQL_OPERATIONS) as GraphQLOperation[]).map((name) => {
+      const required = admits(name)
+        ? 'public'
+        : admits(name, [])
+          ? 'authenticated'
+          : PERMISSIONS.filter((p) => admits(name, [p])).join(' or ');
+      return `graphql ${name} -> ${required}`;
+    });
+    expect(seen.sort()).toEqual(of('graphql'));
   });
 });
