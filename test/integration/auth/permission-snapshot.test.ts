@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { OPERATIONS } from '../../../src/operations/operation-table.js';
 import { API_GROUPS } from '../../../src/http/routes/groups.js';
+import { signInRoutes } from '../../../src/http/routes/route-spec.js';
 import { requirementOf } from '../../../src/http/openapi/openapi.js';
 import { HUB_METHODS } from '../../../src/hub/hub.role.js';
 import { methodTable } from '../../../src/hub/method.js';
@@ -205,6 +206,18 @@ describe('what every operation requires', () => {
       g.routes.map((r) => `rest ${r.method.toUpperCase()} ${specName(g.base, r.path)} -> ${requirementOf(r)}`),
     );
     expect(served.sort()).toEqual(of('rest'));
+  });
+
+  it('skips the bearer token check on the sign-in routes alone', () => {
+    expect([...signInRoutes(API_GROUPS)].sort()).toEqual([
+      'GET /api/account/qrCode',
+      'POST /api/account/backchannel-logout',
+      'POST /api/account/extendLoginCode',
+      'POST /api/account/login',
+      'POST /api/account/offlineLogin',
+      'POST /api/account/org',
+      'POST /api/account/refresh',
+    ]);
   });
 
   it('is what the hub dispatcher checks before every method', () => {
