@@ -5,7 +5,7 @@ import { parseArgs } from './args.js';
 import type { MutationResolvers } from './generated/types.js';
 
 /**
- * Recording consent as a mutation (decision 910): the permission table first, the hub's request
+ * Recording consent as a mutation (decision 910): what it requires first (operations.ts), the hub's request
  * schema, then the same meeting actor turn as hub consentToRecording and the REST route.
  */
 export const recordingConsentMutations = {

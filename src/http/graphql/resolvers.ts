@@ -67,7 +67,8 @@ export type ParentModelsCovered = Assert<
 >;
 
 /**
- * Resolvers call the same services and presenters as REST; each checks the permission table first.
+ * Resolvers call the same services and presenters as REST; each first checks what its operation requires
+ * (operations.ts, `need`).
  * Typed from the schema (generated/types.ts, decision 1102): arguments, results and parents.
  */
 export const resolvers: Resolvers = {
