@@ -112,6 +112,14 @@ module.exports = {
       },
     },
     {
+      name: 'operation-table-is-a-view',
+      severity: 'error',
+      comment:
+        'src/operations reads what every REST route, GraphQL operation and hub method declares it requires, for docs/permissions.md and the tests; transports enforce their own declarations and never read it back (decision 1127).',
+      from: { path: '^src/', pathNot: '^src/operations/' },
+      to: { path: '^src/operations/' },
+    },
+    {
       name: 'actors-and-telemetry-import-no-hub',
       severity: 'error',
       comment: 'Actors and the telemetry ingest push through src/realtime, never through the hub.',

@@ -26,6 +26,7 @@ const LAYERS = [
   ['edge'],
   ['http', 'hub', 'telemetry', 'workers', 'cli'],
   ['(root)'],
+  ['operations'],
 ];
 const rank = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
 

@@ -9,6 +9,8 @@ import { resolveTenant } from './middleware/tenant.js';
 import { authenticate } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { probeRoutes, restRoutes } from './routes/index.js';
+import { API_GROUPS } from './routes/groups.js';
+import { signInRoutes } from './routes/route-spec.js';
 import { compileTrustProxy } from '../config/trust-proxy.js';
 import { rateLimit, byIp, PER_IP_BUCKET } from '../edge/rate-limit.js';
 
@@ -43,7 +45,7 @@ export function createHttpApp(infra: Infra, services: Services, opts: HttpAppOpt
       tenantOrigins: (t) => services.admin.allowedOrigins(t),
     }),
   );
-  app.use(authenticate(services.auth));
+  app.use(authenticate(services.auth, signInRoutes(API_GROUPS)));
   app.use(express.json({ limit: infra.config.http.bodyLimit }));
   app.use(express.urlencoded({ extended: false, limit: infra.config.http.bodyLimit }));
   for (const m of restRoutes(infra, services)) app.use(m.path, m.router);

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { AppError, fromZod } from '../kernel/errors.js';
 import { refuseControlChars } from '../core/text-input.js';
-import { permissionFor, satisfies, type OperationId } from '../auth/permission-table.js';
+import { satisfies, type Requirement } from '../kernel/requirement.js';
 import { type Caller, callerOfPrincipal } from '../kernel/caller.js';
 import { auditEntry } from '../core/audit-by.js';
 import { fail, ok } from './ack.js';
@@ -11,10 +11,15 @@ import type { SocketRateLimit } from './socket-rate-limit.js';
 import type { Metrics } from '../observability/metrics.js';
 import { SpanKind, startSpan, type TraceCarrier } from '../observability/tracing.js';
 
-/** One client method: its name, permission-table id, argument schema (a tuple) and the one call it makes. */
+/**
+ * One client method: its name, what the caller needs (docs/permissions.md lists it as `hub.<name>`),
+ * argument schema (a tuple) and the one call it makes.
+ */
 export interface HubMethod<A extends unknown[] = unknown[]> {
   name: HubMethodName;
-  op: OperationId;
+  requires: Requirement;
+  /** The rule beyond the permission, in words (host of the meeting, ownership...), for docs/permissions.md. */
+  note?: string;
   args: z.ZodType<A>;
   run(ctx: HubContext, socket: HubSocket, args: A): Promise<unknown>;
 }
@@ -35,7 +40,8 @@ export type MatchesEvent<N extends HubMethodName, S extends z.ZodType<unknown[]>
 
 interface MethodDef<N extends HubMethodName, S extends z.ZodType<unknown[]>> {
   name: N;
-  op: OperationId;
+  requires: Requirement;
+  note?: string;
   args: S;
   run(ctx: HubContext, socket: HubSocket, args: z.infer<S>): Promise<unknown>;
 }
@@ -69,7 +75,7 @@ export function callerOf(socket: HubSocket): Caller {
 /** The client methods of a node, looked up by event name, with what every call of each needs. */
 export type MethodTable = ReadonlyMap<
   string,
-  { m: HubMethod; required: ReturnType<typeof permissionFor>; observe(seconds: number, outcome: string): void }
+  { m: HubMethod; required: Requirement; observe(seconds: number, outcome: string): void }
 >;
 
 /**
@@ -97,7 +103,7 @@ export function methodTable(methods: readonly HubMethod[], metrics: Metrics): Me
         if (!child) outcomes.set(outcome, (child = calls.labels({ method: m.name, outcome })));
         child.inc();
       };
-      return [m.name, { m, required: permissionFor(m.op), observe }];
+      return [m.name, { m, required: m.requires, observe }];
     }),
   );
 }

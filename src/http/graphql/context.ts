@@ -4,7 +4,8 @@ import type { Principal } from '../../kernel/principal.js';
 import type { ResolvedTenant } from '../../core/tenant.service.js';
 import { GraphQLError } from 'graphql';
 import { AppError } from '../../kernel/errors.js';
-import { permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
+import { satisfies } from '../../kernel/requirement.js';
+import { GRAPHQL_OPERATIONS, type GraphQLOperation } from './operations.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 export interface GraphQLContext {
@@ -50,9 +51,9 @@ export function buildContext(services: Services, req: Request): GraphQLContext {
   };
 }
 
-/** The permission-table check of one operation (same table and errors as the REST guard). */
-export function need(ctx: GraphQLContext, id: OperationId): Principal {
-  const required = permissionFor(id);
+/** The check of what one operation requires (operations.ts; the same errors as the REST guard). */
+export function need(ctx: GraphQLContext, operation: GraphQLOperation): Principal {
+  const required = GRAPHQL_OPERATIONS[operation].requires;
   if (required === 'public') return ctx.principal as Principal;
   if (!ctx.principal) throw new AppError('unauthenticated', 'Sign in to use this operation');
   if (!satisfies(required, ctx.principal.permissions))

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import type { OperationId } from '../../auth/permission-table.js';
 import type { ControlCommand } from '../../actors/meeting-rooms.js';
 import {
   type ControlResult,
@@ -12,6 +11,7 @@ import {
 } from '../../contracts/meeting-controls.schema.js';
 import { AdmitRequest, DenyRequest } from '../../contracts/meeting.schema.js';
 import { need, type GraphQLContext } from './context.js';
+import type { GraphQLOperation } from './operations.js';
 import { parseArgs, parseUnchecked, type Fits } from './args.js';
 import type { MutationResolvers } from './generated/types.js';
 
@@ -21,17 +21,16 @@ type ArgsOf<K extends keyof MutationResolvers> = Parameters<
 >[1];
 
 /**
- * One host control as a mutation: the permission table first, the arguments through the same schema as
+ * One host control as a mutation: what the operation requires first (operations.ts), the arguments through the same schema as
  * the hub's (which the compiler holds to the SDL's arguments), then the same meeting actor turn as the
  * hub and REST (decision 900).
  */
-function control<K extends keyof MutationResolvers, S extends z.ZodType<{ eventId: string; requestId?: string }>>(
-  name: K,
-  schema: S & Fits<ArgsOf<K>, S>,
-  command: (req: z.output<S>) => ControlCommand,
-) {
+function control<
+  K extends keyof MutationResolvers & GraphQLOperation,
+  S extends z.ZodType<{ eventId: string; requestId?: string }>,
+>(name: K, schema: S & Fits<ArgsOf<K>, S>, command: (req: z.output<S>) => ControlCommand) {
   return async (_parent: unknown, args: ArgsOf<K>, ctx: GraphQLContext): Promise<ControlResult> => {
-    const p = need(ctx, `graphql.${name}` as OperationId);
+    const p = need(ctx, name);
     const req = parseUnchecked(schema, args as object);
     return ctx.services.meetingRooms.control(p, req.eventId, command(req), req.requestId);
   };
@@ -39,11 +38,11 @@ function control<K extends keyof MutationResolvers, S extends z.ZodType<{ eventI
 
 export const meetingControlMutations = {
   admit: async (_parent, args, ctx) => {
-    const p = need(ctx, 'graphql.admit');
+    const p = need(ctx, 'admit');
     return ctx.services.meetingRooms.admit(p, parseArgs(AdmitRequest, args));
   },
   deny: async (_parent, args, ctx) => {
-    const p = need(ctx, 'graphql.deny');
+    const p = need(ctx, 'deny');
     return ctx.services.meetingRooms.deny(p, parseArgs(DenyRequest, args));
   },
   removeParticipant: control('removeParticipant', RemoveParticipantRequest, (r) => ({

@@ -38,7 +38,7 @@ const Me = {
   role: (me) => me.user.role,
   kind: (me) => me.user.kind,
   contact: async (_parent, _args, ctx) => {
-    const p = need(ctx, 'graphql.me');
+    const p = need(ctx, 'me');
     return presentContactInfo(p.tenant, await ctx.once('me.contact', () => ctx.services.contacts.me(p)));
   },
 } satisfies MeResolvers;
@@ -67,7 +67,8 @@ export type ParentModelsCovered = Assert<
 >;
 
 /**
- * Resolvers call the same services and presenters as REST; each checks the permission table first.
+ * Resolvers call the same services and presenters as REST; each first checks what its operation requires
+ * (operations.ts, `need`).
  * Typed from the schema (generated/types.ts, decision 1102): arguments, results and parents.
  */
 export const resolvers: Resolvers = {
@@ -75,51 +76,51 @@ export const resolvers: Resolvers = {
   Mutation: { ...meetingControlMutations, ...recordingConsentMutations } satisfies Required<MutationResolvers>,
   Query: {
     me: async (_parent, _args, ctx) => {
-      const p = need(ctx, 'graphql.me');
+      const p = need(ctx, 'me');
       return ctx.once('me', () => ctx.services.auth.account.me(p));
     },
     tenantConfig: async (_parent, _args, ctx) => {
-      need(ctx, 'graphql.tenantConfig');
+      need(ctx, 'tenantConfig');
       return ctx.once('tenantConfig', () => ctx.services.admin.tenantConfig(ctx.tenant));
     },
     basicTenantInfo: (_parent, _args, ctx) => {
-      need(ctx, 'graphql.basicTenantInfo');
+      need(ctx, 'basicTenantInfo');
       return ctx.services.admin.basicTenantInfo(ctx.tenant);
     },
     generatePrivateServerConfig: (_parent, _args, ctx) => {
-      need(ctx, 'graphql.generatePrivateServerConfig');
+      need(ctx, 'generatePrivateServerConfig');
       return ctx.services.admin.privateServerConfig(ctx.tenant);
     },
     generatePrivateServerConfigQrCode: (_parent, _args, ctx) => {
-      need(ctx, 'graphql.generatePrivateServerConfigQrCode');
+      need(ctx, 'generatePrivateServerConfigQrCode');
       return ctx.once('qr', () => ctx.services.admin.privateServerConfigQrCode(ctx.tenant));
     },
     tenantSecurityRules: (_parent, _args, ctx) => {
-      need(ctx, 'graphql.tenantSecurityRules');
+      need(ctx, 'tenantSecurityRules');
       return ctx.once('securityRules', () => ctx.services.auth.account.securityRules(ctx.tenant.name));
     },
     myContacts: async (_parent, args, ctx) => {
-      const p = need(ctx, 'graphql.myContacts');
+      const p = need(ctx, 'myContacts');
       return presentPage(await ctx.services.contacts.myContacts(p, parseArgs(MyContactsArgs, args)), (v) =>
         presentContactSummary(p.tenant, v),
       );
     },
     contactAlphabets: async (_parent, _args, ctx) => {
-      const p = need(ctx, 'graphql.contactAlphabets');
+      const p = need(ctx, 'contactAlphabets');
       const rows = await ctx.once('alphabets', () => ctx.services.contacts.alphabets(p));
       return rows.map((r) => ({ letter: r.initial, count: r.count }));
     },
     waitingRoom: async (_parent, args, ctx) =>
-      ctx.services.meetingRooms.waiting(need(ctx, 'graphql.waitingRoom'), String(args.eventId)),
+      ctx.services.meetingRooms.waiting(need(ctx, 'waitingRoom'), String(args.eventId)),
     eventLedger: async (_parent, args, ctx) => {
-      const p = need(ctx, 'graphql.eventLedger');
+      const p = need(ctx, 'eventLedger');
       return presentPage(
         await ctx.services.records.ledger(p, String(args.eventId), pagingOf(args)),
         presentLedgerEntry,
       );
     },
     eventFiles: async (_parent, args, ctx) => {
-      const p = need(ctx, 'graphql.eventFiles');
+      const p = need(ctx, 'eventFiles');
       const page = await ctx.services.records.eventFiles(p, String(args.eventId), pagingOf(args));
       // The REST shape (the file's fields beside source and attached), plus the deprecated nested `file`.
       return presentPage(page, (v) => {
@@ -129,18 +130,17 @@ export const resolvers: Resolvers = {
       });
     },
     sessionFiles: async (_parent, args, ctx) => {
-      const p = need(ctx, 'graphql.sessionFiles');
+      const p = need(ctx, 'sessionFiles');
       const page = await ctx.services.records.sessionFiles(p, String(args.sessionId), pagingOf(args));
       return presentPage(page, (f) => presentFile(p.tenant, f));
     },
-    groupById: async (_parent, args, ctx) =>
-      ctx.services.groups.byId(need(ctx, 'graphql.groupById'), String(args.groupId)),
+    groupById: async (_parent, args, ctx) => ctx.services.groups.byId(need(ctx, 'groupById'), String(args.groupId)),
     hasPin: (_parent, _args, ctx) => {
-      const p = need(ctx, 'graphql.hasPin');
+      const p = need(ctx, 'hasPin');
       return ctx.once('hasPin', () => ctx.services.auth.account.hasPin(p));
     },
     auditTrail: async (_parent, args, ctx) => {
-      const p = need(ctx, 'graphql.auditTrail');
+      const p = need(ctx, 'auditTrail');
       const filter: AuditFilter = args.filter ?? {};
       const query = parseArgs(AuditQuery, filter);
       const take = Math.min(query.take, 500);
@@ -156,7 +156,7 @@ export const resolvers: Resolvers = {
       };
     },
     auditVerify: async (_parent, _args, ctx) => {
-      const p = need(ctx, 'graphql.auditVerify');
+      const p = need(ctx, 'auditVerify');
       const r = await ctx.once('auditVerify', () => ctx.services.auth.audit.verify(p.tenant));
       return {
         ...r,
@@ -167,7 +167,7 @@ export const resolvers: Resolvers = {
       };
     },
     myNotice: async (_parent, _args, ctx) => {
-      const p = need(ctx, 'graphql.myNotice');
+      const p = need(ctx, 'myNotice');
       const mine = await ctx.once('myNotice', () => ctx.services.notices.mine(p));
       return mine ? presentMyNotice(mine) : null;
     },

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../../kernel/errors.js';
 import type { AuthServices } from '../../auth/auth-services.js';
-import { OPERATIONS, permissionFor, satisfies, type OperationId } from '../../auth/permission-table.js';
+import { satisfies, type Requirement } from '../../kernel/requirement.js';
 import type { Principal } from '../../kernel/principal.js';
 import { recordBy } from '../../core/audit-by.js';
 
@@ -10,21 +10,6 @@ export function bearerToken(header: string | undefined): string | undefined {
   const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return m?.[1];
 }
-
-/**
- * Sign-in endpoints prove the caller by their body (refresh token, login code, PIN...). A client often
- * still sends its old, possibly expired, bearer token there; it is ignored rather than refused.
- */
-export const SIGN_IN_OPERATIONS: readonly OperationId[] = [
-  'account.login',
-  'account.refresh',
-  'account.offlineLogin',
-  'account.qrCode',
-  'account.extendLoginCode',
-  'account.org',
-  'account.backchannelLogout',
-];
-const SIGN_IN_ROUTES = new Set<string>(SIGN_IN_OPERATIONS.map((id) => OPERATIONS[id].name));
 
 /** The GraphQL endpoint (mounted at /graphql). */
 function isGraphQlPath(path: string): boolean {
@@ -37,11 +22,18 @@ function isGraphQlPath(path: string): boolean {
  * a token of another tenant with 403 `wrong_tenant` (on /graphql: kept in `req.authError`, answered as a
  * GraphQL error with the same code and status). Every request made while impersonating is an audit
  * entry naming both identities (method and path only: a query string may carry a secret).
+ *
+ * Sign-in endpoints (`METHOD /path` in `signInRoutes`, the route specs marked `signIn`) prove the caller
+ * by their body; a client often still sends its old, possibly expired, bearer token there, which is
+ * ignored rather than refused.
  */
-export function authenticate(auth: Pick<AuthServices, 'verifyAccessToken' | 'audit'>): RequestHandler {
+export function authenticate(
+  auth: Pick<AuthServices, 'verifyAccessToken' | 'audit'>,
+  signInRoutes: ReadonlySet<string>,
+): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
-    if (!header || !req.tenant || SIGN_IN_ROUTES.has(`${req.method} ${req.path}`)) return next();
+    if (!header || !req.tenant || signInRoutes.has(`${req.method} ${req.path}`)) return next();
     try {
       const token = bearerToken(header);
       if (!token) throw new AppError('unauthenticated', 'Authorization header must be a Bearer token');
@@ -60,9 +52,8 @@ export function authenticate(auth: Pick<AuthServices, 'verifyAccessToken' | 'aud
   };
 }
 
-/** Enforces the permission-table entry of an operation: 401 without a principal, 403 without the permission. */
-export function guard(operationId: OperationId): RequestHandler {
-  const required = permissionFor(operationId);
+/** Enforces what an operation requires: 401 without a principal, 403 without the permission. */
+export function guard(required: Requirement): RequestHandler {
   return (req, _res, next) => {
     if (required === 'public') return next();
     if (!req.principal) throw new AppError('unauthenticated', 'Sign in to use this endpoint');

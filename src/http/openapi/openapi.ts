@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPERATIONS, permissionFor, type Requirement } from '../../auth/permission-table.js';
+import type { Requirement } from '../../kernel/requirement.js';
 import { ERROR_CODES } from '../../kernel/errors.js';
 import { ALL_GROUPS } from '../routes/groups.js';
 import { isProbe, type RouteGroup, type RouteSpec } from '../routes/route-spec.js';
@@ -38,9 +38,9 @@ export function openApiPath(base: string, path: string): string {
   return `${base}${path}`.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-/** What an operation requires: its permission-table entry, or `public` for the probes. */
+/** What an operation requires, as its route declares it (the probes: `public`). */
 export function requirementOf(spec: RouteSpec): Requirement {
-  return isProbe(spec.operationId) ? 'public' : permissionFor(spec.operationId);
+  return spec.requires;
 }
 
 const WILDCARD = {
@@ -189,7 +189,7 @@ function operation(group: RouteGroup, spec: RouteSpec, problems: ProblemResponse
   const body = requestBody(spec);
   const note = isProbe(spec.operationId)
     ? 'Probe: any host, no token, not rate limited.'
-    : `Requires: \`${requires}\` (docs/permissions.md).${'note' in OPERATIONS[spec.operationId] ? ` ${(OPERATIONS[spec.operationId] as { note: string }).note}.` : ''}`;
+    : `Requires: \`${requires}\` (docs/permissions.md).${spec.note ? ` ${spec.note}.` : ''}`;
   return {
     operationId: spec.operationId,
     tags: [group.tag],

@@ -1,6 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from '../../kernel/errors.js';
-import type { Requirement } from '../../auth/permission-table.js';
-import { SIGN_IN_OPERATIONS } from '../middleware/auth.js';
+import type { Requirement } from '../../kernel/requirement.js';
 import { isProbe, type RouteSpec } from '../routes/route-spec.js';
 
 type Json = Record<string, unknown>;
@@ -28,7 +27,7 @@ export function problemCodes(spec: RouteSpec, requires: Requirement): ErrorCode[
   if (spec.body && !spec.form) codes.add('malformed_json');
   if (hasBody(spec)) ['payload_too_large', 'unsupported_media_type'].forEach((c) => codes.add(c as ErrorCode));
   // A bearer token is verified on every tenant-host request except the sign-in routes, which ignore it.
-  if (!(SIGN_IN_OPERATIONS as readonly string[]).includes(spec.operationId))
+  if (!spec.signIn)
     ['token_invalid', 'token_expired', 'session_revoked', 'unauthenticated', 'wrong_tenant'].forEach((c) =>
       codes.add(c as ErrorCode),
     );

@@ -38,6 +38,7 @@ export const healthRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'health.live',
+      requires: 'public',
       method: 'get',
       path: '/healthz',
       response: Live,
@@ -51,6 +52,7 @@ export const healthRoutes: RouteGroup = {
     }),
     op({
       operationId: 'health.ready',
+      requires: 'public',
       method: 'get',
       path: '/readyz',
       response: Ready,

@@ -2,7 +2,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { z } from 'zod';
 import type { Services } from '../../composition.js';
 import type { Infra } from '../../infra.js';
-import type { OperationId } from '../../auth/permission-table.js';
+import type { Requirement } from '../../kernel/requirement.js';
 import type { Principal } from '../../kernel/principal.js';
 import { AppError, type ErrorCode } from '../../kernel/errors.js';
 import { guard, principalOf } from '../middleware/auth.js';
@@ -13,13 +13,12 @@ import { parse } from '../validate.js';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 /**
- * Operations outside the permission table: the liveness and readiness probes, served on any host
+ * Operations outside docs/permissions.md: the liveness and readiness probes, served on any host
  * before tenant resolution and the per-address limit, to anyone (orchestrators call them).
  */
 export const PROBES = ['health.live', 'health.ready'] as const;
-export type RouteId = OperationId | (typeof PROBES)[number];
 
-export function isProbe(id: RouteId): id is (typeof PROBES)[number] {
+export function isProbe(id: string): id is (typeof PROBES)[number] {
   return (PROBES as readonly string[]).includes(id);
 }
 
@@ -53,19 +52,29 @@ export interface ExtraResponse {
 }
 
 /**
- * One REST operation: its permission-table id, path, zod schemas in and out, what else its transport
- * needs, and the handler. The router and the OpenAPI document are both built from these, so they
- * cannot drift apart (docs/decisions/700-one-route-style.md).
+ * One REST operation: its id, method and path, what the caller needs, zod schemas in and out, what else
+ * its transport needs, and the handler. The router, the OpenAPI document and docs/permissions.md are all
+ * built from these, so they cannot drift apart (docs/decisions/700-one-route-style.md, 1127).
  */
 export interface RouteSpec<
   P extends AnyObject | undefined = AnyObject | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
 > {
-  operationId: RouteId;
+  /** Unique over every transport, e.g. `events.get`; the OpenAPI operationId and docs/permissions.md row. */
+  operationId: string;
   method: 'get' | 'post' | 'patch';
   /** Express path relative to the group base, e.g. `/get/:eventId`; `*name` spans several segments. */
   path: string;
+  /** What the caller needs: the guard answers 401 without a principal, 403 without the permission. */
+  requires: Requirement;
+  /** The rule beyond the permission, in words (ownership, host of the event...): docs/permissions.md and OpenAPI. */
+  note?: string;
+  /**
+   * A sign-in endpoint: it proves the caller by its body (refresh token, login code, PIN...), so a bearer
+   * token sent along, often an expired one, is ignored rather than refused.
+   */
+  signIn?: true;
   summary: string;
   description?: string;
   params?: P;
@@ -106,7 +115,7 @@ export interface RouteSpec<
    */
   links?: Record<
     string,
-    { operationId: RouteId; parameters?: Record<string, string>; requestBody?: unknown; description?: string }
+    { operationId: string; parameters?: Record<string, string>; requestBody?: unknown; description?: string }
   >;
   /** Example request body and response, shown in the document. */
   example?: { request?: unknown; response?: unknown };
@@ -137,7 +146,7 @@ export function routerFor(group: RouteGroup, services: Services, infra: Infra): 
   for (const spec of group.routes) {
     const chain: RequestHandler[] = [];
     if (!spec.anyHost) chain.push(requireTenant);
-    if (!isProbe(spec.operationId)) chain.push(guard(spec.operationId));
+    if (!isProbe(spec.operationId)) chain.push(guard(spec.requires));
     const rules = spec.rateLimit?.(infra);
     if (rules?.length) chain.push(rateLimit({ redis: infra.redis, keyFor: infra.keys.rateLimit }, rules));
     r[spec.method](spec.path, ...chain, async (req, res) => {
@@ -159,6 +168,13 @@ export function routerFor(group: RouteGroup, services: Services, infra: Infra): 
   }
   for (const [path, methods] of methodsByPath(group)) r.all(path, methodNotAllowed(methods));
   return r;
+}
+
+/** `METHOD /full/path` of every sign-in route: the token check skips them (authenticate in middleware/auth.ts). */
+export function signInRoutes(groups: readonly RouteGroup[]): Set<string> {
+  return new Set(
+    groups.flatMap((g) => g.routes.filter((s) => s.signIn).map((s) => `${s.method.toUpperCase()} ${g.base}${s.path}`)),
+  );
 }
 
 function methodsByPath(group: RouteGroup): Map<string, string[]> {

@@ -15,7 +15,7 @@ const callAt = (socket: HubSocket, callId: string): ActorAddress => ({
 export const callMethods = [
   method({
     name: 'initCall',
-    op: 'hub.initCall',
+    requires: 'calls:make',
     args: z.tuple([InitCallRequest]),
     run: (ctx, socket, [req]) => {
       const callId = req.callId ?? randomUUID();
@@ -29,28 +29,28 @@ export const callMethods = [
   }),
   method({
     name: 'acceptCall',
-    op: 'hub.acceptCall',
+    requires: 'calls:make',
     args: z.tuple([AcceptCallRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(callAt(socket, req.callId), { type: 'accept', caller: callerOf(socket) }),
   }),
   method({
     name: 'cancelCall',
-    op: 'hub.cancelCall',
+    requires: 'calls:make',
     args: z.tuple([CallRef]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(callAt(socket, req.callId), { type: 'cancel', caller: callerOf(socket), reason: req.reason }),
   }),
   method({
     name: 'endCall',
-    op: 'hub.endCall',
+    requires: 'calls:make',
     args: z.tuple([CallRef]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(callAt(socket, req.callId), { type: 'end', caller: callerOf(socket), reason: req.reason }),
   }),
   method({
     name: 'addParticipant',
-    op: 'hub.addParticipant',
+    requires: 'calls:make',
     args: z.tuple([AddParticipantRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(callAt(socket, req.callId), {

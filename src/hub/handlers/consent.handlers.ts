@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConsentAnswerRequest, StartRecordingRequest } from '../../contracts/meeting.schema.js';
 import { dedupe } from '../../actors/meeting-rooms.js';
 import { callerOf, method } from '../method.js';
+import { RULE_NOTES } from '../../kernel/requirement.js';
 
 const meetingAt = (tenant: string, eventId: string) => ({ tenant, kind: 'meeting' as const, id: eventId });
 
@@ -12,7 +13,7 @@ const meetingAt = (tenant: string, eventId: string) => ({ tenant, kind: 'meeting
 export const consentMethods = [
   method({
     name: 'startRecording',
-    op: 'hub.startRecording',
+    requires: 'meetings:record',
     args: z.tuple([StartRecordingRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(
@@ -28,7 +29,8 @@ export const consentMethods = [
   }),
   method({
     name: 'consentToRecording',
-    op: 'hub.consentToRecording',
+    requires: 'meetings:join',
+    note: RULE_NOTES.askedForConsent,
     args: z.tuple([ConsentAnswerRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(meetingAt(socket.data.tenant, req.eventId), {

@@ -97,19 +97,20 @@ async function addToEvent(ctx: HubContext, socket: HubSocket, joinCode: string, 
 export const deviceMethods = [
   method({
     name: 'initRapidConnect',
-    op: 'hub.initRapidConnect',
+    requires: 'devices:report',
+    note: 'claims the hardware id for the caller: device accounts whose account it is registered to (decision 1041), and administrators',
     args: z.tuple([UniqueId, JoinCode]),
     run: (ctx, socket, [uniqueId, joinCode]) => rapidConnect(ctx, socket, uniqueId, joinCode),
   }),
   method({
     name: 'addDeviceToEvent',
-    op: 'hub.addDeviceToEvent',
+    requires: 'devices:register',
     args: z.tuple([JoinCode, Id]),
     run: (ctx, socket, [joinCode, eventId]) => addToEvent(ctx, socket, joinCode, eventId),
   }),
   method({
     name: 'deviceStatus',
-    op: 'hub.deviceStatus',
+    requires: 'devices:report',
     args: z.tuple([OptionalMeetingId, HeadsetDeviceInfo]),
     run: async (ctx, socket, [meetingId, info]) => {
       const own = ownDevice(socket);
@@ -125,7 +126,7 @@ export const deviceMethods = [
   }),
   method({
     name: 'startPeripheral',
-    op: 'hub.startPeripheral',
+    requires: 'devices:control',
     args: z.tuple([StartPeripheralRequest]),
     run: async (ctx, socket, [req]) =>
       ctx.actors.ask(await deviceAt(ctx, socket, req.deviceId), {
@@ -137,7 +138,7 @@ export const deviceMethods = [
   }),
   method({
     name: 'stopPeripheral',
-    op: 'hub.stopPeripheral',
+    requires: 'devices:control',
     args: z.tuple([StopPeripheralRequest]),
     run: async (ctx, socket, [req]) =>
       ctx.actors.ask(await deviceAt(ctx, socket, req.deviceId), {
@@ -149,7 +150,7 @@ export const deviceMethods = [
   }),
   method({
     name: 'requestRemote',
-    op: 'hub.requestRemote',
+    requires: 'devices:control',
     args: z.tuple([Id, Id]),
     run: async (ctx, socket, [meetingId, deviceId]) =>
       ctx.actors.ask(await deviceAt(ctx, socket, deviceId), {
@@ -161,7 +162,7 @@ export const deviceMethods = [
   }),
   method({
     name: 'remoteControl',
-    op: 'hub.remoteControl',
+    requires: 'devices:control',
     args: z.tuple([Id, RemoteControlRequest]),
     run: async (ctx, socket, [meetingId, req]) =>
       ctx.actors.ask(await deviceAt(ctx, socket, req.deviceId), {

@@ -25,6 +25,7 @@ import { rooms, streams } from '../../realtime/rooms.js';
 import { enroll } from '../hub.resume.js';
 import { callerOf, method, methodOfHelper, type MatchesEvent } from '../method.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
+import { RULE_NOTES, type Requirement } from '../../kernel/requirement.js';
 
 const meetingAt = (socket: HubSocket, eventId: string): ActorAddress => ({
   tenant: socket.data.tenant,
@@ -115,10 +116,10 @@ function leaveWaitingOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: s
 const dedupe = (socket: HubSocket, name: string, requestId?: string) =>
   dedupeFor(socket.data.principal, name, requestId);
 
-const simple = (name: 'stopRecording' | 'requestHostAccess' | 'clearImage', op: `hub.${typeof name}`) =>
+const simple = (name: 'stopRecording' | 'requestHostAccess' | 'clearImage', requires: Requirement) =>
   method({
     name,
-    op,
+    requires,
     args: z.tuple([MeetingRef]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(meetingAt(socket, req.eventId), { type: name, caller: callerOf(socket) }),
@@ -138,7 +139,8 @@ const hostControl = <
 ) =>
   methodOfHelper({
     name,
-    op: `hub.${name}`,
+    requires: 'meetings:host',
+    note: RULE_NOTES.hostOfMeeting,
     args: z.tuple([schema]),
     run: (ctx, socket, args) => {
       const req = args[0] as z.infer<S>;
@@ -160,7 +162,8 @@ const controlMethods = [
   hostControl('addHost', HostChangeRequest, (r) => ({ userId: r.userId })),
   method({
     name: 'muteRequest',
-    op: 'hub.muteRequest',
+    requires: 'meetings:host',
+    note: RULE_NOTES.hostOfMeeting,
     args: z.tuple([MuteRequestRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(
@@ -171,7 +174,8 @@ const controlMethods = [
   }),
   method({
     name: 'answerHostAccess',
-    op: 'hub.answerHostAccess',
+    requires: 'meetings:host',
+    note: RULE_NOTES.hostOfMeeting,
     args: z.tuple([AnswerHostAccessRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(
@@ -192,26 +196,26 @@ const controlMethods = [
 export const meetingMethods = [
   method({
     name: 'initEvent',
-    op: 'hub.initEvent',
+    requires: 'meetings:host',
     args: z.tuple([InitEventRequest]),
     run: (ctx, socket, [req]) => enter(ctx, socket, req.eventId, 'init'),
   }),
   method({
     name: 'joinEvent',
-    op: 'hub.joinEvent',
+    requires: 'meetings:join',
     args: z.tuple([JoinCallRequest]),
     run: (ctx, socket, [req]) => enter(ctx, socket, req.eventId, 'join'),
   }),
   method({
     name: 'getMeetingDetails',
-    op: 'hub.getMeetingDetails',
+    requires: 'meetings:join',
     args: z.tuple([JoinCallRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'details', caller: callerOf(socket) }),
   }),
   method({
     name: 'notify',
-    op: 'hub.notify',
+    requires: 'meetings:host',
     args: z.tuple([NotifyAction, NotifyRequest]),
     run: (ctx, socket, [action, req]) =>
       ctx.actors.ask(meetingAt(socket, req.eventId), {
@@ -223,7 +227,8 @@ export const meetingMethods = [
   }),
   method({
     name: 'admit',
-    op: 'hub.admit',
+    requires: 'meetings:host',
+    note: RULE_NOTES.hostOfEvent,
     args: z.tuple([AdmitRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(
@@ -234,7 +239,8 @@ export const meetingMethods = [
   }),
   method({
     name: 'deny',
-    op: 'hub.deny',
+    requires: 'meetings:host',
+    note: RULE_NOTES.hostOfEvent,
     args: z.tuple([DenyRequest]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(
@@ -245,17 +251,18 @@ export const meetingMethods = [
   }),
   method({
     name: 'getWaitingRoom',
-    op: 'hub.getWaitingRoom',
+    requires: 'meetings:host',
+    note: RULE_NOTES.hostOfEvent,
     args: z.tuple([MeetingRef]),
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'waitingRoom', caller: callerOf(socket) }),
   }),
-  simple('stopRecording', 'hub.stopRecording'),
-  simple('requestHostAccess', 'hub.requestHostAccess'),
-  simple('clearImage', 'hub.clearImage'),
+  simple('stopRecording', 'meetings:record'),
+  simple('requestHostAccess', 'meetings:join'),
+  simple('clearImage', 'meetings:host'),
   method({
     name: 'shareImage',
-    op: 'hub.shareImage',
+    requires: 'meetings:host',
     args: z.tuple([ShareImageRequest]),
     run: async (ctx, socket, [req]) => {
       const { principal, tenant } = socket.data;

@@ -57,25 +57,25 @@ async function requireRoomMember(ctx: HubContext, socket: HubSocket, roomId: str
 export const signallingMethods = [
   method({
     name: 'offer',
-    op: 'hub.offer',
+    requires: 'meetings:join',
     args: z.tuple([SdpMessage]),
     run: (ctx, socket, [msg]) => relay(ctx, socket, 'offer', msg),
   }),
   method({
     name: 'answer',
-    op: 'hub.answer',
+    requires: 'meetings:join',
     args: z.tuple([SdpMessage]),
     run: (ctx, socket, [msg]) => relay(ctx, socket, 'answer', msg),
   }),
   method({
     name: 'iceCandidate',
-    op: 'hub.iceCandidate',
+    requires: 'meetings:join',
     args: z.tuple([IceCandidateMessage]),
     run: (ctx, socket, [msg]) => relay(ctx, socket, 'iceCandidate', msg),
   }),
   method({
     name: 'joinRoom',
-    op: 'hub.joinRoom',
+    requires: 'meetings:join',
     args: z.tuple([RoomId]),
     run: async (ctx, socket, [roomId]) => {
       await requireRoomMember(ctx, socket, roomId);
@@ -85,7 +85,7 @@ export const signallingMethods = [
   }),
   method({
     name: 'sayHiToRoom',
-    op: 'hub.sayHiToRoom',
+    requires: 'meetings:join',
     args: z.tuple([RoomId]),
     run: async (ctx, socket, [roomId]) => {
       const room = rooms.custom(socket.data.tenant, roomId);

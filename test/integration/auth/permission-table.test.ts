@@ -1,8 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { OPERATIONS, permissionFor, operationByName, type OperationId } from '../../../src/auth/permission-table.js';
+import {
+  OPERATIONS,
+  permissionFor,
+  operationByName,
+  type OperationId,
+} from '../../../src/operations/operation-table.js';
 import { isPermission } from '../../../src/kernel/permissions.js';
-import { renderPermissionsDoc } from '../../../src/auth/permission-doc.js';
+import { renderPermissionsDoc } from '../../../src/operations/permission-doc.js';
+import { buildSchema } from 'graphql';
 
 const spec = readFileSync(new URL('../../../docs/spec/SPEC.md', import.meta.url), 'utf8');
 
@@ -27,7 +33,7 @@ function tableRows(heading: string): string[][] {
   return rows;
 }
 
-describe('the permission table', () => {
+describe('what the operations declare they require (src/operations/operation-table.ts)', () => {
   const entries = Object.entries(OPERATIONS) as [OperationId, (typeof OPERATIONS)[OperationId]][];
 
   it('names every REST endpoint of SPEC.md exactly as SPEC names it', () => {
@@ -73,7 +79,14 @@ describe('the permission table', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it('is what docs/permissions.md says (regenerate with `npx tsx src/auth/permission-doc.ts`)', () => {
+  it('names exactly the Query and Mutation fields of the served GraphQL schema', () => {
+    const schema = buildSchema(readFileSync(new URL('../../../docs/api/schema.graphql', import.meta.url), 'utf8'));
+    const fields = [schema.getQueryType(), schema.getMutationType()].flatMap((t) => Object.keys(t?.getFields() ?? {}));
+    const declared = entries.filter(([, e]) => e.transport === 'graphql').map(([, e]) => e.name);
+    expect(declared.sort()).toEqual(fields.sort());
+  });
+
+  it('is what docs/permissions.md says (regenerate with `npx tsx src/operations/permission-doc.ts`)', () => {
     expect(readFileSync(new URL('../../../docs/permissions.md', import.meta.url), 'utf8')).toBe(renderPermissionsDoc());
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { OPERATIONS, type OperationId } from '../../../src/auth/permission-table.js';
+import { OPERATIONS, type OperationId } from '../../../src/operations/operation-table.js';
 import { readFileSync } from 'node:fs';
 import { buildSchema, isEnumType, isInputObjectType, isListType, isNonNullType, type GraphQLInputType } from 'graphql';
 

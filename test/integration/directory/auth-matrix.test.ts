@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BUILTIN_ROLES } from '../../../src/kernel/permissions.js';
-import { OPERATIONS, permissionFor } from '../../../src/auth/permission-table.js';
+import { OPERATIONS, permissionFor } from '../../../src/operations/operation-table.js';
 import { DOCUMENTED_GROUPS, openApiPath } from '../../../src/http/openapi/openapi.js';
 import { isProbe } from '../../../src/http/routes/route-spec.js';
 import { createUser, tokenFor } from '../../support/auth.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { OPERATIONS } from '../../../src/auth/permission-table.js';
+import { OPERATIONS } from '../../../src/operations/operation-table.js';
 import { DOCUMENTED_GROUPS, openApiDocument, openApiPath } from '../../../src/http/openapi/openapi.js';
 import { isProbe } from '../../../src/http/routes/route-spec.js';
 import { startTestNode, type TestNode } from '../../support/node.js';

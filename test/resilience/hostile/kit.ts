@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { ERROR_CODES } from '../../../src/kernel/errors.js';
-import { OPERATIONS, type OperationId, type Requirement } from '../../../src/auth/permission-table.js';
+import { OPERATIONS, type OperationId } from '../../../src/operations/operation-table.js';
+import type { Requirement } from '../../../src/kernel/requirement.js';
 import type { HttpResult } from '../../support/http.js';
 
 /** SOAK=1 (npm run test:soak) multiplies every run count. */

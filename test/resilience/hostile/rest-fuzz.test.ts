@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { request } from '../../support/http.js';
 import { createUser, tokenFor } from '../../support/auth.js';
-import { OPERATIONS } from '../../../src/auth/permission-table.js';
+import { OPERATIONS } from '../../../src/operations/operation-table.js';
 import { TENANT_MODEL_NAMES } from '../../../src/data/tenant-models.js';
 import { tenantState } from '../../support/tenant-state.js';
 import { SaveNoticeCommand } from '../../../src/core/notice.service.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BUILTIN_ROLES } from '../../../src/kernel/permissions.js';
-import { satisfies, type Requirement } from '../../../src/auth/permission-table.js';
+import { satisfies, type Requirement } from '../../../src/kernel/requirement.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { call, must, type HubClient } from '../../support/hub-client.js';
 import { tenantState } from '../../support/tenant-state.js';

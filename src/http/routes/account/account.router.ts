@@ -28,6 +28,9 @@ const noStore = { 'Cache-Control': { description: 'no-store', schema: { type: 's
 const signInRoutes = [
   op({
     operationId: 'account.login',
+    requires: 'public',
+    signIn: true,
+    note: 'authorization code + PKCE, approved QR code, or device PIN',
     method: 'post',
     path: '/login',
     body: S.LoginRequest,
@@ -51,6 +54,8 @@ const signInRoutes = [
   }),
   op({
     operationId: 'account.qrCode',
+    requires: 'public',
+    signIn: true,
     links: {
       extend: {
         operationId: 'account.extendLoginCode',
@@ -73,6 +78,9 @@ const signInRoutes = [
   }),
   op({
     operationId: 'account.extendLoginCode',
+    requires: 'public',
+    signIn: true,
+    note: 'proved by the login code poll secret',
     method: 'post',
     path: '/extendLoginCode',
     body: S.ExtendLoginCodeCommand,
@@ -84,6 +92,9 @@ const signInRoutes = [
   }),
   op({
     operationId: 'account.offlineLogin',
+    requires: 'public',
+    signIn: true,
+    note: 'proved by the offline token',
     method: 'post',
     path: '/offlineLogin',
     body: S.OfflineLoginRequest,
@@ -95,6 +106,9 @@ const signInRoutes = [
   }),
   op({
     operationId: 'account.refresh',
+    requires: 'public',
+    signIn: true,
+    note: 'proved by the refresh token',
     method: 'post',
     path: '/refresh',
     body: S.RefreshRequest,
@@ -107,6 +121,9 @@ const signInRoutes = [
   // session, and a signed token cannot be guessed, so the sign-in budget does not apply.
   op({
     operationId: 'account.backchannelLogout',
+    requires: 'public',
+    signIn: true,
+    note: "OIDC back-channel logout from the realm; proved by the logout token signed with the realm's key",
     method: 'post',
     path: '/backchannel-logout',
     body: S.BackchannelLogoutRequest,
@@ -122,6 +139,8 @@ const signInRoutes = [
   }),
   op({
     operationId: 'account.org',
+    requires: 'public',
+    signIn: true,
     method: 'post',
     path: '/org',
     body: S.OrgRequest,
@@ -136,6 +155,8 @@ const signInRoutes = [
 const principalRoutes = [
   op({
     operationId: 'account.approveLoginCode',
+    requires: 'authenticated',
+    note: 'a signed-in web user approves a QR login code for themselves',
     method: 'post',
     path: '/approveLoginCode',
     body: S.ApproveLoginCodeCommand,
@@ -153,6 +174,8 @@ const principalRoutes = [
   }),
   op({
     operationId: 'account.refuseLoginCode',
+    requires: 'authenticated',
+    note: 'a signed-in web user refuses a QR login code; the polling device gets login_code_refused',
     method: 'post',
     path: '/refuseLoginCode',
     body: S.RefuseLoginCodeCommand,
@@ -163,6 +186,8 @@ const principalRoutes = [
   }),
   op({
     operationId: 'account.loginCode',
+    requires: 'authenticated',
+    note: 'the approval page reads which device asks (the code alone, as shown by the QR image)',
     method: 'get',
     path: '/loginCode',
     query: S.LoginCodeQuery,
@@ -173,6 +198,8 @@ const principalRoutes = [
   }),
   op({
     operationId: 'account.logout',
+    requires: 'authenticated',
+    note: "own sessions; another user's needs users:manage",
     method: 'post',
     path: '/:userId/logout',
     params: S.LogoutParams,
@@ -183,6 +210,8 @@ const principalRoutes = [
   }),
   op({
     operationId: 'account.resetPin',
+    requires: 'profile:write',
+    note: "another user's PIN needs users:manage",
     method: 'post',
     path: '/resetPin',
     body: S.ResetPinCommand,
@@ -193,6 +222,7 @@ const principalRoutes = [
   }),
   op({
     operationId: 'account.offlineToken',
+    requires: 'account:offline',
     links: {
       revoke: { operationId: 'account.revokeOfflineToken', requestBody: { id: '$response.body#/id' } },
       login: { operationId: 'account.offlineLogin', requestBody: { token: '$response.body#/token' } },
@@ -208,6 +238,7 @@ const principalRoutes = [
   }),
   op({
     operationId: 'account.revokeOfflineToken',
+    requires: 'account:offline',
     method: 'post',
     path: '/revokeOfflineToken',
     body: S.RevokeOfflineTokenCommand,
@@ -218,6 +249,7 @@ const principalRoutes = [
   }),
   op({
     operationId: 'account.impersonate',
+    requires: 'account:impersonate',
     method: 'post',
     path: '/impersonate',
     body: S.ImpersonateCommand,
@@ -228,6 +260,7 @@ const principalRoutes = [
   }),
   op({
     operationId: 'account.assignRole',
+    requires: 'users:manage',
     method: 'post',
     path: '/assignRole',
     body: S.AssignRoleCommand,
@@ -252,6 +285,8 @@ export const jwksRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'account.jwks',
+      requires: 'public',
+      note: 'public keys of internal tokens',
       method: 'get',
       path: '/.well-known/jwks.json',
       response: S.Jwks,

@@ -13,6 +13,8 @@ export const adminMigrateRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'admin.migrate',
+      requires: 'public',
+      note: 'proved by the provisioning code',
       method: 'post',
       path: '/migrate/:tenantName',
       params: MigrateParams,

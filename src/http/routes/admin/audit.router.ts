@@ -3,6 +3,7 @@ import { op, type RouteGroup } from '../route-spec.js';
 import { auditFilterOf } from '../../../core/audit-query.js';
 import type { AuditCheckpointRecord, AuditRecord } from '../../../core/audit.service.js';
 import { AuditPage, AuditQuery, ChainReportOut, CheckpointList, CheckpointResult, FhirBundle } from './audit.schema.js';
+import { RULE_NOTES } from '../../../kernel/requirement.js';
 
 const presentEntry = (e: AuditRecord) => ({ ...e, createdAt: e.createdAt.toISOString() });
 const presentCheckpoint = (c: AuditCheckpointRecord) => ({ ...c, createdAt: c.createdAt.toISOString() });
@@ -25,6 +26,7 @@ export const adminAuditRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'audit.list',
+      requires: 'audit:read',
       method: 'get',
       path: '/audit',
       query: AuditQuery,
@@ -40,6 +42,8 @@ export const adminAuditRoutes: RouteGroup = {
     }),
     op({
       operationId: 'audit.verify',
+      requires: 'audit:read',
+      note: RULE_NOTES.signsFirst,
       method: 'get',
       path: '/audit/verify',
       response: ChainReportOut,
@@ -49,6 +53,7 @@ export const adminAuditRoutes: RouteGroup = {
     }),
     op({
       operationId: 'audit.checkpoints',
+      requires: 'audit:read',
       method: 'get',
       path: '/audit/checkpoints',
       response: CheckpointList,
@@ -57,6 +62,8 @@ export const adminAuditRoutes: RouteGroup = {
     }),
     op({
       operationId: 'audit.checkpoint',
+      requires: 'tenant:admin',
+      note: "signs the entries written since the last checkpoint with the service's key",
       method: 'post',
       path: '/audit/checkpoint',
       response: CheckpointResult,
@@ -69,6 +76,8 @@ export const adminAuditRoutes: RouteGroup = {
     }),
     op({
       operationId: 'audit.export',
+      requires: 'audit:read',
+      note: 'sealed at export time; signs the new entries first (decision 1020)',
       method: 'get',
       path: '/audit/export',
       binary: {
@@ -82,6 +91,7 @@ export const adminAuditRoutes: RouteGroup = {
     }),
     op({
       operationId: 'audit.fhir',
+      requires: 'audit:read',
       method: 'get',
       path: '/audit/fhir',
       query: AuditQuery,
@@ -94,6 +104,7 @@ export const adminAuditRoutes: RouteGroup = {
     }),
     op({
       operationId: 'audit.fhirBulk',
+      requires: 'audit:read',
       method: 'get',
       path: '/audit/fhir/bulk',
       binary: { description: 'FHIR bulk data: one AuditEvent per line (ndjson), in chain order', ranged: false },

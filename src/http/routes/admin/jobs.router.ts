@@ -63,6 +63,7 @@ export const adminJobRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'jobs.queues',
+      requires: 'tenant:admin',
       method: 'get',
       path: '/queues',
       response: z.object({ queues: z.array(TenantQueue) }),
@@ -75,6 +76,7 @@ export const adminJobRoutes: RouteGroup = {
     }),
     op({
       operationId: 'jobs.failed',
+      requires: 'tenant:admin',
       method: 'get',
       path: '/failed',
       query: FailedJobsQuery,
@@ -88,6 +90,8 @@ export const adminJobRoutes: RouteGroup = {
     }),
     op({
       operationId: 'jobs.retry',
+      requires: 'tenant:admin',
+      note: "only a job whose id and data name the caller's tenant",
       errors: ['not_found', 'invalid_state'],
       method: 'post',
       path: '/failed/:jobId/retry',

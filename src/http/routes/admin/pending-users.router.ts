@@ -91,6 +91,7 @@ export const adminPendingUserRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'admin.pendingUsers',
+      requires: 'users:import',
       method: 'get',
       path: '/pendingUsers',
       query: PendingUsersQuery,
@@ -110,6 +111,8 @@ export const adminPendingUserRoutes: RouteGroup = {
     }),
     op({
       operationId: 'admin.activatePendingUsers',
+      requires: 'users:manage',
+      note: 'makes accounts with the roles the sheet named, so it needs the right to assign roles',
       method: 'post',
       path: '/pendingUsers/activate',
       body: ActivateCommand,

@@ -20,6 +20,7 @@ export const adminPresenceRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'admin.lastSeenContact',
+      requires: 'presence:read',
       errors: ['contact_not_found'],
       method: 'get',
       path: '/lastSeen/:contactId',
@@ -30,6 +31,7 @@ export const adminPresenceRoutes: RouteGroup = {
     }),
     op({
       operationId: 'admin.lastSeenUser',
+      requires: 'presence:read',
       errors: ['user_not_found'],
       method: 'get',
       path: '/lastSeen/:tenant/:username',
@@ -41,6 +43,7 @@ export const adminPresenceRoutes: RouteGroup = {
     }),
     op({
       operationId: 'admin.isOnline',
+      requires: 'presence:read',
       errors: ['user_not_found'],
       method: 'get',
       path: '/isOnline/:tenant/:username',
@@ -52,6 +55,7 @@ export const adminPresenceRoutes: RouteGroup = {
     }),
     op({
       operationId: 'admin.user',
+      requires: 'presence:read',
       errors: ['user_not_found'],
       method: 'get',
       path: '/user/:tenant/:username',

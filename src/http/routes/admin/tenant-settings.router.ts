@@ -65,6 +65,8 @@ export const adminTenantSettingsRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'admin.configureTenant',
+      requires: 'tenant:admin',
+      note: 'audited as tenant.configure',
       method: 'patch',
       path: '/tenantConfig',
       body: TenantConfigPatch,
@@ -83,6 +85,8 @@ export const adminTenantSettingsRoutes: RouteGroup = {
     }),
     op({
       operationId: 'admin.changeSecurityRules',
+      requires: 'tenant:admin',
+      note: 'audited as security.rules.change',
       method: 'patch',
       path: '/securityRules',
       body: SecurityRulesPatch,

@@ -31,6 +31,7 @@ export const contactRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'contacts.get',
+      requires: 'contacts:read',
       method: 'get',
       path: '/get',
       query: ContactSearchQuery,
@@ -42,6 +43,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.groupUsers',
+      requires: 'contacts:read',
       errors: ['group_not_found'],
       method: 'get',
       path: '/group/users/:groupId',
@@ -55,6 +57,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.me',
+      requires: 'profile:read',
       errors: ['user_not_found'],
       method: 'get',
       path: '/me',
@@ -64,6 +67,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.setFavourite',
+      requires: 'contacts:read',
       errors: ['contact_not_found'],
       method: 'post',
       path: '/setFavourite',
@@ -74,6 +78,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.update',
+      requires: 'profile:write',
       errors: ['unsupported_media_type', 'payload_too_large', 'file_content_mismatch', 'user_not_found'],
       method: 'post',
       path: '/update',
@@ -95,6 +100,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.groupCreate',
+      requires: 'groups:manage',
       links: {
         users: { operationId: 'contacts.groupUsers', parameters: { groupId: '$response.body#/id' } },
         rename: {
@@ -113,6 +119,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.groupRename',
+      requires: 'groups:manage',
       errors: ['group_not_found'],
       method: 'post',
       path: '/group/rename',
@@ -123,6 +130,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.groupAdd',
+      requires: 'groups:manage',
       errors: ['group_not_found', 'contact_not_found'],
       method: 'post',
       path: '/group/add',
@@ -133,6 +141,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.groupRemove',
+      requires: 'groups:manage',
       errors: ['group_not_found'],
       method: 'post',
       path: '/group/remove',
@@ -143,6 +152,7 @@ export const contactRoutes: RouteGroup = {
     }),
     op({
       operationId: 'contacts.notificationSeen',
+      requires: 'notices:read',
       errors: ['notice_not_found'],
       method: 'post',
       path: '/notificationSeen/:noticeId',

@@ -19,6 +19,7 @@ import {
   EventListQuery,
   UpdateEventCommand,
 } from './events.schema.js';
+import { RULE_NOTES } from '../../../kernel/requirement.js';
 
 /** How many files the event details carry; the rest are paged by GET /api/events/{eventId}/files. */
 const DETAILS_FILES = 20;
@@ -34,6 +35,7 @@ export const eventRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'events.list',
+      requires: 'events:read',
       method: 'get',
       path: '/get',
       query: EventListQuery,
@@ -43,6 +45,7 @@ export const eventRoutes: RouteGroup = {
     }),
     op({
       operationId: 'events.get',
+      requires: 'events:read',
       errors: ['event_not_found'],
       method: 'get',
       path: '/get/:eventId',
@@ -58,6 +61,8 @@ export const eventRoutes: RouteGroup = {
     }),
     op({
       operationId: 'events.ledger',
+      requires: 'events:read',
+      note: RULE_NOTES.ledgerReader,
       errors: ['event_not_found', 'not_meeting_host'],
       method: 'get',
       path: '/:eventId/ledger',
@@ -72,6 +77,8 @@ export const eventRoutes: RouteGroup = {
     }),
     op({
       operationId: 'events.files',
+      requires: 'media:read',
+      note: 'the media access rule: a member of the event (organizer, participant, attached device) or tenant:admin',
       errors: ['event_not_found'],
       method: 'get',
       path: '/:eventId/files',
@@ -86,6 +93,7 @@ export const eventRoutes: RouteGroup = {
     }),
     op({
       operationId: 'events.getParticipants',
+      requires: 'events:read',
       errors: ['event_not_found'],
       method: 'get',
       path: '/getParticipants/:eventId',
@@ -97,6 +105,7 @@ export const eventRoutes: RouteGroup = {
     }),
     op({
       operationId: 'events.create',
+      requires: 'events:write',
       links: {
         get: { operationId: 'events.get', parameters: { eventId: '$response.body#/id' } },
         participants: { operationId: 'events.getParticipants', parameters: { eventId: '$response.body#/id' } },
@@ -117,6 +126,7 @@ export const eventRoutes: RouteGroup = {
     }),
     op({
       operationId: 'events.update',
+      requires: 'events:write',
       errors: ['event_not_found', 'forbidden', 'invalid_state'],
       method: 'post',
       path: '/update',
@@ -127,6 +137,7 @@ export const eventRoutes: RouteGroup = {
     }),
     op({
       operationId: 'events.cancel',
+      requires: 'events:cancel',
       errors: ['event_not_found', 'forbidden', 'invalid_state'],
       method: 'post',
       path: '/cancel',

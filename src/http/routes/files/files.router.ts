@@ -9,6 +9,8 @@ export const sharedFilesRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'files.shared',
+      requires: 'media:read',
+      note: 'the share path is the grant',
       method: 'get',
       path: '/shared/:filePath',
       params: SharedParams,
@@ -29,6 +31,8 @@ export const containerFilesRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'files.container',
+      requires: 'media:read',
+      note: 'media and thumbnails: the media access rule; recordings: tenant:admin; assets: any reader',
       method: 'get',
       path: '/:tenantId/:container/*path',
       params: ContainerParams,

@@ -42,6 +42,8 @@ async function upload(s: Services, p: Principal, req: Request, res: Response, re
 const download = (operationId: 'media.download' | 'media.downloadAlias', summary: string) =>
   op({
     operationId,
+    requires: 'media:read',
+    note: 'and the media access rule: owner, member of the event or call of the file, or tenant:admin',
     method: 'get',
     path: '/download/:tenant/:hash',
     params: DownloadParams,
@@ -66,6 +68,7 @@ export const mediaRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'media.upload',
+      requires: 'media:upload',
       method: 'post',
       path: '/upload',
       response: UploadResponse,
@@ -81,6 +84,8 @@ export const mediaRoutes: RouteGroup = {
     }),
     op({
       operationId: 'media.syncFiles',
+      requires: 'media:upload',
+      note: 'queued mobile uploads',
       method: 'post',
       path: '/syncFiles',
       response: UploadResponse,
@@ -94,6 +99,8 @@ export const mediaRoutes: RouteGroup = {
     download('media.download', 'Download a file by tenant and hash (ETag, byte ranges)'),
     op({
       operationId: 'media.thumbnail',
+      requires: 'media:read',
+      note: 'image thumbnail once the thumbnail job produced it, and the media access rule: owner, member of the event or call of the file, or tenant:admin',
       method: 'get',
       path: '/thumbnail/:tenant/:hash',
       params: DownloadParams,

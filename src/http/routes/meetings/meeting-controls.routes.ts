@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { op } from '../route-spec.js';
-import type { OperationId } from '../../../auth/permission-table.js';
+import { RULE_NOTES } from '../../../kernel/requirement.js';
 import type { ErrorCode } from '../../../kernel/errors.js';
 import type { ControlCommand } from '../../../actors/meeting-rooms.js';
 import { ControlResultSchema } from '../../presenters/meeting.presenter.js';
@@ -35,7 +35,9 @@ function controlRoute<B extends z.ZodType<{ requestId?: string }>>(def: {
   command(body: z.infer<B>): ControlCommand;
 }) {
   return op({
-    operationId: `meetings.${def.verb}` as OperationId,
+    operationId: `meetings.${def.verb}`,
+    requires: 'meetings:host',
+    note: RULE_NOTES.hostOfMeeting,
     errors: [...ERRORS, ...(def.errors ?? [])],
     method: 'post',
     path: `/:eventId/${def.verb}`,

@@ -13,6 +13,7 @@ import { consentToRecording } from '../../../actors/meeting-rooms.js';
 import { ConsentAnswerResult } from '../../presenters/recording-consent.presenter.js';
 import { DeviceIdParams, EventIdParams, MeetingCodeParams } from './meetings.schema.js';
 import { meetingControlRoutes } from './meeting-controls.routes.js';
+import { RULE_NOTES } from '../../../kernel/requirement.js';
 
 const HOST_ERRORS = ['event_not_found', 'meeting_not_found', 'not_meeting_host', 'not_owner', 'timeout'] as const;
 
@@ -23,6 +24,7 @@ export const meetingRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'meetings.join',
+      requires: 'meetings:join',
       errors: ['meeting_not_found', 'event_not_found', 'forbidden', 'invalid_state', 'not_owner', 'timeout'],
       method: 'post',
       path: '/join/:meetingCode',
@@ -37,6 +39,8 @@ export const meetingRoutes: RouteGroup = {
     }),
     op({
       operationId: 'meetings.waiting',
+      requires: 'meetings:host',
+      note: RULE_NOTES.hostOfEvent,
       errors: [...HOST_ERRORS],
       method: 'get',
       path: '/:eventId/waiting',
@@ -47,6 +51,8 @@ export const meetingRoutes: RouteGroup = {
     }),
     op({
       operationId: 'meetings.admit',
+      requires: 'meetings:host',
+      note: RULE_NOTES.hostOfEvent,
       errors: [...HOST_ERRORS, 'waiting_entry_not_found', 'validation_failed', 'invalid_state'],
       method: 'post',
       path: '/:eventId/admit',
@@ -60,6 +66,8 @@ export const meetingRoutes: RouteGroup = {
     }),
     op({
       operationId: 'meetings.deny',
+      requires: 'meetings:host',
+      note: RULE_NOTES.hostOfEvent,
       errors: [...HOST_ERRORS, 'waiting_entry_not_found', 'validation_failed'],
       method: 'post',
       path: '/:eventId/deny',
@@ -72,6 +80,8 @@ export const meetingRoutes: RouteGroup = {
     }),
     op({
       operationId: 'meetings.recordingConsent',
+      requires: 'meetings:join',
+      note: RULE_NOTES.askedForConsent,
       errors: [
         'event_not_found',
         'consent_request_not_found',
@@ -96,6 +106,8 @@ export const meetingRoutes: RouteGroup = {
     }),
     op({
       operationId: 'meetings.startRapidConnect',
+      requires: 'meetings:host',
+      note: 'also events:write: it creates the event the caller hosts',
       errors: ['device_not_found', 'forbidden', 'permission_denied', 'invalid_state', 'not_owner', 'timeout'],
       method: 'post',
       path: '/startRapidConnect/:deviceId',

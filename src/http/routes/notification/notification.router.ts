@@ -10,6 +10,7 @@ export const notificationRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'notification.save',
+      requires: 'notices:manage',
       links: { seen: { operationId: 'contacts.notificationSeen', parameters: { noticeId: '$response.body#/id' } } },
       method: 'post',
       path: '/save',
@@ -21,6 +22,7 @@ export const notificationRoutes: RouteGroup = {
     }),
     op({
       operationId: 'notification.clear',
+      requires: 'notices:manage',
       method: 'post',
       path: '/clear',
       response: z.object({ cleared: z.boolean() }),
@@ -29,6 +31,7 @@ export const notificationRoutes: RouteGroup = {
     }),
     op({
       operationId: 'notification.current',
+      requires: 'notices:read',
       method: 'get',
       path: '/current',
       response: CurrentNotice,

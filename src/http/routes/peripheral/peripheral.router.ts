@@ -49,6 +49,7 @@ export const peripheralRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'peripheral.types',
+      requires: 'peripherals:read',
       method: 'get',
       path: '/types',
       response: z.array(PeripheralType),
@@ -57,6 +58,7 @@ export const peripheralRoutes: RouteGroup = {
     }),
     op({
       operationId: 'peripheral.getDevice',
+      requires: 'devices:register',
       links: {
         rapidConnect: {
           operationId: 'meetings.startRapidConnect',
@@ -78,6 +80,7 @@ export const peripheralRoutes: RouteGroup = {
     }),
     op({
       operationId: 'peripheral.devices',
+      requires: 'peripherals:read',
       method: 'get',
       path: '/devices',
       response: z.array(DeviceInfo),
@@ -86,6 +89,8 @@ export const peripheralRoutes: RouteGroup = {
     }),
     op({
       operationId: 'peripheral.register',
+      requires: 'tenant:admin',
+      note: 'registers a hardware id to a device account (decision 1041)',
       errors: ['user_not_found', 'conflict'],
       method: 'post',
       path: '/registrations',
@@ -96,6 +101,7 @@ export const peripheralRoutes: RouteGroup = {
     }),
     op({
       operationId: 'peripheral.registrations',
+      requires: 'tenant:admin',
       method: 'get',
       path: '/registrations',
       response: z.array(DeviceRegistration),
@@ -104,6 +110,7 @@ export const peripheralRoutes: RouteGroup = {
     }),
     op({
       operationId: 'peripheral.unregister',
+      requires: 'tenant:admin',
       errors: ['device_not_found'],
       method: 'post',
       path: '/registrations/delete',
@@ -117,6 +124,8 @@ export const peripheralRoutes: RouteGroup = {
     }),
     op({
       operationId: 'peripheral.pairingCode',
+      requires: 'devices:report',
+      note: 'the device account asks for the code its screen shows',
       errors: ['conflict'],
       method: 'post',
       path: '/pairingCode',
@@ -130,6 +139,8 @@ export const peripheralRoutes: RouteGroup = {
     }),
     op({
       operationId: 'peripheral.pair',
+      requires: 'devices:control',
+      note: 'a signed-in clinician or administrator enters the code a device shows (device accounts lack devices:control)',
       errors: ['not_found', 'conflict'],
       method: 'post',
       path: '/pair',

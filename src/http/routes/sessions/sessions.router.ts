@@ -11,6 +11,8 @@ export const sessionRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'sessions.files',
+      requires: 'media:read',
+      note: "the media access rule: the call's caller or participants and tenant:admin see all, anyone else their own uploads",
       errors: ['call_not_found'],
       method: 'get',
       path: '/:sessionId/files',

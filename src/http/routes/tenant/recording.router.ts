@@ -62,6 +62,8 @@ export const recordingRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'tenant.startRecording',
+      requires: 'meetings:record',
+      note: 'a meeting actor turn: members of the running meeting or hosts of the event; attributed to the caller; `userId` naming someone else needs tenant:admin (audited as acting for them)',
       errors: ERRORS,
       method: 'get',
       path: '/startrecording',
@@ -98,6 +100,8 @@ export const recordingRoutes: RouteGroup = {
     }),
     op({
       operationId: 'tenant.stopRecording',
+      requires: 'meetings:record',
+      note: 'a meeting actor turn: members of the meeting or hosts of the event; stops whatever records',
       errors: ERRORS,
       method: 'get',
       path: '/stoprecording',

@@ -15,6 +15,7 @@ export const tenantRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'tenant.ping',
+      requires: 'public',
       method: 'get',
       path: '/ping',
       response: Ping,

@@ -15,6 +15,7 @@ export const uploadsRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'uploads.pendingUsers',
+      requires: 'users:import',
       links: {
         status: { operationId: 'uploads.pendingUsersStatus', parameters: { importId: '$response.body#/importId' } },
       },
@@ -43,6 +44,7 @@ export const uploadsRoutes: RouteGroup = {
     }),
     op({
       operationId: 'uploads.imports',
+      requires: 'users:import',
       method: 'get',
       path: '/pendingUsers',
       query: Paging,
@@ -57,6 +59,8 @@ export const uploadsRoutes: RouteGroup = {
     }),
     op({
       operationId: 'uploads.pendingUsersStatus',
+      requires: 'users:import',
+      note: 'progress and per-row error report of an import',
       method: 'get',
       path: '/pendingUsers/:importId',
       params: ImportParams,

@@ -26,6 +26,7 @@ export const webhookRoutes: RouteGroup = {
   routes: [
     op({
       operationId: 'webhooks.createSubscription',
+      requires: 'tenant:admin',
       errors: ['url_not_allowed'],
       method: 'post',
       path: '/subscriptions',
@@ -37,6 +38,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.listSubscriptions',
+      requires: 'tenant:admin',
       method: 'get',
       path: '/subscriptions',
       response: SubscriptionList,
@@ -45,6 +47,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.getSubscription',
+      requires: 'tenant:admin',
       errors: [...NOT_FOUND],
       method: 'get',
       path: '/subscriptions/:subscriptionId',
@@ -55,6 +58,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.pauseSubscription',
+      requires: 'tenant:admin',
       errors: [...NOT_FOUND],
       method: 'post',
       path: '/subscriptions/:subscriptionId/pause',
@@ -65,6 +69,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.resumeSubscription',
+      requires: 'tenant:admin',
       errors: [...NOT_FOUND],
       method: 'post',
       path: '/subscriptions/:subscriptionId/resume',
@@ -75,6 +80,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.deleteSubscription',
+      requires: 'tenant:admin',
       errors: [...NOT_FOUND],
       method: 'post',
       path: '/subscriptions/:subscriptionId/delete',
@@ -88,6 +94,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.rotateSecret',
+      requires: 'tenant:admin',
       errors: [...NOT_FOUND],
       method: 'post',
       path: '/subscriptions/:subscriptionId/rotateSecret',
@@ -99,6 +106,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.attempts',
+      requires: 'tenant:admin',
       errors: [...NOT_FOUND],
       method: 'get',
       path: '/subscriptions/:subscriptionId/attempts',
@@ -120,6 +128,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.replay',
+      requires: 'tenant:admin',
       errors: [...NOT_FOUND, 'webhook_cursor_expired'],
       method: 'post',
       path: '/subscriptions/:subscriptionId/replay',
@@ -131,6 +140,7 @@ export const webhookRoutes: RouteGroup = {
     }),
     op({
       operationId: 'webhooks.events',
+      requires: 'tenant:admin',
       errors: ['webhook_cursor_expired'],
       method: 'get',
       path: '/events',

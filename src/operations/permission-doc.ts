@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { OPERATIONS, type OperationId, type Transport } from './permission-table.js';
+import { OPERATIONS, type Transport } from './operation-table.js';
 import { BUILTIN_ROLES, PERMISSIONS } from '../kernel/permissions.js';
 
 const SECTIONS: [Transport, string][] = [
@@ -10,14 +10,14 @@ const SECTIONS: [Transport, string][] = [
 ];
 
 /**
- * Renders docs/permissions.md from the permission table and the built-in roles, so the document can
- * never drift from what the guards enforce (a test compares the two).
+ * Renders docs/permissions.md from what each operation declares it requires (operation-table.ts) and
+ * the built-in roles, so the document can never drift from what the guards enforce (a test compares the two).
  */
 export function renderPermissionsDoc(): string {
   const out = [
     '# Permissions',
     '',
-    '<!-- Generated from src/auth/permission-table.ts and src/kernel/permissions.ts by `npx tsx src/auth/permission-doc.ts`. Do not edit by hand. -->',
+    '<!-- Generated from the route specs (src/http/routes), src/http/graphql/operations.ts, the hub methods (src/hub/handlers) and src/kernel/permissions.ts by `npx tsx src/operations/permission-doc.ts`. Do not edit by hand. -->',
     '',
     'Every operation names what it requires: a permission, `authenticated` (any signed-in principal; the',
     'operation checks ownership itself) or `public` (no token; the operation proves the caller otherwise).',
@@ -26,8 +26,7 @@ export function renderPermissionsDoc(): string {
   ];
   for (const [transport, title] of SECTIONS) {
     out.push(`## ${title}`, '', '| Operation id | Endpoint | Requires | Note |', '|---|---|---|---|');
-    for (const id of Object.keys(OPERATIONS) as OperationId[]) {
-      const e = OPERATIONS[id] as { transport: Transport; name: string; requires: string; note?: string };
+    for (const [id, e] of Object.entries(OPERATIONS)) {
       if (e.transport === transport) out.push(`| \`${id}\` | \`${e.name}\` | \`${e.requires}\` | ${e.note ?? ''} |`);
     }
     out.push('');
