@@ -1,5 +1,5 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { RoleContext, RoleHandle } from '../role-context.js';
+import type { RoleContext, RoleHandle } from '../composition/role-context.js';
 import { isPermanent } from '../kernel/errors.js';
 import { runWithContext } from '../observability/context.js';
 import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observability/tracing.js';

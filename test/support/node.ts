@@ -1,5 +1,5 @@
 import mongoose from 'mongoose';
-import { startNode, type NodeHandle } from '../../src/node.js';
+import { startNode, type NodeHandle } from '../../src/composition/node.js';
 import { testConfig } from './env.js';
 import { client } from './http.js';
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors.js';
 import type { Role } from '../../config/config.js';
-import type { RoleContext, RoleHandle } from '../../role-context.js';
+import type { RoleContext, RoleHandle } from '../../composition/role-context.js';
 import { historyPublisher } from '../../realtime/redis-publisher.js';
 import { RedisActorSystem } from './actor-system.js';
 import type { ActorBehavior } from './types.js';

@@ -1,15 +1,15 @@
 import http, { type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express, Router } from 'express';
-import type { Config, Role } from './config/config.js';
-import { createServices, type Services } from './composition.js';
+import type { Config, Role } from '../config/config.js';
+import { createServices, type Services } from './services.js';
 import { createInfra, closeInfra, type Infra } from './infra.js';
-import { createHttpApp } from './http/app.js';
-import { AppError, toProblem } from './kernel/errors.js';
-import { seedDemoUsers } from './data/seed/demo.seed.js';
+import { createHttpApp } from '../http/app.js';
+import { AppError, toProblem } from '../kernel/errors.js';
+import { seedDemoUsers } from '../data/seed/demo.seed.js';
 import { ROLE_ORDER, ROLE_STARTERS } from './roles.js';
 import { type RoleHandle } from './role-context.js';
-import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
+import { startMetricsServer, type MetricsServer } from '../observability/metrics-server.js';
 
 export interface NodeHandle {
   config: Config;
@@ -80,7 +80,7 @@ export async function startNode(
     // Loaded only when configured: the operator's queue dashboard (decision 841).
     const pages = dashboardToken
       ? [
-          await import('./workers/queue-dashboard.js').then((d) => ({
+          await import('../workers/queue-dashboard.js').then((d) => ({
             prefix: d.QUEUE_DASHBOARD_PATH,
             handle: d.queueDashboard(infra.queues, dashboardToken),
           })),
@@ -99,7 +99,7 @@ export async function startNode(
       // REST and GraphQL reach the meeting actors (join by code, waiting room) through this node's actor
       // system, or a client-only one on an HTTP-only node (stopped with the http role), unless the workers
       // role attached one already.
-      const { attachMeetingRooms } = await import('./actors/runtime/node-system.js');
+      const { attachMeetingRooms } = await import('../actors/runtime/node-system.js');
       const stop = await attachMeetingRooms({ infra, services, server, mount, started });
       if (stop) started.set('http', { stop });
     }

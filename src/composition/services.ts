@@ -1,42 +1,42 @@
 import type { Infra } from './infra.js';
-import type { JobQueues } from './workers/job-queues.js';
-import type { VideoConferencing } from './vcs/vcs.port.js';
-import { TenantRepository } from './data/repositories/tenant.repository.js';
-import { TenantService } from './core/tenant.service.js';
-import type { PresenceService } from './core/presence.service.js';
-import type { AdminService } from './core/admin.service.js';
-import type { WebAppUrls } from './core/web-app-urls.js';
-import type { ContactDirectory } from './core/contact-directory.js';
-import type { DirectoryScope } from './core/directory-scope.js';
-import type { ContactService } from './core/contact.service.js';
-import type { GroupService } from './core/group.service.js';
-import type { NoticeService } from './core/notice.service.js';
-import type { EventService } from './core/event.service.js';
-import type { MeetingService } from './core/meeting.service.js';
-import type { CallService } from './core/call.service.js';
-import type { PeripheralService } from './core/peripheral.service.js';
-import type { RecordingService } from './core/recording.service.js';
-import { RecordingConsentService } from './core/recording-consent.service.js';
-import { EventRepository } from './data/repositories/event.repository.js';
-import type { CompletionService } from './core/completion.service.js';
-import type { MediaService } from './core/media.service.js';
-import type { MediaAccess } from './core/media-access.js';
-import type { RecordsService } from './core/records.service.js';
-import type { ImportService } from './core/import.service.js';
-import type { ActivationService } from './core/activation.service.js';
-import type { TelemetryIngestService } from './telemetry/telemetry-ingest.service.js';
-import { TenantSettingsService } from './core/tenant-settings.service.js';
-import { TenantConfigRepository } from './data/repositories/tenant-config.repository.js';
-import { createAuthServices, type AuthServices } from './auth/auth-services.js';
-import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
-import { createDirectoryServices } from './core/directory.wiring.js';
-import { createMediaServices } from './core/media.wiring.js';
-import { MeetingRooms } from './actors/meeting-rooms.js';
-import { AuditCheckpointer } from './core/audit-checkpointer.js';
-import { AuditCheckpointTurnStore } from './data/stores/audit-checkpoint-turn.store.js';
-import { createWebhookServices, type WebhookServices } from './core/webhooks/webhooks.wiring.js';
-import type { AnnounceHook } from './core/webhooks/webhook-events.js';
-import type { DeviceRegistrationService } from './core/device-registration.service.js';
+import type { JobQueues } from '../workers/job-queues.js';
+import type { VideoConferencing } from '../vcs/vcs.port.js';
+import { TenantRepository } from '../data/repositories/tenant.repository.js';
+import { TenantService } from '../core/tenant.service.js';
+import type { PresenceService } from '../core/presence.service.js';
+import type { AdminService } from '../core/admin.service.js';
+import type { WebAppUrls } from '../core/web-app-urls.js';
+import type { ContactDirectory } from '../core/contact-directory.js';
+import type { DirectoryScope } from '../core/directory-scope.js';
+import type { ContactService } from '../core/contact.service.js';
+import type { GroupService } from '../core/group.service.js';
+import type { NoticeService } from '../core/notice.service.js';
+import type { EventService } from '../core/event.service.js';
+import type { MeetingService } from '../core/meeting.service.js';
+import type { CallService } from '../core/call.service.js';
+import type { PeripheralService } from '../core/peripheral.service.js';
+import type { RecordingService } from '../core/recording.service.js';
+import { RecordingConsentService } from '../core/recording-consent.service.js';
+import { EventRepository } from '../data/repositories/event.repository.js';
+import type { CompletionService } from '../core/completion.service.js';
+import type { MediaService } from '../core/media.service.js';
+import type { MediaAccess } from '../core/media-access.js';
+import type { RecordsService } from '../core/records.service.js';
+import type { ImportService } from '../core/import.service.js';
+import type { ActivationService } from '../core/activation.service.js';
+import type { TelemetryIngestService } from '../core/telemetry-ingest.service.js';
+import { TenantSettingsService } from '../core/tenant-settings.service.js';
+import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
+import { createAuthServices, type AuthServices } from './auth.wiring.js';
+import { createTelemetryServices } from './telemetry.wiring.js';
+import { createDirectoryServices } from './directory.wiring.js';
+import { createMediaServices } from './media.wiring.js';
+import { MeetingRooms } from '../actors/meeting-rooms.js';
+import { AuditCheckpointer } from '../core/audit-checkpointer.js';
+import { AuditCheckpointTurnStore } from '../data/stores/audit-checkpoint-turn.store.js';
+import { createWebhookServices, type WebhookServices } from './webhooks.wiring.js';
+import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
+import type { DeviceRegistrationService } from '../core/device-registration.service.js';
 
 /**
  * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
@@ -45,10 +45,10 @@ import type { DeviceRegistrationService } from './core/device-registration.servi
 export interface Services {
   /** The tenant catalog: provisioning, migrations, lookup by host. */
   tenants: TenantService;
-  /** Identity and sessions: tokens, sign-in, sessions, accounts, realms, audit (src/auth/auth-services.ts). */
+  /** Identity and sessions: tokens, sign-in, sessions, accounts, realms, audit (auth.wiring.ts). */
   auth: AuthServices;
 
-  // Directory and scheduling (src/core/directory.wiring.ts)
+  // Directory and scheduling (directory.wiring.ts)
   presence: PresenceService;
   admin: AdminService;
   webApp: WebAppUrls;
@@ -71,7 +71,7 @@ export interface Services {
   /** Which device account may claim which hardware id (decision 1041). */
   deviceRegistrations: DeviceRegistrationService;
 
-  // Conferences and telemetry (src/telemetry/telemetry.wiring.ts)
+  // Conferences and telemetry (telemetry.wiring.ts)
   /** Enqueues jobs (src/core/job-definitions.ts). */
   jobs: JobQueues;
   /** The video conferencing system's port. */
@@ -80,7 +80,7 @@ export interface Services {
   completion: CompletionService;
   telemetry: TelemetryIngestService;
 
-  // Media and imports (src/core/media.wiring.ts)
+  // Media and imports (media.wiring.ts)
   media: MediaService;
   mediaAccess: MediaAccess;
   /** What was recorded about events and sessions, read back: the ledger and the files (decision 940). */
@@ -89,7 +89,7 @@ export interface Services {
   /** Imported pending users made into users by an admin. */
   activation: ActivationService;
 
-  /** Outbound events: subscriptions, the outbox relay and delivery (src/core/webhooks/webhooks.wiring.ts). */
+  /** Outbound events: subscriptions, the outbox relay and delivery (webhooks.wiring.ts). */
   webhooks: WebhookServices;
   /** The periodic signed checkpoint of every active tenant's audit chain (decision 881); workers nodes start it. */
   auditCheckpoints: AuditCheckpointer;

@@ -1,8 +1,8 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Express, Router } from 'express';
-import type { Role } from './config/config.js';
+import type { Role } from '../config/config.js';
 import type { Infra } from './infra.js';
-import type { Services } from './composition.js';
+import type { Services } from './services.js';
 
 /** What a running role exposes to the node: how to stop it, and what it mounts on HTTP. */
 export interface RoleHandle {
