@@ -36,6 +36,7 @@ import { AuditCheckpointer } from '../core/audit-checkpointer.js';
 import { AuditCheckpointTurnStore } from '../data/stores/audit-checkpoint-turn.store.js';
 import { createWebhookServices, type WebhookServices } from './webhooks.wiring.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
+import type { ActorSystem } from '../actors/runtime/types.js';
 import type { DeviceRegistrationService } from '../core/device-registration.service.js';
 
 /**
@@ -60,7 +61,7 @@ export interface Services {
   notices: NoticeService;
   events: EventService;
   meetings: MeetingService;
-  /** The meeting actors for REST, GraphQL and the telemetry completion; the node attaches its actor system. */
+  /** The meeting actors for REST, GraphQL and the telemetry completion, through the node's actor client. */
   meetingRooms: MeetingRooms;
   /** Tenant administrators change the tenant's configuration and security rules, audited (decision 950). */
   tenantSettings: TenantSettingsService;
@@ -95,8 +96,12 @@ export interface Services {
   auditCheckpoints: AuditCheckpointer;
 }
 
-/** The composition root: every service, wired from infra, once per process. */
-export function createServices(infra: Infra): Services {
+/**
+ * The composition root: every service, wired from infra, once per process. `actors` is the node's actor
+ * client, resolved on use (src/composition/role-links.ts: the roles start after the services); a process
+ * that runs no role (a command) has none, and meetingRooms answers `service_unavailable`.
+ */
+export function createServices(infra: Infra, links: NodeActors = NO_ROLES): Services {
   const catalog = new TenantRepository(infra.mongo.catalog);
   const auth = createAuthServices(infra);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog, audit: auth.audit });
@@ -107,7 +112,10 @@ export function createServices(infra: Infra): Services {
     auth.audit,
   );
   const announced: AnnounceHook = (tenant, written) => webhooks.relay.publishNow(tenant, written);
-  const meetingRooms = new MeetingRooms({ eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code) });
+  const meetingRooms = new MeetingRooms({
+    eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code),
+    actors: links.actorClient,
+  });
   const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, meetingRooms, announced);
   const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced, audit: auth.audit });
   return {
@@ -133,6 +141,13 @@ export function createServices(infra: Infra): Services {
     auditCheckpoints: auditCheckpoints(infra, tenants, auth.audit),
   };
 }
+
+/** The node's actor client, resolved on use (RoleLinks.actorClient of src/composition/role-links.ts). */
+export interface NodeActors {
+  actorClient(): Pick<ActorSystem, 'ask'> | undefined;
+}
+
+const NO_ROLES: NodeActors = { actorClient: () => undefined };
 
 /** Signs on the node that claims each period's turn (AUDIT_CHECKPOINT_INTERVAL_SECONDS; 0: never started). */
 function auditCheckpoints(infra: Infra, tenants: TenantService, audit: AuthServices['audit']): AuditCheckpointer {
