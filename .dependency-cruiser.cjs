@@ -100,11 +100,11 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/spreadsheet/|^src/kernel/errors\\.ts$' },
     },
     {
-      name: 'services-build-no-repository',
+      name: 'only-composition-builds-repositories',
       severity: 'error',
       comment:
-        'Core and auth services take repository factories from the composition root (the *.wiring.ts files and auth-services.ts); they import repository types only. Files still building their own are listed in .dependency-cruiser-known-violations.json until converted.',
-      from: { path: '^src/(core|auth|telemetry)/', pathNot: '(\\.wiring|auth-services)\\.ts$' },
+        'Only the composition (src/composition: one pass that builds every service, store and repository; decision 1125) constructs repositories; services take repository factories and import repository types only, and the data layer builds its own (migrations, seed). Files still building their own are listed in .dependency-cruiser-known-violations.json until converted.',
+      from: { path: '^src/', pathNot: '^src/(composition|data)/' },
       to: {
         path: '^src/data/repositories/',
         pathNot: '^src/data/repositories/(duplicate-keys|bulk-updates|transition-claim)\\.ts$',
@@ -118,6 +118,14 @@ module.exports = {
         'src/operations reads what every REST route, GraphQL operation and hub method declares it requires, for docs/permissions.md and the tests; transports enforce their own declarations and never read it back (decision 1127).',
       from: { path: '^src/', pathNot: '^src/operations/' },
       to: { path: '^src/operations/' },
+    },
+    {
+      name: 'composition-imported-only-by-entries',
+      severity: 'error',
+      comment:
+        'The composition (src/composition) is the top of the layers: only the process entries (src/main.ts and the *.cli.ts commands) and tests import it; a role or transport takes what it receives (RoleContext, Services, Infra) as types only.',
+      from: { path: '^src/', pathNot: '^src/composition/|^src/main\\.ts$|\\.cli\\.ts$' },
+      to: { path: '^src/composition/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'actors-and-telemetry-import-no-hub',
@@ -138,19 +146,16 @@ module.exports = {
       name: 'services-use-no-raw-redis',
       severity: 'error',
       comment:
-        'Services use Redis through the stores of src/data/stores (decision 975); only the composition files (auth-services.ts, telemetry.wiring.ts) build them, so nothing else imports src/data/redis.ts, not even its types.',
-      from: {
-        path: '^src/(auth|telemetry)/',
-        pathNot: '^src/auth/auth-services\\.ts$|^src/telemetry/telemetry\\.wiring\\.ts$',
-      },
+        'Services use Redis through the stores of src/data/stores (decision 975); only the composition (src/composition) builds them, so nothing of auth or telemetry imports src/data/redis.ts, not even its types.',
+      from: { path: '^src/(auth|telemetry)/' },
       to: { path: '^src/data/redis\\.ts$' },
     },
     {
       name: 'core-uses-redis-through-stores',
       severity: 'error',
       comment:
-        'Core services use Redis through the stores of src/data/stores (scripts, keys, commands; decision 970); they import neither the Redis client nor the key names, not even their types. The composition files (src/core/*.wiring.ts) build the stores.',
-      from: { path: '^src/core/', pathNot: '\\.wiring\\.ts$' },
+        'Core services use Redis through the stores of src/data/stores (scripts, keys, commands; decision 970); they import neither the Redis client nor the key names, not even their types. The composition (src/composition) builds the stores.',
+      from: { path: '^src/core/' },
       to: { path: '^src/data/redis(-keys)?\\.ts$' },
     },
     {

@@ -2,8 +2,8 @@
 // dependency-cruiser's JSON output (tests excluded, type-only imports included):
 // - folder pairs importing each other: unordered pairs of src/ folders where each imports the other;
 // - imports pointing back up the layers: ordered folder pairs (a imports b) where b's layer is above a's.
-// A folder is a directory directly under src/; the files directly in src/ (the composition root) count as
-// one folder, `(root)`. `--list` prints the pairs and the file imports behind each. Exits 1 when a folder
+// A folder is a directory directly under src/; the files directly in src/ (the process entry, main.ts) count
+// as one folder, `(root)`. `--list` prints the pairs and the file imports behind each. Exits 1 when a folder
 // has no layer below, so a new folder gets one.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -25,7 +25,7 @@ const LAYERS = [
   ['actors'],
   ['edge'],
   ['http', 'hub', 'telemetry', 'workers', 'cli'],
-  ['(root)'],
+  ['composition', '(root)'],
   ['operations'],
 ];
 const rank = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
@@ -75,16 +75,21 @@ const upward = [...edges.keys()]
 
 const list = process.argv.includes('--list');
 const files = (a, b) => edges.get(`${a}>${b}`);
-/** The same figure without the pairs of the composition root (its files wire and are typed by the roles). */
-const beyondRoot = (pairs) => pairs.filter((p) => !p.includes('(root)')).length;
-console.log(`folder pairs importing each other: ${mutual.length} (${beyondRoot(mutual)} without (root))`);
+/**
+ * The same figure without the pairs of the composition (src/composition and the entry: they wire every layer,
+ * and the roles take the composition's types).
+ */
+const beyondRoot = (pairs) => pairs.filter((p) => !p.includes('(root)') && !p.includes('composition')).length;
+console.log(
+  `folder pairs importing each other: ${mutual.length} (${beyondRoot(mutual)} without (root) and composition)`,
+);
 for (const [a, b] of mutual) {
   console.log(`  ${a} <-> ${b} (${files(a, b).length} / ${files(b, a).length} file imports)`);
   if (list) for (const f of [...files(a, b), ...files(b, a)]) console.log(`      ${f}`);
 }
 const upwardFiles = upward.reduce((n, [a, b]) => n + files(a, b).length, 0);
 console.log(
-  `imports pointing back up the layers: ${upward.length} (${beyondRoot(upward)} without (root); ${upwardFiles} file imports)`,
+  `imports pointing back up the layers: ${upward.length} (${beyondRoot(upward)} without (root) and composition; ${upwardFiles} file imports)`,
 );
 for (const [a, b] of upward) {
   console.log(`  ${a} -> ${b} (${files(a, b).length} file imports)`);

@@ -14,7 +14,10 @@ async function main(): Promise<void> {
     throw e;
   }
   // Loaded after the configuration is accepted: a refused configuration exits without loading the app.
-  const [{ startNode }, { renderBanner }] = await Promise.all([import('./node.js'), import('./cli/banner.js')]);
+  const [{ startNode }, { renderBanner }] = await Promise.all([
+    import('./composition/node.js'),
+    import('./cli/banner.js'),
+  ]);
   // The tracing SDK is loaded only when an OTLP endpoint is configured (off by default: decision 840).
   const tracing = config.tracing.endpoint
     ? (await import('./observability/tracing-setup.js')).startTracing(config.tracing, config.nodeId)

@@ -2,7 +2,7 @@
  * Set-up calls a benchmark makes on a product node, through the project's own services (test support
  * for users and tokens, so tokens are the real internal ones). Run inside the node's process.
  */
-import type { NodeHandle } from '../../src/node.js';
+import type { NodeHandle } from '../../src/composition/node.js';
 import { Types } from 'mongoose';
 import { sortKeys } from '../../src/data/models/user.model.js';
 import { loopWindow } from './loop-monitor.js';

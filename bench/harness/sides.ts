@@ -106,11 +106,11 @@ export async function missingModules(...files: string[]): Promise<string | null>
   return missing.length ? `not in this tree yet: ${missing.join(', ')}` : null;
 }
 
-/** Roles not registered in src/roles.ts yet (a node cannot start them), or null. */
+/** Roles not registered in src/composition/roles.ts yet (a node cannot start them), or null. */
 export async function missingRoles(...roles: string[]): Promise<string | null> {
-  const { ROLE_STARTERS } = await import('../../src/roles.js');
+  const { ROLE_STARTERS } = await import('../../src/composition/roles.js');
   const missing = roles.filter((r) => !(ROLE_STARTERS as Record<string, unknown>)[r]);
-  return missing.length ? `role(s) ${missing.join(', ')} not registered in src/roles.ts yet` : null;
+  return missing.length ? `role(s) ${missing.join(', ')} not registered in src/composition/roles.ts yet` : null;
 }
 
 /** First non-null reason of several availability checks. */

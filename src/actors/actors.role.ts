@@ -1,4 +1,4 @@
-import type { RoleContext } from '../role-context.js';
+import type { RoleContext } from '../composition/role-context.js';
 import { startActorSystem, type ActorsRoleHandle } from './runtime/node-system.js';
 import { actorBehaviours } from './actor-deps.js';
 

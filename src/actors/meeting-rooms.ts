@@ -19,22 +19,17 @@ import type { EventCompletion, MeetingCompleted } from '../core/completion.servi
  * The meeting actor as REST, GraphQL and the telemetry completion job reach it: join by code, the
  * waiting room and its admissions, host controls, recording and the conference's completion are turns
  * of the event's meeting actor whatever the entrance, so a REST admit and a hub admit are ordered with
- * every other meeting change. The node attaches its actor system once it runs (`use`): its own, the
- * hub's client, or a client started for a node without either (HTTP-only, workers-only).
+ * every other meeting change. The composition gives it, up front, the node's actor client (`actors`,
+ * resolved on use): the `actors` role's own system, the hub's client, or a client started for a node
+ * without either (HTTP-only, workers-only); undefined until a role started one.
  */
 export class MeetingRooms {
-  private system?: Pick<ActorSystem, 'ask'>;
-
-  constructor(private readonly deps: { eventIdForCode(tenant: string, meetingCode: string): Promise<string> }) {}
-
-  use(system: Pick<ActorSystem, 'ask'>): void {
-    this.system = system;
-  }
-
-  /** Whether a node role attached an actor system (the workers and http roles attach one when none is). */
-  get attached(): boolean {
-    return !!this.system;
-  }
+  constructor(
+    private readonly deps: {
+      eventIdForCode(tenant: string, meetingCode: string): Promise<string>;
+      actors(): Pick<ActorSystem, 'ask'> | undefined;
+    },
+  ) {}
 
   /** One turn of the event's meeting actor for a REST or GraphQL caller. */
   send<R>(p: Principal, eventId: string, msg: MeetingMsg, opts?: AskOptions): Promise<R> {
@@ -42,9 +37,10 @@ export class MeetingRooms {
   }
 
   private ask<R>(p: Pick<Principal, 'tenant'>, eventId: string, msg: MeetingMsg, opts?: AskOptions): Promise<R> {
-    if (!this.system) throw new AppError('service_unavailable', 'Meetings are not reachable from this node yet');
+    const system = this.deps.actors();
+    if (!system) throw new AppError('service_unavailable', 'Meetings are not reachable from this node yet');
     const to: ActorAddress = { tenant: p.tenant, kind: 'meeting', id: eventId };
-    return this.system.ask<R>(to, msg, opts);
+    return system.ask<R>(to, msg, opts);
   }
 
   /**

@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
   const [{ createRedis }, { redisKeys }, { createSigningKeys }] = await Promise.all([
     import('../data/redis.js'),
     import('../data/redis-keys.js'),
-    import('../auth/auth-services.js'),
+    import('../composition/auth.wiring.js'),
   ]);
   const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
   process.stderr.write(targetLine('keys', config));

@@ -88,8 +88,8 @@ async function main(argv: string[]): Promise<number> {
   requireSettings('tenant');
   // Loaded once the command line is accepted: help and usage errors answer without loading the service.
   const [{ createServices }, { createInfra, closeInfra }, { seedDemoUsers }] = await Promise.all([
-    import('../composition.js'),
-    import('../infra.js'),
+    import('../composition/services.js'),
+    import('../composition/infra.js'),
     import('../data/seed/demo.seed.js'),
   ]);
   const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });

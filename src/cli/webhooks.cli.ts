@@ -65,8 +65,8 @@ async function main(argv: string[]): Promise<number> {
 
   requireSettings('webhooks');
   const [{ createServices }, { createInfra, closeInfra }, { WEBHOOK_EVENT_TYPES }] = await Promise.all([
-    import('../composition.js'),
-    import('../infra.js'),
+    import('../composition/services.js'),
+    import('../composition/infra.js'),
     import('../core/webhooks/webhook-events.js'),
   ]);
   // This process creates the subscription, so its own policy must take the loopback URL; a production

@@ -38,7 +38,7 @@ export interface RenderBound {
  * machine; on the main thread it stalls every request of the node (GraphQL aliases of the
  * private-server QR code kept /healthz unanswered for seconds). One worker, started on first use and
  * unref'd, is enough: renders are rare and cached by their callers. The node owns its renderer (infra,
- * src/infra.ts) and stops the thread with its other resources (closeInfra): an unreferenced thread
+ * src/composition/infra.ts) and stops the thread with its other resources (closeInfra): an unreferenced thread
  * does not keep the process alive, but it runs until stopped, so a node stopped in a process that goes
  * on (tests run many) left one thread per node behind.
  */

@@ -1,6 +1,6 @@
 import { rooms } from '../realtime/rooms.js';
-import type { Infra } from '../infra.js';
-import type { RoleContext, RoleHandle } from '../role-context.js';
+import type { Infra } from '../composition/infra.js';
+import type { RoleContext, RoleHandle } from '../composition/role-context.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
 import { startActorSystem } from '../actors/runtime/node-system.js';
 import { subscribePushes, type RelayedPush } from '../realtime/redis-publisher.js';
@@ -115,8 +115,8 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     },
   });
   const history = pushHistoryFor(infra.redis, infra.keys, infra.config.hub.history, infra.logger);
+  // Offered by this role's handle: the node's actors push through it once the hub runs (ctx.pushes).
   const publisher = new SocketIoHubPublisher(io, infra.logger, history);
-  system.useHubPublisher(publisher);
   const sessions = new SocketSessions(io, {
     verifyAccessToken: (t, tok) => services.auth.verifyAccessToken(t, tok),
     permissionsOf: (t, r) => services.auth.authorizer.permissionsOf(t, r),
@@ -170,6 +170,8 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   return {
     io,
     actors: system,
+    actorClient: system,
+    pushPublisher: publisher,
     settled: () => followUps.settled(),
     stop: async () => {
       await stopHub(io, presence, unsubs, [pub, sub, pushSub]);

@@ -21,8 +21,8 @@ async function main(argv: string[]): Promise<number> {
   requireSettings('telemetry');
   // Loaded once the command line is accepted: help and usage errors answer at once.
   const [{ createServices }, { createInfra, closeInfra }, { TelemetryClient, conferenceScript }] = await Promise.all([
-    import('../composition.js'),
-    import('../infra.js'),
+    import('../composition/services.js'),
+    import('../composition/infra.js'),
     import('../vcs/telemetry.client.js'),
   ]);
   const config = loadConfig({ ...cliEnvironment(), ROLES: 'http', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Services } from '../composition.js';
-import type { Infra } from '../infra.js';
+import type { Services } from '../composition/services.js';
+import type { Infra } from '../composition/infra.js';
 import type { JobData, JobName } from '../core/job-definitions.js';
 
 /** What a handler sees of a running job (no BullMQ types leak into job files). */

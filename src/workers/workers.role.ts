@@ -1,5 +1,5 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { RoleContext, RoleHandle } from '../role-context.js';
+import type { RoleContext, RoleHandle } from '../composition/role-context.js';
 import { isPermanent } from '../kernel/errors.js';
 import { runWithContext } from '../observability/context.js';
 import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observability/tracing.js';
@@ -7,11 +7,12 @@ import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-hand
 import { JOBS, activeQueues, isJobName, type QueueName } from '../core/job-definitions.js';
 import type { AuditCheckpointer } from '../core/audit-checkpointer.js';
 import { registerQueueDepth } from './queue-metrics.js';
-import { attachMeetingRooms } from '../actors/runtime/node-system.js';
+import { actorClientFor } from '../actors/runtime/node-system.js';
 
 /**
  * The 'workers' role: checks the job handlers (refusing to start when a job lacks its one handler),
- * attaches the meeting actors (the completion job asks them), then runs one BullMQ Worker per queue.
+ * finds or starts an actor client (the completion job asks the meeting actors), then runs one BullMQ Worker
+ * per queue.
  * Stalled jobs (a worker died holding one) are taken back after the lock expires and run again by any
  * worker; handlers are idempotent.
  */
@@ -20,8 +21,9 @@ export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
   const handlers = await loadJobHandlers();
   const cfg = infra.config.jobs;
   // The telemetry completion job is a turn of the event's meeting actor (decision 1090): asked through this
-  // node's actor system, or a client-only one started here (before the first job runs).
-  const stopMeetings = await attachMeetingRooms(ctx);
+  // node's actor system, or a client-only one started here (before the first job runs), which this role's
+  // handle offers to services.meetingRooms.
+  const meetings = await actorClientFor(ctx);
   const connection = infra.connectRedis('workers', { maxRetriesPerRequest: null, enableAutoPipelining: false });
   const jobCtx: JobContext = { infra, services: ctx.services };
   const workers = activeQueues().map((queue) => {
@@ -42,12 +44,13 @@ export async function startWorkersRole(ctx: RoleContext): Promise<RoleHandle> {
   const sweeper = startWebhookSweeper(ctx);
   infra.logger.info({ component: 'workers', queues: activeQueues(), jobs: [...handlers.keys()] }, 'workers started');
   return {
+    actorClient: meetings.system,
     async stop() {
       await checkpoints?.stop();
       await sweeper.stop();
       await Promise.allSettled(workers.map((w) => w.close()));
       await connection.quit().catch(() => undefined);
-      await stopMeetings?.();
+      await meetings.stop?.();
     },
   };
 }

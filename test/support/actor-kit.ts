@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { actorSystemOf, rendezvousOwner, shardOf, type RedisActorSystem } from '../../src/actors/runtime/index.js';
 import type { ActorAddress, ActorBehavior } from '../../src/actors/runtime/types.js';
+import type { PushPublisher } from '../../src/realtime/push-delivery.js';
 import { uniqueId } from './env.js';
 import { startTestNode, type TestNode } from './node.js';
 import { primaries, type RedisClient } from '../../src/data/redis.js';
@@ -24,12 +25,16 @@ export interface ActorNode {
   system: RedisActorSystem;
 }
 
-/** Starts a node with the `actors` role, registers `behavior` on it and waits until it hosts actors. */
+/**
+ * Starts a node with the `actors` role, registers `behavior` on it and waits until it hosts actors.
+ * `pushes`: where its actors push (given to the node at its start; default the Redis push relay).
+ */
 export async function startActorNode(
   env: Record<string, string>,
   behavior: ActorBehavior<any, any, any>,
+  pushes?: PushPublisher,
 ): Promise<ActorNode> {
-  const node = await startTestNode(env);
+  const node = await startTestNode(env, pushes ? { pushes } : {});
   const system = actorSystemOf(node.roles);
   system.register(behavior);
   await system.ready();

@@ -1,4 +1,4 @@
-import type { NodeHandle } from '../../src/node.js';
+import type { NodeHandle } from '../../src/composition/node.js';
 import { CredentialRepository } from '../../src/data/repositories/credential.repository.js';
 import { slowHash } from '../../src/kernel/secrets.js';
 import type { LoginResponse } from '../../src/core/session.service.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
-import type { NodeHandle } from '../../src/node.js';
+import type { NodeHandle } from '../../src/composition/node.js';
 import type { EventStatus } from '../../src/core/event-status.js';
 import { EventRepository } from '../../src/data/repositories/event.repository.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { NodeHandle } from '../../src/node.js';
+import type { NodeHandle } from '../../src/composition/node.js';
 import type { QueueName } from '../../src/core/job-definitions.js';
 
 /**

@@ -1,5 +1,5 @@
 import mongoose from 'mongoose';
-import { startNode, type NodeHandle } from '../../src/node.js';
+import { startNode, type NodeHandle, type NodeOverrides } from '../../src/composition/node.js';
 import { testConfig } from './env.js';
 import { client } from './http.js';
 
@@ -9,10 +9,16 @@ export interface TestNode extends NodeHandle {
   destroy(): Promise<void>;
 }
 
-/** Starts a node on an ephemeral port with its own databases and key prefix. */
-export async function startTestNode(env: Record<string, string> = {}): Promise<TestNode> {
+/**
+ * Starts a node on an ephemeral port with its own databases and key prefix. `overrides`: what the node is
+ * given instead of building it (a push publisher that records, for actor tests).
+ */
+export async function startTestNode(
+  env: Record<string, string> = {},
+  overrides: NodeOverrides = {},
+): Promise<TestNode> {
   const config = testConfig({ ROLES: 'http', ...env });
-  const node = await startNode(config);
+  const node = await startNode(config, overrides);
   return Object.assign(node, {
     http: client(node.url!),
     async destroy() {

@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client';
-import type { NodeHandle } from '../../src/node.js';
+import type { NodeHandle } from '../../src/composition/node.js';
 import { request, type HttpResult } from './http.js';
 import { freePort } from './net.js';
 import { startTestNode, type TestNode } from './node.js';

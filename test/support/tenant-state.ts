@@ -1,5 +1,5 @@
 import { TENANT_MODEL_NAMES } from '../../src/data/tenant-models.js';
-import type { NodeHandle } from '../../src/node.js';
+import type { NodeHandle } from '../../src/composition/node.js';
 
 /** Fields that change without any request of the tenant's (presence writes lastSeenAt on its own schedule). */
 const VOLATILE = new Set(['lastSeenAt']);

@@ -41,6 +41,10 @@ export interface ActorSystemDeps {
   };
   logger: Logger;
   metrics: Metrics;
+  /**
+   * Where turns push, fixed at construction: a node gives its publisher (the hub's once the hub role runs,
+   * else the Redis push relay; src/composition/role-links.ts). Default: the Redis push channel.
+   */
   publisher?: PushPublisher;
   /** Channel of the default Redis publisher (`infra.keys.hubPush`; defaults to `<keyPrefix>hub-push`). */
   hubPushChannel?: string;
@@ -94,7 +98,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private readonly handoffs = new Handoffs(this);
   private readonly tickMs: number;
   private readonly askTimeoutMs: number;
-  private hub: PushPublisher;
+  private readonly pushes: PushPublisher;
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private stopping?: Promise<void>;
@@ -140,7 +144,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       evict: (node) => this.evictNode(node).then(() => undefined),
       missed: (node, misses) => this.events.emit('unseen', node, misses),
     });
-    this.hub =
+    this.pushes =
       deps.publisher ?? new RedisPushPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
     for (const b of deps.behaviors ?? []) this.behaviors.set(b.kind, b as ActorBehavior);
     const routed = {
@@ -176,12 +180,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     if (this.timer && !this.joined) void this.join();
   }
 
-  useHubPublisher(publisher: PushPublisher): void {
-    this.hub = publisher;
-  }
-
   publisher(): PushPublisher {
-    return this.hub;
+    return this.pushes;
   }
 
   async ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {

@@ -1,5 +1,5 @@
 import type { PushName, PushPayload } from '../../contracts/pushes.js';
-import type { PushPublisher, RoomMove } from '../../realtime/push-delivery.js';
+import type { RoomMove } from '../../realtime/push-delivery.js';
 
 /**
  * The contract between the actor runtime (src/actors/runtime) and the actors built on it
@@ -83,9 +83,4 @@ export interface ActorSystem {
   ask<R = unknown>(to: ActorAddress, msg: unknown, opts?: AskOptions): Promise<R>;
   /** Graceful shutdown: stop taking turns, persist, release leases so other nodes take over. */
   stop(): Promise<void>;
-  /**
-   * Attaches the hub's publisher for ctx.emit pushes (the hub role starts after the actors role).
-   * Until then pushes go to the Redis push channel (src/realtime/redis-publisher.ts).
-   */
-  useHubPublisher(publisher: PushPublisher): void;
 }

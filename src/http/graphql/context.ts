@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Services } from '../../composition.js';
+import type { Services } from '../../composition/services.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { ResolvedTenant } from '../../core/tenant.service.js';
 import { GraphQLError } from 'graphql';

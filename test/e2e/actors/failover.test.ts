@@ -13,6 +13,7 @@ import {
   type FixtureNode,
 } from '../../support/actor-kit.js';
 import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
+import type { PushPublisher } from '../../../src/realtime/push-delivery.js';
 
 type Reply = CounterState & { epoch: number };
 const SHARDS = 16;
@@ -22,9 +23,13 @@ describe('failover after a hard kill of the owning process', () => {
   const ids = { parent: `p-${uniqueId()}`, child: `k-${uniqueId()}` };
   let p: ActorNode;
   let child: FixtureNode;
+  /** The parent's actors push here (the publisher given to its node at start). */
+  let onPush: PushPublisher['emit'] = () => undefined;
 
   beforeAll(async () => {
-    p = await startActorNode({ ...env, NODE_ID: ids.parent }, counterBehavior());
+    p = await startActorNode({ ...env, NODE_ID: ids.parent }, counterBehavior(), {
+      emit: (rooms, event, payload) => onPush(rooms, event, payload),
+    });
     child = await spawnActorNode(env, ids.child);
     await waitForMembers(p.system, [ids.parent, ids.child]);
   });
@@ -43,10 +48,8 @@ describe('failover after a hard kill of the owning process', () => {
     expect(await p.system.leases.holder(shardOf(to, SHARDS))).toBe(ids.child);
 
     const firedAfterFailover = new Promise<void>((resolve) => {
-      p.system.useHubPublisher({
-        emit: (_rooms, event, payload) =>
-          event === 'sayHi' && (payload as { roomId: string }).roomId === 'after-failover' && resolve(),
-      });
+      onPush = (_rooms, event, payload) =>
+        void (event === 'sayHi' && (payload as { roomId: string }).roomId === 'after-failover' && resolve());
     });
     await hardKill(child);
     const r = await p.system.ask<Reply>(to, { op: 'get' }, { timeoutMs: 30_000 });

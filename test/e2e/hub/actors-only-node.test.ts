@@ -68,7 +68,7 @@ describe('an actors-only node hosts the actors a hub-only node asks', () => {
 
   it('hosts actors without the hub: what the actors role loads at run time includes nothing of src/hub', async () => {
     // The run-time graph (type-only imports dropped, dynamic imports followed) from the role's module, by
-    // the dependency tool `npm run cycles` uses. From src/roles.ts the same graph reaches the hub.
+    // the dependency tool `npm run cycles` uses. From src/composition/roles.ts the same graph reaches the hub.
     const dir = await mkdtemp(path.join(tmpdir(), 'deps-'));
     const graph = async (entry: string) => {
       const out = path.join(dir, `${path.basename(entry)}.json`);
@@ -86,7 +86,7 @@ describe('an actors-only node hosts the actors a hub-only node asks', () => {
       return Object.keys((JSON.parse(await readFile(out, 'utf8')) as { tree: Record<string, unknown> }).tree);
     };
     const files = await graph('src/actors/actors.role.ts');
-    expect((await graph('src/roles.ts')).filter((f) => f.startsWith('src/hub/')).length).toBeGreaterThan(0);
+    expect((await graph('src/composition/roles.ts')).filter((f) => f.startsWith('src/hub/')).length).toBeGreaterThan(0);
     await rm(dir, { recursive: true, force: true });
     expect(files).toEqual(
       expect.arrayContaining([

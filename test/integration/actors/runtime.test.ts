@@ -36,8 +36,8 @@ describe('actor runtime on one node', () => {
           return r.matchedCount === 1;
         },
       }),
+      publisher,
     );
-    a.system.useHubPublisher(publisher);
   });
   afterAll(async () => {
     await a.node.infra.mongo.conn

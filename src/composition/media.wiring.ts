@@ -2,21 +2,21 @@ import { MediaFileRepository } from '../data/repositories/media-file.repository.
 import { FileShareRepository } from '../data/repositories/file-share.repository.js';
 import { ImportRepository } from '../data/repositories/import.repository.js';
 import { PendingUserRepository } from '../data/repositories/pending-user.repository.js';
-import type { Infra } from '../infra.js';
+import type { Infra } from './infra.js';
 import { historyPublisher } from '../realtime/redis-publisher.js';
 import { rooms } from '../realtime/rooms.js';
-import { MediaService } from './media.service.js';
-import { MediaAccess } from './media-access.js';
-import { ImportService } from './import.service.js';
-import { ActivationService } from './activation.service.js';
-import { RecordsService } from './records.service.js';
+import { MediaService } from '../core/media.service.js';
+import { MediaAccess } from '../core/media-access.js';
+import { ImportService } from '../core/import.service.js';
+import { ActivationService } from '../core/activation.service.js';
+import { RecordsService } from '../core/records.service.js';
 import { EventRepository } from '../data/repositories/event.repository.js';
 import { ParticipantLogRepository } from '../data/repositories/participant-log.repository.js';
 import { CallRecordRepository } from '../data/repositories/call-record.repository.js';
-import type { AccountSetupService } from './account-setup.service.js';
-import type { AnnounceHook } from './webhooks/webhook-events.js';
-import type { AuditRecorder } from './audit-by.js';
-import type { AuditService } from './audit.service.js';
+import type { AccountSetupService } from '../core/account-setup.service.js';
+import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
+import type { AuditRecorder } from '../core/audit-by.js';
+import type { AuditService } from '../core/audit.service.js';
 
 /**
  * Media uploads and downloads, the records of events and sessions (ledger, files), pending-user

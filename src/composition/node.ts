@@ -1,15 +1,18 @@
 import http, { type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express, Router } from 'express';
-import type { Config, Role } from './config/config.js';
-import { createServices, type Services } from './composition.js';
+import type { Config, Role } from '../config/config.js';
+import { createServices, type Services } from './services.js';
 import { createInfra, closeInfra, type Infra } from './infra.js';
-import { createHttpApp } from './http/app.js';
-import { AppError, toProblem } from './kernel/errors.js';
-import { seedDemoUsers } from './data/seed/demo.seed.js';
+import { createHttpApp } from '../http/app.js';
+import { AppError, toProblem } from '../kernel/errors.js';
+import { seedDemoUsers } from '../data/seed/demo.seed.js';
 import { ROLE_ORDER, ROLE_STARTERS } from './roles.js';
 import { type RoleHandle } from './role-context.js';
-import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
+import { roleLinks } from './role-links.js';
+import { historyPublisher } from '../realtime/redis-publisher.js';
+import type { PushPublisher } from '../realtime/push-delivery.js';
+import { startMetricsServer, type MetricsServer } from '../observability/metrics-server.js';
 
 export interface NodeHandle {
   config: Config;
@@ -27,16 +30,27 @@ export interface NodeHandle {
 }
 
 /**
- * Starts one node with the roles of its configuration. Used by src/main.ts and by tests that run
- * several nodes in one process. Shutdown order: stop accepting, drain hub and actors, workers,
- * telemetry, then Redis and MongoDB.
+ * What a node can be given instead of what it builds: the logger and metrics (src/composition/infra.ts), and
+ * `pushes`, where its actors push while no hub role runs (default: the Redis push relay with histories).
  */
-export async function startNode(
-  config: Config,
-  overrides: Parameters<typeof createInfra>[1] = {},
-): Promise<NodeHandle> {
-  const infra = await createInfra(config, overrides);
-  const services = createServices(infra);
+export type NodeOverrides = Parameters<typeof createInfra>[1] & { pushes?: PushPublisher };
+
+/**
+ * Starts one node with the roles of its configuration, composed in one pass (decision 1125): infra, then
+ * the services with the links to what the roles will provide (the actor client and the hub's publisher,
+ * resolved on use), then the roles in ROLE_ORDER. Used by src/main.ts and by tests that run several nodes
+ * in one process. Shutdown order: stop accepting, drain hub and actors, workers, telemetry, then Redis and
+ * MongoDB.
+ */
+export async function startNode(config: Config, overrides: NodeOverrides = {}): Promise<NodeHandle> {
+  const { pushes: relay, ...infraOverrides } = overrides;
+  const infra = await createInfra(config, infraOverrides);
+  const started = new Map<Role, RoleHandle>();
+  const links = roleLinks(
+    started,
+    relay ?? historyPublisher(infra.redis, infra.keys, infra.config.hub.history, infra.logger),
+  );
+  const services = createServices(infra, links);
   try {
     await services.auth.checkStoredKeys();
   } catch (e) {
@@ -68,19 +82,19 @@ export async function startNode(
     : undefined;
   const preTenant: { path: string; router: Router | Express }[] = [];
   const routes: { path: string; router: Router }[] = [];
-  const started = new Map<Role, RoleHandle>();
   let metricsServer: MetricsServer | undefined;
   const mount = {
     preTenant: (path: string, router: Router | Express) => preTenant.push({ path, router }),
     route: (path: string, router: Router) => routes.push({ path, router }),
   };
+  const ctx = { infra, services, server, mount, started, pushes: links.pushes, actorClient: links.actorClient };
 
   try {
     const dashboardToken = config.metrics.queueDashboardToken;
     // Loaded only when configured: the operator's queue dashboard (decision 841).
     const pages = dashboardToken
       ? [
-          await import('./workers/queue-dashboard.js').then((d) => ({
+          await import('../workers/queue-dashboard.js').then((d) => ({
             prefix: d.QUEUE_DASHBOARD_PATH,
             handle: d.queueDashboard(infra.queues, dashboardToken),
           })),
@@ -92,16 +106,17 @@ export async function startNode(
       const load = ROLE_STARTERS[role];
       if (!load) throw new Error(`role '${role}' is not available in this build`);
       const start = await load();
-      started.set(role, await start({ infra, services, server, mount, started }));
+      started.set(role, await start(ctx));
       infra.logger.info({ component: 'node', role }, 'role started');
     }
     if (config.roles.includes('http')) {
-      // REST and GraphQL reach the meeting actors (join by code, waiting room) through this node's actor
-      // system, or a client-only one on an HTTP-only node (stopped with the http role), unless the workers
-      // role attached one already.
-      const { attachMeetingRooms } = await import('./actors/runtime/node-system.js');
-      const stop = await attachMeetingRooms({ infra, services, server, mount, started });
-      if (stop) started.set('http', { stop });
+      // REST and GraphQL reach the meeting actors (join by code, waiting room) through the actor system of
+      // a role started above (links.actorClient), or a client-only one on a node without one (HTTP-only),
+      // started here and stopped with the http role.
+      if (!links.actorClient()) {
+        const { startActorSystem } = await import('../actors/runtime/node-system.js');
+        started.set('http', await startActorSystem(ctx, []));
+      }
     }
     if (server) {
       app = createHttpApp(infra, services, { preTenant, routes: config.roles.includes('http') ? routes : [] });

@@ -1,12 +1,12 @@
-import type { Config } from './config/config.js';
-import { createLogger, type Logger } from './observability/logger.js';
-import { Metrics } from './observability/metrics.js';
-import { Mongo } from './data/mongo.js';
-import { createRedis, type RedisClient, type RedisConnectionOptions } from './data/redis.js';
-import { redisKeys, type RedisKeys } from './data/redis-keys.js';
-import { createObjectStore, type ObjectStore } from './storage/index.js';
-import { createJobQueues, type JobQueues } from './workers/job-queues.js';
-import { QrRenderer } from './core/qr-renderer.js';
+import type { Config } from '../config/config.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { Metrics } from '../observability/metrics.js';
+import { Mongo } from '../data/mongo.js';
+import { createRedis, type RedisClient, type RedisConnectionOptions } from '../data/redis.js';
+import { redisKeys, type RedisKeys } from '../data/redis-keys.js';
+import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { createJobQueues, type JobQueues } from '../workers/job-queues.js';
+import { QrRenderer } from '../core/qr-renderer.js';
 
 /** Connections to the outside world, created once per process and closed in order. */
 export interface Infra {

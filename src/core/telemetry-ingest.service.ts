@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../kernel/errors.js';
-import { TtlCache } from '../core/ttl-cache.js';
+import { TtlCache } from './ttl-cache.js';
 import type { NewTelemetryRecord, TelemetryRepository } from '../data/repositories/telemetry.repository.js';
-import type { TelemetryCompletionJobData } from '../core/job-definitions.js';
-import { announce, type AnnounceHook } from '../core/webhooks/webhook-events.js';
-import { consultationData } from '../core/webhooks/consultation-events.js';
+import type { TelemetryCompletionJobData } from './job-definitions.js';
+import { announce, type AnnounceHook } from './webhooks/webhook-events.js';
+import { consultationData } from './webhooks/consultation-events.js';
 import { oid } from '../kernel/object-id.js';
 import type { EventRepository } from '../data/repositories/event.repository.js';
 

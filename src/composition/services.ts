@@ -1,42 +1,43 @@
 import type { Infra } from './infra.js';
-import type { JobQueues } from './workers/job-queues.js';
-import type { VideoConferencing } from './vcs/vcs.port.js';
-import { TenantRepository } from './data/repositories/tenant.repository.js';
-import { TenantService } from './core/tenant.service.js';
-import type { PresenceService } from './core/presence.service.js';
-import type { AdminService } from './core/admin.service.js';
-import type { WebAppUrls } from './core/web-app-urls.js';
-import type { ContactDirectory } from './core/contact-directory.js';
-import type { DirectoryScope } from './core/directory-scope.js';
-import type { ContactService } from './core/contact.service.js';
-import type { GroupService } from './core/group.service.js';
-import type { NoticeService } from './core/notice.service.js';
-import type { EventService } from './core/event.service.js';
-import type { MeetingService } from './core/meeting.service.js';
-import type { CallService } from './core/call.service.js';
-import type { PeripheralService } from './core/peripheral.service.js';
-import type { RecordingService } from './core/recording.service.js';
-import { RecordingConsentService } from './core/recording-consent.service.js';
-import { EventRepository } from './data/repositories/event.repository.js';
-import type { CompletionService } from './core/completion.service.js';
-import type { MediaService } from './core/media.service.js';
-import type { MediaAccess } from './core/media-access.js';
-import type { RecordsService } from './core/records.service.js';
-import type { ImportService } from './core/import.service.js';
-import type { ActivationService } from './core/activation.service.js';
-import type { TelemetryIngestService } from './telemetry/telemetry-ingest.service.js';
-import { TenantSettingsService } from './core/tenant-settings.service.js';
-import { TenantConfigRepository } from './data/repositories/tenant-config.repository.js';
-import { createAuthServices, type AuthServices } from './auth/auth-services.js';
-import { createTelemetryServices } from './telemetry/telemetry.wiring.js';
-import { createDirectoryServices } from './core/directory.wiring.js';
-import { createMediaServices } from './core/media.wiring.js';
-import { MeetingRooms } from './actors/meeting-rooms.js';
-import { AuditCheckpointer } from './core/audit-checkpointer.js';
-import { AuditCheckpointTurnStore } from './data/stores/audit-checkpoint-turn.store.js';
-import { createWebhookServices, type WebhookServices } from './core/webhooks/webhooks.wiring.js';
-import type { AnnounceHook } from './core/webhooks/webhook-events.js';
-import type { DeviceRegistrationService } from './core/device-registration.service.js';
+import type { JobQueues } from '../workers/job-queues.js';
+import type { VideoConferencing } from '../vcs/vcs.port.js';
+import { TenantRepository } from '../data/repositories/tenant.repository.js';
+import { TenantService } from '../core/tenant.service.js';
+import type { PresenceService } from '../core/presence.service.js';
+import type { AdminService } from '../core/admin.service.js';
+import type { WebAppUrls } from '../core/web-app-urls.js';
+import type { ContactDirectory } from '../core/contact-directory.js';
+import type { DirectoryScope } from '../core/directory-scope.js';
+import type { ContactService } from '../core/contact.service.js';
+import type { GroupService } from '../core/group.service.js';
+import type { NoticeService } from '../core/notice.service.js';
+import type { EventService } from '../core/event.service.js';
+import type { MeetingService } from '../core/meeting.service.js';
+import type { CallService } from '../core/call.service.js';
+import type { PeripheralService } from '../core/peripheral.service.js';
+import type { RecordingService } from '../core/recording.service.js';
+import { RecordingConsentService } from '../core/recording-consent.service.js';
+import { EventRepository } from '../data/repositories/event.repository.js';
+import type { CompletionService } from '../core/completion.service.js';
+import type { MediaService } from '../core/media.service.js';
+import type { MediaAccess } from '../core/media-access.js';
+import type { RecordsService } from '../core/records.service.js';
+import type { ImportService } from '../core/import.service.js';
+import type { ActivationService } from '../core/activation.service.js';
+import type { TelemetryIngestService } from '../core/telemetry-ingest.service.js';
+import { TenantSettingsService } from '../core/tenant-settings.service.js';
+import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
+import { createAuthServices, type AuthServices } from './auth.wiring.js';
+import { createTelemetryServices } from './telemetry.wiring.js';
+import { createDirectoryServices } from './directory.wiring.js';
+import { createMediaServices } from './media.wiring.js';
+import { MeetingRooms } from '../actors/meeting-rooms.js';
+import { AuditCheckpointer } from '../core/audit-checkpointer.js';
+import { AuditCheckpointTurnStore } from '../data/stores/audit-checkpoint-turn.store.js';
+import { createWebhookServices, type WebhookServices } from './webhooks.wiring.js';
+import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
+import type { ActorSystem } from '../actors/runtime/types.js';
+import type { DeviceRegistrationService } from '../core/device-registration.service.js';
 
 /**
  * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
@@ -45,10 +46,10 @@ import type { DeviceRegistrationService } from './core/device-registration.servi
 export interface Services {
   /** The tenant catalog: provisioning, migrations, lookup by host. */
   tenants: TenantService;
-  /** Identity and sessions: tokens, sign-in, sessions, accounts, realms, audit (src/auth/auth-services.ts). */
+  /** Identity and sessions: tokens, sign-in, sessions, accounts, realms, audit (auth.wiring.ts). */
   auth: AuthServices;
 
-  // Directory and scheduling (src/core/directory.wiring.ts)
+  // Directory and scheduling (directory.wiring.ts)
   presence: PresenceService;
   admin: AdminService;
   webApp: WebAppUrls;
@@ -60,7 +61,7 @@ export interface Services {
   notices: NoticeService;
   events: EventService;
   meetings: MeetingService;
-  /** The meeting actors for REST, GraphQL and the telemetry completion; the node attaches its actor system. */
+  /** The meeting actors for REST, GraphQL and the telemetry completion, through the node's actor client. */
   meetingRooms: MeetingRooms;
   /** Tenant administrators change the tenant's configuration and security rules, audited (decision 950). */
   tenantSettings: TenantSettingsService;
@@ -71,7 +72,7 @@ export interface Services {
   /** Which device account may claim which hardware id (decision 1041). */
   deviceRegistrations: DeviceRegistrationService;
 
-  // Conferences and telemetry (src/telemetry/telemetry.wiring.ts)
+  // Conferences and telemetry (telemetry.wiring.ts)
   /** Enqueues jobs (src/core/job-definitions.ts). */
   jobs: JobQueues;
   /** The video conferencing system's port. */
@@ -80,7 +81,7 @@ export interface Services {
   completion: CompletionService;
   telemetry: TelemetryIngestService;
 
-  // Media and imports (src/core/media.wiring.ts)
+  // Media and imports (media.wiring.ts)
   media: MediaService;
   mediaAccess: MediaAccess;
   /** What was recorded about events and sessions, read back: the ledger and the files (decision 940). */
@@ -89,14 +90,18 @@ export interface Services {
   /** Imported pending users made into users by an admin. */
   activation: ActivationService;
 
-  /** Outbound events: subscriptions, the outbox relay and delivery (src/core/webhooks/webhooks.wiring.ts). */
+  /** Outbound events: subscriptions, the outbox relay and delivery (webhooks.wiring.ts). */
   webhooks: WebhookServices;
   /** The periodic signed checkpoint of every active tenant's audit chain (decision 881); workers nodes start it. */
   auditCheckpoints: AuditCheckpointer;
 }
 
-/** The composition root: every service, wired from infra, once per process. */
-export function createServices(infra: Infra): Services {
+/**
+ * The composition root: every service, wired from infra, once per process. `actors` is the node's actor
+ * client, resolved on use (src/composition/role-links.ts: the roles start after the services); a process
+ * that runs no role (a command) has none, and meetingRooms answers `service_unavailable`.
+ */
+export function createServices(infra: Infra, links: NodeActors = NO_ROLES): Services {
   const catalog = new TenantRepository(infra.mongo.catalog);
   const auth = createAuthServices(infra);
   const tenants = new TenantService({ mongo: infra.mongo, tenants: catalog, audit: auth.audit });
@@ -107,7 +112,10 @@ export function createServices(infra: Infra): Services {
     auth.audit,
   );
   const announced: AnnounceHook = (tenant, written) => webhooks.relay.publishNow(tenant, written);
-  const meetingRooms = new MeetingRooms({ eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code) });
+  const meetingRooms = new MeetingRooms({
+    eventIdForCode: (t, code) => directory.meetings.eventIdForCode(t, code),
+    actors: links.actorClient,
+  });
   const telemetry = createTelemetryServices(infra, tenants, catalog, auth.audit, meetingRooms, announced);
   const directory = createDirectoryServices(infra, { vcs: () => telemetry.vcs, announced, audit: auth.audit });
   return {
@@ -133,6 +141,13 @@ export function createServices(infra: Infra): Services {
     auditCheckpoints: auditCheckpoints(infra, tenants, auth.audit),
   };
 }
+
+/** The node's actor client, resolved on use (RoleLinks.actorClient of src/composition/role-links.ts). */
+export interface NodeActors {
+  actorClient(): Pick<ActorSystem, 'ask'> | undefined;
+}
+
+const NO_ROLES: NodeActors = { actorClient: () => undefined };
 
 /** Signs on the node that claims each period's turn (AUDIT_CHECKPOINT_INTERVAL_SECONDS; 0: never started). */
 function auditCheckpoints(infra: Infra, tenants: TenantService, audit: AuthServices['audit']): AuditCheckpointer {

@@ -1,14 +1,14 @@
-import type { AuditRecorder } from '../audit-by.js';
-import type { Infra } from '../../infra.js';
-import { WebhookSubscriptionRepository } from '../../data/repositories/webhook-subscription.repository.js';
-import { WebhookLogRepository } from '../../data/repositories/webhook-log.repository.js';
-import { SequenceHeads } from '../../data/repositories/sequence-heads.js';
-import { WebhookAttemptRepository } from '../../data/repositories/webhook-attempt.repository.js';
-import { postJson, type OutboundPolicy } from './outbound-request.js';
-import { WebhookSubscriptionService } from './webhook-subscription.service.js';
-import { WebhookDeliveryService, type DeliveryWake } from './webhook-delivery.service.js';
-import { OutboxRelayService } from './outbox-relay.service.js';
-import { WebhookSecrets, type SecretVault } from './webhook-secrets.js';
+import type { AuditRecorder } from '../core/audit-by.js';
+import type { Infra } from './infra.js';
+import { WebhookSubscriptionRepository } from '../data/repositories/webhook-subscription.repository.js';
+import { WebhookLogRepository } from '../data/repositories/webhook-log.repository.js';
+import { SequenceHeads } from '../data/repositories/sequence-heads.js';
+import { WebhookAttemptRepository } from '../data/repositories/webhook-attempt.repository.js';
+import { postJson, type OutboundPolicy } from '../core/webhooks/outbound-request.js';
+import { WebhookSubscriptionService } from '../core/webhooks/webhook-subscription.service.js';
+import { WebhookDeliveryService, type DeliveryWake } from '../core/webhooks/webhook-delivery.service.js';
+import { OutboxRelayService } from '../core/webhooks/outbox-relay.service.js';
+import { WebhookSecrets, type SecretVault } from '../core/webhooks/webhook-secrets.js';
 
 /** Outbound events: the administrators' API, the relay from the outboxes, and delivery. */
 export interface WebhookServices {

@@ -1,4 +1,4 @@
-import type { Infra } from '../infra.js';
+import type { Infra } from './infra.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
 import { EventRepository } from '../data/repositories/event.repository.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
@@ -11,7 +11,7 @@ import { RecordingStateStore } from '../data/stores/recording-state.store.js';
 import type { AuditService } from '../core/audit.service.js';
 import { CompletionService, type CompletionMeetings } from '../core/completion.service.js';
 import { createVcs } from '../vcs/index.js';
-import { TelemetryIngestService } from './telemetry-ingest.service.js';
+import { TelemetryIngestService } from '../core/telemetry-ingest.service.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
 
 /**
