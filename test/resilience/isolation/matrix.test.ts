@@ -107,6 +107,8 @@ describe('isolation matrix: operations x tenants x roles', () => {
       ...FUZZ_ENV,
       HUB_RING_TIMEOUT_MS: '600000',
       HUB_DEVICE_HEARTBEAT_MS: '600000',
+      // No timer ends an active call during the run (decision 1114): the matrix judges what requests change.
+      HUB_CALL_PRESENCE_CHECK_MS: '3600000',
     });
     a = await seedTenant(node, 'isoa', 'MKRAQ7Z');
     b = await seedTenant(node, 'isob', 'MKRBQ7Z');
