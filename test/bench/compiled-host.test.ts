@@ -68,7 +68,9 @@ describe('a product node started by the harness', () => {
   });
 
   it("loads the product's modules from dist/, the build npm start runs", () => {
-    expect(node!.info.nodeModule).toBe(pathToFileURL(path.join(realpathSync(projectRoot), 'dist', 'node.js')).href);
+    expect(node!.info.nodeModule).toBe(
+      pathToFileURL(path.join(realpathSync(projectRoot), 'dist', 'composition', 'node.js')).href,
+    );
   });
 
   it('answers its readiness, and a token from its (compiled) fixtures is accepted', async () => {
