@@ -100,6 +100,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/spreadsheet/|^src/kernel/errors\\.ts$' },
     },
     {
+      name: 'qr-imports-only-error-codes',
+      severity: 'error',
+      comment:
+        'The QR renderer (src/qr: qrcode in a worker thread) is a module of its own: it imports nothing of the project but the error catalogue (src/kernel/errors.ts).',
+      from: { path: '^src/qr/' },
+      to: { path: '^src/', pathNot: '^src/qr/|^src/kernel/errors\\.ts$' },
+    },
+    {
       name: 'only-composition-builds-repositories',
       severity: 'error',
       comment:

@@ -17,7 +17,7 @@ const LAYERS = [
   ['contracts'],
   ['config'],
   ['observability'],
-  ['data', 'storage', 'spreadsheet'],
+  ['data', 'storage', 'spreadsheet', 'qr'],
   ['vcs'],
   ['realtime'],
   ['auth'],

@@ -13,7 +13,7 @@ import { Types } from 'mongoose';
 import { Mongo } from '../../src/data/mongo.js';
 import { UserRepository } from '../../src/data/repositories/user.repository.js';
 import { EventRepository } from '../../src/data/repositories/event.repository.js';
-import { TOTAL_COUNT_CAP } from '../../src/core/contact.service.js';
+import { TOTAL_COUNT_CAP } from '../../src/core/directory/contact.service.js';
 import type { Hosted } from '../harness/host.js';
 
 interface Params {

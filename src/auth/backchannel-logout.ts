@@ -2,8 +2,8 @@ import type { JWTPayload } from 'jose';
 import { AppError, isAppError } from '../kernel/errors.js';
 import type { CredentialRepository } from '../data/repositories/credential.repository.js';
 import type { UsedLogoutTokensStore } from '../data/stores/used-logout-tokens.store.js';
-import type { SessionService } from '../core/session.service.js';
-import type { AuditService } from '../core/audit.service.js';
+import type { SessionService } from '../core/identity/session.service.js';
+import type { AuditService } from '../core/audit/audit.service.js';
 import type { OidcRealms } from './oidc-realms.js';
 import { realmSid } from './access-token-verifier.js';
 

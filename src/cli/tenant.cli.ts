@@ -1,7 +1,7 @@
 import { loadConfig, type Config } from '../config/config.js';
 import { parseArgs } from 'node:util';
 import { AppError } from '../kernel/errors.js';
-import { AccountInput, type ProvisionedAccount } from '../core/account-setup.service.js';
+import { AccountInput, type ProvisionedAccount } from '../core/identity/account-setup.service.js';
 import { cliEnvironment, redact, targetLine } from '../config/local-services.js';
 import { cliLogger, describeError, EXIT, helpOrRefusal, requireSettings, usageError } from './cli-kit.js';
 

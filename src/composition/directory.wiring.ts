@@ -1,4 +1,4 @@
-import type { AuditService } from '../core/audit.service.js';
+import type { AuditService } from '../core/audit/audit.service.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type { Infra } from './infra.js';
 import type { VideoConferencing } from '../vcs/vcs.port.js';
@@ -12,23 +12,23 @@ import { PeripheralRepository } from '../data/repositories/peripheral.repository
 import { DeviceRepository } from '../data/repositories/device.repository.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
 import { AppError } from '../kernel/errors.js';
-import { PresenceService, type LastSeenStore } from '../core/presence.service.js';
+import { PresenceService, type LastSeenStore } from '../core/directory/presence.service.js';
 import { PresenceStore } from '../data/stores/presence.store.js';
-import { ContactService } from '../core/contact.service.js';
-import { ContactDirectory } from '../core/contact-directory.js';
+import { ContactService } from '../core/directory/contact.service.js';
+import { ContactDirectory } from '../core/directory/contact-directory.js';
 import { DirectoryChangesStore } from '../data/stores/directory-changes.store.js';
-import { GroupService } from '../core/group.service.js';
-import { NoticeService } from '../core/notice.service.js';
-import { EventService } from '../core/event.service.js';
-import { MeetingService } from '../core/meeting.service.js';
-import { CallService } from '../core/call.service.js';
-import { PeripheralService } from '../core/peripheral.service.js';
-import { AdminService } from '../core/admin.service.js';
-import { MediaAccess } from '../core/media-access.js';
-import { DirectoryScope } from '../core/directory-scope.js';
-import { WebAppUrls } from '../core/web-app-urls.js';
+import { GroupService } from '../core/directory/group.service.js';
+import { NoticeService } from '../core/directory/notice.service.js';
+import { EventService } from '../core/meetings/event.service.js';
+import { MeetingService } from '../core/meetings/meeting.service.js';
+import { CallService } from '../core/meetings/call.service.js';
+import { PeripheralService } from '../core/meetings/peripheral.service.js';
+import { AdminService } from '../core/tenants/admin.service.js';
+import { MediaAccess } from '../core/media/media-access.js';
+import { DirectoryScope } from '../core/directory/directory-scope.js';
+import { WebAppUrls } from '../core/tenants/web-app-urls.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
-import { DeviceRegistrationService } from '../core/device-registration.service.js';
+import { DeviceRegistrationService } from '../core/directory/device-registration.service.js';
 import { DeviceRegistrationRepository } from '../data/repositories/device-registration.repository.js';
 
 /** Repository factories per tenant: a tenant's database is only reached through its name. */

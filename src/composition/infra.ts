@@ -6,7 +6,7 @@ import { createRedis, type RedisClient, type RedisConnectionOptions } from '../d
 import { redisKeys, type RedisKeys } from '../data/redis-keys.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { createJobQueues, type JobQueues } from '../workers/job-queues.js';
-import { QrRenderer } from '../core/qr-renderer.js';
+import { QrRenderer } from '../qr/qr-renderer.js';
 
 /** Connections to the outside world, created once per process and closed in order. */
 export interface Infra {

@@ -5,18 +5,18 @@ import { PendingUserRepository } from '../data/repositories/pending-user.reposit
 import type { Infra } from './infra.js';
 import { historyPublisher } from '../realtime/redis-publisher.js';
 import { rooms } from '../realtime/rooms.js';
-import { MediaService } from '../core/media.service.js';
-import { MediaAccess } from '../core/media-access.js';
-import { ImportService } from '../core/import.service.js';
-import { ActivationService } from '../core/activation.service.js';
-import { RecordsService } from '../core/records.service.js';
+import { MediaService } from '../core/media/media.service.js';
+import { MediaAccess } from '../core/media/media-access.js';
+import { ImportService } from '../core/media/import.service.js';
+import { ActivationService } from '../core/media/activation.service.js';
+import { RecordsService } from '../core/media/records.service.js';
 import { EventRepository } from '../data/repositories/event.repository.js';
 import { ParticipantLogRepository } from '../data/repositories/participant-log.repository.js';
 import { CallRecordRepository } from '../data/repositories/call-record.repository.js';
-import type { AccountSetupService } from '../core/account-setup.service.js';
+import type { AccountSetupService } from '../core/identity/account-setup.service.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
-import type { AuditRecorder } from '../core/audit-by.js';
-import type { AuditService } from '../core/audit.service.js';
+import type { AuditRecorder } from '../core/audit/audit-by.js';
+import type { AuditService } from '../core/audit/audit.service.js';
 
 /**
  * Media uploads and downloads, the records of events and sessions (ledger, files), pending-user

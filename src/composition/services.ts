@@ -2,42 +2,42 @@ import type { Infra } from './infra.js';
 import type { JobQueues } from '../workers/job-queues.js';
 import type { VideoConferencing } from '../vcs/vcs.port.js';
 import { TenantRepository } from '../data/repositories/tenant.repository.js';
-import { TenantService } from '../core/tenant.service.js';
-import type { PresenceService } from '../core/presence.service.js';
-import type { AdminService } from '../core/admin.service.js';
-import type { WebAppUrls } from '../core/web-app-urls.js';
-import type { ContactDirectory } from '../core/contact-directory.js';
-import type { DirectoryScope } from '../core/directory-scope.js';
-import type { ContactService } from '../core/contact.service.js';
-import type { GroupService } from '../core/group.service.js';
-import type { NoticeService } from '../core/notice.service.js';
-import type { EventService } from '../core/event.service.js';
-import type { MeetingService } from '../core/meeting.service.js';
-import type { CallService } from '../core/call.service.js';
-import type { PeripheralService } from '../core/peripheral.service.js';
-import type { RecordingService } from '../core/recording.service.js';
-import { RecordingConsentService } from '../core/recording-consent.service.js';
+import { TenantService } from '../core/tenants/tenant.service.js';
+import type { PresenceService } from '../core/directory/presence.service.js';
+import type { AdminService } from '../core/tenants/admin.service.js';
+import type { WebAppUrls } from '../core/tenants/web-app-urls.js';
+import type { ContactDirectory } from '../core/directory/contact-directory.js';
+import type { DirectoryScope } from '../core/directory/directory-scope.js';
+import type { ContactService } from '../core/directory/contact.service.js';
+import type { GroupService } from '../core/directory/group.service.js';
+import type { NoticeService } from '../core/directory/notice.service.js';
+import type { EventService } from '../core/meetings/event.service.js';
+import type { MeetingService } from '../core/meetings/meeting.service.js';
+import type { CallService } from '../core/meetings/call.service.js';
+import type { PeripheralService } from '../core/meetings/peripheral.service.js';
+import type { RecordingService } from '../core/meetings/recording.service.js';
+import { RecordingConsentService } from '../core/meetings/recording-consent.service.js';
 import { EventRepository } from '../data/repositories/event.repository.js';
-import type { CompletionService } from '../core/completion.service.js';
-import type { MediaService } from '../core/media.service.js';
-import type { MediaAccess } from '../core/media-access.js';
-import type { RecordsService } from '../core/records.service.js';
-import type { ImportService } from '../core/import.service.js';
-import type { ActivationService } from '../core/activation.service.js';
-import type { TelemetryIngestService } from '../core/telemetry-ingest.service.js';
-import { TenantSettingsService } from '../core/tenant-settings.service.js';
+import type { CompletionService } from '../core/meetings/completion.service.js';
+import type { MediaService } from '../core/media/media.service.js';
+import type { MediaAccess } from '../core/media/media-access.js';
+import type { RecordsService } from '../core/media/records.service.js';
+import type { ImportService } from '../core/media/import.service.js';
+import type { ActivationService } from '../core/media/activation.service.js';
+import type { TelemetryIngestService } from '../core/meetings/telemetry-ingest.service.js';
+import { TenantSettingsService } from '../core/tenants/tenant-settings.service.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
 import { createAuthServices, type AuthServices } from './auth.wiring.js';
 import { createTelemetryServices } from './telemetry.wiring.js';
 import { createDirectoryServices } from './directory.wiring.js';
 import { createMediaServices } from './media.wiring.js';
-import { MeetingRooms } from '../actors/meeting-rooms.js';
-import { AuditCheckpointer } from '../core/audit-checkpointer.js';
+import { MeetingRooms } from '../actors/meeting/meeting-rooms.js';
+import { AuditCheckpointer } from '../core/audit/audit-checkpointer.js';
 import { AuditCheckpointTurnStore } from '../data/stores/audit-checkpoint-turn.store.js';
 import { createWebhookServices, type WebhookServices } from './webhooks.wiring.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
 import type { ActorSystem } from '../actors/runtime/types.js';
-import type { DeviceRegistrationService } from '../core/device-registration.service.js';
+import type { DeviceRegistrationService } from '../core/directory/device-registration.service.js';
 
 /**
  * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
@@ -73,7 +73,7 @@ export interface Services {
   deviceRegistrations: DeviceRegistrationService;
 
   // Conferences and telemetry (telemetry.wiring.ts)
-  /** Enqueues jobs (src/core/job-definitions.ts). */
+  /** Enqueues jobs (src/core/meetings/job-definitions.ts). */
   jobs: JobQueues;
   /** The video conferencing system's port. */
   vcs: VideoConferencing;

@@ -5,13 +5,13 @@ import { MediaFileRepository } from '../data/repositories/media-file.repository.
 import { TelemetryRepository } from '../data/repositories/telemetry.repository.js';
 import { ParticipantLogRepository } from '../data/repositories/participant-log.repository.js';
 import type { TenantRepository } from '../data/repositories/tenant.repository.js';
-import type { TenantService } from '../core/tenant.service.js';
-import { RecordingService } from '../core/recording.service.js';
+import type { TenantService } from '../core/tenants/tenant.service.js';
+import { RecordingService } from '../core/meetings/recording.service.js';
 import { RecordingStateStore } from '../data/stores/recording-state.store.js';
-import type { AuditService } from '../core/audit.service.js';
-import { CompletionService, type CompletionMeetings } from '../core/completion.service.js';
+import type { AuditService } from '../core/audit/audit.service.js';
+import { CompletionService, type CompletionMeetings } from '../core/meetings/completion.service.js';
 import { createVcs } from '../vcs/index.js';
-import { TelemetryIngestService } from '../core/telemetry-ingest.service.js';
+import { TelemetryIngestService } from '../core/meetings/telemetry-ingest.service.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { AuditRecorder } from '../core/audit-by.js';
+import type { AuditRecorder } from '../core/audit/audit-by.js';
 import type { Infra } from './infra.js';
 import { WebhookSubscriptionRepository } from '../data/repositories/webhook-subscription.repository.js';
 import { WebhookLogRepository } from '../data/repositories/webhook-log.repository.js';

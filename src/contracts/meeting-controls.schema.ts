@@ -1,6 +1,6 @@
 // The host controls' wire contract (decision 900): the hub requests (and their REST bodies), their answer
 // and the pushes they cause. Their part of the meeting actor's state and messages is in
-// src/actors/meeting-controls.schema.ts.
+// src/actors/meeting/meeting-controls.schema.ts.
 import { z } from 'zod';
 import { Id } from './common.schema.js';
 

@@ -1,5 +1,5 @@
 // The meeting's wire contract: the hub requests (and their REST bodies), the acks, payloads and pushes a
-// client receives. The meeting actor's state and messages are in src/actors/meeting.schema.ts.
+// client receives. The meeting actor's state and messages are in src/actors/meeting/meeting.schema.ts.
 import { z } from 'zod';
 import { Id } from './common.schema.js';
 

@@ -1,4 +1,4 @@
-import type { ResolvedTenant } from '../core/tenant.service.js';
+import type { ResolvedTenant } from '../core/tenants/tenant.service.js';
 import type { TenantDb } from '../data/mongo.js';
 import type { Principal } from '../kernel/principal.js';
 import type { AppError } from '../kernel/errors.js';

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { fromZod } from '../kernel/errors.js';
-import { refuseControlChars } from '../core/text-input.js';
+import { refuseControlChars } from '../kernel/text-input.js';
 
 /**
  * Parses a request part with its zod schema; failures become validation_failed naming the field.
- * Control characters are refused in any string the schema keeps (src/core/text-input.ts). In a valid
+ * Control characters are refused in any string the schema keeps (src/kernel/text-input.ts). In a valid
  * request, fields the schema does not know are dropped unread whatever they hold (the OpenAPI document
  * allows extra fields); in a refused one, a control character anywhere is named first.
  */

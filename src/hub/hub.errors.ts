@@ -38,17 +38,17 @@ export const HUB_ERROR_GROUPS = {
     ],
   },
   meeting: {
-    files: ['src/hub/handlers/meeting.handlers.ts', 'src/actors/meeting.actor.ts'],
+    files: ['src/hub/handlers/meeting.handlers.ts', 'src/actors/meeting/meeting.actor.ts'],
     codes: ['meeting_not_found', 'event_not_found', 'forbidden', 'invalid_state', 'bad_request'],
   },
   /** The waiting room and host controls of the meeting actor (decision 870). */
   waitingRoom: {
-    files: ['src/actors/meeting-state.ts', 'src/actors/meeting-waiting.ts'],
+    files: ['src/actors/meeting/meeting-state.ts', 'src/actors/meeting/meeting-waiting.ts'],
     codes: ['meeting_not_found', 'not_meeting_host', 'waiting_entry_not_found'],
   },
   /** Host controls of the meeting actor (decision 900). */
   hostControls: {
-    files: ['src/actors/meeting-controls.ts'],
+    files: ['src/actors/meeting/meeting-controls.ts'],
     codes: [
       'invalid_state',
       'meeting_locked',
@@ -61,7 +61,11 @@ export const HUB_ERROR_GROUPS = {
   },
   /** Recording consent in the meeting actor and the recording service's gate (decision 910). */
   recordingConsent: {
-    files: ['src/actors/meeting-consent.ts', 'src/core/recording.service.ts', 'src/core/recording-consent.service.ts'],
+    files: [
+      'src/actors/meeting/meeting-consent.ts',
+      'src/core/meetings/recording.service.ts',
+      'src/core/meetings/recording-consent.service.ts',
+    ],
     codes: [
       'consent_request_not_found',
       'consent_not_required',
@@ -73,9 +77,9 @@ export const HUB_ERROR_GROUPS = {
       'service_unavailable',
     ],
   },
-  shareImage: { files: ['src/core/share-image.ts'], codes: ['file_not_found', 'url_not_allowed'] },
+  shareImage: { files: ['src/core/media/share-image.ts'], codes: ['file_not_found', 'url_not_allowed'] },
   joinCode: {
-    files: ['src/core/meeting.service.ts'],
+    files: ['src/core/meetings/meeting.service.ts'],
     codes: [
       'meeting_not_found',
       'event_not_found',

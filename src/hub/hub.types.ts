@@ -1,13 +1,13 @@
 import type { ActorSystem } from '../actors/runtime/types.js';
 import type { Principal } from '../kernel/principal.js';
-import type { AuditService } from '../core/audit.service.js';
+import type { AuditService } from '../core/audit/audit.service.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { FollowUps } from './follow-ups.js';
 import type { PushHistory } from '../realtime/push-history.js';
 import type { SocketSessions } from './hub.session.js';
 import type { HubServer } from './hub.events.js';
-import type { OwnMediaOrigin } from '../core/share-image.js';
+import type { OwnMediaOrigin } from '../core/media/share-image.js';
 
 export type { HubServer, HubSocket } from './hub.events.js';
 

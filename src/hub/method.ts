@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { AppError, fromZod } from '../kernel/errors.js';
-import { refuseControlChars } from '../core/text-input.js';
+import { refuseControlChars } from '../kernel/text-input.js';
 import { satisfies, type Requirement } from '../kernel/requirement.js';
 import { type Caller, callerOfPrincipal } from '../kernel/caller.js';
-import { auditEntry } from '../core/audit-by.js';
+import { auditEntry } from '../core/audit/audit-by.js';
 import { fail, ok } from './ack.js';
 import type { Ack, AckResult, ClientToServerEvents, HubMethodName } from './hub.events.js';
 import type { HubContext, HubSocket } from './hub.types.js';

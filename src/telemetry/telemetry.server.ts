@@ -12,7 +12,7 @@ import {
   telemetryServiceDefinition,
 } from '../contracts/telemetry-proto.js';
 import { MAX_BATCH, toRecords } from '../contracts/telemetry.schema.js';
-import type { TelemetryAck, TelemetryIngestService } from '../core/telemetry-ingest.service.js';
+import type { TelemetryAck, TelemetryIngestService } from '../core/meetings/telemetry-ingest.service.js';
 
 /** gRPC status for each HTTP-ish status of our error codes. */
 function grpcStatus(e: AppError): grpc.status {

@@ -10,7 +10,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { constantTimeEqual } from '../kernel/secrets.js';
-import { QUEUE_NAMES } from '../core/job-definitions.js';
+import { QUEUE_NAMES } from '../core/meetings/job-definitions.js';
 import type { JobQueues } from './job-queues.js';
 
 /** Where the dashboard lives on the metrics listener. */

@@ -4,8 +4,8 @@ import { isPermanent } from '../kernel/errors.js';
 import { runWithContext } from '../observability/context.js';
 import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observability/tracing.js';
 import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-handlers.js';
-import { JOBS, activeQueues, isJobName, type QueueName } from '../core/job-definitions.js';
-import type { AuditCheckpointer } from '../core/audit-checkpointer.js';
+import { JOBS, activeQueues, isJobName, type QueueName } from '../core/meetings/job-definitions.js';
+import type { AuditCheckpointer } from '../core/audit/audit-checkpointer.js';
 import { registerQueueDepth } from './queue-metrics.js';
 import { actorClientFor } from '../actors/runtime/node-system.js';
 

@@ -9,7 +9,7 @@
 import { createInterface } from 'node:readline';
 import { Mongo } from '../../src/data/mongo.js';
 import { AuditHeads, AuditRepository } from '../../src/data/repositories/audit.repository.js';
-import { AuditService } from '../../src/core/audit.service.js';
+import { AuditService } from '../../src/core/audit/audit.service.js';
 
 const env = process.env;
 const mongo = await Mongo.connect({

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
 import type { NodeHandle } from '../../src/composition/node.js';
-import type { EventStatus } from '../../src/core/event-status.js';
+import type { EventStatus } from '../../src/core/meetings/event-status.js';
 import { EventRepository } from '../../src/data/repositories/event.repository.js';
 
 /** An ISO time `h` hours from now (event start and end times in request bodies). */

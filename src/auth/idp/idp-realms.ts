@@ -13,7 +13,7 @@ export interface IdpRealmsDeps {
   secrets: IdpSecretsService;
   /** The tenant's users, as the realm's provider finds them by subject. */
   accounts: Pick<RealmAccounts, 'bySubject'>;
-  /** Redirect URIs registered for the service's client (src/core/web-app-urls.ts); a change rebuilds the realm. */
+  /** Redirect URIs registered for the service's client (src/core/tenants/web-app-urls.ts); a change rebuilds the realm. */
   redirectUris(tenant: string): Promise<string[]>;
   /**
    * A realm session ended in the provider itself (the realm's logout page) or one of its grants was

@@ -5,7 +5,7 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   type AccountSetupService,
-} from '../../core/account-setup.service.js';
+} from '../../core/identity/account-setup.service.js';
 
 function page(title: string, body: string): string {
   return `<!doctype html>

@@ -1,4 +1,4 @@
-import { recordBy, type AuditRecorder } from '../audit-by.js';
+import { recordBy, type AuditRecorder } from '../audit/audit-by.js';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../kernel/principal.js';
 import type {

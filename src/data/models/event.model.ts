@@ -1,7 +1,7 @@
 import { Schema, Types, type InferSchemaType, type HydratedDocument } from 'mongoose';
 import { OUTBOX_FIELD, OUTBOX_INDEX } from '../outbox.js';
 
-/** The statuses an event is stored with; the transitions between them are core's (src/core/event-status.ts). */
+/** The statuses an event is stored with; the transitions between them are core's (src/core/meetings/event-status.ts). */
 export const EVENT_STATUSES = ['scheduled', 'started', 'ended', 'completed', 'cancelled'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 

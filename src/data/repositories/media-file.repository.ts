@@ -3,7 +3,7 @@ import type { TenantDb } from '../mongo.js';
 import type { MediaFileDoc } from '../models/media-file.model.js';
 import type { OutboxEntry } from '../outbox.js';
 
-/** What a tenant allows (TenantConfig.uploads); tenant admins change it, the server enforces it (src/core/upload-policy.ts). */
+/** What a tenant allows (TenantConfig.uploads); tenant admins change it, the server enforces it (src/core/media/upload-policy.ts). */
 export interface UploadLimits {
   maxBytes: number;
   allowedExtensions: readonly string[];

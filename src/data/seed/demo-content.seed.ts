@@ -1,7 +1,7 @@
 import type { Types } from 'mongoose';
 import type { TenantDb } from '../mongo.js';
 
-/** Join code of the demo consultation (alphabet of src/core/event.service.ts: no I, O, 0, 1). */
+/** Join code of the demo consultation (alphabet of src/core/meetings/event.service.ts: no I, O, 0, 1). */
 export const DEMO_MEETING_CODE = 'DEMPATWARD';
 
 type Ids = Record<string, Types.ObjectId>;

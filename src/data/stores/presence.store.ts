@@ -33,7 +33,7 @@ export interface NodeConnection extends PresenceConnection {
  * (`presenceNodeConnections`), a heartbeat key with a time to live (`nodeAlive`), and is listed in the
  * index of nodes (`presenceNodeIndex`). A user's first and last connection are decided by one script
  * each, so exactly one caller sees each change. When a node counts as dead and what follows is
- * src/core/presence.service.ts's.
+ * src/core/directory/presence.service.ts's.
  */
 export class PresenceStore {
   constructor(

@@ -27,7 +27,7 @@ return 0`;
  * An event's recording state as stored: one Redis hash per event (redis-keys `recording`) with the
  * current session number (`session`), its state (`state`), and per session `n` who asked (`by:<n>`) and
  * the video conferencing system's recording id (`rec:<n>`). Changes of state are scripts, so concurrent
- * requests and job retries see one order. When to start, stop and advance is src/core/recording.service.ts's.
+ * requests and job retries see one order. When to start, stop and advance is src/core/meetings/recording.service.ts's.
  */
 export class RecordingStateStore {
   constructor(private readonly deps: { redis: RedisClient; keys: Pick<RedisKeys, 'recording'> }) {}

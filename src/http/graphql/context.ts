@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Services } from '../../composition/services.js';
 import type { Principal } from '../../kernel/principal.js';
-import type { ResolvedTenant } from '../../core/tenant.service.js';
+import type { ResolvedTenant } from '../../core/tenants/tenant.service.js';
 import { GraphQLError } from 'graphql';
 import { AppError } from '../../kernel/errors.js';
 import { satisfies } from '../../kernel/requirement.js';

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, Kind, visit, type ASTNode, type DocumentNode } from 'graphql';
 import { AppError, ERROR_CODES } from '../../kernel/errors.js';
-import { controlCharPath } from '../../core/text-input.js';
+import { controlCharPath } from '../../kernel/text-input.js';
 import type { GraphQLContext } from './context.js';
 import { checkCost } from './cost.js';
 

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { Types } from 'mongoose';
 import type { Services } from '../../composition/services.js';
 import type { Principal } from '../../kernel/principal.js';
-import type { ContactView } from '../../core/contact.service.js';
+import type { ContactView } from '../../core/directory/contact.service.js';
 import { isObjectIdString } from '../../kernel/object-id.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ControlCommand } from '../../actors/meeting-rooms.js';
+import type { ControlCommand } from '../../actors/meeting/meeting-rooms.js';
 import {
   type ControlResult,
   AnswerHostAccessRequest,

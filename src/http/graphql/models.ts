@@ -2,8 +2,8 @@
  * What resolvers of the parent types return before the type's own field resolvers run (the `mappers`
  * of scripts/graphql-codegen.ts): the generated `Resolvers` type holds each field resolver to these.
  */
-import type { Me } from '../../core/account.service.js';
-import type { AdminService } from '../../core/admin.service.js';
+import type { Me } from '../../core/identity/account.service.js';
+import type { AdminService } from '../../core/tenants/admin.service.js';
 import type { GroupRecord } from '../../data/models/group.model.js';
 
 /** `me`: the account service's view; Me's id, username, ... resolve from its `user`. */

@@ -1,5 +1,5 @@
 import { ConsentAnswerRequest } from '../../contracts/meeting.schema.js';
-import { consentToRecording } from '../../actors/meeting-rooms.js';
+import { consentToRecording } from '../../actors/meeting/meeting-rooms.js';
 import { need } from './context.js';
 import { parseArgs } from './args.js';
 import type { MutationResolvers } from './generated/types.js';

@@ -1,15 +1,15 @@
-import type { ContactView } from '../../core/contact.service.js';
-import { MyContactsArgs } from '../../core/contact.schema.js';
+import type { ContactView } from '../../core/directory/contact.service.js';
+import { MyContactsArgs } from '../../core/directory/contact.schema.js';
 import { presentContactInfo, presentContactSummary } from '../presenters/contact.presenter.js';
 import { presentGroup } from '../presenters/group.presenter.js';
 import { presentMyNotice } from '../presenters/notice.presenter.js';
 import { presentPage } from '../presenters/common.presenter.js';
 import { need, type GraphQLContext } from './context.js';
-import { AuditQuery, auditFilterOf } from '../../core/audit-query.js';
+import { AuditQuery, auditFilterOf } from '../../core/audit/audit-query.js';
 import { parseArgs } from './args.js';
 import { meetingControlMutations } from './meeting-controls.resolvers.js';
 import { recordingConsentMutations } from './recording-consent.resolvers.js';
-import { Paging } from '../../core/paging.js';
+import { Paging } from '../../kernel/paging.js';
 import { presentEventFile, presentFile, presentLedgerEntry } from '../presenters/records.presenter.js';
 import type {
   AuditFilter,

@@ -3,7 +3,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { AuthServices } from '../../composition/auth.wiring.js';
 import { satisfies, type Requirement } from '../../kernel/requirement.js';
 import type { Principal } from '../../kernel/principal.js';
-import { recordBy } from '../../core/audit-by.js';
+import { recordBy } from '../../core/audit/audit-by.js';
 
 /** The bearer token of an Authorization header, or undefined when there is none. */
 export function bearerToken(header: string | undefined): string | undefined {

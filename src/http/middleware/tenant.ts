@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../../kernel/errors.js';
-import type { TenantService } from '../../core/tenant.service.js';
+import type { TenantService } from '../../core/tenants/tenant.service.js';
 import type { Mongo } from '../../data/mongo.js';
 import { enrichContext } from '../../observability/context.js';
 import { tenantFromHost } from '../../edge/tenant-host.js';

@@ -10,7 +10,7 @@ export const DOCUMENTED_GROUPS: readonly RouteGroup[] = ALL_GROUPS;
 
 type Json = Record<string, unknown>;
 
-/** Text the service accepts: no C0 control characters but tab, line feed and carriage return, no DEL (src/core/text-input.ts). */
+/** Text the service accepts: no C0 control characters but tab, line feed and carriage return, no DEL (src/kernel/text-input.ts). */
 export const NO_CONTROL_CHARS = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$';
 
 /** Adds the control-character rule to every free-text string of an input schema (patterned ones already exclude them). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Connectivity } from '../../core/admin.service.js';
+import type { Connectivity } from '../../core/tenants/admin.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 
 export const LastSeen = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Page } from '../../core/paging.js';
+import type { Page } from '../../kernel/paging.js';
 
 /** A page of results as every listing returns it (the take actually used is echoed). */
 export function PageOf<T extends z.ZodType>(item: T) {

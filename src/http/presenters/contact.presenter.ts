@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ContactView } from '../../core/contact.service.js';
+import type { ContactView } from '../../core/directory/contact.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 
 /** ContactSummary: one row of a contact list, merged with presence. */

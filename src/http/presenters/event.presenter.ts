@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EventRecord } from '../../data/models/event.model.js';
-import type { EventParticipantView } from '../../core/event.service.js';
-import { EVENT_STATUSES } from '../../core/event-status.js';
+import type { EventParticipantView } from '../../core/meetings/event.service.js';
+import { EVENT_STATUSES } from '../../core/meetings/event-status.js';
 import { IsoDate, iso } from './common.presenter.js';
 import { ContactSummary, presentContactSummary } from './contact.presenter.js';
 import { RecordingConsentEntry, presentRecordingConsents } from './recording-consent.presenter.js';

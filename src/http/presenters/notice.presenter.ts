@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { NoticeRecord } from '../../data/models/notice.model.js';
-import type { MyNotice } from '../../core/notice.service.js';
+import type { MyNotice } from '../../core/directory/notice.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 
 export const Notice = z.object({

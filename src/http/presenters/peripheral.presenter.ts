@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PeripheralTypeRecord } from '../../data/models/peripheral-type.model.js';
-import type { DeviceView } from '../../core/peripheral.service.js';
+import type { DeviceView } from '../../core/meetings/peripheral.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 
 export const PeripheralType = z.object({

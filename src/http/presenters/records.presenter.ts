@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventFileView, LedgerView, StoredFile } from '../../core/records.service.js';
+import type { EventFileView, LedgerView, StoredFile } from '../../core/media/records.service.js';
 import { IsoDate, iso } from './common.presenter.js';
 
 /** One row of an event's ledger: who was in the consultation, when, for how long, from which device. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConsentAnswerRequest, StartRecordingRequest } from '../../contracts/meeting.schema.js';
-import { dedupe } from '../../actors/meeting-rooms.js';
+import { dedupe } from '../../actors/meeting/meeting-rooms.js';
 import { callerOf, method } from '../method.js';
 import { RULE_NOTES } from '../../kernel/requirement.js';
 

@@ -13,7 +13,7 @@ import type { ActorAddress } from '../../actors/runtime/types.js';
 import { AppError } from '../../kernel/errors.js';
 import { rooms } from '../../realtime/rooms.js';
 import { callerOf, method } from '../method.js';
-import type { DeviceJoin } from '../../actors/meeting.schema.js';
+import type { DeviceJoin } from '../../actors/meeting/meeting.schema.js';
 import { enter } from './meeting.handlers.js';
 import type { HubContext, HubSocket } from '../hub.types.js';
 

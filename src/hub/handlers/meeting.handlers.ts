@@ -9,7 +9,7 @@ import {
   NotifyRequest,
   ShareImageRequest,
 } from '../../contracts/meeting.schema.js';
-import type { DeviceJoin } from '../../actors/meeting.schema.js';
+import type { DeviceJoin } from '../../actors/meeting/meeting.schema.js';
 import type { ActorAddress } from '../../actors/runtime/types.js';
 import {
   AnswerHostAccessRequest,
@@ -19,8 +19,8 @@ import {
   MuteRequestRequest,
   RemoveParticipantRequest,
 } from '../../contracts/meeting-controls.schema.js';
-import { dedupe as dedupeFor } from '../../actors/meeting-rooms.js';
-import { checkSharedImage } from '../../core/share-image.js';
+import { dedupe as dedupeFor } from '../../actors/meeting/meeting-rooms.js';
+import { checkSharedImage } from '../../core/media/share-image.js';
 import { rooms, streams } from '../../realtime/rooms.js';
 import { enroll } from '../hub.resume.js';
 import { callerOf, method, methodOfHelper, type MatchesEvent } from '../method.js';

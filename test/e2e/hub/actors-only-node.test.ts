@@ -92,7 +92,7 @@ describe('an actors-only node hosts the actors a hub-only node asks', () => {
       expect.arrayContaining([
         'src/actors/actor-deps.ts',
         'src/actors/runtime/actor-system.ts',
-        'src/actors/meeting.actor.ts',
+        'src/actors/meeting/meeting.actor.ts',
       ]),
     );
     expect(files.filter((f) => f.startsWith('src/hub/'))).toEqual([]);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { testEnv } from '../../support/env.js';
 import { Mongo } from '../../../src/data/mongo.js';
 import { AuditHeads, AuditRepository } from '../../../src/data/repositories/audit.repository.js';
-import { AuditService } from '../../../src/core/audit.service.js';
+import { AuditService } from '../../../src/core/audit/audit.service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const WRITERS = 3;

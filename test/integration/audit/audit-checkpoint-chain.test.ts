@@ -4,7 +4,7 @@ import { CompactSign, type JWK } from 'jose';
 import { testEnv } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { verifyExport } from '../../../src/data/audit-export-verifier.js';
-import { AuditCheckpointer } from '../../../src/core/audit-checkpointer.js';
+import { AuditCheckpointer } from '../../../src/core/audit/audit-checkpointer.js';
 import { CHECKPOINT_MAX_ENTRIES, readStatement, type CheckpointStatement } from '../../../src/data/audit-checkpoint.js';
 
 type Line = Record<string, unknown> & { type: string };

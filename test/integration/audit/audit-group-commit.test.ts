@@ -4,7 +4,7 @@ import { testEnv } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { verifyExport } from '../../../src/data/audit-export-verifier.js';
 import { AppError } from '../../../src/kernel/errors.js';
-import { AuditService, type AuditRecord } from '../../../src/core/audit.service.js';
+import { AuditService, type AuditRecord } from '../../../src/core/audit/audit.service.js';
 import { Mongo } from '../../../src/data/mongo.js';
 import { AuditHeads, AuditRepository } from '../../../src/data/repositories/audit.repository.js';
 import { dedicatedMongoJavaServer, type DedicatedService } from '../../support/dedicated-services.js';

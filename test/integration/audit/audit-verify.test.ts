@@ -8,7 +8,7 @@ import { testEnv } from '../../support/env.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { openStatement } from '../../../src/data/audit-checkpoint.js';
 import { verifyExport } from '../../../src/data/audit-export-verifier.js';
-import type { ExportLine } from '../../../src/core/audit.service.js';
+import type { ExportLine } from '../../../src/core/audit/audit.service.js';
 
 const run = promisify(execFile);
 /** A CLI run starts a TypeScript process: seconds, much more on a loaded machine. */

@@ -6,7 +6,7 @@ import {
   canTransition,
   sourcesOf,
   type EventStatus,
-} from '../../../src/core/event-status.js';
+} from '../../../src/core/meetings/event-status.js';
 import { EventSchema } from '../../../src/data/models/event.model.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { newEvent } from '../../support/events.js';

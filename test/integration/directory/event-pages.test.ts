@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { as, world, type World } from './fixtures.js';
 import { EventRepository, type EventKey } from '../../../src/data/repositories/event.repository.js';
-import { EventService } from '../../../src/core/event.service.js';
+import { EventService } from '../../../src/core/meetings/event.service.js';
 import { UserRepository } from '../../../src/data/repositories/user.repository.js';
 import type { Principal } from '../../../src/kernel/principal.js';
 

@@ -3,7 +3,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { request } from '../../support/http.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { multipart } from '../../support/form.js';
-import { TenantSettingsService } from '../../../src/core/tenant-settings.service.js';
+import { TenantSettingsService } from '../../../src/core/tenants/tenant-settings.service.js';
 import { TenantConfigRepository } from '../../../src/data/repositories/tenant-config.repository.js';
 
 /** Tenant administrators change TenantConfig and the security rules (decision 950). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import * as loginCodes from '../../../src/core/login-code.service.js';
+import * as loginCodes from '../../../src/core/identity/login-code.service.js';
 
 /**
  * The public login QR (`GET /api/account/qrCode`, no token) renders its PNG on the worker thread, and

@@ -6,9 +6,9 @@ import { createUser, tokenFor } from '../../support/auth.js';
 import { OPERATIONS } from '../../../src/operations/operation-table.js';
 import { TENANT_MODEL_NAMES } from '../../../src/data/tenant-models.js';
 import { tenantState } from '../../support/tenant-state.js';
-import { SaveNoticeCommand } from '../../../src/core/notice.service.js';
-import { CreateGroupCommand } from '../../../src/core/contact.schema.js';
-import { CreateEventCommand } from '../../../src/core/event.schema.js';
+import { SaveNoticeCommand } from '../../../src/core/directory/notice.service.js';
+import { CreateGroupCommand } from '../../../src/core/directory/contact.schema.js';
+import { CreateEventCommand } from '../../../src/core/meetings/event.schema.js';
 import {
   FUZZ_ENV,
   FUZZ_ONLY,

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Infra } from '../../../composition/infra.js';
 import { byIp, byBodyField, type RateLimitRule } from '../../../edge/rate-limit.js';
-import type { SignInContext } from '../../../core/sign-in.service.js';
+import type { SignInContext } from '../../../core/identity/sign-in.service.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import * as S from './account.schema.js';
 

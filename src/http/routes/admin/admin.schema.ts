@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AccountInput } from '../../../core/account-setup.service.js';
+import { AccountInput } from '../../../core/identity/account-setup.service.js';
 
 export const MigrateParams = z.object({ tenantName: z.string().min(1).max(63) });
 export const MigrateQuery = z.object({ code: z.string().min(1, 'the provisioning code is required') });

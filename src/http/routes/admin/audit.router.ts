@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { op, type RouteGroup } from '../route-spec.js';
-import { auditFilterOf } from '../../../core/audit-query.js';
-import type { AuditCheckpointRecord, AuditRecord } from '../../../core/audit.service.js';
+import { auditFilterOf } from '../../../core/audit/audit-query.js';
+import type { AuditCheckpointRecord, AuditRecord } from '../../../core/audit/audit.service.js';
 import { AuditPage, AuditQuery, ChainReportOut, CheckpointList, CheckpointResult, FhirBundle } from './audit.schema.js';
 import { RULE_NOTES } from '../../../kernel/requirement.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export { AuditQuery } from '../../../core/audit-query.js';
+export { AuditQuery } from '../../../core/audit/audit-query.js';
 
 export const AuditEntryOut = z.object({
   seq: z.number().int().describe('position in the chain, from 1, without gaps'),

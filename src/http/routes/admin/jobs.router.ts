@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { QUEUE_NAMES } from '../../../core/job-definitions.js';
+import { QUEUE_NAMES } from '../../../core/meetings/job-definitions.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import { IsoDate } from '../../presenters/common.presenter.js';
 import type { JobView } from '../../../workers/job-queues.js';

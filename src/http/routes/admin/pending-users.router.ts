@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { clampTake, Paging } from '../../../core/paging.js';
-import { MAX_ACTIVATIONS_PER_REQUEST, type PendingUserView } from '../../../core/activation.service.js';
+import { clampTake, Paging } from '../../../kernel/paging.js';
+import { MAX_ACTIVATIONS_PER_REQUEST, type PendingUserView } from '../../../core/media/activation.service.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import { IsoDate, PageOf, iso, presentPage } from '../../presenters/common.presenter.js';
 import { ProvisionedAccount } from './admin.schema.js';

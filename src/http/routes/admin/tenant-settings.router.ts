@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { op, type RouteGroup } from '../route-spec.js';
-import { SecurityRulesPatch, TenantConfigPatch } from '../../../core/tenant-settings.schema.js';
+import { SecurityRulesPatch, TenantConfigPatch } from '../../../core/tenants/tenant-settings.schema.js';
 
 const PinPolicy = z.object({
   minLength: z.number().int(),

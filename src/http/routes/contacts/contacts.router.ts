@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AVATAR_MAX_BYTES } from '../../../core/contact.service.js';
+import { AVATAR_MAX_BYTES } from '../../../core/directory/contact.service.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import { PageOf, presentPage } from '../../presenters/common.presenter.js';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id } from '../../../core/paging.js';
+import { Id } from '../../../kernel/paging.js';
 
 export {
   ContactSearchQuery,
@@ -8,7 +8,7 @@ export {
   CreateGroupCommand,
   RenameGroupCommand,
   GroupMembersCommand,
-} from '../../../core/contact.schema.js';
+} from '../../../core/directory/contact.schema.js';
 
 export const GroupIdParams = z.object({ groupId: Id });
 export const NoticeIdParams = z.object({ noticeId: Id });

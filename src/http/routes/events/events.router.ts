@@ -11,7 +11,7 @@ import {
   presentEventSummary,
 } from '../../presenters/event.presenter.js';
 import { EventFile, LedgerEntry, presentEventFile, presentLedgerEntry } from '../../presenters/records.presenter.js';
-import { Paging } from '../../../core/paging.js';
+import { Paging } from '../../../kernel/paging.js';
 import {
   CreateEventCommand,
   DeleteEventsCommand,

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { Id } from '../../../core/paging.js';
+import { Id } from '../../../kernel/paging.js';
 
 export {
   CreateEventCommand,
   UpdateEventCommand,
   DeleteEventsCommand,
   EventListQuery,
-} from '../../../core/event.schema.js';
+} from '../../../core/meetings/event.schema.js';
 
 export const EventIdParams = z.object({ eventId: Id });

@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { AppError } from '../../../kernel/errors.js';
-import type { DownloadHandle } from '../../../core/media.service.js';
+import type { DownloadHandle } from '../../../core/media/media.service.js';
 import { etagMatches, resolveRange } from './range.js';
 
 /** Types a browser may render inline; anything else is always an attachment. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { UploadResult } from '../../../core/media.service.js';
+import type { UploadResult } from '../../../core/media/media.service.js';
 
-export { UploadFields } from '../../../core/media.service.js';
+export { UploadFields } from '../../../core/media/media.service.js';
 
 const TenantParam = z.string().min(1).max(63);
 

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { AppError } from '../../../kernel/errors.js';
-import type { UploadPart } from '../../../core/media.service.js';
+import type { UploadPart } from '../../../core/media/media.service.js';
 
 type Item = UploadPart | { type: 'end' } | { type: 'error'; error: AppError };
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { op } from '../route-spec.js';
 import { RULE_NOTES } from '../../../kernel/requirement.js';
 import type { ErrorCode } from '../../../kernel/errors.js';
-import type { ControlCommand } from '../../../actors/meeting-rooms.js';
+import type { ControlCommand } from '../../../actors/meeting/meeting-rooms.js';
 import { ControlResultSchema } from '../../presenters/meeting.presenter.js';
 import {
   AnswerHostAccessBody,

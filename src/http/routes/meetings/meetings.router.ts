@@ -9,7 +9,7 @@ import {
   presentRapidConnect,
 } from '../../presenters/meeting.presenter.js';
 import { AdmitBody, ConsentAnswerBody, DenyBody } from '../../../contracts/meeting.schema.js';
-import { consentToRecording } from '../../../actors/meeting-rooms.js';
+import { consentToRecording } from '../../../actors/meeting/meeting-rooms.js';
 import { ConsentAnswerResult } from '../../presenters/recording-consent.presenter.js';
 import { DeviceIdParams, EventIdParams, MeetingCodeParams } from './meetings.schema.js';
 import { meetingControlRoutes } from './meeting-controls.routes.js';

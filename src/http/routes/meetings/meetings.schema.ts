@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id } from '../../../core/paging.js';
+import { Id } from '../../../kernel/paging.js';
 
 export const MeetingCodeParams = z.object({
   meetingCode: z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SaveNoticeCommand } from '../../../core/notice.service.js';
+import { SaveNoticeCommand } from '../../../core/directory/notice.service.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import { CurrentNotice, Notice, presentNotice } from '../../presenters/notice.presenter.js';
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { Id } from '../../../core/paging.js';
-import { GetDeviceCommand } from '../../../core/peripheral.service.js';
+import { Id } from '../../../kernel/paging.js';
+import { GetDeviceCommand } from '../../../core/meetings/peripheral.service.js';
 import {
   PairDeviceCommand,
   PairingCodeCommand,
   RegisterDeviceCommand,
   UnregisterDeviceCommand,
-} from '../../../core/device-registration.service.js';
+} from '../../../core/directory/device-registration.service.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import {
   DeviceInfo,

@@ -1,5 +1,5 @@
 import { op, type RouteGroup } from '../route-spec.js';
-import { Paging } from '../../../core/paging.js';
+import { Paging } from '../../../kernel/paging.js';
 import { PageOf, presentPage } from '../../presenters/common.presenter.js';
 import { FileItem, presentFile } from '../../presenters/records.presenter.js';
 import { SessionIdParams } from './sessions.schema.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MeetingDetails } from '../../../contracts/meeting.schema.js';
 import { AppError, type ErrorCode } from '../../../kernel/errors.js';
-import { Id } from '../../../core/paging.js';
+import { Id } from '../../../kernel/paging.js';
 import type { Principal } from '../../../kernel/principal.js';
 import type { Services } from '../../../composition/services.js';
 import { ConsentView } from '../../presenters/recording-consent.presenter.js';

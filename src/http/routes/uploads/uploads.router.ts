@@ -2,7 +2,7 @@ import { op, type RouteGroup } from '../route-spec.js';
 import { multipartParts } from '../media/multipart.js';
 import { ImportParams, ImportStatus, ImportSummary, presentImport, presentImportSummary } from './uploads.schema.js';
 import { z } from 'zod';
-import { clampTake, Paging } from '../../../core/paging.js';
+import { clampTake, Paging } from '../../../kernel/paging.js';
 import { PageOf, presentPage } from '../../presenters/common.presenter.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id } from '../../../core/paging.js';
+import { Id } from '../../../kernel/paging.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../core/webhooks/webhook-events.js';
 
 export const EventType = z.enum(WEBHOOK_EVENT_TYPES);

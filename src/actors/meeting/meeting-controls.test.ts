@@ -1,0 +1,253 @@
+import { describe, it, expect } from '@jest/globals';
+import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
+import type { Caller } from '../../kernel/caller.js';
+import type { Admission } from '../../core/meetings/meeting.service.js';
+import type { MeetingAuditEntry } from './meeting-state.js';
+import { AppError } from '../../kernel/errors.js';
+import { turnHarness } from '../../../test/support/turn-harness.js';
+
+const T = 'acme';
+const A = 'a'.repeat(24);
+const B = 'b'.repeat(24);
+const P = 'd'.repeat(24);
+const G = 'e'.repeat(24);
+const clinician = (id: string): Caller => ({
+  userId: id,
+  username: id,
+  role: 'clinician',
+  permissions: ['meetings:host'],
+});
+const patient = (id: string): Caller => ({ userId: id, username: id, role: 'patient', permissions: ['meetings:join'] });
+
+function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'all' = 'off') {
+  const log: string[] = [];
+  const audits: MeetingAuditEntry[] = [];
+  const vcs = { down: false };
+  const participants = [A, B, P];
+  const room = { provider: 'embedded', roomName: 'r1', url: 'embedded://r1' };
+  const data = async (_t: string, c: Caller, eventId: string) => ({
+    eventId,
+    room,
+    token: `tok-${c.userId}`,
+    role: c.userId === A ? 'host' : participants.includes(c.userId) ? 'participant' : 'guest',
+  });
+  const deps: MeetingActorDeps = {
+    initEvent: data,
+    joinEvent: data,
+    admission: async (_t, c, eventId) => ({
+      eventId,
+      role: c.userId === A ? 'host' : participants.includes(c.userId) ? 'participant' : 'guest',
+      invited: participants.includes(c.userId),
+      waitingRoom: false,
+      autoAdmitInvited: true,
+      expirySeconds: 60,
+      ...policy,
+    }),
+    isParticipant: async (_t, _e, u) => participants.includes(u),
+    isHost: async (_t, _e, u) => u === A,
+    startRecording: async () => void log.push('startRecording'),
+    stopRecording: async () => void log.push('stopRecording'),
+    endEvent: async () => void log.push('endEvent'),
+    removeFromRoom: async (_t, _e, m) => {
+      if (vcs.down) throw new AppError('service_unavailable', 'VCS unreachable', { retryAfter: 5 });
+      log.push(`removeFromRoom:${m.userId}`);
+    },
+    audit: async (_t, e) => void audits.push(e),
+    consentSettings: async () => ({ policy: consent, timeoutSeconds: 60 }),
+    recordConsent: async () => undefined,
+    recordingRunning: async () => false,
+    attachDevice: async () => undefined,
+    recordingOwner: async () => null,
+    completeEvent: async () => ({
+      changed: true,
+      status: 'completed',
+      flags: { hasLedger: false, hasRecording: false, hasChat: false },
+    }),
+    completionAudited: async () => false,
+  };
+  const h = turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
+  const types = () => h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => e.payload.type as string);
+  const to = (user: string, event: string) =>
+    h.emitted.filter((e) => e.event === event && e.rooms[0] === `user:${T}:${user}`).map((e) => e.payload);
+  return { h, log, audits, types, to, vcs };
+}
+
+describe('meeting actor host controls', () => {
+  it('removes a member: out of the rooms, told with a code, waiting for a host when they come back', async () => {
+    const { h, log, audits, types, to } = setup('ev1');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: patient(P) });
+    await expect(h.send({ type: 'removeParticipant', caller: patient(P), userId: A })).rejects.toMatchObject({
+      code: 'not_meeting_host',
+    });
+    await expect(h.send({ type: 'removeParticipant', caller: clinician(A), userId: G })).rejects.toMatchObject({
+      code: 'participant_not_found',
+    });
+    const r = await h.send({ type: 'removeParticipant', caller: clinician(A), userId: P, reason: 'disruptive' });
+    expect(r).toMatchObject({ affected: [P], members: [A], hosts: [A] });
+    expect(log).toEqual([`removeFromRoom:${P}`]);
+    expect(to(P, 'removedFromMeeting')).toEqual([
+      expect.objectContaining({ code: 'meeting_access_denied', by: A, reason: 'disruptive' }),
+    ]);
+    expect(h.emitted.filter((e) => e.event === 'move').at(-1)).toMatchObject({
+      rooms: [`user:${T}:${P}`],
+      payload: { leave: [`meeting:${T}:ev1`, `meeting-devices:${T}:ev1`] },
+    });
+    // Removing again changes nothing; coming back waits for a host even without a waiting room.
+    expect(await h.send({ type: 'removeParticipant', caller: clinician(A), userId: P })).toMatchObject({
+      affected: [],
+    });
+    expect(log).toEqual([`removeFromRoom:${P}`]);
+    expect(await h.send({ type: 'join', caller: patient(P) })).toMatchObject({ status: 'waiting', position: 1 });
+    expect((await h.send({ type: 'waitingRoom', caller: clinician(A) })).waiting).toEqual([
+      expect.objectContaining({ userId: P, returning: 'removed' }),
+    ]);
+    await h.send({ type: 'admit', caller: clinician(A), userId: P });
+    expect(h.state.members[P]).toBeDefined();
+    expect(types()).toEqual(
+      expect.arrayContaining(['participantRemoved', 'participantWaiting', 'participantAdmitted']),
+    );
+    expect(audits.map((a) => [a.action, a.actorId, a.subjectId])).toEqual([
+      ['meeting.remove_participant', A, P],
+      ['meeting.admit', A, P],
+    ]);
+  });
+
+  it('does not remove anyone while the VCS cannot take them out of the media room (decision 961)', async () => {
+    const { h, log, audits, to, vcs } = setup('ev1v');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: patient(P) });
+    vcs.down = true;
+    await expect(h.send({ type: 'removeParticipant', caller: clinician(A), userId: P })).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
+    expect(h.state.members[P]).toBeDefined();
+    expect(h.state.barred![P]).toBeUndefined();
+    expect(to(P, 'removedFromMeeting')).toEqual([]);
+    expect(audits).toEqual([]);
+    // Reachable again: the host's retry removes them.
+    vcs.down = false;
+    expect(await h.send({ type: 'removeParticipant', caller: clinician(A), userId: P })).toMatchObject({
+      affected: [P],
+    });
+    expect(log).toEqual([`removeFromRoom:${P}`]);
+  });
+
+  it('locks: new joins wait with a waiting room, are refused without one; members and hosts still come in', async () => {
+    const open = setup('ev2');
+    await open.h.send({ type: 'init', caller: clinician(A) });
+    await open.h.send({ type: 'join', caller: clinician(B) });
+    expect(await open.h.send({ type: 'lockMeeting', caller: clinician(A) })).toMatchObject({ locked: true });
+    expect(await open.h.send({ type: 'lockMeeting', caller: clinician(A) })).toMatchObject({ affected: [] });
+    await expect(open.h.send({ type: 'join', caller: patient(P) })).rejects.toMatchObject({ code: 'meeting_locked' });
+    expect(await open.h.send({ type: 'join', caller: clinician(B) })).toMatchObject({ token: `tok-${B}` });
+    expect((await open.h.send({ type: 'details', caller: clinician(A) })).locked).toBe(true);
+    await open.h.send({ type: 'unlockMeeting', caller: clinician(A) });
+    expect(await open.h.send({ type: 'join', caller: patient(P) })).toMatchObject({ token: `tok-${P}` });
+    expect(open.types()).toEqual(expect.arrayContaining(['meetingLocked', 'meetingUnlocked']));
+
+    const waiting = setup('ev3', { waitingRoom: true });
+    await waiting.h.send({ type: 'init', caller: clinician(A) });
+    await waiting.h.send({ type: 'lockMeeting', caller: clinician(A) });
+    // Even an invited clinician waits while the meeting is locked.
+    expect(await waiting.h.send({ type: 'join', caller: clinician(B) })).toMatchObject({ status: 'waiting' });
+    expect(waiting.audits.map((a) => a.action)).toEqual(['meeting.lock']);
+  });
+
+  it('ends for everyone: recording stopped, event ended, sockets out, waiting entries told; nothing after', async () => {
+    const { h, log, audits, types, to } = setup('ev4', { waitingRoom: true, autoAdmitInvited: true });
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: clinician(B) });
+    await h.send({ type: 'join', caller: { ...patient(G), role: 'guest' }, code: 'CODE' });
+    await h.send({ type: 'startRecording', caller: clinician(A) });
+    await expect(h.send({ type: 'endMeeting', caller: clinician(B) })).rejects.toMatchObject({
+      code: 'not_meeting_host',
+    });
+    const r = await h.send({ type: 'endMeeting', caller: clinician(A), reason: 'done' });
+    expect(r).toMatchObject({ ended: true, members: [], affected: [A, B] });
+    expect(log).toEqual(['startRecording', 'stopRecording', 'endEvent']);
+    expect(to(G, 'waitingRoom').at(-1)).toMatchObject({ state: 'ended' });
+    expect(h.emitted.filter((e) => e.event === 'move').at(-1)).toMatchObject({
+      rooms: [`meeting:${T}:ev4`],
+      payload: { leave: [`meeting:${T}:ev4`, `meeting-devices:${T}:ev4`] },
+    });
+    expect(types().slice(-2)).toEqual(['recordingStopped', 'meetingEnded']);
+    expect(h.timers.has('waitingExpiry')).toBe(false);
+    // Again: the same state, nothing more done; joins and other controls are refused.
+    expect(await h.send({ type: 'endMeeting', caller: clinician(A) })).toMatchObject({ ended: true, affected: [] });
+    expect(log.filter((l) => l === 'endEvent')).toHaveLength(1);
+    await expect(h.send({ type: 'join', caller: clinician(B) })).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(h.send({ type: 'lockMeeting', caller: clinician(A) })).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
+    expect(audits.filter((a) => a.action === 'meeting.end')).toEqual([
+      expect.objectContaining({ actorId: A, details: { members: [A, B], waiting: [G], reason: 'done' } }),
+    ]);
+  });
+
+  it('transfers and adds hosts (kept across a rejoin), refusing members who may not host', async () => {
+    const { h, types } = setup('ev5');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: clinician(B) });
+    await h.send({ type: 'join', caller: patient(P) });
+    await expect(h.send({ type: 'addHost', caller: clinician(A), userId: P })).rejects.toMatchObject({
+      code: 'host_not_eligible',
+    });
+    expect(await h.send({ type: 'transferHost', caller: clinician(A), userId: B })).toMatchObject({ hosts: [B] });
+    // The organizer handed over: no longer a host here, even though the event says so.
+    await expect(h.send({ type: 'lockMeeting', caller: clinician(A) })).rejects.toMatchObject({
+      code: 'not_meeting_host',
+    });
+    await h.send({ type: 'join', caller: clinician(A) });
+    await h.send({ type: 'join', caller: clinician(B) });
+    expect(h.state.members[A]!.role).toBe('participant');
+    expect(h.state.members[B]!.role).toBe('host');
+    expect(await h.send({ type: 'addHost', caller: clinician(B), userId: A })).toMatchObject({ hosts: [A, B] });
+    expect(await h.send({ type: 'addHost', caller: clinician(B), userId: A })).toMatchObject({ affected: [] });
+    expect(types()).toEqual(expect.arrayContaining(['hostTransferred', 'hostAdded']));
+  });
+
+  it('delivers mute requests to the member, and answers host access requests (granted, refused)', async () => {
+    const { h, to, audits } = setup('ev6');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: clinician(B) });
+    await h.send({ type: 'join', caller: patient(P) });
+    await h.send({ type: 'muteRequest', caller: clinician(A), userId: P, media: 'audio', message: 'echo' });
+    expect(to(P, 'muteRequested')).toEqual([expect.objectContaining({ by: A, media: 'audio', message: 'echo' })]);
+    await expect(
+      h.send({ type: 'answerHostAccess', caller: clinician(A), userId: B, grant: true }),
+    ).rejects.toMatchObject({ code: 'host_request_not_found' });
+    await h.send({ type: 'requestHostAccess', caller: clinician(B) });
+    await h.send({ type: 'requestHostAccess', caller: patient(P) });
+    expect(await h.send({ type: 'answerHostAccess', caller: clinician(A), userId: B, grant: true })).toMatchObject({
+      hosts: [A, B],
+    });
+    expect(to(B, 'hostAccess')).toEqual([expect.objectContaining({ state: 'granted', by: A })]);
+    await h.send({ type: 'answerHostAccess', caller: clinician(B), userId: P, grant: false, message: 'not now' });
+    expect(to(P, 'hostAccess')).toEqual([expect.objectContaining({ state: 'refused', message: 'not now' })]);
+    await expect(
+      h.send({ type: 'answerHostAccess', caller: clinician(A), userId: P, grant: true }),
+    ).rejects.toMatchObject({ code: 'host_request_not_found' });
+    expect(audits.map((a) => [a.action, a.details])).toEqual([
+      ['meeting.mute_request', { media: 'audio', message: 'echo' }],
+      ['meeting.host_access_answer', { answer: 'granted' }],
+      ['meeting.host_access_answer', { answer: 'refused', message: 'not now' }],
+    ]);
+  });
+
+  it('ends with a consent request open: closed unreached, no late answer starts a recording', async () => {
+    const { h, log, to } = setup('ev7', {}, 'all');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: patient(P) });
+    await h.send({ type: 'startRecording', caller: clinician(A), requestId: 'rec-1' });
+    expect(h.timers.has('recordingConsent')).toBe(true);
+    await h.send({ type: 'endMeeting', caller: clinician(A) });
+    expect(h.state.consent!.request).toMatchObject({ requestId: 'rec-1', outcome: 'timedOut' });
+    expect(to(A, 'recordingConsentResult').at(-1)).toMatchObject({ requestId: 'rec-1', outcome: 'timedOut' });
+    expect(h.timers.has('recordingConsent')).toBe(false);
+    await expect(
+      h.send({ type: 'consentToRecording', caller: patient(P), requestId: 'rec-1', consent: true }),
+    ).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(log).not.toContain('startRecording');
+  });
+});

@@ -1,0 +1,211 @@
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { Types } from 'mongoose';
+import type { EventRecord } from '../../data/repositories/event.repository.js';
+import type { UserRecord } from '../../data/repositories/user.repository.js';
+import {
+  fakeDirectoryServices,
+  type FakeDirectoryServices,
+} from '../../../test/support/fakes/directory.fake-services.js';
+import { principalOf } from '../../../test/support/fakes/principals.js';
+
+/**
+ * Who may start, join and end a meeting, and the waiting room decision (decision 870), at the service
+ * level on in-memory fakes (the meeting actor applies the admission this service computes).
+ */
+const T = 'clinic';
+let s: FakeDirectoryServices;
+let u: Record<'host' | 'cohost' | 'patient' | 'stranger' | 'headset', UserRecord>;
+let event: EventRecord;
+
+async function user(username: string, role: string, kind?: 'device'): Promise<UserRecord> {
+  const id = await s.repos.credentials(T).create({ username, displayName: username, role, ...(kind ? { kind } : {}) });
+  return (await s.repos.users(T).findById(new Types.ObjectId(id)))!;
+}
+
+const as = (x: UserRecord) => principalOf(T, x);
+const id = () => String(event._id);
+const actions = async () => (await s.audit.list(T, {})).map((e) => e.action).reverse();
+
+beforeEach(async () => {
+  s = fakeDirectoryServices();
+  s.mongo.provision(T);
+  u = {
+    host: await user('host', 'clinician'),
+    cohost: await user('cohost', 'clinician'),
+    patient: await user('patient', 'patient'),
+    stranger: await user('stranger', 'patient'),
+    headset: await user('headset', 'device', 'device'),
+  };
+  event = await s.repos.events(T).create({
+    name: 'Consultation',
+    startAt: new Date(Date.now() + 60_000),
+    endAt: new Date(Date.now() + 1_860_000),
+    organizerId: u.host._id,
+    participants: [
+      { userId: u.cohost._id, role: 'host' },
+      { userId: u.patient._id, role: 'participant' },
+    ],
+    attachments: [],
+    meetingCode: 'ROOM42',
+  });
+});
+
+describe('starting a meeting', () => {
+  it('only a host starts it: a participant is refused, a stranger does not see the event', async () => {
+    await expect(s.meetings.initEvent(as(u.patient), id())).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(s.meetings.initEvent(as(u.stranger), id())).rejects.toMatchObject({ code: 'event_not_found' });
+    expect((await s.repos.events(T).findById(event._id))?.status).toBe('scheduled');
+  });
+
+  it('the organizer starts it: room assigned, started, the start and the join audited once', async () => {
+    const data = await s.meetings.initEvent(as(u.host), id());
+    expect(data).toMatchObject({ eventId: id(), role: 'host', status: 'started', meetingCode: 'ROOM42' });
+    const stored = await s.repos.events(T).findById(event._id);
+    expect(stored?.room?.roomName).toBe(data.join.roomName);
+    await s.vcs.verifyJoinToken(data.join.token, data.join.roomName);
+    // A co-host starting it again joins the same room; the start is not recorded twice.
+    const again = await s.meetings.initEvent(as(u.cohost), id());
+    expect(again.join.roomName).toBe(data.join.roomName);
+    expect(await actions()).toEqual(['meeting.start', 'meeting.join', 'meeting.join']);
+  });
+
+  it('another tenant cannot reach the event by its id', async () => {
+    s.mongo.provision('other');
+    await expect(s.meetings.initEvent({ ...as(u.host), tenant: 'other' }, id())).rejects.toMatchObject({
+      code: 'event_not_found',
+    });
+  });
+});
+
+describe('joining', () => {
+  it('a participant joins a started meeting as a participant; before the start it is invalid_state', async () => {
+    await expect(s.meetings.joinDetails(as(u.patient), id())).rejects.toMatchObject({ code: 'invalid_state' });
+    await s.meetings.initEvent(as(u.host), id());
+    const data = await s.meetings.joinDetails(as(u.patient), id());
+    expect(data.role).toBe('participant');
+    await expect(s.meetings.joinDetails(as(u.stranger), id())).rejects.toMatchObject({ code: 'event_not_found' });
+  });
+
+  it('by code, a stranger joins as a guest, and the join starts the meeting', async () => {
+    const r = await s.meetings.joinByCode(T, 'room42', { kind: 'principal', principal: as(u.stranger) });
+    expect(r.participant).toMatchObject({ identity: String(u.stranger._id), role: 'guest' });
+    expect((await s.repos.events(T).findById(event._id))?.status).toBe('started');
+  });
+
+  it('by code, a headset joins as a device, a member in their own role', async () => {
+    const d = await s.meetings.joinByCode(T, 'ROOM42', { kind: 'principal', principal: as(u.headset) });
+    expect(d.participant).toMatchObject({ identity: `device:${u.headset._id}`, role: 'device' });
+    const m = await s.meetings.joinByCode(T, 'ROOM42', { kind: 'principal', principal: as(u.cohost) });
+    expect(m.participant.role).toBe('host');
+  });
+
+  it('guests by code are refused when the tenant turned guest join off; members still join', async () => {
+    await s.repos.settings(T).setPaths({ 'features.guestJoin': false });
+    await expect(s.meetings.joinByCode(T, 'ROOM42', { kind: 'guest', displayName: 'Visitor' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    // A signed-in stranger by code is a guest too: the admission the meeting actor asks first refuses them.
+    await expect(s.meetings.admission(as(u.stranger), id(), 'ROOM42')).rejects.toMatchObject({ code: 'forbidden' });
+    expect(await s.meetings.admission(as(u.patient), id(), 'ROOM42')).toMatchObject({ role: 'participant' });
+    expect(await s.meetings.admission(as(u.headset), id(), 'ROOM42')).toMatchObject({ role: 'device' });
+    expect((await s.meetings.joinByCode(T, 'ROOM42', { kind: 'principal', principal: as(u.patient) })).role).toBe(
+      'participant',
+    );
+  });
+
+  it('an unknown code is meeting_not_found; an ended meeting cannot be joined', async () => {
+    await expect(s.meetings.joinByCode(T, 'NOPE00', { kind: 'guest', displayName: 'V' })).rejects.toMatchObject({
+      code: 'meeting_not_found',
+    });
+    await s.meetings.initEvent(as(u.host), id());
+    await s.meetings.endEvent(T, id());
+    await expect(s.meetings.joinByCode(T, 'ROOM42', { kind: 'guest', displayName: 'V' })).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
+  });
+});
+
+describe('the waiting room decision (admission)', () => {
+  it('off by default: a participant is invited, a stranger by code is an uninvited guest', async () => {
+    expect(await s.meetings.admission(as(u.patient), id())).toEqual({
+      eventId: id(),
+      role: 'participant',
+      invited: true,
+      waitingRoom: false,
+      autoAdmitInvited: true,
+      expirySeconds: 900,
+    });
+    expect(await s.meetings.admission(as(u.stranger), id(), 'ROOM42')).toMatchObject({
+      role: 'guest',
+      invited: false,
+    });
+  });
+
+  it("the tenant's setting applies unless the event overrides it", async () => {
+    await s.repos.settings(T).setPaths({
+      'meetings.waitingRoom': true,
+      'meetings.waitingRoomAutoAdmitInvited': false,
+      'meetings.waitingRoomExpirySeconds': 300,
+    });
+    expect(await s.meetings.admission(as(u.patient), id())).toMatchObject({
+      waitingRoom: true,
+      autoAdmitInvited: false,
+      expirySeconds: 300,
+    });
+    await s.repos.events(T).update(event._id, u.host._id, { waitingRoom: false });
+    expect((await s.meetings.admission(as(u.patient), id())).waitingRoom).toBe(false);
+  });
+
+  it('by id only for members; a code must be the code of that event; a cancelled event admits no one', async () => {
+    await expect(s.meetings.admission(as(u.stranger), id())).rejects.toMatchObject({ code: 'event_not_found' });
+    const other = await s.repos.events(T).create({
+      name: 'Other',
+      startAt: new Date(),
+      endAt: new Date(Date.now() + 60_000),
+      organizerId: u.host._id,
+      participants: [],
+      attachments: [],
+      meetingCode: 'OTHER1',
+    });
+    await expect(s.meetings.admission(as(u.stranger), id(), 'OTHER1')).rejects.toMatchObject({
+      code: 'meeting_not_found',
+    });
+    await s.repos.events(T).transition(other._id, ['scheduled'], 'cancelled');
+    await expect(s.meetings.admission(as(u.host), String(other._id))).rejects.toMatchObject({ code: 'invalid_state' });
+  });
+});
+
+describe('ending and removing', () => {
+  it('ends a started meeting and closes its room: earlier join tokens are refused; ending again only closes again', async () => {
+    const data = await s.meetings.initEvent(as(u.host), id());
+    const ended = await s.meetings.endEvent(T, id());
+    expect(ended.status).toBe('ended');
+    expect(s.vcs.closed.has(data.join.roomName)).toBe(true);
+    await expect(s.vcs.verifyJoinToken(data.join.token, data.join.roomName)).rejects.toMatchObject({
+      code: 'token_invalid',
+    });
+    expect((await s.meetings.endEvent(T, id())).status).toBe('ended');
+  });
+
+  it('a meeting that has not started cannot be ended', async () => {
+    await expect(s.meetings.endEvent(T, id())).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(s.meetings.endEvent(T, new Types.ObjectId().toHexString())).rejects.toMatchObject({
+      code: 'event_not_found',
+    });
+  });
+
+  it('only the organizer and host participants are hosts', async () => {
+    expect(await s.meetings.isHost(T, id(), String(u.host._id))).toBe(true);
+    expect(await s.meetings.isHost(T, id(), String(u.cohost._id))).toBe(true);
+    expect(await s.meetings.isHost(T, id(), String(u.patient._id))).toBe(false);
+    expect(await s.meetings.isHost(T, id(), String(u.stranger._id))).toBe(false);
+  });
+
+  it('removing a headset takes its device identity out of the room; its earlier token is refused', async () => {
+    await s.meetings.initEvent(as(u.host), id());
+    const d = await s.meetings.joinByCode(T, 'ROOM42', { kind: 'principal', principal: as(u.headset) });
+    await s.meetings.removeFromRoom(T, id(), { userId: String(u.headset._id), device: false });
+    expect(s.vcs.removals).toEqual([{ roomName: d.join.roomName, identity: `device:${u.headset._id}` }]);
+    await expect(s.vcs.verifyJoinToken(d.join.token, d.join.roomName)).rejects.toMatchObject({ code: 'token_invalid' });
+  });
+});

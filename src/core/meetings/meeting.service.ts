@@ -1,0 +1,383 @@
+import { randomUUID } from 'node:crypto';
+import type { Types } from 'mongoose';
+import type { Principal } from '../../kernel/principal.js';
+import type { EventRecord, EventRepository } from '../../data/repositories/event.repository.js';
+import type { UserRepository } from '../../data/repositories/user.repository.js';
+import type { DeviceRecord, DeviceRepository } from '../../data/repositories/device.repository.js';
+import type { VcsJoinDetails, VcsParticipant, VcsRoom, VideoConferencing } from '../../vcs/vcs.port.js';
+import { AppError } from '../../kernel/errors.js';
+import { isObjectIdString, oid } from '../../kernel/object-id.js';
+import { sourcesOf, type EventStatus } from './event-status.js';
+import { constantTimeEqual } from '../../kernel/secrets.js';
+import { newMeetingCode } from './event.service.js';
+import { announce, type AnnounceHook } from '../webhooks/webhook-events.js';
+import { consultationData } from '../webhooks/consultation-events.js';
+import { recordBy, type AuditRecorder } from '../audit/audit-by.js';
+
+export type MeetingRole = 'host' | 'participant' | 'guest' | 'device';
+
+/** Result of initEvent (SPEC MeetingData): the event's room and the caller's join details. */
+export interface MeetingData {
+  eventId: string;
+  eventName: string;
+  meetingCode: string;
+  status: string;
+  role: MeetingRole;
+  join: VcsJoinDetails;
+}
+
+/** Result of joining by code (SPEC JoinResponse). */
+export interface JoinResponse extends MeetingData {
+  participant: VcsParticipant;
+}
+
+/** Who joins by code: a signed-in user (or device account), or an anonymous guest with a name. */
+export type Joiner = { kind: 'principal'; principal: Principal } | { kind: 'guest'; displayName: string };
+
+/** Result of startRapidConnect (SPEC RapidConnectUserInfo). */
+export interface RapidConnectUserInfo extends MeetingData {
+  device: DeviceRecord;
+  host: { userId: string; displayName: string };
+}
+
+export interface MeetingFeatures {
+  guestJoin: boolean;
+  rapidConnect: boolean;
+}
+
+/** The tenant's waiting room settings (TenantConfig `meetings`). */
+export interface WaitingRoomSettings {
+  waitingRoom: boolean;
+  waitingRoomAutoAdmitInvited: boolean;
+  waitingRoomExpirySeconds: number;
+}
+
+/**
+ * What the meeting actor needs to decide whether a joiner waits (decision 870): the joiner's role in
+ * the event, whether the event invited them, and the waiting room policy (event override over tenant).
+ */
+export interface Admission {
+  eventId: string;
+  role: MeetingRole;
+  /** A participant, organizer or attached device of the event (not a guest by code). */
+  invited: boolean;
+  waitingRoom: boolean;
+  autoAdmitInvited: boolean;
+  expirySeconds: number;
+}
+
+export interface MeetingDeps {
+  events: (tenant: string) => EventRepository;
+  users: (tenant: string) => Pick<UserRepository, 'findById'>;
+  devices: (tenant: string) => Pick<DeviceRepository, 'findAvailable'>;
+  /** A device's id or one of its hardware ids -> its id (PeripheralService.resolveDeviceId, decision 312). */
+  resolveDevice: (tenant: string, id: string) => Promise<string>;
+  features: (tenant: string) => Promise<MeetingFeatures>;
+  meetingSettings: (tenant: string) => Promise<WaitingRoomSettings>;
+  /** Resolved at call time: the adapter is wired by the video conferencing capability. */
+  vcs: () => VideoConferencing;
+  /** Publishes the outbound events a change stored in its outbox (decision 890). */
+  announced?: AnnounceHook;
+  /** The tenant's audit trail: meeting start, every join and leave (docs/audit.md). */
+  audit?: AuditRecorder;
+}
+
+const JOINABLE = ['scheduled', 'started'] as const;
+
+/**
+ * Meetings: the live side of an event. initEvent assigns the room through the video conferencing
+ * port and moves the event scheduled -> started; joins hand out per-participant join details.
+ * Used by REST (join by code, rapid connect) and by the hub (initEvent, joinEvent, addDeviceToEvent).
+ */
+export class MeetingService {
+  constructor(private readonly deps: MeetingDeps) {}
+
+  /** Organizer, participant or attached device of the event. */
+  async isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean> {
+    if (!isObjectIdString(eventId) || !isObjectIdString(userId)) return false;
+    return !!(await this.deps.events(tenant).findVisible(oid(eventId), oid(userId)));
+  }
+
+  /** A host of the event: its organizer or a participant with the host role. */
+  async isHost(tenant: string, eventId: string, userId: string): Promise<boolean> {
+    if (!isObjectIdString(eventId) || !isObjectIdString(userId)) return false;
+    const e = await this.deps.events(tenant).findVisible(oid(eventId), oid(userId));
+    return !!e && roleOf(e, oid(userId)) === 'host';
+  }
+
+  /** The event a meeting code opens (join by code asks that event's meeting actor). */
+  async eventIdForCode(tenant: string, meetingCode: string): Promise<string> {
+    const e = await this.deps.events(tenant).findByMeetingCode(meetingCode.toUpperCase());
+    if (!e) throw new AppError('meeting_not_found', 'No meeting with this code');
+    return String(e._id);
+  }
+
+  /**
+   * Who is joining and under which waiting room policy: by code (anyone holding it; a stranger is a
+   * guest) or by event id (participants only). Refuses events that cannot be joined.
+   */
+  async admission(p: Principal, eventId: string, meetingCode?: string): Promise<Admission> {
+    const e = meetingCode ? await this.byCode(p.tenant, meetingCode) : await this.visible(p, eventId);
+    if (String(e._id) !== eventId) throw new AppError('meeting_not_found', 'No meeting with this code');
+    if (!(JOINABLE as readonly string[]).includes(e.status))
+      throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    const own = isObjectIdString(p.userId) ? roleOf(e, oid(p.userId)) : undefined;
+    if (meetingCode && !own && p.role !== 'device' && !(await this.deps.features(p.tenant)).guestJoin)
+      throw new AppError('forbidden', 'Guest join is disabled for this tenant');
+    const s = await this.deps.meetingSettings(p.tenant);
+    return {
+      eventId,
+      role: own ?? (p.role === 'device' ? 'device' : 'guest'),
+      invited: !!own,
+      waitingRoom: typeof e.waitingRoom === 'boolean' ? e.waitingRoom : s.waitingRoom,
+      autoAdmitInvited: s.waitingRoomAutoAdmitInvited,
+      expirySeconds: s.waitingRoomExpirySeconds,
+    };
+  }
+
+  private async byCode(tenant: string, meetingCode: string): Promise<EventRecord> {
+    const e = await this.deps.events(tenant).findByMeetingCode(meetingCode.toUpperCase());
+    if (!e) throw new AppError('meeting_not_found', 'No meeting with this code');
+    return e;
+  }
+
+  /** Starts the event's meeting (idempotent): assigns the room and returns the host's join details. */
+  async initEvent(p: Principal, eventId: string): Promise<MeetingData> {
+    const e = await this.visible(p, eventId);
+    const role = roleOf(e, oid(p.userId));
+    if (role !== 'host') throw new AppError('forbidden', 'Only a host of the event can start its meeting');
+    const started = await this.ensureStarted(p.tenant, e, p);
+    const data = await this.meetingData(p.tenant, started, await this.identity(p, role));
+    await this.joined(p, data);
+    return data;
+  }
+
+  /** Join details of a started meeting for one of its participants. */
+  async joinDetails(p: Principal, eventId: string): Promise<MeetingData> {
+    const e = await this.visible(p, eventId);
+    if (e.status !== 'started' || !e.room?.roomName) throw new AppError('invalid_state', 'The meeting has not started');
+    const data = await this.meetingData(p.tenant, e, await this.identity(p, roleOf(e, oid(p.userId)) ?? 'participant'));
+    await this.joined(p, data);
+    return data;
+  }
+
+  /**
+   * A participant's connection to the meeting ended (the hub socket that entered it went away): the
+   * leave of the audit trail. Nothing else changes: the meeting goes on for the others.
+   */
+  async left(p: Principal, eventId: string, reason: 'disconnect'): Promise<void> {
+    await recordBy(this.deps.audit, p, 'meeting.leave', { eventId, subjectId: p.userId, details: { reason } });
+  }
+
+  /** One audit entry per accepted join, with the role the caller joined in. */
+  private async joined(p: Principal, data: MeetingData, byCode = false): Promise<void> {
+    await recordBy(this.deps.audit, p, 'meeting.join', {
+      eventId: data.eventId,
+      subjectId: p.userId,
+      details: { role: data.role, ...(byCode ? { byCode } : {}) },
+    });
+  }
+
+  /**
+   * Join by meeting code (QR or typed). The code is the capability: whoever holds it joins, as a
+   * guest unless they belong to the event. Joining starts a scheduled meeting.
+   */
+  async joinByCode(tenant: string, meetingCode: string, joiner: Joiner): Promise<JoinResponse> {
+    const e = await this.deps.events(tenant).findByMeetingCode(meetingCode.toUpperCase());
+    if (!e) throw new AppError('meeting_not_found', 'No meeting with this code');
+    if (!(JOINABLE as readonly string[]).includes(e.status))
+      throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    let participant: VcsParticipant;
+    if (joiner.kind === 'guest') {
+      if (!(await this.deps.features(tenant)).guestJoin)
+        throw new AppError('forbidden', 'Guest join is disabled for this tenant');
+      participant = { identity: `guest:${randomUUID()}`, name: joiner.displayName, role: 'guest' };
+    } else {
+      const role = isObjectIdString(joiner.principal.userId) ? roleOf(e, oid(joiner.principal.userId)) : undefined;
+      participant = await this.identity(
+        joiner.principal,
+        role ?? (joiner.principal.role === 'device' ? 'device' : 'guest'),
+      );
+    }
+    const by = joiner.kind === 'principal' ? joiner.principal : undefined;
+    const started = await this.ensureStarted(tenant, e, by);
+    const data = await this.meetingData(tenant, started, participant);
+    if (by) await this.joined(by, data, true);
+    else
+      await this.deps.audit?.record(tenant, {
+        action: 'meeting.join',
+        outcome: 'success',
+        eventId: data.eventId,
+        details: { role: 'guest', byCode: true, guest: participant.identity, displayName: participant.name },
+      });
+    return { ...data, participant };
+  }
+
+  /**
+   * endMeeting (decision 900): started -> ended, then the VCS room is closed through the port.
+   * Idempotent: an event already ended (or completed by telemetry) only has its room closed again.
+   * Not started (scheduled) or cancelled: invalid_state. The outbound `consultation.ended` stays the
+   * conference's own end (telemetry), which the closed room brings about.
+   */
+  async endEvent(tenant: string, eventId: string): Promise<EventRecord> {
+    const repo = this.deps.events(tenant);
+    const id = oid(eventId, 'event_not_found');
+    const e = await repo.findById(id);
+    if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
+    const moved = e.status === 'started' ? await repo.transition(id, ['started'], 'ended', { endedAt: new Date() }) : e;
+    const now = moved ?? (await repo.findById(id));
+    if (!now || (now.status !== 'ended' && now.status !== 'completed'))
+      throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);
+    if (now.room?.roomName)
+      await this.deps
+        .vcs()
+        .closeRoom(tenant, { provider: now.room.provider!, roomName: now.room.roomName, url: now.room.url! });
+    return now;
+  }
+
+  /**
+   * removeParticipant (decision 961): takes the member out of the event's VCS room through the port
+   * (disconnected, earlier join tokens refused). Their VCS identity is the one their join details were
+   * minted for: `device:<id>` for a headset, the user id otherwise. A meeting without a room has no one
+   * in it to remove.
+   */
+  async removeFromRoom(tenant: string, eventId: string, member: { userId: string; device: boolean }): Promise<void> {
+    const e = await this.deps.events(tenant).findById(oid(eventId, 'event_not_found'));
+    if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
+    if (!e.room?.roomName) return;
+    const user = isObjectIdString(member.userId) ? await this.deps.users(tenant).findById(oid(member.userId)) : null;
+    const identity = member.device || user?.kind === 'device' ? `device:${member.userId}` : member.userId;
+    await this.deps
+      .vcs()
+      .removeParticipant(tenant, { provider: e.room.provider!, roomName: e.room.roomName, url: e.room.url! }, identity);
+  }
+
+  /** A headset attaches itself to an event, proving it holds the event's join code. */
+  async addDeviceToEvent(
+    p: Principal,
+    input: { eventId: string; joinCode: string },
+  ): Promise<{ eventId: string; deviceUserId: string; meetingCode: string }> {
+    const repo = this.deps.events(p.tenant);
+    const e = isObjectIdString(input.eventId) ? await repo.findById(oid(input.eventId)) : null;
+    if (!e || !constantTimeEqual(e.meetingCode, input.joinCode.toUpperCase()))
+      throw new AppError('event_not_found', 'No event for this id and join code');
+    if (!(JOINABLE as readonly string[]).includes(e.status))
+      throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    const updated = await repo.addDevice(e._id, oid(p.userId, 'user_not_found'));
+    return { eventId: String(e._id), deviceUserId: p.userId, meetingCode: updated!.meetingCode };
+  }
+
+  /**
+   * Rapid connect: a host starts an ad-hoc consultation with a headset or other device right now.
+   * Creates a short event with the caller as host, starts its room and returns what the device needs.
+   */
+  async startRapidConnect(p: Principal, deviceId: string): Promise<RapidConnectUserInfo> {
+    if (!(await this.deps.features(p.tenant)).rapidConnect)
+      throw new AppError('forbidden', 'Rapid connect is disabled for this tenant');
+    for (const needed of ['events:write', 'meetings:host'] as const) {
+      if (!p.permissions.has(needed))
+        throw new AppError(
+          'permission_denied',
+          `Rapid connect creates and hosts an event: it requires the '${needed}' permission`,
+        );
+    }
+    const me = oid(p.userId, 'user_not_found');
+    const id = await this.deps.resolveDevice(p.tenant, deviceId);
+    const device = await this.deps.devices(p.tenant).findAvailable(oid(id, 'device_not_found'), me);
+    if (!device) throw new AppError('device_not_found', `No device ${deviceId}`);
+    const now = new Date();
+    const fresh = {
+      name: `Rapid connect: ${device.name}`,
+      startAt: now,
+      endAt: new Date(now.getTime() + 3_600_000),
+      organizerId: me,
+      participants: [{ userId: me, role: 'host' as const }],
+      attachments: [],
+      meetingCode: newMeetingCode(),
+    };
+    const e = await this.deps
+      .events(p.tenant)
+      .create(fresh, (id) => [
+        announce('consultation.scheduled', String(id), consultationData({ ...fresh, status: 'scheduled' })),
+      ]);
+    await this.deps.announced?.(p.tenant, { source: 'Event', ids: [e._id] });
+    await recordBy(this.deps.audit, p, 'event.create', {
+      eventId: String(e._id),
+      details: { rapidConnect: true, deviceId: String(device._id) },
+    });
+    const started = await this.ensureStarted(p.tenant, e, p);
+    const host = await this.identity(p, 'host');
+    const data = await this.meetingData(p.tenant, started, host);
+    await this.joined(p, data);
+    return { ...data, device, host: { userId: p.userId, displayName: host.name } };
+  }
+
+  private async visible(p: Principal, eventId: string): Promise<EventRecord> {
+    const e =
+      isObjectIdString(eventId) && isObjectIdString(p.userId)
+        ? await this.deps.events(p.tenant).findVisible(oid(eventId), oid(p.userId))
+        : null;
+    if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
+    return e;
+  }
+
+  /**
+   * scheduled -> started with a room; concurrent starters converge on the same room (createRoom is
+   * idempotent). The one caller whose transition moved the event records the start (`by`; none for a guest).
+   */
+  private async ensureStarted(tenant: string, e: EventRecord, by?: Principal): Promise<EventRecord> {
+    if (e.status === 'started' && e.room?.roomName) return e;
+    const status = e.status as EventStatus;
+    if (status !== 'started' && !sourcesOf('started').includes(status))
+      throw new AppError('invalid_state', `The meeting is ${e.status}`);
+    const room = await this.deps.vcs().createRoom(tenant, String(e._id));
+    const repo = this.deps.events(tenant);
+    await repo.setRoom(e._id, { ...room, assignedAt: new Date() });
+    const moved = await repo.transition(e._id, sourcesOf('started'), 'started', { startedAt: new Date() }, (now) => [
+      announce('consultation.started', String(e._id), consultationData(now)),
+    ]);
+    if (moved) await this.deps.announced?.(tenant, { source: 'Event', ids: [e._id] });
+    if (moved) await this.recordStart(tenant, String(e._id), room.provider, by);
+    const now = moved ?? (await repo.findById(e._id));
+    if (!now || now.status !== 'started')
+      throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);
+    return now;
+  }
+
+  private async recordStart(tenant: string, eventId: string, provider: string, by?: Principal): Promise<void> {
+    const details = { provider };
+    if (by) await recordBy(this.deps.audit, by, 'meeting.start', { eventId, details });
+    else await this.deps.audit?.record(tenant, { action: 'meeting.start', outcome: 'success', eventId, details });
+  }
+
+  private async meetingData(tenant: string, e: EventRecord, who: VcsParticipant): Promise<MeetingData> {
+    const room: VcsRoom = { provider: e.room!.provider!, roomName: e.room!.roomName!, url: e.room!.url! };
+    const join = await this.deps.vcs().joinDetails(tenant, room, who);
+    return {
+      eventId: String(e._id),
+      eventName: e.name,
+      meetingCode: e.meetingCode,
+      status: e.status,
+      role: who.role,
+      join,
+    };
+  }
+
+  private async identity(p: Principal, role: MeetingRole): Promise<VcsParticipant> {
+    const user = isObjectIdString(p.userId) ? await this.deps.users(p.tenant).findById(oid(p.userId)) : null;
+    const isDevice = user?.kind === 'device' || p.role === 'device';
+    return {
+      identity: isDevice ? `device:${p.userId}` : p.userId,
+      name: user?.displayName ?? p.username,
+      role: isDevice && role !== 'host' ? 'device' : role,
+    };
+  }
+}
+
+/** The caller's role in the event, or undefined when not part of it. */
+function roleOf(e: EventRecord, userId: Types.ObjectId): MeetingRole | undefined {
+  if (e.organizerId.equals(userId)) return 'host';
+  const p = e.participants.find((x) => x.userId.equals(userId));
+  if (p) return p.role as MeetingRole;
+  return e.deviceIds?.some((d) => d.equals(userId)) ? 'device' : undefined;
+}
