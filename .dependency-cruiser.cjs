@@ -1,6 +1,6 @@
 /**
  * Layer boundaries (docs/architecture.md "Layers"), checked in CI by `npm run boundaries`.
- * Transports: src/http, src/hub, src/telemetry's gRPC server, src/workers, the realm's pages (src/auth/idp).
+ * Transports: src/http, src/hub, src/telemetry's gRPC server, src/workers, the realm's pages (src/idp).
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -147,7 +147,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Transports receive services from the composition root; they never reach repositories (record types included).',
-      from: { path: '^src/(http|hub|workers)/|^src/auth/idp/' },
+      from: { path: '^src/(http|hub|workers|idp)/' },
       to: { path: '^src/data/repositories/' },
     },
     {

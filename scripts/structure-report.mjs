@@ -24,7 +24,7 @@ const LAYERS = [
   ['core'],
   ['actors'],
   ['edge'],
-  ['http', 'hub', 'telemetry', 'workers', 'cli'],
+  ['http', 'hub', 'telemetry', 'workers', 'idp', 'cli'],
   ['composition', '(root)'],
   ['operations'],
 ];

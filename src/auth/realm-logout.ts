@@ -1,5 +1,5 @@
 import type { Revocations } from './revocations.js';
-import type { RealmSessionStore } from './idp/realm-sessions.js';
+import type { RealmSessionStore } from './realm-sessions.js';
 
 export interface RealmLogoutDeps {
   revocations: Revocations;

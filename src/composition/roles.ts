@@ -6,7 +6,7 @@ import type { RoleStarter } from './role-context.js';
  * HTTP-only node never loads sharp. `http` is built by the node itself.
  */
 export const ROLE_STARTERS: Partial<Record<Role, () => Promise<RoleStarter>>> = {
-  idp: async () => (await import('../auth/idp/idp.role.js')).startIdp,
+  idp: async () => (await import('../idp/idp.role.js')).startIdp,
   actors: async () => (await import('../actors/actors.role.js')).startActorsRole,
   workers: async () => (await import('../workers/workers.role.js')).startWorkersRole,
   telemetry: async () => (await import('../telemetry/telemetry.role.js')).startTelemetryRole,

@@ -7,7 +7,7 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
   return proxyaddr(req, trust);
 }
 
-export { addressKey } from '../core/identity/address-key.js';
+export { addressKey } from '../kernel/address-key.js';
 
 /**
  * Whether the request comes from a configured proxy address itself, with nobody untrusted behind it: every

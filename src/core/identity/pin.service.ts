@@ -7,7 +7,7 @@ import type {
 import type { Principal } from '../../kernel/principal.js';
 import type { PinLockedPush, SecurityAlertPush } from '../../contracts/pushes.js';
 import { decoyHash, slowHash, slowVerify } from '../../kernel/secrets.js';
-import { addressKey } from './address-key.js';
+import { addressKey } from '../../kernel/address-key.js';
 import { pinWeakness } from './pin-rules.js';
 import type { PinAttemptsStore } from '../../data/stores/pin-attempts.store.js';
 import type { SecurityRulesService } from './security-rules.service.js';

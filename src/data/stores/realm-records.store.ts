@@ -23,7 +23,7 @@ export interface StoredRealmSession {
  * The embedded identity provider's records in Redis (decision 975): oidc-provider's storage of each
  * realm (interactions, codes, sessions, grants and tokens, expiring by TTL), so any node can continue a
  * sign-in another node started, and the reads and deletes with which any node ends a realm session
- * (src/auth/idp/realm-sessions.ts decides which).
+ * (src/auth/realm-sessions.ts decides which).
  */
 export class RealmRecordsStore {
   constructor(private readonly deps: { redis: RedisClient; keys: Pick<RedisKeys, 'idpRecords'> }) {}

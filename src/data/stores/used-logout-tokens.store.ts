@@ -3,7 +3,7 @@ import type { RedisKeys } from '../redis-keys.js';
 
 /**
  * The `jti`s of back-channel logout tokens already received, each kept while a token could still be
- * accepted: the replay protection of src/auth/backchannel-logout.ts.
+ * accepted: the replay protection of src/core/identity/backchannel-logout.ts.
  */
 export class UsedLogoutTokensStore {
   constructor(private readonly deps: { redis: RedisClient; keys: Pick<RedisKeys, 'logoutTokenJti'> }) {}

@@ -3,7 +3,7 @@ import { actorKeys } from '../../../src/actors/runtime/actor-keys.js';
 import { ShardLeases } from '../../../src/actors/runtime/shard-leases.js';
 import { SnapshotStore } from '../../../src/actors/runtime/snapshot-store.js';
 import { Revocations } from '../../../src/auth/revocations.js';
-import { EmbeddedRealmSessions } from '../../../src/auth/idp/realm-sessions.js';
+import { EmbeddedRealmSessions } from '../../../src/auth/realm-sessions.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { QUEUE_NAMES } from '../../../src/core/meetings/job-definitions.js';
 import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';

@@ -1,8 +1,8 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { RoleStarter } from '../../composition/role-context.js';
-import { DEMO_USERS, DEMO_PASSWORD } from '../../data/seed/demo.seed.js';
-import { rateLimit, byIp, byBodyField } from '../../edge/rate-limit.js';
-import { slowHash } from '../../kernel/secrets.js';
+import type { RoleStarter } from '../composition/role-context.js';
+import { DEMO_USERS, DEMO_PASSWORD } from '../data/seed/demo.seed.js';
+import { rateLimit, byIp, byBodyField } from '../edge/rate-limit.js';
+import { slowHash } from '../kernel/secrets.js';
 import { IdpRealms } from './idp-realms.js';
 import { interactionRouter } from './interaction.router.js';
 import { setPasswordRouter } from './set-password.router.js';

@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { Adapter } from 'oidc-provider';
-import type { Config } from '../../config/config.js';
-import type { RealmAccounts } from '../realm-accounts.js';
+import type { Config } from '../config/config.js';
+import type { RealmAccounts } from '../auth/realm-accounts.js';
 import { signingView, type IdpSecretsService, type IdpSecretsView, type StoredIdpSecrets } from './idp-secrets.js';
 import { createRealmProvider } from './provider.factory.js';
 

@@ -1,11 +1,11 @@
 import type { JWTPayload } from 'jose';
-import { AppError, isAppError } from '../kernel/errors.js';
-import type { CredentialRepository } from '../data/repositories/credential.repository.js';
-import type { UsedLogoutTokensStore } from '../data/stores/used-logout-tokens.store.js';
-import type { SessionService } from '../core/identity/session.service.js';
-import type { AuditService } from '../core/audit/audit.service.js';
-import type { OidcRealms } from './oidc-realms.js';
-import { realmSid } from './access-token-verifier.js';
+import { AppError, isAppError } from '../../kernel/errors.js';
+import type { CredentialRepository } from '../../data/repositories/credential.repository.js';
+import type { UsedLogoutTokensStore } from '../../data/stores/used-logout-tokens.store.js';
+import type { SessionService } from './session.service.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { OidcRealms } from '../../auth/oidc-realms.js';
+import { realmSid } from '../../auth/access-token-verifier.js';
 
 /** The `events` member that makes a JWT a logout token (OpenID Connect Back-Channel Logout 1.0, 2.4). */
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';

@@ -1,8 +1,8 @@
 import Provider, { errors, type Adapter, type Configuration } from 'oidc-provider';
-import type { RealmAccounts } from '../realm-accounts.js';
+import type { RealmAccounts } from '../auth/realm-accounts.js';
 import type { IdpSecrets } from './idp-secrets.js';
-import { resourceIndicator } from '../oidc-realms.js';
-import { EMBEDDED_REALM_SESSION_SECONDS } from './realm-sessions.js';
+import { resourceIndicator } from '../auth/oidc-realms.js';
+import { EMBEDDED_REALM_SESSION_SECONDS } from '../auth/realm-sessions.js';
 
 export interface RealmOptions {
   tenant: string;

@@ -1,4 +1,4 @@
-import type { RealmRecordsStore } from '../../data/stores/realm-records.store.js';
+import type { RealmRecordsStore } from '../data/stores/realm-records.store.js';
 
 /** Session, grant and refresh-token lifetime of the embedded realm. */
 export const EMBEDDED_REALM_SESSION_SECONDS = 8 * 3600;

@@ -1,9 +1,9 @@
 import express, { Router, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
-import { AppError } from '../../kernel/errors.js';
-import type { RealmAccounts } from '../realm-accounts.js';
-import type { AuditService } from '../../core/audit/audit.service.js';
-import { decoyHash, slowVerify } from '../../kernel/secrets.js';
+import { AppError } from '../kernel/errors.js';
+import type { RealmAccounts } from '../auth/realm-accounts.js';
+import type { AuditService } from '../core/audit/audit.service.js';
+import { decoyHash, slowVerify } from '../kernel/secrets.js';
 import { loginPage } from './login-page.js';
 
 export interface InteractionDeps {

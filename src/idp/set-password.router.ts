@@ -1,11 +1,11 @@
 import express, { Router, type Request, type Response } from 'express';
-import { isAppError } from '../../kernel/errors.js';
+import { isAppError } from '../kernel/errors.js';
 import { esc } from './login-page.js';
 import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   type AccountSetupService,
-} from '../../core/identity/account-setup.service.js';
+} from '../core/identity/account-setup.service.js';
 
 function page(title: string, body: string): string {
   return `<!doctype html>
