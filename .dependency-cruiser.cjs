@@ -77,12 +77,20 @@ module.exports = {
       to: { path: '^src/auth/' },
     },
     {
+      name: 'auth-imports-no-core',
+      severity: 'error',
+      comment:
+        'src/auth (keys, tokens, realms, the authorizer, revocations) sits below the domain: identity services in src/core/identity use it, never the other way (decision 1128).',
+      from: { path: '^src/auth/' },
+      to: { path: '^src/(core|actors|idp)/' },
+    },
+    {
       name: 'core-imports-no-transport',
       severity: 'error',
       comment:
         'Core services are transport-neutral: they never import a transport (REST, GraphQL, hub, gRPC, jobs) or the edge.',
       from: { path: '^src/core/' },
-      to: { path: '^src/(http|hub|workers|edge)/|^src/telemetry/telemetry\\.(server|role)' },
+      to: { path: '^src/(http|hub|workers|edge|idp|app|cli|composition)/|^src/telemetry/' },
     },
     {
       name: 'data-imports-no-core-rules',
@@ -131,9 +139,24 @@ module.exports = {
       name: 'composition-imported-only-by-entries',
       severity: 'error',
       comment:
-        'The composition (src/composition) is the top of the layers: only the process entries (src/main.ts and the *.cli.ts commands) and tests import it; a role or transport takes what it receives (RoleContext, Services, Infra) as types only.',
-      from: { path: '^src/', pathNot: '^src/composition/|^src/main\\.ts$|\\.cli\\.ts$' },
-      to: { path: '^src/composition/', dependencyTypesNot: ['type-only'] },
+        'The composition (src/composition) is the top of the layers: only the process entries (src/main.ts and the commands in src/cli) and tests import it, types included; a role or transport takes what it receives by the types of src/app (RoleContext, Services, Infra; decision 1128).',
+      from: { path: '^src/', pathNot: '^src/composition/|^src/main\\.ts$|^src/cli/' },
+      to: { path: '^src/composition/' },
+    },
+    {
+      name: 'app-is-types-only',
+      severity: 'error',
+      comment:
+        "src/app is the application's shape (the types the composition hands every role, transport, actor and job): it imports types only, so depending on it loads no code (decision 1128).",
+      from: { path: '^src/app/' },
+      to: { path: '^src/', pathNot: '^src/app/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'app-imports-no-transport',
+      severity: 'error',
+      comment: "The application's shape sits below the transports and the composition: it names no type of theirs.",
+      from: { path: '^src/app/' },
+      to: { path: '^src/(http|hub|telemetry|workers|idp|cli|composition)/|^src/main\\.ts$' },
     },
     {
       name: 'actors-and-telemetry-import-no-hub',
@@ -170,7 +193,7 @@ module.exports = {
       name: 'transports-use-no-raw-redis',
       severity: 'error',
       comment: 'Transports get Redis connections from infra (connectRedis) and use Redis through services and stores.',
-      from: { path: '^src/(http|hub|workers)/', pathNot: '^src/workers/job-queues\\.ts$' },
+      from: { path: '^src/(http|hub|workers)/', pathNot: '^src/data/job-queues\\.ts$' },
       to: { path: '^src/data/redis\\.ts$' },
     },
   ],

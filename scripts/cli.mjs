@@ -14,7 +14,7 @@ export const TOOLS = {
   tenant: 'cli/tenant.cli',
   keys: 'cli/keys.cli',
   'audit-verify': 'cli/audit-verify.cli',
-  telemetry: 'telemetry/telemetry.cli',
+  telemetry: 'cli/telemetry.cli',
   webhooks: 'cli/webhooks.cli',
 };
 

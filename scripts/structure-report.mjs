@@ -24,8 +24,9 @@ const LAYERS = [
   ['core'],
   ['actors'],
   ['edge'],
-  ['http', 'hub', 'telemetry', 'workers', 'idp', 'cli'],
-  ['composition', '(root)'],
+  ['app'],
+  ['http', 'hub', 'telemetry', 'workers', 'idp'],
+  ['composition', 'cli', '(root)'],
   ['operations'],
 ];
 const rank = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));

@@ -22,7 +22,7 @@ export async function authSupport(): Promise<AuthSupport> {
   return (await import(spec)) as AuthSupport;
 }
 
-/** The part of services.jobs (src/workers/job-queues.ts) the thumbnail benchmark drives. */
+/** The part of services.jobs (src/data/job-queues.ts) the thumbnail benchmark drives. */
 interface JobsApi {
   enqueue(name: string, data: unknown): Promise<{ id: string }>;
   waitForAll(

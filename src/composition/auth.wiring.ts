@@ -1,3 +1,4 @@
+import type { AuthServices } from '../app/index.js';
 import type { RedisClient } from '../data/redis.js';
 import type { Config } from '../config/config.js';
 import type { TenantDb } from '../data/mongo.js';
@@ -6,7 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { SigningKeys } from '../auth/signing-keys.js';
 import { keyVaultFrom } from '../auth/key-vault.js';
-import { IdpSecretsService } from '../idp/idp-secrets.js';
+import { IdpSecretsService } from '../auth/idp-secrets.js';
 import { RealmAccounts } from '../auth/realm-accounts.js';
 import { AuditRepository, AuditHeads } from '../data/repositories/audit.repository.js';
 import { CredentialRepository } from '../data/repositories/credential.repository.js';
@@ -129,7 +130,7 @@ export function createSigningKeys(config: Config, redis: RedisClient, keys: Redi
  * Wires identity, token and session services (called once by createServices). Each service gets only
  * the I/O it needs; `verifyAccessToken` is the one verification entry point of every transport.
  */
-export function createAuthServices(infra: AuthInfra) {
+export function createAuthServices(infra: AuthInfra): AuthServices {
   const { config, redis, keys } = infra;
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
   /** Repository factories per tenant, for the services converted to take them (issue 19). */
@@ -300,5 +301,3 @@ export function createAuthServices(infra: AuthInfra) {
     verifyAccessToken: (tenant: string, token: string): Promise<Principal> => verifier.verify(tenant, token),
   };
 }
-
-export type AuthServices = ReturnType<typeof createAuthServices>;

@@ -1,6 +1,6 @@
 import type { AuditService } from '../core/audit/audit.service.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
-import type { Infra } from './infra.js';
+import type { Infra } from '../app/index.js';
 import type { VideoConferencing } from '../vcs/vcs.port.js';
 import { UserRepository } from '../data/repositories/user.repository.js';
 import { FavouriteRepository } from '../data/repositories/favourite.repository.js';

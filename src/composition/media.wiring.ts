@@ -2,7 +2,7 @@ import { MediaFileRepository } from '../data/repositories/media-file.repository.
 import { FileShareRepository } from '../data/repositories/file-share.repository.js';
 import { ImportRepository } from '../data/repositories/import.repository.js';
 import { PendingUserRepository } from '../data/repositories/pending-user.repository.js';
-import type { Infra } from './infra.js';
+import type { Infra } from '../app/index.js';
 import { historyPublisher } from '../realtime/redis-publisher.js';
 import { rooms } from '../realtime/rooms.js';
 import { MediaService } from '../core/media/media.service.js';

@@ -1,7 +1,7 @@
 import type { Role } from '../config/config.js';
 import type { PushName, PushPayload } from '../contracts/pushes.js';
 import type { PushPublisher, RoomMove } from '../realtime/push-delivery.js';
-import type { ActorClient, RoleHandle } from './role-context.js';
+import type { ActorClient, RoleHandle } from '../app/index.js';
 
 /**
  * What the roles provide to what the composition builds before they start (decision 1125), created up

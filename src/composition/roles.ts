@@ -1,5 +1,5 @@
 import type { Role } from '../config/config.js';
-import type { RoleStarter } from './role-context.js';
+import type { RoleStarter } from '../app/index.js';
 
 /**
  * Roles in start order. Each is imported lazily so a worker-only node never loads Socket.IO and an
@@ -7,7 +7,7 @@ import type { RoleStarter } from './role-context.js';
  */
 export const ROLE_STARTERS: Partial<Record<Role, () => Promise<RoleStarter>>> = {
   idp: async () => (await import('../idp/idp.role.js')).startIdp,
-  actors: async () => (await import('../actors/actors.role.js')).startActorsRole,
+  actors: async () => (await import('./actors.role.js')).startActorsRole,
   workers: async () => (await import('../workers/workers.role.js')).startWorkersRole,
   telemetry: async () => (await import('../telemetry/telemetry.role.js')).startTelemetryRole,
   hub: async () => (await import('../hub/hub.role.js')).startHubRole,

@@ -1,5 +1,6 @@
-import type { Infra } from './infra.js';
-import type { JobQueues } from '../workers/job-queues.js';
+import type { Services, NodeActors } from '../app/index.js';
+import type { Infra } from '../app/index.js';
+import type { JobQueues } from '../data/job-queues.js';
 import type { VideoConferencing } from '../vcs/vcs.port.js';
 import { TenantRepository } from '../data/repositories/tenant.repository.js';
 import { TenantService } from '../core/tenants/tenant.service.js';
@@ -27,74 +28,19 @@ import type { ActivationService } from '../core/media/activation.service.js';
 import type { TelemetryIngestService } from '../core/meetings/telemetry-ingest.service.js';
 import { TenantSettingsService } from '../core/tenants/tenant-settings.service.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
-import { createAuthServices, type AuthServices } from './auth.wiring.js';
+import type { AuthServices } from '../app/index.js';
+import { createAuthServices } from './auth.wiring.js';
 import { createTelemetryServices } from './telemetry.wiring.js';
 import { createDirectoryServices } from './directory.wiring.js';
 import { createMediaServices } from './media.wiring.js';
 import { MeetingRooms } from '../actors/meeting/meeting-rooms.js';
 import { AuditCheckpointer } from '../core/audit/audit-checkpointer.js';
 import { AuditCheckpointTurnStore } from '../data/stores/audit-checkpoint-turn.store.js';
-import { createWebhookServices, type WebhookServices } from './webhooks.wiring.js';
+import type { WebhookServices } from '../app/index.js';
+import { createWebhookServices } from './webhooks.wiring.js';
 import type { AnnounceHook } from '../core/webhooks/webhook-events.js';
 import type { ActorSystem } from '../actors/runtime/types.js';
 import type { DeviceRegistrationService } from '../core/directory/device-registration.service.js';
-
-/**
- * Every service a transport, an actor or a job may use: what `createServices` builds. Transports receive
- * this object and never construct services, repositories or Redis clients themselves.
- */
-export interface Services {
-  /** The tenant catalog: provisioning, migrations, lookup by host. */
-  tenants: TenantService;
-  /** Identity and sessions: tokens, sign-in, sessions, accounts, realms, audit (auth.wiring.ts). */
-  auth: AuthServices;
-
-  // Directory and scheduling (directory.wiring.ts)
-  presence: PresenceService;
-  admin: AdminService;
-  webApp: WebAppUrls;
-  /** The in-memory contact directory, where the database cannot search by index (decision 212). */
-  contactDirectory: ContactDirectory | undefined;
-  directoryScope: DirectoryScope;
-  contacts: ContactService;
-  groups: GroupService;
-  notices: NoticeService;
-  events: EventService;
-  meetings: MeetingService;
-  /** The meeting actors for REST, GraphQL and the telemetry completion, through the node's actor client. */
-  meetingRooms: MeetingRooms;
-  /** Tenant administrators change the tenant's configuration and security rules, audited (decision 950). */
-  tenantSettings: TenantSettingsService;
-  /** Recording consent: the tenant's policy, answers stored with the event and audited (decision 910). */
-  recordingConsent: RecordingConsentService;
-  calls: CallService;
-  peripherals: PeripheralService;
-  /** Which device account may claim which hardware id (decision 1041). */
-  deviceRegistrations: DeviceRegistrationService;
-
-  // Conferences and telemetry (telemetry.wiring.ts)
-  /** Enqueues jobs (src/core/meetings/job-definitions.ts). */
-  jobs: JobQueues;
-  /** The video conferencing system's port. */
-  vcs: VideoConferencing;
-  recording: RecordingService;
-  completion: CompletionService;
-  telemetry: TelemetryIngestService;
-
-  // Media and imports (media.wiring.ts)
-  media: MediaService;
-  mediaAccess: MediaAccess;
-  /** What was recorded about events and sessions, read back: the ledger and the files (decision 940). */
-  records: RecordsService;
-  imports: ImportService;
-  /** Imported pending users made into users by an admin. */
-  activation: ActivationService;
-
-  /** Outbound events: subscriptions, the outbox relay and delivery (webhooks.wiring.ts). */
-  webhooks: WebhookServices;
-  /** The periodic signed checkpoint of every active tenant's audit chain (decision 881); workers nodes start it. */
-  auditCheckpoints: AuditCheckpointer;
-}
 
 /**
  * The composition root: every service, wired from infra, once per process. `actors` is the node's actor
@@ -140,11 +86,6 @@ export function createServices(infra: Infra, links: NodeActors = NO_ROLES): Serv
     webhooks,
     auditCheckpoints: auditCheckpoints(infra, tenants, auth.audit),
   };
-}
-
-/** The node's actor client, resolved on use (RoleLinks.actorClient of src/composition/role-links.ts). */
-export interface NodeActors {
-  actorClient(): Pick<ActorSystem, 'ask'> | undefined;
 }
 
 const NO_ROLES: NodeActors = { actorClient: () => undefined };

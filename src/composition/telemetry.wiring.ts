@@ -1,4 +1,4 @@
-import type { Infra } from './infra.js';
+import type { Infra } from '../app/index.js';
 import { TenantConfigRepository } from '../data/repositories/tenant-config.repository.js';
 import { EventRepository } from '../data/repositories/event.repository.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';

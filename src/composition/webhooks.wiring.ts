@@ -1,5 +1,5 @@
 import type { AuditRecorder } from '../core/audit/audit-by.js';
-import type { Infra } from './infra.js';
+import type { Infra, WebhookServices } from '../app/index.js';
 import { WebhookSubscriptionRepository } from '../data/repositories/webhook-subscription.repository.js';
 import { WebhookLogRepository } from '../data/repositories/webhook-log.repository.js';
 import { SequenceHeads } from '../data/repositories/sequence-heads.js';
@@ -9,13 +9,6 @@ import { WebhookSubscriptionService } from '../core/webhooks/webhook-subscriptio
 import { WebhookDeliveryService, type DeliveryWake } from '../core/webhooks/webhook-delivery.service.js';
 import { OutboxRelayService } from '../core/webhooks/outbox-relay.service.js';
 import { WebhookSecrets, type SecretVault } from '../core/webhooks/webhook-secrets.js';
-
-/** Outbound events: the administrators' API, the relay from the outboxes, and delivery. */
-export interface WebhookServices {
-  subscriptions: WebhookSubscriptionService;
-  relay: OutboxRelayService;
-  delivery: WebhookDeliveryService;
-}
 
 /**
  * Wires the webhook services from infra; `tenants` lists the tenants the sweep visits; `vault` (the

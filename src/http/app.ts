@@ -1,7 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import './types.js';
-import type { Services } from '../composition/services.js';
-import type { Infra } from '../composition/infra.js';
+import type { Services } from '../app/index.js';
+import type { Infra } from '../app/index.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { corsPolicy } from '../edge/cors.js';

@@ -1,6 +1,6 @@
 import { rooms } from '../realtime/rooms.js';
-import type { Infra } from '../composition/infra.js';
-import type { RoleContext, RoleHandle } from '../composition/role-context.js';
+import type { Infra } from '../app/index.js';
+import type { RoleContext, RoleHandle } from '../app/index.js';
 import { actorSystemOf } from '../actors/runtime/index.js';
 import { startActorSystem } from '../actors/runtime/node-system.js';
 import { subscribePushes, type RelayedPush } from '../realtime/redis-publisher.js';

@@ -2,7 +2,7 @@ import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import { Server, type ServerOptions } from 'socket.io';
 import type { CorsOptionsDelegate } from 'cors';
 import { createShardedAdapter } from '@socket.io/redis-adapter';
-import type { Infra } from '../composition/infra.js';
+import type { Infra } from '../app/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { handshake, type HandshakeDeps } from './handshake.js';

@@ -2,7 +2,12 @@ import type Provider from 'oidc-provider';
 import type { Adapter } from 'oidc-provider';
 import type { Config } from '../config/config.js';
 import type { RealmAccounts } from '../auth/realm-accounts.js';
-import { signingView, type IdpSecretsService, type IdpSecretsView, type StoredIdpSecrets } from './idp-secrets.js';
+import {
+  signingView,
+  type IdpSecretsService,
+  type IdpSecretsView,
+  type StoredIdpSecrets,
+} from '../auth/idp-secrets.js';
 import { createRealmProvider } from './provider.factory.js';
 
 export interface IdpRealmsDeps {

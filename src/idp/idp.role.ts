@@ -1,5 +1,5 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { RoleStarter } from '../composition/role-context.js';
+import type { RoleStarter } from '../app/index.js';
 import { DEMO_USERS, DEMO_PASSWORD } from '../data/seed/demo.seed.js';
 import { rateLimit, byIp, byBodyField } from '../edge/rate-limit.js';
 import { slowHash } from '../kernel/secrets.js';

@@ -1,6 +1,6 @@
 import Provider, { errors, type Adapter, type Configuration } from 'oidc-provider';
 import type { RealmAccounts } from '../auth/realm-accounts.js';
-import type { IdpSecrets } from './idp-secrets.js';
+import type { IdpSecrets } from '../auth/idp-secrets.js';
 import { resourceIndicator } from '../auth/oidc-realms.js';
 import { EMBEDDED_REALM_SESSION_SECONDS } from '../auth/realm-sessions.js';
 

@@ -1,5 +1,5 @@
 import type { Server } from '@grpc/grpc-js';
-import type { RoleContext, RoleHandle } from '../composition/role-context.js';
+import type { RoleContext, RoleHandle } from '../app/index.js';
 import { startTelemetryServer, telemetryCredentials, telemetryHandlers } from './telemetry.server.js';
 import { countHit } from '../edge/rate-limit.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Services } from '../composition/services.js';
-import type { Infra } from '../composition/infra.js';
-import type { JobData, JobName } from '../core/meetings/job-definitions.js';
+import type { Services } from '../app/index.js';
+import type { Infra } from '../app/index.js';
+import type { JobData, JobName } from '../contracts/job-definitions.js';
 
 /** What a handler sees of a running job (no BullMQ types leak into job files). */
 export interface JobRun<D> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { JOB_HANDLERS, JobHandlersError, loadJobHandlers, type JobHandlerEntry } from './job-handlers.js';
-import { JOBS } from '../core/meetings/job-definitions.js';
+import { JOBS } from '../contracts/job-definitions.js';
 
 describe('job handlers boot check', () => {
   it('has exactly one handler per job of queues.ts', async () => {

@@ -1,4 +1,4 @@
-import { JOBS, isJobName, type JobName } from '../core/meetings/job-definitions.js';
+import { JOBS, isJobName, type JobName } from '../contracts/job-definitions.js';
 import type { JobContext, JobHandler, JobRun } from './job-handler.js';
 
 export type { JobContext } from './job-handler.js';

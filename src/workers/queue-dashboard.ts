@@ -10,8 +10,8 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { constantTimeEqual } from '../kernel/secrets.js';
-import { QUEUE_NAMES } from '../core/meetings/job-definitions.js';
-import type { JobQueues } from './job-queues.js';
+import { QUEUE_NAMES } from '../contracts/job-definitions.js';
+import type { JobQueues } from '../data/job-queues.js';
 
 /** Where the dashboard lives on the metrics listener. */
 export const QUEUE_DASHBOARD_PATH = '/queues';

@@ -1,7 +1,7 @@
 import { Gauge } from 'prom-client';
 import type { Metrics } from '../observability/metrics.js';
-import type { JobQueues } from './job-queues.js';
-import type { QueueName } from '../core/meetings/job-definitions.js';
+import type { JobQueues } from '../data/job-queues.js';
+import type { QueueName } from '../contracts/job-definitions.js';
 
 /** The states an operator watches: work piling up (waiting, delayed), in flight (active), given up (failed). */
 export const DEPTH_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;

@@ -1,10 +1,10 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { RoleContext, RoleHandle } from '../composition/role-context.js';
+import type { RoleContext, RoleHandle } from '../app/index.js';
 import { isPermanent } from '../kernel/errors.js';
 import { runWithContext } from '../observability/context.js';
 import { SpanKind, startSpan, traceIdOf, type TraceCarrier } from '../observability/tracing.js';
 import { loadJobHandlers, type JobContext, type LoadedHandler } from './job-handlers.js';
-import { JOBS, activeQueues, isJobName, type QueueName } from '../core/meetings/job-definitions.js';
+import { JOBS, activeQueues, isJobName, type QueueName } from '../contracts/job-definitions.js';
 import type { AuditCheckpointer } from '../core/audit/audit-checkpointer.js';
 import { registerQueueDepth } from './queue-metrics.js';
 import { actorClientFor } from '../actors/runtime/node-system.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { NodeHandle } from '../../src/composition/node.js';
-import type { QueueName } from '../../src/core/meetings/job-definitions.js';
+import type { QueueName } from '../../src/contracts/job-definitions.js';
 
 /**
  * Takes the next waiting job of `queue` the way a worker does (a BullMQ Worker without a processor, on

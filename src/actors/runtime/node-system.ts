@@ -1,12 +1,30 @@
 import { AppError } from '../../kernel/errors.js';
 import type { Role } from '../../config/config.js';
-import type { RoleContext, RoleHandle } from '../../composition/role-context.js';
+import type { Config } from '../../config/config.js';
+import type { RedisClient } from '../../data/redis.js';
+import type { RedisKeys } from '../../data/redis-keys.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { RedisActorSystem } from './actor-system.js';
-import type { ActorBehavior } from './types.js';
+import type { ActorBehavior, ActorSystem } from './types.js';
 
 /** The `actors` role's handle: the node's actor system, found by later roles in ctx.started. */
-export interface ActorsRoleHandle extends RoleHandle {
+export interface ActorsRoleHandle {
   system: RedisActorSystem;
+  actorClient: Pick<ActorSystem, 'ask'>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What starting a node's actor system takes of a role's context (the RoleContext of src/app, which every
+ * role receives, has it): the connections, the node's push publisher and the actor client of a role
+ * started earlier.
+ */
+export interface ActorSystemContext {
+  infra: { config: Config; redis: RedisClient; keys: RedisKeys; logger: Logger; metrics: Metrics };
+  pushes: PushPublisher;
+  actorClient(): Pick<ActorSystem, 'ask'> | undefined;
 }
 
 /**
@@ -15,7 +33,7 @@ export interface ActorsRoleHandle extends RoleHandle {
  * go to the node's publisher (ctx.pushes), fixed at construction.
  */
 export async function startActorSystem(
-  ctx: RoleContext,
+  ctx: ActorSystemContext,
   behaviors: ActorBehavior<any, any, any>[],
 ): Promise<ActorsRoleHandle> {
   const { infra } = ctx;
@@ -40,7 +58,7 @@ export async function startActorSystem(
  * (returned with its stop).
  */
 export async function actorClientFor(
-  ctx: RoleContext,
+  ctx: ActorSystemContext,
 ): Promise<{ system: Pick<RedisActorSystem, 'ask'>; stop?: () => Promise<void> }> {
   const existing = ctx.actorClient();
   if (existing) return { system: existing };
@@ -49,7 +67,7 @@ export async function actorClientFor(
 }
 
 /** The actor system started by this node's `actors` role (for the hub and other roles, and tests). */
-export function actorSystemOf(started: ReadonlyMap<Role, RoleHandle>): RedisActorSystem {
+export function actorSystemOf(started: ReadonlyMap<Role, object>): RedisActorSystem {
   const handle = started.get('actors') as ActorsRoleHandle | undefined;
   if (!handle?.system) throw new AppError('service_unavailable', "the 'actors' role is not running on this node");
   return handle.system;

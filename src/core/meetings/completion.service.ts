@@ -5,7 +5,7 @@ import { sourcesOf } from './event-status.js';
 import type { EventRepository, EventRecord } from '../../data/repositories/event.repository.js';
 import type { TelemetryRepository, TelemetryRecord } from '../../data/repositories/telemetry.repository.js';
 import type { ParticipantLogRepository, LedgerEntry } from '../../data/repositories/participant-log.repository.js';
-import type { TelemetryCompletionJobData } from './job-definitions.js';
+import type { TelemetryCompletionJobData } from '../../contracts/job-definitions.js';
 import { announce, type AnnounceHook } from '../webhooks/webhook-events.js';
 import { consultationData } from '../webhooks/consultation-events.js';
 import type { AuditService } from '../audit/audit.service.js';

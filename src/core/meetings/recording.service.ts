@@ -4,7 +4,7 @@ import { oid } from '../../kernel/object-id.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { layout } from '../../storage/layout.js';
 import type { VcsRoom, VideoConferencing } from '../../vcs/vcs.port.js';
-import type { RecordingJobData } from './job-definitions.js';
+import type { RecordingJobData } from '../../contracts/job-definitions.js';
 import type { EventRepository, EventRecord } from '../../data/repositories/event.repository.js';
 import type { MediaFileRepository } from '../../data/repositories/media-file.repository.js';
 import type { TelemetryRepository } from '../../data/repositories/telemetry.repository.js';

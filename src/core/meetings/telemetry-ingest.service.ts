@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../../kernel/errors.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { NewTelemetryRecord, TelemetryRepository } from '../../data/repositories/telemetry.repository.js';
-import type { TelemetryCompletionJobData } from './job-definitions.js';
+import type { TelemetryCompletionJobData } from '../../contracts/job-definitions.js';
 import { announce, type AnnounceHook } from '../webhooks/webhook-events.js';
 import { consultationData } from '../webhooks/consultation-events.js';
 import { oid } from '../../kernel/object-id.js';

@@ -6,7 +6,7 @@ const SWAP = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KE
 
 /**
  * The embedded realms' signing and cookie keys as stored: one sealed value in Redis, shared by every
- * node. Creation, rotation and sealing are src/idp/idp-secrets.ts's; every change here is a
+ * node. Creation, rotation and sealing are src/auth/idp-secrets.ts's; every change here is a
  * compare-and-set, so concurrent nodes never overwrite each other.
  */
 export class IdpSecretsStore {

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Services } from '../../composition/services.js';
+import type { Services } from '../../app/index.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { ResolvedTenant } from '../../core/tenants/tenant.service.js';
 import { GraphQLError } from 'graphql';

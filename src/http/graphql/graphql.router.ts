@@ -4,7 +4,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import type { Services } from '../../composition/services.js';
+import type { Services } from '../../app/index.js';
 import { ERROR_CODES, isAppError, toAppError, type ErrorCode } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { requireTenant } from '../middleware/tenant.js';

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { Types } from 'mongoose';
-import type { Services } from '../../composition/services.js';
+import type { Services } from '../../app/index.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { ContactView } from '../../core/directory/contact.service.js';
 import { isObjectIdString } from '../../kernel/object-id.js';

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../../kernel/errors.js';
-import type { AuthServices } from '../../composition/auth.wiring.js';
+import type { AuthServices } from '../../app/index.js';
 import { satisfies, type Requirement } from '../../kernel/requirement.js';
 import type { Principal } from '../../kernel/principal.js';
 import { recordBy } from '../../core/audit/audit-by.js';

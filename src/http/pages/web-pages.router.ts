@@ -1,5 +1,5 @@
 import { Router, type Request, type RequestHandler } from 'express';
-import type { Services } from '../../composition/services.js';
+import type { Services } from '../../app/index.js';
 import { requireTenant } from '../middleware/tenant.js';
 import { staticAssets } from '../reference/reference-assets.js';
 import { webPagesBundle } from './web-pages.build.js';

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
-import type { Services } from '../../composition/services.js';
-import type { Infra } from '../../composition/infra.js';
+import type { Services } from '../../app/index.js';
+import type { Infra } from '../../app/index.js';
 import { API_GROUPS, PROBE_GROUPS } from './groups.js';
 import { routerFor } from './route-spec.js';
 import { docsRouter } from '../openapi/docs.router.js';

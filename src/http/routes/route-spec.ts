@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
-import type { Services } from '../../composition/services.js';
-import type { Infra } from '../../composition/infra.js';
+import type { Services } from '../../app/index.js';
+import type { Infra } from '../../app/index.js';
 import type { Requirement } from '../../kernel/requirement.js';
 import type { Principal } from '../../kernel/principal.js';
 import { AppError, type ErrorCode } from '../../kernel/errors.js';

@@ -3,7 +3,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { MediaService } from '../../core/media/media.service.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { layout } from '../../storage/layout.js';
-import { ThumbnailJobData } from '../../core/meetings/job-definitions.js';
+import { ThumbnailJobData } from '../../contracts/job-definitions.js';
 import { AppError } from '../../kernel/errors.js';
 import type { JobHandler } from '../job-handler.js';
 

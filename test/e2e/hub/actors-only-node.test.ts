@@ -85,7 +85,7 @@ describe('an actors-only node hosts the actors a hub-only node asks', () => {
       ]);
       return Object.keys((JSON.parse(await readFile(out, 'utf8')) as { tree: Record<string, unknown> }).tree);
     };
-    const files = await graph('src/actors/actors.role.ts');
+    const files = await graph('src/composition/actors.role.ts');
     expect((await graph('src/composition/roles.ts')).filter((f) => f.startsWith('src/hub/')).length).toBeGreaterThan(0);
     await rm(dir, { recursive: true, force: true });
     expect(files).toEqual(

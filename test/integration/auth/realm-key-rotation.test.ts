@@ -9,7 +9,7 @@ import { createUser, freePort } from '../../support/auth.js';
 import { Browser, authorizeIn } from '../../support/realm.js';
 import { request } from '../../support/http.js';
 import { resourceIndicator } from '../../../src/auth/oidc-realms.js';
-import { signingView, type StoredIdpSecrets } from '../../../src/idp/idp-secrets.js';
+import { signingView, type StoredIdpSecrets } from '../../../src/auth/idp-secrets.js';
 
 const run = promisify(execFile);
 /** The CLI starts a TypeScript process (a few seconds, much more on a loaded machine). */

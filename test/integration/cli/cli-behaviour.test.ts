@@ -17,7 +17,7 @@ const testRedis = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6390';
 const TOOLS = {
   tenant: 'src/cli/tenant.cli.ts',
   keys: 'src/cli/keys.cli.ts',
-  telemetry: 'src/telemetry/telemetry.cli.ts',
+  telemetry: 'src/cli/telemetry.cli.ts',
   'audit-verify': 'src/cli/audit-verify.cli.ts',
 } as const;
 

@@ -5,7 +5,7 @@ import { SnapshotStore } from '../../../src/actors/runtime/snapshot-store.js';
 import { Revocations } from '../../../src/auth/revocations.js';
 import { EmbeddedRealmSessions } from '../../../src/auth/realm-sessions.js';
 import { loadConfig } from '../../../src/config/config.js';
-import { QUEUE_NAMES } from '../../../src/core/meetings/job-definitions.js';
+import { QUEUE_NAMES } from '../../../src/contracts/job-definitions.js';
 import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
 import { DirectoryChangesStore } from '../../../src/data/stores/directory-changes.store.js';
 import { createRedis, primaries, type RedisClient } from '../../../src/data/redis.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { settleNextJob } from '../../support/jobs.js';
-import { JobQueues } from '../../../src/workers/job-queues.js';
+import { JobQueues } from '../../../src/data/job-queues.js';
 import { duplicateRedis, type RedisClient } from '../../../src/data/redis.js';
 
 const hash = (c: string) => c.repeat(64);

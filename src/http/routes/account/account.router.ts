@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Infra } from '../../../composition/infra.js';
+import type { Infra } from '../../../app/index.js';
 import { byIp, byBodyField, type RateLimitRule } from '../../../edge/rate-limit.js';
 import type { SignInContext } from '../../../core/identity/sign-in.service.js';
 import { op, type RouteGroup } from '../route-spec.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { QUEUE_NAMES } from '../../../core/meetings/job-definitions.js';
+import { QUEUE_NAMES } from '../../../contracts/job-definitions.js';
 import { op, type RouteGroup } from '../route-spec.js';
 import { IsoDate } from '../../presenters/common.presenter.js';
-import type { JobView } from '../../../workers/job-queues.js';
+import type { JobView } from '../../../data/job-queues.js';
 
 const QueueName = z.enum(QUEUE_NAMES);
 const TAKE_MAX = 100;

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Services } from '../../../composition/services.js';
+import type { Services } from '../../../app/index.js';
 import type { Principal } from '../../../kernel/principal.js';
 import type { ErrorCode } from '../../../kernel/errors.js';
 import { op, type ExtraResponse, type RouteGroup } from '../route-spec.js';

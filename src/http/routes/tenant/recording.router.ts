@@ -3,7 +3,7 @@ import type { MeetingDetails } from '../../../contracts/meeting.schema.js';
 import { AppError, type ErrorCode } from '../../../kernel/errors.js';
 import { Id } from '../../../kernel/paging.js';
 import type { Principal } from '../../../kernel/principal.js';
-import type { Services } from '../../../composition/services.js';
+import type { Services } from '../../../app/index.js';
 import { ConsentView } from '../../presenters/recording-consent.presenter.js';
 import { op, type RouteGroup } from '../route-spec.js';
 

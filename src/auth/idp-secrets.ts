@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { IdpSecretsStore } from '../data/stores/idp-secrets.store.js';
-import type { KeyVault } from '../auth/key-vault.js';
+import type { KeyVault } from './key-vault.js';
 import { randomSecret } from '../kernel/secrets.js';
 
 /** What a realm provider is built with: its signing keys (as the provider reads them) and cookie keys. */

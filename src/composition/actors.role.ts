@@ -1,6 +1,6 @@
-import type { RoleContext } from '../composition/role-context.js';
-import { startActorSystem, type ActorsRoleHandle } from './runtime/node-system.js';
-import { actorBehaviours } from './actor-deps.js';
+import type { RoleContext } from '../app/index.js';
+import { startActorSystem, type ActorsRoleHandle } from '../actors/runtime/node-system.js';
+import { actorBehaviours } from '../actors/actor-deps.js';
 
 /**
  * The `actors` role: the node's actor system, hosting the call, meeting and device actors. It needs no

@@ -1,10 +1,10 @@
 import { Queue, QueueEvents, type Job, type JobsOptions, type JobType } from 'bullmq';
 import type { Config } from '../config/config.js';
 import { AppError, fromZod } from '../kernel/errors.js';
-import { createRedis, duplicateRedis, type RedisClient } from '../data/redis.js';
-import { redisKeys } from '../data/redis-keys.js';
+import { createRedis, duplicateRedis, type RedisClient } from './redis.js';
+import { redisKeys } from './redis-keys.js';
 import { inSpan, injectTrace, SpanKind } from '../observability/tracing.js';
-import { JOBS, QUEUE_NAMES, type JobData, type JobName, type QueueName } from '../core/meetings/job-definitions.js';
+import { JOBS, QUEUE_NAMES, type JobData, type JobName, type QueueName } from '../contracts/job-definitions.js';
 
 export interface JobQueueOptions {
   /** Connection with `maxRetriesPerRequest: null` (BullMQ requirement); shared by every Queue, closed by close(). */

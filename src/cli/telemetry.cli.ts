@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/config.js';
 import { cliEnvironment, redact, targetLine } from '../config/local-services.js';
 import { AppError } from '../kernel/errors.js';
-import { cliLogger, describeError, EXIT, helpOrRefusal, requireSettings, usageError } from '../cli/cli-kit.js';
+import { cliLogger, describeError, EXIT, helpOrRefusal, requireSettings, usageError } from './cli-kit.js';
 
 const USAGE = `usage: npm run telemetry -- issue-key TENANT
        npm run telemetry -- simulate TENANT EVENT_ID [HOST:PORT]   (TELEMETRY_KEY=... or a fresh key is issued)`;
