@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Express, Router } from 'express';
-import type { Role } from '../config/config.js';
+import type { Role } from '../config/env-schema.js';
 import type { Infra } from './infra.js';
 import type { Services } from './services.js';
 import type { PushPublisher } from '../realtime/push-delivery.js';

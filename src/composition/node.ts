@@ -1,7 +1,8 @@
 import http, { type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express, Router } from 'express';
-import type { Config, Role } from '../config/config.js';
+import type { Config } from '../config/config.js';
+import type { Role } from '../config/env-schema.js';
 import type { Services } from '../app/index.js';
 import { createServices } from './services.js';
 import type { Infra } from '../app/index.js';

@@ -1,4 +1,4 @@
-import type { Role } from '../config/config.js';
+import type { Role } from '../config/env-schema.js';
 import type { PushName, PushPayload } from '../contracts/pushes.js';
 import type { PushPublisher, RoomMove } from '../realtime/push-delivery.js';
 import type { ActorClient, RoleHandle } from '../app/index.js';

@@ -1,4 +1,4 @@
-import type { Role } from '../config/config.js';
+import type { Role } from '../config/env-schema.js';
 import type { RoleStarter } from '../app/index.js';
 
 /**

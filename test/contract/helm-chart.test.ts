@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { ConfigError, EnvSchema, loadConfig } from '../../src/config/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { EnvSchema } from '../../src/config/env-schema.js';
 
 // @ts-expect-error plain ESM script without types
 const tools = (await import('../../scripts/services.mjs')) as {

@@ -1,7 +1,7 @@
 import type { NodeHandle } from '../../src/composition/node.js';
 import { CredentialRepository } from '../../src/data/repositories/credential.repository.js';
 import { slowHash } from '../../src/kernel/secrets.js';
-import type { LoginResponse } from '../../src/core/identity/session.service.js';
+import type { LoginResponse } from '../../src/core/identity/sign-in-context.js';
 
 export interface CreateUserOptions {
   username: string;

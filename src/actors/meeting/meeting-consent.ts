@@ -1,140 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../kernel/errors.js';
 import { rooms } from '../../realtime/rooms.js';
-import type { Caller } from '../../kernel/caller.js';
+import { details, publish, type Ctx, type MeetingActorDeps, type RecordingOpts } from './meeting-state.js';
+import { type ConsentSettings, type MeetingDetails } from '../../contracts/meeting.schema.js';
+import type { ConsentRequestState, ConsentState, MeetingMsg, MeetingState } from './meeting.schema.js';
 import {
-  details,
-  hostRooms,
-  publish,
-  requireHost,
-  waitingViews,
-  type Ctx,
-  type MeetingActorDeps,
-  type RecordingOpts,
-} from './meeting-state.js';
-import {
-  CONSENT_QUESTION,
-  type ConsentAsk,
-  type ConsentMeetingEventType,
-  type ConsentSettings,
-  type ConsentView,
-  type MeetingDetails,
-  type MeetingMember,
-  type RecordingConsentAnswer,
-  type RecordingConsentResultPush,
-} from '../../contracts/meeting.schema.js';
-import type { ConsentRequestState, ConsentState, DeviceJoin, MeetingMsg, MeetingState } from './meeting.schema.js';
-
-/** The timer that cancels an unanswered consent request and releases expired holds (one per meeting). */
-export const CONSENT_TIMER = 'recordingConsent';
-/** Decided requests remembered by id, so a repeated start or answer learns the outcome. */
-const RECENT = 20;
-
-type Policy = ConsentRequestState['policy'];
-type Outcome = NonNullable<ConsentRequestState['outcome']>;
-type Asked = ConsentRequestState['required'][number];
-
-/** The meeting's consent state, created on first use (snapshots written before decision 910 lack it). */
-export function consentOf(s: MeetingState): ConsentState {
-  s.consent ??= { recent: [], granted: {}, holds: [] };
-  return s.consent;
-}
-
-/**
- * Whose answer a policy asks for: every person (`all`) or the patients (`patients`); headsets are
- * equipment and never asked. A member whose tenant role is unknown (an older snapshot) is asked.
- */
-export function asks(policy: Policy, m: Pick<MeetingMember, 'role' | 'tenantRole'>): boolean {
-  if (m.role === 'device') return false;
-  return policy === 'all' || m.tenantRole === undefined || m.tenantRole === 'patient';
-}
-
-function askOf(ctx: Ctx, r: ConsentRequestState, required: boolean, late = false): ConsentAsk {
-  return {
-    eventId: ctx.state.eventId,
-    requestId: r.requestId,
-    question: CONSENT_QUESTION,
-    ...(r.reason ? { reason: r.reason } : {}),
-    policy: r.policy,
-    requestedBy: r.requestedBy,
-    requestedAt: r.requestedAt,
-    expiresAt: new Date(r.expiresAt).toISOString(),
-    required,
-    ...(late ? { late } : {}),
-  };
-}
-
-export function answerOf(
-  r: ConsentRequestState,
-  who: Asked,
-  consent: boolean,
-  at: string,
-  flags: { late?: boolean; implicit?: boolean } = {},
-): RecordingConsentAnswer {
-  return {
-    requestId: r.requestId,
-    userId: who.userId,
-    username: who.username,
-    role: who.role,
-    tenantRole: who.tenantRole,
-    question: CONSENT_QUESTION,
-    ...(r.reason ? { reason: r.reason } : {}),
-    policy: r.policy,
-    requestedBy: r.requestedBy,
-    requestedAt: r.requestedAt,
-    consent,
-    at,
-    late: flags.late ?? false,
-    implicit: flags.implicit ?? false,
-  };
-}
-
-function toUser(ctx: Ctx, userId: string, ask: ConsentAsk): void {
-  ctx.emit(rooms.user(ctx.address.tenant, userId), 'recordingConsentRequested', ask);
-}
-
-/** The consent request and the held joiners as the meeting's details show them. */
-export function consentView(s: MeetingState): ConsentView | undefined {
-  const r = s.consent?.request;
-  if (!r) return undefined;
-  return {
-    requestId: r.requestId,
-    state: r.outcome ?? 'pending',
-    policy: r.policy,
-    requestedBy: r.requestedBy,
-    requestedAt: r.requestedAt,
-    expiresAt: new Date(r.expiresAt).toISOString(),
-    ...(r.reason ? { reason: r.reason } : {}),
-    required: r.required.map((q) => ({ userId: q.userId, username: q.username, ...(r.answers[q.userId] ?? {}) })),
-    held: (s.consent?.holds ?? []).map((h) => ({
-      userId: h.userId,
-      username: h.username,
-      since: h.since,
-      requestId: h.requestId,
-    })),
-  };
-}
-
-/** MeetingDetails with the consent request, when there is one. */
-export function withConsent(s: MeetingState, d: MeetingDetails): MeetingDetails {
-  const v = consentView(s);
-  return v ? { ...d, recordingConsent: v } : d;
-}
-
-/** Keeps the consent timer due at the earliest open request or hold expiry. */
-export function armConsentTimer(ctx: Ctx): void {
-  const c = consentOf(ctx.state);
-  const due = [...(c.request && !c.request.outcome ? [c.request.expiresAt] : []), ...c.holds.map((h) => h.expiresAt)];
-  if (!due.length) return ctx.clearTimer(CONSENT_TIMER);
-  ctx.setTimer(CONSENT_TIMER, Math.max(0, Math.min(...due) - Date.now()), { type: 'consentTimeout' });
-}
-
-/** Who, present now, the request still needs a yes from: everyone asked, plus members the policy asks who came in since. */
-function needed(s: MeetingState, r: ConsentRequestState): string[] {
-  const present = Object.values(s.members).filter((m) => asks(r.policy, m));
-  const ids = new Set([...r.required.map((q) => q.userId), ...present.map((m) => m.userId)]);
-  return [...ids].filter((u) => r.answers[u]?.consent !== true);
-}
+  CONSENT_TIMER,
+  consentOf,
+  asks,
+  askOf,
+  answerOf,
+  toUser,
+  withConsent,
+  armConsentTimer,
+  needed,
+  conclude,
+  consentView,
+  type ConsentAnswerResult,
+  type Policy,
+} from './meeting-consent-state.js';
+import { answerHold, releaseHold } from './meeting-consent-holds.js';
 
 /**
  * startRecording under a consent policy: opens one request (a second start while it is open, or a
@@ -234,59 +119,6 @@ async function settle(ctx: Ctx, deps: MeetingActorDeps): Promise<void> {
   publish(ctx, 'recordingStarted', r.requestedBy, { requestId: r.requestId });
 }
 
-/** Ends a request: remembered by id, a meetingEvent for everyone, the outcome (who refused, who did not answer) to the requester and hosts. */
-function conclude(ctx: Ctx, r: ConsentRequestState, outcome: Outcome): void {
-  const c = consentOf(ctx.state);
-  r.outcome = outcome;
-  c.recent = [...c.recent.filter((x) => x.requestId !== r.requestId), { requestId: r.requestId, outcome }].slice(
-    -RECENT,
-  );
-  const name = (u: string) => ({
-    userId: u,
-    username: r.required.find((q) => q.userId === u)?.username ?? ctx.state.members[u]?.username ?? u,
-  });
-  const refusedBy = Object.entries(r.answers)
-    .filter(([, a]) => !a.consent)
-    .map(([u]) => name(u));
-  const unanswered =
-    outcome === 'granted'
-      ? []
-      : needed(ctx.state, r)
-          .filter((u) => !r.answers[u])
-          .map(name);
-  const types: Record<Outcome, ConsentMeetingEventType> = {
-    granted: 'recordingConsentGranted',
-    refused: 'recordingConsentRefused',
-    timedOut: 'recordingConsentTimedOut',
-  };
-  const type = types[outcome];
-  publish(ctx, type, undefined, {
-    requestId: r.requestId,
-    refusedBy: refusedBy.map((x) => x.userId),
-    unanswered: unanswered.map((x) => x.userId),
-  });
-  const push: RecordingConsentResultPush = {
-    eventId: ctx.state.eventId,
-    requestId: r.requestId,
-    outcome,
-    refusedBy,
-    unanswered,
-  };
-  const to = new Set([rooms.user(ctx.address.tenant, r.requestedBy), ...hostRooms(ctx)]);
-  ctx.emit([...to], 'recordingConsentResult', push);
-  armConsentTimer(ctx);
-}
-
-/** What consentToRecording answers: the request's state, and for a held joiner what became of their join. */
-export interface ConsentAnswerResult {
-  requestId: string;
-  state: ConsentView['state'];
-  consent: boolean;
-  recordingConsent?: ConsentView;
-  /** A held joiner who agreed: their join details (as joinEvent gives them) or their place in the waiting room. */
-  entered?: unknown;
-}
-
 /**
  * consentToRecording: one answer per person and request. A "no" cancels the request, a last "yes"
  * starts the recording; repeating the same answer changes nothing, changing it is refused.
@@ -337,110 +169,6 @@ export async function answerConsent(
   return result();
 }
 
-/**
- * Holds a joiner out of a meeting whose recording runs under a consent policy, when the policy asks
- * them and they have not agreed to this recording: the ack says `consentRequired` and they are asked.
- */
-export async function holdForConsent(
-  ctx: Ctx,
-  deps: MeetingActorDeps,
-  caller: Caller,
-  join: {
-    role: 'host' | 'participant' | 'guest' | 'device';
-    invited: boolean;
-    thenWait: boolean;
-    waitExpirySeconds: number;
-    code?: string;
-    device?: DeviceJoin;
-  },
-) {
-  const s = ctx.state;
-  if (!s.recording.active || join.role === 'host') return undefined;
-  const c = consentOf(s);
-  if (c.granted[caller.userId]) return undefined;
-  const role = join.role === 'device' || caller.role === 'device' ? 'device' : join.role;
-  const settings = await deps.consentSettings(ctx.address.tenant);
-  if (settings.policy === 'off' || !asks(settings.policy, { role, tenantRole: caller.role })) return undefined;
-  const now = Date.now();
-  let hold = c.holds.find((h) => h.userId === caller.userId);
-  if (!hold) {
-    hold = {
-      userId: caller.userId,
-      username: caller.username,
-      requestId: `late-${randomUUID()}`,
-      since: new Date(now).toISOString(),
-      expiresAt: now + settings.timeoutSeconds * 1000,
-      role,
-      thenWait: join.thenWait,
-      kind: role === 'device' ? 'device' : 'person',
-      invited: join.invited,
-      waitExpirySeconds: join.waitExpirySeconds,
-      ...(join.code ? { code: join.code } : {}),
-      ...(join.device ? { device: join.device } : {}),
-      caller,
-    };
-    c.holds.push(hold);
-    publish(ctx, 'recordingConsentHeld', caller.userId, { userId: caller.userId, requestId: hold.requestId });
-  } else hold.caller = caller;
-  const ask = lateAsk(ctx, hold, settings.policy as Policy);
-  toUser(ctx, caller.userId, ask);
-  armConsentTimer(ctx);
-  return { status: 'consentRequired' as const, eventId: s.eventId, since: hold.since, recordingConsent: ask };
-}
-
-function lateAsk(ctx: Ctx, h: ConsentState['holds'][number], policy: Policy): ConsentAsk {
-  const s = ctx.state;
-  return {
-    eventId: s.eventId,
-    requestId: h.requestId,
-    question: CONSENT_QUESTION,
-    policy,
-    requestedBy: s.recording.startedBy ?? '',
-    requestedAt: h.since,
-    expiresAt: new Date(h.expiresAt).toISOString(),
-    required: true,
-    late: true,
-  };
-}
-
-async function answerHold(
-  ctx: Ctx,
-  deps: MeetingActorDeps,
-  msg: Extract<MeetingMsg, { type: 'consentToRecording' }>,
-  hold: ConsentState['holds'][number],
-  enter: (hold: ConsentState['holds'][number]) => Promise<unknown>,
-): Promise<ConsentAnswerResult> {
-  const s = ctx.state;
-  const c = consentOf(s);
-  const at = new Date().toISOString();
-  const r: ConsentRequestState = {
-    requestId: hold.requestId,
-    requestedBy: s.recording.startedBy ?? '',
-    requestedAt: hold.since,
-    expiresAt: hold.expiresAt,
-    policy: (c.request?.policy ?? 'all') as Policy,
-    required: [],
-    answers: {},
-  };
-  const who = { userId: hold.userId, username: hold.username, role: hold.role, tenantRole: hold.caller.role };
-  await deps.recordConsent(ctx.address.tenant, s.eventId, answerOf(r, who, msg.consent, at, { late: true }));
-  c.holds = c.holds.filter((h) => h !== hold);
-  publish(ctx, 'recordingConsentAnswered', hold.userId, {
-    requestId: hold.requestId,
-    userId: hold.userId,
-    consent: msg.consent,
-    late: true,
-  });
-  publish(ctx, 'recordingConsentHoldEnded', hold.userId, {
-    userId: hold.userId,
-    outcome: msg.consent ? 'granted' : 'refused',
-  });
-  armConsentTimer(ctx);
-  if (!msg.consent) return { requestId: hold.requestId, state: 'refused', consent: false };
-  c.granted[hold.userId] = at;
-  return { requestId: hold.requestId, state: 'granted', consent: true, entered: await enter(hold) };
-}
-
 /** Timer turn: an open request past its time is cancelled (the hosts learn who did not answer); expired holds are let go. */
 export function consentTimeout(ctx: Ctx): void {
   const c = consentOf(ctx.state);
@@ -449,79 +177,6 @@ export function consentTimeout(ctx: Ctx): void {
   if (r && !r.outcome && r.expiresAt <= now) conclude(ctx, r, 'timedOut');
   for (const h of c.holds.filter((x) => x.expiresAt <= now)) releaseHold(ctx, h.userId, 'expired');
   armConsentTimer(ctx);
-}
-
-/**
- * A host admits waiting entries while a consented recording runs: those the policy asks who have not
- * agreed to it are held for their consent instead of entering, and enter on yes as any held joiner
- * (the host's admission stands). Returns the held user ids; the admission goes on for the others.
- */
-export async function holdAdmissions(
-  ctx: Ctx,
-  deps: MeetingActorDeps,
-  msg: Extract<MeetingMsg, { type: 'admit' }>,
-): Promise<string[]> {
-  const s = ctx.state;
-  const queue = s.waiting ?? [];
-  const targets = queue.filter((e) => msg.all || e.userId === msg.userId);
-  if (!s.recording.active || !targets.length) return [];
-  await requireHost(ctx, deps, msg.caller);
-  const settings = await deps.consentSettings(ctx.address.tenant);
-  if (settings.policy === 'off') return [];
-  const policy = settings.policy as Policy;
-  const c = consentOf(s);
-  const now = Date.now();
-  const held = targets.filter((e) => !c.granted[e.userId] && asks(policy, { role: e.role, tenantRole: e.caller.role }));
-  if (!held.length) return [];
-  const from = queue.findIndex((e) => held.includes(e));
-  s.waiting = queue.filter((e) => !held.includes(e));
-  for (const e of held) {
-    const hold = {
-      userId: e.userId,
-      username: e.username,
-      requestId: `late-${randomUUID()}`,
-      since: new Date(now).toISOString(),
-      expiresAt: now + settings.timeoutSeconds * 1000,
-      role: e.role,
-      thenWait: false,
-      kind: e.kind,
-      invited: e.invited,
-      waitExpirySeconds: 0,
-      ...(e.code ? { code: e.code } : {}),
-      ...(e.device ? { device: e.device } : {}),
-      caller: e.caller,
-    };
-    c.holds = [...c.holds.filter((h) => h.userId !== e.userId), hold];
-    publish(ctx, 'recordingConsentHeld', msg.caller.userId, { userId: e.userId, requestId: hold.requestId });
-    toUser(ctx, e.userId, lateAsk(ctx, hold, policy));
-  }
-  const t = ctx.address.tenant;
-  s.waiting.forEach((e, i) => {
-    if (i >= from)
-      ctx.emit(rooms.user(t, e.userId), 'waitingRoom', {
-        eventId: s.eventId,
-        state: 'waiting',
-        position: i + 1,
-        since: e.since,
-      });
-  });
-  const hosts = hostRooms(ctx);
-  if (hosts.length) ctx.emit(hosts, 'waitingRoomUpdated', { eventId: s.eventId, waiting: waitingViews(s) });
-  armConsentTimer(ctx);
-  return held.map((e) => e.userId);
-}
-
-/** A held joiner left (disconnect) or their hold expired: out of the list, told `expired` on expiry. */
-export function releaseHold(ctx: Ctx, userId: string, why: 'expired' | 'left'): boolean {
-  const c = ctx.state.consent;
-  const hold = c?.holds.find((h) => h.userId === userId);
-  if (!c || !hold) return false;
-  c.holds = c.holds.filter((h) => h !== hold);
-  publish(ctx, 'recordingConsentHoldEnded', userId, { userId, outcome: why });
-  if (why === 'expired')
-    ctx.emit(rooms.user(ctx.address.tenant, userId), 'waitingRoom', { eventId: ctx.state.eventId, state: 'expired' });
-  armConsentTimer(ctx);
-  return true;
 }
 
 /** The recording stopped: agreement was to that recording, so the next one asks again. */

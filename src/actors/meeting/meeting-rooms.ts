@@ -9,7 +9,7 @@ import type {
   WaitingRoomView,
 } from '../../contracts/meeting.schema.js';
 import type { MeetingMsg } from './meeting.schema.js';
-import type { ConsentAnswerResult } from './meeting-consent.js';
+import type { ConsentAnswerResult } from './meeting-consent-state.js';
 import type { ControlResult } from '../../contracts/meeting-controls.schema.js';
 import type { MeetingControlMsg } from './meeting-controls.schema.js';
 import type { ActorAddress, ActorSystem, AskOptions } from '../runtime/types.js';

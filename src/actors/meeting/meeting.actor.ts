@@ -26,17 +26,9 @@ import {
 import { admit, deny, enqueue, expire, leave, mustWait, waitingRoom } from './meeting-waiting.js';
 import { assertOpen, control, isControl, lockedOut, requestHostAccess } from './meeting-controls.js';
 import { complete } from './meeting-completion.js';
-import {
-  answerConsent,
-  askNewcomers,
-  consentTimeout,
-  holdAdmissions,
-  holdForConsent,
-  recordingStopped,
-  releaseHold,
-  requestConsent,
-  withConsent,
-} from './meeting-consent.js';
+import { answerConsent, askNewcomers, consentTimeout, recordingStopped, requestConsent } from './meeting-consent.js';
+import { withConsent } from './meeting-consent-state.js';
+import { holdAdmissions, holdForConsent, releaseHold } from './meeting-consent-holds.js';
 
 export type { MeetingActorDeps } from './meeting-state.js';
 

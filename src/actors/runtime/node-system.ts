@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors.js';
-import type { Role } from '../../config/config.js';
+import type { Role } from '../../config/env-schema.js';
 import type { Config } from '../../config/config.js';
 import type { RedisClient } from '../../data/redis.js';
 import type { RedisKeys } from '../../data/redis-keys.js';

@@ -2,7 +2,8 @@ import { AppError } from '../../kernel/errors.js';
 import { type CredentialRepository } from '../../data/repositories/credential.repository.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { Principal } from '../../kernel/principal.js';
-import type { SessionService, LoginResponse } from './session.service.js';
+import type { SessionService } from './session.service.js';
+import type { LoginResponse } from './sign-in-context.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { SignInContext } from './sign-in.service.js';
 

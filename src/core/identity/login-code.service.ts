@@ -5,7 +5,8 @@ import { type CredentialRepository } from '../../data/repositories/credential.re
 import type { Principal } from '../../kernel/principal.js';
 import { randomSecret, sha256 } from '../../kernel/secrets.js';
 import type { SecurityRulesService } from './security-rules.service.js';
-import type { SessionService, LoginResponse } from './session.service.js';
+import type { SessionService } from './session.service.js';
+import type { LoginResponse } from './sign-in-context.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { SignInContext } from './sign-in-context.js';
 import type { QrRenderer } from '../../qr/qr-renderer.js';

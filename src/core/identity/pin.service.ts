@@ -11,7 +11,8 @@ import { addressKey } from '../../kernel/address-key.js';
 import { pinWeakness } from './pin-rules.js';
 import type { PinAttemptsStore } from '../../data/stores/pin-attempts.store.js';
 import type { SecurityRulesService } from './security-rules.service.js';
-import type { SessionService, LoginResponse } from './session.service.js';
+import type { SessionService } from './session.service.js';
+import type { LoginResponse } from './sign-in-context.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { SignInContext } from './sign-in-context.js';
 

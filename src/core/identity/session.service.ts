@@ -12,56 +12,10 @@ import { OFFLINE_PERMISSIONS, intersect, type Authorizer } from '../../auth/auth
 import type { Revocations } from '../../auth/revocations.js';
 import type { RealmLogout } from '../../auth/realm-logout.js';
 import { isPermission, type Permission } from '../../kernel/permissions.js';
+import { presentUser, type LoginMeta, type LoginResponse, type StartSession } from './sign-in-context.js';
 import { randomSecret, sha256 } from '../../kernel/secrets.js';
 import type { SecurityRulesService } from './security-rules.service.js';
 import type { AuditService } from '../audit/audit.service.js';
-
-/** Session metadata returned by login and refresh (LoginMeta). */
-export interface LoginMeta {
-  tokenType: 'Bearer';
-  accessToken: string;
-  expiresIn: number;
-  expiresAt: string;
-  refreshToken: string;
-  refreshExpiresAt: string;
-  sessionId: string;
-}
-
-export interface SessionUser {
-  id: string;
-  username: string;
-  displayName: string;
-  role: string;
-  kind: string;
-}
-
-/** LoginResponse: the session plus who signed in and what they may do. */
-export interface LoginResponse extends LoginMeta {
-  user: SessionUser;
-  permissions: Permission[];
-  impersonatedBy?: string;
-  purpose?: string;
-}
-
-export interface StartSession {
-  tenant: string;
-  user: AccountRecord;
-  method: SessionMethod;
-  actor?: AccountRecord;
-  purpose?: string;
-  offlineTokenId?: string;
-  /**
-   * The session minting this one (QR approval, impersonation) and what it holds: the new session is
-   * capped by `permissions`, ends no later than the parent, inherits its offline lineage and is revoked
-   * with it. Approved with an identity-provider token, the parent is its realm session (`realmSid`):
-   * the new session is revoked when that realm session ends.
-   */
-  parent?: { sessionId?: string; realmSid?: string; permissions: readonly string[] };
-  /** Realm session the sign-in came from (authorization code): signing out ends it too. */
-  idpSid?: string;
-  ip?: string;
-  userAgent?: string;
-}
 
 /** What a derived session takes from its parent. */
 interface Lineage {
@@ -410,8 +364,4 @@ export class SessionService {
       sessionId,
     };
   }
-}
-
-export function presentUser(u: AccountRecord): SessionUser {
-  return { id: u._id.toString(), username: u.username, displayName: u.displayName, role: u.role, kind: u.kind };
 }

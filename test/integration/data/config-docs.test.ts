@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { EnvSchema, loadConfig } from '../../../src/config/config.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { EnvSchema } from '../../../src/config/env-schema.js';
 
 const root = path.resolve(process.cwd());
 const read = (f: string) => readFileSync(path.join(root, f), 'utf8');
