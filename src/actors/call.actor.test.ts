@@ -177,4 +177,22 @@ describe('call actor turns', () => {
     await h.send({ type: 'end', caller: who(A) });
     expect((await h.send({ type: 'presenceCheck' })).status).toBe('cancelled');
   });
+
+  it('declares members, and only members, a read (frozen state, no write-through; decision 1120)', async () => {
+    const behaviour = callActor(callDeps([]));
+    expect(behaviour.readOnly?.({ type: 'members' })).toBe(true);
+    for (const msg of [
+      { type: 'accept', caller: who(B) },
+      { type: 'end', caller: who(A) },
+      { type: 'ringTimeout' },
+      { type: 'presenceCheck' },
+    ] as const)
+      expect(behaviour.readOnly?.(msg)).toBe(false);
+    // The read runs on the frozen state of a live call (an in-place change there would throw).
+    const h = turnHarness(behaviour, { tenant: T, kind: 'call', id: callId });
+    await h.send({ type: 'init', caller: who(A), callerName: 'A', req: { calleeIds: [B], callType: 'video' } });
+    const before = h.state;
+    expect(await h.send({ type: 'members' })).toEqual({ status: 'ringing', memberIds: [A, B] });
+    expect(h.state).toBe(before);
+  });
 });

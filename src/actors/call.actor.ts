@@ -233,6 +233,8 @@ export function callActor(deps: CallActorDeps): ActorBehavior<CallState, CallMsg
       invitedIds: [],
       joinedIds: [],
     }),
+    // `members` only reads: it runs on the state as persisted, frozen, with no write-through (decision 1120).
+    readOnly: (msg) => msg.type === 'members',
     async receive(ctx, msg) {
       switch (msg.type) {
         case 'init':

@@ -115,4 +115,13 @@ describe('device actor turns', () => {
       ['peripheral.stop', A, 'ev1', { peripheralId: 'steth' }],
     ]);
   });
+
+  it('declares get, and only get, a read (frozen state, no write-through; decision 1120)', async () => {
+    const behaviour = deviceActor(deps([]));
+    expect(behaviour.readOnly?.({ type: 'get' })).toBe(true);
+    expect(behaviour.readOnly?.({ type: 'offlineTimeout' })).toBe(false);
+    expect(behaviour.readOnly?.({ type: 'leaveMeeting', eventId: 'ev1' })).toBe(false);
+    const h = turnHarness(behaviour, { tenant: T, kind: 'device', id: 'hs-3' });
+    await expect(h.send({ type: 'get' })).rejects.toMatchObject({ code: 'device_not_found' });
+  });
 });

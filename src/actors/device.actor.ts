@@ -329,5 +329,7 @@ export function deviceActor(deps: DeviceActorDeps): ActorBehavior<DeviceState, D
       commandSeq: 0,
     }),
     receive: (ctx, msg) => route(ctx, deps, msg),
+    // `get` only reads: it runs on the state as persisted, frozen, with no write-through (decision 1120).
+    readOnly: (msg) => msg.type === 'get',
   };
 }
