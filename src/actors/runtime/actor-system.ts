@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { RedisClient } from '../../data/redis.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
-import type { Metrics } from '../../observability/metrics.js';
 import { activeContext, inSpan, SpanKind, startSpan, tracingOn } from '../../observability/tracing.js';
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
 import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
-import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
+import { Handoffs, type Buffered, type HandoffHost, type HandoffReason } from './handoff.js';
+import { ShardPlacement, type PlacementHost } from './shard-placement.js';
+import {
+  DEFAULT_CONNECTION_POLL_MS,
+  DEFAULT_RETIRED_RETENTION_MS,
+  type ActorSystemDeps,
+  type ActorSystemEvents,
+} from './system-settings.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
 import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { ConnectionWatch } from './connection-watch.js';
@@ -21,61 +26,14 @@ import { SnapshotStore, type WriterLease } from './snapshot-store.js';
 import { RedisTransport, type RemoteRequest } from './transport.js';
 import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions } from './types.js';
 
-export interface ActorSystemDeps {
-  nodeId: string;
-  /** Command connection (shared with the node); the system duplicates it for its blocking inbox reads. */
-  redis: RedisClient;
-  /** Base of the runtime's keys: `infra.keys.actors`. */
-  keyPrefix: string;
-  /**
-   * `retiredRetentionMs`: how long a retired snapshot is kept (default 10 minutes). `connectionPollMs`:
-   * how often a hosting node looks for crashed members' connections in Redis (default 250; 0: never,
-   * a crashed node's shards then wait for its lease to expire). Decision 1116.
-   */
-  config: {
-    shards: number;
-    leaseMs: number;
-    idleMs: number;
-    retiredRetentionMs?: number;
-    connectionPollMs?: number;
-  };
-  logger: Logger;
-  metrics: Metrics;
-  /**
-   * Where turns push, fixed at construction: a node gives its publisher (the hub's once the hub role runs,
-   * else the Redis push relay; src/composition/role-links.ts). Default: the Redis push channel.
-   */
-  publisher?: PushPublisher;
-  /** Channel of the default Redis publisher (`infra.keys.hubPush`; defaults to `<keyPrefix>hub-push`). */
-  hubPushChannel?: string;
-  behaviors?: ActorBehavior<any, any, any>[];
-  /** Default total budget of an ask, retries included (default max(10 s, 4 x lease)). */
-  askTimeoutMs?: number;
-  /** How long replies are remembered for de-duplication (default 2 minutes, at least 6 asks' budget). */
-  dedupeTtlMs?: number;
-}
-
-/** How long a retired snapshot is kept unless configured (ACTOR_RETIRED_RETENTION_SECONDS). */
-export const DEFAULT_RETIRED_RETENTION_MS = 600_000;
-
-/** How often a hosting node polls Redis for crashed members' connections unless configured (decision 1116). */
-export const DEFAULT_CONNECTION_POLL_MS = 250;
-
 /** Hand-off rounds a stop runs at most (each waits for the claims in flight, then hands off what is held). */
 const STOP_HANDOFF_ROUNDS = 5;
-
-/**
- * Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced,
- * membership, unseen (a member's connection missing from a poll), evicted (a crashed member evicted) and
- * inbox (this node's inbox connection closed or ready).
- */
-export type ActorSystemEvents = EventEmitter;
 
 /**
  * The actor runtime of one node: owns shards by fenced Redis leases, hosts their activations and
  * routes messages to whichever node owns an actor. See docs/actors.md.
  */
-export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHost {
+export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHost, PlacementHost {
   readonly nodeId: string;
   readonly events: ActorSystemEvents = new EventEmitter();
   readonly store: SnapshotStore;
@@ -91,24 +49,19 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private readonly transport: RedisTransport;
   private readonly behaviors = new Map<ActorKind, ActorBehavior>();
   private readonly actors = new Map<string, Activation>();
-  private readonly claims = new Map<number, Promise<ShardLease | undefined>>();
   private readonly owners = new OwnerCache();
-  private refreshing?: Promise<readonly string[]>;
   readonly buffers = new Map<number, Buffered[]>();
   private readonly handoffs = new Handoffs(this);
+  private readonly placement: ShardPlacement;
   private readonly tickMs: number;
   private readonly askTimeoutMs: number;
   private readonly pushes: PushPublisher;
   private timer?: NodeJS.Timeout;
-  private ticking = false;
   private stopping?: Promise<void>;
   private joined?: Promise<unknown>;
   private depth = 0;
   private closed = false;
-  /** This node's inbox connection is closed: it claims and serves nothing until it is ready again. */
-  private inboxDown = false;
   private readonly route: AskRoute;
-  private readonly turnDurations = new Map<string, ReturnType<ActorMetrics['turnDuration']['labels']>>();
 
   constructor(private readonly deps: ActorSystemDeps) {
     const { nodeId, redis, config, logger } = deps;
@@ -119,6 +72,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.keys = actorKeys(deps.keyPrefix);
     this.metrics = actorMetrics(deps.metrics, () => this.actors.size);
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
+    this.placement = new ShardPlacement(this, config.shards, this.tickMs);
     this.askTimeoutMs = deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4);
     this.store = new SnapshotStore({
       redis,
@@ -133,7 +87,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       nodeId,
       logger: this.logger,
       onRequest: (r) => this.serveRemote(r),
-      onInboxConnection: (state) => this.onInboxConnection(state),
+      onInboxConnection: (state) => this.placement.onInboxConnection(state),
     });
     this.watch = new ConnectionWatch({
       redis,
@@ -165,7 +119,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   /** Starts reading the inbox and the lease/heartbeat timer; joins membership if behaviours are registered. */
   async start(): Promise<void> {
     this.transport.start();
-    this.timer = setInterval(() => this.onTick(), this.tickMs);
+    this.timer = setInterval(() => this.placement.onTick(), this.tickMs);
     this.watch.start(this.deps.config.connectionPollMs ?? DEFAULT_CONNECTION_POLL_MS);
     await (this.behaviors.size ? this.join() : this.membership.refresh());
   }
@@ -273,7 +227,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       this.owners.set(shard, holder.node, sentAt + Math.min(holder.ttlMs, this.tickMs));
       return holder.node;
     }
-    const nodes = await this.refreshMembership();
+    const nodes = await this.placement.refreshMembership();
     const desired = rendezvousOwner(shard, this.stopping ? nodes.filter((n) => n !== this.nodeId) : nodes);
     if (!desired) throw new AppError('service_unavailable', 'no node hosts actors');
     return desired;
@@ -293,8 +247,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
     const shard = shardOf(to, this.deps.config.shards);
     let lease = this.leases.get(shard);
-    if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.dropShard(shard, 'self-fenced');
-    lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard));
+    if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.placement.dropShard(shard, 'self-fenced');
+    lease = this.leases.get(shard) ?? (await this.placement.claimIfDesired(shard));
     if (!lease) throw new AppError('not_owner', 'the shard is owned by another node');
     return new Promise((resolve, reject) => {
       const env: Envelope = { msg, dedupeId, first, resolve, reject, trace: activeContext() };
@@ -315,115 +269,30 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     return act;
   }
 
-  /** Claims a vacant shard this node should own; a stopping node claims nothing. */
-  private async claimIfDesired(shard: number): Promise<ShardLease | undefined> {
-    if (this.stopping || this.inboxDown) return undefined;
-    if (!this.isDesired(shard, this.membership.nodes()) && !this.isDesired(shard, await this.refreshMembership()))
-      return undefined;
-    if (this.stopping) return undefined;
-    let claim = this.claims.get(shard);
-    if (!claim) {
-      claim = this.leases.acquire(shard).finally(() => this.claims.delete(shard));
-      this.claims.set(shard, claim);
-      void claim.then(
-        (l) => l && this.acquired(l),
-        () => undefined,
-      );
-    }
-    return claim;
+  /** Evicts a node found crashed (ShardPlacement.evictNode; public for the connection watch and tests). */
+  evictNode(node: string): Promise<{ shard: number; ttlMs: number }[]> {
+    return this.placement.evictNode(node);
   }
 
-  private isDesired(shard: number, nodes: readonly string[]): boolean {
-    return rendezvousOwner(shard, nodes.includes(this.nodeId) ? nodes : [...nodes, this.nodeId]) === this.nodeId;
+  // ---- PlacementHost ----
+
+  isStopping(): boolean {
+    return this.stopping !== undefined;
   }
 
-  /**
-   * Reads membership now (one refresh at a time). Nodes that dropped out stop being routed to, and asks
-   * waiting on them re-route at once instead of at their attempt timeout.
-   */
-  private refreshMembership(): Promise<readonly string[]> {
-    this.refreshing ??= (async () => {
-      const before = this.membership.nodes();
-      const nodes = await this.membership.refresh();
-      if (nodes.join(',') === before.join(',')) return nodes;
-      const gone = new Set(before.filter((n) => !nodes.includes(n)));
-      if (gone.size) {
-        this.owners.forgetNodes(gone);
-        this.transport.abandon(gone);
-      }
-      this.events.emit('membership', nodes);
-      return nodes;
-    })().finally(() => (this.refreshing = undefined));
-    return this.refreshing;
-  }
-
-  private acquired(lease: ShardLease): void {
-    this.metrics.shardsOwned.set(this.leases.all().length);
-    this.events.emit('shard-acquired', lease.shard, lease.epoch);
-    // A claim sent before the inbox connection closed and won after it is not served either.
-    if (this.inboxDown) return this.dropShard(lease.shard, 'disconnected');
-    // A claim sent before the stop began and won after it is handed off at once (stop waits for it).
-    if (this.stopping) void this.handoffs.start(lease, 'stop');
-    else void this.wakeTimers(lease.shard, '+inf');
-  }
-
-  /**
-   * Activates the shard's actors that have timers, so timers fire after failover, handoff or passivation.
-   * Never once the node is stopping: an activation made then would arm timers nothing closes.
-   */
-  private async wakeTimers(shard: number, until: number | '+inf'): Promise<void> {
-    if (this.stopping) return;
-    const keys = await this.store
-      .dueTimers(shard, until === '+inf' ? Number.MAX_SAFE_INTEGER : until)
-      .catch(() => [] as string[]);
-    if (!keys.length || this.stopping) return;
-    const lease = this.leases.get(shard) ?? (await this.claimIfDesired(shard).catch(() => undefined));
-    if (!lease || lease.handingOff || this.stopping) return;
-    for (const key of keys) {
-      const address = parseAddressKey(key);
-      const behavior = address && this.behaviors.get(address.kind);
-      if (address && behavior && !this.actors.has(key)) this.activation(address, behavior, lease);
-    }
-  }
-
-  /**
-   * Evicts a node found crashed (its Redis connections are gone, see ConnectionWatch), without waiting
-   * for its lease: it leaves membership, each shard lease still naming it is deleted (compare and
-   * delete, so a lease another node took since stays), this node's view and routes drop it, and asks
-   * waiting on it are retried at once. Nothing it could still write is accepted: a claim raises the
-   * shard's epoch and every write-through is fenced on epoch and lease. Resolves with the shards freed
-   * and the time their leases still had to run.
-   */
-  async evictNode(node: string): Promise<{ shard: number; ttlMs: number }[]> {
-    if (node === this.nodeId || this.stopping) return [];
-    await this.membership.evict(node);
-    const freed = await this.leases.evictHolder(node, this.deps.config.shards);
-    this.metrics.evictions.inc();
-    this.logger.warn({ node, shards: freed.map((f) => f.shard) }, 'evicted a node whose Redis connection is gone');
-    this.events.emit('evicted', node, freed);
-    // A membership read already in flight may predate the eviction: read again after it.
-    await this.refreshing?.catch(() => undefined);
-    await this.refreshMembership().catch(() => undefined);
-    const gone = new Set([node]);
+  forgetNodes(gone: ReadonlySet<string>): void {
     this.owners.forgetNodes(gone);
     this.transport.abandon(gone);
-    const until = Date.now() + 2 * this.tickMs;
-    for (const { shard } of freed)
-      if (this.isDesired(shard, this.membership.nodes())) void this.wakeTimers(shard, until);
-    return freed;
   }
 
-  /**
-   * This node's inbox connection is how other nodes tell it is alive: once it closes they may evict this
-   * node and claim its shards before its leases run out, so it stops serving them at once (a read-only
-   * turn could otherwise answer from memory) and claims nothing until the connection is ready again.
-   * Its leases stay in Redis: the next message after that re-claims them.
-   */
-  private onInboxConnection(state: 'closed' | 'ready'): void {
-    this.inboxDown = state === 'closed';
-    this.events.emit('inbox', state);
-    if (!this.inboxDown || this.stopping || this.closed) return;
-    for (const lease of this.leases.all()) if (!lease.handingOff) this.dropShard(lease.shard, 'disconnected');
+  handOff(lease: ShardLease, reason: HandoffReason): Promise<void> {
+    return this.handoffs.start(lease, reason);
+  }
+
+  wake(key: string, lease: ShardLease): void {
+    const address = parseAddressKey(key);
+    const behavior = address && this.behaviors.get(address.kind);
+    if (address && behavior && !this.actors.has(key)) this.activation(address, behavior, lease);
   }
 
   // ---- ActivationHost ----
@@ -451,7 +320,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   rejected(act: Activation, counted = false): void {
     if (!counted) this.onFenced(act.address);
-    if (this.leases.get(act.lease.shard) === act.lease) this.dropShard(act.lease.shard, 'fenced');
+    if (this.leases.get(act.lease.shard) === act.lease) this.placement.dropShard(act.lease.shard, 'fenced');
   }
 
   onFenced(address: ActorAddress): void {
@@ -476,59 +345,13 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       this.metrics.activations.inc({ kind: act.kind });
       this.events.emit('activated', act.address, act.lease.epoch);
     } else if (event === 'dedupe') this.metrics.dedupeHits.inc({ kind: act.kind });
-    else if (event === 'turn') this.turnDuration(act.kind).observe(value);
+    else if (event === 'turn') this.metrics.turnDurationOf(act.kind).observe(value);
     else this.metrics.mailboxDepth.set((this.depth += value));
   }
-
-  /** The turn histogram's child per actor kind, kept (label lookups showed in B1's profile). */
-  private turnDuration(kind: string) {
-    let child = this.turnDurations.get(kind);
-    if (!child) this.turnDurations.set(kind, (child = this.metrics.turnDuration.labels({ kind })));
-    return child;
-  }
-
-  // ---- leases, fencing, rebalance, handoff ----
 
   private join(): Promise<unknown> {
     this.joined ??= this.membership.join().then((nodes) => this.events.emit('membership', nodes));
     return this.joined;
-  }
-
-  private onTick(): void {
-    for (const lease of this.leases.lapsed()) if (!lease.handingOff) this.dropShard(lease.shard, 'self-fenced');
-    if (this.ticking || this.stopping) return;
-    this.ticking = true;
-    this.tick()
-      .catch((err) => this.logger.warn({ err: (err as Error).message }, 'actor tick failed'))
-      .finally(() => (this.ticking = false));
-  }
-
-  private async tick(): Promise<void> {
-    const nodes = await this.refreshMembership();
-    for (const shard of await this.leases.renewAll()) this.dropShard(shard, 'lost');
-    if (!this.membership.isJoined || !nodes.includes(this.nodeId)) return;
-    for (const lease of this.leases.all()) {
-      const desired = rendezvousOwner(lease.shard, nodes);
-      if (!lease.handingOff && desired && desired !== this.nodeId) void this.handoffs.start(lease, 'rebalance');
-    }
-    const until = Date.now() + 2 * this.tickMs;
-    const mine = [...Array(this.deps.config.shards).keys()].filter((s) => rendezvousOwner(s, nodes) === this.nodeId);
-    await Promise.all(mine.map((s) => this.wakeTimers(s, until)));
-  }
-
-  /** Stops serving a shard at once (self-fenced, lost or fenced): activations go, Redis keeps the lease until it expires. */
-  private dropShard(shard: number, reason: 'self-fenced' | 'lost' | 'fenced' | 'disconnected'): void {
-    const lease = this.leases.get(shard);
-    if (!lease) return;
-    this.leases.forget(lease);
-    for (const act of this.activationsOf(shard)) {
-      this.actors.delete(act.key);
-      for (const env of act.close()) env.reject(new AppError('not_owner', `shard ${reason}`));
-      this.metrics.passivations.inc({ kind: act.kind, reason: 'fenced' });
-    }
-    this.metrics.shardsOwned.set(this.leases.all().length);
-    this.logger.warn({ shard, epoch: lease.epoch, reason }, 'stopped serving shard');
-    this.events.emit('shard-lost', shard, reason);
   }
 
   activationsOf(shard: number): Activation[] {
@@ -556,10 +379,10 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       this.watch.stop();
       await this.membership.leave().catch(() => undefined);
       for (let round = 0; round < STOP_HANDOFF_ROUNDS; round++) {
-        await Promise.allSettled([...this.claims.values()]);
+        await Promise.allSettled(this.placement.inFlight());
         const held = this.leases.all();
         const running = this.handoffs.inProgress();
-        if (!held.length && !running.length && !this.claims.size) break;
+        if (!held.length && !running.length && !this.placement.inFlight().length) break;
         await Promise.all([...held.map((l) => this.handoffs.start(l, 'stop')), ...running]);
       }
       await this.transport.stop();

@@ -1,6 +1,8 @@
-import { RedisActorSystem, type ActorSystemDeps } from './actor-system.js';
+import { RedisActorSystem } from './actor-system.js';
+import type { ActorSystemDeps } from './system-settings.js';
 
-export { RedisActorSystem, type ActorSystemDeps, type ActorSystemEvents } from './actor-system.js';
+export { RedisActorSystem } from './actor-system.js';
+export type { ActorSystemDeps, ActorSystemEvents } from './system-settings.js';
 export { fencedWrite, epochFilter, epochStamp, type Fence } from './fenced-write.js';
 export { addressKey, shardOf, rendezvousOwner, ActorAddressSchema } from './placement.js';
 export { actorSystemOf, type ActorsRoleHandle } from './node-system.js';

@@ -1,0 +1,54 @@
+// What an actor system is built from (RedisActorSystem's constructor) and the defaults it applies.
+import type { EventEmitter } from 'node:events';
+import type { RedisClient } from '../../data/redis.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
+import type { ActorBehavior } from './types.js';
+
+export interface ActorSystemDeps {
+  nodeId: string;
+  /** Command connection (shared with the node); the system duplicates it for its blocking inbox reads. */
+  redis: RedisClient;
+  /** Base of the runtime's keys: `infra.keys.actors`. */
+  keyPrefix: string;
+  /**
+   * `retiredRetentionMs`: how long a retired snapshot is kept (default 10 minutes). `connectionPollMs`:
+   * how often a hosting node looks for crashed members' connections in Redis (default 250; 0: never,
+   * a crashed node's shards then wait for its lease to expire). Decision 1116.
+   */
+  config: {
+    shards: number;
+    leaseMs: number;
+    idleMs: number;
+    retiredRetentionMs?: number;
+    connectionPollMs?: number;
+  };
+  logger: Logger;
+  metrics: Metrics;
+  /**
+   * Where turns push, fixed at construction: a node gives its publisher (the hub's once the hub role runs,
+   * else the Redis push relay; src/composition/role-links.ts). Default: the Redis push channel.
+   */
+  publisher?: PushPublisher;
+  /** Channel of the default Redis publisher (`infra.keys.hubPush`; defaults to `<keyPrefix>hub-push`). */
+  hubPushChannel?: string;
+  behaviors?: ActorBehavior<any, any, any>[];
+  /** Default total budget of an ask, retries included (default max(10 s, 4 x lease)). */
+  askTimeoutMs?: number;
+  /** How long replies are remembered for de-duplication (default 2 minutes, at least 6 asks' budget). */
+  dedupeTtlMs?: number;
+}
+
+/** How long a retired snapshot is kept unless configured (ACTOR_RETIRED_RETENTION_SECONDS). */
+export const DEFAULT_RETIRED_RETENTION_MS = 600_000;
+
+/** How often a hosting node polls Redis for crashed members' connections unless configured (decision 1116). */
+export const DEFAULT_CONNECTION_POLL_MS = 250;
+
+/**
+ * Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced,
+ * membership, unseen (a member's connection missing from a poll), evicted (a crashed member evicted) and
+ * inbox (this node's inbox connection closed or ready).
+ */
+export type ActorSystemEvents = EventEmitter;
