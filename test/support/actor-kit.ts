@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { EventEmitter } from 'node:events';
+import type { ActorEventMap, ActorSystemEvents } from '../../src/actors/runtime/actor-events.js';
 import path from 'node:path';
 import { actorSystemOf, rendezvousOwner, shardOf, type RedisActorSystem } from '../../src/actors/runtime/index.js';
 import type { ActorAddress, ActorBehavior } from '../../src/actors/runtime/types.js';
@@ -42,18 +42,18 @@ export async function startActorNode(
 }
 
 /** Resolves with the arguments of the next `event` for which `match` holds. */
-export function nextEvent<A extends unknown[]>(
-  emitter: EventEmitter,
-  event: string,
-  match: (...args: A) => boolean = () => true,
-): Promise<A> {
+export function nextEvent<K extends keyof ActorEventMap>(
+  emitter: ActorSystemEvents,
+  event: K,
+  match: (...args: ActorEventMap[K]) => boolean = () => true,
+): Promise<ActorEventMap[K]> {
   return new Promise((resolve) => {
     const on = (...args: unknown[]) => {
-      if (!match(...(args as A))) return;
-      emitter.off(event, on);
-      resolve(args as A);
+      if (!match(...(args as ActorEventMap[K]))) return;
+      emitter.off(event, on as never);
+      resolve(args as ActorEventMap[K]);
     };
-    emitter.on(event, on);
+    emitter.on(event, on as never);
   });
 }
 
@@ -61,7 +61,7 @@ export function nextEvent<A extends unknown[]>(
 export async function waitForMembers(system: RedisActorSystem, nodes: string[]): Promise<void> {
   const want = [...nodes].sort().join(',');
   if (system.membership.nodes().join(',') === want) return;
-  await nextEvent<[string[]]>(system.events, 'membership', (live) => live.join(',') === want);
+  await nextEvent(system.events, 'membership', (live) => live.join(',') === want);
 }
 
 /** The first `call` actor address (ids `${prefix}0`, `${prefix}1`, ...) whose rendezvous owner is `owner`. */
@@ -100,7 +100,7 @@ export async function dropPrefix(node: TestNode, prefix: string): Promise<void> 
 export async function watchSees(system: RedisActorSystem, node: string): Promise<void> {
   while (!system.watch.sees(node)) {
     if (!system.membership.nodes().includes(node))
-      await nextEvent<[string[]]>(system.events, 'membership', (live) => live.includes(node));
+      await nextEvent(system.events, 'membership', (live) => live.includes(node));
     else await system.watch.poll();
   }
 }

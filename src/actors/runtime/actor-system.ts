@@ -7,14 +7,10 @@ import { Activation, type ActivationHost, type Envelope } from './activation.js'
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
 import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
-import { Handoffs, type Buffered, type HandoffHost, type HandoffReason } from './handoff.js';
+import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
+import type { ActorEventMap, ActorSystemEvents, HandoffReason } from './actor-events.js';
 import { ShardPlacement, type PlacementHost } from './shard-placement.js';
-import {
-  DEFAULT_CONNECTION_POLL_MS,
-  DEFAULT_RETIRED_RETENTION_MS,
-  type ActorSystemDeps,
-  type ActorSystemEvents,
-} from './system-settings.js';
+import { DEFAULT_CONNECTION_POLL_MS, DEFAULT_RETIRED_RETENTION_MS, type ActorSystemDeps } from './system-settings.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
 import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { ConnectionWatch } from './connection-watch.js';
@@ -35,7 +31,7 @@ const STOP_HANDOFF_ROUNDS = 5;
  */
 export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHost, PlacementHost {
   readonly nodeId: string;
-  readonly events: ActorSystemEvents = new EventEmitter();
+  readonly events: ActorSystemEvents = new EventEmitter<ActorEventMap>();
   readonly store: SnapshotStore;
   readonly logger: Logger;
   readonly idleMs: number;

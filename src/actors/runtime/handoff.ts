@@ -1,4 +1,4 @@
-import type { EventEmitter } from 'node:events';
+import type { ActorSystemEvents, HandoffReason } from './actor-events.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Activation, Envelope } from './activation.js';
 import type { ActorMetrics } from './actor-metrics.js';
@@ -14,7 +14,7 @@ export interface Buffered {
 export interface HandoffHost {
   readonly leases: ShardLeases;
   readonly metrics: ActorMetrics;
-  readonly events: EventEmitter;
+  readonly events: ActorSystemEvents;
   readonly logger: Logger;
   /** Buffers of shards being handed off; deliveries for such a shard append here. */
   readonly buffers: Map<number, Buffered[]>;
@@ -24,8 +24,6 @@ export interface HandoffHost {
   /** Sends a buffered message to the shard's next owner and settles its caller with the reply. */
   forward(item: Buffered): Promise<void>;
 }
-
-export type HandoffReason = 'stop' | 'rebalance';
 
 /**
  * Graceful handoff of shards, at most one per shard at a time:

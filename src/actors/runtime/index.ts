@@ -2,7 +2,8 @@ import { RedisActorSystem } from './actor-system.js';
 import type { ActorSystemDeps } from './system-settings.js';
 
 export { RedisActorSystem } from './actor-system.js';
-export type { ActorSystemDeps, ActorSystemEvents } from './system-settings.js';
+export type { ActorSystemDeps } from './system-settings.js';
+export type { ActorEventMap, ActorSystemEvents } from './actor-events.js';
 export { fencedWrite, epochFilter, epochStamp, type Fence } from './fenced-write.js';
 export { addressKey, shardOf, rendezvousOwner, ActorAddressSchema } from './placement.js';
 export { actorSystemOf, type ActorsRoleHandle } from './node-system.js';

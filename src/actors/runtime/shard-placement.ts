@@ -1,16 +1,12 @@
-import type { EventEmitter } from 'node:events';
+import type { ActorSystemEvents, DropReason, HandoffReason } from './actor-events.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Activation } from './activation.js';
 import type { ActorMetrics } from './actor-metrics.js';
-import type { HandoffReason } from './handoff.js';
 import type { Membership } from './membership.js';
 import { rendezvousOwner } from './placement.js';
 import type { ShardLease, ShardLeases } from './shard-leases.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { AppError } from '../../kernel/errors.js';
-
-/** Why a node stops serving a shard at once. */
-export type DropReason = 'self-fenced' | 'lost' | 'fenced' | 'disconnected';
 
 /** What the shard placement needs of its node's actor system (RedisActorSystem). */
 export interface PlacementHost {
@@ -19,7 +15,7 @@ export interface PlacementHost {
   readonly membership: Membership;
   readonly store: SnapshotStore;
   readonly metrics: ActorMetrics;
-  readonly events: EventEmitter;
+  readonly events: ActorSystemEvents;
   readonly logger: Logger;
   /** Whether the node's stop began (it then claims nothing and wakes nothing). */
   isStopping(): boolean;

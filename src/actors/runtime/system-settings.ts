@@ -1,5 +1,4 @@
 // What an actor system is built from (RedisActorSystem's constructor) and the defaults it applies.
-import type { EventEmitter } from 'node:events';
 import type { RedisClient } from '../../data/redis.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -45,10 +44,3 @@ export const DEFAULT_RETIRED_RETENTION_MS = 600_000;
 
 /** How often a hosting node polls Redis for crashed members' connections unless configured (decision 1116). */
 export const DEFAULT_CONNECTION_POLL_MS = 250;
-
-/**
- * Events for tests and operators: activated, passivated, shard-acquired, shard-lost, handoff, fenced,
- * membership, unseen (a member's connection missing from a poll), evicted (a crashed member evicted) and
- * inbox (this node's inbox connection closed or ready).
- */
-export type ActorSystemEvents = EventEmitter;

@@ -85,10 +85,10 @@ describe('eviction of a crashed node before its lease runs out', () => {
       'unseen',
       (node: string, misses: number) => node === child.nodeId && seen.push(`unseen ${misses}`),
     );
-    const evicted = nextEvent<[string, Freed[]]>(p.system.events, 'evicted', (node) => node === child.nodeId).then(
+    const evicted = nextEvent(p.system.events, 'evicted', (node) => node === child.nodeId).then(
       (e) => (seen.push('evicted'), e),
     );
-    const claimed = nextEvent<[number]>(p.system.events, 'shard-acquired', (s) => s === shardOf(to, SHARDS)).then(
+    const claimed = nextEvent(p.system.events, 'shard-acquired', (s) => s === shardOf(to, SHARDS)).then(
       (e) => (seen.push('claimed'), e),
     );
     await hardKill(child);
@@ -120,7 +120,7 @@ describe('eviction of a crashed node before its lease runs out', () => {
     const before = await p.system.ask<Reply>(to, { op: 'get' });
     expect(await p.system.leases.holder(shardOf(to, SHARDS))).toBe(self);
 
-    const fenced = nextEvent(p.system.events, 'fenced', (a) => addressKey(a as never) === addressKey(to));
+    const fenced = nextEvent(p.system.events, 'fenced', (a) => addressKey(a) === addressKey(to));
     const done = other.next<{ freed: Freed[]; epoch: number; node: string }>('evicted');
     // The other node evicts this one (alive, its connections open) while its turn is stalled, takes the
     // shard and counts (acknowledged); the stalled turn's write, made on the older state, is refused and

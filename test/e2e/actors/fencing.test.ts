@@ -56,13 +56,9 @@ describe('fencing a stalled owner', () => {
   it('rejects and counts the late write of an owner whose lease expired while it was stalled', async () => {
     const to = addressOwnedBy(ids.owner, [ids.owner, ids.other], SHARDS, 'fence');
     const before = await owner.system.ask<Reply>(to, { op: 'inc', seq: 1 });
-    const fenced = nextEvent(owner.system.events, 'fenced', (a) => addressKey(a as never) === addressKey(to));
+    const fenced = nextEvent(owner.system.events, 'fenced', (a) => addressKey(a) === addressKey(to));
     const claimed = other.next<{ epoch: number; node: string }>('claimed');
-    const stoppedServing = nextEvent<[number, string]>(
-      owner.system.events,
-      'shard-lost',
-      (shard) => shard === shardOf(to, SHARDS),
-    );
+    const stoppedServing = nextEvent(owner.system.events, 'shard-lost', (shard) => shard === shardOf(to, SHARDS));
 
     const late = owner.system.ask<Reply>(to, { op: 'stall', v: 'A-late' }, { timeoutMs: 200 });
     other.child.send({ cmd: 'claim', to, afterEpoch: before.epoch, marker });

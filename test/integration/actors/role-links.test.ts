@@ -60,11 +60,7 @@ describe('role links: the actor client and the hub publisher, given at construct
     const asked = jest.spyOn(client!, 'ask');
     const hub = hosting.roles.get('hub')!.pushPublisher!;
     const viaHub = jest.spyOn(hub, 'emit');
-    const activated = nextEvent<[ActorAddress]>(
-      actorSystemOf(hosting.roles).events,
-      'activated',
-      (a) => a.id === eventId,
-    );
+    const activated = nextEvent(actorSystemOf(hosting.roles).events, 'activated', (a) => a.id === eventId);
 
     const joined = await httpOnly.http.post(`/api/meetings/join/${event.meetingCode}`, {
       tenant: 'acme',
