@@ -15,7 +15,7 @@ import { AppError } from '../kernel/errors.js';
 import { PresenceService, type LastSeenStore } from '../core/directory/presence.service.js';
 import { PresenceStore } from '../data/stores/presence.store.js';
 import { ContactService } from '../core/directory/contact.service.js';
-import { ContactDirectory } from '../core/directory/contact-directory.js';
+import { ContactDirectory } from '../data/search/contact-directory.js';
 import { DirectoryChangesStore } from '../data/stores/directory-changes.store.js';
 import { GroupService } from '../core/directory/group.service.js';
 import { NoticeService } from '../core/directory/notice.service.js';

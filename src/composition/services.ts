@@ -7,7 +7,7 @@ import { TenantService } from '../core/tenants/tenant.service.js';
 import type { PresenceService } from '../core/directory/presence.service.js';
 import type { AdminService } from '../core/tenants/admin.service.js';
 import type { WebAppUrls } from '../core/tenants/web-app-urls.js';
-import type { ContactDirectory } from '../core/directory/contact-directory.js';
+import type { ContactDirectory } from '../data/search/contact-directory.js';
 import type { DirectoryScope } from '../core/directory/directory-scope.js';
 import type { ContactService } from '../core/directory/contact.service.js';
 import type { GroupService } from '../core/directory/group.service.js';

@@ -11,7 +11,7 @@ import { AppError } from '../../kernel/errors.js';
 import { oid } from '../../kernel/object-id.js';
 import { clampTake, type Page, type Paging } from '../../kernel/paging.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
-import type { ContactDirectory } from './contact-directory.js';
+import type { ContactDirectory } from '../../data/search/contact-directory.js';
 import type {
   ContactSearchQuery,
   MyContactsArgs,

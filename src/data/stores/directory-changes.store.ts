@@ -18,7 +18,7 @@ export interface DirectoryChange {
  * The contact directory's change log (decision 212) as stored in Redis, per tenant: a sequence number
  * (redis-keys `directoryVersion`) and the recent notes by number (`directoryChanges`, a sorted set of
  * `<seq> <id,id,...>`, or `<seq> *` for every user). A note is added by one script. What a gap or a bulk
- * rewrite means for a node's directory is src/core/directory/contact-directory.ts's.
+ * rewrite means for a node's directory is src/data/search/contact-directory.ts's.
  */
 export class DirectoryChangesStore {
   constructor(

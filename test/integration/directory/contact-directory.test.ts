@@ -7,7 +7,7 @@ import { migrateTenant } from '../../../src/data/migrations/migrator.js';
 import { redisKeys } from '../../../src/data/redis-keys.js';
 import { UserRepository, type UserSearch } from '../../../src/data/repositories/user.repository.js';
 import { CredentialRepository } from '../../../src/data/repositories/credential.repository.js';
-import { ContactDirectory } from '../../../src/core/directory/contact-directory.js';
+import { ContactDirectory } from '../../../src/data/search/contact-directory.js';
 import { DirectoryChangesStore } from '../../../src/data/stores/directory-changes.store.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { startTestNode, type TestNode } from '../../support/node.js';

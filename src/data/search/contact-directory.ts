@@ -1,13 +1,8 @@
 import { Types } from 'mongoose';
-import type { DirectoryChangesStore } from '../../data/stores/directory-changes.store.js';
-import type { DirectoryFields, UserRepository } from '../../data/repositories/user.repository.js';
+import type { DirectoryChangesStore } from '../stores/directory-changes.store.js';
+import type { DirectoryFields, UserRepository } from '../repositories/user.repository.js';
 import type { Logger } from '../../observability/logger.js';
-import {
-  DirectoryIndex,
-  type DirectoryEntry,
-  type DirectoryQuery,
-  type StringOrder,
-} from '../../data/search/directory-index.js';
+import { DirectoryIndex, type DirectoryEntry, type DirectoryQuery, type StringOrder } from './directory-index.js';
 
 export interface ContactDirectoryDeps {
   /** The tenants' numbered change notes (Redis, shared by every node). */
