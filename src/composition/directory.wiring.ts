@@ -1,3 +1,4 @@
+import { UserDirectorySearch } from '../data/search/user-search.js';
 import type { AuditService } from '../core/audit/audit.service.js';
 import { MediaFileRepository } from '../data/repositories/media-file.repository.js';
 import type { Infra } from '../app/index.js';
@@ -137,7 +138,7 @@ export function createDirectoryServices(
       onlineMany,
       store: infra.store,
       pageMaxTake,
-      directory,
+      search: new UserDirectorySearch(r.users, directory),
       visibleTo: (p) => directoryScope.visibleTo(p),
     }),
     groups: new GroupService(r),

@@ -11,7 +11,7 @@ import { AppError } from '../../kernel/errors.js';
 import { oid } from '../../kernel/object-id.js';
 import { clampTake, type Page, type Paging } from '../../kernel/paging.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
-import type { ContactDirectory } from '../../data/search/contact-directory.js';
+import type { UserDirectorySearch } from '../../data/search/user-search.js';
 import type {
   ContactSearchQuery,
   MyContactsArgs,
@@ -32,8 +32,8 @@ export interface ContactDeps {
   calls: (tenant: string) => Pick<CallRecordRepository, 'recentCounterparts'>;
   events: (tenant: string) => Pick<EventRepository, 'recentCounterparts'>;
   onlineMany: (tenant: string, userIds: readonly string[]) => Promise<Set<string>>;
-  /** The in-memory directory (decision 212), where configured; it answers `undefined` until loaded. */
-  directory?: Pick<ContactDirectory, 'search' | 'count' | 'initials'>;
+  /** The directory's search port: the in-memory directory where configured and loaded, else the database (decision 212). */
+  search: Pick<UserDirectorySearch, 'search' | 'count' | 'initials'>;
   store: Pick<ObjectStore, 'putContentAddressed'>;
   pageMaxTake: number;
   /** Whom the caller may see (./directory-scope.ts): undefined for the whole tenant. */
@@ -113,24 +113,15 @@ export class ContactService {
     const visible = await this.deps.visibleTo(p);
     // A patient's care team is small: counted by the database over those ids (decision 230).
     if (visible) return this.deps.users(p.tenant).initials(me, visible);
-    return (await this.deps.directory?.initials(p.tenant, me)) ?? this.deps.users(p.tenant).initials(me);
+    return this.deps.search.initials(p.tenant, me);
   }
 
-  /** A page of the directory: selected and ordered in memory where the directory answers, else by the database. */
-  private async searchUsers(tenant: string, q: UserSearch): Promise<UserRecord[]> {
-    const repo = this.deps.users(tenant);
-    const ids = await this.deps.directory?.search(tenant, q);
-    if (!ids) return repo.search(q);
-    const byId = new Map((await repo.findByIds(ids)).map((u) => [String(u._id), u]));
-    return ids.flatMap((id) => byId.get(String(id)) ?? []);
+  private searchUsers(tenant: string, q: UserSearch): Promise<UserRecord[]> {
+    return this.deps.search.search(tenant, q);
   }
 
-  private async countUsers(
-    tenant: string,
-    q: Omit<UserSearch, 'skip' | 'take' | 'sort'>,
-    cap?: number,
-  ): Promise<number> {
-    return (await this.deps.directory?.count(tenant, q, cap)) ?? this.deps.users(tenant).count(q, cap);
+  private countUsers(tenant: string, q: Omit<UserSearch, 'skip' | 'take' | 'sort'>, cap?: number): Promise<number> {
+    return this.deps.search.count(tenant, q, cap);
   }
 
   /** Presence and favourites for a page of users, in one Redis round trip and one query. */

@@ -1,3 +1,4 @@
+import { UserDirectorySearch } from '../../../src/data/search/user-search.js';
 import os from 'node:os';
 import path from 'node:path';
 import { AdminService } from '../../../src/core/tenants/admin.service.js';
@@ -50,6 +51,7 @@ export function fakeDirectoryServices(opts: { mongo?: FakeMongo } = {}) {
     onlineMany: async (_t, ids) => new Set(ids.filter((id) => online.has(id))),
     store: new FsObjectStore(path.join(os.tmpdir(), 'consult-fake-avatars')),
     pageMaxTake: 100,
+    search: new UserDirectorySearch(repos.users),
     visibleTo: (p) => directoryScope.visibleTo(p),
   });
   const meetings = new MeetingService({
