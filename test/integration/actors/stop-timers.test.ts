@@ -47,7 +47,18 @@ describe('actor system stop: no timer outlives the node', () => {
     try {
       b = await startActorNode(env, counterBehavior());
       const { node, system } = b;
-      // The stop begins right when a tick has read x's timer as due (the tick then claims the shard).
+      // The stop begins right when a tick has read x's timer as due (the tick then claims the shard);
+      // the wakes' own promises say when what the tick started after the stop has run.
+      const placement = (
+        system as unknown as { placement: { wakeTimers(s: number, until: number | '+inf'): Promise<void> } }
+      ).placement;
+      const wakeTimers = placement.wakeTimers.bind(placement);
+      const wakes: Promise<void>[] = [];
+      placement.wakeTimers = (s, until) => {
+        const wake = wakeTimers(s, until);
+        wakes.push(wake);
+        return wake;
+      };
       const store = (system as unknown as { store: { dueTimers(s: number, until: number): Promise<string[]> } }).store;
       const dueTimers = store.dueTimers.bind(store);
       let stopped: Promise<void> | undefined;
@@ -61,14 +72,15 @@ describe('actor system stop: no timer outlives the node', () => {
       };
       // The event itself, awaited: a tick that never read the due timer fails the test at jest's limit.
       await stopEnded;
-      // Whatever the tick started after the stop has had its round trips.
-      await new Promise((r) => setTimeout(r, 300));
+      // Whatever the tick started after the stop has ended: the wake, and the claim the stop waited for.
+      await Promise.all(wakes);
+      await stopped;
       const held = system.leases.all().map((l) => l.shard);
       await dropPrefix(node, env.REDIS_PREFIX);
       await node.destroy();
       b = undefined;
-      // Closes under way get a moment; y's armed timer would take an hour.
-      expect({ held, pending: await notes.settled(2_000) }).toEqual({ held: [], pending: [] });
+      // Closes under way end by themselves; y's armed timer would take an hour (the bound only ends that wait).
+      expect({ held, pending: await notes.settled(30_000) }).toEqual({ held: [], pending: [] });
     } finally {
       notes.stop();
     }

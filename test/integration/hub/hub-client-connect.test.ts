@@ -19,7 +19,8 @@ describe('test hub client: connect settles when the hub never answers', () => {
   beforeAll(async () => {
     // No answer to any connection; the token `close` has the transport closed first, as a dying node does.
     io.use((socket) => {
-      if ((socket.handshake.auth as { token?: string }).token === 'close') setTimeout(() => socket.conn.close(), 100);
+      // The middleware runs on the CONNECT packet, so the transport is open when it closes it.
+      if ((socket.handshake.auth as { token?: string }).token === 'close') setImmediate(() => socket.conn.close());
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -470,9 +470,11 @@ describe('media jobs on a worker node', () => {
       });
       const writes: string[] = [];
       const real = node.infra.store;
-      // The count's reads are slow (told apart by the stack: its reads are made in, or awaited by,
-      // countWorksheetRows); the container's checks and the rows' own reads are not.
+      // The count's reads wait until the rows are written (told apart by the stack: its reads are made
+      // in, or awaited by, countWorksheetRows); the container's checks and the rows' own reads do not.
       let countReads = 0;
+      let rowsWritten!: () => void;
+      const rowsIn = new Promise<void>((r) => (rowsWritten = r));
       const store = Object.assign(Object.create(real) as typeof real, {
         get: async (key: string, range?: { start: number; end: number }) => {
           const limit = Error.stackTraceLimit;
@@ -481,7 +483,7 @@ describe('media jobs on a worker node', () => {
           Error.stackTraceLimit = limit;
           if (stack.includes('countWorksheetRows')) {
             countReads++;
-            await new Promise((r) => setTimeout(r, 300));
+            await rowsIn;
           }
           return real.get(key, range);
         },
@@ -506,7 +508,9 @@ describe('media jobs on a worker node', () => {
           return Object.assign(Object.create(repo) as PendingUserRepository, {
             upsertMany: async (...args: Parameters<PendingUserRepository['upsertMany']>) => {
               writes.push('rows');
-              return repo.upsertMany(...args);
+              const n = await repo.upsertMany(...args);
+              rowsWritten();
+              return n;
             },
           });
         },
