@@ -174,7 +174,7 @@ export const sum = (xs: NodeFigures[], k: 'sockets' | 'actors' | 'rssMb' | 'heap
 /**
  * What every incarnation of the cluster logged that the day must not produce: a 5xx answer, an unhandled
  * promise rejection, an uncaught exception, a failed hub method (logged when it answers `internal` or a
- * 5xx code), a fatal line; and anything on stderr.
+ * 5xx code), a connection joined without the replay of its push stream, a fatal line; and anything on stderr.
  */
 export function nodeFindings(cluster: ChaosCluster): string[] {
   const out: string[] = [];
@@ -187,6 +187,9 @@ export function nodeFindings(cluster: ChaosCluster): string[] {
         String(l.msg).startsWith('uncaught exception') ||
         l.msg === 'hub method failed' ||
         l.msg === 'request failed' ||
+        // A connection whose user's stream could not be read is joined without its replay: what it
+        // missed while away is lost to it until its next reconnection.
+        l.msg === 'push history unavailable at connection' ||
         (typeof l.level === 'number' && l.level >= 60);
       if (bad) out.push(`${id}: ${JSON.stringify(l).slice(0, 400)}`);
     }

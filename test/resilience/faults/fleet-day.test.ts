@@ -450,7 +450,12 @@ describe('a fleet lives its day over three nodes', () => {
         stillInAStep,
         refusedForPermission: ledger.permissionRefusals.slice(0, 10),
         notBackAfterTheDay: notSettled.slice(0, 10),
-        lostInvites: lostInvites.slice(0, 10).map((e) => `${e.callee.name} ${e.callId}`),
+        lostInvites: lostInvites
+          .slice(0, 10)
+          .map(
+            (e) =>
+              `${e.callee.name} ${e.callId} acknowledged to its caller at ${ledger.calls.get(e.callId)?.at} (callee away: ${ledger.calls.get(e.callId)?.calleeAway}); the callee's timeline: ${e.callee.timeline.join(' | ')}`,
+          ),
         lostAdmissions: lostAdmissions.slice(0, 10).map((a) => `${a.member.name} ${a.eventId}`),
         lostWrites: ledger.lostWrites.slice(0, 10),
         resyncs: ledger.resyncs.slice(0, 10),

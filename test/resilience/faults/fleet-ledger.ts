@@ -26,6 +26,8 @@ export interface CallAcks {
   callee: string;
   /** The callee was away (its connection down) when the caller's initCall was acknowledged. */
   calleeAway: boolean;
+  /** When the caller's initCall was acknowledged (UTC time of day). */
+  at?: string;
   accepted?: boolean;
   /** The status the acknowledged endCall answered. */
   ended?: string;
@@ -91,7 +93,7 @@ export class Ledger {
     let set = this.invited.get(callee);
     if (!set) this.invited.set(callee, (set = new Set()));
     set.add(callId);
-    this.calls.set(callId, { caller, callee, calleeAway });
+    this.calls.set(callId, { caller, callee, calleeAway, at: new Date().toISOString().slice(11) });
   }
 
   meeting(eventId: string) {

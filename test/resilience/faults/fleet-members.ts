@@ -52,6 +52,8 @@ export abstract class Member {
   lastSessionEnded?: string;
   /** The last refusal of a (re)connection, with when. */
   lastRefusal?: string;
+  /** The client's last connections, disconnections, resumptions and invites, with when: what a lost invite is told with. */
+  readonly timeline: string[] = [];
 
   constructor(
     readonly name: string,
@@ -154,9 +156,16 @@ export abstract class Member {
     }
   }
 
+  /** Notes a step of the client's connection in its timeline (the last 40 are kept). */
+  mark(what: string): void {
+    this.timeline.push(`${new Date().toISOString().slice(11)} ${what}`);
+    if (this.timeline.length > 40) this.timeline.shift();
+  }
+
   protected emitLocal(event: string, payload: any): void {
     if (event === 'onNewCall') {
       const callId = payload?.call?.callId as string;
+      this.mark(`onNewCall ${callId} ${JSON.stringify(payload?.pos ?? null)}`);
       this.invites.add(callId);
       this.inviteWaiters.get(callId)?.();
       this.inviteWaiters.delete(callId);
@@ -202,6 +211,7 @@ export class SdkMember extends Member {
   private note(what: string): void {
     this.events.push(`${new Date().toISOString().slice(11)} ${what}`);
     if (this.events.length > 12) this.events.shift();
+    this.mark(what);
   }
 
   async start(login: SignedIn, baseUrl: string, lifetimes: Lifetimes): Promise<this> {
@@ -352,9 +362,16 @@ export class PythonMember extends Member {
   }
 
   private line(l: Record<string, any>): void {
-    if (l.event === 'disconnected') this.wentDown();
-    else if (l.event === 'push') {
-      if (l.name === 'pushStreams') this.resumed();
+    if (l.event === 'connected') this.mark(`connected ${l.transport} resume ${JSON.stringify(l.resume ?? null)}`);
+    else if (l.event === 'connect_error') this.mark(`connect_error ${JSON.stringify(l.data)}`);
+    if (l.event === 'disconnected') {
+      this.mark(`disconnected ${l.reason}`);
+      this.wentDown();
+    } else if (l.event === 'push') {
+      if (l.name === 'pushStreams') {
+        this.mark(`pushStreams ${JSON.stringify(l.data?.positions ?? null)}`);
+        this.resumed();
+      } else if (l.name === 'resyncRequired') this.mark(`resyncRequired ${JSON.stringify(l.data)}`);
       else this.emitLocal(l.name, l.data);
     } else if (l.event === 'refreshed') {
       if (l.result?.ok) this.handedOver(l.result.data);
@@ -372,6 +389,7 @@ export class PythonMember extends Member {
 
   async blip(ms: number): Promise<void> {
     if (!this.isUp()) return;
+    this.mark(`blip ${ms} ms`);
     await this.route.cut(ms);
     this.backAt = Date.now();
   }

@@ -56,6 +56,8 @@ class FleetClient:
         self.url = url
         self.token = token
         self.positions = {}
+        # The positions handed over at the last connection attempt (reported with `connected`).
+        self.handed = []
         self.lock = threading.Lock()
         self.closing = False
         # Its own reconnection (python-socketio's defaults, a shorter first delay): the route it reconnects
@@ -69,7 +71,8 @@ class FleetClient:
 
     def auth(self):
         with self.lock:
-            return {'token': self.token, 'resume': list(self.positions.values())}
+            self.handed = list(self.positions.values())
+            return {'token': self.token, 'resume': self.handed}
 
     def note(self, p):
         with self.lock:
@@ -90,7 +93,7 @@ class FleetClient:
         emit(c=self.c, event='push', name=event, data=data)
 
     def on_connect(self):
-        emit(c=self.c, event='connected', transport=self.sio.transport())
+        emit(c=self.c, event='connected', transport=self.sio.transport(), resume=self.handed)
 
     def on_disconnect(self, reason=None):
         emit(c=self.c, event='disconnected', reason=str(reason))
