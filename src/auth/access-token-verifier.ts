@@ -51,7 +51,7 @@ export class AccessTokenVerifier {
       sessionId: c.sid,
       expiresAt: Number(c.exp) * 1000,
       ...(typeof c.iat === 'number' ? { issuedAt: c.iat } : {}),
-      permissions: new Set<Permission>(c.perms.filter(isPermission)),
+      permissions: permissionSet(c.perms),
       ...(c.act?.sub ? { actorUserId: c.act.sub } : {}),
       ...(c.purpose ? { purpose: c.purpose } : {}),
     };
@@ -86,6 +86,25 @@ export class AccessTokenVerifier {
       ...(idpSid ? { idpSid } : {}),
     };
   }
+}
+
+/** Permission sets already made, by their tokens' `perms` (a tenant's roles make a handful). */
+const permissionSets = new Map<string, ReadonlySet<Permission>>();
+/** Past this many distinct sets (custom roles, edited grants), new ones are made without being kept. */
+const MAX_PERMISSION_SETS = 1024;
+
+/**
+ * The permission set of a token's `perms`: one shared, read-only set per distinct list, so the principals
+ * of a thousand connections of one role hold one set (its strings included) instead of a thousand.
+ */
+export function permissionSet(perms: readonly string[]): ReadonlySet<Permission> {
+  const key = perms.join(' ');
+  let set = permissionSets.get(key);
+  if (!set) {
+    set = new Set<Permission>(perms.filter(isPermission));
+    if (permissionSets.size < MAX_PERMISSION_SETS) permissionSets.set(key, set);
+  }
+  return set;
 }
 
 /** The realm session of an identity-provider token: `sid` (OIDC, Keycloak 18+) or `session_state`. */

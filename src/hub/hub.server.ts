@@ -138,6 +138,10 @@ export function onConnections(
         'joining own rooms failed',
       ),
     );
+    // The handshake's token and positions were read (the principal holds what the socket needs): they
+    // are not kept for the socket's life, a kilobyte per connection and a bearer token in memory.
+    socket.handshake.auth = {};
+    delete socket.handshake.query.access_token;
     ctx.sessions.attach(socket);
     serveMethods(ctx, socket, table, new SocketRateLimit(rate), traceTrusted(socket.request));
     socket.on('disconnect', () => {

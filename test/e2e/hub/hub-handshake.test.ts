@@ -3,6 +3,7 @@ import { startTestNode, type TestNode } from '../../support/node.js';
 import { request } from '../../support/http.js';
 import { createUser, loginFor, tokenFor } from '../../support/auth.js';
 import { call, connectVia, HUB_TRANSPORTS, must, recorder, type HubClient } from '../../support/hub-client.js';
+import type { HubRoleHandle } from '../../../src/hub/hub.role.js';
 
 // Once per client transport: websocket only, socket.io-client's default (long-polling, then upgrade), polling only.
 describe.each(HUB_TRANSPORTS)('hub handshake and negative acks (%s)', (transport) => {
@@ -44,6 +45,14 @@ describe.each(HUB_TRANSPORTS)('hub handshake and negative acks (%s)', (transport
     const a = track(await connect(node.url!, 'acme', { token: clinician }));
     const b = track(await connect(node.url!, 'acme', { token: patient, viaQuery: true }));
     expect(a.connected && b.connected).toBe(true);
+    // Read once, not kept: the node's sockets hold no bearer token for their life (and no kilobyte each).
+    const io = (node.roles.get('hub') as HubRoleHandle).io;
+    for (const s of [a, b]) {
+      const server = io.sockets.sockets.get(s.id!)!;
+      expect(JSON.stringify([server.handshake.auth, server.handshake.query])).not.toMatch(/eyJ/);
+    }
+    // The connection still acts with its rights: a call that needs one of the role's permissions.
+    expect(await call(a, 'getMeetingDetails', { eventId })).toMatchObject({ ok: true });
   });
 
   it('refuses handshakes without a token, with a bad token, another tenant token or an unknown tenant', async () => {
