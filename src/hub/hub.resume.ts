@@ -55,12 +55,49 @@ function replay(socket: HubSocket, stream: string, read: HistoryRead): { positio
   return { position: read.position, replayed: read.pushes.length };
 }
 
+/** A connection's reads of its stream are tried this many times (100 ms, then 200 ms apart) before it is closed. */
+export const CONNECT_READS = 3;
+
+/**
+ * A read of the connection's stream, tried again after a failure; undefined when every try failed or the
+ * socket went away meanwhile. After the last failure the connection's transport is closed: joined
+ * without its position, it would miss what was sent while it was away without knowing, so the client
+ * comes back instead (socket.io clients reconnect after a transport close) and hands its position over
+ * again.
+ */
+async function readAtConnection(
+  ctx: Pick<HubContext, 'logger'>,
+  socket: HubSocket,
+  read: () => Promise<HistoryRead>,
+): Promise<HistoryRead | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (err) {
+      if (socket.disconnected) return undefined;
+      if (attempt < CONNECT_READS) {
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+        if (socket.disconnected) return undefined;
+        continue;
+      }
+      ctx.logger.warn(
+        { component: 'hub', code: 'service_unavailable', err: (err as Error).message },
+        'push history unavailable at connection',
+      );
+      socket.conn.close();
+      return undefined;
+    }
+  }
+}
+
 /**
  * A new connection: where its user's stream continues from (the position the client handed over, or the
  * current one, or the current one after a `resyncRequired`) is sent first (`pushStreams`); then the socket
  * joins its rooms and, once this node receives their pushes, gets every push recorded after that
  * position. A push recorded before the read is replayed; one recorded after it reaches the joined socket
- * live; one in between may come both ways, and its position tells the client it has it already.
+ * live; one in between may come both ways, and its position tells the client it has it already. A stream
+ * that cannot be read (after CONNECT_READS tries) closes the connection's transport: the client comes
+ * back with its position.
  */
 export async function openStreams(
   ctx: Pick<HubContext, 'logger'>,
@@ -71,21 +108,15 @@ export async function openStreams(
   const { tenant, principal } = socket.data;
   const stream = streams.user(principal.userId);
   const given = from(handshakePositions(socket).find((p) => p.stream === stream));
-  let start: StreamPosition | undefined;
-  try {
-    const first = await hub.history.read(tenant, stream, given, true);
-    if (first.kind === 'resync') resync(socket, stream, first.position);
-    start = first.kind === 'ok' && given ? given : first.position;
-    socket.emit('pushStreams', { positions: [{ stream, ...start }] });
-  } catch (err) {
-    ctx.logger.warn(
-      { component: 'hub', code: 'service_unavailable', err: (err as Error).message },
-      'push history unavailable at connection',
-    );
-  }
+  const first = await readAtConnection(ctx, socket, () => hub.history.read(tenant, stream, given, true));
+  if (!first) return;
+  if (first.kind === 'resync') resync(socket, stream, first.position);
+  const start = first.kind === 'ok' && given ? given : first.position;
+  socket.emit('pushStreams', { positions: [{ stream, ...start }] });
   await join();
-  if (!start || socket.disconnected) return;
-  replay(socket, stream, await hub.history.read(tenant, stream, start));
+  if (socket.disconnected) return;
+  const missed = await readAtConnection(ctx, socket, () => hub.history.read(tenant, stream, start));
+  if (missed) replay(socket, stream, missed);
 }
 
 /**

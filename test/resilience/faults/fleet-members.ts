@@ -364,6 +364,7 @@ export class PythonMember extends Member {
   private line(l: Record<string, any>): void {
     if (l.event === 'connected') this.mark(`connected ${l.transport} resume ${JSON.stringify(l.resume ?? null)}`);
     else if (l.event === 'connect_error') this.mark(`connect_error ${JSON.stringify(l.data)}`);
+    else if (l.event === 'gap') this.mark(`resume asked for a gap from ${JSON.stringify(l.positions)}`);
     if (l.event === 'disconnected') {
       this.mark(`disconnected ${l.reason}`);
       this.wentDown();

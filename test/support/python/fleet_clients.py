@@ -1,7 +1,10 @@
 """Several outside clients of the hub in one process: python-socketio with its default transports
-(long-polling, then the websocket upgrade) and its own reconnection, each keeping the last position of
-its push streams and handing them over (`auth.resume`) at every reconnection, as the documented protocol
-says (docs/hub.md#recovering-missed-pushes). Driven by test/resilience/faults/fleet-python.ts.
+(long-polling, then the websocket upgrade) and its own reconnection, each keeping the position of its push
+streams and handing it over (`auth.resume`) at every reconnection, as the documented protocol says
+(docs/hub.md#recovering-missed-pushes): the position is the last push with nothing missing before it; a
+push that arrives ahead of a gap (pushes of different nodes can overtake each other) does not move it,
+a push already seen is dropped, and a gap still open after a second is asked for with `resume`.
+Driven by test/resilience/faults/fleet-python.ts.
 
 Usage: python fleet_clients.py   (commands on stdin, one JSON object per line)
   {"op": "open", "c": 0, "url": "http://acme.localhost:PORT", "token": "..."}   a new client number c
@@ -55,9 +58,12 @@ class FleetClient:
         self.c = c
         self.url = url
         self.token = token
+        # Per stream: the position with nothing missing before it, and the seqs received beyond it.
         self.positions = {}
+        self.ahead = {}
         # The positions handed over at the last connection attempt (reported with `connected`).
         self.handed = []
+        self.gap_timer = None
         self.lock = threading.Lock()
         self.closing = False
         # Its own reconnection (python-socketio's defaults, a shorter first delay): the route it reconnects
@@ -75,21 +81,65 @@ class FleetClient:
             return {'token': self.token, 'resume': self.handed}
 
     def note(self, p):
+        """Whether the push at position p is new; moves the stream's position over what has no gap before it."""
+        stream, seq = p['stream'], p.get('seq', 0)
         with self.lock:
-            cur = self.positions.get(p['stream'])
-            if cur is None or cur.get('epoch') != p.get('epoch') or p.get('seq', 0) > cur.get('seq', 0):
-                self.positions[p['stream']] = dict(p)
+            cur = self.positions.get(stream)
+            if cur is None or cur.get('epoch') != p.get('epoch'):
+                self.positions[stream] = dict(p)
+                self.ahead[stream] = set()
+                return True
+            ahead = self.ahead.setdefault(stream, set())
+            if seq <= cur.get('seq', 0) or seq in ahead:
+                return False
+            if seq > cur.get('seq', 0) + 1:
+                ahead.add(seq)
+                self.watch_gaps()
+                return True
+            at = seq
+            while at + 1 in ahead:
+                at += 1
+                ahead.discard(at)
+            self.positions[stream] = dict(p, seq=at)
+            return True
+
+    def reset(self, position):
+        with self.lock:
+            cur = self.positions.get(position['stream'])
+            if cur is None or cur.get('epoch') != position.get('epoch'):
+                self.ahead[position['stream']] = set()
+            self.positions[position['stream']] = dict(position)
+
+    def watch_gaps(self):
+        # Called with the lock held: one timer at a time asks for every open gap.
+        if self.gap_timer is None and not self.closing:
+            self.gap_timer = threading.Timer(1.0, self.fill_gaps)
+            self.gap_timer.daemon = True
+            self.gap_timer.start()
+
+    def fill_gaps(self):
+        with self.lock:
+            self.gap_timer = None
+            gaps = [dict(self.positions[s]) for s, a in self.ahead.items() if a and s in self.positions]
+        if gaps and self.sio.connected:
+            emit(c=self.c, event='gap', positions=gaps)
+            try:
+                self.sio.call('resume', gaps, timeout=15)
+            except (socketio.exceptions.TimeoutError, socketio.exceptions.BadNamespaceError):
+                pass
+        with self.lock:
+            if any(self.ahead.values()):
+                self.watch_gaps()
 
     def on_push(self, event, data=None):
         if event == 'pushStreams':
             for p in data.get('positions', []):
-                with self.lock:
-                    self.positions[p['stream']] = dict(p)
+                self.reset(p)
         elif event == 'resyncRequired':
-            with self.lock:
-                self.positions[data['stream']] = dict(data['position'])
+            self.reset(data['position'])
         elif isinstance(data, dict) and isinstance(data.get('pos'), dict):
-            self.note(data['pos'])
+            if not self.note(data['pos']):
+                return
         emit(c=self.c, event='push', name=event, data=data)
 
     def on_connect(self):
@@ -148,6 +198,9 @@ class FleetClient:
 
     def close(self):
         self.closing = True
+        with self.lock:
+            if self.gap_timer is not None:
+                self.gap_timer.cancel()
         self.sio.shutdown()
         emit(c=self.c, event='closed')
 
