@@ -247,6 +247,14 @@ export const StartRecordingRequest = z.object({
 });
 export type StartRecordingRequest = z.infer<typeof StartRecordingRequest>;
 
+export const StopRecordingRequest = z.object({
+  eventId: Id,
+  requestId: RequestId.optional().describe(
+    'Idempotency key: a retry with the same id (its answer lost with a transport) answers what the first attempt did',
+  ),
+});
+export type StopRecordingRequest = z.infer<typeof StopRecordingRequest>;
+
 const consentFields = {
   requestId: RequestId.describe('The consent request answered (recordingConsentRequested.requestId)'),
   consent: z.boolean().describe('true: I agree to be recorded; false: I refuse'),

@@ -22,6 +22,7 @@ import type {
   ConsentAnswerRequest,
   DenyRequest,
   StartRecordingRequest,
+  StopRecordingRequest,
   InitEventRequest,
   JoinCallRequest,
   MeetingRef,
@@ -77,7 +78,7 @@ export interface ClientToServerEvents {
   startRecording(req: StartRecordingRequest, ack: Ack): void;
   /** Answers a recording consent request (recordingConsentRequested) with yes or no. */
   consentToRecording(req: ConsentAnswerRequest, ack: Ack): void;
-  stopRecording(req: MeetingRef, ack: Ack): void;
+  stopRecording(req: StopRecordingRequest, ack: Ack): void;
   startPeripheral(req: StartPeripheralRequest, ack: Ack): void;
   stopPeripheral(req: StopPeripheralRequest, ack: Ack): void;
   /** `meetingId` null (or absent) when the headset is in no meeting. */

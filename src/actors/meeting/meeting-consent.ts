@@ -185,6 +185,29 @@ export function recordingStopped(s: MeetingState): void {
 }
 
 /**
+ * Stops whatever records, by `userId`'s request: the recording service is asked only while it records
+ * (or starts to), and the meeting's view follows the service. So a stop whose earlier attempt stopped the
+ * recording and was lost with its turn (the node gone before the turn's save, the state still showing the
+ * recording) ends in the same place instead of the service's `invalid_state` (fleet day run 35). True
+ * when the meeting showed a recording or one ran: the members are then told `recordingStopped`.
+ */
+export async function stopWhatRecords(
+  ctx: Ctx,
+  deps: MeetingActorDeps,
+  userId: string,
+  opts: RecordingOpts,
+): Promise<boolean> {
+  const s = ctx.state;
+  const running = await deps.recordingRunning(ctx.address.tenant, s.eventId);
+  if (!running && !s.recording.active) return false;
+  if (running) await deps.stopRecording(ctx.address.tenant, s.eventId, userId, opts);
+  s.recording = { ...s.recording, active: false, stoppedAt: new Date().toISOString() };
+  recordingStopped(s);
+  publish(ctx, 'recordingStopped', userId);
+  return true;
+}
+
+/**
  * The meeting ended for everyone (decision 900): an open consent request is closed as not reached
  * (`timedOut`, told to the requester and hosts as usual) so no late answer can start a recording, held
  * joiners are told `ended`, and the agreement given is void.

@@ -23,6 +23,7 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
   const log: string[] = [];
   const audits: MeetingAuditEntry[] = [];
   const vcs = { down: false };
+  const recorder = { running: false };
   const participants = [A, B, P];
   const room = { provider: 'embedded', roomName: 'r1', url: 'embedded://r1' };
   const data = async (_t: string, c: Caller, eventId: string) => ({
@@ -45,8 +46,16 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
     }),
     isParticipant: async (_t, _e, u) => participants.includes(u),
     isHost: async (_t, _e, u) => u === A,
-    startRecording: async () => void log.push('startRecording'),
-    stopRecording: async () => void log.push('stopRecording'),
+    // As the recording service: it records from a start to a stop; a stop of nothing is `invalid_state`.
+    startRecording: async () => {
+      log.push('startRecording');
+      recorder.running = true;
+    },
+    stopRecording: async () => {
+      if (!recorder.running) throw new AppError('invalid_state', 'The event is not being recorded');
+      log.push('stopRecording');
+      recorder.running = false;
+    },
     endEvent: async () => void log.push('endEvent'),
     removeFromRoom: async (_t, _e, m) => {
       if (vcs.down) throw new AppError('service_unavailable', 'VCS unreachable', { retryAfter: 5 });
@@ -55,7 +64,7 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
     audit: async (_t, e) => void audits.push(e),
     consentSettings: async () => ({ policy: consent, timeoutSeconds: 60 }),
     recordConsent: async () => undefined,
-    recordingRunning: async () => false,
+    recordingRunning: async () => recorder.running,
     attachDevice: async () => undefined,
     recordingOwner: async () => null,
     completeEvent: async () => ({

@@ -4,7 +4,7 @@ import { rooms } from '../../realtime/rooms.js';
 import type { Caller } from '../../kernel/caller.js';
 import { deviceLeft, publish, requireHost, type Ctx, type MeetingActorDeps } from './meeting-state.js';
 import { WAITING_EXPIRY_TIMER } from './meeting-waiting.js';
-import { endConsent, recordingStopped } from './meeting-consent.js';
+import { endConsent, stopWhatRecords } from './meeting-consent.js';
 import type { ControlResult } from '../../contracts/meeting-controls.schema.js';
 import type { MeetingControlMsg, MeetingControlName } from './meeting-controls.schema.js';
 
@@ -132,15 +132,10 @@ async function end(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'endMeeting'>): Pr
   if (s.ended) return result(ctx, []);
   const t = ctx.address.tenant;
   // Whatever runs stops, also a recording this actor did not start (asked for before every entrance came here).
-  if (s.recording.active || (await deps.recordingRunning(t, s.eventId))) {
-    await deps.stopRecording(t, s.eventId, msg.caller.userId, {
-      actorId: msg.caller.actorUserId ?? msg.caller.userId,
-      via: 'service',
-    });
-    s.recording = { ...s.recording, active: false, stoppedAt: new Date().toISOString() };
-    recordingStopped(s);
-    publish(ctx, 'recordingStopped', msg.caller.userId);
-  }
+  await stopWhatRecords(ctx, deps, msg.caller.userId, {
+    actorId: msg.caller.actorUserId ?? msg.caller.userId,
+    via: 'service',
+  });
   await ctx.fencedWrite(async () => {
     await deps.endEvent(t, s.eventId);
     return true;

@@ -4,6 +4,7 @@ import type { Caller } from '../../kernel/caller.js';
 import type { MeetingState } from './meeting.schema.js';
 import type { Admission } from '../../core/meetings/meeting.service.js';
 import { turnHarness } from '../../../test/support/turn-harness.js';
+import { AppError } from '../../kernel/errors.js';
 
 const T = 'acme';
 const who = (userId: string, role = 'clinician'): Caller => ({ userId, username: userId, role, permissions: [] });
@@ -16,6 +17,7 @@ function meetingDeps(
   recordingCalls: string[],
   policy: Partial<Admission> = {},
   hosts: string[] = [A],
+  service = { running: false },
 ): MeetingActorDeps {
   const room = { provider: 'embedded', roomName: 'r1', url: 'embedded://r1' };
   const check = async (_t: string, c: Caller, eventId: string, code?: string) => {
@@ -36,14 +38,22 @@ function meetingDeps(
     }),
     isParticipant: async (_t, _e, u) => participants.includes(u),
     isHost: async (_t, _e, u) => hosts.includes(u),
-    startRecording: async () => void recordingCalls.push('start'),
-    stopRecording: async () => void recordingCalls.push('stop'),
+    // As the recording service: a stop of what does not record is `invalid_state`.
+    startRecording: async () => {
+      recordingCalls.push('start');
+      service.running = true;
+    },
+    stopRecording: async () => {
+      if (!service.running) throw new AppError('invalid_state', 'The event is not being recorded');
+      recordingCalls.push('stop');
+      service.running = false;
+    },
     endEvent: async () => void recordingCalls.push('end'),
     removeFromRoom: async () => undefined,
     audit: async () => undefined,
     consentSettings: async () => ({ policy: 'off', timeoutSeconds: 60 }),
     recordConsent: async () => undefined,
-    recordingRunning: async () => false,
+    recordingRunning: async () => service.running,
     attachDevice: async () => undefined,
     recordingOwner: async () => null,
     completeEvent: async () => ({
@@ -79,6 +89,34 @@ describe('meeting actor turns', () => {
     expect(rec).toEqual(['start', 'stop']);
     expect(await h.send({ type: 'isMember', userId: C })).toEqual({ member: false });
     await expect(h.send({ type: 'details', caller: who(C) })).rejects.toMatchObject({ code: 'meeting_not_found' });
+  });
+
+  it('a stop retried after its first attempt stopped the recording and the turn was lost ends stopped, as endMeeting does', async () => {
+    // The first attempt's turn stopped the recording service and its node went before the turn's save:
+    // the next owner holds the state from before it (recording active) while nothing records (run 35).
+    for (const last of ['stopRecording', 'endMeeting'] as const) {
+      const rec: string[] = [];
+      const service = { running: false };
+      const h = turnHarness(meetingActor(meetingDeps([A, B], rec, {}, [A], service)), {
+        tenant: T,
+        kind: 'meeting',
+        id: `ev-${last}`,
+      });
+      await h.send({ type: 'init', caller: who(A) });
+      await h.send({ type: 'startRecording', caller: who(A) });
+      service.running = false;
+      const answer = await h.send({ type: last, caller: who(A) });
+      expect(answer).toMatchObject(last === 'endMeeting' ? { ended: true } : { recording: { active: false } });
+      expect(h.state.recording.active).toBe(false);
+      expect(rec).toEqual(last === 'endMeeting' ? ['start', 'end'] : ['start']);
+      const told = h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => e.payload.type);
+      expect(told.filter((t) => t === 'recordingStopped')).toHaveLength(1);
+      // Asked again: the same state, nobody told twice.
+      if (last === 'stopRecording') {
+        await h.send({ type: 'stopRecording', caller: who(A) });
+        expect(h.emitted.filter((e) => e.payload?.type === 'recordingStopped')).toHaveLength(1);
+      }
+    }
   });
 
   it('answers reads of an older snapshot from its state as it is (reads see it frozen, decision 1120)', async () => {

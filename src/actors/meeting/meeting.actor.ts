@@ -26,7 +26,7 @@ import {
 import { admit, deny, enqueue, expire, leave, mustWait, waitingRoom } from './meeting-waiting.js';
 import { assertOpen, control, isControl, lockedOut, requestHostAccess } from './meeting-controls.js';
 import { complete } from './meeting-completion.js';
-import { answerConsent, askNewcomers, consentTimeout, recordingStopped, requestConsent } from './meeting-consent.js';
+import { answerConsent, askNewcomers, consentTimeout, requestConsent, stopWhatRecords } from './meeting-consent.js';
 import { withConsent } from './meeting-consent-state.js';
 import { holdAdmissions, holdForConsent, releaseHold } from './meeting-consent-holds.js';
 
@@ -160,25 +160,20 @@ async function recording(
 ): Promise<MeetingDetails> {
   const s = ctx.state;
   const { caller } = msg;
-  const start = msg.type === 'startRecording';
   assertOpen(ctx);
   await requireRecorder(ctx, deps, caller);
   if (!s.started) throw new AppError('invalid_state', 'The meeting has not started');
   const opts = recordingOpts(msg);
-  if (start && s.recording.active) return withConsent(s, details(s));
-  if (!start && !s.recording.active && !(await deps.recordingRunning(ctx.address.tenant, s.eventId)))
+  if (msg.type === 'stopRecording') {
+    await stopWhatRecords(ctx, deps, caller.userId, opts);
     return withConsent(s, details(s));
-  if (msg.type === 'startRecording') {
-    const consent = await deps.consentSettings(ctx.address.tenant);
-    if (consent.policy !== 'off') return requestConsent(ctx, deps, msg, consent, opts);
-    await deps.startRecording(ctx.address.tenant, s.eventId, caller.userId, opts);
-    s.recording = { active: true, startedAt: new Date().toISOString(), startedBy: caller.userId };
-  } else {
-    await deps.stopRecording(ctx.address.tenant, s.eventId, caller.userId, opts);
-    s.recording = { ...s.recording, active: false, stoppedAt: new Date().toISOString() };
-    recordingStopped(s);
   }
-  publish(ctx, start ? 'recordingStarted' : 'recordingStopped', caller.userId);
+  if (s.recording.active) return withConsent(s, details(s));
+  const consent = await deps.consentSettings(ctx.address.tenant);
+  if (consent.policy !== 'off') return requestConsent(ctx, deps, msg, consent, opts);
+  await deps.startRecording(ctx.address.tenant, s.eventId, caller.userId, opts);
+  s.recording = { active: true, startedAt: new Date().toISOString(), startedBy: caller.userId };
+  publish(ctx, 'recordingStarted', caller.userId);
   return withConsent(s, details(s));
 }
 

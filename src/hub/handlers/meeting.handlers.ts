@@ -116,7 +116,7 @@ function leaveWaitingOnDisconnect(ctx: HubContext, socket: HubSocket, eventId: s
 const dedupe = (socket: HubSocket, name: string, requestId?: string) =>
   dedupeFor(socket.data.principal, name, requestId);
 
-const simple = (name: 'stopRecording' | 'requestHostAccess' | 'clearImage', requires: Requirement) =>
+const simple = (name: 'requestHostAccess' | 'clearImage', requires: Requirement) =>
   method({
     name,
     requires,
@@ -257,7 +257,6 @@ export const meetingMethods = [
     run: (ctx, socket, [req]) =>
       ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'waitingRoom', caller: callerOf(socket) }),
   }),
-  simple('stopRecording', 'meetings:record'),
   simple('requestHostAccess', 'meetings:join'),
   simple('clearImage', 'meetings:host'),
   method({

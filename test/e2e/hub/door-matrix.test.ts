@@ -441,6 +441,37 @@ describe('one door per room: every meeting change through every entrance', () =>
           }));
   });
 
+  describe('recording: a stop retried with its request id applies once, by either door', () => {
+    for (const retryVia of ['hub', 'rest'] as const)
+      it(`the first stop's answer lost, its retry by ${retryVia} answers it and leaves the recording started since`, () =>
+        fresh(async () => {
+          const m = await meeting(false);
+          const requestId = `stop-${m.eventId}`;
+          await must(m.alice, 'startRecording', { eventId: m.eventId });
+          const first = await hubAnswer(m.alice, 'stopRecording', { eventId: m.eventId, requestId });
+          expect(first).toMatchObject({ ok: true, data: { recording: { active: false } } });
+          // The host, not knowing the stop was done (its answer lost), has since started another recording.
+          await must(m.alice, 'startRecording', { eventId: m.eventId });
+          expect((await details(m)).recording.active).toBe(true);
+          const retry =
+            retryVia === 'hub'
+              ? await hubAnswer(m.alice, 'stopRecording', { eventId: m.eventId, requestId })
+              : await restAnswer(
+                  'alice',
+                  'GET',
+                  `/api/tenant/stoprecording?eventId=${m.eventId}&requestId=${requestId}`,
+                );
+          expect(retry.ok).toBe(true);
+          if (retryVia === 'hub') expect(retry).toEqual(first);
+          // The retry stopped nothing: the second recording runs, one stop is audited.
+          expect((await details(m)).recording.active).toBe(true);
+          expect((await node.services.recording.status('acme', m.eventId)).state).toBe('starting');
+          expect(await audits('recording.stop', m.eventId)).toEqual([
+            entry('recording.stop', m.eventId, 'alice', 'alice'),
+          ]);
+        }));
+  });
+
   describe('a recording the meeting did not start (asked for before every door led here) is stopped all the same', () => {
     for (const via of ['hub stopRecording', 'REST stoprecording', 'hub endMeeting'] as const)
       it(`${via} stops it`, () =>

@@ -284,7 +284,9 @@ export class FleetDay {
     await started.finally(off);
     doing(`stopRecording ${eventId}`);
     record.recorded = true;
-    await this.retried(host, 'stopRecording', () => host.call('stopRecording', { eventId }));
+    await this.retried(host, 'stopRecording', () =>
+      host.call('stopRecording', { eventId, requestId: `stop-${eventId}` }),
+    );
     // What was acknowledged is in the meeting: every admission, every notify.
     const details = await this.retried(host, 'getMeetingDetails', () =>
       host.call<{ seq: number; members: { userId: string }[] }>('getMeetingDetails', { eventId }),

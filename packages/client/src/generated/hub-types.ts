@@ -560,6 +560,11 @@ declare const StartRecordingRequest: z.ZodObject<{
 	reason: z.ZodOptional<z.ZodString>;
 }, z.core.$strip>;
 export type StartRecordingRequest = z.infer<typeof StartRecordingRequest>;
+declare const StopRecordingRequest: z.ZodObject<{
+	eventId: z.ZodString;
+	requestId: z.ZodOptional<z.ZodString>;
+}, z.core.$strip>;
+export type StopRecordingRequest = z.infer<typeof StopRecordingRequest>;
 declare const ConsentAnswerRequest: z.ZodObject<{
 	requestId: z.ZodString;
 	consent: z.ZodBoolean;
@@ -884,7 +889,7 @@ export interface ClientToServerEvents {
 	startRecording(req: StartRecordingRequest, ack: Ack): void;
 	/** Answers a recording consent request (recordingConsentRequested) with yes or no. */
 	consentToRecording(req: ConsentAnswerRequest, ack: Ack): void;
-	stopRecording(req: MeetingRef, ack: Ack): void;
+	stopRecording(req: StopRecordingRequest, ack: Ack): void;
 	startPeripheral(req: StartPeripheralRequest, ack: Ack): void;
 	stopPeripheral(req: StopPeripheralRequest, ack: Ack): void;
 	/** `meetingId` null (or absent) when the headset is in no meeting. */

@@ -1785,7 +1785,7 @@ export interface paths {
         };
         /**
          * Stop the meeting's recording (a member of it, or a host of the event): the same as the hub method stopRecording
-         * @description Every member gets `recordingStopped`; a recording is stopped whoever started it. Stopping a meeting that records nothing answers its state.
+         * @description Every member gets `recordingStopped`; a recording is stopped whoever started it. Stopping a meeting that records nothing answers its state. A `requestId` makes a retry (its answer lost) answer what the first attempt did, as the hub method does.
          *
          *     Requires: `meetings:record` (docs/permissions.md). a meeting actor turn: members of the meeting or hosts of the event; stops whatever records.
          */
@@ -7413,6 +7413,8 @@ export interface operations {
         parameters: {
             query: {
                 eventId: string;
+                /** @description Idempotency key: a retry with the same id opens one consent request */
+                requestId?: string;
                 userId?: string;
             };
             header?: never;
@@ -7475,6 +7477,8 @@ export interface operations {
         parameters: {
             query: {
                 eventId: string;
+                /** @description Idempotency key: a retry with the same id (its answer lost with a transport) answers what the first attempt did */
+                requestId?: string;
             };
             header?: never;
             path?: never;

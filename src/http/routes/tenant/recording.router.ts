@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MeetingDetails } from '../../../contracts/meeting.schema.js';
+import { StartRecordingRequest, StopRecordingRequest, type MeetingDetails } from '../../../contracts/meeting.schema.js';
 import { AppError, type ErrorCode } from '../../../kernel/errors.js';
 import { Id } from '../../../kernel/paging.js';
 import type { Principal } from '../../../kernel/principal.js';
@@ -14,8 +14,9 @@ const StartRecordingQuery = z.object({
    * needs `tenant:admin` and is audited as the administrator acting for them.
    */
   userId: Id.optional(),
+  requestId: StartRecordingRequest.shape.requestId,
 });
-const StopRecordingQuery = z.object({ eventId: Id });
+const StopRecordingQuery = z.object({ eventId: Id, requestId: StopRecordingRequest.shape.requestId });
 
 const RecordingStatus = z.object({
   eventId: z.string(),
@@ -94,6 +95,7 @@ export const recordingRoutes: RouteGroup = {
         const d = await s.meetingRooms.recording(p, query.eventId, 'start', {
           onBehalfOf: userId,
           ...(req.ip ? { ip: req.ip } : {}),
+          ...(query.requestId ? { requestId: query.requestId } : {}),
         });
         return present(s, p, query.eventId, d);
       },
@@ -110,11 +112,15 @@ export const recordingRoutes: RouteGroup = {
       summary:
         "Stop the meeting's recording (a member of it, or a host of the event): the same as the hub method stopRecording",
       description:
-        'Every member gets `recordingStopped`; a recording is stopped whoever started it. Stopping a meeting that records nothing answers its state.',
+        'Every member gets `recordingStopped`; a recording is stopped whoever started it. Stopping a meeting that records nothing answers its state. ' +
+        'A `requestId` makes a retry (its answer lost) answer what the first attempt did, as the hub method does.',
       handle: async (s, { p, query, req }) => {
         if (!(await s.meetings.isParticipant(p.tenant, query.eventId, p.userId)))
           throw new AppError('event_not_found', `No event ${query.eventId}`);
-        const d = await s.meetingRooms.recording(p, query.eventId, 'stop', { ...(req.ip ? { ip: req.ip } : {}) });
+        const d = await s.meetingRooms.recording(p, query.eventId, 'stop', {
+          ...(req.ip ? { ip: req.ip } : {}),
+          ...(query.requestId ? { requestId: query.requestId } : {}),
+        });
         return present(s, p, query.eventId, d);
       },
     }),
