@@ -100,7 +100,14 @@ export interface Config {
     sweepMs: number;
     secretGraceHours: number;
   };
-  actors: { shards: number; leaseMs: number; idleMs: number; retiredRetentionMs: number; connectionPollMs: number };
+  actors: {
+    shards: number;
+    leaseMs: number;
+    idleMs: number;
+    retiredRetentionMs: number;
+    connectionPollMs: number;
+    slowTurnMs: number;
+  };
   hub: {
     ringTimeoutMs: number;
     /** How often an active call checks that its parties are still connected. */
@@ -296,6 +303,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       idleMs: e.ACTOR_IDLE_MS,
       retiredRetentionMs: e.ACTOR_RETIRED_RETENTION_SECONDS * 1000,
       connectionPollMs: e.ACTOR_CONNECTION_POLL_MS,
+      slowTurnMs: e.ACTOR_SLOW_TURN_MS,
     },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,

@@ -188,6 +188,8 @@ export const EnvSchema = z.object({
     .default(250),
   /** How long a finished actor's snapshot (an ended call) stays in Redis before it expires. */
   ACTOR_RETIRED_RETENTION_SECONDS: z.coerce.number().int().min(60).max(604_800).default(600),
+  /** A turn that holds its actor's mailbox longer than this is logged (warn, `slow actor turn`). */
+  ACTOR_SLOW_TURN_MS: z.coerce.number().int().min(1).max(600_000).default(1_000),
 
   HUB_RING_TIMEOUT_MS: positiveInt.default(45_000),
   /** How often an active call checks its parties' connections; one away at two checks in a row is gone. */

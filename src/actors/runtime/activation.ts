@@ -39,6 +39,8 @@ export interface ActivationHost extends TurnServices {
   readonly idleMs: number;
   /** How long a retired snapshot is kept by default (ms). */
   readonly retiredRetentionMs: number;
+  /** A turn that held the mailbox longer than this is logged (ACTOR_SLOW_TURN_MS). */
+  readonly slowTurnMs: number;
   publisher(): PushPublisher;
   /** True while the activation's lease may serve this message's turn (self-fencing, handoff). */
   mayServe(act: Activation, env: Envelope): boolean;
@@ -152,7 +154,17 @@ export class Activation {
         }
         const env = this.queue.shift()!;
         this.host.observe('depth', this, -1);
-        await this.turn(env, checkedAt).then(env.resolve, env.reject);
+        const began = Date.now();
+        let value: unknown;
+        try {
+          value = await this.turn(env, checkedAt);
+        } catch (e) {
+          this.slowTurn(env, began, e);
+          env.reject(e);
+          continue;
+        }
+        this.slowTurn(env, began, 'ok');
+        env.resolve(value);
       }
     } catch (e) {
       for (const env of this.close())
@@ -193,6 +205,31 @@ export class Activation {
   /** Back to the state and timers of `before` (a failed or refused turn). */
   private restore(before: string): void {
     this.settle(before, true);
+  }
+
+  /**
+   * A turn that held its mailbox longer than ACTOR_SLOW_TURN_MS is logged (warn) with its message type and
+   * outcome: every ask queued behind it waited as long, and a sender on another node may have given up on
+   * it (`no reply from node`). Asks its own turns made are named by their kind in the turn's message.
+   */
+  private slowTurn(env: Envelope, began: number, outcome: unknown): void {
+    const ms = Date.now() - began;
+    if (ms < this.host.slowTurnMs) return;
+    const msg = env.msg as { type?: unknown } | undefined;
+    this.host.logger.warn(
+      {
+        component: 'actors',
+        actor: this.key,
+        shard: this.lease.shard,
+        epoch: this.lease.epoch,
+        message: env.timer ? `timer ${env.timer}` : typeof msg?.type === 'string' ? msg.type : 'unknown',
+        nested: !!env.nested,
+        ms,
+        waiting: this.queue.length,
+        outcome: outcome === 'ok' ? 'ok' : toAppError(outcome).code,
+      },
+      'slow actor turn',
+    );
   }
 
   /** One turn; traced (start, end, writes) when a turn probe is installed (tests only). */

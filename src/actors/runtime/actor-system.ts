@@ -10,7 +10,12 @@ import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import type { ActorEventMap, ActorSystemEvents, HandoffReason } from './actor-events.js';
 import { ShardPlacement, type PlacementHost } from './shard-placement.js';
-import { DEFAULT_CONNECTION_POLL_MS, DEFAULT_RETIRED_RETENTION_MS, type ActorSystemDeps } from './system-settings.js';
+import {
+  DEFAULT_CONNECTION_POLL_MS,
+  DEFAULT_RETIRED_RETENTION_MS,
+  DEFAULT_SLOW_TURN_MS,
+  type ActorSystemDeps,
+} from './system-settings.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
 import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { ConnectionWatch } from './connection-watch.js';
@@ -36,6 +41,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   readonly logger: Logger;
   readonly idleMs: number;
   readonly retiredRetentionMs: number;
+  readonly slowTurnMs: number;
   readonly keys: ActorKeys;
   readonly metrics: ActorMetrics;
   readonly leases: ShardLeases;
@@ -65,6 +71,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.logger = logger.child({ component: 'actors' });
     this.idleMs = config.idleMs;
     this.retiredRetentionMs = config.retiredRetentionMs ?? DEFAULT_RETIRED_RETENTION_MS;
+    this.slowTurnMs = config.slowTurnMs ?? DEFAULT_SLOW_TURN_MS;
     this.keys = actorKeys(deps.keyPrefix);
     this.metrics = actorMetrics(deps.metrics, () => this.actors.size);
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));

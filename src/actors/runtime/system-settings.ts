@@ -22,6 +22,8 @@ export interface ActorSystemDeps {
     idleMs: number;
     retiredRetentionMs?: number;
     connectionPollMs?: number;
+    /** A turn longer than this is logged (default SLOW_TURN_MS). */
+    slowTurnMs?: number;
   };
   logger: Logger;
   metrics: Metrics;
@@ -38,6 +40,9 @@ export interface ActorSystemDeps {
   /** How long replies are remembered for de-duplication (default 2 minutes, at least 6 asks' budget). */
   dedupeTtlMs?: number;
 }
+
+/** A turn that held its mailbox this long is logged unless configured (ACTOR_SLOW_TURN_MS). */
+export const DEFAULT_SLOW_TURN_MS = 1_000;
 
 /** How long a retired snapshot is kept unless configured (ACTOR_RETIRED_RETENTION_SECONDS). */
 export const DEFAULT_RETIRED_RETENTION_MS = 600_000;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { epochFilter, epochStamp, shardOf } from '../../../src/actors/runtime/index.js';
 import type { ActorAddress } from '../../../src/actors/runtime/types.js';
 import { duplicateRedis } from '../../../src/data/redis.js';
@@ -9,7 +9,8 @@ import { clusterEnv, dropPrefix, nextEvent, startActorNode, type ActorNode } fro
 type Reply = CounterState & { epoch: number };
 
 describe('actor runtime on one node', () => {
-  const env = clusterEnv({ ACTOR_IDLE_MS: '400', ACTOR_RETIRED_RETENTION_SECONDS: '90' });
+  // Every turn that held its mailbox a millisecond is a slow turn here (the log test below).
+  const env = clusterEnv({ ACTOR_IDLE_MS: '400', ACTOR_RETIRED_RETENTION_SECONDS: '90', ACTOR_SLOW_TURN_MS: '1' });
   const RETAIN_MS = 90_000;
   const pushes: { rooms: string | string[]; event: string; payload: any }[] = [];
   const publisher: PushPublisher = { emit: (rooms, event, payload) => pushes.push({ rooms, event, payload }) };
@@ -56,6 +57,31 @@ describe('actor runtime on one node', () => {
     );
     expect(replies[29].log).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(maxInTurn).toBe(1);
+  });
+
+  it('logs a turn that held its mailbox past ACTOR_SLOW_TURN_MS: actor, message, outcome and what waited behind it', async () => {
+    const to = addr('slow-turn');
+    await a.system.ask(to, { op: 'get' });
+    let release!: () => void;
+    gates.set(901, new Promise<void>((r) => (release = r)));
+    const warn = jest.spyOn(a.system.logger, 'warn');
+    try {
+      const held = a.system.ask(to, { op: 'slow', seq: 901, type: 'held' } as never);
+      const behind = a.system.ask(to, { op: 'get' });
+      // Held for at least a timer's 5 ms (the threshold is 1 ms), with one ask queued behind it.
+      await new Promise((r) => setTimeout(r, 5));
+      release();
+      await Promise.all([held, behind]);
+      const logged = warn.mock.calls.filter((c) => c[1] === 'slow actor turn').map((c) => c[0] as any);
+      const mine = logged.filter((l) => l.actor.endsWith('/call/slow-turn') && l.message === 'held');
+      expect(mine).toEqual([
+        expect.objectContaining({ component: 'actors', message: 'held', outcome: 'ok', waiting: 1, nested: false }),
+      ]);
+      expect(mine[0].ms).toBeGreaterThanOrEqual(1);
+    } finally {
+      warn.mockRestore();
+      gates.delete(901);
+    }
   });
 
   it('answers a turn that pushed only after its pushes were recorded (an acknowledged push is in the histories)', async () => {

@@ -176,6 +176,19 @@ export const sum = (xs: NodeFigures[], k: 'sockets' | 'actors' | 'rssMb' | 'heap
  * promise rejection, an uncaught exception, a failed hub method (logged when it answers `internal` or a
  * 5xx code), a connection joined without the replay of its push stream, a fatal line; and anything on stderr.
  */
+/**
+ * Every incarnation's `slow actor turn` lines (ACTOR_SLOW_TURN_MS): not a verdict, the context of one. A
+ * hub call that failed `no reply from node` or `timeout` waited behind such a turn on the node it asked.
+ */
+export function slowTurns(cluster: ChaosCluster): string[] {
+  const out: string[] = [];
+  for (const { id, node } of cluster.incarnations)
+    for (const l of node.logs)
+      if (l.msg === 'slow actor turn')
+        out.push(`${id}: ${[l.time, l.actor, l.message, `${l.ms} ms`, l.outcome, `${l.waiting} waiting`].join(' ')}`);
+  return out;
+}
+
 export function nodeFindings(cluster: ChaosCluster): string[] {
   const out: string[] = [];
   for (const { id, node } of cluster.incarnations) {

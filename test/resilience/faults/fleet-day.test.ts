@@ -13,6 +13,7 @@ import {
   keyExpiries,
   nodeFigures,
   nodeFindings,
+  slowTurns,
   sum,
   type NodeFigures,
   type Retained,
@@ -442,6 +443,10 @@ describe('a fleet lives its day over three nodes', () => {
     recordResult('fleet-day', result);
     trace(`fleet: ${JSON.stringify(result)}`);
     for (const f of findings.slice(0, 20)) trace(`fleet: node finding: ${f}`);
+    // The turns that held their mailbox longest: what a `no reply from node` or `timeout` waited behind.
+    const slow = slowTurns(cluster);
+    trace(`fleet: ${slow.length} slow actor turns`);
+    for (const t of slow.slice(-40)) trace(`fleet: slow turn: ${t}`);
 
     // The invariants, all judged at once (a run shows every one that broke): each entry names what broke.
     const startHeap = Math.max(...figures.c1.map((f) => f.heapMb));
