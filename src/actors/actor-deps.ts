@@ -1,7 +1,7 @@
 import type { Principal } from '../kernel/principal.js';
 import type { CallService } from '../core/meetings/call.service.js';
 import type { PresenceService } from '../core/directory/presence.service.js';
-import type { Admission } from '../core/meetings/meeting.service.js';
+import type { Admission, MeetingEnd } from '../core/meetings/meeting.service.js';
 import type { RecordingConsentService } from '../core/meetings/recording-consent.service.js';
 import type { CompletionService } from '../core/meetings/completion.service.js';
 import type { DeviceStatusUpdate } from '../core/meetings/peripheral.service.js';
@@ -39,7 +39,9 @@ export interface ActorServices {
     admission(p: Principal, eventId: string, meetingCode?: string): Promise<Admission>;
     isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
     isHost(tenant: string, eventId: string, userId: string): Promise<boolean>;
-    endEvent(tenant: string, eventId: string): Promise<unknown>;
+    endEvent(tenant: string, eventId: string, last?: { seq: number }): Promise<unknown>;
+    meetingEnd(tenant: string, eventId: string): Promise<MeetingEnd | null>;
+    keepLastSeq(tenant: string, eventId: string, seq: number): Promise<void>;
     addDeviceToEvent(p: Principal, input: { eventId: string; joinCode: string }): Promise<unknown>;
     removeFromRoom(tenant: string, eventId: string, member: { userId: string; device: boolean }): Promise<void>;
   };
@@ -126,7 +128,9 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
       ['starting', 'recording'].includes((await s.recording.status(tenant, eventId)).state),
     attachDevice: async (tenant, caller, eventId, code) =>
       void (await s.meetings.addDeviceToEvent(principalOf(tenant, caller), { eventId, joinCode: code })),
-    endEvent: async (tenant, eventId) => void (await s.meetings.endEvent(tenant, eventId)),
+    endEvent: async (tenant, eventId, last) => void (await s.meetings.endEvent(tenant, eventId, last)),
+    meetingEnd: (tenant, eventId) => s.meetings.meetingEnd(tenant, eventId),
+    keepLastSeq: (tenant, eventId, seq) => s.meetings.keepLastSeq(tenant, eventId, seq),
     removeFromRoom: (tenant, eventId, member) => s.meetings.removeFromRoom(tenant, eventId, member),
     recordingOwner: (tenant, eventId) => s.recording.runningFor(tenant, eventId),
     completeEvent: (tenant, eventId, completion) => s.completion.closeEvent(tenant, eventId, completion),

@@ -22,11 +22,18 @@ function frozenCopy<T>(value: T): T {
  * declared read that writes fails here too.
  */
 export function turnHarness<S, M>(behavior: ActorBehavior<S, M, unknown>, address: ActorAddress, from?: S) {
-  /** `from`: the state to start with (an older snapshot's, say) instead of the behaviour's initial one. */
+  /**
+   * `from`: the state to start with (an older snapshot's, say) instead of the behaviour's initial one.
+   * Without it the actor has no snapshot: as in the runtime, what the behaviour recovers (decision 1104)
+   * is the state its first turn sees.
+   */
   let state = from ?? behavior.initialState(address);
   const emitted: Emitted[] = [];
   const timers = new Map<string, { delayMs: number; msg: unknown }>();
-  let queue = Promise.resolve<unknown>(undefined);
+  let queue: Promise<unknown> =
+    from === undefined && behavior.recover
+      ? behavior.recover(address, state).then((recovered) => void (state = recovered))
+      : Promise.resolve<unknown>(undefined);
   /** Whether the last turn that succeeded retired the actor (ctx.retire), and with which retention. */
   let retired: { retainMs?: number } | undefined;
   const send = (msg: M): Promise<any> => {

@@ -3,6 +3,7 @@ import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { Caller } from '../../kernel/caller.js';
 import type { MeetingAuditEntry } from './meeting-state.js';
 import type { EventCompletion } from '../../core/meetings/completion.service.js';
+import type { MeetingEnd } from '../../core/meetings/meeting.service.js';
 import { turnHarness } from '../../../test/support/turn-harness.js';
 
 const T = 'acme';
@@ -19,12 +20,20 @@ const COMPLETION: EventCompletion = {
 };
 
 /**
- * The event as the completion turn finds it: `completed` (moved before), `audited` (told before), and
- * whom the recording service records for. The turn's writes are logged.
+ * The event as the completion turn finds it: `completed` (moved before), `audited` (told before), whom
+ * the recording service records for, and the meeting's last seq kept with its end (`ended`: endMeeting
+ * ended it). The turn's writes are logged.
  */
 function setup(
   id: string,
-  event: { completed?: boolean; cancelled?: boolean; audited?: boolean; recordingFor?: string } = {},
+  event: {
+    completed?: boolean;
+    cancelled?: boolean;
+    audited?: boolean;
+    recordingFor?: string;
+    ended?: boolean;
+    seq?: number;
+  } = {},
 ) {
   const log: string[] = [];
   const audits: MeetingAuditEntry[] = [];
@@ -49,9 +58,25 @@ function setup(
     isHost: async (_t, _e, u) => u === A,
     startRecording: async () => void log.push('startRecording'),
     stopRecording: async (_t, _e, userId, opts) => void log.push(`stopRecording:${userId}:${opts?.via}`),
-    endEvent: async () => void log.push('endEvent'),
+    endEvent: async (_t, _e, last) => {
+      log.push('endEvent');
+      event.ended = true;
+      event.seq = Math.max(event.seq ?? 0, last?.seq ?? 0);
+    },
+    meetingEnd: async (): Promise<MeetingEnd | null> => {
+      // `cancelled` stands for the answer of the completion's move (a meeting that ran cannot be cancelled).
+      const status = event.completed ? 'completed' : event.ended ? 'ended' : null;
+      return status && { status, at: COMPLETION.endedAt, seq: event.seq ?? 0 };
+    },
+    keepLastSeq: async (_t, _e, seq) => {
+      log.push(`keepLastSeq:${seq}`);
+      event.seq = Math.max(event.seq ?? 0, seq);
+    },
     removeFromRoom: async () => undefined,
-    audit: async (_t, e) => void audits.push(e),
+    audit: async (_t, e) => {
+      audits.push(e);
+      if (e.action === 'telemetry.complete') event.audited = true;
+    },
     consentSettings: async () => ({ policy: 'off', timeoutSeconds: 60 }),
     recordConsent: async () => undefined,
     recordingRunning: async () => !!event.recordingFor,
@@ -69,7 +94,9 @@ function setup(
   const h = turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
   const meetingEvents = () => h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => e.payload);
   const complete = () => h.send({ type: 'complete', completion: COMPLETION });
-  return { h, log, audits, meetingEvents, complete };
+  /** The same event's actor activated afresh: no snapshot (it expired after the retention, decision 1104). */
+  const fresh = () => turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
+  return { h, log, audits, meetingEvents, complete, fresh, event };
 }
 
 describe('the conference completion as a meeting actor turn (decision 1090)', () => {
@@ -81,7 +108,7 @@ describe('the conference completion as a meeting actor turn (decision 1090)', ()
     const before = h.state.seq;
 
     expect(await complete()).toEqual({ changed: true, status: 'completed', flags: COMPLETION.flags, seq: before + 2 });
-    expect(log).toEqual([`completeEvent:true`, `stopRecording:${A}:telemetry`]);
+    expect(log).toEqual([`completeEvent:true`, `stopRecording:${A}:telemetry`, `keepLastSeq:${before + 2}`]);
     expect(meetingEvents().slice(-2)).toEqual([
       expect.objectContaining({ seq: before + 1, type: 'recordingStopped' }),
       expect.objectContaining({
@@ -126,7 +153,7 @@ describe('the conference completion as a meeting actor turn (decision 1090)', ()
     const told = meetingEvents().length;
     const emitted = h.emitted.length;
     expect(await complete()).toMatchObject({ changed: false, status: 'completed', seq: h.state.seq });
-    expect(log).toEqual(['completeEvent:true', 'completeEvent:false']);
+    expect(log).toEqual(['completeEvent:true', `keepLastSeq:${h.state.seq}`, 'completeEvent:false']);
     expect(meetingEvents()).toHaveLength(told);
     expect(h.emitted).toHaveLength(emitted);
     expect(audits).toHaveLength(1);
@@ -159,7 +186,7 @@ describe('the conference completion as a meeting actor turn (decision 1090)', ()
       'meetingEnded',
       'meetingCompleted',
     ]);
-    expect(log).toEqual(['endEvent', 'completeEvent:true']);
+    expect(log).toEqual(['endEvent', 'completeEvent:true', `keepLastSeq:${h.state.seq}`]);
     expect(h.state.ended).toEqual(ended);
     expect(audits.map((a) => a.action)).toEqual(['meeting.end', 'telemetry.complete']);
   });
@@ -174,5 +201,42 @@ describe('the conference completion as a meeting actor turn (decision 1090)', ()
     expect(audits).toEqual([]);
     expect(h.state.completed).toBeUndefined();
     expect(h.state.ended).toBeUndefined();
+  });
+});
+
+describe('a completed meeting retires its snapshot (decision 1104)', () => {
+  it('the completion retires the snapshot and keeps the last seq; afresh, a late delivery tells and audits nothing', async () => {
+    const { h, log, audits, complete, fresh, event } = setup('ev7');
+    await h.send({ type: 'init', caller: person(A) });
+    await h.send({ type: 'join', caller: person(B) });
+    expect(h.retired).toBeUndefined();
+    const done = await complete();
+    expect(h.retired).toEqual({});
+    expect(log).toContain(`keepLastSeq:${done.seq}`);
+    expect(event.seq).toBe(done.seq);
+    // A duplicate delivery answers and retires again.
+    await h.send({ type: 'details', caller: person(A) });
+    await complete();
+    expect(h.retired).toEqual({});
+
+    // The snapshot expired: a late delivery, a host's control and a read find the meeting over.
+    const later = fresh();
+    const again = await later.send({ type: 'complete', completion: COMPLETION });
+    expect(again).toMatchObject({ changed: false, status: 'completed', seq: done.seq });
+    await expect(later.send({ type: 'lockMeeting', caller: person(A) })).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
+    expect(await later.send({ type: 'details', caller: person(A) })).toMatchObject({ ended: true, seq: done.seq });
+    expect(later.emitted.filter((e) => e.event === 'meetingEvent')).toEqual([]);
+    expect(audits.map((a) => a.action)).toEqual(['telemetry.complete']);
+  });
+
+  it("afresh on an event endMeeting ended: the completion is numbered after the meeting's last seq", async () => {
+    const { h, log, audits, meetingEvents, complete } = setup('ev8', { ended: true, seq: 7 });
+    expect(await complete()).toMatchObject({ changed: true, status: 'completed', seq: 8 });
+    expect(meetingEvents()).toEqual([expect.objectContaining({ seq: 8, type: 'meetingCompleted' })]);
+    expect(log).toEqual(['completeEvent:true', 'keepLastSeq:8']);
+    expect(audits.map((a) => a.action)).toEqual(['telemetry.complete']);
+    expect(h.retired).toEqual({});
   });
 });

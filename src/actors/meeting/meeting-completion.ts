@@ -1,7 +1,7 @@
 import type { MeetingCompleted } from '../../core/meetings/completion.service.js';
 import type { MeetingMsg, MeetingState } from './meeting.schema.js';
 import { publish, type Ctx, type MeetingActorDeps } from './meeting-state.js';
-import { everyoneOut } from './meeting-controls.js';
+import { closeMeeting, headsetsOut } from './meeting-controls.js';
 import { recordingStopped } from './meeting-consent.js';
 
 type CompleteMsg = Extract<MeetingMsg, { type: 'complete' }>;
@@ -33,7 +33,9 @@ async function stopRecording(ctx: Ctx, deps: MeetingActorDeps): Promise<void> {
  * the waiting are told `ended`, the members hear `meetingCompleted` in the meeting's numbered order and
  * leave its rooms, headsets leave the meeting, and `telemetry.complete` is audited. A later delivery of the
  * same end (a duplicate, a retried job, another conference of the event) finds the meeting completed:
- * it raises the flags the new telemetry shows and tells no one.
+ * it raises the flags the new telemetry shows and tells no one. A completed meeting retires its snapshot
+ * (decision 1104); what the turn numbered is kept with the event by a second fenced write (the move comes
+ * before the turn knows what it tells), so an actor rebuilt after the retention numbers on from it.
  *
  * The actor may have no state (nobody joined through the hub, or its snapshot is gone): then the event
  * says whether it completed before, and the audit trail whether that was told (a turn that moved the
@@ -45,11 +47,13 @@ export async function complete(ctx: Ctx, deps: MeetingActorDeps, msg: CompleteMs
   const c = msg.completion;
   if (s.completed) {
     const again = await ctx.fencedWrite(() => deps.completeEvent(t, s.eventId, c));
+    ctx.retire();
     return { ...again, changed: false, seq: s.seq };
   }
   const done = await ctx.fencedWrite(() => deps.completeEvent(t, s.eventId, c));
   // A cancelled event is not completed (decision 422): its ledger is written, its meeting left as it is.
   if (done.status !== 'completed') return { ...done, seq: s.seq };
+  const before = s.seq;
   await stopRecording(ctx, deps);
   const first = done.changed || !(await deps.completionAudited(t, s.eventId));
   const at = new Date().toISOString();
@@ -57,10 +61,16 @@ export async function complete(ctx: Ctx, deps: MeetingActorDeps, msg: CompleteMs
   s.ended ??= { by: 'telemetry', at, reason: 'completed' };
   s.completed = { at, conferenceId: c.conferenceId };
   const data = { status: done.status, ...done.flags };
-  const out =
+  const { leaving, ...out } =
     first || occupied(s)
-      ? await everyoneOut(ctx, () => void publish(ctx, 'meetingCompleted', undefined, data))
-      : { members: [], waiting: [] };
+      ? closeMeeting(ctx, () => void publish(ctx, 'meetingCompleted', undefined, data))
+      : { members: [], waiting: [], leaving: [] };
+  if (s.seq !== before)
+    await ctx.fencedWrite(async () => {
+      await deps.keepLastSeq(t, s.eventId, s.seq);
+      return true;
+    });
+  await headsetsOut(ctx, leaving);
   if (first)
     await deps.audit(t, {
       action: 'telemetry.complete',
@@ -68,5 +78,6 @@ export async function complete(ctx: Ctx, deps: MeetingActorDeps, msg: CompleteMs
       eventId: s.eventId,
       details: { conferenceId: c.conferenceId, ledgerEntries: c.ledgerEntries, ...done.flags, ...out },
     });
+  ctx.retire();
   return { ...done, seq: s.seq };
 }

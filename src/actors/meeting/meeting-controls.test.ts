@@ -3,6 +3,7 @@ import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { Caller } from '../../kernel/caller.js';
 import type { Admission } from '../../core/meetings/meeting.service.js';
 import type { MeetingAuditEntry } from './meeting-state.js';
+import type { MeetingEnd } from '../../core/meetings/meeting.service.js';
 import { AppError } from '../../kernel/errors.js';
 import { turnHarness } from '../../../test/support/turn-harness.js';
 
@@ -26,6 +27,8 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
   const recorder = { running: false };
   const participants = [A, B, P];
   const room = { provider: 'embedded', roomName: 'r1', url: 'embedded://r1' };
+  // The event's end as stored (what an actor without a snapshot rebuilds from): endMeeting's write keeps its last seq.
+  const event: { end: MeetingEnd | null } = { end: null };
   const data = async (_t: string, c: Caller, eventId: string) => ({
     eventId,
     room,
@@ -56,7 +59,12 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
       log.push('stopRecording');
       recorder.running = false;
     },
-    endEvent: async () => void log.push('endEvent'),
+    endEvent: async (_t, _e, last) => {
+      log.push('endEvent');
+      event.end = { status: 'ended', at: new Date().toISOString(), seq: Math.max(event.end?.seq ?? 0, last?.seq ?? 0) };
+    },
+    meetingEnd: async () => event.end,
+    keepLastSeq: async (_t, _e, seq) => void (event.end && (event.end.seq = Math.max(event.end.seq, seq))),
     removeFromRoom: async (_t, _e, m) => {
       if (vcs.down) throw new AppError('service_unavailable', 'VCS unreachable', { retryAfter: 5 });
       log.push(`removeFromRoom:${m.userId}`);
@@ -78,7 +86,9 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
   const types = () => h.emitted.filter((e) => e.event === 'meetingEvent').map((e) => e.payload.type as string);
   const to = (user: string, event: string) =>
     h.emitted.filter((e) => e.event === event && e.rooms[0] === `user:${T}:${user}`).map((e) => e.payload);
-  return { h, log, audits, types, to, vcs };
+  /** The same event's actor activated afresh: no snapshot (it expired after the retention, decision 1104). */
+  const fresh = () => turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
+  return { h, log, audits, types, to, vcs, event, fresh };
 }
 
 describe('meeting actor host controls', () => {
@@ -258,5 +268,79 @@ describe('meeting actor host controls', () => {
       h.send({ type: 'consentToRecording', caller: patient(P), requestId: 'rec-1', consent: true }),
     ).rejects.toMatchObject({ code: 'invalid_state' });
     expect(log).not.toContain('startRecording');
+  });
+});
+
+describe('an ended meeting retires its snapshot (decision 1104)', () => {
+  it('endMeeting retires the snapshot and keeps the last seq with the event it ends; live turns retire nothing', async () => {
+    const { h, event } = setup('ev8');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: clinician(B) });
+    await h.send({ type: 'lockMeeting', caller: clinician(A) });
+    expect(h.retired).toBeUndefined();
+    const ended = await h.send({ type: 'endMeeting', caller: clinician(A) });
+    // The node's retention (ACTOR_RETIRED_RETENTION_SECONDS).
+    expect(h.retired).toEqual({});
+    expect(ended.seq).toBe(h.state.seq);
+    expect(event.end).toMatchObject({ status: 'ended', seq: ended.seq });
+    // Ending again answers the same and retires again (a snapshot kept before meetings retired gets its expiry).
+    await h.send({ type: 'details', caller: clinician(A) });
+    expect(await h.send({ type: 'endMeeting', caller: clinician(A) })).toMatchObject({ seq: ended.seq, affected: [] });
+    expect(h.retired).toEqual({});
+  });
+
+  it('a fresh actor on an ended event refuses controls and joins, ends again without a second audit entry, shows the end', async () => {
+    const { h, log, audits, fresh } = setup('ev9');
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: clinician(B) });
+    await h.send({ type: 'join', caller: patient(P) });
+    await h.send({ type: 'notify', caller: clinician(B), action: 'raiseHand' });
+    const ended = await h.send({ type: 'endMeeting', caller: clinician(A), reason: 'done' });
+    expect(ended.seq).toBeGreaterThan(1);
+
+    // The snapshot expired: the next message activates the actor afresh on the same (ended) event.
+    const later = fresh();
+    for (const msg of [
+      { type: 'lockMeeting', caller: clinician(A) },
+      { type: 'unlockMeeting', caller: clinician(A) },
+      { type: 'addHost', caller: clinician(A), userId: B },
+      { type: 'removeParticipant', caller: clinician(A), userId: P },
+      { type: 'init', caller: clinician(A) },
+      { type: 'join', caller: clinician(B) },
+      { type: 'startRecording', caller: clinician(A) },
+    ] as const)
+      expect([msg.type, await later.send(msg).catch((e) => e.code)]).toEqual([msg.type, 'invalid_state']);
+    expect(await later.send({ type: 'endMeeting', caller: clinician(A) })).toEqual({
+      eventId: 'ev9',
+      seq: ended.seq,
+      locked: false,
+      ended: true,
+      hosts: [],
+      members: [],
+      affected: [],
+    });
+    expect(audits.filter((a) => a.action === 'meeting.end')).toHaveLength(1);
+    expect(log.filter((l) => l === 'endEvent')).toHaveLength(1);
+    expect(await later.send({ type: 'details', caller: clinician(A) })).toMatchObject({
+      started: true,
+      ended: true,
+      seq: ended.seq,
+      members: [],
+      waiting: [],
+    });
+    expect(await later.send({ type: 'details', caller: patient(P) })).toMatchObject({ ended: true, seq: ended.seq });
+    // Nothing was numbered again from seq 1.
+    expect(later.emitted.filter((e) => e.event === 'meetingEvent')).toEqual([]);
+  });
+
+  it('a fresh actor on a cancelled event takes no host control either', async () => {
+    const { event, fresh, audits } = setup('ev10');
+    event.end = { status: 'cancelled', at: new Date().toISOString(), seq: 0 };
+    const h = fresh();
+    await expect(h.send({ type: 'lockMeeting', caller: clinician(A) })).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
+    expect(await h.send({ type: 'details', caller: clinician(A) })).toMatchObject({ started: false, ended: true });
+    expect(audits).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { deviceLeft, publish, requireHost, type Ctx, type MeetingActorDeps } fro
 import { WAITING_EXPIRY_TIMER } from './meeting-waiting.js';
 import { endConsent, stopWhatRecords } from './meeting-consent.js';
 import type { ControlResult } from '../../contracts/meeting-controls.schema.js';
+import type { MeetingMember } from '../../contracts/meeting.schema.js';
 import type { MeetingControlMsg, MeetingControlName } from './meeting-controls.schema.js';
 
 type Msg<T extends MeetingControlName> = Extract<MeetingControlMsg, { type: T }>;
@@ -123,45 +124,49 @@ async function remove(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'removeParticip
 }
 
 /**
- * Ends the meeting for everyone: a running recording stops, the event goes to `ended` and the VCS room
- * closes (a fenced write of this turn), every socket leaves the meeting's rooms, waiting entries are
- * told `ended`. Ending an ended meeting answers the same state and changes nothing.
+ * Ends the meeting for everyone: a running recording stops, the event goes to `ended` with the meeting's
+ * last seq and the VCS room closes (a fenced write of this turn), every socket leaves the meeting's rooms,
+ * waiting entries are told `ended`. The turn retires the snapshot (decision 1104): past the retention the
+ * actor rebuilds the ended meeting from the event. Ending an ended meeting answers the same state, changes
+ * nothing and retires it again.
  */
 async function end(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'endMeeting'>): Promise<ControlResult> {
   const s = ctx.state;
-  if (s.ended) return result(ctx, []);
+  if (s.ended) {
+    ctx.retire();
+    return result(ctx, []);
+  }
   const t = ctx.address.tenant;
   // Whatever runs stops, also a recording this actor did not start (asked for before every entrance came here).
   await stopWhatRecords(ctx, deps, msg.caller.userId, {
     actorId: msg.caller.actorUserId ?? msg.caller.userId,
     via: 'service',
   });
-  await ctx.fencedWrite(async () => {
-    await deps.endEvent(t, s.eventId);
-    return true;
-  });
   const reason = msg.reason ? { reason: msg.reason } : {};
   s.ended = { by: msg.caller.userId, at: new Date().toISOString(), ...reason };
-  const { members: affected, waiting: waited } = await everyoneOut(
-    ctx,
-    () => publish(ctx, 'meetingEnded', msg.caller.userId, reason),
-    msg.caller,
-  );
-  await audit(ctx, deps, msg, { members: affected, waiting: waited, ...reason });
-  return result(ctx, affected);
+  const out = closeMeeting(ctx, () => publish(ctx, 'meetingEnded', msg.caller.userId, reason));
+  await ctx.fencedWrite(async () => {
+    await deps.endEvent(t, s.eventId, { seq: s.seq });
+    return true;
+  });
+  await headsetsOut(ctx, out.leaving, msg.caller);
+  await audit(ctx, deps, msg, { members: out.members, waiting: out.waiting, ...reason });
+  ctx.retire();
+  return result(ctx, out.members);
 }
 
 /**
  * The meeting is over for everyone (endMeeting, the conference's completion): the waiting and the joiners
  * held for recording consent are told `ended`, an open consent request closes, `last` publishes the
- * meeting's last event while the members are still in its rooms, then headsets leave the meeting, every
- * socket leaves its rooms and no one is a member any more. Answers who was in and who waited.
+ * meeting's last event while the members are still in its rooms, then every socket leaves its rooms and
+ * no one is a member any more. Only the state and the turn's pushes change, so the meeting's last seq is
+ * known to the fenced write that follows; the headsets that were members are told after it (headsetsOut).
+ * Answers who was in, who waited, and the members who leave.
  */
-export async function everyoneOut(
+export function closeMeeting(
   ctx: Ctx,
   last: () => void,
-  caller?: Caller,
-): Promise<{ members: string[]; waiting: string[] }> {
+): { members: string[]; waiting: string[]; leaving: MeetingMember[] } {
   const s = ctx.state;
   const t = ctx.address.tenant;
   const members = Object.keys(s.members);
@@ -172,12 +177,17 @@ export async function everyoneOut(
   s.hostRequests = {};
   endConsent(ctx);
   last();
-  for (const m of Object.values(s.members)) await deviceLeft(ctx, m, caller);
   const meeting = rooms.meeting(t, s.eventId);
   ctx.moveSockets(meeting, { leave: [meeting, rooms.meetingDevices(t, s.eventId)] });
+  const leaving = Object.values(s.members);
   s.members = {};
   s.deviceIds = [];
-  return { members, waiting };
+  return { members, waiting, leaving };
+}
+
+/** The headsets among the members a closed meeting let go leave it (`caller`: who ended it; none for the completion). */
+export async function headsetsOut(ctx: Ctx, leaving: MeetingMember[], caller?: Caller): Promise<void> {
+  for (const m of leaving) await deviceLeft(ctx, m, caller);
 }
 
 async function lock(ctx: Ctx, deps: MeetingActorDeps, msg: Msg<'lockMeeting' | 'unlockMeeting'>) {

@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors.js';
 import { rooms } from '../../realtime/rooms.js';
-import type { Admission } from '../../core/meetings/meeting.service.js';
+import type { Admission, MeetingEnd } from '../../core/meetings/meeting.service.js';
 import type { EventCompleted, EventCompletion } from '../../core/meetings/completion.service.js';
 import type { ActorContext } from '../runtime/types.js';
 import type { Caller } from '../../kernel/caller.js';
@@ -51,9 +51,18 @@ export interface MeetingActorDeps {
   attachDevice(tenant: string, caller: Caller, eventId: string, code: string): Promise<void>;
   /**
    * endMeeting (decision 900): the event goes started -> ended and its VCS room is closed through the
-   * VCS port; idempotent (an ended event and a closed room stay so).
+   * VCS port; idempotent (an ended event and a closed room stay so). The same write keeps the meeting's
+   * last seq with the end (`last`, decision 1104).
    */
-  endEvent(tenant: string, eventId: string): Promise<void>;
+  endEvent(tenant: string, eventId: string, last: { seq: number }): Promise<void>;
+  /**
+   * How the event's meeting ended (ended, completed, cancelled) with the last seq kept with it, or null
+   * while it is not over: read once per activation without a snapshot, to rebuild an ended meeting whose
+   * snapshot expired (decision 1104).
+   */
+  meetingEnd(tenant: string, eventId: string): Promise<MeetingEnd | null>;
+  /** Keeps the meeting's last seq with its ended event, never lowering it (the completion's, decision 1104). */
+  keepLastSeq(tenant: string, eventId: string, seq: number): Promise<void>;
   /**
    * removeParticipant (decision 961): the member leaves the event's VCS room through the VCS port and
    * the join tokens issued to them before are refused; a later admission's token works. Idempotent.

@@ -49,6 +49,8 @@ function meetingDeps(
       service.running = false;
     },
     endEvent: async () => void recordingCalls.push('end'),
+    meetingEnd: async () => null,
+    keepLastSeq: async () => undefined,
     removeFromRoom: async () => undefined,
     audit: async () => undefined,
     consentSettings: async () => ({ policy: 'off', timeoutSeconds: 60 }),

@@ -29,6 +29,7 @@ import { complete } from './meeting-completion.js';
 import { answerConsent, askNewcomers, consentTimeout, requestConsent, stopWhatRecords } from './meeting-consent.js';
 import { withConsent } from './meeting-consent-state.js';
 import { holdAdmissions, holdForConsent, releaseHold } from './meeting-consent-holds.js';
+import { recoverMeeting } from './meeting-recovery.js';
 
 export type { MeetingActorDeps } from './meeting-state.js';
 
@@ -303,6 +304,8 @@ export function meetingActor(deps: MeetingActorDeps): ActorBehavior<MeetingState
       roleGrants: {},
       hostRequests: {},
     }),
+    // An ended meeting's snapshot expires (decision 1104): without one, the event says whether it is over.
+    recover: (address, initial) => recoverMeeting(deps, address, initial),
     receive: (ctx, msg) => route(ctx, deps, msg),
     readOnly: (msg) => READ_ONLY.has(msg.type),
   };

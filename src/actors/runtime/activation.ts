@@ -127,11 +127,17 @@ export class Activation {
 
   private async load(): Promise<void> {
     const snap = await this.host.store.load(this.lease.shard, this.key);
-    this.state = snap ? snap.state : this.behavior.initialState(this.address);
+    this.state = snap ? snap.state : await this.fresh();
     for (const t of snap?.timers ?? []) this.timers.set(t.name, t);
     this.settle(this.serialize());
     this.syncTimers();
     this.host.observe('activated', this);
+  }
+
+  /** The state of an actor without a snapshot: its initial one, or what its behaviour recovers (decision 1104). */
+  private async fresh(): Promise<unknown> {
+    const initial = this.behavior.initialState(this.address);
+    return this.behavior.recover ? this.behavior.recover(this.address, initial) : initial;
   }
 
   private async pump(): Promise<void> {

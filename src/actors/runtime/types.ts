@@ -54,6 +54,14 @@ export interface ActorContext<S> {
 export interface ActorBehavior<S = unknown, M = unknown, R = unknown> {
   kind: ActorKind;
   initialState(address: ActorAddress): S;
+  /**
+   * The state of an actor that has no snapshot (never written, expired after `retire`, or lost), rebuilt
+   * from what outlives snapshots (decision 1104): called with the initial state once per such activation,
+   * before its first turn. What it returns is the state the turns see, written only by a turn that changes
+   * it (or retires). A failure fails the activation: its messages answer `service_unavailable` and the next
+   * message tries again.
+   */
+  recover?(address: ActorAddress, initial: S): Promise<S>;
   /** One turn: messages to one actor are processed one at a time, in arrival order. */
   receive(ctx: ActorContext<S>, msg: M): Promise<R> | R;
   /**

@@ -187,6 +187,22 @@ describe('ending and removing', () => {
     expect((await s.meetings.endEvent(T, id())).status).toBe('ended');
   });
 
+  it("keeps the meeting's last seq with its end, and tells an actor without a snapshot how the meeting ended", async () => {
+    expect(await s.meetings.meetingEnd(T, id())).toBeNull();
+    await s.meetings.initEvent(as(u.host), id());
+    expect(await s.meetings.meetingEnd(T, id())).toBeNull();
+    await s.meetings.endEvent(T, id(), { seq: 5 });
+    expect(await s.meetings.meetingEnd(T, id())).toEqual({ status: 'ended', at: expect.any(String), seq: 5 });
+    // Ended again (a turn lost after its write): the number is raised, never lowered.
+    await s.meetings.endEvent(T, id(), { seq: 4 });
+    await s.meetings.keepLastSeq(T, id(), 7);
+    expect(await s.meetings.meetingEnd(T, id())).toMatchObject({ status: 'ended', seq: 7 });
+    expect(await s.meetings.meetingEnd(T, 'not-an-id')).toBeNull();
+    expect(await s.meetings.meetingEnd(T, new Types.ObjectId().toHexString())).toBeNull();
+    await s.repos.events(T).transition(event._id, ['ended'], 'completed');
+    expect(await s.meetings.meetingEnd(T, id())).toMatchObject({ status: 'completed', seq: 7 });
+  });
+
   it('a meeting that has not started cannot be ended', async () => {
     await expect(s.meetings.endEvent(T, id())).rejects.toMatchObject({ code: 'invalid_state' });
     await expect(s.meetings.endEvent(T, new Types.ObjectId().toHexString())).rejects.toMatchObject({

@@ -7,7 +7,7 @@ import type { DeviceRecord, DeviceRepository } from '../../data/repositories/dev
 import type { VcsJoinDetails, VcsParticipant, VcsRoom, VideoConferencing } from '../../vcs/vcs.port.js';
 import { AppError } from '../../kernel/errors.js';
 import { isObjectIdString, oid } from '../../kernel/object-id.js';
-import { sourcesOf, type EventStatus } from './event-status.js';
+import { meetingEndOf, sourcesOf, type EventStatus, type MeetingEnd } from './event-status.js';
 import { constantTimeEqual } from '../../kernel/secrets.js';
 import { newMeetingCode } from './event.service.js';
 import { announce, type AnnounceHook } from '../webhooks/webhook-events.js';
@@ -15,6 +15,7 @@ import { consultationData } from '../webhooks/consultation-events.js';
 import { recordBy, type AuditRecorder } from '../audit/audit-by.js';
 
 export type MeetingRole = 'host' | 'participant' | 'guest' | 'device';
+export type { MeetingEnd } from './event-status.js';
 
 /** Result of initEvent (SPEC MeetingData): the event's room and the caller's join details. */
 export interface MeetingData {
@@ -217,22 +218,38 @@ export class MeetingService {
    * endMeeting (decision 900): started -> ended, then the VCS room is closed through the port.
    * Idempotent: an event already ended (or completed by telemetry) only has its room closed again.
    * Not started (scheduled) or cancelled: invalid_state. The outbound `consultation.ended` stays the
-   * conference's own end (telemetry), which the closed room brings about.
+   * conference's own end (telemetry), which the closed room brings about. `last.seq`, the meeting's last
+   * meetingEvent number, is kept with the end by the same write (decision 1104).
    */
-  async endEvent(tenant: string, eventId: string): Promise<EventRecord> {
+  async endEvent(tenant: string, eventId: string, last?: { seq: number }): Promise<EventRecord> {
     const repo = this.deps.events(tenant);
     const id = oid(eventId, 'event_not_found');
     const e = await repo.findById(id);
     if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
-    const moved = e.status === 'started' ? await repo.transition(id, ['started'], 'ended', { endedAt: new Date() }) : e;
-    const now = moved ?? (await repo.findById(id));
+    const kept = last ? { meetingSeq: last.seq } : {};
+    const moved =
+      e.status === 'started' ? await repo.transition(id, ['started'], 'ended', { endedAt: new Date(), ...kept }) : null;
+    const now = moved ?? (e.status === 'started' ? await repo.findById(id) : e);
     if (!now || (now.status !== 'ended' && now.status !== 'completed'))
       throw new AppError('invalid_state', `The meeting is ${now?.status ?? 'gone'}`);
+    // Ended before (a turn lost after its write, the conference's completion): the last seq still goes with it.
+    if (last && !moved) await repo.keepMeetingSeq(id, last.seq);
     if (now.room?.roomName)
       await this.deps
         .vcs()
         .closeRoom(tenant, { provider: now.room.provider!, roomName: now.room.roomName, url: now.room.url! });
     return now;
+  }
+
+  /** How the event's meeting ended, or null while it is not over or there is no such event (decision 1104). */
+  async meetingEnd(tenant: string, eventId: string): Promise<MeetingEnd | null> {
+    const e = isObjectIdString(eventId) ? await this.deps.events(tenant).findById(oid(eventId)) : null;
+    return e && meetingEndOf(e);
+  }
+
+  /** Keeps the meeting's last meetingEvent number with its event, never lowering it (decision 1104). */
+  async keepLastSeq(tenant: string, eventId: string, seq: number): Promise<void> {
+    await this.deps.events(tenant).keepMeetingSeq(oid(eventId, 'event_not_found'), seq);
   }
 
   /**

@@ -76,6 +76,11 @@ export const EventSchema = new Schema(
     hasChat: { type: Boolean, default: false },
     startedAt: Date,
     endedAt: Date,
+    /**
+     * The meeting's last meetingEvent number, kept with its end by the meeting actor (decision 1104): an
+     * actor whose snapshot expired numbers on from it and shows it. Absent until the meeting ends.
+     */
+    meetingSeq: Number,
     completedAt: Date,
     cancelledAt: Date,
     cancelReason: String,

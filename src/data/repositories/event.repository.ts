@@ -173,6 +173,11 @@ export class EventRepository {
     return r.modifiedCount > 0;
   }
 
+  /** Raises the meeting's last meetingEvent number kept with the event; `$max`, so a late write never lowers it. */
+  async keepMeetingSeq(id: Types.ObjectId, seq: number): Promise<void> {
+    await this.Event.updateOne({ _id: id }, { $max: { meetingSeq: seq } }).exec();
+  }
+
   addDevice(id: Types.ObjectId, deviceUserId: Types.ObjectId): Promise<EventRecord | null> {
     return this.Event.findOneAndUpdate(
       { _id: id },

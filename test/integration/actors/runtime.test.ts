@@ -28,6 +28,9 @@ describe('actor runtime on one node', () => {
         onTurnStart: () => (maxInTurn = Math.max(maxInTurn, ++inTurn)),
         onTurnEnd: () => inTurn--,
         slow: (seq) => gates.get(seq) ?? new Promise((r) => setTimeout(r, 5)),
+        // What outlives a snapshot (decision 1104): actors named `recovered-*` rebuild their state from it.
+        recover: async (at) =>
+          at.id.startsWith('recovered-') ? { count: 41, log: [], fired: [], v: 'rebuilt' } : undefined,
         record: async (epoch, v) => {
           const coll = a.node.infra.mongo.conn.db!.collection<{ _id: string; v: string; actorEpoch: number }>(
             'actor_fence_test',
@@ -189,6 +192,21 @@ describe('actor runtime on one node', () => {
     expect((await a.system.ask<Reply>(to, { op: 'inc' })).count).toBe(2);
     expect(await redis.pttl(snapKey(to))).toBe(-1);
     expect((await a.system.store.load(shardOf(to, 16), 'acme/call/retired'))?.state).toMatchObject({ count: 2 });
+  });
+
+  it('starts an actor without a snapshot from what its behaviour recovers, written only by a turn that changes it', async () => {
+    const to = addr('recovered-1');
+    const snapKey = a.system.keys.snapshot(shardOf(to, 16), 'acme/call/recovered-1');
+    expect(await a.system.ask<Reply>(to, { op: 'get' })).toMatchObject({ count: 41, v: 'rebuilt' });
+    // A turn that changes nothing (a failed one included) writes nothing: the rebuilt state is not a snapshot.
+    await a.system.ask(to, { op: 'passivate' });
+    await expect(a.system.ask(to, { op: 'fail' })).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(await a.node.infra.redis.exists(snapKey)).toBe(0);
+    expect(await a.system.ask<Reply>(to, { op: 'inc' })).toMatchObject({ count: 42, v: 'rebuilt' });
+    expect((await a.system.store.load(shardOf(to, 16), 'acme/call/recovered-1'))?.state).toMatchObject({ count: 42 });
+    // With a snapshot, nothing is rebuilt: the snapshot is the state.
+    await a.system.ask(to, { op: 'passivate' });
+    expect(await a.system.ask<Reply>(to, { op: 'get' })).toMatchObject({ count: 42 });
   });
 
   it('passivates idle actors, and a timer wakes a passivated actor', async () => {

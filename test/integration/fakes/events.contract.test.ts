@@ -84,6 +84,20 @@ describe.each(CONTRACT_SIDES)('events on %s', (_name, open) => {
     expect(await r().events.transition(new Types.ObjectId(), ['scheduled'], 'started')).toBeNull();
   });
 
+  it("keeps the meeting's last seq with the event, set by its end and never lowered", async () => {
+    const e = await r().events.create(event());
+    expect((await r().events.findById(e._id))?.meetingSeq).toBeUndefined();
+    await r().events.transition(e._id, ['scheduled'], 'started');
+    expect(await r().events.transition(e._id, ['started'], 'ended', { meetingSeq: 5 })).toMatchObject({
+      meetingSeq: 5,
+    });
+    await r().events.keepMeetingSeq(e._id, 3);
+    expect((await r().events.findById(e._id))?.meetingSeq).toBe(5);
+    await r().events.keepMeetingSeq(e._id, 6);
+    expect((await r().events.findById(e._id))?.meetingSeq).toBe(6);
+    await r().events.keepMeetingSeq(new Types.ObjectId(), 1);
+  });
+
   it('changes an event only while scheduled and only for its organizer', async () => {
     const e = await r().events.create(event());
     expect(await r().events.update(e._id, stranger, { name: 'Hijack' })).toBeNull();

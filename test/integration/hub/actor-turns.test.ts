@@ -7,6 +7,7 @@ import type { ActorAddress, ActorKind } from '../../../src/actors/runtime/types.
 import { nextEvent } from '../../support/actor-kit.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { inHours } from '../../support/events.js';
+import { call, connect, must, type HubClient } from '../../support/hub-client.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 
 /**
@@ -150,6 +151,76 @@ describe('actor turns on their real dependencies', () => {
       code: 'event_not_found',
     });
     expect(await ask('meeting', eventId, { type: 'isMember', userId: users.carol!.userId })).toEqual({ member: false });
+  });
+
+  it('meeting: an ended meeting retires its snapshot; once it expired the event refuses controls over the hub', async () => {
+    const host = await node.services.auth.verifyAccessToken('acme', await tokenFor(node, 'acme', 'alice'));
+    const event = await node.services.events.create(host, {
+      name: 'Retired',
+      startAt: inHours(0),
+      endAt: inHours(1),
+      participants: [{ userId: users.bob!.userId, role: 'participant' }],
+      attachments: [],
+    });
+    const eventId = String(event._id);
+    const at: ActorAddress = { tenant: 'acme', kind: 'meeting', id: eventId };
+    const snapshot = system.keys.snapshot(shardOf(at, node.infra.config.actors.shards), `acme/meeting/${eventId}`);
+    const redis = node.infra.redis;
+    const sockets: HubClient[] = [];
+    const on = async (user: string) => {
+      const socket = await connect(node.url!, 'acme', { token: await tokenFor(node, 'acme', user) });
+      sockets.push(socket);
+      return socket;
+    };
+    const ends = async () => (await node.services.auth.audit.list('acme', { action: 'meeting.end', eventId })).length;
+    try {
+      const alice = await on('alice');
+      const bob = await on('bob');
+      await must(alice, 'initEvent', { eventId });
+      await must(bob, 'joinEvent', { eventId });
+      await must(alice, 'lockMeeting', { eventId });
+      // A live meeting keeps its snapshot.
+      expect(await redis.pttl(snapshot)).toBe(-1);
+
+      const ended = await must(alice, 'endMeeting', { eventId, reason: 'Consultation over' });
+      expect(ended).toMatchObject({ ended: true, affected: [users.alice!.userId, users.bob!.userId] });
+      // Ended: the snapshot expires within the retention (the default, 10 minutes); the event keeps the last seq.
+      const ttl = await redis.pttl(snapshot);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(600_000);
+      expect(await db().Event.findById(eventId).lean()).toMatchObject({ status: 'ended', meetingSeq: ended.seq });
+      expect(await ends()).toBe(1);
+
+      // The retention passed: the actor went idle and its snapshot expired.
+      expect(await must(alice, 'getMeetingDetails', { eventId })).toMatchObject({ ended: true, seq: ended.seq });
+      await nextEvent(system.events, 'passivated', (p: ActorAddress) => p.id === eventId);
+      await redis.del(snapshot);
+
+      // Rebuilt from the event: controls are refused, ending again tells and audits nothing, the end shows.
+      for (const m of ['lockMeeting', 'unlockMeeting'] as const)
+        expect([m, await call(alice, m, { eventId })]).toEqual([
+          m,
+          expect.objectContaining({ ok: false, error: expect.objectContaining({ code: 'invalid_state' }) }),
+        ]);
+      expect(await must(alice, 'endMeeting', { eventId })).toMatchObject({
+        eventId,
+        ended: true,
+        seq: ended.seq,
+        affected: [],
+      });
+      expect(await ends()).toBe(1);
+      expect(await must(alice, 'getMeetingDetails', { eventId })).toMatchObject({
+        ended: true,
+        seq: ended.seq,
+        members: [],
+      });
+      expect(await call(bob, 'joinEvent', { eventId })).toMatchObject({ ok: false, error: { code: 'invalid_state' } });
+      // Nothing keeps a snapshot of the ended meeting for good.
+      expect(await redis.pttl(snapshot)).not.toBe(-1);
+      expect((await db().Event.findById(eventId).lean())?.status).toBe('ended');
+    } finally {
+      for (const s of sockets) s.close();
+    }
   });
 
   it('device: a refused and an accepted remote-control command are both in the tenant audit log', async () => {

@@ -45,6 +45,24 @@ describe("the fleet day's key judgement", () => {
     });
   });
 
+  it('bounds the kept records that stay: meeting snapshots that expire within the window count for nothing', () => {
+    const meetings = /^actors:\{s<n>\}:snap:acme\/meeting\//;
+    const judge = (figures: ShapeFigures) =>
+      judgeKeys(new Map(), new Map([['actors:{s<n>}:snap:acme/meeting/<id>', figures]]), 600_000, [
+        { shape: meetings, by: 'one per event not ended', max: 8 },
+      ]);
+    // 12 ended meetings retired their snapshots, 8 live ones keep theirs.
+    expect(judge(f(20, 8, 600_000))).toMatchObject({
+      leaked: {},
+      retained: { [String(meetings)]: '8 of at most 8 (one per event not ended)' },
+    });
+    expect(Object.keys(judge(f(20, 9, 600_000)).leaked)).toEqual([String(meetings)]);
+    // An expiry beyond the window is no expiry the day can wait for: every key counts.
+    expect(judge(f(20, 8, 700_000)).leaked).toEqual({
+      [String(meetings)]: { count: 20, lasting: 20, maxTtlMs: -1, before: 8 },
+    });
+  });
+
   it('names kept records past their bound', () => {
     const v = judgeKeys(new Map(), new Map([['actors:{s<n>}:snap:acme/call/<uuid>', f(13, 13, 0)]]), 600_000, [
       { shape: /snap:acme\/call\//, by: 'one per call placed', max: 12 },

@@ -81,7 +81,9 @@ export interface Retained {
 /**
  * The keys the day left behind, judged: a shape that grew since `before` must either expire by itself
  * within `maxTtlMs` (every key of it has a time to live), or be one of `retained` within its bound.
- * Anything else grows with traffic and stays: a leak.
+ * Anything else grows with traffic and stays: a leak. A retained shape's bound counts the keys that stay:
+ * those of it that expire within `maxTtlMs` go by themselves (a meeting's snapshot once it ended), unless
+ * one of them outlives the window, when every key of the shape counts.
  */
 export function judgeKeys(
   before: Map<string, number>,
@@ -105,7 +107,7 @@ export function judgeKeys(
       continue;
     }
     const r = retained.find((x) => x.shape.test(shape));
-    if (r) counts.set(r, (counts.get(r) ?? 0) + f.count);
+    if (r) counts.set(r, (counts.get(r) ?? 0) + (f.maxTtlMs <= maxTtlMs ? f.lasting : f.count));
     else leaked[shape] = { ...f, before: was };
   }
   for (const [r, n] of counts) {

@@ -49,7 +49,7 @@ const IDLE_MS = 5_000;
 const HEARTBEAT_MS = 3_000;
 /** A stream position is kept this long after its last push (a key of every user that got one). */
 const POSITION_TTL_MS = 600_000;
-/** A finished call's snapshot expires this long after its end (decision 1104). */
+/** A finished call's or an ended meeting's snapshot expires this long after its end (decision 1104). */
 const RETIRED_RETENTION_S = 600;
 /** Each wait at the end names what it still waits for after this (a hang is a finding, not a timeout). */
 const SETTLE_MS = 120_000;
@@ -351,8 +351,13 @@ describe('a fleet lives its day over three nodes', () => {
       // expiry): a shard's set goes when its last timer fired.
       { shape: /^actors:\{s<n>\}:timers$/, by: "a shard's durable timers", max: SHARDS },
       // A call's snapshot is not kept: once the call ended, was missed or cancelled it expires by itself.
-      // A meeting's stays: its actor refuses host controls after the end by it (decision 1104).
-      { shape: /^actors:\{s<n>\}:snap:acme\/meeting\//, by: 'one per event', max: day.eventsCreated },
+      // Nor is an ended meeting's (decision 1104; its actor rebuilds the end from the event): the meeting
+      // snapshots that stay are those of events whose end was not acknowledged.
+      {
+        shape: /^actors:\{s<n>\}:snap:acme\/meeting\//,
+        by: 'one per event not ended',
+        max: day.eventsCreated - ended.length,
+      },
       { shape: /^actors:\{s<n>\}:snap:acme\/device\//, by: 'one per headset', max: FLEET.headsets },
       { shape: /^(t:\{acme\}:recording:|vcs:closed:)/, by: 'one per event', max: 2 * day.eventsCreated },
       {

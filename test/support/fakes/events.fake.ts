@@ -129,6 +129,11 @@ export class FakeEventRepository implements PublicPart<EventRepository> {
     return true;
   }
 
+  async keepMeetingSeq(id: Types.ObjectId, seq: number): Promise<void> {
+    const e = this.events.byId(id);
+    if (e) this.events.update(e, (d) => void (d.meetingSeq = Math.max(Number(d.meetingSeq ?? seq), seq)));
+  }
+
   async addDevice(id: Types.ObjectId, deviceUserId: Types.ObjectId): Promise<EventRecord | null> {
     const e = this.events.byId(id);
     if (!e) return null;
