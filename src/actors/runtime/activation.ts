@@ -5,7 +5,7 @@ import { runInContext, SpanKind, startSpan, type TraceContext } from '../../obse
 import { addressKey } from './placement.js';
 import type { SnapshotStore, TimerEntry, TurnReply, WriterLease } from './snapshot-store.js';
 import { errorFromWire } from './transport.js';
-import { TurnContext, type TurnServices } from './turn-context.js';
+import { sendPushes, TurnContext, type Push, type TurnServices } from './turn-context.js';
 import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
 import { jsonCopy } from './json-copy.js';
@@ -126,12 +126,42 @@ export class Activation {
   }
 
   private async load(): Promise<void> {
-    const snap = await this.host.store.load(this.lease.shard, this.key);
+    const { snapshot: snap, unsent } = await this.host.store.activate(this.lease.shard, this.key);
+    if (unsent) await this.sendUnsent(unsent);
     this.state = snap ? snap.state : await this.fresh();
     for (const t of snap?.timers ?? []) this.timers.set(t.name, t);
     this.settle(this.serialize());
     this.syncTimers();
     this.host.observe('activated', this);
+  }
+
+  /**
+   * The pushes of a turn that was saved and never sent (its node died between the two, decision 1129):
+   * sent before any turn of this activation, in their order, then forgotten. A node that died after
+   * sending them but before forgetting them makes them arrive twice (each with its own position).
+   */
+  private async sendUnsent(unsent: string): Promise<void> {
+    const pushes = JSON.parse(unsent) as Push[];
+    const publisher = this.host.publisher();
+    sendPushes(publisher, pushes);
+    await publisher.idle?.();
+    await this.host.store.sent(this.lease, this.key);
+    this.host.logger.info(
+      { component: 'actors', actor: this.key, pushes: pushes.length },
+      "a saved turn's unsent pushes sent",
+    );
+  }
+
+  /** The turn's pushes were sent: its outbox goes (not awaited: the next write on this connection follows it). */
+  private outboxSent(): void {
+    this.host.store
+      .sent(this.lease, this.key)
+      .catch((err: unknown) =>
+        this.host.logger.debug(
+          { component: 'actors', actor: this.key, err: (err as Error).message },
+          'outbox not cleared: the next activation sends its pushes again',
+        ),
+      );
   }
 
   /** The state of an actor without a snapshot: its initial one, or what its behaviour recovers (decision 1104). */
@@ -309,10 +339,14 @@ export class Activation {
     const expireMs = mode === 'set' && ctx.retired ? this.retention(ctx.retired.retainMs) : undefined;
     // A reply is remembered only for a delivery that may be repeated: not one whose asker takes it now.
     const dedupeId = env.first?.awaited() ? undefined : env.dedupeId;
+    // Saved with the turn, its pushes outlive a node that dies before sending them (decision 1129).
+    let pushes: string | undefined;
     if (mode !== 'none' || dedupeId) {
       const snapshot =
         mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
-      const save = () => this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, expireMs, dedupeId, reply });
+      pushes = reply.ok ? ctx.outbox() : undefined;
+      const save = () =>
+        this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, expireMs, dedupeId, reply, pushes });
       const saved = await (
         traced ? tracedWrite(traced, 'snapshot', save, (r) => (r.error ? undefined : r.value)) : save()
       ).catch((e) => {
@@ -332,6 +366,7 @@ export class Activation {
       const publisher = this.host.publisher();
       // The answer follows the pushes' records: an acknowledged change is never missing from a history.
       if (ctx.flush(publisher)) await publisher.idle?.();
+      if (pushes) this.outboxSent();
     }
     this.host.observe('turn', this, (performance.now() - started) / 1000);
     if (ctx.passivateRequested) this.host.deactivate(this, 'requested');

@@ -16,6 +16,8 @@ export function actorKeys(base: string) {
     epoch: (s: number) => `${shard(s)}epoch`,
     snapshot: (s: number, key: string) => `${shard(s)}snap:${key}`,
     dedupe: (s: number, key: string, id: string) => `${shard(s)}dedupe:${key}:${id}`,
+    /** The pushes of an actor's last saved turn until they were sent (written with the turn, deleted after). */
+    outbox: (s: number, key: string) => `${shard(s)}outbox:${key}`,
     /** ZSET of actors with pending timers, scored by the earliest due time (epoch ms). */
     timers: (s: number) => `${shard(s)}timers`,
     hubPushChannel: `${base}hub-push`,

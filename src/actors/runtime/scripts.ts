@@ -73,9 +73,11 @@ return {1, ttl}
  * remembers the turn's reply under its de-duplication id, all at once. A retired snapshot is written with
  * an expiry (PX); any other SET writes it without one, so a snapshot changed again is kept (SET drops a
  * previous time to live).
- * KEYS: lease, epoch, snapshot, timers, dedupe.
+ * The turn's pushes go to the actor's outbox in the same write (deleted once they were sent), so a node
+ * that dies between the save and the sending leaves them to the actor's next activation.
+ * KEYS: lease, epoch, snapshot, timers, dedupe, outbox.
  * ARGV: leaseValue, epoch, mode(set|del|none), snapshotJson, member, nextDue(''=none), replyJson(''=none),
- * dedupeTtlMs, snapshotExpiryMs(''=none).
+ * dedupeTtlMs, snapshotExpiryMs(''=none), pushesJson(''=none).
  */
 export const SAVE_TURN = new LuaScript(`
 if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
@@ -87,7 +89,18 @@ if ARGV[3] ~= 'none' then
   if ARGV[6] == '' then redis.call('ZREM', KEYS[4], ARGV[5]) else redis.call('ZADD', KEYS[4], ARGV[6], ARGV[5]) end
 end
 if ARGV[7] ~= '' then redis.call('SET', KEYS[5], ARGV[7], 'PX', ARGV[8]) end
+if ARGV[10] ~= '' then redis.call('SET', KEYS[6], ARGV[10], 'PX', ARGV[8]) end
 return 1
+`);
+
+/**
+ * Deletes an actor's outbox once its pushes were sent, under the same fence as the turn that wrote it (a
+ * newer owner's outbox is never the writer's to delete). KEYS: lease, epoch, outbox. ARGV: value, epoch.
+ */
+export const CLEAR_OUTBOX = new LuaScript(`
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[3])
 `);
 
 /** True while `node|epoch` is still the shard's lease and epoch. KEYS: lease, epoch. ARGV: value, epoch. */

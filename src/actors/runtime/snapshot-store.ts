@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../data/redis.js';
 import { z } from 'zod';
 import type { ActorKeys } from './actor-keys.js';
-import { CHECK_FENCE, SAVE_TURN } from './scripts.js';
+import { CHECK_FENCE, CLEAR_OUTBOX, SAVE_TURN } from './scripts.js';
 
 const TimerEntrySchema = z.object({ name: z.string(), due: z.number(), msg: z.unknown() });
 const SnapshotSchema = z.object({ state: z.unknown(), timers: z.array(TimerEntrySchema), epoch: z.number() });
@@ -24,6 +24,8 @@ export interface TurnWrite {
   expireMs?: number;
   dedupeId?: string;
   reply?: TurnReply;
+  /** The turn's pushes (JSON), kept in the actor's outbox until `sent()`. */
+  pushes?: string;
 }
 
 export interface WriterLease {
@@ -37,9 +39,30 @@ export class SnapshotStore {
   constructor(private readonly deps: { redis: RedisClient; keys: ActorKeys; dedupeTtlMs: number }) {}
 
   async load(shard: number, key: string): Promise<Snapshot | undefined> {
-    const raw = await this.deps.redis.get(this.deps.keys.snapshot(shard, key));
-    if (!raw) return undefined;
-    return SnapshotSchema.parse(JSON.parse(raw));
+    return (await this.activate(shard, key)).snapshot;
+  }
+
+  /**
+   * What an activation starts from, in one round trip: the snapshot, and the pushes of a saved turn that
+   * were never sent (JSON; its node died between the save and the sending).
+   */
+  async activate(shard: number, key: string): Promise<{ snapshot?: Snapshot; unsent?: string }> {
+    const { redis, keys } = this.deps;
+    const [raw, unsent] = await redis.mget(keys.snapshot(shard, key), keys.outbox(shard, key));
+    return {
+      ...(raw ? { snapshot: SnapshotSchema.parse(JSON.parse(raw)) } : {}),
+      ...(unsent ? { unsent } : {}),
+    };
+  }
+
+  /** The outbox's pushes were sent: forgotten, unless a later turn of a newer owner wrote its own. */
+  async sent(lease: WriterLease, key: string): Promise<void> {
+    const { redis, keys } = this.deps;
+    await CLEAR_OUTBOX.run(
+      redis,
+      [keys.lease(lease.shard), keys.epoch(lease.shard), keys.outbox(lease.shard, key)],
+      [lease.value, String(lease.epoch)],
+    );
   }
 
   async lookupReply(shard: number, key: string, dedupeId: string): Promise<TurnReply | undefined> {
@@ -56,7 +79,7 @@ export class SnapshotStore {
     const nextDue = w.mode === 'set' && timers.length ? String(Math.min(...timers.map((t) => t.due))) : '';
     const ok = await SAVE_TURN.run<number>(
       redis,
-      [keys.lease(s), keys.epoch(s), keys.snapshot(s, key), keys.timers(s), dedupeKey],
+      [keys.lease(s), keys.epoch(s), keys.snapshot(s, key), keys.timers(s), dedupeKey, keys.outbox(s, key)],
       [
         lease.value,
         String(lease.epoch),
@@ -67,6 +90,7 @@ export class SnapshotStore {
         w.dedupeId && w.reply ? JSON.stringify(w.reply) : '',
         dedupeTtlMs,
         w.mode === 'set' && w.expireMs !== undefined ? String(Math.max(1, Math.ceil(w.expireMs))) : '',
+        w.pushes ?? '',
       ],
     );
     return ok === 1;

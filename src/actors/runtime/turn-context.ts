@@ -23,8 +23,16 @@ export interface TurnServices {
   onFenced(address: ActorAddress): void;
 }
 
-type Push =
+export type Push =
   { rooms: string | string[]; event: PushName; payload: unknown } | { rooms: string | string[]; move: RoomMove };
+
+/** Sends pushes in order: a turn's after its save, or an outbox a dead node left (decision 1129). */
+export function sendPushes(publisher: PushPublisher, pushes: readonly Push[]): void {
+  for (const p of pushes) {
+    if ('move' in p) publisher.move?.(p.rooms, p.move);
+    else publisher.emit(p.rooms, p.event, p.payload as never);
+  }
+}
 
 /** One turn's view of its actor; pushes and passivation take effect only after the turn persisted. */
 export class TurnContext<S> implements ActorContext<S> {
@@ -116,13 +124,15 @@ export class TurnContext<S> implements ActorContext<S> {
     this.services.onFenced(this.address);
   }
 
+  /** The queued pushes as the turn's save keeps them in the actor's outbox (JSON); undefined when none. */
+  outbox(): string | undefined {
+    return this.pushes.length ? JSON.stringify(this.pushes) : undefined;
+  }
+
   /** Sends the queued pushes; called only after the turn's snapshot is persisted. Whether there were any. */
   flush(publisher: PushPublisher): boolean {
     const pushed = this.pushes.length > 0;
-    for (const p of this.pushes.splice(0)) {
-      if ('move' in p) publisher.move?.(p.rooms, p.move);
-      else publisher.emit(p.rooms, p.event, p.payload as never);
-    }
+    sendPushes(publisher, this.pushes.splice(0));
     return pushed;
   }
 

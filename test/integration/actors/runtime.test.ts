@@ -148,6 +148,36 @@ describe('actor runtime on one node', () => {
     expect(r).toMatchObject({ count: 3, log: [0, 1, 2] });
   });
 
+  it("sends a saved turn's pushes its node never sent at the actor's next activation, before any turn (decision 1129)", async () => {
+    const to = addr('outbox');
+    const mine = () => pushes.filter((p) => p.rooms === 'room:outbox').map((p) => p.payload.roomId);
+    await a.system.ask(to, { op: 'get' });
+    // The node dies after the turn's save and before its pushes were sent: the asker never hears back.
+    const send = publisher.emit;
+    publisher.emit = () => {
+      throw new Error('the node died between the save and the sending');
+    };
+    try {
+      await expect(a.system.ask(to, { op: 'fire', name: 'o1' }, { dedupeId: 'fire-o1' })).rejects.toThrow(/died/);
+    } finally {
+      publisher.emit = send;
+    }
+    expect(mine()).toEqual([]);
+    // The actor is activated again (the next owner, or this node after the activation went).
+    const gone = nextEvent(a.system.events, 'passivated', (p: ActorAddress) => p.id === 'outbox');
+    await a.system.ask(to, { op: 'passivate' });
+    await gone;
+    // The asker's retry is answered from the remembered reply; the push was sent first, once.
+    const r = await a.system.ask<Reply>(to, { op: 'fire', name: 'o1' }, { dedupeId: 'fire-o1' });
+    expect(r.fired).toEqual(['o1']);
+    expect(mine()).toEqual(['o1']);
+    // Sent and forgotten: a later activation sends nothing again.
+    await a.system.ask(to, { op: 'passivate' });
+    await a.system.ask(to, { op: 'get' });
+    expect(mine()).toEqual(['o1']);
+    expect(await a.node.infra.redis.exists(a.system.keys.outbox(shardOf(to, 16), 'acme/call/outbox'))).toBe(0);
+  });
+
   it('forgets the snapshot when passivated with forget', async () => {
     const to = addr('forget');
     await a.system.ask(to, { op: 'inc' });
