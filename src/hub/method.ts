@@ -9,7 +9,7 @@ import type { Ack, AckResult, ClientToServerEvents, HubMethodName } from './hub.
 import type { HubContext, HubSocket } from './hub.types.js';
 import type { SocketRateLimit } from './socket-rate-limit.js';
 import type { Metrics } from '../observability/metrics.js';
-import { SpanKind, startSpan, type TraceCarrier } from '../observability/tracing.js';
+import { SpanKind, startSpan, tracingOn, UNTRACED, type TraceCarrier } from '../observability/tracing.js';
 
 /**
  * One client method: its name, what the caller needs (docs/permissions.md lists it as `hub.<name>`),
@@ -128,11 +128,15 @@ export function serveMethods(
     const { m, required, observe } = entry;
     const ack = typeof raw.at(-1) === 'function' ? (raw.pop() as (r: AckResult) => void) : undefined;
     const t0 = performance.now();
-    const span = startSpan(`hub ${m.name}`, {
-      kind: SpanKind.SERVER,
-      parent: traceArg(raw, traceTrusted),
-      attributes: { 'rpc.system': 'socket.io', 'rpc.method': m.name, tenant: socket.data.tenant },
-    });
+    const parent = traceArg(raw, traceTrusted);
+    // Tracing off: no span options per call (B1).
+    const span = tracingOn()
+      ? startSpan(`hub ${m.name}`, {
+          kind: SpanKind.SERVER,
+          parent,
+          attributes: { 'rpc.system': 'socket.io', 'rpc.method': m.name, tenant: socket.data.tenant },
+        })
+      : UNTRACED;
     let result: AckResult;
     try {
       limit.take();
@@ -148,7 +152,8 @@ export function serveMethods(
       refuseControlChars(raw, 'args');
       const parsed = m.args.safeParse(raw);
       if (!parsed.success) throw fromZod(parsed.error, 'args');
-      result = ok(await span.run(() => m.run(ctx, socket, parsed.data)));
+      const args = parsed.data;
+      result = ok(await (span === UNTRACED ? m.run(ctx, socket, args) : span.run(() => m.run(ctx, socket, args))));
     } catch (e) {
       result = span.run(() => fail(e, ctx.logger, m.name));
     }
@@ -180,7 +185,8 @@ export function serveMethods(
  */
 function traceArg(raw: unknown[], trusted: boolean): TraceCarrier | undefined {
   const last = raw.at(-1);
-  if (!last || typeof last !== 'object' || Array.isArray(last)) return undefined;
+  // Most calls carry none: no key list is made for a last argument without `traceparent`.
+  if (!last || typeof last !== 'object' || Array.isArray(last) || !('traceparent' in last)) return undefined;
   const keys = Object.keys(last);
   if (!keys.includes('traceparent') || keys.some((k) => k !== 'traceparent' && k !== 'tracestate')) return undefined;
   raw.pop();

@@ -15,20 +15,29 @@ export const Caller = z.object({
 });
 export type Caller = z.infer<typeof Caller>;
 
+/** One caller per principal object: a principal is replaced, never changed, when its session changes. */
+const callers = new WeakMap<Principal, Caller>();
+
 /**
  * The caller an actor turn acts for, from a verified principal (a socket's from its handshake, or one
- * REST or GraphQL verified): actor messages carry this shape, never what a payload says.
+ * REST or GraphQL verified): actor messages carry this shape, never what a payload says. Made once per
+ * principal and frozen (a hub connection's calls share it; B1 counted the copy of its permissions per
+ * call), so nothing a turn does to a message can change the next call's caller.
  */
 export function callerOfPrincipal(p: Principal): Caller {
-  return {
+  let c = callers.get(p);
+  if (c) return c;
+  c = Object.freeze({
     userId: p.userId,
     username: p.username,
     role: p.role,
-    permissions: [...p.permissions],
+    permissions: Object.freeze([...p.permissions]) as string[],
     scheme: p.scheme,
     ...(p.sessionId ? { sessionId: p.sessionId } : {}),
     ...(p.actorUserId ? { actorUserId: p.actorUserId } : {}),
-  };
+  });
+  callers.set(p, c);
+  return c;
 }
 
 /** The principal a turn acts for, rebuilt from the caller its message carries. */

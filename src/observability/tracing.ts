@@ -56,6 +56,8 @@ export interface Traced {
 }
 
 const OFF: Traced = { run: (fn) => fn(), end: () => undefined };
+/** What startSpan answers while tracing is off, for a caller that skips building its options. */
+export const UNTRACED: Traced = OFF;
 
 export interface SpanOptions {
   kind?: SpanKind;
