@@ -72,6 +72,8 @@ export class Activation {
   readonly ready: Promise<void>;
   closed = false;
   private readonly queue: Envelope[] = [];
+  /** The envelope queued or in its turn under each de-duplication id: a repeat joins it (joinRepeat). */
+  private readonly byDedupeId = new Map<string, Envelope>();
   private readonly handles = new Map<string, { due: number; handle: NodeJS.Timeout }>();
   private running = false;
   private idleTimer?: NodeJS.Timeout;
@@ -98,10 +100,40 @@ export class Activation {
 
   enqueue(env: Envelope): void {
     if (this.closed) return env.reject(new AppError('not_owner', 'actor was deactivated'));
+    if (env.dedupeId && !env.timer) {
+      const same = this.byDedupeId.get(env.dedupeId);
+      if (same && !env.first) return this.joinRepeat(same, env);
+      this.byDedupeId.set(env.dedupeId, env);
+    }
     this.queue.push(env);
     this.host.observe('depth', this, 1);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     void this.pump();
+  }
+
+  /**
+   * A repeat of a delivery still queued or in its turn (a sender whose attempt ran out re-sends with the
+   * same id) is answered with it, instead of waiting at the back of the mailbox for the remembered reply:
+   * under load, each re-send would otherwise add a turn and the answer would come only after the last
+   * one, past the asker's budget (the capacity class of docs/reliability.md's runs 49 and 64).
+   */
+  private joinRepeat(same: Envelope, repeat: Envelope): void {
+    const { resolve, reject } = same;
+    same.resolve = (value) => {
+      resolve(value);
+      // Each asker gets its own copy of the answer (a local asker may change what it was handed).
+      repeat.resolve(value === undefined ? undefined : jsonCopy(value));
+    };
+    same.reject = (err) => {
+      reject(err);
+      repeat.reject(err);
+    };
+    this.host.observe('dedupe', this);
+  }
+
+  /** `env` left this activation (answered, or handed to the next owner): a later repeat is a new delivery. */
+  private left(env: Envelope): void {
+    if (env.dedupeId && this.byDedupeId.get(env.dedupeId) === env) this.byDedupeId.delete(env.dedupeId);
   }
 
   /** A turn is running (or the activation is loading to run one). */
@@ -121,6 +153,7 @@ export class Activation {
     for (const h of this.handles.values()) clearTimeout(h.handle);
     this.handles.clear();
     const left = this.queue.splice(0);
+    this.byDedupeId.clear();
     this.host.observe('depth', this, -left.length);
     return left;
   }
@@ -184,6 +217,7 @@ export class Activation {
           const items = this.queue.filter((e) => !keep.includes(e));
           this.queue.splice(0, this.queue.length, ...keep);
           this.host.observe('depth', this, -items.length);
+          for (const e of items) this.left(e);
           this.host.buffer(this, items);
           if (!keep.length) break;
           continue;
@@ -196,10 +230,12 @@ export class Activation {
           value = await this.turn(env, checkedAt);
         } catch (e) {
           this.slowTurn(env, began, e);
+          this.left(env);
           env.reject(e);
           continue;
         }
         this.slowTurn(env, began, 'ok');
+        this.left(env);
         env.resolve(value);
       }
     } catch (e) {

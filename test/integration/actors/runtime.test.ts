@@ -274,6 +274,33 @@ describe('actor runtime on one node', () => {
     expect(hits.values.reduce((n, v) => n + v.value, 0)).toBeGreaterThanOrEqual(2);
   });
 
+  it('answers a repeat of an ask still queued or in its turn with it, ahead of what was queued in between', async () => {
+    const to = addr('repeat-joins');
+    await a.system.ask(to, { op: 'get' });
+    let release!: () => void;
+    gates.set(1101, new Promise<void>((r) => (release = r)));
+    const answered: string[] = [];
+    const track = <T>(name: string, p: Promise<T>) =>
+      p.then((v) => {
+        answered.push(name);
+        return v;
+      });
+    const hitsBefore = (await a.system.metrics.dedupeHits.get()).values.reduce((n, v) => n + v.value, 0);
+    // The first delivery holds the mailbox; an ask queues behind it; a sender whose attempt ran out re-sends.
+    const original = track('original', a.system.ask<Reply>(to, { op: 'slow', seq: 1101 }, { dedupeId: 'rj-1' }));
+    const between = track('between', a.system.ask<Reply>(to, { op: 'slow', seq: 1102 }));
+    const repeat = track('repeat', a.system.ask<Reply>(to, { op: 'slow', seq: 1101 }, { dedupeId: 'rj-1' }));
+    release();
+    const [o, , r] = await Promise.all([original, between, repeat]);
+    expect(answered).toEqual(['original', 'repeat', 'between']);
+    expect(r).toEqual(o);
+    expect(r).not.toBe(o);
+    expect(r.log).toEqual([1101]);
+    expect((await a.system.ask<Reply>(to, { op: 'get' })).log).toEqual([1101, 1102]);
+    const hitsAfter = (await a.system.metrics.dedupeHits.get()).values.reduce((n, v) => n + v.value, 0);
+    expect(hitsAfter - hitsBefore).toBe(1);
+  });
+
   it('remembers no reply for an ask answered in process, and remembers one whose asker gave up while it waited', async () => {
     const dedupeKeys = async (id: string) =>
       (await a.node.infra.redis.keys(`${env.REDIS_PREFIX}*dedupe:*${id}*`)).length;
