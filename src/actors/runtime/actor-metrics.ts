@@ -29,7 +29,11 @@ export function actorMetrics(m: Metrics, live: () => number = () => 0) {
       'actor_node_evictions_total',
       'Nodes this node evicted because their Redis connection was gone (crashed)',
     ),
-    dedupeHits: m.counter('actor_dedupe_hits_total', 'Retried messages answered from the remembered reply', ['kind']),
+    dedupeHits: m.counter(
+      'actor_dedupe_hits_total',
+      'Retried messages answered from the remembered reply or joined to their first delivery',
+      ['kind'],
+    ),
     mailboxDepth: m.gauge('actor_mailbox_depth', 'Messages waiting in mailboxes on this node'),
     shardsOwned: m.gauge('actor_shards_owned', 'Shards whose lease this node holds'),
     turnDuration,
