@@ -10,7 +10,8 @@ const base = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testTimeout: 60_000,
-  // The fleet day (decision 1080) runs only when asked: FLEET_DAY=1, or in soak.
+  // The fleet day (decision 1080) runs alone, as `test:all`'s last run (scripts/test.mjs sets FLEET_DAY=1
+  // for it), or when asked (FLEET_DAY=1, soak); a jest run of everything else leaves it out.
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(process.env.FLEET_DAY === '1' || process.env.SOAK === '1'

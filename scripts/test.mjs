@@ -6,6 +6,8 @@
 // `npm run test:all` (--all) also runs the slowest, rarely-changing checks (SLOW_TESTS: the chart against
 // the Kubernetes schemas, the S3 server contract, the chaos run) in a second jest run; their tools (helm,
 // kubeconform and versitygw built with Go, the schemas) install at low priority while the first runs.
+// Then, alone, the fleet day (decision 1080: a compressed day of a fleet over three nodes, then on the
+// Redis Cluster).
 // The tests' MongoDB-protocol server is TEST_MONGODB_URI when set, else the project's test server
 // (mongo-java-server, memory backend, on LOCAL_TEST_MONGO_PORT 27028), never `npm start`'s database.
 import { spawn } from 'node:child_process';
@@ -169,7 +171,7 @@ if (setupOnly) {
 }
 
 /** Runs jest on this Node.js; returns its exit status and the counts from its JSON results. */
-async function runJest(jestArgs, resultsFile) {
+async function runJest(jestArgs, resultsFile, env = process.env) {
   rmSync(resultsFile, { force: true });
   const status = await new Promise((resolve) => {
     const child = spawn(
@@ -182,7 +184,7 @@ async function runJest(jestArgs, resultsFile) {
         `--outputFile=${resultsFile}`,
         ...jestArgs,
       ],
-      { stdio: 'inherit', env: process.env },
+      { stdio: 'inherit', env },
     );
     child.once('exit', (c) => resolve(c ?? 1));
   });
@@ -221,11 +223,13 @@ function outsideFailures(c) {
 }
 
 const escape = (f) => `/${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-/** The fleet day runs only when asked (FLEET_DAY=1) or in soak: decision 1080. */
-const OPT_IN =
-  process.env.FLEET_DAY === '1' || process.env.SOAK === '1' ? [] : ['test/resilience/faults/fleet-day.test.ts'];
+/**
+ * The fleet day (decision 1080) runs last and alone in `test:all` (and in `npm test` with FLEET_DAY=1);
+ * `npm test` leaves it out, `test:soak` runs its longer day.
+ */
+const FLEET_DAY = 'test/resilience/faults/fleet-day.test.ts';
 const firstArgs = whole
-  ? ['--testPathIgnorePatterns', '/node_modules/', ...[...SLOW_TESTS, ...OPT_IN].map(escape)]
+  ? ['--testPathIgnorePatterns', '/node_modules/', ...[...SLOW_TESTS, FLEET_DAY].map(escape)]
   : args;
 const jestStarted = Date.now();
 const runs = [await runJest(firstArgs, path.join(localDir, 'jest-results.json'))];
@@ -245,6 +249,20 @@ if (all) {
   runs.push(await runJest(SLOW_TESTS, path.join(localDir, 'jest-results-slow.json')));
   say(
     `slow checks: ${runs[1].counts ? summary(runs[1].counts) : 'no results'}, ${Math.round((Date.now() - slowStarted) / 1000)} s`,
+  );
+}
+
+// The fleet day (decision 1080): three nodes and a fleet of clients, then again on the Redis Cluster, one
+// after the other and alone on the machine (each day is a whole cluster under load).
+if (whole && (all || process.env.FLEET_DAY === '1')) {
+  const dayStarted = Date.now();
+  const day = await runJest(['--runInBand', FLEET_DAY], path.join(localDir, 'jest-results-fleet-day.json'), {
+    ...process.env,
+    FLEET_DAY: '1',
+  });
+  runs.push(day);
+  say(
+    `fleet day: ${day.counts ? summary(day.counts) : 'no results'}, ${Math.round((Date.now() - dayStarted) / 1000)} s`,
   );
 }
 
