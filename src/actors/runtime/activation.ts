@@ -174,11 +174,11 @@ export class Activation {
    * sending them but before forgetting them makes them arrive twice (each with its own position).
    */
   private async sendUnsent(unsent: string): Promise<void> {
-    const pushes = JSON.parse(unsent) as Push[];
+    const pushes = JSON.parse(outboxPushes(unsent)) as Push[];
     const publisher = this.host.publisher();
     sendPushes(publisher, pushes);
     await publisher.idle?.();
-    await this.host.store.sent(this.lease, this.key);
+    await this.host.store.sent(this.lease.shard, this.key, unsent);
     this.host.logger.info(
       { component: 'actors', actor: this.key, pushes: pushes.length },
       "a saved turn's unsent pushes sent",
@@ -186,9 +186,9 @@ export class Activation {
   }
 
   /** The turn's pushes were sent: its outbox goes (not awaited: the next write on this connection follows it). */
-  private outboxSent(): void {
+  private outboxSent(written: string): void {
     this.host.store
-      .sent(this.lease, this.key)
+      .sent(this.lease.shard, this.key, written)
       .catch((err: unknown) =>
         this.host.logger.debug(
           { component: 'actors', actor: this.key, err: (err as Error).message },
@@ -346,8 +346,11 @@ export class Activation {
   private async step(env: Envelope, traced?: TracedTurn): Promise<unknown> {
     const started = performance.now();
     if (env.timer && !this.timers.has(env.timer)) return undefined;
+    // A timer turn is never read-only: dropping its timer is a change to persist.
+    const readOnly = !env.timer && this.behavior.readOnly?.(env.msg) === true;
+    // A read is never looked up nor remembered (decision 1131): a repeat of it runs again.
     const replay =
-      env.dedupeId && !env.first
+      env.dedupeId && !env.first && !readOnly
         ? await this.host.store.lookupReply(this.lease.shard, this.key, env.dedupeId).catch(unavailable)
         : undefined;
     if (replay) {
@@ -355,8 +358,6 @@ export class Activation {
       return unwrap(replay);
     }
     if (env.timer) this.timers.delete(env.timer);
-    // A timer turn is never read-only: dropping its timer is a change to persist.
-    const readOnly = !env.timer && this.behavior.readOnly?.(env.msg) === true;
     const before = env.timer ? this.serialize() : this.settled;
     const settledState = this.state;
     if (!readOnly) this.state = (JSON.parse(before) as { s: unknown }).s;
@@ -373,14 +374,15 @@ export class Activation {
     if (!changed) this.state = settledState;
     const mode = ctx.forget ? 'del' : changed || ctx.retired ? 'set' : 'none';
     const expireMs = mode === 'set' && ctx.retired ? this.retention(ctx.retired.retainMs) : undefined;
-    // A reply is remembered only for a delivery that may be repeated: not one whose asker takes it now.
-    const dedupeId = env.first?.awaited() ? undefined : env.dedupeId;
+    // A reply is remembered only for a delivery that may be repeated and would change something when
+    // run again: not one whose asker takes it now, not a read.
+    const dedupeId = env.first?.awaited() || readOnly ? undefined : env.dedupeId;
     // Saved with the turn, its pushes outlive a node that dies before sending them (decision 1129).
     let pushes: string | undefined;
     if (mode !== 'none' || dedupeId) {
       const snapshot =
         mode === 'set' ? { state: this.state, timers: [...this.timers.values()], epoch: this.lease.epoch } : undefined;
-      pushes = reply.ok ? ctx.outbox() : undefined;
+      pushes = reply.ok ? outboxEntry(this.lease.epoch, ctx.outbox()) : undefined;
       const save = () =>
         this.host.store.saveTurn(this.lease, this.key, { mode, snapshot, expireMs, dedupeId, reply, pushes });
       const saved = await (
@@ -402,7 +404,7 @@ export class Activation {
       const publisher = this.host.publisher();
       // The answer follows the pushes' records: an acknowledged change is never missing from a history.
       if (ctx.flush(publisher)) await publisher.idle?.();
-      if (pushes) this.outboxSent();
+      if (pushes) this.outboxSent(pushes);
     }
     this.host.observe('turn', this, (performance.now() - started) / 1000);
     if (ctx.passivateRequested) this.host.deactivate(this, 'requested');
@@ -469,6 +471,22 @@ export class Activation {
         ),
     });
   }
+}
+
+let outboxEntries = 0;
+
+/**
+ * What a turn writes to its actor's outbox: its pushes (JSON) behind a mark no other turn's entry has
+ * (the shard's epoch names the owner's tenure, the counter the turn in this process), so the entry is
+ * deleted once sent only if it is still this turn's, whoever holds the shard by then.
+ */
+function outboxEntry(epoch: number, pushes: string | undefined): string | undefined {
+  return pushes === undefined ? undefined : `#${epoch}.${++outboxEntries}#${pushes}`;
+}
+
+/** The pushes (JSON) of an outbox entry (an entry of an older version has no mark). */
+function outboxPushes(entry: string): string {
+  return entry.startsWith('#') ? entry.slice(entry.indexOf('#', 1) + 1) : entry;
 }
 
 /** Freezes a parsed JSON value and everything in it (plain objects, arrays and primitives only). */

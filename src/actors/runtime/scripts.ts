@@ -94,13 +94,12 @@ return 1
 `);
 
 /**
- * Deletes an actor's outbox once its pushes were sent, under the same fence as the turn that wrote it (a
- * newer owner's outbox is never the writer's to delete). KEYS: lease, epoch, outbox. ARGV: value, epoch.
+ * Deletes an actor's outbox once its pushes were sent, if it still holds the entry that was sent (compare
+ * and delete: a later turn's entry, of any owner, stays). KEYS: outbox. ARGV: the entry sent.
  */
 export const CLEAR_OUTBOX = new LuaScript(`
-if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[3])
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `);
 
 /** True while `node|epoch` is still the shard's lease and epoch. KEYS: lease, epoch. ARGV: value, epoch. */

@@ -55,14 +55,14 @@ export class SnapshotStore {
     };
   }
 
-  /** The outbox's pushes were sent: forgotten, unless a later turn of a newer owner wrote its own. */
-  async sent(lease: WriterLease, key: string): Promise<void> {
+  /**
+   * The outbox entry `written` was sent: deleted if it is still the actor's outbox (a later turn, of this
+   * owner or a newer one, wrote its own, which is not this sender's to delete). Not fenced by the lease:
+   * an owner that lost its shard after sending still clears what it sent (decision 1129's addendum).
+   */
+  async sent(shard: number, key: string, written: string): Promise<void> {
     const { redis, keys } = this.deps;
-    await CLEAR_OUTBOX.run(
-      redis,
-      [keys.lease(lease.shard), keys.epoch(lease.shard), keys.outbox(lease.shard, key)],
-      [lease.value, String(lease.epoch)],
-    );
+    await CLEAR_OUTBOX.run(redis, [keys.outbox(shard, key)], [written]);
   }
 
   async lookupReply(shard: number, key: string, dedupeId: string): Promise<TurnReply | undefined> {

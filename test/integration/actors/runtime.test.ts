@@ -178,6 +178,37 @@ describe('actor runtime on one node', () => {
     expect(await a.node.infra.redis.exists(a.system.keys.outbox(shardOf(to, 16), 'acme/call/outbox'))).toBe(0);
   });
 
+  it('clears the outbox it sent even when its shard moved meanwhile, so no next owner sends it again', async () => {
+    const to = addr('outbox-moved');
+    const shard = shardOf(to, 16);
+    const outbox = a.system.keys.outbox(shard, 'acme/call/outbox-moved');
+    const epochKey = a.system.keys.epoch(shard);
+    const mine = () => pushes.filter((p) => p.rooms === 'room:outbox-moved').map((p) => p.payload.roomId);
+    // Loads the clearing script, so the turn's clear below is one command on the store's connection.
+    await a.system.store.sent(shard, 'acme/call/outbox-warm', 'nothing');
+    await a.system.ask(to, { op: 'get' });
+    let recorded!: () => void;
+    const idle = new Promise<void>((r) => (recorded = r));
+    publisher.idle = () => idle;
+    const epoch = await a.node.infra.redis.get(epochKey);
+    try {
+      const fired = a.system.ask<Reply>(to, { op: 'fire', name: 'm1' });
+      // Saved, pushes sent and being recorded: meanwhile the shard gets a newer owner (a newer epoch).
+      while (!mine().length) await new Promise((r) => setImmediate(r));
+      expect(await a.node.infra.redis.exists(outbox)).toBe(1);
+      await a.node.infra.redis.set(epochKey, String(Number(epoch) + 1_000));
+      recorded();
+      expect((await fired).fired).toEqual(['m1']);
+      // After the turn's clear on the same connection.
+      await a.system.store.sent(shard, 'acme/call/outbox-warm', 'nothing');
+      expect(await a.node.infra.redis.exists(outbox)).toBe(0);
+    } finally {
+      delete publisher.idle;
+      await a.node.infra.redis.set(epochKey, epoch!);
+    }
+    expect(mine()).toEqual(['m1']);
+  });
+
   it('forgets the snapshot when passivated with forget', async () => {
     const to = addr('forget');
     await a.system.ask(to, { op: 'inc' });
@@ -399,12 +430,20 @@ describe('actor runtime on one node', () => {
       expect((await a.system.ask<Reply>(to, { op: 'get' })).log).toEqual([1]);
     });
 
-    it('answers a retried read from its remembered reply', async () => {
+    it('runs a retried read again and remembers no reply for a read (decision 1131)', async () => {
       const to = addr('read-dedupe');
-      await a.system.ask(to, { op: 'inc' });
+      const dedupeKeys = async () => (await a.node.infra.redis.keys(`${env.REDIS_PREFIX}*dedupe:*read-dedupe*`)).length;
+      await a.system.ask(to, { op: 'inc' }, { dedupeId: 'inc-1' });
+      expect(await dedupeKeys()).toBe(1);
       const first = await a.system.ask<Reply>(to, { op: 'get' }, { dedupeId: 'read-1' });
+      expect(first.count).toBe(1);
+      expect(await dedupeKeys()).toBe(1);
       await a.system.ask(to, { op: 'inc' });
-      expect(await a.system.ask<Reply>(to, { op: 'get' }, { dedupeId: 'read-1' })).toEqual(first);
+      // The repeat reads the state as it is now: a read changes nothing, so running it again is safe.
+      expect((await a.system.ask<Reply>(to, { op: 'get' }, { dedupeId: 'read-1' })).count).toBe(2);
+      expect(await dedupeKeys()).toBe(1);
+      // A change's repeat is still answered from its remembered reply.
+      expect((await a.system.ask<Reply>(to, { op: 'inc' }, { dedupeId: 'inc-1' })).count).toBe(1);
       expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(2);
     });
 
