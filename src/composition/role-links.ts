@@ -1,6 +1,6 @@
 import type { Role } from '../config/env-schema.js';
 import type { PushName, PushPayload } from '../contracts/pushes.js';
-import type { PushPublisher, RoomMove } from '../realtime/push-delivery.js';
+import type { PushOrigin, PushPublisher, RoomMove } from '../realtime/push-delivery.js';
 import type { ActorClient, RoleHandle } from '../app/index.js';
 
 /**
@@ -53,8 +53,8 @@ class RolePushes implements PushPublisher {
     return this.relay;
   }
 
-  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
-    this.target().emit(rooms, event, payload);
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>, origin?: PushOrigin): void {
+    this.target().emit(rooms, event, payload, origin);
   }
 
   move(rooms: string | string[], change: RoomMove): void {

@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger.js';
 import { SpanKind, startSpan } from '../observability/tracing.js';
 import { isPushName, type PushName, type PushPayload } from '../contracts/pushes.js';
-import type { PushPublisher, RoomMove } from '../realtime/push-delivery.js';
+import type { PushOrigin, PushPublisher, RoomMove } from '../realtime/push-delivery.js';
 import { OrderedPushes, type PushHistory } from '../realtime/push-history.js';
 import type { ServerEventName, ServerToClientEvents } from './hub.events.js';
 import type { HubServer } from './hub.types.js';
@@ -38,7 +38,7 @@ export class SocketIoHubPublisher implements PushPublisher {
   private failed = (err: unknown) =>
     this.logger.error({ component: 'hub', code: 'internal', err: (err as Error)?.message }, 'push not delivered');
 
-  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>, origin?: PushOrigin): void {
     // The type allows only known names; a name from outside the type system (a cast) is still refused here.
     if (!isPushName(event)) {
       this.logger.warn({ component: 'hub', event }, 'push with an unknown event name dropped');
@@ -54,7 +54,7 @@ export class SocketIoHubPublisher implements PushPublisher {
       return;
     }
     this.ordered.submit(
-      () => history.plan(list, event, payload),
+      () => history.plan(list, event, payload, origin),
       (deliveries) => {
         span.run(() => {
           for (const d of deliveries) send(this.io.to(d.rooms).except(d.except ?? []), event, d.payload);

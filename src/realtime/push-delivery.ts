@@ -1,4 +1,7 @@
 import type { PushName, PushPayload } from '../contracts/pushes.js';
+import type { PushOrigin } from '../data/stores/push-history.store.js';
+
+export type { PushOrigin };
 
 /**
  * How each push is delivered (the table of docs/hub.md#recovering-missed-pushes):
@@ -55,7 +58,8 @@ export function isRecoverable(event: PushName, payload: unknown): boolean {
  * channel (src/realtime/redis-publisher.ts) for processes that run no hub.
  */
 export interface PushPublisher {
-  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void;
+  /** `origin`: an actor turn's push, recorded once however often it is sent (decision 1133). */
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>, origin?: PushOrigin): void;
   /**
    * Moves every socket in `rooms` (on every hub node) into `change.join` and out of `change.leave`:
    * how an actor turn admits a waiting client to its meeting room or takes a removed one out of it.

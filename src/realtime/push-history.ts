@@ -3,6 +3,7 @@ import {
   PushHistoryStore,
   type HistoryRead,
   type PushHistoryLimits,
+  type PushOrigin,
   type StreamPosition,
 } from '../data/stores/push-history.store.js';
 import type { Logger } from '../observability/logger.js';
@@ -38,8 +39,12 @@ export class PushHistory {
     private readonly logger?: Logger,
   ) {}
 
-  /** Records a push (when recoverable) and answers its deliveries. */
-  async plan(rooms: string[], event: PushName, payload: unknown): Promise<Planned<Delivery[]>> {
+  /**
+   * Records a push (when recoverable) and answers its deliveries. A push sent again under its origin is
+   * recorded once and delivered with the position it was given (a client drops a position it has); one
+   * its origin has a later turn of, to no recipient it was recorded for (decision 1133).
+   */
+  async plan(rooms: string[], event: PushName, payload: unknown, origin?: PushOrigin): Promise<Planned<Delivery[]>> {
     const plain: Delivery[] = [{ rooms, payload }];
     if (!isRecoverable(event, payload) || !payload || typeof payload !== 'object')
       return { ready: Promise.resolve(plain) };
@@ -49,14 +54,17 @@ export class PushHistory {
       const json = JSON.stringify(payload);
       // Issued now, in call order: a recipient's history holds the pushes in the order they are delivered.
       const appends = recipients.map((r) =>
-        this.store.append(r.tenant, r.stream, event, json).then((p) => ({ ...r, p })),
+        this.store.append(r.tenant, r.stream, event, json, origin).then((p) => ({ ...r, p })),
       );
       const ready = Promise.all(appends).then(
         (done) => {
-          const out: Delivery[] = done.map((r) => ({
-            rooms: [r.room],
-            payload: { ...(payload as object), pos: { stream: r.stream, ...r.p } satisfies PushPosition },
-          }));
+          const out: Delivery[] = [];
+          for (const r of done)
+            if (r.p)
+              out.push({
+                rooms: [r.room],
+                payload: { ...(payload as object), pos: { stream: r.stream, ...r.p } satisfies PushPosition },
+              });
           if (other.length) out.push({ rooms: other, except: done.map((r) => r.room), payload });
           return out;
         },

@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import { injectTrace, SpanKind, startSpan, TraceCarrier } from '../observability/tracing.js';
 import { OrderedPushes, pushHistoryFor, type PushHistory } from './push-history.js';
 import { isPushName, type PushName, type PushPayload } from '../contracts/pushes.js';
-import type { PushPublisher, RoomMove } from './push-delivery.js';
+import type { PushOrigin, PushPublisher, RoomMove } from './push-delivery.js';
 
 const PushSchema = z.object({
   rooms: z.array(z.string()),
@@ -58,7 +58,7 @@ export class RedisPushPublisher implements PushPublisher {
     return this.ordered.idle();
   }
 
-  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>): void {
+  emit<E extends PushName>(rooms: string | string[], event: E, payload: PushPayload<E>, origin?: PushOrigin): void {
     const span = startSpan(`push ${event}`, { kind: SpanKind.PRODUCER, onlyWithParent: true });
     const trace = span.run(injectTrace);
     span.end();
@@ -80,7 +80,7 @@ export class RedisPushPublisher implements PushPublisher {
     const history = this.history;
     if (!history) return publish({ rooms: list, payload });
     this.ordered.submit(
-      () => history.plan(list, event, payload),
+      () => history.plan(list, event, payload, origin),
       (deliveries) => deliveries.forEach(publish),
       (err) => this.logger?.warn({ component: 'realtime', err: (err as Error)?.message, event }, 'push not published'),
     );

@@ -5,7 +5,7 @@ import { runInContext, SpanKind, startSpan, type TraceContext } from '../../obse
 import { addressKey } from './placement.js';
 import type { SnapshotStore, TimerEntry, TurnReply, WriterLease } from './snapshot-store.js';
 import { errorFromWire } from './transport.js';
-import { sendPushes, TurnContext, type Push, type TurnServices } from './turn-context.js';
+import { sendPushes, TurnContext, type Push, type TurnMark, type TurnServices } from './turn-context.js';
 import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { FirstDelivery } from './ask-loop.js';
 import { jsonCopy } from './json-copy.js';
@@ -176,13 +176,19 @@ export class Activation {
   private async sendUnsent(unsent: string): Promise<void> {
     const pushes = JSON.parse(outboxPushes(unsent)) as Push[];
     const publisher = this.host.publisher();
-    sendPushes(publisher, pushes);
+    sendPushes(publisher, pushes, this.markOf(unsent));
     await publisher.idle?.();
     await this.host.store.sent(this.lease.shard, this.key, unsent);
     this.host.logger.info(
       { component: 'actors', actor: this.key, pushes: pushes.length },
       "a saved turn's unsent pushes sent",
     );
+  }
+
+  /** The origin of an outbox entry's pushes (none for an entry of an older version, without a mark). */
+  private markOf(entry: string): TurnMark | undefined {
+    const m = /^#(\d+)\.(\d+)#/.exec(entry);
+    return m ? { source: this.key, epoch: Number(m[1]), turn: Number(m[2]) } : undefined;
   }
 
   /** The turn's pushes were sent: its outbox goes (not awaited: the next write on this connection follows it). */
@@ -403,7 +409,7 @@ export class Activation {
     if (reply.ok) {
       const publisher = this.host.publisher();
       // The answer follows the pushes' records: an acknowledged change is never missing from a history.
-      if (ctx.flush(publisher)) await publisher.idle?.();
+      if (ctx.flush(publisher, pushes ? this.markOf(pushes) : undefined)) await publisher.idle?.();
       if (pushes) this.outboxSent(pushes);
     }
     this.host.observe('turn', this, (performance.now() - started) / 1000);
@@ -478,7 +484,9 @@ let outboxEntries = 0;
 /**
  * What a turn writes to its actor's outbox: its pushes (JSON) behind a mark no other turn's entry has
  * (the shard's epoch names the owner's tenure, the counter the turn in this process), so the entry is
- * deleted once sent only if it is still this turn's, whoever holds the shard by then.
+ * deleted once sent only if it is still this turn's, whoever holds the shard by then. The mark grows from
+ * turn to turn of an actor (a later owner has a higher epoch): the histories record each push once by it
+ * (decision 1133).
  */
 function outboxEntry(epoch: number, pushes: string | undefined): string | undefined {
   return pushes === undefined ? undefined : `#${epoch}.${++outboxEntries}#${pushes}`;

@@ -26,12 +26,22 @@ export interface TurnServices {
 export type Push =
   { rooms: string | string[]; event: PushName; payload: unknown } | { rooms: string | string[]; move: RoomMove };
 
-/** Sends pushes in order: a turn's after its save, or an outbox a dead node left (decision 1129). */
-export function sendPushes(publisher: PushPublisher, pushes: readonly Push[]): void {
-  for (const p of pushes) {
+/** The turn a set of pushes came from (its outbox entry's mark): each push's origin is it and its index. */
+export interface TurnMark {
+  source: string;
+  epoch: number;
+  turn: number;
+}
+
+/**
+ * Sends pushes in order: a turn's after its save, or an outbox a dead node left (decision 1129). With the
+ * turn's mark each push carries its origin, so one sent again is recorded once (decision 1133).
+ */
+export function sendPushes(publisher: PushPublisher, pushes: readonly Push[], mark?: TurnMark): void {
+  pushes.forEach((p, index) => {
     if ('move' in p) publisher.move?.(p.rooms, p.move);
-    else publisher.emit(p.rooms, p.event, p.payload as never);
-  }
+    else publisher.emit(p.rooms, p.event, p.payload as never, mark && { ...mark, index });
+  });
 }
 
 /** One turn's view of its actor; pushes and passivation take effect only after the turn persisted. */
@@ -130,9 +140,9 @@ export class TurnContext<S> implements ActorContext<S> {
   }
 
   /** Sends the queued pushes; called only after the turn's snapshot is persisted. Whether there were any. */
-  flush(publisher: PushPublisher): boolean {
+  flush(publisher: PushPublisher, mark?: TurnMark): boolean {
     const pushed = this.pushes.length > 0;
-    sendPushes(publisher, this.pushes.splice(0));
+    sendPushes(publisher, this.pushes.splice(0), mark);
     return pushed;
   }
 

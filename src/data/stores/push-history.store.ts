@@ -8,7 +8,12 @@ import type { RedisKeys } from '../redis-keys.js';
  * to a replica) starts a new epoch, so a client's old position is answered `resync_required` instead of
  * colliding with numbers given again. Entries are trimmed to the count limit and the time window; the
  * stream lives as long as its window, the position hash for the position TTL.
- * KEYS: stream, position hash. ARGV: event, payload (JSON), windowMs, maxPushes, positionTtlMs, fresh epoch.
+ * A push with an origin (an actor turn's, decision 1133) is recorded once: the hash keeps, per source, its
+ * last turn (`o:<source>` = `<epoch>.<turn>|<index>:<seq>,...`). The same push again (a next owner sending
+ * an outbox whose first sending it could not know of) answers the position it was given; a push of an
+ * older turn of the source answers -1 (recorded before, not recorded again).
+ * KEYS: stream, position hash. ARGV: event, payload (JSON), windowMs, maxPushes, positionTtlMs, fresh epoch,
+ * source ('' = none), turn epoch, turn number, index in the turn.
  */
 const APPEND = `
 local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
@@ -17,7 +22,25 @@ local epoch, seq = m[1], tonumber(m[2] or '0')
 if not epoch or m[3] ~= run then
   epoch = ARGV[6]
   seq = 0
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[2])
+end
+local field, kept
+if ARGV[7] ~= '' then
+  field = 'o:' .. ARGV[7]
+  kept = ARGV[8] .. '.' .. ARGV[9] .. '|'
+  local cur = redis.call('HGET', KEYS[2], field)
+  local ce, cn, list
+  if cur then ce, cn, list = string.match(cur, '^(%d+)%.(%d+)|(.*)$') end
+  if list then
+    local te, tn = tonumber(ARGV[8]), tonumber(ARGV[9])
+    ce, cn = tonumber(ce), tonumber(cn)
+    if te < ce or (te == ce and tn < cn) then return {epoch, -1} end
+    if te == ce and tn == cn then
+      local given = string.match(',' .. list .. ',', ',' .. ARGV[10] .. ':(%d+),')
+      if given then return {epoch, tonumber(given)} end
+      kept = cur .. ','
+    end
+  end
 end
 seq = seq + 1
 local t = redis.call('TIME')
@@ -26,6 +49,7 @@ redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[4], '*', 's', seq, 'e', ARGV[1],
 redis.call('XTRIM', KEYS[1], 'MINID', '=', string.format('%.0f', now - tonumber(ARGV[3])))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', seq, 'run', run)
+if field then redis.call('HSET', KEYS[2], field, kept .. ARGV[10] .. ':' .. seq) end
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return {epoch, seq}`;
 
@@ -43,7 +67,7 @@ local epoch, seq = m[1], tonumber(m[2] or '0')
 if not epoch or m[3] ~= run then
   epoch = ARGV[5]
   seq = 0
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[2])
   redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', 0, 'run', run)
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
@@ -72,6 +96,18 @@ return out`;
 export interface StreamPosition {
   epoch: string;
   seq: number;
+}
+
+/**
+ * Where a push comes from, so sending it again records it once (decision 1133): an actor turn's push is
+ * its actor (`source`), the turn (the shard's `epoch` and the turn's number under it, both growing) and its
+ * place among the turn's pushes (`index`).
+ */
+export interface PushOrigin {
+  source: string;
+  epoch: number;
+  turn: number;
+  index: number;
 }
 
 /** One stored push: its sequence number, name and payload (JSON text). */
@@ -116,8 +152,17 @@ export class PushHistoryStore {
     return this.deps.limits;
   }
 
-  /** Appends one push and returns the recipient's position for it. */
-  async append(tenant: string, stream: string, event: string, payload: string): Promise<StreamPosition> {
+  /**
+   * Appends one push and returns the recipient's position for it: with an origin already recorded, the
+   * position it was given; undefined for a push of an older turn of its origin (recorded before).
+   */
+  async append(
+    tenant: string,
+    stream: string,
+    event: string,
+    payload: string,
+    origin?: PushOrigin,
+  ): Promise<StreamPosition | undefined> {
     const { redis, keys, limits } = this.deps;
     const [epoch, seq] = (await redis.eval(
       APPEND,
@@ -130,8 +175,12 @@ export class PushHistoryStore {
       limits.maxPushes,
       limits.positionTtlMs,
       this.deps.epoch(),
+      origin?.source ?? '',
+      origin?.epoch ?? 0,
+      origin?.turn ?? 0,
+      origin?.index ?? 0,
     )) as [string, number];
-    return { epoch, seq: Number(seq) };
+    return Number(seq) < 0 ? undefined : { epoch, seq: Number(seq) };
   }
 
   /** The pushes after `from` (or the current position without one); `peek` answers without the pushes. */

@@ -75,6 +75,8 @@ describe('role links: the actor client and the hub publisher, given at construct
       rooms.user('acme', ids.pat!),
       'waitingRoom',
       expect.objectContaining({ eventId, state: 'waiting', position: 1 }),
+      // The turn's origin, so a repeat of the push is recorded once (decision 1133).
+      expect.objectContaining({ source: `acme/meeting/${eventId}`, index: 1 }),
     );
     expect(relayed).toEqual([]);
   });

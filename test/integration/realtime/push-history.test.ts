@@ -106,6 +106,76 @@ describe('push history store', () => {
     expect(stream).toBeLessThan(500 * (payload.length + 100));
     void s;
   });
+
+  it('records a push sent again under its origin once, with the position it was given; an older turn of its origin not again (decision 1133)', async () => {
+    const s = store(redis);
+    const { position } = await s.read('acme', 'u:1');
+    const epoch = position.epoch;
+    const turn40 = { source: 'acme/meeting/e1', epoch: 7, turn: 40 };
+    expect(await s.append('acme', 'u:1', 'meetingEvent', '{"a":1}', { ...turn40, index: 0 })).toEqual({
+      epoch,
+      seq: 1,
+    });
+    expect(await s.append('acme', 'u:1', 'meetingEvent', '{"a":2}', { ...turn40, index: 1 })).toEqual({
+      epoch,
+      seq: 2,
+    });
+    // Another source's push between (no origin): numbered as before.
+    expect(await s.append('acme', 'u:1', 'onNewCall', '{"c":1}')).toEqual({ epoch, seq: 3 });
+    // The same turn's pushes sent again (a next owner sending the outbox it found): their positions, nothing new.
+    expect(await s.append('acme', 'u:1', 'meetingEvent', '{"a":2}', { ...turn40, index: 1 })).toEqual({
+      epoch,
+      seq: 2,
+    });
+    expect(await s.append('acme', 'u:1', 'meetingEvent', '{"a":1}', { ...turn40, index: 0 })).toEqual({
+      epoch,
+      seq: 1,
+    });
+    // The source's next turn, then a later owner's (higher epoch, lower turn number): recorded.
+    expect(await s.append('acme', 'u:1', 'meetingEvent', '{"a":3}', { ...turn40, turn: 41, index: 0 })).toEqual({
+      epoch,
+      seq: 4,
+    });
+    expect(
+      await s.append('acme', 'u:1', 'meetingEvent', '{"a":4}', { ...turn40, epoch: 8, turn: 3, index: 0 }),
+    ).toEqual({
+      epoch,
+      seq: 5,
+    });
+    // Older turns of the source, sent late: recorded before, not again.
+    expect(await s.append('acme', 'u:1', 'meetingEvent', '{"a":3}', { ...turn40, turn: 41, index: 0 })).toBeUndefined();
+    expect(await s.append('acme', 'u:1', 'meetingEvent', '{"a":1}', { ...turn40, index: 0 })).toBeUndefined();
+    // Per recipient: the same origin is new to another recipient.
+    expect(await s.append('acme', 'u:2', 'meetingEvent', '{"a":1}', { ...turn40, index: 0 })).toMatchObject({ seq: 1 });
+    const r = await s.read('acme', 'u:1', { epoch, seq: 0 });
+    expect(r.kind === 'ok' && r.pushes.map((p) => [p.seq, p.payload])).toEqual([
+      [1, '{"a":1}'],
+      [2, '{"a":2}'],
+      [3, '{"c":1}'],
+      [4, '{"a":3}'],
+      [5, '{"a":4}'],
+    ]);
+  });
+
+  it('keeps one short field per source in a recipient’s position hash (MEMORY USAGE with 20 meetings)', async () => {
+    const prefix = `test:${uniqueId()}:`;
+    const s = store(redis, {}, prefix);
+    for (let m = 0; m < 20; m++)
+      for (let turn = 1; turn <= 3; turn++)
+        await s.append('acme', 'u:1', 'meetingEvent', '{}', {
+          source: `acme/meeting/66f1c2a9e4b0a1b2c3d4e5${String(m).padStart(2, '0')}`,
+          epoch: 12,
+          turn: 1_000_000 + turn,
+          index: 0,
+        });
+    const keys = redisKeys(prefix);
+    const fields = await redis.hlen(keys.pushPosition('acme', 'u:1'));
+    const bytes = Number(await redis.call('MEMORY', 'USAGE', keys.pushPosition('acme', 'u:1'), 'SAMPLES', '0'));
+    // Printed for decision 1133: the last turn per source, never one field per push.
+    console.log(`position hash with 20 sources: ${fields} fields, ${bytes} bytes`);
+    expect(fields).toBe(3 + 20);
+    expect(bytes).toBeLessThan(20 * 120 + 200);
+  });
 });
 
 describe('push history across a Redis restart', () => {
