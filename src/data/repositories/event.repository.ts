@@ -44,6 +44,19 @@ function isVisibleTo(e: EventRecord, userId: Types.ObjectId): boolean {
   );
 }
 
+/** The document `create` inserts (the in-memory fake inserts the same): a new id, scheduled, its derived fields. */
+export function scheduledEvent(e: NewEvent, outbox?: (id: Types.ObjectId) => OutboxEntry[]) {
+  const _id = new Types.ObjectId();
+  return {
+    _id,
+    ...e,
+    nameLower: e.name.toLowerCase(),
+    participantIds: e.participants.map((p) => p.userId),
+    status: 'scheduled' as const,
+    ...(outbox ? { outbox: outbox(_id) } : {}),
+  };
+}
+
 /** Fields besides the status that decide whose care team an event is part of (`careTeamOf`'s filter, result and order). */
 const CARE_TEAM_FIELDS = ['organizerId', 'participants', 'participantIds', 'deviceIds', 'startAt'];
 
@@ -67,17 +80,7 @@ export class EventRepository {
 
   /** Inserts a scheduled event; `outbox` announces it in the same insert (decision 890). */
   async create(e: NewEvent, outbox?: (id: Types.ObjectId) => OutboxEntry[]): Promise<EventRecord> {
-    const _id = new Types.ObjectId();
-    const doc = await this.db.careTeamWrite(() =>
-      this.Event.create({
-        _id,
-        ...e,
-        nameLower: e.name.toLowerCase(),
-        participantIds: e.participants.map((p) => p.userId),
-        status: 'scheduled',
-        ...(outbox ? { outbox: outbox(_id) } : {}),
-      }),
-    );
+    const doc = await this.db.careTeamWrite(() => this.Event.create(scheduledEvent(e, outbox)));
     return doc.toObject() as EventRecord;
   }
 
