@@ -18,6 +18,7 @@ import { PresenceStore } from '../data/stores/presence.store.js';
 import { ContactService } from '../core/directory/contact.service.js';
 import { ContactDirectory } from '../data/search/contact-directory.js';
 import { DirectoryChangesStore } from '../data/stores/directory-changes.store.js';
+import { CareTeamStore } from '../data/stores/care-team.store.js';
 import { GroupService } from '../core/directory/group.service.js';
 import { NoticeService } from '../core/directory/notice.service.js';
 import { EventService } from '../core/meetings/event.service.js';
@@ -111,10 +112,13 @@ export function createDirectoryServices(
     audit: opts.audit,
   });
   const directory = contactDirectory(infra, r.users);
+  const { ttlSeconds } = infra.config.careTeamCache;
   const directoryScope = new DirectoryScope({
     patientScope: (t) => admin.patientScope(t),
     events: r.events,
     groups: r.groups,
+    careTeams: ttlSeconds > 0 ? new CareTeamStore({ redis: infra.redis, keys: infra.keys, ttlSeconds }) : undefined,
+    logger: infra.logger,
   });
   const vcs = () => {
     const v = opts.vcs?.();

@@ -5,6 +5,7 @@ import { Metrics } from '../observability/metrics.js';
 import { Mongo } from '../data/mongo.js';
 import { createRedis, type RedisClient, type RedisConnectionOptions } from '../data/redis.js';
 import { redisKeys, type RedisKeys } from '../data/redis-keys.js';
+import { CareTeamStore } from '../data/stores/care-team.store.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { createJobQueues, type JobQueues } from '../data/job-queues.js';
 import { QrRenderer } from '../qr/qr-renderer.js';
@@ -18,6 +19,10 @@ export async function createInfra(
   const redis = createRedis(config.redis.url, 'main');
   redis.on('error', (err) => logger.warn({ component: 'redis', err: err.message }, 'redis error'));
   const mongo = await Mongo.connect(config.mongo);
+  const keys = redisKeys(config.redis.prefix, { cluster: config.redis.cluster });
+  // Every process that writes to a tenant's database marks its care-team writes, whether or not it reads
+  // the cache itself: no entrance can change a care team past the cache (decision 1132).
+  mongo.onCareTeamWrites(new CareTeamStore({ redis, keys, ttlSeconds: config.careTeamCache.ttlSeconds }));
   const store = await createObjectStore(config.storage);
   return {
     config,
@@ -25,7 +30,7 @@ export async function createInfra(
     metrics,
     mongo,
     redis,
-    keys: redisKeys(config.redis.prefix, { cluster: config.redis.cluster }),
+    keys,
     store,
     queues: createJobQueues(config),
     qr: new QrRenderer(),

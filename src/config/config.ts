@@ -135,6 +135,8 @@ export interface Config {
     maxEntries: number;
     rebuildSeconds: number;
   };
+  /** The care-team cache in Redis (decision 1132): entries' lifetime, 0 = off (writes still retire entries). */
+  careTeamCache: { ttlSeconds: number };
   seedDemo: boolean;
 }
 
@@ -332,6 +334,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxEntries: e.CONTACT_DIRECTORY_MAX_ENTRIES,
       rebuildSeconds: e.CONTACT_DIRECTORY_REBUILD_SECONDS,
     },
+    careTeamCache: { ttlSeconds: e.CARE_TEAM_CACHE_TTL_SECONDS },
     seedDemo: e.SEED_DEMO,
   } satisfies Config);
 }

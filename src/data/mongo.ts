@@ -2,6 +2,7 @@ import mongoose, { type Connection } from 'mongoose';
 import { tenantModels, type TenantModels } from './tenant-models.js';
 import { catalogModels, type CatalogModels } from './catalog-models.js';
 import { detectServer, type ServerTraits } from './server-traits.js';
+import { careTeamWrite, type CareTeamWrites } from './care-team-writes.js';
 
 export interface MongoOptions {
   uri: string;
@@ -22,6 +23,11 @@ export interface TenantDb {
    * for a bulk rewrite; the in-memory contact directory of every node catches up from it (decision 212).
    */
   usersChanged(ids: readonly string[] | 'all'): Promise<void>;
+  /**
+   * Runs a write that can change a care team (who is in an event or a group, or whether the event counts)
+   * under the care-team cache's marks, so no patient's cached care team outlives it (decision 1132).
+   */
+  careTeamWrite<T>(write: () => Promise<T>): Promise<T>;
 }
 
 /** Hears every tenant's user changes (one per process: the contact directory). */
@@ -35,6 +41,7 @@ export class Mongo {
   readonly catalog: CatalogModels;
   private readonly tenants = new Map<string, TenantDb>();
   private usersChangedListener: UsersChangedListener | undefined;
+  private careTeamWrites: CareTeamWrites | undefined;
 
   private constructor(
     readonly conn: Connection,
@@ -71,6 +78,7 @@ export class Mongo {
         models: tenantModels(conn),
         server: this.server,
         usersChanged: (ids) => this.usersChangedListener?.(tenant, ids) ?? Promise.resolve(),
+        careTeamWrite: (write) => careTeamWrite(this.careTeamWrites, tenant, write),
       };
       this.tenants.set(tenant, db);
     }
@@ -80,6 +88,11 @@ export class Mongo {
   /** Sets the listener of user changes (the contact directory, decision 212). */
   onUsersChanged(listener: UsersChangedListener | undefined): void {
     this.usersChangedListener = listener;
+  }
+
+  /** Sets what every care-team write of every tenant tells (the care-team cache, set up with the connections). */
+  onCareTeamWrites(marks: CareTeamWrites | undefined): void {
+    this.careTeamWrites = marks;
   }
 
   async ping(): Promise<void> {

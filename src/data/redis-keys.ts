@@ -78,6 +78,13 @@ export function redisKeys(prefix: string, opts: { cluster?: boolean } = {}) {
     pushRoster: (room: string) => `${prefix}roster:{${room}}`,
     directoryVersion: (tenant: string) => `${t(tenant)}directory:version`,
     directoryChanges: (tenant: string) => `${t(tenant)}directory:changes`,
+    /**
+     * The care-team cache of decision 1132: the tenant's generation (changed by every write that can change
+     * a care team), the writes under way (a sorted set of tokens by deadline) and one patient's cached team.
+     */
+    careTeamGeneration: (tenant: string) => `${t(tenant)}care-team:gen`,
+    careTeamWrites: (tenant: string) => `${t(tenant)}care-team:writes`,
+    careTeam: (tenant: string, userId: string) => `${t(tenant)}care-team:u:${userId}`,
     userSockets: (tenant: string) => `${t(tenant)}revocations`,
     revocationChannel: `${prefix}revocations`,
   };

@@ -44,7 +44,33 @@ function isVisibleTo(e: EventRecord, userId: Types.ObjectId): boolean {
   );
 }
 
-/** Events (consultations) of one tenant. Status changes are guarded updates, never read-modify-write. */
+/** The document `create` inserts (the in-memory fake inserts the same): a new id, scheduled, its derived fields. */
+export function scheduledEvent(e: NewEvent, outbox?: (id: Types.ObjectId) => OutboxEntry[]) {
+  const _id = new Types.ObjectId();
+  return {
+    _id,
+    ...e,
+    nameLower: e.name.toLowerCase(),
+    participantIds: e.participants.map((p) => p.userId),
+    status: 'scheduled' as const,
+    ...(outbox ? { outbox: outbox(_id) } : {}),
+  };
+}
+
+/** Fields besides the status that decide whose care team an event is part of (`careTeamOf`'s filter, result and order). */
+const CARE_TEAM_FIELDS = ['organizerId', 'participants', 'participantIds', 'deviceIds', 'startAt'];
+
+/**
+ * Whether a move changes care teams: `careTeamOf` counts every event but a cancelled one, so only a move
+ * to or from `cancelled`, or one that sets a field of CARE_TEAM_FIELDS, does.
+ */
+function movesCareTeam(from: readonly EventStatus[], to: EventStatus, set: Record<string, unknown>): boolean {
+  return to === 'cancelled' || from.includes('cancelled') || Object.keys(set).some((k) => CARE_TEAM_FIELDS.includes(k));
+}
+
+/**
+ * Events (consultations) of one tenant. Every write that can change a care team runs under
+ * `db.careTeamWrite` (decision 1132). Status changes are guarded updates, never read-modify-write. */
 export class EventRepository {
   constructor(private readonly db: TenantDb) {}
 
@@ -54,15 +80,7 @@ export class EventRepository {
 
   /** Inserts a scheduled event; `outbox` announces it in the same insert (decision 890). */
   async create(e: NewEvent, outbox?: (id: Types.ObjectId) => OutboxEntry[]): Promise<EventRecord> {
-    const _id = new Types.ObjectId();
-    const doc = await this.Event.create({
-      _id,
-      ...e,
-      nameLower: e.name.toLowerCase(),
-      participantIds: e.participants.map((p) => p.userId),
-      status: 'scheduled',
-      ...(outbox ? { outbox: outbox(_id) } : {}),
-    });
+    const doc = await this.db.careTeamWrite(() => this.Event.create(scheduledEvent(e, outbox)));
     return doc.toObject() as EventRecord;
   }
 
@@ -123,13 +141,15 @@ export class EventRepository {
     const set: Record<string, unknown> = { ...c };
     if (c.name) set.nameLower = c.name.toLowerCase();
     if (c.participants) set.participantIds = c.participants.map((p) => p.userId);
-    return this.Event.findOneAndUpdate(
-      { _id: id, organizerId, status: 'scheduled' },
-      { $set: set },
-      { returnDocument: 'after' },
-    )
-      .lean<EventRecord>()
-      .exec();
+    return this.db.careTeamWrite(() =>
+      this.Event.findOneAndUpdate(
+        { _id: id, organizerId, status: 'scheduled' },
+        { $set: set },
+        { returnDocument: 'after' },
+      )
+        .lean<EventRecord>()
+        .exec(),
+    );
   }
 
   /**
@@ -146,10 +166,12 @@ export class EventRepository {
     const current = await this.Event.findById(id, { outbox: 0 }).lean<EventRecord>().exec();
     if (!current || !from.includes(current.status as EventStatus)) return null;
     // The announcement rides on the guarded update itself: it is stored exactly when the move wins.
-    return claimedTransition<EventRecord>(this.db, this.Event, id, current.status, {
-      $set: { status: to, ...set },
-      ...pushOutbox(outbox?.({ ...current, status: to, ...set } as EventRecord)),
-    });
+    const move = () =>
+      claimedTransition<EventRecord>(this.db, this.Event, id, current.status, {
+        $set: { status: to, ...set },
+        ...pushOutbox(outbox?.({ ...current, status: to, ...set } as EventRecord)),
+      });
+    return movesCareTeam(from, to, set) ? this.db.careTeamWrite(move) : move();
   }
 
   setRoom(
@@ -179,13 +201,11 @@ export class EventRepository {
   }
 
   addDevice(id: Types.ObjectId, deviceUserId: Types.ObjectId): Promise<EventRecord | null> {
-    return this.Event.findOneAndUpdate(
-      { _id: id },
-      { $addToSet: { deviceIds: deviceUserId } },
-      { returnDocument: 'after' },
-    )
-      .lean<EventRecord>()
-      .exec();
+    return this.db.careTeamWrite(() =>
+      this.Event.findOneAndUpdate({ _id: id }, { $addToSet: { deviceIds: deviceUserId } }, { returnDocument: 'after' })
+        .lean<EventRecord>()
+        .exec(),
+    );
   }
 
   /** Counterparts of a user in recent events, most recent first (feeds `frequent` contacts). */

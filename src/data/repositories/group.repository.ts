@@ -5,7 +5,10 @@ import type { GroupDoc } from '../models/group.model.js';
 export type { GroupRecord } from '../models/group.model.js';
 import type { GroupRecord } from '../models/group.model.js';
 
-/** Contact groups. Writes are guarded by owner so a non-owner's request matches nothing. */
+/**
+ * Contact groups. Writes are guarded by owner so a non-owner's request matches nothing; those that change
+ * who is in a group run under `db.careTeamWrite` (decision 1132).
+ */
 export class GroupRepository {
   constructor(private readonly db: TenantDb) {}
 
@@ -14,7 +17,7 @@ export class GroupRepository {
   }
 
   async create(ownerId: Types.ObjectId, name: string, participantIds: Types.ObjectId[]): Promise<GroupRecord> {
-    const doc = await this.Group.create({ ownerId, name, participantIds });
+    const doc = await this.db.careTeamWrite(() => this.Group.create({ ownerId, name, participantIds }));
     return doc.toObject() as GroupRecord;
   }
 
@@ -54,22 +57,26 @@ export class GroupRepository {
   }
 
   addParticipants(id: Types.ObjectId, ownerId: Types.ObjectId, ids: Types.ObjectId[]): Promise<GroupRecord | null> {
-    return this.Group.findOneAndUpdate(
-      { _id: id, ownerId },
-      { $addToSet: { participantIds: { $each: ids } } },
-      { returnDocument: 'after' },
-    )
-      .lean<GroupRecord>()
-      .exec();
+    return this.db.careTeamWrite(() =>
+      this.Group.findOneAndUpdate(
+        { _id: id, ownerId },
+        { $addToSet: { participantIds: { $each: ids } } },
+        { returnDocument: 'after' },
+      )
+        .lean<GroupRecord>()
+        .exec(),
+    );
   }
 
   removeParticipants(id: Types.ObjectId, ownerId: Types.ObjectId, ids: Types.ObjectId[]): Promise<GroupRecord | null> {
-    return this.Group.findOneAndUpdate(
-      { _id: id, ownerId },
-      { $pullAll: { participantIds: ids } },
-      { returnDocument: 'after' },
-    )
-      .lean<GroupRecord>()
-      .exec();
+    return this.db.careTeamWrite(() =>
+      this.Group.findOneAndUpdate(
+        { _id: id, ownerId },
+        { $pullAll: { participantIds: ids } },
+        { returnDocument: 'after' },
+      )
+        .lean<GroupRecord>()
+        .exec(),
+    );
   }
 }

@@ -27,30 +27,33 @@ export async function seedDemoContent(db: TenantDb): Promise<void> {
   const id = await userIds(db);
   const { alice, bob, pat, admin } = id;
   if (!alice || !bob || !pat || !admin) return;
-  await db.models.Event.updateOne(
-    { meetingCode: DEMO_MEETING_CODE },
-    {
-      $setOnInsert: {
-        name: 'Demo consultation',
-        nameLower: 'demo consultation',
-        description: 'Follow-up of Pat with Dr Alice Moreau',
-        ...tomorrowAt9(),
-        organizerId: alice,
-        status: 'scheduled',
-        participants: [
-          { userId: alice, role: 'host' },
-          { userId: pat, role: 'participant' },
-        ],
-        participantIds: [alice, pat],
+  // The consultation and the group make Pat's care team: written under its cache's marks (decision 1132).
+  await db.careTeamWrite(async () => {
+    await db.models.Event.updateOne(
+      { meetingCode: DEMO_MEETING_CODE },
+      {
+        $setOnInsert: {
+          name: 'Demo consultation',
+          nameLower: 'demo consultation',
+          description: 'Follow-up of Pat with Dr Alice Moreau',
+          ...tomorrowAt9(),
+          organizerId: alice,
+          status: 'scheduled',
+          participants: [
+            { userId: alice, role: 'host' },
+            { userId: pat, role: 'participant' },
+          ],
+          participantIds: [alice, pat],
+        },
       },
-    },
-    { upsert: true },
-  ).exec();
-  await db.models.Group.updateOne(
-    { ownerId: alice, name: 'Ward 3 team' },
-    { $setOnInsert: { participantIds: [alice, bob, ...(id['headset-1'] ? [id['headset-1']] : [])] } },
-    { upsert: true },
-  ).exec();
+      { upsert: true },
+    ).exec();
+    await db.models.Group.updateOne(
+      { ownerId: alice, name: 'Ward 3 team' },
+      { $setOnInsert: { participantIds: [alice, bob, ...(id['headset-1'] ? [id['headset-1']] : [])] } },
+      { upsert: true },
+    ).exec();
+  });
   await db.models.Favourite.updateOne(
     { userId: alice, contactId: bob },
     { $setOnInsert: { userId: alice, contactId: bob } },

@@ -8,6 +8,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { QUEUE_NAMES } from '../../../src/contracts/job-definitions.js';
 import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
 import { DirectoryChangesStore } from '../../../src/data/stores/directory-changes.store.js';
+import { CareTeamStore } from '../../../src/data/stores/care-team.store.js';
 import { createRedis, primaries, type RedisClient } from '../../../src/data/redis.js';
 import { redisKeys } from '../../../src/data/redis-keys.js';
 import { RealmRecordsStore } from '../../../src/data/stores/realm-records.store.js';
@@ -41,7 +42,7 @@ describe('Redis keys used together share one cluster slot', () => {
     expect(new Set(Array.from({ length: 256 }, (_, s) => keySlot(ak.lease(s)))).size).toBeGreaterThan(200);
   });
 
-  it("tenant keys: pin guard, contact directory, revocation markers, sessions and the realm store share the tenant's slot", () => {
+  it("tenant keys: pin guard, contact directory, care-team cache, revocation markers, sessions and the realm store share the tenant's slot", () => {
     const pin = keys.pinGuard('acme', 'alice');
     const realm = keys.idpRecords('acme');
     const used = [
@@ -50,6 +51,9 @@ describe('Redis keys used together share one cluster slot', () => {
       pin.hard,
       keys.directoryVersion('acme'),
       keys.directoryChanges('acme'),
+      keys.careTeamGeneration('acme'),
+      keys.careTeamWrites('acme'),
+      keys.careTeam('acme', 'u1'),
       keys.revokedSession('acme', 's1'),
       keys.revokedRealmSession('acme', 'sid1'),
       keys.userNotBefore('acme', 'u1'),
@@ -174,6 +178,14 @@ describe('every multi-key command of the product on TEST_REDIS_URL', () => {
     const changes = new DirectoryChangesStore({ redis, keys });
     expect(await changes.record('acme', ['u1', 'u2'], 1000)).toBe(1);
     expect(await changes.notes('acme', 0, 1)).toEqual([{ seq: 1, ids: ['u1', 'u2'] }]);
+  });
+
+  it("care-team cache: a write's marks, a recall and a kept answer run on the tenant's generation, writes and entry", async () => {
+    const careTeams = new CareTeamStore({ redis, keys, ttlSeconds: 60 });
+    await careTeams.end('acme', await careTeams.begin('acme'));
+    const { ticket } = await careTeams.recall('acme', 'u1');
+    expect(await careTeams.remember(ticket!, ['0123456789abcdef01234567'])).toBe(true);
+    expect(await careTeams.recall('acme', 'u1')).toEqual({ ids: ['0123456789abcdef01234567'] });
   });
 
   it('embedded realm store: upsert (a transaction over the record and its indexes), end the session, revoke a grant', async () => {

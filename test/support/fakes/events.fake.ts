@@ -1,10 +1,11 @@
 import { Types } from 'mongoose';
-import type {
-  EventChanges,
-  EventKey,
-  EventRecord,
-  EventRepository,
-  NewEvent,
+import {
+  scheduledEvent,
+  type EventChanges,
+  type EventKey,
+  type EventRecord,
+  type EventRepository,
+  type NewEvent,
 } from '../../../src/data/repositories/event.repository.js';
 import type { EventStatus } from '../../../src/data/models/event.model.js';
 import type { OutboxEntry } from '../../../src/data/outbox.js';
@@ -40,15 +41,7 @@ export class FakeEventRepository implements PublicPart<EventRepository> {
   }
 
   async create(e: NewEvent, outbox?: (id: Types.ObjectId) => OutboxEntry[]): Promise<EventRecord> {
-    const _id = new Types.ObjectId();
-    return this.events.insert({
-      _id,
-      ...e,
-      nameLower: e.name.toLowerCase(),
-      participantIds: e.participants.map((p) => p.userId),
-      status: 'scheduled',
-      ...(outbox ? { outbox: outbox(_id) } : {}),
-    }) as unknown as EventRecord;
+    return this.events.insert(scheduledEvent(e, outbox)) as unknown as EventRecord;
   }
 
   async findById(id: Types.ObjectId): Promise<EventRecord | null> {
