@@ -64,6 +64,10 @@ async function hold(
       connections: held,
       rss_per_conn_kib: (after.rss - before.rss) / held / 1024,
       heap_per_conn_kib: (after.heapUsed - before.heapUsed) / held / 1024,
+      // Where RSS beyond the live heap goes: V8's heap as committed (live objects and the space the
+      // collector keeps), and memory outside it (Buffers, native).
+      heap_total_per_conn_kib: (after.heapTotal - before.heapTotal) / held / 1024,
+      external_per_conn_kib: (after.external - before.external) / held / 1024,
       rss_mib: after.rss / MiB,
       connect_per_s: held / connectS,
     };
