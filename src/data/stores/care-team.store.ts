@@ -5,6 +5,8 @@ import type { CareTeamWrites } from '../care-team-writes.js';
 
 /** How long a write's mark holds when its writer never clears it (died, or lost Redis after its write). */
 export const CARE_TEAM_WRITE_HOLD_MS = 60_000;
+/** How often a process owed a generation change (a write made while Redis was away) tries to set it. */
+const OWED_RETRY_MS = 1_000;
 /** The generation outlives every entry it validates (entries live at most a day, env-schema.ts). */
 const GENERATION_TTL_MS = 2 * 86_400_000;
 /** An ObjectId in hex: entries are the ids end to end, without separators. */
@@ -78,6 +80,10 @@ type Keys = Pick<RedisKeys, 'careTeamGeneration' | 'careTeamWrites' | 'careTeam'
  * keys of a tenant share its hash tag (one cluster slot per script).
  */
 export class CareTeamStore implements CareTeamWrites {
+  /** Tenants whose care-team writes went through without their marks: a generation change is owed. */
+  private readonly owed = new Set<string>();
+  private retry: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly deps: {
       redis: RedisClient;
@@ -101,8 +107,39 @@ export class CareTeamStore implements CareTeamWrites {
     await redis.eval(END, 2, gen, keys.careTeamWrites(tenant), token, GENERATION_TTL_MS);
   }
 
-  /** The user's care team when cached under the tenant's current generation. */
+  /** A write went through without its marks: the tenant's generation changes once Redis answers. */
+  owe(tenant: string): void {
+    this.owed.add(tenant);
+    if (this.retry) return;
+    this.retry = setInterval(() => void this.settle(), OWED_RETRY_MS);
+    // Never what keeps a process alive: a stopping process has no care team to serve.
+    this.retry.unref();
+  }
+
+  /** Changes the generation of every tenant owed one; true once none is owed. */
+  async settle(): Promise<boolean> {
+    for (const tenant of [...this.owed]) {
+      try {
+        await this.end(tenant, randomUUID());
+        this.owed.delete(tenant);
+      } catch {
+        // Redis still away: tried again at the next interval.
+      }
+    }
+    if (!this.owed.size && this.retry) {
+      clearInterval(this.retry);
+      this.retry = undefined;
+    }
+    return this.owed.size === 0;
+  }
+
+  /**
+   * The user's care team when cached under the tenant's current generation. A tenant owed a generation
+   * change gets it first; while it cannot be set, the ask fails (the caller queries the database).
+   */
   async recall(tenant: string, userId: string): Promise<CareTeamRecall> {
+    if (this.owed.has(tenant) && !(await this.settle()) && this.owed.has(tenant))
+      throw new Error('a care-team write made while Redis was away is not yet marked');
     const [generation, busy, entry] = (await this.deps.redis.eval(
       RECALL,
       3,
