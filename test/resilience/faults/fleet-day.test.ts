@@ -372,6 +372,14 @@ describe('a fleet lives its day over three nodes', () => {
       },
       { shape: /^bull:recording:[a-z-]+$/, by: "the recording queue's own keys", max: 10 },
       { shape: /^(audit:checkpoint-turn|t:\{acme\}:audit:anchor|auth:signing-keys)$/, by: 'one each', max: 3 },
+      // A patient's care team, kept until its lifetime ends or a scheduling change retires it, and the
+      // tenant's generation that validates it (decision 1132).
+      {
+        shape: /^t:\{acme\}:care-team:u:<id>$/,
+        by: 'one per patient',
+        max: FLEET.phones + FLEET.python,
+      },
+      { shape: /^t:\{acme\}:care-team:(gen|writes)$/, by: "the tenant's generation and writes under way", max: 2 },
     ];
     const expiry = Math.max(POSITION_TTL_MS, HISTORY_MS, RETIRED_RETENTION_S * 1000);
     census.c2 = await keyCensus(anchor.infra.redis, shared.REDIS_PREFIX);
