@@ -8,6 +8,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { handshake, type HandshakeDeps } from './handshake.js';
 import { openStreams } from './hub.resume.js';
 import { engineAdmission, type AdmitSession } from './engine-admission.js';
+import { coalesceWrites } from './write-coalescing.js';
 import { methodTable, serveMethods, type HubMethod } from './method.js';
 import { rooms } from '../realtime/rooms.js';
 import { SocketRateLimit, type RateLimitOptions } from './socket-rate-limit.js';
@@ -55,6 +56,8 @@ export function createHubServer(deps: HubServerDeps): HubServer {
   // New engine.io sessions are limited per address before engine.io allocates them: a session costs
   // memory until its ping times out even if no Socket.IO connect (and so no handshake) ever follows.
   if (deps.admitSession) io.engine.use(engineAdmission(deps.admitSession, deps.logger));
+  // A connection's frames of one event-loop turn leave in one write (decision 1134).
+  coalesceWrites(io.engine);
   io.use(handshake(deps.handshake));
   return io;
 }

@@ -8,7 +8,7 @@ import { fail, ok } from './ack.js';
 import type { Ack, AckResult, ClientToServerEvents, HubMethodName } from './hub.events.js';
 import type { HubContext, HubSocket } from './hub.types.js';
 import type { SocketRateLimit } from './socket-rate-limit.js';
-import type { Metrics } from '../observability/metrics.js';
+import { CounterChild, HistogramChild, type Metrics } from '../observability/metrics.js';
 import { SpanKind, startSpan, tracingOn, UNTRACED, type TraceCarrier } from '../observability/tracing.js';
 
 /**
@@ -95,12 +95,12 @@ export function methodTable(methods: readonly HubMethod[], metrics: Metrics): Me
   );
   return new Map(
     methods.map((m) => {
-      const timing = duration.labels({ method: m.name });
-      const outcomes = new Map<string, ReturnType<typeof calls.labels>>();
+      const timing = new HistogramChild(duration, { method: m.name });
+      const outcomes = new Map<string, CounterChild>();
       const observe = (seconds: number, outcome: string) => {
         timing.observe(seconds);
         let child = outcomes.get(outcome);
-        if (!child) outcomes.set(outcome, (child = calls.labels({ method: m.name, outcome })));
+        if (!child) outcomes.set(outcome, (child = new CounterChild(calls, { method: m.name, outcome })));
         child.inc();
       };
       return [m.name, { m, required: m.requires, observe }];

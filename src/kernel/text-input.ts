@@ -12,8 +12,30 @@ const CONTROL =
 /** Nesting beyond this is refused by every schema anyway; the walk stops there instead of recursing. */
 const MAX_DEPTH = 64;
 
+/**
+ * Every character CONTROL can match, in one class: a string without any is clean without the
+ * lookaround (most input; a valid surrogate pair, such as an emoji, still takes the full test).
+ */
+const SUSPECT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uD800-\uDFFF]/;
+
+function controlled(s: string): boolean {
+  return SUSPECT.test(s) && CONTROL.test(s);
+}
+
+/** Whether any string (value or key) in `value` holds a control character: the walk without paths. */
+function holdsControl(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return controlled(value);
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || Buffer.isBuffer(value)) return false;
+  for (const key of Object.keys(value)) {
+    if (controlled(key) || holdsControl((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
 /** The path of the first string (value or key) in `value` that holds a control character, if any. */
 export function controlCharPath(value: unknown, prefix?: string): string | undefined {
+  // Clean input (nearly all of it) is walked once, without building a path per field (B1's profile).
+  if (!holdsControl(value, 0)) return undefined;
   const stack: [unknown, string, number][] = [[value, prefix ?? '', 0]];
   while (stack.length) {
     const [v, path, depth] = stack.pop()!;

@@ -77,6 +77,8 @@ export class Activation {
   private readonly handles = new Map<string, { due: number; handle: NodeJS.Timeout }>();
   private running = false;
   private idleTimer?: NodeJS.Timeout;
+  /** When the last turn ended (performance.now()): the idle timer counts from it. */
+  private idleSince = 0;
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -107,7 +109,6 @@ export class Activation {
     }
     this.queue.push(env);
     this.host.observe('depth', this, 1);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
     void this.pump();
   }
 
@@ -255,11 +256,24 @@ export class Activation {
     }
   }
 
+  /**
+   * Deactivates the actor once it was idle for idleMs. One timer per idle period, not per turn: a turn
+   * only moves `idleSince`, and a timer that fires early (turns ran since it was set) waits the rest.
+   */
   private armIdle(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleSince = performance.now();
+    if (!this.idleTimer) this.waitIdle(this.host.idleMs);
+  }
+
+  private waitIdle(ms: number): void {
     this.idleTimer = setTimeout(() => {
-      if (!this.running && !this.queue.length && !this.closed) this.host.deactivate(this, 'idle');
-    }, this.host.idleMs);
+      this.idleTimer = undefined;
+      // Busy now: the turn's end arms it again.
+      if (this.running || this.queue.length || this.closed) return;
+      const left = this.idleSince + this.host.idleMs - performance.now();
+      if (left > 0) this.waitIdle(left);
+      else this.host.deactivate(this, 'idle');
+    }, ms);
     this.idleTimer.unref();
   }
 

@@ -1,17 +1,18 @@
-import type { Metrics } from '../../observability/metrics.js';
+import { HistogramChild, type Metrics } from '../../observability/metrics.js';
 
 /**
  * The runtime's figures, on the node's registry (so several nodes in one process stay apart). `live`
- * reads how many actors are active on the node now (at each scrape).
+ * reads how many actors are active on the node now and `depth` how many messages wait in their
+ * mailboxes (each at a scrape, not at every enqueue).
  */
-export function actorMetrics(m: Metrics, live: () => number = () => 0) {
+export function actorMetrics(m: Metrics, live: () => number = () => 0, depth: () => number = () => 0) {
   const turnDuration = m.histogram(
     'actor_turn_duration_seconds',
     'Duration of one actor turn including its write-through',
     ['kind'],
     [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   );
-  const turnChildren = new Map<string, ReturnType<typeof turnDuration.labels>>();
+  const turnChildren = new Map<string, HistogramChild>();
   return {
     live: m.gauge('actor_activations_live', 'Actors active on this node now', [], live),
     activations: m.counter('actor_activations_total', 'Actors activated (fresh or from a snapshot)', ['kind']),
@@ -34,13 +35,13 @@ export function actorMetrics(m: Metrics, live: () => number = () => 0) {
       'Retried messages answered from the remembered reply or joined to their first delivery',
       ['kind'],
     ),
-    mailboxDepth: m.gauge('actor_mailbox_depth', 'Messages waiting in mailboxes on this node'),
+    mailboxDepth: m.gauge('actor_mailbox_depth', 'Messages waiting in mailboxes on this node', [], depth),
     shardsOwned: m.gauge('actor_shards_owned', 'Shards whose lease this node holds'),
     turnDuration,
     /** The turn histogram's child of an actor kind, kept (label lookups per turn showed in B1's profile). */
     turnDurationOf(kind: string) {
       let child = turnChildren.get(kind);
-      if (!child) turnChildren.set(kind, (child = turnDuration.labels({ kind })));
+      if (!child) turnChildren.set(kind, (child = new HistogramChild(turnDuration, { kind })));
       return child;
     },
   };

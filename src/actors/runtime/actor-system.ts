@@ -6,6 +6,7 @@ import { activeContext, inSpan, SpanKind, startSpan, tracingOn } from '../../obs
 import { Activation, type ActivationHost, type Envelope } from './activation.js';
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
+import { CounterChild } from '../../observability/metrics.js';
 import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import type { ActorEventMap, ActorSystemEvents, HandoffReason } from './actor-events.js';
@@ -21,7 +22,7 @@ import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { ConnectionWatch } from './connection-watch.js';
 import { Membership } from './membership.js';
 import { OwnerCache } from './owner-cache.js';
-import { addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf } from './placement.js';
+import { addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf, shardOfKey } from './placement.js';
 import { monotonicNow, ShardLeases, type ShardLease } from './shard-leases.js';
 import { SnapshotStore, type WriterLease } from './snapshot-store.js';
 import { RedisTransport, type RemoteRequest } from './transport.js';
@@ -73,7 +74,11 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.retiredRetentionMs = config.retiredRetentionMs ?? DEFAULT_RETIRED_RETENTION_MS;
     this.slowTurnMs = config.slowTurnMs ?? DEFAULT_SLOW_TURN_MS;
     this.keys = actorKeys(deps.keyPrefix);
-    this.metrics = actorMetrics(deps.metrics, () => this.actors.size);
+    this.metrics = actorMetrics(
+      deps.metrics,
+      () => this.actors.size,
+      () => this.depth,
+    );
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
     this.placement = new ShardPlacement(this, config.shards, this.tickMs);
     this.askTimeoutMs = deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4);
@@ -105,14 +110,14 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       deps.publisher ?? new RedisPushPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
     for (const b of deps.behaviors ?? []) this.behaviors.set(b.kind, b as ActorBehavior);
     const routed = {
-      local: this.metrics.routed.labels({ route: 'local' }),
-      remote: this.metrics.routed.labels({ route: 'remote' }),
+      local: new CounterChild(this.metrics.routed, { route: 'local' }),
+      remote: new CounterChild(this.metrics.routed, { route: 'remote' }),
     };
     this.route = {
       nodeId,
       attemptMs: Math.max(300, config.leaseMs),
       resolveOwner: (shard, nested) => this.resolveOwner(shard, nested),
-      deliverLocal: (to, msg, dedupeId, first, nested) => this.deliver(to, msg, dedupeId, first, nested),
+      deliverLocal: (to, msg, dedupeId, first, nested, at) => this.deliver(to, msg, dedupeId, first, nested, at),
       request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
       unroute: (shard) => this.owners.forget(shard),
       routed: (route) => routed[route].inc(),
@@ -144,9 +149,11 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   async ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
     if (this.closed) throw new AppError('service_unavailable', 'actor system stopped');
     const address = checkedAddress(to);
+    const key = addressKey(address);
     const plan = {
       to: address,
-      shard: shardOf(address, this.deps.config.shards),
+      key,
+      shard: shardOfKey(key, this.deps.config.shards),
       msg,
       dedupeId: opts.dedupeId ?? randomUUID(),
       minted: opts.dedupeId === undefined,
@@ -243,12 +250,14 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     dedupeId?: string,
     first?: FirstDelivery,
     nested?: boolean,
+    at?: { key: string; shard: number },
   ): Promise<unknown> {
     const behavior = this.behaviors.get(to.kind);
     // A stopping node still serves the asks of turns for the shards it hands off (servesNested below).
     if (!behavior || (this.stopping && !nested))
       throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
-    const shard = shardOf(to, this.deps.config.shards);
+    const key = at?.key ?? addressKey(to);
+    const shard = at?.shard ?? shardOfKey(key, this.deps.config.shards);
     let lease = this.leases.get(shard);
     if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.placement.dropShard(shard, 'self-fenced');
     lease = this.leases.get(shard) ?? (await this.placement.claimIfDesired(shard));
@@ -256,15 +265,14 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     return new Promise((resolve, reject) => {
       const env: Envelope = { msg, dedupeId, first, resolve, reject, trace: activeContext() };
       if (lease.handingOff && nested && this.servesNested(lease))
-        this.activation(to, behavior, lease).enqueue({ ...env, nested: true });
+        this.activation(to, behavior, lease, key).enqueue({ ...env, nested: true });
       else if (lease.handingOff)
         this.buffers.get(shard)?.push({ address: to, env }) ?? reject(new AppError('not_owner', 'shard moved'));
-      else this.activation(to, behavior, lease).enqueue(env);
+      else this.activation(to, behavior, lease, key).enqueue(env);
     });
   }
 
-  private activation(to: ActorAddress, behavior: ActorBehavior, lease: ShardLease): Activation {
-    const key = addressKey(to);
+  private activation(to: ActorAddress, behavior: ActorBehavior, lease: ShardLease, key = addressKey(to)): Activation {
     const existing = this.actors.get(key);
     if (existing && !existing.closed && existing.lease === lease) return existing;
     const act = new Activation(this, behavior, to, lease);
@@ -349,7 +357,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       this.events.emit('activated', act.address, act.lease.epoch);
     } else if (event === 'dedupe') this.metrics.dedupeHits.inc({ kind: act.kind });
     else if (event === 'turn') this.metrics.turnDurationOf(act.kind).observe(value);
-    else this.metrics.mailboxDepth.set((this.depth += value));
+    else this.depth += value;
   }
 
   private join(): Promise<unknown> {

@@ -13,6 +13,7 @@ export interface AskRoute {
     dedupeId: string,
     first?: FirstDelivery,
     nested?: boolean,
+    at?: { key: string; shard: number },
   ): Promise<unknown>;
   request(
     node: string,
@@ -36,6 +37,8 @@ export interface FirstDelivery {
 
 export interface AskPlan {
   to: ActorAddress;
+  /** addressKey(to), made once per ask. */
+  key: string;
   shard: number;
   msg: unknown;
   dedupeId: string;
@@ -63,7 +66,7 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
       if (local) {
         const first = plan.minted && attempt === 1 ? new FirstLocalAttempt() : undefined;
         return await withTimeout(
-          route.deliverLocal(plan.to, plan.msg, plan.dedupeId, first, plan.nested),
+          route.deliverLocal(plan.to, plan.msg, plan.dedupeId, first, plan.nested, plan),
           remaining,
           first,
         );

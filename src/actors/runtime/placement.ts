@@ -56,18 +56,22 @@ function hash32(s: string): number {
  * node agrees. The shard count must stay fixed for a deployment (epochs are per shard).
  */
 export function shardOf(a: ActorAddress, shards: number): number {
-  const key = `${shards}|${addressKey(a)}`;
-  let shard = shardMemo.get(key);
-  if (shard === undefined) {
-    shard = hash32(addressKey(a)) % shards;
-    if (shardMemo.size >= SHARD_MEMO_MAX) shardMemo.delete(shardMemo.keys().next().value!);
-    shardMemo.set(key, shard);
-  }
-  return shard;
+  return shardOfKey(addressKey(a), shards);
 }
 
-/** Shards of recently addressed actors: a pure function's results, bounded (a SHA-1 per message showed in B1's profile). */
-const shardMemo = new Map<string, number>();
+/** shardOf for an address already made into its key (addressKey). */
+export function shardOfKey(key: string, shards: number): number {
+  let hash = hashMemo.get(key);
+  if (hash === undefined) {
+    hash = hash32(key);
+    if (hashMemo.size >= SHARD_MEMO_MAX) hashMemo.delete(hashMemo.keys().next().value!);
+    hashMemo.set(key, hash);
+  }
+  return hash % shards;
+}
+
+/** Hashes of recently addressed actors' keys: a pure function's results, bounded (a SHA-1 per message showed in B1's profile). */
+const hashMemo = new Map<string, number>();
 const SHARD_MEMO_MAX = 50_000;
 
 /**

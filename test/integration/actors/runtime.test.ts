@@ -292,6 +292,31 @@ describe('actor runtime on one node', () => {
     expect((await a.system.ask<Reply>(to, { op: 'get' })).fired).toEqual(['wake']);
   });
 
+  it('counts an idle period from the last turn: an actor asked every 150 ms stays, then goes 400 ms after its last turn', async () => {
+    const to = addr('kept-busy');
+    const passivated: number[] = [];
+    const onPassivated = (p: ActorAddress, reason: string) => {
+      if (p.id === 'kept-busy' && reason === 'idle') passivated.push(performance.now());
+    };
+    a.system.events.on('passivated', onPassivated);
+    try {
+      const idle = nextEvent(a.system.events, 'passivated', (p: ActorAddress) => p.id === 'kept-busy');
+      // 1.2 s of turns, three times the idle time: one activation throughout (the first timer finds turns since).
+      for (let i = 1; i <= 8; i++) {
+        expect((await a.system.ask<Reply>(to, { op: 'inc', seq: i })).count).toBe(i);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(passivated).toEqual([]);
+      const last = performance.now();
+      await idle;
+      expect(passivated).toHaveLength(1);
+      // ACTOR_IDLE_MS after the last turn (less the 150 ms slept since it), never before.
+      expect(passivated[0]! - last).toBeGreaterThanOrEqual(400 - 150 - 5);
+    } finally {
+      a.system.events.off('passivated', onPassivated);
+    }
+  });
+
   it('applies a retried ask with the same de-duplication id once, also after reactivation', async () => {
     const to = addr('dedupe');
     const first = await a.system.ask<Reply>(to, { op: 'inc', seq: 1 }, { dedupeId: 'req-1' });
