@@ -11,14 +11,14 @@ interface FlushEvents {
 }
 
 /**
- * Frames written to a hub connection's WebSocket during one turn of the event loop leave together at
- * the end of it (decision 1134): the connection's TCP socket is corked at its first write of the turn
- * and uncorked in the turn's check phase, so its acks and pushes go out in the order they were written,
- * in one `writev` for the first frame and one for the frames engine.io held behind it. Under load the node answers a batch of calls from one poll of its sockets, then
- * writes them back to back: a write that has to wake the reading process (the kernel's cost of a
- * loopback or NIC write to a sleeping reader) is paid once per batch instead of once per frame. One
- * listener on the engine serves every connection (no per-connection closure). Long-polling responses
- * are untouched.
+ * Frames written to hub connections' WebSockets during one turn of the event loop, after its first,
+ * leave together at the end of it (decision 1134): the TCP socket of each is corked at its frame and
+ * uncorked in the turn's check phase, so acks and pushes go out in the order they were written, one
+ * `writev` per connection. Under load the node answers a batch of calls from one poll of its sockets,
+ * then writes their acks back to back: a write that has to wake the reading process (the kernel's cost
+ * of a loopback or NIC write to a sleeping reader) mostly finds it awake. The turn's first frame is
+ * written at once, so a node that answers one call per turn adds no wait. One listener on the engine
+ * serves every connection (no per-connection closure). Long-polling responses are untouched.
  */
 export function coalesceWrites(engine: FlushEvents): void {
   engine.on('flush', corkUntilCheck);
@@ -39,17 +39,20 @@ function corkUntilCheck(conn: EngineConnection): void {
   const socket = transport.socket?._socket;
   // writableCorked > 0: already corked this turn (or by someone else, who uncorks it).
   if (!socket || socket.destroyed || socket.writableCorked > 0) return;
-  socket.cork();
   if (writing) {
     // The frames engine.io held leave together as soon as it has handed them all over (this tick).
+    socket.cork();
     process.nextTick(uncork, socket);
     return;
   }
-  corked.push(socket);
   if (!scheduled) {
+    // The turn's first frame leaves at once: a node that answers one call per turn adds no wait.
     scheduled = true;
     setImmediate(uncorkAll);
+    return;
   }
+  socket.cork();
+  corked.push(socket);
 }
 
 /** Writes every socket corked this turn (each one `writev` of its frames), in the order first written. */

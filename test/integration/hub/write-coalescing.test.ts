@@ -107,6 +107,32 @@ describe('hub write coalescing', () => {
     expect(tcp.writableCorked).toBe(0);
   });
 
+  it("writes a turn's first frame at once and the other connections' frames of the turn in its check phase", async () => {
+    const { url } = await start(true);
+    const sockets: Socket[] = [];
+    server!.on('connection', (s) => sockets.push(s));
+    const [a, b] = [await client(url, ['websocket']), await client(url, ['websocket'])];
+    const received = Promise.all([a, b].map((c) => new Promise((r) => c.once('push', r))));
+    const [tcpA, tcpB] = sockets.map(tcpOf);
+    const [countA, countB] = [countWrites(tcpA!), countWrites(tcpB!)];
+    // One synchronous turn of the server's loop: a frame to A, then one to B.
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        sockets[0]!.emit('push', 'to a');
+        expect(countA.writes()).toBe(1);
+        sockets[1]!.emit('push', 'to b');
+        expect(countB.writes()).toBe(0);
+        expect(tcpB!.writableCorked).toBe(1);
+        setImmediate(() => {
+          expect(countB.writes()).toBe(1);
+          expect(tcpB!.writableCorked).toBe(0);
+          resolve();
+        });
+      }),
+    );
+    expect(await received).toEqual(['to a', 'to b']);
+  });
+
   it('without it, every frame is a write of its own (what the test above would see)', async () => {
     const { url, connected } = await start(false);
     const c = await client(url, ['websocket']);
