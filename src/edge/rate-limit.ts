@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import type { RedisClient } from '../data/redis.js';
 import { AppError } from '../kernel/errors.js';
 import { addressKey } from './client-address.js';
+import { LuaScript } from '../data/lua-script.js';
 
 /** One limit: at most `limit` requests per `windowSeconds` for each key `key(req)` returns. */
 export interface RateLimitRule {
@@ -19,11 +20,11 @@ export interface RateLimitDeps {
 }
 
 /** Fixed-window counter: INCR, and set the expiry on the first hit of a window, atomically. */
-const SCRIPT = `local n = redis.call('INCR', KEYS[1])
+const SCRIPT = new LuaScript(`local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('TTL', KEYS[1])
 if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) ttl = tonumber(ARGV[1]) end
-return {n, ttl}`;
+return {n, ttl}`);
 
 /**
  * Counts one hit of `id` in `bucket` on Redis (so every node shares the count) and throws 429
@@ -37,7 +38,7 @@ export async function countHit(
   limit: number,
   windowSeconds: number,
 ): Promise<void> {
-  const [count, ttl] = (await deps.redis.eval(SCRIPT, 1, deps.keyFor(bucket, id), windowSeconds)) as [number, number];
+  const [count, ttl] = (await SCRIPT.eval(deps.redis, 1, deps.keyFor(bucket, id), windowSeconds)) as [number, number];
   if (count > limit)
     throw new AppError('rate_limited', 'Too many requests; slow down', { retryAfter: Math.max(ttl, 1) });
 }

@@ -1,23 +1,6 @@
-import { createHash } from 'node:crypto';
-import type { RedisClient } from '../../data/redis.js';
+import { LuaScript } from '../../data/lua-script.js';
 
-/** A Lua script run by EVALSHA, loaded on first use (and again after a Redis restart). */
-export class LuaScript {
-  private readonly sha: string;
-
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  async run<T>(redis: RedisClient, keys: string[], args: (string | number)[]): Promise<T> {
-    try {
-      return (await redis.evalsha(this.sha, keys.length, ...keys, ...args)) as T;
-    } catch (e) {
-      if (!String((e as Error).message).includes('NOSCRIPT')) throw e;
-      return (await redis.eval(this.source, keys.length, ...keys, ...args)) as T;
-    }
-  }
-}
+export { LuaScript };
 
 /**
  * Claims a vacant shard: raise the epoch (the fencing token) and set the lease `node|epoch` with a TTL.

@@ -1,11 +1,12 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
+import { LuaScript } from '../lua-script.js';
 
 /** Replaces the anchor only if its digest is still the one the caller read ('' for none): one script. */
-const ADVANCE = `local cur = redis.call('HGET', KEYS[1], 'digest')
+const ADVANCE = new LuaScript(`local cur = redis.call('HGET', KEYS[1], 'digest')
 if (cur or '') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'digest', ARGV[2], 'value', ARGV[3])
-return 1`;
+return 1`);
 
 /** The last checkpoint of a tenant's audit chain, as the service signed it (decision 1020). */
 export interface AuditAnchor {
@@ -36,8 +37,8 @@ export class AuditAnchorStore {
 
   /** Moves the anchor from the checkpoint whose digest is `was` (undefined: none yet); false when another node moved it first. */
   async advance(tenant: string, was: string | undefined, next: AuditAnchor): Promise<boolean> {
-    const r = await this.deps.redis.eval(
-      ADVANCE,
+    const r = await ADVANCE.eval(
+      this.deps.redis,
       1,
       this.deps.keys.auditAnchor(tenant),
       was ?? '',

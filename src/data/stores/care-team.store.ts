@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
 import type { CareTeamWrites } from '../care-team-writes.js';
+import { LuaScript } from '../lua-script.js';
 
 /** How long a write's mark holds when its writer never clears it (died, or lost Redis after its write). */
 export const CARE_TEAM_WRITE_HOLD_MS = 60_000;
@@ -27,35 +28,35 @@ local function bump(gen, ttl)
 end`;
 
 /** A write begins: its token held until its deadline, and a new generation. */
-const BEGIN = `${PRELUDE}
+const BEGIN = new LuaScript(`${PRELUDE}
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 bump(KEYS[1], ARGV[3])
-return 1`;
+return 1`);
 
 /** A write ended: its token dropped, and a new generation (readers of the one before missed the write). */
-const END = `${PRELUDE}
+const END = new LuaScript(`${PRELUDE}
 redis.call('ZREM', KEYS[2], ARGV[1])
 bump(KEYS[1], ARGV[2])
-return 1`;
+return 1`);
 
 /** The generation (started when missing), how many writes are under way, and the user's entry. */
-const RECALL = `${PRELUDE}
+const RECALL = new LuaScript(`${PRELUDE}
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local gen = redis.call('GET', KEYS[1])
 if not gen then
   gen = fresh
   redis.call('SET', KEYS[1], gen, 'PX', ARGV[1])
 end
-return { gen, redis.call('ZCARD', KEYS[2]), redis.call('GET', KEYS[3]) or '' }`;
+return { gen, redis.call('ZCARD', KEYS[2]), redis.call('GET', KEYS[3]) or '' }`);
 
 /** Stores an entry only while the generation it was asked under holds and no write is under way. */
-const KEEP = `${PRELUDE}
+const KEEP = new LuaScript(`${PRELUDE}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') > 0 then return 0 end
 redis.call('SET', KEYS[3], ARGV[1] .. '|' .. ARGV[2], 'PX', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return 1`;
+return 1`);
 
 /** Leave to store a care team computed after a miss: the generation the miss was seen under. */
 export interface CareTeamTicket {
@@ -97,14 +98,14 @@ export class CareTeamStore implements CareTeamWrites {
     const token = randomUUID();
     const { redis, keys } = this.deps;
     const gen = keys.careTeamGeneration(tenant);
-    await redis.eval(BEGIN, 2, gen, keys.careTeamWrites(tenant), token, CARE_TEAM_WRITE_HOLD_MS, GENERATION_TTL_MS);
+    await BEGIN.eval(redis, 2, gen, keys.careTeamWrites(tenant), token, CARE_TEAM_WRITE_HOLD_MS, GENERATION_TTL_MS);
     return token;
   }
 
   async end(tenant: string, token: string): Promise<void> {
     const { redis, keys } = this.deps;
     const gen = keys.careTeamGeneration(tenant);
-    await redis.eval(END, 2, gen, keys.careTeamWrites(tenant), token, GENERATION_TTL_MS);
+    await END.eval(redis, 2, gen, keys.careTeamWrites(tenant), token, GENERATION_TTL_MS);
   }
 
   /** A write went through without its marks: the tenant's generation changes once Redis answers. */
@@ -140,8 +141,8 @@ export class CareTeamStore implements CareTeamWrites {
   async recall(tenant: string, userId: string): Promise<CareTeamRecall> {
     if (this.owed.has(tenant) && !(await this.settle()) && this.owed.has(tenant))
       throw new Error('a care-team write made while Redis was away is not yet marked');
-    const [generation, busy, entry] = (await this.deps.redis.eval(
-      RECALL,
+    const [generation, busy, entry] = (await RECALL.eval(
+      this.deps.redis,
       3,
       ...this.keysOf(tenant, userId),
       GENERATION_TTL_MS,
@@ -153,8 +154,8 @@ export class CareTeamStore implements CareTeamWrites {
 
   /** Keeps `ids` as the care team of the ticket's user; false when a write came in between. */
   async remember(ticket: CareTeamTicket, ids: readonly string[]): Promise<boolean> {
-    const kept = await this.deps.redis.eval(
-      KEEP,
+    const kept = await KEEP.eval(
+      this.deps.redis,
       3,
       ...this.keysOf(ticket.tenant, ticket.userId),
       ticket.generation,

@@ -1,12 +1,13 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
+import { LuaScript } from '../lua-script.js';
 
 /** Adds a change note atomically: the next number, the note under it, the oldest notes trimmed. */
-const RECORD = `
+const RECORD = new LuaScript(`
 local seq = redis.call('INCR', KEYS[1])
 redis.call('ZADD', KEYS[2], seq, seq .. ' ' .. ARGV[1])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[2]) + 1))
-return seq`;
+return seq`);
 
 /** One change note: its number and the users it names (`all`: a bulk rewrite). */
 export interface DirectoryChange {
@@ -28,8 +29,8 @@ export class DirectoryChangesStore {
   /** Adds a note naming these users (or all), keeping the last `kept` notes; returns its number. */
   async record(tenant: string, ids: readonly string[] | 'all', kept: number): Promise<number> {
     const { keys } = this.deps;
-    return (await this.deps.redis.eval(
-      RECORD,
+    return (await RECORD.eval(
+      this.deps.redis,
       2,
       keys.directoryVersion(tenant),
       keys.directoryChanges(tenant),

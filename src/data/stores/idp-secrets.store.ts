@@ -1,8 +1,13 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
+import { LuaScript } from '../lua-script.js';
 
-const RESEAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[2]) end return -1`;
-const SWAP = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0`;
+const RESEAL = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[2]) end return -1`,
+);
+const SWAP = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0`,
+);
 
 /**
  * The embedded realms' signing and cookie keys as stored: one sealed value in Redis, shared by every
@@ -29,11 +34,11 @@ export class IdpSecretsStore {
 
   /** Writes `sealed` (the same secrets sealed again) only if the value is still `was`; true when written. */
   async reseal(was: string, sealed: string): Promise<boolean> {
-    return (await this.deps.redis.eval(RESEAL, 1, this.deps.keys.idpSecrets, was, sealed)) === 'OK';
+    return (await RESEAL.eval(this.deps.redis, 1, this.deps.keys.idpSecrets, was, sealed)) === 'OK';
   }
 
   /** Replaces the value by `next` (other secrets) only if it is still `was`; true when replaced. */
   async swap(was: string, next: string): Promise<boolean> {
-    return (await this.deps.redis.eval(SWAP, 1, this.deps.keys.idpSecrets, was, next)) === 1;
+    return (await SWAP.eval(this.deps.redis, 1, this.deps.keys.idpSecrets, was, next)) === 1;
   }
 }

@@ -1,6 +1,7 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
 import type { SecurityRules } from '../repositories/credential.repository.js';
+import { LuaScript } from '../lua-script.js';
 
 /** How long the per-source state and the day's failure count live after the last attempt. */
 export const PIN_DAY_SECONDS = 24 * 60 * 60;
@@ -32,7 +33,7 @@ const LOCKED_UNTIL_MS = `math.max(tonumber(redis.call('HGET', KEYS[1], src .. '|
  * checked than the rules allow. Refuses without reserving while the source is locked, the source's slots
  * are taken, or the account's day budget is spent.
  */
-const RESERVE = `
+const RESERVE = new LuaScript(`
 local hardTtl = redis.call('TTL', KEYS[3])
 if hardTtl ~= -2 then return {'hard', hardTtl} end
 local src, max, dayMax = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -47,14 +48,14 @@ fails = redis.call('HINCRBY', KEYS[1], src .. '|fails', 1)
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 day = redis.call('INCR', KEYS[2])
 if day == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
-return {'ok', fails, day}`;
+return {'ok', fails, day}`);
 
 /**
  * A reserved guess was wrong. The day's last allowed failure sets the hard lock; the source's last
  * allowed failure locks that source for lockoutSeconds doubled per earlier lock of the day (capped).
  * `first` tells the one caller that set the lock (audit and push happen once).
  */
-const FAIL = `
+const FAIL = new LuaScript(`
 local src, fails, day = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local max, dayMax, base, cap = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 if day >= dayMax then
@@ -70,13 +71,13 @@ local seconds = math.min(base * 2 ^ (level - 1), cap)
 redis.call('HSET', KEYS[1], src .. '|untilMs', now + seconds * 1000, src .. '|fails', 0)
 redis.call('HDEL', KEYS[1], src .. '|until')
 redis.call('EXPIRE', KEYS[1], math.max(tonumber(ARGV[9]), seconds))
-return {'locked', 1, seconds, level}`;
+return {'locked', 1, seconds, level}`);
 
 /** The right PIN: the source starts over; the reserved guess is given back to the day's budget. */
-const SUCCEED = `
+const SUCCEED = new LuaScript(`
 redis.call('HDEL', KEYS[1], ARGV[1] .. '|fails', ARGV[1] .. '|level', ARGV[1] .. '|until', ARGV[1] .. '|untilMs')
 if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
-return 1`;
+return 1`);
 
 /**
  * PIN attempts and locks as stored in Redis (shared by every node), per account (by username) and
@@ -92,8 +93,8 @@ export class PinAttemptsStore {
   /** Reserves one evaluated guess (RESERVE), or says why not: the source is locked or the account hard-locked. */
   async reserve(tenant: string, username: string, source: string, lockout: PinLockout): Promise<Reservation> {
     const k = this.deps.keys.pinGuard(tenant, username);
-    const [kind, a, b] = (await this.deps.redis.eval(
-      RESERVE,
+    const [kind, a, b] = (await RESERVE.eval(
+      this.deps.redis,
       3,
       k.sources,
       k.day,
@@ -129,7 +130,7 @@ export class PinAttemptsStore {
       PIN_HARD_LOCK_SECONDS,
       PIN_DAY_SECONDS,
     ];
-    const [kind, first, seconds, level] = (await this.deps.redis.eval(FAIL, 3, k.sources, k.day, k.hard, ...args)) as [
+    const [kind, first, seconds, level] = (await FAIL.eval(this.deps.redis, 3, k.sources, k.day, k.hard, ...args)) as [
       string,
       number,
       number,
@@ -145,7 +146,7 @@ export class PinAttemptsStore {
   /** The reserved guess was right (SUCCEED). */
   async succeed(tenant: string, username: string, source: string): Promise<void> {
     const k = this.deps.keys.pinGuard(tenant, username);
-    await this.deps.redis.eval(SUCCEED, 3, k.sources, k.day, k.hard, source);
+    await SUCCEED.eval(this.deps.redis, 3, k.sources, k.day, k.hard, source);
   }
 
   /** A PIN set or reset: every source, the day's count and the hard lock start over. */

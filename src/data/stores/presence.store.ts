@@ -1,17 +1,18 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
+import { LuaScript } from '../lua-script.js';
 
 /** Adds a connection; returns 1 when it is the user's first (offline -> online). */
-const ADD = `
+const ADD = new LuaScript(`
 local added = redis.call('SADD', KEYS[1], ARGV[1])
 if added == 1 and redis.call('SCARD', KEYS[1]) == 1 then return 1 end
-return 0`;
+return 0`);
 
 /** Removes a connection; returns 1 when it was the user's last (online -> offline). */
-const REMOVE = `
+const REMOVE = new LuaScript(`
 local removed = redis.call('SREM', KEYS[1], ARGV[1])
 if removed == 1 and redis.call('SCARD', KEYS[1]) == 0 then return 1 end
-return 0`;
+return 0`);
 
 const SEP = '|';
 
@@ -56,7 +57,7 @@ export class PresenceStore {
       redis.set(keys.nodeAlive(nodeId), String(Date.now()), 'PX', heartbeatTtlMs, 'NX'),
       redis.sadd(keys.presenceNodeIndex, nodeId),
       redis.sadd(keys.presenceNodeConnections(nodeId), member(c)),
-      redis.eval(ADD, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId),
+      ADD.eval(redis, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId),
     ]);
     return added === 1;
   }
@@ -66,7 +67,7 @@ export class PresenceStore {
     const { redis, keys } = this.deps;
     const [, removed] = await Promise.all([
       redis.srem(keys.presenceNodeConnections(nodeId), member(c)),
-      redis.eval(REMOVE, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId),
+      REMOVE.eval(redis, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId),
     ]);
     return removed === 1;
   }
@@ -78,7 +79,7 @@ export class PresenceStore {
   async removeDeadConnection(c: NodeConnection, nodeId: string): Promise<boolean> {
     const { redis, keys } = this.deps;
     await redis.srem(keys.presenceNodeConnections(nodeId), c.entry);
-    return (await redis.eval(REMOVE, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId)) === 1;
+    return (await REMOVE.eval(redis, 1, keys.presence(c.tenant, c.userId), nodeId + SEP + c.socketId)) === 1;
   }
 
   async isOnline(tenant: string, userId: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
+import { LuaScript } from '../lua-script.js';
 
 /**
  * Appends one push to a recipient's history. The position hash holds the stream's epoch, its last
@@ -15,7 +16,7 @@ import type { RedisKeys } from '../redis-keys.js';
  * KEYS: stream, position hash. ARGV: event, payload (JSON), windowMs, maxPushes, positionTtlMs, fresh epoch,
  * source ('' = none), turn epoch, turn number, index in the turn.
  */
-const APPEND = `
+const APPEND = new LuaScript(`
 local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
 local m = redis.call('HMGET', KEYS[2], 'epoch', 'seq', 'run')
 local epoch, seq = m[1], tonumber(m[2] or '0')
@@ -51,7 +52,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', seq, 'run', run)
 if field then redis.call('HSET', KEYS[2], field, kept .. ARGV[10] .. ':' .. seq) end
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
-return {epoch, seq}`;
+return {epoch, seq}`);
 
 /**
  * Reads a recipient's history after a position. Without a position (empty epoch): the current position
@@ -60,7 +61,7 @@ return {epoch, seq}`;
  * server gets a new epoch here too. KEYS: stream, position hash.
  * ARGV: epoch, seq, windowMs, positionTtlMs, fresh epoch, peek ('1': answer without the pushes).
  */
-const READ = `
+const READ = new LuaScript(`
 local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
 local m = redis.call('HMGET', KEYS[2], 'epoch', 'seq', 'run')
 local epoch, seq = m[1], tonumber(m[2] or '0')
@@ -90,7 +91,7 @@ for i = #got, 1, -1 do
   out[#out + 1] = f[4]
   out[#out + 1] = f[6]
 end
-return out`;
+return out`);
 
 /** Where a recipient's history stands: its epoch (random, made with the stream) and last sequence number. */
 export interface StreamPosition {
@@ -164,8 +165,8 @@ export class PushHistoryStore {
     origin?: PushOrigin,
   ): Promise<StreamPosition | undefined> {
     const { redis, keys, limits } = this.deps;
-    const [epoch, seq] = (await redis.eval(
-      APPEND,
+    const [epoch, seq] = (await APPEND.eval(
+      redis,
       2,
       keys.pushStream(tenant, stream),
       keys.pushPosition(tenant, stream),
@@ -186,8 +187,8 @@ export class PushHistoryStore {
   /** The pushes after `from` (or the current position without one); `peek` answers without the pushes. */
   async read(tenant: string, stream: string, from?: StreamPosition, peek = false): Promise<HistoryRead> {
     const { redis, keys, limits } = this.deps;
-    const r = (await redis.eval(
-      READ,
+    const r = (await READ.eval(
+      redis,
       2,
       keys.pushStream(tenant, stream),
       keys.pushPosition(tenant, stream),

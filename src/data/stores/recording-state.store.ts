@@ -1,27 +1,28 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
+import { LuaScript } from '../lua-script.js';
 
 export type RecordingState = 'idle' | 'starting' | 'recording' | 'stopping' | 'stopped';
 
 /** Starting is a no-op while a recording is starting or running; otherwise a new session begins. */
-const START = `
+const START = new LuaScript(`
 local st = redis.call('HGET', KEYS[1], 'state')
 if st == 'starting' or st == 'recording' then return {0, tonumber(redis.call('HGET', KEYS[1], 'session'))} end
 local n = redis.call('HINCRBY', KEYS[1], 'session', 1)
 redis.call('HSET', KEYS[1], 'state', 'starting', 'by:' .. n, ARGV[1])
-return {1, n}`;
+return {1, n}`);
 /** Stopping moves the current session to `stopping`; repeated stops return the same session. */
-const STOP = `
+const STOP = new LuaScript(`
 local st = redis.call('HGET', KEYS[1], 'state')
 local n = tonumber(redis.call('HGET', KEYS[1], 'session') or '0')
 if st == 'starting' or st == 'recording' then redis.call('HSET', KEYS[1], 'state', 'stopping'); return {1, n} end
 if st == 'stopping' then return {0, n} end
-return {-1, n}`;
+return {-1, n}`);
 /** Advances the state only if the session is still the current one and in the expected state. */
-const ADVANCE = `
+const ADVANCE = new LuaScript(`
 if redis.call('HGET', KEYS[1], 'session') == ARGV[1] and redis.call('HGET', KEYS[1], 'state') == ARGV[2] then
   redis.call('HSET', KEYS[1], 'state', ARGV[3]) return 1 end
-return 0`;
+return 0`);
 
 /**
  * An event's recording state as stored: one Redis hash per event (redis-keys `recording`) with the
@@ -34,7 +35,7 @@ export class RecordingStateStore {
 
   /** Begins a new session asked for by `userId` (fresh), or returns the session already starting or running. */
   async start(tenant: string, eventId: string, userId: string): Promise<{ fresh: boolean; session: number }> {
-    const [fresh, session] = (await this.deps.redis.eval(START, 1, this.key(tenant, eventId), userId)) as [
+    const [fresh, session] = (await START.eval(this.deps.redis, 1, this.key(tenant, eventId), userId)) as [
       number,
       number,
     ];
@@ -46,7 +47,7 @@ export class RecordingStateStore {
    * stopping, `idle` when nothing was starting or running (the last session's number either way).
    */
   async stop(tenant: string, eventId: string): Promise<{ outcome: 'stopping' | 'already' | 'idle'; session: number }> {
-    const [code, session] = (await this.deps.redis.eval(STOP, 1, this.key(tenant, eventId))) as [number, number];
+    const [code, session] = (await STOP.eval(this.deps.redis, 1, this.key(tenant, eventId))) as [number, number];
     return { outcome: code === 1 ? 'stopping' : code === 0 ? 'already' : 'idle', session };
   }
 
@@ -64,7 +65,7 @@ export class RecordingStateStore {
     from: RecordingState,
     to: RecordingState,
   ): Promise<boolean> {
-    return (await this.deps.redis.eval(ADVANCE, 1, this.key(tenant, eventId), String(session), from, to)) === 1;
+    return (await ADVANCE.eval(this.deps.redis, 1, this.key(tenant, eventId), String(session), from, to)) === 1;
   }
 
   /** The recording id of `session`, once its start job stored one. */

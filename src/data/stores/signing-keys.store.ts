@@ -1,7 +1,10 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
+import { LuaScript } from '../lua-script.js';
 
-const RESEAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end return -1`;
+const RESEAL = new LuaScript(
+  `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end return -1`,
+);
 
 /**
  * The internal tokens' signing keys as stored: one Redis hash, field `g<generation>` (daily) or
@@ -32,7 +35,7 @@ export class SigningKeysStore {
 
   /** Replaces a field's value only if it is still `was` (one script); false when another node changed it. */
   async replace(field: string, was: string, sealed: string): Promise<boolean> {
-    return (await this.deps.redis.eval(RESEAL, 1, this.deps.keys.signingKeys, field, was, sealed)) !== -1;
+    return (await RESEAL.eval(this.deps.redis, 1, this.deps.keys.signingKeys, field, was, sealed)) !== -1;
   }
 
   async remove(fields: readonly string[]): Promise<void> {

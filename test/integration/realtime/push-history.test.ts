@@ -191,6 +191,27 @@ describe('push history across a Redis restart', () => {
     await server?.destroy();
   });
 
+  it("sends its scripts once per server, then by digest: a recipient's append is not 2 KB of Lua each time", async () => {
+    const calls = async () => {
+      const stats = await redis.info('commandstats');
+      const n = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      return { eval: n('eval'), evalsha: n('evalsha') };
+    };
+    await redis.script('FLUSH');
+    await redis.config('RESETSTAT');
+    const s = store(redis);
+    for (let i = 0; i < 20; i++) await s.append('acme', `u:s${i % 4}`, 'onNewCall', `{"n":${i}}`);
+    await s.read('acme', 'u:s0', { epoch: 'gone', seq: 1 });
+    await s.read('acme', 'u:s1');
+    // Each of the 22 runs asked by digest; the append and the read scripts' text went once each, after
+    // the server answered that it lacked them (NOSCRIPT).
+    expect(await calls()).toEqual({ eval: 2, evalsha: 22 });
+    // A server that lost its scripts (restart, flush, a cluster node not asked before) is sent them again.
+    await redis.script('FLUSH');
+    expect(await s.append('acme', 'u:s0', 'onNewCall', '{"n":20}')).toMatchObject({ seq: 6 });
+    expect(await calls()).toEqual({ eval: 3, evalsha: 23 });
+  });
+
   it('a restarted Redis (data kept) starts a new epoch: an old position is resync, never a number given twice', async () => {
     const s = store(redis);
     const { position } = await s.read('acme', 'u:1');
