@@ -30,11 +30,12 @@ export interface ActorServices {
   presence: Pick<PresenceService, 'onlineMany'>;
   meetings: {
     initEvent(p: Principal, eventId: string): Promise<object>;
-    joinDetails(p: Principal, eventId: string): Promise<object>;
+    joinDetails(p: Principal, eventId: string, seen?: Admission['event']): Promise<object>;
     joinByCode(
       tenant: string,
       meetingCode: string,
       joiner: { kind: 'principal'; principal: Principal },
+      seen?: Admission['event'],
     ): Promise<object>;
     admission(p: Principal, eventId: string, meetingCode?: string): Promise<Admission>;
     isParticipant(tenant: string, eventId: string, userId: string): Promise<boolean>;
@@ -111,10 +112,10 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
   return {
     initEvent: async (tenant, caller, eventId) =>
       (await s.meetings.initEvent(principalOf(tenant, caller), eventId)) as MeetingData,
-    joinEvent: async (tenant, caller, eventId, code) =>
+    joinEvent: async (tenant, caller, eventId, code, seen) =>
       (code
-        ? await s.meetings.joinByCode(tenant, code, { kind: 'principal', principal: principalOf(tenant, caller) })
-        : await s.meetings.joinDetails(principalOf(tenant, caller), eventId)) as MeetingData,
+        ? await s.meetings.joinByCode(tenant, code, { kind: 'principal', principal: principalOf(tenant, caller) }, seen)
+        : await s.meetings.joinDetails(principalOf(tenant, caller), eventId, seen)) as MeetingData,
     admission: (tenant, caller, eventId, code) => s.meetings.admission(principalOf(tenant, caller), eventId, code),
     isParticipant: (tenant, eventId, userId) => s.meetings.isParticipant(tenant, eventId, userId),
     isHost: (tenant, eventId, userId) => s.meetings.isHost(tenant, eventId, userId),

@@ -71,7 +71,8 @@ export function createServices(infra: Infra, links: NodeActors = NO_ROLES): Serv
     meetingRooms,
     recordingConsent: new RecordingConsentService({
       events: (t) => new EventRepository(infra.mongo.tenantDb(t)),
-      meetingSettings: (t) => directory.admin.meetingSettings(t),
+      // Read now, not from the cache of the join path: a consent policy holds on every node once it is set.
+      meetingSettings: (t) => directory.admin.meetingSettings(t, { fresh: true }),
       audit: auth.audit,
     }),
     tenantSettings: new TenantSettingsService({

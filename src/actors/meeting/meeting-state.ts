@@ -22,9 +22,16 @@ export interface MeetingActorDeps {
   initEvent(tenant: string, caller: Caller, eventId: string): Promise<MeetingData>;
   /**
    * Join details for a participant (by event id) or for whoever holds the meeting code (JoinResponse);
-   * refuses people who are not participants when there is no code.
+   * refuses people who are not participants when there is no code. `seen`: the event as the admission of
+   * the same turn read it (read again without it).
    */
-  joinEvent(tenant: string, caller: Caller, eventId: string, code?: string): Promise<MeetingData>;
+  joinEvent(
+    tenant: string,
+    caller: Caller,
+    eventId: string,
+    code?: string,
+    seen?: Admission['event'],
+  ): Promise<MeetingData>;
   /** The joiner's role and the waiting room policy of the event (decision 870). */
   admission(tenant: string, caller: Caller, eventId: string, code?: string): Promise<Admission>;
   /** Whether the user is a participant (or organizer) of the event. */

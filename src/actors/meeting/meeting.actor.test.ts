@@ -68,6 +68,24 @@ function meetingDeps(
 }
 
 describe('meeting actor turns', () => {
+  it('a join hands the event its admission read to the join details, so it is read once (decision 1135)', async () => {
+    const seen: unknown[] = [];
+    const deps = meetingDeps([A, B], []);
+    const admission = deps.admission;
+    deps.admission = async (...a) => ({ ...(await admission(...a)), event: { marker: a[1].userId } as never });
+    const joinEvent = deps.joinEvent;
+    deps.joinEvent = async (t, c, id, code, event) => {
+      seen.push(event);
+      return joinEvent(t, c, id, code);
+    };
+    const h = turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id: 'ev1' });
+    await h.send({ type: 'init', caller: who(A) });
+    await h.send({ type: 'join', caller: who(B) });
+    // A member joining again (another device, a rejoin) is not admitted again: the join reads for itself.
+    await h.send({ type: 'join', caller: who(B) });
+    expect(seen).toEqual([{ marker: B }, undefined]);
+  });
+
   it('numbers meetingEvents in turn order and gates actions on membership', async () => {
     const rec: string[] = [];
     const h = turnHarness(meetingActor(meetingDeps([A, B], rec)), { tenant: T, kind: 'meeting', id: 'ev1' });

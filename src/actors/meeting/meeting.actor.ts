@@ -3,6 +3,7 @@ import { rooms } from '../../realtime/rooms.js';
 import type { ActorBehavior } from '../runtime/types.js';
 import type { Caller } from '../../kernel/caller.js';
 import type { ConsentHold, MeetingMsg, MeetingState, RecordingVia } from './meeting.schema.js';
+import type { Admission } from '../../core/meetings/meeting.service.js';
 import type {
   ConsentRequiredAck,
   MeetingData,
@@ -66,8 +67,10 @@ async function join(
   const s = ctx.state;
   const { caller, code, device } = msg;
   assertOpen(ctx);
+  let seen: Admission['event'];
   if (!s.members[caller.userId]) {
     const a = await deps.admission(ctx.address.tenant, caller, ctx.address.id, code);
+    seen = a.event;
     const thenWait = mustWait(ctx, caller, a) || lockedOut(ctx, a);
     const held = await holdForConsent(ctx, deps, caller, {
       role: a.role,
@@ -80,7 +83,7 @@ async function join(
     if (held) return held;
     if (thenWait) return enqueue(ctx, caller, a, code, device);
   }
-  const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id, code);
+  const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id, code, seen);
   if (data.room) s.room = data.room;
   if (addMember(ctx, caller, meetingRole(data), device))
     publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });

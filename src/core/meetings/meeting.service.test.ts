@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Types } from 'mongoose';
 import type { EventRecord } from '../../data/repositories/event.repository.js';
 import type { UserRecord } from '../../data/repositories/user.repository.js';
@@ -7,6 +7,8 @@ import {
   type FakeDirectoryServices,
 } from '../../../test/support/fakes/directory.fake-services.js';
 import { principalOf } from '../../../test/support/fakes/principals.js';
+import { FakeEventRepository } from '../../../test/support/fakes/events.fake.js';
+import { FakeTenantConfigRepository } from '../../../test/support/fakes/settings.fake.js';
 
 /**
  * Who may start, join and end a meeting, and the waiting room decision (decision 870), at the service
@@ -125,6 +127,106 @@ describe('joining', () => {
   });
 });
 
+describe('one join, one read of the event and of the settings (decision 1135)', () => {
+  /** Reads of the event and of the tenant's settings from here on, counted at the fake repositories. */
+  function reads() {
+    const spies = [
+      ...(['findVisible', 'findById', 'findByMeetingCode'] as const).map((m) =>
+        jest.spyOn(FakeEventRepository.prototype, m),
+      ),
+    ];
+    const settings = jest.spyOn(FakeTenantConfigRepository.prototype, 'settings');
+    return {
+      get event() {
+        return spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+      },
+      get settings() {
+        return settings.mock.calls.length;
+      },
+    };
+  }
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  it('a join by event id after its admission reads the event once; the settings come from the cache', async () => {
+    await s.meetings.initEvent(as(u.host), id());
+    await s.meetings.admission(as(u.cohost), id());
+    const n = reads();
+    const a = await s.meetings.admission(as(u.patient), id());
+    const data = await s.meetings.joinDetails(as(u.patient), id(), a.event);
+    expect(data).toMatchObject({ eventId: id(), role: 'participant', status: 'started' });
+    expect([n.event, n.settings]).toEqual([1, 0]);
+    // Without what the admission saw, the join reads the event itself.
+    await s.meetings.joinDetails(as(u.patient), id());
+    expect([n.event, n.settings]).toEqual([2, 0]);
+  });
+
+  it('a join by code after its admission reads the event once', async () => {
+    await s.meetings.initEvent(as(u.host), id());
+    const n = reads();
+    const a = await s.meetings.admission(as(u.stranger), id(), 'room42');
+    const r = await s.meetings.joinByCode(T, 'room42', { kind: 'principal', principal: as(u.stranger) }, a.event);
+    expect(r.participant).toMatchObject({ role: 'guest' });
+    expect(n.event).toBe(1);
+  });
+
+  it('what another caller was admitted on is not taken for another event', async () => {
+    await s.meetings.initEvent(as(u.host), id());
+    const other = await s.repos.events(T).create({
+      name: 'Other',
+      startAt: new Date(Date.now() + 60_000),
+      endAt: new Date(Date.now() + 1_860_000),
+      organizerId: u.host._id,
+      participants: [],
+      attachments: [],
+      meetingCode: 'OTHER1',
+    });
+    const a = await s.meetings.admission(as(u.patient), id());
+    // The patient is no participant of the other event: the record seen for this one does not let them in.
+    await expect(s.meetings.joinDetails(as(u.patient), String(other._id), a.event)).rejects.toMatchObject({
+      code: 'event_not_found',
+    });
+    await expect(
+      s.meetings.joinByCode(T, 'OTHER1', { kind: 'principal', principal: as(u.patient) }, a.event),
+    ).resolves.toMatchObject({ eventId: String(other._id) });
+  });
+
+  it('meeting settings and features: one read per tenant for concurrent joins, a change here applies at once', async () => {
+    const n = reads();
+    const all = await Promise.all([
+      ...Array.from({ length: 5 }, () => s.admin.meetingSettings(T)),
+      ...Array.from({ length: 5 }, () => s.admin.features(T)),
+    ]);
+    expect(all[0]).toMatchObject({ waitingRoom: false });
+    expect(n.settings).toBe(1);
+    // A change through the settings service drops this node's cache: the next join sees it.
+    await s.tenantSettings.configure(
+      as(u.host),
+      { name: T, displayName: T, status: 'active' },
+      { meetings: { waitingRoom: true } },
+    );
+    const before = n.settings;
+    expect(await s.admin.meetingSettings(T)).toMatchObject({ waitingRoom: true });
+    expect((await s.meetings.admission(as(u.patient), id())).waitingRoom).toBe(true);
+    expect(n.settings - before).toBe(1);
+    // Written behind its back (another node's change), the cache answers what it read until it expires...
+    await s.repos.settings(T).setPaths({ 'meetings.waitingRoom': false });
+    expect(await s.admin.meetingSettings(T)).toMatchObject({ waitingRoom: true });
+    // ...but the recording consent policy is read fresh every time, on every node.
+    await s.repos.settings(T).setPaths({ 'meetings.recordingConsent': 'all' });
+    expect(await s.recordingConsent.settings(T)).toMatchObject({ policy: 'all' });
+    s.admin.forget(T);
+    expect(await s.admin.meetingSettings(T)).toMatchObject({ waitingRoom: false, recordingConsent: 'all' });
+  });
+
+  it('a failed read of the settings is not kept: the next join reads again', async () => {
+    jest.spyOn(FakeTenantConfigRepository.prototype, 'settings').mockRejectedValueOnce(new Error('server gone'));
+    await expect(s.admin.meetingSettings(T)).rejects.toThrow('server gone');
+    expect(await s.admin.meetingSettings(T)).toMatchObject({ waitingRoom: false });
+  });
+});
+
 describe('the waiting room decision (admission)', () => {
   it('off by default: a participant is invited, a stranger by code is an uninvited guest', async () => {
     expect(await s.meetings.admission(as(u.patient), id())).toEqual({
@@ -134,6 +236,7 @@ describe('the waiting room decision (admission)', () => {
       waitingRoom: false,
       autoAdmitInvited: true,
       expirySeconds: 900,
+      event: expect.objectContaining({ _id: event._id }),
     });
     expect(await s.meetings.admission(as(u.stranger), id(), 'ROOM42')).toMatchObject({
       role: 'guest',

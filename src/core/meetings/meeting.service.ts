@@ -65,6 +65,11 @@ export interface Admission {
   waitingRoom: boolean;
   autoAdmitInvited: boolean;
   expirySeconds: number;
+  /**
+   * The event as this admission read it. The join of the same actor turn passes it back (joinDetails,
+   * joinByCode) instead of reading the event again; it is never kept past the turn.
+   */
+  event?: EventRecord;
 }
 
 export interface MeetingDeps {
@@ -133,6 +138,7 @@ export class MeetingService {
       waitingRoom: typeof e.waitingRoom === 'boolean' ? e.waitingRoom : s.waitingRoom,
       autoAdmitInvited: s.waitingRoomAutoAdmitInvited,
       expirySeconds: s.waitingRoomExpirySeconds,
+      event: e,
     };
   }
 
@@ -153,9 +159,12 @@ export class MeetingService {
     return data;
   }
 
-  /** Join details of a started meeting for one of its participants. */
-  async joinDetails(p: Principal, eventId: string): Promise<MeetingData> {
-    const e = await this.visible(p, eventId);
+  /**
+   * Join details of a started meeting for one of its participants. `seen`: the event as this caller's
+   * admission read it in the same turn (Admission.event), used instead of reading it again.
+   */
+  async joinDetails(p: Principal, eventId: string, seen?: EventRecord): Promise<MeetingData> {
+    const e = seen && String(seen._id) === eventId ? seen : await this.visible(p, eventId);
     if (e.status !== 'started' || !e.room?.roomName) throw new AppError('invalid_state', 'The meeting has not started');
     const data = await this.meetingData(p.tenant, e, await this.identity(p, roleOf(e, oid(p.userId)) ?? 'participant'));
     await this.joined(p, data);
@@ -183,8 +192,9 @@ export class MeetingService {
    * Join by meeting code (QR or typed). The code is the capability: whoever holds it joins, as a
    * guest unless they belong to the event. Joining starts a scheduled meeting.
    */
-  async joinByCode(tenant: string, meetingCode: string, joiner: Joiner): Promise<JoinResponse> {
-    const e = await this.deps.events(tenant).findByMeetingCode(meetingCode.toUpperCase());
+  async joinByCode(tenant: string, meetingCode: string, joiner: Joiner, seen?: EventRecord): Promise<JoinResponse> {
+    const code = meetingCode.toUpperCase();
+    const e = seen?.meetingCode === code ? seen : await this.deps.events(tenant).findByMeetingCode(code);
     if (!e) throw new AppError('meeting_not_found', 'No meeting with this code');
     if (!(JOINABLE as readonly string[]).includes(e.status))
       throw new AppError('invalid_state', `The meeting is ${e.status}`);

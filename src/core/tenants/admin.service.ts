@@ -1,7 +1,7 @@
 import { recordBy, type AuditRecorder } from '../audit/audit-by.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { UserRecord, UserRepository } from '../../data/repositories/user.repository.js';
-import type { TenantConfigRepository } from '../../data/repositories/tenant-config.repository.js';
+import type { TenantConfigRepository, TenantSettingsRecord } from '../../data/repositories/tenant-config.repository.js';
 import type { ResolvedTenant } from './tenant.service.js';
 import { AppError } from '../../kernel/errors.js';
 import { oid } from '../../kernel/object-id.js';
@@ -40,9 +40,16 @@ export type TenantConfig = ReturnType<typeof defaultSettings> & { tenant: string
  * another tenant's users are answered user_not_found, never looked up.
  */
 export class AdminService {
-  /** Allowed origins per tenant: a settings change applies within 10 s. */
-  private readonly origins = new TtlCache<string, readonly string[]>({ ttlMs: 10_000, maxEntries: 10_000 });
-  private readonly scopes = new TtlCache<string, 'careTeam' | 'tenant'>({ ttlMs: 10_000, maxEntries: 10_000 });
+  /**
+   * Each tenant's stored settings as last read, for the reads on hot paths (allowed origins on every
+   * cross-origin request, the patient scope on every directory request of a patient, meeting settings and
+   * features on every join; decision 1135): one read per tenant per 10 s, and concurrent misses share it.
+   * A change on this node applies at once (`forget`), on other nodes within 10 s.
+   */
+  private readonly stored = new TtlCache<string, Promise<TenantSettingsRecord | null>>({
+    ttlMs: 10_000,
+    maxEntries: 10_000,
+  });
   /** Rendered QR codes by the configuration text they carry (a tenant's changes only when its config does). */
   private readonly qrCodes = new TtlCache<string, Promise<string>>({ ttlMs: 60 * 60_000, maxEntries: 500 });
 
@@ -99,41 +106,53 @@ export class AdminService {
     };
   }
 
-  /** Drops this node's cached origins and patient scope of `tenant` (other nodes follow within 10 s). */
+  /** Drops this node's cached settings of `tenant` (other nodes follow within 10 s). */
   forget(tenant: string): void {
-    this.origins.delete(tenant);
-    this.scopes.delete(tenant);
+    this.stored.delete(tenant);
+  }
+
+  /** The tenant's stored settings, cached briefly (see `stored`); `fresh` reads them now. */
+  private settingsOf(tenant: string, fresh = false): Promise<TenantSettingsRecord | null> {
+    if (fresh) return this.deps.settings(tenant).settings();
+    let read = this.stored.get(tenant);
+    if (!read) {
+      read = this.deps.settings(tenant).settings();
+      this.stored.set(tenant, read);
+      // A failed read is not kept: the next caller reads again.
+      read.catch(() => {
+        if (this.stored.get(tenant) === read) this.stored.delete(tenant);
+      });
+    }
+    return read;
   }
 
   /** TenantConfig `directory.patientScope`, cached briefly: read by every directory request of a patient. */
-  patientScope(tenant: string): Promise<TenantConfig['directory']['patientScope']> {
-    return this.scopes.getOrLoad(
-      tenant,
-      async () =>
-        ((await this.deps.settings(tenant).settings())?.directory?.patientScope as 'careTeam' | 'tenant' | undefined) ??
-        'careTeam',
-    );
+  async patientScope(tenant: string): Promise<TenantConfig['directory']['patientScope']> {
+    const s = await this.settingsOf(tenant);
+    return (s?.directory?.patientScope as 'careTeam' | 'tenant' | undefined) ?? 'careTeam';
   }
 
   /** The tenant's allowed browser origins (TenantConfig `cors`), cached briefly: read on every cross-origin request. */
-  allowedOrigins(tenant: string): Promise<readonly string[]> {
-    return this.origins.getOrLoad(
-      tenant,
-      async () => (await this.deps.settings(tenant).settings())?.cors?.allowedOrigins ?? [],
-    );
+  async allowedOrigins(tenant: string): Promise<readonly string[]> {
+    return (await this.settingsOf(tenant))?.cors?.allowedOrigins ?? [];
   }
 
-  /** TenantConfig `meetings` over the defaults: ring and heartbeat timings, the waiting room policy. */
-  async meetingSettings(tenant: string): Promise<TenantConfig['meetings']> {
-    const s = await this.deps.settings(tenant).settings();
+  /**
+   * TenantConfig `meetings` over the defaults: ring and heartbeat timings, the waiting room policy. Cached
+   * briefly: read by every join. `fresh` reads the stored settings now (the recording consent policy,
+   * which must hold on every node from the moment it is set).
+   */
+  async meetingSettings(tenant: string, opts: { fresh?: boolean } = {}): Promise<TenantConfig['meetings']> {
+    const s = await this.settingsOf(tenant, opts.fresh);
     const stored = Object.fromEntries(
       Object.entries(s?.meetings ?? {}).filter(([, v]) => v !== undefined && v !== null),
     );
     return { ...defaultSettings(tenant).meetings, ...stored };
   }
 
+  /** TenantConfig `features` over the defaults, cached briefly (guest join and rapid connect are asked per join). */
   async features(tenant: string): Promise<TenantConfig['features']> {
-    const s = await this.deps.settings(tenant).settings();
+    const s = await this.settingsOf(tenant);
     return { ...defaultSettings(tenant).features, ...(s?.features ?? {}) };
   }
 

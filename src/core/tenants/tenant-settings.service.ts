@@ -28,8 +28,9 @@ export interface SettingChange {
 /**
  * Tenant administrators change their tenant's configuration and security rules (decision 950): only the
  * given paths are written, each change is audited with old -> new values, and this node's caches of the
- * tenant are dropped at once (allowed origins, patient scope and web app pages: other nodes within 10 s;
- * security rules: within 5 s; upload limits, features and meeting settings are read uncached).
+ * tenant are dropped at once (allowed origins, patient scope, features, meeting settings and web app
+ * pages: other nodes within 10 s; security rules: within 5 s; upload limits and the recording consent
+ * policy are read uncached).
  */
 export class TenantSettingsService {
   constructor(private readonly deps: TenantSettingsDeps) {}

@@ -63,6 +63,8 @@ describe('one door per room: every meeting change through every entrance', () =>
       { _id: 'tenant' },
       { $set: { 'meetings.waitingRoomAutoAdmitInvited': false } },
     ).exec();
+    // Written behind the settings service: this node's cached settings are dropped as the service would.
+    node.services.admin.forget('acme');
   }, 60_000);
   afterAll(async () => {
     for (const s of sockets) s.close();

@@ -74,7 +74,7 @@ export function fakeDirectoryServices(opts: { mongo?: FakeMongo } = {}) {
   });
   const recordingConsent = new RecordingConsentService({
     events: repos.events,
-    meetingSettings: (t) => admin.meetingSettings(t),
+    meetingSettings: (t) => admin.meetingSettings(t, { fresh: true }),
     audit,
   });
   return {
