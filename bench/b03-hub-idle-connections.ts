@@ -113,7 +113,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
 export const benchmark: Benchmark = {
   id: 'b03',
   title: 'Authenticated idle hub connections on one node: memory per connection',
-  target: '>= 10k connections; <= 1.5x baseline memory per connection',
+  target: '>= 10k connections; <= 1.2x baseline memory per connection',
   baselineName: 'bare Socket.IO server',
   rounds: scaled(3, 1),
   settings,
@@ -122,6 +122,6 @@ export const benchmark: Benchmark = {
   sides: async (ctx) => sides(ctx),
   checks: (p, _b, ratio) => [
     check('connections held', p.connections, 'min', 10_000),
-    check('memory ratio', ratio, 'max', 1.5),
+    check('memory ratio', ratio, 'max', 1.2),
   ],
 };

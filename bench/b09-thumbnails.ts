@@ -73,12 +73,12 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
 export const benchmark: Benchmark = {
   id: 'b09',
   title: 'Thumbnail jobs/s through BullMQ',
-  target: '>= 80% of baseline',
+  target: '>= 90% of baseline',
   baselineName: 'sharp alone on the same images',
   rounds: scaled(3, 1),
   settings,
   ratioFigure: 'jobs_per_s',
   unavailable: () => firstReason(missingRoles('workers'), missingModules('src/workers/jobs/thumbnail.job.ts')),
   sides: async (ctx) => sides(ctx),
-  checks: (_p, _b, ratio) => [check('jobs/s ratio', ratio, 'min', 0.8)],
+  checks: (_p, _b, ratio) => [check('jobs/s ratio', ratio, 'min', 0.9)],
 };
