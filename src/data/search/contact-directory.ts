@@ -36,7 +36,8 @@ interface TenantState {
 /** How long the directory load decodes users before giving the event loop back (decision 641). */
 const LOAD_SLICE_MS = 8;
 
-const toEntry = (u: DirectoryFields): DirectoryEntry => ({
+/** What the directory keeps of a user read from the database. */
+export const toEntry = (u: DirectoryFields): DirectoryEntry => ({
   _id: u._id,
   id: String(u._id),
   sortName: u.sortName,
