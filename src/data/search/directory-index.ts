@@ -1,17 +1,35 @@
-import { mapInSlices, sortInSlices } from './sliced-sort.js';
-import type { Types } from 'mongoose';
+import { eachInSlices, sortInSlices } from './sliced-sort.js';
+import { Types } from 'mongoose';
 import { searchWords, tokensMatch } from '../models/name-tokens.js';
 import type { UserSearch } from '../repositories/user.repository.js';
 
-/** What the in-memory directory keeps of an active user: enough to select, order and count. */
+/**
+ * What the in-memory directory keeps of an active user: enough to select, order and count. Compact
+ * (decision 1136): the id as its 24 hex digits (ObjectIds are made for a returned page only), role,
+ * kind and initial shared (`sharedString`), the tokens one copy per distinct token once indexed.
+ */
 export interface DirectoryEntry {
-  _id: Types.ObjectId;
+  /** The user's `_id`, 24 lower-case hex digits (ordered as the ObjectId's bytes). */
   id: string;
   sortName: string;
   initial: string;
   nameTokens: string[];
   role: string;
   kind: string;
+  /** Position in the index's order, kept by the index (give -1). */
+  rank: number;
+}
+
+/** Values kept once however many users carry them; beyond this many distinct ones, each keeps its own. */
+const SHARED_MAX = 4096;
+const shared = new Map<string, string>();
+
+/** One copy of a short value many users repeat (role, kind, initial): about 32 bytes a user each, else. */
+export function sharedString(s: string): string {
+  const kept = shared.get(s);
+  if (kept !== undefined) return kept;
+  if (shared.size < SHARED_MAX) shared.set(s, s);
+  return s;
 }
 
 export type DirectoryQuery = Omit<UserSearch, 'sort'>;
@@ -45,48 +63,89 @@ function sortedOnce(at: Int32Array): Int32Array {
   return n === at.length ? at : at.slice(0, n);
 }
 
-interface TokenRow {
-  token: string;
-  e: DirectoryEntry;
-}
-
 /**
  * One tenant's active users in memory, answering the contact search's selection, order and count
  * exactly as `UserRepository.search`/`count`/`initials` do (the property test in
  * test/integration/directory/contact-directory.test.ts compares them): entries ordered by
- * (sortName, _id), and the tokens in their own sorted array, so a prefix is a binary-searched range.
+ * (sortName, _id), and the tokens in their own sorted rows, so a prefix is a binary-searched range.
+ * A token row is a slot of two parallel arrays (its token, its entry), ordered by token, then by the
+ * entries' order: no object per row (decision 1136).
  */
 export class DirectoryIndex {
   private readonly byId = new Map<string, DirectoryEntry>();
   private sorted: DirectoryEntry[] = [];
-  private tokens: TokenRow[] = [];
-  private ranks: Map<DirectoryEntry, number> | undefined;
-  /** Position in `sorted` of each token row's entry (built with `ranks`). */
+  private rowTokens: string[] = [];
+  private rowEntries: DirectoryEntry[] = [];
+  /** Whether every entry's `rank` is its position in `sorted` (not after a change, until needed). */
+  private ranked = true;
+  /** Position in `sorted` of each token row's entry. */
   private tokenRanks: Int32Array | undefined;
   /** Positions, in order and each once, of the entries of recently searched token ranges, by `from:to`. */
   private readonly rangeOrders = new Map<string, Int32Array>();
   private readonly cmp: (a: string, b: string) => number;
 
-  constructor(order: StringOrder, entries: readonly DirectoryEntry[] = []) {
+  constructor(order: StringOrder) {
     this.cmp = compareStrings(order);
-    for (const e of entries) this.byId.set(e.id, e);
-    this.sorted = [...this.byId.values()].sort((a, b) => this.entryCmp(a, b));
-    this.tokens = this.sorted
-      .flatMap((e) => e.nameTokens.map((token) => ({ token, e })))
-      .sort((a, b) => this.tokenCmp(a, b));
   }
 
   /**
-   * Builds the index of a whole tenant without holding the event loop: the sorts run in slices
-   * (src/data/search/sliced-sort.ts). The constructor does the same work in one go (small lists, tests).
+   * Builds the index of a whole tenant without holding the event loop: the sorts and passes run in
+   * slices (src/data/search/sliced-sort.ts). The token rows are not sorted as rows: the distinct tokens
+   * are (each entry's tokens replaced by their one copy on the way), then each entry's rows are placed
+   * at their token's next slot, taking the entries in order (a counting sort).
    */
   static async build(order: StringOrder, entries: readonly DirectoryEntry[]): Promise<DirectoryIndex> {
     const index = new DirectoryIndex(order);
     // Filling the map is sliced too: 100,000 string keys take about 80 ms in one go.
-    await mapInSlices(entries, (e) => void index.byId.set(e.id, e));
-    index.sorted = await sortInSlices([...index.byId.values()], (a, b) => index.entryCmp(a, b));
-    const rows = await mapInSlices(index.sorted, (e) => e.nameTokens.map((token): TokenRow => ({ token, e })));
-    index.tokens = await sortInSlices(rows, (a, b) => index.tokenCmp(a, b));
+    await eachInSlices(entries, (e) => void index.byId.set(e.id, e));
+    const sorted = await sortInSlices([...index.byId.values()], (a, b) => index.entryCmp(a, b));
+    const tokenIds = new Map<string, number>();
+    const distinct: string[] = [];
+    const rowTokenIds: number[] = [];
+    await eachInSlices(sorted, (e, at) => {
+      e.rank = at;
+      const tokens = e.nameTokens;
+      for (let k = 0; k < tokens.length; k++) {
+        let id = tokenIds.get(tokens[k]!);
+        if (id === undefined) {
+          id = distinct.length;
+          tokenIds.set(tokens[k]!, id);
+          distinct.push(tokens[k]!);
+        } else tokens[k] = distinct[id]!;
+        rowTokenIds.push(id);
+      }
+    });
+    tokenIds.clear();
+    const byToken = await sortInSlices(
+      Array.from(distinct, (_, id) => id),
+      (a, b) => index.cmp(distinct[a]!, distinct[b]!),
+    );
+    const next = new Int32Array(distinct.length);
+    for (const id of rowTokenIds) next[id]!++;
+    let slot = 0;
+    for (const id of byToken) {
+      const n = next[id]!;
+      next[id] = slot;
+      slot += n;
+    }
+    const rows = rowTokenIds.length;
+    const rowTokens = new Array<string>(rows);
+    const rowEntries = new Array<DirectoryEntry>(rows);
+    const tokenRanks = new Int32Array(rows);
+    let r = 0;
+    await eachInSlices(sorted, (e, at) => {
+      for (let k = 0; k < e.nameTokens.length; k++) {
+        const id = rowTokenIds[r++]!;
+        const to = next[id]!++;
+        rowTokens[to] = distinct[id]!;
+        rowEntries[to] = e;
+        tokenRanks[to] = at;
+      }
+    });
+    index.sorted = sorted;
+    index.rowTokens = rowTokens;
+    index.rowEntries = rowEntries;
+    index.tokenRanks = tokenRanks;
     return index;
   }
 
@@ -103,17 +162,14 @@ export class DirectoryIndex {
     this.remove(e.id);
     this.byId.set(e.id, e);
     this.sorted.splice(
-      this.lowerBound(this.sorted, (x) => this.entryCmp(x, e) < 0),
+      this.lowerBound(this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0),
       0,
       e,
     );
     for (const token of e.nameTokens) {
-      const row: TokenRow = { token, e };
-      this.tokens.splice(
-        this.lowerBound(this.tokens, (x) => this.tokenCmp(x, row) < 0),
-        0,
-        row,
-      );
+      const at = this.rowBound(token, e);
+      this.rowTokens.splice(at, 0, token);
+      this.rowEntries.splice(at, 0, e);
     }
     this.changed();
   }
@@ -123,12 +179,14 @@ export class DirectoryIndex {
     const e = this.byId.get(id);
     if (!e) return;
     this.byId.delete(id);
-    const at = this.lowerBound(this.sorted, (x) => this.entryCmp(x, e) < 0);
+    const at = this.lowerBound(this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
     if (this.sorted[at] === e) this.sorted.splice(at, 1);
     for (const token of e.nameTokens) {
-      const row: TokenRow = { token, e };
-      const i = this.lowerBound(this.tokens, (x) => this.tokenCmp(x, row) < 0);
-      if (this.tokens[i]?.e === e) this.tokens.splice(i, 1);
+      const i = this.rowBound(token, e);
+      if (this.rowEntries[i] === e) {
+        this.rowTokens.splice(i, 1);
+        this.rowEntries.splice(i, 1);
+      }
     }
     this.changed();
   }
@@ -143,7 +201,7 @@ export class DirectoryIndex {
         return true;
       }
       if (out.length >= q.take) return false;
-      out.push(e._id);
+      out.push(new Types.ObjectId(e.id));
       return out.length < q.take;
     });
     return out;
@@ -206,11 +264,11 @@ export class DirectoryIndex {
       !out.has(e.id) &&
       tokensMatch(words, e.nameTokens);
     if (ids && ids.size < this.sorted.length / 8) {
-      const ranks = this.rankMap();
+      this.rank();
       const at: number[] = [];
       for (const id of ids) {
         const e = this.byId.get(id);
-        if (e) at.push(ranks.get(e)!);
+        if (e) at.push(e.rank);
       }
       return this.visitPositions(sortedOnce(Int32Array.from(at)), keep, visit);
     }
@@ -245,8 +303,8 @@ export class DirectoryIndex {
     if (at) this.rangeOrders.delete(key);
     else {
       if (!this.tokenRanks) {
-        const ranks = this.rankMap();
-        this.tokenRanks = Int32Array.from(this.tokens, (r) => ranks.get(r.e)!);
+        this.rank();
+        this.tokenRanks = Int32Array.from(this.rowEntries, (e) => e.rank);
       }
       at = sortedOnce(this.tokenRanks.slice(from, to));
     }
@@ -257,38 +315,45 @@ export class DirectoryIndex {
 
   /** Positions and the orders of ranges are of the list as it was: dropped on every change. */
   private changed(): void {
-    this.ranks = undefined;
+    this.ranked = false;
     this.tokenRanks = undefined;
     this.rangeOrders.clear();
   }
 
-  private rankMap(): Map<DirectoryEntry, number> {
-    if (!this.ranks) this.ranks = new Map(this.sorted.map((e, i) => [e, i]));
-    return this.ranks;
+  /** Sets every entry's `rank` to its position (after a change; a loop, no map from entry to position). */
+  private rank(): void {
+    if (this.ranked) return;
+    for (let i = 0; i < this.sorted.length; i++) this.sorted[i]!.rank = i;
+    this.ranked = true;
   }
 
   /** [from, to) of the token rows starting with `prefix` (tokens are letters and digits, so code order is safe). */
   private prefixRange(prefix: string): [number, number] {
-    const from = this.lowerBound(this.tokens, (r) => this.cmp(r.token, prefix) < 0);
-    const to = this.lowerBound(this.tokens, (r) => this.cmp(r.token, prefix) < 0 || r.token.startsWith(prefix));
+    const t = this.rowTokens;
+    const from = this.lowerBound(t.length, (i) => this.cmp(t[i]!, prefix) < 0);
+    const to = this.lowerBound(t.length, (i) => this.cmp(t[i]!, prefix) < 0 || t[i]!.startsWith(prefix));
     return [from, to];
+  }
+
+  /** Where the row (token, e) is or goes: rows are ordered by token, then by entry order. */
+  private rowBound(token: string, e: DirectoryEntry): number {
+    return this.lowerBound(this.rowTokens.length, (i) => {
+      const c = this.cmp(this.rowTokens[i]!, token);
+      return c < 0 || (c === 0 && this.entryCmp(this.rowEntries[i]!, e) < 0);
+    });
   }
 
   private entryCmp(a: DirectoryEntry, b: DirectoryEntry): number {
     return this.cmp(a.sortName, b.sortName) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   }
 
-  private tokenCmp(a: TokenRow, b: TokenRow): number {
-    return this.cmp(a.token, b.token) || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0);
-  }
-
-  /** First index where `before` is false (`before` must be true on a prefix of the array). */
-  private lowerBound<T>(arr: readonly T[], before: (x: T) => boolean): number {
+  /** First index in [0, n) where `before` is false (`before` must be true on a prefix of the indexes). */
+  private lowerBound(n: number, before: (i: number) => boolean): number {
     let lo = 0;
-    let hi = arr.length;
+    let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (before(arr[mid]!)) lo = mid + 1;
+      if (before(mid)) lo = mid + 1;
       else hi = mid;
     }
     return lo;

@@ -42,19 +42,34 @@ export async function sortInSlices<T>(items: readonly T[], cmp: (a: T, b: T) => 
   return src;
 }
 
-/** Maps in slices, giving the loop back like sortInSlices. */
-export async function mapInSlices<T, R>(items: Iterable<T>, fn: (item: T) => R | R[], sliceMs = 8): Promise<R[]> {
-  const out: R[] = [];
+/** Calls `fn` on each item (and its index) in slices, giving the loop back like sortInSlices. */
+export async function eachInSlices<T>(
+  items: Iterable<T>,
+  fn: (item: T, i: number) => void,
+  sliceMs = 8,
+): Promise<void> {
   let sliceStart = performance.now();
   let n = 0;
   for (const item of items) {
-    const r = fn(item);
-    if (Array.isArray(r)) for (const x of r) out.push(x);
-    else out.push(r);
+    fn(item, n);
     if ((++n & 255) === 0 && performance.now() - sliceStart >= sliceMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
     }
   }
+}
+
+/** Maps in slices, giving the loop back like sortInSlices. */
+export async function mapInSlices<T, R>(items: Iterable<T>, fn: (item: T) => R | R[], sliceMs = 8): Promise<R[]> {
+  const out: R[] = [];
+  await eachInSlices(
+    items,
+    (item) => {
+      const r = fn(item);
+      if (Array.isArray(r)) for (const x of r) out.push(x);
+      else out.push(r);
+    },
+    sliceMs,
+  );
   return out;
 }
