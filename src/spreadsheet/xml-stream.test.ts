@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { SaxesParser } from 'saxes';
-import { MAX_CONSTRUCT_CHARS, MAX_DEPTH, readXml } from './xml-stream.js';
+import { MAX_CONSTRUCT_CHARS, MAX_DEPTH, parseXml, readXml, type XmlHandler } from './xml-stream.js';
 
 type Event = ['open', string, Record<string, string>] | ['close', string] | ['text', string];
 
@@ -237,5 +237,36 @@ describe('reading XML with saxes, fed the bytes of an inflated part', () => {
       ...rejected,
       message: expect.stringMatching(/nested/),
     });
+  });
+
+  it('reads each document afresh after a refused one, an abandoned one, and beside another document', async () => {
+    const good = '<a x="1"><b>text</b><c/></a>';
+    const expected = bySaxes(good);
+    // A document refused halfway, one whose reader stops after its first chunk, then the good one:
+    // a parser left mid-document must never read the next one.
+    for (const broken of ['<a><b>open', '<a><b></a>', '<a><!DOCTYPE a><b>']) {
+      await expect(byModule(broken, [3, 5])).rejects.toMatchObject(rejected);
+      expect(await byModule(good, [2])).toEqual(expected);
+    }
+    for await (const _ of parseXml(bytesCut('<z><y>', [2, 4]), { open: () => {}, close: () => {}, text: () => {} }))
+      break;
+    expect(await byModule(good, [])).toEqual(expected);
+    // Two documents read in turns, chunk by chunk, as two imports on one node would be.
+    const other = '<p q="2">more <r>text</r></p>';
+    const events: [Event[], Event[]] = [[], []];
+    const reader = (i: 0 | 1): XmlHandler => ({
+      open: (name, attrs) => events[i].push(['open', name, { ...attrs }]),
+      close: (name) => events[i].push(['close', name]),
+      text: (t) => events[i].push(['text', t]),
+    });
+    const one = parseXml(bytesCut(good, [3, 9, 15]), reader(0));
+    const two = parseXml(bytesCut(other, [2, 7, 12]), reader(1));
+    let done = [false, false];
+    while (!done[0] || !done[1]) {
+      if (!done[0]) done[0] = (await one.next()).done === true;
+      if (!done[1]) done[1] = (await two.next()).done === true;
+    }
+    expect(merged(events[0])).toEqual(expected);
+    expect(merged(events[1])).toEqual(bySaxes(other));
   });
 });
