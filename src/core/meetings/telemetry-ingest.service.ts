@@ -202,18 +202,34 @@ export class TelemetryIngestService {
     records: readonly NewTelemetryRecord[],
   ): Promise<Map<string, string>> {
     const out = new Map<string, string>();
+    /** Leaves whose join this node has not seen, by participant: read back once each, together. */
+    const unseen = new Map<string, { conferenceId: string; participantKey: string }>();
     for (const r of records) {
       const p = r.payload as { participantKey?: string; userId?: string };
       if (!p.participantKey) continue;
-      const key = scoped(tenant, `${r.conferenceId} ${p.participantKey}`);
-      if (r.type === 'participant_joined' && p.userId) this.joinedAs.set(key, p.userId);
-      if (r.type !== 'participant_left' || p.userId) continue;
-      const userId = this.joinedAs.get(key) ?? (await repo.joinedUserId(r.conferenceId, p.participantKey)) ?? undefined;
-      if (userId) {
-        this.joinedAs.set(key, userId);
-        out.set(`${r.conferenceId} ${p.participantKey}`, userId);
+      const local = `${r.conferenceId} ${p.participantKey}`;
+      const key = scoped(tenant, local);
+      // A join seen here settles its leave: the user it named, or none (a guest; '' remembered) unless
+      // an earlier join of the same participant named one (the stored read takes the latest that did).
+      if (r.type === 'participant_joined') {
+        if (p.userId) this.joinedAs.set(key, p.userId);
+        else if (this.joinedAs.get(key) === undefined) this.joinedAs.set(key, '');
       }
+      if (r.type !== 'participant_left' || p.userId) continue;
+      const known = this.joinedAs.get(key);
+      if (known === undefined) unseen.set(local, { conferenceId: r.conferenceId, participantKey: p.participantKey });
+      else if (known) out.set(local, known);
     }
+    const read = await Promise.all(
+      [...unseen].map(
+        async ([local, u]) => [local, await repo.joinedUserId(u.conferenceId, u.participantKey)] as const,
+      ),
+    );
+    for (const [local, userId] of read)
+      if (userId) {
+        this.joinedAs.set(scoped(tenant, local), userId);
+        out.set(local, userId);
+      }
     return out;
   }
 

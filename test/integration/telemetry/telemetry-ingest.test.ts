@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Types } from 'mongoose';
 import * as grpc from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
@@ -6,6 +6,7 @@ import { newEvent } from '../../support/events.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { EventRepository } from '../../../src/data/repositories/event.repository.js';
 import { ParticipantLogRepository } from '../../../src/data/repositories/participant-log.repository.js';
+import { TelemetryRepository } from '../../../src/data/repositories/telemetry.repository.js';
 import { TelemetryClient, TelemetryCallError, conferenceScript } from '../../../src/vcs/telemetry.client.js';
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
 import { rooms } from '../../../src/realtime/rooms.js';
@@ -94,6 +95,55 @@ describe('gRPC telemetry ingest and completion', () => {
     expect(await db.models.TelemetryRecord.countDocuments({ conferenceId: `conf-${eventId}` })).toBe(script.length);
     expect(told()).toHaveLength(1);
     client.close();
+  });
+
+  it("reads a leave's user back only when this node did not see its join, once per participant", async () => {
+    const event = await newEvent(node, 'acme');
+    const eventId = event._id.toHexString();
+    const conferenceId = `conf-leaves-${eventId}`;
+    const at = new Date(Date.now() - 60_000);
+    const userId = new Types.ObjectId().toHexString();
+    const rec = (sequence: number, type: string, payload: Record<string, unknown>) => ({
+      conferenceId,
+      sequence,
+      eventId,
+      type,
+      occurredAt: new Date(at.getTime() + sequence * 1000),
+      payload,
+    });
+    const reads = jest.spyOn(TelemetryRepository.prototype, 'joinedUserId');
+    try {
+      // Joins seen here, a guest's (no user) and a clinician's, in one batch and their leaves in the next.
+      await node.services.telemetry.ingest('acme', [
+        rec(1, 'participant_joined', { participantKey: 'guest:a' }),
+        rec(2, 'participant_joined', { participantKey: 'doc', userId }),
+        rec(3, 'participant_left', { participantKey: 'guest:a' }),
+      ]);
+      await node.services.telemetry.ingest('acme', [
+        rec(4, 'participant_left', { participantKey: 'doc' }),
+        rec(5, 'participant_joined', { participantKey: 'guest:b', userId: '' }),
+        rec(6, 'participant_left', { participantKey: 'guest:b' }),
+      ]);
+      expect(reads).not.toHaveBeenCalled();
+      // Joins this node never saw (another node stored them): each participant read back once.
+      const db = node.infra.mongo.tenantDb('acme');
+      await db.models.TelemetryRecord.collection.insertMany([
+        {
+          _id: `${conferenceId}:7` as never,
+          ...rec(7, 'participant_joined', { participantKey: 'elsewhere', userId }),
+          eventId: event._id,
+          createdAt: new Date(),
+        },
+      ]);
+      await node.services.telemetry.ingest('acme', [
+        rec(8, 'participant_left', { participantKey: 'elsewhere' }),
+        rec(9, 'participant_left', { participantKey: 'elsewhere' }),
+        rec(10, 'participant_left', { participantKey: 'never-joined' }),
+      ]);
+      expect(reads.mock.calls.map((c) => c[1]).sort()).toEqual(['elsewhere', 'never-joined']);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('sets only the flags the telemetry shows (unary batch, no chat, no recording)', async () => {
