@@ -16,6 +16,12 @@ export type RedisClient = Redis | Cluster;
 export type RedisConnectionOptions = RedisOptions & {
   /** Cluster only: one subscriber per master for SSUBSCRIBE (the sharded Socket.IO adapter's). */
   shardedSubscribers?: boolean;
+  /**
+   * A connection that only subscribes: no ready check. The check's INFO is refused once a SUBSCRIBE
+   * written while the connection was still starting (pub/sub commands are allowed then) has made it a
+   * subscriber, and pub/sub needs no loaded dataset anyway.
+   */
+  subscriber?: boolean;
 };
 
 /**
@@ -23,13 +29,14 @@ export type RedisConnectionOptions = RedisOptions & {
  * `maxRetriesPerRequest: null`; request paths use a connection that fails fast instead.
  */
 export function createRedis(url: string, name: string, opts: RedisConnectionOptions = {}): RedisClient {
-  const { shardedSubscribers, ...options }: RedisConnectionOptions = {
+  const { shardedSubscribers, subscriber, ...options }: RedisConnectionOptions = {
     connectionName: `consult:${name}`,
     enableAutoPipelining: true,
     maxRetriesPerRequest: 2,
     retryStrategy: (times) => Math.min(times * 100, 2000),
     ...opts,
   };
+  if (subscriber) options.enableReadyCheck = false;
   const target = parseRedisUrl(url);
   if (target.kind === 'single') return new Redis(url, options);
   const { retryStrategy, enableAutoPipelining, enableOfflineQueue, ...perNode } = options;
@@ -52,8 +59,12 @@ export function createRedis(url: string, name: string, opts: RedisConnectionOpti
  * subscriber or a blocking reader; the caller closes it.
  */
 export function duplicateRedis(client: RedisClient, opts: RedisConnectionOptions = {}): RedisClient {
-  if (!(client instanceof Cluster)) return client.duplicate(opts);
-  const { retryStrategy, enableAutoPipelining, enableOfflineQueue, shardedSubscribers, ...perNode } = opts;
+  const { subscriber, ...given } = opts;
+  const options: RedisOptions & { shardedSubscribers?: boolean } = subscriber
+    ? { ...given, enableReadyCheck: false }
+    : given;
+  if (!(client instanceof Cluster)) return client.duplicate(options);
+  const { retryStrategy, enableAutoPipelining, enableOfflineQueue, shardedSubscribers, ...perNode } = options;
   return client.duplicate(undefined, {
     ...(retryStrategy ? { clusterRetryStrategy: retryStrategy } : {}),
     ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),

@@ -91,8 +91,8 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
   const system = own?.system ?? actorSystemOf(ctx.started);
   const pub = infra.connectRedis('hub-pub');
   // On a cluster the adapter's SSUBSCRIBEs go to the master of each channel's slot.
-  const sub = infra.connectRedis('hub-sub', { shardedSubscribers: true });
-  const pushSub = infra.connectRedis('hub-push-sub');
+  const sub = infra.connectRedis('hub-sub', { shardedSubscribers: true, subscriber: true });
+  const pushSub = infra.connectRedis('hub-push-sub', { subscriber: true });
   const io = createHubServer({
     server,
     pubClient: pub,

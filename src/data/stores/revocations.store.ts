@@ -71,7 +71,7 @@ export class RevocationsStore {
    */
   async subscribe(onMessage: (message: unknown) => void): Promise<() => Promise<void>> {
     const channel = this.deps.keys.revocationChannel;
-    const sub = duplicateRedis(this.deps.redis);
+    const sub = duplicateRedis(this.deps.redis, { subscriber: true });
     sub.on('message', (ch: string, text: string) => {
       if (ch !== channel) return;
       let message: unknown;
