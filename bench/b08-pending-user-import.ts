@@ -140,7 +140,10 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     if (done.status !== 'completed')
       ctx.log(`  import still ${done.status} after ${seconds} s: ${done.rowsDone} of ${settings.rows} rows`);
     const { peakRss } = await node!.peak();
-    return { up, done, seconds, finished, cpu, peakRss, before };
+    // What the node holds after the import and a full GC: how much of the peak is V8's heap, how much
+    // is memory outside it (Buffers, native), and how much the process keeps without either.
+    const after = await node!.mem();
+    return { up, done, seconds, finished, cpu, peakRss, before, after };
   };
   const productRound = async (i: number): Promise<Figures> => {
     // A fresh tenant per round: every round imports the same usernames as new pending users.
@@ -149,7 +152,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     // speeds up or slows down over the run weighs on both sides of the share alike.
     await node!.call('tenant', { name: tenant });
     const refBefore = await reference(tenant);
-    const { up, done, seconds, finished, cpu, peakRss, before } = await importOnce(tenant);
+    const { up, done, seconds, finished, cpu, peakRss, before, after } = await importOnce(tenant);
     const refAfter = await reference(tenant);
     const refRate = (refBefore.docs_per_s + refAfter.docs_per_s) / 2;
     const refDocs = refBefore.docs + refAfter.docs;
@@ -179,6 +182,10 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       ref_client_cpu_ms_per_1k_rows: perK(refBefore.cpu.client! + refAfter.cpu.client!, refDocs),
       peak_rss_mib: peakRss / MiB,
       rss_growth_mib: (peakRss - before) / MiB,
+      rss_after_gc_mib: after.rss / MiB,
+      heap_total_after_gc_mib: after.heapTotal / MiB,
+      heap_used_after_gc_mib: after.heapUsed / MiB,
+      external_after_gc_mib: after.external / MiB,
       failed_status_polls: done.failedPolls,
     };
   };
