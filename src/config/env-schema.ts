@@ -212,7 +212,7 @@ export const EnvSchema = z.object({
 
   CONTACT_DIRECTORY_MEMORY: z.enum(['auto', 'on', 'off']).default('auto'),
   CONTACT_DIRECTORY_MAX_TENANTS: positiveInt.default(20),
-  CONTACT_DIRECTORY_MAX_ENTRIES: positiveInt.default(250_000),
+  CONTACT_DIRECTORY_MAX_ENTRIES: positiveInt.default(2_000_000),
   CONTACT_DIRECTORY_REBUILD_SECONDS: positiveInt.default(600),
   /** Decision 1132: how long a patient's care team stays in the Redis cache; 0 turns the cache off. */
   CARE_TEAM_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(1800),

@@ -2,13 +2,9 @@ import { Types } from 'mongoose';
 import type { DirectoryChangesStore } from '../stores/directory-changes.store.js';
 import type { DirectoryFields, UserRepository } from '../repositories/user.repository.js';
 import type { Logger } from '../../observability/logger.js';
-import {
-  DirectoryIndex,
-  sharedString,
-  type DirectoryEntry,
-  type DirectoryQuery,
-  type StringOrder,
-} from './directory-index.js';
+import { DirectoryIndex } from './directory-index.js';
+import { sharedString, type DirectoryEntry, type DirectoryQuery } from './directory-entry.js';
+import type { StringOrder } from './string-order.js';
 
 export interface ContactDirectoryDeps {
   /** The tenants' numbered change notes (Redis, shared by every node). */
@@ -99,11 +95,11 @@ export class ContactDirectory {
   }
 
   async search(tenant: string, q: DirectoryQuery): Promise<Types.ObjectId[] | undefined> {
-    return (await this.current(tenant))?.search(q);
+    return (await this.prepared(tenant, q))?.search(q);
   }
 
   async count(tenant: string, q: Omit<DirectoryQuery, 'skip' | 'take'>, cap?: number): Promise<number | undefined> {
-    return (await this.current(tenant))?.count(q, cap);
+    return (await this.prepared(tenant, q))?.count(q, cap);
   }
 
   async initials(
@@ -123,6 +119,17 @@ export class ContactDirectory {
   /** Tenants held in memory (observability and tests). */
   heldTenants(): string[] {
     return [...this.tenants].filter(([, st]) => st.index).map(([t]) => t);
+  }
+
+  /**
+   * The tenant's index as `current` gives it, with the token buckets this search needs sorted (in
+   * slices, decision 1137): the search itself then holds the event loop only for its own work.
+   */
+  private async prepared(tenant: string, q: Pick<DirectoryQuery, 'name'>): Promise<DirectoryIndex | undefined> {
+    const index = await this.current(tenant);
+    const sorting = index?.prepare(q);
+    if (sorting) await sorting;
+    return index;
   }
 
   /** The tenant's index, brought up to date with every change noted so far; undefined: ask the database. */

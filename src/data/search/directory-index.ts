@@ -1,156 +1,80 @@
-import { eachInSlices, sortInSlices } from './sliced-sort.js';
+import { lowerBound, sortInSlices } from './sliced-sort.js';
+import { sortedOnce, type RowCopy, type TokenRows } from './token-rows.js';
+import type { ById } from './by-id.js';
 import { Types } from 'mongoose';
 import { searchWords, tokensMatch } from '../models/name-tokens.js';
-import type { UserSearch } from '../repositories/user.repository.js';
-
-/**
- * What the in-memory directory keeps of an active user: enough to select, order and count. Compact
- * (decision 1136): the id as its 24 hex digits (ObjectIds are made for a returned page only), role,
- * kind and initial shared (`sharedString`), the tokens one copy per distinct token once indexed.
- */
-export interface DirectoryEntry {
-  /** The user's `_id`, 24 lower-case hex digits (ordered as the ObjectId's bytes). */
-  id: string;
-  sortName: string;
-  initial: string;
-  nameTokens: string[];
-  role: string;
-  kind: string;
-  /** Position in the index's order, kept by the index (give -1). */
-  rank: number;
-}
-
-/** Values kept once however many users carry them; beyond this many distinct ones, each keeps its own. */
-const SHARED_MAX = 4096;
-const shared = new Map<string, string>();
-
-/** One copy of a short value many users repeat (role, kind, initial): about 32 bytes a user each, else. */
-export function sharedString(s: string): string {
-  const kept = shared.get(s);
-  if (kept !== undefined) return kept;
-  if (shared.size < SHARED_MAX) shared.set(s, s);
-  return s;
-}
-
-export type DirectoryQuery = Omit<UserSearch, 'sort'>;
-export type StringOrder = 'code-point' | 'code-unit';
-
-/** Maps a UTF-16 code unit so that comparing mapped units orders strings by code point (UTF-8 bytes). */
-const pointRank = (c: number) => (c >= 0xe000 ? c - 0x800 : c >= 0xd800 ? c + 0x2000 : c);
-
-/** String comparison in the server's order (decision 212). */
-export function compareStrings(order: StringOrder): (a: string, b: string) => number {
-  if (order === 'code-unit') return (a, b) => (a < b ? -1 : a > b ? 1 : 0);
-  return (a, b) => {
-    const n = Math.min(a.length, b.length);
-    for (let i = 0; i < n; i++) {
-      const x = a.charCodeAt(i);
-      const y = b.charCodeAt(i);
-      if (x !== y) return pointRank(x) - pointRank(y);
-    }
-    return a.length - b.length;
-  };
-}
+import type { DirectoryEntry, DirectoryQuery } from './directory-entry.js';
+import { buildIndex, type IndexParts } from './index-build.js';
+import {
+  BUCKET_UNITS,
+  UNIT_CODES,
+  compareStrings,
+  entryOrder,
+  packKeys,
+  unitRank,
+  type StringOrder,
+} from './string-order.js';
 
 /** How many token ranges' entry orders an index keeps (each up to 4 bytes per row of the range). */
 const RANGE_ORDERS_KEPT = 32;
-
-/** Sorts positions ascending and drops repeats (a user with two tokens in one range). */
-function sortedOnce(at: Int32Array): Int32Array {
-  at.sort();
-  let n = 0;
-  for (let i = 0; i < at.length; i++) if (i === 0 || at[i] !== at[i - 1]) at[n++] = at[i]!;
-  return n === at.length ? at : at.slice(0, n);
-}
 
 /**
  * One tenant's active users in memory, answering the contact search's selection, order and count
  * exactly as `UserRepository.search`/`count`/`initials` do (the property test in
  * test/integration/directory/contact-directory.test.ts compares them): entries ordered by
- * (sortName, _id), and the tokens in their own sorted rows, so a prefix is a binary-searched range.
- * A token row is a slot of two parallel arrays (its token, its entry), ordered by token, then by the
- * entries' order: no object per row (decision 1136).
- */
-export class DirectoryIndex {
-  private readonly byId = new Map<string, DirectoryEntry>();
-  private sorted: DirectoryEntry[] = [];
-  private rowTokens: string[] = [];
-  private rowEntries: DirectoryEntry[] = [];
-  /** Whether every entry's `rank` is its position in `sorted` (not after a change, until needed). */
+ * (sortName, _id), and the tokens in their own rows, so a prefix is a binary-searched range.
+ * A token row is a slot of parallel arrays (its token, its entry, its entry's position), held in
+ * blocks (src/data/search/token-rows.ts): no object per row (decision 1136).
+ *
+ * The rows are ordered by bucket, the token's first BUCKET_UNITS code units (decision 1137). Within a
+ * bucket they are in no order until a search needs the bucket sorted (`sortedBuckets`), then by token
+ * and entry order. A search word of up to BUCKET_UNITS units selects whole buckets, sorted or not; a
+ * longer one, a range of its one bucket, sorted first. Every range's entries are put in order by their
+ * positions (`rangeOrder`), so the order of the rows within a range changes no answer.
+ */ export class DirectoryIndex {
+  private readonly byId: ById<DirectoryEntry>;
+  private sorted: DirectoryEntry[];
+  /** The token rows: token, entry, and the entry's position in `sorted` (kept through writes). */
+  private rows: TokenRows<DirectoryEntry>;
+  /** Whether every entry's `rank` is its position in `sorted` (not after a write, until needed). */
   private ranked = true;
-  /** Position in `sorted` of each token row's entry. */
-  private tokenRanks: Int32Array | undefined;
   /** Positions, in order and each once, of the entries of recently searched token ranges, by `from:to`. */
   private readonly rangeOrders = new Map<string, Int32Array>();
+  /** Keys of the buckets whose rows are ordered by token, then entry order. */
+  private readonly sortedBuckets = new Set<number>();
+  /** Bucket sorts under way in slices (`prepare`), by bucket key: a second search waits for the first. */
+  private readonly bucketSorts = new Map<number, Promise<void>>();
   private readonly cmp: (a: string, b: string) => number;
+  private readonly rank: (c: number) => number;
 
-  constructor(order: StringOrder) {
+  private readonly entryCmp: (a: DirectoryEntry, b: DirectoryEntry) => number;
+
+  private constructor(order: StringOrder, parts: IndexParts) {
     this.cmp = compareStrings(order);
+    this.rank = unitRank(order);
+    this.entryCmp = entryOrder(this.cmp);
+    ({ byId: this.byId, sorted: this.sorted, rows: this.rows } = parts);
   }
 
   /**
-   * Builds the index of a whole tenant without holding the event loop: the sorts and passes run in
-   * slices (src/data/search/sliced-sort.ts). The token rows are not sorted as rows: the distinct tokens
-   * are (each entry's tokens replaced by their one copy on the way), then each entry's rows are placed
-   * at their token's next slot, taking the entries in order (a counting sort).
+   * Builds the index of a whole tenant without holding the event loop (`buildIndex`, every pass in
+   * slices). `onPhase` hears how long each phase took (bench/directory-memory.ts).
    */
-  static async build(order: StringOrder, entries: readonly DirectoryEntry[]): Promise<DirectoryIndex> {
-    const index = new DirectoryIndex(order);
-    // Filling the map is sliced too: 100,000 string keys take about 80 ms in one go.
-    await eachInSlices(entries, (e) => void index.byId.set(e.id, e));
-    const sorted = await sortInSlices([...index.byId.values()], (a, b) => index.entryCmp(a, b));
-    const tokenIds = new Map<string, number>();
-    const distinct: string[] = [];
-    const rowTokenIds: number[] = [];
-    await eachInSlices(sorted, (e, at) => {
-      e.rank = at;
-      const tokens = e.nameTokens;
-      for (let k = 0; k < tokens.length; k++) {
-        let id = tokenIds.get(tokens[k]!);
-        if (id === undefined) {
-          id = distinct.length;
-          tokenIds.set(tokens[k]!, id);
-          distinct.push(tokens[k]!);
-        } else tokens[k] = distinct[id]!;
-        rowTokenIds.push(id);
-      }
-    });
-    tokenIds.clear();
-    const byToken = await sortInSlices(
-      Array.from(distinct, (_, id) => id),
-      (a, b) => index.cmp(distinct[a]!, distinct[b]!),
-    );
-    const next = new Int32Array(distinct.length);
-    for (const id of rowTokenIds) next[id]!++;
-    let slot = 0;
-    for (const id of byToken) {
-      const n = next[id]!;
-      next[id] = slot;
-      slot += n;
-    }
-    const rows = rowTokenIds.length;
-    const rowTokens = new Array<string>(rows);
-    const rowEntries = new Array<DirectoryEntry>(rows);
-    const tokenRanks = new Int32Array(rows);
-    let r = 0;
-    await eachInSlices(sorted, (e, at) => {
-      for (let k = 0; k < e.nameTokens.length; k++) {
-        const id = rowTokenIds[r++]!;
-        const to = next[id]!++;
-        rowTokens[to] = distinct[id]!;
-        rowEntries[to] = e;
-        tokenRanks[to] = at;
-      }
-    });
-    index.sorted = sorted;
-    index.rowTokens = rowTokens;
-    index.rowEntries = rowEntries;
-    index.tokenRanks = tokenRanks;
-    return index;
+  static async build(
+    order: StringOrder,
+    entries: readonly DirectoryEntry[],
+    onPhase?: (phase: string, ms: number) => void,
+  ): Promise<DirectoryIndex> {
+    return new DirectoryIndex(order, await buildIndex(order, entries, onPhase));
   }
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** How many token buckets are sorted so far (observability and tests). */
+  get bucketsSorted(): number {
+    return this.sortedBuckets.size;
   }
 
   has(id: string): boolean {
@@ -160,17 +84,11 @@ export class DirectoryIndex {
   /** Adds or replaces an active user. */
   upsert(e: DirectoryEntry): void {
     this.remove(e.id);
-    this.byId.set(e.id, e);
-    this.sorted.splice(
-      this.lowerBound(this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0),
-      0,
-      e,
-    );
-    for (const token of e.nameTokens) {
-      const at = this.rowBound(token, e);
-      this.rowTokens.splice(at, 0, token);
-      this.rowEntries.splice(at, 0, e);
-    }
+    this.byId.set(e);
+    const at = lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
+    this.sorted.splice(at, 0, e);
+    this.rows.shiftRanks(at, 1);
+    for (const token of e.nameTokens) this.rows.insert(this.rowBound(token, e), token, e, at);
     this.changed();
   }
 
@@ -179,16 +97,36 @@ export class DirectoryIndex {
     const e = this.byId.get(id);
     if (!e) return;
     this.byId.delete(id);
-    const at = this.lowerBound(this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
+    const at = lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
     if (this.sorted[at] === e) this.sorted.splice(at, 1);
     for (const token of e.nameTokens) {
-      const i = this.rowBound(token, e);
-      if (this.rowEntries[i] === e) {
-        this.rowTokens.splice(i, 1);
-        this.rowEntries.splice(i, 1);
-      }
+      const row = this.findRow(token, e);
+      if (row >= 0) this.rows.remove(row);
     }
+    this.rows.shiftRanks(at + 1, -1);
     this.changed();
+  }
+
+  /**
+   * Sorts, in slices, the token buckets this query's search words will need (words longer than
+   * BUCKET_UNITS, in buckets not yet sorted), each once: a search that needs a bucket already being
+   * sorted waits for that sort. Undefined when nothing is to be sorted. `search` and `count` sort a
+   * bucket they need at once themselves; the contact directory calls this first, so they never do.
+   */
+  prepare(q: Pick<DirectoryQuery, 'name'>): Promise<void> | undefined {
+    let waits: Promise<void>[] | undefined;
+    for (const word of searchWords(q.name)) {
+      if (word.length <= BUCKET_UNITS) continue;
+      const key = this.bucketKey(word);
+      if (this.sortedBuckets.has(key)) continue;
+      let sorting = this.bucketSorts.get(key);
+      if (!sorting) {
+        sorting = this.sortBucketInSlices(key).finally(() => this.bucketSorts.delete(key));
+        this.bucketSorts.set(key, sorting);
+      }
+      (waits ??= []).push(sorting);
+    }
+    return waits && Promise.all(waits).then(() => undefined);
   }
 
   /** The ids of one page, in the database's order (sortName, then _id). */
@@ -242,7 +180,7 @@ export class DirectoryIndex {
   initials(excludeId?: Types.ObjectId): { initial: string; count: number }[] {
     const counts = new Map<string, number>();
     const skip = excludeId ? String(excludeId) : undefined;
-    for (const e of this.byId.values()) if (e.id !== skip) counts.set(e.initial, (counts.get(e.initial) ?? 0) + 1);
+    for (const e of this.sorted) if (e.id !== skip) counts.set(e.initial, (counts.get(e.initial) ?? 0) + 1);
     return [...counts].sort(([a], [b]) => this.cmp(a, b)).map(([initial, count]) => ({ initial, count }));
   }
 
@@ -264,11 +202,12 @@ export class DirectoryIndex {
       !out.has(e.id) &&
       tokensMatch(words, e.nameTokens);
     if (ids && ids.size < this.sorted.length / 8) {
-      this.rank();
+      // After a write, a few ids are found in the list; many, by numbering the whole list again.
+      if (ids.size > this.sorted.length / 32) this.rankAll();
       const at: number[] = [];
       for (const id of ids) {
         const e = this.byId.get(id);
-        if (e) at.push(e.rank);
+        if (e) at.push(this.positionOf(e));
       }
       return this.visitPositions(sortedOnce(Int32Array.from(at)), keep, visit);
     }
@@ -295,67 +234,161 @@ export class DirectoryIndex {
   /**
    * The positions of the entries of token rows [from, to), ascending and each once. Kept for the last
    * RANGE_ORDERS_KEPT ranges until the index changes: a prefix is searched again for each page and by
-   * each user typing it.
+   * each user typing it. Sorting a bucket does not drop them: a kept range holds whole buckets or lies
+   * in a bucket already sorted, so the rows it holds stay the same.
    */
   private rangeOrder(from: number, to: number): Int32Array {
     const key = `${from}:${to}`;
     let at = this.rangeOrders.get(key);
     if (at) this.rangeOrders.delete(key);
-    else {
-      if (!this.tokenRanks) {
-        this.rank();
-        this.tokenRanks = Int32Array.from(this.rowEntries, (e) => e.rank);
-      }
-      at = sortedOnce(this.tokenRanks.slice(from, to));
-    }
+    else at = sortedOnce(this.rows.ranks(from, to));
     this.rangeOrders.set(key, at);
     if (this.rangeOrders.size > RANGE_ORDERS_KEPT) this.rangeOrders.delete(this.rangeOrders.keys().next().value!);
     return at;
   }
 
-  /** Positions and the orders of ranges are of the list as it was: dropped on every change. */
+  /** The entries' `rank` and the orders of ranges are of the list as it was: dropped on every write. */
   private changed(): void {
     this.ranked = false;
-    this.tokenRanks = undefined;
     this.rangeOrders.clear();
   }
 
-  /** Sets every entry's `rank` to its position (after a change; a loop, no map from entry to position). */
-  private rank(): void {
+  /** Sets every entry's `rank` to its position (a loop, no map from entry to position). */
+  private rankAll(): void {
     if (this.ranked) return;
     for (let i = 0; i < this.sorted.length; i++) this.sorted[i]!.rank = i;
     this.ranked = true;
   }
 
+  /** The entry's position in `sorted`: its `rank` until a write, then found by its order. */
+  private positionOf(e: DirectoryEntry): number {
+    if (this.ranked) return e.rank;
+    return lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
+  }
+
+  /**
+   * The bucket key of a token, or the lowest key of the tokens starting with a shorter prefix: its first
+   * BUCKET_UNITS units, each coded 1 + its rank (0 for no unit), as the digits of a number. Keys order
+   * as the tokens' first units do, and the tokens starting with a prefix of p <= BUCKET_UNITS units
+   * have the keys from the prefix's key to that plus UNIT_CODES ** (BUCKET_UNITS - p) - 1.
+   */
+  private bucketKey(s: string): number {
+    let key = 0;
+    for (let i = 0; i < BUCKET_UNITS; i++) key = key * UNIT_CODES + (i < s.length ? this.rank(s.charCodeAt(i)) + 1 : 0);
+    return key;
+  }
+
+  /** The first token row whose bucket key is `key` or more (the rows are ordered by bucket key). */
+  private rowsFromKey(key: number): number {
+    return lowerBound(0, this.rows.length, (i) => this.bucketKey(this.rows.token(i)) < key);
+  }
+
   /** [from, to) of the token rows starting with `prefix` (tokens are letters and digits, so code order is safe). */
   private prefixRange(prefix: string): [number, number] {
-    const t = this.rowTokens;
-    const from = this.lowerBound(t.length, (i) => this.cmp(t[i]!, prefix) < 0);
-    const to = this.lowerBound(t.length, (i) => this.cmp(t[i]!, prefix) < 0 || t[i]!.startsWith(prefix));
+    const key = this.bucketKey(prefix);
+    if (prefix.length <= BUCKET_UNITS)
+      return [this.rowsFromKey(key), this.rowsFromKey(key + UNIT_CODES ** (BUCKET_UNITS - prefix.length))];
+    const [start, end] = this.sortedBucket(key);
+    const t = this.rows;
+    const from = lowerBound(start, end, (i) => this.cmp(t.token(i), prefix) < 0);
+    const to = lowerBound(from, end, (i) => this.cmp(t.token(i), prefix) < 0 || t.token(i).startsWith(prefix));
     return [from, to];
   }
 
-  /** Where the row (token, e) is or goes: rows are ordered by token, then by entry order. */
+  /** [from, to) of the bucket's rows, sorted now if they are not. */
+  private sortedBucket(key: number): [number, number] {
+    const from = this.rowsFromKey(key);
+    const to = this.rowsFromKey(key + 1);
+    if (!this.sortedBuckets.has(key)) {
+      const rows = this.rows.copy(from, to);
+      this.placeInOrder(from, rows, this.tokenOrder(rows).sort());
+      this.sortedBuckets.add(key);
+    }
+    return [from, to];
+  }
+
+  /**
+   * Sorts a bucket in slices of the event loop's time. Writes may land meanwhile: the rows are copied
+   * first, and their order is applied only if the bucket still holds those rows (writes elsewhere only
+   * move it, and keep the entries' order); else it starts again, and after three tries sorts at once.
+   */
+  private async sortBucketInSlices(key: number): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let from = this.rowsFromKey(key);
+      const rows = this.rows.copy(from, this.rowsFromKey(key + 1));
+      const order = this.tokenOrder(rows);
+      const byToken = await sortInSlices(order.items, order.cmp);
+      if (this.sortedBuckets.has(key)) return; // a search sorted it meanwhile
+      from = this.rowsFromKey(key);
+      if (this.rowsFromKey(key + 1) - from === rows.tokens.length && this.holds(from, rows)) {
+        this.placeInOrder(from, rows, byToken);
+        this.sortedBuckets.add(key);
+        return;
+      }
+    }
+    this.sortedBucket(key);
+  }
+
+  /** Whether the rows from `from` are these (tokens and entries), in this order. */
+  private holds(from: number, rows: RowCopy<DirectoryEntry>): boolean {
+    for (let i = 0; i < rows.tokens.length; i++)
+      if (this.rows.entry(from + i) !== rows.entries[i] || this.rows.token(from + i) !== rows.tokens[i]) return false;
+    return true;
+  }
+
+  /**
+   * How to order a bucket's rows by token, then by entry order: their numbers compared, by numbers
+   * packed from the tokens' units after the bucket's (`packKeys`), then by the tokens themselves, then
+   * by the entries' positions. `sort()` sorts at once.
+   */
+  private tokenOrder(rows: RowCopy<DirectoryEntry>): {
+    items: number[];
+    cmp: (a: number, b: number) => number;
+    sort: () => number[];
+  } {
+    const { tokens, ranks } = rows;
+    const keys = [new Float64Array(tokens.length), new Float64Array(tokens.length)];
+    for (let i = 0; i < tokens.length; i++) packKeys(tokens[i]!, BUCKET_UNITS, this.rank, keys, i);
+    const [k0, k1] = keys as [Float64Array, Float64Array];
+    const items = Array.from(tokens, (_, i) => i);
+    const cmp = (a: number, b: number) =>
+      k0[a]! - k0[b]! || k1[a]! - k1[b]! || this.cmp(tokens[a]!, tokens[b]!) || ranks[a]! - ranks[b]!;
+    return { items, cmp, sort: () => items.sort(cmp) };
+  }
+
+  /**
+   * Writes the copied rows back from `from` in this order. Positions are taken as they are now: a write
+   * elsewhere meanwhile may have moved them all by one, keeping their order.
+   */
+  private placeInOrder(from: number, rows: RowCopy<DirectoryEntry>, order: readonly number[]): void {
+    const ranks = this.rows.ranks(from, from + order.length);
+    for (let i = 0; i < order.length; i++) {
+      const was = order[i]!;
+      this.rows.set(from + i, rows.tokens[was]!, rows.entries[was]!, ranks[was]!);
+    }
+  }
+
+  /**
+   * Where the row (token, e) goes: in a sorted bucket, by token then entry order; in a bucket not
+   * sorted, at its end.
+   */
   private rowBound(token: string, e: DirectoryEntry): number {
-    return this.lowerBound(this.rowTokens.length, (i) => {
-      const c = this.cmp(this.rowTokens[i]!, token);
-      return c < 0 || (c === 0 && this.entryCmp(this.rowEntries[i]!, e) < 0);
+    const key = this.bucketKey(token);
+    if (!this.sortedBuckets.has(key)) return this.rowsFromKey(key + 1);
+    return lowerBound(this.rowsFromKey(key), this.rowsFromKey(key + 1), (i) => {
+      const c = this.cmp(this.rows.token(i), token);
+      return c < 0 || (c === 0 && this.entryCmp(this.rows.entry(i), e) < 0);
     });
   }
 
-  private entryCmp(a: DirectoryEntry, b: DirectoryEntry): number {
-    return this.cmp(a.sortName, b.sortName) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  }
-
-  /** First index in [0, n) where `before` is false (`before` must be true on a prefix of the indexes). */
-  private lowerBound(n: number, before: (i: number) => boolean): number {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (before(mid)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+  /** The row (token, e), or -1: found by its order in a sorted bucket, else by a look through the bucket. */
+  private findRow(token: string, e: DirectoryEntry): number {
+    const key = this.bucketKey(token);
+    const from = this.rowsFromKey(key);
+    const to = this.rowsFromKey(key + 1);
+    let i = from;
+    if (this.sortedBuckets.has(key)) i = this.rowBound(token, e);
+    for (; i < to; i++) if (this.rows.entry(i) === e && this.rows.token(i) === token) return i;
+    return -1;
   }
 }

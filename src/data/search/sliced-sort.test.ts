@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { mapInSlices, sortInSlices } from './sliced-sort.js';
+import { mapInSlices, rangeInSlices, sortInSlices, sortRunsInSlices } from './sliced-sort.js';
 
 describe('sortInSlices', () => {
   it('sorts exactly as Array#sort, stable, for every size around the run and merge boundaries', async () => {
@@ -55,6 +55,40 @@ describe('sortInSlices', () => {
     );
     expect(result).toHaveLength(10_000);
     expect(Math.max(...turns)).toBeLessThanOrEqual(256);
+  });
+
+  it('sorts each run between starts as Array#sort does, short runs at once and long ones in slices', async () => {
+    // Runs of 0, 1, 3, 4,096 and 4,097 items (either side of the length sorted at once), then many short ones.
+    const lengths = [0, 1, 3, 4096, 4097, ...Array.from({ length: 300 }, (_, i) => i % 7)];
+    const starts = [0];
+    for (const n of lengths) starts.push(starts[starts.length - 1]! + n);
+    const items = Array.from({ length: starts[starts.length - 1]! }, (_, i) => ({ key: (i * 7919) % 89, seq: i }));
+    const cmp = (a: { key: number }, b: { key: number }) => a.key - b.key;
+    const expected = lengths.flatMap((_, g) => items.slice(starts[g], starts[g + 1]).sort(cmp));
+    const { result, turns } = await perTurn(async (note) => {
+      await sortRunsInSlices(items, starts, (a, b) => (note(), cmp(a, b)), 0);
+      return items;
+    });
+    expect(result).toEqual(expected);
+    // With a zero slice: at most about 4,096 items sorted at once between two turns of the loop.
+    expect(Math.max(...turns)).toBeLessThanOrEqual(2 * 4096 * 13);
+    expect(turns.filter((n) => n > 0).length).toBeGreaterThan(5);
+  });
+
+  it('runs a range a chunk at a time, giving the loop back between chunks', async () => {
+    const seen: number[] = [];
+    const { turns } = await perTurn((note) =>
+      rangeInSlices(
+        10_000,
+        (from, to) => {
+          for (let i = from; i < to; i++) (note(), seen.push(i));
+        },
+        100,
+        0,
+      ),
+    );
+    expect(seen).toEqual(Array.from({ length: 10_000 }, (_, i) => i));
+    expect(Math.max(...turns)).toBe(100);
   });
 
   it('maps with flattening in slices', async () => {

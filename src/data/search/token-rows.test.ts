@@ -1,0 +1,88 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { TokenRows } from './token-rows.js';
+
+/** The rows against plain arrays, in blocks of 2 or 4 rows so that writes split and empty them. */
+describe('TokenRows (decision 1137)', () => {
+  const op = fc.oneof(
+    fc.record({
+      kind: fc.constant('insert' as const),
+      at: fc.nat(),
+      token: fc.string({ maxLength: 3 }),
+      rank: fc.nat(50),
+    }),
+    fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }),
+    fc.record({
+      kind: fc.constant('set' as const),
+      at: fc.nat(),
+      token: fc.string({ maxLength: 3 }),
+      rank: fc.nat(50),
+    }),
+    fc.record({ kind: fc.constant('setToken' as const), at: fc.nat(), token: fc.string({ maxLength: 3 }) }),
+    fc.record({ kind: fc.constant('shift' as const), from: fc.nat(50), by: fc.constantFrom(1, -1) }),
+  );
+
+  it('holds what plain arrays hold through inserts, removals, sets and shifts', () => {
+    fc.assert(
+      fc.property(fc.nat(20), fc.constantFrom(1, 2), fc.array(op, { maxLength: 60 }), (count, shift, ops) => {
+        const rows = new TokenRows<{ n: number }>(count, shift);
+        const model: { token: string; entry: { n: number }; rank: number }[] = [];
+        for (let i = 0; i < count; i++) {
+          model.push({ token: `t${i}`, entry: { n: i }, rank: i });
+          rows.set(i, `t${i}`, model[i]!.entry, i);
+        }
+        let n = count;
+        for (const o of ops) {
+          if (o.kind === 'insert') {
+            const at = o.at % (model.length + 1);
+            const row = { token: o.token, entry: { n: n++ }, rank: o.rank };
+            model.splice(at, 0, row);
+            rows.insert(at, row.token, row.entry, row.rank);
+          } else if (o.kind === 'shift') {
+            for (const row of model) if (row.rank >= o.from) row.rank += o.by;
+            rows.shiftRanks(o.from, o.by);
+          } else if (!model.length) continue;
+          else if (o.kind === 'remove') {
+            const at = o.at % model.length;
+            model.splice(at, 1);
+            rows.remove(at);
+          } else if (o.kind === 'set') {
+            const at = o.at % model.length;
+            model[at] = { token: o.token, entry: { n: n++ }, rank: o.rank };
+            rows.set(at, o.token, model[at]!.entry, o.rank);
+          } else {
+            const at = o.at % model.length;
+            model[at]!.token = o.token;
+            rows.setToken(at, o.token);
+          }
+          expect(rows.length).toBe(model.length);
+          for (let i = 0; i < model.length; i++) {
+            expect(rows.token(i)).toBe(model[i]!.token);
+            expect(rows.entry(i)).toBe(model[i]!.entry);
+          }
+          const from = Math.floor(model.length / 3);
+          const to = model.length - from;
+          expect([...rows.ranks(from, to)]).toEqual(model.slice(from, to).map((r) => r.rank));
+          const copy = rows.copy(0, model.length);
+          expect(copy.tokens).toEqual(model.map((r) => r.token));
+          expect(copy.entries).toEqual(model.map((r) => r.entry));
+          expect([...copy.ranks]).toEqual(model.map((r) => r.rank));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('splits a block that grows to twice its size, and drops an emptied one', () => {
+    const rows = new TokenRows<number>(8, 2);
+    for (let i = 0; i < 8; i++) rows.set(i, `t${i}`, i, i);
+    for (let k = 0; k < 4; k++) rows.insert(1, `n${k}`, 100 + k, 100 + k);
+    expect(rows.length).toBe(12);
+    expect(rows.copy(0, 12).tokens).toEqual(['t0', 'n3', 'n2', 'n1', 'n0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+    for (let k = 0; k < 4; k++) rows.remove(8);
+    expect(rows.copy(0, 8).tokens).toEqual(['t0', 'n3', 'n2', 'n1', 'n0', 't1', 't2', 't3']);
+    expect(rows.token(7)).toBe('t3');
+    rows.insert(8, 'end', 9, 9);
+    expect(rows.token(8)).toBe('end');
+  });
+});
