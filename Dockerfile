@@ -34,8 +34,10 @@ VOLUME ["/data"]
 # runAsNonRoot) can. The application files stay root's: the process cannot change them.
 USER 1000:1000
 EXPOSE 8080 50051
-# /readyz: Redis, MongoDB and the object store answer. Nodes without the http role open no HTTP port:
-# their compose or chart entry switches this off.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+# /readyz: Redis, MongoDB and the object store answer, and the in-memory contact directory of the node's
+# tenants is loaded (decision 1139: about a minute for a 1,000,000-user tenant on the embedded default,
+# hence the start period). Nodes without the http role open no HTTP port: their compose or chart entry
+# switches this off.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/main.js"]

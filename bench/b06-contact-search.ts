@@ -11,7 +11,7 @@
 import type { Benchmark, BenchContext, Check, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
 import { productEnv, tenantHost } from './harness/env.js';
-import { startProduct, startBaseline, stopProduct, missingModules, logFile } from './harness/sides.js';
+import { startProduct, stopProduct, missingModules, logFile, bareQuerySide } from './harness/sides.js';
 import { runLoad } from './harness/load.js';
 import { scaled } from './harness/scale.js';
 import type { HostProcess } from './harness/hosts.js';
@@ -58,13 +58,21 @@ function servers(): ServerRole[] {
 
 const short = (n: number) => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
-function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string): { product: Side; baseline: Side } {
+/**
+ * From this size on the bare query is not run: it scans the collection for every search (10 s a search on
+ * the test server at 1,000,000 users, beyond the load's deadline on H2), and its scans exhausted the
+ * database server's 6 GB heap. The product's figures carry absolute targets there.
+ */
+const BARE_QUERY_BELOW = 1_000_000;
+
+function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string): { product: Side; baseline?: Side } {
   const mongoUri = ctx.mongoServers[role];
   const env = productEnv(ctx, 'b06', { ROLES: 'http', MONGODB_URI: mongoUri });
   let node: HostProcess | undefined;
-  let base: HostProcess | undefined;
   let token = '';
   let me = '';
+  /** What the restarted node showed (the same in every round's figures): start, readiness, directory. */
+  let start: Figures = {};
   const load = async (url: string, headers: Record<string, string>, i: number, label: string): Promise<Figures> => {
     const r = await runLoad(
       'http-get',
@@ -96,9 +104,30 @@ function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string
         });
         token = searcher!.token;
         me = searcher!.id;
+        const empty = await node.mem();
         const seeded = await node.call<{ seconds: number }>('seedContacts', { tenant: TENANT, count: contacts });
         ctx.log(
           `  seeded ${contacts} contacts in ${seeded.seconds.toFixed(1)} s (${Math.round(contacts / seeded.seconds)}/s)`,
+        );
+        // A node started on the seeded tenant, as an operator's is (decision 1139): it is ready once it
+        // holds the tenant's directory; its searches are measured on it.
+        await node.stop();
+        node = undefined;
+        const t0 = performance.now();
+        node = await startProduct(ctx, id, 'node-restarted', env);
+        const listening = performance.now() - t0;
+        const ready = await untilReady(node.info.url as string);
+        const held = await node.mem();
+        start = {
+          start_listening_s: listening / 1000,
+          start_ready_s: (performance.now() - t0) / 1000,
+          directory_load_s: ready.directoryMs / 1000,
+          // Meaningful only where the directory outweighs the heap's own noise (a few MB).
+          ...(contacts >= 100_000 && { directory_heap_bytes_per_user: (held.heapUsed - empty.heapUsed) / contacts }),
+          node_rss_after_load_mib: held.rss / 2 ** 20,
+        };
+        ctx.log(
+          `  restarted: listening in ${start.start_listening_s!.toFixed(1)} s, ready in ${start.start_ready_s!.toFixed(1)} s (directory ${start.directory_load_s!.toFixed(1)} s), ${Math.round(start.directory_heap_bytes_per_user ?? NaN)} heap bytes per user`,
         );
       },
       async round(i) {
@@ -114,57 +143,70 @@ function sides(ctx: BenchContext, role: ServerRole, contacts: number, id: string
           concurrency: common.conns,
           durationMs: common.pointMs,
         });
-        return { ...http, ...point };
+        return { ...http, ...point, ...start };
       },
       stop: () => stopProduct(ctx, [node], env),
     },
-    baseline: {
-      label: 'bare query',
-      async start() {
-        base = await startBaseline(ctx, id, 'directory-queries.server.ts', {
-          mongoUri,
-          catalogDb: env.MONGODB_CATALOG_DB,
-          tenantDbPrefix: env.MONGODB_TENANT_DB_PREFIX,
-          tenant: TENANT,
-          userId: me,
-        });
-      },
-      async round(i) {
-        const http = await load(base!.info.url as string, {}, i, 'baseline');
-        const db = await base!.call<{ per_s: number }>('rate', {
-          paths: paths(),
-          concurrency: common.conns,
-          durationMs: common.dbRateMs,
-        });
-        return { ...http, db_searches_per_s: db.per_s };
-      },
-      stop: async () => base?.stop(),
-    },
+    baseline:
+      contacts >= BARE_QUERY_BELOW
+        ? undefined
+        : bareQuerySide(ctx, id, {
+            mongoUri,
+            env,
+            tenant: TENANT,
+            userId: () => me,
+            paths: paths(),
+            conns: common.conns,
+            dbRateMs: common.dbRateMs,
+            rateFigure: 'db_searches_per_s',
+            load,
+          }),
   };
+}
+
+/**
+ * Polls /readyz until it answers 200 (every 100 ms; the node's own readiness, decision 1139), and
+ * returns how long the directory took to load as the node reports it.
+ */
+async function untilReady(url: string, timeoutMs = 600_000): Promise<{ directoryMs: number }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await fetch(`${url}/readyz`);
+    const body = (await r.json()) as { checks?: { directory?: { ms: number } } };
+    if (r.status === 200) return { directoryMs: body.checks?.directory?.ms ?? 0 };
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 function variant(role: ServerRole, contacts: number): Benchmark {
   const id = `b06-${role}-${short(contacts)}`;
-  const targets: string[] = [">= 80% of the bare query's searches/s"];
-  if (role === 'embedded' && contacts >= 100_000) targets.push('p99 <= 100 ms and >= 200 searches/s at 8 clients');
+  const bare = contacts < BARE_QUERY_BELOW;
+  const targets: string[] = bare ? [">= 80% of the bare query's searches/s"] : [];
+  if (contacts >= 1_000_000) targets.push('p99 <= 50 ms and >= 200 searches/s at 8 clients');
+  else if (role === 'embedded' && contacts >= 100_000) targets.push('p99 <= 100 ms and >= 200 searches/s at 8 clients');
   if (role === 'embedded' && contacts >= 20_000 && contacts < 100_000) targets.push('p99 <= 50 ms');
   if (contacts >= 100_000) targets.push('username lookups and updates by _id >= 1,000/s each');
   return {
     id,
     title: `Contact search, ${contacts.toLocaleString('en')} users, ${SERVER_LABEL[role]}`,
     target: targets.join('; '),
-    baselineName: 'bare query (product repository query behind a bare route; db_searches_per_s: same queries, no HTTP)',
+    baselineName: bare
+      ? 'bare query (product repository query behind a bare route; db_searches_per_s: same queries, no HTTP)'
+      : '- (the bare query scans: not run at this size)',
     rounds: scaled(3, 1),
     settings: { ...common, contacts, server: role, paths: paths().length },
-    ratioFigure: 'throughput_per_s',
+    ...(bare && { ratioFigure: 'throughput_per_s' }),
     unavailable: () => missingModules('src/http/routes/contacts/contacts.router.ts', 'test/support/auth.ts'),
     sides: async (ctx) => sides(ctx, role, contacts, id),
     checks: (p, _b, ratio) => {
       const out: Check[] = [
-        check('searches/s ratio to the bare query', ratio, 'min', 0.8),
+        ...(bare ? [check('searches/s ratio to the bare query', ratio, 'min', 0.8)] : []),
         check('failed requests', p.failed_requests, 'max', 0),
       ];
-      if (role === 'embedded' && contacts >= 100_000)
+      if (contacts >= 1_000_000)
+        out.push(check('p99 ms', p.p99_ms, 'max', 50), check('searches/s', p.throughput_per_s, 'min', 200));
+      else if (role === 'embedded' && contacts >= 100_000)
         out.push(check('p99 ms', p.p99_ms, 'max', 100), check('searches/s', p.throughput_per_s, 'min', 200));
       if (role === 'embedded' && contacts >= 20_000 && contacts < 100_000)
         out.push(check('p99 ms', p.p99_ms, 'max', 50));

@@ -8,7 +8,7 @@
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
 import { productEnv, tenantHost } from './harness/env.js';
-import { startProduct, startBaseline, stopProduct, missingModules, logFile } from './harness/sides.js';
+import { startProduct, stopProduct, missingModules, logFile, bareQuerySide } from './harness/sides.js';
 import { runLoad } from './harness/load.js';
 import { scaled } from './harness/scale.js';
 import type { HostProcess } from './harness/hosts.js';
@@ -37,7 +37,6 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
   const mongoUri = ctx.mongoServers.embedded;
   const env = productEnv(ctx, 'b11', { ROLES: 'http', MONGODB_URI: mongoUri });
   let node: HostProcess | undefined;
-  let base: HostProcess | undefined;
   let token = '';
   let me = '';
   const load = async (url: string, headers: Record<string, string>, i: number, label: string): Promise<Figures> => {
@@ -82,28 +81,17 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         ),
       stop: () => stopProduct(ctx, [node], env),
     },
-    baseline: {
-      label: 'bare query',
-      async start() {
-        base = await startBaseline(ctx, 'b11', 'directory-queries.server.ts', {
-          mongoUri,
-          catalogDb: env.MONGODB_CATALOG_DB,
-          tenantDbPrefix: env.MONGODB_TENANT_DB_PREFIX,
-          tenant: TENANT,
-          userId: me,
-        });
-      },
-      async round(i) {
-        const http = await load(base!.info.url as string, {}, i, 'baseline');
-        const db = await base!.call<{ per_s: number }>('rate', {
-          paths: paths(),
-          concurrency: settings.conns,
-          durationMs: settings.dbRateMs,
-        });
-        return { ...http, db_lists_per_s: db.per_s };
-      },
-      stop: async () => base?.stop(),
-    },
+    baseline: bareQuerySide(ctx, 'b11', {
+      mongoUri,
+      env,
+      tenant: TENANT,
+      userId: () => me,
+      paths: paths(),
+      conns: settings.conns,
+      dbRateMs: settings.dbRateMs,
+      rateFigure: 'db_lists_per_s',
+      load,
+    }),
   };
 }
 

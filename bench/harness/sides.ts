@@ -4,7 +4,7 @@ import mongoose from 'mongoose';
 import { spawnHost, type HostProcess, type HostOptions } from './hosts.js';
 import { benchRoot } from './paths.js';
 import { productRuntime } from './compiled.js';
-import type { BenchContext } from './types.js';
+import type { BenchContext, Figures, Side } from './types.js';
 import type { ProductEnv } from './env.js';
 
 export function logFile(ctx: BenchContext, name: string): string {
@@ -121,3 +121,49 @@ export async function firstReason(...checks: Promise<string | null>[]): Promise<
 
 /** Log file of a load generator started directly with spawnLoad. */
 export const spawnLoadLog = logFile;
+
+/**
+ * The bare query of B6 and B11 (baselines/directory-queries.server.ts): the product's repository query
+ * behind a bare Express route on the same server and data, loaded as the product is (`load`), then the
+ * database's own rate for the same queries with no HTTP, reported as `rateFigure`.
+ */
+export function bareQuerySide(
+  ctx: BenchContext,
+  bench: string,
+  o: {
+    mongoUri: string;
+    env: ProductEnv;
+    tenant: string;
+    /** The signed-in user the product side made (known once the product side started). */
+    userId: () => string;
+    paths: string[];
+    conns: number;
+    dbRateMs: number;
+    rateFigure: string;
+    load: (url: string, headers: Record<string, string>, round: number, label: string) => Promise<Figures>;
+  },
+): Side {
+  let base: HostProcess | undefined;
+  return {
+    label: 'bare query',
+    async start() {
+      base = await startBaseline(ctx, bench, 'directory-queries.server.ts', {
+        mongoUri: o.mongoUri,
+        catalogDb: o.env.MONGODB_CATALOG_DB,
+        tenantDbPrefix: o.env.MONGODB_TENANT_DB_PREFIX,
+        tenant: o.tenant,
+        userId: o.userId(),
+      });
+    },
+    async round(i) {
+      const http = await o.load(base!.info.url as string, {}, i, 'baseline');
+      const db = await base!.call<{ per_s: number }>('rate', {
+        paths: o.paths,
+        concurrency: o.conns,
+        durationMs: o.dbRateMs,
+      });
+      return { ...http, [o.rateFigure]: db.per_s };
+    },
+    stop: async () => base?.stop(),
+  };
+}

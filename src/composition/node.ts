@@ -134,6 +134,8 @@ export async function startNode(config: Config, overrides: NodeOverrides = {}): 
     throw e;
   }
 
+  if (config.roles.includes('http') && services.contactDirectory) void warmDirectory(infra, services);
+
   const addr = server?.address() as AddressInfo | null | undefined;
   const url = addr ? `http://127.0.0.1:${addr.port}` : undefined;
   const metricsUrl = metricsServer!.url;
@@ -150,6 +152,23 @@ export async function startNode(config: Config, overrides: NodeOverrides = {}): 
     app,
     stop: () => (stopping ??= stopAll(started, server, infra, services, metricsServer)),
   };
+}
+
+/**
+ * Loads the contact directory of every active tenant (as many as a node holds) after the node listens
+ * (decision 1139): /readyz answers not ready until it is done. A failed listing loads none.
+ */
+async function warmDirectory(infra: Infra, services: Services): Promise<void> {
+  let tenants: string[] = [];
+  try {
+    tenants = (await services.tenants.list()).filter((t) => t.status === 'active').map((t) => t.name);
+  } catch (err) {
+    infra.logger.warn(
+      { component: 'contact-directory', err: (err as Error).message },
+      'tenants not listed for the directory',
+    );
+  }
+  await services.contactDirectory!.warm(tenants);
 }
 
 async function stopAll(

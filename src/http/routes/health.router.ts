@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { op, type RouteGroup } from './route-spec.js';
 import { redisReadiness } from '../../data/redis-readiness.js';
+import type { Services } from '../../app/index.js';
 
 type Check = () => Promise<unknown>;
 
@@ -25,8 +26,26 @@ const Ready = z.object({
     redis: CheckResult,
     mongodb: CheckResult,
     objectStore: CheckResult.extend({ driver: z.string() }),
+    /** The in-memory contact directory's loading at start (absent where it is off): up once done. */
+    directory: CheckResult.extend({ tenantsLoaded: z.number().int(), tenants: z.number().int() }).optional(),
   }),
 });
+
+/** The directory's start loading as a check (decision 1139): down, with its progress, until it is done. */
+function directoryCheck(d: NonNullable<Services['contactDirectory']>): z.infer<typeof Ready>['checks']['directory'] {
+  const w = d.warmth();
+  if (!w)
+    return {
+      status: 'down',
+      ms: 0,
+      error: 'the contact directory has not started loading',
+      tenantsLoaded: 0,
+      tenants: 0,
+    };
+  const progress = { ms: Math.round(w.ms), tenantsLoaded: w.loaded, tenants: w.total };
+  if (w.done) return { status: 'up', ...progress };
+  return { status: 'down', ...progress, error: `loading the contact directory (${w.loaded} of ${w.total} tenants)` };
+}
 
 /**
  * /healthz (process up), /readyz (each dependency reachable), on any host and before the per-address
@@ -59,14 +78,20 @@ export const healthRoutes: RouteGroup = {
       anyHost: true,
       alsoAnswers: { 503: { description: 'A dependency is unreachable (same body, status not_ready)', schema: Ready } },
       summary:
-        'Readiness: Redis (every master of a cluster, with cluster_state ok), MongoDB and the object store each answer',
-      handle: async (_s, { infra, res }) => {
+        'Readiness: Redis (every master of a cluster, with cluster_state ok), MongoDB and the object store each answer, and the contact directory has loaded at start',
+      handle: async (services, { infra, res }) => {
         const [redis, mongodb, objectStore] = await Promise.all([
           timed(() => redisReadiness(infra.redis, 1500), 2000),
           timed(() => infra.mongo.ping(), 2000),
           timed(() => infra.store.ping(), 2000),
         ]);
-        const checks = { redis, mongodb, objectStore: { ...objectStore, driver: infra.store.driver } };
+        const directory = services.contactDirectory && directoryCheck(services.contactDirectory);
+        const checks = {
+          redis,
+          mongodb,
+          objectStore: { ...objectStore, driver: infra.store.driver },
+          ...(directory && { directory }),
+        };
         const ready = Object.values(checks).every((c) => c.status === 'up');
         res.status(ready ? 200 : 503);
         return { status: ready ? 'ready' : 'not_ready', checks };

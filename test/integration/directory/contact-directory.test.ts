@@ -11,7 +11,7 @@ import { ContactDirectory } from '../../../src/data/search/contact-directory.js'
 import { DirectoryChangesStore } from '../../../src/data/stores/directory-changes.store.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { createUser } from '../../support/auth.js';
+import { createUser, tokenFor } from '../../support/auth.js';
 import { uniqueId } from '../../support/env.js';
 
 /** Name pieces: accents, duplicates after folding, hyphens, apostrophes, letters without decomposition, non-Latin, astral. */
@@ -301,6 +301,93 @@ describe('in-memory contact directory (decision 212)', () => {
       await new CredentialRepository(mongo.tenantDb(big)).create({ username: u, displayName: u, role: 'patient' });
     expect(await directory.ready(big)).toBe(false);
     expect(await directory.search(big, { skip: 0, take: 5 })).toBeUndefined();
+  });
+  it('loads the tenants given at start one after another, saying how far it is until done (decision 1139)', async () => {
+    const tenants = [`p${runs++}`, `p${runs++}`];
+    for (const t of tenants) {
+      await migrateTenant(mongo.tenantDb(t), { displayName: t });
+      await new CredentialRepository(mongo.tenantDb(t)).create({
+        username: 'w',
+        displayName: 'Warm One',
+        role: 'patient',
+      });
+    }
+    // The second tenant's read waits until the test lets it go: the warm-up is seen half done.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const waiting = new Promise<void>((r) => (reached = r));
+    const directory = new ContactDirectory({
+      changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
+      users: (t) => {
+        const repo = new UserRepository(mongo.tenantDb(t));
+        if (t !== tenants[1]) return repo;
+        return {
+          directoryFields: (ids) => repo.directoryFields(ids),
+          async *directoryCursor() {
+            reached();
+            await gate;
+            yield* repo.directoryCursor();
+          },
+        };
+      },
+      order: mongo.server.stringOrder,
+      maxTenants: 5,
+      maxEntries: 1000,
+      rebuildMs: 600_000,
+      logger: createLogger({ level: 'silent', nodeId: 'warm' }),
+    });
+    expect(directory.warmth()).toBeUndefined();
+    const warming = directory.warm(tenants);
+    await waiting;
+    expect(directory.warmth()).toMatchObject({ loaded: 1, total: 2, done: false });
+    expect(directory.heldTenants()).toEqual([tenants[0]]);
+    release();
+    await warming;
+    expect(directory.warmth()).toMatchObject({ loaded: 2, total: 2, done: true });
+    expect(directory.heldTenants()).toEqual(tenants);
+    expect((await directory.search(tenants[1]!, { name: 'warm', skip: 0, take: 5 }))?.length).toBe(1);
+  });
+});
+
+describe('a node started on existing tenants (decision 1139)', () => {
+  let a: TestNode;
+  let b: TestNode | undefined;
+  const tenant = 'warmstart';
+
+  beforeAll(async () => {
+    a = await startTestNode({ CONTACT_DIRECTORY_MEMORY: 'on' });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a.destroy();
+  });
+
+  it('is ready once it holds their directories, before any search, and then answers from memory', async () => {
+    await createUser(a, tenant, { username: 'alice', role: 'clinician', displayName: 'Alice Moreau' });
+    const bob = await createUser(a, tenant, { username: 'bob', role: 'clinician', displayName: 'Bob Okafor' });
+    b = await startTestNode({
+      CONTACT_DIRECTORY_MEMORY: 'on',
+      MONGODB_CATALOG_DB: a.config.mongo.catalogDb,
+      MONGODB_TENANT_DB_PREFIX: a.config.mongo.tenantDbPrefix,
+      REDIS_PREFIX: a.config.redis.prefix,
+    });
+    let ready = await b.http.get('/readyz');
+    while (ready.status !== 200) {
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.directory).toMatchObject({ status: 'down', tenants: 1 });
+      await new Promise<void>((r) => setImmediate(r));
+      ready = await b.http.get('/readyz');
+    }
+    expect(ready.body.checks.directory).toMatchObject({ status: 'up', tenants: 1, tenantsLoaded: 1 });
+    expect(b.services.contactDirectory!.heldTenants()).toEqual([tenant]);
+    // A search by a clinician over REST, answered by B.
+    const r = await b.http.get('/api/contacts/get?name=bob&skip=0&take=5', {
+      tenant,
+      token: await tokenFor(b, tenant, 'alice'),
+    });
+    expect(r.status).toBe(200);
+    expect(JSON.stringify(r.body)).toContain(bob);
   });
 });
 

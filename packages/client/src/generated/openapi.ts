@@ -2096,7 +2096,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: Redis (every master of a cluster, with cluster_state ok), MongoDB and the object store each answer
+         * Readiness: Redis (every master of a cluster, with cluster_state ok), MongoDB and the object store each answer, and the contact directory has loaded at start
          * @description Probe: any host, no token, not rate limited.
          */
         get: operations["health.ready"];
@@ -8366,6 +8366,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         checks: {
+                            directory?: {
+                                error?: string;
+                                ms: number;
+                                /** @enum {string} */
+                                status: "up" | "down";
+                                tenants: number;
+                                tenantsLoaded: number;
+                            };
                             mongodb: {
                                 error?: string;
                                 ms: number;
@@ -8399,6 +8407,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         checks: {
+                            directory?: {
+                                error?: string;
+                                ms: number;
+                                /** @enum {string} */
+                                status: "up" | "down";
+                                tenants: number;
+                                tenantsLoaded: number;
+                            };
                             mongodb: {
                                 error?: string;
                                 ms: number;
