@@ -121,6 +121,11 @@ export async function startNode(config: Config, overrides: NodeOverrides = {}): 
         started.set('http', await startActorSystem(ctx, []));
       }
     }
+    if (config.roles.includes('http') && services.contactDirectory) {
+      // Listed before the node listens, so /readyz is never asked before the loading began; with no
+      // tenant to load it is done at once (decision 1139).
+      void services.contactDirectory.warm(await directoryTenants(infra, services));
+    }
     if (server) {
       app = createHttpApp(infra, services, { preTenant, routes: config.roles.includes('http') ? routes : [] });
       server.keepAliveTimeout = 65_000;
@@ -133,8 +138,6 @@ export async function startNode(config: Config, overrides: NodeOverrides = {}): 
     await stopAll(started, server, infra, services, metricsServer);
     throw e;
   }
-
-  if (config.roles.includes('http') && services.contactDirectory) void warmDirectory(infra, services);
 
   const addr = server?.address() as AddressInfo | null | undefined;
   const url = addr ? `http://127.0.0.1:${addr.port}` : undefined;
@@ -155,20 +158,19 @@ export async function startNode(config: Config, overrides: NodeOverrides = {}): 
 }
 
 /**
- * Loads the contact directory of every active tenant (as many as a node holds) after the node listens
- * (decision 1139): /readyz answers not ready until it is done. A failed listing loads none.
+ * The active tenants whose contact directories a node loads at start (decision 1139): /readyz answers
+ * not ready until they are loaded. A failed listing loads none.
  */
-async function warmDirectory(infra: Infra, services: Services): Promise<void> {
-  let tenants: string[] = [];
+async function directoryTenants(infra: Infra, services: Services): Promise<string[]> {
   try {
-    tenants = (await services.tenants.list()).filter((t) => t.status === 'active').map((t) => t.name);
+    return (await services.tenants.list()).filter((t) => t.status === 'active').map((t) => t.name);
   } catch (err) {
     infra.logger.warn(
       { component: 'contact-directory', err: (err as Error).message },
       'tenants not listed for the directory',
     );
+    return [];
   }
-  await services.contactDirectory!.warm(tenants);
 }
 
 async function stopAll(
