@@ -107,6 +107,7 @@ export interface Config {
     retiredRetentionMs: number;
     connectionPollMs: number;
     slowTurnMs: number;
+    deadlineSkewMs: number;
   };
   hub: {
     ringTimeoutMs: number;
@@ -306,6 +307,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       retiredRetentionMs: e.ACTOR_RETIRED_RETENTION_SECONDS * 1000,
       connectionPollMs: e.ACTOR_CONNECTION_POLL_MS,
       slowTurnMs: e.ACTOR_SLOW_TURN_MS,
+      deadlineSkewMs: e.ACTOR_DEADLINE_SKEW_MS,
     },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,

@@ -190,6 +190,11 @@ export const EnvSchema = z.object({
   ACTOR_RETIRED_RETENTION_SECONDS: z.coerce.number().int().min(60).max(604_800).default(600),
   /** A turn that holds its actor's mailbox longer than this is logged (warn, `slow actor turn`). */
   ACTOR_SLOW_TURN_MS: z.coerce.number().int().min(1).max(600_000).default(1_000),
+  /**
+   * How far apart the nodes' clocks may be: a node runs an ask another node sent until this long past
+   * the asker's deadline, read on its own clock (decision 1140).
+   */
+  ACTOR_DEADLINE_SKEW_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
 
   HUB_RING_TIMEOUT_MS: positiveInt.default(45_000),
   /** How often an active call checks its parties' connections; one away at two checks in a row is gone. */

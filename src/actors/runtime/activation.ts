@@ -25,6 +25,11 @@ export interface Envelope {
   /** The sender's trace context (tracing on, an ask in a span): the turn's span is its child. */
   trace?: TraceContext;
   /**
+   * Date.now() past which the asker no longer waits: a delivery whose turn would begin later is answered
+   * `timeout` unrun (decision 1140). Absent for timer turns.
+   */
+  deadline?: number;
+  /**
    * Asked by a turn of the same shard on this node while the shard is handed off: served here under the
    * lease still held (the handoff waits for that turn), never held for the next owner.
    */
@@ -49,7 +54,7 @@ export interface ActivationHost extends TurnServices {
   /** A write of this activation was fenced (counted unless `counted`): its shard has a newer owner. */
   rejected(act: Activation, counted?: boolean): void;
   deactivate(act: Activation, reason: 'idle' | 'requested' | 'error'): void;
-  observe(event: 'activated' | 'dedupe' | 'depth' | 'turn', act: Activation, value?: number): void;
+  observe(event: 'activated' | 'dedupe' | 'depth' | 'expired' | 'turn', act: Activation, value?: number): void;
 }
 
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
@@ -120,6 +125,11 @@ export class Activation {
    */
   private joinRepeat(same: Envelope, repeat: Envelope): void {
     const { resolve, reject } = same;
+    // Someone still waits while either asker does (a client re-sent its request id in a new call).
+    same.deadline =
+      same.deadline === undefined || repeat.deadline === undefined
+        ? undefined
+        : Math.max(same.deadline, repeat.deadline);
     same.resolve = (value) => {
       resolve(value);
       // Each asker gets its own copy of the answer (a local asker may change what it was handed).
@@ -232,6 +242,13 @@ export class Activation {
         const env = this.queue.shift()!;
         this.host.observe('depth', this, -1);
         const began = Date.now();
+        // Its asker gave up: run now, the turn would act on a request the asker was told failed.
+        if (env.deadline !== undefined && began > env.deadline) {
+          this.host.observe('expired', this);
+          this.left(env);
+          env.reject(new AppError('timeout', 'the ask expired before its turn began'));
+          continue;
+        }
         let value: unknown;
         try {
           value = await this.turn(env, checkedAt);

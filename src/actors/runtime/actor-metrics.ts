@@ -35,6 +35,11 @@ export function actorMetrics(m: Metrics, live: () => number = () => 0, depth: ()
       'Retried messages answered from the remembered reply or joined to their first delivery',
       ['kind'],
     ),
+    expired: m.counter(
+      'actor_asks_expired_total',
+      "Asks dropped unrun because their asker's deadline passed before their turn began",
+      ['kind'],
+    ),
     mailboxDepth: m.gauge('actor_mailbox_depth', 'Messages waiting in mailboxes on this node', [], depth),
     shardsOwned: m.gauge('actor_shards_owned', 'Shards whose lease this node holds'),
     turnDuration,

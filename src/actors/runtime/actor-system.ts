@@ -15,6 +15,7 @@ import {
   DEFAULT_CONNECTION_POLL_MS,
   DEFAULT_RETIRED_RETENTION_MS,
   DEFAULT_SLOW_TURN_MS,
+  DEFAULT_DEADLINE_SKEW_MS,
   type ActorSystemDeps,
 } from './system-settings.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
@@ -31,6 +32,18 @@ import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions } 
 /** Hand-off rounds a stop runs at most (each waits for the claims in flight, then hands off what is held). */
 const STOP_HANDOFF_ROUNDS = 5;
 
+/** How one delivery reaches its actor (an AskPlan is one). */
+interface Delivery {
+  dedupeId?: string;
+  /** Asked by a running turn (see askFromTurn). */
+  nested?: boolean;
+  /** addressKey(to) and its shard, when the asker made them. */
+  key?: string;
+  shard?: number;
+  /** The asker's deadline: a turn that would begin later is not run. */
+  deadline?: number;
+}
+
 /**
  * The actor runtime of one node: owns shards by fenced Redis leases, hosts their activations and
  * routes messages to whichever node owns an actor. See docs/actors.md.
@@ -43,6 +56,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   readonly idleMs: number;
   readonly retiredRetentionMs: number;
   readonly slowTurnMs: number;
+  /** Allowance for clocks apart on a deadline another node set (ACTOR_DEADLINE_SKEW_MS). */
+  private readonly deadlineSkewMs: number;
   readonly keys: ActorKeys;
   readonly metrics: ActorMetrics;
   readonly leases: ShardLeases;
@@ -73,6 +88,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.idleMs = config.idleMs;
     this.retiredRetentionMs = config.retiredRetentionMs ?? DEFAULT_RETIRED_RETENTION_MS;
     this.slowTurnMs = config.slowTurnMs ?? DEFAULT_SLOW_TURN_MS;
+    this.deadlineSkewMs = config.deadlineSkewMs ?? DEFAULT_DEADLINE_SKEW_MS;
     this.keys = actorKeys(deps.keyPrefix);
     this.metrics = actorMetrics(
       deps.metrics,
@@ -117,7 +133,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       nodeId,
       attemptMs: Math.max(300, config.leaseMs),
       resolveOwner: (shard, nested) => this.resolveOwner(shard, nested),
-      deliverLocal: (to, msg, dedupeId, first, nested, at) => this.deliver(to, msg, dedupeId, first, nested, at),
+      deliverLocal: (plan, first) => this.deliver(plan.to, plan.msg, plan, first),
       request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
       unroute: (shard) => this.owners.forget(shard),
       routed: (route) => routed[route].inc(),
@@ -157,7 +173,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       msg,
       dedupeId: opts.dedupeId ?? randomUUID(),
       minted: opts.dedupeId === undefined,
-      deadline: Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
+      deadline: opts.deadline ?? Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
       nested: opts.nested,
     };
     // Tracing off: no span options or closure per ask.
@@ -212,7 +228,13 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       attributes: { 'actor.kind': r.to.kind, 'actor.from': r.from, 'actor.attempt': r.attempt, tenant: r.to.tenant },
     });
     return span
-      .run(() => this.deliver(r.to, r.msg, r.dedupeId, undefined, r.nested))
+      .run(() =>
+        this.deliver(r.to, r.msg, {
+          dedupeId: r.dedupeId,
+          nested: r.nested,
+          deadline: r.deadline === undefined ? undefined : r.deadline + this.deadlineSkewMs,
+        }),
+      )
       .then(
         (v) => (span.end(), v),
         (e) => (span.end(e), Promise.reject(e)),
@@ -244,26 +266,28 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   /** Runs a message on this node, claiming the shard if it is vacant and this node is its rendezvous owner. */
-  private async deliver(
-    to: ActorAddress,
-    msg: unknown,
-    dedupeId?: string,
-    first?: FirstDelivery,
-    nested?: boolean,
-    at?: { key: string; shard: number },
-  ): Promise<unknown> {
+  private async deliver(to: ActorAddress, msg: unknown, d: Delivery, first?: FirstDelivery): Promise<unknown> {
+    const { nested } = d;
     const behavior = this.behaviors.get(to.kind);
     // A stopping node still serves the asks of turns for the shards it hands off (servesNested below).
     if (!behavior || (this.stopping && !nested))
       throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
-    const key = at?.key ?? addressKey(to);
-    const shard = at?.shard ?? shardOfKey(key, this.deps.config.shards);
+    const key = d.key ?? addressKey(to);
+    const shard = d.shard ?? shardOfKey(key, this.deps.config.shards);
     let lease = this.leases.get(shard);
     if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.placement.dropShard(shard, 'self-fenced');
     lease = this.leases.get(shard) ?? (await this.placement.claimIfDesired(shard));
     if (!lease) throw new AppError('not_owner', 'the shard is owned by another node');
     return new Promise((resolve, reject) => {
-      const env: Envelope = { msg, dedupeId, first, resolve, reject, trace: activeContext() };
+      const env: Envelope = {
+        msg,
+        dedupeId: d.dedupeId,
+        first,
+        resolve,
+        reject,
+        trace: activeContext(),
+        deadline: d.deadline,
+      };
       if (lease.handingOff && nested && this.servesNested(lease))
         this.activation(to, behavior, lease, key).enqueue({ ...env, nested: true });
       else if (lease.handingOff)
@@ -348,15 +372,20 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     const left = act.close();
     this.metrics.passivations.inc({ kind: act.kind, reason });
     this.events.emit('passivated', act.address, reason);
-    for (const env of left) this.deliver(act.address, env.msg, env.dedupeId).then(env.resolve, env.reject);
+    for (const env of left)
+      this.deliver(act.address, env.msg, { dedupeId: env.dedupeId, deadline: env.deadline }).then(
+        env.resolve,
+        env.reject,
+      );
   }
 
-  observe(event: 'activated' | 'dedupe' | 'depth' | 'turn', act: Activation, value = 0): void {
+  observe(event: 'activated' | 'dedupe' | 'depth' | 'expired' | 'turn', act: Activation, value = 0): void {
     if (event === 'activated') {
       this.metrics.activations.inc({ kind: act.kind });
       this.events.emit('activated', act.address, act.lease.epoch);
     } else if (event === 'dedupe') this.metrics.dedupeHits.inc({ kind: act.kind });
     else if (event === 'turn') this.metrics.turnDurationOf(act.kind).observe(value);
+    else if (event === 'expired') this.metrics.expired.inc({ kind: act.kind });
     else this.depth += value;
   }
 
@@ -374,7 +403,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   async forward({ address, env }: Buffered): Promise<void> {
-    await this.ask(address, env.msg, { dedupeId: env.dedupeId }).then(env.resolve, env.reject);
+    await this.ask(address, env.msg, { dedupeId: env.dedupeId, deadline: env.deadline }).then(env.resolve, env.reject);
   }
 
   /**

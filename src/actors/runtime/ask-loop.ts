@@ -7,17 +7,10 @@ export interface AskRoute {
   attemptMs: number;
   /** Where to send a message for `shard` (`nested`: asked by a turn, served by a holder handing it off). */
   resolveOwner(shard: number, nested?: boolean): Promise<string>;
-  deliverLocal(
-    to: ActorAddress,
-    msg: unknown,
-    dedupeId: string,
-    first?: FirstDelivery,
-    nested?: boolean,
-    at?: { key: string; shard: number },
-  ): Promise<unknown>;
+  deliverLocal(plan: AskPlan, first?: FirstDelivery): Promise<unknown>;
   request(
     node: string,
-    body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number; nested?: boolean },
+    body: { to: ActorAddress; msg: unknown; dedupeId: string; attempt: number; deadline: number; nested?: boolean },
     timeoutMs: number,
   ): Promise<unknown>;
   routed(route: 'local' | 'remote'): void;
@@ -44,7 +37,10 @@ export interface AskPlan {
   dedupeId: string;
   /** The ask minted `dedupeId` (no caller-given id, so no earlier delivery of it can exist). */
   minted: boolean;
-  /** Date.now() after which the ask fails with the last error (or `timeout`). */
+  /**
+   * Date.now() after which the ask fails with the last error (or `timeout`). It travels with every
+   * delivery: a turn that would begin after it is not run (decision 1140).
+   */
   deadline: number;
   /** Asked by a running turn: served by a shard's holder during its handoff (see RedisActorSystem.askFromTurn). */
   nested?: boolean;
@@ -65,15 +61,18 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
       route.routed(local ? 'local' : 'remote');
       if (local) {
         const first = plan.minted && attempt === 1 ? new FirstLocalAttempt() : undefined;
-        return await withTimeout(
-          route.deliverLocal(plan.to, plan.msg, plan.dedupeId, first, plan.nested, plan),
-          remaining,
-          first,
-        );
+        return await withTimeout(route.deliverLocal(plan, first), remaining, first);
       }
       return await route.request(
         owner,
-        { to: plan.to, msg: plan.msg, dedupeId: plan.dedupeId, attempt, ...(plan.nested ? { nested: true } : {}) },
+        {
+          to: plan.to,
+          msg: plan.msg,
+          dedupeId: plan.dedupeId,
+          attempt,
+          deadline: plan.deadline,
+          ...(plan.nested ? { nested: true } : {}),
+        },
         Math.min(remaining, route.attemptMs),
       );
     } catch (e) {

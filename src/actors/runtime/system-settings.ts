@@ -24,6 +24,8 @@ export interface ActorSystemDeps {
     connectionPollMs?: number;
     /** A turn longer than this is logged (default SLOW_TURN_MS). */
     slowTurnMs?: number;
+    /** Allowance for clocks apart on another node's deadline (default DEFAULT_DEADLINE_SKEW_MS). */
+    deadlineSkewMs?: number;
   };
   logger: Logger;
   metrics: Metrics;
@@ -43,6 +45,12 @@ export interface ActorSystemDeps {
 
 /** A turn that held its mailbox this long is logged unless configured (ACTOR_SLOW_TURN_MS). */
 export const DEFAULT_SLOW_TURN_MS = 1_000;
+
+/**
+ * Added to a deadline another node set by its clock: a node whose clock runs up to this much ahead of
+ * the asker's still runs an ask its asker waits for (ACTOR_DEADLINE_SKEW_MS, decision 1140).
+ */
+export const DEFAULT_DEADLINE_SKEW_MS = 1_000;
 
 /** How long a retired snapshot is kept unless configured (ACTOR_RETIRED_RETENTION_SECONDS). */
 export const DEFAULT_RETIRED_RETENTION_MS = 600_000;

@@ -18,6 +18,8 @@ const RequestSchema = z.object({
   attempt: z.number().int().positive(),
   /** Asked by a running turn (served by a shard's holder during its handoff). */
   nested: z.boolean().optional(),
+  /** The asker's deadline (its Date.now()); absent from senders before decision 1140. */
+  deadline: z.number().finite().optional(),
   /** The asker's trace context (W3C), when tracing is on: the owner's turn continues that trace. */
   trace: TraceCarrier.optional(),
 });

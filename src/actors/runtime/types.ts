@@ -77,6 +77,12 @@ export interface AskOptions {
   /** Same id => the message is applied at most once even when the sender retries. */
   dedupeId?: string;
   /**
+   * Date.now() at which the ask fails (default: now + timeoutMs). No turn of it begins later, on any node
+   * (decision 1140): a caller told `timeout` was not served afterwards. A forwarded delivery keeps its
+   * asker's deadline.
+   */
+  deadline?: number;
+  /**
    * Asked by a running turn (the runtime sets it for `ctx.ask`): a shard being handed off still serves it
    * under the lease its holder keeps until its last turn ended, so turns asking each other's shards
    * during a rebalance do not wait for handoffs that wait for them.

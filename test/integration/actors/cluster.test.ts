@@ -28,15 +28,17 @@ function gate(seq: number) {
 }
 
 describe('actor runtime across nodes', () => {
-  const env = clusterEnv({ ACTOR_SHARDS: String(SHARDS) });
+  // Clocks here are one: an ask past its asker's deadline is dropped without allowance (decision 1140).
+  const env = clusterEnv({ ACTOR_SHARDS: String(SHARDS), ACTOR_DEADLINE_SKEW_MS: '0' });
   const ids = { a: `a-${uniqueId()}`, b: `b-${uniqueId()}`, c: `c-${uniqueId()}` };
   let a: ActorNode;
   let b: ActorNode;
   let c: ActorNode | undefined;
 
   beforeAll(async () => {
-    a = await startActorNode({ ...env, NODE_ID: ids.a }, counterBehavior());
-    b = await startActorNode({ ...env, NODE_ID: ids.b }, counterBehavior());
+    const hooks = { slow: (seq: number) => gates.get(seq)?.wait() ?? new Promise<void>((r) => setTimeout(r, 5)) };
+    a = await startActorNode({ ...env, NODE_ID: ids.a }, counterBehavior(hooks));
+    b = await startActorNode({ ...env, NODE_ID: ids.b }, counterBehavior(hooks));
     await Promise.all([waitForMembers(a.system, [ids.a, ids.b]), waitForMembers(b.system, [ids.a, ids.b])]);
   });
   afterAll(async () => {
@@ -62,6 +64,25 @@ describe('actor runtime across nodes', () => {
   it('answers a remote turn failure with its code, not a retry', async () => {
     const to = addressOwnedBy(ids.b, [ids.a, ids.b], SHARDS, 'remote-fail');
     await expect(a.system.ask(to, { op: 'fail' })).rejects.toMatchObject({ code: 'invalid_state' });
+  });
+
+  it("does not run a remote ask whose asker's deadline passed before its turn began (decision 1140)", async () => {
+    const to = addressOwnedBy(ids.b, [ids.a, ids.b], SHARDS, 'remote-expired');
+    await a.system.ask(to, { op: 'get' });
+    const g = gate(7001);
+    const slow = a.system.ask<Reply>(to, { op: 'slow', seq: 7001 });
+    await g.entered;
+    // Sent while the owner's turn holds the mailbox; its attempts and their repeats wait there.
+    const deadline = Date.now() + 400;
+    await expect(a.system.ask(to, { op: 'inc', seq: 7002 }, { deadline })).rejects.toMatchObject({
+      code: 'timeout',
+    });
+    await new Promise((r) => setTimeout(r, deadline + 20 - Date.now()));
+    g.open();
+    await slow;
+    expect(await a.system.ask<Reply>(to, { op: 'get' })).toMatchObject({ count: 0, log: [7001] });
+    const expired = (await b.system.metrics.expired.get()).values.reduce((n, v) => n + v.value, 0);
+    expect(expired).toBe(1);
   });
 
   it('rebalances shards to a node that joins, keeping every actor state', async () => {
@@ -115,7 +136,10 @@ describe('actor runtime across nodes', () => {
     const queued = Array.from({ length: 5 }, (_, i) =>
       a.system.ask<Reply>(targets[0], { op: 'inc', seq: i }, { dedupeId: `queued#${i}` }),
     );
-    await waitForDepth(leaving, 5);
+    // One more whose asker gives up before the handoff ends: forwarded with its deadline, it is not run.
+    const deadline = Date.now() + 150;
+    const expired = a.system.ask<Reply>(targets[0], { op: 'inc', seq: 99 }, { dedupeId: 'queued#late', deadline });
+    await waitForDepth(leaving, 6);
     const sends = targets
       .slice(1)
       .flatMap((to) =>
@@ -130,6 +154,8 @@ describe('actor runtime across nodes', () => {
     );
     const stopped = leaving.system.stop();
     await handoffStarted;
+    await expect(expired).rejects.toMatchObject({ code: 'timeout' });
+    await new Promise((r) => setTimeout(r, deadline + 20 - Date.now()));
     g.open();
     const results = await Promise.allSettled([running, ...queued, ...sends]);
     await stopped;

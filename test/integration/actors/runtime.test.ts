@@ -364,17 +364,72 @@ describe('actor runtime on one node', () => {
     await a.system.ask(to, { op: 'get' });
     expect(await dedupeKeys('direct')).toBe(0);
 
+    // The turn began before its asker's deadline and ends after it: it finishes, and its reply is kept
+    // for a retry of the same id.
     const held = addr('abandoned');
+    await a.system.ask(held, { op: 'get' });
     let release!: () => void;
     gates.set(1001, new Promise<void>((r) => (release = r)));
-    const slow = a.system.ask<Reply>(held, { op: 'slow', seq: 1001 });
-    const gaveUp = a.system.ask(held, { op: 'inc', seq: 7 }, { timeoutMs: 100 });
+    const gaveUp = a.system.ask(held, { op: 'slow', seq: 1001 }, { timeoutMs: 100 });
     await expect(gaveUp).rejects.toMatchObject({ code: 'timeout' });
     release();
-    await slow;
     const after = await a.system.ask<Reply>(held, { op: 'get' });
-    expect(after).toMatchObject({ count: 1, log: [1001, 7] });
+    expect(after).toMatchObject({ log: [1001] });
     expect(await dedupeKeys('abandoned')).toBe(1);
+  });
+
+  describe("an ask's deadline (decision 1140)", () => {
+    const expiredCount = async () => (await a.system.metrics.expired.get()).values.reduce((n, v) => n + v.value, 0);
+
+    it('does not run an ask whose asker gave up while it waited in the mailbox, and counts it', async () => {
+      const to = addr('expired');
+      await a.system.ask(to, { op: 'get' });
+      let release!: () => void;
+      gates.set(1201, new Promise<void>((r) => (release = r)));
+      const before = await expiredCount();
+      const slow = a.system.ask<Reply>(to, { op: 'slow', seq: 1201 });
+      const late = a.system.ask(to, { op: 'inc', seq: 1202 }, { timeoutMs: 100 });
+      await expect(late).rejects.toMatchObject({ code: 'timeout' });
+      release();
+      await slow;
+      expect(await a.system.ask<Reply>(to, { op: 'get' })).toMatchObject({ count: 0, log: [1201] });
+      expect((await expiredCount()) - before).toBe(1);
+    });
+
+    it('runs a queued ask once a repeat of its id whose asker still waits joined it', async () => {
+      const to = addr('expired-joined');
+      await a.system.ask(to, { op: 'get' });
+      let release!: () => void;
+      gates.set(1301, new Promise<void>((r) => (release = r)));
+      const before = await expiredCount();
+      const slow = a.system.ask<Reply>(to, { op: 'slow', seq: 1301 });
+      const first = a.system.ask(to, { op: 'inc', seq: 1302 }, { timeoutMs: 100, dedupeId: 'ej-1' });
+      // A new call of the same request (a client re-sent its id): it still waits when the first gave up.
+      const repeat = a.system.ask<Reply>(to, { op: 'inc', seq: 1302 }, { dedupeId: 'ej-1' });
+      await expect(first).rejects.toMatchObject({ code: 'timeout' });
+      release();
+      await slow;
+      expect(await repeat).toMatchObject({ count: 1, log: [1301, 1302] });
+      // Run as the delivery both joined, not dropped and sent again by the repeat's retry.
+      expect((await expiredCount()) - before).toBe(0);
+    });
+
+    it('keeps the deadline of a delivery re-sent after its actor was deactivated', async () => {
+      const to = addr('expired-requeued');
+      await a.system.ask(to, { op: 'get' });
+      let release!: () => void;
+      gates.set(1401, new Promise<void>((r) => (release = r)));
+      const before = await expiredCount();
+      // The turn ahead passivates the actor: what waits behind it is delivered again to a new activation.
+      const slow = a.system.ask<Reply>(to, { op: 'slow', seq: 1401 });
+      const passivate = a.system.ask(to, { op: 'passivate' });
+      const late = a.system.ask(to, { op: 'inc', seq: 1402 }, { timeoutMs: 100 });
+      await expect(late).rejects.toMatchObject({ code: 'timeout' });
+      release();
+      await Promise.all([slow, passivate]);
+      expect(await a.system.ask<Reply>(to, { op: 'get' })).toMatchObject({ count: 0, log: [1401] });
+      expect((await expiredCount()) - before).toBe(1);
+    });
   });
 
   it("fences durable writes made on the actor's behalf by epoch", async () => {

@@ -279,10 +279,9 @@ describe('a fleet lives its day over three nodes', () => {
         while (!(await day.end(caller, callId)) && caller.isUp()) await pause(200).then(() => caller.settled());
       }
       // Calls whose initCall went unanswered may ring or run all the same: their callers hang them up too.
-      for (const [callId, caller] of day.unanswered) {
+      for (const [callId, { caller }] of day.unanswered) {
         if (!caller.isUp()) continue;
-        while (!(await day.endUnanswered(caller, callId)) && caller.isUp())
-          await pause(200).then(() => caller.settled());
+        while (!(await day.endUnanswered(callId)) && caller.isUp()) await pause(200).then(() => caller.settled());
       }
     };
     await within(endAll(), SETTLE_MS);

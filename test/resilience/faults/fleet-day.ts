@@ -5,6 +5,13 @@ import type { Member, SdkMember } from './fleet-members.js';
 import { trace } from './results.js';
 
 export const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/**
+ * How long after it was sent an initCall that got no answer may still ring: no turn of an ask begins past
+ * its deadline (decision 1140), the node's ask budget (10 s) plus its allowance for clocks apart
+ * (ACTOR_DEADLINE_SKEW_MS, 1 s), and a margin.
+ */
+const LATEST_TURN_MS = 12_000;
+
 const pick = <T>(xs: T[]): T | undefined => xs[Math.floor(Math.random() * xs.length)];
 
 /** A headset of the fleet: its hardware id, registered to its device account. */
@@ -54,7 +61,7 @@ export class FleetDay {
   /** Calls whose end was not acknowledged in the day (ended when it is over). */
   readonly unended = new Map<string, Member>();
   /** Calls whose initCall was not acknowledged (they may ring all the same; hung up when the day is over). */
-  readonly unanswered = new Map<string, Member>();
+  readonly unanswered = new Map<string, { caller: Member; sentAt: number }>();
   private readonly agents: Promise<void>[] = [];
   private readonly blips = new Set<Promise<void>>();
   private readonly inMeeting = new Map<SdkMember, string>();
@@ -144,11 +151,12 @@ export class FleetDay {
     // failed may still ring (its turn ran, the answer was lost), and is hung up by its id at the day's end.
     const callId = randomUUID();
     this.initCalls++;
+    const sentAt = Date.now();
     try {
       await caller.call<{ callId: string }>('initCall', { calleeIds: [callee.userId], callType: 'audio', callId });
     } catch (e) {
       this.ledger.failed(caller.name, 'initCall', e);
-      this.unanswered.set(callId, caller);
+      this.unanswered.set(callId, { caller, sentAt });
       return pause(300);
     }
     this.ledger.invite(caller.name, callee.userId, callId, !callee.isUp());
@@ -172,15 +180,22 @@ export class FleetDay {
   }
 
   /**
-   * Hangs up a call whose initCall was not answered: done once it is ended or there is no such call (the
-   * request never ran, or the call finished and its state expired since).
+   * Hangs up a call whose initCall was not answered: done once it is ended, or there is no such call when
+   * its request can no longer run (it never ran, or the call finished and its state expired since).
    */
-  async endUnanswered(caller: Member, callId: string): Promise<boolean> {
+  async endUnanswered(callId: string): Promise<boolean> {
+    const { caller, sentAt } = this.unanswered.get(callId)!;
     try {
       await caller.call('endCall', { callId });
     } catch (e) {
       if (codeOf(e) !== 'call_not_found') {
         this.ledger.failed(caller.name, 'endCall', e);
+        return false;
+      }
+      // The request may still wait in a mailbox: asked again once its deadline is past.
+      const settles = sentAt + LATEST_TURN_MS;
+      if (Date.now() < settles) {
+        await pause(settles - Date.now());
         return false;
       }
     }
