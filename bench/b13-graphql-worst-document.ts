@@ -16,6 +16,7 @@ import { productEnv, tenantHost } from './harness/env.js';
 import { startProduct, stopProduct, missingModules } from './harness/sides.js';
 import { scaled } from './harness/scale.js';
 import type { HostProcess } from './harness/hosts.js';
+import { request } from '../test/support/http.js';
 import { SIGNED_IN_BUDGET, checkCost } from '../src/http/graphql/cost.js';
 import { typeDefs } from '../src/http/graphql/schema.js';
 
@@ -55,14 +56,18 @@ function side(ctx: BenchContext, label: string, document: (round: number) => str
   let token = '';
   let url = '';
   let host = '';
+  let told = false;
+  // Through node:http: fetch does not send a Host header of its caller's, and the tenant is named by it.
   const post = async (query: string) => {
-    const r = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { host, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query }),
-    });
-    const body = (await r.json()) as { errors?: unknown[] };
-    return r.status === 200 && !body.errors;
+    const r = await request<{ errors?: unknown[] }>(url, 'POST', '/graphql', { host, token, body: { query } });
+    const body = r.body;
+    const ok = r.status === 200 && !body.errors;
+    // The first refusal of a side is named in the log (a failed document is a verdict: say why).
+    if (!ok && !told) {
+      told = true;
+      ctx.log(`b13 ${label}: a document failed: ${r.status} ${JSON.stringify(body).slice(0, 400)}`);
+    }
+    return ok;
   };
   return {
     label,

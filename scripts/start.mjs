@@ -7,6 +7,7 @@
 // `npm run dev` (--dev) does the same but runs the TypeScript sources through tsx, with no build.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { NODE_FLAGS } from './node-flags.mjs';
 import { runOnSupportedNode } from './node-line.mjs';
 
 // Settings from .env (see .env.example); variables already in the environment win.
@@ -63,7 +64,8 @@ try {
 }
 process.env.SEED_DEMO ??= 'true';
 if (!process.env.HOST) process.env.HOST = '127.0.0.1';
-const entry = dev ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
+// With the flags every product node runs with (scripts/node-flags.mjs, decision 1141).
+const entry = [...NODE_FLAGS, ...(dev ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'])];
 const child = spawn(process.execPath, entry, { stdio: 'inherit', env: process.env });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -14,6 +14,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { benchRoot, projectRoot } from './paths.js';
+import { NODE_FLAGS } from '../../scripts/node-flags.mjs';
 
 export type Runtime = 'compiled' | 'tsx';
 
@@ -60,11 +61,23 @@ export function productRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
   return v as Runtime;
 }
 
+/**
+ * The Node.js flags of the run's product nodes: the product's own (scripts/node-flags.mjs, as `npm start`
+ * and the image run them), or `BENCH_PRODUCT_NODE_FLAGS` (space-separated; empty: none) to measure others.
+ */
+export function productNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  const given = env.BENCH_PRODUCT_NODE_FLAGS;
+  return given === undefined ? [...NODE_FLAGS] : given.split(/\s+/).filter(Boolean);
+}
+
 /** How a run's product nodes ran, in words (the results header and report settings). */
-export function describeRuntime(runtime: Runtime): string {
+export function describeRuntime(runtime: Runtime, flags: string[] = []): string {
+  const node = ['node', '--expose-gc', ...flags].join(' ');
+  const own = NODE_FLAGS.join(' ');
+  const as = flags.join(' ') === own ? 'as `npm start` runs it' : `\`npm start\` runs it with ${own || 'no flags'}`;
   return runtime === 'compiled'
-    ? 'compiled JavaScript (dist/ from `npm run build`) with plain `node --expose-gc`, as `npm start` runs it'
-    : 'TypeScript sources through tsx (`node --expose-gc --import tsx`)';
+    ? `compiled JavaScript (dist/ from \`npm run build\`) with plain \`${node}\`, ${as}`
+    : `TypeScript sources through tsx (\`${node} --import tsx\`)`;
 }
 
 /** Path in bench/.build of the compiled form of `rel` (a .ts path relative to the project root). */

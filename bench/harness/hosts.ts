@@ -36,6 +36,8 @@ export interface HostOptions {
   nofile?: number;
   /** Directory for a V8 CPU profile written at exit (`--cpu-prof`). */
   cpuProfDir?: string;
+  /** Node.js flags before the host's script (a product node's: productNodeFlags()). */
+  nodeFlags?: string[];
   logFile: string;
   startTimeoutMs?: number;
   /**
@@ -53,6 +55,7 @@ export interface HostOptions {
 export async function spawnHost(module: string, params: unknown, opts: HostOptions): Promise<HostProcess> {
   const runtime = opts.runtime ?? 'tsx';
   const nodeArgs = runtime === 'compiled' ? ['--expose-gc'] : ['--expose-gc', '--import', 'tsx'];
+  nodeArgs.push(...(opts.nodeFlags ?? []));
   if (opts.cpuProfDir) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`);
   let modulePath = path.join(benchRoot, module);
   if (runtime === 'compiled') {

@@ -11,7 +11,7 @@ import { writeReport, markdown, type RunReport } from './report.js';
 import { updatePerformanceDoc } from './docs.js';
 import { currentScale } from './scale.js';
 import { benchNodeLines, useNodeBinary } from './node-lines.js';
-import { describeRuntime, ensureCompiled, productRuntime } from './compiled.js';
+import { describeRuntime, ensureCompiled, productNodeFlags, productRuntime } from './compiled.js';
 import { treeState, outputBase, DirtyTreeError, type OutputBase } from './tree.js';
 import type { Benchmark, BenchContext, BenchOutcome } from './types.js';
 
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     settings: {
       profile: profile ?? null,
       productRuntime: runtime,
-      productNodes: describeRuntime(runtime),
+      productNodes: describeRuntime(runtime, productNodeFlags()),
       baselines: describeRuntime('tsx'),
       loadGenerators: 'separate processes on loopback, bounded counts and deadlines',
     },

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import { spawnHost, type HostProcess, type HostOptions } from './hosts.js';
 import { benchRoot } from './paths.js';
-import { productRuntime } from './compiled.js';
+import { productNodeFlags, productRuntime } from './compiled.js';
 import type { BenchContext, Figures, Side } from './types.js';
 import type { ProductEnv } from './env.js';
 
@@ -30,7 +30,13 @@ export function startProduct(
   return spawnHost(
     'harness/product-node.ts',
     { env },
-    { logFile: logFile(ctx, `${bench}-${name}`), cpuProfDir: profileDir(bench), runtime: productRuntime(), ...opts },
+    {
+      logFile: logFile(ctx, `${bench}-${name}`),
+      cpuProfDir: profileDir(bench),
+      runtime: productRuntime(),
+      nodeFlags: productNodeFlags(),
+      ...opts,
+    },
   );
 }
 

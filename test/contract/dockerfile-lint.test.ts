@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
+import { NODE_FLAGS } from '../../scripts/node-flags.mjs';
 
 // @ts-expect-error plain ESM script without types
 const { ensureHadolint } = (await import('../../scripts/services.mjs')) as { ensureHadolint: () => string };
@@ -32,7 +33,9 @@ describe('Dockerfile', () => {
     const runtime = text.slice(text.lastIndexOf('\nFROM '));
     expect(runtime).toMatch(/^USER (?!0\b|root\b)\S+/m);
     expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*\/readyz/m);
-    expect(runtime).toMatch(/^CMD \["node", "dist\/main\.js"\]/m);
+    // The product's node flags (scripts/node-flags.mjs), as `npm start` runs it.
+    expect(runtime).toMatch(/^CMD \[.*\]$/m);
+    expect(JSON.parse(/^CMD (\[.*\])$/m.exec(runtime)![1]!)).toEqual(['node', ...NODE_FLAGS, 'dist/main.js']);
     expect(runtime).not.toMatch(/tsx|COPY src\b/);
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { stop as stopEsbuild, transformSync } from 'esbuild';
+import { NODE_FLAGS } from '../../scripts/node-flags.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -39,8 +40,8 @@ export interface ChildNodeCommand {
   compiled?: boolean;
 }
 
-/** The compiled service (`npm run build`), run with plain node as production runs it. */
-export const COMPILED_MAIN = [path.join(root, 'dist/main.js')];
+/** The compiled service (`npm run build`), run with plain node and its flags, as production runs it. */
+export const COMPILED_MAIN = [...NODE_FLAGS, path.join(root, 'dist/main.js')];
 
 /**
  * A test/support preload compiled to one plain ES module under .local/preloads (types stripped, no
@@ -79,7 +80,9 @@ export function spawnChildNode(
   ]);
   const args =
     command.args ??
-    (compiled ? [...preloads, ...COMPILED_MAIN] : ['--import', 'tsx', ...preloads, path.join(root, 'src/main.ts')]);
+    (compiled
+      ? [...preloads, ...COMPILED_MAIN]
+      : [...NODE_FLAGS, '--import', 'tsx', ...preloads, path.join(root, 'src/main.ts')]);
   // A compiled node's recorder installs its probe in dist/'s module, the one dist/'s actor runtime reads.
   const probe = compiled ? { TURN_PROBE_MODULE: path.join(root, 'dist/actors/runtime/turn-probe.js') } : {};
   const proc = spawn(command.execPath ?? process.execPath, args, {
