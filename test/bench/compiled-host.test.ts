@@ -12,7 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startProduct, stopProduct } from '../../bench/harness/sides.js';
-import { buildDir, compiledPath, productRuntime } from '../../bench/harness/compiled.js';
+import { buildDir, compiledPath, productNodeFlags, productRuntime } from '../../bench/harness/compiled.js';
 import { projectRoot } from '../../bench/harness/paths.js';
 import { outputBase } from '../../bench/harness/tree.js';
 import type { HostProcess } from '../../bench/harness/hosts.js';
@@ -20,12 +20,23 @@ import type { BenchContext } from '../../bench/harness/types.js';
 import type { ProductEnv } from '../../bench/harness/env.js';
 import { testEnv } from '../support/env.js';
 import { request } from '../support/http.js';
+import { NODE_FLAGS } from '../../scripts/node-flags.mjs';
 
 describe('the harness runtime setting', () => {
   it('runs product nodes compiled unless BENCH_RUNTIME=tsx, and refuses other values', () => {
     expect(productRuntime({})).toBe('compiled');
     expect(productRuntime({ BENCH_RUNTIME: 'tsx' })).toBe('tsx');
     expect(() => productRuntime({ BENCH_RUNTIME: 'ts-node' })).toThrow(/BENCH_RUNTIME must be one of/);
+  });
+
+  it("gives product nodes the product's node flags unless BENCH_PRODUCT_NODE_FLAGS names others (empty: none)", () => {
+    expect(NODE_FLAGS).toEqual(['--max-semi-space-size=16']);
+    expect(productNodeFlags({})).toEqual(NODE_FLAGS);
+    expect(productNodeFlags({ BENCH_PRODUCT_NODE_FLAGS: '' })).toEqual([]);
+    expect(productNodeFlags({ BENCH_PRODUCT_NODE_FLAGS: ' --max-semi-space-size=8  --no-opt ' })).toEqual([
+      '--max-semi-space-size=8',
+      '--no-opt',
+    ]);
   });
 
   it('writes runtime-compiled.* only from a compiled run and runtime-tsx.* only from a tsx one', () => {
@@ -57,10 +68,10 @@ describe('a product node started by the harness', () => {
   }, 180_000);
   afterAll(() => stopProduct(ctx, [node], env), 60_000);
 
-  it('runs the compiled host with plain node --expose-gc: no TypeScript loader in its process', () => {
+  it("runs the compiled host with plain node --expose-gc and the product's node flags: no TypeScript loader in its process", () => {
     expect(node!.runtime).toEqual({
       runtime: 'compiled',
-      execArgv: ['--expose-gc'],
+      execArgv: ['--expose-gc', ...NODE_FLAGS],
       hostUrl: pathToFileURL(compiledPath('bench/harness/host.ts')).href,
       loader: false,
     });

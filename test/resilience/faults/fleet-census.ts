@@ -45,6 +45,8 @@ export interface ShapeFigures {
   count: number;
   lasting: number;
   maxTtlMs: number;
+  /** Up to 8 of the keys that never expire (full names), for a leak's report. */
+  lastingKeys?: string[];
 }
 
 /** Keys under `prefix` by shape with their expiry figures, on every primary. */
@@ -60,8 +62,10 @@ export async function keyExpiries(redis: RedisClient, prefix: string): Promise<M
         const f = out.get(s) ?? { count: 0, lasting: 0, maxTtlMs: 0 };
         const ttl = ttls[i]!;
         f.count++;
-        if (ttl === -1) f.lasting++;
-        else f.maxTtlMs = Math.max(f.maxTtlMs, ttl);
+        if (ttl === -1) {
+          f.lasting++;
+          if ((f.lastingKeys ??= []).length < 8) f.lastingKeys.push(k);
+        } else f.maxTtlMs = Math.max(f.maxTtlMs, ttl);
         out.set(s, f);
       });
       cursor = next;
