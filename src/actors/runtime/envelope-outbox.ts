@@ -10,14 +10,20 @@ interface Batch {
 }
 
 /**
- * Coalesces envelopes bound for the same Redis list: whatever is sent before the current microtask
- * queue drains goes out as one `LPUSH key v1 v2 ...` with its `PEXPIRE` in one script call, instead
- * of a transaction per envelope. Flushing on a microtask (not setImmediate) keeps a lone envelope's latency
- * unchanged. LPUSH of several values keeps their order for the reader's right-hand pops (FIFO).
+ * Coalesces envelopes bound for the same Redis list into one `LPUSH key v1 v2 ...` with its `PEXPIRE`
+ * in one script call, instead of a transaction per envelope. A loop turn's first envelope leaves on a
+ * microtask (with whatever joins it before the microtask queue drains), so a lone envelope waits for
+ * nothing; the envelopes sent later in the same turn of the event loop leave together in its check
+ * phase (decision 1142). A node that relays a poll's worth of hub calls to another node then writes
+ * them in one or two script calls, not one per call: each write to Redis is a syscall that wakes the
+ * server, the cost that dominated the sender's profile. LPUSH of several values keeps their order for
+ * the reader's right-hand pops (FIFO).
  */
 export class EnvelopeOutbox {
   private batches = new Map<string, Batch>();
   private scheduled = false;
+  /** A flush is queued for this loop turn's check phase: envelopes sent until then wait for it. */
+  private turnArmed = false;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -34,12 +40,21 @@ export class EnvelopeOutbox {
     }
     batch.values.push(JSON.stringify(env));
     const done = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
-    if (!this.scheduled) {
-      this.scheduled = true;
+    if (this.scheduled) return done;
+    this.scheduled = true;
+    if (!this.turnArmed) {
+      // The turn's first envelope: out on a microtask; the rest of the turn's at its check phase.
+      this.turnArmed = true;
+      setImmediate(this.endTurn);
       queueMicrotask(() => void this.flush());
     }
     return done;
   }
+
+  private readonly endTurn = (): void => {
+    this.turnArmed = false;
+    if (this.scheduled) void this.flush();
+  };
 
   /** Writes whatever is queued now; resolves when every write so far has settled. */
   flush(): Promise<void> {
