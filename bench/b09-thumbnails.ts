@@ -4,6 +4,8 @@
  * role: fetch from the store, sharp, store the WebP, mark the media records). The baseline is sharp
  * alone making the same thumbnails from memory with the same concurrency. Each side first makes
  * `warmup` thumbnails unmeasured (the worker loads sharp with its first job; sharp alone at import).
+ * Beside the rates, the CPU each process spent per job while the jobs ran (/proc: the node with its
+ * libvips threads, the database server, Redis), which tells the product's own cost from sharp's.
  */
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
@@ -19,6 +21,7 @@ import {
 import { scaled } from './harness/scale.js';
 import { images } from './harness/inputs.js';
 import type { HostProcess } from './harness/hosts.js';
+import { cpuDuring, listenerPid } from './harness/proc-cpu.js';
 
 const settings = { images: scaled(300, 8), warmup: scaled(16, 4), width: 1600, height: 1200, concurrency: 4 };
 
@@ -27,15 +30,23 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
   let node: HostProcess | undefined;
   let alone: HostProcess | undefined;
   let files: string[] = [];
+  const pids: { db?: number; redis?: number } = {};
   const thumbnails = async (tenant: string, images: string[]) => {
     await node!.call('tenant', { name: tenant });
     const hashes = await node!.call<string[]>('putImages', { tenant, files: images });
-    const r = await node!.call<{ elapsedMs: number; completed: number; failed: number; firstFailure?: string }>(
-      'thumbnails',
-      { tenant, hashes, timeoutMs: 300_000 },
+    const { result: r, cpu } = await cpuDuring({ node: node!.pid, db: pids.db, redis: pids.redis }, () =>
+      node!.call<{ elapsedMs: number; completed: number; failed: number; firstFailure?: string }>('thumbnails', {
+        tenant,
+        hashes,
+        timeoutMs: 300_000,
+      }),
     );
     if (r.failed) throw new Error(`${r.failed} thumbnail jobs failed: ${r.firstFailure}`);
-    return { jobs_per_s: r.completed / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000 };
+    return {
+      jobs_per_s: r.completed / (r.elapsedMs / 1000),
+      seconds: r.elapsedMs / 1000,
+      ...cpuPerJob(cpu, r.completed),
+    };
   };
   // A fresh tenant per round: job ids derive from tenant and content, and finished work is skipped.
   const productRound = (i: number): Promise<Figures> => thumbnails(`bench${i}`, files);
@@ -45,6 +56,8 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       async start() {
         files = await images(ctx.cacheDir, settings.images, settings.width, settings.height);
         node = await startProduct(ctx, 'b09', 'node', env);
+        pids.db = listenerPid(Number(new URL(ctx.mongoUri).port));
+        pids.redis = listenerPid(Number(new URL(ctx.redisUrl).port));
         // Warm-up (as sharp alone's below): the worker loads sharp with its first thumbnail.
         await thumbnails('benchwarm', files.slice(0, settings.warmup));
       },
@@ -59,15 +72,22 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         await alone.call('run', { files: files.slice(0, settings.warmup), concurrency: settings.concurrency });
       },
       round: async () => {
-        const r = await alone!.call<{ elapsedMs: number; done: number }>('run', {
-          files,
-          concurrency: settings.concurrency,
-        });
-        return { jobs_per_s: r.done / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000 };
+        const { result: r, cpu } = await cpuDuring({ node: alone!.pid }, () =>
+          alone!.call<{ elapsedMs: number; done: number }>('run', { files, concurrency: settings.concurrency }),
+        );
+        return { jobs_per_s: r.done / (r.elapsedMs / 1000), seconds: r.elapsedMs / 1000, ...cpuPerJob(cpu, r.done) };
       },
       stop: async () => alone?.stop(),
     },
   };
+}
+
+/** CPU milliseconds per job of each process measured (`<name>_cpu_ms_per_job`); -1 where /proc could not tell. */
+function cpuPerJob(cpu: Record<string, number>, jobs: number): Figures {
+  const out: Figures = {};
+  for (const [name, seconds] of Object.entries(cpu))
+    out[`${name}_cpu_ms_per_job`] = seconds < 0 ? -1 : (seconds * 1000) / Math.max(1, jobs);
+  return out;
 }
 
 export const benchmark: Benchmark = {
