@@ -7,8 +7,8 @@
  */
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
-import { startBaseline, missingModules, missingRoles, firstReason, logFile } from './harness/sides.js';
-import { spawnLoad } from './harness/load.js';
+import { startBaseline, missingModules, missingRoles, firstReason, roundsOnly } from './harness/sides.js';
+import { openIdleClients } from './harness/idle-clients.js';
 import { scaled } from './harness/scale.js';
 import { HubCluster, HUB_PATH } from './harness/hub-cluster.js';
 import type { HostProcess } from './harness/hosts.js';
@@ -31,35 +31,23 @@ async function hold(
   target: { url: string; host?: string; path: string; tokens: string[] },
 ): Promise<Figures> {
   const before = await server.mem();
-  const per = Math.ceil(settings.connections / settings.clientProcesses);
-  const t0 = Date.now();
-  const loads = Array.from({ length: settings.clientProcesses }, (_, k) =>
-    spawnLoad(
-      'idle-conns',
-      {
-        ...target,
-        tokens: target.tokens.slice(k).concat(target.tokens.slice(0, k)),
-        conns: per,
-        parallel: settings.parallelHandshakesPerProcess,
-        deadlineMs: 420_000,
-      },
-      { logFile: logFile(ctx, `b03-load-${label}-${i}-${k}`), nofile: settings.nofile },
-    ),
+  const clients = await openIdleClients(
+    ctx,
+    `b03-load-${label}-${i}`,
+    Array.from({ length: settings.clientProcesses }, (_, k) => ({
+      ...target,
+      tokens: target.tokens.slice(k).concat(target.tokens.slice(0, k)),
+    })),
+    {
+      perProcess: Math.ceil(settings.connections / settings.clientProcesses),
+      parallel: settings.parallelHandshakesPerProcess,
+      nofile: settings.nofile,
+      deadlineMs: 420_000,
+    },
   );
   try {
-    await Promise.all(
-      loads.map((l) =>
-        Promise.race([
-          l.when('ready'),
-          l.result.then(() => {
-            throw new Error('load finished before ready');
-          }),
-        ]),
-      ),
-    );
-    const connectS = (Date.now() - t0) / 1000;
     const after = await server.mem();
-    const held = per * settings.clientProcesses;
+    const { held } = clients;
     return {
       connections: held,
       rss_per_conn_kib: (after.rss - before.rss) / held / 1024,
@@ -69,11 +57,10 @@ async function hold(
       heap_total_per_conn_kib: (after.heapTotal - before.heapTotal) / held / 1024,
       external_per_conn_kib: (after.external - before.external) / held / 1024,
       rss_mib: after.rss / MiB,
-      connect_per_s: held / connectS,
+      connect_per_s: held / clients.connectS,
     };
   } finally {
-    for (const l of loads) l.send({ type: 'close' });
-    await Promise.allSettled(loads.map((l) => l.result));
+    await clients.close();
   }
 }
 
@@ -99,15 +86,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       await echo.stop();
     }
   };
-  return {
-    product: { label: 'product', start: async () => undefined, round: productRound, stop: async () => undefined },
-    baseline: {
-      label: 'bare socket.io',
-      start: async () => undefined,
-      round: baselineRound,
-      stop: async () => undefined,
-    },
-  };
+  return { product: roundsOnly('product', productRound), baseline: roundsOnly('bare socket.io', baselineRound) };
 }
 
 export const benchmark: Benchmark = {

@@ -9,8 +9,9 @@
  */
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
-import { startBaseline, missingModules, missingRoles, firstReason, logFile } from './harness/sides.js';
-import { runLoad, spawnLoad } from './harness/load.js';
+import { startBaseline, missingModules, missingRoles, firstReason, logFile, roundsOnly } from './harness/sides.js';
+import { runLoad } from './harness/load.js';
+import { openIdleClients } from './harness/idle-clients.js';
 import { scaled } from './harness/scale.js';
 import { HubCluster, HUB_PATH } from './harness/hub-cluster.js';
 import type { HostProcess } from './harness/hosts.js';
@@ -50,35 +51,23 @@ interface RoundTargets {
 async function hold(ctx: BenchContext, label: string, i: number, t: RoundTargets): Promise<Figures> {
   const before = await Promise.all(t.servers.map((s) => s.mem()));
   const processes = t.servers.length * settings.clientProcessesPerNode;
-  const per = Math.ceil(settings.connections / processes);
-  const t0 = Date.now();
-  const loads = Array.from({ length: processes }, (_, k) =>
-    spawnLoad(
-      'idle-conns',
-      {
-        ...t.targets[k % t.targets.length]!,
-        tokens: t.idleTokens.slice(k).concat(t.idleTokens.slice(0, k)),
-        conns: per,
-        parallel: settings.parallelHandshakesPerProcess,
-        deadlineMs: 900_000,
-      },
-      { logFile: logFile(ctx, `b15-load-${label}-${i}-${k}`), nofile: settings.nofile },
-    ),
+  const clients = await openIdleClients(
+    ctx,
+    `b15-load-${label}-${i}`,
+    Array.from({ length: processes }, (_, k) => ({
+      ...t.targets[k % t.targets.length]!,
+      tokens: t.idleTokens.slice(k).concat(t.idleTokens.slice(0, k)),
+    })),
+    {
+      perProcess: Math.ceil(settings.connections / processes),
+      parallel: settings.parallelHandshakesPerProcess,
+      nofile: settings.nofile,
+      deadlineMs: 900_000,
+    },
   );
   try {
-    await Promise.all(
-      loads.map((l) =>
-        Promise.race([
-          l.when('ready'),
-          l.result.then((r: unknown) => {
-            throw new Error(`load finished before ready: ${JSON.stringify(r)}`);
-          }),
-        ]),
-      ),
-    );
-    const connectS = (Date.now() - t0) / 1000;
+    const { held, connectS } = clients;
     const after = await Promise.all(t.servers.map((s) => s.mem()));
-    const held = per * processes;
     const calls = await Promise.all(
       t.targets.map((target, n) =>
         runLoad(
@@ -115,13 +104,7 @@ async function hold(ctx: BenchContext, label: string, i: number, t: RoundTargets
       failed_calls: calls.reduce((sum, c) => sum + c.errors, 0),
     };
   } finally {
-    for (const l of loads) l.send({ type: 'close' });
-    const closed = await Promise.allSettled(loads.map((l) => l.result));
-    // Connections lost while held (before the harness closed them).
-    const dropped = closed.reduce((sum, c) => {
-      const r = c.status === 'fulfilled' ? (c.value as { conns?: number; stillConnected?: number }) : {};
-      return sum + Math.max(0, (r.conns ?? 0) - (r.stillConnected ?? r.conns ?? 0));
-    }, 0);
+    const dropped = await clients.close();
     if (dropped) ctx.log(`  ${label}: ${dropped} connections dropped while held`);
   }
 }
@@ -161,13 +144,8 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     }
   };
   return {
-    product: { label: 'product', start: async () => undefined, round: productRound, stop: async () => undefined },
-    baseline: {
-      label: 'bare socket.io (three servers)',
-      start: async () => undefined,
-      round: baselineRound,
-      stop: async () => undefined,
-    },
+    product: roundsOnly('product', productRound),
+    baseline: roundsOnly('bare socket.io (three servers)', baselineRound),
   };
 }
 

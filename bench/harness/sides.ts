@@ -125,6 +125,11 @@ export async function firstReason(...checks: Promise<string | null>[]): Promise<
   return null;
 }
 
+/** A side that sets up and tears down inside each round (a fresh cluster or server per round). */
+export function roundsOnly(label: string, round: Side['round']): Side {
+  return { label, start: async () => undefined, round, stop: async () => undefined };
+}
+
 /** Log file of a load generator started directly with spawnLoad. */
 export const spawnLoadLog = logFile;
 
