@@ -117,6 +117,27 @@ describe('tracing across nodes', () => {
         all.filter((s) => s.name === 'hub push meetingEvent').length >= received,
       30_000,
     );
+    // Each node exports its spans in batches of its own: a turn's span can leave after its job's enqueue
+    // span and after the spans awaited above. The chains below are read once every span on them is in,
+    // parent by parent whatever the trace ids, or after 5 s, so a broken propagation still fails on them.
+    const reached = (all: CollectedSpan[], s: CollectedSpan | undefined): boolean => {
+      const bySpan = new Map(all.map((x) => [x.spanId, x]));
+      for (let n = 0; s && n < 20; n++) {
+        if (!s.parentSpanId || s.parentSpanId === root) return true;
+        s = bySpan.get(s.parentSpanId);
+      }
+      return false;
+    };
+    await collector
+      .until(
+        (all) =>
+          reached(
+            all,
+            all.find((s) => s.name === 'job run recording'),
+          ) && reached(all, named(all, 'hub push meetingEvent')),
+        5_000,
+      )
+      .catch(() => undefined);
     const mine = spans.filter((s) => s.traceId === traceId);
     const byId = new Map(mine.map((s) => [s.spanId, s]));
     const parentOf = (s: CollectedSpan) => (s.parentSpanId ? byId.get(s.parentSpanId) : undefined);
