@@ -136,8 +136,9 @@ export interface SocketData {
   /** Meetings this socket asked to enter: leaving their room by disconnecting is audited. */
   meetingsEntered?: string[];
   /**
-   * Rooms the directory policy adds (a patient limited to the care team: tenant-patients and the presence
-   * rooms of the team); `null` when they could not be computed, and then the tenant room is not joined.
+   * Rooms the directory policy adds (the tenant's presence room; for a patient limited to the care team,
+   * tenant-patients and the presence rooms of the team instead); `null` when they could not be computed,
+   * and then the tenant room is not joined either.
    */
   directoryRooms?: string[] | null;
 }

@@ -13,9 +13,10 @@ export interface PresencePort {
 
 /**
  * Presence on the hub: counts connections across nodes (in Redis, through the presence service) and
- * pushes userStatus on each online/offline transition to the tenant room, except to patients limited to
- * their care team, who get it through the presence rooms of the people they may see. A node heartbeat keeps this
- * node's connections alive; the sweep removes a dead node's and announces who went offline.
+ * pushes userStatus on each online/offline transition to the tenant's presence room (staff, and patients
+ * who may see everyone); patients limited to their care team get it through the presence rooms of the
+ * people they may see. A node heartbeat keeps this node's connections alive; the sweep removes a dead
+ * node's and announces who went offline.
  */
 export class HubPresence {
   private timer?: NodeJS.Timeout;
@@ -66,9 +67,11 @@ export class HubPresence {
 
   private push(tenant: string, userId: string, online: boolean): void {
     const status = { userId, online, at: new Date().toISOString() };
-    // Staff (and patients of tenants whose patients see everyone) through the tenant room; patients
-    // limited to their care team only through the rooms of the people they may see (decision 230).
-    this.io.to(rooms.tenant(tenant)).except(rooms.tenantPatients(tenant)).emit('userStatus', status);
+    // Staff (and patients of tenants whose patients see everyone) through the tenant's presence room;
+    // patients limited to their care team only through the rooms of the people they may see (decision
+    // 230). A room of its own, not the tenant room less its patients: each node applies a broadcast by
+    // walking its sockets in the rooms and in the exception, every socket of the tenant (decision 1143).
+    this.io.to(rooms.tenantPresence(tenant)).emit('userStatus', status);
     this.io.to(rooms.presenceOf(tenant, userId)).emit('userStatus', status);
   }
 

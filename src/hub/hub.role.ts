@@ -137,7 +137,7 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
       const ids = await services.directoryScope.visibleTo(principal);
       return ids
         ? [rooms.tenantPatients(principal.tenant), ...ids.map((id) => rooms.presenceOf(principal.tenant, String(id)))]
-        : [];
+        : [rooms.tenantPresence(principal.tenant)];
     },
     ownMedia: ownMediaOrigin(infra.config.http),
     shareMediaToEvent: (principal, eventId, hash) => services.mediaAccess.shareToEvent(principal, eventId, hash),

@@ -39,7 +39,10 @@ export interface HubContext {
   resolveDevice(tenant: string, id: string): Promise<string>;
   /** Refuses `forbidden` unless a hardware id (any of `ids`) is registered to the caller's device account (decision 1041). */
   assertDeviceClaim(principal: Principal, ids: readonly string[]): Promise<void>;
-  /** Extra rooms of a socket: a patient limited to the care team joins the presence rooms of its members. */
+  /**
+   * The directory's rooms of a socket: the tenant's presence room for who may see everyone; a patient
+   * limited to the care team joins the presence rooms of its members instead.
+   */
   directoryRooms(principal: Principal): Promise<string[]>;
   /** Where the tenant's own media is served: the only URLs shareImage puts on a headset (decision 1040). */
   ownMedia(tenant: string): OwnMediaOrigin;

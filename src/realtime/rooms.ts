@@ -4,9 +4,17 @@
  * telemetry completion all address clients through these functions.
  */
 export const rooms = {
-  /** Every socket of a tenant (presence pushes). */
+  /** Every socket of a tenant (a role change finds the sockets of its user and impersonators here). */
   tenant: (tenant: string) => `tenant:${tenant}`,
-  /** The patients' sockets of a tenant whose directory is their care team: tenant presence pushes skip them. */
+  /**
+   * The sockets that see the presence of everyone in the tenant: staff, and patients whose tenant lets them
+   * see the whole directory. Tenant-wide presence pushes go here (decision 1143).
+   */
+  tenantPresence: (tenant: string) => `tenant-presence:${tenant}`,
+  /**
+   * The patients' sockets of a tenant whose directory is their care team. Nodes of the previous release push
+   * presence to the tenant room except this one, so these sockets keep joining it while such nodes may run.
+   */
   tenantPatients: (tenant: string) => `tenant-patients:${tenant}`,
   /** Sockets of patients whose care team includes the user: they receive that user's presence. */
   presenceOf: (tenant: string, userId: string) => `presence:${tenant}:${userId}`,

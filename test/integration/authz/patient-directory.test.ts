@@ -3,6 +3,8 @@ import { Types } from 'mongoose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, tokenFor } from '../../support/auth.js';
 import { connect, type HubClient } from '../../support/hub-client.js';
+import type { HubRoleHandle } from '../../../src/hub/hub.role.js';
+import { rooms } from '../../../src/realtime/rooms.js';
 
 /**
  * A patient sees their care team of the directory (people of their events and groups), on REST, GraphQL
@@ -132,5 +134,40 @@ describe('patient directory policy', () => {
 
   it("pushes a patient everyone's presence when the tenant's policy is 'tenant'", async () => {
     expect(await pushesSeen('pdirall', 'pat', ['alice', 'pam', 'cara'], 'cara')).toEqual(['alice', 'pam', 'cara']);
+  });
+
+  it("keeps a patient limited to the care team out of the previous release's tenant-wide presence pushes", async () => {
+    // Nodes of the previous release push presence to the tenant room less tenant-patients (decision 1143):
+    // while they run beside this one, its care-team patients must still be that exception.
+    const io = (node.roles.get('hub') as HubRoleHandle).io;
+    const [pat, gus] = await Promise.all(
+      ['pat', 'gus'].map((u) => connect(node.url!, 'pdir', { token: tokens.pdir![u] })),
+    );
+    try {
+      const seen = (c: HubClient, who: string) => {
+        const got: string[] = [];
+        const done = new Promise<string[]>((resolve) =>
+          c.on('userStatus', (s) => {
+            // Only this test's pushes: the two connections' own online pushes may come in between.
+            if (s.userId === 'old-form' || s.userId.startsWith('end-')) got.push(s.userId);
+            if (s.userId === `end-${who}`) resolve(got);
+          }),
+        );
+        return done;
+      };
+      const [patSeen, gusSeen] = [seen(pat, 'pat'), seen(gus, 'gus')];
+      const at = new Date().toISOString();
+      io.to(rooms.tenant('pdir'))
+        .except(rooms.tenantPatients('pdir'))
+        .emit('userStatus', { userId: 'old-form', online: true, at });
+      // A push to each one's own room after it: a socket's pushes from one node arrive in order.
+      for (const who of ['pat', 'gus'])
+        io.to(rooms.user('pdir', ids.pdir![who]!)).emit('userStatus', { userId: `end-${who}`, online: true, at });
+      expect(await patSeen).toEqual(['end-pat']);
+      expect(await gusSeen).toEqual(['old-form', 'end-gus']);
+    } finally {
+      pat.close();
+      gus.close();
+    }
   });
 });
