@@ -71,7 +71,15 @@ interface Member extends MemberRecord {
   /** The node it is connected to (or trying). */
   node: number;
   conn?: Conn;
+  /** Reconnection attempts after the kill, and why attempts failed (the timeline's diagnosis). */
+  attempts?: number;
+  /** When its last reconnection attempt began, and when that attempt's transport opened (engine.io). */
+  attemptAt?: number;
+  openAt?: number;
 }
+
+/** Why connection attempts after the kill failed: message (numbers left out) -> count. */
+const connectErrors = new Map<string, number>();
 
 const n = p.targets.length;
 const members: Member[] = p.clients.map((c, i) => ({
@@ -115,6 +123,10 @@ function urlOf(node: number): string {
  * index (a client that lost node v goes to v+1 or v+2 of three, never back to v first).
  */
 function rotate(m: Member, manager: unknown): void {
+  if (killAt !== undefined) {
+    m.attempts = (m.attempts ?? 0) + 1;
+    m.attemptAt = t();
+  }
   m.node = (m.node + 1 + (m.global % (n - 1))) % n;
   (manager as { uri: string }).uri = urlOf(m.node);
 }
@@ -132,6 +144,17 @@ function timed(kind: Kind, group: number, run: () => Promise<void>): Promise<boo
       return false;
     },
   );
+}
+
+function opened(m: Member): void {
+  if (m.attemptAt !== undefined && m.connectAt === undefined) m.openAt = t();
+}
+
+function connectFailed(e: Error): void {
+  if (killAt === undefined) return;
+  const code = (e as { data?: { code?: string } }).data?.code;
+  const key = `${e.message.replace(/\d+/g, 'N')}${code ? ` (${code})` : ''}`;
+  connectErrors.set(key, (connectErrors.get(key) ?? 0) + 1);
 }
 
 function onDisconnect(m: Member): void {
@@ -161,6 +184,8 @@ function productConn(m: Member, cred: string): Conn {
     socket: { transports: ['websocket'] },
   });
   hub.socket.io.on('reconnect_attempt', () => rotate(m, hub.socket.io));
+  hub.socket.io.on('open', () => opened(m));
+  hub.socket.on('connect_error', (e) => connectFailed(e));
   hub.socket.on('disconnect', () => onDisconnect(m));
   // The client's own 'connect' listener (registered first) has started joining its meetings again.
   hub.socket.on('connect', () => {
@@ -213,6 +238,8 @@ function bareConn(m: Member, cred: string): Conn {
   };
   const room = (g: number) => p.groups[g]!.id;
   socket.io.on('reconnect_attempt', () => rotate(m, socket.io));
+  socket.io.on('open', () => opened(m));
+  socket.on('connect_error', (e) => connectFailed(e));
   socket.on('disconnect', () => onDisconnect(m));
   // Nothing is kept for it across connections: join the room again, as the SDK joins its meetings.
   socket.on('connect', () => {
@@ -371,6 +398,7 @@ async function main(): Promise<void> {
   while (t() < settleUntil && !closed()) await sleep(50);
   unclosed = members.filter((m) => !m.received.has(finals[m.group]!)).length;
   logMisses();
+  logTimeline();
   finish(report());
   for (const m of members) m.conn?.close();
   hostConn.close();
@@ -395,6 +423,35 @@ function logMisses(): void {
       );
     }
   }
+}
+
+/** Where the victims' time went (into the generator's log): each step's spread, attempts, failed attempts. */
+function logTimeline(): void {
+  const spread = (xs: number[]) => {
+    const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+    const at = (q: number) => s[Math.min(s.length - 1, Math.floor((q / 100) * s.length))];
+    return s.length ? `p50 ${at(50)} p90 ${at(90)} p99 ${at(99)} max ${s[s.length - 1]} (n ${s.length})` : 'none';
+  };
+  const v = victims;
+  const attempts = new Map<number, number>();
+  for (const m of v) attempts.set(m.attempts ?? 0, (attempts.get(m.attempts ?? 0) ?? 0) + 1);
+  process.stderr.write(
+    [
+      `timeline of ${v.length} victims (ms; steps from the kill, or from the previous step):`,
+      `  disconnected: ${spread(v.map((m) => (m.disconnectAt ?? NaN) - killAt!))}`,
+      `  attempt began: ${spread(v.map((m) => (m.attemptAt ?? NaN) - killAt!))}`,
+      `  transport open, after the attempt began: ${spread(v.map((m) => (m.openAt ?? NaN) - (m.attemptAt ?? NaN)))}`,
+      `  connected (handshake answered), after the transport opened: ${spread(v.map((m) => (m.connectAt ?? NaN) - (m.openAt ?? NaN)))}`,
+      `  connected again: ${spread(v.map((m) => (m.connectAt ?? NaN) - killAt!))}`,
+      `  pushes flowing, after connected: ${spread(v.map((m) => (m.flowingAt ?? NaN) - (m.connectAt ?? NaN)))}`,
+      `  joined, after connected: ${spread(v.map((m) => (m.rejoinAt ?? NaN) - (m.connectAt ?? NaN)))}`,
+      `  reconnection attempts: ${[...attempts]
+        .sort((a, b) => a[0] - b[0])
+        .map(([k, c]) => `${k} x${c}`)
+        .join(', ')}`,
+      `  failed attempts: ${[...connectErrors].map(([k, c]) => `${c} x ${k}`).join('; ') || 'none'}`,
+    ].join('\n') + '\n',
+  );
 }
 
 function report(): Record<string, unknown> {

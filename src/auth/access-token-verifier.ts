@@ -30,18 +30,31 @@ export class AccessTokenVerifier {
   constructor(private readonly deps: AccessTokenVerifierDeps) {}
 
   async verify(tenant: string, token: string): Promise<Principal> {
-    const iss = peekIssuer(token);
-    if (iss === this.deps.internal.issuer) return this.internal(tenant, token);
+    const { iss, sid } = peek(token);
+    if (iss === this.deps.internal.issuer) return this.internal(tenant, token, sid);
     const realmTenant = this.deps.realms.tenantOfIssuer(iss);
     if (!realmTenant) throw new AppError('token_invalid', 'Token issuer is not trusted');
     if (realmTenant !== tenant) throw new AppError('wrong_tenant', 'The token was issued for another tenant');
     return this.idp(tenant, await this.deps.realms.verify(tenant, token));
   }
 
-  private async internal(tenant: string, token: string): Promise<Principal> {
+  /**
+   * The session's revocation is read while the signature is checked (off the event loop): a handshake or
+   * request waits for one of them, not both in turn. The read is of the session the token names; it only
+   * counts once the signature proved the name (`sid` is part of the signed payload).
+   */
+  private async internal(tenant: string, token: string, peekedSid: string | undefined): Promise<Principal> {
+    // The check's refusal as a value: a read started for a token whose signature then fails is not awaited.
+    const refusal = (sessionId: string) =>
+      this.deps.revocations.check({ tenant, sessionId }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    const early = peekedSid === undefined ? undefined : refusal(peekedSid);
     const c = await this.deps.internal.verify(token);
     if (c.tenant !== tenant) throw new AppError('wrong_tenant', 'The token was issued for another tenant');
-    await this.deps.revocations.check({ tenant, sessionId: c.sid });
+    const refused = await (c.sid === peekedSid ? early : refusal(c.sid));
+    if (refused !== undefined) throw refused;
     return {
       tenant,
       userId: c.sub,
@@ -113,8 +126,11 @@ export function realmSid(claims: JWTPayload): string | undefined {
   return typeof sid === 'string' && sid.length > 0 && sid.length <= 200 ? sid : undefined;
 }
 
-/** Reads `iss` without trusting it, refusing unsigned (`alg: none`) and malformed tokens up front. */
-function peekIssuer(token: string): string {
+/**
+ * Reads `iss` (and `sid`, when a string) without trusting them, refusing unsigned (`alg: none`) and
+ * malformed tokens up front.
+ */
+function peek(token: string): { iss: string; sid?: string } {
   let header: { alg?: string };
   let payload: JWTPayload;
   try {
@@ -126,5 +142,5 @@ function peekIssuer(token: string): string {
   if (!header.alg || header.alg.toLowerCase() === 'none')
     throw new AppError('token_invalid', 'Unsigned tokens are not accepted');
   if (typeof payload.iss !== 'string') throw new AppError('token_invalid', 'Token has no issuer');
-  return payload.iss;
+  return { iss: payload.iss, ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}) };
 }

@@ -16,9 +16,15 @@ type EngineRequest = IncomingMessage & { _query?: Record<string, string | undefi
  * session already paid). Over the budget the request is answered 429 `rate_limited` with a problem
  * document and Retry-After, on polling and on a websocket upgrade alike, and no session is made.
  */
-export function engineAdmission(admit: AdmitSession, logger: Logger) {
+export function engineAdmission(
+  admit: AdmitSession,
+  logger: Logger,
+  /** Told of each request that opens a session, before its count (prepaidHandshakes' `start`). */
+  onSession?: (req: IncomingMessage) => void,
+) {
   return (req: IncomingMessage, res: ServerResponse | { end(): void }, next: (err?: Error) => void): void => {
     if ((req as EngineRequest)._query?.sid) return next();
+    onSession?.(req);
     admit(req).then(
       () => next(),
       (e: unknown) => {
@@ -52,4 +58,33 @@ function refuse(req: IncomingMessage, res: ServerResponse | { end(): void }, err
     socket.write(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n${head}\r\n\r\n${body}`);
   }
   socket.destroy();
+}
+
+/**
+ * The Socket.IO handshake's count against its address (RATE_LIMIT_PER_IP), started when the engine.io
+ * session that carries it opens, beside the session's own count: the handshake then finds its answer
+ * there instead of asking Redis once more while the client waits. Its outcome is kept, not acted on: a
+ * refusal is still the handshake's coded `connect_error`. A session's later handshakes (another
+ * namespace, a second CONNECT) are counted when they come. Keyed by the session's opening request, which
+ * is the request Socket.IO gives the socket (`socket.request`).
+ */
+export function prepaidHandshakes(admitHandshake: AdmitSession): {
+  start(req: IncomingMessage): void;
+  admit(req: IncomingMessage): Promise<void>;
+} {
+  const paid = new WeakMap<IncomingMessage, Promise<void>>();
+  return {
+    start(req) {
+      const counted = admitHandshake(req);
+      // Awaited by the handshake; a session refused before its handshake leaves it unread.
+      counted.catch(() => undefined);
+      paid.set(req, counted);
+    },
+    admit(req) {
+      const counted = paid.get(req);
+      if (!counted) return admitHandshake(req);
+      paid.delete(req);
+      return counted;
+    },
+  };
 }

@@ -104,11 +104,18 @@ export async function openStreams(
   hub: HubStreams,
   socket: HubSocket,
   join: () => Promise<void>,
+  /** The first read, when startFirstRead began it during the handshake (its first try). */
+  early?: Promise<HistoryRead>,
 ): Promise<void> {
   const { tenant, principal } = socket.data;
   const stream = streams.user(principal.userId);
   const given = from(handshakePositions(socket).find((p) => p.stream === stream));
-  const first = await readAtConnection(ctx, socket, () => hub.history.read(tenant, stream, given, true));
+  let started = early;
+  const first = await readAtConnection(ctx, socket, () => {
+    const read = started ?? hub.history.read(tenant, stream, given, true);
+    started = undefined;
+    return read;
+  });
   if (!first) return;
   if (first.kind === 'resync') resync(socket, stream, first.position);
   const start = first.kind === 'ok' && given ? given : first.position;
@@ -117,6 +124,25 @@ export async function openStreams(
   if (socket.disconnected) return;
   const missed = await readAtConnection(ctx, socket, () => hub.history.read(tenant, stream, start));
   if (missed) replay(socket, stream, missed);
+}
+
+/**
+ * The first read of openStreams (where the user's stream continues from), begun while the handshake's
+ * other work (presence, the directory's rooms) is under way, so the connection's `pushStreams` does not
+ * wait for Redis once more after the client is told it is connected. Reading earlier only widens the span
+ * the read after the join covers. A failure is openStreams' to handle (it tries again).
+ */
+export function startFirstRead(hub: HubStreams, socket: HubSocket): Promise<HistoryRead> {
+  const { tenant, principal } = socket.data;
+  const stream = streams.user(principal.userId);
+  const read = hub.history.read(
+    tenant,
+    stream,
+    from(handshakePositions(socket).find((p) => p.stream === stream)),
+    true,
+  );
+  read.catch(() => undefined);
+  return read;
 }
 
 /**

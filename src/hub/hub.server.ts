@@ -6,8 +6,8 @@ import type { Infra } from '../app/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { handshake, type HandshakeDeps } from './handshake.js';
-import { openStreams } from './hub.resume.js';
-import { engineAdmission, type AdmitSession } from './engine-admission.js';
+import { openStreams, startFirstRead } from './hub.resume.js';
+import { engineAdmission, prepaidHandshakes, type AdmitSession } from './engine-admission.js';
 import { coalesceWrites } from './write-coalescing.js';
 import { methodTable, serveMethods, type HubMethod } from './method.js';
 import { rooms } from '../realtime/rooms.js';
@@ -55,10 +55,12 @@ export function createHubServer(deps: HubServerDeps): HubServer {
   });
   // New engine.io sessions are limited per address before engine.io allocates them: a session costs
   // memory until its ping times out even if no Socket.IO connect (and so no handshake) ever follows.
-  if (deps.admitSession) io.engine.use(engineAdmission(deps.admitSession, deps.logger));
+  // With both limits, the handshake's count starts beside its session's (one wait for Redis, not two).
+  const prepaid = deps.admitSession && deps.handshake.admit ? prepaidHandshakes(deps.handshake.admit) : undefined;
+  if (deps.admitSession) io.engine.use(engineAdmission(deps.admitSession, deps.logger, prepaid?.start));
   // A connection's frames of one event-loop turn leave in one write (decision 1134).
   coalesceWrites(io.engine);
-  io.use(handshake(deps.handshake));
+  io.use(handshake(prepaid ? { ...deps.handshake, admit: prepaid.admit } : deps.handshake));
   return io;
 }
 
@@ -84,6 +86,8 @@ export function onConnections(
       .catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'));
   /** Sockets between the presence step and their 'connection', with what their transport's close does. */
   const admitting = new WeakMap<HubSocket, () => void>();
+  /** The first read of each socket's push stream, begun with the presence step (startFirstRead). */
+  const firstReads = new WeakMap<HubSocket, ReturnType<typeof startFirstRead>>();
   // Presence is recorded before the client sees `connect`, so a client's later calls and
   // disconnects are always ordered after its online transition.
   io.use((socket, next) => {
@@ -99,6 +103,7 @@ export function onConnections(
         );
       },
     );
+    if (ctx.streams) firstReads.set(socket, startFirstRead(ctx.streams, socket));
     const online = presence
       .onConnect(socket)
       .catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence connect failed'));
@@ -130,10 +135,16 @@ export function onConnections(
     const join = () => Promise.resolve(socket.join(own));
     // With push histories: where the user's stream continues from, the rooms, then what was missed.
     (ctx.streams
-      ? openStreams(ctx, ctx.streams, socket, async () => {
-          await join();
-          await ctx.streams!.subscribed([rooms.user(tenant, principal.userId)]);
-        })
+      ? openStreams(
+          ctx,
+          ctx.streams,
+          socket,
+          async () => {
+            await join();
+            await ctx.streams!.subscribed([rooms.user(tenant, principal.userId)]);
+          },
+          firstReads.get(socket),
+        )
       : join()
     ).catch((err) =>
       ctx.logger.warn(

@@ -214,6 +214,12 @@ describe('internal tokens, sessions and the policy selector', () => {
     await expect(node.services.auth.verifyAccessToken('acme', login.accessToken)).rejects.toMatchObject({
       code: 'session_revoked',
     });
+    // The session's revocation is read beside the signature check: a token naming the revoked session whose
+    // signature fails is refused for its signature, the revocation counting only for a proven token.
+    const [h, p, sig] = login.accessToken.split('.') as [string, string, string];
+    const forged = `${h}.${p}.${sig[0] === 'A' ? 'B' : 'A'}${sig.slice(1)}`;
+    await expect(node.services.auth.verifyAccessToken('acme', forged)).rejects.toMatchObject({ code: 'token_invalid' });
+    expect(problem(await ping(forged))).toMatchObject({ status: 401, code: 'token_invalid' });
     const refresh = await node.http.post('/api/account/refresh', {
       tenant: 'acme',
       body: { refreshToken: login.refreshToken },

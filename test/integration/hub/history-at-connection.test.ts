@@ -78,4 +78,46 @@ describe('push history read at connection', () => {
     await phone.open(track(phone.socket(node.url!, 'websocket')));
     expect((await phone.next('onNewCall', (p) => p.call?.callId === callId, from)).pos).toBeDefined();
   });
+
+  it('a push recorded while the handshake is under way reaches the connection once, in order', async () => {
+    // The stream's first read begins with the handshake's presence step (startFirstRead): a push recorded
+    // between that read and the socket's rooms must come by the replay, once.
+    const alice = new Positions(tokens.alice!);
+    const a = await alice.open(track(alice.socket(node.url!, 'websocket')));
+    const phone = new Positions(tokens.bob!);
+    await dropTransport(await phone.open(track(phone.socket(node.url!, 'websocket'))));
+    const presence = node.services.presence;
+    const connected = presence.connected.bind(presence);
+    let arrived!: () => void;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (arrived = r));
+    const gate = new Promise<void>((r) => (release = r));
+    presence.connected = async (...args: Parameters<typeof connected>) => {
+      if (args[1] === ids.bob) {
+        arrived();
+        await gate;
+      }
+      return connected(...args);
+    };
+    try {
+      const from = phone.received.length;
+      const back = phone.open(track(phone.socket(node.url!, 'websocket')));
+      await held;
+      const first = await must<{ callId: string }>(a, 'initCall', { calleeIds: [ids.bob], callType: 'video' });
+      release();
+      await back;
+      await phone.next('onNewCall', (p) => p.call?.callId === first.callId, from);
+      // A later push arrives live after it: by then a second copy of the first would have come too.
+      const second = await must<{ callId: string }>(a, 'initCall', { calleeIds: [ids.bob], callType: 'audio' });
+      await phone.next('onNewCall', (p) => p.call?.callId === second.callId, from);
+      const calls = phone.received
+        .slice(from)
+        .filter((r) => r.event === 'onNewCall')
+        .map((r) => r.payload.call.callId);
+      expect(calls).toEqual([first.callId, second.callId]);
+    } finally {
+      presence.connected = connected;
+      release();
+    }
+  });
 });

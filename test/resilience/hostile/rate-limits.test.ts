@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as grpc from '@grpc/grpc-js';
 import { startTestNode, type TestNode } from '../../support/node.js';
-import { createUser, freePort } from '../../support/auth.js';
-import { connect } from '../../support/hub-client.js';
+import { createUser, freePort, tokenFor } from '../../support/auth.js';
+import { call, connect } from '../../support/hub-client.js';
 import { openPolling, pollingPath, pollUntil, rawExchange, statusOf, upgradeRequest } from '../../support/engine-io.js';
 import { TelemetryClient } from '../../../src/vcs/telemetry.client.js';
 import type { TelemetryRoleHandle } from '../../../src/telemetry/telemetry.role.js';
@@ -66,6 +66,24 @@ describe('rate limits against outside clients', () => {
     expect(hub.data).toMatchObject({ code: 'rate_limited', retryAfter: expect.any(Number) });
     // Health probes are not counted: an orchestrator keeps seeing the node.
     expect((await a.http.get('/healthz')).status).toBe(200);
+  });
+
+  it('a hub handshake counts once against RATE_LIMIT_PER_IP, its count taken as its engine.io session opens', async () => {
+    // The handshake's count starts beside its session's (one wait for Redis): it must still count once.
+    const n = await node({ ROLES: 'http,hub,actors', RATE_LIMIT_PER_IP: '3', RATE_LIMIT_WINDOW_SECONDS: '120' });
+    await createUser(n, 'acme', { username: 'alice', role: 'clinician' });
+    const bob = await createUser(n, 'acme', { username: 'bob', role: 'clinician' });
+    const token = await tokenFor(n, 'acme', 'alice');
+    for (let i = 0; i < 2; i++) expect((await n.http.get('/api/tenant/ping', { tenant: 'acme' })).status).toBe(200);
+    const hub = await connect(n.url!, 'acme', { token });
+    try {
+      // The third count of the address: the handshake was admitted, and it used its budget.
+      expect(await call(hub, 'initCall', { calleeIds: [bob], callType: 'audio' })).toMatchObject({ ok: true });
+      const after = await n.http.get('/api/tenant/ping', { tenant: 'acme' });
+      expect({ status: after.status, code: after.body.code }).toEqual({ status: 429, code: 'rate_limited' });
+    } finally {
+      hub.close();
+    }
   });
 
   it('RATE_LIMIT_HUB_SESSIONS_PER_IP limits new engine.io sessions per address before any Socket.IO connect, across two nodes', async () => {
