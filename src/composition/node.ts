@@ -2,6 +2,7 @@ import http, { type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express, Router } from 'express';
 import type { Config } from '../config/config.js';
+import { listenPublic } from '../http/listen.js';
 import type { Role } from '../config/env-schema.js';
 import type { Services } from '../app/index.js';
 import { createServices } from './services.js';
@@ -129,10 +130,7 @@ export async function startNode(config: Config, overrides: NodeOverrides = {}): 
     if (server) {
       app = createHttpApp(infra, services, { preTenant, routes: config.roles.includes('http') ? routes : [] });
       server.keepAliveTimeout = 65_000;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.http.port, config.http.host, () => resolve());
-      });
+      await listenPublic(server, config.http);
     }
   } catch (e) {
     await stopAll(started, server, infra, services, metricsServer);

@@ -22,6 +22,8 @@ export interface Config {
   http: {
     host: string;
     port: number;
+    /** The public port's accept queue (`listen` backlog; the kernel caps it at net.core.somaxconn). */
+    listenBacklog: number;
     publicUrl: string;
     baseDomain: string;
     bodyLimit: string;
@@ -208,6 +210,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     http: {
       host: e.HOST,
       port: e.PORT,
+      listenBacklog: e.HTTP_LISTEN_BACKLOG,
       publicUrl,
       baseDomain: e.BASE_DOMAIN,
       bodyLimit: e.BODY_LIMIT,

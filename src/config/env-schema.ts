@@ -50,6 +50,8 @@ export const EnvSchema = z.object({
   NODE_ID: z.string().min(1).optional(),
   HOST: z.string().default('0.0.0.0'),
   PORT: port.default(8080),
+  /** Connections the kernel holds for the public port before the node accepts them (decision 1145). */
+  HTTP_LISTEN_BACKLOG: z.coerce.number().int().min(1).max(65535).default(4096),
   PUBLIC_URL: z.url().optional(),
   BASE_DOMAIN: z.string().min(1).default('localhost'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
