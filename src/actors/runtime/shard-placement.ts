@@ -39,6 +39,7 @@ export class ShardPlacement {
   private readonly claims = new Map<number, Promise<ShardLease | undefined>>();
   private refreshing?: Promise<readonly string[]>;
   private ticking = false;
+  private keepingAlive = false;
   /** This node's inbox connection is closed: it claims and serves nothing until it is ready again. */
   private inboxDown = false;
 
@@ -163,21 +164,41 @@ export class ShardPlacement {
     for (const lease of host.leases.all()) if (!lease.handingOff) this.dropShard(lease.shard, 'disconnected');
   }
 
-  /** The lease timer: lapsed leases stop serving at once; then one renewal and rebalance at a time. */
+  /**
+   * The lease timer: lapsed leases stop serving at once; then one keep-alive (membership heartbeat and
+   * lease renewals, together) and one rebalance at a time, each on its own. The rebalance wakes every
+   * owned shard's timers, which waits for Redis shard by shard: under load (a reconnect storm) that took
+   * longer than a lease, and a renewal queued behind it came too late, so the node gave up shards it was
+   * serving and their actors failed over once more (decision 1146).
+   */
   onTick(): void {
     const { host } = this;
     for (const lease of host.leases.lapsed()) if (!lease.handingOff) this.dropShard(lease.shard, 'self-fenced');
-    if (this.ticking || host.isStopping()) return;
+    if (host.isStopping()) return;
+    if (!this.keepingAlive) {
+      this.keepingAlive = true;
+      this.keepAlive()
+        .catch((err) => host.logger.warn({ err: (err as Error).message }, 'actor lease renewal failed'))
+        .finally(() => (this.keepingAlive = false));
+    }
+    if (this.ticking) return;
     this.ticking = true;
     this.tick()
       .catch((err) => host.logger.warn({ err: (err as Error).message }, 'actor tick failed'))
       .finally(() => (this.ticking = false));
   }
 
+  /** The membership heartbeat and every lease's renewal, in one wait. */
+  private async keepAlive(): Promise<void> {
+    const { host } = this;
+    const [, lost] = await Promise.all([this.refreshMembership(), host.leases.renewAll()]);
+    for (const shard of lost) this.dropShard(shard, 'lost');
+  }
+
   private async tick(): Promise<void> {
     const { host } = this;
+    // The keep-alive's read when one is in flight (refreshMembership shares it).
     const nodes = await this.refreshMembership();
-    for (const shard of await host.leases.renewAll()) this.dropShard(shard, 'lost');
     if (!host.membership.isJoined || !nodes.includes(host.nodeId)) return;
     for (const lease of host.leases.all()) {
       const desired = rendezvousOwner(lease.shard, nodes);
