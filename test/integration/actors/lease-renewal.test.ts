@@ -3,6 +3,7 @@ import { shardOf } from '../../../src/actors/runtime/index.js';
 import { SnapshotStore } from '../../../src/actors/runtime/snapshot-store.js';
 import { ShardLeases } from '../../../src/actors/runtime/shard-leases.js';
 import type { DropReason } from '../../../src/actors/runtime/actor-events.js';
+import type { ActorAddress } from '../../../src/actors/runtime/types.js';
 import { uniqueId } from '../../support/env.js';
 import { counterBehavior, type CounterState } from '../../support/actor-fixtures/counter.behavior.js';
 import { clusterEnv, dropPrefix, startActorNode, type ActorNode } from '../../support/actor-kit.js';
@@ -33,7 +34,7 @@ describe('lease renewal beside a slow tick', () => {
   });
 
   it('renews every lease while the timers of its shards cannot be read, and gives none up', async () => {
-    const to = { tenant: 't', kind: 'call', id: `renewing-${uniqueId()}` };
+    const to: ActorAddress = { tenant: 't', kind: 'call', id: `renewing-${uniqueId()}` };
     expect((await a.system.ask<CounterState>(to, { op: 'inc', seq: 1 })).count).toBe(1);
     const shard = shardOf(to, SHARDS);
     const epoch = a.system.leases.get(shard)?.epoch;
