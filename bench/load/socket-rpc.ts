@@ -36,6 +36,8 @@ let ok = 0;
 let errors = 0;
 let firstError: unknown;
 let measuring = false;
+/** Bytes of the first answer's JSON: both sides of B1 answer with the same (decision 1147). */
+let replyBytes = 0;
 
 function call(socket: Socket, i: number): Promise<void> {
   const args = p.args[i % p.args.length]!;
@@ -45,6 +47,7 @@ function call(socket: Socket, i: number): Promise<void> {
     .emitWithAck(p.event, ...args)
     .then(
       (ack: any) => {
+        if (!replyBytes) replyBytes = Buffer.byteLength(JSON.stringify(ack ?? null));
         if (!measuring) return;
         if (ack && typeof ack === 'object' && ack.ok === false) {
           errors++;
@@ -113,6 +116,7 @@ async function main(): Promise<void> {
     firstError: firstError === undefined ? undefined : JSON.stringify(firstError),
     elapsedMs: elapsed,
     throughput_per_s: (ok / elapsed) * 1000,
+    reply_bytes: replyBytes,
     ...latencyFigures(lat),
   });
 }
