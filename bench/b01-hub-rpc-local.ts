@@ -32,6 +32,8 @@ export interface RpcTarget {
   path: string;
   tokens: string[];
   eventIds: string[];
+  /** The serving process (one node): the closed loop reports its CPU per call. */
+  serverPid?: number;
 }
 
 /** Runs the closed-loop and the open-loop phase against one target; figures of one round. */
@@ -56,7 +58,14 @@ export async function rpcRound(
   };
   const closed = await runLoad(
     'socket-rpc',
-    { ...base, mode: 'closed', inflight: s.inflight, durationMs: s.closedMs, deadlineMs: s.closedMs + 180_000 },
+    {
+      ...base,
+      mode: 'closed',
+      inflight: s.inflight,
+      durationMs: s.closedMs,
+      deadlineMs: s.closedMs + 180_000,
+      serverPid: t.serverPid,
+    },
     logFile(ctx, `${bench}-load-${label}-closed-${i}`),
   );
   const open = await runLoad(
@@ -74,6 +83,7 @@ export async function rpcRound(
     p99_ms: open.p99_ms,
     failed_ratio: failed,
     reply_bytes: closed.reply_bytes,
+    ...(closed.server_cpu_us_per_call === undefined ? {} : { server_cpu_us_per_call: closed.server_cpu_us_per_call }),
   };
 }
 
@@ -114,7 +124,13 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       async start() {
         await cluster.addNode();
         const { users, events } = await provision(cluster);
-        target = { ...cluster.target(0), path: HUB_PATH, tokens: users.map((u) => u.token), eventIds: events[0]! };
+        target = {
+          ...cluster.target(0),
+          path: HUB_PATH,
+          tokens: users.map((u) => u.token),
+          eventIds: events[0]!,
+          serverPid: cluster.node(0).pid,
+        };
         reply = await recordReply(target);
       },
       round: (i) => rpcRound(ctx, 'b01', 'product', i, target!),
@@ -131,6 +147,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
           path: echo!.info.path,
           tokens: [],
           eventIds: target?.eventIds ?? ['0'],
+          serverPid: echo!.pid,
         }),
       stop: async () => echo?.stop(),
     },

@@ -8,6 +8,7 @@ import type { Socket } from 'socket.io-client';
 import { connectMany } from './sio-client.js';
 import { params, finish, deadline, tell, now, sleep } from './common.js';
 import { latencyFigures } from '../harness/stats.js';
+import { cpuSeconds } from '../harness/proc-cpu.js';
 
 const P = z.object({
   url: z.string(),
@@ -27,6 +28,8 @@ const P = z.object({
   durationMs: z.number().int().positive(),
   ackTimeoutMs: z.number().int().positive().default(5000),
   deadlineMs: z.number().int().positive(),
+  /** The serving process: its CPU time over the measured window gives `server_cpu_us_per_call`. */
+  serverPid: z.number().int().positive().optional(),
 });
 const p = params(P);
 deadline(p.deadlineMs);
@@ -104,11 +107,13 @@ async function main(): Promise<void> {
   tell('ready', { conns: sockets.length });
   const run = p.mode === 'closed' ? closedLoop : openLoop;
   await run(sockets, now() + p.warmupMs);
+  const cpu0 = p.serverPid ? cpuSeconds(p.serverPid) : undefined;
   measuring = true;
   const t0 = now();
   await run(sockets, t0 + p.durationMs);
   const elapsed = now() - t0;
   measuring = false;
+  const cpu1 = p.serverPid ? cpuSeconds(p.serverPid) : undefined;
   for (const s of sockets) s.disconnect();
   finish({
     ok,
@@ -117,6 +122,8 @@ async function main(): Promise<void> {
     elapsedMs: elapsed,
     throughput_per_s: (ok / elapsed) * 1000,
     reply_bytes: replyBytes,
+    // What a call cost the server's process (all its threads, GC included), whatever the machine's pace.
+    ...(cpu0 !== undefined && cpu1 !== undefined && ok ? { server_cpu_us_per_call: ((cpu1 - cpu0) / ok) * 1e6 } : {}),
     ...latencyFigures(lat),
   });
 }
