@@ -95,6 +95,10 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { status: number; title: string; retry?: 'again' | 'never' }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+/** The codes whose operation may succeed when repeated (`retry: 'again'`): clients retry these. */
+export type RetryableCode = {
+  [K in ErrorCode]: (typeof ERROR_CODES)[K] extends { retry: 'again' } ? K : never;
+}[ErrorCode];
 
 export interface FieldError {
   field: string;

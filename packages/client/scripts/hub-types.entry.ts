@@ -7,6 +7,6 @@ export type {
   HubMethodName,
   ServerEventName,
 } from '../../../src/hub/hub.events.js';
-export type { ErrorCode, FieldError } from '../../../src/kernel/errors.js';
+export type { ErrorCode, FieldError, RetryableCode } from '../../../src/kernel/errors.js';
 // The meetingEvent types of the recording consent flow (docs/meetings.md, decision 910).
 export type { ConsentMeetingEventType } from '../../../src/contracts/meeting.schema.js';

@@ -7,6 +7,7 @@ import type {
   ServerToClientEvents,
 } from './generated/hub-types.js';
 import { ConsultError, type ErrorCode } from './errors.js';
+import type { RetryableCode } from './generated/hub-types.js';
 import { inNode, isLoopbackName, loopbackAgents } from './localhost.js';
 import { PushStreams } from './push-streams.js';
 
@@ -55,6 +56,16 @@ export interface HubClientOptions {
  *   reach `on()` in order and once, across reconnections; `resyncRequired` says when that was not possible;
  * - after a reconnection it joins the meetings, rooms and headset session it had joined again.
  */
+/** The codes a rejoin tries again (every `retry: 'again'` code: the compiler holds the list to the service's). */
+const REJOIN_RETRIED: Record<RetryableCode, true> = {
+  not_owner: true,
+  audit_busy: true,
+  service_unavailable: true,
+  timeout: true,
+};
+/** Tries of one join after a reconnection (the first and four more). */
+const REJOIN_TRIES = 5;
+
 export class HubClient {
   readonly socket: Socket<ServerToClientEvents, ClientToServerEvents>;
   /** Positions of the connection's push streams, kept across reconnections. */
@@ -306,13 +317,36 @@ export class HubClient {
     else if (method === 'initRapidConnect') this.rapidConnect = [args[0] as string, args[1] as string];
   }
 
-  /** After a reconnection the server knows a new socket: join what the old one had joined. */
+  /**
+   * After a reconnection the server knows a new socket: join what the old one had joined. A join refused
+   * for a reason that passes (the service's `retry: 'again'` codes: a meeting moving to another node after
+   * one failed, a node too busy to answer in time) is tried again, 0.5, 1, 2 and 4 s later, while this
+   * connection lasts; a later connection joins everything again itself. What still failed is handed to
+   * `whenRejoined()`.
+   */
   private async rejoin(): Promise<void> {
+    const connection = this.connections;
+    const current = () => this.connections === connection && this.socket.connected && !this.closed;
     const errors: ConsultError[] = [];
-    const attempt = async (p: Promise<unknown>) => p.catch((e: unknown) => void errors.push(e as ConsultError));
-    if (this.rapidConnect) await attempt(this.call('initRapidConnect', ...this.rapidConnect));
-    for (const eventId of this.meetings) await attempt(this.call('joinEvent', { eventId }));
-    for (const roomId of this.rooms) await attempt(this.call('joinRoom', roomId));
+    const attempt = async (call: () => Promise<unknown>) => {
+      for (let tried = 1; ; tried++) {
+        try {
+          await call();
+          return;
+        } catch (e) {
+          const err = e as ConsultError;
+          if (!(err.code in REJOIN_RETRIED) || tried >= REJOIN_TRIES || !current()) return void errors.push(err);
+          await new Promise<void>((r) => (setTimeout(r, 250 * 2 ** tried) as { unref?: () => void }).unref?.());
+          if (!current()) return void errors.push(err);
+        }
+      }
+    };
+    if (this.rapidConnect) {
+      const [deviceId, code] = this.rapidConnect;
+      await attempt(() => this.call('initRapidConnect', deviceId, code));
+    }
+    for (const eventId of this.meetings) await attempt(() => this.call('joinEvent', { eventId }));
+    for (const roomId of this.rooms) await attempt(() => this.call('joinRoom', roomId));
     for (const done of this.rejoined.splice(0)) done(errors);
   }
 }

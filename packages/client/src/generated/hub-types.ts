@@ -314,6 +314,12 @@ declare const ERROR_CODES: {
 	};
 };
 export type ErrorCode = keyof typeof ERROR_CODES;
+/** The codes whose operation may succeed when repeated (`retry: 'again'`): clients retry these. */
+export type RetryableCode = {
+	[K in ErrorCode]: (typeof ERROR_CODES)[K] extends {
+		retry: "again";
+	} ? K : never;
+}[ErrorCode];
 export interface FieldError {
 	field: string;
 	message: string;
