@@ -1,8 +1,20 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Benchmark, BenchContext, BenchOutcome, Figures, Side } from './types.js';
 import { round3 } from './stats.js';
 import { outcomeOf } from './verdict.js';
 
+/**
+ * Writes the machine's dirty pages out (`sync`) before a round, outside its time: every round then starts
+ * with nothing of an earlier round's writes left to write back. B7 writes a new GiB each round; without
+ * this, the round that crossed the kernel's dirty limit was throttled by the write-back of the rounds
+ * before it, whichever side it was (one run: the product at 181, then 104 and 101 MiB/s, the raw copy at
+ * 234, 246, then 123), and a database benchmark after it (B8) wrote beside that write-back.
+ */
+const writeBack = promisify(execFile);
+
 async function measure(side: Side, index: number, ctx: BenchContext, sink: Figures[]): Promise<void> {
+  await writeBack('sync');
   const t0 = Date.now();
   const f = await side.round(index);
   sink.push(f);
