@@ -19,6 +19,8 @@ export interface AccessTokenVerifierDeps {
   idpTokenMaxLifetimeSeconds: number;
   /** First sign-in through an external identity provider: binds a waiting account to the token's subject. */
   bindOnFirstSignIn?(tenant: string, claims: JWTPayload): Promise<AccountRecord | null>;
+  /** How many checked signatures a node keeps, and how long each (defaults: 2,000; 30 s). */
+  signatureCache?: { max?: number; ttlMs?: number; now?: () => number };
 }
 
 /**
@@ -27,7 +29,12 @@ export interface AccessTokenVerifierDeps {
  * tenant is the tenant of the host it is presented on.
  */
 export class AccessTokenVerifier {
-  constructor(private readonly deps: AccessTokenVerifierDeps) {}
+  /** Signatures already checked (decision 1149): what is cached is only what the signed bytes prove. */
+  private readonly signed: VerifiedSignatures;
+
+  constructor(private readonly deps: AccessTokenVerifierDeps) {
+    this.signed = new VerifiedSignatures(deps.signatureCache);
+  }
 
   async verify(tenant: string, token: string): Promise<Principal> {
     const { iss, sid } = peek(token);
@@ -35,7 +42,7 @@ export class AccessTokenVerifier {
     const realmTenant = this.deps.realms.tenantOfIssuer(iss);
     if (!realmTenant) throw new AppError('token_invalid', 'Token issuer is not trusted');
     if (realmTenant !== tenant) throw new AppError('wrong_tenant', 'The token was issued for another tenant');
-    return this.idp(tenant, await this.deps.realms.verify(tenant, token));
+    return this.idp(tenant, await this.signed.check(token, () => this.deps.realms.verify(tenant, token)));
   }
 
   /**
@@ -51,7 +58,7 @@ export class AccessTokenVerifier {
         (e: unknown) => e,
       );
     const early = peekedSid === undefined ? undefined : refusal(peekedSid);
-    const c = await this.deps.internal.verify(token);
+    const c = await this.signed.check(token, () => this.deps.internal.verify(token));
     if (c.tenant !== tenant) throw new AppError('wrong_tenant', 'The token was issued for another tenant');
     const refused = await (c.sid === peekedSid ? early : refusal(c.sid));
     if (refused !== undefined) throw refused;
@@ -98,6 +105,46 @@ export class AccessTokenVerifier {
       permissions: await this.deps.authorizer.permissionsOf(tenant, user.role),
       ...(idpSid ? { idpSid } : {}),
     };
+  }
+}
+
+/**
+ * Tokens whose signature, issuer, audience and expiry were checked, by their exact string, so a client's
+ * next request with the same token skips the ES256/RS256 check (about 250 us of a request on this
+ * service's reference machine, decision 1149). An entry is only what the signed bytes prove: every
+ * request still meets the tenant check and the revocation read. It is used until the token's `exp` (as the
+ * full check would be) and for at most `ttlMs`, no longer than the signing-key caches already trust a
+ * removed key; the oldest entries go first past `max`. A check that fails is never kept.
+ */
+export class VerifiedSignatures {
+  private readonly entries = new Map<string, { payload: JWTPayload; until: number }>();
+  private readonly max: number;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(o: { max?: number; ttlMs?: number; now?: () => number } = {}) {
+    this.max = o.max ?? 2_000;
+    this.ttlMs = o.ttlMs ?? 30_000;
+    this.now = o.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async check<T extends JWTPayload>(token: string, verify: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(token);
+    const now = this.now();
+    if (hit) {
+      if (now < hit.until) return hit.payload as T;
+      this.entries.delete(token);
+    }
+    const payload = await verify();
+    if (this.max > 0 && typeof payload.exp === 'number') {
+      if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(token, { payload, until: Math.min(payload.exp * 1000, now + this.ttlMs) });
+    }
+    return payload;
   }
 }
 

@@ -166,6 +166,11 @@ describe('internal tokens, sessions and the policy selector', () => {
       body: { refreshToken: first.body.refreshToken },
     });
     expect(second.status).toBe(200);
+    // Used once before its session is revoked, so this node holds its checked signature (decision 1149):
+    // the revocation below must still refuse it.
+    expect((await node.http.get('/api/contacts/get', { tenant: 'acme', token: second.body.accessToken })).status).toBe(
+      200,
+    );
     // Two rotations back: reuse, whatever the grace of a lost answer (decision 1103).
     const reuse = await node.http.post('/api/account/refresh', {
       tenant: 'acme',
