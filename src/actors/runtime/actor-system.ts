@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
@@ -7,6 +6,7 @@ import { Activation, type ActivationHost, type Envelope } from './activation.js'
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
 import { CounterChild } from '../../observability/metrics.js';
+import { mintAskId } from './ask-ids.js';
 import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import type { ActorEventMap, ActorSystemEvents, HandoffReason } from './actor-events.js';
@@ -171,7 +171,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       key,
       shard: shardOfKey(key, this.deps.config.shards),
       msg,
-      dedupeId: opts.dedupeId ?? randomUUID(),
+      dedupeId: opts.dedupeId ?? mintAskId(),
       minted: opts.dedupeId === undefined,
       deadline: opts.deadline ?? Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
       nested: opts.nested,
