@@ -152,6 +152,8 @@ export function bareQuerySide(
     dbRateMs: number;
     rateFigure: string;
     load: (url: string, headers: Record<string, string>, round: number, label: string) => Promise<Figures>;
+    /** One load before the measured rounds, not counted (the product side of the benchmark does the same). */
+    warmUp?: boolean;
   },
 ): Side {
   let base: HostProcess | undefined;
@@ -165,6 +167,7 @@ export function bareQuerySide(
         tenant: o.tenant,
         userId: o.userId(),
       });
+      if (o.warmUp) await o.load(base.info.url as string, {}, 0, 'baseline-warmup');
     },
     async round(i) {
       const http = await o.load(base!.info.url as string, {}, i, 'baseline');
