@@ -123,6 +123,17 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
+  async localFile(key: string, maxBytes: number): Promise<string> {
+    const f = this.file(key);
+    const st = await stat(f).catch((e: NodeJS.ErrnoException) => {
+      throw e.code === 'ENOENT' || e.code === 'ENOTDIR' ? new AppError('file_not_found') : e;
+    });
+    if (!st.isFile()) throw new AppError('file_not_found');
+    if (st.size > maxBytes)
+      throw new AppError('payload_too_large', `The object exceeds the limit of ${maxBytes} bytes`);
+    return f;
+  }
+
   /** Runs a write into the staging directory, creating it first if it went missing. */
   private async inTmp(write: () => Promise<void>): Promise<void> {
     try {

@@ -51,6 +51,12 @@ export interface ObjectStore {
    * thumbnail decodes from memory). Throws file_not_found when absent, payload_too_large when larger.
    */
   read(key: string, maxBytes: number): Promise<Buffer>;
+  /**
+   * Where a whole object of at most `maxBytes` lies on this machine, for a reader that opens it itself
+   * (libvips decodes a thumbnail's source from its path in its own threads, with no copy in the
+   * process's memory). Only a driver whose objects are local files has it; same errors as `read`.
+   */
+  localFile?(key: string, maxBytes: number): Promise<string>;
   delete(key: string): Promise<void>;
   /** Cheap reachability check for /readyz. */
   ping(): Promise<void>;

@@ -43,7 +43,13 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
     const [existing, limits] = await Promise.all([deps.store.head(thumbKey), files.uploadLimits()]);
     if (existing && (await files.thumbnailReady(data.hash))) return { status: 'skipped' };
     if (!limits) throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
-    const source = await deps.store.read(layout.media(data.tenant, data.hash), limits.maxBytes).catch((e: unknown) => {
+    // A local file is decoded from its path by libvips (no copy of the source in this process's memory);
+    // another store's object is read whole, bounded by the limit.
+    const sourceKey = layout.media(data.tenant, data.hash);
+    const reading: Promise<Buffer | string> = deps.store.localFile
+      ? deps.store.localFile(sourceKey, limits.maxBytes)
+      : deps.store.read(sourceKey, limits.maxBytes);
+    const source = await reading.catch((e: unknown) => {
       if (e instanceof AppError && e.code === 'file_not_found') return null;
       if (e instanceof AppError && e.code === 'payload_too_large')
         throw new UnrecoverableError('source exceeds the upload limit');
@@ -76,18 +82,20 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
     } catch (e) {
       if (e instanceof UnrecoverableError || !isImageError(e)) throw e;
       await files.setThumbnail(data.hash, { status: 'failed' });
-      throw new UnrecoverableError(`image refused: ${(e as Error).message}`);
+      // libvips names a file it read by its path: the reason (shown to administrators) names the content instead.
+      const reason = (e as Error).message.replaceAll(typeof source === 'string' ? source : '\0', `media ${data.hash}`);
+      throw new UnrecoverableError(`image refused: ${reason}`);
     }
   };
 }
 
-let sharpModule: Promise<(input: Buffer, options: SharpOptions) => Sharp> | undefined;
+let sharpModule: Promise<(input: Buffer | string, options: SharpOptions) => Sharp> | undefined;
 
 /**
  * sharp (libvips, about 28 MiB resident) is loaded by the first thumbnail, not when the worker role
  * checks its job handlers, so a node that never makes a thumbnail (an import worker) does not carry it.
  */
-function loadSharp(): Promise<(input: Buffer, options: SharpOptions) => Sharp> {
+function loadSharp(): Promise<(input: Buffer | string, options: SharpOptions) => Sharp> {
   sharpModule ??= import('sharp').then((m) => m.default);
   return sharpModule;
 }

@@ -142,6 +142,7 @@ describe('media jobs on a worker node', () => {
         const fs = node.infra.store;
         const store = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
           read: gone.read.bind(gone),
+          localFile: undefined,
         });
         const run = thumbnailHandler({ store, media: node.services.media });
         const err = await run({ tenant: 'acme', hash: up.hash }).catch((e: unknown) => e);

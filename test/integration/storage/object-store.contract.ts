@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { describe, it, expect } from '@jest/globals';
 import type { ObjectStore } from '../../../src/storage/object-store.js';
@@ -130,6 +131,18 @@ export function objectStoreContract(name: string, store: () => ObjectStore, pref
       await store().put(`${prefix()}/dir/inner`, Buffer.from('x'));
       await expect(store().read(`${prefix()}/dir`, 1e6)).rejects.toMatchObject({ code: 'file_not_found' });
       await expect(store().read('../x', 1e6)).rejects.toMatchObject({ code: 'bad_request' });
+      // A driver whose objects are local files names the file instead, under the same bounds and errors.
+      const local = store().localFile?.bind(store());
+      if (store().driver === 'fs') expect(local).toBeDefined();
+      if (local) {
+        expect(await readFile(await local(key, 70_000))).toEqual(bytes);
+        await expect(local(key, 69_999)).rejects.toMatchObject({ code: 'payload_too_large' });
+        await expect(local(`${prefix()}/media/${'1'.repeat(64)}`, 1e6)).rejects.toMatchObject({
+          code: 'file_not_found',
+        });
+        await expect(local(`${prefix()}/dir`, 1e6)).rejects.toMatchObject({ code: 'file_not_found' });
+        await expect(local('../x', 1e6)).rejects.toMatchObject({ code: 'bad_request' });
+      }
     });
 
     it('puts a buffer into a new directory and over an existing key, with its hash', async () => {
