@@ -1,4 +1,6 @@
-import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import { KeyObject } from 'node:crypto';
+import { SignJWT, decodeProtectedHeader, errors as joseErrors, type CryptoKey, type JWTPayload } from 'jose';
+import { createVerifier, TokenError } from 'fast-jwt';
 import { AppError } from '../kernel/errors.js';
 import { SIGNING_ALG, type SigningKeys } from './signing-keys.js';
 
@@ -46,27 +48,46 @@ export class InternalTokens {
     return { token, expiresAt: new Date((now + ttlSeconds) * 1000) };
   }
 
-  /** Verifies signature (ES256 only), issuer, audience and expiry; maps failures to coded 401s. */
+  /**
+   * Verifies signature (ES256 only), issuer, audience and expiry; maps failures to coded 401s. The check
+   * runs in node:crypto through fast-jwt, one prepared verifier per signing key (decision 1151): about
+   * 110 us of CPU a token where jose's WebCrypto path took 250-310 us, on every handshake and request.
+   */
   async verify(token: string): Promise<InternalClaims & JWTPayload> {
+    let kid: string | undefined;
     try {
-      const { payload } = await jwtVerify(
-        token,
-        async (header) => {
-          const key = await this.deps.keys.publicKey(header.kid);
-          if (!key) throw new AppError('token_invalid', 'Unknown signing key');
-          return key;
-        },
-        {
-          issuer: this.deps.issuer,
-          audience: this.deps.audience,
-          algorithms: [SIGNING_ALG],
-          requiredClaims: ['sub', 'exp', 'sid'],
-        },
-      );
-      return assertClaims(payload);
+      kid = decodeProtectedHeader(token).kid;
     } catch (e) {
       throw mapJoseError(e);
     }
+    const key = await this.deps.keys.publicKey(kid);
+    if (!key) throw new AppError('token_invalid', 'Unknown signing key');
+    let payload: JWTPayload;
+    try {
+      payload = this.verifierOf(key)(token) as JWTPayload;
+    } catch (e) {
+      throw mapTokenError(e);
+    }
+    return assertClaims(payload);
+  }
+
+  /** Prepared verifiers by public key (a handful: the current key and those still verifying). */
+  private readonly verifiers = new WeakMap<CryptoKey, (token: string) => unknown>();
+
+  private verifierOf(key: CryptoKey): (token: string) => unknown {
+    let verify = this.verifiers.get(key);
+    if (!verify) {
+      verify = createVerifier({
+        key: KeyObject.from(key).export({ type: 'spki', format: 'pem' }).toString(),
+        algorithms: [SIGNING_ALG],
+        allowedIss: this.deps.issuer,
+        allowedAud: this.deps.audience,
+        requiredClaims: ['sub', 'exp', 'sid'],
+        cache: false,
+      });
+      this.verifiers.set(key, verify);
+    }
+    return verify;
   }
 }
 
@@ -76,9 +97,31 @@ function assertClaims(p: JWTPayload): InternalClaims & JWTPayload {
     typeof p.tenant === 'string' &&
     typeof p.role === 'string' &&
     typeof p.sid === 'string' &&
+    typeof p.exp === 'number' &&
     Array.isArray(p.perms);
   if (!ok) throw new AppError('token_invalid', 'Token claims are incomplete');
   return p as InternalClaims & JWTPayload;
+}
+
+/** fast-jwt's refusals -> the same stable codes as jose's, without echoing token contents. */
+function mapTokenError(e: unknown): AppError {
+  if (!(e instanceof TokenError)) return new AppError('token_invalid', 'Token cannot be verified', { cause: e });
+  switch (e.code) {
+    case TokenError.codes.expired:
+      return new AppError('token_expired', 'The access token has expired');
+    case TokenError.codes.invalidSignature:
+    case TokenError.codes.missingSignature:
+      return new AppError('token_invalid', 'Token signature is invalid');
+    case TokenError.codes.invalidAlgorithm:
+      return new AppError('token_invalid', 'Token algorithm not allowed');
+    case TokenError.codes.invalidClaimValue:
+    case TokenError.codes.invalidClaimType:
+    case TokenError.codes.missingRequiredClaim:
+    case TokenError.codes.inactive:
+      return new AppError('token_invalid', 'Token claims are not acceptable');
+    default:
+      return new AppError('token_invalid', 'Token is malformed or cannot be verified');
+  }
 }
 
 /** jose errors -> stable codes, without echoing token contents. */

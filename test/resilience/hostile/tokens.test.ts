@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SignJWT, decodeJwt } from 'jose';
+import { createHmac, KeyObject } from 'node:crypto';
+import { SignJWT, decodeJwt, generateKeyPair } from 'jose';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { createUser, loginFor, tokenFor } from '../../support/auth.js';
 import { connect } from '../../support/hub-client.js';
@@ -34,6 +35,23 @@ describe('hostile tokens on REST, GraphQL and the hub handshake', () => {
     bad.algNone = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${good.split('.')[1]}.`;
     bad.tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, role: 'admin', perms: ['tenant:admin'] })).toString('base64url')}.${s}`;
     bad.garbage = 'not.a.jwt';
+    // The verifier's own cases (decision 1151): HS256 keyed with the public key (algorithm confusion), a
+    // token of another key under a known kid, an unknown kid, and a signed exp that is not a number.
+    const body = good.split('.')[1]!;
+    const hsHead = Buffer.from(JSON.stringify({ alg: 'HS256', kid })).toString('base64url');
+    const pem = KeyObject.from((await node.services.auth.signingKeys.publicKey(kid))!)
+      .export({ type: 'spki', format: 'pem' })
+      .toString();
+    bad.hs256WithPublicKey = `${hsHead}.${body}.${createHmac('sha256', pem).update(`${hsHead}.${body}`).digest('base64url')}`;
+    const stranger = await generateKeyPair('ES256');
+    const signAs = (
+      key: typeof stranger.privateKey,
+      header: { alg: string; kid: string },
+      p: Record<string, unknown>,
+    ) => new SignJWT(p).setProtectedHeader(header).sign(key);
+    bad.otherKeySameKid = await signAs(stranger.privateKey, { alg: 'ES256', kid }, claims);
+    bad.unknownKid = await signAs(stranger.privateKey, { alg: 'ES256', kid: 'no-such-key' }, claims);
+    bad.expNotANumber = await signAs(key, { alg: 'ES256', kid }, { ...claims, exp: 'later' });
     bad.otherTenant = await tokenFor(node, 'tokb', 'bob');
     const revoked = await loginFor(node, 'toka', 'alice');
     expect(
