@@ -17,6 +17,7 @@ import {
   cpSync,
   renameSync,
   linkSync,
+  realpathSync,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -595,17 +596,75 @@ function installMongoJavaServer(lib) {
 }
 
 /**
+ * The Java that runs mongo-java-server (decision 1152): `LOCAL_MONGO_JAVA` (a java binary), else
+ * `JAVA_HOME`'s, else the newest JDK of release 21 or later installed in Debian's /usr/lib/jvm, else
+ * `java` on PATH; with its release (the JDK's `release` file, else `java -version`) and the javac
+ * beside it. `env` and `jvmDir` are the process's environment and Debian's directory unless given.
+ */
+export function resolveMongoJava({ env = process.env, jvmDir = '/usr/lib/jvm' } = {}) {
+  // The JDK's `release` file names its version; `java -version` tells when there is none.
+  const release = (java) => {
+    let m;
+    try {
+      const file = path.join(path.dirname(path.dirname(realpathSync(java))), 'release');
+      m = /^JAVA_VERSION="(\d+)(?:\.(\d+))?/m.exec(readFileSync(file, 'utf8'));
+    } catch {
+      m = /version "(\d+)(?:\.(\d+))?/.exec(spawnSync(java, ['-version'], { encoding: 'utf8' }).stderr ?? '');
+    }
+    // Before release 9 the version reads 1.8.x: such a Java is reported as 8.
+    return m ? (m[1] === '1' ? Number(m[2] ?? 0) : Number(m[1])) : 0;
+  };
+  const given = env.LOCAL_MONGO_JAVA || (env.JAVA_HOME && path.join(env.JAVA_HOME, 'bin', 'java'));
+  let java = given || 'java';
+  if (!given && existsSync(jvmDir)) {
+    const newest = readdirSync(jvmDir)
+      .map((d) => path.join(jvmDir, d, 'bin', 'java'))
+      .filter((b) => existsSync(b))
+      .map((b) => ({ b, v: release(b) }))
+      .filter((x) => x.v >= 21)
+      .sort((x, y) => y.v - x.v)[0];
+    if (newest) java = newest.b;
+  }
+  const sibling = path.isAbsolute(java) ? path.join(path.dirname(java), 'javac') : null;
+  return { java, javac: sibling && existsSync(sibling) ? sibling : which('javac'), release: release(java) };
+}
+
+let javaRuntime;
+/** This process's choice (resolveMongoJava), made once. */
+export function mongoJavaRuntime() {
+  javaRuntime ??= resolveMongoJava();
+  return javaRuntime;
+}
+
+/**
+ * The collector for the server's heap unless the options name one (decision 1152): generational ZGC
+ * on Java 21 and later (its pauses stay under a millisecond where G1's young pauses reached 140-200 ms
+ * with a large page cache), with compact object headers from release 25; Java's default before 21.
+ */
+export function mongoJavaGcOptions(releaseNumber, jvmOptions = []) {
+  if (jvmOptions.some((o) => /^-XX:[+-]Use\w+GC$/.test(o))) return [];
+  if (releaseNumber >= 25) return ['-XX:+UseZGC', '-XX:+UseCompactObjectHeaders'];
+  if (releaseNumber >= 23) return ['-XX:+UseZGC'];
+  if (releaseNumber >= 21) return ['-XX:+UseZGC', '-XX:+ZGenerational'];
+  return [];
+}
+
+/**
  * The launcher's arguments to java: its compiled class when javac is there (compiled again when the
  * source changed; starts in about a second), else the source file (Java compiles it on every start).
+ * Compiled for release 17, so a class made by a newer javac still runs on an older java.
  */
 function mongoJavaServerLauncher(dir, lib) {
   const source = path.join(root, 'deploy', 'mongo-java-server', 'MongoJavaServerLauncher.java');
   const classes = path.join(dir, 'classes');
   const compiled = path.join(classes, 'MongoJavaServerLauncher.class');
-  if (which('javac')) {
+  const { javac } = mongoJavaRuntime();
+  if (javac) {
     if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(source).mtimeMs) {
       const tmp = `${classes}.${process.pid}`;
-      const r = spawnSync('javac', ['-cp', `${lib}/*`, '-d', tmp, source], { stdio: ['ignore', 2, 2] });
+      const r = spawnSync(javac, ['--release', '17', '-cp', `${lib}/*`, '-d', tmp, source], {
+        stdio: ['ignore', 2, 2],
+      });
       if (r.status === 0) {
         rmSync(classes, { recursive: true, force: true });
         try {
@@ -634,7 +693,8 @@ export function mongoJavaServerCommand(backend, port, file, jvmOptions = []) {
   const launcher = mongoJavaServerLauncher(dir, lib);
   const heap = process.env.LOCAL_MONGO_JAVA_HEAP ?? (backend === 'memory' ? '2g' : '3g');
   const args = backend === 'h2' ? ['h2', '127.0.0.1', String(port), file] : ['memory', '127.0.0.1', String(port)];
-  return ['java', [`-Xmx${heap}`, ...jvmOptions, ...launcher, ...args]];
+  const { java, release } = mongoJavaRuntime();
+  return [java, [`-Xmx${heap}`, ...mongoJavaGcOptions(release, jvmOptions), ...jvmOptions, ...launcher, ...args]];
 }
 
 function startMongoJavaServer(port, backend = 'h2') {
