@@ -14,6 +14,12 @@ local removed = redis.call('SREM', KEYS[1], ARGV[1])
 if removed == 1 and redis.call('SCARD', KEYS[1]) == 0 then return 1 end
 return 0`);
 
+/** For each key, 1 when it exists (a user's presence set: online), else 0. The keys share the tenant's slot. */
+const EACH_EXISTS = new LuaScript(`
+local out = {}
+for i = 1, #KEYS do out[i] = redis.call('EXISTS', KEYS[i]) end
+return out`);
+
 const SEP = '|';
 
 /** One socket of a user held by a hub node. */
@@ -91,13 +97,18 @@ export class PresenceStore {
     return this.deps.redis.scard(this.deps.keys.presence(tenant, userId));
   }
 
-  /** Online ids among `userIds`, in one pipelined round trip. */
+  /**
+   * Online ids among `userIds`: one script over their presence sets (the tenant's slot), where a
+   * pipeline of one EXISTS per user made a command, a promise and a reply object per user on every
+   * contact page (B6 at 1,000,000 users: a fifth of what a node's searches kept past two scavenges).
+   */
   async onlineMany(tenant: string, userIds: readonly string[]): Promise<Set<string>> {
     if (!userIds.length) return new Set();
-    const pipe = this.deps.redis.pipeline();
-    for (const id of userIds) pipe.exists(this.deps.keys.presence(tenant, id));
-    const res = (await pipe.exec()) ?? [];
-    return new Set(userIds.filter((_, i) => res[i]?.[1] === 1));
+    const keys = userIds.map((id) => this.deps.keys.presence(tenant, id));
+    const res = (await EACH_EXISTS.run<number[]>(this.deps.redis, keys, [])) ?? [];
+    const online = new Set<string>();
+    for (let i = 0; i < userIds.length; i++) if (res[i] === 1) online.add(userIds[i]!);
+    return online;
   }
 
   /**

@@ -9,6 +9,7 @@ import { QUEUE_NAMES } from '../../../src/contracts/job-definitions.js';
 import { PinAttemptsStore } from '../../../src/data/stores/pin-attempts.store.js';
 import { DirectoryChangesStore } from '../../../src/data/stores/directory-changes.store.js';
 import { CareTeamStore } from '../../../src/data/stores/care-team.store.js';
+import { PresenceStore } from '../../../src/data/stores/presence.store.js';
 import { createRedis, primaries, type RedisClient } from '../../../src/data/redis.js';
 import { redisKeys } from '../../../src/data/redis-keys.js';
 import { RealmRecordsStore } from '../../../src/data/stores/realm-records.store.js';
@@ -178,6 +179,14 @@ describe('every multi-key command of the product on TEST_REDIS_URL', () => {
     const changes = new DirectoryChangesStore({ redis, keys });
     expect(await changes.record('acme', ['u1', 'u2'], 1000)).toBe(1);
     expect(await changes.notes('acme', 0, 1)).toEqual([{ seq: 1, ids: ['u1', 'u2'] }]);
+  });
+
+  it("presence of a page of contacts: one script over the users' presence sets", async () => {
+    const presence = new PresenceStore({ redis, keys });
+    await presence.addConnection({ tenant: 'acme', userId: 'u2', socketId: 's1' }, 'slots-node', 60_000);
+    expect([...(await presence.onlineMany('acme', ['u1', 'u2', 'u3']))]).toEqual(['u2']);
+    expect(await presence.removeConnection({ tenant: 'acme', userId: 'u2', socketId: 's1' }, 'slots-node')).toBe(true);
+    expect(await presence.onlineMany('acme', ['u1', 'u2', 'u3'])).toEqual(new Set());
   });
 
   it("care-team cache: a write's marks, a recall and a kept answer run on the tenant's generation, writes and entry", async () => {
