@@ -242,8 +242,9 @@ export class Activation {
         const env = this.queue.shift()!;
         this.host.observe('depth', this, -1);
         const began = Date.now();
-        // Its asker gave up: run now, the turn would act on a request the asker was told failed.
-        if (env.deadline !== undefined && began > env.deadline) {
+        // Its asker gave up: run now, the turn would act on a request the asker was told failed. The
+        // asker gives up once Date.now() reaches the deadline, so a turn beginning at it does not run.
+        if (env.deadline !== undefined && began >= env.deadline) {
           this.host.observe('expired', this);
           this.left(env);
           env.reject(new AppError('timeout', 'the ask expired before its turn began'));

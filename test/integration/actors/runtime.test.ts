@@ -396,6 +396,32 @@ describe('actor runtime on one node', () => {
       expect((await expiredCount()) - before).toBe(1);
     });
 
+    it('does not run an ask whose turn would begin in the very millisecond its asker gave up', async () => {
+      // The asker gives up once Date.now() reaches its deadline; a turn beginning at that same
+      // millisecond must not run either (seen in CI: the release and the turn within one millisecond).
+      const to = addr('expired-at-deadline');
+      await a.system.ask(to, { op: 'get' });
+      let release!: () => void;
+      gates.set(1301, new Promise<void>((r) => (release = r)));
+      const slow = a.system.ask<Reply>(to, { op: 'slow', seq: 1301 });
+      const t = Date.now();
+      const clock = jest.spyOn(Date, 'now').mockReturnValue(t);
+      try {
+        // Deadline t + 100; the clock stands still until the asker's attempt timers have run out, then
+        // reads exactly the deadline while the turn is taken from the mailbox.
+        const late = a.system.ask(to, { op: 'inc', seq: 1302 }, { timeoutMs: 100 });
+        const gaveUp = expect(late).rejects.toMatchObject({ code: 'timeout' });
+        await new Promise((r) => setTimeout(r, 150));
+        clock.mockReturnValue(t + 100);
+        await gaveUp;
+        release();
+        await slow;
+      } finally {
+        clock.mockRestore();
+      }
+      expect(await a.system.ask<Reply>(to, { op: 'get' })).toMatchObject({ count: 0, log: [1301] });
+    });
+
     it('runs a queued ask once a repeat of its id whose asker still waits joined it', async () => {
       const to = addr('expired-joined');
       await a.system.ask(to, { op: 'get' });
