@@ -16,6 +16,11 @@ export class FollowUps {
     return work;
   }
 
+  /** How much tracked work is in flight (the hub's `hub_follow_ups_in_flight` gauge). */
+  get size(): number {
+    return this.pending.size;
+  }
+
   /** Resolves once no tracked work is left, including work started while waiting. */
   async settled(): Promise<void> {
     while (this.pending.size) await Promise.allSettled([...this.pending]);

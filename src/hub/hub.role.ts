@@ -123,6 +123,13 @@ export async function startHubRole(ctx: RoleContext): Promise<HubRoleHandle> {
     logger: infra.logger,
   });
   const followUps = new FollowUps();
+  // What a closed socket still leaves to do (presence, a meeting's leave): 0 once its effects are done.
+  infra.metrics.gauge(
+    'hub_follow_ups_in_flight',
+    'Presence updates and disconnect work this hub node has started and not finished',
+    [],
+    () => followUps.size,
+  );
   const hub: HubContext = {
     io,
     actors: system,

@@ -154,6 +154,8 @@ export function censusDiff(before: Map<string, number>, after: Map<string, numbe
 export interface NodeFigures {
   node: string;
   sockets: number;
+  /** Presence updates and disconnect work started and not finished (hub_follow_ups_in_flight). */
+  followUps: number;
   actors: number;
   rssMb: number;
   heapMb: number;
@@ -163,18 +165,26 @@ export interface NodeFigures {
 export async function nodeFigures(cluster: ChaosCluster): Promise<NodeFigures[]> {
   const out: NodeFigures[] = [];
   for (const { slot, id } of cluster.servingIds()) {
-    const [sockets, actors, rss, heap] = await Promise.all([
+    const [sockets, followUps, actors, rss, heap] = await Promise.all([
       cluster.counter(slot, 'hub_connected_sockets'),
+      cluster.counter(slot, 'hub_follow_ups_in_flight'),
       cluster.counter(slot, 'actor_activations_live'),
       cluster.counter(slot, 'process_resident_memory_bytes'),
       cluster.counter(slot, 'nodejs_heap_size_used_bytes'),
     ]);
-    out.push({ node: id, sockets, actors, rssMb: Math.round(rss / 2 ** 20), heapMb: Math.round(heap / 2 ** 20) });
+    out.push({
+      node: id,
+      sockets,
+      followUps,
+      actors,
+      rssMb: Math.round(rss / 2 ** 20),
+      heapMb: Math.round(heap / 2 ** 20),
+    });
   }
   return out;
 }
 
-export const sum = (xs: NodeFigures[], k: 'sockets' | 'actors' | 'rssMb' | 'heapMb') =>
+export const sum = (xs: NodeFigures[], k: 'sockets' | 'followUps' | 'actors' | 'rssMb' | 'heapMb') =>
   xs.reduce((n, x) => n + x[k], 0);
 
 /**
