@@ -170,6 +170,17 @@ export class OrderedPushes {
   }
 }
 
+/**
+ * Fresh epochs for new streams: this process's random prefix (6 bytes, made once) and a counter, so no two
+ * epochs it makes are equal and two processes' coincide with the odds of two random 6-byte values. A
+ * random draw per append (the epoch is an argument of every append, used only when the stream is new)
+ * was a system call per recipient of every push.
+ */
+export function epochSource(prefix = randomBytes(6).toString('hex')): () => string {
+  let n = 0;
+  return () => `${prefix}${(n++).toString(36)}`;
+}
+
 /** The push history of a deployment: its store on the configured Redis, with the configured limits. */
 export function pushHistoryFor(
   redis: ConstructorParameters<typeof PushHistoryStore>[0]['redis'],
@@ -177,8 +188,5 @@ export function pushHistoryFor(
   limits: PushHistoryLimits,
   logger?: Logger,
 ): PushHistory {
-  return new PushHistory(
-    new PushHistoryStore({ redis, keys, limits, epoch: () => randomBytes(6).toString('hex') }),
-    logger,
-  );
+  return new PushHistory(new PushHistoryStore({ redis, keys, limits, epoch: epochSource() }), logger);
 }

@@ -236,3 +236,22 @@ describe('push history across a Redis restart', () => {
     expect(r.position.epoch).not.toBe(position.epoch);
   });
 });
+
+/** A deployment's epochs (src/realtime/push-history.ts epochSource): never the same twice, within the schema's 32. */
+describe('push history epochs', () => {
+  it('are distinct within a process and between processes, and fit a position', async () => {
+    const { epochSource } = await import('../../../src/realtime/push-history.js');
+    const { PositionSchema } = await import('../../../src/hub/hub.resume.js');
+    const a = epochSource();
+    const b = epochSource();
+    const seen = new Set<string>();
+    for (let i = 0; i < 100_000; i++) seen.add(a());
+    for (let i = 0; i < 1000; i++) seen.add(b());
+    expect(seen.size).toBe(101_000);
+    const last = a();
+    expect(last.length).toBeLessThanOrEqual(32);
+    expect(PositionSchema.safeParse({ stream: 'u:1', epoch: last, seq: 1 }).success).toBe(true);
+    // The prefix alone tells two sources apart: a counter restarting in another process draws a new one.
+    expect(epochSource('p')()).toBe('p0');
+  });
+});
