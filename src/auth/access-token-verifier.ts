@@ -74,6 +74,7 @@ export class AccessTokenVerifier {
       permissions: permissionSet(c.perms),
       ...(c.act?.sub ? { actorUserId: c.act.sub } : {}),
       ...(c.purpose ? { purpose: c.purpose } : {}),
+      ...(typeof c.name === 'string' ? { displayName: c.name, kind: c.kind === 'device' ? 'device' : 'person' } : {}),
     };
   }
 
@@ -104,6 +105,8 @@ export class AccessTokenVerifier {
       issuedAt: iat,
       permissions: await this.deps.authorizer.permissionsOf(tenant, user.role),
       ...(idpSid ? { idpSid } : {}),
+      displayName: user.displayName,
+      kind: user.kind,
     };
   }
 }

@@ -12,6 +12,10 @@ export interface InternalClaims {
   perms: string[];
   sid: string;
   preferred_username: string;
+  /** The account's display name (OIDC's `name`) at issue time (decision 1153). */
+  name?: string;
+  /** `device` for a device account (absent: a person), at issue time. */
+  kind?: 'device';
   /** Impersonation: the user id of who acts for `sub`. */
   act?: { sub: string };
   /** Offline-token sessions: the stated purpose. */

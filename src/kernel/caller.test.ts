@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { callerOfPrincipal, principalOf } from './caller.js';
+import { Caller, callerOfPrincipal, principalOf } from './caller.js';
 import type { Principal } from './principal.js';
 
 const alice: Principal = {
@@ -36,5 +36,13 @@ describe('the caller of a principal', () => {
     expect(after).not.toBe(before);
     expect(after).toMatchObject({ role: 'patient', permissions: ['meetings:join'] });
     expect(callerOfPrincipal(alice).permissions).toEqual(['meetings:join', 'meetings:host']);
+  });
+
+  it("carries the token's display name and kind across nodes (JSON and the schema), or neither", () => {
+    const named: Principal = { ...alice, displayName: 'Dr Alice', kind: 'person' };
+    const wire = Caller.parse(JSON.parse(JSON.stringify(callerOfPrincipal(named))));
+    expect(principalOf('acme', wire)).toMatchObject({ displayName: 'Dr Alice', kind: 'person' });
+    const unnamed = principalOf('acme', Caller.parse(JSON.parse(JSON.stringify(callerOfPrincipal(alice)))));
+    expect('displayName' in unnamed || 'kind' in unnamed).toBe(false);
   });
 });

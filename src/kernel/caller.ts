@@ -12,6 +12,9 @@ export const Caller = z.object({
   sessionId: z.string().optional(),
   /** The impersonator, while impersonating: the audit trail names both (docs/audit.md). */
   actorUserId: z.string().optional(),
+  /** The account's display name and kind as the caller's token states them (Principal). */
+  displayName: z.string().optional(),
+  kind: z.enum(['person', 'device']).optional(),
 });
 export type Caller = z.infer<typeof Caller>;
 
@@ -35,6 +38,7 @@ export function callerOfPrincipal(p: Principal): Caller {
     scheme: p.scheme,
     ...(p.sessionId ? { sessionId: p.sessionId } : {}),
     ...(p.actorUserId ? { actorUserId: p.actorUserId } : {}),
+    ...(p.displayName !== undefined && p.kind ? { displayName: p.displayName, kind: p.kind } : {}),
   });
   callers.set(p, c);
   return c;
@@ -51,5 +55,6 @@ export function principalOf(tenant: string, c: Caller): Principal {
     scheme: c.scheme ?? 'internal',
     ...(c.sessionId ? { sessionId: c.sessionId } : {}),
     ...(c.actorUserId ? { actorUserId: c.actorUserId } : {}),
+    ...(c.displayName !== undefined && c.kind ? { displayName: c.displayName, kind: c.kind } : {}),
   };
 }

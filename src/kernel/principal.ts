@@ -20,4 +20,11 @@ export interface Principal {
   expiresAt?: number;
   /** The token's `iat` (epoch seconds): a live socket only accepts a newer token as its refresh. */
   issuedAt?: number;
+  /**
+   * The account's display name and kind as its token states them (at issue time): a meeting join names
+   * its participant from them without reading the user (decision 1153). Absent (a token issued before
+   * they were carried): whoever needs them reads the user.
+   */
+  displayName?: string;
+  kind?: 'person' | 'device';
 }

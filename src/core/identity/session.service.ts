@@ -349,6 +349,8 @@ export class SessionService {
         perms,
         sid: sessionId,
         preferred_username: user.username,
+        name: user.displayName,
+        ...(user.kind === 'device' ? { kind: 'device' as const } : {}),
         ...(actor ? { act: { sub: actor._id.toString() } } : {}),
         ...(purpose ? { purpose } : {}),
       },

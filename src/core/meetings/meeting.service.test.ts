@@ -8,6 +8,7 @@ import {
 } from '../../../test/support/fakes/directory.fake-services.js';
 import { principalOf } from '../../../test/support/fakes/principals.js';
 import { FakeEventRepository } from '../../../test/support/fakes/events.fake.js';
+import { FakeUserRepository } from '../../../test/support/fakes/users.fake.js';
 import { FakeTenantConfigRepository } from '../../../test/support/fakes/settings.fake.js';
 
 /**
@@ -169,6 +170,35 @@ describe('one join, one read of the event and of the settings (decision 1135)', 
     const r = await s.meetings.joinByCode(T, 'room42', { kind: 'principal', principal: as(u.stranger) }, a.event);
     expect(r.participant).toMatchObject({ role: 'guest' });
     expect(n.event).toBe(1);
+  });
+
+  it('a join names its participant from the token (display name, kind) without reading the user; an older token reads it', async () => {
+    await s.meetings.initEvent(as(u.host), id());
+    const users = jest.spyOn(FakeUserRepository.prototype, 'findById');
+    const named = (p: Awaited<ReturnType<typeof s.meetings.joinDetails>>) =>
+      s.vcs.verifyJoinToken(p.join.token, p.join.roomName);
+    // The token states the name it was issued with: a rename since shows at the next token.
+    const fromToken = await s.meetings.joinDetails(
+      principalOf(T, u.patient, { displayName: 'Pat Old', kind: 'person' }),
+      id(),
+    );
+    expect(await named(fromToken)).toMatchObject({
+      identity: String(u.patient._id),
+      name: 'Pat Old',
+      role: 'participant',
+    });
+    expect(users).not.toHaveBeenCalled();
+    // A headset's token says it is one: its device identity, again without a read.
+    const headset = await s.meetings.joinByCode(T, 'ROOM42', {
+      kind: 'principal',
+      principal: principalOf(T, u.headset, { displayName: 'Ward headset', kind: 'device' }),
+    });
+    expect(headset.participant).toEqual({ identity: `device:${u.headset._id}`, name: 'Ward headset', role: 'device' });
+    expect(users).not.toHaveBeenCalled();
+    // A token that does not carry them (issued before they were): the user is read, as before.
+    const read = await s.meetings.joinDetails(as(u.patient), id());
+    expect(await named(read)).toMatchObject({ name: 'patient' });
+    expect(users).toHaveBeenCalledTimes(1);
   });
 
   it('what another caller was admitted on is not taken for another event', async () => {

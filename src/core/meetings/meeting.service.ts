@@ -390,8 +390,17 @@ export class MeetingService {
     };
   }
 
+  /**
+   * Who joins the room: named as the caller's token states (display name and kind at issue time,
+   * decision 1153), else as the user reads now (a token that does not carry them).
+   */
   private async identity(p: Principal, role: MeetingRole): Promise<VcsParticipant> {
-    const user = isObjectIdString(p.userId) ? await this.deps.users(p.tenant).findById(oid(p.userId)) : null;
+    const user =
+      p.displayName !== undefined && p.kind
+        ? { displayName: p.displayName, kind: p.kind }
+        : isObjectIdString(p.userId)
+          ? await this.deps.users(p.tenant).findById(oid(p.userId))
+          : null;
     const isDevice = user?.kind === 'device' || p.role === 'device';
     return {
       identity: isDevice ? `device:${p.userId}` : p.userId,

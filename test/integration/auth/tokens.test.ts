@@ -33,7 +33,25 @@ describe('internal tokens, sessions and the policy selector', () => {
     });
     expect(protectedHeader.alg).toBe('ES256');
     expect(protectedHeader.kid).toBeTruthy();
-    expect(payload).toMatchObject({ sub: aliceId, tenant: 'acme', role: 'clinician', preferred_username: 'alice' });
+    expect(payload).toMatchObject({
+      sub: aliceId,
+      tenant: 'acme',
+      role: 'clinician',
+      preferred_username: 'alice',
+      name: 'Alice',
+    });
+    // A person's token names no kind; a device account's says `device` (decision 1153).
+    expect(payload.kind).toBeUndefined();
+    await createUser(node, 'acme', {
+      username: 'hs-tokens',
+      role: 'device',
+      kind: 'device',
+      displayName: 'Ward headset',
+    });
+    expect(decodeJwt(await tokenFor(node, 'acme', 'hs-tokens'))).toMatchObject({
+      name: 'Ward headset',
+      kind: 'device',
+    });
     expect(payload.perms).toEqual(expect.arrayContaining(['events:write', 'meetings:host']));
     expect(typeof payload.sid).toBe('string');
     expect((await ping(token)).status).toBe(200);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { as, world, type World } from './fixtures.js';
 import { inHours } from '../../support/events.js';
+import { loginFor } from '../../support/auth.js';
 
 describe('meetings: join by code, rapid connect, hub-facing service API, recording hand-off', () => {
   let w: World;
@@ -64,6 +65,31 @@ describe('meetings: join by code, rapid connect, hub-facing service API, recordi
     expect((await as(w, w.b.pat, w.tenantB).post(`/api/meetings/join/${event.meetingCode}`)).body.code).toBe(
       'meeting_not_found',
     );
+  });
+
+  it('names a participant as its token does: a rename shows from the next token on (decision 1153)', async () => {
+    const login = await loginFor(w.node, w.tenantA, 'bob');
+    const join = (token: string) =>
+      w.node.http.post(`/api/meetings/join/${event.meetingCode}`, { tenant: w.tenantA, token });
+    expect((await join(login.accessToken)).body.participant).toMatchObject({
+      identity: w.a.bob.id,
+      name: 'Bob Okafor',
+    });
+    await w.node.infra.mongo
+      .tenantDb(w.tenantA)
+      .models.User.updateOne({ _id: new Types.ObjectId(w.a.bob.id) }, { $set: { displayName: 'Dr Bob Okafor' } });
+    // The token in hand was issued with the earlier name: the join names the participant by it.
+    expect((await join(login.accessToken)).body.participant).toMatchObject({ name: 'Bob Okafor' });
+    const refreshed = await w.node.http.post('/api/account/refresh', {
+      tenant: w.tenantA,
+      body: { refreshToken: login.refreshToken },
+    });
+    expect(refreshed.status).toBe(200);
+    expect((await join(refreshed.body.accessToken)).body.participant).toMatchObject({
+      identity: w.a.bob.id,
+      name: 'Dr Bob Okafor',
+      role: 'guest',
+    });
   });
 
   it('a scheduled meeting starts when someone joins by code; cancelled ones refuse', async () => {
