@@ -53,23 +53,40 @@ export class PushHistory {
       if (!recipients.length) return { ready: Promise.resolve(plain) };
       const json = JSON.stringify(payload);
       // Issued now, in call order: a recipient's history holds the pushes in the order they are delivered.
-      const appends = recipients.map((r) =>
-        this.store.append(r.tenant, r.stream, event, json, origin).then((p) => ({ ...r, p })),
+      // One append per tenant (a push's recipients are of one tenant) carries every recipient.
+      const byTenant = new Map<string, typeof recipients>();
+      for (const r of recipients) {
+        let list = byTenant.get(r.tenant);
+        if (!list) byTenant.set(r.tenant, (list = []));
+        list.push(r);
+      }
+      const appends = [...byTenant].map(([tenant, list]) =>
+        this.store
+          .appendMany(
+            tenant,
+            list.map((r) => r.stream),
+            event,
+            json,
+            origin,
+          )
+          .then((ps) => list.map((r, i) => ({ ...r, p: ps[i] }))),
       );
-      const ready = Promise.all(appends).then(
-        (done) => {
-          const out: Delivery[] = [];
-          for (const r of done)
-            if (r.p)
-              out.push({
-                rooms: [r.room],
-                payload: { ...(payload as object), pos: { stream: r.stream, ...r.p } satisfies PushPosition },
-              });
-          if (other.length) out.push({ rooms: other, except: done.map((r) => r.room), payload });
-          return out;
-        },
-        (err: unknown) => this.failed(err, event, plain),
-      );
+      const ready = Promise.all(appends)
+        .then((groups) => groups.flat())
+        .then(
+          (done) => {
+            const out: Delivery[] = [];
+            for (const r of done)
+              if (r.p)
+                out.push({
+                  rooms: [r.room],
+                  payload: { ...(payload as object), pos: { stream: r.stream, ...r.p } satisfies PushPosition },
+                });
+            if (other.length) out.push({ rooms: other, except: done.map((r) => r.room), payload });
+            return out;
+          },
+          (err: unknown) => this.failed(err, event, plain),
+        );
       return { ready };
     } catch (err) {
       return { ready: Promise.resolve(this.failed(err, event, plain)) };

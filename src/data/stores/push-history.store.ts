@@ -1,58 +1,77 @@
 import type { RedisClient } from '../redis.js';
 import type { RedisKeys } from '../redis-keys.js';
+import { Cluster } from 'ioredis';
 import { LuaScript } from '../lua-script.js';
 
 /**
- * Appends one push to a recipient's history. The position hash holds the stream's epoch, its last
- * sequence number and the run id of the Redis server that wrote them: a stream written by an earlier run
- * of the server (a restart, even one that reloaded a snapshot older than what clients saw, or a failover
- * to a replica) starts a new epoch, so a client's old position is answered `resync_required` instead of
- * colliding with numbers given again. Entries are trimmed to the count limit and the time window; the
- * stream lives as long as its window, the position hash for the position TTL.
+ * Appends one push to the histories of one or more recipients. Each recipient's position hash holds its
+ * stream's epoch, its last sequence number and the run id of the Redis server that wrote them: a stream
+ * written by an earlier run of the server (a restart, even one that reloaded a snapshot older than what
+ * clients saw, or a failover to a replica) starts a new epoch, so a client's old position is answered
+ * `resync_required` instead of colliding with numbers given again. Entries are trimmed to the count limit
+ * and the time window; the stream lives as long as its window, the position hash for the position TTL.
  * A push with an origin (an actor turn's, decision 1133) is recorded once: the hash keeps, per source, its
  * last turn (`o:<source>` = `<epoch>.<turn>|<index>:<seq>,...`). The same push again (a next owner sending
  * an outbox whose first sending it could not know of) answers the position it was given; a push of an
  * older turn of the source answers -1 (recorded before, not recorded again).
- * KEYS: stream, position hash. ARGV: event, payload (JSON), windowMs, maxPushes, positionTtlMs, fresh epoch,
- * source ('' = none), turn epoch, turn number, index in the turn.
+ * On a single server one call serves many recipients of a push: the payload is sent once and the server's
+ * run id read once (decision 1154); on a cluster each recipient's keys are a slot of their own.
+ * KEYS: per recipient, its stream and its position hash. ARGV: event, payload (JSON), windowMs, maxPushes,
+ * positionTtlMs, fresh epoch, source ('' = none), turn epoch, turn number, index in the turn.
+ * Answers per recipient its epoch and sequence number (-1: recorded before).
  */
 const APPEND = new LuaScript(`
 local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
-local m = redis.call('HMGET', KEYS[2], 'epoch', 'seq', 'run')
-local epoch, seq = m[1], tonumber(m[2] or '0')
-if not epoch or m[3] ~= run then
-  epoch = ARGV[6]
-  seq = 0
-  redis.call('DEL', KEYS[1], KEYS[2])
-end
-local field, kept
-if ARGV[7] ~= '' then
-  field = 'o:' .. ARGV[7]
-  kept = ARGV[8] .. '.' .. ARGV[9] .. '|'
-  local cur = redis.call('HGET', KEYS[2], field)
-  local ce, cn, list
-  if cur then ce, cn, list = string.match(cur, '^(%d+)%.(%d+)|(.*)$') end
-  if list then
-    local te, tn = tonumber(ARGV[8]), tonumber(ARGV[9])
-    ce, cn = tonumber(ce), tonumber(cn)
-    if te < ce or (te == ce and tn < cn) then return {epoch, -1} end
-    if te == ce and tn == cn then
-      local given = string.match(',' .. list .. ',', ',' .. ARGV[10] .. ':(%d+),')
-      if given then return {epoch, tonumber(given)} end
-      kept = cur .. ','
-    end
-  end
-end
-seq = seq + 1
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[4], '*', 's', seq, 'e', ARGV[1], 'p', ARGV[2])
-redis.call('XTRIM', KEYS[1], 'MINID', '=', string.format('%.0f', now - tonumber(ARGV[3])))
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', seq, 'run', run)
-if field then redis.call('HSET', KEYS[2], field, kept .. ARGV[10] .. ':' .. seq) end
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-return {epoch, seq}`);
+local minId = string.format('%.0f', now - tonumber(ARGV[3]))
+local out = {}
+for k = 1, #KEYS, 2 do
+  local stream, pos = KEYS[k], KEYS[k + 1]
+  local m = redis.call('HMGET', pos, 'epoch', 'seq', 'run')
+  local epoch, seq = m[1], tonumber(m[2] or '0')
+  if not epoch or m[3] ~= run then
+    epoch = ARGV[6]
+    seq = 0
+    redis.call('DEL', stream, pos)
+  end
+  local field, kept
+  local given
+  if ARGV[7] ~= '' then
+    field = 'o:' .. ARGV[7]
+    kept = ARGV[8] .. '.' .. ARGV[9] .. '|'
+    local cur = redis.call('HGET', pos, field)
+    local ce, cn, list
+    if cur then ce, cn, list = string.match(cur, '^(%d+)%.(%d+)|(.*)$') end
+    if list then
+      local te, tn = tonumber(ARGV[8]), tonumber(ARGV[9])
+      ce, cn = tonumber(ce), tonumber(cn)
+      if te < ce or (te == ce and tn < cn) then given = -1
+      elseif te == ce and tn == cn then
+        local was = string.match(',' .. list .. ',', ',' .. ARGV[10] .. ':(%d+),')
+        if was then given = tonumber(was) else kept = cur .. ',' end
+      end
+    end
+  end
+  if given then
+    out[#out + 1] = epoch
+    out[#out + 1] = given
+  else
+    seq = seq + 1
+    redis.call('XADD', stream, 'MAXLEN', '=', ARGV[4], '*', 's', seq, 'e', ARGV[1], 'p', ARGV[2])
+    redis.call('XTRIM', stream, 'MINID', '=', minId)
+    redis.call('PEXPIRE', stream, ARGV[3])
+    redis.call('HSET', pos, 'epoch', epoch, 'seq', seq, 'run', run)
+    if field then redis.call('HSET', pos, field, kept .. ARGV[10] .. ':' .. seq) end
+    redis.call('PEXPIRE', pos, ARGV[5])
+    out[#out + 1] = epoch
+    out[#out + 1] = seq
+  end
+end
+return out`);
+
+/** Recipients one append call carries at most (a meeting's roster beyond it takes several calls). */
+const APPEND_BATCH = 64;
 
 /**
  * Reads a recipient's history after a position. Without a position (empty epoch): the current position
@@ -164,12 +183,24 @@ export class PushHistoryStore {
     payload: string,
     origin?: PushOrigin,
   ): Promise<StreamPosition | undefined> {
+    return (await this.appendMany(tenant, [stream], event, payload, origin))[0];
+  }
+
+  /**
+   * Appends one push to several recipients' histories (on a single server in one script call for up to
+   * APPEND_BATCH recipients; on a cluster one call per recipient, each its own slot) and answers their positions in the order of `streams`, as `append`
+   * would one by one. The calls are issued at once, in order: each recipient's history keeps the pushes
+   * in the order they were appended.
+   */
+  async appendMany(
+    tenant: string,
+    streams: readonly string[],
+    event: string,
+    payload: string,
+    origin?: PushOrigin,
+  ): Promise<(StreamPosition | undefined)[]> {
     const { redis, keys, limits } = this.deps;
-    const [epoch, seq] = (await APPEND.eval(
-      redis,
-      2,
-      keys.pushStream(tenant, stream),
-      keys.pushPosition(tenant, stream),
+    const args = [
       event,
       payload,
       limits.windowMs,
@@ -180,8 +211,25 @@ export class PushHistoryStore {
       origin?.epoch ?? 0,
       origin?.turn ?? 0,
       origin?.index ?? 0,
-    )) as [string, number];
-    return Number(seq) < 0 ? undefined : { epoch, seq: Number(seq) };
+    ];
+    // On a cluster each recipient's keys have a slot of their own (their hash tag is the recipient): one
+    // call each. On a single server, one call for up to APPEND_BATCH recipients.
+    const per = redis instanceof Cluster ? 1 : APPEND_BATCH;
+    const calls: number[][] = [];
+    for (let i = 0; i < streams.length; i += per)
+      calls.push(Array.from({ length: Math.min(per, streams.length - i) }, (_, n) => i + n));
+    const out: (StreamPosition | undefined)[] = new Array(streams.length);
+    await Promise.all(
+      calls.map(async (g) => {
+        const k = g.flatMap((i) => [keys.pushStream(tenant, streams[i]!), keys.pushPosition(tenant, streams[i]!)]);
+        const r = (await APPEND.run(redis, k, args)) as (string | number)[];
+        g.forEach((i, n) => {
+          const seq = Number(r[2 * n + 1]);
+          out[i] = seq < 0 ? undefined : { epoch: String(r[2 * n]), seq };
+        });
+      }),
+    );
+    return out;
   }
 
   /** The pushes after `from` (or the current position without one); `peek` answers without the pushes. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { PushHistoryStore, type PushHistoryLimits } from '../../../src/data/stores/push-history.store.js';
 import { redisKeys } from '../../../src/data/redis-keys.js';
@@ -155,6 +155,37 @@ describe('push history store', () => {
       [4, '{"a":3}'],
       [5, '{"a":4}'],
     ]);
+  });
+
+  it('appends one push to many recipients in one call, each answered as its own append would be (decision 1154)', async () => {
+    const s = store(redis);
+    const turn = { source: 'acme/meeting/e9', epoch: 3, turn: 10 };
+    // Recipients with histories of different lengths, one new, one that has this push already.
+    await s.append('acme', 'u:a', 'onNewCall', '{}');
+    await s.append('acme', 'u:a', 'onNewCall', '{}');
+    const had = await s.append('acme', 'u:b', 'meetingEvent', '{"m":1}', { ...turn, index: 0 });
+    const epochA = (await s.read('acme', 'u:a')).position.epoch;
+    const calls = jest.spyOn(redis, 'evalsha');
+    const many = await s.appendMany('acme', ['u:a', 'u:b', 'u:c'], 'meetingEvent', '{"m":1}', { ...turn, index: 0 });
+    expect(calls).toHaveBeenCalledTimes(1);
+    calls.mockRestore();
+    expect(many).toEqual([{ epoch: epochA, seq: 3 }, had, { epoch: expect.any(String), seq: 1 }]);
+    // An older turn of the origin, sent late: recorded before for every recipient, not again.
+    expect(
+      await s.appendMany('acme', ['u:a', 'u:c'], 'meetingEvent', '{"m":0}', { ...turn, turn: 9, index: 0 }),
+    ).toEqual([undefined, undefined]);
+    for (const [stream, count] of [
+      ['u:a', 3],
+      ['u:b', 1],
+      ['u:c', 1],
+    ] as const) {
+      const r = await s.read('acme', stream, { epoch: (await s.read('acme', stream)).position.epoch, seq: 0 });
+      expect(r.kind === 'ok' && r.pushes.length).toBe(count);
+    }
+    // A roster larger than one call carries: every recipient numbered, in order.
+    const big = Array.from({ length: 150 }, (_, i) => `u:big${i}`);
+    const positions = await s.appendMany('acme', big, 'meetingEvent', '{"m":2}');
+    expect(positions.map((p) => p?.seq)).toEqual(big.map(() => 1));
   });
 
   it('keeps one short field per source in a recipient’s position hash (MEMORY USAGE with 20 meetings)', async () => {
