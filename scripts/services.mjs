@@ -580,19 +580,47 @@ async function restartWedgedFerretDb(port) {
   await waitFor(() => mongoResponsive(port), 'MongoDB-protocol server (ferretdb, restarted)', 30_000);
 }
 
-/** Fetches mongo-java-server and its dependencies from Maven once (jars under .local/mongo-java-server/lib). */
-function installMongoJavaServer(lib) {
-  if (existsSync(lib) && readdirSync(lib).some((f) => f.startsWith('mongo-java-server-h2-backend'))) return;
-  if (!which('java') || !which('javac') || !which('mvn')) aptInstall('default-jdk-headless', 'maven');
-  log('fetching mongo-java-server with Maven (first run only)');
+/**
+ * The jars the runner's pom names directly (`<artifactId>-<version>.jar`, the runner itself left out): a
+ * lib without one of them is from an earlier pom (decision 1155: H2 named to override the backend's own).
+ */
+export function pomJars(pom = path.join(root, 'deploy', 'mongo-java-server', 'pom.xml')) {
+  const xml = readFileSync(pom, 'utf8').replace(/<!--[\s\S]*?-->/g, '');
+  return [...xml.matchAll(/<artifactId>([^<]+)<\/artifactId>\s*<version>([^<]+)<\/version>/g)]
+    .filter((m) => m[1] !== 'mongo-java-server-runner')
+    .map((m) => `${m[1]}-${m[2]}.jar`);
+}
+
+/**
+ * Fetches mongo-java-server and its dependencies from Maven (jars under .local/mongo-java-server/lib):
+ * once, and again when the pom names a jar the lib lacks. A lib is replaced whole, never added to: two
+ * versions of one library on the server's classpath would mix their classes.
+ */
+export function installMongoJavaServer(lib) {
   const pom = path.join(root, 'deploy', 'mongo-java-server', 'pom.xml');
+  const want = pomJars(pom);
+  if (existsSync(lib) && want.every((jar) => existsSync(path.join(lib, jar)))) return;
+  if (!which('java') || !which('javac') || !which('mvn')) aptInstall('default-jdk-headless', 'maven');
+  log(`fetching mongo-java-server with Maven (${existsSync(lib) ? 'the pom changed' : 'first run only'})`);
+  const fresh = `${lib}.${process.pid}`;
+  rmSync(fresh, { recursive: true, force: true });
   const r = spawnSync(
     'mvn',
-    ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`],
+    ['-q', '-B', '-Dstyle.color=never', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${fresh}`],
     // Its output is a log: to stderr, so a caller reading this script's stdout (`--tests`) reads only the settings.
     { stdio: ['ignore', 2, 2] },
   );
-  if (r.status !== 0) throw new ServiceError('fetching mongo-java-server with Maven failed (see output above)');
+  if (r.status !== 0) {
+    rmSync(fresh, { recursive: true, force: true });
+    throw new ServiceError('fetching mongo-java-server with Maven failed (see output above)');
+  }
+  // Another start may have replaced it meanwhile with the same jars: either lib serves.
+  rmSync(lib, { recursive: true, force: true });
+  try {
+    renameSync(fresh, lib);
+  } catch {
+    rmSync(fresh, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -660,7 +688,9 @@ function mongoJavaServerLauncher(dir, lib) {
   const compiled = path.join(classes, 'MongoJavaServerLauncher.class');
   const { javac } = mongoJavaRuntime();
   if (javac) {
-    if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(source).mtimeMs) {
+    // Compiled again when the source or the lib (a new pom's jars) is newer than the class.
+    const since = Math.max(statSync(source).mtimeMs, existsSync(lib) ? statSync(lib).mtimeMs : 0);
+    if (!existsSync(compiled) || statSync(compiled).mtimeMs < since) {
       const tmp = `${classes}.${process.pid}`;
       const r = spawnSync(javac, ['--release', '17', '-cp', `${lib}/*`, '-d', tmp, source], {
         stdio: ['ignore', 2, 2],

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -14,6 +14,9 @@ const services = (await import('../../../scripts/services.mjs')) as {
   resolveMongoJava(opts: { env?: Record<string, string | undefined>; jvmDir?: string }): JavaRuntime;
   mongoJavaRuntime(): JavaRuntime;
   mongoJavaGcOptions(release: number, jvmOptions?: string[]): string[];
+  pomJars(pom?: string): string[];
+  installMongoJavaServer(lib: string): void;
+  mongoJavaServerCommand(backend: string, port: number, file?: string): [string, string[]];
 };
 
 /**
@@ -99,4 +102,35 @@ describe('the Java of the embedded database (scripts/services.mjs)', () => {
     expect({ status: r.status, stderr: r.status ? r.stderr : '' }).toEqual({ status: 0, stderr: '' });
     expect(r.stderr).toContain(`version "${release}`);
   });
+});
+
+/** The embedded database's jars (decision 1155): the pom's, and only those, on the server's classpath. */
+describe('the jars of the embedded database (scripts/services.mjs)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mjs-lib-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const h2 = (lib: string) => readdirSync(lib).filter((f) => /^h2-[\d.]+\.jar$/.test(f));
+
+  it('names H2 2.5.252 over the backend’s own, and the server runs on exactly the pom’s H2', () => {
+    const want = services.pomJars();
+    expect(want).toEqual(expect.arrayContaining(['h2-2.5.252.jar', 'mongo-java-server-h2-backend-1.46.0.jar']));
+    expect(want.some((j) => j.startsWith('mongo-java-server-runner'))).toBe(false);
+    const [, args] = services.mongoJavaServerCommand('h2', 1, path.join(dir, 'probe.mv'));
+    const cp = args[args.indexOf('-cp') + 1]!;
+    const lib = path.dirname(cp.split(':')[0]!);
+    expect(h2(lib)).toEqual(['h2-2.5.252.jar']);
+  });
+
+  it('replaces a lib of an earlier pom whole: no second H2 beside the new one', () => {
+    const lib = path.join(dir, 'lib');
+    mkdirSync(lib, { recursive: true });
+    for (const jar of ['h2-2.3.232.jar', 'mongo-java-server-h2-backend-1.46.0.jar'])
+      writeFileSync(path.join(lib, jar), '');
+    services.installMongoJavaServer(lib);
+    expect(h2(lib)).toEqual(['h2-2.5.252.jar']);
+    expect(services.pomJars().every((j) => existsSync(path.join(lib, j)))).toBe(true);
+    // A complete lib is left as it is.
+    writeFileSync(path.join(lib, 'marker'), '');
+    services.installMongoJavaServer(lib);
+    expect(existsSync(path.join(lib, 'marker'))).toBe(true);
+  }, 120_000);
 });
