@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { duplicateRedis, type RedisClient } from '../../data/redis.js';
 import { z } from 'zod';
+import { compactCaller, expandCaller, PERMISSION_CATALOGUE, type Caller } from '../../kernel/caller.js';
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { injectTrace, TraceCarrier } from '../../observability/tracing.js';
@@ -29,6 +30,11 @@ const ReplySchema = z.object({
   ok: z.boolean(),
   value: z.unknown().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /**
+   * The replying node's permission catalogue (decision 1156): the sender sends callers' permissions to it
+   * as a mask while this matches its own. Absent from nodes before that decision.
+   */
+  pc: z.string().optional(),
 });
 
 export type RemoteRequest = z.infer<typeof RequestSchema>;
@@ -67,6 +73,8 @@ export function errorFromWire(e: { code: string; message: string }): AppError {
 
 interface Pending {
   node: string;
+  /** The request with its caller's permissions named, kept while the one sent carried them as a mask. */
+  named?: RemoteRequest;
   resolve(v: unknown): void;
   reject(e: unknown): void;
   timer: NodeJS.Timeout;
@@ -82,6 +90,8 @@ interface Pending {
  */
 export class RedisTransport {
   private readonly pending = new Map<string, Pending>();
+  /** Each peer's permission catalogue, from its last reply (decision 1156). */
+  private readonly catalogues = new Map<string, string>();
   private readonly readers: RedisClient[];
   private readonly outbox: EnvelopeOutbox;
   private running = false;
@@ -126,17 +136,24 @@ export class RedisTransport {
     const rid = randomUUID();
     const trace = injectTrace();
     const env: RemoteRequest = { t: 'req', rid, from: this.deps.nodeId, ...body, ...(trace ? { trace } : {}) };
+    const compact = this.catalogues.get(node) === PERMISSION_CATALOGUE ? withCompactCaller(env) : undefined;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(rid);
         reject(new AppError('timeout', `no reply from node ${node}`));
       }, timeoutMs);
-      this.pending.set(rid, { node, resolve, reject, timer });
-      this.outbox.send(this.deps.keys.inbox(node), env).catch((e) => {
-        clearTimeout(timer);
-        this.pending.delete(rid);
-        reject(new AppError('service_unavailable', 'actor transport unavailable', { cause: e }));
-      });
+      this.pending.set(rid, { node, resolve, reject, timer, ...(compact ? { named: env } : {}) });
+      this.send(node, compact ?? env);
+    });
+  }
+
+  private send(node: string, env: RemoteRequest): void {
+    this.outbox.send(this.deps.keys.inbox(node), env).catch((e) => {
+      const p = this.pending.get(env.rid);
+      if (!p) return;
+      clearTimeout(p.timer);
+      this.pending.delete(env.rid);
+      p.reject(new AppError('service_unavailable', 'actor transport unavailable', { cause: e }));
     });
   }
 
@@ -146,6 +163,7 @@ export class RedisTransport {
    * a late execution is answered from the remembered reply when the sender retries with its dedupeId.
    */
   abandon(nodes: ReadonlySet<string>): void {
+    for (const node of nodes) this.catalogues.delete(node);
     for (const [rid, p] of this.pending) {
       if (!nodes.has(p.node)) continue;
       this.pending.delete(rid);
@@ -176,9 +194,8 @@ export class RedisTransport {
     const parsed = RequestSchema.safeParse(safeJson(raw));
     if (!parsed.success) return;
     const error = { code: 'not_owner', message: 'node is shutting down' };
-    this.outbox
-      .send(this.deps.keys.replies(parsed.data.from), { t: 'rep', rid: parsed.data.rid, ok: false, error })
-      .catch(() => undefined);
+    const reply: Reply = { t: 'rep', rid: parsed.data.rid, ok: false, error, pc: PERMISSION_CATALOGUE };
+    this.outbox.send(this.deps.keys.replies(parsed.data.from), reply).catch(() => undefined);
   }
 
   /** Drains `key`: blocks up to a second for the first envelope, then takes up to BATCH at once. */
@@ -209,8 +226,19 @@ export class RedisTransport {
 
   private onRequestEnvelope(raw: string): void {
     const parsed = RequestSchema.safeParse(safeJson(raw));
-    if (parsed.success) void this.serve(parsed.data);
-    else this.deps.logger.warn({ component: 'actors' }, 'dropped a malformed request envelope');
+    if (!parsed.success) {
+      this.deps.logger.warn({ component: 'actors' }, 'dropped a malformed request envelope');
+      return;
+    }
+    const req = withExpandedCaller(parsed.data);
+    if (req) {
+      void this.serve(req);
+      return;
+    }
+    // A mask over another catalogue (a node of another release): not served; the sender sends the names.
+    const error = { code: 'service_unavailable', message: 'permission catalogue differs' };
+    const reply: Reply = { t: 'rep', rid: parsed.data.rid, ok: false, error, pc: PERMISSION_CATALOGUE };
+    this.outbox.send(this.deps.keys.replies(parsed.data.from), reply).catch(() => undefined);
   }
 
   private onReplyEnvelope(raw: string): void {
@@ -222,6 +250,16 @@ export class RedisTransport {
   private settle(rep: Reply): void {
     const p = this.pending.get(rep.rid);
     if (!p) return;
+    if (rep.pc) this.catalogues.set(p.node, rep.pc);
+    else this.catalogues.delete(p.node);
+    if (p.named && rep.pc !== PERMISSION_CATALOGUE) {
+      // The mask went to a node that reads another catalogue, or none (an earlier release, which
+      // granted the turn no permission): the same request again, with the permissions named.
+      const named = p.named;
+      delete p.named;
+      this.send(p.node, named);
+      return;
+    }
     this.pending.delete(rep.rid);
     clearTimeout(p.timer);
     if (rep.ok) p.resolve(rep.value);
@@ -231,7 +269,7 @@ export class RedisTransport {
   private async serve(req: RemoteRequest): Promise<void> {
     let reply: Reply;
     try {
-      reply = { t: 'rep', rid: req.rid, ok: true, value: await this.deps.onRequest(req) };
+      reply = { t: 'rep', rid: req.rid, ok: true, value: await this.deps.onRequest(req), pc: PERMISSION_CATALOGUE };
     } catch (e) {
       const err = toAppError(e);
       reply = {
@@ -239,6 +277,7 @@ export class RedisTransport {
         rid: req.rid,
         ok: false,
         error: { code: err.code, message: err.code === 'internal' ? 'actor turn failed' : err.message },
+        pc: PERMISSION_CATALOGUE,
       };
     }
     await this.outbox
@@ -247,6 +286,31 @@ export class RedisTransport {
         this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'reply not delivered'),
       );
   }
+}
+
+/** A message's caller, where it has one (every actor message that acts for someone: `msg.caller`). */
+function callerOf(msg: unknown): Record<string, unknown> | undefined {
+  if (typeof msg !== 'object' || msg === null) return undefined;
+  const c = (msg as { caller?: unknown }).caller;
+  return typeof c === 'object' && c !== null && !Array.isArray(c) ? (c as Record<string, unknown>) : undefined;
+}
+
+/** The request with its caller's permissions as a mask; undefined when there is nothing to shorten. */
+function withCompactCaller(env: RemoteRequest): RemoteRequest | undefined {
+  const caller = callerOf(env.msg);
+  if (!caller || !Array.isArray(caller.permissions) || caller.permissions.length === 0) return undefined;
+  const wire = compactCaller(caller as unknown as Caller);
+  if (wire === (caller as unknown)) return undefined;
+  return { ...env, msg: { ...(env.msg as object), caller: wire } };
+}
+
+/** The request with its caller's mask read back into names; undefined when the mask is not this node's. */
+function withExpandedCaller(req: RemoteRequest): RemoteRequest | undefined {
+  const caller = callerOf(req.msg);
+  if (!caller || !('pm' in caller)) return req;
+  const expandedCaller = expandCaller(caller);
+  if (!expandedCaller) return undefined;
+  return { ...req, msg: { ...(req.msg as object), caller: expandedCaller } };
 }
 
 function safeJson(raw: string): unknown {
