@@ -34,6 +34,8 @@ export interface RpcTarget {
   eventIds: string[];
   /** The serving process (one node): the closed loop reports its CPU per call. */
   serverPid?: number;
+  /** The node that owns the actors when it is not the serving one (B2): its CPU per call as well. */
+  ownerPid?: number;
 }
 
 /** Runs the closed-loop and the open-loop phase against one target; figures of one round. */
@@ -65,6 +67,7 @@ export async function rpcRound(
       durationMs: s.closedMs,
       deadlineMs: s.closedMs + 180_000,
       serverPid: t.serverPid,
+      ownerPid: t.ownerPid,
     },
     logFile(ctx, `${bench}-load-${label}-closed-${i}`),
   );
@@ -84,6 +87,7 @@ export async function rpcRound(
     failed_ratio: failed,
     reply_bytes: closed.reply_bytes,
     ...(closed.server_cpu_us_per_call === undefined ? {} : { server_cpu_us_per_call: closed.server_cpu_us_per_call }),
+    ...(closed.owner_cpu_us_per_call === undefined ? {} : { owner_cpu_us_per_call: closed.owner_cpu_us_per_call }),
   };
 }
 

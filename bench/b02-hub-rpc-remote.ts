@@ -30,7 +30,14 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
             if (!id) throw new Error(`no candidate event of user ${u} is placed on ${owner}; raise CANDIDATES`);
             return id;
           });
-        const base = { ...cluster.target(0), path: HUB_PATH, tokens: users.map((u) => u.token) };
+        // The closed loop reports the CPU per call of node A (hub and, locally, owner) and of node B.
+        const base = {
+          ...cluster.target(0),
+          path: HUB_PATH,
+          tokens: users.map((u) => u.token),
+          serverPid: cluster.node(0).pid,
+          ownerPid: cluster.node(1).pid,
+        };
         targets.remote = { ...base, eventIds: pick(b) };
         targets.local = { ...base, eventIds: pick(a) };
       },

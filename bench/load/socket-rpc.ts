@@ -30,6 +30,8 @@ const P = z.object({
   deadlineMs: z.number().int().positive(),
   /** The serving process: its CPU time over the measured window gives `server_cpu_us_per_call`. */
   serverPid: z.number().int().positive().optional(),
+  /** Another process the calls go through (B2's actor owner): its CPU per call is `owner_cpu_us_per_call`. */
+  ownerPid: z.number().int().positive().optional(),
 });
 const p = params(P);
 deadline(p.deadlineMs);
@@ -108,12 +110,14 @@ async function main(): Promise<void> {
   const run = p.mode === 'closed' ? closedLoop : openLoop;
   await run(sockets, now() + p.warmupMs);
   const cpu0 = p.serverPid ? cpuSeconds(p.serverPid) : undefined;
+  const owner0 = p.ownerPid ? cpuSeconds(p.ownerPid) : undefined;
   measuring = true;
   const t0 = now();
   await run(sockets, t0 + p.durationMs);
   const elapsed = now() - t0;
   measuring = false;
   const cpu1 = p.serverPid ? cpuSeconds(p.serverPid) : undefined;
+  const owner1 = p.ownerPid ? cpuSeconds(p.ownerPid) : undefined;
   for (const s of sockets) s.disconnect();
   finish({
     ok,
@@ -124,6 +128,9 @@ async function main(): Promise<void> {
     reply_bytes: replyBytes,
     // What a call cost the server's process (all its threads, GC included), whatever the machine's pace.
     ...(cpu0 !== undefined && cpu1 !== undefined && ok ? { server_cpu_us_per_call: ((cpu1 - cpu0) / ok) * 1e6 } : {}),
+    ...(owner0 !== undefined && owner1 !== undefined && ok
+      ? { owner_cpu_us_per_call: ((owner1 - owner0) / ok) * 1e6 }
+      : {}),
     ...latencyFigures(lat),
   });
 }
