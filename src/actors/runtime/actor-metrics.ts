@@ -40,6 +40,10 @@ export function actorMetrics(m: Metrics, live: () => number = () => 0, depth: ()
       "Asks dropped unrun because their asker's deadline passed before their turn began",
       ['kind'],
     ),
+    namesResent: m.counter(
+      'actor_caller_names_resent_total',
+      "Requests sent again with their caller's permissions named: the node that got the mask reads another catalogue or none (decision 1156)",
+    ),
     mailboxDepth: m.gauge('actor_mailbox_depth', 'Messages waiting in mailboxes on this node', [], depth),
     shardsOwned: m.gauge('actor_shards_owned', 'Shards whose lease this node holds'),
     turnDuration,

@@ -111,6 +111,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       nodeId,
       logger: this.logger,
       onRequest: (r) => this.serveRemote(r),
+      onNamesResent: () => this.metrics.namesResent.inc(),
       onInboxConnection: (state) => this.placement.onInboxConnection(state),
     });
     this.watch = new ConnectionWatch({

@@ -52,6 +52,8 @@ export interface TransportDeps {
   logger: Logger;
   /** Runs a request addressed to this node; the resolved value (or AppError) is the reply. */
   onRequest(req: RemoteRequest): Promise<unknown>;
+  /** A masked request was sent again with its caller's permissions named (decision 1156). */
+  onNamesResent?(): void;
   /** The inbox connection (the node's identity in Redis, see ConnectionWatch) closed, or is ready again. */
   onInboxConnection?(state: 'closed' | 'ready'): void;
 }
@@ -257,6 +259,7 @@ export class RedisTransport {
       // granted the turn no permission): the same request again, with the permissions named.
       const named = p.named;
       delete p.named;
+      this.deps.onNamesResent?.();
       this.send(p.node, named);
       return;
     }

@@ -48,8 +48,13 @@ describe("actor transport: the caller's permissions on the wire", () => {
     };
   }
 
-  function transport(keys: ActorKeys, nodeId: string, onRequest: (r: RemoteRequest) => Promise<unknown>) {
-    const t = new RedisTransport({ redis, keys, nodeId, logger, onRequest });
+  function transport(
+    keys: ActorKeys,
+    nodeId: string,
+    onRequest: (r: RemoteRequest) => Promise<unknown>,
+    onNamesResent?: () => void,
+  ) {
+    const t = new RedisTransport({ redis, keys, nodeId, logger, onRequest, onNamesResent });
     t.start();
     return t;
   }
@@ -131,7 +136,13 @@ describe("actor transport: the caller's permissions on the wire", () => {
     async (_, pc) => {
       const keys = actorKeys(`test:tr:${randomUUID()}:`);
       const b = transport(keys, 'b', async () => 'served by b');
-      const a = transport(keys, 'a', async () => undefined);
+      let resent = 0;
+      const a = transport(
+        keys,
+        'a',
+        async () => undefined,
+        () => resent++,
+      );
       const got: number[] = [];
       let stopImpostor: (() => Promise<void>) | undefined;
       try {
@@ -144,6 +155,7 @@ describe("actor transport: the caller's permissions on the wire", () => {
         expect(got).toEqual([0, 19]);
         expect(await ask(a, 'b')).toBe(19);
         expect(got).toEqual([0, 19, 19]);
+        expect(resent).toBe(1);
       } finally {
         await stopImpostor?.();
         await a.stop();
