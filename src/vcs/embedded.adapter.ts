@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisClient } from '../data/redis.js';
-import { SignJWT, jwtVerify } from 'jose';
+import { createSigner, createVerifier } from 'fast-jwt';
 import { AppError } from '../kernel/errors.js';
 import type {
   VcsJoinDetails,
@@ -48,10 +48,34 @@ export function roomNameFor(tenant: string, eventId: string): string {
  */
 export class EmbeddedVcs implements VideoConferencing {
   readonly provider = 'embedded';
-  private readonly key: Uint8Array;
+  /**
+   * HS256 in node:crypto, synchronous, the key prepared once (fast-jwt, as the access tokens' check,
+   * decision 1151): a join signs one, and jose's WebCrypto path imported the key and ran an async job
+   * for each (about 4% of a surviving node's CPU in B12's reconnect storm, every victim joining again).
+   */
+  private readonly sign: (payload: Record<string, unknown>) => string;
+  private readonly verifiers = new Map<string, (token: string) => Record<string, unknown>>();
 
   constructor(private readonly deps: EmbeddedVcsDeps) {
-    this.key = new TextEncoder().encode(deps.secret);
+    this.sign = createSigner({ key: deps.secret, algorithm: 'HS256' });
+  }
+
+  /** The verifier of one room's tokens (the audience); a handful at a time, the embedded side's check is rare. */
+  private verifierFor(roomName: string): (token: string) => Record<string, unknown> {
+    let verify = this.verifiers.get(roomName);
+    if (!verify) {
+      if (this.verifiers.size >= 64) this.verifiers.delete(this.verifiers.keys().next().value!);
+      verify = createVerifier({
+        key: this.deps.secret,
+        algorithms: ['HS256'],
+        allowedIss: ISSUER,
+        allowedAud: roomName,
+        requiredClaims: ['sub', 'exp'],
+        cache: false,
+      });
+      this.verifiers.set(roomName, verify);
+    }
+    return verify;
   }
 
   async createRoom(tenant: string, eventId: string): Promise<VcsRoom> {
@@ -65,16 +89,21 @@ export class EmbeddedVcs implements VideoConferencing {
 
   async joinDetails(tenant: string, room: VcsRoom, p: VcsParticipant): Promise<VcsJoinDetails> {
     const ttl = this.deps.tokenTtlSeconds ?? 4 * 3600;
-    const exp = Math.floor(Date.now() / 1000) + ttl;
+    const iat = Math.floor(Date.now() / 1000);
+    const exp = iat + ttl;
     const gen = await this.generation(room.roomName, p.identity);
-    const token = await new SignJWT({ tenant, room: room.roomName, name: p.name, role: p.role, gen })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setIssuer(ISSUER)
-      .setAudience(room.roomName)
-      .setSubject(p.identity)
-      .setIssuedAt()
-      .setExpirationTime(exp)
-      .sign(this.key);
+    const token = this.sign({
+      tenant,
+      room: room.roomName,
+      name: p.name,
+      role: p.role,
+      gen,
+      iss: ISSUER,
+      aud: room.roomName,
+      sub: p.identity,
+      iat,
+      exp,
+    });
     return { ...room, token, expiresAt: new Date(exp * 1000).toISOString() };
   }
 
@@ -84,11 +113,7 @@ export class EmbeddedVcs implements VideoConferencing {
     roomName: string,
   ): Promise<{ identity: string; tenant: string; role: string; name: string }> {
     try {
-      const { payload } = await jwtVerify(token, this.key, {
-        issuer: ISSUER,
-        audience: roomName,
-        algorithms: ['HS256'],
-      });
+      const payload = this.verifierFor(roomName)(token);
       if (await this.deps.redis.exists(this.deps.closedRoomKey(roomName)))
         throw new AppError('token_invalid', 'The room is closed');
       if (Number(payload.gen ?? 0) < (await this.generation(roomName, String(payload.sub))))
