@@ -72,4 +72,15 @@ describe('placement', () => {
     const fresh = (n: number) => createHash('sha1').update(addressKey(a)).digest().readUInt32BE(0) % n;
     for (const n of [256, 7, 256, 7]) expect(shardOf(a, n)).toBe(fresh(n));
   });
+
+  it('picks the same owners from remembered scores as from fresh hashes', () => {
+    const fresh = (shard: number, nodes: string[]) => {
+      const scored = nodes.map((n) => ({ n, s: createHash('sha1').update(`${shard}|${n}`).digest().readUInt32BE(0) }));
+      scored.sort((x, y) => y.s - x.s || (x.n < y.n ? -1 : 1));
+      return scored[0]?.n;
+    };
+    const sets = [['n1', 'n2', 'n3'], ['n2', 'n3'], ['n1', 'n2', 'n3', 'n4'], ['solo']];
+    for (let pass = 0; pass < 2; pass++)
+      for (const nodes of sets) for (let s = 0; s < 256; s++) expect(rendezvousOwner(s, nodes)).toBe(fresh(s, nodes));
+  });
 });

@@ -82,7 +82,7 @@ export function rendezvousOwner(shard: number, nodes: readonly string[]): string
   let best: string | undefined;
   let bestScore = -1;
   for (const node of nodes) {
-    const score = hash32(`${shard}|${node}`);
+    const score = scoreOf(`${shard}|${node}`);
     if (score > bestScore || (score === bestScore && best !== undefined && node < best)) {
       best = node;
       bestScore = score;
@@ -90,3 +90,21 @@ export function rendezvousOwner(shard: number, nodes: readonly string[]): string
   }
   return best;
 }
+
+/**
+ * Rendezvous scores of (shard, node) pairs: a pure function's results, bounded. Every node's lease timer
+ * scores every shard against every member each tick (256 shards x the members, a SHA-1 each), which showed
+ * in a calm node's profile (B12); the members change rarely, so the pairs repeat.
+ */
+function scoreOf(pair: string): number {
+  let score = scoreMemo.get(pair);
+  if (score === undefined) {
+    score = hash32(pair);
+    if (scoreMemo.size >= SCORE_MEMO_MAX) scoreMemo.delete(scoreMemo.keys().next().value!);
+    scoreMemo.set(pair, score);
+  }
+  return score;
+}
+
+const scoreMemo = new Map<string, number>();
+const SCORE_MEMO_MAX = 16_384;
