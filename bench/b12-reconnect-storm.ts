@@ -11,6 +11,7 @@
  * the same storm with bare socket.io-client clients against three bare Socket.IO servers on the sharded
  * Redis adapter.
  */
+import { availableParallelism } from 'node:os';
 import type { Benchmark, BenchContext, Figures, Side } from './harness/types.js';
 import { check } from './harness/types.js';
 import { startBaseline, missingModules, missingRoles, firstReason, logFile } from './harness/sides.js';
@@ -19,6 +20,7 @@ import { scaled } from './harness/scale.js';
 import { HubCluster, HUB_PATH, type BenchUser } from './harness/hub-cluster.js';
 import type { HostProcess } from './harness/hosts.js';
 import { percentile, round3 } from './harness/stats.js';
+import { CpuTimeline, listenerPid } from './harness/proc-cpu.js';
 
 /** `BENCH_B12_CONNECTIONS=500 npm run bench -- b12`: the storm at another size (partial.*). */
 function connections(): number {
@@ -35,7 +37,8 @@ const settings = {
   // 10 s is 1,000 recorded pushes/s at 10,000 clients, as much as the storm itself (decision 1085).
   pushEveryMs: 10_000,
   probesPerS: scaled(100, 20),
-  warmupMs: 4000,
+  // The calm between the background's start and the kill (`BENCH_B12_CALM_MS` for a longer look at it).
+  warmupMs: Number(process.env.BENCH_B12_CALM_MS) > 0 ? Number(process.env.BENCH_B12_CALM_MS) : 4000,
   tailMs: 2000,
   stormMaxMs: 60_000,
   settleMs: 30_000,
@@ -139,6 +142,50 @@ function figures(rs: StormResult[], product: boolean): Figures {
   return f;
 }
 
+/**
+ * The machine's CPU in the storm's measured window (from the kill until the last victim resumed), per
+ * victim, by process group: the surviving servers, the database server, Redis, the load processes. On a
+ * machine whose cores the storm keeps busy, the window's length follows their sum, which moves less
+ * between runs than the wall clock (the machine's other load, the scheduling of two vCPUs).
+ */
+function stormCpu(timeline: CpuTimeline, at: number, f: Figures): Figures {
+  const resumed = Number(f.all_resumed_ms);
+  const victims = Number(f.victims);
+  if (!Number.isFinite(resumed) || !victims) return {};
+  const cpu = timeline.between(at, at + resumed);
+  const perVictim = (s: number) => round3((s * 1000) / victims);
+  const total = Object.values(cpu).reduce((a, b) => a + b, 0) - cpu.victim!;
+  return {
+    storm_cpu_survivors_ms_per_victim: perVictim(cpu.survivors!),
+    storm_cpu_db_ms_per_victim: perVictim(cpu.db!),
+    storm_cpu_redis_ms_per_victim: perVictim(cpu.redis!),
+    storm_cpu_load_ms_per_victim: perVictim(cpu.load!),
+    // Of the machine's cores over the window: how busy the storm kept it.
+    storm_cpu_busy_share: round3(total / ((resumed / 1000) * availableParallelism())),
+  };
+}
+
+/** The calm's first second is left out of its window: the pushes and reads have just begun. */
+const CALM_SKIP_MS = 1000;
+
+/**
+ * The background's CPU before the kill (the calm: every node up, the notifies and reads running), in
+ * cores used by each process group. In the storm the same background runs on the surviving nodes, so the
+ * victims get what the cores have beyond it: the storm's length is about the victims' CPU divided by that
+ * room.
+ */
+function calmCpu(timeline: CpuTimeline, from: number, to: number): Figures {
+  if (to - from < 500) return {};
+  const cpu = timeline.between(from, to);
+  const cores = (s: number) => round3(s / ((to - from) / 1000));
+  return {
+    calm_cpu_servers_cores: cores(cpu.survivors! + cpu.victim!),
+    calm_cpu_db_cores: cores(cpu.db!),
+    calm_cpu_redis_cores: cores(cpu.redis!),
+    calm_cpu_load_cores: cores(cpu.load!),
+  };
+}
+
 /** Runs one storm: the processes connect, pushes start, the victim is killed, the results are merged. */
 async function storm(
   ctx: BenchContext,
@@ -147,6 +194,8 @@ async function storm(
   base: { mode: 'product' | 'bare'; targets: { url: string; host?: string }[]; path: string; victim: number },
   parts: Slice[],
   kill: () => Promise<number>,
+  /** The processes whose CPU the storm's window is read for: the surviving servers, and the database's when one serves them. */
+  pids: { survivors: number[]; victim: number; db?: number },
 ): Promise<Figures> {
   const loads: LoadProcess<StormResult>[] = parts.map((s, k) =>
     spawnLoad<StormResult>(
@@ -181,17 +230,26 @@ async function storm(
       `  ${label} round ${i + 1}: clients connected in ${slowest('connectMs')} ms, in their meetings ${slowest('joinMs')} ms later`,
     );
     for (const l of loads) l.send({ type: 'start' });
+    const timeline = new CpuTimeline({
+      survivors: pids.survivors,
+      victim: [pids.victim],
+      db: [pids.db],
+      redis: [listenerPid(Number(new URL(ctx.redisUrl).port))],
+      load: loads.map((l) => l.pid),
+    });
+    const calmFrom = Date.now() + CALM_SKIP_MS;
     await new Promise((r) => setTimeout(r, settings.warmupMs));
     const at = await kill();
     for (const l of loads) l.send({ type: 'killed', at });
-    const rs = await Promise.all(loads.map((l) => l.result));
+    const rs = await Promise.all(loads.map((l) => l.result)).finally(() => timeline.stop());
     const early = sum(rs.map((r) => r.earlyDisconnects));
     if (early) throw new Error(`${early} client(s) of the surviving nodes disconnected before the kill`);
     const failures = new Map<string, number>();
     for (const r of rs) for (const [k, v] of Object.entries(r.failures)) failures.set(k, (failures.get(k) ?? 0) + v);
     if (failures.size)
       ctx.log(`  ${label} round ${i + 1}: failed calls: ${[...failures].map(([k, v]) => `${v} x ${k}`).join('; ')}`);
-    return figures(rs, base.mode === 'product');
+    const f = figures(rs, base.mode === 'product');
+    return { ...f, ...calmCpu(timeline, calmFrom, at), ...stormCpu(timeline, at, f) };
   } finally {
     for (const l of loads) l.kill();
   }
@@ -241,6 +299,11 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         cluster.dropped(victim);
         return at;
       },
+      {
+        survivors: [...Array(survivors).keys()].map((x) => cluster.node(x).pid),
+        victim: cluster.node(victim).pid,
+        db: listenerPid(Number(new URL(ctx.mongoUri).port)),
+      },
     );
   };
 
@@ -282,6 +345,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
           await servers[victim]!.signal('SIGKILL');
           return at;
         },
+        { survivors: servers.slice(0, victim).map((s) => s.pid), victim: servers[victim]!.pid },
       );
     } finally {
       await Promise.all(servers.map((s) => s.stop()));

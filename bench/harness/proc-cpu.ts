@@ -49,3 +49,61 @@ export async function cpuDuring<T>(
   }
   return { result, cpu };
 }
+
+/**
+ * The CPU seconds of groups of processes sampled every `everyMs` from /proc, so that a window known only
+ * afterwards (a storm's, until its last client came back) can be read: `between` interpolates each
+ * group's total linearly between the samples around the window's ends. A process that exits keeps its
+ * last reading.
+ */
+export class CpuTimeline {
+  private readonly samples: { at: number; cpu: Record<string, number> }[] = [];
+  private readonly last = new Map<number, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly groups: Record<string, (number | undefined)[]>,
+    everyMs = 200,
+  ) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  private sample(): void {
+    const cpu: Record<string, number> = {};
+    for (const [group, pids] of Object.entries(this.groups)) {
+      let sum = 0;
+      for (const pid of pids) {
+        if (pid === undefined) continue;
+        const s = cpuSeconds(pid);
+        if (s !== undefined) this.last.set(pid, s);
+        sum += this.last.get(pid) ?? 0;
+      }
+      cpu[group] = sum;
+    }
+    this.samples.push({ at: Date.now(), cpu });
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.sample();
+  }
+
+  /** CPU seconds each group used between two wall-clock times (clamped to the sampled span). */
+  between(from: number, to: number): Record<string, number> {
+    const at = (t: number, group: string): number => {
+      const s = this.samples;
+      if (t <= s[0]!.at) return s[0]!.cpu[group]!;
+      for (let i = 1; i < s.length; i++) {
+        if (t <= s[i]!.at) {
+          const a = s[i - 1]!;
+          const b = s[i]!;
+          const f = b.at === a.at ? 1 : (t - a.at) / (b.at - a.at);
+          return a.cpu[group]! + f * (b.cpu[group]! - a.cpu[group]!);
+        }
+      }
+      return s[s.length - 1]!.cpu[group]!;
+    };
+    return Object.fromEntries(Object.keys(this.groups).map((g) => [g, at(to, g) - at(from, g)]));
+  }
+}
