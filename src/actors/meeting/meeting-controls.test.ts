@@ -88,7 +88,7 @@ function setup(id: string, policy: Partial<Admission> = {}, consent: 'off' | 'al
     h.emitted.filter((e) => e.event === event && e.rooms[0] === `user:${T}:${user}`).map((e) => e.payload);
   /** The same event's actor activated afresh: no snapshot (it expired after the retention, decision 1104). */
   const fresh = () => turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id });
-  return { h, log, audits, types, to, vcs, event, fresh };
+  return { h, deps, log, audits, types, to, vcs, event, fresh };
 }
 
 describe('meeting actor host controls', () => {
@@ -224,6 +224,27 @@ describe('meeting actor host controls', () => {
     expect(await h.send({ type: 'addHost', caller: clinician(B), userId: A })).toMatchObject({ hosts: [A, B] });
     expect(await h.send({ type: 'addHost', caller: clinician(B), userId: A })).toMatchObject({ affected: [] });
     expect(types()).toEqual(expect.arrayContaining(['hostTransferred', 'hostAdded']));
+  });
+
+  it('shows the waiting room to the meeting’s hosts only, by their role here: not to a host who handed over', async () => {
+    const { h, deps } = setup('ev5b', { waitingRoom: true });
+    let eventReads = 0;
+    const isHost = deps.isHost;
+    deps.isHost = async (...a) => (eventReads++, isHost(...a));
+    await h.send({ type: 'init', caller: clinician(A) });
+    await h.send({ type: 'join', caller: clinician(B) });
+    await h.send({ type: 'join', caller: patient(G) });
+    const view = async (c: Caller) => (await h.send({ type: 'details', caller: c })) as { waiting?: unknown[] };
+    expect((await view(clinician(A))).waiting).toHaveLength(1);
+    // A participant member's view is decided by the meeting's roles, without reading the event.
+    eventReads = 0;
+    expect((await view(clinician(B))).waiting).toBeUndefined();
+    expect(eventReads).toBe(0);
+    await h.send({ type: 'transferHost', caller: clinician(A), userId: B });
+    // The organizer handed over: the event still names them host, the meeting does not.
+    expect((await view(clinician(A))).waiting).toBeUndefined();
+    expect((await view(clinician(B))).waiting).toHaveLength(1);
+    expect(eventReads).toBe(0);
   });
 
   it('delivers mute requests to the member, and answers host access requests (granted, refused)', async () => {

@@ -180,6 +180,21 @@ export function isHostMember(s: MeetingState, userId: string): boolean {
 }
 
 /**
+ * Whether the caller sees the meeting as a host (its waiting room in the details). A member's role here
+ * is the meeting's word, read from nothing: the event's role when they joined (an event is editable only
+ * while scheduled, and nobody joins before it starts) with the host roles given or taken in this meeting.
+ * Someone who has not joined is a host by a role given here, else by the event's, unless they handed the
+ * role over here, as requireHost decides.
+ */
+export async function seesAsHost(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Promise<boolean> {
+  const s = ctx.state;
+  if (s.members[caller.userId]) return isHostMember(s, caller.userId);
+  const grant = s.roleGrants?.[caller.userId]?.role;
+  if (grant) return grant === 'host';
+  return deps.isHost(ctx.address.tenant, ctx.address.id, caller.userId);
+}
+
+/**
  * Hosts in the meeting, or hosts of the event who have not joined (REST, GraphQL). Members and
  * participants who are not hosts are told so; anyone else learns nothing of the meeting.
  */

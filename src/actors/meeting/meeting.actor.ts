@@ -16,6 +16,7 @@ import {
   deviceEntered,
   details,
   isHostMember,
+  seesAsHost,
   meetingRole,
   normalize,
   publish,
@@ -98,9 +99,7 @@ async function getDetails(ctx: Ctx, deps: MeetingActorDeps, caller: Caller): Pro
   ) {
     throw new AppError('meeting_not_found', 'No such meeting');
   }
-  const host =
-    isHostMember(ctx.state, caller.userId) || (await deps.isHost(ctx.address.tenant, ctx.address.id, caller.userId));
-  return withConsent(ctx.state, details(ctx.state, host));
+  return withConsent(ctx.state, details(ctx.state, await seesAsHost(ctx, deps, caller)));
 }
 
 /**
