@@ -35,7 +35,8 @@ const settings = {
   meetingSize: 10,
   // Background traffic that gives each client pushes to miss: a notify per meeting (10 members) every
   // 10 s is 1,000 recorded pushes/s at 10,000 clients, as much as the storm itself (decision 1085).
-  pushEveryMs: 10_000,
+  // (`BENCH_B12_PUSH_EVERY_MS` for another rate: the background's cost follows it.)
+  pushEveryMs: Number(process.env.BENCH_B12_PUSH_EVERY_MS) > 0 ? Number(process.env.BENCH_B12_PUSH_EVERY_MS) : 10_000,
   probesPerS: scaled(100, 20),
   // The calm between the background's start and the kill (`BENCH_B12_CALM_MS` for a longer look at it).
   warmupMs: Number(process.env.BENCH_B12_CALM_MS) > 0 ? Number(process.env.BENCH_B12_CALM_MS) : 4000,
