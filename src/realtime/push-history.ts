@@ -49,27 +49,27 @@ export class PushHistory {
     if (!isRecoverable(event, payload) || !payload || typeof payload !== 'object')
       return { ready: Promise.resolve(plain) };
     try {
-      const { recipients, other } = await this.expand(rooms);
-      if (!recipients.length) return { ready: Promise.resolve(plain) };
+      const { byTenant, other } = targets(rooms);
+      if (!byTenant.size) return { ready: Promise.resolve(plain) };
       const json = JSON.stringify(payload);
       // Issued now, in call order: a recipient's history holds the pushes in the order they are delivered.
-      // One append per tenant (a push's recipients are of one tenant) carries every recipient.
-      const byTenant = new Map<string, typeof recipients>();
-      for (const r of recipients) {
-        let list = byTenant.get(r.tenant);
-        if (!list) byTenant.set(r.tenant, (list = []));
-        list.push(r);
-      }
-      const appends = [...byTenant].map(([tenant, list]) =>
-        this.store
-          .appendMany(
+      // One append per tenant (a push's recipients are of one tenant) carries every recipient, the
+      // meeting rosters read by the same call where the server allows it.
+      const issued = await Promise.all(
+        [...byTenant].map(([tenant, t]) =>
+          this.store.appendWithRosters(tenant, [...t.streams], t.rosters, event, json, origin).then(({ written }) => ({
             tenant,
-            list.map((r) => r.stream),
-            event,
-            json,
-            origin,
-          )
-          .then((ps) => list.map((r, i) => ({ ...r, p: ps[i] }))),
+            written,
+          })),
+        ),
+      );
+      const appends = issued.map(({ tenant, written }) =>
+        written.then((list) =>
+          list.flatMap(({ stream, position }) => {
+            const room = streams.room(tenant, stream);
+            return room ? [{ stream, room, p: position }] : [];
+          }),
+        ),
       );
       const ready = Promise.all(appends)
         .then((groups) => groups.flat())
@@ -82,6 +82,7 @@ export class PushHistory {
                   rooms: [r.room],
                   payload: { ...(payload as object), pos: { stream: r.stream, ...r.p } satisfies PushPosition },
                 });
+            // Sockets in a meeting room that are on no roster still get the push (without a position).
             if (other.length) out.push({ rooms: other, except: done.map((r) => r.room), payload });
             return out;
           },
@@ -159,6 +160,34 @@ export class PushHistory {
       msg,
     );
   }
+}
+
+/**
+ * What a push's rooms address, by tenant: the recipients' streams named by their rooms (each once) and the
+ * meeting rosters; `other`, the rooms broadcast to as they are (every meeting room among them: see plan).
+ */
+function targets(rooms: string[]): {
+  byTenant: Map<string, { streams: Set<string>; rosters: string[] }>;
+  other: string[];
+} {
+  const byTenant = new Map<string, { streams: Set<string>; rosters: string[] }>();
+  const other: string[] = [];
+  for (const room of rooms) {
+    const t = roomTarget(room);
+    if (!t) {
+      other.push(room);
+      continue;
+    }
+    let entry = byTenant.get(t.tenant);
+    if (!entry) byTenant.set(t.tenant, (entry = { streams: new Set(), rosters: [] }));
+    if ('stream' in t) {
+      if (streams.room(t.tenant, t.stream)) entry.streams.add(t.stream);
+    } else {
+      other.push(room);
+      entry.rosters.push(t.roster);
+    }
+  }
+  return { byTenant, other };
 }
 
 function roster(room: string): boolean {

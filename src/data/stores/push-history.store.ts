@@ -20,14 +20,12 @@ import { LuaScript } from '../lua-script.js';
  * positionTtlMs, fresh epoch, source ('' = none), turn epoch, turn number, index in the turn.
  * Answers per recipient its epoch and sequence number (-1: recorded before).
  */
-const APPEND = new LuaScript(`
+const APPEND_FUNCTION = `
 local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local minId = string.format('%.0f', now - tonumber(ARGV[3]))
-local out = {}
-for k = 1, #KEYS, 2 do
-  local stream, pos = KEYS[k], KEYS[k + 1]
+local function append(stream, pos, out)
   local m = redis.call('HMGET', pos, 'epoch', 'seq', 'run')
   local epoch, seq = m[1], tonumber(m[2] or '0')
   if not epoch or m[3] ~= run then
@@ -67,6 +65,55 @@ for k = 1, #KEYS, 2 do
     out[#out + 1] = epoch
     out[#out + 1] = seq
   end
+end
+`;
+
+const APPEND = new LuaScript(`${APPEND_FUNCTION}
+local out = {}
+for k = 1, #KEYS, 2 do append(KEYS[k], KEYS[k + 1], out) end
+return out`);
+
+/**
+ * APPEND to the recipients a push names and to those on meeting rosters, the rosters read by the same
+ * call (a single server only: the roster members' keys are made here from their names, which a cluster
+ * would refuse). KEYS: the named recipients' streams and position hashes (pairs), then the rosters.
+ * ARGV: APPEND's ten, then how many recipients are named, their names, the stream key's parts before and
+ * after a name, the position key's suffix, the most recipients one call carries. Answers 'ok' and per
+ * recipient (named first, then each roster's members not met before) its name, epoch and sequence
+ * number; or 'many' and the rosters' members (nothing appended) when there are more recipients than one
+ * call carries.
+ */
+const APPEND_ROSTERS = new LuaScript(`${APPEND_FUNCTION}
+local named = tonumber(ARGV[11])
+local head, tail, suffix = ARGV[12 + named], ARGV[13 + named], ARGV[14 + named]
+local names, seen = {}, {}
+for i = 1, named do
+  names[i] = ARGV[11 + i]
+  seen[names[i]] = true
+end
+local members = {}
+for k = 2 * named + 1, #KEYS do
+  for _, s in ipairs(redis.call('SMEMBERS', KEYS[k])) do
+    if not seen[s] then
+      seen[s] = true
+      members[#members + 1] = s
+    end
+  end
+end
+if named + #members > tonumber(ARGV[15 + named]) then
+  local out = {'many'}
+  for i = 1, #members do out[#out + 1] = members[i] end
+  return out
+end
+local out = {'ok'}
+for i = 1, named do
+  out[#out + 1] = names[i]
+  append(KEYS[2 * i - 1], KEYS[2 * i], out)
+end
+for i = 1, #members do
+  local stream = head .. members[i] .. tail
+  out[#out + 1] = members[i]
+  append(stream, stream .. suffix, out)
 end
 return out`);
 
@@ -199,19 +246,8 @@ export class PushHistoryStore {
     payload: string,
     origin?: PushOrigin,
   ): Promise<(StreamPosition | undefined)[]> {
-    const { redis, keys, limits } = this.deps;
-    const args = [
-      event,
-      payload,
-      limits.windowMs,
-      limits.maxPushes,
-      limits.positionTtlMs,
-      this.deps.epoch(),
-      origin?.source ?? '',
-      origin?.epoch ?? 0,
-      origin?.turn ?? 0,
-      origin?.index ?? 0,
-    ];
+    const { redis, keys } = this.deps;
+    const args = this.appendArgs(event, payload, origin);
     // On a cluster each recipient's keys have a slot of their own (their hash tag is the recipient): one
     // call each. On a single server, one call for up to APPEND_BATCH recipients.
     const per = redis instanceof Cluster ? 1 : APPEND_BATCH;
@@ -229,6 +265,79 @@ export class PushHistoryStore {
         });
       }),
     );
+    return out;
+  }
+
+  /**
+   * Appends one push to the recipients `streams` names and to every recipient on the `rosters` (meeting
+   * rooms; each recipient once), answering each recipient with its position, the named first, as
+   * appendMany would. On a single server one script call reads the rosters and appends (no round trip
+   * for the rosters first, one per push to a meeting); past APPEND_BATCH recipients, and on a cluster
+   * (each recipient its own slot), the rosters are read first and appendMany carries the push.
+   * Resolves once the appends were issued (on a cluster after the rosters' reads, on a single server at
+   * once), to `written`, their answer: pushes issued in turn keep their order in every history.
+   */
+  async appendWithRosters(
+    tenant: string,
+    streams: readonly string[],
+    rosters: readonly string[],
+    event: string,
+    payload: string,
+    origin?: PushOrigin,
+  ): Promise<{ written: Promise<{ stream: string; position: StreamPosition | undefined }[]> }> {
+    const { redis, keys } = this.deps;
+    const viaAppendMany = (members: string[]) => {
+      const names = [...new Set([...streams, ...members])];
+      return this.appendMany(tenant, names, event, payload, origin).then((ps) =>
+        names.map((stream, i) => ({ stream, position: ps[i] })),
+      );
+    };
+    const written =
+      redis instanceof Cluster
+        ? viaAppendMany((await Promise.all(rosters.map((r) => this.roster(r)))).flat())
+        : Promise.resolve(await this.appendToRosters(tenant, streams, rosters, event, payload, origin, viaAppendMany));
+    // Its caller may take it up after other awaits: a failure meanwhile is not an unhandled rejection.
+    written.catch(() => undefined);
+    return { written };
+  }
+
+  /**
+   * The single server's appendWithRosters: the script's answer (its appends done), or for more recipients
+   * than one call carries, appendMany's with the members it read. Awaited whole by appendWithRosters, so a
+   * next push to the same rosters is issued after this one's appends (its roster could be smaller and fit).
+   */
+  private async appendToRosters(
+    tenant: string,
+    streams: readonly string[],
+    rosters: readonly string[],
+    event: string,
+    payload: string,
+    origin: PushOrigin | undefined,
+    viaAppendMany: (members: string[]) => Promise<{ stream: string; position: StreamPosition | undefined }[]>,
+  ): Promise<{ stream: string; position: StreamPosition | undefined }[]> {
+    const { redis, keys } = this.deps;
+    const [head, tail] = keys.pushStream(tenant, '\0').split('\0') as [string, string];
+    const streamKey = keys.pushStream(tenant, '\0');
+    const suffix = keys.pushPosition(tenant, '\0').slice(streamKey.length);
+    const k = [
+      ...streams.flatMap((s) => [keys.pushStream(tenant, s), keys.pushPosition(tenant, s)]),
+      ...rosters.map((r) => keys.pushRoster(r)),
+    ];
+    const r = (await APPEND_ROSTERS.run(redis, k, [
+      ...this.appendArgs(event, payload, origin),
+      streams.length,
+      ...streams,
+      head,
+      tail,
+      suffix,
+      APPEND_BATCH,
+    ])) as (string | number)[];
+    if (r[0] === 'many') return viaAppendMany(r.slice(1).map(String));
+    const out: { stream: string; position: StreamPosition | undefined }[] = [];
+    for (let i = 1; i + 2 < r.length; i += 3) {
+      const seq = Number(r[i + 2]);
+      out.push({ stream: String(r[i]), position: seq < 0 ? undefined : { epoch: String(r[i + 1]), seq } });
+    }
     return out;
   }
 
@@ -257,6 +366,23 @@ export class PushHistoryStore {
     return { kind: 'ok', position, pushes };
   }
 
+  /** APPEND's ARGV: the push, the limits, a fresh epoch, the origin. */
+  private appendArgs(event: string, payload: string, origin?: PushOrigin): (string | number)[] {
+    const { limits } = this.deps;
+    return [
+      event,
+      payload,
+      limits.windowMs,
+      limits.maxPushes,
+      limits.positionTtlMs,
+      this.deps.epoch(),
+      origin?.source ?? '',
+      origin?.epoch ?? 0,
+      origin?.turn ?? 0,
+      origin?.index ?? 0,
+    ];
+  }
+
   /** The recipients (streams) logically in a room. */
   roster(room: string): Promise<string[]> {
     return this.deps.redis.smembers(this.deps.keys.pushRoster(room));
@@ -265,8 +391,11 @@ export class PushHistoryStore {
   async enroll(room: string, streams: string[]): Promise<void> {
     if (!streams.length) return;
     const key = this.deps.keys.pushRoster(room);
-    await this.deps.redis.sadd(key, ...streams);
-    await this.deps.redis.pexpire(key, this.deps.limits.positionTtlMs);
+    // Issued together: one round trip (auto-pipelined), in this order on the key's connection.
+    await Promise.all([
+      this.deps.redis.sadd(key, ...streams),
+      this.deps.redis.pexpire(key, this.deps.limits.positionTtlMs),
+    ]);
   }
 
   async unenroll(room: string, streams: string[]): Promise<void> {

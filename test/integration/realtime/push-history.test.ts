@@ -188,6 +188,71 @@ describe('push history store', () => {
     expect(positions.map((p) => p?.seq)).toEqual(big.map(() => 1));
   });
 
+  it('reads the meeting rosters and appends to their members in the same call: one round trip per push to a meeting', async () => {
+    const s = store(redis);
+    const rosterA = `meeting:acme:${uniqueId()}`;
+    const rosterB = `meeting-devices:acme:${uniqueId()}`;
+    await s.enroll(rosterA, ['u:m1', 'u:m2', 'd:h1']);
+    await s.enroll(rosterB, ['d:h1', 'd:h2']);
+    await s.append('acme', 'u:m2', 'onNewCall', '{}');
+    const turn = { source: 'acme/meeting/e1', epoch: 5, turn: 1, index: 0 };
+    const evals = jest.spyOn(redis, 'evalsha');
+    const reads = jest.spyOn(redis, 'smembers');
+    const { written } = await s.appendWithRosters(
+      'acme',
+      ['u:host', 'u:m1'],
+      [rosterA, rosterB],
+      'meetingEvent',
+      '{"m":1}',
+      turn,
+    );
+    const got = await written;
+    expect(evals).toHaveBeenCalledTimes(1);
+    expect(reads).not.toHaveBeenCalled();
+    evals.mockRestore();
+    reads.mockRestore();
+    // The named first, then each roster's members not met before (a set's order); each numbered as its own
+    // append would be.
+    const seqs = (list: typeof got) => Object.fromEntries(list.map((r) => [r.stream, r.position?.seq]));
+    expect(got.slice(0, 2).map((r) => r.stream)).toEqual(['u:host', 'u:m1']);
+    expect(seqs(got)).toEqual({ 'u:host': 1, 'u:m1': 1, 'u:m2': 2, 'd:h1': 1, 'd:h2': 1 });
+    expect(got).toHaveLength(5);
+    for (const r of got) expect(r.position?.epoch).toBe((await s.read('acme', r.stream)).position.epoch);
+    // The same push again under its origin: the positions it was given, nothing recorded twice.
+    const again = await (
+      await s.appendWithRosters('acme', ['u:host'], [rosterA, rosterB], 'meetingEvent', '{"m":1}', turn)
+    ).written;
+    expect(again).toHaveLength(5);
+    expect(seqs(again)).toEqual(seqs(got));
+    const m2pos = got.find((r) => r.stream === 'u:m2')!.position!;
+    const m2 = await s.read('acme', 'u:m2', { epoch: m2pos.epoch, seq: 0 });
+    expect(m2.kind === 'ok' && m2.pushes.map((p) => p.event)).toEqual(['onNewCall', 'meetingEvent']);
+    // An empty roster and no one named: nothing recorded, no one answered.
+    expect(
+      await (
+        await s.appendWithRosters('acme', [], [`meeting:acme:${uniqueId()}`], 'meetingEvent', '{}')
+      ).written,
+    ).toEqual([]);
+  });
+
+  it('a roster larger than one call carries: read by the script, appended in calls of the usual size, in order', async () => {
+    const s = store(redis);
+    const room = `meeting:acme:${uniqueId()}`;
+    const members = Array.from({ length: 100 }, (_, i) => `u:r${i}`);
+    await s.enroll(room, members);
+    const first = await (await s.appendWithRosters('acme', ['u:r0'], [room], 'meetingEvent', '{"n":1}')).written;
+    const second = await (await s.appendWithRosters('acme', [], [room], 'meetingEvent', '{"n":2}')).written;
+    expect(new Set(first.map((r) => r.stream))).toEqual(new Set(members));
+    expect(first).toHaveLength(100);
+    expect(first.every((r) => r.position?.seq === 1)).toBe(true);
+    expect(second.every((r) => r.position?.seq === 2)).toBe(true);
+    const r = await s.read('acme', 'u:r99', {
+      epoch: first.find((x) => x.stream === 'u:r99')!.position!.epoch,
+      seq: 0,
+    });
+    expect(r.kind === 'ok' && r.pushes.map((p) => p.payload)).toEqual(['{"n":1}', '{"n":2}']);
+  });
+
   it('keeps one short field per source in a recipient’s position hash (MEMORY USAGE with 20 meetings)', async () => {
     const prefix = `test:${uniqueId()}:`;
     const s = store(redis, {}, prefix);
