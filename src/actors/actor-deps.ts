@@ -30,7 +30,7 @@ export interface ActorServices {
   presence: Pick<PresenceService, 'onlineMany'>;
   meetings: {
     initEvent(p: Principal, eventId: string): Promise<object>;
-    joinDetails(p: Principal, eventId: string, seen?: Admission['event']): Promise<object>;
+    joinDetails(p: Principal, eventId: string, seen?: Admission['event'], held?: boolean): Promise<object>;
     joinByCode(
       tenant: string,
       meetingCode: string,
@@ -112,10 +112,10 @@ export function meetingDeps(s: ActorServices): MeetingActorDeps {
   return {
     initEvent: async (tenant, caller, eventId) =>
       (await s.meetings.initEvent(principalOf(tenant, caller), eventId)) as MeetingData,
-    joinEvent: async (tenant, caller, eventId, code, seen) =>
+    joinEvent: async (tenant, caller, eventId, code, seen, held) =>
       (code
         ? await s.meetings.joinByCode(tenant, code, { kind: 'principal', principal: principalOf(tenant, caller) }, seen)
-        : await s.meetings.joinDetails(principalOf(tenant, caller), eventId, seen)) as MeetingData,
+        : await s.meetings.joinDetails(principalOf(tenant, caller), eventId, seen, held)) as MeetingData,
     admission: (tenant, caller, eventId, code) => s.meetings.admission(principalOf(tenant, caller), eventId, code),
     isParticipant: (tenant, eventId, userId) => s.meetings.isParticipant(tenant, eventId, userId),
     isHost: (tenant, eventId, userId) => s.meetings.isHost(tenant, eventId, userId),

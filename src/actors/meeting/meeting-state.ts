@@ -23,7 +23,7 @@ export interface MeetingActorDeps {
   /**
    * Join details for a participant (by event id) or for whoever holds the meeting code (JoinResponse);
    * refuses people who are not participants when there is no code. `seen`: the event as the admission of
-   * the same turn read it (read again without it).
+   * the same turn read it (read again without it). `held`: the meeting holds the caller as a member.
    */
   joinEvent(
     tenant: string,
@@ -31,6 +31,7 @@ export interface MeetingActorDeps {
     eventId: string,
     code?: string,
     seen?: Admission['event'],
+    held?: boolean,
   ): Promise<MeetingData>;
   /** The joiner's role and the waiting room policy of the event (decision 870). */
   admission(tenant: string, caller: Caller, eventId: string, code?: string): Promise<Admission>;

@@ -74,16 +74,20 @@ describe('meeting actor turns', () => {
     const admission = deps.admission;
     deps.admission = async (...a) => ({ ...(await admission(...a)), event: { marker: a[1].userId } as never });
     const joinEvent = deps.joinEvent;
-    deps.joinEvent = async (t, c, id, code, event) => {
+    const held: unknown[] = [];
+    deps.joinEvent = async (t, c, id, code, event, isHeld) => {
       seen.push(event);
+      held.push(isHeld);
       return joinEvent(t, c, id, code);
     };
     const h = turnHarness(meetingActor(deps), { tenant: T, kind: 'meeting', id: 'ev1' });
     await h.send({ type: 'init', caller: who(A) });
     await h.send({ type: 'join', caller: who(B) });
-    // A member joining again (another device, a rejoin) is not admitted again: the join reads for itself.
+    // A member joining again (another device, a rejoin) is not admitted again: the join is told the
+    // meeting holds them (decision 1160: the event as an earlier join read it serves).
     await h.send({ type: 'join', caller: who(B) });
     expect(seen).toEqual([{ marker: B }, undefined]);
+    expect(held).toEqual([false, true]);
   });
 
   it('numbers meetingEvents in turn order and gates actions on membership', async () => {

@@ -69,7 +69,8 @@ async function join(
   const { caller, code, device } = msg;
   assertOpen(ctx);
   let seen: Admission['event'];
-  if (!s.members[caller.userId]) {
+  const held = !!s.members[caller.userId];
+  if (!held) {
     const a = await deps.admission(ctx.address.tenant, caller, ctx.address.id, code);
     seen = a.event;
     const thenWait = mustWait(ctx, caller, a) || lockedOut(ctx, a);
@@ -84,7 +85,7 @@ async function join(
     if (held) return held;
     if (thenWait) return enqueue(ctx, caller, a, code, device);
   }
-  const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id, code, seen);
+  const data = await deps.joinEvent(ctx.address.tenant, caller, ctx.address.id, code, seen, held);
   if (data.room) s.room = data.room;
   if (addMember(ctx, caller, meetingRole(data), device))
     publish(ctx, 'participantJoined', caller.userId, { userId: caller.userId, username: caller.username });

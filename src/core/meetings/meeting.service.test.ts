@@ -163,6 +163,35 @@ describe('one join, one read of the event and of the settings (decision 1135)', 
     expect([n.event, n.settings]).toEqual([2, 0]);
   });
 
+  it('a member the meeting holds joins again without a read of the event; who is not held, or may not see it, reads (decision 1160)', async () => {
+    await s.meetings.initEvent(as(u.host), id());
+    await s.meetings.joinDetails(as(u.patient), id());
+    const n = reads();
+    const again = await s.meetings.joinDetails(as(u.patient), id(), undefined, true);
+    expect(again).toMatchObject({ eventId: id(), role: 'participant', status: 'started', meetingCode: 'ROOM42' });
+    await s.vcs.verifyJoinToken(again.join.token, again.join.roomName);
+    expect(n.event).toBe(0);
+    // Not held: read, as every first join.
+    await s.meetings.joinDetails(as(u.patient), id());
+    expect(n.event).toBe(1);
+    // Held, but the kept event does not show them (a stranger): read, and refused as before.
+    await expect(s.meetings.joinDetails(as(u.stranger), id(), undefined, true)).rejects.toMatchObject({
+      code: 'event_not_found',
+    });
+    expect(n.event).toBe(2);
+    // Another tenant's event of the same id is never the kept one.
+    s.mongo.provision('other');
+    await expect(
+      s.meetings.joinDetails({ ...as(u.patient), tenant: 'other' }, id(), undefined, true),
+    ).rejects.toMatchObject({ code: 'event_not_found' });
+    // Ended here: forgotten, so even a held member's join reads the event and is refused.
+    await s.meetings.endEvent(T, id());
+    await expect(s.meetings.joinDetails(as(u.patient), id(), undefined, true)).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
+    expect((await actions()).filter((a) => a === 'meeting.join')).toHaveLength(4);
+  });
+
   it('a join by code after its admission reads the event once', async () => {
     await s.meetings.initEvent(as(u.host), id());
     const n = reads();

@@ -90,12 +90,22 @@ export interface MeetingDeps {
 
 const JOINABLE = ['scheduled', 'started'] as const;
 
+/** How many started events a node keeps for the joins of held members (MeetingService.started). */
+const STARTED_KEPT = 1024;
+
 /**
  * Meetings: the live side of an event. initEvent assigns the room through the video conferencing
  * port and moves the event scheduled -> started; joins hand out per-participant join details.
  * Used by REST (join by code, rapid connect) and by the hub (initEvent, joinEvent, addDeviceToEvent).
  */
 export class MeetingService {
+  /**
+   * Started events as joins read them, by tenant and id (the most recent STARTED_KEPT), for the joins of
+   * members their meeting holds (joinDetails' `held`): while started an event cannot be edited, and its end
+   * is the meeting actor's own state, which refuses a join before it asks here.
+   */
+  private readonly started = new Map<string, EventRecord>();
+
   constructor(private readonly deps: MeetingDeps) {}
 
   /** Organizer, participant or attached device of the event. */
@@ -161,11 +171,17 @@ export class MeetingService {
 
   /**
    * Join details of a started meeting for one of its participants. `seen`: the event as this caller's
-   * admission read it in the same turn (Admission.event), used instead of reading it again.
+   * admission read it in the same turn (Admission.event), used instead of reading it again. `held`: the
+   * meeting actor holds the caller as a member (a rejoin after a reconnection): the event as an earlier
+   * join on this node read it serves, if the caller may see it (decision 1160).
    */
-  async joinDetails(p: Principal, eventId: string, seen?: EventRecord): Promise<MeetingData> {
-    const e = seen && String(seen._id) === eventId ? seen : await this.visible(p, eventId);
+  async joinDetails(p: Principal, eventId: string, seen?: EventRecord, held = false): Promise<MeetingData> {
+    const e =
+      (seen && String(seen._id) === eventId ? seen : undefined) ??
+      (held ? this.keptFor(p, eventId) : undefined) ??
+      (await this.visible(p, eventId));
     if (e.status !== 'started' || !e.room?.roomName) throw new AppError('invalid_state', 'The meeting has not started');
+    this.keep(p.tenant, e);
     const data = await this.meetingData(p.tenant, e, await this.identity(p, roleOf(e, oid(p.userId)) ?? 'participant'));
     await this.joined(p, data);
     return data;
@@ -234,6 +250,7 @@ export class MeetingService {
   async endEvent(tenant: string, eventId: string, last?: { seq: number }): Promise<EventRecord> {
     const repo = this.deps.events(tenant);
     const id = oid(eventId, 'event_not_found');
+    this.started.delete(`${tenant}|${eventId}`);
     const e = await repo.findById(id);
     if (!e) throw new AppError('event_not_found', `No event ${eventId}`);
     const kept = last ? { meetingSeq: last.seq } : {};
@@ -337,6 +354,20 @@ export class MeetingService {
     const data = await this.meetingData(p.tenant, started, host);
     await this.joined(p, data);
     return { ...data, device, host: { userId: p.userId, displayName: host.name } };
+  }
+
+  /** The kept started event, when the caller may see it (else it is read: an attached device may be new). */
+  private keptFor(p: Principal, eventId: string): EventRecord | undefined {
+    const e = this.started.get(`${p.tenant}|${eventId}`);
+    // Its organizer, a participant or an attached device: who may see it (the repository's findVisible).
+    return e && isObjectIdString(p.userId) && roleOf(e, oid(p.userId)) ? e : undefined;
+  }
+
+  private keep(tenant: string, e: EventRecord): void {
+    const key = `${tenant}|${String(e._id)}`;
+    this.started.delete(key);
+    this.started.set(key, e);
+    if (this.started.size > STARTED_KEPT) this.started.delete(this.started.keys().next().value!);
   }
 
   private async visible(p: Principal, eventId: string): Promise<EventRecord> {
