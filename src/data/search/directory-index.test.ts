@@ -176,9 +176,13 @@ describe('DirectoryIndex token buckets (decision 1137)', () => {
       setImmediate(observe);
     };
     setImmediate(observe);
+    // The slices end by the clock (8 ms each): a clock that moves 1 ms at every look makes them end
+    // after the same work on any machine, where a fast one sorted the whole bucket in one slice.
+    let clock = 0;
+    const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
     const first = index.prepare(page('karim'));
     const second = index.prepare(page('kari mo'));
-    await Promise.all([first, second]);
+    await Promise.all([first, second]).finally(() => now.mockRestore());
     sorting = false;
     expect(sorts).toHaveBeenCalledTimes(1);
     expect(index.bucketsSorted).toBe(1);
@@ -195,7 +199,14 @@ describe('DirectoryIndex token buckets (decision 1137)', () => {
       const index = await DirectoryIndex.build('code-unit', entries);
       const held = new Map(entries.map((e) => [e.id, e]));
       let done = false;
-      const sorting = index.prepare(page('karim'))!.then(() => (done = true));
+      // A clock that moves 1 ms at every look: the sort's slices (8 ms each) end after the same work on
+      // any machine, so it is still under way at the first turn of the loop (see the test above).
+      let clock = 0;
+      const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
+      const sorting = index
+        .prepare(page('karim'))!
+        .then(() => (done = true))
+        .finally(() => now.mockRestore());
       // The sort has copied the bucket's rows and gives the loop back: write now.
       await new Promise((resolve) => setImmediate(resolve));
       expect(done).toBe(false);
