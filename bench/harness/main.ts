@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { benchRoot, projectRoot } from './paths.js';
 import { describeMachine } from './machine.js';
+import { scanWatch } from './scan-report.js';
 import { runBenchmark } from './runner.js';
 import { writeReport, markdown, type RunReport } from './report.js';
 import { updatePerformanceDoc } from './docs.js';
@@ -126,7 +127,9 @@ async function main(): Promise<void> {
       for (const line of lines) {
         useNodeBinary(line.bin);
         ctx.log(`${b.id} ${b.title} (${b.rounds} rounds) on Node.js ${line.version}`);
+        const scans = await scanWatch(ctx.mongoServers, ctx.log);
         const o = { ...(await runBenchmark(b, ctx)), node: line.version };
+        await scans.report(b.id);
         ctx.log(
           `${b.id} on ${line.version}: ${o.status}${o.reason ? ` (${o.reason})` : ''} ratio=${o.ratio ?? '-'} pass=${o.pass} in ${Math.round(o.durationMs / 1000)} s`,
         );

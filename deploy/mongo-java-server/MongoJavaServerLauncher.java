@@ -4,9 +4,12 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.DocumentWithPosition;
+import de.bwaldvogel.mongo.backend.EmptyIndex;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.KeyValue;
+import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.Utils;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
@@ -15,6 +18,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
+import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.MongoDatabaseHandler;
 import de.bwaldvogel.mongo.wire.MongoExceptionHandler;
@@ -37,8 +41,17 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -104,10 +117,18 @@ public class MongoJavaServerLauncher {
     static final Map<String, AtomicLong> SCANS = new ConcurrentHashMap<>();
     private static final int SHAPES = 1_000;
 
-    /** A collection's query, planned here first: `fromIndex` matches the query against given positions, `asBefore` is mongo-java-server's. */
-    static <P> QueryResult query(MongoCollection<P> collection, Document query,
-        java.util.function.Function<Iterable<P>, QueryResult> fromIndex, java.util.function.Supplier<QueryResult> asBefore) {
-      Iterable<P> positions = candidates(collection.getCollectionName(), collection.getIndexes(), query);
+    static final AtomicLong SECONDARY = new AtomicLong();
+    static final AtomicLong UNION = new AtomicLong();
+    static final AtomicLong COUNTED = new AtomicLong();
+
+    /**
+     * A collection's query, planned here first: `fromIndex` matches the query against given positions,
+     * `asBefore` is mongo-java-server's; `all` streams the collection (a secondary index's first build) and
+     * `natural` orders positions as a scan meets them.
+     */
+    static <P> QueryResult query(MongoCollection<P> collection, Document query, Supplier<Stream<DocumentWithPosition<P>>> all,
+        Comparator<P> natural, Function<Iterable<P>, QueryResult> fromIndex, Supplier<QueryResult> asBefore) {
+      Iterable<P> positions = candidates(collection.getCollectionName(), collection.getIndexes(), query, all, natural);
       return positions == null ? asBefore.get() : fromIndex.apply(positions);
     }
 
@@ -115,13 +136,42 @@ public class MongoJavaServerLauncher {
      * The positions to match `query` against: null when mongo-java-server answers it as it is (an index
      * of exactly its keys) or when no unique index has all its keys in the query (a scan).
      */
-    static <P> Iterable<P> candidates(String collection, List<Index<P>> indexes, Document query) {
+    static <P> Iterable<P> candidates(String collection, List<Index<P>> indexes, Document query,
+        Supplier<Stream<DocumentWithPosition<P>>> all, Comparator<P> natural) {
       for (Index<P> index : indexes) {
         if (index.canHandle(query)) {
           EXACT.incrementAndGet();
           return null;
         }
       }
+      Iterable<P> residual = residual(indexes, query);
+      if (residual != null) {
+        RESIDUAL.incrementAndGet();
+        return residual;
+      }
+      Iterable<P> secondary = SecondaryIndex.candidates(indexes, query, all, natural);
+      if (secondary != null) {
+        SECONDARY.incrementAndGet();
+        return secondary;
+      }
+      Iterable<P> union = union(indexes, query, all, natural);
+      if (union != null) {
+        UNION.incrementAndGet();
+        return union;
+      }
+      SCANNED.incrementAndGet();
+      String shape = collection + " " + query.keySet();
+      AtomicLong seen = SCANS.get(shape);
+      if (seen == null && SCANS.size() < SHAPES) seen = SCANS.computeIfAbsent(shape, k -> new AtomicLong());
+      if (seen != null) seen.incrementAndGet();
+      return null;
+    }
+
+    /**
+     * From a unique index all of whose keys the query names (and more): its documents of those values, or
+     * null. The index's own rules decide which values it can look up (a value, `$in` on one key, a regex).
+     */
+    private static <P> Iterable<P> residual(List<Index<P>> indexes, Document query) {
       for (Index<P> index : indexes) {
         if (!index.isUnique()) continue;
         Document keys = new Document();
@@ -132,18 +182,69 @@ public class MongoJavaServerLauncher {
           }
           keys.put(key.getKey(), query.get(key.getKey()));
         }
-        // The index's own rules decide which values it can look up (a value, `$in` on one key, a regex).
-        if (keys != null && keys.size() < query.size() && index.canHandle(keys)) {
-          RESIDUAL.incrementAndGet();
-          return index.getPositions(keys);
-        }
+        if (keys != null && keys.size() < query.size() && index.canHandle(keys)) return index.getPositions(keys);
       }
-      SCANNED.incrementAndGet();
-      String shape = collection + " " + query.keySet();
-      AtomicLong seen = SCANS.get(shape);
-      if (seen == null && SCANS.size() < SHAPES) seen = SCANS.computeIfAbsent(shape, k -> new AtomicLong());
-      if (seen != null) seen.incrementAndGet();
       return null;
+    }
+
+    /**
+     * A top-level `$or` whose every branch an index answers (by its keys, a unique index and more, or a
+     * non-unique one): the union of the branches' documents, in the order a scan meets them; else null.
+     * Every document the query matches matches a branch, so it is among them.
+     */
+    private static <P> Iterable<P> union(List<Index<P>> indexes, Document query, Supplier<Stream<DocumentWithPosition<P>>> all,
+        Comparator<P> natural) {
+      if (!(query.get("$or") instanceof List<?> branches) || branches.isEmpty()) return null;
+      Set<P> out = new LinkedHashSet<>();
+      for (Object branch : branches) {
+        if (!(branch instanceof Document b)) return null;
+        Iterable<P> found = null;
+        for (Index<P> index : indexes) if (index.canHandle(b)) { found = index.getPositions(b); break; }
+        if (found == null) found = residual(indexes, b);
+        if (found == null) found = SecondaryIndex.candidates(indexes, b, all, natural);
+        if (found == null) return null;
+        found.forEach(out::add);
+      }
+      List<P> ordered = new ArrayList<>(out);
+      ordered.sort(natural);
+      return ordered;
+    }
+
+    /**
+     * `countDocuments` sends an aggregation (`$match`, then `$group` of everything into one count), which
+     * mongo-java-server runs over every document of the collection. The same count through the
+     * collection's own count (the query planned above), answered as the aggregation would be; any other
+     * pipeline is left to mongo-java-server (null).
+     */
+    static Document count(MongoBackend backend, String db, String command, Document request) {
+      if (!"aggregate".equalsIgnoreCase(command) || !(request.get("aggregate") instanceof String name)
+          || !(request.get("pipeline") instanceof List<?> stages) || stages.size() < 2
+          || request.containsKey("collation") || request.containsKey("hint")) return null;
+      if (!(stages.get(0) instanceof Document match) || match.size() != 1 || !(match.get("$match") instanceof Document query))
+        return null;
+      int skip = 0;
+      int limit = 0;
+      for (Object stage : stages.subList(1, stages.size() - 1)) {
+        if (!(stage instanceof Document d) || d.size() != 1) return null;
+        if (d.get("$skip") instanceof Number n && limit == 0) skip = n.intValue();
+        else if (d.get("$limit") instanceof Number n) limit = n.intValue();
+        else return null;
+      }
+      if (!(stages.get(stages.size() - 1) instanceof Document group) || group.size() != 1
+          || !(group.get("$group") instanceof Document g) || g.size() != 2 || !(g.get("_id") instanceof Number one)
+          || one.intValue() != 1 || !(g.get("n") instanceof Document sum) || sum.size() != 1
+          || !(sum.get("$sum") instanceof Number by) || by.intValue() != 1) return null;
+      MongoCollection<?> collection = backend.resolveDatabase(db).resolveCollection(name, false);
+      int n = 0;
+      // The collection's lock, as its queries and writes take it (count is not one of them).
+      if (collection != null) synchronized (collection) { n = collection.count(query, skip, limit); }
+      List<Document> batch = new ArrayList<>();
+      if (n > 0) batch.add(new Document("_id", 1).append("n", n));
+      Document cursor = new Document("id", 0L).append("ns", db + "." + name).append("firstBatch", batch);
+      Document reply = new Document("cursor", cursor);
+      Utils.markOkay(reply);
+      COUNTED.incrementAndGet();
+      return reply;
     }
 
     /**
@@ -155,7 +256,11 @@ public class MongoJavaServerLauncher {
       Document reply = new Document();
       reply.put("exact", EXACT.get());
       reply.put("residual", RESIDUAL.get());
+      reply.put("secondary", SECONDARY.get());
+      reply.put("union", UNION.get());
+      reply.put("counted", COUNTED.get());
       reply.put("scanned", SCANNED.get());
+      reply.put("secondaryEntries", SecondaryIndex.ENTRIES.get());
       Document shapes = new Document();
       SCANS.entrySet().stream()
           .sorted((a, b) -> Long.compare(b.getValue().get(), a.getValue().get()))
@@ -167,17 +272,205 @@ public class MongoJavaServerLauncher {
     }
   }
 
-  /** An H2 collection whose queries use a unique index with a residual filter (IndexedQueries). */
+  /**
+   * A non-unique index (decision 1162). mongo-java-server keeps none (an EmptyIndex that answers nothing),
+   * so a query by a non-unique field read every document of its collection. This one holds, in memory,
+   * the documents of each value of the index's first key (a multikey index has one entry per array
+   * element, as mongo-java-server's unique indexes compute them), and gives the documents of the values
+   * a query names for that key; the whole query is then matched against them (IndexedQueries).
+   * - Built on first use, from the collection, in one pass under the collection's lock (a query that
+   *   would use it pays one scan, as every such query did before); kept current by every write after.
+   *   Nothing is written to the file: a restart builds it again when it is first needed, from the
+   *   documents the file holds, so it cannot disagree with them.
+   * - Past -Dmongo.secondaryIndexMaxEntries entries held by all of them (default: an eighth of the heap)
+   *   the index being filled gives up (its entries freed) and its queries scan until a restart.
+   * - Answers a value or `$in` of values on the first key; not null, a regex, an array or a document
+   *   (equalities whose matching rules differ from an element's): those scan.
+   */
+  static final class SecondaryIndex<P> extends Index<P> {
+    /**
+     * Entries all secondary indexes together may hold: about 320 bytes of heap each (200,000 entries of
+     * 64-character values took 62 MB), an eighth of the heap by default (1.2 million at -Xmx3g).
+     */
+    private static final long MAX_ENTRIES =
+        Long.getLong("mongo.secondaryIndexMaxEntries", Runtime.getRuntime().maxMemory() / 8 / 320);
+    /** An index over a query's value alone: its values go through the normalisation a document's do. */
+    private static final Index<Object> QUERY_VALUE = new EmptyIndex<>("query", List.of(new IndexKey("v", true)));
+    private static final Index<Object> ID = new EmptyIndex<>("id", List.of(new IndexKey("_id", true)));
+    /** Entries held by every secondary index of the server (the `indexUse` command's `secondaryEntries`). */
+    static final AtomicLong ENTRIES = new AtomicLong();
+
+    /** The index's first key alone: a document's values for it, computed as mongo-java-server's indexes do. */
+    private final Index<P> first;
+    /** Documents (by `_id`, with their position) for each value; null until built. */
+    private Map<KeyValue, Map<KeyValue, P>> entries;
+    private long size;
+    private boolean refused;
+
+    /**
+     * Sparse to mongo-java-server whatever it was created as, as its EmptyIndex is: a document without a
+     * value for the key (or any document before the build) has no entry, and a removal finds none.
+     */
+    SecondaryIndex(String name, List<IndexKey> keys) {
+      super(name, keys, true);
+      this.first = new EmptyIndex<>(name, List.of(keys.get(0)));
+    }
+
+    /**
+     * The positions a query's documents are among, in the order a scan meets them, from the built (or now
+     * built) secondary index whose first key's values the query names and which holds the fewest; null
+     * when no secondary index answers it.
+     */
+    static <P> Iterable<P> candidates(List<Index<P>> indexes, Document query, Supplier<Stream<DocumentWithPosition<P>>> all,
+        Comparator<P> natural) {
+      List<SecondaryIndex<P>> usable = new ArrayList<>();
+      for (Index<P> index : indexes)
+        if (index instanceof SecondaryIndex<P> s && !s.refused && query.containsKey(s.firstKey())
+            && values(query.get(s.firstKey())) != null) usable.add(s);
+      if (usable.isEmpty()) return null;
+      List<SecondaryIndex<P>> unbuilt = usable.stream().filter(s -> s.entries == null).toList();
+      if (!unbuilt.isEmpty()) build(unbuilt, all.get());
+      Collection<P> best = null;
+      for (SecondaryIndex<P> s : usable) {
+        if (s.refused) continue;
+        Collection<P> positions = s.positions(values(query.get(s.firstKey())));
+        if (best == null || positions.size() < best.size()) best = positions;
+      }
+      if (best == null) return null;
+      List<P> ordered = new ArrayList<>(best);
+      ordered.sort(natural);
+      return ordered;
+    }
+
+    /** Builds the indexes in one pass over the collection's documents. */
+    private static <P> void build(List<SecondaryIndex<P>> indexes, Stream<DocumentWithPosition<P>> documents) {
+      for (SecondaryIndex<P> s : indexes) s.entries = new HashMap<>();
+      documents.forEach(d -> {
+        for (SecondaryIndex<P> s : indexes) if (!s.refused) s.put(d.getDocument(), d.getPosition());
+      });
+    }
+
+    private String firstKey() { return getKeys().get(0).getKey(); }
+
+    /** The normalised values a query value names (a value, or `$in` of values), or null when it names none this index answers. */
+    private static Set<KeyValue> values(Object queried) {
+      Collection<?> listed;
+      if (queried instanceof Document d) {
+        if (d.size() != 1 || !(d.get("$in") instanceof Collection<?> in)) return null;
+        listed = in;
+      } else {
+        listed = List.of(queried == null ? Missing.getInstance() : queried);
+      }
+      Set<KeyValue> out = new LinkedHashSet<>();
+      for (Object v : listed) {
+        if (Missing.isNullOrMissing(v) || v instanceof Document || v instanceof Collection || v instanceof Pattern
+            || BsonRegularExpression.isRegularExpression(v)) return null;
+        out.addAll(QUERY_VALUE.getKeyValues(new Document("v", v)));
+      }
+      return out;
+    }
+
+    private Set<KeyValue> valuesOf(Document document) {
+      Set<KeyValue> out = new LinkedHashSet<>();
+      for (KeyValue kv : first.getKeyValues(document))
+        if (kv.size() == 1 && !Missing.isNullOrMissing(kv.get(0))) out.add(kv);
+      return out;
+    }
+
+    private static KeyValue idOf(Document document) {
+      return ID.getKeyValues(document).iterator().next();
+    }
+
+    private synchronized Collection<P> positions(Set<KeyValue> values) {
+      Set<P> out = new LinkedHashSet<>();
+      for (KeyValue v : values) {
+        Map<KeyValue, P> docs = entries.get(v);
+        if (docs != null) out.addAll(docs.values());
+      }
+      return out;
+    }
+
+    private synchronized void put(Document document, P position) {
+      if (entries == null || refused) return;
+      KeyValue id = idOf(document);
+      for (KeyValue v : valuesOf(document))
+        if (entries.computeIfAbsent(v, k -> new HashMap<>(2)).put(id, position) == null) {
+          size++;
+          ENTRIES.incrementAndGet();
+        }
+      if (ENTRIES.get() > MAX_ENTRIES) {
+        // Past the budget: this index's queries scan, as mongo-java-server's did.
+        refused = true;
+        entries = null;
+        ENTRIES.addAndGet(-size);
+        size = 0;
+        System.err.println("secondary index " + getName() + ": the secondary indexes passed " + MAX_ENTRIES
+            + " entries; its queries scan (-Dmongo.secondaryIndexMaxEntries)");
+      }
+    }
+
+    private synchronized P take(Document document) {
+      if (entries == null) return null;
+      KeyValue id = idOf(document);
+      P removed = null;
+      for (KeyValue v : valuesOf(document)) {
+        Map<KeyValue, P> docs = entries.get(v);
+        if (docs == null) continue;
+        P p = docs.remove(id);
+        if (p != null) {
+          removed = p;
+          size--;
+          ENTRIES.decrementAndGet();
+          if (docs.isEmpty()) entries.remove(v);
+        }
+      }
+      return removed;
+    }
+
+    @Override public P getPosition(Document document) { return null; }
+    @Override public void checkAdd(Document document, MongoCollection<P> collection) {}
+    @Override public void add(Document document, P position, MongoCollection<P> collection) { put(document, position); }
+    @Override public P remove(Document document) { return take(document); }
+    /** Answered through IndexedQueries only (mongo-java-server's own planning would give it whole queries). */
+    @Override public boolean canHandle(Document query) { return false; }
+    @Override public Iterable<P> getPositions(Document query) { throw new UnsupportedOperationException(); }
+    @Override public synchronized long getCount() { return size; }
+    /** Not empty to mongo-java-server, which would otherwise read the collection twice to fill it at every open. */
+    @Override public boolean isEmpty() { return false; }
+    @Override public long getDataSize() { return 0; }
+    @Override public void checkUpdate(Document oldDocument, Document newDocument, MongoCollection<P> collection) {}
+    @Override public boolean isUnique() { return false; }
+
+    @Override
+    public void updateInPlace(Document oldDocument, Document newDocument, P position, MongoCollection<P> collection) {
+      if (valuesOf(oldDocument).equals(valuesOf(newDocument))) return;
+      take(oldDocument);
+      put(newDocument, position);
+    }
+
+    @Override
+    public synchronized void drop() {
+      entries = null;
+      ENTRIES.addAndGet(-size);
+      size = 0;
+    }
+  }
+
+  /** An H2 collection whose queries are planned by IndexedQueries; a scan meets its documents in its map's key order. */
   static final class IndexedH2Collection extends H2Collection {
+    private final Comparator<Object> natural;
+
     IndexedH2Collection(MongoDatabase database, String name, CollectionOptions options, MVMap<Object, Document> data,
         MVMap<String, Object> meta, CursorRegistry cursors) {
       super(database, name, options, data, meta, cursors);
+      this.natural = (a, b) -> data.getKeyType().compare(Missing.ofNullable(a), Missing.ofNullable(b));
     }
 
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
         Document fields) {
-      return IndexedQueries.query(this, query, p -> matchDocuments(query, p, orderBy, skip, limit, batchSize, fields),
+      return IndexedQueries.query(this, query, this::streamAllDocumentsWithPosition, natural,
+          p -> matchDocuments(query, p, orderBy, skip, limit, batchSize, fields),
           () -> super.queryDocuments(query, orderBy, skip, limit, batchSize, fields));
     }
   }
@@ -191,13 +484,20 @@ public class MongoJavaServerLauncher {
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
         Document fields) {
-      return IndexedQueries.query(this, query, p -> matchDocuments(query, p, orderBy, skip, limit, batchSize, fields),
+      // Positions are the documents' places in insertion order: the order a scan meets them.
+      return IndexedQueries.query(this, query, this::streamAllDocumentsWithPosition, Comparator.naturalOrder(),
+          p -> matchDocuments(query, p, orderBy, skip, limit, batchSize, fields),
           () -> super.queryDocuments(query, orderBy, skip, limit, batchSize, fields));
     }
   }
 
   static final class IndexedMemoryDatabase extends MemoryDatabase {
     IndexedMemoryDatabase(String name, CursorRegistry cursors) { super(name, cursors); }
+
+    @Override
+    protected Index<Integer> openOrCreateSecondaryIndex(String collection, String name, List<IndexKey> keys, boolean sparse) {
+      return new SecondaryIndex<>(name, keys);
+    }
 
     @Override
     protected MemoryCollection openOrCreateCollection(String name, CollectionOptions options) {
@@ -215,7 +515,9 @@ public class MongoJavaServerLauncher {
     @Override
     public Document handleCommand(Channel channel, String db, String command, Document query) {
       Document stats = IndexedQueries.command(command);
-      return stats != null ? stats : super.handleCommand(channel, db, command, query);
+      if (stats != null) return stats;
+      Document counted = IndexedQueries.count(this, db, command, query);
+      return counted != null ? counted : super.handleCommand(channel, db, command, query);
     }
   }
 
@@ -320,6 +622,11 @@ public class MongoJavaServerLauncher {
       return opened;
     }
 
+    @Override
+    protected Index<Object> openOrCreateSecondaryIndex(String collection, String name, List<IndexKey> keys, boolean sparse) {
+      return new SecondaryIndex<>(name, keys);
+    }
+
     /** A collection's documents, keyed by `_id`, in a map whose key type is safe between threads (decision 1100). */
     @Override
     protected MongoCollection<Object> openOrCreateCollection(String collection, CollectionOptions options) {
@@ -375,6 +682,8 @@ public class MongoJavaServerLauncher {
     public Document handleCommand(Channel channel, String db, String command, Document query) {
       Document stats = IndexedQueries.command(command);
       if (stats != null) return stats;
+      Document counted = IndexedQueries.count(this, db, command, query);
+      if (counted != null) return counted;
       try {
         return super.handleCommand(channel, db, command, query);
       } finally {

@@ -26,7 +26,8 @@ export interface ServerTraits {
   stringOrder: 'code-point' | 'code-unit';
   /**
    * The server answers an anchored prefix regex on a non-unique multikey index from the index (MongoDB).
-   * mongo-java-server ignores non-unique secondary indexes, FerretDB v1 pushes no regex down.
+   * mongo-java-server answers no regex from an index (its launcher's non-unique indexes take values, decision 1162),
+   * FerretDB v1 pushes no regex down.
    */
   indexedSearch: boolean;
   /** `$pull` removes the array elements a condition matches (not only elements equal to a value). */

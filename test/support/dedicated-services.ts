@@ -160,12 +160,15 @@ export async function dedicatedMongo(): Promise<DedicatedService> {
  * A private mongo-java-server, the embedded default of `npm start`: `h2` keeps its data in one file in
  * the data directory and commits every write before answering (kill -9 loses nothing acknowledged).
  */
-export async function dedicatedMongoJavaServer(backend: 'h2' | 'memory' = 'h2'): Promise<DedicatedService> {
+export async function dedicatedMongoJavaServer(
+  backend: 'h2' | 'memory' = 'h2',
+  jvmOptions: string[] = [],
+): Promise<DedicatedService> {
   // @ts-expect-error plain ESM script without types
   const { mongoJavaServerCommand } = await import('../../scripts/services.mjs');
   return dedicated(
     'mongo-java-server',
     'mongodb',
-    (port, dir) => mongoJavaServerCommand(backend, port, path.join(dir, 'data.mv')) as [string, string[]],
+    (port, dir) => mongoJavaServerCommand(backend, port, path.join(dir, 'data.mv'), jvmOptions) as [string, string[]],
   ).then((s) => ({ ...s, url: `${s.url}/` }));
 }

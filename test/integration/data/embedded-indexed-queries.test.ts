@@ -59,13 +59,24 @@ function queries(docs: Doc[]): Filter<Doc>[] {
   return out;
 }
 
-async function indexUse(
-  client: MongoClient,
-): Promise<{ exact: number; residual: number; scanned: number; scans: Record<string, number> }> {
+async function indexUse(client: MongoClient): Promise<{
+  exact: number;
+  residual: number;
+  secondary: number;
+  union: number;
+  counted: number;
+  scanned: number;
+  secondaryEntries: number;
+  scans: Record<string, number>;
+}> {
   const r = await client.db('admin').command({ indexUse: 1 });
   return {
     exact: Number(r.exact),
     residual: Number(r.residual),
+    secondary: Number(r.secondary),
+    union: Number(r.union),
+    counted: Number(r.counted),
+    secondaryEntries: Number(r.secondaryEntries),
     scanned: Number(r.scanned),
     scans: r.scans as Record<string, number>,
   };
@@ -149,5 +160,176 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): a unique index w
     expect(await docs.findOne({ _id: gone._id })).toBeNull();
     expect(after.scanned - before.scanned).toBe(0);
     expect(await docs.findOne({ _id: target._id })).toMatchObject({ status: 'started', epoch: 8 });
+  });
+});
+
+/**
+ * Decision 1162: the launcher's non-unique indexes. mongo-java-server kept none (every query by a
+ * non-unique field scanned); the launcher's hold each value of an index's first key in memory, built on
+ * first use and kept current by every write after. The same documents, in the same order, must come back
+ * as from a scan, after inserts, updates of the indexed fields (arrays included), deletes, and (H2) a
+ * restart that drops what memory held.
+ */
+describe.each(['h2', 'memory'] as const)('embedded server (%s): non-unique indexes', (backend) => {
+  let server: DedicatedService;
+  let client: MongoClient;
+  let docs: Collection<Doc>;
+
+  const connect = async () => {
+    client = await new MongoClient(server.url, { serverSelectionTimeoutMS: 60_000 }).connect();
+    docs = client.db('planner').collection<Doc>('multi');
+  };
+  beforeAll(async () => {
+    server = await dedicatedMongoJavaServer(backend);
+    await connect();
+    await docs.createIndex({ status: 1, w: 1 });
+    await docs.createIndex({ members: 1, n: -1 });
+    await docs.createIndex({ 'nested.tags': 1 });
+    await docs.createIndex({ epoch: 1 });
+    await docs.insertMany(documents());
+  }, 180_000);
+  afterAll(async () => {
+    await client?.close();
+    await server?.destroy();
+  });
+
+  /** Queries on the indexes' first keys (values, `$in`, arrays' elements, numbers of other types) and some they cannot answer. */
+  const shapes = (): { q: Filter<Doc>; indexed: boolean }[] => [
+    ...STATUSES.filter(Boolean).map((status) => ({ q: { status }, indexed: true })),
+    { q: { status: 'started', w: { $gte: 2 } }, indexed: true },
+    { q: { status: { $in: ['started', 'ended', 'absent'] }, n: { $lt: 30 } }, indexed: true },
+    ...Array.from({ length: 11 }, (_, i) => ({ q: { members: `u${i}` }, indexed: true })),
+    { q: { members: { $in: ['u1', 'u2'] }, status: 'scheduled' }, indexed: true },
+    { q: { 'nested.tags': 'a', w: 3 }, indexed: true },
+    { q: { 'nested.tags': { $in: ['b', 'c'] } }, indexed: true },
+    { q: { epoch: 2 }, indexed: true },
+    { q: { epoch: 2.0, status: { $ne: 'ended' } }, indexed: true },
+    { q: { epoch: { $in: [1, 3.0, 5] } }, indexed: true },
+    { q: { $or: [{ status: 'ended' }, { members: 'u3' }] }, indexed: true },
+    { q: { n: { $lt: 40 }, $or: [{ members: { $in: ['u4', 'u6'] } }, { 'nested.tags': 'c' }] }, indexed: true },
+    { q: { $or: [{ status: 'started', w: 2 }, { _id: 3 as unknown as ObjectId }, { epoch: 4 }] }, indexed: true },
+    { q: { $or: [{ status: 'started' }, { w: 3 }] }, indexed: false },
+    { q: { epoch: null }, indexed: false },
+    { q: { status: { $exists: false } }, indexed: false },
+    { q: { members: ['u1', 'u2'] }, indexed: false },
+    { q: { status: /^sch/ }, indexed: false },
+  ];
+
+  /** Every shape against its `$and` form (a scan), in the order returned; and how the server answered them. */
+  const compare = async () => {
+    const before = await indexUse(client);
+    const mismatches: unknown[] = [];
+    let matched = 0;
+    const expected: number[] = [];
+    for (const { q } of shapes()) {
+      const fromIndex = await docs.find(q).toArray();
+      const fromScan = await docs.find({ $and: [q] } as Filter<Doc>).toArray();
+      if (JSON.stringify(fromIndex) !== JSON.stringify(fromScan)) mismatches.push(q);
+      matched += fromScan.length;
+      expected.push(fromScan.length);
+    }
+    const after = await indexUse(client);
+    expect(mismatches).toEqual([]);
+    expect(matched).toBeGreaterThan(200);
+    const indexed = shapes().filter((s) => s.indexed).length;
+    expect(after.secondary + after.union - before.secondary - before.union).toBe(indexed);
+    expect(after.scanned - before.scanned).toBe(shapes().length * 2 - indexed);
+    // countDocuments (an aggregation) counts through the same planning, with its skip and limit.
+    const counts: unknown[] = [];
+    for (const [i, { q }] of shapes().entries()) {
+      const n = expected[i]!;
+      const got = [
+        await docs.countDocuments(q),
+        await docs.countDocuments(q, { skip: 2, limit: 5 }),
+        await docs.countDocuments(q, { skip: 3 }),
+      ];
+      const want = [n, Math.min(Math.max(n - 2, 0), 5), Math.max(n - 3, 0)];
+      if (JSON.stringify(got) !== JSON.stringify(want)) counts.push({ q, got, want });
+    }
+    expect(counts).toEqual([]);
+    const counted = await indexUse(client);
+    expect(counted.counted - after.counted).toBe(shapes().length * 3);
+    expect(counted.scanned - after.scanned).toBe((shapes().length - indexed) * 3);
+  };
+
+  it('finds the documents a scan finds, in its order', compare);
+
+  it('keeps finding them after inserts, updates of the indexed fields and deletes', async () => {
+    await docs.insertMany(
+      Array.from({ length: 50 }, (_, i): Doc => ({
+        _id: `late-${i}`,
+        status: i % 2 ? 'started' : 'scheduled',
+        members: [`u${i % 11}`, 'u1'],
+        epoch: i % 4,
+        nested: { tags: ['a'] },
+      })),
+    );
+    await docs.updateMany({ status: 'scheduled', w: { $lt: 3 } }, { $set: { status: 'ended' } });
+    // Arrays grow and shrink (only the documents whose members are an array), a value becomes an array.
+    const arrays = async (member: string) =>
+      (await docs.find({ members: member }).toArray()).filter((d) => Array.isArray(d.members)).map((d) => d._id);
+    await docs.updateMany({ _id: { $in: await arrays('u3') } }, { $push: { members: 'u7' } } as never);
+    await docs.updateMany({ _id: { $in: await arrays('u5') } }, { $pull: { members: 'u5' } } as never);
+    await docs.updateMany({ members: 'u4' }, { $set: { members: ['u4', 'u8'] } });
+    await docs.updateMany({ epoch: 1 }, { $unset: { epoch: '' } });
+    await docs.updateMany({ 'nested.tags': 'c', n: { $gt: 20 } }, { $set: { 'nested.tags': ['b'] } });
+    expect((await docs.deleteMany({ status: 'started', w: 4 })).deletedCount).toBeGreaterThan(0);
+    expect((await docs.deleteMany({ members: 'u9', n: { $lt: 10 } })).deletedCount).toBeGreaterThan(0);
+    await compare();
+  });
+
+  it('holds an entry per indexed value of the documents there are: none once they are deleted', async () => {
+    const { secondaryEntries } = await indexUse(client);
+    expect(secondaryEntries).toBeGreaterThan(await docs.countDocuments());
+    const removed = await docs.find({ members: 'u2' }).toArray();
+    await docs.deleteMany({ _id: { $in: removed.map((d) => d._id) } });
+    await compare();
+    await docs.insertMany(removed);
+    await compare();
+    const restored = await indexUse(client);
+    expect(restored.secondaryEntries).toBe(secondaryEntries);
+  });
+
+  it('builds them again after a restart (H2), from what the server holds; none held once all are deleted', async () => {
+    if (backend === 'h2') {
+      await client.close();
+      await server.stop();
+      await server.start();
+      await connect();
+      await compare();
+    }
+    await docs.deleteMany({});
+    expect((await indexUse(client)).secondaryEntries).toBe(0);
+  });
+});
+
+describe('embedded server: secondary indexes past their memory budget', () => {
+  let server: DedicatedService;
+  let client: MongoClient;
+
+  beforeAll(async () => {
+    server = await dedicatedMongoJavaServer('memory', ['-Dmongo.secondaryIndexMaxEntries=200']);
+    client = await new MongoClient(server.url, { serverSelectionTimeoutMS: 60_000 }).connect();
+  }, 180_000);
+  afterAll(async () => {
+    await client?.close();
+    await server?.destroy();
+  });
+
+  it('an index past the budget gives its entries back and its queries scan, with the same answers', async () => {
+    const docs = client.db('planner').collection<Doc>('budget');
+    await docs.createIndex({ status: 1 });
+    await docs.createIndex({ members: 1 });
+    await docs.insertMany(documents());
+    const before = await indexUse(client);
+    // 300 of the 400 documents have a status: the budget of 200 is passed while the status index is built.
+    const byStatus = await docs.find({ status: 'started' }).toArray();
+    expect(byStatus).toEqual(await docs.find({ $and: [{ status: 'started' }] }).toArray());
+    const after = await indexUse(client);
+    expect([after.secondary - before.secondary, after.secondaryEntries]).toEqual([0, 0]);
+    expect(after.scans['budget [status]'] ?? 0).toBe(1);
+    // Refused for good: the next query scans without building again.
+    await docs.find({ status: 'ended' }).toArray();
+    expect((await indexUse(client)).scans['budget [status]']).toBe(2);
   });
 });
