@@ -128,7 +128,10 @@ public class MongoJavaServerLauncher {
      */
     static <P> QueryResult query(MongoCollection<P> collection, Document query, Supplier<Stream<DocumentWithPosition<P>>> all,
         Comparator<P> natural, Function<Iterable<P>, QueryResult> fromIndex, Supplier<QueryResult> asBefore) {
-      Iterable<P> positions = candidates(collection.getCollectionName(), collection.getIndexes(), query, all, natural);
+      // An index's documents are fetched one by one (a B-tree look-up each on H2): past a quarter of the
+      // collection a scan, which reads the documents in order, is the cheaper way (decision 1162).
+      int most = Math.max(64, collection.count() / 4);
+      Iterable<P> positions = candidates(collection.getCollectionName(), collection.getIndexes(), query, all, natural, most);
       return positions == null ? asBefore.get() : fromIndex.apply(positions);
     }
 
@@ -137,7 +140,7 @@ public class MongoJavaServerLauncher {
      * of exactly its keys) or when no unique index has all its keys in the query (a scan).
      */
     static <P> Iterable<P> candidates(String collection, List<Index<P>> indexes, Document query,
-        Supplier<Stream<DocumentWithPosition<P>>> all, Comparator<P> natural) {
+        Supplier<Stream<DocumentWithPosition<P>>> all, Comparator<P> natural, int most) {
       for (Index<P> index : indexes) {
         if (index.canHandle(query)) {
           EXACT.incrementAndGet();
@@ -149,12 +152,12 @@ public class MongoJavaServerLauncher {
         RESIDUAL.incrementAndGet();
         return residual;
       }
-      Iterable<P> secondary = SecondaryIndex.candidates(indexes, query, all, natural);
+      Iterable<P> secondary = SecondaryIndex.candidates(indexes, query, all, natural, most);
       if (secondary != null) {
         SECONDARY.incrementAndGet();
         return secondary;
       }
-      Iterable<P> union = union(indexes, query, all, natural);
+      Iterable<P> union = union(indexes, query, all, natural, most);
       if (union != null) {
         UNION.incrementAndGet();
         return union;
@@ -193,7 +196,7 @@ public class MongoJavaServerLauncher {
      * Every document the query matches matches a branch, so it is among them.
      */
     private static <P> Iterable<P> union(List<Index<P>> indexes, Document query, Supplier<Stream<DocumentWithPosition<P>>> all,
-        Comparator<P> natural) {
+        Comparator<P> natural, int most) {
       if (!(query.get("$or") instanceof List<?> branches) || branches.isEmpty()) return null;
       Set<P> out = new LinkedHashSet<>();
       for (Object branch : branches) {
@@ -201,9 +204,10 @@ public class MongoJavaServerLauncher {
         Iterable<P> found = null;
         for (Index<P> index : indexes) if (index.canHandle(b)) { found = index.getPositions(b); break; }
         if (found == null) found = residual(indexes, b);
-        if (found == null) found = SecondaryIndex.candidates(indexes, b, all, natural);
+        if (found == null) found = SecondaryIndex.candidates(indexes, b, all, natural, most);
         if (found == null) return null;
         found.forEach(out::add);
+        if (out.size() > most) return null;
       }
       List<P> ordered = new ArrayList<>(out);
       ordered.sort(natural);
@@ -319,10 +323,10 @@ public class MongoJavaServerLauncher {
     /**
      * The positions a query's documents are among, in the order a scan meets them, from the built (or now
      * built) secondary index whose first key's values the query names and which holds the fewest; null
-     * when no secondary index answers it.
+     * when no secondary index answers it, or when even the fewest are more than `most` (a scan is cheaper).
      */
     static <P> Iterable<P> candidates(List<Index<P>> indexes, Document query, Supplier<Stream<DocumentWithPosition<P>>> all,
-        Comparator<P> natural) {
+        Comparator<P> natural, int most) {
       List<SecondaryIndex<P>> usable = new ArrayList<>();
       for (Index<P> index : indexes)
         if (index instanceof SecondaryIndex<P> s && !s.refused && query.containsKey(s.firstKey())
@@ -336,7 +340,7 @@ public class MongoJavaServerLauncher {
         Collection<P> positions = s.positions(values(query.get(s.firstKey())));
         if (best == null || positions.size() < best.size()) best = positions;
       }
-      if (best == null) return null;
+      if (best == null || best.size() > most) return null;
       List<P> ordered = new ArrayList<>(best);
       ordered.sort(natural);
       return ordered;
