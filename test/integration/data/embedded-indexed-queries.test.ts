@@ -190,7 +190,9 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): non-unique index
     await docs.insertMany(documents());
     // Documents none of the queries below name, but one: an index's documents are fetched one by one, so
     // past a quarter of the collection the server scans instead; these keep every other query under it.
-    await docs.insertMany(Array.from({ length: 1200 }, (_, i) => ({ _id: `filler-${i}`, kind: 'filler', w: i % 7 })));
+    await docs.insertMany(
+      Array.from({ length: 1200 }, (_, i): Doc => ({ _id: `filler-${i}`, kind: 'filler', w: i % 7 })),
+    );
   }, 180_000);
   afterAll(async () => {
     await client?.close();
