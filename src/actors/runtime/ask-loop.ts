@@ -38,7 +38,7 @@ export interface AskPlan {
   /** The ask minted `dedupeId` (no caller-given id, so no earlier delivery of it can exist). */
   minted: boolean;
   /**
-   * Date.now() after which the ask fails with the last error (or `timeout`). It travels with every
+   * Date.now() after which the ask fails: `timeout`, or the last error when it was no routing refusal. It travels with every
    * delivery: a turn that would begin after it is not run (decision 1140).
    */
   deadline: number;
@@ -78,7 +78,9 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
     } catch (e) {
       if (!isTransient(e)) throw e;
       route.unroute(plan.shard);
-      if (Date.now() >= plan.deadline) throw e;
+      // Past the deadline a routing refusal is not the answer: the asker never reached an owner in time.
+      if (Date.now() >= plan.deadline)
+        throw e.code === 'not_owner' ? new AppError('timeout', 'actor did not answer in time') : e;
       await delay(Math.min(25 * 2 ** Math.min(attempt, 4), Math.max(0, plan.deadline - Date.now())));
     }
   }
