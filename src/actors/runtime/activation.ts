@@ -34,6 +34,8 @@ export interface Envelope {
    * lease still held (the handoff waits for that turn), never held for the next owner.
    */
   nested?: boolean;
+  /** The asker takes the turn's reply as the behaviour returned it (AskOptions.shareReply); else a copy. */
+  shareReply?: boolean;
 }
 
 /** What an activation needs from the system that hosts it. */
@@ -400,7 +402,7 @@ export class Activation {
     const settledState = this.state;
     if (!readOnly) this.state = (JSON.parse(before) as { s: unknown }).s;
     const ctx = new TurnContext(this, this.host, traced);
-    const reply = await this.run(ctx, env.msg, before, readOnly);
+    const reply = await this.run(ctx, env.msg, before, readOnly, env.shareReply === true);
     if (ctx.fenced) {
       this.restore(before);
       this.host.rejected(this, true);
@@ -456,10 +458,18 @@ export class Activation {
   }
 
   /** Runs the behaviour; a failed turn leaves state and timers as they were before it. */
-  private async run(ctx: TurnContext<unknown>, msg: unknown, before: string, readOnly: boolean): Promise<TurnReply> {
+  private async run(
+    ctx: TurnContext<unknown>,
+    msg: unknown,
+    before: string,
+    readOnly: boolean,
+    shared: boolean,
+  ): Promise<TurnReply> {
     try {
       const value = await this.behavior.receive(ctx, msg);
-      return { ok: true, value: value === undefined ? undefined : jsonCopy(value) };
+      // A shared reply may hold parts of the state: no turn changes them later (a read-only turn's state
+      // is frozen, a changing turn works on its own parse of the state), and the asker changes none.
+      return { ok: true, value: value === undefined || shared ? value : jsonCopy(value) };
     } catch (e) {
       const err = toAppError(e);
       if (err.code === 'internal')

@@ -42,6 +42,8 @@ interface Delivery {
   shard?: number;
   /** The asker's deadline: a turn that would begin later is not run. */
   deadline?: number;
+  /** The asker takes the reply without a copy (AskOptions.shareReply). */
+  shareReply?: boolean;
 }
 
 /**
@@ -176,6 +178,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       minted: opts.dedupeId === undefined,
       deadline: opts.deadline ?? Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
       nested: opts.nested,
+      shareReply: opts.shareReply,
     };
     // Tracing off: no span options or closure per ask.
     if (!tracingOn()) return (await askWithRetry(this.route, plan)) as R;
@@ -233,6 +236,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
         this.deliver(r.to, r.msg, {
           dedupeId: r.dedupeId,
           nested: r.nested,
+          // The reply leaves in a JSON envelope: a copy of it first would be made for nothing.
+          shareReply: true,
           deadline: r.deadline === undefined ? undefined : r.deadline + this.deadlineSkewMs,
         }),
       )
@@ -288,6 +293,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
         reject,
         trace: activeContext(),
         deadline: d.deadline,
+        shareReply: d.shareReply,
       };
       if (lease.handingOff && nested && this.servesNested(lease))
         this.activation(to, behavior, lease, key).enqueue({ ...env, nested: true });

@@ -44,6 +44,8 @@ export interface AskPlan {
   deadline: number;
   /** Asked by a running turn: served by a shard's holder during its handoff (see RedisActorSystem.askFromTurn). */
   nested?: boolean;
+  /** A local delivery's reply is handed over without a copy (AskOptions.shareReply). */
+  shareReply?: boolean;
 }
 
 /**

@@ -88,6 +88,12 @@ export interface AskOptions {
    * during a rebalance do not wait for handoffs that wait for them.
    */
   nested?: boolean;
+  /**
+   * The asker only reads or serialises the reply and keeps none of it past that (a hub method's
+   * acknowledgement, the transport's reply envelope): the turn's reply is handed over as the behaviour
+   * returned it, without the copy that otherwise keeps the asker off the actor's state.
+   */
+  shareReply?: boolean;
 }
 
 export interface ActorSystem {

@@ -27,6 +27,9 @@ import { callerOf, method, methodOfHelper, type MatchesEvent } from '../method.j
 import type { HubContext, HubSocket } from '../hub.types.js';
 import { RULE_NOTES, type Requirement } from '../../kernel/requirement.js';
 
+/** The reply goes straight into the acknowledgement (serialised there): the actor's reply, uncopied. */
+const SHARED = { shareReply: true } as const;
+
 const meetingAt = (socket: HubSocket, eventId: string): ActorAddress => ({
   tenant: socket.data.tenant,
   kind: 'meeting',
@@ -211,19 +214,18 @@ export const meetingMethods = [
     requires: 'meetings:join',
     args: z.tuple([JoinCallRequest]),
     run: (ctx, socket, [req]) =>
-      ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'details', caller: callerOf(socket) }),
+      ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'details', caller: callerOf(socket) }, SHARED),
   }),
   method({
     name: 'notify',
     requires: 'meetings:host',
     args: z.tuple([NotifyAction, NotifyRequest]),
     run: (ctx, socket, [action, req]) =>
-      ctx.actors.ask(meetingAt(socket, req.eventId), {
-        type: 'notify',
-        caller: callerOf(socket),
-        action,
-        data: req.data,
-      }),
+      ctx.actors.ask(
+        meetingAt(socket, req.eventId),
+        { type: 'notify', caller: callerOf(socket), action, data: req.data },
+        SHARED,
+      ),
   }),
   method({
     name: 'admit',
@@ -255,7 +257,7 @@ export const meetingMethods = [
     note: RULE_NOTES.hostOfEvent,
     args: z.tuple([MeetingRef]),
     run: (ctx, socket, [req]) =>
-      ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'waitingRoom', caller: callerOf(socket) }),
+      ctx.actors.ask(meetingAt(socket, req.eventId), { type: 'waitingRoom', caller: callerOf(socket) }, SHARED),
   }),
   simple('requestHostAccess', 'meetings:join'),
   simple('clearImage', 'meetings:host'),
