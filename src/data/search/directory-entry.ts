@@ -13,7 +13,7 @@ export interface DirectoryEntry {
   nameTokens: string[];
   role: string;
   kind: string;
-  /** Position in the index's order, kept by the index (give -1). */
+  /** Order label: orders as the index's entries do, kept by the index (give -1; decision 1164). */
   rank: number;
 }
 

@@ -267,6 +267,29 @@ describe('DirectoryIndex token buckets (decision 1137)', () => {
     check();
   });
 
+  it('keeps its order through a run of writes at one place, which labels entries again (decision 1164)', async () => {
+    // Each new user sorts right after 'aaa' (the same name as the one before it, a lower id): the room
+    // between two labels halves with each, so after some thirty a window is labelled again, then again.
+    const entries = [entry(1, 'aaa', ['aaa']), entry(2, 'zzz', ['zzz', 'mmmz']), entry(3, 'mmn', ['mmn'])];
+    const index = await DirectoryIndex.build('code-unit', entries);
+    const held = new Map(entries.map((e) => [e.id, e]));
+    for (let k = 0; k < 120; k++) {
+      const e = entry(10_000 - k, 'mmm', ['mmm', `mm${k % 7}`]);
+      index.upsert(e);
+      held.set(e.id, e);
+      if (k % 5 === 4) {
+        // A write elsewhere in the list, and one taken out.
+        const other = entry(20_000 + k, `b${k}`, [`b${k}`, 'mmq']);
+        index.upsert(other);
+        held.set(other.id, other);
+        index.remove(hex(10_000 - k + 2));
+        held.delete(hex(10_000 - k + 2));
+      }
+      for (const q of [page('mm', 0, 200), page('mm', 17, 5), page(undefined, 3, 40), page('m b', 0, 50), page('mmm')])
+        expect(answers(index, q)).toEqual(expected('code-unit', held.values(), q));
+    }
+  });
+
   it('keeps apart two tokens of one bucket whose hashes are equal, sharing only equal tokens', async () => {
     // 'abclvg3195b' and 'abc8xrp5amt' have the same 32-bit FNV-1a hash (found by search): the build
     // matches a token to its first copy by hash, then checks the copy against the token.

@@ -1,5 +1,6 @@
 import { lowerBound, sortInSlices } from './sliced-sort.js';
-import { sortedOnce, type RowCopy, type TokenRows } from './token-rows.js';
+import type { RowCopy, TokenRows } from './token-rows.js';
+import { inLabelOrder, labelAt } from './order-labels.js';
 import type { ById } from './by-id.js';
 import { Types } from 'mongoose';
 import { searchWords, tokensMatch } from '../models/name-tokens.js';
@@ -15,31 +16,33 @@ import {
   type StringOrder,
 } from './string-order.js';
 
-/** How many token ranges' entry orders an index keeps (each up to 4 bytes per row of the range). */
+/** How many token ranges' entry orders an index keeps (each up to 4 bytes per row of the range, in a heap array). */
 const RANGE_ORDERS_KEPT = 32;
+
+const rankOf = (e: DirectoryEntry) => e.rank;
 
 /**
  * One tenant's active users in memory, answering the contact search's selection, order and count
  * exactly as `UserRepository.search`/`count`/`initials` do (the property test in
  * test/integration/directory/contact-directory.test.ts compares them): entries ordered by
  * (sortName, _id), and the tokens in their own rows, so a prefix is a binary-searched range.
- * A token row is a slot of parallel arrays (its token, its entry, its entry's position), held in
- * blocks (src/data/search/token-rows.ts): no object per row (decision 1136).
+ * A token row is a slot of parallel arrays (its token, its entry), held in blocks
+ * (src/data/search/token-rows.ts): no object per row (decision 1136). Each entry's `rank` is its order
+ * label (src/data/search/order-labels.ts, decision 1164): a write labels its entry and moves its rows,
+ * and touches nothing else.
  *
  * The rows are ordered by bucket, the token's first BUCKET_UNITS code units (decision 1137). Within a
  * bucket they are in no order until a search needs the bucket sorted (`sortedBuckets`), then by token
  * and entry order. A search word of up to BUCKET_UNITS units selects whole buckets, sorted or not; a
  * longer one, a range of its one bucket, sorted first. Every range's entries are put in order by their
- * positions (`rangeOrder`), so the order of the rows within a range changes no answer.
+ * labels (`rangeOrder`), so the order of the rows within a range changes no answer.
  */ export class DirectoryIndex {
   private readonly byId: ById<DirectoryEntry>;
   private sorted: DirectoryEntry[];
-  /** The token rows: token, entry, and the entry's position in `sorted` (kept through writes). */
+  /** The token rows: token and entry. */
   private rows: TokenRows<DirectoryEntry>;
-  /** Whether every entry's `rank` is its position in `sorted` (not after a write, until needed). */
-  private ranked = true;
-  /** Positions, in order and each once, of the entries of recently searched token ranges, by `from:to`. */
-  private readonly rangeOrders = new Map<string, Int32Array>();
+  /** The entries, in order and each once, of recently searched words' token ranges, by word. */
+  private readonly rangeOrders = new Map<string, DirectoryEntry[]>();
   /** Keys of the buckets whose rows are ordered by token, then entry order. */
   private readonly sortedBuckets = new Set<number>();
   /** Bucket sorts under way in slices (`prepare`), by bucket key: a second search waits for the first. */
@@ -87,9 +90,9 @@ const RANGE_ORDERS_KEPT = 32;
     this.byId.set(e);
     const at = lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
     this.sorted.splice(at, 0, e);
-    this.rows.shiftRanks(at, 1);
-    for (const token of e.nameTokens) this.rows.insert(this.rowBound(token, e), token, e, at);
-    this.changed();
+    labelAt(this.sorted, at);
+    for (const token of e.nameTokens) this.rows.insert(this.rowBound(token, e), token, e);
+    this.forget(e);
   }
 
   /** Takes a user out (no longer active, or gone). */
@@ -103,8 +106,7 @@ const RANGE_ORDERS_KEPT = 32;
       const row = this.findRow(token, e);
       if (row >= 0) this.rows.remove(row);
     }
-    this.rows.shiftRanks(at + 1, -1);
-    this.changed();
+    this.forget(e);
   }
 
   /**
@@ -167,7 +169,7 @@ const RANGE_ORDERS_KEPT = 32;
     const words = searchWords(q.name);
     if (words.length > 1) return undefined;
     let n = this.sorted.length;
-    if (words.length) n = this.rangeOrder(...this.prefixRange(words[0]!)).length;
+    if (words.length) n = this.rangeOrder(words[0]!).length;
     const out = new Set([...(q.notIds ?? []), ...(q.excludeId ? [q.excludeId] : [])].map(String));
     for (const id of out) {
       const e = this.byId.get(id);
@@ -187,8 +189,8 @@ const RANGE_ORDERS_KEPT = 32;
   /**
    * Calls `visit` with the matching entries in order until it answers false: from the token range of
    * the search's rarest word, else the whole list. The candidates of a range (or of an id list) are put
-   * in order by a numeric sort of their positions, each once (a user may have two tokens in one range),
-   * and a range's order is kept until the index changes; a comparator over the entries, and a generator
+   * in order by a numeric sort of their labels, each once (a user may have two tokens in one range),
+   * and a range's order is kept until a write in the range; a comparator over the entries, and a generator
    * per entry, cost about 8% of a node's CPU time at 100,000 users (B6 profile; decision 212, addendum
    * of 2026-11-27).
    */
@@ -202,68 +204,55 @@ const RANGE_ORDERS_KEPT = 32;
       !out.has(e.id) &&
       tokensMatch(words, e.nameTokens);
     if (ids && ids.size < this.sorted.length / 8) {
-      // After a write, a few ids are found in the list; many, by numbering the whole list again.
-      if (ids.size > this.sorted.length / 32) this.rankAll();
-      const at: number[] = [];
+      const found: DirectoryEntry[] = [];
       for (const id of ids) {
         const e = this.byId.get(id);
-        if (e) at.push(this.positionOf(e));
+        if (e) found.push(e);
       }
-      return this.visitPositions(sortedOnce(Int32Array.from(at)), keep, visit);
+      return visitEntries(inLabelOrder(found), keep, visit);
     }
     if (words.length) {
-      const ranges = words.map((w) => this.prefixRange(w));
-      const [from, to] = ranges.reduce((a, b) => (b[1] - b[0] < a[1] - a[0] ? b : a));
-      if (to - from < this.sorted.length) return this.visitPositions(this.rangeOrder(from, to), keep, visit);
+      let narrowest = words[0]!;
+      let size = Infinity;
+      for (const w of words) {
+        const [from, to] = this.prefixRange(w);
+        if (to - from < size) [narrowest, size] = [w, to - from];
+      }
+      if (size < this.sorted.length) return visitEntries(this.rangeOrder(narrowest), keep, visit);
     }
-    for (const e of this.sorted) if (keep(e) && !visit(e)) return;
-  }
-
-  /** Visits the entries at these positions of the ordered list (ascending, each once). */
-  private visitPositions(
-    at: Int32Array,
-    keep: (e: DirectoryEntry) => boolean,
-    visit: (e: DirectoryEntry) => boolean,
-  ): void {
-    for (let i = 0; i < at.length; i++) {
-      const e = this.sorted[at[i]!]!;
-      if (keep(e) && !visit(e)) return;
-    }
+    visitEntries(this.sorted, keep, visit);
   }
 
   /**
-   * The positions of the entries of token rows [from, to), ascending and each once. Kept for the last
-   * RANGE_ORDERS_KEPT ranges until the index changes: a prefix is searched again for each page and by
-   * each user typing it. Sorting a bucket does not drop them: a kept range holds whole buckets or lies
-   * in a bucket already sorted, so the rows it holds stay the same.
+   * The entries of the rows of a search word's token range, in order and each once. Kept for the last
+   * RANGE_ORDERS_KEPT words until a write in their range (`forget`): a prefix is searched again for each
+   * page and by each user typing it. Sorting a bucket does not drop them: it changes the order of a
+   * range's rows, not which rows it holds.
    */
-  private rangeOrder(from: number, to: number): Int32Array {
-    const key = `${from}:${to}`;
-    let at = this.rangeOrders.get(key);
-    if (at) this.rangeOrders.delete(key);
-    else at = sortedOnce(this.rows.ranks(from, to));
-    this.rangeOrders.set(key, at);
+  private rangeOrder(word: string): DirectoryEntry[] {
+    let order = this.rangeOrders.get(word);
+    if (order) this.rangeOrders.delete(word);
+    else {
+      const [from, to] = this.prefixRange(word);
+      order = inLabelOrder(this.rows.entries(from, to));
+    }
+    this.rangeOrders.set(word, order);
     if (this.rangeOrders.size > RANGE_ORDERS_KEPT) this.rangeOrders.delete(this.rangeOrders.keys().next().value!);
-    return at;
+    return order;
   }
 
-  /** The entries' `rank` and the orders of ranges are of the list as it was: dropped on every write. */
-  private changed(): void {
-    this.ranked = false;
-    this.rangeOrders.clear();
-  }
-
-  /** Sets every entry's `rank` to its position (a loop, no map from entry to position). */
-  private rankAll(): void {
-    if (this.ranked) return;
-    for (let i = 0; i < this.sorted.length; i++) this.sorted[i]!.rank = i;
-    this.ranked = true;
-  }
-
-  /** The entry's position in `sorted`: its `rank` until a write, then found by its order. */
-  private positionOf(e: DirectoryEntry): number {
-    if (this.ranked) return e.rank;
-    return lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
+  /**
+   * Drops the kept orders of the words whose token range holds a row of this entry (written or taken
+   * out): a word of up to BUCKET_UNITS units holds whole buckets, a longer one lies in its one bucket.
+   */
+  private forget(e: DirectoryEntry): void {
+    if (!this.rangeOrders.size) return;
+    const keys = e.nameTokens.map((t) => this.bucketKey(t));
+    for (const word of this.rangeOrders.keys()) {
+      const from = this.bucketKey(word);
+      const to = from + (word.length < BUCKET_UNITS ? UNIT_CODES ** (BUCKET_UNITS - word.length) : 1);
+      if (keys.some((k) => k >= from && k < to)) this.rangeOrders.delete(word);
+    }
   }
 
   /**
@@ -339,14 +328,16 @@ const RANGE_ORDERS_KEPT = 32;
   /**
    * How to order a bucket's rows by token, then by entry order: their numbers compared, by numbers
    * packed from the tokens' units after the bucket's (`packKeys`), then by the tokens themselves, then
-   * by the entries' positions. `sort()` sorts at once.
+   * by the entries' labels as they are now (writes while a sort runs in slices may label entries again,
+   * never changing their order). `sort()` sorts at once.
    */
   private tokenOrder(rows: RowCopy<DirectoryEntry>): {
     items: number[];
     cmp: (a: number, b: number) => number;
     sort: () => number[];
   } {
-    const { tokens, ranks } = rows;
+    const { tokens } = rows;
+    const ranks = Int32Array.from(rows.entries, rankOf);
     const keys = [new Float64Array(tokens.length), new Float64Array(tokens.length)];
     for (let i = 0; i < tokens.length; i++) packKeys(tokens[i]!, BUCKET_UNITS, this.rank, keys, i);
     const [k0, k1] = keys as [Float64Array, Float64Array];
@@ -356,15 +347,11 @@ const RANGE_ORDERS_KEPT = 32;
     return { items, cmp, sort: () => items.sort(cmp) };
   }
 
-  /**
-   * Writes the copied rows back from `from` in this order. Positions are taken as they are now: a write
-   * elsewhere meanwhile may have moved them all by one, keeping their order.
-   */
+  /** Writes the copied rows back from `from` in this order. */
   private placeInOrder(from: number, rows: RowCopy<DirectoryEntry>, order: readonly number[]): void {
-    const ranks = this.rows.ranks(from, from + order.length);
     for (let i = 0; i < order.length; i++) {
       const was = order[i]!;
-      this.rows.set(from + i, rows.tokens[was]!, rows.entries[was]!, ranks[was]!);
+      this.rows.set(from + i, rows.tokens[was]!, rows.entries[was]!);
     }
   }
 
@@ -390,5 +377,17 @@ const RANGE_ORDERS_KEPT = 32;
     if (this.sortedBuckets.has(key)) i = this.rowBound(token, e);
     for (; i < to; i++) if (this.rows.entry(i) === e && this.rows.token(i) === token) return i;
     return -1;
+  }
+}
+
+/** Visits these entries (in order, each once) that `keep` accepts, until `visit` answers false. */
+function visitEntries(
+  entries: readonly DirectoryEntry[],
+  keep: (e: DirectoryEntry) => boolean,
+  visit: (e: DirectoryEntry) => boolean,
+): void {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (keep(e) && !visit(e)) return;
   }
 }

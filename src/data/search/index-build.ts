@@ -2,6 +2,7 @@ import { rangeInSlices, sortRunsInSlices } from './sliced-sort.js';
 import { TokenRows } from './token-rows.js';
 import { ById } from './by-id.js';
 import { BucketIds, FirstByHash } from './build-tables.js';
+import { LABEL_SPAN, spread } from './order-labels.js';
 import type { DirectoryEntry } from './directory-entry.js';
 import {
   BUCKET_UNITS,
@@ -148,11 +149,10 @@ export async function buildIndex(
   await rangeInSlices(n, (from, to) => {
     for (let i = from; i < to; i++) {
       const e = input[i]!;
-      const at = rankOf[i]!;
       const tokens = e.nameTokens;
       for (let k = 0; k < tokens.length; k++, r++) {
         const to = next[rowBucket[r]!]!++;
-        placed.set(to, tokens[k]!, e, at);
+        placed.set(to, tokens[k]!, e);
         slotHash[to] = rowHash[r]!;
         rowSlot[r] = to;
       }
@@ -183,7 +183,7 @@ export async function buildIndex(
   await rangeInSlices(n, (from, to) => {
     for (let i = from; i < to; i++) {
       const e = input[i]!;
-      e.rank = rankOf[i]!;
+      e.rank = spread(-1, LABEL_SPAN, rankOf[i]!, n);
       const tokens = e.nameTokens;
       for (let k = 0; k < tokens.length; k++) {
         const at = rowSlot[r++]!;

@@ -9,38 +9,32 @@ describe('TokenRows (decision 1137)', () => {
       kind: fc.constant('insert' as const),
       at: fc.nat(),
       token: fc.string({ maxLength: 3 }),
-      rank: fc.nat(50),
     }),
     fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }),
     fc.record({
       kind: fc.constant('set' as const),
       at: fc.nat(),
       token: fc.string({ maxLength: 3 }),
-      rank: fc.nat(50),
     }),
     fc.record({ kind: fc.constant('setToken' as const), at: fc.nat(), token: fc.string({ maxLength: 3 }) }),
-    fc.record({ kind: fc.constant('shift' as const), from: fc.nat(50), by: fc.constantFrom(1, -1) }),
   );
 
-  it('holds what plain arrays hold through inserts, removals, sets and shifts', () => {
+  it('holds what plain arrays hold through inserts, removals and sets', () => {
     fc.assert(
       fc.property(fc.nat(20), fc.constantFrom(1, 2), fc.array(op, { maxLength: 60 }), (count, shift, ops) => {
         const rows = new TokenRows<{ n: number }>(count, shift);
-        const model: { token: string; entry: { n: number }; rank: number }[] = [];
+        const model: { token: string; entry: { n: number } }[] = [];
         for (let i = 0; i < count; i++) {
-          model.push({ token: `t${i}`, entry: { n: i }, rank: i });
-          rows.set(i, `t${i}`, model[i]!.entry, i);
+          model.push({ token: `t${i}`, entry: { n: i } });
+          rows.set(i, `t${i}`, model[i]!.entry);
         }
         let n = count;
         for (const o of ops) {
           if (o.kind === 'insert') {
             const at = o.at % (model.length + 1);
-            const row = { token: o.token, entry: { n: n++ }, rank: o.rank };
+            const row = { token: o.token, entry: { n: n++ } };
             model.splice(at, 0, row);
-            rows.insert(at, row.token, row.entry, row.rank);
-          } else if (o.kind === 'shift') {
-            for (const row of model) if (row.rank >= o.from) row.rank += o.by;
-            rows.shiftRanks(o.from, o.by);
+            rows.insert(at, row.token, row.entry);
           } else if (!model.length) continue;
           else if (o.kind === 'remove') {
             const at = o.at % model.length;
@@ -48,8 +42,8 @@ describe('TokenRows (decision 1137)', () => {
             rows.remove(at);
           } else if (o.kind === 'set') {
             const at = o.at % model.length;
-            model[at] = { token: o.token, entry: { n: n++ }, rank: o.rank };
-            rows.set(at, o.token, model[at]!.entry, o.rank);
+            model[at] = { token: o.token, entry: { n: n++ } };
+            rows.set(at, o.token, model[at]!.entry);
           } else {
             const at = o.at % model.length;
             model[at]!.token = o.token;
@@ -62,11 +56,10 @@ describe('TokenRows (decision 1137)', () => {
           }
           const from = Math.floor(model.length / 3);
           const to = model.length - from;
-          expect([...rows.ranks(from, to)]).toEqual(model.slice(from, to).map((r) => r.rank));
+          expect(rows.copy(from, to).entries).toEqual(model.slice(from, to).map((r) => r.entry));
           const copy = rows.copy(0, model.length);
           expect(copy.tokens).toEqual(model.map((r) => r.token));
           expect(copy.entries).toEqual(model.map((r) => r.entry));
-          expect([...copy.ranks]).toEqual(model.map((r) => r.rank));
         }
       }),
       { numRuns: 300 },
@@ -75,14 +68,14 @@ describe('TokenRows (decision 1137)', () => {
 
   it('splits a block that grows to twice its size, and drops an emptied one', () => {
     const rows = new TokenRows<number>(8, 2);
-    for (let i = 0; i < 8; i++) rows.set(i, `t${i}`, i, i);
-    for (let k = 0; k < 4; k++) rows.insert(1, `n${k}`, 100 + k, 100 + k);
+    for (let i = 0; i < 8; i++) rows.set(i, `t${i}`, i);
+    for (let k = 0; k < 4; k++) rows.insert(1, `n${k}`, 100 + k);
     expect(rows.length).toBe(12);
     expect(rows.copy(0, 12).tokens).toEqual(['t0', 'n3', 'n2', 'n1', 'n0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
     for (let k = 0; k < 4; k++) rows.remove(8);
     expect(rows.copy(0, 8).tokens).toEqual(['t0', 'n3', 'n2', 'n1', 'n0', 't1', 't2', 't3']);
     expect(rows.token(7)).toBe('t3');
-    rows.insert(8, 'end', 9, 9);
+    rows.insert(8, 'end', 9);
     expect(rows.token(8)).toBe('end');
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The in-memory directory's token rows (decisions 1136, 1137): for each row, a token, the entry it
- * belongs to and that entry's position, as parallel arrays, held in blocks of about 8,192 rows. A write
+ * The in-memory directory's token rows (decisions 1136, 1137, 1164): for each row, a token and the entry
+ * it belongs to, as parallel arrays, held in blocks of about 8,192 rows. A write
  * inserts or removes a row in one block: in arrays of all the rows (4,400,000 at 1,000,000 users) each
  * such move took 25-40 ms. Blocks are filled whole at build, split when one grows to twice the size,
  * dropped when emptied; their arrays are always of their exact size.
@@ -10,14 +10,12 @@ const SHIFT = 13;
 interface Block<E> {
   tokens: string[];
   entries: E[];
-  ranks: Int32Array;
 }
 
-/** A copy of some rows: tokens, entries and the entries' positions. */
+/** A copy of some rows: tokens and entries. */
 export interface RowCopy<E> {
   tokens: string[];
   entries: E[];
-  ranks: Int32Array;
 }
 
 export class TokenRows<E> {
@@ -39,7 +37,7 @@ export class TokenRows<E> {
     this.block = 1 << shift;
     for (let from = 0; from < count; from += this.block) {
       const size = Math.min(this.block, count - from);
-      this.blocks.push({ tokens: new Array<string>(size), entries: new Array<E>(size), ranks: new Int32Array(size) });
+      this.blocks.push({ tokens: new Array<string>(size), entries: new Array<E>(size) });
       this.starts.push(from + size);
     }
   }
@@ -75,13 +73,12 @@ export class TokenRows<E> {
     return this.blocks[b]!.entries[i - this.starts[b]!]!;
   }
 
-  set(i: number, token: string, entry: E, rank: number): void {
+  set(i: number, token: string, entry: E): void {
     const b = this.blockOf(i);
     const block = this.blocks[b]!;
     const at = i - this.starts[b]!;
     block.tokens[at] = token;
     block.entries[at] = entry;
-    block.ranks[at] = rank;
   }
 
   setToken(i: number, token: string): void {
@@ -89,23 +86,25 @@ export class TokenRows<E> {
     this.blocks[b]!.tokens[i - this.starts[b]!] = token;
   }
 
-  /** The entries' positions of rows [from, to), a copy. */
-  ranks(from: number, to: number): Int32Array {
-    const out = new Int32Array(Math.max(0, to - from));
-    this.spans(from, to, (block, lo, hi, at) => out.set(block.ranks.subarray(lo, hi), at));
+  /** The entries of rows [from, to). */
+  entries(from: number, to: number): E[] {
+    const out = new Array<E>(Math.max(0, to - from));
+    this.spans(from, to, (block, lo, hi, at) => {
+      const entries = block.entries;
+      for (let k = lo; k < hi; k++) out[at + k - lo] = entries[k]!;
+    });
     return out;
   }
 
   /** Rows [from, to), a copy. */
   copy(from: number, to: number): RowCopy<E> {
     const n = Math.max(0, to - from);
-    const out: RowCopy<E> = { tokens: new Array<string>(n), entries: new Array<E>(n), ranks: new Int32Array(n) };
+    const out: RowCopy<E> = { tokens: new Array<string>(n), entries: new Array<E>(n) };
     this.spans(from, to, (block, lo, hi, at) => {
       for (let k = lo; k < hi; k++) {
         out.tokens[at + k - lo] = block.tokens[k]!;
         out.entries[at + k - lo] = block.entries[k]!;
       }
-      out.ranks.set(block.ranks.subarray(lo, hi), at);
     });
     return out;
   }
@@ -121,29 +120,19 @@ export class TokenRows<E> {
     }
   }
 
-  /** Adds `by` to every entry position at `from` or after (an entry inserted before them, or taken out). */
-  shiftRanks(from: number, by: number): void {
-    for (const { ranks } of this.blocks) for (let i = 0; i < ranks.length; i++) if (ranks[i]! >= from) ranks[i]! += by;
-  }
-
   /** Inserts a row at position `at` (0 <= at <= length). */
-  insert(at: number, token: string, entry: E, rank: number): void {
+  insert(at: number, token: string, entry: E): void {
     if (!this.blocks.length) {
-      this.blocks.push({ tokens: [token], entries: [entry], ranks: Int32Array.of(rank) });
+      this.blocks.push({ tokens: [token], entries: [entry] });
       this.starts.push(1);
       return;
     }
     const b = at === this.length ? this.blocks.length - 1 : this.blockOf(at);
     const block = this.blocks[b]!;
     const k = at - this.starts[b]!;
-    const ranks = new Int32Array(block.ranks.length + 1);
-    ranks.set(block.ranks.subarray(0, k));
-    ranks[k] = rank;
-    ranks.set(block.ranks.subarray(k), k + 1);
     const grown = {
       tokens: block.tokens.slice(0, k).concat(token, block.tokens.slice(k)),
       entries: block.entries.slice(0, k).concat([entry], block.entries.slice(k)),
-      ranks,
     };
     for (let s = b + 1; s < this.starts.length; s++) this.starts[s]!++;
     this.uniform = false;
@@ -153,7 +142,6 @@ export class TokenRows<E> {
       const split = (from: number, to?: number) => ({
         tokens: grown.tokens.slice(from, to),
         entries: grown.entries.slice(from, to),
-        ranks: grown.ranks.slice(from, to),
       });
       this.blocks.splice(b, 1, split(0, half), split(half));
       this.starts.splice(b + 1, 0, this.starts[b]! + half);
@@ -169,24 +157,12 @@ export class TokenRows<E> {
       this.blocks.splice(b, 1);
       this.starts.splice(b + 1, 1);
     } else {
-      const ranks = new Int32Array(block.ranks.length - 1);
-      ranks.set(block.ranks.subarray(0, k));
-      ranks.set(block.ranks.subarray(k + 1), k);
       this.blocks[b] = {
         tokens: block.tokens.slice(0, k).concat(block.tokens.slice(k + 1)),
         entries: block.entries.slice(0, k).concat(block.entries.slice(k + 1)),
-        ranks,
       };
     }
     for (let s = b + 1; s < this.starts.length; s++) this.starts[s]!--;
     this.uniform = false;
   }
-}
-
-/** Sorts positions ascending and drops repeats (a user with two tokens in one range). */
-export function sortedOnce(at: Int32Array): Int32Array {
-  at.sort();
-  let n = 0;
-  for (let i = 0; i < at.length; i++) if (i === 0 || at[i] !== at[i - 1]) at[n++] = at[i]!;
-  return n === at.length ? at : at.slice(0, n);
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { Types } from 'mongoose';
@@ -8,6 +8,7 @@ import { redisKeys } from '../../../src/data/redis-keys.js';
 import { UserRepository, type UserSearch } from '../../../src/data/repositories/user.repository.js';
 import { CredentialRepository } from '../../../src/data/repositories/credential.repository.js';
 import { ContactDirectory } from '../../../src/data/search/contact-directory.js';
+import { DirectoryIndex } from '../../../src/data/search/directory-index.js';
 import { DirectoryChangesStore } from '../../../src/data/stores/directory-changes.store.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { startTestNode, type TestNode } from '../../support/node.js';
@@ -97,6 +98,16 @@ describe('in-memory contact directory (decision 212)', () => {
     });
     redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6390');
   });
+  /** A node's directory over the test databases (notes under this run's Redis prefix). */
+  const directoryOf = (nodeId: string, limits = { maxTenants: 5, maxEntries: 1000 }) =>
+    new ContactDirectory({
+      changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
+      users: (t) => new UserRepository(mongo.tenantDb(t)),
+      order: mongo.server.stringOrder,
+      ...limits,
+      rebuildMs: 600_000,
+      logger: createLogger({ level: 'silent', nodeId }),
+    });
   afterAll(async () => {
     for (let i = 0; i < runs; i++) await mongo.dropTenantDb(`p${i}`).catch(() => undefined);
     await mongo.close();
@@ -119,15 +130,7 @@ describe('in-memory contact directory (decision 212)', () => {
           const tenant = `p${runs++}`;
           const db: TenantDb = mongo.tenantDb(tenant);
           await db.models.User.createIndexes();
-          const directory = new ContactDirectory({
-            changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
-            users: (t) => new UserRepository(mongo.tenantDb(t)),
-            order: mongo.server.stringOrder,
-            maxTenants: 5,
-            maxEntries: 1000,
-            rebuildMs: 600_000,
-            logger: createLogger({ level: 'silent', nodeId: 'prop' }),
-          });
+          const directory = directoryOf('prop');
           mongo.onUsersChanged((t, ids) => directory.recordChange(t, ids));
           const creds = new CredentialRepository(db);
           const ids: Types.ObjectId[] = [];
@@ -185,15 +188,7 @@ describe('in-memory contact directory (decision 212)', () => {
     const creds = new CredentialRepository(db);
     for (const [i, n] of ['😀 a', '\uE000 b', '\uFFFD c', 'z', '😁', '\uD7FF'].entries())
       await creds.create({ username: `o${i}`, displayName: n, role: 'patient' });
-    const directory = new ContactDirectory({
-      changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
-      users: (t) => new UserRepository(mongo.tenantDb(t)),
-      order: mongo.server.stringOrder,
-      maxTenants: 5,
-      maxEntries: 1000,
-      rebuildMs: 600_000,
-      logger: createLogger({ level: 'silent', nodeId: 'order' }),
-    });
+    const directory = directoryOf('order');
     expect(await directory.ready(tenant)).toBe(true);
     const all = { skip: 0, take: 10 };
     expect((await directory.search(tenant, all))?.map(String)).toEqual(
@@ -211,15 +206,7 @@ describe('in-memory contact directory (decision 212)', () => {
     // the range rather than from the whole list.
     const names = ['Anna Annabel', 'Bea Annz', 'Jo-Anne Annex', ...Array.from({ length: 12 }, (_, i) => `Bo ${i}`)];
     for (const [i, n] of names.entries()) await creds.create({ username: `t${i}`, displayName: n, role: 'patient' });
-    const directory = new ContactDirectory({
-      changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
-      users: (t) => new UserRepository(mongo.tenantDb(t)),
-      order: mongo.server.stringOrder,
-      maxTenants: 5,
-      maxEntries: 1000,
-      rebuildMs: 600_000,
-      logger: createLogger({ level: 'silent', nodeId: 'twice' }),
-    });
+    const directory = directoryOf('twice');
     expect(await directory.ready(tenant)).toBe(true);
     const repo = new UserRepository(db);
     for (const q of [
@@ -255,15 +242,7 @@ describe('in-memory contact directory (decision 212)', () => {
     const db = mongo.tenantDb(tenant);
     await migrateTenant(db, { displayName: tenant });
     const keys = redisKeys(prefix);
-    const directory = new ContactDirectory({
-      changes: new DirectoryChangesStore({ redis, keys }),
-      users: (t) => new UserRepository(mongo.tenantDb(t)),
-      order: mongo.server.stringOrder,
-      maxTenants: 5,
-      maxEntries: 1000,
-      rebuildMs: 600_000,
-      logger: createLogger({ level: 'silent', nodeId: 'gap' }),
-    });
+    const directory = directoryOf('gap');
     const creds = new CredentialRepository(db);
     await creds.create({ username: 'first', displayName: 'First Person', role: 'patient' });
     expect(await directory.ready(tenant)).toBe(true);
@@ -275,16 +254,54 @@ describe('in-memory contact directory (decision 212)', () => {
     expect((await directory.search(tenant, { name: 'lost', skip: 0, take: 5 }))?.length).toBe(1);
   });
 
-  it('holds at most the configured number of tenants and leaves a tenant above the entry cap to the database', async () => {
-    const directory = new ContactDirectory({
-      changes: new DirectoryChangesStore({ redis, keys: redisKeys(prefix) }),
-      users: (t) => new UserRepository(mongo.tenantDb(t)),
-      order: mongo.server.stringOrder,
-      maxTenants: 2,
-      maxEntries: 2,
-      rebuildMs: 600_000,
-      logger: createLogger({ level: 'silent', nodeId: 'cap' }),
+  it('applies many change notes in slices of the event loop, and every one of them', async () => {
+    const tenant = `p${runs++}`;
+    const db = mongo.tenantDb(tenant);
+    await migrateTenant(db, { displayName: tenant });
+    const directory = directoryOf('slices', { maxTenants: 5, maxEntries: 10_000 });
+    const creds = new CredentialRepository(db);
+    await creds.create({ username: 'first', displayName: 'First Person', role: 'patient' });
+    expect(await directory.ready(tenant)).toBe(true);
+    // 300 users written after the load, each with its own change note, applied by the next search.
+    mongo.onUsersChanged((t, ids) => directory.recordChange(t, ids));
+    try {
+      for (let i = 0; i < 300; i++)
+        await creds.create({ username: `slice${i}`, displayName: `Slice Person${i}`, role: 'patient' });
+    } finally {
+      mongo.onUsersChanged(undefined);
+    }
+    // Which turn of the event loop each write to the index ran in.
+    let turn = 0;
+    let counting = true;
+    const tick = () => {
+      turn++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const turns: number[] = [];
+    const original = DirectoryIndex.prototype.upsert;
+    const spy = jest.spyOn(DirectoryIndex.prototype, 'upsert').mockImplementation(function (this: DirectoryIndex, e) {
+      turns.push(turn);
+      original.call(this, e);
     });
+    // The slices end by the clock (8 ms each): a clock that moves 1 ms at every look ends them after the
+    // same work on any machine.
+    let clock = 0;
+    const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
+    try {
+      expect(await directory.count(tenant, { name: 'slice' })).toBe(300);
+    } finally {
+      now.mockRestore();
+      spy.mockRestore();
+      counting = false;
+    }
+    expect(turns).toHaveLength(300);
+    expect(new Set(turns).size).toBeGreaterThan(1);
+    expect((await directory.search(tenant, { name: 'slice person299', skip: 0, take: 5 }))?.length).toBe(1);
+  });
+
+  it('holds at most the configured number of tenants and leaves a tenant above the entry cap to the database', async () => {
+    const directory = directoryOf('cap', { maxTenants: 2, maxEntries: 2 });
     const tenants = [`p${runs++}`, `p${runs++}`, `p${runs++}`];
     for (const t of tenants) {
       await migrateTenant(mongo.tenantDb(t), { displayName: t });
