@@ -165,7 +165,16 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     return this.pushes;
   }
 
-  async ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
+  ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
+    // Not an async function: a local ask is one promise chain from the asker to the turn (decision 1165).
+    try {
+      return this.askPlanned<R>(to, msg, opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  private askPlanned<R>(to: ActorAddress, msg: unknown, opts: AskOptions): Promise<R> {
     if (this.closed) throw new AppError('service_unavailable', 'actor system stopped');
     const address = checkedAddress(to);
     const key = addressKey(address);
@@ -181,15 +190,15 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       shareReply: opts.shareReply,
     };
     // Tracing off: no span options or closure per ask.
-    if (!tracingOn()) return (await askWithRetry(this.route, plan)) as R;
-    return (await inSpan(
+    if (!tracingOn()) return askWithRetry(this.route, plan) as Promise<R>;
+    return inSpan(
       `actor ask ${address.kind}`,
       {
         kind: SpanKind.CLIENT,
         attributes: { 'actor.kind': address.kind, 'actor.shard': plan.shard, tenant: address.tenant },
       },
       () => askWithRetry(this.route, plan),
-    )) as R;
+    ) as Promise<R>;
   }
 
   /**
@@ -252,13 +261,16 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
    * owner among the nodes live right now: a vacant shard is read against fresh membership, so the first
    * message after a dead owner's lease expired goes to (and is claimed by) a live node at once.
    */
-  private async resolveOwner(shard: number, nested?: boolean): Promise<string> {
+  private resolveOwner(shard: number, nested?: boolean): string | Promise<string> {
     if (this.leases.isServing(shard)) return this.nodeId;
     // An ask of a turn for a shard this node hands off is served here (see askFromTurn).
     const held = nested ? this.leases.get(shard) : undefined;
     if (held && this.servesNested(held)) return this.nodeId;
-    const cached = this.owners.get(shard);
-    if (cached) return cached;
+    return this.owners.get(shard) ?? this.lookUpOwner(shard);
+  }
+
+  /** The owner of a shard this node neither holds nor has a fresh holder remembered for. */
+  private async lookUpOwner(shard: number): Promise<string> {
     const sentAt = monotonicNow();
     const holder = await this.leases.lookup(shard);
     if (holder && holder.node !== this.nodeId) {
@@ -271,19 +283,44 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     return desired;
   }
 
-  /** Runs a message on this node, claiming the shard if it is vacant and this node is its rendezvous owner. */
-  private async deliver(to: ActorAddress, msg: unknown, d: Delivery, first?: FirstDelivery): Promise<unknown> {
+  /**
+   * Runs a message on this node, claiming the shard if it is vacant and this node is its rendezvous owner.
+   * Not an async function: with the shard's lease held, the reply's promise is the turn's own (decision 1165).
+   */
+  private deliver(to: ActorAddress, msg: unknown, d: Delivery, first?: FirstDelivery): Promise<unknown> {
+    try {
+      const { nested } = d;
+      const behavior = this.behaviors.get(to.kind);
+      // A stopping node still serves the asks of turns for the shards it hands off (servesNested below).
+      if (!behavior || (this.stopping && !nested))
+        throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
+      const key = d.key ?? addressKey(to);
+      const shard = d.shard ?? shardOfKey(key, this.deps.config.shards);
+      const lease = this.leases.get(shard);
+      if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.placement.dropShard(shard, 'self-fenced');
+      const held = this.leases.get(shard);
+      if (held) return this.enqueue(to, msg, d, behavior, held, key, first);
+      return this.placement.claimIfDesired(shard).then((claimed) => {
+        if (!claimed) throw new AppError('not_owner', 'the shard is owned by another node');
+        return this.enqueue(to, msg, d, behavior, claimed, key, first);
+      });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Puts a message in its actor's mailbox under this lease (or the shard's handoff buffer). */
+  private enqueue(
+    to: ActorAddress,
+    msg: unknown,
+    d: Delivery,
+    behavior: ActorBehavior,
+    lease: ShardLease,
+    key: string,
+    first: FirstDelivery | undefined,
+  ): Promise<unknown> {
     const { nested } = d;
-    const behavior = this.behaviors.get(to.kind);
-    // A stopping node still serves the asks of turns for the shards it hands off (servesNested below).
-    if (!behavior || (this.stopping && !nested))
-      throw new AppError('not_owner', `node ${this.nodeId} does not host this actor`);
-    const key = d.key ?? addressKey(to);
-    const shard = d.shard ?? shardOfKey(key, this.deps.config.shards);
-    let lease = this.leases.get(shard);
-    if (lease && !lease.handingOff && !this.leases.isServing(shard)) this.placement.dropShard(shard, 'self-fenced');
-    lease = this.leases.get(shard) ?? (await this.placement.claimIfDesired(shard));
-    if (!lease) throw new AppError('not_owner', 'the shard is owned by another node');
+    const shard = lease.shard;
     return new Promise((resolve, reject) => {
       const env: Envelope = {
         msg,

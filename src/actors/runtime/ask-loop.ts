@@ -6,7 +6,8 @@ export interface AskRoute {
   /** Budget of one remote attempt: a dead owner is given up on after this. */
   attemptMs: number;
   /** Where to send a message for `shard` (`nested`: asked by a turn, served by a holder handing it off). */
-  resolveOwner(shard: number, nested?: boolean): Promise<string>;
+  /** A string when known at once (held here, or remembered): no promise for the common case. */
+  resolveOwner(shard: number, nested?: boolean): string | Promise<string>;
   deliverLocal(plan: AskPlan, first?: FirstDelivery): Promise<unknown>;
   request(
     node: string,
@@ -58,7 +59,8 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
     const remaining = plan.deadline - Date.now();
     try {
       if (remaining <= 0) throw new AppError('timeout', 'actor did not answer in time');
-      const owner = await route.resolveOwner(plan.shard, plan.nested);
+      const known = route.resolveOwner(plan.shard, plan.nested);
+      const owner = typeof known === 'string' ? known : await known;
       const local = owner === route.nodeId;
       route.routed(local ? 'local' : 'remote');
       if (local) {
