@@ -1,6 +1,7 @@
 import { lowerBound, sortInSlices } from './sliced-sort.js';
 import type { RowCopy, TokenRows } from './token-rows.js';
 import { inLabelOrder, labelAt } from './order-labels.js';
+import type { BlockedList } from './blocked-rows.js';
 import type { ById } from './by-id.js';
 import { Types } from 'mongoose';
 import { searchWords, tokensMatch } from '../models/name-tokens.js';
@@ -38,7 +39,8 @@ const rankOf = (e: DirectoryEntry) => e.rank;
  * labels (`rangeOrder`), so the order of the rows within a range changes no answer.
  */ export class DirectoryIndex {
   private readonly byId: ById<DirectoryEntry>;
-  private sorted: DirectoryEntry[];
+  /** The entries in order, in blocks (decision 1166). */
+  private sorted: BlockedList<DirectoryEntry>;
   /** The token rows: token and entry. */
   private rows: TokenRows<DirectoryEntry>;
   /** The entries, in order and each once, of recently searched words' token ranges, by word. */
@@ -88,8 +90,8 @@ const rankOf = (e: DirectoryEntry) => e.rank;
   upsert(e: DirectoryEntry): void {
     this.remove(e.id);
     this.byId.set(e);
-    const at = lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
-    this.sorted.splice(at, 0, e);
+    const at = lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted.get(i), e) < 0);
+    this.sorted.insert(at, e);
     labelAt(this.sorted, at);
     for (const token of e.nameTokens) this.rows.insert(this.rowBound(token, e), token, e);
     this.forget(e);
@@ -100,8 +102,8 @@ const rankOf = (e: DirectoryEntry) => e.rank;
     const e = this.byId.get(id);
     if (!e) return;
     this.byId.delete(id);
-    const at = lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted[i]!, e) < 0);
-    if (this.sorted[at] === e) this.sorted.splice(at, 1);
+    const at = lowerBound(0, this.sorted.length, (i) => this.entryCmp(this.sorted.get(i), e) < 0);
+    if (at < this.sorted.length && this.sorted.get(at) === e) this.sorted.remove(at);
     for (const token of e.nameTokens) {
       const row = this.findRow(token, e);
       if (row >= 0) this.rows.remove(row);
@@ -182,7 +184,10 @@ const rankOf = (e: DirectoryEntry) => e.rank;
   initials(excludeId?: Types.ObjectId): { initial: string; count: number }[] {
     const counts = new Map<string, number>();
     const skip = excludeId ? String(excludeId) : undefined;
-    for (const e of this.sorted) if (e.id !== skip) counts.set(e.initial, (counts.get(e.initial) ?? 0) + 1);
+    this.sorted.visit((e) => {
+      if (e.id !== skip) counts.set(e.initial, (counts.get(e.initial) ?? 0) + 1);
+      return true;
+    });
     return [...counts].sort(([a], [b]) => this.cmp(a, b)).map(([initial, count]) => ({ initial, count }));
   }
 
@@ -220,7 +225,7 @@ const rankOf = (e: DirectoryEntry) => e.rank;
       }
       if (size < this.sorted.length) return visitEntries(this.rangeOrder(narrowest), keep, visit);
     }
-    visitEntries(this.sorted, keep, visit);
+    this.sorted.visit((e) => !keep(e) || visit(e));
   }
 
   /**

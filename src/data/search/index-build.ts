@@ -1,5 +1,6 @@
 import { rangeInSlices, sortRunsInSlices } from './sliced-sort.js';
 import { TokenRows } from './token-rows.js';
+import { BlockedList } from './blocked-rows.js';
 import { ById } from './by-id.js';
 import { BucketIds, FirstByHash } from './build-tables.js';
 import { LABEL_SPAN, spread } from './order-labels.js';
@@ -19,7 +20,7 @@ import {
 /** What an index holds: its entries by id, in order, and their token rows by bucket. */
 export interface IndexParts {
   byId: ById<DirectoryEntry>;
-  sorted: DirectoryEntry[];
+  sorted: BlockedList<DirectoryEntry>;
   rows: TokenRows<DirectoryEntry>;
 }
 
@@ -194,5 +195,5 @@ export async function buildIndex(
     }
   });
   phase('one copy of each token');
-  return { byId, sorted, rows: placed };
+  return { byId, sorted: new BlockedList(sorted), rows: placed };
 }

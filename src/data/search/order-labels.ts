@@ -14,6 +14,12 @@ const RANGE_MAX = 2 ** 24;
 /** Labels a window must have per entry before it is labelled again (so a run of writes at one place is cheap). */
 const ROOM = 8;
 
+/** A list read by position (the index's ordered entries). */
+export interface Ordered<T> {
+  readonly length: number;
+  get(i: number): T;
+}
+
 /** The label of the `i`th of `n` entries spread evenly over the labels strictly between `lo` and `hi`. */
 export function spread(lo: number, hi: number, i: number, n: number): number {
   return lo + Math.floor(((i + 1) * (hi - lo)) / (n + 1));
@@ -23,22 +29,22 @@ export function spread(lo: number, hi: number, i: number, n: number): number {
  * Labels the entry at `at` of `sorted` (ordered, every other entry labelled in [0, span)): between its
  * neighbours' labels, or with a window around it labelled again. Whether other entries' labels changed.
  */
-export function labelAt(sorted: { rank: number }[], at: number, span = LABEL_SPAN): boolean {
+export function labelAt(sorted: Ordered<{ rank: number }>, at: number, span = LABEL_SPAN): boolean {
   const n = sorted.length;
-  const lo = at > 0 ? sorted[at - 1]!.rank : -1;
-  const hi = at < n - 1 ? sorted[at + 1]!.rank : span;
+  const lo = at > 0 ? sorted.get(at - 1).rank : -1;
+  const hi = at < n - 1 ? sorted.get(at + 1).rank : span;
   if (hi - lo >= 2) {
-    sorted[at]!.rank = lo + Math.floor((hi - lo) / 2);
+    sorted.get(at).rank = lo + Math.floor((hi - lo) / 2);
     return false;
   }
   for (let w = ROOM; ; w *= 2) {
     const a = Math.max(0, at - w);
     const b = Math.min(n - 1, at + w);
-    const l = a > 0 ? sorted[a - 1]!.rank : -1;
-    const h = b < n - 1 ? sorted[b + 1]!.rank : span;
+    const l = a > 0 ? sorted.get(a - 1).rank : -1;
+    const h = b < n - 1 ? sorted.get(b + 1).rank : span;
     const count = b - a + 1;
     if (h - l - 1 >= count * ROOM || (a === 0 && b === n - 1)) {
-      for (let i = a; i <= b; i++) sorted[i]!.rank = spread(l, h, i - a, count);
+      for (let i = a; i <= b; i++) sorted.get(i).rank = spread(l, h, i - a, count);
       return true;
     }
   }
