@@ -80,8 +80,11 @@ export class HubClient {
   private connections = 0;
   private expiredRetries = 0;
   private closed = false;
-  /** Calls waiting for their acknowledgement: each settles once, by its ack, its timeout or close(). */
-  private readonly inFlight = new Set<(e: ConsultError) => void>();
+  /**
+   * Calls waiting for their acknowledgement (how each fails, its method): each settles once, by its ack,
+   * its timeout, the loss of the connection it went out on, or close().
+   */
+  private readonly inFlight = new Map<(e: ConsultError) => void, string>();
   private endedExpired = false;
 
   constructor(private readonly opts: HubClientOptions) {
@@ -110,6 +113,18 @@ export class HubClient {
       if (this.connections > 1) void this.rejoin();
     });
     this.socket.on('disconnect', (reason) => {
+      // A call that went out on the lost connection is never acknowledged (an acknowledgement belongs to
+      // its connection, and a resumed session replays pushes, not acknowledgements): it fails now, where it
+      // would wait out its timeout (decision 1167). Every call waiting here went out on it: Socket.IO
+      // buffers a call only while disconnected, and sends the buffer when the next connection opens.
+      for (const [fail, method] of [...this.inFlight])
+        fail(
+          new ConsultError(
+            'service_unavailable',
+            `${method}: the connection closed before the acknowledgement (the call may have run)`,
+            { method },
+          ),
+        );
       // The server ended the session at the token's expiry: come back with a fresh token.
       if (reason === 'io server disconnect' && this.endedExpired && !this.closed) {
         this.endedExpired = false;
@@ -179,7 +194,7 @@ export class HubClient {
         () => fail(new ConsultError('timeout', `${method}: no acknowledgement within ${timeoutMs} ms`, { method })),
         timeoutMs,
       );
-      this.inFlight.add(fail);
+      this.inFlight.set(fail, method);
       const before = this.socket.sendBuffer.length;
       (this.socket.emit as unknown as (ev: string, ...a: unknown[]) => void)(
         method,
@@ -251,7 +266,7 @@ export class HubClient {
    */
   close(): void {
     this.closed = true;
-    for (const fail of [...this.inFlight])
+    for (const fail of [...this.inFlight.keys()])
       fail(new ConsultError('service_unavailable', 'the client was closed before the acknowledgement'));
     if (this.timer) clearInterval(this.timer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
