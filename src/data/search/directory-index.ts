@@ -380,8 +380,7 @@ const rankOf = (e: DirectoryEntry) => e.rank;
     const to = this.rowsFromKey(key + 1);
     let i = from;
     if (this.sortedBuckets.has(key)) i = this.rowBound(token, e);
-    for (; i < to; i++) if (this.rows.entry(i) === e && this.rows.token(i) === token) return i;
-    return -1;
+    return this.rows.indexOf(i, to, token, e);
   }
 }
 

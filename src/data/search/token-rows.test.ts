@@ -57,6 +57,14 @@ describe('TokenRows (decision 1137)', () => {
           const from = Math.floor(model.length / 3);
           const to = model.length - from;
           expect(rows.copy(from, to).entries).toEqual(model.slice(from, to).map((r) => r.entry));
+          // indexOf finds a row by its token and entry (each row's entry is its own here), within the range asked.
+          if (model.length) {
+            const last = model.length - 1;
+            const probe = model[last]!;
+            expect(rows.indexOf(0, model.length, probe.token, probe.entry)).toBe(last);
+            expect(rows.indexOf(0, last, probe.token, probe.entry)).toBe(-1);
+            expect(rows.indexOf(0, model.length, `${probe.token}x`, probe.entry)).toBe(-1);
+          }
           const copy = rows.copy(0, model.length);
           expect(copy.tokens).toEqual(model.map((r) => r.token));
           expect(copy.entries).toEqual(model.map((r) => r.entry));

@@ -75,6 +75,21 @@ export class TokenRows<E> extends BlockedRows<Block<E>, [string, E]> {
     return out;
   }
 
+  /** The first of rows [from, to) that is (token, entry), or -1: block by block, no lookup per row. */
+  indexOf(from: number, to: number, token: string, entry: E): number {
+    let found = -1;
+    this.spans(from, to, (block, lo, hi, at) => {
+      if (found >= 0) return;
+      const { tokens, entries } = block;
+      for (let k = lo; k < hi; k++)
+        if (entries[k] === entry && tokens[k] === token) {
+          found = from + at + k - lo;
+          return;
+        }
+    });
+    return found;
+  }
+
   /** Rows [from, to), a copy. */
   copy(from: number, to: number): RowCopy<E> {
     const n = Math.max(0, to - from);
