@@ -9,6 +9,7 @@ export interface PresencePort {
   disconnected(tenant: string, userId: string, nodeId: string, socketId: string): Promise<boolean>;
   nodeHeartbeat(nodeId: string): Promise<void>;
   sweepDeadNodes(): Promise<{ tenant: string; userId: string }[]>;
+  releaseStale(nodeId: string, holds: (socketId: string) => boolean): Promise<{ tenant: string; userId: string }[]>;
 }
 
 /**
@@ -16,10 +17,14 @@ export interface PresencePort {
  * pushes userStatus on each online/offline transition to the tenant's presence room (staff, and patients
  * who may see everyone); patients limited to their care team get it through the presence rooms of the
  * people they may see. A node heartbeat keeps this node's connections alive; the sweep removes a dead
- * node's and announces who went offline.
+ * node's and announces who went offline. With each heartbeat the node also takes off what Redis still
+ * lists for it and it no longer holds: a removal its disconnect could not write (Redis unreachable for
+ * that moment) would otherwise count the user online for as long as the node lives.
  */
 export class HubPresence {
   private timer?: NodeJS.Timeout;
+  /** The sockets this node holds on presence: from before their add is sent until their removal ran. */
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly io: HubServer,
@@ -47,6 +52,7 @@ export class HubPresence {
 
   onConnect(socket: HubSocket): Promise<void> {
     const { tenant, principal } = socket.data;
+    this.held.add(socket.id);
     return this.track(async () => {
       if (await this.presence.connected(tenant, principal.userId, this.nodeId, socket.id))
         this.push(tenant, principal.userId, true);
@@ -56,8 +62,13 @@ export class HubPresence {
   onDisconnect(socket: HubSocket): Promise<void> {
     const { tenant, principal } = socket.data;
     return this.track(async () => {
-      if (await this.presence.disconnected(tenant, principal.userId, this.nodeId, socket.id))
-        this.push(tenant, principal.userId, false);
+      try {
+        if (await this.presence.disconnected(tenant, principal.userId, this.nodeId, socket.id))
+          this.push(tenant, principal.userId, false);
+      } finally {
+        // Released even when the removal failed: the next heartbeat's reconciliation removes it then.
+        this.held.delete(socket.id);
+      }
     });
   }
 
@@ -75,10 +86,14 @@ export class HubPresence {
     this.io.to(rooms.presenceOf(tenant, userId)).emit('userStatus', status);
   }
 
-  private async tick(): Promise<void> {
+  /** One heartbeat: this node's, the sweep of dead nodes, then this node's own list reconciled (tests call it). */
+  async tick(): Promise<void> {
     try {
       await this.presence.nodeHeartbeat(this.nodeId);
       for (const gone of await this.presence.sweepDeadNodes()) this.push(gone.tenant, gone.userId, false);
+      const held = this.held;
+      for (const gone of await this.presence.releaseStale(this.nodeId, (id) => held.has(id)))
+        this.push(gone.tenant, gone.userId, false);
     } catch (err) {
       this.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence heartbeat failed');
     }

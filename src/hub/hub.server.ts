@@ -79,6 +79,14 @@ export function onConnections(
   traceTrusted: (req: IncomingMessage) => boolean = () => false,
 ): void {
   const connected = metrics.gauge('hub_connected_sockets', 'Sockets connected to this hub node');
+  // Beside the admitted sockets: connections still in their handshake, and transports that closed
+  // without a word whose ping has not yet timed out.
+  metrics.gauge(
+    'hub_transports_open',
+    'Engine.IO connections open on this hub node, admitted or not',
+    [],
+    () => io.engine.clientsCount,
+  );
   const table = methodTable(methods, metrics);
   const offline = (socket: HubSocket) =>
     presence

@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import type { PresenceStore } from '../../data/stores/presence.store.js';
+import type { NodeConnection, PresenceStore } from '../../data/stores/presence.store.js';
 import type { Logger } from '../../observability/logger.js';
 import { isObjectIdString } from '../../kernel/object-id.js';
 import { LastSeenWriter, type LastSeenSink } from './last-seen-writer.js';
@@ -112,17 +112,46 @@ export class PresenceService {
     return changes;
   }
 
-  private async removeNode(nodeId: string): Promise<PresenceChange[]> {
-    const { store } = this.deps;
+  /**
+   * Removes the connections listed for a live node (`nodeId`, the caller's own) that it no longer
+   * holds: a disconnect whose removal could not be written, or a connection listed again after its
+   * removal. `holds` answers for a socket id from before its add is sent until its removal has run, so
+   * an entry it does not hold is one whose removal ran or failed; removing it again is idempotent.
+   * Returns the users that went offline because of it. The list is read in pages (SSCAN), not at once.
+   */
+  async releaseStale(nodeId: string, holds: (socketId: string) => boolean): Promise<PresenceChange[]> {
     const changes: PresenceChange[] = [];
-    for (const c of await store.nodeConnections(nodeId)) {
-      if (await store.removeDeadConnection(c, nodeId)) {
+    for await (const page of this.deps.store.scanNodeConnections(nodeId))
+      changes.push(
+        ...(await this.removeListed(
+          nodeId,
+          page.filter((c) => !holds(c.socketId)),
+        )),
+      );
+    if (changes.length)
+      this.deps.logger?.warn(
+        { component: 'presence', nodeId, wentOffline: changes.length },
+        'released connections this node no longer holds',
+      );
+    return changes;
+  }
+
+  private async removeNode(nodeId: string): Promise<PresenceChange[]> {
+    const changes = await this.removeListed(nodeId, await this.deps.store.nodeConnections(nodeId));
+    await this.deps.store.forgetNodeIfEmpty(nodeId);
+    this.deps.logger?.info({ component: 'presence', nodeId, wentOffline: changes.length }, 'swept dead node');
+    return changes;
+  }
+
+  /** Removes listed connections of a node, one by one; the users for whom each was the last. */
+  private async removeListed(nodeId: string, list: NodeConnection[]): Promise<PresenceChange[]> {
+    const changes: PresenceChange[] = [];
+    for (const c of list) {
+      if (await this.deps.store.removeDeadConnection(c, nodeId)) {
         changes.push({ tenant: c.tenant, userId: c.userId });
         this.lastSeenWriter.note(c.tenant, c.userId);
       }
     }
-    await store.forgetNodeIfEmpty(nodeId);
-    this.deps.logger?.info({ component: 'presence', nodeId, wentOffline: changes.length }, 'swept dead node');
     return changes;
   }
 }

@@ -134,12 +134,21 @@ export class PresenceStore {
 
   /** The connections a node holds (malformed entries left out). */
   async nodeConnections(nodeId: string): Promise<NodeConnection[]> {
-    const out: NodeConnection[] = [];
-    for (const entry of await this.deps.redis.smembers(this.deps.keys.presenceNodeConnections(nodeId))) {
-      const [tenant, userId, socketId] = entry.split(SEP);
-      if (tenant && userId && socketId) out.push({ tenant, userId, socketId, entry });
-    }
-    return out;
+    return parseEntries(await this.deps.redis.smembers(this.deps.keys.presenceNodeConnections(nodeId)));
+  }
+
+  /**
+   * The connections listed for a node, in pages of about `count` (SSCAN: a live node's list is read
+   * without holding Redis for the whole of it; an entry may come twice, each once at least).
+   */
+  async *scanNodeConnections(nodeId: string, count = 500): AsyncGenerator<NodeConnection[]> {
+    const key = this.deps.keys.presenceNodeConnections(nodeId);
+    let cursor = '0';
+    do {
+      const [next, entries] = await this.deps.redis.sscan(key, cursor, 'COUNT', count);
+      if (entries.length) yield parseEntries(entries);
+      cursor = next;
+    } while (cursor !== '0');
   }
 
   /** Takes the node out of the index once it holds no connection. */
@@ -148,6 +157,15 @@ export class PresenceStore {
     if ((await redis.scard(keys.presenceNodeConnections(nodeId))) === 0)
       await redis.srem(keys.presenceNodeIndex, nodeId);
   }
+}
+
+function parseEntries(entries: string[]): NodeConnection[] {
+  const out: NodeConnection[] = [];
+  for (const entry of entries) {
+    const [tenant, userId, socketId] = entry.split(SEP);
+    if (tenant && userId && socketId) out.push({ tenant, userId, socketId, entry });
+  }
+  return out;
 }
 
 function member(c: PresenceConnection): string {

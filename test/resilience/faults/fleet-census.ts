@@ -121,6 +121,24 @@ export function judgeKeys(
   return { expiring, retained: kept, leaked };
 }
 
+/** What a key holds, by its type (a string's value, a set's first members...), for a leak's report. */
+export async function describeKey(redis: RedisClient, key: string): Promise<string> {
+  const type = await redis.type(key);
+  const held =
+    type === 'string'
+      ? await redis.get(key)
+      : type === 'set'
+        ? (await redis.sscan(key, '0', 'COUNT', 20))[1].slice(0, 10).join(', ')
+        : type === 'hash'
+          ? JSON.stringify(await redis.hgetall(key))
+          : type === 'zset'
+            ? (await redis.zrange(key, 0, 9)).join(', ')
+            : type === 'list'
+              ? (await redis.lrange(key, 0, 9)).join(', ')
+              : '';
+  return `${type}: ${String(held).slice(0, 600)}`;
+}
+
 /** Keys under `prefix` whose shape is `shape`, with their remaining time to live (ms; -1: none). */
 export async function keysOfShape(
   redis: RedisClient,
@@ -156,6 +174,8 @@ export interface NodeFigures {
   sockets: number;
   /** Presence updates and disconnect work started and not finished (hub_follow_ups_in_flight). */
   followUps: number;
+  /** Engine.IO connections open, admitted or still in their handshake (hub_transports_open). */
+  transports: number;
   actors: number;
   rssMb: number;
   heapMb: number;
@@ -165,9 +185,10 @@ export interface NodeFigures {
 export async function nodeFigures(cluster: ChaosCluster): Promise<NodeFigures[]> {
   const out: NodeFigures[] = [];
   for (const { slot, id } of cluster.servingIds()) {
-    const [sockets, followUps, actors, rss, heap] = await Promise.all([
+    const [sockets, followUps, transports, actors, rss, heap] = await Promise.all([
       cluster.counter(slot, 'hub_connected_sockets'),
       cluster.counter(slot, 'hub_follow_ups_in_flight'),
+      cluster.counter(slot, 'hub_transports_open'),
       cluster.counter(slot, 'actor_activations_live'),
       cluster.counter(slot, 'process_resident_memory_bytes'),
       cluster.counter(slot, 'nodejs_heap_size_used_bytes'),
@@ -176,6 +197,7 @@ export async function nodeFigures(cluster: ChaosCluster): Promise<NodeFigures[]>
       node: id,
       sockets,
       followUps,
+      transports,
       actors,
       rssMb: Math.round(rss / 2 ** 20),
       heapMb: Math.round(heap / 2 ** 20),
@@ -184,7 +206,7 @@ export async function nodeFigures(cluster: ChaosCluster): Promise<NodeFigures[]>
   return out;
 }
 
-export const sum = (xs: NodeFigures[], k: 'sockets' | 'followUps' | 'actors' | 'rssMb' | 'heapMb') =>
+export const sum = (xs: NodeFigures[], k: 'sockets' | 'followUps' | 'transports' | 'actors' | 'rssMb' | 'heapMb') =>
   xs.reduce((n, x) => n + x[k], 0);
 
 /**

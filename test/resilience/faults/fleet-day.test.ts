@@ -8,6 +8,7 @@ import { within } from './chaos-agents.js';
 import { ChaosCluster, START_TIMEOUT_MS } from './chaos-cluster.js';
 import { Balancer } from './fleet-balancer.js';
 import {
+  describeKey,
   judgeKeys,
   keyCensus,
   keyExpiries,
@@ -391,27 +392,44 @@ describe('a fleet lives its day over three nodes', () => {
       retained,
     );
     // A leak names its keys and what they hold (a call's snapshot: its status, parties and timers).
-    for (const f of Object.values(keysAfterDay.leaked))
-      for (const key of f.lastingKeys ?? []) {
-        const held = await anchor.infra.redis.get(key).catch((e: Error) => `(${e.message})`);
-        trace(`fleet: leaked ${key}: ${String(held).slice(0, 600)}`);
-      }
+    const traceLeaks = async (leaked: typeof keysAfterDay.leaked) => {
+      for (const f of Object.values(leaked))
+        for (const key of f.lastingKeys ?? [])
+          trace(`fleet: leaked ${key}: ${await describeKey(anchor.infra.redis, key).catch((e: Error) => e.message)}`);
+    };
+    await traceLeaks(keysAfterDay.leaked);
     const socketsAfterDay = sum(figures.c2!, 'sockets');
 
     // Then everyone signs off: no socket stays open on any node, and no node is still taking a closed
     // socket off presence (a disconnect's Redis update follows its socket count by a round trip).
+    // Open transports count too: a connection still in its handshake is on presence without a socket.
     for (const m of members) await m.close();
+    const settledFigures = (f: NodeFigures[]) =>
+      sum(f, 'sockets') === 0 && sum(f, 'followUps') === 0 && sum(f, 'transports') === 0;
     for (let i = 0; i < 120; i++) {
       figures.c3 = await nodeFigures(cluster);
-      if (sum(figures.c3, 'sockets') === 0 && sum(figures.c3, 'followUps') === 0) break;
+      if (settledFigures(figures.c3)) break;
       await pause(500);
     }
+    // A live node's presence list is empty once its sockets are gone; what it still lists is traced (the
+    // node takes off what it no longer holds at its next heartbeat, every 10 s, and says so in its log).
+    const liveLists = () =>
+      Promise.all(
+        cluster.liveIds().map(async (id) => ({
+          id,
+          listed: await anchor.infra.redis.smembers(anchor.infra.keys.presenceNodeConnections(id)),
+        })),
+      );
+    for (const { id, listed } of await liveLists())
+      if (listed.length) trace(`fleet: ${id} lists after every client closed: ${listed.slice(0, 10).join(', ')}`);
+    for (let i = 0; i < 60 && (await liveLists()).some((l) => l.listed.length); i++) await pause(500);
     const keysAfterClose = judgeKeys(
       census.c0!,
       await keyExpiries(anchor.infra.redis, shared.REDIS_PREFIX),
       expiry,
       retained,
     );
+    await traceLeaks(keysAfterClose.leaked);
 
     // A node's heap is read as used, garbage included: with the clients gone, V8 collects an idle node's
     // garbage within seconds, and what a leak holds stays. The end's figure is the lowest read in 30 s.
@@ -465,6 +483,7 @@ describe('a fleet lives its day over three nodes', () => {
         socketsBefore: sum(figures.c1, 'sockets'),
         socketsAfterDay: socketsAfterDay,
         socketsAfterClose: sum(figures.c3!, 'sockets'),
+        transportsAfterClose: sum(figures.c3!, 'transports'),
         followUpsAfterClose: sum(figures.c3!, 'followUps'),
         actorsAfterDay: sum(figures.c2!, 'actors'),
         keysAfterDay,
@@ -512,6 +531,13 @@ describe('a fleet lives its day over three nodes', () => {
             ? []
             : [`${socketsAfterDay} after the day for ${members.length} clients`]),
           ...(sum(figures.c3!, 'sockets') === 0 ? [] : [`${sum(figures.c3!, 'sockets')} after every client closed`]),
+          ...(sum(figures.c3!, 'transports') === 0
+            ? []
+            : [`${sum(figures.c3!, 'transports')} transports open after every client closed`]),
+          // The transports' gauge is read (a missing one would read 0 and settle nothing).
+          ...(sum(figures.c1, 'transports') >= members.length
+            ? []
+            : [`${sum(figures.c1, 'transports')} transports open for ${members.length} clients at the start`]),
           ...(sum(figures.c3!, 'followUps') === 0
             ? []
             : [`${sum(figures.c3!, 'followUps')} disconnect follow-ups still in flight after every client closed`]),
