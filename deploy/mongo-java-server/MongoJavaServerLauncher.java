@@ -330,14 +330,15 @@ public class MongoJavaServerLauncher {
       List<SecondaryIndex<P>> usable = new ArrayList<>();
       for (Index<P> index : indexes)
         if (index instanceof SecondaryIndex<P> s && !s.refused && query.containsKey(s.firstKey())
-            && values(query.get(s.firstKey())) != null) usable.add(s);
+            && (values(query.get(s.firstKey())) != null || isRange(query.get(s.firstKey())))) usable.add(s);
       if (usable.isEmpty()) return null;
       List<SecondaryIndex<P>> unbuilt = usable.stream().filter(s -> s.entries == null).toList();
       if (!unbuilt.isEmpty()) build(unbuilt, all.get());
       Collection<P> best = null;
       for (SecondaryIndex<P> s : usable) {
         if (s.refused) continue;
-        Collection<P> positions = s.positions(values(query.get(s.firstKey())));
+        Set<KeyValue> named = values(query.get(s.firstKey()));
+        Collection<P> positions = named != null ? s.positions(named) : s.allPositions();
         if (best == null || positions.size() < best.size()) best = positions;
       }
       if (best == null || best.size() > most) return null;
@@ -371,6 +372,32 @@ public class MongoJavaServerLauncher {
             || BsonRegularExpression.isRegularExpression(v)) return null;
         out.addAll(QUERY_VALUE.getKeyValues(new Document("v", v)));
       }
+      return out;
+    }
+
+    /**
+     * A range (`$gt`, `$gte`, `$lt`, `$lte`, alone or together) with bounds that are values: a document it
+     * matches has a value for the key, so it is among the index's documents (all of them are the
+     * candidates, and the whole query is matched against them). A null bound (which matches a missing
+     * field), or a document, array or pattern as a bound, is not: null, and the query scans. The relay's
+     * look for pending announcements (`{'outbox.at': {$gte: ...}}`) is one: the index holds only the
+     * documents whose outbox is not empty, where a scan read every telemetry record.
+     */
+    private static boolean isRange(Object queried) {
+      if (!(queried instanceof Document d) || d.isEmpty() || d.size() > 2) return false;
+      for (Map.Entry<String, Object> op : d.entrySet()) {
+        if (!Set.of("$gt", "$gte", "$lt", "$lte").contains(op.getKey())) return false;
+        Object v = op.getValue();
+        if (Missing.isNullOrMissing(v) || v instanceof Document || v instanceof Collection || v instanceof Pattern
+            || BsonRegularExpression.isRegularExpression(v)) return false;
+      }
+      return true;
+    }
+
+    /** The positions of every document the index holds (each once). */
+    private synchronized Collection<P> allPositions() {
+      Set<P> out = new LinkedHashSet<>();
+      for (Map<KeyValue, P> docs : entries.values()) out.addAll(docs.values());
       return out;
     }
 
@@ -682,16 +709,30 @@ public class MongoJavaServerLauncher {
       if (command != null && WRITES.contains(command.toLowerCase())) getMvStore().commit();
     }
 
+    /**
+     * Every command reads the store's maps as of the version current when it began, for as long as it
+     * runs: a scan of a large collection takes seconds while other connections write and commit, and the
+     * store's background thread rewrites the pages of sparse chunks elsewhere and frees those chunks. A
+     * page the scan still had to read was then in a chunk no longer there (`MVStoreException: Chunk N
+     * not found`, seven failed finds in one B10 run with 20 s rounds, 2026-12-02). Registering the
+     * command's use of its version (as H2's own transactions do for their snapshots) keeps the chunks of
+     * that version until the command ends.
+     */
     @Override
     public Document handleCommand(Channel channel, String db, String command, Document query) {
       Document stats = IndexedQueries.command(command);
       if (stats != null) return stats;
-      Document counted = IndexedQueries.count(this, db, command, query);
-      if (counted != null) return counted;
+      MVStore.TxCounter reading = getMvStore().registerVersionUsage();
       try {
-        return super.handleCommand(channel, db, command, query);
+        Document counted = IndexedQueries.count(this, db, command, query);
+        if (counted != null) return counted;
+        try {
+          return super.handleCommand(channel, db, command, query);
+        } finally {
+          commitIfWrite(command);
+        }
       } finally {
-        commitIfWrite(command);
+        getMvStore().deregisterVersionUsage(reading);
       }
     }
   }

@@ -54,9 +54,47 @@ export class WebhookLogRepository {
     return this.db.models.WebhookEvent;
   }
 
+  /**
+   * The highest number logged. On a server that sorts by `_id` without its index (mongo-java-server), from
+   * the head this process last saw when that is still stored: the log has no gaps above a stored number,
+   * so reads by `_id` find the head (headAbove); otherwise by sorting the log.
+   */
   async head(): Promise<number> {
+    const known = this.heads.get(this.db.tenant)?.seq;
+    if (known !== undefined && !this.db.server.idOrderFromIndex) {
+      const found = await this.headAbove(known);
+      if (found !== undefined) {
+        // Stored: the next read goes up from here.
+        if (found > known) this.heads.set(this.db.tenant, { seq: found });
+        return found;
+      }
+    }
     const last = await this.Log.findOne({}, { _id: 1 }).sort({ _id: -1 }).lean<{ _id: number }>().exec();
     return last?._id ?? 0;
+  }
+
+  /**
+   * The head, read up from `floor` by `_id` alone: steps that double up to the first number not stored,
+   * then halve between the last stored one and it (about 2 log2(n) reads for n entries logged since);
+   * undefined when `floor` itself is not stored (the log was emptied or pruned past it).
+   */
+  private async headAbove(floor: number): Promise<number | undefined> {
+    const has = async (seq: number) =>
+      (await this.Log.collection.findOne({ _id: seq as never }, { projection: { _id: 1 } })) !== null;
+    if (!(await has(floor))) return undefined;
+    let stored = floor;
+    let step = 1;
+    while (await has(stored + step)) {
+      stored += step;
+      step *= 2;
+    }
+    let missing = stored + step;
+    while (missing - stored > 1) {
+      const mid = stored + Math.floor((missing - stored) / 2);
+      if (await has(mid)) stored = mid;
+      else missing = mid;
+    }
+    return stored;
   }
 
   async oldest(): Promise<number | undefined> {

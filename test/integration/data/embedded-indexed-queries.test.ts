@@ -31,6 +31,17 @@ function documents(): Doc[] {
       epoch: i % 5 === 0 ? null : i % 6,
       members: i % 3 === 0 ? [`u${i % 11}`, `u${(i + 1) % 11}`] : `u${i % 11}`,
       nested: { level: i % 4, tags: i % 2 ? ['a', 'b'] : ['c'] },
+      // Announcements waiting in the document (decision 890's outbox), or an outbox emptied by the relay.
+      ...(i % 8 === 0
+        ? {
+            outbox: [
+              { id: `e${i}`, at: new Date(Date.UTC(2026, 0, 1 + (i % 28))) },
+              { id: `f${i}`, at: new Date(Date.UTC(2026, 1, 1 + (i % 28))) },
+            ],
+          }
+        : i % 8 === 4
+          ? { outbox: [] }
+          : {}),
     });
   }
   return out;
@@ -187,6 +198,7 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): non-unique index
     await docs.createIndex({ 'nested.tags': 1 });
     await docs.createIndex({ epoch: 1 });
     await docs.createIndex({ kind: 1 });
+    await docs.createIndex({ 'outbox.at': 1 });
     await docs.insertMany(documents());
     // Documents none of the queries below name, but one: an index's documents are fetched one by one, so
     // past a quarter of the collection the server scans instead; these keep every other query under it.
@@ -214,6 +226,14 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): non-unique index
     { q: { $or: [{ status: 'ended' }, { members: 'u3' }] }, indexed: true },
     { q: { n: { $lt: 40 }, $or: [{ members: { $in: ['u4', 'u6'] } }, { 'nested.tags': 'c' }] }, indexed: true },
     { q: { $or: [{ status: 'started', w: 2 }, { _id: 3 as unknown as ObjectId }, { epoch: 4 }] }, indexed: true },
+    // Ranges: every document the index holds is a candidate (a range matches only documents with a value).
+    { q: { epoch: { $gte: 2 } }, indexed: true },
+    { q: { epoch: { $gt: 0, $lte: 4 }, status: { $ne: 'ended' } }, indexed: true },
+    { q: { epoch: { $lt: 3 } }, indexed: true },
+    { q: { 'outbox.at': { $gte: new Date(-8.64e15) } }, indexed: true },
+    { q: { 'outbox.at': { $lt: new Date(Date.UTC(2026, 0, 10)) }, w: { $ne: 2 } }, indexed: true },
+    { q: { epoch: { $gte: null } }, indexed: false },
+    { q: { epoch: { $gte: 2, $exists: true } }, indexed: false },
     { q: { $or: [{ status: 'started' }, { w: 3 }] }, indexed: false },
     { q: { kind: 'absent' }, indexed: true },
     { q: { kind: 'filler', w: 3 }, indexed: false },
@@ -280,6 +300,14 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): non-unique index
     await docs.updateMany({ _id: { $in: await arrays('u5') } }, { $pull: { members: 'u5' } } as never);
     await docs.updateMany({ members: 'u4' }, { $set: { members: ['u4', 'u8'] } });
     await docs.updateMany({ epoch: 1 }, { $unset: { epoch: '' } });
+    // The relay's clearing and a writer's announcement: entries pulled (some outboxes emptied), pushed.
+    await docs.updateMany({ 'outbox.at': { $gte: new Date(0) }, w: { $lt: 3 } }, {
+      $pull: { outbox: { at: { $lt: new Date(Date.UTC(2026, 1, 1)) } } },
+    } as never);
+    await docs.updateMany({ 'outbox.at': { $gte: new Date(0) }, w: 5 }, { $set: { outbox: [] } });
+    await docs.updateMany({ status: 'started', w: 1 }, {
+      $push: { outbox: { id: 'late', at: new Date(Date.UTC(2026, 2, 1)) } },
+    } as never);
     await docs.updateMany({ 'nested.tags': 'c', n: { $gt: 20 } }, { $set: { 'nested.tags': ['b'] } });
     expect((await docs.deleteMany({ status: 'started', w: 4 })).deletedCount).toBeGreaterThan(0);
     expect((await docs.deleteMany({ members: 'u9', n: { $lt: 10 } })).deletedCount).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { WebhookLogRepository } from '../../../src/data/repositories/webhook-log.repository.js';
 import type { OutboxEntry } from '../../../src/data/outbox.js';
@@ -113,6 +113,32 @@ describe('event log appends', () => {
     expect(await counted.appendAll([entry('d')])).toBe(1);
     expect(headReads).toBe(2);
     expect(await logOf(t)).toEqual(['a', 'b', 'c', 'x', 'y', 'd'].map((id, i) => ({ seq: i + 1, id })));
+  });
+
+  it('finds a head other publishers moved far on by reads by _id where its server sorts without the index', async () => {
+    const t = await tenant();
+    const db = node.infra.mongo.tenantDb(t);
+    const mine = new WebhookLogRepository(db);
+    expect(await mine.appendAll([entry('a')])).toBe(1);
+    // Another node logs 1,000 entries in steps: this publisher's head is 1,000 behind.
+    const other = new WebhookLogRepository(db);
+    for (let i = 0; i < 10; i++)
+      expect(await other.appendAll(Array.from({ length: 100 }, (_, j) => entry(`o${i * 100 + j}`)))).toBe(100);
+    const sorted = jest.spyOn(db.models.WebhookEvent, 'findOne');
+    try {
+      expect(await mine.appendAll([entry('b'), entry('c')])).toBe(2);
+      expect(await mine.head()).toBe(1003);
+      // mongo-java-server reads and sorts the whole log for a sort by _id (30 s at 539,000 entries under load).
+      expect(sorted).toHaveBeenCalledTimes(db.server.idOrderFromIndex ? 2 : 0);
+    } finally {
+      sorted.mockRestore();
+    }
+    const log = await logOf(t);
+    expect(log.map((l) => l.seq)).toEqual(Array.from({ length: 1003 }, (_, i) => i + 1));
+    expect(log.slice(-2).map((l) => l.id)).toEqual(['b', 'c']);
+    // A head no longer stored (pruned, or the log emptied) is read by sorting, whatever the server.
+    await db.models.WebhookEvent.deleteMany({ _id: { $lt: 1003 } });
+    expect(await new WebhookLogRepository(db).head()).toBe(1003);
   });
 
   it('starts again from 1 when the log it knew the head of was emptied (a tenant removed and made again)', async () => {
