@@ -70,6 +70,7 @@ export class WebhookLogRepository {
       }
     }
     const last = await this.Log.findOne({}, { _id: 1 }).sort({ _id: -1 }).lean<{ _id: number }>().exec();
+    if (last) this.heads.set(this.db.tenant, { seq: last._id });
     return last?._id ?? 0;
   }
 
@@ -79,8 +80,7 @@ export class WebhookLogRepository {
    * undefined when `floor` itself is not stored (the log was emptied or pruned past it).
    */
   private async headAbove(floor: number): Promise<number | undefined> {
-    const has = async (seq: number) =>
-      (await this.Log.collection.findOne({ _id: seq as never }, { projection: { _id: 1 } })) !== null;
+    const has = (seq: number) => this.has(seq);
     if (!(await has(floor))) return undefined;
     let stored = floor;
     let step = 1;
@@ -97,9 +97,31 @@ export class WebhookLogRepository {
     return stored;
   }
 
+  /**
+   * The lowest number still logged. On a server that sorts by `_id` without its index, by halving between
+   * 0 and the head: the numbers from the oldest kept to the head are stored (pruning takes the oldest
+   * first; entries published within the same moments on nodes with skewed clocks may leave a few ragged
+   * numbers at that edge, which moves the answer by those few).
+   */
   async oldest(): Promise<number | undefined> {
+    if (!this.db.server.idOrderFromIndex) {
+      const head = await this.head();
+      if (head === 0 || !(await this.has(head))) return undefined;
+      let missing = 0;
+      let stored = head;
+      while (stored - missing > 1) {
+        const mid = missing + Math.floor((stored - missing) / 2);
+        if (await this.has(mid)) stored = mid;
+        else missing = mid;
+      }
+      return stored;
+    }
     const first = await this.Log.findOne({}, { _id: 1 }).sort({ _id: 1 }).lean<{ _id: number }>().exec();
     return first?._id;
+  }
+
+  private async has(seq: number): Promise<boolean> {
+    return (await this.Log.collection.findOne({ _id: seq as never }, { projection: { _id: 1 } })) !== null;
   }
 
   /**
@@ -174,6 +196,7 @@ export class WebhookLogRepository {
 
   /** Events after `cursor` up to `upTo` (inclusive) of the given types, in log order. */
   range(cursor: number, upTo: number, types: readonly string[], limit: number): Promise<WebhookEventRecord[]> {
+    if (!this.db.server.idOrderFromIndex) return this.byNumbers(cursor, upTo, limit, types);
     return this.Log.find({ _id: { $gt: cursor, $lte: upTo }, type: { $in: [...types] } })
       .sort({ _id: 1 })
       .limit(limit)
@@ -182,12 +205,40 @@ export class WebhookLogRepository {
   }
 
   /** A page of the log after `cursor`, in order. */
-  page(cursor: number, take: number, types?: readonly string[]): Promise<WebhookEventRecord[]> {
+  async page(cursor: number, take: number, types?: readonly string[]): Promise<WebhookEventRecord[]> {
+    if (!this.db.server.idOrderFromIndex)
+      return this.byNumbers(cursor, await this.head(), take, types?.length ? types : undefined);
     return this.Log.find({ _id: { $gt: cursor }, ...(types?.length ? { type: { $in: [...types] } } : {}) })
       .sort({ _id: 1 })
       .limit(take)
       .lean<WebhookEventRecord[]>()
       .exec();
+  }
+
+  /**
+   * The entries numbered after `cursor` up to `upTo` (of `types` when given), the first `limit` of them,
+   * read by `_id` in steps of IDS_PER_READ numbers (each answered from the `_id` index) where a range of
+   * `_id`s is a scan of the log (mongo-java-server). A cursor below the oldest entry kept starts there.
+   */
+  private async byNumbers(
+    cursor: number,
+    upTo: number,
+    limit: number,
+    types?: readonly string[],
+  ): Promise<WebhookEventRecord[]> {
+    let from = cursor + 1;
+    if (from <= upTo && !(await this.has(from))) from = Math.max(from, (await this.oldest()) ?? upTo + 1);
+    const out: WebhookEventRecord[] = [];
+    for (; from <= upTo && out.length < limit; from += IDS_PER_READ) {
+      const numbers = Array.from({ length: Math.min(IDS_PER_READ, upTo - from + 1) }, (_, i) => from + i);
+      out.push(
+        ...(await this.Log.find({ _id: { $in: numbers }, ...(types ? { type: { $in: [...types] } } : {}) })
+          .sort({ _id: 1 })
+          .lean<WebhookEventRecord[]>()
+          .exec()),
+      );
+    }
+    return out.slice(0, limit);
   }
 
   /** Drops events published before `cutoff`, always keeping the newest (it carries the numbering on). */

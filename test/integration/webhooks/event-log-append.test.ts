@@ -141,6 +141,49 @@ describe('event log appends', () => {
     expect(await new WebhookLogRepository(db).head()).toBe(1003);
   });
 
+  it('reads ranges, pages and the oldest entry kept without a range of _id where its server scans for one', async () => {
+    const t = await tenant();
+    const db = node.infra.mongo.tenantDb(t);
+    const types = (i: number) => (i % 3 === 0 ? 'participant.left' : 'participant.joined');
+    await db.models.WebhookEvent.collection.insertMany(
+      Array.from({ length: 1200 }, (_, k) => ({
+        _id: (k + 1) as never,
+        eventId: `n${k + 1}`,
+        type: types(k + 1),
+        occurredAt: new Date(),
+        publishedAt: new Date(),
+        data: {},
+      })),
+    );
+    // The retention took the first 300.
+    await db.models.WebhookEvent.deleteMany({ _id: { $lt: 301 } });
+    const kept = Array.from({ length: 900 }, (_, k) => k + 301);
+    const left = kept.filter((n) => types(n) === 'participant.left');
+    const repo = new WebhookLogRepository(db);
+    const ranged = jest.spyOn(db.models.WebhookEvent, 'find');
+    try {
+      expect(await repo.head()).toBe(1200);
+      expect(await repo.oldest()).toBe(301);
+      const seqs = (rs: { _id: unknown }[]) => rs.map((r) => r._id as number);
+      expect(seqs(await repo.range(0, 1200, ['participant.left'], 50))).toEqual(left.slice(0, 50));
+      expect(seqs(await repo.range(700, 1000, ['participant.left'], 1000))).toEqual(
+        left.filter((n) => n > 700 && n <= 1000),
+      );
+      expect(seqs(await repo.range(1150, 1200, ['participant.joined', 'participant.left'], 10))).toEqual(
+        kept.slice(-50, -40),
+      );
+      expect(seqs(await repo.page(0, 100))).toEqual(kept.slice(0, 100));
+      expect(seqs(await repo.page(1190, 100))).toEqual(kept.slice(-10));
+      expect(seqs(await repo.page(450, 20, ['participant.left']))).toEqual(left.filter((n) => n > 450).slice(0, 20));
+      expect(await repo.page(1200, 10)).toEqual([]);
+      // mongo-java-server reads and matches every entry for a range of _id (a scan of the log).
+      const byRange = ranged.mock.calls.filter((c) => (c[0] as { _id?: { $gt?: number } })?._id?.$gt !== undefined);
+      expect(byRange.length).toBe(db.server.idOrderFromIndex ? 6 : 0);
+    } finally {
+      ranged.mockRestore();
+    }
+  });
+
   it('starts again from 1 when the log it knew the head of was emptied (a tenant removed and made again)', async () => {
     const t = await tenant();
     const db = node.infra.mongo.tenantDb(t);
