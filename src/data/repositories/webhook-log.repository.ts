@@ -25,6 +25,8 @@ export type WrittenDocs = ReadonlyMap<OutboxSource, readonly unknown[]>;
  */
 export const PENDING_FILTER = { 'outbox.at': { $gte: new Date(-8.64e15) } } as const;
 
+/** Multiples of the log's size read for a process's first head (someStored) before it sorts instead. */
+const FIRST_LOOKS = 64;
 /** Hinted documents read per `_id` query. */
 const IDS_PER_READ = 500;
 /**
@@ -55,23 +57,42 @@ export class WebhookLogRepository {
   }
 
   /**
-   * The highest number logged. On a server that sorts by `_id` without its index (mongo-java-server), from
-   * the head this process last saw when that is still stored: the log has no gaps above a stored number,
-   * so reads by `_id` find the head (headAbove); otherwise by sorting the log.
+   * The highest number logged. On a server that sorts by `_id` without its index (mongo-java-server), read
+   * up by `_id` (headAbove: the log has no gaps above a stored number) from the head this process last saw
+   * when that is still stored, else from a number found stored without sorting (someStored); otherwise,
+   * and on other servers, by sorting the log.
    */
   async head(): Promise<number> {
-    const known = this.heads.get(this.db.tenant)?.seq;
-    if (known !== undefined && !this.db.server.idOrderFromIndex) {
-      const found = await this.headAbove(known);
+    if (!this.db.server.idOrderFromIndex) {
+      const known = this.heads.get(this.db.tenant)?.seq;
+      let found = known === undefined ? undefined : await this.headAbove(known);
+      if (found === undefined) {
+        const some = await this.someStored();
+        found = some === undefined || some === 0 ? some : await this.headAbove(some);
+      }
       if (found !== undefined) {
         // Stored: the next read goes up from here.
-        if (found > known) this.heads.set(this.db.tenant, { seq: found });
+        if (found > 0) this.heads.set(this.db.tenant, { seq: found });
         return found;
       }
     }
     const last = await this.Log.findOne({}, { _id: 1 }).sort({ _id: -1 }).lean<{ _id: number }>().exec();
     if (last) this.heads.set(this.db.tenant, { seq: last._id });
     return last?._id ?? 0;
+  }
+
+  /**
+   * A number stored in the log, without sorting it (a process's first look, on a server that sorts by
+   * `_id` without its index): the log keeps `n` entries numbered in one run from its oldest to its head,
+   * and a run of `n` consecutive numbers holds exactly one multiple of `n`, so the multiples of `n` are
+   * read up to the first one stored, at most FIRST_LOOKS of them; 0 for an empty log; undefined when none
+   * was found (the oldest far above `n` times FIRST_LOOKS: a long history with little kept).
+   */
+  private async someStored(): Promise<number | undefined> {
+    const n = await this.Log.estimatedDocumentCount().exec();
+    if (n === 0) return 0;
+    for (let k = 1; k <= FIRST_LOOKS; k++) if (await this.has(k * n)) return k * n;
+    return undefined;
   }
 
   /**

@@ -136,9 +136,21 @@ describe('event log appends', () => {
     const log = await logOf(t);
     expect(log.map((l) => l.seq)).toEqual(Array.from({ length: 1003 }, (_, i) => i + 1));
     expect(log.slice(-2).map((l) => l.id)).toEqual(['b', 'c']);
-    // A head no longer stored (pruned, or the log emptied) is read by sorting, whatever the server.
+    // A process's first head: from a multiple of the log's size found stored (the first 700 were pruned:
+    // 303 kept, 1,212 is past the head, so the third multiple, 909), without sorting, where it sorts so.
+    await db.models.WebhookEvent.deleteMany({ _id: { $lt: 701 } });
+    const first = jest.spyOn(db.models.WebhookEvent, 'findOne');
+    try {
+      expect(await new WebhookLogRepository(db).head()).toBe(1003);
+      expect(first).toHaveBeenCalledTimes(db.server.idOrderFromIndex ? 1 : 0);
+    } finally {
+      first.mockRestore();
+    }
+    // The newest kept alone, far above the log's size times the looks: read by sorting, whatever the server.
     await db.models.WebhookEvent.deleteMany({ _id: { $lt: 1003 } });
     expect(await new WebhookLogRepository(db).head()).toBe(1003);
+    await db.models.WebhookEvent.deleteMany({});
+    expect(await new WebhookLogRepository(db).head()).toBe(0);
   });
 
   it('reads ranges, pages and the oldest entry kept without a range of _id where its server scans for one', async () => {
