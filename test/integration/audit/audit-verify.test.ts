@@ -90,6 +90,28 @@ describe('audit trail: verification, signed checkpoints and offline export', () 
     expect((await audit.verify(tenant)).firstBroken).toMatchObject({ seq: base + 1, reason: 'gap' });
   });
 
+  it('reads a trail of many batches whole: a cut longer than a batch is a gap, and what follows it is read', async () => {
+    const audit = node.services.auth.audit;
+    const long = 'auditlong';
+    await node.services.tenants.create({ name: long, displayName: 'Audit Long' });
+    const base = (await audit.verify(long)).head.seq;
+    for (let i = 0; i < 12; i++)
+      await Promise.all(
+        Array.from({ length: 100 }, (_, j) =>
+          audit.record(long, { action: 'test.step', outcome: 'success', details: { i, j } }),
+        ),
+      );
+    expect(await audit.verify(long)).toMatchObject({ ok: true, verified: base + 1200 });
+    const col = node.infra.mongo.tenantDb(long).models.Audit.collection;
+    // Reading by runs of positions with a few reads past a short run's end (tried, 2026-12-02) stopped at
+    // such a cut: the entries after it went unread, reported as `missing` rather than this gap.
+    await col.deleteMany({ _id: { $gte: base + 600, $lt: base + 1150 } } as never);
+    expect((await audit.verify(long)).firstBroken).toMatchObject({ seq: base + 600, reason: 'gap' });
+    const lines: string[] = [];
+    for await (const l of audit.exportLines(long)) lines.push(JSON.stringify(l));
+    expect(lines.filter((l) => l.includes('"type":"entry"') && l.includes(`"seq":${base + 1200}`))).toHaveLength(1);
+  });
+
   it(
     'npm run tenant -- audit verify reports the first broken link and exits 2; audit-verify checks an export',
     async () => {
