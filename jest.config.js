@@ -54,12 +54,18 @@ export default {
   // Jest reads the time limit from the top level when there are projects.
   testTimeout: base.testTimeout,
   projects: [
-    { ...base, testMatch: ['**/*.test.ts'], globalSetup: '<rootDir>/test/support/global-setup.ts' },
+    {
+      ...base,
+      testMatch: ['**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
     {
       ...base,
       displayName: 'redis-cluster',
       testMatch: REDIS_CLUSTER_TESTS.map((f) => `<rootDir>/${f}`),
       globalSetup: '<rootDir>/test/support/redis-cluster-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/redis-cluster-env.ts'],
     },
   ],

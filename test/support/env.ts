@@ -4,9 +4,13 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config/config.js';
 
-/** A short id unique to this test run and file, used to keep databases, keys and queues apart. */
+/**
+ * A short id unique to this test run and file, used to keep databases, keys and queues apart. Under jest
+ * it starts with the run's tag (test/support/global-teardown.ts), by which the run's teardown finds what
+ * its tests left.
+ */
 export function uniqueId(): string {
-  return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  return `${process.env.TEST_RUN_TAG ?? ''}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {

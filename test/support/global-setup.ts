@@ -27,6 +27,7 @@ async function dockerReachable(): Promise<boolean> {
  * the database `npm start` uses. Tests read TEST_* variables; the Redis URL carries its credentials.
  */
 export default async function globalSetup(): Promise<void> {
+  (await import('../../scripts/test-cleanup.mjs')).ensureRunTag();
   if (process.env.TEST_REDIS_URL && process.env.TEST_MONGODB_URI) return;
   if (process.env.TEST_USE_DOCKER !== '0' && (await dockerReachable())) {
     const { GenericContainer, Wait } = await import('testcontainers');

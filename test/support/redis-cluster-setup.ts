@@ -6,6 +6,7 @@
  * global-setup.ts.
  */
 export default async function redisClusterSetup(): Promise<void> {
+  (await import('../../scripts/test-cleanup.mjs')).ensureRunTag();
   if (!process.env.TEST_REDIS_URL || !process.env.TEST_MONGODB_URI) {
     // @ts-expect-error plain ESM script without types
     const { ensureServices } = await import('../../scripts/services.mjs');
