@@ -12,8 +12,9 @@ const cleanup = await import('../../scripts/test-cleanup.mjs');
 describe("a test run's leftovers", () => {
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6390';
   const mongoUri = process.env.TEST_MONGODB_URI ?? 'mongodb://127.0.0.1:27028/';
-  const done = `zd${uniqueId()}`;
-  const other = `zo${uniqueId()}`;
+  // Both start with this run's own tag, so its teardown removes whatever a failed assertion left.
+  const done = `${uniqueId()}d`;
+  const other = `${uniqueId()}o`;
   let redis: Redis;
   let mongo: MongoClient;
   beforeAll(async () => {
