@@ -12,6 +12,7 @@ import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.Utils;
+import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
@@ -48,6 +49,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -57,6 +59,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import org.h2.mvstore.Cursor;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.WriteBuffer;
@@ -127,26 +130,36 @@ public class MongoJavaServerLauncher {
      * `natural` orders positions as a scan meets them.
      */
     static <P> QueryResult query(MongoCollection<P> collection, Document query, Supplier<Stream<DocumentWithPosition<P>>> all,
-        Comparator<P> natural, Function<Iterable<P>, QueryResult> fromIndex, Supplier<QueryResult> asBefore) {
+        Comparator<P> natural, Function<Iterable<P>, QueryResult> fromIndex, Supplier<QueryResult> inIdOrder,
+        Supplier<QueryResult> asBefore) {
+      for (Index<P> index : collection.getIndexes()) {
+        if (index.canHandle(query)) {
+          EXACT.incrementAndGet();
+          return asBefore.get();
+        }
+      }
       // An index's documents are fetched one by one (a B-tree look-up each on H2): past a quarter of the
       // collection a scan, which reads the documents in order, is the cheaper way (decision 1162).
       int most = Math.max(64, collection.count() / 4);
-      Iterable<P> positions = candidates(collection.getCollectionName(), collection.getIndexes(), query, all, natural, most);
-      return positions == null ? asBefore.get() : fromIndex.apply(positions);
+      Iterable<P> positions = candidates(collection.getIndexes(), query, all, natural, most);
+      if (positions != null) return fromIndex.apply(positions);
+      // No index narrows it: the first documents in `_id` order when that is what is asked (IdOrder).
+      QueryResult ordered = inIdOrder.get();
+      if (ordered != null) return ordered;
+      SCANNED.incrementAndGet();
+      String shape = collection.getCollectionName() + " " + query.keySet();
+      AtomicLong seen = SCANS.get(shape);
+      if (seen == null && SCANS.size() < SHAPES) seen = SCANS.computeIfAbsent(shape, k -> new AtomicLong());
+      if (seen != null) seen.incrementAndGet();
+      return asBefore.get();
     }
 
     /**
-     * The positions to match `query` against: null when mongo-java-server answers it as it is (an index
-     * of exactly its keys) or when no unique index has all its keys in the query (a scan).
+     * The positions to match `query` against, from a unique index all of whose keys it names, a secondary
+     * index, or a union of indexed branches; null when none narrows it (a scan).
      */
-    static <P> Iterable<P> candidates(String collection, List<Index<P>> indexes, Document query,
+    static <P> Iterable<P> candidates(List<Index<P>> indexes, Document query,
         Supplier<Stream<DocumentWithPosition<P>>> all, Comparator<P> natural, int most) {
-      for (Index<P> index : indexes) {
-        if (index.canHandle(query)) {
-          EXACT.incrementAndGet();
-          return null;
-        }
-      }
       Iterable<P> residual = residual(indexes, query);
       if (residual != null) {
         RESIDUAL.incrementAndGet();
@@ -162,11 +175,6 @@ public class MongoJavaServerLauncher {
         UNION.incrementAndGet();
         return union;
       }
-      SCANNED.incrementAndGet();
-      String shape = collection + " " + query.keySet();
-      AtomicLong seen = SCANS.get(shape);
-      if (seen == null && SCANS.size() < SHAPES) seen = SCANS.computeIfAbsent(shape, k -> new AtomicLong());
-      if (seen != null) seen.incrementAndGet();
       return null;
     }
 
@@ -263,6 +271,7 @@ public class MongoJavaServerLauncher {
       reply.put("secondary", SECONDARY.get());
       reply.put("union", UNION.get());
       reply.put("counted", COUNTED.get());
+      reply.put("ordered", IdOrder.ORDERED.get());
       reply.put("scanned", SCANNED.get());
       reply.put("secondaryEntries", SecondaryIndex.ENTRIES.get());
       Document shapes = new Document();
@@ -487,13 +496,122 @@ public class MongoJavaServerLauncher {
     }
   }
 
+  /**
+   * Decision 1173: the first documents of a collection in `_id` order, read from the map that holds them.
+   * An H2 collection keeps its documents in an MVMap keyed by their `_id`, in H2's order of those keys:
+   * by the key's Java type first (Integer, then Long, then Double; strings and serialised values after
+   * them), then by value within a type. mongo-java-server answers a sort by `_id` by reading, matching
+   * and sorting every document, so `find({_id: {$gt: n}}).sort({_id: 1}).limit(500)` (the audit trail's
+   * checkpoint and verification, read in batches) and `find({}).sort({_id: -1}).limit(50)` (its newest
+   * page) read the whole trail at every call, under the collection's lock that every append waits for.
+   * Here such a query (a sort by `_id` alone, a limit, and no condition on `_id` or a range of numbers)
+   * walks each numeric type's keys in the asked direction from the range's bound, matches each document
+   * against the whole query as a scan does, and stops at `skip + limit` matches in each type: the merged
+   * first ones are among them, and mongo-java-server's own sort and limit over these positions give the
+   * answer. Taken only when every key of the collection is a number of those types (its first and last
+   * keys are: H2 orders the types, so every key between is one) and no key is NaN; otherwise null, and
+   * the query is answered as before.
+   */
+  static final class IdOrder {
+    static final AtomicLong ORDERED = new AtomicLong();
+    private static final List<Class<?>> TYPES = List.of(Integer.class, Long.class, Double.class);
+
+    /** The positions the query's first `skip + limit` documents in `_id` order are among, or null. */
+    static List<Object> positions(MVMap<Object, Document> data, Document query, Document orderBy, int skip, int limit,
+        BiPredicate<Document, Document> matches) {
+      if (limit <= 0 || skip < 0 || orderBy == null || orderBy.size() != 1
+          || !(orderBy.get("_id") instanceof Number way) || Math.abs(way.doubleValue()) != 1) return null;
+      boolean up = way.doubleValue() > 0;
+      Number lower = null;
+      Number upper = null;
+      if (query.containsKey("_id")) {
+        if (!(query.get("_id") instanceof Document range) || range.isEmpty()) return null;
+        for (Map.Entry<String, Object> op : range.entrySet()) {
+          Object v = op.getValue();
+          if (!(v instanceof Integer || v instanceof Long || v instanceof Double) || Double.isNaN(((Number) v).doubleValue()))
+            return null;
+          switch (op.getKey()) {
+            case "$gt", "$gte" -> lower = (Number) v;
+            case "$lt", "$lte" -> upper = (Number) v;
+            default -> { return null; }
+          }
+        }
+      }
+      Object first = data.firstKey();
+      if (first == null || !isNumber(first) || !isNumber(data.lastKey()) || data.containsKey(Double.NaN)) return null;
+      long need = (long) skip + limit;
+      List<Object> out = new ArrayList<>();
+      for (Class<?> type : TYPES) {
+        Object from = up ? (lower == null ? lowest(type) : start(type, lower, true))
+            : (upper == null ? highest(type) : start(type, upper, false));
+        if (from == null) continue;
+        Number end = up ? upper : lower;
+        long found = 0;
+        Cursor<Object, Document> cursor = data.cursor(from, null, !up);
+        while (found < need && cursor.hasNext()) {
+          Object key = cursor.next();
+          if (key.getClass() != type) break;
+          if (end != null && (up ? compare(key, end) > 0 : compare(key, end) < 0)) break;
+          if (matches.test(cursor.getValue(), query)) {
+            out.add(key);
+            found++;
+          }
+        }
+      }
+      ORDERED.incrementAndGet();
+      return out;
+    }
+
+    private static boolean isNumber(Object key) {
+      return key instanceof Integer || key instanceof Long || key instanceof Double;
+    }
+
+    private static int compare(Object key, Number bound) {
+      return ValueComparator.asc().compare(key, bound);
+    }
+
+    private static Object lowest(Class<?> type) {
+      return type == Integer.class ? (Object) Integer.MIN_VALUE : type == Long.class ? (Object) Long.MIN_VALUE : (Object) Double.NEGATIVE_INFINITY;
+    }
+
+    private static Object highest(Class<?> type) {
+      return type == Integer.class ? (Object) Integer.MAX_VALUE : type == Long.class ? (Object) Long.MAX_VALUE : (Object) Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * Where a walk of `type`'s keys starts for a range's bound: walking up (from a lower bound), a key of
+     * the type at or below every key of the type at or above the bound; walking down, at or above every
+     * key at or below it. Null when no key of the type can be in the range.
+     */
+    private static Object start(Class<?> type, Number bound, boolean up) {
+      if (type == Double.class) {
+        double d = bound instanceof Long l ? (double) l : bound.doubleValue();
+        return up ? Math.nextDown(d) : Math.nextUp(d);
+      }
+      long max = type == Integer.class ? Integer.MAX_VALUE : Long.MAX_VALUE;
+      long min = type == Integer.class ? Integer.MIN_VALUE : Long.MIN_VALUE;
+      long at;
+      if (bound instanceof Double d) {
+        if (up ? d > max : d < min) return null;
+        at = up ? (d <= min ? min : (long) Math.floor(d)) : (d >= max ? max : (long) Math.ceil(d));
+      } else {
+        long l = bound.longValue();
+        if (up ? l > max : l < min) return null;
+        at = up ? Math.max(l, min) : Math.min(l, max);
+      }
+      return type == Integer.class ? (Object) (int) at : (Object) at;
+    }
+  }
+
   /** An H2 collection whose queries are planned by IndexedQueries; a scan meets its documents in its map's key order. */
   static final class IndexedH2Collection extends H2Collection {
     private final Comparator<Object> natural;
+    private final MVMap<Object, Document> data;
 
     IndexedH2Collection(MongoDatabase database, String name, CollectionOptions options, MVMap<Object, Document> data,
         MVMap<String, Object> meta, CursorRegistry cursors) {
       super(database, name, options, data, meta, cursors);
+      this.data = data;
       this.natural = (a, b) -> data.getKeyType().compare(Missing.ofNullable(a), Missing.ofNullable(b));
     }
 
@@ -502,6 +620,10 @@ public class MongoJavaServerLauncher {
         Document fields) {
       return IndexedQueries.query(this, query, this::streamAllDocumentsWithPosition, natural,
           p -> matchDocuments(query, p, orderBy, skip, limit, batchSize, fields),
+          () -> {
+            List<Object> ordered = IdOrder.positions(data, query, orderBy, skip, limit, this::documentMatchesQuery);
+            return ordered == null ? null : matchDocuments(query, ordered, orderBy, skip, limit, batchSize, fields);
+          },
           () -> super.queryDocuments(query, orderBy, skip, limit, batchSize, fields));
     }
   }
@@ -517,7 +639,7 @@ public class MongoJavaServerLauncher {
         Document fields) {
       // Positions are the documents' places in insertion order: the order a scan meets them.
       return IndexedQueries.query(this, query, this::streamAllDocumentsWithPosition, Comparator.naturalOrder(),
-          p -> matchDocuments(query, p, orderBy, skip, limit, batchSize, fields),
+          p -> matchDocuments(query, p, orderBy, skip, limit, batchSize, fields), () -> null,
           () -> super.queryDocuments(query, orderBy, skip, limit, batchSize, fields));
     }
   }
