@@ -337,9 +337,12 @@ public class MongoJavaServerLauncher {
     static <P> Iterable<P> candidates(List<Index<P>> indexes, Document query, Supplier<Stream<DocumentWithPosition<P>>> all,
         Comparator<P> natural, int most) {
       List<SecondaryIndex<P>> usable = new ArrayList<>();
-      for (Index<P> index : indexes)
-        if (index instanceof SecondaryIndex<P> s && !s.refused && query.containsKey(s.firstKey())
+      for (Index<P> index : indexes) {
+        SecondaryIndex<P> s = index instanceof SecondaryIndex<P> own ? own
+            : index instanceof PrefixedUniqueIndex<P> compound ? compound.prefix : null;
+        if (s != null && !s.refused && query.containsKey(s.firstKey())
             && (values(query.get(s.firstKey())) != null || isRange(query.get(s.firstKey())))) usable.add(s);
+      }
       if (usable.isEmpty()) return null;
       List<SecondaryIndex<P>> unbuilt = usable.stream().filter(s -> s.entries == null).toList();
       if (!unbuilt.isEmpty()) build(unbuilt, all.get());
@@ -497,6 +500,62 @@ public class MongoJavaServerLauncher {
   }
 
   /**
+   * Decision 1174: a compound unique index answers queries by its first key, as MongoDB's indexes answer
+   * their prefixes. mongo-java-server's unique index answers only a query that names every one of its
+   * keys with a value, so a user's favourites (`{userId}` of the `{userId, contactId}` index, and
+   * `{userId, contactId: {$in}}` beside every contact search page), an event's participant log
+   * (`{eventId}` of `{eventId, participantKey, joinedAt}`) and a file's grants (`{hash}`) read every
+   * document of their collection. Each compound unique index carries a SecondaryIndex of its first key
+   * (decision 1162: in memory, built on first use, kept current by every write after, within the same
+   * budget), which IndexedQueries takes as it takes a non-unique index's; everything else is the
+   * unique index's own (its checks, its lookups, its description).
+   */
+  static final class PrefixedUniqueIndex<P> extends Index<P> {
+    private final Index<P> unique;
+    final SecondaryIndex<P> prefix;
+
+    private PrefixedUniqueIndex(Index<P> unique, boolean sparse) {
+      super(unique.getName(), unique.getKeys(), sparse);
+      this.unique = unique;
+      this.prefix = new SecondaryIndex<>(unique.getName() + " (first key)", unique.getKeys());
+    }
+
+    /** The index as opened, with a first key's index when it has more than one key. */
+    static <P> Index<P> of(Index<P> unique, boolean sparse) {
+      return unique.getKeys().size() > 1 ? new PrefixedUniqueIndex<>(unique, sparse) : unique;
+    }
+
+    @Override public P getPosition(Document document) { return unique.getPosition(document); }
+    @Override public void checkAdd(Document document, MongoCollection<P> collection) { unique.checkAdd(document, collection); }
+    @Override public void add(Document document, P position, MongoCollection<P> collection) {
+      unique.add(document, position, collection);
+      prefix.add(document, position, collection);
+    }
+    @Override public P remove(Document document) {
+      prefix.remove(document);
+      return unique.remove(document);
+    }
+    @Override public boolean canHandle(Document query) { return unique.canHandle(query); }
+    @Override public Iterable<P> getPositions(Document query) { return unique.getPositions(query); }
+    @Override public long getCount() { return unique.getCount(); }
+    @Override public boolean isEmpty() { return unique.isEmpty(); }
+    @Override public long getDataSize() { return unique.getDataSize(); }
+    @Override public Set<KeyValue> getKeyValues(Document document) { return unique.getKeyValues(document); }
+    @Override public void checkUpdate(Document oldDocument, Document newDocument, MongoCollection<P> collection) {
+      unique.checkUpdate(oldDocument, newDocument, collection);
+    }
+    @Override public void updateInPlace(Document oldDocument, Document newDocument, P position, MongoCollection<P> collection) {
+      unique.updateInPlace(oldDocument, newDocument, position, collection);
+      prefix.updateInPlace(oldDocument, newDocument, position, collection);
+    }
+    @Override public void drop() {
+      prefix.drop();
+      unique.drop();
+    }
+    @Override public boolean isUnique() { return true; }
+  }
+
+  /**
    * Decision 1173: the first documents of a collection in `_id` order, read from the map that holds them.
    * An H2 collection keeps its documents in an MVMap keyed by their `_id`, in H2's order of those keys:
    * by the key's Java type first (Integer, then Long, then Double; strings and serialised values after
@@ -516,36 +575,52 @@ public class MongoJavaServerLauncher {
     static final AtomicLong ORDERED = new AtomicLong();
     private static final List<Class<?>> TYPES = List.of(Integer.class, Long.class, Double.class);
 
-    /** The positions the query's first `skip + limit` documents in `_id` order are among, or null. */
+    /**
+     * The positions the query's answer is among, or null. Sorted by `_id` with a limit: its first
+     * `skip + limit` documents in `_id` order. Otherwise, for a range of strings on `_id`: every
+     * document in the range.
+     */
     static List<Object> positions(MVMap<Object, Document> data, Document query, Document orderBy, int skip, int limit,
         BiPredicate<Document, Document> matches) {
-      if (limit <= 0 || skip < 0 || orderBy == null || orderBy.size() != 1
-          || !(orderBy.get("_id") instanceof Number way) || Math.abs(way.doubleValue()) != 1) return null;
-      boolean up = way.doubleValue() > 0;
-      Number lower = null;
-      Number upper = null;
+      int way = 0;
+      if (orderBy != null && orderBy.size() == 1 && orderBy.get("_id") instanceof Number w && Math.abs(w.doubleValue()) == 1)
+        way = w.doubleValue() > 0 ? 1 : -1;
+      boolean first = way != 0 && limit > 0 && skip >= 0;
+      Object lower = null;
+      Object upper = null;
       if (query.containsKey("_id")) {
         if (!(query.get("_id") instanceof Document range) || range.isEmpty()) return null;
         for (Map.Entry<String, Object> op : range.entrySet()) {
           Object v = op.getValue();
-          if (!(v instanceof Integer || v instanceof Long || v instanceof Double) || Double.isNaN(((Number) v).doubleValue()))
-            return null;
+          if (!(isNumber(v) && !Double.isNaN(((Number) v).doubleValue())) && !isAscii(v)) return null;
           switch (op.getKey()) {
-            case "$gt", "$gte" -> lower = (Number) v;
-            case "$lt", "$lte" -> upper = (Number) v;
+            case "$gt", "$gte" -> lower = v;
+            case "$lt", "$lte" -> upper = v;
             default -> { return null; }
           }
         }
       }
-      Object first = data.firstKey();
-      if (first == null || !isNumber(first) || !isNumber(data.lastKey()) || data.containsKey(Double.NaN)) return null;
+      boolean strings = lower instanceof String || upper instanceof String;
+      if (strings) {
+        // Only strings are in a range of strings; both bounds must be strings.
+        if ((lower != null && !(lower instanceof String)) || (upper != null && !(upper instanceof String))) return null;
+        if (way < 0 && upper == null) return null;
+        List<Object> out = walkStrings(data, query, (String) lower, (String) upper, way >= 0,
+            first ? (long) skip + limit : Long.MAX_VALUE, matches);
+        ORDERED.incrementAndGet();
+        return out;
+      }
+      if (!first) return null;
+      Object head = data.firstKey();
+      if (head == null || !isNumber(head) || !isNumber(data.lastKey()) || data.containsKey(Double.NaN)) return null;
+      boolean up = way > 0;
       long need = (long) skip + limit;
       List<Object> out = new ArrayList<>();
       for (Class<?> type : TYPES) {
-        Object from = up ? (lower == null ? lowest(type) : start(type, lower, true))
-            : (upper == null ? highest(type) : start(type, upper, false));
+        Object from = up ? (lower == null ? lowest(type) : start(type, (Number) lower, true))
+            : (upper == null ? highest(type) : start(type, (Number) upper, false));
         if (from == null) continue;
-        Number end = up ? upper : lower;
+        Number end = (Number) (up ? upper : lower);
         long found = 0;
         Cursor<Object, Document> cursor = data.cursor(from, null, !up);
         while (found < need && cursor.hasNext()) {
@@ -560,6 +635,35 @@ public class MongoJavaServerLauncher {
       }
       ORDERED.incrementAndGet();
       return out;
+    }
+
+    /**
+     * The keys of a range of strings, walked up from `lower` (or the first string) or down from `upper`,
+     * matched against the whole query, until `need` match. H2 orders strings by their UTF-16 units and
+     * MongoDB by their UTF-8 bytes; the two orders differ only between characters past U+FFFF and those
+     * from U+E000, so against bounds of ASCII characters alone a key compares alike in both.
+     */
+    private static List<Object> walkStrings(MVMap<Object, Document> data, Document query, String lower, String upper,
+        boolean up, long need, BiPredicate<Document, Document> matches) {
+      List<Object> out = new ArrayList<>();
+      Cursor<Object, Document> cursor = data.cursor(up ? (lower == null ? "" : lower) : upper, null, !up);
+      long found = 0;
+      while (found < need && cursor.hasNext()) {
+        Object key = cursor.next();
+        if (!(key instanceof String k)) break;
+        if (up ? upper != null && k.compareTo(upper) > 0 : lower != null && k.compareTo(lower) < 0) break;
+        if (matches.test(cursor.getValue(), query)) {
+          out.add(key);
+          found++;
+        }
+      }
+      return out;
+    }
+
+    private static boolean isAscii(Object v) {
+      if (!(v instanceof String s)) return false;
+      for (int i = 0; i < s.length(); i++) if (s.charAt(i) >= 0x80) return false;
+      return true;
     }
 
     private static boolean isNumber(Object key) {
@@ -650,6 +754,11 @@ public class MongoJavaServerLauncher {
     @Override
     protected Index<Integer> openOrCreateSecondaryIndex(String collection, String name, List<IndexKey> keys, boolean sparse) {
       return new SecondaryIndex<>(name, keys);
+    }
+
+    @Override
+    protected Index<Integer> openOrCreateUniqueIndex(String collection, String name, List<IndexKey> keys, boolean sparse) {
+      return PrefixedUniqueIndex.of(super.openOrCreateUniqueIndex(collection, name, keys, sparse), sparse);
     }
 
     @Override
@@ -772,7 +881,7 @@ public class MongoJavaServerLauncher {
       if (!(keyTypeOf(opened, "mvMap") instanceof ThreadSafeObjectType))
         throw new IllegalStateException("mongo-java-server opened the index " + index + " of " + collection
             + " as another map than the launcher's (its map names changed?)");
-      return opened;
+      return PrefixedUniqueIndex.of(opened, sparse);
     }
 
     @Override

@@ -356,6 +356,11 @@ describe.each(servers)('data-layer contract on %s', (name, uri) => {
       expect(results.reduce((s, r) => s + r.stored, 0)).toBe(30);
       expect(results.reduce((s, r) => s + r.duplicates, 0)).toBe(60);
       expect((await tel.listForConference(conferenceId)).map((r) => r.sequence)).toEqual(batch.map((b) => b.sequence));
+      // Conferences whose ids extend this one's (their records' ids share its prefix) are not its records.
+      for (const other of [`${conferenceId}:b`, `${conferenceId}b`, `${conferenceId};`])
+        await tel.storeOnce(batch.slice(0, 3).map((b) => ({ ...b, conferenceId: other })) as never);
+      expect((await tel.listForConference(conferenceId)).map((r) => r.sequence)).toEqual(batch.map((b) => b.sequence));
+      expect((await tel.listForConference(`${conferenceId}:b`)).map((r) => r.sequence)).toEqual([0, 1, 2]);
       const bound = await race(3, (k) =>
         tel.bindConferences(new Map([[conferenceId, k === 0 ? eventId : String(oid())]])),
       );

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Long, MongoClient, ObjectId, type Collection, type Document, type Filter } from 'mongodb';
-import { dedicatedMongoJavaServer, type DedicatedService } from '../../support/dedicated-services.js';
+import { privateEmbeddedServer } from '../../support/embedded-server.js';
 
 /**
  * Decision 1173: on the embedded default (H2) a query sorted by `_id` alone with a limit, with no
@@ -61,22 +61,19 @@ async function ordered(client: MongoClient): Promise<number> {
 /** A filter on `_id`s of any type (the driver's types take one `_id` type per collection). */
 const where = (filter: object) => filter as Filter<Doc>;
 
+const ids2 = (docs: Doc[]) => docs.map((d) => String(d._id));
+
 const ids = (docs: Doc[]) => docs.map((d) => Number(d._id));
 
 describe.each(['h2', 'memory'] as const)('embedded server (%s): the first documents in _id order', (backend) => {
-  let server: DedicatedService;
+  const embedded = privateEmbeddedServer(backend);
   let client: MongoClient;
   let numbers: Collection<Doc>;
 
   beforeAll(async () => {
-    server = await dedicatedMongoJavaServer(backend);
-    client = await new MongoClient(server.url, { serverSelectionTimeoutMS: 60_000 }).connect();
+    client = embedded.client;
     numbers = client.db('trail').collection<Doc>('numbers');
     await numbers.insertMany(documents());
-  }, 180_000);
-  afterAll(async () => {
-    await client?.close();
-    await server?.destroy();
   });
 
   it('gives what the same query without its limit gives, sliced, for each direction, limit and skip', async () => {
@@ -128,6 +125,63 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): the first docume
     expect(await next(44)).toEqual([45, 47, 48, 49, 50, 51]);
     const newest = await scratch.find({}).sort({ _id: -1 }).limit(1).toArray();
     expect(ids(newest)).toEqual([51]);
+  });
+
+  it('finds the documents of a range of strings on _id, with any sort, as a scan does', async () => {
+    // Keys as the telemetry records have them (`<conference>:<sequence>`), a conference whose id
+    // extends another's, and keys of other types and of characters past ASCII in the same collection.
+    const mixed = client.db('trail').collection<Doc>(`strings${backend}`);
+    const conferences = ['conf-A', 'conf-A:b', 'conf-B', 'conf-Ab', 'conf-\u00e9', 'conf-\u{1F600}'];
+    await mixed.insertMany([
+      ...conferences.flatMap((c, k) =>
+        Array.from({ length: 25 }, (_, i) => ({ _id: `${c}:${i}`, conferenceId: c, sequence: i, w: (i + k) % 4 })),
+      ),
+      ...Array.from({ length: 20 }, (_, i) => ({ _id: i, conferenceId: 'conf-A', sequence: 100 + i, w: 0 })),
+      ...Array.from({ length: 10 }, (_, i) => ({
+        _id: new ObjectId(),
+        conferenceId: 'conf-A',
+        sequence: 200 + i,
+        w: 1,
+      })),
+    ]);
+    const ranges: [{ _id: object; [key: string]: unknown }, boolean][] = [
+      [{ _id: { $gte: 'conf-A:', $lt: 'conf-A;' } }, true],
+      [{ _id: { $gte: 'conf-A:', $lt: 'conf-A;' }, conferenceId: 'conf-A' }, true],
+      [{ _id: { $gt: 'conf-A:1', $lte: 'conf-A:3' } }, true],
+      [{ _id: { $gte: 'conf-B' } }, true],
+      [{ _id: { $lt: 'conf-A:2' } }, true],
+      [{ _id: { $gte: 'conf-A:', $lt: 'conf-A;' }, w: 2 }, true],
+      [{ _id: { $gte: 'zzz' } }, true],
+      [{ _id: { $gte: 'conf-\u00e9:', $lt: 'conf-\u00e9;' } }, false],
+      [{ _id: { $gte: 'conf-A:', $lt: 5 } }, false],
+    ];
+    const sorts: (Record<string, 1 | -1> | undefined)[] = [undefined, { sequence: 1 }, { _id: 1 }, { _id: -1 }];
+    const before = await ordered(client);
+    const mismatches: unknown[] = [];
+    let expected = 0;
+    let asked = 0;
+    let found = 0;
+    for (const [range, answered] of ranges)
+      for (const sort of sorts)
+        for (const limit of [0, 3]) {
+          const query = (q: object) => {
+            const c = mixed.find(where(q));
+            if (sort) c.sort(sort);
+            return c.limit(limit).toArray();
+          };
+          const got = ids2(await query(range));
+          const scanned = ids2(await query({ $and: [range] }));
+          if (JSON.stringify(sort ? got : [...got].sort()) !== JSON.stringify(sort ? scanned : [...scanned].sort()))
+            mismatches.push({ range, sort, limit, got, scanned });
+          found += got.length;
+          // Walked down from the range's upper bound; a range with none, sorted down, is not walked.
+          const bounds = range._id;
+          if (answered && !(sort?._id === -1 && !('$lt' in bounds || '$lte' in bounds))) expected++;
+          asked++;
+        }
+    expect(mismatches).toEqual([]);
+    expect(found).toBeGreaterThan(asked * 2);
+    expect((await ordered(client)) - before).toBe(backend === 'h2' ? expected : 0);
   });
 
   it('answers as before where the keys are not all numbers or one is NaN', async () => {
