@@ -138,6 +138,14 @@ public class MongoJavaServerLauncher {
           return asBefore.get();
         }
       }
+      // A range of `_id` with both bounds is read from the key order first (decision 1173): it needs no
+      // index held in memory, where another condition's index (a compound unique index's first key,
+      // decision 1174) would be built on first use and kept for every document.
+      if (query.get("_id") instanceof Document range && (range.containsKey("$gt") || range.containsKey("$gte"))
+          && (range.containsKey("$lt") || range.containsKey("$lte"))) {
+        QueryResult ordered = inIdOrder.get();
+        if (ordered != null) return ordered;
+      }
       // An index's documents are fetched one by one (a B-tree look-up each on H2): past a quarter of the
       // collection a scan, which reads the documents in order, is the cheaper way (decision 1162).
       int most = Math.max(64, collection.count() / 4);
