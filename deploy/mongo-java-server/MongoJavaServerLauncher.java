@@ -122,6 +122,7 @@ public class MongoJavaServerLauncher {
 
     static final AtomicLong SECONDARY = new AtomicLong();
     static final AtomicLong UNION = new AtomicLong();
+    static final AtomicLong CONJUNCTION = new AtomicLong();
     static final AtomicLong COUNTED = new AtomicLong();
 
     /**
@@ -149,8 +150,11 @@ public class MongoJavaServerLauncher {
       // An index's documents are fetched one by one (a B-tree look-up each on H2): past a quarter of the
       // collection a scan, which reads the documents in order, is the cheaper way (decision 1162).
       int most = Math.max(64, collection.count() / 4);
-      Iterable<P> positions = candidates(collection.getIndexes(), query, all, natural, most);
-      if (positions != null) return fromIndex.apply(positions);
+      Plan<P> plan = candidates(collection.getIndexes(), query, all, natural, most);
+      if (plan != null) {
+        plan.way().incrementAndGet();
+        return fromIndex.apply(plan.positions());
+      }
       // No index narrows it: the first documents in `_id` order when that is what is asked (IdOrder).
       QueryResult ordered = inIdOrder.get();
       if (ordered != null) return ordered;
@@ -162,28 +166,54 @@ public class MongoJavaServerLauncher {
       return asBefore.get();
     }
 
+    /** Positions to match a query against, and the counter of the way they were found. */
+    private record Plan<P>(Iterable<P> positions, AtomicLong way) {}
+
     /**
      * The positions to match `query` against, from a unique index all of whose keys it names, a secondary
-     * index, or a union of indexed branches; null when none narrows it (a scan).
+     * index, a union of indexed branches, or the narrowest indexed branch of a conjunction; null when
+     * none narrows it (a scan).
      */
-    static <P> Iterable<P> candidates(List<Index<P>> indexes, Document query,
+    static <P> Plan<P> candidates(List<Index<P>> indexes, Document query,
         Supplier<Stream<DocumentWithPosition<P>>> all, Comparator<P> natural, int most) {
       Iterable<P> residual = residual(indexes, query);
-      if (residual != null) {
-        RESIDUAL.incrementAndGet();
-        return residual;
-      }
+      if (residual != null) return new Plan<>(residual, RESIDUAL);
       Iterable<P> secondary = SecondaryIndex.candidates(indexes, query, all, natural, most);
-      if (secondary != null) {
-        SECONDARY.incrementAndGet();
-        return secondary;
-      }
+      if (secondary != null) return new Plan<>(secondary, SECONDARY);
       Iterable<P> union = union(indexes, query, all, natural, most);
-      if (union != null) {
-        UNION.incrementAndGet();
-        return union;
-      }
+      if (union != null) return new Plan<>(union, UNION);
+      Iterable<P> conjunction = conjunction(indexes, query, all, natural, most);
+      if (conjunction != null) return new Plan<>(conjunction, CONJUNCTION);
       return null;
+    }
+
+    /**
+     * Decision 1175: a top-level `$and` (an event list's next page: who may see it, and after the last
+     * event of the page before) read every document of its collection. Each branch is planned as a query
+     * of its own (an index of its keys, then `candidates`); the branch with the fewest positions gives
+     * them, in the order a scan meets them. Every document the query matches matches every branch, so
+     * it is among them. Null when no branch is narrowed.
+     */
+    private static <P> Iterable<P> conjunction(List<Index<P>> indexes, Document query,
+        Supplier<Stream<DocumentWithPosition<P>>> all, Comparator<P> natural, int most) {
+      if (!(query.get("$and") instanceof List<?> branches) || branches.isEmpty()) return null;
+      List<P> best = null;
+      for (Object branch : branches) {
+        if (!(branch instanceof Document b)) return null;
+        Iterable<P> found = null;
+        for (Index<P> index : indexes) if (index.canHandle(b)) { found = index.getPositions(b); break; }
+        if (found == null) {
+          Plan<P> plan = candidates(indexes, b, all, natural, most);
+          if (plan != null) found = plan.positions();
+        }
+        if (found == null) continue;
+        List<P> listed = new ArrayList<>();
+        found.forEach(listed::add);
+        if (best == null || listed.size() < best.size()) best = listed;
+      }
+      if (best == null || best.size() > most) return null;
+      best.sort(natural);
+      return best;
     }
 
     /**
@@ -278,6 +308,7 @@ public class MongoJavaServerLauncher {
       reply.put("residual", RESIDUAL.get());
       reply.put("secondary", SECONDARY.get());
       reply.put("union", UNION.get());
+      reply.put("conjunction", CONJUNCTION.get());
       reply.put("counted", COUNTED.get());
       reply.put("ordered", IdOrder.ORDERED.get());
       reply.put("scanned", SCANNED.get());
@@ -494,7 +525,8 @@ public class MongoJavaServerLauncher {
 
     @Override
     public void updateInPlace(Document oldDocument, Document newDocument, P position, MongoCollection<P> collection) {
-      if (valuesOf(oldDocument).equals(valuesOf(newDocument))) return;
+      // Not built (or given up): nothing to keep current, and no values to compute for every update.
+      if (entries == null || valuesOf(oldDocument).equals(valuesOf(newDocument))) return;
       take(oldDocument);
       put(newDocument, position);
     }

@@ -173,7 +173,7 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): the first docume
             return c.limit(limit).toArray();
           };
           const got = ids2(await query(range));
-          const scanned = ids2(await query({ $and: [range] }));
+          const scanned = ids2(await query({ $nor: [{ $nor: [range] }] }));
           if (JSON.stringify(sort ? got : [...got].sort()) !== JSON.stringify(sort ? scanned : [...scanned].sort()))
             mismatches.push({ range, sort, limit, got, scanned });
           found += got.length;

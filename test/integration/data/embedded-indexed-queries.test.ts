@@ -7,7 +7,7 @@ import { dedicatedMongoJavaServer, type DedicatedService } from '../../support/d
  * included) and also filters other fields from that index, matching the whole query against the
  * index's documents (mongo-java-server scanned the collection for these: a guarded update `{_id,
  * status}`, a fenced write `{_id, $or: [...]}`, a membership check). The same documents must come back
- * as from a scan: each query is compared with the same query wrapped in `$and`, which no index answers
+ * as from a scan: each query is compared with the same query wrapped in `$nor` twice, which no index answers
  * (the server's own matcher over every document is the reference). The launcher's `indexUse` command
  * says how each query was answered, so the test sees the index used without timing anything.
  */
@@ -75,6 +75,7 @@ async function indexUse(client: MongoClient): Promise<{
   residual: number;
   secondary: number;
   union: number;
+  conjunction: number;
   counted: number;
   scanned: number;
   secondaryEntries: number;
@@ -86,12 +87,19 @@ async function indexUse(client: MongoClient): Promise<{
     residual: Number(r.residual),
     secondary: Number(r.secondary),
     union: Number(r.union),
+    conjunction: Number(r.conjunction),
     counted: Number(r.counted),
     secondaryEntries: Number(r.secondaryEntries),
     scanned: Number(r.scanned),
     scans: r.scans as Record<string, number>,
   };
 }
+
+/**
+ * The same query as a scan: `$nor` of its `$nor`, which matches what the query matches and which no
+ * index answers (the server's own matcher over every document is the reference).
+ */
+const scanOf = (q: object) => ({ $nor: [{ $nor: [q] }] }) as Filter<Doc>;
 
 const sortKey = (d: Doc) => JSON.stringify(d._id);
 const sorted = (docs: Doc[]) => [...docs].sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
@@ -123,7 +131,7 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): a unique index w
     const expected: number[] = [];
     for (const q of all) {
       const fromIndex = (await docs.find(q).toArray()) as Doc[];
-      const fromScan = (await docs.find({ $and: [q] } as Filter<Doc>).toArray()) as Doc[];
+      const fromScan = (await docs.find(scanOf(q)).toArray()) as Doc[];
       if (JSON.stringify(sorted(fromIndex)) !== JSON.stringify(sorted(fromScan))) mismatches.push(q);
       expected.push(fromScan.length);
     }
@@ -135,13 +143,13 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): a unique index w
     expect(expected.reduce((a, b) => a + b, 0)).toBeGreaterThan(all.length / 4);
     // Every query above names a unique index's keys and more and is answered from it, but for `code: null`
     // on the sparse index (which holds no document without a code: a scan, as mongo-java-server does); each
-    // `$and` form scanned.
+    // scan form scanned.
     const sparseNulls = all.filter((q) => 'code' in q && q.code === null).length;
     expect(sparseNulls).toBeGreaterThan(0);
     expect(after.residual - before.residual).toBe(all.length - sparseNulls);
     expect(after.scanned - before.scanned).toBe(all.length + sparseNulls);
     // The scans are told by collection and query shape (the keys, not the values).
-    expect((after.scans['docs [$and]'] ?? 0) - (before.scans['docs [$and]'] ?? 0)).toBe(all.length);
+    expect((after.scans['docs [$nor]'] ?? 0) - (before.scans['docs [$nor]'] ?? 0)).toBe(all.length);
     expect((after.scans['docs [code, status]'] ?? 0) - (before.scans['docs [code, status]'] ?? 0)).toBe(sparseNulls);
   });
 
@@ -241,9 +249,17 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): non-unique index
     { q: { status: { $exists: false } }, indexed: false },
     { q: { members: ['u1', 'u2'] }, indexed: false },
     { q: { status: /^sch/ }, indexed: false },
+    // Conjunctions (decision 1175): the narrowest branch an index answers gives the candidates.
+    { q: { $and: [{ status: 'started' }, { w: { $gte: 2 } }] }, indexed: true },
+    {
+      q: { $and: [{ $or: [{ status: 'ended' }, { members: 'u3' }] }, { $or: [{ n: { $lt: 20 } }, { w: 3 }] }] },
+      indexed: true,
+    },
+    { q: { $and: [{ epoch: 2 }, { $or: [{ status: 'started' }, { w: 3 }] }], n: { $gt: 3 } }, indexed: true },
+    { q: { $and: [{ w: 3 }, { n: { $gt: 5 } }] }, indexed: false },
   ];
 
-  /** Every shape against its `$and` form (a scan), in the order returned; and how the server answered them. */
+  /** Every shape against its scan form (`scanOf`), in the order returned; and how the server answered them. */
   const compare = async () => {
     const before = await indexUse(client);
     const mismatches: unknown[] = [];
@@ -251,7 +267,7 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): non-unique index
     const expected: number[] = [];
     for (const { q } of shapes()) {
       const fromIndex = await docs.find(q).toArray();
-      const fromScan = await docs.find({ $and: [q] } as Filter<Doc>).toArray();
+      const fromScan = await docs.find(scanOf(q)).toArray();
       if (JSON.stringify(fromIndex) !== JSON.stringify(fromScan)) mismatches.push(q);
       matched += fromScan.length;
       expected.push(fromScan.length);
@@ -260,7 +276,9 @@ describe.each(['h2', 'memory'] as const)('embedded server (%s): non-unique index
     expect(mismatches).toEqual([]);
     expect(matched).toBeGreaterThan(200);
     const indexed = shapes().filter((s) => s.indexed).length;
-    expect(after.secondary + after.union - before.secondary - before.union).toBe(indexed);
+    expect(
+      after.secondary + after.union + after.conjunction - before.secondary - before.union - before.conjunction,
+    ).toBe(indexed);
     expect(after.scanned - before.scanned).toBe(shapes().length * 2 - indexed);
     // countDocuments (an aggregation) counts through the same planning, with its skip and limit.
     const counts: unknown[] = [];
@@ -360,7 +378,7 @@ describe('embedded server: secondary indexes past their memory budget', () => {
     const before = await indexUse(client);
     // 300 of the 400 documents have a status: the budget of 200 is passed while the status index is built.
     const byStatus = await docs.find({ status: 'started' }).toArray();
-    expect(byStatus).toEqual(await docs.find({ $and: [{ status: 'started' }] }).toArray());
+    expect(byStatus).toEqual(await docs.find(scanOf({ status: 'started' })).toArray());
     const after = await indexUse(client);
     expect([after.secondary - before.secondary, after.secondaryEntries]).toEqual([0, 0]);
     expect(after.scans['budget [status]'] ?? 0).toBe(1);
