@@ -1,4 +1,4 @@
-// `npm run structure`: two figures of the folder structure of src/ (docs/architecture.md "Layers"), from
+// `npm run structure`: figures of the folder structure of src/ (docs/architecture.md "Layers"), from
 // dependency-cruiser's JSON output (tests excluded, type-only imports included):
 // - folder pairs importing each other: unordered pairs of src/ folders where each imports the other;
 // - imports pointing back up the layers: ordered folder pairs (a imports b) where b's layer is above a's.
@@ -6,6 +6,7 @@
 // as one folder, `(root)`. `--list` prints the pairs and the file imports behind each. Exits 1 when a folder
 // has no layer below, so a new folder gets one.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -98,5 +99,34 @@ for (const [a, b] of upward) {
 }
 if (unranked.length) {
   console.error(`folders without a layer (add them to LAYERS in scripts/structure-report.mjs): ${unranked.join(', ')}`);
+  process.exitCode = 1;
+}
+
+/**
+ * Issue 38's bounds, checked here so a change that passes them is refused by CI (`npm run structure` runs
+ * in .ci/run): folder pairs importing each other, imports pointing back up the layers, and no source file
+ * (tests aside) over MAX_LINES, outside the declarative tables named in DECLARATIVE (decision 1176).
+ */
+const MAX_MUTUAL = 2;
+const MAX_UPWARD = 5;
+const MAX_LINES = 400;
+/** Files that are tables, not code: the GraphQL SDL and the resolver types generated from it. */
+const DECLARATIVE = new Set(['src/http/graphql/schema.ts', 'src/http/graphql/generated/types.ts']);
+
+const long = modules
+  .map((m) => m.source)
+  .filter((f) => f.startsWith('src/') && f.endsWith('.ts') && !f.endsWith('.test.ts') && !DECLARATIVE.has(f))
+  .map((f) => [f, readFileSync(path.join(root, f), 'utf8').split('\n').length - 1])
+  .filter(([, lines]) => lines > MAX_LINES)
+  .sort((a, b) => b[1] - a[1]);
+console.log(`source files over ${MAX_LINES} lines (declarative tables aside): ${long.length}`);
+for (const [f, lines] of long) console.log(`  ${f}: ${lines}`);
+const over = [
+  mutual.length > MAX_MUTUAL && `folder pairs importing each other ${mutual.length} > ${MAX_MUTUAL}`,
+  upward.length > MAX_UPWARD && `imports pointing back up the layers ${upward.length} > ${MAX_UPWARD}`,
+  long.length > 0 && `${long.length} source file(s) over ${MAX_LINES} lines: split them by what they do`,
+].filter(Boolean);
+if (over.length) {
+  console.error(`structure bounds exceeded: ${over.join('; ')}`);
   process.exitCode = 1;
 }

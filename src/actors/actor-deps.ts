@@ -1,7 +1,8 @@
 import type { Principal } from '../kernel/principal.js';
 import type { CallService } from '../core/meetings/call.service.js';
 import type { PresenceService } from '../core/directory/presence.service.js';
-import type { Admission, MeetingEnd } from '../core/meetings/meeting.service.js';
+import type { Admission } from '../core/meetings/meeting-data.js';
+import type { MeetingEnd } from '../core/meetings/event-status.js';
 import type { RecordingConsentService } from '../core/meetings/recording-consent.service.js';
 import type { CompletionService } from '../core/meetings/completion.service.js';
 import type { DeviceStatusUpdate } from '../core/meetings/peripheral.service.js';

@@ -3,7 +3,7 @@ import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { Caller } from '../../kernel/caller.js';
 import type { MeetingAuditEntry } from './meeting-state.js';
 import type { EventCompletion } from '../../core/meetings/completion.service.js';
-import type { MeetingEnd } from '../../core/meetings/meeting.service.js';
+import type { MeetingEnd } from '../../core/meetings/event-status.js';
 import { turnHarness } from '../../../test/support/turn-harness.js';
 
 const T = 'acme';

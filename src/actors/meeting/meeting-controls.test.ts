@@ -1,9 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { Caller } from '../../kernel/caller.js';
-import type { Admission } from '../../core/meetings/meeting.service.js';
+import type { Admission } from '../../core/meetings/meeting-data.js';
 import type { MeetingAuditEntry } from './meeting-state.js';
-import type { MeetingEnd } from '../../core/meetings/meeting.service.js';
+import type { MeetingEnd } from '../../core/meetings/event-status.js';
 import { AppError } from '../../kernel/errors.js';
 import { turnHarness } from '../../../test/support/turn-harness.js';
 

@@ -1,4 +1,4 @@
-import type { MeetingEnd } from '../../core/meetings/meeting.service.js';
+import type { MeetingEnd } from '../../core/meetings/event-status.js';
 import type { ActorAddress } from '../runtime/types.js';
 import type { MeetingState } from './meeting.schema.js';
 import type { MeetingActorDeps } from './meeting-state.js';

@@ -1,6 +1,7 @@
 import { AppError } from '../../kernel/errors.js';
 import { rooms } from '../../realtime/rooms.js';
-import type { Admission, MeetingEnd } from '../../core/meetings/meeting.service.js';
+import type { Admission } from '../../core/meetings/meeting-data.js';
+import type { MeetingEnd } from '../../core/meetings/event-status.js';
 import type { EventCompleted, EventCompletion } from '../../core/meetings/completion.service.js';
 import type { ActorContext } from '../runtime/types.js';
 import type { Caller } from '../../kernel/caller.js';

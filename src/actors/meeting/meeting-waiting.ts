@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors.js';
-import type { Admission } from '../../core/meetings/meeting.service.js';
+import type { Admission } from '../../core/meetings/meeting-data.js';
 import { rooms } from '../../realtime/rooms.js';
 import type { Caller } from '../../kernel/caller.js';
 import {

@@ -2,7 +2,7 @@ import { describe, it, expect } from '@jest/globals';
 import { meetingActor, type MeetingActorDeps } from './meeting.actor.js';
 import type { Caller } from '../../kernel/caller.js';
 import type { MeetingState } from './meeting.schema.js';
-import type { Admission } from '../../core/meetings/meeting.service.js';
+import type { Admission } from '../../core/meetings/meeting-data.js';
 import { turnHarness } from '../../../test/support/turn-harness.js';
 import { AppError } from '../../kernel/errors.js';
 

@@ -3,7 +3,7 @@ import { rooms } from '../../realtime/rooms.js';
 import type { ActorBehavior } from '../runtime/types.js';
 import type { Caller } from '../../kernel/caller.js';
 import type { ConsentHold, MeetingMsg, MeetingState, RecordingVia } from './meeting.schema.js';
-import type { Admission } from '../../core/meetings/meeting.service.js';
+import type { Admission } from '../../core/meetings/meeting-data.js';
 import type {
   ConsentRequiredAck,
   MeetingData,

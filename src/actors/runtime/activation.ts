@@ -1,42 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import { AppError, toAppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
-import { runInContext, SpanKind, startSpan, type TraceContext } from '../../observability/tracing.js';
+import type { PushPublisher } from '../../realtime/push-delivery.js';
+import { joinRepeat, type Envelope } from './envelope.js';
+import { deepFreeze, jsonCopy } from './json-copy.js';
 import { addressKey } from './placement.js';
 import type { SnapshotStore, TimerEntry, TurnReply, WriterLease } from './snapshot-store.js';
+import { TimerHandles } from './timer-handles.js';
 import { errorFromWire } from './transport.js';
-import { sendPushes, TurnContext, type Push, type TurnMark, type TurnServices } from './turn-context.js';
-import { probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
-import type { FirstDelivery } from './ask-loop.js';
-import { jsonCopy } from './json-copy.js';
+import { TurnContext, type TurnServices } from './turn-context.js';
+import { forgetSent, outboxEntry, outboxMark, sendUnsent } from './turn-outbox.js';
+import { instrumentedTurn, probeClock, tracedWrite, turnProbe, type TracedTurn } from './turn-probe.js';
 import type { ActorAddress, ActorBehavior } from './types.js';
-import type { PushPublisher } from '../../realtime/push-delivery.js';
-
-/** A message waiting in a mailbox, with the caller's continuation. */
-export interface Envelope {
-  msg: unknown;
-  dedupeId?: string;
-  /** Set for timer turns: the timer's name. */
-  timer?: string;
-  /** The ask's first, in-process delivery of a minted id: no reply to look up; none to remember while awaited. */
-  first?: FirstDelivery;
-  resolve(value: unknown): void;
-  reject(err: unknown): void;
-  /** The sender's trace context (tracing on, an ask in a span): the turn's span is its child. */
-  trace?: TraceContext;
-  /**
-   * Date.now() past which the asker no longer waits: a delivery whose turn would begin later is answered
-   * `timeout` unrun (decision 1140). Absent for timer turns.
-   */
-  deadline?: number;
-  /**
-   * Asked by a turn of the same shard on this node while the shard is handed off: served here under the
-   * lease still held (the handoff waits for that turn), never held for the next owner.
-   */
-  nested?: boolean;
-  /** The asker takes the turn's reply as the behaviour returned it (AskOptions.shareReply); else a copy. */
-  shareReply?: boolean;
-}
 
 /** What an activation needs from the system that hosts it. */
 export interface ActivationHost extends TurnServices {
@@ -59,8 +34,6 @@ export interface ActivationHost extends TurnServices {
   observe(event: 'activated' | 'dedupe' | 'depth' | 'expired' | 'turn', act: Activation, value?: number): void;
 }
 
-const MAX_TIMER_DELAY = 2 ** 31 - 1;
-
 /**
  * One live actor: its state, timers and mailbox. Turns run strictly one at a time in arrival order;
  * a turn's reply is released only after its write-through to Redis succeeded under the epoch fence.
@@ -79,9 +52,9 @@ export class Activation {
   readonly ready: Promise<void>;
   closed = false;
   private readonly queue: Envelope[] = [];
-  /** The envelope queued or in its turn under each de-duplication id: a repeat joins it (joinRepeat). */
+  /** The envelope queued or in its turn under each de-duplication id: a repeat joins it. */
   private readonly byDedupeId = new Map<string, Envelope>();
-  private readonly handles = new Map<string, { due: number; handle: NodeJS.Timeout }>();
+  private readonly handles = new TimerHandles(this.timers, (t) => this.timerDue(t));
   private running = false;
   private idleTimer?: NodeJS.Timeout;
   /** When the last turn ended (performance.now()): the idle timer counts from it. */
@@ -111,37 +84,15 @@ export class Activation {
     if (this.closed) return env.reject(new AppError('not_owner', 'actor was deactivated'));
     if (env.dedupeId && !env.timer) {
       const same = this.byDedupeId.get(env.dedupeId);
-      if (same && !env.first) return this.joinRepeat(same, env);
+      if (same && !env.first) {
+        joinRepeat(same, env);
+        return this.host.observe('dedupe', this);
+      }
       this.byDedupeId.set(env.dedupeId, env);
     }
     this.queue.push(env);
     this.host.observe('depth', this, 1);
     void this.pump();
-  }
-
-  /**
-   * A repeat of a delivery still queued or in its turn (a sender whose attempt ran out re-sends with the
-   * same id) is answered with it, instead of waiting at the back of the mailbox for the remembered reply:
-   * under load, each re-send would otherwise add a turn and the answer would come only after the last
-   * one, past the asker's budget (the capacity class of docs/reliability.md's runs 49 and 64).
-   */
-  private joinRepeat(same: Envelope, repeat: Envelope): void {
-    const { resolve, reject } = same;
-    // Someone still waits while either asker does (a client re-sent its request id in a new call).
-    same.deadline =
-      same.deadline === undefined || repeat.deadline === undefined
-        ? undefined
-        : Math.max(same.deadline, repeat.deadline);
-    same.resolve = (value) => {
-      resolve(value);
-      // Each asker gets its own copy of the answer (a local asker may change what it was handed).
-      repeat.resolve(value === undefined ? undefined : jsonCopy(value));
-    };
-    same.reject = (err) => {
-      reject(err);
-      repeat.reject(err);
-    };
-    this.host.observe('dedupe', this);
   }
 
   /** `env` left this activation (answered, or handed to the next owner): a later repeat is a new delivery. */
@@ -163,8 +114,7 @@ export class Activation {
   close(): Envelope[] {
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    for (const h of this.handles.values()) clearTimeout(h.handle);
-    this.handles.clear();
+    this.handles.stop();
     const left = this.queue.splice(0);
     this.byDedupeId.clear();
     this.host.observe('depth', this, -left.length);
@@ -173,47 +123,12 @@ export class Activation {
 
   private async load(): Promise<void> {
     const { snapshot: snap, unsent } = await this.host.store.activate(this.lease.shard, this.key);
-    if (unsent) await this.sendUnsent(unsent);
+    if (unsent) await sendUnsent(this.host, this.lease.shard, this.key, unsent);
     this.state = snap ? snap.state : await this.fresh();
     for (const t of snap?.timers ?? []) this.timers.set(t.name, t);
     this.settle(this.serialize());
-    this.syncTimers();
+    this.handles.sync();
     this.host.observe('activated', this);
-  }
-
-  /**
-   * The pushes of a turn that was saved and never sent (its node died between the two, decision 1129):
-   * sent before any turn of this activation, in their order, then forgotten. A node that died after
-   * sending them but before forgetting them makes them arrive twice (each with its own position).
-   */
-  private async sendUnsent(unsent: string): Promise<void> {
-    const pushes = JSON.parse(outboxPushes(unsent)) as Push[];
-    const publisher = this.host.publisher();
-    sendPushes(publisher, pushes, this.markOf(unsent));
-    await publisher.idle?.();
-    await this.host.store.sent(this.lease.shard, this.key, unsent);
-    this.host.logger.info(
-      { component: 'actors', actor: this.key, pushes: pushes.length },
-      "a saved turn's unsent pushes sent",
-    );
-  }
-
-  /** The origin of an outbox entry's pushes (none for an entry of an older version, without a mark). */
-  private markOf(entry: string): TurnMark | undefined {
-    const m = /^#(\d+)\.(\d+)#/.exec(entry);
-    return m ? { source: this.key, epoch: Number(m[1]), turn: Number(m[2]) } : undefined;
-  }
-
-  /** The turn's pushes were sent: its outbox goes (not awaited: the next write on this connection follows it). */
-  private outboxSent(written: string): void {
-    this.host.store
-      .sent(this.lease.shard, this.key, written)
-      .catch((err: unknown) =>
-        this.host.logger.debug(
-          { component: 'actors', actor: this.key, err: (err as Error).message },
-          'outbox not cleared: the next activation sends its pushes again',
-        ),
-      );
   }
 
   /** The state of an actor without a snapshot: its initial one, or what its behaviour recovers (decision 1104). */
@@ -344,43 +259,12 @@ export class Activation {
     );
   }
 
-  /** One turn; traced (start, end, writes) when a turn probe is installed (tests only). */
-  private async turn(env: Envelope, checkedAt: number): Promise<unknown> {
-    return env.trace ? this.tracedTurn(env, checkedAt) : this.probedTurn(env, checkedAt);
-  }
-
-  private async probedTurn(env: Envelope, checkedAt: number): Promise<unknown> {
-    const probe = turnProbe();
-    if (!probe) return this.step(env);
+  /** One turn, instrumented when its message came in a trace or a turn probe is installed (tests only). */
+  private turn(env: Envelope, checkedAt: number): Promise<unknown> {
+    if (!env.trace && !turnProbe()) return this.step(env);
     const { shard, epoch } = this.lease;
-    const t: TracedTurn = {
-      probe,
-      trace: { node: this.host.nodeId, shard, epoch, actor: this.key, kind: this.kind, start: checkedAt, writes: [] },
-    };
-    try {
-      return await this.step(env, t);
-    } finally {
-      t.trace.end = probeClock();
-      probe.turn(t.trace);
-    }
-  }
-
-  /** A turn in a span of the sender's trace (decision 840): pushes and jobs of the turn continue it. */
-  private async tracedTurn(env: Envelope, checkedAt: number): Promise<unknown> {
-    const span = runInContext(env.trace, () =>
-      startSpan(`actor turn ${this.kind}`, {
-        kind: SpanKind.INTERNAL,
-        attributes: { 'actor.kind': this.kind, 'actor.shard': this.lease.shard, 'actor.epoch': this.lease.epoch },
-      }),
-    );
-    try {
-      const value = await span.run(() => this.probedTurn(env, checkedAt));
-      span.end();
-      return value;
-    } catch (e) {
-      span.end(e);
-      throw e;
-    }
+    const subject = { node: this.host.nodeId, shard, epoch, actor: this.key, kind: this.kind };
+    return instrumentedTurn(subject, env.trace, checkedAt, (traced) => this.step(env, traced));
   }
 
   private async step(env: Envelope, traced?: TracedTurn): Promise<unknown> {
@@ -439,12 +323,12 @@ export class Activation {
       }
     }
     if (changed) this.settle(after);
-    this.syncTimers();
+    this.handles.sync();
     if (reply.ok) {
       const publisher = this.host.publisher();
       // The answer follows the pushes' records: an acknowledged change is never missing from a history.
-      if (ctx.flush(publisher, pushes ? this.markOf(pushes) : undefined)) await publisher.idle?.();
-      if (pushes) this.outboxSent(pushes);
+      if (ctx.flush(publisher, pushes ? outboxMark(this.key, pushes) : undefined)) await publisher.idle?.();
+      if (pushes) forgetSent(this.host, this.lease.shard, this.key, pushes);
     }
     this.host.observe('turn', this, (performance.now() - started) / 1000);
     if (ctx.passivateRequested) this.host.deactivate(this, 'requested');
@@ -484,68 +368,20 @@ export class Activation {
     }
   }
 
-  /** Aligns the in-process timer handles with the (persisted) timer table. */
-  private syncTimers(): void {
-    for (const [name, h] of this.handles) {
-      const t = this.timers.get(name);
-      if (!t || t.due !== h.due) {
-        clearTimeout(h.handle);
-        this.handles.delete(name);
-      }
-    }
-    for (const t of this.timers.values()) {
-      if (this.handles.has(t.name) || this.closed) continue;
-      const handle = setTimeout(
-        () => this.fire(t.name, t.due),
-        Math.min(MAX_TIMER_DELAY, Math.max(0, t.due - Date.now())),
-      );
-      this.handles.set(t.name, { due: t.due, handle });
-    }
-  }
-
-  private fire(name: string, due: number): void {
-    this.handles.delete(name);
-    const t = this.timers.get(name);
-    if (!t || t.due !== due || this.closed) return;
-    if (t.due > Date.now() + 5) return this.syncTimers();
+  /** A timer came due: its turn is queued (a timer turn's failure is logged, nobody waits for it). */
+  private timerDue(t: TimerEntry): void {
+    if (this.closed) return;
     this.enqueue({
       msg: t.msg,
-      timer: name,
+      timer: t.name,
       resolve: () => undefined,
       reject: (err) =>
         this.host.logger.warn(
-          { component: 'actors', actor: this.key, timer: name, err: (err as Error).message },
+          { component: 'actors', actor: this.key, timer: t.name, err: (err as Error).message },
           'timer turn failed',
         ),
     });
   }
-}
-
-let outboxEntries = 0;
-
-/**
- * What a turn writes to its actor's outbox: its pushes (JSON) behind a mark no other turn's entry has
- * (the shard's epoch names the owner's tenure, the counter the turn in this process), so the entry is
- * deleted once sent only if it is still this turn's, whoever holds the shard by then. The mark grows from
- * turn to turn of an actor (a later owner has a higher epoch): the histories record each push once by it
- * (decision 1133).
- */
-function outboxEntry(epoch: number, pushes: string | undefined): string | undefined {
-  return pushes === undefined ? undefined : `#${epoch}.${++outboxEntries}#${pushes}`;
-}
-
-/** The pushes (JSON) of an outbox entry (an entry of an older version has no mark). */
-function outboxPushes(entry: string): string {
-  return entry.startsWith('#') ? entry.slice(entry.indexOf('#', 1) + 1) : entry;
-}
-
-/** Freezes a parsed JSON value and everything in it (plain objects, arrays and primitives only). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  Object.freeze(value);
-  if (Array.isArray(value)) for (const item of value) deepFreeze(item);
-  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
-  return value;
 }
 
 /** Redis failures are retryable for the sender (same de-duplication id), never `internal`. */

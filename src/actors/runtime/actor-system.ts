@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
-import { activeContext, inSpan, SpanKind, startSpan, tracingOn } from '../../observability/tracing.js';
-import { Activation, type ActivationHost, type Envelope } from './activation.js';
+import { activeContext } from '../../observability/tracing.js';
+import { Activation, type ActivationHost } from './activation.js';
+import type { Delivery, Envelope } from './envelope.js';
 import { actorKeys, type ActorKeys } from './actor-keys.js';
 import { actorMetrics, type ActorMetrics } from './actor-metrics.js';
-import { CounterChild } from '../../observability/metrics.js';
-import { mintAskId } from './ask-ids.js';
-import { askWithRetry, type AskRoute, type FirstDelivery } from './ask-loop.js';
+import type { FirstDelivery } from './ask-loop.js';
+import { AskRouter } from './ask-router.js';
 import { Handoffs, type Buffered, type HandoffHost } from './handoff.js';
 import type { ActorEventMap, ActorSystemEvents, HandoffReason } from './actor-events.js';
 import { ShardPlacement, type PlacementHost } from './shard-placement.js';
@@ -22,29 +22,14 @@ import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
 import type { PushPublisher } from '../../realtime/push-delivery.js';
 import { ConnectionWatch } from './connection-watch.js';
 import { Membership } from './membership.js';
-import { OwnerCache } from './owner-cache.js';
-import { addressKey, checkedAddress, parseAddressKey, rendezvousOwner, shardOf, shardOfKey } from './placement.js';
-import { monotonicNow, ShardLeases, type ShardLease } from './shard-leases.js';
+import { addressKey, checkedAddress, parseAddressKey, shardOf, shardOfKey } from './placement.js';
+import { servesNested, ShardLeases, type ShardLease } from './shard-leases.js';
 import { SnapshotStore, type WriterLease } from './snapshot-store.js';
-import { RedisTransport, type RemoteRequest } from './transport.js';
+import { RedisTransport, servedInSpan, type RemoteRequest } from './transport.js';
 import type { ActorAddress, ActorBehavior, ActorKind, ActorSystem, AskOptions } from './types.js';
 
 /** Hand-off rounds a stop runs at most (each waits for the claims in flight, then hands off what is held). */
 const STOP_HANDOFF_ROUNDS = 5;
-
-/** How one delivery reaches its actor (an AskPlan is one). */
-interface Delivery {
-  dedupeId?: string;
-  /** Asked by a running turn (see askFromTurn). */
-  nested?: boolean;
-  /** addressKey(to) and its shard, when the asker made them. */
-  key?: string;
-  shard?: number;
-  /** The asker's deadline: a turn that would begin later is not run. */
-  deadline?: number;
-  /** The asker takes the reply without a copy (AskOptions.shareReply). */
-  shareReply?: boolean;
-}
 
 /**
  * The actor runtime of one node: owns shards by fenced Redis leases, hosts their activations and
@@ -69,19 +54,17 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   private readonly transport: RedisTransport;
   private readonly behaviors = new Map<ActorKind, ActorBehavior>();
   private readonly actors = new Map<string, Activation>();
-  private readonly owners = new OwnerCache();
   readonly buffers = new Map<number, Buffered[]>();
   private readonly handoffs = new Handoffs(this);
   private readonly placement: ShardPlacement;
   private readonly tickMs: number;
-  private readonly askTimeoutMs: number;
   private readonly pushes: PushPublisher;
   private timer?: NodeJS.Timeout;
   private stopping?: Promise<void>;
   private joined?: Promise<unknown>;
   private depth = 0;
   private closed = false;
-  private readonly route: AskRoute;
+  private readonly router: AskRouter;
 
   constructor(private readonly deps: ActorSystemDeps) {
     const { nodeId, redis, config, logger } = deps;
@@ -99,11 +82,12 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     );
     this.tickMs = Math.max(20, Math.floor(config.leaseMs / 3));
     this.placement = new ShardPlacement(this, config.shards, this.tickMs);
-    this.askTimeoutMs = deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4);
+    const askTimeoutMs = deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4);
     this.store = new SnapshotStore({
       redis,
       keys: this.keys,
-      dedupeTtlMs: deps.dedupeTtlMs ?? Math.max(120_000, 6 * this.askTimeoutMs),
+      dedupeTtlMs:
+        deps.dedupeTtlMs ?? Math.max(120_000, 6 * (deps.askTimeoutMs ?? Math.max(10_000, config.leaseMs * 4))),
     });
     this.leases = new ShardLeases({ redis, keys: this.keys, nodeId, leaseMs: config.leaseMs });
     this.membership = new Membership({ redis, keys: this.keys, nodeId, ttlMs: config.leaseMs });
@@ -128,19 +112,23 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     this.pushes =
       deps.publisher ?? new RedisPushPublisher(redis, deps.hubPushChannel ?? this.keys.hubPushChannel, this.logger);
     for (const b of deps.behaviors ?? []) this.behaviors.set(b.kind, b as ActorBehavior);
-    const routed = {
-      local: new CounterChild(this.metrics.routed, { route: 'local' }),
-      remote: new CounterChild(this.metrics.routed, { route: 'remote' }),
-    };
-    this.route = {
-      nodeId,
-      attemptMs: Math.max(300, config.leaseMs),
-      resolveOwner: (shard, nested) => this.resolveOwner(shard, nested),
-      deliverLocal: (plan, first) => this.deliver(plan.to, plan.msg, plan, first),
-      request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
-      unroute: (shard) => this.owners.forget(shard),
-      routed: (route) => routed[route].inc(),
-    };
+    this.router = new AskRouter(
+      {
+        nodeId,
+        leases: this.leases,
+        metrics: this.metrics,
+        isStopping: () => this.stopping !== undefined,
+        refreshMembership: () => this.placement.refreshMembership(),
+        deliverLocal: (plan, first) => this.deliver(plan.to, plan.msg, plan, first),
+        request: (node, body, timeoutMs) => this.transport.request(node, body, timeoutMs),
+      },
+      {
+        shards: config.shards,
+        attemptMs: Math.max(300, config.leaseMs),
+        askTimeoutMs,
+        holdMs: this.tickMs,
+      },
+    );
   }
 
   /** Starts reading the inbox and the lease/heartbeat timer; joins membership if behaviours are registered. */
@@ -168,37 +156,11 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   ask<R = unknown>(to: ActorAddress, msg: unknown, opts: AskOptions = {}): Promise<R> {
     // Not an async function: a local ask is one promise chain from the asker to the turn (decision 1165).
     try {
-      return this.askPlanned<R>(to, msg, opts);
+      if (this.closed) throw new AppError('service_unavailable', 'actor system stopped');
+      return this.router.ask(to, msg, opts) as Promise<R>;
     } catch (e) {
       return Promise.reject(e);
     }
-  }
-
-  private askPlanned<R>(to: ActorAddress, msg: unknown, opts: AskOptions): Promise<R> {
-    if (this.closed) throw new AppError('service_unavailable', 'actor system stopped');
-    const address = checkedAddress(to);
-    const key = addressKey(address);
-    const plan = {
-      to: address,
-      key,
-      shard: shardOfKey(key, this.deps.config.shards),
-      msg,
-      dedupeId: opts.dedupeId ?? mintAskId(),
-      minted: opts.dedupeId === undefined,
-      deadline: opts.deadline ?? Date.now() + (opts.timeoutMs ?? this.askTimeoutMs),
-      nested: opts.nested,
-      shareReply: opts.shareReply,
-    };
-    // Tracing off: no span options or closure per ask.
-    if (!tracingOn()) return askWithRetry(this.route, plan) as Promise<R>;
-    return inSpan(
-      `actor ask ${address.kind}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: { 'actor.kind': address.kind, 'actor.shard': plan.shard, tenant: address.tenant },
-      },
-      () => askWithRetry(this.route, plan),
-    ) as Promise<R>;
   }
 
   /**
@@ -216,7 +178,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     if (
       !lease ||
       lease !== from ||
-      !this.servesNested(lease) ||
+      !servesNested(lease) ||
       !behavior ||
       shardOf(address, this.deps.config.shards) !== from.shard
     )
@@ -234,53 +196,15 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
 
   /** An ask another node sent here: its turn continues the asker's trace (the context in the envelope). */
   private serveRemote(r: RemoteRequest): Promise<unknown> {
-    const span = startSpan(`actor serve ${r.to.kind}`, {
-      kind: SpanKind.SERVER,
-      parent: r.trace,
-      onlyWithParent: true,
-      attributes: { 'actor.kind': r.to.kind, 'actor.from': r.from, 'actor.attempt': r.attempt, tenant: r.to.tenant },
-    });
-    return span
-      .run(() =>
-        this.deliver(r.to, r.msg, {
-          dedupeId: r.dedupeId,
-          nested: r.nested,
-          // The reply leaves in a JSON envelope: a copy of it first would be made for nothing.
-          shareReply: true,
-          deadline: r.deadline === undefined ? undefined : r.deadline + this.deadlineSkewMs,
-        }),
-      )
-      .then(
-        (v) => (span.end(), v),
-        (e) => (span.end(e), Promise.reject(e)),
-      );
-  }
-
-  /**
-   * Where to send a message for `shard`: its lease holder (cached, see OwnerCache), else its rendezvous
-   * owner among the nodes live right now: a vacant shard is read against fresh membership, so the first
-   * message after a dead owner's lease expired goes to (and is claimed by) a live node at once.
-   */
-  private resolveOwner(shard: number, nested?: boolean): string | Promise<string> {
-    if (this.leases.isServing(shard)) return this.nodeId;
-    // An ask of a turn for a shard this node hands off is served here (see askFromTurn).
-    const held = nested ? this.leases.get(shard) : undefined;
-    if (held && this.servesNested(held)) return this.nodeId;
-    return this.owners.get(shard) ?? this.lookUpOwner(shard);
-  }
-
-  /** The owner of a shard this node neither holds nor has a fresh holder remembered for. */
-  private async lookUpOwner(shard: number): Promise<string> {
-    const sentAt = monotonicNow();
-    const holder = await this.leases.lookup(shard);
-    if (holder && holder.node !== this.nodeId) {
-      this.owners.set(shard, holder.node, sentAt + Math.min(holder.ttlMs, this.tickMs));
-      return holder.node;
-    }
-    const nodes = await this.placement.refreshMembership();
-    const desired = rendezvousOwner(shard, this.stopping ? nodes.filter((n) => n !== this.nodeId) : nodes);
-    if (!desired) throw new AppError('service_unavailable', 'no node hosts actors');
-    return desired;
+    return servedInSpan(r, () =>
+      this.deliver(r.to, r.msg, {
+        dedupeId: r.dedupeId,
+        nested: r.nested,
+        // The reply leaves in a JSON envelope: a copy of it first would be made for nothing.
+        shareReply: true,
+        deadline: r.deadline === undefined ? undefined : r.deadline + this.deadlineSkewMs,
+      }),
+    );
   }
 
   /**
@@ -332,7 +256,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
         deadline: d.deadline,
         shareReply: d.shareReply,
       };
-      if (lease.handingOff && nested && this.servesNested(lease))
+      if (lease.handingOff && nested && servesNested(lease))
         this.activation(to, behavior, lease, key).enqueue({ ...env, nested: true });
       else if (lease.handingOff)
         this.buffers.get(shard)?.push({ address: to, env }) ?? reject(new AppError('not_owner', 'shard moved'));
@@ -360,7 +284,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   forgetNodes(gone: ReadonlySet<string>): void {
-    this.owners.forgetNodes(gone);
+    this.router.forgetNodes(gone);
     this.transport.abandon(gone);
   }
 
@@ -380,12 +304,7 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
     const lease = this.leases.get(act.lease.shard);
     if (lease !== act.lease) return false;
     // A nested ask during the shard's handoff (askFromTurn) is served while the lease is still valid.
-    return this.leases.isServing(lease.shard) || (!!env.nested && this.servesNested(lease));
-  }
-
-  /** A shard handed off still serves asks of turns until its last turn ended, under a valid lease. */
-  private servesNested(lease: ShardLease): boolean {
-    return lease.handingOff && !lease.settled && monotonicNow() < lease.validUntil;
+    return this.leases.isServing(lease.shard) || (!!env.nested && servesNested(lease));
   }
 
   buffer(act: Activation, items: Envelope[]): void {
@@ -451,24 +370,16 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   /**
-   * Graceful stop: leave membership, hand every shard off, then stop reading the inbox. A claim sent
-   * before the stop began (a tick waking a shard's timers, a delivery) can win its lease after the
-   * leases were listed, so the hand-off repeats until no claim is in flight and no lease is held. Last,
-   * every activation still here is closed: its timer handles are referenced, and nothing of a stopped
-   * node may keep the process alive or fire later.
+   * Graceful stop: leave membership, hand every shard off (ShardPlacement.handOffAll), then stop reading
+   * the inbox. Last, every activation still here is closed: its timer handles are referenced, and nothing
+   * of a stopped node may keep the process alive or fire later.
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       clearInterval(this.timer);
       this.watch.stop();
       await this.membership.leave().catch(() => undefined);
-      for (let round = 0; round < STOP_HANDOFF_ROUNDS; round++) {
-        await Promise.allSettled(this.placement.inFlight());
-        const held = this.leases.all();
-        const running = this.handoffs.inProgress();
-        if (!held.length && !running.length && !this.placement.inFlight().length) break;
-        await Promise.all([...held.map((l) => this.handoffs.start(l, 'stop')), ...running]);
-      }
+      await this.placement.handOffAll(STOP_HANDOFF_ROUNDS, () => this.handoffs.inProgress());
       await this.transport.stop();
       this.closed = true;
       for (const act of [...this.actors.values()]) {

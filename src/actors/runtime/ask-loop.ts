@@ -1,4 +1,5 @@
 import { AppError, isTransient } from '../../kernel/errors.js';
+import { inSpan, SpanKind, tracingOn } from '../../observability/tracing.js';
 import type { ActorAddress } from './types.js';
 
 export interface AskRoute {
@@ -88,6 +89,17 @@ export async function askWithRetry(route: AskRoute, plan: AskPlan): Promise<unkn
       await delay(Math.min(25 * 2 ** Math.min(attempt, 4), Math.max(0, plan.deadline - Date.now())));
     }
   }
+}
+
+/** askWithRetry, in a client span of the ask when tracing is on (off: no span options or closure per ask). */
+export function askTraced(route: AskRoute, plan: AskPlan): Promise<unknown> {
+  if (!tracingOn()) return askWithRetry(route, plan);
+  const { kind, tenant } = plan.to;
+  return inSpan(
+    `actor ask ${kind}`,
+    { kind: SpanKind.CLIENT, attributes: { 'actor.kind': kind, 'actor.shard': plan.shard, tenant } },
+    () => askWithRetry(route, plan),
+  );
 }
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,7 @@
 import type { ActorSystemEvents, HandoffReason } from './actor-events.js';
 import type { Logger } from '../../observability/logger.js';
-import type { Activation, Envelope } from './activation.js';
+import type { Activation } from './activation.js';
+import type { Envelope } from './envelope.js';
 import type { ActorMetrics } from './actor-metrics.js';
 import type { ShardLease, ShardLeases } from './shard-leases.js';
 import type { ActorAddress } from './types.js';

@@ -60,3 +60,12 @@ function copy(v: unknown, depth: number): unknown {
   }
   return out;
 }
+
+/** Freezes a parsed JSON value and everything in it (plain objects, arrays and primitives only). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) for (const item of value) deepFreeze(item);
+  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
+}

@@ -1,4 +1,6 @@
-import { monotonicNow } from './shard-leases.js';
+import { AppError } from '../../kernel/errors.js';
+import { rendezvousOwner } from './placement.js';
+import { monotonicNow, type ShardLeases } from './shard-leases.js';
 
 /**
  * Where this node last found the lease holder of a shard it sends to, so a remote ask costs no lease
@@ -30,5 +32,29 @@ export class OwnerCache {
   /** Drops every entry naming one of `nodes` (they left membership). */
   forgetNodes(nodes: ReadonlySet<string>): void {
     for (const [shard, e] of this.entries) if (nodes.has(e.node)) this.entries.delete(shard);
+  }
+
+  /**
+   * The owner of a shard this node (`self`) neither holds nor has a fresh holder remembered for: the
+   * lease holder in Redis (remembered while its lease runs, at most `holdMs`), else the shard's
+   * rendezvous owner among `candidates()` (the nodes live right now): a vacant shard is read against
+   * fresh membership, so the first message after a dead owner's lease expired goes to a live node at once.
+   */
+  async lookUp(
+    shard: number,
+    leases: ShardLeases,
+    self: string,
+    holdMs: number,
+    candidates: () => Promise<readonly string[]>,
+  ): Promise<string> {
+    const sentAt = monotonicNow();
+    const holder = await leases.lookup(shard);
+    if (holder && holder.node !== self) {
+      this.set(shard, holder.node, sentAt + Math.min(holder.ttlMs, holdMs));
+      return holder.node;
+    }
+    const desired = rendezvousOwner(shard, await candidates());
+    if (!desired) throw new AppError('service_unavailable', 'no node hosts actors');
+    return desired;
   }
 }

@@ -138,3 +138,8 @@ export class ShardLeases {
     if (this.held.get(lease.shard) === lease) this.held.delete(lease.shard);
   }
 }
+
+/** A shard handed off still serves asks of turns until its last turn ended, under a valid lease. */
+export function servesNested(lease: ShardLease): boolean {
+  return lease.handingOff && !lease.settled && monotonicNow() < lease.validUntil;
+}

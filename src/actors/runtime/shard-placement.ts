@@ -49,6 +49,21 @@ export class ShardPlacement {
     private readonly tickMs: number,
   ) {}
 
+  /**
+   * Hands every shard off for a stop. A claim sent before the stop began (a tick waking a shard's timers,
+   * a delivery) can win its lease after the leases were listed, so the hand-off repeats (at most `rounds`
+   * times) until no claim is in flight, no lease is held and no hand-off (`running()`) is in progress.
+   */
+  async handOffAll(rounds: number, running: () => Promise<void>[]): Promise<void> {
+    for (let round = 0; round < rounds; round++) {
+      await Promise.allSettled(this.inFlight());
+      const held = this.host.leases.all();
+      const inProgress = running();
+      if (!held.length && !inProgress.length && !this.inFlight().length) return;
+      await Promise.all([...held.map((l) => this.host.handOff(l, 'stop')), ...inProgress]);
+    }
+  }
+
   /** Claims a vacant shard this node should own; a stopping node claims nothing. */
   async claimIfDesired(shard: number): Promise<ShardLease | undefined> {
     const { host } = this;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { compactCaller, expandCaller, PERMISSION_CATALOGUE, type Caller } from '../../kernel/caller.js';
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
-import { injectTrace, TraceCarrier } from '../../observability/tracing.js';
+import { injectTrace, SpanKind, startSpan, TraceCarrier } from '../../observability/tracing.js';
 import type { ActorKeys } from './actor-keys.js';
 import { EnvelopeOutbox } from './envelope-outbox.js';
 import { ActorAddressSchema } from './placement.js';
@@ -289,6 +289,20 @@ export class RedisTransport {
         this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'reply not delivered'),
       );
   }
+}
+
+/** Serves a request another node sent (`run`) in a span continuing the asker's trace (the context in the envelope). */
+export function servedInSpan(r: RemoteRequest, run: () => Promise<unknown>): Promise<unknown> {
+  const span = startSpan(`actor serve ${r.to.kind}`, {
+    kind: SpanKind.SERVER,
+    parent: r.trace,
+    onlyWithParent: true,
+    attributes: { 'actor.kind': r.to.kind, 'actor.from': r.from, 'actor.attempt': r.attempt, tenant: r.to.tenant },
+  });
+  return span.run(run).then(
+    (v) => (span.end(), v),
+    (e) => (span.end(e), Promise.reject(e)),
+  );
 }
 
 /** A message's caller, where it has one (every actor message that acts for someone: `msg.caller`). */

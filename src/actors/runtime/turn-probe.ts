@@ -1,3 +1,5 @@
+import { runInContext, SpanKind, startSpan, type TraceContext } from '../../observability/tracing.js';
+
 /**
  * An optional observer of the actor runtime's ownership and writes, so a test can prove from what each
  * node actually did that no two owners of a shard ever wrote at once (docs/reliability.md, chaos run).
@@ -82,5 +84,59 @@ export async function tracedWrite<T>(
     throw error;
   } finally {
     w.done = probeClock();
+  }
+}
+
+/** The actor a turn is of, and where it runs: what a probe's trace and a turn's span name. */
+export interface TurnSubject {
+  node: string;
+  shard: number;
+  epoch: number;
+  actor: string;
+  kind: string;
+}
+
+/**
+ * One turn (`step`) with its instrumentation: in a span of the sender's trace when the message came with
+ * one (decision 840: pushes and jobs of the turn continue it), and traced (start, end, writes) when a turn
+ * probe is installed (tests only). `checkedAt` is the turn's start, taken before its lease check.
+ */
+export async function instrumentedTurn(
+  subject: TurnSubject,
+  trace: TraceContext | undefined,
+  checkedAt: number,
+  step: (traced?: TracedTurn) => Promise<unknown>,
+): Promise<unknown> {
+  if (!trace) return probedTurn(subject, checkedAt, step);
+  const { kind, shard, epoch } = subject;
+  const span = runInContext(trace, () =>
+    startSpan(`actor turn ${kind}`, {
+      kind: SpanKind.INTERNAL,
+      attributes: { 'actor.kind': kind, 'actor.shard': shard, 'actor.epoch': epoch },
+    }),
+  );
+  try {
+    const value = await span.run(() => probedTurn(subject, checkedAt, step));
+    span.end();
+    return value;
+  } catch (e) {
+    span.end(e);
+    throw e;
+  }
+}
+
+async function probedTurn(
+  subject: TurnSubject,
+  checkedAt: number,
+  step: (traced?: TracedTurn) => Promise<unknown>,
+): Promise<unknown> {
+  const probe = installed;
+  if (!probe) return step();
+  const t: TracedTurn = { probe, trace: { ...subject, start: checkedAt, writes: [] } };
+  try {
+    return await step(t);
+  } finally {
+    t.trace.end = probeClock();
+    probe.turn(t.trace);
   }
 }

@@ -1,76 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import type { Types } from 'mongoose';
 import type { Principal } from '../../kernel/principal.js';
 import type { EventRecord, EventRepository } from '../../data/repositories/event.repository.js';
 import type { UserRepository } from '../../data/repositories/user.repository.js';
-import type { DeviceRecord, DeviceRepository } from '../../data/repositories/device.repository.js';
-import type { VcsJoinDetails, VcsParticipant, VcsRoom, VideoConferencing } from '../../vcs/vcs.port.js';
+import type { DeviceRepository } from '../../data/repositories/device.repository.js';
+import type { VcsParticipant, VcsRoom, VideoConferencing } from '../../vcs/vcs.port.js';
 import { AppError } from '../../kernel/errors.js';
 import { isObjectIdString, oid } from '../../kernel/object-id.js';
 import { meetingEndOf, sourcesOf, type EventStatus, type MeetingEnd } from './event-status.js';
+import {
+  roleOf,
+  type Admission,
+  type Joiner,
+  type JoinResponse,
+  type MeetingData,
+  type MeetingFeatures,
+  type MeetingRole,
+  type RapidConnectUserInfo,
+  type WaitingRoomSettings,
+} from './meeting-data.js';
 import { constantTimeEqual } from '../../kernel/secrets.js';
 import { newMeetingCode } from './event.service.js';
 import { announce, type AnnounceHook } from '../webhooks/webhook-events.js';
 import { consultationData } from '../webhooks/consultation-events.js';
 import { recordBy, type AuditRecorder } from '../audit/audit-by.js';
-
-export type MeetingRole = 'host' | 'participant' | 'guest' | 'device';
-export type { MeetingEnd } from './event-status.js';
-
-/** Result of initEvent (SPEC MeetingData): the event's room and the caller's join details. */
-export interface MeetingData {
-  eventId: string;
-  eventName: string;
-  meetingCode: string;
-  status: string;
-  role: MeetingRole;
-  join: VcsJoinDetails;
-}
-
-/** Result of joining by code (SPEC JoinResponse). */
-export interface JoinResponse extends MeetingData {
-  participant: VcsParticipant;
-}
-
-/** Who joins by code: a signed-in user (or device account), or an anonymous guest with a name. */
-export type Joiner = { kind: 'principal'; principal: Principal } | { kind: 'guest'; displayName: string };
-
-/** Result of startRapidConnect (SPEC RapidConnectUserInfo). */
-export interface RapidConnectUserInfo extends MeetingData {
-  device: DeviceRecord;
-  host: { userId: string; displayName: string };
-}
-
-export interface MeetingFeatures {
-  guestJoin: boolean;
-  rapidConnect: boolean;
-}
-
-/** The tenant's waiting room settings (TenantConfig `meetings`). */
-export interface WaitingRoomSettings {
-  waitingRoom: boolean;
-  waitingRoomAutoAdmitInvited: boolean;
-  waitingRoomExpirySeconds: number;
-}
-
-/**
- * What the meeting actor needs to decide whether a joiner waits (decision 870): the joiner's role in
- * the event, whether the event invited them, and the waiting room policy (event override over tenant).
- */
-export interface Admission {
-  eventId: string;
-  role: MeetingRole;
-  /** A participant, organizer or attached device of the event (not a guest by code). */
-  invited: boolean;
-  waitingRoom: boolean;
-  autoAdmitInvited: boolean;
-  expirySeconds: number;
-  /**
-   * The event as this admission read it. The join of the same actor turn passes it back (joinDetails,
-   * joinByCode) instead of reading the event again; it is never kept past the turn.
-   */
-  event?: EventRecord;
-}
 
 export interface MeetingDeps {
   events: (tenant: string) => EventRepository;
@@ -439,12 +391,4 @@ export class MeetingService {
       role: isDevice && role !== 'host' ? 'device' : role,
     };
   }
-}
-
-/** The caller's role in the event, or undefined when not part of it. */
-function roleOf(e: EventRecord, userId: Types.ObjectId): MeetingRole | undefined {
-  if (e.organizerId.equals(userId)) return 'host';
-  const p = e.participants.find((x) => x.userId.equals(userId));
-  if (p) return p.role as MeetingRole;
-  return e.deviceIds?.some((d) => d.equals(userId)) ? 'device' : undefined;
 }

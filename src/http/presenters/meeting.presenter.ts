@@ -3,7 +3,7 @@ import type {
   JoinResponse as JoinResponseData,
   MeetingData as MeetingDataRecord,
   RapidConnectUserInfo as RapidConnectData,
-} from '../../core/meetings/meeting.service.js';
+} from '../../core/meetings/meeting-data.js';
 import { DeviceInfo, presentDevice } from './peripheral.presenter.js';
 import { ConsentRequiredAck } from './recording-consent.presenter.js';
 
