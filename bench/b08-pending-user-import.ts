@@ -20,7 +20,8 @@ import { runLoad } from './harness/load.js';
 import { scaled } from './harness/scale.js';
 import { pendingUsersSheet } from './harness/inputs.js';
 import type { HostProcess } from './harness/hosts.js';
-import { cpuDuring, listenerPid } from './harness/proc-cpu.js';
+import { cpuDuring } from './harness/proc-cpu.js';
+import { listenerPid } from '../scripts/ports.mjs';
 import { request } from '../test/support/http.js';
 
 const MiB = 2 ** 20;

@@ -21,7 +21,8 @@ import {
 import { scaled } from './harness/scale.js';
 import { images } from './harness/inputs.js';
 import type { HostProcess } from './harness/hosts.js';
-import { cpuDuring, listenerPid } from './harness/proc-cpu.js';
+import { cpuDuring } from './harness/proc-cpu.js';
+import { listenerPid } from '../scripts/ports.mjs';
 
 const settings = { images: scaled(300, 8), warmup: scaled(16, 4), width: 1600, height: 1200, concurrency: 4 };
 

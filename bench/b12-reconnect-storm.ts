@@ -20,7 +20,8 @@ import { scaled } from './harness/scale.js';
 import { HubCluster, HUB_PATH, type BenchUser } from './harness/hub-cluster.js';
 import type { HostProcess } from './harness/hosts.js';
 import { percentile, round3 } from './harness/stats.js';
-import { CpuTimeline, listenerPid } from './harness/proc-cpu.js';
+import { CpuTimeline } from './harness/proc-cpu.js';
+import { listenerPid } from '../scripts/ports.mjs';
 
 /** `BENCH_B12_CONNECTIONS=500 npm run bench -- b12`: the storm at another size (partial.*). */
 function connections(): number {

@@ -19,11 +19,12 @@ import {
   linkSync,
   realpathSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeBinary } from './node-line.mjs';
+import { connectionsTo, listenerPid } from './ports.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const localDir = path.join(root, '.local');
@@ -109,8 +110,11 @@ function bsonDoc(fields) {
   return Buffer.concat([int32(body.length + 4), body]);
 }
 
-/** Sends one OP_MSG command and resolves true when an OP_MSG reply comes back within `timeoutMs`. */
-function mongoCommand(port, fields, timeoutMs) {
+/**
+ * Sends one OP_MSG command; resolves with the reply's body document (a BSON buffer) when an OP_MSG reply
+ * comes back within `timeoutMs`, else null.
+ */
+function mongoReply(port, fields, timeoutMs) {
   return new Promise((resolve) => {
     const doc = bsonDoc(fields);
     const header = Buffer.alloc(16);
@@ -119,20 +123,45 @@ function mongoCommand(port, fields, timeoutMs) {
     header.writeInt32LE(2013, 12);
     const s = net.connect({ port, host: '127.0.0.1' });
     let buf = Buffer.alloc(0);
-    s.setTimeout(timeoutMs, () => {
+    const done = (reply) => {
       s.destroy();
-      resolve(false);
-    });
-    s.once('error', () => resolve(false));
+      resolve(reply);
+    };
+    s.setTimeout(timeoutMs, () => done(null));
+    s.once('error', () => done(null));
     s.once('connect', () => s.write(Buffer.concat([header, Buffer.alloc(4), Buffer.from([0]), doc])));
     s.on('data', (d) => {
       buf = Buffer.concat([buf, d]);
-      if (buf.length >= 16) {
-        s.destroy();
-        resolve(buf.readInt32LE(12) === 2013);
-      }
+      if (buf.length < 16) return;
+      if (buf.readInt32LE(12) !== 2013) return done(null);
+      if (buf.length < buf.readInt32LE(0)) return;
+      // Header, flag bits, then a body section (kind 0) holding the reply document.
+      done(buf[20] === 0 ? buf.subarray(21, 21 + buf.readInt32LE(21)) : null);
     });
   });
+}
+
+/** Sends one OP_MSG command and resolves true when an OP_MSG reply comes back within `timeoutMs`. */
+const mongoCommand = async (port, fields, timeoutMs) => (await mongoReply(port, fields, timeoutMs)) !== null;
+
+/** The value of the string field `name` at the top of a BSON document, else undefined (other types skipped). */
+export function bsonString(doc, name) {
+  const sizes = { 0x01: 8, 0x08: 1, 0x09: 8, 0x0a: 0, 0x10: 4, 0x11: 8, 0x12: 8, 0x07: 12, 0x13: 16 };
+  for (let at = 4; at < doc.length - 1;) {
+    const type = doc[at];
+    const end = doc.indexOf(0, at + 1);
+    const key = doc.toString('utf8', at + 1, end);
+    at = end + 1;
+    if (type === 0x02) {
+      const len = doc.readInt32LE(at);
+      if (key === name) return doc.toString('utf8', at + 4, at + 4 + len - 1);
+      at += 4 + len;
+    } else if (type === 0x03 || type === 0x04) at += doc.readInt32LE(at);
+    else if (type === 0x05) at += 5 + doc.readInt32LE(at);
+    else if (type in sizes) at += sizes[type];
+    else return undefined;
+  }
+  return undefined;
 }
 
 /** A MongoDB-protocol server listens (hello answers). */
@@ -724,7 +753,14 @@ export function mongoJavaServerCommand(backend, port, file, jvmOptions = []) {
   const heap = process.env.LOCAL_MONGO_JAVA_HEAP ?? (backend === 'memory' ? '2g' : '3g');
   const args = backend === 'h2' ? ['h2', '127.0.0.1', String(port), file] : ['memory', '127.0.0.1', String(port)];
   const { java, release } = mongoJavaRuntime();
-  return [java, [`-Xmx${heap}`, ...mongoJavaGcOptions(release, jvmOptions), ...jvmOptions, ...launcher, ...args]];
+  const options = [...mongoJavaGcOptions(release, jvmOptions), `-Dlauncher.source=${launcherDigest()}`, ...jvmOptions];
+  return [java, [`-Xmx${heap}`, ...options, ...launcher, ...args]];
+}
+
+/** A digest of the launcher's source, which a server started from it reports (`launcherInfo`, decision 1177). */
+export function launcherDigest() {
+  const source = path.join(root, 'deploy', 'mongo-java-server', 'MongoJavaServerLauncher.java');
+  return createHash('sha256').update(readFileSync(source)).digest('hex').slice(0, 16);
 }
 
 function startMongoJavaServer(port, backend = 'h2') {
@@ -919,7 +955,7 @@ function ensurePythonVenv(name, requirementsFile, label) {
  */
 export async function ensureTestMongo(port = Number(process.env.LOCAL_TEST_MONGO_PORT ?? 27028)) {
   const uri = `mongodb://127.0.0.1:${port}/`;
-  if (await mongoPing(port)) return { uri, server: 'mongo-java-server-memory' };
+  if ((await mongoPing(port)) && !(await stopStaleTestMongo(port))) return { uri, server: 'mongo-java-server-memory' };
   if (await portOpen(port))
     throw new ServiceError(
       `port ${port} is taken by something that is not a MongoDB-protocol server; set LOCAL_TEST_MONGO_PORT`,
@@ -928,6 +964,42 @@ export async function ensureTestMongo(port = Number(process.env.LOCAL_TEST_MONGO
   // A concurrent starter may have bound the port first: its server serves this run too.
   await waitFor(() => mongoPing(port), 'MongoDB-protocol test server (mongo-java-server, memory)', 90_000);
   return { uri, server: 'mongo-java-server-memory' };
+}
+
+/**
+ * A test server kept running between runs (it holds nothing a run needs afterwards) is stopped when it was
+ * started from a launcher other than this checkout's (it reports its launcher's digest; one started before
+ * decision 1177 reports none) and no client is connected to it, so that the caller starts the current one:
+ * tests would otherwise run against what the launcher was when the server started. With clients connected
+ * (another checkout's test run) it is used as is, with a warning: stopping it would break that run. Only a
+ * mongo-java-server of the memory backend is ever stopped. Resolves true when it stopped the server.
+ */
+async function stopStaleTestMongo(port) {
+  const wanted = launcherDigest();
+  const reply = await mongoReply(port, { launcherInfo: 1, $db: 'admin' }, 5000);
+  const running = (reply && bsonString(reply, 'launcher')) || 'none reported';
+  if (running === wanted) return false;
+  const pid = listenerPid(port);
+  let cmdline = '';
+  try {
+    cmdline = pid ? readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ') : '';
+  } catch {
+    // not readable: not ours to stop
+  }
+  if (!/MongoJavaServerLauncher memory /.test(cmdline)) return false;
+  const clients = connectionsTo(port);
+  if (clients !== 0) {
+    log(
+      `warning: the test server on 127.0.0.1:${port} runs launcher ${running}, not this checkout's ${wanted}; ${clients ?? 'an unknown number of'} client(s) connected, so it is used as is (it is started again from this launcher once it is idle)`,
+    );
+    return false;
+  }
+  log(
+    `the test server on 127.0.0.1:${port} runs launcher ${running}, not this checkout's ${wanted}: starting it again`,
+  );
+  process.kill(pid, 'SIGTERM');
+  await waitFor(async () => !(await portOpen(port)), 'the earlier test server to stop', 30_000);
+  return true;
 }
 
 /**

@@ -21,17 +21,6 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
-/** The process listening on a loopback TCP port (`ss`), undefined when none is found. */
-export function listenerPid(port: number): number | undefined {
-  try {
-    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
-    const m = /pid=(\d+)/.exec(out);
-    return m ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The CPU seconds a set of processes use while `work` runs (-1 for one /proc cannot read). */
 export async function cpuDuring<T>(
   pids: Record<string, number | undefined>,

@@ -302,6 +302,7 @@ public class MongoJavaServerLauncher {
      * shapes of the scans (collection and top-level keys), for tests and operators.
      */
     static Document command(String command) {
+      if ("launcherInfo".equalsIgnoreCase(command)) return launcherInfo();
       if (!"indexUse".equalsIgnoreCase(command)) return null;
       Document reply = new Document();
       reply.put("exact", EXACT.get());
@@ -319,6 +320,18 @@ public class MongoJavaServerLauncher {
           .limit(50)
           .forEach(e -> shapes.put(e.getKey(), e.getValue().get()));
       reply.put("scans", shapes);
+      Utils.markOkay(reply);
+      return reply;
+    }
+
+    /**
+     * The `launcherInfo` command: the launcher source this server runs (`-Dlauncher.source`, a digest of
+     * MongoJavaServerLauncher.java that scripts/services.mjs passes), so a test server kept running between
+     * runs is started again when the checkout's launcher changed (decision 1177); empty when not given.
+     */
+    static Document launcherInfo() {
+      Document reply = new Document();
+      reply.put("launcher", System.getProperty("launcher.source", ""));
       Utils.markOkay(reply);
       return reply;
     }
