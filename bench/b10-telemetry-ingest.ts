@@ -25,6 +25,8 @@ import { runLoad } from './harness/load.js';
 import { scaled } from './harness/scale.js';
 import { projectRoot } from './harness/paths.js';
 import type { HostProcess } from './harness/hosts.js';
+import { cpuDuring } from './harness/proc-cpu.js';
+import { listenerPid } from '../scripts/ports.mjs';
 
 const TENANT = 'bench';
 const PROTO = { protoRoot: path.join(projectRoot, 'proto'), proto: 'consult/telemetry/v1/telemetry.proto' };
@@ -47,6 +49,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     i: number,
     address: string,
     metadata: Record<string, string>,
+    pids: { serverPid?: number; dbPid?: number } = {},
   ): Promise<Figures> => {
     const r = await runLoad(
       'grpc-ingest',
@@ -56,6 +59,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         metadata,
         eventId,
         ...settings,
+        ...pids,
         deadlineMs: settings.durationMs + settings.warmupMs + 60_000,
       },
       logFile(ctx, `b10-load-${label}-${i}`),
@@ -66,6 +70,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       batch_p50_ms: r.batch_p50_ms,
       batch_p99_ms: r.batch_p99_ms,
       failed_calls: r.errors,
+      ...cpuFigures(r),
     };
   };
   return {
@@ -106,10 +111,14 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
   };
 
   async function productRound(i: number, label: string): Promise<Figures> {
-    const figures = await round(label, i, `127.0.0.1:${node!.info.grpcPort}`, {
-      'x-tenant': TENANT,
-      authorization: `Bearer ${key}`,
-    });
+    const dbPid = listenerPid(Number(new URL(ctx.mongoUri).port));
+    const figures = await round(
+      label,
+      i,
+      `127.0.0.1:${node!.info.grpcPort}`,
+      { 'x-tenant': TENANT, authorization: `Bearer ${key}` },
+      { serverPid: node!.pid, dbPid },
+    );
     // The announcements of the round's batches still being published count in its time: the rate is one the node keeps up.
     const drain = await node!.call<{ ms: number; left: number }>('outboxDrained', { tenant: TENANT });
     const sustained = (figures.events_per_s! * settings.durationMs) / (settings.durationMs + drain.ms);
@@ -120,7 +129,11 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       durationMs: settings.durationMs,
     };
     // The database's own rate for the same writes: the records, their announcements' log entries, the outboxes' clearing.
-    const writes = await node!.call<{ docs_per_s: number }>('outboxWritesCeiling', ceiling);
+    const { result: writes, cpu } = await cpuDuring({ node: node!.pid, db: dbPid }, () =>
+      node!.call<{ docs_per_s: number; docs?: number }>('outboxWritesCeiling', ceiling),
+    );
+    const refPerEvent = (s: number | undefined) =>
+      s === undefined || s < 0 || !writes.docs ? undefined : (s * 1e6) / writes.docs;
     // And for the records alone (plain inserts, no announcements): what storing every event can reach here.
     const inserts = await node!.call<{ docs_per_s: number }>('insertCeiling', {
       ...ceiling,
@@ -133,6 +146,12 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       sustained_events_per_s: sustained,
       db_writes_events_per_s: writes.docs_per_s,
       share_of_db_writes: sustained / writes.docs_per_s,
+      // The CPU of the same writes made by the reference (the node as the database's client): beside the
+      // product's per-event CPU of the node, the database server and the load generator above.
+      ...defined({
+        ref_node_cpu_us_per_event: refPerEvent(cpu.node),
+        ref_db_cpu_us_per_event: refPerEvent(cpu.db),
+      }),
       db_insert_events_per_s: inserts.docs_per_s,
       share_of_db_insert: sustained / inserts.docs_per_s,
     };
@@ -161,3 +180,16 @@ export const benchmark: Benchmark = {
     check('announcements left unpublished', p.unpublished_entries, 'max', 0),
   ],
 };
+
+/** The load generator's CPU figures (per stored event), those it could read. */
+function cpuFigures(r: Record<string, unknown>): Figures {
+  return defined({
+    node_cpu_us_per_event: r.server_cpu_us_per_event as number | undefined,
+    db_cpu_us_per_event: r.db_cpu_us_per_event as number | undefined,
+    load_cpu_us_per_event: r.client_cpu_us_per_event as number | undefined,
+  });
+}
+
+function defined(f: Record<string, number | undefined>): Figures {
+  return Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as Figures;
+}

@@ -2,6 +2,8 @@
  * gRPC telemetry load: `concurrency` unary SendTelemetryBatch calls in flight, each carrying `batch`
  * new events (participant joins/leaves and chat activity of this generator's conferences, unique
  * sequences), closed loop for `durationMs` after a warm-up, with the tenant credential in metadata.
+ * With `serverPid` and `dbPid`, the CPU those processes and this one used in the measured window, per
+ * stored event.
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -9,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { params, finish, deadline, now } from './common.js';
 import { latencyFigures } from '../harness/stats.js';
+import { cpuSeconds } from '../harness/proc-cpu.js';
 
 const P = z.object({
   address: z.string(),
@@ -21,6 +24,9 @@ const P = z.object({
   warmupMs: z.number().int().nonnegative().default(1000),
   durationMs: z.number().int().positive(),
   deadlineMs: z.number().int().positive(),
+  /** The ingesting process and the database server: their CPU per event in the measured window. */
+  serverPid: z.number().int().positive().optional(),
+  dbPid: z.number().int().positive().optional(),
 });
 const p = params(P);
 deadline(p.deadlineMs);
@@ -105,10 +111,20 @@ async function loop(until: number): Promise<void> {
 async function main(): Promise<void> {
   await loop(now() + p.warmupMs);
   measuring = true;
+  const cpu = () => ({
+    server: p.serverPid ? cpuSeconds(p.serverPid) : undefined,
+    db: p.dbPid ? cpuSeconds(p.dbPid) : undefined,
+    self: process.cpuUsage(),
+  });
+  const cpu0 = cpu();
   const t0 = now();
   await loop(t0 + p.durationMs);
   const elapsed = now() - t0;
+  const cpu1 = cpu();
   measuring = false;
+  const perEvent = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || !stored ? undefined : ((b - a) * 1e6) / stored;
+  const self = process.cpuUsage(cpu0.self);
   client.close();
   finish({
     calls: ok,
@@ -117,6 +133,9 @@ async function main(): Promise<void> {
     firstError,
     elapsedMs: elapsed,
     events_per_s: (stored / elapsed) * 1000,
+    server_cpu_us_per_event: perEvent(cpu0.server, cpu1.server),
+    db_cpu_us_per_event: perEvent(cpu0.db, cpu1.db),
+    client_cpu_us_per_event: stored ? (self.user + self.system) / stored : undefined,
     ...latencyFigures(lat, 'batch_'),
   });
 }
