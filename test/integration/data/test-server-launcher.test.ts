@@ -13,14 +13,17 @@ import { listenerPid } from '../../../scripts/ports.mjs';
  */
 describe('the kept test server runs the checkout launcher (decision 1177)', () => {
   let old: DedicatedService | undefined;
-  let started: number | undefined;
+  /** The old server's own process (DedicatedService keeps it to itself). */
+  let oldPid: number | undefined;
 
   afterEach(async () => {
-    // The server ensureTestMongo started is a daemon of its own: stopped by its pid.
-    if (started) process.kill(started, 'SIGTERM');
-    started = undefined;
+    // A server ensureTestMongo started in the old one's place is a daemon of its own: stopped by its pid
+    // (whatever the outcome of the test, so that no run leaves one behind).
+    const listening = old ? listenerPid(old.port) : undefined;
+    if (listening && listening !== oldPid) process.kill(listening, 'SIGTERM');
     await old?.destroy();
     old = undefined;
+    oldPid = undefined;
   });
 
   // @ts-expect-error plain ESM script without types
@@ -40,11 +43,11 @@ describe('the kept test server runs the checkout launcher (decision 1177)', () =
   it('a server of another launcher that nobody uses is started again from this one', async () => {
     const { ensureTestMongo, launcherDigest } = await services();
     old = await dedicatedMongoJavaServer('memory', ['-Dlauncher.source=an-earlier-launcher']);
-    const before = listenerPid(old.port);
+    const before = (oldPid = listenerPid(old.port));
     expect(await launcherOf(old.port)).toBe('an-earlier-launcher');
 
     await ensureTestMongo(old.port);
-    started = listenerPid(old.port);
+    const started = listenerPid(old.port);
     expect(started).toBeDefined();
     expect(started).not.toBe(before);
     expect(await launcherOf(old.port)).toBe(launcherDigest());
@@ -64,7 +67,7 @@ describe('the kept test server runs the checkout launcher (decision 1177)', () =
   it('a server of another launcher that a run is using is left as it is', async () => {
     const { ensureTestMongo } = await services();
     old = await dedicatedMongoJavaServer('memory', ['-Dlauncher.source=an-earlier-launcher']);
-    const before = listenerPid(old.port);
+    const before = (oldPid = listenerPid(old.port));
     const user = await new MongoClient(`mongodb://127.0.0.1:${old.port}/`).connect();
     try {
       await user.db('admin').command({ ping: 1 });
@@ -80,7 +83,7 @@ describe('the kept test server runs the checkout launcher (decision 1177)', () =
   it("a server of this checkout's launcher is kept", async () => {
     const { ensureTestMongo, launcherDigest } = await services();
     old = await dedicatedMongoJavaServer('memory');
-    const before = listenerPid(old.port);
+    const before = (oldPid = listenerPid(old.port));
     expect(await launcherOf(old.port)).toBe(launcherDigest());
     await ensureTestMongo(old.port);
     expect(listenerPid(old.port)).toBe(before);
