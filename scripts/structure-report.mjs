@@ -6,7 +6,7 @@
 // as one folder, `(root)`. `--list` prints the pairs and the file imports behind each. Exits 1 when a folder
 // has no layer below, so a new folder gets one.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -104,12 +104,15 @@ if (unranked.length) {
 
 /**
  * Issue 38's bounds, checked here so a change that passes them is refused by CI (`npm run structure` runs
- * in .ci/run): folder pairs importing each other, imports pointing back up the layers, and no source file
- * (tests aside) over MAX_LINES, outside the declarative tables named in DECLARATIVE (decision 1176).
+ * in .ci/run): folder pairs importing each other, imports pointing back up the layers, no source file
+ * (tests aside) over MAX_LINES outside the declarative tables named in DECLARATIVE, and no capability
+ * folder (each folder of src/core, and the meeting actor's) over MAX_CAPABILITY_FILES source files
+ * (decision 1176).
  */
 const MAX_MUTUAL = 2;
 const MAX_UPWARD = 5;
 const MAX_LINES = 400;
+const MAX_CAPABILITY_FILES = 15;
 /** Files that are tables, not code: the GraphQL SDL and the resolver types generated from it. */
 const DECLARATIVE = new Set(['src/http/graphql/schema.ts', 'src/http/graphql/generated/types.ts']);
 
@@ -121,10 +124,25 @@ const long = modules
   .sort((a, b) => b[1] - a[1]);
 console.log(`source files over ${MAX_LINES} lines (declarative tables aside): ${long.length}`);
 for (const [f, lines] of long) console.log(`  ${f}: ${lines}`);
+const capabilities = [
+  ...readdirSync(path.join(root, 'src/core'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => `src/core/${d.name}`),
+  'src/actors/meeting',
+].map((dir) => [
+  dir,
+  readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).length,
+]);
+const crowded = capabilities.filter(([, files]) => files > MAX_CAPABILITY_FILES);
+console.log(
+  `capability folders: ${capabilities.length}, the largest ${Math.max(...capabilities.map(([, n]) => n))} source files (at most ${MAX_CAPABILITY_FILES})`,
+);
+for (const [dir, files] of crowded) console.log(`  ${dir}: ${files}`);
 const over = [
   mutual.length > MAX_MUTUAL && `folder pairs importing each other ${mutual.length} > ${MAX_MUTUAL}`,
   upward.length > MAX_UPWARD && `imports pointing back up the layers ${upward.length} > ${MAX_UPWARD}`,
   long.length > 0 && `${long.length} source file(s) over ${MAX_LINES} lines: split them by what they do`,
+  crowded.length > 0 && `${crowded.length} capability folder(s) over ${MAX_CAPABILITY_FILES} source files`,
 ].filter(Boolean);
 if (over.length) {
   console.error(`structure bounds exceeded: ${over.join('; ')}`);
