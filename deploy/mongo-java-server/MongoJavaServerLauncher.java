@@ -21,12 +21,17 @@ import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.bson.ObjectId;
 import de.bwaldvogel.mongo.wire.MongoDatabaseHandler;
 import de.bwaldvogel.mongo.wire.MongoExceptionHandler;
 import de.bwaldvogel.mongo.wire.MongoWireMessageEncoder;
 import de.bwaldvogel.mongo.wire.MongoWireProtocolHandler;
 import de.bwaldvogel.mongo.wire.MongoWireReplyEncoder;
+import de.bwaldvogel.mongo.wire.bson.BsonDecoder;
+import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -917,6 +922,98 @@ public class MongoJavaServerLauncher {
     }
   }
 
+  /**
+   * A collection's documents as BSON (decision 1178). H2's default value type stores each document as
+   * its Java serialisation, made with a new ObjectOutputStream for every value each time a page holding
+   * it is written (every commit rewrites the pages it changed, with all their documents), and read back
+   * with an ObjectInputStream: about 60 KB allocated per document inserted, which kept the server's
+   * collector busy half of the time it spent on writes, and a scan of 200,000 documents read from the
+   * file took 20 s. Here a document is written as the tag BSON and its bytes in the wire's own encoding
+   * (mongo-java-server's BsonEncoder, into a buffer kept per thread) and read with its BsonDecoder.
+   * Values written before (tag 19, a Java serialisation) are read as H2 reads them, so a file written by
+   * an earlier launcher opens and its pages are rewritten in BSON as they change. A value BSON cannot
+   * hold (a type the wire has no encoding for) is written as H2 writes it rather than failing a commit.
+   * -Dmongo.h2.values=java writes every value as H2 does, as earlier launchers did (the form the
+   * compatibility test writes its file in; values already stored as BSON stay so until rewritten).
+   */
+  static final class DocumentType extends ThreadSafeObjectType {
+    /** Not a tag H2's ObjectDataType writes (its tags end at 119). */
+    static final byte BSON = (byte) 0xB5;
+    private static final boolean JAVA = "java".equals(System.getProperty("mongo.h2.values"));
+    private static final int KEPT_BUFFER = 1 << 20;
+    private static final ThreadLocal<ByteBuf> OUT = ThreadLocal.withInitial(() -> Unpooled.buffer(4096));
+    /** A document's size in a page as H2 reckons a serialised value (twice its bytes), averaged as H2 does. */
+    private volatile int averageSize = 1024;
+
+    @Override
+    public int getMemory(Object obj) {
+      return obj instanceof Document ? averageSize : super.getMemory(obj);
+    }
+
+    @Override
+    public void write(WriteBuffer buff, Object obj) {
+      if (JAVA || !(obj instanceof Document document)) {
+        super.write(buff, obj);
+        return;
+      }
+      ByteBuf out = OUT.get();
+      out.clear();
+      try {
+        BsonEncoder.encodeDocument(document, out);
+      } catch (RuntimeException unencodable) {
+        super.write(buff, obj);
+        return;
+      } finally {
+        if (out.capacity() > KEPT_BUFFER) OUT.remove();
+      }
+      int length = out.readableBytes();
+      averageSize = (int) ((length * 2L + 15L * averageSize) / 16);
+      buff.put(BSON).put(out.array(), out.arrayOffset() + out.readerIndex(), length);
+    }
+
+    @Override
+    public Object read(ByteBuffer buff) {
+      if (buff.get(buff.position()) != BSON) return super.read(buff);
+      ByteBuf in = Unpooled.wrappedBuffer(buff.slice(buff.position() + 1, buff.remaining() - 1));
+      Document document = BsonDecoder.decodeBson(in);
+      buff.position(buff.position() + 1 + in.readerIndex());
+      return document;
+    }
+  }
+
+  /**
+   * Values H2 would store as Java serialisations, stored compactly where their order does not depend on
+   * the bytes (decision 1178): an ObjectId as the tag OBJECT_ID and its 12 bytes. The type of a
+   * collection's `_id` keys (compared as objects: an ObjectId is Comparable, so H2 orders two of them by
+   * compareTo, not by their bytes) and of the `_id`s a unique index maps its keys to. Keys and values
+   * written before (a Java serialisation) are read as H2 reads them.
+   */
+  static class CompactIdType extends ThreadSafeObjectType {
+    /** Not a tag H2's ObjectDataType writes (its tags end at 119), nor DocumentType's. */
+    static final byte OBJECT_ID = (byte) 0xB6;
+    private static final boolean JAVA = "java".equals(System.getProperty("mongo.h2.values"));
+
+    @Override
+    public int getMemory(Object obj) {
+      return obj instanceof ObjectId ? 48 : super.getMemory(obj);
+    }
+
+    @Override
+    public void write(WriteBuffer buff, Object obj) {
+      if (JAVA || !(obj instanceof ObjectId id)) super.write(buff, obj);
+      else buff.put(OBJECT_ID).put(id.toByteArray());
+    }
+
+    @Override
+    public Object read(ByteBuffer buff) {
+      if (buff.get(buff.position()) != OBJECT_ID) return super.read(buff);
+      byte[] id = new byte[12];
+      buff.get();
+      buff.get(id);
+      return new ObjectId(id);
+    }
+  }
+
   /** An H2 database whose unique indexes open with IndexKeyType (the map is open before H2Database asks for it). */
   static final class KeyedH2Database extends H2Database {
     private static volatile MVStore store;
@@ -929,7 +1026,8 @@ public class MongoJavaServerLauncher {
     protected Index<Object> openOrCreateUniqueIndex(String collection, String index, List<IndexKey> keys, boolean sparse) {
       // The name H2Database gives an index's map; MVStore hands an open map to every later openMap(name).
       store.openMap(getFullCollectionNamespace(collection) + "._index_" + index,
-          new MVMap.Builder<KeyValue, Object>().keyType(KEPT ? new IndexKeyType() : new ThreadSafeObjectType()));
+          new MVMap.Builder<KeyValue, Object>().keyType(KEPT ? new IndexKeyType() : new ThreadSafeObjectType())
+              .valueType(new CompactIdType()));
       Index<Object> opened = super.openOrCreateUniqueIndex(collection, index, keys, sparse);
       if (!(keyTypeOf(opened, "mvMap") instanceof ThreadSafeObjectType))
         throw new IllegalStateException("mongo-java-server opened the index " + index + " of " + collection
@@ -947,7 +1045,7 @@ public class MongoJavaServerLauncher {
     protected MongoCollection<Object> openOrCreateCollection(String collection, CollectionOptions options) {
       String ns = getFullCollectionNamespace(collection);
       MVMap<Object, Document> data = store.openMap("databases." + ns,
-          new MVMap.Builder<Object, Document>().keyType(new ThreadSafeObjectType()));
+          new MVMap.Builder<Object, Document>().keyType(new CompactIdType()).valueType(new DocumentType()));
       // H2Database.openOrCreateCollection's maps (its DATABASES_PREFIX and META_PREFIX), in the launcher's collection.
       MVMap<String, Object> meta = store.openMap("meta." + ns);
       MongoCollection<Object> opened = new IndexedH2Collection(this, collection, options, data, meta, cursorRegistry);
