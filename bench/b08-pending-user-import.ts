@@ -20,7 +20,7 @@ import { runLoad } from './harness/load.js';
 import { scaled } from './harness/scale.js';
 import { pendingUsersSheet } from './harness/inputs.js';
 import type { HostProcess } from './harness/hosts.js';
-import { cpuDuring } from './harness/proc-cpu.js';
+import { cpuDuring, untilQuiet } from './harness/proc-cpu.js';
 import { listenerPid } from '../scripts/ports.mjs';
 import { request } from '../test/support/http.js';
 
@@ -93,6 +93,8 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
    * node, with the CPU it cost the server and that node.
    */
   const reference = async (tenant: string) => {
+    // As the import: from a quiet database server (the import's tail is not the reference's, nor its own the import's).
+    const settled = await untilQuiet(dbPid);
     const { result, cpu } = await cpuDuring({ client: ceilingNode!.pid, db: dbPid }, () =>
       ceilingNode!.call<{ docs_per_s: number; docs: number }>('insertCeiling', {
         tenant,
@@ -102,7 +104,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         durationMs: settings.referenceMs,
       }),
     );
-    return { ...result, cpu };
+    return { ...result, cpu, quietWaitMs: settled.waitedMs };
   };
   const importOnce = async (tenant: string) => {
     await node!.call('tenant', { name: tenant });
@@ -112,6 +114,9 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     const url = node!.info.url as string;
     const host = tenantHost(url, tenant);
     const before = await node!.peakReset();
+    // The import's window starts with the database server quiet, not in the tail of the reference's
+    // inserts and its dropped scratch collection (decision 1179).
+    const settled = await untilQuiet(dbPid);
     const t0 = Date.now();
     const { result, cpu } = await cpuDuring({ node: node!.pid, db: dbPid }, async () => {
       const up = await runLoad(
@@ -144,7 +149,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     // What the node holds after the import and a full GC: how much of the peak is V8's heap, how much
     // is memory outside it (Buffers, native), and how much the process keeps without either.
     const after = await node!.mem();
-    return { up, done, seconds, finished, cpu, peakRss, before, after };
+    return { up, done, seconds, finished, cpu, peakRss, before, after, quietWaitMs: settled.waitedMs };
   };
   const productRound = async (i: number): Promise<Figures> => {
     // A fresh tenant per round: every round imports the same usernames as new pending users.
@@ -153,7 +158,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     // speeds up or slows down over the run weighs on both sides of the share alike.
     await node!.call('tenant', { name: tenant });
     const refBefore = await reference(tenant);
-    const { up, done, seconds, finished, cpu, peakRss, before, after } = await importOnce(tenant);
+    const { up, done, seconds, finished, cpu, peakRss, before, after, quietWaitMs } = await importOnce(tenant);
     const refAfter = await reference(tenant);
     const refRate = (refBefore.docs_per_s + refAfter.docs_per_s) / 2;
     const refDocs = refBefore.docs + refAfter.docs;
@@ -181,6 +186,9 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       db_cpu_ms_per_1k_rows: perK(cpu.db!, rows),
       ref_db_cpu_ms_per_1k_rows: perK(refBefore.cpu.db! + refAfter.cpu.db!, refDocs),
       ref_client_cpu_ms_per_1k_rows: perK(refBefore.cpu.client! + refAfter.cpu.client!, refDocs),
+      // How long each window waited for the database server to be quiet (30 s at most).
+      db_quiet_wait_ms: quietWaitMs,
+      ref_db_quiet_wait_ms: (refBefore.quietWaitMs + refAfter.quietWaitMs) / 2,
       peak_rss_mib: peakRss / MiB,
       rss_growth_mib: (peakRss - before) / MiB,
       rss_after_gc_mib: after.rss / MiB,

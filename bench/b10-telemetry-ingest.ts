@@ -25,7 +25,7 @@ import { runLoad } from './harness/load.js';
 import { scaled } from './harness/scale.js';
 import { projectRoot } from './harness/paths.js';
 import type { HostProcess } from './harness/hosts.js';
-import { cpuDuring } from './harness/proc-cpu.js';
+import { cpuDuring, untilQuiet } from './harness/proc-cpu.js';
 import { listenerPid } from '../scripts/ports.mjs';
 
 const TENANT = 'bench';
@@ -112,6 +112,11 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
 
   async function productRound(i: number, label: string): Promise<Figures> {
     const dbPid = listenerPid(Number(new URL(ctx.mongoUri).port));
+    // Each side's window starts with the database server quiet: not inside the tail (its collector, its
+    // page compaction) of the writes before it (decision 1179), which fell on every product round not preceded by a bare
+    // one (after the previous round's reference and its dropped scratch collection: 413-554 us of the
+    // server's CPU per event in those rounds, 313-318 in the others, the reference 240-337).
+    const settled = await untilQuiet(dbPid);
     const figures = await round(
       label,
       i,
@@ -129,6 +134,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       durationMs: settings.durationMs,
     };
     // The database's own rate for the same writes: the records, their announcements' log entries, the outboxes' clearing.
+    const refSettled = await untilQuiet(dbPid);
     const { result: writes, cpu } = await cpuDuring({ node: node!.pid, db: dbPid }, () =>
       node!.call<{ docs_per_s: number; docs?: number }>('outboxWritesCeiling', ceiling),
     );
@@ -141,6 +147,9 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     });
     return {
       ...figures,
+      // How long each side waited for the database server to be quiet before its window (30 s at most).
+      db_quiet_wait_ms: settled.waitedMs,
+      ref_db_quiet_wait_ms: refSettled.waitedMs,
       publish_drain_ms: drain.ms,
       unpublished_entries: drain.left,
       sustained_events_per_s: sustained,

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { scaled } from './scale.js';
 
 /**
  * CPU time of other processes on this machine (Linux /proc): what a round cost each process, which
@@ -95,4 +96,28 @@ export class CpuTimeline {
     };
     return Object.fromEntries(Object.keys(this.groups).map((g) => [g, at(to, g) - at(from, g)]));
   }
+}
+
+/**
+ * Waits until a process has been quiet (under `maxCores` of CPU over one `windowMs` window), at most
+ * `timeoutMs` (30 s; 3 s in a quick run): a side's measured window then starts without the tail of what
+ * ran before it (a database server's collector and page compaction after another side's writes, or
+ * after a dropped collection; decision 1179). Returns how long it waited and whether it got quiet
+ * (false: timed out, or /proc cannot tell).
+ */
+export async function untilQuiet(
+  pid: number | undefined,
+  { maxCores = 0.15, windowMs = 1000, timeoutMs = scaled(30_000, 3000) } = {},
+): Promise<{ waitedMs: number; quiet: boolean }> {
+  const t0 = performance.now();
+  if (!pid) return { waitedMs: 0, quiet: false };
+  let before = cpuSeconds(pid);
+  while (before !== undefined && performance.now() - t0 < timeoutMs) {
+    await new Promise((r) => setTimeout(r, windowMs));
+    const now = cpuSeconds(pid);
+    if (now === undefined) break;
+    if (now - before < (maxCores * windowMs) / 1000) return { waitedMs: performance.now() - t0, quiet: true };
+    before = now;
+  }
+  return { waitedMs: performance.now() - t0, quiet: false };
 }
