@@ -270,15 +270,14 @@ interface SealedBatch {
 }
 
 /**
- * Accumulates rows batch by batch: in-sheet duplicates, unknown roles and existing users become row
- * errors. Rows are upserted every batch; the Import's counters are written at most once a second and
+ * Accumulates rows batch by batch: unknown roles, existing users and repeats of an earlier row's
+ * username (found as the batch is stored) become row errors. Rows are upserted every batch; the Import's counters are written at most once a second and
  * the capped error report (bounded in memory) once at the end, because a record carrying the report
  * is rewritten whole on every update and that would dominate a large import.
  */
 class ImportBatch {
   private rows: PendingUserRow[] = [];
   private errors: RowError[] = [];
-  private readonly seen = new Map<string, number>();
   private readonly report: RowError[] = [];
   private totals = { done: 0, imported: 0, errors: 0 };
   private pending = { done: 0, imported: 0, errors: 0 };
@@ -301,16 +300,9 @@ class ImportBatch {
 
   add(r: SheetRow): number {
     if (!r.ok) this.errors.push({ row: r.row, field: r.field, message: r.message });
-    else if (this.seen.has(r.value.username))
-      this.errors.push({
-        row: r.row,
-        field: 'username',
-        message: `duplicate of row ${this.seen.get(r.value.username)}`,
-      });
     else if (!this.roles.has(r.value.role))
       this.errors.push({ row: r.row, field: 'role', message: `unknown role '${r.value.role}'` });
     else {
-      this.seen.set(r.value.username, r.row);
       const { username, email, displayName, role } = r.value;
       this.rows.push({ username, email, displayName, role, rowNumber: r.row });
     }
@@ -346,7 +338,10 @@ class ImportBatch {
     for (const r of rows)
       if (existing.has(r.username))
         errors.push({ row: r.rowNumber, field: 'username', message: 'already a user of the tenant' });
-    const imported = await this.users.upsertMany(fresh, this.importId);
+    // A username an earlier row of the import holds is a repeat (first wins): the repository finds it
+    // by the unique index, so no set of the sheet's usernames is held here (decision 1180).
+    const { stored: imported, repeats } = await this.users.upsertMany(fresh, this.importId);
+    for (const r of repeats) errors.push({ row: r.rowNumber, field: 'username', message: `duplicate of row ${r.of}` });
     const room = Math.max(0, MAX_REPORTED_ERRORS - this.report.length);
     this.report.push(...errors.sort((a, b) => a.row - b.row).slice(0, room));
     this.totals = {

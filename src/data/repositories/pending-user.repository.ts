@@ -12,6 +12,18 @@ export interface PendingUserRow {
   rowNumber: number;
 }
 
+/** A row not stored because an earlier row of the same import holds its username (`of`: that row's number). */
+export interface RepeatedRow {
+  rowNumber: number;
+  of: number;
+}
+
+/** What a batch's write did: rows stored (inserted, or updated over an earlier import's), and the repeats left out. */
+export interface StoredRows {
+  stored: number;
+  repeats: RepeatedRow[];
+}
+
 /** Pending users of one tenant, upserted by their natural key (username). */
 export class PendingUserRepository {
   constructor(private readonly db: TenantDb) {}
@@ -51,52 +63,79 @@ export class PendingUserRepository {
   }
 
   /**
-   * Upserts a batch by username. The batch is inserted first with one unordered insertMany straight
-   * through the driver (no per-row read: a lookup by username scans the collection on some
-   * MongoDB-wire servers, and a fresh import, the common case, has nothing to look up); only rows the
-   * unique index refused as duplicates (already pending from an earlier import, or inserted first by a
-   * concurrent one) are then updated by username. A re-run of the same import rewrites the same documents.
+   * Stores a batch of an import's rows by username, the first row of the import holding a username
+   * winning (rows come in sheet order; batches one after another). The rows are inserted first with one
+   * unordered insertMany straight through the driver (no per-row read: a lookup by username scans the
+   * collection on some MongoDB-wire servers, and a fresh import, the common case, has nothing to look
+   * up). Only the rows the unique index refused are read back: one an earlier row of the same import
+   * holds (another row number) is a repeat and is not written; any other (pending from an earlier
+   * import, or inserted first by a concurrent one) is updated by username. A re-run of the same import
+   * finds its own rows under their own numbers and rewrites the same documents. So the import keeps no
+   * set of the usernames it has seen: the unique index is that set (decision 1180).
    */
-  async upsertMany(rows: readonly PendingUserRow[], importId: string): Promise<number> {
-    if (!rows.length) return 0;
+  async upsertMany(rows: readonly PendingUserRow[], importId: string): Promise<StoredRows> {
+    const repeats: RepeatedRow[] = [];
+    if (!rows.length) return { stored: 0, repeats };
     const M = this.db.models.PendingUser;
     const now = new Date();
+    const firstAt = new Map<string, number>();
+    const unique: PendingUserRow[] = [];
+    for (const r of rows) {
+      const first = firstAt.get(r.username);
+      if (first !== undefined) repeats.push({ rowNumber: r.rowNumber, of: first });
+      else {
+        firstAt.set(r.username, r.rowNumber);
+        unique.push(r);
+      }
+    }
     // Built property by property (no spreads): a large import makes 100,000 of these.
-    const docs = rows.map((r) => {
+    const docs = unique.map((r) => {
       const doc: Record<string, unknown> = fields(r, importId);
       doc.status = 'pending';
       doc.createdAt = now;
       doc.updatedAt = now;
       return doc;
     });
-    let duplicates: number[] = [];
+    let refused: PendingUserRow[] = [];
     try {
       await M.collection.insertMany(docs, { ordered: false });
     } catch (e) {
       const failed = duplicateIndexes(e);
       if (!failed) throw e;
-      duplicates = failed;
+      refused = failed.map((i) => unique[i]!);
     }
-    if (duplicates.length) {
+    if (!refused.length) return { stored: unique.length, repeats };
+    const holders = new Map<string, { importId?: unknown; rowNumber?: unknown }>();
+    for (const h of await M.collection
+      .find(
+        { username: { $in: refused.map((r) => r.username) } },
+        { projection: { _id: 0, username: 1, importId: 1, rowNumber: 1 } },
+      )
+      .toArray())
+      holders.set(String(h.username), h as { importId?: unknown; rowNumber?: unknown });
+    const updates: PendingUserRow[] = [];
+    for (const r of refused) {
+      const h = holders.get(r.username);
+      if (h?.importId === importId && typeof h.rowNumber === 'number' && h.rowNumber !== r.rowNumber)
+        repeats.push({ rowNumber: r.rowNumber, of: h.rowNumber });
+      else updates.push(r);
+    }
+    if (updates.length)
       await bulkUpdate(
         this.db.server,
         M.collection,
-        duplicates.map((i) => {
-          const r = rows[i]!;
-          return {
-            updateOne: {
-              filter: { username: r.username },
-              update: {
-                $set: { ...fields(r, importId), updatedAt: now },
-                $setOnInsert: { status: 'pending', createdAt: now },
-              },
-              upsert: true,
+        updates.map((r) => ({
+          updateOne: {
+            filter: { username: r.username },
+            update: {
+              $set: { ...fields(r, importId), updatedAt: now },
+              $setOnInsert: { status: 'pending', createdAt: now },
             },
-          };
-        }),
+            upsert: true,
+          },
+        })),
       );
-    }
-    return rows.length;
+    return { stored: unique.length - refused.length + updates.length, repeats };
   }
 
   findByUsername(username: string) {

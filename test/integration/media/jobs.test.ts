@@ -322,6 +322,45 @@ describe('media jobs on a worker node', () => {
       expect(await db().PendingUser.countDocuments({ username: 'gdseven' })).toBe(1);
     });
 
+    // Decision 1180: no set of the sheet's usernames is held; a repeat in a later batch (the import
+    // writes 1,000 rows a batch) is found by the unique index, and again when the job runs a second time.
+    it('reports a username repeated a batch later as a duplicate of its first row, and again on a re-run', async () => {
+      const sheet = await xlsxOf(['username', 'email', 'display name', 'role'], 1_003, (i) => [
+        i === 1_001 ? 'gkrep0' : i === 1_002 ? 'gkrep499' : `gkrep${i}`,
+        '',
+        `Rep ${i}`,
+        'patient',
+      ]);
+      const { status } = await runImport(sheet, 'repeats.xlsx');
+      const expected = {
+        status: 'completed',
+        rowsDone: 1_003,
+        rowsImported: 1_001,
+        rowErrorCount: 2,
+        rowErrors: [
+          { row: 1_003, field: 'username', message: 'duplicate of row 2' },
+          { row: 1_004, field: 'username', message: 'duplicate of row 501' },
+        ],
+      };
+      expect(status.body).toMatchObject(expected);
+      const id = status.body.importId;
+      await db().Import.updateOne({ _id: id }, { $set: { status: 'running' } });
+      expect(await importService().run({ tenant: 'acme', importId: id })).toEqual({
+        rowsTotal: 1_003,
+        rowsImported: 1_001,
+        rowErrors: 2,
+      });
+      const again = await node.http.get(`/api/uploads/pendingUsers/${id}`, { tenant: 'acme', token: admin });
+      expect(again.body).toMatchObject(expected);
+      expect(await db().PendingUser.countDocuments({ username: /^gkrep/ })).toBe(1_001);
+      expect(
+        await db().PendingUser.findOne({ username: 'gkrep499' }, { _id: 0, rowNumber: 1, displayName: 1 }).lean(),
+      ).toEqual({
+        rowNumber: 501,
+        displayName: 'Rep 499',
+      });
+    });
+
     it('refuses what is not an xlsx workbook at upload', async () => {
       const csv = await post(
         '/api/uploads/pendingUsers',
