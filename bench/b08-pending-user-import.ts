@@ -21,6 +21,7 @@ import { scaled } from './harness/scale.js';
 import { pendingUsersSheet } from './harness/inputs.js';
 import type { HostProcess } from './harness/hosts.js';
 import { cpuDuring, untilQuiet } from './harness/proc-cpu.js';
+import { compactedStore } from './harness/store-compaction.js';
 import { listenerPid } from '../scripts/ports.mjs';
 import { request } from '../test/support/http.js';
 
@@ -93,7 +94,9 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
    * node, with the CPU it cost the server and that node.
    */
   const reference = async (tenant: string) => {
-    // As the import: from a quiet database server (the import's tail is not the reference's, nor its own the import's).
+    // As the import: from a compacted store (decision 1181) and a quiet database server (the import's tail
+    // is not the reference's, nor its own the import's).
+    const compaction = await compactedStore(ctx.mongoUri);
     const settled = await untilQuiet(dbPid);
     const { result, cpu } = await cpuDuring({ client: ceilingNode!.pid, db: dbPid }, () =>
       ceilingNode!.call<{ docs_per_s: number; docs: number }>('insertCeiling', {
@@ -104,7 +107,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
         durationMs: settings.referenceMs,
       }),
     );
-    return { ...result, cpu, quietWaitMs: settled.waitedMs };
+    return { ...result, cpu, quietWaitMs: settled.waitedMs, compactWaitMs: compaction.waitedMs };
   };
   const importOnce = async (tenant: string) => {
     await node!.call('tenant', { name: tenant });
@@ -114,8 +117,9 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     const url = node!.info.url as string;
     const host = tenantHost(url, tenant);
     const before = await node!.peakReset();
-    // The import's window starts with the database server quiet, not in the tail of the reference's
-    // inserts and its dropped scratch collection (decision 1179).
+    // The import's window starts with the store compacted (decision 1181) and the database server quiet,
+    // not in the tail of the reference's inserts (decision 1179).
+    const compaction = await compactedStore(ctx.mongoUri);
     const settled = await untilQuiet(dbPid);
     const t0 = Date.now();
     const { result, cpu } = await cpuDuring({ node: node!.pid, db: dbPid }, async () => {
@@ -149,7 +153,18 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     // What the node holds after the import and a full GC: how much of the peak is V8's heap, how much
     // is memory outside it (Buffers, native), and how much the process keeps without either.
     const after = await node!.mem();
-    return { up, done, seconds, finished, cpu, peakRss, before, after, quietWaitMs: settled.waitedMs };
+    return {
+      up,
+      done,
+      seconds,
+      finished,
+      cpu,
+      peakRss,
+      before,
+      after,
+      quietWaitMs: settled.waitedMs,
+      compactWaitMs: compaction.waitedMs,
+    };
   };
   const productRound = async (i: number): Promise<Figures> => {
     // A fresh tenant per round: every round imports the same usernames as new pending users.
@@ -158,7 +173,8 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     // speeds up or slows down over the run weighs on both sides of the share alike.
     await node!.call('tenant', { name: tenant });
     const refBefore = await reference(tenant);
-    const { up, done, seconds, finished, cpu, peakRss, before, after, quietWaitMs } = await importOnce(tenant);
+    const { up, done, seconds, finished, cpu, peakRss, before, after, quietWaitMs, compactWaitMs } =
+      await importOnce(tenant);
     const refAfter = await reference(tenant);
     const refRate = (refBefore.docs_per_s + refAfter.docs_per_s) / 2;
     const refDocs = refBefore.docs + refAfter.docs;
@@ -189,6 +205,9 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       // How long each window waited for the database server to be quiet (30 s at most).
       db_quiet_wait_ms: quietWaitMs,
       ref_db_quiet_wait_ms: (refBefore.quietWaitMs + refAfter.quietWaitMs) / 2,
+      // How long each waited for the store's chunks to age and be compacted (decision 1181).
+      db_compact_wait_ms: compactWaitMs,
+      ref_db_compact_wait_ms: (refBefore.compactWaitMs + refAfter.compactWaitMs) / 2,
       peak_rss_mib: peakRss / MiB,
       rss_growth_mib: (peakRss - before) / MiB,
       rss_after_gc_mib: after.rss / MiB,

@@ -26,6 +26,7 @@ import { scaled } from './harness/scale.js';
 import { projectRoot } from './harness/paths.js';
 import type { HostProcess } from './harness/hosts.js';
 import { cpuDuring, untilQuiet } from './harness/proc-cpu.js';
+import { compactedStore } from './harness/store-compaction.js';
 import { listenerPid } from '../scripts/ports.mjs';
 
 const TENANT = 'bench';
@@ -112,10 +113,11 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
 
   async function productRound(i: number, label: string): Promise<Figures> {
     const dbPid = listenerPid(Number(new URL(ctx.mongoUri).port));
-    // Each side's window starts with the database server quiet: not inside the tail (its collector, its
-    // page compaction) of the writes before it (decision 1179), which fell on every product round not preceded by a bare
-    // one (after the previous round's reference and its dropped scratch collection: 413-554 us of the
-    // server's CPU per event in those rounds, 313-318 in the others, the reference 240-337).
+    // Each side's window starts with the store compacted (decision 1181) and the database server quiet
+    // (decision 1179): not while the store rewrites the chunks the writes before it left sparse, which
+    // fell on every product round not preceded by a bare one (540-800 us of the server's CPU per event
+    // in those rounds, 260-280 in the others, the reference 240-320).
+    const compaction = await compactedStore(ctx.mongoUri);
     const settled = await untilQuiet(dbPid);
     const figures = await round(
       label,
@@ -134,6 +136,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       durationMs: settings.durationMs,
     };
     // The database's own rate for the same writes: the records, their announcements' log entries, the outboxes' clearing.
+    const refCompaction = await compactedStore(ctx.mongoUri);
     const refSettled = await untilQuiet(dbPid);
     const { result: writes, cpu } = await cpuDuring({ node: node!.pid, db: dbPid }, () =>
       node!.call<{ docs_per_s: number; docs?: number }>('outboxWritesCeiling', ceiling),
@@ -150,6 +153,9 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       // How long each side waited for the database server to be quiet before its window (30 s at most).
       db_quiet_wait_ms: settled.waitedMs,
       ref_db_quiet_wait_ms: refSettled.waitedMs,
+      // How long each side waited for the store's chunks to age and be compacted (decision 1181).
+      db_compact_wait_ms: compaction.waitedMs,
+      ref_db_compact_wait_ms: refCompaction.waitedMs,
       publish_drain_ms: drain.ms,
       unpublished_entries: drain.left,
       sustained_events_per_s: sustained,

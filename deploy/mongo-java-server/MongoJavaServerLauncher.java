@@ -1088,7 +1088,10 @@ public class MongoJavaServerLauncher {
     }
 
     private void commitIfWrite(String command) {
-      if (command != null && WRITES.contains(command.toLowerCase())) getMvStore().commit();
+      if (command != null && WRITES.contains(command.toLowerCase())) {
+        getMvStore().commit();
+        LAST_WRITE_NANOS = System.nanoTime();
+      }
     }
 
     /**
@@ -1102,6 +1105,7 @@ public class MongoJavaServerLauncher {
      */
     @Override
     public Document handleCommand(Channel channel, String db, String command, Document query) {
+      if ("compactStore".equalsIgnoreCase(command)) return compactStore(getMvStore(), query);
       Document stats = IndexedQueries.command(command);
       if (stats != null) return stats;
       MVStore.TxCounter reading = getMvStore().registerVersionUsage();
@@ -1117,6 +1121,47 @@ public class MongoJavaServerLauncher {
         getMvStore().deregisterVersionUsage(reading);
       }
     }
+  }
+
+  /**
+   * The `compactStore` command (`{compactStore: 1, targetFillRate: 90, maxMs: 30000}`, both optional):
+   * rewrites the live pages of the store's sparse chunks now, 16 MB at a time, until the chunks' fill
+   * rate reaches the target or `maxMs` has passed, committing after each step. H2's background thread does
+   * the same work a little each second, and mostly while writes come in: after a collection or a database
+   * is dropped, the rewrite of what stayed in the chunks the dropped pages shared would otherwise fall on
+   * the writes that follow (decision 1181). As H2's own rewrite, it leaves chunks younger than the store's
+   * retention time (45 s unless `-Dmongo.h2.retentionMs` says otherwise) alone: the reply says it and how
+   * long ago the last write was, so a caller wanting every chunk rewritten waits that long first. Operators
+   * run it after removing a tenant; the benchmarks before each measured window. The reply also gives the
+   * chunks' fill rate before and after, and the steps taken.
+   */
+  /** When the last write command committed (`compactStore` says how long ago). */
+  static volatile long LAST_WRITE_NANOS = System.nanoTime();
+
+  static Document compactStore(MVStore store, Document query) {
+    int target = (int) Math.max(1, Math.min(100, number(query.get("targetFillRate"), 90)));
+    long maxMs = (long) Math.max(0, Math.min(600_000, number(query.get("maxMs"), 30_000)));
+    long until = System.nanoTime() + maxMs * 1_000_000L;
+    int before = store.getFileStore().getChunksFillRate();
+    int steps = 0;
+    store.commit();
+    while (System.nanoTime() < until && store.compact(target, 16 * 1024 * 1024)) {
+      store.commit();
+      steps++;
+    }
+    Document reply = new Document("chunksFillRateBefore", before)
+        .append("chunksFillRate", store.getFileStore().getChunksFillRate())
+        .append("fillRate", store.getFillRate())
+        .append("steps", steps)
+        .append("targetFillRate", target)
+        .append("retentionMs", store.getRetentionTime())
+        .append("msSinceLastWrite", (System.nanoTime() - LAST_WRITE_NANOS) / 1_000_000L);
+    Utils.markOkay(reply);
+    return reply;
+  }
+
+  private static double number(Object value, double otherwise) {
+    return value instanceof Number n ? n.doubleValue() : otherwise;
   }
 
   /** The database handler of one connection; its thread ends with the connection. */
@@ -1203,6 +1248,11 @@ public class MongoJavaServerLauncher {
     } else {
       int cache = cacheMb();
       MVStore store = new MVStore.Builder().fileName(args[3]).cacheSize(cache).open();
+      // How long a chunk is kept before its space may be reused (H2's default, 45 s, unless set: tests
+      // shorten it; below the time the file system takes to write its buffers a crash of the machine
+      // could find a chunk overwritten, H2's documentation says).
+      String retention = System.getProperty("mongo.h2.retentionMs");
+      if (retention != null && !retention.isBlank()) store.setRetentionTime(Integer.parseInt(retention.trim()));
       backend = new DurableH2Backend(store);
       detail = ", page cache " + cache + " MB";
     }
