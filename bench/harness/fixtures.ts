@@ -2,10 +2,12 @@
  * Set-up calls a benchmark makes on a product node, through the project's own services (test support
  * for users and tokens, so tokens are the real internal ones). Run inside the node's process.
  */
+import { randomUUID } from 'node:crypto';
 import type { NodeHandle } from '../../src/composition/node.js';
 import { Types } from 'mongoose';
 import { sortKeys } from '../../src/data/models/user.model.js';
 import { loopWindow } from './loop-monitor.js';
+import { pendingUserRow } from './pending-users.js';
 
 interface AuthSupport {
   createUser(
@@ -246,6 +248,7 @@ export function fixtures(node: NodeHandle): Fixtures {
       await model.createIndexes();
       const run = Date.now().toString(36);
       const eventId = new Types.ObjectId();
+      const importId = randomUUID();
       let next = 0;
       const doc = (i: number) =>
         a.model === 'TelemetryRecord'
@@ -259,17 +262,25 @@ export function fixtures(node: NodeHandle): Fixtures {
               payload: { participantKey: `p${i}`, displayName: `Participant ${i}` },
               createdAt: new Date(),
             }
-          : {
-              username: `ceiling${run}u${i}`,
-              displayName: `Ceiling User ${i}`,
-              role: 'patient',
-              importId: run,
-              rowNumber: i,
-              email: `u${i}@example.test`,
-              status: 'pending',
-              createdAt: new Date(),
-              updatedAt: new Date(),
-            };
+          : pendingUserDoc(i);
+      // The import's own document for B8's sheet row i (PendingUserRepository.upsertMany): field for field
+      // in its order, the sheet's values (each call writes a fresh collection), an import id of the same
+      // form (a UUID, the leading key of two indexes), rows numbered from 2 under the header.
+      const pendingUserDoc = (i: number) => {
+        const [username, email, displayName, role] = pendingUserRow(i);
+        const now = new Date();
+        return {
+          username,
+          displayName,
+          role,
+          importId,
+          rowNumber: i + 2,
+          email,
+          status: 'pending',
+          createdAt: now,
+          updatedAt: now,
+        };
+      };
       const t0 = performance.now();
       const until = t0 + a.durationMs;
       await Promise.all(

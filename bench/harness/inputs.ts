@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import ExcelJS from 'exceljs';
+import { pendingUserRow } from './pending-users.js';
 
 /** `count` distinct JPEGs of width x height; returns their paths. */
 export async function images(cacheDir: string, count: number, width: number, height: number): Promise<string[]> {
@@ -51,14 +52,8 @@ export async function pendingUsersSheet(cacheDir: string, rows: number): Promise
   });
   const ws = wb.addWorksheet('Users');
   ws.addRow(['username', 'email', 'displayName', 'role']).commit();
-  const roles = ['patient', 'clinician', 'patient', 'patient'];
   for (let i = 0; i < rows; i++) {
-    ws.addRow([
-      `pending.user${i}`,
-      `pending.user${i}@example.org`,
-      `Pending User ${i}`,
-      roles[i % roles.length],
-    ]).commit();
+    ws.addRow(pendingUserRow(i)).commit();
   }
   ws.commit();
   await wb.commit();

@@ -72,6 +72,10 @@ export async function describeMachine(redisUrl: string, mongo: { embedded: strin
     memoryMiB: Math.round(os.totalmem() / 2 ** 20),
     freeMemoryMiB: Math.round(os.freemem() / 2 ** 20),
     loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    /** BENCH_DB_CPUS: the CPUs the run's database servers had to themselves (the rest ran everything else); absent when shared. */
+    ...(process.env.BENCH_DB_CPUS
+      ? { databaseCpus: process.env.BENCH_DB_CPUS, otherCpus: process.env.BENCH_OTHER_CPUS }
+      : {}),
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     /** The full hash of the commit measured, and what the tree had changed from it (empty for latest.*). */
