@@ -57,6 +57,11 @@ export class Ledger {
   readonly resumeMs: number[] = [];
   readonly resumeMsAfterBlip: number[] = [];
   readonly resyncs: string[] = [];
+  /**
+   * python-socketio connections found wedged by the fleet's client (connected at the Socket.IO level over
+   * a closed Engine.IO connection, a library race; decision 1183) and made again, with when and whose.
+   */
+  readonly pythonWedges: string[] = [];
   /** Sessions the service ended on purpose, by code. */
   readonly sessionsEnded = new Map<string, number>();
   /** Per meeting: acknowledged admissions, the last acknowledged notify seq, and whether endMeeting was acknowledged. */

@@ -368,6 +368,11 @@ export class PythonMember extends Member {
     if (l.event === 'disconnected') {
       this.mark(`disconnected ${l.reason}`);
       this.wentDown();
+    } else if (l.event === 'wedged') {
+      // The library's own state, not the service's (fleet_clients.py): counted, told, and come back from.
+      this.mark(`library wedged ${JSON.stringify(l.state)}, connecting again`);
+      this.ledger.pythonWedges.push(`${new Date().toISOString().slice(11)} ${this.name}`);
+      this.wentDown();
     } else if (l.event === 'push') {
       if (l.name === 'pushStreams') {
         this.mark(`pushStreams ${JSON.stringify(l.data?.positions ?? null)}`);

@@ -3,7 +3,12 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../support/python/fleet_clients.py');
+const pythonDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../support/python');
+/** The fleet's clients; `narrowWindow`: the same with the library's connect window held open (a test's). */
+export const FLEET_SCRIPTS = {
+  fleet: path.join(pythonDir, 'fleet_clients.py'),
+  narrowWindow: path.join(pythonDir, 'fleet_clients_narrow_window.py'),
+};
 
 type Line = Record<string, any>;
 
@@ -23,7 +28,7 @@ export class PythonFleet {
   readonly problems: string[] = [];
   readonly exited: Promise<number | null>;
 
-  constructor(python: string) {
+  constructor(python: string, script = FLEET_SCRIPTS.fleet) {
     this.proc = spawn(python, ['-u', script], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.proc.stderr!.on('data', (d) => (this.stderrText += d));
     this.exited = new Promise((r) => this.proc.once('exit', (code) => r(code)));

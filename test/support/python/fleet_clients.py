@@ -22,11 +22,23 @@ Prints one JSON object per line on stdout, each with the client number `c`:
   {"c": 0, "event": "ack", "id": 7, "result": {...}}                 {"ok": false, "error": {...}} on a refusal;
                                                                     code "timeout" / "disconnected" when none came
   {"c": 0, "event": "closed"}
+  {"c": 0, "event": "wedged", "state": {...}}   the library's connection was found wedged (below) and is
+                                              being brought back: the client is away until `connected`
+
+A wedged connection: python-socketio (5.18.1) leaves its client connected at the Socket.IO level over a
+closed Engine.IO connection, for good, when the transport closes after the namespace's CONNECT answer
+and before `connect()` returns: the Engine.IO disconnect handler skips a client not yet marked connected,
+and either no reconnection starts (a reconnection was the one connecting) or the one that starts fails
+every attempt as 'Already connected' (a first connection). Its calls then go nowhere and
+nothing comes in. An application using the library has to notice that state itself; this one checks
+twice a second and, seen twice in a row, emits `wedged` and connects again with its positions
+(docs/decisions/1183-python-fleet-client-watchdog.md).
 """
 import json
 import socket
 import sys
 import threading
+import time
 
 # Resolve *.localhost to the loopback address, as RFC 6761 and browsers do (many resolvers do not),
 # so both transports send the tenant's host name in their Host header.
@@ -157,6 +169,34 @@ class FleetClient:
 
     def start(self):
         threading.Thread(target=self.run, daemon=True).start()
+        threading.Thread(target=self.watch, daemon=True).start()
+
+    def wedged(self):
+        return self.sio.connected and self.sio.eio.state == 'disconnected'
+
+    def watch(self):
+        # See `wedged` in the module's notes: seen twice 0.5 s apart (a disconnect in progress passes
+        # through that state for an instant), the connection is dropped and made again.
+        seen = False
+        while not self.closing:
+            time.sleep(0.5)
+            if not self.wedged():
+                seen = False
+                continue
+            if not seen:
+                seen = True
+                continue
+            seen = False
+            sio = self.sio
+            emit(c=self.c, event='wedged', state={
+                'connected': sio.connected, 'eio': sio.eio.state,
+                'transport': sio.eio.current_transport, 'namespaces': list(sio.namespaces)})
+            sio.connected = False
+            sio.namespaces = {}
+            # On a first connection the library started a reconnection of its own, which failed each
+            # attempt as 'Already connected': now it connects; otherwise nothing is under way.
+            if not getattr(sio, '_reconnect_task', None):
+                self.run()
 
     def run(self, delay=0):
         if delay:
