@@ -83,10 +83,6 @@ export class MediaService {
     return { files: this.deps.files(tenant), shares: this.deps.shares(tenant) };
   }
 
-  /**
-   * Stores the one file of an UploadContent form and records it. With a `clientRef` (syncFiles) a
-   * retry returns the first upload's record and creates nothing; `requireClientRef` makes it mandatory.
-   */
   /** The tenant's upload limits (null: the tenant is not provisioned); the thumbnail job reads them for every image. */
   uploadLimits(tenant: string): Promise<UploadLimits | null> {
     return this.repos(tenant).files.uploadLimits();
@@ -106,6 +102,10 @@ export class MediaService {
     return this.repos(tenant).files.setThumbnail(hash, update);
   }
 
+  /**
+   * Stores the one file of an UploadContent form and records it. With a `clientRef` (syncFiles) a
+   * retry returns the first upload's record and creates nothing; `requireClientRef` makes it mandatory.
+   */
   async upload(
     principal: Principal,
     parts: AsyncIterable<UploadPart>,
