@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       profile: profile ?? null,
       productRuntime: runtime,
       productNodes: describeRuntime(runtime, productNodeFlags()),
-      baselines: describeRuntime('tsx'),
+      baselines: describeRuntime('tsx', productNodeFlags()),
       loadGenerators: 'separate processes on loopback, bounded counts and deadlines',
     },
     benchmarks: outcomes,

@@ -95,7 +95,7 @@ export function markdown(r: RunReport): string {
     '',
     `Run ${r.startedAt} - ${r.finishedAt} (${r.durationS} s), commit ${m.commit}, ${m.cpuModel} x${m.cores}, ${m.memoryMiB} MiB, Node ${releases.length ? releases.join(' and ') : m.node},`,
     `Redis ${m.servers.redis}, MongoDB protocol ${m.servers.mongodb_protocol}${m.servers.mongodb_protocol_test ? ` and ${m.servers.mongodb_protocol_test}` : ''} (${m.servers.mongodb_kind ?? '-'}); load average at start ${m.loadAverageAtStart.join(' ')}.`,
-    `Product nodes: ${r.settings.productNodes ?? describeRuntime('tsx')}; baselines and load generators: through tsx.`,
+    `Product nodes: ${r.settings.productNodes ?? describeRuntime('tsx')}; baselines: ${r.settings.baselines ?? 'through tsx'}; load generators: through tsx.`,
     'Figures are medians over the rounds, with (min-max) over the rounds where they differ; product and baseline rounds alternate within the run;',
     'ratio = product median / baseline median of the named figure; verdicts are taken on medians of at least 3 rounds per side.',
     '',

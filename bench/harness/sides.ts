@@ -52,6 +52,9 @@ export function startBaseline(
     logFile: logFile(ctx, `${bench}-baseline`),
     cpuProfDir: profileDir(bench),
     runtime: 'tsx',
+    // The product nodes' V8 flags (decision 1184): a heap sized otherwise (Node.js 24 grows the young
+    // generation to 32 MiB where the product's stops at 16) would be measured as the code's memory.
+    nodeFlags: productNodeFlags(),
     ...opts,
   });
 }
