@@ -1,6 +1,7 @@
 import type { Server, Socket } from 'socket.io';
 import type { ErrorCode, FieldError } from '../kernel/errors.js';
 import type { Principal } from '../kernel/principal.js';
+import type { SocketRateLimit } from './socket-rate-limit.js';
 import type {
   AcceptCallRequest,
   AddParticipantRequest,
@@ -138,9 +139,13 @@ export interface SocketData {
   /**
    * Rooms the directory policy adds (the tenant's presence room; for a patient limited to the care team,
    * tenant-patients and the presence rooms of the team instead); `null` when they could not be computed,
-   * and then the tenant room is not joined either.
+   * and then the tenant room is not joined either. Read once when the socket is admitted, then cleared.
    */
-  directoryRooms?: string[] | null;
+  directoryRooms?: string[] | null | undefined;
+  /** Set when the socket's methods are served (serveMethods): the rate limit of its calls. */
+  callLimit?: SocketRateLimit;
+  /** Whether the socket's caller is a configured proxy address itself, so its calls' trace context counts. */
+  traceTrusted?: boolean;
 }
 
 /** The hub's Socket.IO server and sockets, typed by the maps above. */

@@ -9,7 +9,7 @@ import { handshake, type HandshakeDeps } from './handshake.js';
 import { openStreams, startFirstRead } from './hub.resume.js';
 import { engineAdmission, prepaidHandshakes, type AdmitSession } from './engine-admission.js';
 import { coalesceWrites } from './write-coalescing.js';
-import { methodTable, serveMethods, type HubMethod } from './method.js';
+import { methodDispatcher, methodTable, serveMethods, type HubMethod } from './method.js';
 import { rooms } from '../realtime/rooms.js';
 import { SocketRateLimit, type RateLimitOptions } from './socket-rate-limit.js';
 import type { HubPresence } from './hub.presence.js';
@@ -87,11 +87,17 @@ export function onConnections(
     [],
     () => io.engine.clientsCount,
   );
-  const table = methodTable(methods, metrics);
+  const dispatch = methodDispatcher(ctx, methodTable(methods, metrics));
   const offline = (socket: HubSocket) =>
     presence
       .onDisconnect(socket)
       .catch((err) => ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'presence disconnect failed'));
+  // One listener for every socket (`this` is the socket): a closure per socket would keep the connection
+  // handler's scope (its room names, its join) for the socket's whole life.
+  const onDisconnect = function (this: HubSocket) {
+    connected.dec();
+    void offline(this);
+  };
   /** Sockets between the presence step and their 'connection', with what their transport's close does. */
   const admitting = new WeakMap<HubSocket, () => void>();
   /** The first read of each socket's push stream, begun with the presence step (startFirstRead). */
@@ -128,16 +134,21 @@ export function onConnections(
   io.on('connection', (socket: HubSocket) => {
     const { tenant, principal } = socket.data;
     // Admitted: from now on its 'disconnect' takes it off presence.
+    // Both maps' entries go now: a WeakMap keeps its value as long as its key (the socket) lives.
     const abandoned = admitting.get(socket);
+    admitting.delete(socket);
     if (abandoned) socket.conn.off('close', abandoned);
+    const firstRead = firstReads.get(socket);
+    firstReads.delete(socket);
     connected.inc();
     // The directory rooms are joined with the tenant room at once, so a patient limited to the care team
     // is never in the tenant room without the tenant-patients exclusion (decision 230).
     const extra = socket.data.directoryRooms;
+    socket.data.directoryRooms = undefined;
+    // No room per session: a session's revocation finds its sockets in the user's room (decision 1185).
     const own = [
       rooms.user(tenant, principal.userId),
       ...(extra === null ? [] : [rooms.tenant(tenant), ...(extra ?? [])]),
-      ...(principal.sessionId ? [rooms.session(tenant, principal.sessionId)] : []),
     ];
     // The sharded adapter subscribes the room's channel on join; a Redis failure there is logged, not thrown.
     const join = () => Promise.resolve(socket.join(own));
@@ -151,7 +162,7 @@ export function onConnections(
             await join();
             await ctx.streams!.subscribed([rooms.user(tenant, principal.userId)]);
           },
-          firstReads.get(socket),
+          firstRead,
         )
       : join()
     ).catch((err) =>
@@ -165,11 +176,8 @@ export function onConnections(
     socket.handshake.auth = {};
     delete socket.handshake.query.access_token;
     ctx.sessions.attach(socket);
-    serveMethods(ctx, socket, table, new SocketRateLimit(rate), traceTrusted(socket.request));
-    socket.on('disconnect', () => {
-      connected.dec();
-      void offline(socket);
-    });
+    serveMethods(socket, dispatch, new SocketRateLimit(rate), traceTrusted(socket.request));
+    socket.on('disconnect', onDisconnect);
   });
 }
 

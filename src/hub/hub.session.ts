@@ -25,21 +25,30 @@ export class SocketSessions {
   /** When a socket's permissions were last cut by a role change: older tokens cannot restore them. */
   private readonly changedAt = new Map<string, number>();
 
+  /** One disconnect listener for every socket (`this` is the socket), not a closure per socket. */
+  private readonly detach: (this: HubSocket) => void;
+
   constructor(
     private readonly io: HubServer,
     private readonly deps: SocketSessionsDeps,
-  ) {}
+  ) {
+    const { timers, changedAt } = this;
+    this.detach = function (this: HubSocket) {
+      clearTimeout(timers.get(this.id));
+      timers.delete(this.id);
+      changedAt.delete(this.id);
+    };
+  }
 
-  /** A new socket: its rooms of revocation and its expiry. */
+  /**
+   * A new socket: its expiry, and the room of its realm session. An internal session has no room: its
+   * revocation finds the session's sockets among the user's (decision 1185).
+   */
   attach(socket: HubSocket): void {
     const { tenant, principal } = socket.data;
     if (principal.idpSid) void socket.join(rooms.realmSession(tenant, principal.idpSid));
     this.arm(socket);
-    socket.on('disconnect', () => {
-      clearTimeout(this.timers.get(socket.id));
-      this.timers.delete(socket.id);
-      this.changedAt.delete(socket.id);
-    });
+    socket.on('disconnect', this.detach);
   }
 
   /** Refused per call once the token has expired (the expiry timer then ends the socket). */
@@ -80,10 +89,6 @@ export class SocketSessions {
         'The token is older than the credentials of this connection (refresh it after a role change)',
       );
     const { tenant } = socket.data;
-    if (cur.sessionId !== next.sessionId) {
-      if (cur.sessionId) await socket.leave(rooms.session(tenant, cur.sessionId));
-      if (next.sessionId) await socket.join(rooms.session(tenant, next.sessionId));
-    }
     if (cur.idpSid !== next.idpSid) {
       if (cur.idpSid) await socket.leave(rooms.realmSession(tenant, cur.idpSid));
       if (next.idpSid) await socket.join(rooms.realmSession(tenant, next.idpSid));
@@ -101,17 +106,15 @@ export class SocketSessions {
   async apply(m: RevocationEvent): Promise<void> {
     try {
       if (m.type === 'role') return await this.changeRole(m.tenant, m.userId, m.role);
-      const room =
+      const ended =
         m.type === 'session' && m.sessionId
-          ? rooms.session(m.tenant, m.sessionId)
+          ? this.local(rooms.user(m.tenant, m.userId)).filter((s) => s.data.principal.sessionId === m.sessionId)
           : m.type === 'realm-session' && m.idpSid
-            ? rooms.realmSession(m.tenant, m.idpSid)
+            ? this.local(rooms.realmSession(m.tenant, m.idpSid))
             : m.type === 'user'
-              ? rooms.user(m.tenant, m.userId)
-              : undefined;
-      if (!room) return;
-      for (const s of this.local(room))
-        this.end(s, 'session_revoked', 'The session of this connection has been signed out');
+              ? this.local(rooms.user(m.tenant, m.userId))
+              : [];
+      for (const s of ended) this.end(s, 'session_revoked', 'The session of this connection has been signed out');
     } catch (err) {
       this.deps.logger.error(
         { component: 'hub', err: toAppError(err).message },
@@ -144,21 +147,17 @@ export class SocketSessions {
     const at = socket.data.principal.expiresAt;
     if (at === undefined) return;
     const wait = at - Date.now();
-    const timer = setTimeout(
-      () => {
-        if (socket.data.principal.expiresAt !== at) return;
-        if (Date.now() < at) return this.arm(socket);
-        this.end(
-          socket,
-          'token_expired',
-          'The access token of this connection has expired; reconnect with a fresh token',
-        );
-      },
-      Math.max(0, Math.min(wait, MAX_TIMER_MS)),
-    );
+    // The socket and its expiry ride as the timer's arguments: no closure (and its scope) per socket.
+    const timer = setTimeout(this.expire, Math.max(0, Math.min(wait, MAX_TIMER_MS)), socket, at);
     timer.unref();
     this.timers.set(socket.id, timer);
   }
+
+  private readonly expire = (socket: HubSocket, at: number): void => {
+    if (socket.data.principal.expiresAt !== at) return;
+    if (Date.now() < at) return this.arm(socket);
+    this.end(socket, 'token_expired', 'The access token of this connection has expired; reconnect with a fresh token');
+  };
 
   /** This node's sockets in a room (each hub node receives every announcement and ends its own). */
   private local(room: string): HubSocket[] {

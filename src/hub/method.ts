@@ -108,27 +108,38 @@ export function methodTable(methods: readonly HubMethod[], metrics: Metrics): Me
   );
 }
 
+/** What every socket of a node runs for each event it receives (methodDispatcher). */
+export type MethodDispatcher = (this: HubSocket, event: unknown, ...raw: unknown[]) => Promise<void>;
+
 /**
  * Serves a socket's client methods: rate limit -> permission -> argument validation -> run -> ack.
  * One `onAny` listener per socket dispatches by event name (unknown names are ignored, as events
  * without a listener are); whatever the client sends (no ack callback, wrong arity, garbage), the
- * process never throws.
+ * process never throws. The listener is the node's one dispatcher: what is the socket's own (its rate
+ * limit, whether its trace context counts) is on its data, not in a closure per socket.
  */
 export function serveMethods(
-  ctx: HubContext,
   socket: HubSocket,
-  table: MethodTable,
+  dispatch: MethodDispatcher,
   limit: SocketRateLimit,
   /** Whether the socket's caller is a configured proxy address itself, so its calls' trace context counts. */
   traceTrusted = false,
 ): void {
-  socket.onAny(async (event: unknown, ...raw: unknown[]): Promise<void> => {
+  socket.data.callLimit = limit;
+  socket.data.traceTrusted = traceTrusted;
+  socket.onAny(dispatch);
+}
+
+/** The dispatcher of a node's sockets, made once per node: Socket.IO calls it with the socket as `this`. */
+export function methodDispatcher(ctx: HubContext, table: MethodTable): MethodDispatcher {
+  return async function (this: HubSocket, event: unknown, ...raw: unknown[]): Promise<void> {
     const entry = typeof event === 'string' ? table.get(event) : undefined;
     if (!entry) return;
+    const socket = this;
     const { m, required, observe } = entry;
     const ack = typeof raw.at(-1) === 'function' ? (raw.pop() as (r: AckResult) => void) : undefined;
     const t0 = performance.now();
-    const parent = traceArg(raw, traceTrusted);
+    const parent = traceArg(raw, socket.data.traceTrusted === true);
     // Tracing off: no span options per call (B1).
     const span = tracingOn()
       ? startSpan(`hub ${m.name}`, {
@@ -139,7 +150,8 @@ export function serveMethods(
       : UNTRACED;
     let result: AckResult;
     try {
-      limit.take();
+      if (!socket.data.callLimit) throw new AppError('internal', 'The connection is not served');
+      socket.data.callLimit.take();
       if (m.name !== 'refreshToken') ctx.sessions.assertLive(socket);
       const p = socket.data.principal;
       if (p.actorUserId)
@@ -174,7 +186,7 @@ export function serveMethods(
     } catch (err) {
       ctx.logger.warn({ component: 'hub', err: (err as Error).message }, 'hub metrics failed');
     }
-  });
+  };
 }
 
 /**

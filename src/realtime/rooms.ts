@@ -26,8 +26,6 @@ export const rooms = {
   meetingDevices: (tenant: string, eventId: string) => `meeting-devices:${tenant}:${eventId}`,
   /** The sockets of one headset/device. */
   device: (tenant: string, deviceId: string) => `device:${tenant}:${deviceId}`,
-  /** The sockets of one sign-in session (disconnected together when the session is revoked). */
-  session: (tenant: string, sessionId: string) => `session:${tenant}:${sessionId}`,
   /** The sockets opened with identity-provider tokens of one realm session (`sid`). */
   realmSession: (tenant: string, sid: string) => `realm-session:${tenant}:${sid}`,
   /** A free-form room of joinRoom / sayHiToRoom. */

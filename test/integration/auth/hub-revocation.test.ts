@@ -39,4 +39,38 @@ describe('logout ends realtime access', () => {
       bystander.close();
     }
   });
+
+  it('a socket answers for the session of its current token: after a refresh into another session, that one ends it', async () => {
+    const first = await loginFor(node, 'acme', 'alice');
+    const second = await loginFor(node, 'acme', 'alice');
+    const socket = await connect(node.url!, 'acme', { token: first.accessToken });
+    // Stays on the first session: its end shows the revocation has reached this node's sockets.
+    const witness = await connect(node.url!, 'acme', { token: first.accessToken });
+    try {
+      expect(await call(socket, 'refreshToken', second.accessToken)).toMatchObject({ ok: true });
+      // The session it left ends: the socket, which speaks for the other one now, stays and keeps its rights.
+      const witnessGone = new Promise<string>((resolve) => witness.once('disconnect', (reason) => resolve(reason)));
+      const out = await node.http.post(`/api/account/${aliceId}/logout`, { tenant: 'acme', token: first.accessToken });
+      expect(out.status).toBe(200);
+      expect(await witnessGone).toBe('io server disconnect');
+      expect(await call(socket, 'initEvent', { eventId: '0123456789abcdef01234567' })).toMatchObject({
+        ok: false,
+        error: { code: 'event_not_found' },
+      });
+      expect(socket.connected).toBe(true);
+      // The session it refreshed into ends: the socket ends with it.
+      const ended = new Promise<unknown>((resolve) => socket.once('sessionEnded', resolve));
+      const dropped = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
+      const last = await node.http.post(`/api/account/${aliceId}/logout`, {
+        tenant: 'acme',
+        token: second.accessToken,
+      });
+      expect(last.status).toBe(200);
+      expect(await ended).toMatchObject({ code: 'session_revoked' });
+      expect(await dropped).toBe('io server disconnect');
+    } finally {
+      socket.close();
+      witness.close();
+    }
+  });
 });
