@@ -110,6 +110,8 @@ export interface Config {
     connectionPollMs: number;
     slowTurnMs: number;
     deadlineSkewMs: number;
+    /** Direct links between nodes (decision 1186); false: every ask between nodes by the Redis lists. */
+    link: { host: string; port: number; advertise?: string } | false;
   };
   hub: {
     ringTimeoutMs: number;
@@ -311,6 +313,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       connectionPollMs: e.ACTOR_CONNECTION_POLL_MS,
       slowTurnMs: e.ACTOR_SLOW_TURN_MS,
       deadlineSkewMs: e.ACTOR_DEADLINE_SKEW_MS,
+      link:
+        e.ACTOR_LINK === 'off'
+          ? false
+          : {
+              host: e.ACTOR_LINK_HOST,
+              port: e.ACTOR_LINK_PORT,
+              ...(e.ACTOR_LINK_ADVERTISE ? { advertise: e.ACTOR_LINK_ADVERTISE } : {}),
+            },
     },
     hub: {
       ringTimeoutMs: e.HUB_RING_TIMEOUT_MS,

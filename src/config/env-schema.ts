@@ -197,6 +197,14 @@ export const EnvSchema = z.object({
    * the asker's deadline, read on its own clock (decision 1140).
    */
   ACTOR_DEADLINE_SKEW_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /** Asks between nodes over direct TCP links (on), or all by the Redis lists (off); decision 1186. */
+  ACTOR_LINK: z.enum(['on', 'off']).default('on'),
+  /** The address a hosting node's link listens on (loopback: only nodes of the same host dial it). */
+  ACTOR_LINK_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Its port; 0: any free one (published in Redis either way). */
+  ACTOR_LINK_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+  /** The address peers dial when it differs from ACTOR_LINK_HOST (a pod's IP when it binds 0.0.0.0). */
+  ACTOR_LINK_ADVERTISE: z.string().min(1).optional(),
 
   HUB_RING_TIMEOUT_MS: positiveInt.default(45_000),
   /** How often an active call checks its parties' connections; one away at two checks in a row is gone. */

@@ -187,3 +187,22 @@ export function hardKill(f: FixtureNode, signal: NodeJS.Signals = 'SIGKILL'): Pr
   f.child.kill(signal);
   return gone;
 }
+
+/**
+ * Gates for the counter fixture's `slow` hook: a turn of a gated seq number waits until the test opens its
+ * gate (`entered` resolves once it waits); other turns wait `otherwise` (default a 5 ms timer).
+ */
+export function turnGates(otherwise: () => Promise<void> = () => new Promise<void>((r) => setTimeout(r, 5))) {
+  const gates = new Map<number, { wait(): Promise<void> }>();
+  return {
+    slow: (seq: number): Promise<void> => gates.get(seq)?.wait() ?? otherwise(),
+    gate(seq: number): { open(): void; entered: Promise<void> } {
+      let open!: () => void;
+      let enter!: () => void;
+      const opened = new Promise<void>((r) => (open = r));
+      const entered = new Promise<void>((r) => (enter = r));
+      gates.set(seq, { wait: () => (enter(), opened) });
+      return { open, entered };
+    },
+  };
+}

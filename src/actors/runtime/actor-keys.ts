@@ -12,6 +12,10 @@ export function actorKeys(base: string) {
     nodes: `${base}nodes`,
     inbox: (nodeId: string) => `${node(nodeId)}inbox`,
     replies: (nodeId: string) => `${node(nodeId)}replies`,
+    /** Where a node's direct link listens (JSON host and port, decision 1186), while it lives. */
+    link: (nodeId: string) => `${node(nodeId)}link`,
+    /** The secret both ends of a direct link prove they hold (decision 1186). */
+    linkSecret: `${base}link-secret`,
     lease: (s: number) => `${shard(s)}lease`,
     epoch: (s: number) => `${shard(s)}epoch`,
     snapshot: (s: number, key: string) => `${shard(s)}snap:${key}`,

@@ -18,6 +18,11 @@ export function actorMetrics(m: Metrics, live: () => number = () => 0, depth: ()
     activations: m.counter('actor_activations_total', 'Actors activated (fresh or from a snapshot)', ['kind']),
     passivations: m.counter('actor_passivations_total', 'Actors deactivated', ['kind', 'reason']),
     routed: m.counter('actor_messages_routed_total', 'Messages routed to an actor, by where its owner was', ['route']),
+    remoteRequests: m.counter(
+      'actor_remote_requests_total',
+      'Requests sent to another node, by the way they went: its direct link or its Redis inbox (decision 1186)',
+      ['path'],
+    ),
     handoffs: m.counter('actor_handoffs_total', 'Shards handed to another node', ['reason']),
     forwarded: m.counter(
       'actor_handoff_forwarded_total',

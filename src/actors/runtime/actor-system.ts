@@ -16,6 +16,7 @@ import {
   DEFAULT_RETIRED_RETENTION_MS,
   DEFAULT_SLOW_TURN_MS,
   DEFAULT_DEADLINE_SKEW_MS,
+  DEFAULT_LINK,
   type ActorSystemDeps,
 } from './system-settings.js';
 import { RedisPushPublisher } from '../../realtime/redis-publisher.js';
@@ -99,6 +100,8 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
       onRequest: (r) => this.serveRemote(r),
       onNamesResent: () => this.metrics.namesResent.inc(),
       onInboxConnection: (state) => this.placement.onInboxConnection(state),
+      ...(config.link === false ? {} : { link: config.link ?? DEFAULT_LINK }),
+      onSent: (path) => this.metrics.remoteRequests.inc({ path }),
     });
     this.watch = new ConnectionWatch({
       redis,
@@ -353,7 +356,10 @@ export class RedisActorSystem implements ActorSystem, ActivationHost, HandoffHos
   }
 
   private join(): Promise<unknown> {
-    this.joined ??= this.membership.join().then((nodes) => this.events.emit('membership', nodes));
+    // A hosting node listens for its peers' links; until it does (or if it cannot) they ask it by the lists.
+    this.joined ??= Promise.all([this.membership.join(), this.transport.listen()]).then(([nodes]) =>
+      this.events.emit('membership', nodes),
+    );
     return this.joined;
   }
 

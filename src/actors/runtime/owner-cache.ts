@@ -10,6 +10,8 @@ import { monotonicNow, type ShardLeases } from './shard-leases.js';
  */
 export class OwnerCache {
   private readonly entries = new Map<number, { node: string; until: number }>();
+  /** The lookup under way per shard: asks that need one meanwhile wait for it, in the order they came. */
+  private readonly lookups = new Map<number, Promise<string>>();
 
   /** The remembered holder of `shard`, while still fresh. */
   get(shard: number): string | undefined {
@@ -39,8 +41,27 @@ export class OwnerCache {
    * lease holder in Redis (remembered while its lease runs, at most `holdMs`), else the shard's
    * rendezvous owner among `candidates()` (the nodes live right now): a vacant shard is read against
    * fresh membership, so the first message after a dead owner's lease expired goes to a live node at once.
+   * One lookup per shard at a time, shared by every ask that needs it meanwhile: they go on in the order
+   * they asked, before any ask made after the answer (which finds it remembered). Separate lookups would
+   * each answer on their own, and an ask made after the first answer would overtake those still waiting.
    */
-  async lookUp(
+  lookUp(
+    shard: number,
+    leases: ShardLeases,
+    self: string,
+    holdMs: number,
+    candidates: () => Promise<readonly string[]>,
+  ): Promise<string> {
+    const running = this.lookups.get(shard);
+    if (running) return running;
+    const lookup = this.read(shard, leases, self, holdMs, candidates);
+    this.lookups.set(shard, lookup);
+    const done = () => void (this.lookups.get(shard) === lookup && this.lookups.delete(shard));
+    lookup.then(done, done);
+    return lookup;
+  }
+
+  private async read(
     shard: number,
     leases: ShardLeases,
     self: string,

@@ -4,6 +4,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { PushPublisher } from '../../realtime/push-delivery.js';
 import type { ActorBehavior } from './types.js';
+import type { LinkSettings } from './node-link.js';
 
 export interface ActorSystemDeps {
   nodeId: string;
@@ -26,6 +27,11 @@ export interface ActorSystemDeps {
     slowTurnMs?: number;
     /** Allowance for clocks apart on another node's deadline (default DEFAULT_DEADLINE_SKEW_MS). */
     deadlineSkewMs?: number;
+    /**
+     * Direct links to the other nodes (decision 1186): where this node listens once it hosts actors
+     * (default DEFAULT_LINK: loopback, any free port); false: every ask between nodes by the Redis lists.
+     */
+    link?: LinkSettings | false;
   };
   logger: Logger;
   metrics: Metrics;
@@ -42,6 +48,9 @@ export interface ActorSystemDeps {
   /** How long replies are remembered for de-duplication (default 2 minutes, at least 6 asks' budget). */
   dedupeTtlMs?: number;
 }
+
+/** Where a node's direct link listens unless configured: peers on the same host reach it (decision 1186). */
+export const DEFAULT_LINK: LinkSettings = { host: '127.0.0.1', port: 0 };
 
 /** A turn that held its mailbox this long is logged unless configured (ACTOR_SLOW_TURN_MS). */
 export const DEFAULT_SLOW_TURN_MS = 1_000;

@@ -1,44 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { duplicateRedis, type RedisClient } from '../../data/redis.js';
-import { z } from 'zod';
-import { compactCaller, expandCaller, PERMISSION_CATALOGUE, type Caller } from '../../kernel/caller.js';
-import { AppError, ERROR_CODES, toAppError, type ErrorCode } from '../../kernel/errors.js';
+import { PERMISSION_CATALOGUE } from '../../kernel/caller.js';
+import { AppError, toAppError } from '../../kernel/errors.js';
 import type { Logger } from '../../observability/logger.js';
-import { injectTrace, SpanKind, startSpan, TraceCarrier } from '../../observability/tracing.js';
+import { injectTrace, SpanKind, startSpan } from '../../observability/tracing.js';
 import type { ActorKeys } from './actor-keys.js';
 import { EnvelopeOutbox } from './envelope-outbox.js';
-import { ActorAddressSchema } from './placement.js';
+import { NodeLink, NodeLinks, type LinkSettings } from './node-link.js';
+import {
+  errorFromWire,
+  ReplySchema,
+  RequestSchema,
+  safeJson,
+  withCompactCaller,
+  withExpandedCaller,
+  type RemoteRequest,
+  type Reply,
+} from './wire.js';
 
-const RequestSchema = z.object({
-  t: z.literal('req'),
-  rid: z.string().min(1),
-  from: z.string().min(1),
-  to: ActorAddressSchema,
-  msg: z.unknown(),
-  dedupeId: z.string().min(1).max(200),
-  attempt: z.number().int().positive(),
-  /** Asked by a running turn (served by a shard's holder during its handoff). */
-  nested: z.boolean().optional(),
-  /** The asker's deadline (its Date.now()); absent from senders before decision 1140. */
-  deadline: z.number().finite().optional(),
-  /** The asker's trace context (W3C), when tracing is on: the owner's turn continues that trace. */
-  trace: TraceCarrier.optional(),
-});
-const ReplySchema = z.object({
-  t: z.literal('rep'),
-  rid: z.string().min(1),
-  ok: z.boolean(),
-  value: z.unknown().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
-  /**
-   * The replying node's permission catalogue (decision 1156): the sender sends callers' permissions to it
-   * as a mask while this matches its own. Absent from nodes before that decision.
-   */
-  pc: z.string().optional(),
-});
-
-export type RemoteRequest = z.infer<typeof RequestSchema>;
-type Reply = z.infer<typeof ReplySchema>;
+export { errorFromWire, type RemoteRequest } from './wire.js';
 
 /** How long undelivered envelopes of a dead node linger before Redis drops them. */
 const ENVELOPE_TTL_MS = 60_000;
@@ -56,6 +36,10 @@ export interface TransportDeps {
   onNamesResent?(): void;
   /** The inbox connection (the node's identity in Redis, see ConnectionWatch) closed, or is ready again. */
   onInboxConnection?(state: 'closed' | 'ready'): void;
+  /** Direct links to the peers (decision 1186); without, every envelope goes by the lists. */
+  link?: LinkSettings;
+  /** A request left, by a direct link or the lists. */
+  onSent?(path: 'link' | 'lists'): void;
 }
 
 /**
@@ -67,16 +51,13 @@ export function inboxConnectionName(nodeId: string): string {
   return `consult:actors-inbox:${nodeId}`;
 }
 
-/** Rebuilds a coded error that crossed the wire; unknown codes become `internal`. */
-export function errorFromWire(e: { code: string; message: string }): AppError {
-  const code = (e.code in ERROR_CODES ? e.code : 'internal') as ErrorCode;
-  return new AppError(code, e.message);
-}
-
 interface Pending {
   node: string;
   /** The request with its caller's permissions named, kept while the one sent carried them as a mask. */
   named?: RemoteRequest;
+  /** The envelope as last sent, and how: sent again by the lists when its link closes unanswered. */
+  sent?: RemoteRequest;
+  path?: NodeLink | 'lists';
   resolve(v: unknown): void;
   reject(e: unknown): void;
   timer: NodeJS.Timeout;
@@ -98,6 +79,11 @@ export class RedisTransport {
   private readonly outbox: EnvelopeOutbox;
   private running = false;
   private loops: Promise<void>[] = [];
+  private readonly links?: NodeLinks;
+  /** Requests in flight to each peer by the lists: a peer's link takes over once none is (order kept). */
+  private readonly viaLists = new Map<string, number>();
+  /** Requests for a peer's open link, held until its requests by the lists have been answered. */
+  private readonly held = new Map<string, RemoteRequest[]>();
 
   constructor(private readonly deps: TransportDeps) {
     this.outbox = new EnvelopeOutbox(deps.redis, ENVELOPE_TTL_MS);
@@ -117,6 +103,22 @@ export class RedisTransport {
       }
       return conn;
     });
+    if (deps.link)
+      this.links = new NodeLinks({
+        redis: deps.redis,
+        nodeId: deps.nodeId,
+        addressKey: deps.keys.link,
+        secretKey: deps.keys.linkSecret,
+        settings: deps.link,
+        logger: deps.logger,
+        onFrame: (frame, link) => (link.dialled ? this.onReply(frame) : this.onRequest(frame, link)),
+        onClose: (link) => this.onLinkClosed(link),
+      });
+  }
+
+  /** Listens for peers' links (a node that hosts actors); resolves false when it cannot (then the lists serve). */
+  listen(): Promise<boolean> {
+    return this.links?.listen() ?? Promise.resolve(false);
   }
 
   start(): void {
@@ -141,7 +143,8 @@ export class RedisTransport {
     const compact = this.catalogues.get(node) === PERMISSION_CATALOGUE ? withCompactCaller(env) : undefined;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.pending.delete(rid);
+        const p = this.pending.get(rid);
+        if (p) this.finish(rid, p);
         reject(new AppError('timeout', `no reply from node ${node}`));
       }, timeoutMs);
       this.pending.set(rid, { node, resolve, reject, timer, ...(compact ? { named: env } : {}) });
@@ -149,14 +152,73 @@ export class RedisTransport {
     });
   }
 
+  /**
+   * Sends a pending request: by the peer's open link once nothing to the peer is in flight by the lists
+   * (held until then, so a peer serves one node's requests in the order they were sent), else by the lists.
+   */
   private send(node: string, env: RemoteRequest): void {
+    const p = this.pending.get(env.rid);
+    if (!p) return;
+    p.sent = env;
+    const link = this.links?.ready(node);
+    if (link) {
+      const held = this.held.get(node);
+      if (held) return void held.push(env);
+      if (this.viaLists.has(node)) return void this.held.set(node, [env]);
+      if (link.send(env)) {
+        p.path = link;
+        this.deps.onSent?.('link');
+        return;
+      }
+    }
+    p.path = 'lists';
+    this.viaLists.set(node, (this.viaLists.get(node) ?? 0) + 1);
+    this.deps.onSent?.('lists');
     this.outbox.send(this.deps.keys.inbox(node), env).catch((e) => {
       const p = this.pending.get(env.rid);
       if (!p) return;
-      clearTimeout(p.timer);
-      this.pending.delete(env.rid);
+      this.finish(env.rid, p);
       p.reject(new AppError('service_unavailable', 'actor transport unavailable', { cause: e }));
     });
+  }
+
+  /** A request left the pending set (answered, given up or failed): its peer's held requests may go. */
+  private finish(rid: string, p: Pending): void {
+    clearTimeout(p.timer);
+    this.pending.delete(rid);
+    this.left(p);
+  }
+
+  /** A request's sending is over (answered, given up, or to be sent again): counted off its path. */
+  private left(p: Pending): void {
+    const path = p.path;
+    p.path = undefined;
+    if (path !== 'lists') return;
+    const left = (this.viaLists.get(p.node) ?? 1) - 1;
+    if (left > 0) return void this.viaLists.set(p.node, left);
+    this.viaLists.delete(p.node);
+    this.release(p.node);
+  }
+
+  /** Sends the requests held for a peer's link, in order (by the lists if the link closed meanwhile). */
+  private release(node: string): void {
+    const held = this.held.get(node);
+    if (!held) return;
+    this.held.delete(node);
+    for (const env of held) this.send(node, env);
+  }
+
+  /** A link closed: its unanswered requests go again by the lists (the owner answers a repeat once). */
+  private onLinkClosed(link: NodeLink): void {
+    if (!link.dialled) return;
+    const again: RemoteRequest[] = [];
+    for (const p of this.pending.values())
+      if (p.path === link && p.sent) {
+        p.path = undefined;
+        again.push(p.sent);
+      }
+    for (const env of again) this.send(link.peer, env);
+    this.release(link.peer);
   }
 
   /**
@@ -168,8 +230,7 @@ export class RedisTransport {
     for (const node of nodes) this.catalogues.delete(node);
     for (const [rid, p] of this.pending) {
       if (!nodes.has(p.node)) continue;
-      this.pending.delete(rid);
-      clearTimeout(p.timer);
+      this.finish(rid, p);
       p.reject(new AppError('service_unavailable', `node ${p.node} left`));
     }
   }
@@ -180,16 +241,17 @@ export class RedisTransport {
     for (const r of this.readers) r.disconnect();
     await Promise.all(this.loops.map((l) => l.catch(() => undefined)));
     for (const [rid, p] of this.pending) {
-      clearTimeout(p.timer);
+      this.finish(rid, p);
       p.reject(new AppError('service_unavailable', 'actor system stopped'));
-      this.pending.delete(rid);
     }
+    this.held.clear();
     const left = await this.deps.redis
       .lrange(this.deps.keys.inbox(this.deps.nodeId), 0, -1)
       .catch(() => [] as string[]);
     await this.deps.redis.del(this.deps.keys.inbox(this.deps.nodeId)).catch(() => undefined);
     for (const raw of left) this.refuse(raw);
     await this.outbox.flush().catch(() => undefined);
+    await this.links?.stop();
   }
 
   private refuse(raw: string): void {
@@ -227,26 +289,40 @@ export class RedisTransport {
   }
 
   private onRequestEnvelope(raw: string): void {
-    const parsed = RequestSchema.safeParse(safeJson(raw));
+    this.onRequest(safeJson(raw));
+  }
+
+  /** A request from the inbox, or from a link a peer dialled (`link`: its reply goes back on it). */
+  private onRequest(frame: unknown, link?: NodeLink): void {
+    const parsed = RequestSchema.safeParse(frame);
     if (!parsed.success) {
       this.deps.logger.warn({ component: 'actors' }, 'dropped a malformed request envelope');
       return;
     }
     const req = withExpandedCaller(parsed.data);
     if (req) {
-      void this.serve(req);
+      void this.serve(req, link);
       return;
     }
     // A mask over another catalogue (a node of another release): not served; the sender sends the names.
     const error = { code: 'service_unavailable', message: 'permission catalogue differs' };
-    const reply: Reply = { t: 'rep', rid: parsed.data.rid, ok: false, error, pc: PERMISSION_CATALOGUE };
-    this.outbox.send(this.deps.keys.replies(parsed.data.from), reply).catch(() => undefined);
+    this.reply({ t: 'rep', rid: parsed.data.rid, ok: false, error, pc: PERMISSION_CATALOGUE }, parsed.data.from, link);
   }
 
   private onReplyEnvelope(raw: string): void {
-    const parsed = ReplySchema.safeParse(safeJson(raw));
+    this.onReply(safeJson(raw));
+  }
+
+  private onReply(frame: unknown): void {
+    const parsed = ReplySchema.safeParse(frame);
     if (parsed.success) this.settle(parsed.data);
     else this.deps.logger.warn({ component: 'actors' }, 'dropped a malformed reply envelope');
+  }
+
+  /** Answers on the request's link while it is open, else by the asker's reply list. */
+  private reply(reply: Reply, to: string, link?: NodeLink): Promise<void> {
+    if (link?.send(reply)) return Promise.resolve();
+    return this.outbox.send(this.deps.keys.replies(to), reply);
   }
 
   private settle(rep: Reply): void {
@@ -260,16 +336,16 @@ export class RedisTransport {
       const named = p.named;
       delete p.named;
       this.deps.onNamesResent?.();
+      this.left(p);
       this.send(p.node, named);
       return;
     }
-    this.pending.delete(rep.rid);
-    clearTimeout(p.timer);
+    this.finish(rep.rid, p);
     if (rep.ok) p.resolve(rep.value);
     else p.reject(errorFromWire(rep.error ?? { code: 'internal', message: 'remote failure' }));
   }
 
-  private async serve(req: RemoteRequest): Promise<void> {
+  private async serve(req: RemoteRequest, link?: NodeLink): Promise<void> {
     let reply: Reply;
     try {
       reply = { t: 'rep', rid: req.rid, ok: true, value: await this.deps.onRequest(req), pc: PERMISSION_CATALOGUE };
@@ -283,11 +359,9 @@ export class RedisTransport {
         pc: PERMISSION_CATALOGUE,
       };
     }
-    await this.outbox
-      .send(this.deps.keys.replies(req.from), reply)
-      .catch((err) =>
-        this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'reply not delivered'),
-      );
+    await this.reply(reply, req.from, link).catch((err) =>
+      this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'reply not delivered'),
+    );
   }
 }
 
@@ -303,37 +377,4 @@ export function servedInSpan(r: RemoteRequest, run: () => Promise<unknown>): Pro
     (v) => (span.end(), v),
     (e) => (span.end(e), Promise.reject(e)),
   );
-}
-
-/** A message's caller, where it has one (every actor message that acts for someone: `msg.caller`). */
-function callerOf(msg: unknown): Record<string, unknown> | undefined {
-  if (typeof msg !== 'object' || msg === null) return undefined;
-  const c = (msg as { caller?: unknown }).caller;
-  return typeof c === 'object' && c !== null && !Array.isArray(c) ? (c as Record<string, unknown>) : undefined;
-}
-
-/** The request with its caller's permissions as a mask; undefined when there is nothing to shorten. */
-function withCompactCaller(env: RemoteRequest): RemoteRequest | undefined {
-  const caller = callerOf(env.msg);
-  if (!caller || !Array.isArray(caller.permissions) || caller.permissions.length === 0) return undefined;
-  const wire = compactCaller(caller as unknown as Caller);
-  if (wire === (caller as unknown)) return undefined;
-  return { ...env, msg: { ...(env.msg as object), caller: wire } };
-}
-
-/** The request with its caller's mask read back into names; undefined when the mask is not this node's. */
-function withExpandedCaller(req: RemoteRequest): RemoteRequest | undefined {
-  const caller = callerOf(req.msg);
-  if (!caller || !('pm' in caller)) return req;
-  const expandedCaller = expandCaller(caller);
-  if (!expandedCaller) return undefined;
-  return { ...req, msg: { ...(req.msg as object), caller: expandedCaller } };
-}
-
-function safeJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
 }

@@ -9,22 +9,19 @@ import {
   dropPrefix,
   nextEvent,
   startActorNode,
+  turnGates,
   waitForMembers,
   type ActorNode,
 } from '../../support/actor-kit.js';
 
 type Reply = CounterState & { epoch: number };
 const SHARDS = 16;
-
 /** Turns of op 'slow' with a gated seq number wait until the test opens the gate. */
-const gates = new Map<number, { wait(): Promise<void> }>();
+const timed = turnGates();
+const untimed = turnGates(() => Promise.resolve());
 function gate(seq: number) {
-  let open!: () => void;
-  let enter!: () => void;
-  const opened = new Promise<void>((r) => (open = r));
-  const entered = new Promise<void>((r) => (enter = r));
-  gates.set(seq, { wait: () => (enter(), opened) });
-  return { open, entered };
+  const [t, u] = [timed.gate(seq), untimed.gate(seq)];
+  return { open: () => (t.open(), u.open()), entered: Promise.race([t.entered, u.entered]) };
 }
 
 describe('actor runtime across nodes', () => {
@@ -36,7 +33,7 @@ describe('actor runtime across nodes', () => {
   let c: ActorNode | undefined;
 
   beforeAll(async () => {
-    const hooks = { slow: (seq: number) => gates.get(seq)?.wait() ?? new Promise<void>((r) => setTimeout(r, 5)) };
+    const hooks = { slow: timed.slow };
     a = await startActorNode({ ...env, NODE_ID: ids.a }, counterBehavior(hooks));
     b = await startActorNode({ ...env, NODE_ID: ids.b }, counterBehavior(hooks));
     await Promise.all([waitForMembers(a.system, [ids.a, ids.b]), waitForMembers(b.system, [ids.a, ids.b])]);
@@ -59,6 +56,23 @@ describe('actor runtime across nodes', () => {
       Array.from({ length: 20 }, (_, i) => a.system.ask<Reply>(to, { op: 'inc', seq: i + 2 })),
     );
     expect(replies[19].log).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+  });
+
+  it("keeps one node's asks to a remote actor in the order sent, across lookups of its owner", async () => {
+    const to = addressOwnedBy(ids.b, [ids.a, ids.b], SHARDS, 'ordered');
+    await a.system.ask(to, { op: 'get' });
+    const asked: Promise<Reply>[] = [];
+    let seq = 0;
+    const owners = (a.system as unknown as { router: { owners: { forget(shard: number): void } } }).router.owners;
+    // Two asks a loop turn; the remembered owner forgotten now and then (as when it lapses after a lease
+    // tick): its holder is looked up again while asks keep coming.
+    while (seq < 300) {
+      if (seq % 50 === 10) owners.forget(shardOf(to, SHARDS));
+      asked.push(a.system.ask<Reply>(to, { op: 'inc', seq: seq++ }));
+      if (seq % 2 === 0) await new Promise((r) => setImmediate(r));
+    }
+    const replies = await Promise.all(asked);
+    expect(replies.at(-1)!.log).toEqual(Array.from({ length: seq }, (_, i) => i));
   });
 
   it('answers a remote turn failure with its code, not a retry', async () => {
@@ -107,10 +121,7 @@ describe('actor runtime across nodes', () => {
       a.system.events.on('handoff', on);
       b.system.events.on('handoff', on);
     });
-    c = await startActorNode(
-      { ...env, NODE_ID: ids.c },
-      counterBehavior({ slow: (seq) => gates.get(seq)?.wait() ?? Promise.resolve() }),
-    );
+    c = await startActorNode({ ...env, NODE_ID: ids.c }, counterBehavior({ slow: untimed.slow }));
     await allMoved;
     for (const [i, to] of actors.entries()) {
       const r = await c.system.ask<Reply>(to, { op: 'get' });

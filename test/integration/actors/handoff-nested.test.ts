@@ -8,6 +8,7 @@ import {
   dropPrefix,
   nextEvent,
   startActorNode,
+  turnGates,
   waitForMembers,
   type ActorNode,
 } from '../../support/actor-kit.js';
@@ -16,16 +17,8 @@ type Reply = CounterState & { epoch: number };
 const SHARDS = 8;
 
 /** Turns of op 'askPeer' with a gated seq number wait until the test opens the gate. */
-const gates = new Map<number, { wait(): Promise<void> }>();
-function gate(seq: number) {
-  let open!: () => void;
-  let enter!: () => void;
-  const opened = new Promise<void>((r) => (open = r));
-  const entered = new Promise<void>((r) => (enter = r));
-  gates.set(seq, { wait: () => (enter(), opened) });
-  return { open, entered };
-}
-const behavior = () => counterBehavior({ slow: (seq) => gates.get(seq)?.wait() ?? Promise.resolve() });
+const { slow, gate } = turnGates(() => Promise.resolve());
+const behavior = () => counterBehavior({ slow });
 
 /** Two actors of one shard (a meeting and a headset it asks, say) whose shard `fits`. */
 function pairInOneShard(fits: (shard: number) => boolean, shards = SHARDS): [ActorAddress, ActorAddress] {

@@ -100,6 +100,15 @@ spec:
               value: {{ $root.Values.ports.metrics | quote }}
             - name: GRPC_PORT
               value: {{ $root.Values.ports.grpc | quote }}
+            # Asks between nodes over direct links (decision 1186): listening on the pod's network, dialled at its IP.
+            - name: ACTOR_LINK_HOST
+              value: "0.0.0.0"
+            - name: ACTOR_LINK_PORT
+              value: {{ $root.Values.ports.actorLink | quote }}
+            - name: ACTOR_LINK_ADVERTISE
+              valueFrom:
+                fieldRef:
+                  fieldPath: status.podIP
             - name: STORAGE_FS_ROOT
               value: /data/objects
             {{- if and $telemetry $tls.secretName }}
@@ -129,6 +138,11 @@ spec:
             - name: metrics
               containerPort: {{ $root.Values.ports.metrics }}
               protocol: TCP
+            {{- if has "actors" $node.roles }}
+            - name: actor-link
+              containerPort: {{ $root.Values.ports.actorLink }}
+              protocol: TCP
+            {{- end }}
             {{- if $telemetry }}
             - name: grpc
               containerPort: {{ $root.Values.ports.grpc }}
