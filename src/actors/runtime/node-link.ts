@@ -16,6 +16,8 @@ export interface LinkSettings {
 
 /** A frame longer than this closes the link: an envelope is a few kilobytes. */
 const MAX_FRAME = 16 * 1024 * 1024;
+/** Before the handshake has finished, a frame longer than this closes the connection (its frames are small). */
+const MAX_HANDSHAKE_FRAME = 4096;
 /** A link whose handshake has not finished by then is closed. */
 const HANDSHAKE_MS = 2_000;
 /** After a failed dial, a peer is reached by the lists for this long before the next try. */
@@ -167,7 +169,7 @@ export class NodeLinks {
       socket.once('error', (err) => fail(err.message));
       socket.once('close', () => fail('closed during the handshake'));
       let step: 'challenge' | 'welcome' = 'challenge';
-      readFrames(socket, (frame) => {
+      readFrames(socket, link, (frame) => {
         if (link.open) return this.deps.onFrame(frame, link);
         const h = frame as Handshake;
         if (step === 'challenge' && h.t === 'challenge' && h.node === peer && typeof h.n === 'string') {
@@ -197,7 +199,7 @@ export class NodeLinks {
     socket.on('error', () => socket.destroy());
     socket.once('close', () => clearTimeout(timer));
     let checking = false;
-    readFrames(socket, (frame) => {
+    readFrames(socket, link, (frame) => {
       if (link.open) return this.deps.onFrame(frame, link);
       const h = frame as Handshake;
       if (checking || h.t !== 'hello' || h.to !== this.deps.nodeId || typeof h.from !== 'string' || !h.n)
@@ -294,14 +296,17 @@ function uncork(socket: net.Socket): void {
   while (socket.writableCorked > 0) socket.uncork();
 }
 
-/** Calls `onFrame` with each whole frame read from the socket, parsed; a frame too long or not JSON closes it. */
-function readFrames(socket: net.Socket, onFrame: (frame: unknown) => void): void {
+/**
+ * Calls `onFrame` with each whole frame read from the socket, parsed; a frame too long (before the link
+ * is open, longer than a handshake's) or not JSON closes it.
+ */
+function readFrames(socket: net.Socket, link: NodeLink, onFrame: (frame: unknown) => void): void {
   let buf: Buffer | undefined;
   socket.on('data', (chunk: Buffer) => {
     buf = buf?.length ? Buffer.concat([buf, chunk]) : chunk;
     while (buf.length >= 4) {
       const size = buf.readUInt32BE(0);
-      if (size > MAX_FRAME) return void socket.destroy();
+      if (size > (link.open ? MAX_FRAME : MAX_HANDSHAKE_FRAME)) return void socket.destroy();
       if (buf.length < 4 + size) break;
       let frame: unknown;
       try {
