@@ -214,4 +214,28 @@ describe('direct links between actor nodes (decision 1186)', () => {
     // The one request served is the only increment.
     expect((await a.system.ask<Reply>(to, { op: 'get' })).count).toBe(1);
   });
+
+  it('works beside a node without links (ACTOR_LINK=off, or a release before them): both ways by the lists', async () => {
+    const idC = `c-${uniqueId()}`;
+    const c = await startActorNode({ ...env, NODE_ID: idC, ACTOR_LINK: 'off' }, counterBehavior({ slow }));
+    try {
+      const all = [ids.a, ids.b, idC];
+      await Promise.all([a, b, c].map((n) => waitForMembers(n.system, all)));
+      expect(await c.node.infra.redis.get(c.system.keys.link(idC))).toBeNull();
+      const onC = addressOwnedBy(idC, all, SHARDS, 'plain');
+      const onA = addressOwnedBy(ids.a, all, SHARDS, 'plain');
+      const [aBefore, cBefore] = [await sent(a.system), await sent(c.system)];
+      for (let i = 0; i < 5; i++) {
+        expect((await a.system.ask<Reply>(onC, { op: 'inc', seq: i })).count).toBe(i + 1);
+        expect((await c.system.ask<Reply>(onA, { op: 'inc', seq: i })).count).toBe(i + 1);
+      }
+      const [aAfter, cAfter] = [await sent(a.system), await sent(c.system)];
+      // a found no address to dial; c never dials.
+      expect(aAfter.lists - aBefore.lists).toBeGreaterThanOrEqual(5);
+      expect(cAfter.lists - cBefore.lists).toBe(5);
+      expect(cAfter.link).toBe(0);
+    } finally {
+      await c.node.destroy();
+    }
+  });
 });
