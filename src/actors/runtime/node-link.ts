@@ -107,7 +107,8 @@ export class NodeLinks {
   /** The open link to `peer`, or undefined (a dial starts unless one is under way or failed lately). */
   ready(peer: string): NodeLink | undefined {
     const entry = this.dialled.get(peer);
-    if (entry instanceof NodeLink) return entry.open ? entry : undefined;
+    // A link whose socket is destroyed but has not yet emitted 'close' is gone: dialled again at once.
+    if (entry instanceof NodeLink && entry.open && !entry.socket.destroyed) return entry;
     if (this.closed || entry instanceof Promise || (typeof entry === 'number' && entry > Date.now())) return undefined;
     this.dialled.set(
       peer,

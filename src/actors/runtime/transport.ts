@@ -80,10 +80,13 @@ export class RedisTransport {
   private running = false;
   private loops: Promise<void>[] = [];
   private readonly links?: NodeLinks;
-  /** Requests in flight to each peer by the lists: a peer's link takes over once none is (order kept). */
+  /**
+   * Requests in flight by the lists, per lane (a peer and one actor there): the lane's requests take the
+   * peer's link once none is, so an actor's mailbox gets one node's requests in the order they were sent.
+   */
   private readonly viaLists = new Map<string, number>();
-  /** Requests for a peer's open link, held until its requests by the lists have been answered. */
-  private readonly held = new Map<string, RemoteRequest[]>();
+  /** Requests for a peer's open link, held per lane until the lane's requests by the lists are answered. */
+  private readonly held = new Map<string, { node: string; list: RemoteRequest[] }>();
 
   constructor(private readonly deps: TransportDeps) {
     this.outbox = new EnvelopeOutbox(deps.redis, ENVELOPE_TTL_MS);
@@ -153,8 +156,9 @@ export class RedisTransport {
   }
 
   /**
-   * Sends a pending request: by the peer's open link once nothing to the peer is in flight by the lists
-   * (held until then, so a peer serves one node's requests in the order they were sent), else by the lists.
+   * Sends a pending request: by the peer's open link once nothing to the same actor is in flight by the
+   * lists (held until then, so the actor gets one node's requests in the order they were sent; other
+   * actors' requests go on), else by the lists.
    */
   private send(node: string, env: RemoteRequest): void {
     const p = this.pending.get(env.rid);
@@ -162,9 +166,10 @@ export class RedisTransport {
     p.sent = env;
     const link = this.links?.ready(node);
     if (link) {
-      const held = this.held.get(node);
-      if (held) return void held.push(env);
-      if (this.viaLists.has(node)) return void this.held.set(node, [env]);
+      const lane = laneOf(node, env);
+      const held = this.held.get(lane);
+      if (held) return void held.list.push(env);
+      if (this.viaLists.has(lane)) return void this.held.set(lane, { node, list: [env] });
       if (link.send(env)) {
         p.path = link;
         this.deps.onSent?.('link');
@@ -172,7 +177,8 @@ export class RedisTransport {
       }
     }
     p.path = 'lists';
-    this.viaLists.set(node, (this.viaLists.get(node) ?? 0) + 1);
+    const lane = laneOf(node, env);
+    this.viaLists.set(lane, (this.viaLists.get(lane) ?? 0) + 1);
     this.deps.onSent?.('lists');
     this.outbox.send(this.deps.keys.inbox(node), env).catch((e) => {
       const p = this.pending.get(env.rid);
@@ -193,19 +199,20 @@ export class RedisTransport {
   private left(p: Pending): void {
     const path = p.path;
     p.path = undefined;
-    if (path !== 'lists') return;
-    const left = (this.viaLists.get(p.node) ?? 1) - 1;
-    if (left > 0) return void this.viaLists.set(p.node, left);
-    this.viaLists.delete(p.node);
-    this.release(p.node);
+    if (path !== 'lists' || !p.sent) return;
+    const lane = laneOf(p.node, p.sent);
+    const left = (this.viaLists.get(lane) ?? 1) - 1;
+    if (left > 0) return void this.viaLists.set(lane, left);
+    this.viaLists.delete(lane);
+    this.release(lane);
   }
 
-  /** Sends the requests held for a peer's link, in order (by the lists if the link closed meanwhile). */
-  private release(node: string): void {
-    const held = this.held.get(node);
+  /** Sends the requests held for a lane, in order (by the lists if the link closed meanwhile). */
+  private release(lane: string): void {
+    const held = this.held.get(lane);
     if (!held) return;
-    this.held.delete(node);
-    for (const env of held) this.send(node, env);
+    this.held.delete(lane);
+    for (const env of held.list) this.send(held.node, env);
   }
 
   /** A link closed: its unanswered requests go again by the lists (the owner answers a repeat once). */
@@ -218,7 +225,7 @@ export class RedisTransport {
         again.push(p.sent);
       }
     for (const env of again) this.send(link.peer, env);
-    this.release(link.peer);
+    for (const [lane, held] of [...this.held]) if (held.node === link.peer) this.release(lane);
   }
 
   /**
@@ -363,6 +370,11 @@ export class RedisTransport {
       this.deps.logger.warn({ component: 'actors', err: (err as Error).message }, 'reply not delivered'),
     );
   }
+}
+
+/** A peer and one actor there: the order of requests is kept per lane when a link takes over. */
+function laneOf(node: string, env: RemoteRequest): string {
+  return `${node}|${env.to.tenant}|${env.to.kind}|${env.to.id}`;
 }
 
 /** Serves a request another node sent (`run`) in a span continuing the asker's trace (the context in the envelope). */

@@ -124,6 +124,28 @@ describe('direct links between actor nodes (decision 1186)', () => {
     }
   });
 
+  it("holds only the asks to an actor with requests still on the lists when the link opens, not the others'", async () => {
+    const slowOne = addressOwnedBy(ids.b, [ids.a, ids.b], SHARDS, 'held-x');
+    const other = addressOwnedBy(ids.b, [ids.a, ids.b], SHARDS, 'held-y');
+    for (const to of [slowOne, other]) {
+      await a.system.ask(to, { op: 'get' });
+      await a.system.ask(to, { op: 'get' });
+    }
+    while (dialledLinks(a.system).length === 0) await a.system.ask(other, { op: 'get' });
+    for (const link of dialledLinks(a.system)) link.socket.destroy();
+    // A held turn asked by the lists (the link is gone; this request dials it again).
+    const g = gate(7101);
+    const held = a.system.ask<Reply>(slowOne, { op: 'slow', seq: 7101 });
+    await g.entered;
+    while (dialledLinks(a.system).length === 0) await new Promise((r) => setImmediate(r));
+    const before = await sent(a.system);
+    // Another actor on the same peer: by the link at once, answered while the first turn is still held.
+    expect((await a.system.ask<Reply>(other, { op: 'inc', seq: 1 })).log).toEqual([1]);
+    expect((await sent(a.system)).link - before.link).toBe(1);
+    g.open();
+    expect((await held).log).toEqual([7101]);
+  });
+
   it('asks a remote owner over the open link, none by the lists, and the owner answers on it', async () => {
     const to = addressOwnedBy(ids.b, [ids.a, ids.b], SHARDS, 'linked');
     await a.system.ask(to, { op: 'get' });
