@@ -163,6 +163,7 @@ export class NodeLinks {
     const nonce = randomBytes(16).toString('base64url');
     await new Promise<void>((resolve, reject) => {
       const fail = (why: string) => {
+        clearTimeout(timer);
         socket.destroy();
         reject(new Error(why));
       };
