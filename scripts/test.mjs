@@ -202,24 +202,37 @@ function summary(c) {
 }
 
 /**
- * The files that failed outside their tests (a handle left open, a failing beforeAll), each with the first
- * lines of its error: jest prints them far above the closing lines, where a long log cuts them off.
+ * The tests that failed, and the files that failed outside their tests (a handle left open, a failing
+ * beforeAll), each with the first lines of its error: jest prints them far above the closing lines, where a
+ * long log (the fleet day's figures) cuts them off.
  */
 function outsideFailures(c) {
   const lines = [];
   for (const r of c?.testResults ?? []) {
-    if (r.status !== 'failed' || r.assertionResults?.some((a) => a.status === 'failed')) continue;
-    // eslint-disable-next-line no-control-regex
-    const message = String(r.message ?? '').replace(/\u001b\[[0-9;]*m/g, '');
-    const first = message
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l && !l.startsWith('●'))
-      .slice(0, 2)
-      .join(' / ');
-    lines.push(`  ${path.relative(process.cwd(), r.name)}: ${first.slice(0, 400)}`);
+    const file = path.relative(process.cwd(), r.name);
+    const failed = (r.assertionResults ?? []).filter((a) => a.status === 'failed');
+    // A failing test's own message (an assertion's diff names what broke), cut to what a log's tail keeps.
+    for (const a of failed.slice(0, 10)) {
+      lines.push(`  ${file} > ${a.fullName}: ${firstLines(a.failureMessages?.join('\n'), 40).slice(0, 3000)}`);
+    }
+    if (r.status !== 'failed' || failed.length) continue;
+    lines.push(`  ${file}: ${firstLines(r.message, 2).slice(0, 400)}`);
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+/** A jest message's first lines without colours, headings or stack frames, joined on one line each. */
+function firstLines(message, count) {
+  return (
+    String(message ?? '')
+      // eslint-disable-next-line no-control-regex
+      .replace(/\u001b\[[0-9;]*m/g, '')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('●') && !l.startsWith('at '))
+      .slice(0, count)
+      .join(' / ')
+  );
 }
 
 const escape = (f) => `/${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;

@@ -19,8 +19,10 @@ export interface ChildNode {
   stop(): Promise<number | null>;
   /** Log lines (parsed JSON) the node printed so far. */
   logs: Record<string, unknown>[];
-  /** What the node wrote to stderr so far (an uncaught exception's stack lands here). */
+  /** What the node wrote to stderr so far (an uncaught exception's stack lands here), its inspector's notices left out. */
   stderr(): string;
+  /** The V8 inspector's WebSocket URL, for a node started with `inspect` (test/support/inspector.ts). */
+  inspectorUrl?: string;
   /** The next log line (parsed JSON) that satisfies `match`, printed after this call. */
   nextLog(match: (rec: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
@@ -38,7 +40,13 @@ export interface ChildNodeCommand {
    * a tsx start. Ignored when `args` is given.
    */
   compiled?: boolean;
+  /** Opens the V8 inspector on a free loopback port (`inspectorUrl`): a test reads the node's live heap. */
+  inspect?: boolean;
 }
+
+/** What node writes to stderr when its inspector listens (not a finding of the node's). */
+const INSPECTOR_NOTICE =
+  /^(?:Debugger listening on (ws:\/\/\S+)|Debugger (?:attached|ending on|detached)\b.*|For help, see: .*|Waiting for the debugger to disconnect.*)\n/gm;
 
 /** The compiled service (`npm run build`), run with plain node and its flags, as production runs it. */
 export const COMPILED_MAIN = [...NODE_FLAGS, path.join(root, 'dist/main.js')];
@@ -78,11 +86,13 @@ export function spawnChildNode(
     '--import',
     compiled ? compiledPreload(f) : path.join(root, f),
   ]);
-  const args =
-    command.args ??
-    (compiled
-      ? [...preloads, ...COMPILED_MAIN]
-      : [...NODE_FLAGS, '--import', 'tsx', ...preloads, path.join(root, 'src/main.ts')]);
+  const args = [
+    ...(command.inspect ? ['--inspect=127.0.0.1:0'] : []),
+    ...(command.args ??
+      (compiled
+        ? [...preloads, ...COMPILED_MAIN]
+        : [...NODE_FLAGS, '--import', 'tsx', ...preloads, path.join(root, 'src/main.ts')])),
+  ];
   // A compiled node's recorder installs its probe in dist/'s module, the one dist/'s actor runtime reads.
   const probe = compiled ? { TURN_PROBE_MODULE: path.join(root, 'dist/actors/runtime/turn-probe.js') } : {};
   const proc = spawn(command.execPath ?? process.execPath, args, {
@@ -97,7 +107,12 @@ export function spawnChildNode(
   }>();
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += d));
+  let inspectorUrl: string | undefined;
+  proc.stderr!.on('data', (d) => {
+    stderr += d;
+    if (!command.inspect) return;
+    stderr = stderr.replace(INSPECTOR_NOTICE, (_, url?: string) => ((inspectorUrl ??= url), ''));
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
@@ -130,6 +145,7 @@ export function spawnChildNode(
           metricsUrl: String(rec.metricsUrl ?? ''),
           logs,
           stderr: () => stderr,
+          ...(inspectorUrl ? { inspectorUrl } : {}),
           nextLog(match, waitMs = 10_000) {
             return new Promise((res, rej) => {
               const w = {

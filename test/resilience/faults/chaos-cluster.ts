@@ -5,6 +5,7 @@ import { actorKeys } from '../../../src/actors/runtime/actor-keys.js';
 import { probeClock } from '../../../src/actors/runtime/turn-probe.js';
 import { spawnChildNode, type ChildNode } from '../../support/child-node.js';
 import { testEnv } from '../../support/env.js';
+import { liveHeapBytes } from '../../support/inspector.js';
 import { request } from '../../support/http.js';
 import type { RecordLine } from '../../support/turn-recorder.js';
 import { pause, within } from './chaos-agents.js';
@@ -51,6 +52,8 @@ export class ChaosCluster {
     readonly recordDir: string | undefined,
     readonly size = 3,
     private readonly name = 'chaos',
+    /** Each node opens its V8 inspector (`liveHeapMb` reads its heap after a full collection). */
+    private readonly inspect = false,
   ) {}
 
   recordFile(nodeId: string): string {
@@ -79,7 +82,7 @@ export class ChaosCluster {
     this.slots[slot] = await spawnChildNode(
       testEnv({ ...this.shared, ...record, NODE_ID: nodeId, LOG_LEVEL: 'warn' }),
       START_TIMEOUT_MS,
-      { compiled: true },
+      { compiled: true, inspect: this.inspect },
     );
     this.ids[slot] = nodeId;
     this.incarnations.push({ id: nodeId, node: this.slots[slot]! });
@@ -218,6 +221,13 @@ export class ChaosCluster {
       .split('\n')
       .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
       .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  }
+
+  /** The heap a serving node holds after a full garbage collection, in MiB (a cluster started with `inspect`). */
+  async liveHeapMb(slot: number): Promise<number> {
+    const url = this.slots[slot]?.inspectorUrl;
+    if (!url) throw new Error(`node in slot ${slot} has no inspector (start the cluster with inspect)`);
+    return Math.round((await liveHeapBytes(url)) / 2 ** 20);
   }
 
   /** Serving slots with their node ids. */
