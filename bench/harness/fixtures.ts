@@ -409,22 +409,29 @@ export function fixtures(node: NodeHandle): Fixtures {
       }
       return hashes;
     },
-    /** Enqueues one thumbnail job per hash through services.jobs and waits for all; returns the elapsed ms. */
+    /**
+     * Queues the thumbnail of every hash as an upload does (services.media.queueThumbnail: a burst shares
+     * jobs, decision 1187) and waits for every job; returns the elapsed ms, the thumbnails made and the jobs.
+     */
     async thumbnails(a: { tenant: string; hashes: string[]; timeoutMs: number }) {
-      const jobs = (node.services as unknown as { jobs: JobsApi }).jobs;
+      const { media, jobs } = node.services as unknown as {
+        media: { queueThumbnail(tenant: string, hash: string): Promise<{ id: string }> };
+        jobs: JobsApi;
+      };
       const t0 = performance.now();
-      const ids = await Promise.all(a.hashes.map((hash) => jobs.enqueue('thumbnail', { tenant: a.tenant, hash })));
-      const r = await jobs.waitForAll(
-        'thumbnail',
-        ids.map((j) => j.id),
-        a.timeoutMs,
-      );
+      const queued = await Promise.all(a.hashes.map((hash) => media.queueThumbnail(a.tenant, hash)));
+      const perJob = new Map<string, number>();
+      for (const q of queued) perJob.set(q.id, (perJob.get(q.id) ?? 0) + 1);
+      const r = await jobs.waitForAll('thumbnail', [...perJob.keys()], a.timeoutMs);
       const elapsedMs = performance.now() - t0;
+      const lost = [...r.failed.map((f) => f.id), ...r.unfinished].reduce((n, id) => n + (perJob.get(id) ?? 0), 0);
       return {
         elapsedMs,
-        completed: r.completed,
-        failed: r.failed.length + r.unfinished.length,
-        firstFailure: r.failed[0]?.reason ?? (r.unfinished.length ? `${r.unfinished.length} unfinished` : undefined),
+        completed: a.hashes.length - lost,
+        jobs: perJob.size,
+        failed: lost,
+        firstFailure:
+          r.failed[0]?.reason ?? (r.unfinished.length ? `${r.unfinished.length} jobs unfinished` : undefined),
       };
     },
     /** Issues the tenant's gRPC telemetry key (services.telemetry.issueKey). */

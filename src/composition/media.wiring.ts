@@ -7,6 +7,7 @@ import { historyPublisher } from '../realtime/redis-publisher.js';
 import { rooms } from '../realtime/rooms.js';
 import { MediaService } from '../core/media/media.service.js';
 import { MediaAccess } from '../core/media/media-access.js';
+import { ThumbnailRequests } from '../core/media/thumbnail-requests.js';
 import { ImportService } from '../core/media/import.service.js';
 import { ActivationService } from '../core/media/activation.service.js';
 import { RecordsService } from '../core/media/records.service.js';
@@ -34,12 +35,13 @@ export function createMediaServices(
 ) {
   const tenantDb = (tenant: string) => infra.mongo.tenantDb(tenant);
   const mediaAccess = new MediaAccess({ files: (t) => new MediaFileRepository(tenantDb(t)), audit: deps.audit });
+  const thumbnails = new ThumbnailRequests((data) => infra.queues.enqueue('thumbnail', data));
   const media = new MediaService({
     store: infra.store,
     files: (t) => new MediaFileRepository(tenantDb(t)),
     shares: (t) => new FileShareRepository(tenantDb(t)),
     access: mediaAccess,
-    enqueueThumbnail: (job) => infra.queues.enqueue('thumbnail', job),
+    enqueueThumbnail: (job) => thumbnails.request(job.tenant, job.hash),
     announced: deps.announced,
     audit: deps.audit,
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -33,11 +34,28 @@ export const TelemetryCompletionJobData = z.object({
 });
 export type TelemetryCompletionJobData = z.infer<typeof TelemetryCompletionJobData>;
 
-/** Renders the thumbnail of a tenant's stored image content (by content hash). */
-export const ThumbnailJobData = z.object({
-  tenant: Tenant,
-  hash: z.string().regex(/^[a-f0-9]{64}$/),
-});
+/** The most contents one thumbnail job renders (a tenant's burst of uploads shares jobs, decision 1187). */
+export const THUMBNAIL_BATCH_MAX = 16;
+
+const ContentHash = z.string().regex(/^[a-f0-9]{64}$/);
+
+/**
+ * Renders the thumbnails of a tenant's stored image content (by content hash): `hash`, then each of
+ * `more` (the contents the producer coalesced into the same job; none in a job of one).
+ */
+export const ThumbnailJobData = z
+  .object({
+    tenant: Tenant,
+    hash: ContentHash,
+    more: z
+      .array(ContentHash)
+      .max(THUMBNAIL_BATCH_MAX - 1)
+      .optional(),
+  })
+  .refine((d) => new Set([d.hash, ...(d.more ?? [])]).size === 1 + (d.more?.length ?? 0), {
+    message: 'a content hash appears twice',
+    path: ['more'],
+  });
 export type ThumbnailJobData = z.infer<typeof ThumbnailJobData>;
 
 /** Imports the pending users of one uploaded spreadsheet (an Import record). */
@@ -87,7 +105,11 @@ export const JOBS = {
   thumbnail: defineJob({
     queue: 'media',
     data: ThumbnailJobData,
-    jobId: (d) => `thumbnail.${d.tenant}.${d.hash}`,
+    // A job of one keeps the id of its content; a coalesced job's id adds a digest of the others.
+    jobId: (d) =>
+      d.more?.length
+        ? `thumbnail.${d.tenant}.${d.hash}.${createHash('sha256').update(d.more.join(',')).digest('hex').slice(0, 16)}`
+        : `thumbnail.${d.tenant}.${d.hash}`,
   }),
   'pending-user-import': defineJob({
     queue: 'imports',

@@ -62,8 +62,11 @@ export interface MediaDeps {
   /** Per-tenant repositories (factories of the composition root). */
   files(tenant: string): MediaFileRepository;
   shares(tenant: string): FileShareRepository;
-  /** Queues the thumbnail of stored image content (idempotent by tenant and hash). */
-  enqueueThumbnail(job: { tenant: string; hash: string }): Promise<unknown>;
+  /**
+   * Queues the thumbnail of stored image content (idempotent by tenant and hash) and tells the id of the
+   * job that carries it (a burst shares jobs: ThumbnailRequests, decision 1187).
+   */
+  enqueueThumbnail(job: { tenant: string; hash: string }): Promise<{ id: string }>;
   /** Who may read which content (core/media-access.ts); asked on every read path. */
   access: MediaAccess;
   /** Publishes the outbound events a change stored in its outbox (decision 890). */
@@ -91,6 +94,21 @@ export class MediaService {
   /** Whether the content `hash` has its thumbnail made (every MediaFile of it is marked ready). */
   thumbnailReady(tenant: string, hash: string): Promise<boolean> {
     return this.repos(tenant).files.thumbnailReady(hash);
+  }
+
+  /** Of `hashes`, the contents whose thumbnail is made (a coalesced job's check, one query). */
+  readyThumbnails(tenant: string, hashes: readonly string[]): Promise<Set<string>> {
+    return this.repos(tenant).files.readyThumbnails(hashes);
+  }
+
+  /** Records the thumbnail states of several contents in one command (a coalesced job's marks). */
+  setThumbnails(tenant: string, updates: Parameters<MediaFileRepository['setThumbnails']>[0]): Promise<number> {
+    return this.repos(tenant).files.setThumbnails(updates);
+  }
+
+  /** Queues the thumbnail of stored image content, as an upload does; resolves to the id of the job carrying it. */
+  queueThumbnail(tenant: string, hash: string): Promise<{ id: string }> {
+    return this.deps.enqueueThumbnail({ tenant, hash });
   }
 
   /** Records the thumbnail's state on every MediaFile of content `hash`. */
@@ -204,8 +222,7 @@ export class MediaService {
     const facts = { mediaFileId: record.id, hash: stored.hash, kind, contentType, size: stored.size };
     if (created)
       await recordBy(this.deps.audit, principal, 'media.upload', { eventId: fields.eventId, details: facts });
-    if (created && kind === 'image' && !outcome)
-      await this.deps.enqueueThumbnail({ tenant: principal.tenant, hash: stored.hash });
+    if (created && kind === 'image' && !outcome) await this.queueThumbnail(principal.tenant, stored.hash);
     let share = created ? undefined : ((await shares.findForMediaFile(record.id)) ?? undefined);
     if (created && fields.share) {
       const expiresAt = fields.shareExpiresInSeconds

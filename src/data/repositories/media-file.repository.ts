@@ -206,16 +206,42 @@ export class MediaFileRepository {
     hash: string,
     update: { status: 'ready' | 'failed' | 'pending'; thumbnailHash?: string; width?: number; height?: number },
   ): Promise<number> {
-    const $set: Record<string, unknown> = { thumbnailStatus: update.status };
-    if (update.thumbnailHash) $set.thumbnailHash = update.thumbnailHash;
-    if (update.width) $set.width = update.width;
-    if (update.height) $set.height = update.height;
     // Once per thumbnail job: straight through the driver (plain values, nothing to cast).
     const r = await this.db.models.MediaFile.collection.updateMany(
       { hash },
-      { $set: { ...$set, updatedAt: new Date() } },
+      { $set: { ...thumbnailFields(update), updatedAt: new Date() } },
     );
     return r.matchedCount;
+  }
+
+  /**
+   * Records the thumbnail states of several contents in one command (a coalesced thumbnail job, decision
+   * 1187): each content's records updated as setThumbnail would, unordered. Returns the records matched.
+   */
+  async setThumbnails(
+    updates: readonly { hash: string; update: Parameters<MediaFileRepository['setThumbnail']>[1] }[],
+  ): Promise<number> {
+    if (!updates.length) return 0;
+    const now = new Date();
+    const r = await this.db.models.MediaFile.collection.bulkWrite(
+      updates.map(({ hash, update }) => ({
+        updateMany: { filter: { hash }, update: { $set: { ...thumbnailFields(update), updatedAt: now } } },
+      })),
+      { ordered: false },
+    );
+    return r.matchedCount;
+  }
+
+  /** Of `hashes`, the contents whose thumbnail is made (the coalesced job's idempotency check, one query). */
+  async readyThumbnails(hashes: readonly string[]): Promise<Set<string>> {
+    if (!hashes.length) return new Set();
+    const hits = await this.db.models.MediaFile.collection
+      .find<{ hash: string }>(
+        { hash: { $in: [...hashes] }, thumbnailStatus: 'ready' },
+        { projection: { hash: 1, _id: 0 } },
+      )
+      .toArray();
+    return new Set(hits.map((h) => h.hash));
   }
 
   /** The settled thumbnail outcome of this content, if any record has one (content is stored once). */
@@ -231,4 +257,13 @@ export class MediaFileRepository {
   async thumbnailReady(hash: string): Promise<boolean> {
     return Boolean(await this.db.models.MediaFile.exists({ hash, thumbnailStatus: 'ready' }));
   }
+}
+
+/** The fields a thumbnail outcome sets on a content's records. */
+function thumbnailFields(update: Parameters<MediaFileRepository['setThumbnail']>[1]): Record<string, unknown> {
+  const $set: Record<string, unknown> = { thumbnailStatus: update.status };
+  if (update.thumbnailHash) $set.thumbnailHash = update.thumbnailHash;
+  if (update.width) $set.width = update.width;
+  if (update.height) $set.height = update.height;
+  return $set;
 }

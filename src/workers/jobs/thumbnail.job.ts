@@ -10,83 +10,133 @@ import type { JobHandler } from '../job-handler.js';
 export interface ThumbnailDeps {
   store: ObjectStore;
   /** The thumbnail state of MediaFiles and the tenant's limits (services.media). */
-  media: Pick<MediaService, 'uploadLimits' | 'thumbnailReady' | 'setThumbnail'>;
+  media: Pick<MediaService, 'uploadLimits' | 'readyThumbnails' | 'setThumbnails'>;
 }
 
 export interface ThumbnailResult {
   status: 'ready' | 'skipped';
   width?: number;
   height?: number;
+  /** Each content's outcome, in a job of several (decision 1187). */
+  thumbnails?: { hash: string; status: 'ready' | 'skipped'; width?: number; height?: number }[];
 }
 
 /** Longest side of a thumbnail, in pixels. */
 export const THUMBNAIL_SIZE = 320;
 
+type Limits = NonNullable<Awaited<ReturnType<MediaService['uploadLimits']>>>;
+type Mark = Parameters<MediaService['setThumbnails']>[1][number];
+/** One content's outcome: made or skipped, or refused for good (the reason is the job's failure). */
+type Outcome =
+  | { hash: string; status: 'ready' | 'skipped'; width?: number; height?: number }
+  | { hash: string; status: 'refused'; reason: string };
+
 /**
- * Renders the WebP thumbnail of stored image content and marks every MediaFile of that content ready.
+ * Renders the WebP thumbnails of stored image content and marks every MediaFile of that content ready.
+ * A job carries one content or a tenant's burst of them (decision 1187): the tenant's limits are read once
+ * per job, the records of every content are marked in one command, and the contents are rendered one
+ * after another (the workers' concurrency stays the number of images decoded at once).
  * Idempotent: the thumbnail key derives from the source hash, and finished work is skipped. sharp
  * refuses images above the tenant's maxImagePixels before decoding them (decompression bombs); that
- * and undecodable content are permanent failures, recorded as `failed` without retries.
+ * and undecodable content are permanent failures, recorded as `failed` without retries: the job fails
+ * naming them after the other contents of the job were made and marked. An unreachable store or
+ * database fails the job retryably, after marking what was made.
  */
 export function thumbnailHandler(deps: ThumbnailDeps) {
   return async (input: ThumbnailJobData): Promise<ThumbnailResult> => {
     const data = ThumbnailJobData.parse(input);
-    const files = {
-      uploadLimits: () => deps.media.uploadLimits(data.tenant),
-      thumbnailReady: (hash: string) => deps.media.thumbnailReady(data.tenant, hash),
-      setThumbnail: (hash: string, update: Parameters<MediaService['setThumbnail']>[2]) =>
-        deps.media.setThumbnail(data.tenant, hash, update),
-    };
-    const thumbKey = layout.thumbnail(data.tenant, data.hash);
-    // The two reads do not depend on each other. The limits are read for every job: a lowered pixel
-    // limit (the decompression-bomb guard) applies at once; the source is then read bounded by them.
-    const [existing, limits] = await Promise.all([deps.store.head(thumbKey), files.uploadLimits()]);
-    if (existing && (await files.thumbnailReady(data.hash))) return { status: 'skipped' };
+    const hashes = [data.hash, ...(data.more ?? [])];
+    // The reads do not depend on each other. The limits are read for every job: a lowered pixel limit
+    // (the decompression-bomb guard) applies at once; each source is then read bounded by them.
+    const [existing, limits] = await Promise.all([
+      Promise.all(hashes.map((h) => deps.store.head(layout.thumbnail(data.tenant, h)))),
+      deps.media.uploadLimits(data.tenant),
+    ]);
+    const made = hashes.filter((_, i) => existing[i]);
+    const ready = made.length ? await deps.media.readyThumbnails(data.tenant, made) : new Set<string>();
+    if (ready.size === hashes.length) return settle(hashes.map((hash) => ({ hash, status: 'skipped' })));
     if (!limits) throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
-    // A local file is decoded from its path by libvips (no copy of the source in this process's memory);
-    // another store's object is read whole, bounded by the limit.
-    const sourceKey = layout.media(data.tenant, data.hash);
-    const reading: Promise<Buffer | string> = deps.store.localFile
-      ? deps.store.localFile(sourceKey, limits.maxBytes)
-      : deps.store.read(sourceKey, limits.maxBytes);
-    const source = await reading.catch((e: unknown) => {
-      if (e instanceof AppError && e.code === 'file_not_found') return null;
-      if (e instanceof AppError && e.code === 'payload_too_large')
-        throw new UnrecoverableError('source exceeds the upload limit');
-      throw e; // the store is unreachable: retried, not marked failed
-    });
-    if (!source) {
-      await files.setThumbnail(data.hash, { status: 'failed' });
-      throw new UnrecoverableError('source content is missing');
-    }
+    const outcomes: Outcome[] = [];
+    const marks: Mark[] = [];
     try {
-      const image = (await loadSharp())(source, {
-        limitInputPixels: limits.maxImagePixels,
-        failOn: 'error',
-        sequentialRead: true,
-      });
-      const meta = await image.metadata();
-      const thumb = await image
-        .rotate()
-        .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
-        .webp({ quality: 80 })
-        .toBuffer();
-      const put = await deps.store.put(thumbKey, thumb, { contentType: 'image/webp' });
-      await files.setThumbnail(data.hash, {
-        status: 'ready',
-        thumbnailHash: put.sha256,
-        width: meta.width,
-        height: meta.height,
-      });
-      return { status: 'ready', width: meta.width, height: meta.height };
-    } catch (e) {
-      if (e instanceof UnrecoverableError || !isImageError(e)) throw e;
-      await files.setThumbnail(data.hash, { status: 'failed' });
-      // libvips names a file it read by its path: the reason (shown to administrators) names the content instead.
-      const reason = (e as Error).message.replaceAll(typeof source === 'string' ? source : '\0', `media ${data.hash}`);
-      throw new UnrecoverableError(`image refused: ${reason}`);
+      for (const hash of hashes) {
+        if (ready.has(hash)) outcomes.push({ hash, status: 'skipped' });
+        else outcomes.push(await render(deps.store, data.tenant, hash, limits, marks));
+      }
+    } finally {
+      // What was made stays made when a later content meets an unreachable store (the retry skips it).
+      await deps.media.setThumbnails(data.tenant, marks);
     }
+    return settle(outcomes);
   };
+}
+
+/** The job's result, or its permanent failure naming the contents refused. */
+function settle(outcomes: Outcome[]): ThumbnailResult {
+  const refused = outcomes.filter((o) => o.status === 'refused');
+  if (refused.length === 1 && outcomes.length === 1) throw new UnrecoverableError(refused[0]!.reason);
+  if (refused.length)
+    throw new UnrecoverableError(
+      `${refused.length} of ${outcomes.length} images refused: ${refused.map((o) => o.reason).join('; ')}`,
+    );
+  const done = outcomes as Exclude<Outcome, { status: 'refused' }>[];
+  const status = done.some((o) => o.status === 'ready') ? 'ready' : 'skipped';
+  if (done.length === 1) {
+    const [one] = done;
+    return one!.status === 'ready' ? { status, width: one!.width, height: one!.height } : { status };
+  }
+  return { status, thumbnails: done };
+}
+
+/** One content's thumbnail, its mark added to `marks`; a store error other than a refusal is thrown (retried). */
+async function render(
+  store: ObjectStore,
+  tenant: string,
+  hash: string,
+  limits: Limits,
+  marks: Mark[],
+): Promise<Outcome> {
+  // A local file is decoded from its path by libvips (no copy of the source in this process's memory);
+  // another store's object is read whole, bounded by the limit.
+  const sourceKey = layout.media(tenant, hash);
+  const reading: Promise<Buffer | string> = store.localFile
+    ? store.localFile(sourceKey, limits.maxBytes)
+    : store.read(sourceKey, limits.maxBytes);
+  const source = await reading.catch((e: unknown) => {
+    if (e instanceof AppError && e.code === 'file_not_found') return null;
+    if (e instanceof AppError && e.code === 'payload_too_large') return 'too large' as const;
+    throw e; // the store is unreachable: retried, not marked failed
+  });
+  if (source === 'too large') return { hash, status: 'refused', reason: 'source exceeds the upload limit' };
+  if (!source) {
+    marks.push({ hash, update: { status: 'failed' } });
+    return { hash, status: 'refused', reason: 'source content is missing' };
+  }
+  try {
+    const image = (await loadSharp())(source, {
+      limitInputPixels: limits.maxImagePixels,
+      failOn: 'error',
+      sequentialRead: true,
+    });
+    const meta = await image.metadata();
+    const thumb = await image
+      .rotate()
+      .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
+      .webp({ quality: 80 })
+      .toBuffer();
+    const put = await store.put(layout.thumbnail(tenant, hash), thumb, { contentType: 'image/webp' });
+    marks.push({
+      hash,
+      update: { status: 'ready', thumbnailHash: put.sha256, width: meta.width, height: meta.height },
+    });
+    return { hash, status: 'ready', width: meta.width, height: meta.height };
+  } catch (e) {
+    if (!isImageError(e)) throw e;
+    marks.push({ hash, update: { status: 'failed' } });
+    // libvips names a file it read by its path: the reason (shown to administrators) names the content instead.
+    const reason = (e as Error).message.replaceAll(typeof source === 'string' ? source : '\0', `media ${hash}`);
+    return { hash, status: 'refused', reason: `image refused: ${reason}` };
+  }
 }
 
 let sharpModule: Promise<(input: Buffer | string, options: SharpOptions) => Sharp> | undefined;

@@ -173,6 +173,115 @@ describe('media jobs on a worker node', () => {
     });
   });
 
+  describe('thumbnail jobs of a burst (decision 1187)', () => {
+    /**
+     * Uploads of distinct images whose thumbnail jobs finished, then their records set back to pending,
+     * their thumbnails and their finished jobs removed: the contents a burst below queues again.
+     */
+    const stored = async (sizes: [number, number][]) => {
+      const out: { id: string; hash: string; w: number; h: number }[] = [];
+      for (const [w, h] of sizes) {
+        const up = await post('/api/media/upload', clinician, [
+          { name: 'file', file: { fileName: `b${w}x${h}.png`, content: await png(w, h) } },
+        ]);
+        expect(up.status).toBe(201);
+        await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
+        out.push({ id: up.body.data.id, hash: up.body.data.hash, w, h });
+      }
+      for (const f of out) {
+        await db().MediaFile.updateOne({ _id: f.id }, { $set: { thumbnailStatus: 'pending' } });
+        await node.infra.store.delete(layout.thumbnail('acme', f.hash));
+        await node.infra.queues.queue('media').remove(`thumbnail.acme.${f.hash}`);
+      }
+      return out;
+    };
+    const record = async (id: string) => db().MediaFile.findById(id).lean();
+
+    it('makes every thumbnail of a burst in fewer jobs than images, each record marked with its own size', async () => {
+      const files = await stored([
+        [41, 31],
+        [42, 32],
+        [43, 33],
+        [44, 34],
+        [45, 35],
+      ]);
+      // Queued as uploads queue them, in one burst: the first goes alone, the rest ride together.
+      const queued = await Promise.all(files.map((f) => node.services.media.queueThumbnail('acme', f.hash)));
+      const ids = [...new Set(queued.map((q) => q.id))];
+      expect(ids).toHaveLength(2);
+      expect(ids[0]).toBe(`thumbnail.acme.${files[0]!.hash}`);
+      for (const id of ids)
+        expect((await node.infra.queues.waitUntilFinished('thumbnail', id)).state).toBe('completed');
+      const batch = await node.services.jobs.get('thumbnail', ids[1]!);
+      expect(batch?.returnValue).toEqual({
+        status: 'ready',
+        thumbnails: files.slice(1).map((f) => ({ hash: f.hash, status: 'ready', width: f.w, height: f.h })),
+      });
+      for (const f of files)
+        expect(await record(f.id)).toMatchObject({ thumbnailStatus: 'ready', width: f.w, height: f.h });
+      const thumb = await node.http.get(`/api/media/thumbnail/acme/${files[3]!.hash}`, {
+        tenant: 'acme',
+        token: clinician,
+      });
+      expect(thumb.status).toBe(200);
+      expect(await sharp(thumb.raw).metadata()).toMatchObject({ format: 'webp', width: 44, height: 34 });
+    });
+
+    it('makes and marks the others when one image of a job is refused, and fails the job naming it without retrying', async () => {
+      const files = await stored([
+        [51, 41],
+        [52, 42],
+        [200, 100], // above the limit set below
+        [53, 43],
+      ]);
+      await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 10_000 } });
+      try {
+        const queued = await Promise.all(files.map((f) => node.services.media.queueThumbnail('acme', f.hash)));
+        const batchId = queued[1]!.id;
+        expect(queued.slice(1).every((q) => q.id === batchId)).toBe(true);
+        const job = await node.infra.queues.waitUntilFinished('thumbnail', batchId);
+        expect(job.state).toBe('failed');
+        expect(job.attemptsMade).toBe(1);
+        expect(job.failedReason).toMatch(/^1 of 3 images refused: image refused: .*pixel limit/i);
+        expect(await record(files[2]!.id)).toMatchObject({ thumbnailStatus: 'failed' });
+        for (const f of [files[1]!, files[3]!])
+          expect(await record(f.id)).toMatchObject({ thumbnailStatus: 'ready', width: f.w, height: f.h });
+      } finally {
+        await db().TenantConfig.updateOne({ _id: 'tenant' }, { $set: { 'uploads.maxImagePixels': 50_000_000 } });
+      }
+    });
+
+    it('keeps what a job made when the store fails on a later image, and its retry makes only the rest', async () => {
+      const [a, b] = await stored([
+        [61, 51],
+        [62, 52],
+      ]);
+      // The store becomes unreachable for the second content's source.
+      const fs = node.infra.store;
+      const failing = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
+        localFile: (key: string, max: number) =>
+          key === layout.media('acme', b!.hash)
+            ? Promise.reject(Object.assign(new Error('store unreachable'), { code: 'service_unavailable' }))
+            : fs.localFile!(key, max),
+      });
+      const data = { tenant: 'acme', hash: a!.hash, more: [b!.hash] };
+      const err = await thumbnailHandler({ store: failing, media: node.services.media })(data).catch((e: unknown) => e);
+      expect(err).toMatchObject({ message: 'store unreachable' });
+      expect(err).not.toBeInstanceOf(UnrecoverableError);
+      expect(await record(a!.id)).toMatchObject({ thumbnailStatus: 'ready', width: 61, height: 51 });
+      expect(await record(b!.id)).toMatchObject({ thumbnailStatus: 'pending' });
+      const retry = await thumbnailHandler({ store: fs, media: node.services.media })(data);
+      expect(retry).toEqual({
+        status: 'ready',
+        thumbnails: [
+          { hash: a!.hash, status: 'skipped' },
+          { hash: b!.hash, status: 'ready', width: 62, height: 52 },
+        ],
+      });
+      expect(await record(b!.id)).toMatchObject({ thumbnailStatus: 'ready', width: 62, height: 52 });
+    });
+  });
+
   describe('pending-user import', () => {
     const rows = [
       ['Username', 'E-mail', 'Display name', 'Role'],
