@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../kernel/errors.js';
+import { layout } from './layout.js';
 import {
   assertSafeKey,
   contentEtag,
@@ -97,7 +98,9 @@ export class FsObjectStore implements ObjectStore {
       await rm(tmpFile, { force: true });
       throw e;
     }
-    if (opts.contentType) await writeFile(`${dest}.meta`, JSON.stringify({ contentType: opts.contentType }));
+    // A type the key implies (a thumbnail's) is not written beside it: three file calls less a thumbnail.
+    if (opts.contentType && opts.contentType !== layout.impliedContentType(key))
+      await writeFile(`${dest}.meta`, JSON.stringify({ contentType: opts.contentType }));
     return { key, ...written, created: true };
   }
 
@@ -154,7 +157,8 @@ export class FsObjectStore implements ObjectStore {
       () => ({}) as { contentType?: string },
     );
     const etag = contentEtag(key) ?? `${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}`;
-    return { key, size: st.size, etag, contentType: meta.contentType, lastModified: st.mtime };
+    const contentType = meta.contentType ?? layout.impliedContentType(key);
+    return { key, size: st.size, etag, contentType, lastModified: st.mtime };
   }
 
   async get(key: string, range?: ByteRange): Promise<{ info: ObjectInfo; body: Readable }> {

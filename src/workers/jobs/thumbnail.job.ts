@@ -1,5 +1,6 @@
 import type { Sharp, SharpOptions } from 'sharp';
 import { UnrecoverableError } from 'bullmq';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { MediaService } from '../../core/media/media.service.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { layout } from '../../storage/layout.js';
@@ -11,6 +12,11 @@ export interface ThumbnailDeps {
   store: ObjectStore;
   /** The thumbnail state of MediaFiles and the tenant's limits (services.media). */
   media: Pick<MediaService, 'uploadLimits' | 'readyThumbnails' | 'setThumbnails'>;
+  /**
+   * The node's render slots, shared by every thumbnail job it runs (decision 1188): the images decoded at
+   * once on the node. Without it a job renders its images one after another.
+   */
+  slots?: LimitFunction;
 }
 
 export interface ThumbnailResult {
@@ -34,8 +40,10 @@ type Outcome =
 /**
  * Renders the WebP thumbnails of stored image content and marks every MediaFile of that content ready.
  * A job carries one content or a tenant's burst of them (decision 1187): the tenant's limits are read once
- * per job, the records of every content are marked in one command, and the contents are rendered one
- * after another (the workers' concurrency stays the number of images decoded at once).
+ * per job, the records of every content are marked in one command, and the contents are rendered in the
+ * node's render slots (decision 1188): as many at once as the workers' concurrency, shared by every
+ * thumbnail job the node runs, so a job left alone at the end of a burst keeps every slot busy while the
+ * number of images decoded at once on the node stays the concurrency.
  * Idempotent: the thumbnail key derives from the source hash, and finished work is skipped. sharp
  * refuses images above the tenant's maxImagePixels before decoding them (decompression bombs); that
  * and undecodable content are permanent failures, recorded as `failed` without retries: the job fails
@@ -47,27 +55,40 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
     const data = ThumbnailJobData.parse(input);
     const hashes = [data.hash, ...(data.more ?? [])];
     // The reads do not depend on each other. The limits are read for every job: a lowered pixel limit
-    // (the decompression-bomb guard) applies at once; each source is then read bounded by them.
-    const [existing, limits] = await Promise.all([
-      Promise.all(hashes.map((h) => deps.store.head(layout.thumbnail(data.tenant, h)))),
+    // (the decompression-bomb guard) applies at once; each source is then read bounded by them. A
+    // content is done when its records say ready and the store still holds its thumbnail: the store is
+    // asked only about the contents the records call ready (none, for fresh uploads).
+    const [marked, limits] = await Promise.all([
+      deps.media.readyThumbnails(data.tenant, hashes),
       deps.media.uploadLimits(data.tenant),
     ]);
-    const made = hashes.filter((_, i) => existing[i]);
-    const ready = made.length ? await deps.media.readyThumbnails(data.tenant, made) : new Set<string>();
+    const ready = new Set<string>();
+    await Promise.all(
+      [...marked].map(async (h) => {
+        if (await deps.store.head(layout.thumbnail(data.tenant, h))) ready.add(h);
+      }),
+    );
     if (ready.size === hashes.length) return settle(hashes.map((hash) => ({ hash, status: 'skipped' })));
     if (!limits) throw new UnrecoverableError(`tenant ${data.tenant} is not provisioned`);
-    const outcomes: Outcome[] = [];
     const marks: Mark[] = [];
-    try {
-      for (const hash of hashes) {
-        if (ready.has(hash)) outcomes.push({ hash, status: 'skipped' });
-        else outcomes.push(await render(deps.store, data.tenant, hash, limits, marks));
-      }
-    } finally {
-      // What was made stays made when a later content meets an unreachable store (the retry skips it).
-      await deps.media.setThumbnails(data.tenant, marks);
-    }
-    return settle(outcomes);
+    const slots = deps.slots ?? pLimit(1);
+    let unreachable: unknown;
+    const outcomes = await Promise.all(
+      hashes.map((hash): Promise<Outcome | undefined> | Outcome => {
+        if (ready.has(hash)) return { hash, status: 'skipped' };
+        return slots(() =>
+          // After an unreachable store the job's other contents are not tried: the retry makes them.
+          unreachable === undefined ? render(deps.store, data.tenant, hash, limits, marks) : undefined,
+        ).catch((e: unknown) => {
+          unreachable ??= e;
+          return undefined;
+        });
+      }),
+    );
+    // What was made stays made when another content met an unreachable store (the retry skips it).
+    await deps.media.setThumbnails(data.tenant, marks);
+    if (unreachable !== undefined) throw unreachable;
+    return settle(outcomes as Outcome[]);
   };
 }
 
@@ -157,4 +178,13 @@ function isImageError(e: unknown): boolean {
 
 /** The registered handler: the thumbnail work on this node's object store and databases. */
 export const thumbnailJob: JobHandler<'thumbnail'> = (job, { infra, services }) =>
-  thumbnailHandler({ store: infra.store, media: services.media })(job.data);
+  thumbnailHandler({ store: infra.store, media: services.media, slots: renderSlots(infra) })(job.data);
+
+const slotsOfNode = new WeakMap<object, LimitFunction>();
+
+/** A node's render slots: as many as a worker runs jobs at once (JOBS_CONCURRENCY). */
+function renderSlots(infra: Parameters<JobHandler<'thumbnail'>>[1]['infra']): LimitFunction {
+  let slots = slotsOfNode.get(infra);
+  if (!slots) slotsOfNode.set(infra, (slots = pLimit(infra.config.jobs.concurrency)));
+  return slots;
+}

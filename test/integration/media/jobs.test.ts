@@ -14,6 +14,7 @@ import { multipart, png, xlsx, xlsxOf, type FormPart } from '../../support/form.
 import { MAX_REPORTED_ERRORS } from '../../../src/core/media/import.service.js';
 import { zipOf } from '../../support/zip.js';
 import { UnrecoverableError } from 'bullmq';
+import pLimit from 'p-limit';
 import { S3ObjectStore } from '../../../src/storage/s3.store.js';
 import { layout } from '../../../src/storage/layout.js';
 
@@ -251,34 +252,148 @@ describe('media jobs on a worker node', () => {
       }
     });
 
-    it('keeps what a job made when the store fails on a later image, and its retry makes only the rest', async () => {
-      const [a, b] = await stored([
-        [61, 51],
-        [62, 52],
+    it.each([
+      ['one after another', undefined, 61],
+      ["in the node's slots", pLimit(2), 71],
+    ])(
+      'keeps what a job made when the store fails on a later image, and its retry makes only the rest (%s)',
+      async (_, slots, w) => {
+        const [a, b] = await stored([
+          [w, 51],
+          [w + 1, 52],
+        ]);
+        // The store becomes unreachable for the second content's source.
+        const fs = node.infra.store;
+        const failing = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
+          localFile: (key: string, max: number) =>
+            key === layout.media('acme', b!.hash)
+              ? Promise.reject(Object.assign(new Error('store unreachable'), { code: 'service_unavailable' }))
+              : fs.localFile!(key, max),
+        });
+        const data = { tenant: 'acme', hash: a!.hash, more: [b!.hash] };
+        const err = await thumbnailHandler({ store: failing, media: node.services.media, slots })(data).catch(
+          (e: unknown) => e,
+        );
+        expect(err).toMatchObject({ message: 'store unreachable' });
+        expect(err).not.toBeInstanceOf(UnrecoverableError);
+        expect(await record(a!.id)).toMatchObject({ thumbnailStatus: 'ready', width: w, height: 51 });
+        expect(await record(b!.id)).toMatchObject({ thumbnailStatus: 'pending' });
+        const retry = await thumbnailHandler({ store: fs, media: node.services.media, slots })(data);
+        expect(retry).toEqual({
+          status: 'ready',
+          thumbnails: [
+            { hash: a!.hash, status: 'skipped' },
+            { hash: b!.hash, status: 'ready', width: w + 1, height: 52 },
+          ],
+        });
+        expect(await record(b!.id)).toMatchObject({ thumbnailStatus: 'ready', width: w + 1, height: 52 });
+      },
+    );
+
+    it("renders in the node's slots: a lone job fills them, jobs at once never exceed them (decision 1188)", async () => {
+      const files = await stored([
+        [81, 61],
+        [82, 62],
+        [83, 63],
+        [84, 64],
+        [85, 65],
+        [86, 66],
       ]);
-      // The store becomes unreachable for the second content's source.
+      // Renders in flight: from reading a content's source to storing its thumbnail. Sources are held until
+      // the phase's condition holds, so every render that could start has started when they are counted.
       const fs = node.infra.store;
-      const failing = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
-        localFile: (key: string, max: number) =>
-          key === layout.media('acme', b!.hash)
-            ? Promise.reject(Object.assign(new Error('store unreachable'), { code: 'service_unavailable' }))
-            : fs.localFile!(key, max),
+      const slots = pLimit(3);
+      let inFlight = 0;
+      let most = 0;
+      let submitted = 0;
+      let ready: () => boolean = () => false;
+      const held: (() => void)[] = [];
+      const check = () => {
+        if (ready()) for (const go of held.splice(0)) go();
+      };
+      const gate = () =>
+        new Promise<void>((resolve, reject) => {
+          held.push(resolve);
+          check();
+          setTimeout(() => reject(new Error(`held with ${most} renders in flight`)), 5000).unref();
+        });
+      const counting = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
+        localFile: async (key: string, max: number) => {
+          most = Math.max(most, ++inFlight);
+          await gate();
+          return fs.localFile!(key, max);
+        },
+        put: async (...args: Parameters<typeof fs.put>) => {
+          try {
+            return await fs.put(...args);
+          } finally {
+            inFlight--;
+          }
+        },
       });
-      const data = { tenant: 'acme', hash: a!.hash, more: [b!.hash] };
-      const err = await thumbnailHandler({ store: failing, media: node.services.media })(data).catch((e: unknown) => e);
-      expect(err).toMatchObject({ message: 'store unreachable' });
-      expect(err).not.toBeInstanceOf(UnrecoverableError);
-      expect(await record(a!.id)).toMatchObject({ thumbnailStatus: 'ready', width: 61, height: 51 });
-      expect(await record(b!.id)).toMatchObject({ thumbnailStatus: 'pending' });
-      const retry = await thumbnailHandler({ store: fs, media: node.services.media })(data);
-      expect(retry).toEqual({
+      const countedSlots = Object.assign(<T>(fn: () => Promise<T>) => {
+        const p = slots(fn);
+        submitted++;
+        check();
+        return p;
+      }, slots) as unknown as typeof slots;
+      const run = (f: typeof files) =>
+        thumbnailHandler({ store: counting, media: node.services.media, slots: countedSlots })({
+          tenant: 'acme',
+          hash: f[0]!.hash,
+          more: f.slice(1).map((x) => x.hash),
+        });
+      // A lone job of three fills the three slots (one image at a time would never reach three).
+      ready = () => inFlight >= 3;
+      const lone = await run(files.slice(0, 3));
+      expect(most).toBe(3);
+      for (const f of files.slice(0, 3))
+        await db().MediaFile.updateOne({ _id: f.id }, { $set: { thumbnailStatus: 'pending' } });
+      // Two jobs of three and four images at once: held until all seven were handed to the slots.
+      submitted = 0;
+      most = 0;
+      ready = () => submitted >= 7;
+      const [one, two] = await Promise.all([run(files.slice(0, 3)), run(files.slice(2))]);
+      expect(most).toBe(3);
+      for (const r of [lone, one, two]) expect(r.status).toBe('ready');
+      for (const f of files)
+        expect(await record(f.id)).toMatchObject({ thumbnailStatus: 'ready', width: f.w, height: f.h });
+      // The container path serves the thumbnail as WebP (its type implied by its key, decision 1188).
+      const served = await node.http.get(`/files/acme/thumbnails/${files[5]!.hash}.webp`, {
+        tenant: 'acme',
+        token: clinician,
+      });
+      expect(served.status).toBe(200);
+      expect(served.headers['content-type']).toBe('image/webp');
+    });
+
+    it('makes a thumbnail again when its record says ready but the store lost it, or the store has it but the record is pending', async () => {
+      const [lost, unmarked] = await stored([
+        [91, 71],
+        [92, 72],
+      ]);
+      const run = thumbnailHandler({ store: node.infra.store, media: node.services.media, slots: pLimit(2) });
+      const data = { tenant: 'acme', hash: lost!.hash, more: [unmarked!.hash] };
+      await run(data);
+      await node.infra.store.delete(layout.thumbnail('acme', lost!.hash));
+      await db().MediaFile.updateOne({ _id: unmarked!.id }, { $set: { thumbnailStatus: 'pending' } });
+      expect(await run(data)).toEqual({
         status: 'ready',
         thumbnails: [
-          { hash: a!.hash, status: 'skipped' },
-          { hash: b!.hash, status: 'ready', width: 62, height: 52 },
+          { hash: lost!.hash, status: 'ready', width: 91, height: 71 },
+          { hash: unmarked!.hash, status: 'ready', width: 92, height: 72 },
         ],
       });
-      expect(await record(b!.id)).toMatchObject({ thumbnailStatus: 'ready', width: 62, height: 52 });
+      expect(await node.infra.store.head(layout.thumbnail('acme', lost!.hash))).toMatchObject({
+        contentType: 'image/webp',
+      });
+      expect(await run(data)).toEqual({
+        status: 'skipped',
+        thumbnails: [
+          { hash: lost!.hash, status: 'skipped' },
+          { hash: unmarked!.hash, status: 'skipped' },
+        ],
+      });
     });
   });
 

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { describe, it, expect } from '@jest/globals';
 import type { ObjectStore } from '../../../src/storage/object-store.js';
+import { layout } from '../../../src/storage/layout.js';
 
 export async function readAll(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -158,6 +159,23 @@ export function objectStoreContract(name: string, store: () => ObjectStore, pref
       await store().put(key, two);
       expect(await store().read(key, 1e6)).toEqual(two);
       expect(await store().head(key)).toMatchObject({ size: 10 });
+    });
+
+    it("reports each object's content type: a thumbnail's as WebP, another type as put (decision 1188)", async () => {
+      const tenant = prefix().replace(/^t\//, '');
+      const hash = (n: number) => sha(Buffer.from(`${name}-${Date.now()}-${n}`));
+      const thumb = layout.thumbnail(tenant, hash(1));
+      await store().put(thumb, randomBytes(100), { contentType: 'image/webp' });
+      expect(await store().head(thumb)).toMatchObject({ size: 100, contentType: 'image/webp' });
+      const odd = layout.thumbnail(tenant, hash(2));
+      await store().put(odd, randomBytes(10), { contentType: 'image/png' });
+      expect(await store().head(odd)).toMatchObject({ contentType: 'image/png' });
+      const other = `${prefix()}/assets/${hash(3)}.webp`;
+      await store().put(other, randomBytes(10), { contentType: 'image/webp' });
+      expect(await store().head(other)).toMatchObject({ contentType: 'image/webp' });
+      const untyped = `${prefix()}/assets/${hash(4)}.webp`;
+      await store().put(untyped, randomBytes(10));
+      expect((await store().head(untyped))?.contentType ?? 'unset').not.toBe('image/webp');
     });
 
     it('refuses keys that could escape the namespace or reach driver bookkeeping', async () => {

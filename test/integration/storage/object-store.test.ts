@@ -1,10 +1,13 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { Readable } from 'node:stream';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { uniqueId } from '../../support/env.js';
 import { objectStoreContract, readAll } from './object-store.contract.js';
 import { S3ObjectStore } from '../../../src/storage/s3.store.js';
+import { layout } from '../../../src/storage/layout.js';
 
 /** Both drivers pass one contract: the fs driver of a node's default config, the S3 driver against s3rver. */
 describe('storage drivers', () => {
@@ -60,6 +63,19 @@ describe('storage drivers', () => {
     } finally {
       gone.close();
     }
+  });
+
+  it('keeps no content-type file beside a thumbnail on the fs driver, and one beside another typed object', async () => {
+    const tenant = prefix.replace(/^t\//, '');
+    const root = fsNode.infra.config.storage.fsRoot;
+    const thumb = layout.thumbnail(tenant, 'd'.repeat(64));
+    await fsNode.infra.store.put(thumb, Buffer.from('webp'), { contentType: 'image/webp' });
+    await expect(access(path.join(root, `${thumb}.meta`))).rejects.toMatchObject({ code: 'ENOENT' });
+    const asset = `${prefix}/assets/logo.webp`;
+    await fsNode.infra.store.put(asset, Buffer.from('webp'), { contentType: 'image/webp' });
+    await expect(access(path.join(root, `${asset}.meta`))).resolves.toBeUndefined();
+    await fsNode.infra.store.delete(thumb);
+    expect(await fsNode.infra.store.head(thumb)).toBeNull();
   });
 
   it('keeps the two drivers apart', async () => {
