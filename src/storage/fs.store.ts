@@ -104,7 +104,7 @@ export class FsObjectStore implements ObjectStore {
     return { key, ...written, created: true };
   }
 
-  async read(key: string, maxBytes: number): Promise<Buffer> {
+  async read(key: string, maxBytes: number, into?: (size: number) => Buffer): Promise<Buffer> {
     const handle = await open(this.file(key), 'r').catch((e: NodeJS.ErrnoException) => {
       throw e.code === 'ENOENT' || e.code === 'ENOTDIR' ? new AppError('file_not_found') : e;
     });
@@ -113,14 +113,14 @@ export class FsObjectStore implements ObjectStore {
       if (!st.isFile()) throw new AppError('file_not_found');
       if (st.size > maxBytes)
         throw new AppError('payload_too_large', `The object exceeds the limit of ${maxBytes} bytes`);
-      const buf = Buffer.allocUnsafe(st.size);
+      const buf = into?.(st.size) ?? Buffer.allocUnsafe(st.size);
       let filled = 0;
       while (filled < st.size) {
         const { bytesRead } = await handle.read(buf, filled, st.size - filled, filled);
         if (!bytesRead) break;
         filled += bytesRead;
       }
-      return filled === st.size ? buf : buf.subarray(0, filled);
+      return filled === buf.length ? buf : buf.subarray(0, filled);
     } finally {
       await handle.close();
     }

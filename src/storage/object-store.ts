@@ -49,8 +49,11 @@ export interface ObjectStore {
   /**
    * Reads a whole object of at most `maxBytes` into memory, for work that needs it whole anyway (a
    * thumbnail decodes from memory). Throws file_not_found when absent, payload_too_large when larger.
+   * `into`, when given, supplies the memory for an object of the size it is asked (at least that long):
+   * the bytes are read into its start and a view of them is returned. A driver that learns the size only
+   * by reading (S3) allocates its own.
    */
-  read(key: string, maxBytes: number): Promise<Buffer>;
+  read(key: string, maxBytes: number, into?: (size: number) => Buffer): Promise<Buffer>;
   /**
    * Where a whole object of at most `maxBytes` lies on this machine, for a reader that opens it itself
    * (libvips decodes a thumbnail's source from its path in its own threads, with no copy in the

@@ -1,5 +1,6 @@
 import type { Sharp, SharpOptions } from 'sharp';
 import { UnrecoverableError } from 'bullmq';
+import { imageSize } from 'image-size';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { MediaService } from '../../core/media/media.service.js';
 import type { ObjectStore } from '../../storage/object-store.js';
@@ -7,6 +8,7 @@ import { layout } from '../../storage/layout.js';
 import { ThumbnailJobData } from '../../contracts/job-definitions.js';
 import { AppError } from '../../kernel/errors.js';
 import type { JobHandler } from '../job-handler.js';
+import { SourceBuffers } from './source-buffers.js';
 
 export interface ThumbnailDeps {
   store: ObjectStore;
@@ -17,7 +19,21 @@ export interface ThumbnailDeps {
    * once on the node. Without it a job renders its images one after another.
    */
   slots?: LimitFunction;
+  /**
+   * The node's source buffers (decision 1189), filled again from one image to the next; without, each
+   * source read into memory gets a buffer of its own.
+   */
+  buffers?: SourceBuffers;
+  /** Sources up to this size are read into memory; default IN_MEMORY_SOURCE_BYTES. */
+  inMemoryBytes?: number;
 }
+
+/**
+ * Sources up to this size are read into memory, where libvips decodes them with no file work of its own
+ * and their dimensions are read from the header (decision 1189); a larger one is decoded from its path
+ * where the store has one (decision 1150). The node's render slots each hold at most this much of a source.
+ */
+export const IN_MEMORY_SOURCE_BYTES = 8 * 1024 * 1024;
 
 export interface ThumbnailResult {
   status: 'ready' | 'skipped';
@@ -78,7 +94,7 @@ export function thumbnailHandler(deps: ThumbnailDeps) {
         if (ready.has(hash)) return { hash, status: 'skipped' };
         return slots(() =>
           // After an unreachable store the job's other contents are not tried: the retry makes them.
-          unreachable === undefined ? render(deps.store, data.tenant, hash, limits, marks) : undefined,
+          unreachable === undefined ? render(deps, data.tenant, hash, limits, marks) : undefined,
         ).catch((e: unknown) => {
           unreachable ??= e;
           return undefined;
@@ -111,23 +127,13 @@ function settle(outcomes: Outcome[]): ThumbnailResult {
 
 /** One content's thumbnail, its mark added to `marks`; a store error other than a refusal is thrown (retried). */
 async function render(
-  store: ObjectStore,
+  deps: ThumbnailDeps,
   tenant: string,
   hash: string,
   limits: Limits,
   marks: Mark[],
 ): Promise<Outcome> {
-  // A local file is decoded from its path by libvips (no copy of the source in this process's memory);
-  // another store's object is read whole, bounded by the limit.
-  const sourceKey = layout.media(tenant, hash);
-  const reading: Promise<Buffer | string> = store.localFile
-    ? store.localFile(sourceKey, limits.maxBytes)
-    : store.read(sourceKey, limits.maxBytes);
-  const source = await reading.catch((e: unknown) => {
-    if (e instanceof AppError && e.code === 'file_not_found') return null;
-    if (e instanceof AppError && e.code === 'payload_too_large') return 'too large' as const;
-    throw e; // the store is unreachable: retried, not marked failed
-  });
+  const source = await readSource(deps, layout.media(tenant, hash), limits.maxBytes);
   if (source === 'too large') return { hash, status: 'refused', reason: 'source exceeds the upload limit' };
   if (!source) {
     marks.push({ hash, update: { status: 'failed' } });
@@ -139,13 +145,14 @@ async function render(
       failOn: 'error',
       sequentialRead: true,
     });
-    const meta = await image.metadata();
+    // The original's dimensions: from a source in memory, its header (nothing decoded); else by libvips.
+    const meta = (typeof source !== 'string' && headerSize(source)) || (await image.metadata());
     const thumb = await image
       .rotate()
       .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
       .webp({ quality: 80 })
       .toBuffer();
-    const put = await store.put(layout.thumbnail(tenant, hash), thumb, { contentType: 'image/webp' });
+    const put = await deps.store.put(layout.thumbnail(tenant, hash), thumb, { contentType: 'image/webp' });
     marks.push({
       hash,
       update: { status: 'ready', thumbnailHash: put.sha256, width: meta.width, height: meta.height },
@@ -157,6 +164,44 @@ async function render(
     // libvips names a file it read by its path: the reason (shown to administrators) names the content instead.
     const reason = (e as Error).message.replaceAll(typeof source === 'string' ? source : '\0', `media ${hash}`);
     return { hash, status: 'refused', reason: `image refused: ${reason}` };
+  } finally {
+    // libvips is done with the source (metadata and pipeline have settled): its buffer serves the next image.
+    if (typeof source !== 'string') deps.buffers?.give(source);
+  }
+}
+
+/**
+ * A thumbnail's source within the tenant's byte limit: in memory up to the in-memory bound (into the
+ * node's source buffers), else its local path (a store of local files) or the whole object (another
+ * store); null when absent. Another store error (unreachable) is thrown: retried, not marked failed.
+ */
+async function readSource(
+  deps: ThumbnailDeps,
+  key: string,
+  maxBytes: number,
+): Promise<Buffer | string | null | 'too large'> {
+  const { store, buffers } = deps;
+  const bound = store.localFile ? Math.min(maxBytes, deps.inMemoryBytes ?? IN_MEMORY_SOURCE_BYTES) : maxBytes;
+  const refusal = (e: unknown) => {
+    if (e instanceof AppError && e.code === 'file_not_found') return null;
+    if (e instanceof AppError && e.code === 'payload_too_large') return 'too large' as const;
+    throw e;
+  };
+  const read = await store.read(key, bound, buffers?.take).catch(refusal);
+  if (read !== 'too large' || bound === maxBytes) return read;
+  return store.localFile!(key, maxBytes).catch(refusal);
+}
+
+/** Formats whose header `image-size` reads as libvips does (the first image, before any EXIF rotation). */
+const HEADER_FORMATS = new Set(['jpg', 'png', 'webp']);
+
+/** The width and height in a JPEG, PNG or WebP header; undefined for another format or a header it cannot read. */
+function headerSize(source: Buffer): { width: number; height: number } | undefined {
+  try {
+    const { width, height, type } = imageSize(source);
+    return type && HEADER_FORMATS.has(type) && width > 0 && height > 0 ? { width, height } : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -178,13 +223,17 @@ function isImageError(e: unknown): boolean {
 
 /** The registered handler: the thumbnail work on this node's object store and databases. */
 export const thumbnailJob: JobHandler<'thumbnail'> = (job, { infra, services }) =>
-  thumbnailHandler({ store: infra.store, media: services.media, slots: renderSlots(infra) })(job.data);
+  thumbnailHandler({ store: infra.store, media: services.media, ...renderSlots(infra) })(job.data);
 
-const slotsOfNode = new WeakMap<object, LimitFunction>();
+const slotsOfNode = new WeakMap<object, { slots: LimitFunction; buffers: SourceBuffers }>();
 
-/** A node's render slots: as many as a worker runs jobs at once (JOBS_CONCURRENCY). */
-function renderSlots(infra: Parameters<JobHandler<'thumbnail'>>[1]['infra']): LimitFunction {
-  let slots = slotsOfNode.get(infra);
-  if (!slots) slotsOfNode.set(infra, (slots = pLimit(infra.config.jobs.concurrency)));
-  return slots;
+/** A node's render slots, as many as a worker runs jobs at once (JOBS_CONCURRENCY), and their source buffers. */
+function renderSlots(infra: Parameters<JobHandler<'thumbnail'>>[1]['infra']) {
+  let node = slotsOfNode.get(infra);
+  if (!node) {
+    const n = infra.config.jobs.concurrency;
+    node = { slots: pLimit(n), buffers: new SourceBuffers(IN_MEMORY_SOURCE_BYTES, n) };
+    slotsOfNode.set(infra, node);
+  }
+  return node;
 }

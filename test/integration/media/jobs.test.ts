@@ -7,7 +7,8 @@ import { ImportService } from '../../../src/core/media/import.service.js';
 import { ImportRepository } from '../../../src/data/repositories/import.repository.js';
 import { PendingUserRepository } from '../../../src/data/repositories/pending-user.repository.js';
 import { MediaFileRepository } from '../../../src/data/repositories/media-file.repository.js';
-import { thumbnailHandler } from '../../../src/workers/jobs/thumbnail.job.js';
+import { thumbnailHandler, IN_MEMORY_SOURCE_BYTES } from '../../../src/workers/jobs/thumbnail.job.js';
+import { SourceBuffers } from '../../../src/workers/jobs/source-buffers.js';
 import { readPendingUserSheetChunks } from '../../../src/core/media/pending-user-sheet.js';
 import { DEFAULT_SPREADSHEET_LIMITS, openWorkbook } from '../../../src/spreadsheet/index.js';
 import { multipart, png, xlsx, xlsxOf, type FormPart } from '../../support/form.js';
@@ -264,11 +265,14 @@ describe('media jobs on a worker node', () => {
         ]);
         // The store becomes unreachable for the second content's source.
         const fs = node.infra.store;
+        const unreachable = (key: string) =>
+          key === layout.media('acme', b!.hash)
+            ? Promise.reject(Object.assign(new Error('store unreachable'), { code: 'service_unavailable' }))
+            : undefined;
         const failing = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
-          localFile: (key: string, max: number) =>
-            key === layout.media('acme', b!.hash)
-              ? Promise.reject(Object.assign(new Error('store unreachable'), { code: 'service_unavailable' }))
-              : fs.localFile!(key, max),
+          read: (key: string, ...rest: [number, ((size: number) => Buffer)?]) =>
+            unreachable(key) ?? fs.read(key, ...rest),
+          localFile: (key: string, max: number) => unreachable(key) ?? fs.localFile!(key, max),
         });
         const data = { tenant: 'acme', hash: a!.hash, more: [b!.hash] };
         const err = await thumbnailHandler({ store: failing, media: node.services.media, slots })(data).catch(
@@ -318,10 +322,10 @@ describe('media jobs on a worker node', () => {
           setTimeout(() => reject(new Error(`held with ${most} renders in flight`)), 5000).unref();
         });
       const counting = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
-        localFile: async (key: string, max: number) => {
+        read: async (key: string, ...rest: [number, ((size: number) => Buffer)?]) => {
           most = Math.max(most, ++inFlight);
           await gate();
-          return fs.localFile!(key, max);
+          return fs.read(key, ...rest);
         },
         put: async (...args: Parameters<typeof fs.put>) => {
           try {
@@ -394,6 +398,101 @@ describe('media jobs on a worker node', () => {
           { hash: unmarked!.hash, status: 'skipped' },
         ],
       });
+    });
+  });
+
+  describe('thumbnail sources in memory (decision 1189)', () => {
+    const record = async (id: string) => db().MediaFile.findById(id).lean();
+    /** An upload whose thumbnail job finished, its record set back to pending and its thumbnail removed. */
+    const uploaded = async (fileName: string, content: Buffer) => {
+      const up = await post('/api/media/upload', clinician, [{ name: 'file', file: { fileName, content } }]);
+      expect(up.status).toBe(201);
+      await node.infra.queues.waitUntilFinished('thumbnail', `thumbnail.acme.${up.body.data.hash}`);
+      await db().MediaFile.updateOne({ _id: up.body.data.id }, { $set: { thumbnailStatus: 'pending' } });
+      await node.infra.store.delete(layout.thumbnail('acme', up.body.data.hash));
+      return up.body.data as { id: string; hash: string };
+    };
+    const thumbnailSize = async (hash: string) => {
+      const { body } = await node.infra.store.get(layout.thumbnail('acme', hash));
+      const chunks: Buffer[] = [];
+      for await (const c of body) chunks.push(c as Buffer);
+      const { width, height } = await sharp(Buffer.concat(chunks)).metadata();
+      return [width, height];
+    };
+
+    it("reads the sources of a burst into the node's buffers, each filled again by the next image, each thumbnail its own", async () => {
+      const sizes: [number, number][] = [
+        [111, 71],
+        [112, 72],
+        [113, 73],
+        [114, 74],
+        [115, 75],
+        [116, 76],
+      ];
+      const files: { id: string; hash: string }[] = [];
+      for (const [w, h] of sizes) files.push(await uploaded(`m${w}.png`, await png(w, h)));
+      // Every buffer the reads were given, by its memory: two slots need two, six images reuse them.
+      const fs = node.infra.store;
+      const memories = new Set<ArrayBufferLike>();
+      let reads = 0;
+      const track = (b: Buffer) => (memories.add(b.buffer), b);
+      const watching = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
+        read: (key: string, max: number, into?: (size: number) => Buffer) => {
+          reads++;
+          return fs.read(key, max, into && ((size) => track(into(size))));
+        },
+      });
+      // A buffer handed back is at once written over, as the next read would: one handed back while libvips
+      // still needs it fails that image.
+      const buffers = new (class extends SourceBuffers {
+        override give(view: Buffer): void {
+          view.fill(0);
+          super.give(view);
+        }
+      })(IN_MEMORY_SOURCE_BYTES, 2);
+      const run = thumbnailHandler({ store: watching, media: node.services.media, slots: pLimit(2), buffers });
+      const result = await run({ tenant: 'acme', hash: files[0]!.hash, more: files.slice(1).map((f) => f.hash) });
+      expect(result.thumbnails).toEqual(
+        files.map((f, i) => ({ hash: f.hash, status: 'ready', width: sizes[i]![0], height: sizes[i]![1] })),
+      );
+      expect(reads).toBe(6);
+      expect(memories.size).toBe(2);
+      expect(buffers.kept).toBe(2);
+      for (const [i, f] of files.entries()) {
+        expect(await record(f.id)).toMatchObject({
+          thumbnailStatus: 'ready',
+          width: sizes[i]![0],
+          height: sizes[i]![1],
+        });
+        expect(await thumbnailSize(f.hash)).toEqual(sizes[i]);
+      }
+    });
+
+    it('records the dimensions a JPEG header states before its EXIF rotation, as libvips reads them, and decodes a source above the bound from its path', async () => {
+      const jpeg = await sharp(await png(120, 80))
+        .jpeg()
+        .withMetadata({ orientation: 6 })
+        .toBuffer();
+      expect(await sharp(jpeg).metadata()).toMatchObject({ width: 120, height: 80, orientation: 6 });
+      const up = await uploaded('turned.jpg', jpeg);
+      const fs = node.infra.store;
+      const located: string[] = [];
+      const locating = Object.assign(Object.create(Object.getPrototypeOf(fs) as object) as typeof fs, fs, {
+        localFile: (key: string, max: number) => (located.push(key), fs.localFile!(key, max)),
+      });
+      // In memory: the header's dimensions; the thumbnail turned upright.
+      const inMemory = thumbnailHandler({ store: locating, media: node.services.media });
+      expect(await inMemory({ tenant: 'acme', hash: up.hash })).toEqual({ status: 'ready', width: 120, height: 80 });
+      expect(located).toEqual([]);
+      expect(await thumbnailSize(up.hash)).toEqual([80, 120]);
+      // Above the bound: decoded from its path, with the same dimensions and thumbnail.
+      await db().MediaFile.updateOne({ _id: up.id }, { $set: { thumbnailStatus: 'pending' } });
+      await fs.delete(layout.thumbnail('acme', up.hash));
+      const fromPath = thumbnailHandler({ store: locating, media: node.services.media, inMemoryBytes: 64 });
+      expect(await fromPath({ tenant: 'acme', hash: up.hash })).toEqual({ status: 'ready', width: 120, height: 80 });
+      expect(located).toEqual([layout.media('acme', up.hash)]);
+      expect(await thumbnailSize(up.hash)).toEqual([80, 120]);
+      expect(await record(up.id)).toMatchObject({ thumbnailStatus: 'ready', width: 120, height: 80 });
     });
   });
 

@@ -132,6 +132,18 @@ export function objectStoreContract(name: string, store: () => ObjectStore, pref
       await store().put(`${prefix()}/dir/inner`, Buffer.from('x'));
       await expect(store().read(`${prefix()}/dir`, 1e6)).rejects.toMatchObject({ code: 'file_not_found' });
       await expect(store().read('../x', 1e6)).rejects.toMatchObject({ code: 'bad_request' });
+      // Into memory the caller supplies (decision 1189), larger than the object: a view of its start. A
+      // driver of local files asks for the object's size and uses it; another may allocate its own.
+      const supplied = Buffer.alloc(100_000, 7);
+      const asked: number[] = [];
+      const into = await store().read(key, 70_000, (size) => (asked.push(size), supplied));
+      expect(into).toEqual(bytes);
+      if (store().driver === 'fs') {
+        expect(asked).toEqual([70_000]);
+        expect(into.buffer).toBe(supplied.buffer);
+        expect(supplied.subarray(0, 70_000)).toEqual(bytes);
+      }
+      await expect(store().read(key, 69_999, () => supplied)).rejects.toMatchObject({ code: 'payload_too_large' });
       // A driver whose objects are local files names the file instead, under the same bounds and errors.
       const local = store().localFile?.bind(store());
       if (store().driver === 'fs') expect(local).toBeDefined();
