@@ -44,15 +44,17 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
     // provisioning just before it, which fell on the first rounds' jobs (0.9-1.2 ms of the server's CPU a
     // thumbnail in rounds 1-2 against 0.2-0.3 in round 3). Sharp alone's rounds wait the same way.
     const settled = await untilQuiet(pids.db);
-    const { result: r, cpu } = await cpuDuring({ node: node!.pid, db: pids.db, redis: pids.redis }, () =>
-      node!.call<{ elapsedMs: number; completed: number; jobs: number; failed: number; firstFailure?: string }>(
-        'thumbnails',
-        {
-          tenant,
-          hashes,
-          timeoutMs: 300_000,
-        },
-      ),
+    const { result: r, cpu } = await cpuDuring(
+      { node: node!.pid, node_main: { main: node!.pid }, db: pids.db, redis: pids.redis },
+      () =>
+        node!.call<{ elapsedMs: number; completed: number; jobs: number; failed: number; firstFailure?: string }>(
+          'thumbnails',
+          {
+            tenant,
+            hashes,
+            timeoutMs: 300_000,
+          },
+        ),
     );
     if (r.failed) throw new Error(`${r.failed} thumbnails failed: ${r.firstFailure}`);
     return {
@@ -88,7 +90,7 @@ function sides(ctx: BenchContext): { product: Side; baseline: Side } {
       },
       round: async () => {
         const settled = await untilQuiet(pids.db);
-        const { result: r, cpu } = await cpuDuring({ node: alone!.pid }, () =>
+        const { result: r, cpu } = await cpuDuring({ node: alone!.pid, node_main: { main: alone!.pid } }, () =>
           alone!.call<{ elapsedMs: number; done: number }>('run', { files, concurrency: settings.concurrency }),
         );
         return {

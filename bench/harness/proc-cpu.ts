@@ -10,10 +10,13 @@ import { scaled } from './scale.js';
 let ticks: number | undefined;
 const clockTicks = () => (ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
 
-/** CPU seconds (user and system) the process has used so far; undefined where /proc cannot tell. */
-export function cpuSeconds(pid: number): number | undefined {
+/**
+ * CPU seconds (user and system) the process has used so far; of its main thread alone (the JavaScript
+ * thread of a Node.js process) with `mainThread`. Undefined where /proc cannot tell.
+ */
+export function cpuSeconds(pid: number, mainThread = false): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     // After the command's closing parenthesis: state is field 3, utime field 14, stime field 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / clockTicks();
@@ -22,12 +25,17 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
-/** The CPU seconds a set of processes use while `work` runs (-1 for one /proc cannot read). */
+/**
+ * The CPU seconds a set of processes use while `work` runs (-1 for one /proc cannot read); a process
+ * given as `{ main: pid }` counts its main thread alone.
+ */
 export async function cpuDuring<T>(
-  pids: Record<string, number | undefined>,
+  pids: Record<string, number | { main: number } | undefined>,
   work: () => Promise<T>,
 ): Promise<{ result: T; cpu: Record<string, number> }> {
-  const read = () => Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, p ? cpuSeconds(p) : undefined]));
+  const of = (p: number | { main: number } | undefined) =>
+    p === undefined ? undefined : typeof p === 'number' ? cpuSeconds(p) : cpuSeconds(p.main, true);
+  const read = () => Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, of(p)]));
   const before = read();
   const result = await work();
   const after = read();
