@@ -240,10 +240,12 @@ export class NodeLinks {
 
 /**
  * One end of a link: `peer` is the other node. `send` queues a frame (false when the link is closed), the
- * turn's frames leaving in one write.
+ * turn's frames leaving in one buffer and one write.
  */
 export class NodeLink {
   open = false;
+  /** The frames' JSON queued this turn, written together by `flush`. */
+  private queued: string[] = [];
   constructor(
     public peer: string,
     readonly socket: net.Socket,
@@ -257,45 +259,58 @@ export class NodeLink {
     return true;
   }
 
-  /** Writes a frame (handshake frames too), corked until the turn's flush. */
+  /** Queues a frame (handshake frames too) until the turn's flush. */
   write(frame: object): void {
-    const json = JSON.stringify(frame);
-    const size = Buffer.byteLength(json);
-    const out = Buffer.allocUnsafe(4 + size);
-    out.writeUInt32BE(size, 0);
-    out.write(json, 4, 'utf8');
-    if (this.socket.writableCorked === 0) {
-      this.socket.cork();
-      schedule(this.socket);
+    if (this.queued.push(JSON.stringify(frame)) === 1) schedule(this);
+  }
+
+  /**
+   * Writes the queued frames, each a 4-byte length and its JSON, in one buffer: one socket write a turn
+   * instead of one a frame (no corked chunk list for the socket to gather).
+   */
+  flush(): void {
+    const frames = this.queued;
+    if (!frames.length) return;
+    this.queued = [];
+    if (this.socket.destroyed) return;
+    const sizes = new Array<number>(frames.length);
+    let total = 0;
+    for (let i = 0; i < frames.length; i++) total += 4 + (sizes[i] = Buffer.byteLength(frames[i]!));
+    const out = Buffer.allocUnsafe(total);
+    let at = 0;
+    for (let i = 0; i < frames.length; i++) {
+      out.writeUInt32BE(sizes[i]!, at);
+      at += 4 + out.write(frames[i]!, at + 4, sizes[i]!, 'utf8');
     }
     this.socket.write(out);
   }
 
   close(): void {
     this.open = false;
+    this.queued = [];
     this.socket.destroy();
   }
 }
 
 /** A check-phase flush is queued for this turn of the event loop. */
 let armed = false;
-const later: net.Socket[] = [];
+const later: NodeLink[] = [];
 
-/** The turn's first corked socket is written on the next tick, the others at the turn's check phase. */
-function schedule(socket: net.Socket): void {
-  if (armed) return void later.push(socket);
+/** The turn's first link with frames is written on the next tick, the others at the turn's check phase. */
+function schedule(link: NodeLink): void {
+  if (armed) return void later.push(link);
   armed = true;
-  process.nextTick(uncork, socket);
-  setImmediate(uncorkLater);
+  process.nextTick(flush, link);
+  setImmediate(flushLater);
 }
 
-function uncorkLater(): void {
+function flushLater(): void {
   armed = false;
-  for (const socket of later.splice(0)) uncork(socket);
+  for (const link of later.splice(0)) link.flush();
 }
 
-function uncork(socket: net.Socket): void {
-  while (socket.writableCorked > 0) socket.uncork();
+function flush(link: NodeLink): void {
+  link.flush();
 }
 
 /**
