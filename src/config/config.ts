@@ -43,6 +43,8 @@ export interface Config {
   storage: {
     driver: Env['STORAGE_DRIVER'];
     fsRoot: string;
+    /** STORAGE_FS_SYNC_BYTES (decision 1190). */
+    fsSyncBytes: number;
     s3: {
       endpoint?: string;
       region: string;
@@ -243,6 +245,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     storage: {
       driver: e.STORAGE_DRIVER,
       fsRoot: e.STORAGE_FS_ROOT,
+      fsSyncBytes: e.STORAGE_FS_SYNC_BYTES,
       s3: {
         endpoint: e.S3_ENDPOINT,
         region: e.S3_REGION,

@@ -115,6 +115,8 @@ export const EnvSchema = z.object({
 
   STORAGE_DRIVER: z.enum(['fs', 's3']).default('fs'),
   STORAGE_FS_ROOT: z.string().default('.local/objects'),
+  /** Objects up to this many bytes read or put whole by synchronous calls (decision 1190); 0: none. */
+  STORAGE_FS_SYNC_BYTES: z.coerce.number().int().min(0).max(16_777_216).default(1_048_576),
   S3_ENDPOINT: z.url().optional(),
   S3_REGION: z.string().default('us-east-1'),
   S3_BUCKET: z.string().default('consult'),

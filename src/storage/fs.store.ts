@@ -1,5 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdir, rename, rm, stat, access, writeFile, readFile, open } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -30,14 +40,29 @@ export function hashingLimiter(maxBytes = Number.POSITIVE_INFINITY) {
   return { stream, result: () => ({ size, sha256: hash.digest('hex') }) };
 }
 
-/** Filesystem driver, the embedded default: objects are files under `root`, written via temp + rename. */
+/** Objects up to this size are read and written with synchronous calls by default (decision 1190). */
+export const FS_SYNC_BYTES = 1024 * 1024;
+
+/**
+ * Filesystem driver, the embedded default: objects are files under `root`, written via temp + rename.
+ * An object up to `syncBytes` (STORAGE_FS_SYNC_BYTES; 0: none) read whole into memory (`read`) or put
+ * from a buffer (`put`) is read or written with synchronous calls (decision 1190): for a thumbnail or
+ * its source, a copy of a few hundred kilobytes from the page cache takes less of the machine than the
+ * four hand-offs to the libuv threads an asynchronous read or write makes (open, stat or write, close,
+ * rename). Larger objects, streams and every other call stay asynchronous.
+ */
 export class FsObjectStore implements ObjectStore {
   readonly driver = 'fs' as const;
   private readonly tmp: string;
+  private readonly syncBytes: number;
 
-  constructor(private readonly root: string) {
+  constructor(
+    private readonly root: string,
+    opts: { syncBytes?: number } = {},
+  ) {
     this.root = path.resolve(root);
     this.tmp = path.join(this.root, '.tmp');
+    this.syncBytes = opts.syncBytes ?? FS_SYNC_BYTES;
   }
 
   private file(key: string): string {
@@ -83,17 +108,23 @@ export class FsObjectStore implements ObjectStore {
     const tmpFile = path.join(this.tmp, randomUUID());
     let written: { size: number; sha256: string };
     try {
-      if (Buffer.isBuffer(body)) {
-        // A small derived object (a thumbnail): one write, no stream machinery.
-        await this.inTmp(() => writeFile(tmpFile, body));
+      if (Buffer.isBuffer(body) && body.length <= this.syncBytes) {
+        // A small derived object (a thumbnail): staged and moved into place by synchronous calls.
+        inDir(this.tmp, () => writeFileSync(tmpFile, body));
         written = { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+        inDir(path.dirname(dest), () => renameSync(tmpFile, dest));
       } else {
-        await mkdir(this.tmp, { recursive: true });
-        const h = hashingLimiter();
-        await pipeline(body, h.stream, createWriteStream(tmpFile));
-        written = h.result();
+        if (Buffer.isBuffer(body)) {
+          await this.inTmp(() => writeFile(tmpFile, body));
+          written = { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+        } else {
+          await mkdir(this.tmp, { recursive: true });
+          const h = hashingLimiter();
+          await pipeline(body, h.stream, createWriteStream(tmpFile));
+          written = h.result();
+        }
+        await moveInto(tmpFile, dest);
       }
-      await moveInto(tmpFile, dest);
     } catch (e) {
       await rm(tmpFile, { force: true });
       throw e;
@@ -105,18 +136,39 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async read(key: string, maxBytes: number, into?: (size: number) => Buffer): Promise<Buffer> {
-    const handle = await open(this.file(key), 'r').catch((e: NodeJS.ErrnoException) => {
-      throw e.code === 'ENOENT' || e.code === 'ENOTDIR' ? new AppError('file_not_found') : e;
-    });
+    const file = this.file(key);
+    // Opened and sized synchronously: an object up to syncBytes is then read the same way; a larger one
+    // by the libuv threads, from a handle of its own (the first descriptor closed meanwhile).
+    let fd: number;
     try {
-      const st = await handle.stat();
+      fd = openSync(file, 'r');
+    } catch (e) {
+      throw absent(e);
+    }
+    let buf: Buffer;
+    try {
+      const st = fstatSync(fd);
       if (!st.isFile()) throw new AppError('file_not_found');
       if (st.size > maxBytes)
         throw new AppError('payload_too_large', `The object exceeds the limit of ${maxBytes} bytes`);
-      const buf = into?.(st.size) ?? Buffer.allocUnsafe(st.size);
+      buf = into?.(st.size) ?? Buffer.allocUnsafe(st.size);
+      if (st.size <= this.syncBytes) {
+        let filled = 0;
+        while (filled < st.size) {
+          const n = readSync(fd, buf, filled, st.size - filled, filled);
+          if (!n) break;
+          filled += n;
+        }
+        return filled === buf.length ? buf : buf.subarray(0, filled);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const handle = await open(file, 'r').catch((e: unknown) => Promise.reject(absent(e)));
+    try {
       let filled = 0;
-      while (filled < st.size) {
-        const { bytesRead } = await handle.read(buf, filled, st.size - filled, filled);
+      while (filled < buf.length) {
+        const { bytesRead } = await handle.read(buf, filled, buf.length - filled, filled);
         if (!bytesRead) break;
         filled += bytesRead;
       }
@@ -178,6 +230,23 @@ export class FsObjectStore implements ObjectStore {
   async ping(): Promise<void> {
     await mkdir(this.root, { recursive: true });
     await access(this.root);
+  }
+}
+
+/** A missing file (or a path through a file) as file_not_found; another error as it is. */
+function absent(e: unknown): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR' ? new AppError('file_not_found') : e;
+}
+
+/** Runs a synchronous write into `dir`, creating the directory first if it is missing. */
+function inDir(dir: string, write: () => void): void {
+  try {
+    write();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(dir, { recursive: true });
+    write();
   }
 }
 

@@ -13,5 +13,5 @@ export async function createObjectStore(cfg: Config['storage']): Promise<ObjectS
     await store.ensureBucket().catch(() => undefined);
     return store;
   }
-  return new FsObjectStore(cfg.fsRoot);
+  return new FsObjectStore(cfg.fsRoot, { syncBytes: cfg.fsSyncBytes });
 }

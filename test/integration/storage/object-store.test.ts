@@ -1,12 +1,14 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { Readable } from 'node:stream';
-import { access } from 'node:fs/promises';
+import { access, readdir, readlink, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { startTestNode, type TestNode } from '../../support/node.js';
 import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { uniqueId } from '../../support/env.js';
 import { objectStoreContract, readAll } from './object-store.contract.js';
 import { S3ObjectStore } from '../../../src/storage/s3.store.js';
+import { FsObjectStore } from '../../../src/storage/fs.store.js';
 import { layout } from '../../../src/storage/layout.js';
 
 /** Both drivers pass one contract: the fs driver of a node's default config, the S3 driver against s3rver. */
@@ -35,6 +37,46 @@ describe('storage drivers', () => {
     () => s3Node.infra.store,
     () => prefix,
   );
+  // The fs driver with every call by the libuv threads (STORAGE_FS_SYNC_BYTES=0, decision 1190), on the
+  // same root: the default above reads and writes the contract's small objects synchronously.
+  let asyncFs: FsObjectStore | undefined;
+  objectStoreContract(
+    'fs, every call asynchronous (STORAGE_FS_SYNC_BYTES=0)',
+    () => (asyncFs ??= new FsObjectStore(fsNode.infra.config.storage.fsRoot, { syncBytes: 0 })),
+    () => `${prefix}/async`,
+  );
+
+  it('reads and puts objects on either side of STORAGE_FS_SYNC_BYTES alike, and leaves no descriptor open (decision 1190)', async () => {
+    expect(fsNode.infra.config.storage.fsSyncBytes).toBe(1_048_576);
+    const root = fsNode.infra.config.storage.fsRoot;
+    const store = new FsObjectStore(root, { syncBytes: 4096 });
+    const bound = path.join(root, prefix, 'sync-bound');
+    // This process's descriptors open on the objects below (other descriptors come and go with the node).
+    const openOnObjects = async () => {
+      const targets = await Promise.all(
+        (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+      );
+      return targets.filter((t) => t.startsWith(bound));
+    };
+    for (const size of [0, 1, 4095, 4096, 4097, 300_000]) {
+      const key = `${prefix}/sync-bound/${size}`;
+      const bytes = randomBytes(size);
+      expect(await store.put(key, bytes)).toMatchObject({ size, created: true });
+      expect(await store.read(key, size)).toEqual(bytes);
+      expect(await fsNode.infra.store.read(key, size)).toEqual(bytes);
+      // Refused on either side of the bound, the descriptor opened to size the object closed again.
+      if (size) await expect(store.read(key, size - 1)).rejects.toMatchObject({ code: 'payload_too_large' });
+      await expect(store.read(`${prefix}/sync-bound`, 1e6)).rejects.toMatchObject({ code: 'file_not_found' });
+    }
+    for (let i = 0; i < 50; i++) await expect(store.read(`${prefix}/sync-bound/4096`, 10)).rejects.toThrow();
+    expect(await openOnObjects()).toEqual([]);
+    // A staging directory removed under a running node is made again, by the synchronous put as by the other.
+    await rm(path.join(root, '.tmp'), { recursive: true, force: true });
+    await store.put(`${prefix}/sync-bound/again`, Buffer.from('small'));
+    await rm(path.join(root, '.tmp'), { recursive: true, force: true });
+    await store.put(`${prefix}/sync-bound/again-large`, randomBytes(5000));
+    expect((await store.read(`${prefix}/sync-bound/again`, 10)).toString()).toBe('small');
+  });
 
   it('wires the driver named by configuration and reports it ready', async () => {
     expect(fsNode.infra.store.driver).toBe('fs');
